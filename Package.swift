@@ -1,0 +1,125 @@
+// swift-tools-version:6.2
+import PackageDescription
+
+/// Upcoming features the house style asks for (see ../shared/STYLE.md).
+let swiftSettings: [SwiftSetting] = [
+    .enableUpcomingFeature("ExistentialAny"),
+    .enableUpcomingFeature("MemberImportVisibility"),
+    .enableUpcomingFeature("InternalImportsByDefault"),
+]
+
+let package = Package(
+    name: "mock-collab",
+    platforms: [.macOS(.v15)],
+    products: [
+        .executable(name: "mock-collab", targets: ["mock-collab"]),
+        .library(name: "CollabClient", targets: ["CollabClient"]),
+        .library(name: "CollabWire", targets: ["CollabWire"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1", traits: []),
+        .package(url: "https://github.com/hummingbird-project/hummingbird-auth.git", from: "2.5.0"),
+        .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
+        .package(url: "https://github.com/apple/swift-crypto.git", "3.12.3"..<"5.0.0"),
+        .package(url: "https://github.com/vapor/jwt-kit.git", from: "5.8.0"),
+        .package(url: "https://github.com/vapor/sqlite-nio.git", from: "1.13.2"),
+        .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
+        .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
+        .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
+        .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.1"),
+        .package(url: "https://github.com/jpsim/Yams.git", from: "6.2.2"),
+    ],
+    targets: [
+        // Domain rules without I/O: entities, roles, search, configuration cascade, seed model.
+        .target(
+            name: "CollabCore",
+            dependencies: [],
+            swiftSettings: swiftSettings
+        ),
+        // Durable storage behind one protocol: in-memory and SQLite backends.
+        .target(
+            name: "CollabStore",
+            dependencies: [
+                "CollabCore",
+                .product(name: "SQLiteNIO", package: "sqlite-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        // Codable wire types shared by the server and the client library.
+        .target(
+            name: "CollabWire",
+            dependencies: [],
+            swiftSettings: swiftSettings
+        ),
+        // The Hummingbird application: one folder per API surface.
+        .target(
+            name: "CollabServer",
+            dependencies: [
+                "CollabCore",
+                "CollabStore",
+                "CollabWire",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdBcrypt", package: "hummingbird-auth"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "JWTKit", package: "jwt-kit"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Yams", package: "Yams"),
+            ],
+            resources: [.copy("Resources/openapi.json")],
+            swiftSettings: swiftSettings
+        ),
+        // The companion client library (Linux and macOS).
+        .target(
+            name: "CollabClient",
+            dependencies: [
+                "CollabWire",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .executableTarget(
+            name: "mock-collab",
+            dependencies: [
+                "CollabServer",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
+                "CollabCore",
+                "CollabStore",
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "CollabCoreTests",
+            dependencies: ["CollabCore"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "CollabStoreTests",
+            dependencies: ["CollabStore", "CollabCore"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "CollabServerTests",
+            dependencies: [
+                "CollabServer",
+                "CollabClient",
+                "CollabWire",
+                "CollabCore",
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "JWTKit", package: "jwt-kit"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+    ]
+)

@@ -1,0 +1,35 @@
+/// A logged-in session behind the `x-unblu-authsession` cookie, or a one-time authentication token.
+public struct AuthSession: Sendable, Codable, Equatable, Identifiable {
+    /// What the record is for.
+    public enum Kind: String, Sendable, Codable {
+        /// A session cookie.
+        case session
+        /// A one-time token from `createAuthenticationToken`, exchanged for a session.
+        case authenticationToken
+    }
+
+    /// The secret token itself, used as the identifier.
+    public var id: String
+    public var kind: Kind
+    public var accountId: String
+    public var userId: String?
+    public var personId: String
+    public var role: AuthorizationRole
+    public var createdAt: Timestamp
+    public var expiresAt: Timestamp
+
+    /// Creates a session record.
+    public init(
+        id: String, kind: Kind, accountId: String, userId: String?, personId: String, role: AuthorizationRole,
+        createdAt: Timestamp, expiresAt: Timestamp
+    ) {
+        self.id = id
+        self.kind = kind
+        self.accountId = accountId
+        self.userId = userId
+        self.personId = personId
+        self.role = role
+        self.createdAt = createdAt
+        self.expiresAt = expiresAt
+    }
+}

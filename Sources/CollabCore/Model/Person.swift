@@ -1,0 +1,65 @@
+/// A participant in conversations: an agent (backed by a ``User``) or a visitor (virtual).
+public struct Person: Sendable, Codable, Equatable, Identifiable {
+    /// `EPersonSource`: where the person's identity comes from.
+    public enum Source: String, Sendable, Codable, CaseIterable {
+        case userDB = "USER_DB"
+        case virtual = "VIRTUAL"
+    }
+
+    /// `EPersonType`.
+    public enum PersonType: String, Sendable, Codable, CaseIterable {
+        case agent = "AGENT"
+        case visitor = "VISITOR"
+        case system = "SYSTEM"
+        case bot = "BOT"
+    }
+
+    public var id: String
+    public var accountId: String
+    public var personSource: Source
+    /// The user id for `USER_DB` persons; the caller's own identifier for virtual ones.
+    public var sourceId: String
+    public var sourceUrl: String?
+    public var sourceData: String?
+    public var personType: PersonType
+    public var authorizationRole: AuthorizationRole
+    public var username: String?
+    public var firstName: String?
+    public var lastName: String?
+    public var nickname: String?
+    public var displayName: String?
+    public var email: String?
+    public var phone: String?
+    public var teamId: String?
+    public var metadata: [String: String]?
+    public var creationTimestamp: Timestamp
+    public var modificationTimestamp: Timestamp
+
+    /// Creates a person.
+    public init(
+        id: String, accountId: String, personSource: Source, sourceId: String, sourceUrl: String? = nil, sourceData: String? = nil,
+        personType: PersonType, authorizationRole: AuthorizationRole, username: String? = nil, firstName: String? = nil,
+        lastName: String? = nil, nickname: String? = nil, displayName: String? = nil, email: String? = nil, phone: String? = nil,
+        teamId: String? = nil, metadata: [String: String]? = nil, creationTimestamp: Timestamp, modificationTimestamp: Timestamp
+    ) {
+        self.id = id
+        self.accountId = accountId
+        self.personSource = personSource
+        self.sourceId = sourceId
+        self.sourceUrl = sourceUrl
+        self.sourceData = sourceData
+        self.personType = personType
+        self.authorizationRole = authorizationRole
+        self.username = username
+        self.firstName = firstName
+        self.lastName = lastName
+        self.nickname = nickname
+        self.displayName = displayName
+        self.email = email
+        self.phone = phone
+        self.teamId = teamId
+        self.metadata = metadata
+        self.creationTimestamp = creationTimestamp
+        self.modificationTimestamp = modificationTimestamp
+    }
+}

@@ -1,0 +1,11 @@
+/// Milliseconds since 1970-01-01T00:00:00Z, the Web API's time unit.
+public typealias Timestamp = Int64
+
+/// The source of the current time.
+///
+/// The core never reads the wall clock: the server injects a clock, and tests or the control API's
+/// virtual clock decide what "now" is, so expiries and timeouts are deterministic.
+public protocol CollabClock: Sendable {
+    /// The current time in milliseconds since the epoch.
+    func now() -> Timestamp
+}

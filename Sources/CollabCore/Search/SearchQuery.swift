@@ -1,0 +1,187 @@
+/// A value of a searchable field.
+public enum FieldValue: Sendable, Equatable, Comparable {
+    case null
+    case bool(Bool)
+    case int(Int64)
+    case string(String)
+
+    /// Orders nulls first, then by value; values of different types order by type.
+    public static func < (lhs: Self, rhs: Self) -> Bool {
+        switch (lhs, rhs) {
+        case (.null, .null): false
+        case (.null, _): true
+        case (_, .null): false
+        case (.bool(let a), .bool(let b)): !a && b
+        case (.int(let a), .int(let b)): a < b
+        case (.string(let a), .string(let b)): a.lowercased() < b.lowercased()
+        default: lhs.typeRank < rhs.typeRank
+        }
+    }
+
+    private var typeRank: Int {
+        switch self {
+        case .null: 0
+        case .bool: 1
+        case .int: 2
+        case .string: 3
+        }
+    }
+
+    var isNull: Bool { self == .null }
+}
+
+/// The operators of the Web API's search filters (string, id, timestamp, boolean and enum operators).
+public enum FilterOperator: Sendable, Equatable {
+    case equals(FieldValue)
+    case notEquals(FieldValue)
+    case isIn([FieldValue])
+    case notIn([FieldValue])
+    case isNull
+    case isNotNull
+    /// Case-insensitive substring match.
+    case contains(String)
+    case startsWith(String)
+    case greaterThan(Int64)
+    case greaterThanOrNull(Int64)
+    case lowerThan(Int64)
+    case lowerThanOrNull(Int64)
+    /// Inclusive range.
+    case inRange(from: Int64, to: Int64)
+    case notInRange(from: Int64, to: Int64)
+
+    /// Whether `value` passes the operator.
+    public func matches(_ value: FieldValue) -> Bool {
+        switch self {
+        case .equals(let expected): return value == expected
+        case .notEquals(let expected): return value != expected
+        case .isIn(let values): return values.contains(value)
+        case .notIn(let values): return !values.contains(value)
+        case .isNull: return value.isNull
+        case .isNotNull: return !value.isNull
+        case .contains(let needle):
+            guard case .string(let s) = value else { return false }
+            return s.lowercased().contains(needle.lowercased())
+        case .startsWith(let prefix):
+            guard case .string(let s) = value else { return false }
+            return s.hasPrefix(prefix)
+        case .greaterThan(let bound):
+            guard case .int(let v) = value else { return false }
+            return v > bound
+        case .greaterThanOrNull(let bound):
+            guard case .int(let v) = value else { return value.isNull }
+            return v > bound
+        case .lowerThan(let bound):
+            guard case .int(let v) = value else { return false }
+            return v < bound
+        case .lowerThanOrNull(let bound):
+            guard case .int(let v) = value else { return value.isNull }
+            return v < bound
+        case .inRange(let from, let to):
+            guard case .int(let v) = value else { return false }
+            return v >= from && v <= to
+        case .notInRange(let from, let to):
+            guard case .int(let v) = value else { return false }
+            return v < from || v > to
+        }
+    }
+}
+
+/// One condition of a query: a field name (the vendor's `E…SearchFilterField`) and an operator.
+public struct SearchFilter: Sendable, Equatable {
+    public var field: String
+    public var op: FilterOperator
+    public init(field: String, op: FilterOperator) {
+        self.field = field
+        self.op = op
+    }
+}
+
+/// One sort key (the vendor's `E…OrderByField`).
+public struct SearchOrder: Sendable, Equatable {
+    public var field: String
+    public var descending: Bool
+    public init(field: String, descending: Bool = false) {
+        self.field = field
+        self.descending = descending
+    }
+}
+
+/// A search: filters (all must hold), order, and a page window.
+public struct SearchQuery: Sendable, Equatable {
+    /// Page size when the caller gives none.
+    public static let defaultLimit = 100
+    /// The largest page a caller can ask for.
+    public static let maximumLimit = 1000
+
+    public var filters: [SearchFilter]
+    public var orderBy: [SearchOrder]
+    public var offset: Int
+    public var limit: Int
+
+    /// Creates a query; `offset` and `limit` must not be negative.
+    public init(filters: [SearchFilter] = [], orderBy: [SearchOrder] = [], offset: Int? = nil, limit: Int? = nil) throws(CollabError) {
+        let offset = offset ?? 0
+        let limit = limit ?? Self.defaultLimit
+        guard offset >= 0 else { throw .badRequest("offset must not be negative") }
+        guard limit >= 0 else { throw .badRequest("limit must not be negative") }
+        self.filters = filters
+        self.orderBy = orderBy
+        self.offset = offset
+        self.limit = min(limit, Self.maximumLimit)
+    }
+}
+
+/// One page of search results.
+public struct SearchPage<Item: Sendable>: Sendable {
+    public var items: [Item]
+    public var hasMoreItems: Bool
+    /// The offset of the next page, when there is one.
+    public var nextOffset: Int?
+}
+
+/// The fields of an entity that searches can filter and sort on.
+public struct SearchSchema<Entity>: Sendable {
+    public typealias Extractor = @Sendable (Entity) -> FieldValue
+    private let fields: [String: Extractor]
+    private let entityName: String
+
+    /// Creates a schema from field names and value extractors.
+    public init(_ entityName: String, _ fields: [String: Extractor]) {
+        self.entityName = entityName
+        self.fields = fields
+    }
+
+    /// The field names the schema knows.
+    public var fieldNames: Set<String> { Set(fields.keys) }
+
+    /// Runs `query` over `candidates`: filter, order (by id last for stability), then page.
+    public func run(_ query: SearchQuery, over candidates: some Sequence<Entity>, id: (Entity) -> String) throws(CollabError) -> SearchPage<Entity> {
+        var extractors: [(Extractor, FilterOperator)] = []
+        for filter in query.filters {
+            guard let extractor = fields[filter.field] else {
+                throw .badRequest("\(entityName) search does not support the filter field '\(filter.field)'")
+            }
+            extractors.append((extractor, filter.op))
+        }
+        var sorters: [(Extractor, Bool)] = []
+        for order in query.orderBy {
+            guard let extractor = fields[order.field] else {
+                throw .badRequest("\(entityName) search cannot order by '\(order.field)'")
+            }
+            sorters.append((extractor, order.descending))
+        }
+        var matched = candidates.filter { entity in extractors.allSatisfy { $0.1.matches($0.0(entity)) } }
+        matched.sort { a, b in
+            for (extract, descending) in sorters {
+                let va = extract(a)
+                let vb = extract(b)
+                if va != vb { return descending ? vb < va : va < vb }
+            }
+            return id(a) < id(b)
+        }
+        let start = min(query.offset, matched.count)
+        let end = min(start + query.limit, matched.count)
+        let hasMore = end < matched.count
+        return SearchPage(items: Array(matched[start..<end]), hasMoreItems: hasMore, nextOffset: hasMore ? end : nil)
+    }
+}

@@ -1,0 +1,75 @@
+/// Helpers to build field extractors.
+extension FieldValue {
+    /// A string field, or null when absent.
+    public static func of(_ value: String?) -> FieldValue { value.map { .string($0) } ?? .null }
+    /// An integer field.
+    public static func of(_ value: Int64) -> FieldValue { .int(value) }
+    /// A boolean field.
+    public static func of(_ value: Bool) -> FieldValue { .bool(value) }
+}
+
+/// The searchable fields of each entity, named as in the vendor's `E…SearchFilterField` and
+/// `E…OrderByField` enums (plus `ID` and `ACCOUNT_ID` everywhere).
+public enum SearchSchemas {
+    public static let account = SearchSchema<Account>("Account", [
+        "ID": { .of($0.id) },
+        "NAME": { .of($0.name) },
+        "CREATION_TIMESTAMP": { .of($0.creationTimestamp) },
+        "MODIFICATION_TIMESTAMP": { .of($0.modificationTimestamp) },
+    ])
+
+    public static let apiKey = SearchSchema<ApiKey>("ApiKey", [
+        "ID": { .of($0.id) },
+        "ACCOUNT_ID": { .of($0.accountId) },
+        "NAME": { .of($0.name) },
+        "DESCRIPTION": { .of($0.description) },
+        "API_KEY": { .of($0.key) },
+        "CREATION_TIMESTAMP": { .of($0.creationTimestamp) },
+        "MODIFICATION_TIMESTAMP": { .of($0.modificationTimestamp) },
+    ])
+
+    public static let namedArea = SearchSchema<NamedArea>("NamedArea", [
+        "ID": { .of($0.id) },
+        "ACCOUNT_ID": { .of($0.accountId) },
+        "NAME": { .of($0.name) },
+        "DESCRIPTION": { .of($0.description) },
+        "SITE_ID": { .of($0.siteId) },
+        "TYPE": { .of($0.type.rawValue) },
+        "CREATION_TIMESTAMP": { .of($0.creationTimestamp) },
+        "MODIFICATION_TIMESTAMP": { .of($0.modificationTimestamp) },
+    ])
+
+    public static let user = SearchSchema<User>("User", [
+        "ID": { .of($0.id) },
+        "ACCOUNT_ID": { .of($0.accountId) },
+        "USERNAME": { .of($0.username) },
+        "EMAIL": { .of($0.email) },
+        "FIRST_NAME": { .of($0.firstName) },
+        "LAST_NAME": { .of($0.lastName) },
+        "TEAM_ID": { .of($0.teamId) },
+        "AUTHORIZATION_ROLE": { .of($0.authorizationRole.rawValue) },
+        "VIRTUAL_USER": { .of($0.virtualUser) },
+        "EXTERNALLY_MANAGED": { .of($0.externallyManaged) },
+        "CREATION_TIMESTAMP": { .of($0.creationTimestamp) },
+        "MODIFICATION_TIMESTAMP": { .of($0.modificationTimestamp) },
+    ])
+
+    public static let person = SearchSchema<Person>("Person", [
+        "ID": { .of($0.id) },
+        "ACCOUNT_ID": { .of($0.accountId) },
+        "USERNAME": { .of($0.username) },
+        "EMAIL": { .of($0.email) },
+        "PHONE": { .of($0.phone) },
+        "FIRST_NAME": { .of($0.firstName) },
+        "LAST_NAME": { .of($0.lastName) },
+        "NICKNAME": { .of($0.nickname) },
+        "TEAM_ID": { .of($0.teamId) },
+        "SOURCE_ID": { .of($0.sourceId) },
+        "SOURCE_DATA": { .of($0.sourceData) },
+        "PERSON_SOURCE": { .of($0.personSource.rawValue) },
+        "PERSON_TYPE": { .of($0.personType.rawValue) },
+        "AUTHORIZATION_ROLE": { .of($0.authorizationRole.rawValue) },
+        "CREATION_TIMESTAMP": { .of($0.creationTimestamp) },
+        "MODIFICATION_TIMESTAMP": { .of($0.modificationTimestamp) },
+    ])
+}

@@ -1,0 +1,107 @@
+/// The fields of a virtual person (`createOrUpdateVirtual`, secure-token logins).
+public struct PersonInput: Sendable {
+    public var sourceId: String?
+    public var sourceUrl: String?
+    public var sourceData: String?
+    public var personType: Person.PersonType?
+    public var username: String?
+    public var firstName: String?
+    public var lastName: String?
+    public var nickname: String?
+    public var displayName: String?
+    public var email: String?
+    public var phone: String?
+    public var teamId: String?
+    public var metadata: [String: String]?
+
+    public init(
+        sourceId: String? = nil, sourceUrl: String? = nil, sourceData: String? = nil, personType: Person.PersonType? = nil,
+        username: String? = nil, firstName: String? = nil, lastName: String? = nil, nickname: String? = nil,
+        displayName: String? = nil, email: String? = nil, phone: String? = nil, teamId: String? = nil, metadata: [String: String]? = nil
+    ) {
+        self.sourceId = sourceId
+        self.sourceUrl = sourceUrl
+        self.sourceData = sourceData
+        self.personType = personType
+        self.username = username
+        self.firstName = firstName
+        self.lastName = lastName
+        self.nickname = nickname
+        self.displayName = displayName
+        self.email = email
+        self.phone = phone
+        self.teamId = teamId
+        self.metadata = metadata
+    }
+
+    func validate() throws(CollabError) {
+        _ = try Limits.checkName(sourceId, field: "sourceId")
+        for (value, field) in [(username, "username"), (firstName, "firstName"), (lastName, "lastName"), (nickname, "nickname"),
+                               (displayName, "displayName"), (email, "email"), (phone, "phone"), (teamId, "teamId"), (sourceUrl, "sourceUrl")] {
+            try Limits.checkOptional(value, field: field, max: Limits.textLength)
+        }
+        try Limits.checkOptional(sourceData, field: "sourceData", max: Limits.propertyValueLength)
+        try Limits.checkProperties(metadata, field: "metadata")
+        if personType == .system { throw .badRequest("personType SYSTEM cannot be created") }
+    }
+}
+
+extension CollabState {
+    /// A person of the caller's account.
+    public func person(_ id: String, for principal: Principal) throws(CollabError) -> Person {
+        guard let person = persons[id], principal.canAccess(accountId: person.accountId) else { throw .notFound("Person", id) }
+        return person
+    }
+
+    /// A person of the caller's account by source and source id.
+    public func person(source: Person.Source, sourceId: String, for principal: Principal) throws(CollabError) -> Person {
+        let accountId = try callerAccountId(principal)
+        guard let id = personIdBySource[PersonSourceKey(accountId: accountId, source: source, sourceId: sourceId)], let person = persons[id] else {
+            throw CollabError(.notFound, "Person with source \(source.rawValue) and sourceId '\(sourceId)' not found")
+        }
+        return person
+    }
+
+    /// Searches the caller's persons, optionally only of one type.
+    public func searchPersons(_ query: SearchQuery, type: Person.PersonType? = nil, for principal: Principal) throws(CollabError) -> SearchPage<Person> {
+        let accountId = try callerAccountId(principal)
+        return try SearchSchemas.person.run(
+            query, over: persons.values.lazy.filter { $0.accountId == accountId && (type == nil || $0.personType == type) }, id: \.id
+        )
+    }
+
+    /// Creates or updates the virtual person of `accountId` with the input's source id.
+    public mutating func createOrUpdateVirtualPerson(
+        _ input: PersonInput, accountId: String, context: OperationContext, changes: inout ChangeSet
+    ) throws(CollabError) -> Person {
+        try input.validate()
+        guard accounts[accountId] != nil else { throw .notFound("Account", accountId) }
+        let sourceId = try Limits.checkName(input.sourceId, field: "sourceId")
+        let key = PersonSourceKey(accountId: accountId, source: .virtual, sourceId: sourceId)
+        let type = input.personType ?? .visitor
+        var person = personIdBySource[key].flatMap { persons[$0] }
+            ?? Person(
+                id: context.ids.make(), accountId: accountId, personSource: .virtual, sourceId: sourceId, personType: type,
+                authorizationRole: type == .agent ? .registeredUser : .webuser, creationTimestamp: context.now, modificationTimestamp: context.now
+            )
+        if let personType = input.personType {
+            person.personType = personType
+            person.authorizationRole = personType == .agent ? .registeredUser : .webuser
+        }
+        person.sourceUrl = input.sourceUrl ?? person.sourceUrl
+        person.sourceData = input.sourceData ?? person.sourceData
+        person.username = input.username ?? person.username
+        person.firstName = input.firstName ?? person.firstName
+        person.lastName = input.lastName ?? person.lastName
+        person.nickname = input.nickname ?? person.nickname
+        person.displayName = input.displayName ?? person.displayName
+        person.email = input.email ?? person.email
+        person.phone = input.phone ?? person.phone
+        person.teamId = input.teamId ?? person.teamId
+        person.metadata = input.metadata ?? person.metadata
+        person.modificationTimestamp = context.now
+        storePerson(person)
+        changes.put(person)
+        return person
+    }
+}

@@ -1,0 +1,69 @@
+extension CollabState {
+    /// Opens a session (or issues a one-time authentication token) for a person.
+    public mutating func openSession(
+        kind: AuthSession.Kind, accountId: String, userId: String?, personId: String, role: AuthorizationRole, lifetime: Int64,
+        context: OperationContext, changes: inout ChangeSet
+    ) -> AuthSession {
+        let session = AuthSession(
+            id: context.ids.makeSecret(), kind: kind, accountId: accountId, userId: userId, personId: personId, role: role,
+            createdAt: context.now, expiresAt: context.now + lifetime
+        )
+        sessions[session.id] = session
+        changes.put(session)
+        return session
+    }
+
+    /// Opens a session for a user, after the caller verified the password.
+    public mutating func openSession(
+        for user: User, kind: AuthSession.Kind, lifetime: Int64, context: OperationContext, changes: inout ChangeSet
+    ) throws(CollabError) -> AuthSession {
+        guard users[user.id] != nil else { throw .unauthorized("invalid username or password") }
+        var personId = person(ofUser: user)?.id
+        if personId == nil {
+            syncPerson(of: user, context: context, changes: &changes)
+            personId = person(ofUser: user)?.id
+        }
+        return openSession(
+            kind: kind, accountId: user.accountId, userId: user.id, personId: personId ?? "", role: user.authorizationRole, lifetime: lifetime,
+            context: context, changes: &changes
+        )
+    }
+
+    /// A live session for the token, or `nil` when unknown, expired or not a session.
+    public func session(token: String, now: Timestamp) -> AuthSession? {
+        guard let session = sessions[token], session.kind == .session, session.expiresAt > now else { return nil }
+        return session
+    }
+
+    /// Ends a session; unknown tokens are ignored.
+    public mutating func closeSession(token: String, changes: inout ChangeSet) {
+        if sessions.removeValue(forKey: token) != nil { changes.delete(.session, token) }
+    }
+
+    /// Exchanges a one-time authentication token for a session; the token is used up.
+    public mutating func redeemAuthenticationToken(
+        _ token: String, lifetime: Int64, context: OperationContext, changes: inout ChangeSet
+    ) throws(CollabError) -> AuthSession {
+        guard let issued = sessions[token], issued.kind == .authenticationToken else {
+            throw .unauthorized("unknown or already used authentication token")
+        }
+        sessions[token] = nil
+        changes.delete(.session, token)
+        guard issued.expiresAt > context.now else { throw .unauthorized("the authentication token has expired") }
+        return openSession(
+            kind: .session, accountId: issued.accountId, userId: issued.userId, personId: issued.personId, role: issued.role,
+            lifetime: lifetime, context: context, changes: &changes
+        )
+    }
+
+    /// Removes expired sessions and tokens.
+    public mutating func pruneSessions(now: Timestamp, changes: inout ChangeSet) {
+        for session in sessions.values where session.expiresAt <= now {
+            sessions[session.id] = nil
+            changes.delete(.session, session.id)
+        }
+    }
+
+    /// The account's JWT validation settings.
+    public func jwtValidation(accountId: String) -> JWTValidationSettings? { jwtSettings[accountId] }
+}

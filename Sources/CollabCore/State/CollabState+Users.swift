@@ -1,0 +1,207 @@
+/// The editable fields of a user.
+public struct UserInput: Sendable {
+    public var username: String?
+    public var email: String?
+    public var phone: String?
+    public var teamId: String?
+    public var authorizationRole: AuthorizationRole?
+    public var displayName: String?
+    public var firstName: String?
+    public var lastName: String?
+    public var externallyManaged: Bool?
+    public var virtualUser: Bool?
+    public var configuration: [String: String]?
+    public var metadata: [String: String]?
+
+    public init(
+        username: String? = nil, email: String? = nil, phone: String? = nil, teamId: String? = nil,
+        authorizationRole: AuthorizationRole? = nil, displayName: String? = nil, firstName: String? = nil, lastName: String? = nil,
+        externallyManaged: Bool? = nil, virtualUser: Bool? = nil, configuration: [String: String]? = nil, metadata: [String: String]? = nil
+    ) {
+        self.username = username
+        self.email = email
+        self.phone = phone
+        self.teamId = teamId
+        self.authorizationRole = authorizationRole
+        self.displayName = displayName
+        self.firstName = firstName
+        self.lastName = lastName
+        self.externallyManaged = externallyManaged
+        self.virtualUser = virtualUser
+        self.configuration = configuration
+        self.metadata = metadata
+    }
+
+    func validate() throws(CollabError) {
+        let username = try Limits.checkName(username, field: "username")
+        guard !username.contains(where: { $0.isWhitespace || $0 == ":" }) else {
+            throw .badRequest("username must not contain spaces or ':'")
+        }
+        for (value, field) in [(email, "email"), (phone, "phone"), (teamId, "teamId"), (displayName, "displayName"), (firstName, "firstName"), (lastName, "lastName")] {
+            try Limits.checkOptional(value, field: field)
+        }
+        if authorizationRole == .anonymousUser { throw .badRequest("a user cannot have the role ANONYMOUS_USER") }
+        try Limits.checkProperties(configuration, field: "configuration")
+        try Limits.checkProperties(metadata, field: "metadata")
+    }
+}
+
+extension CollabState {
+    /// A user of the caller's account.
+    public func user(_ id: String, for principal: Principal) throws(CollabError) -> User {
+        guard let user = users[id], principal.canAccess(accountId: user.accountId) else { throw .notFound("User", id) }
+        return user
+    }
+
+    /// A user of the caller's account by username.
+    public func user(username: String, for principal: Principal) throws(CollabError) -> User {
+        guard let id = userIdByUsername[username], let user = users[id], principal.canAccess(accountId: user.accountId) else {
+            throw CollabError(.notFound, "User with username '\(username)' not found")
+        }
+        return user
+    }
+
+    /// Any user by username, for logging in.
+    public func user(loginName: String) -> User? {
+        userIdByUsername[loginName].flatMap { users[$0] }
+    }
+
+    /// Searches the caller's users.
+    public func searchUsers(_ query: SearchQuery, for principal: Principal) throws(CollabError) -> SearchPage<User> {
+        let accountId = try callerAccountId(principal)
+        return try SearchSchemas.user.run(query, over: users.values.lazy.filter { $0.accountId == accountId }, id: \.id)
+    }
+
+    /// Creates a user (and its person) in `accountId`.
+    /// - Parameters:
+    ///   - passwordHash: An already computed slow hash, or `nil` for a user without a password.
+    ///   - grantor: The role of whoever creates the user; nobody grants a role above their own.
+    public mutating func createUser(
+        _ input: UserInput, passwordHash: String?, accountId: String, grantor: AuthorizationRole, context: OperationContext,
+        changes: inout ChangeSet
+    ) throws(CollabError) -> User {
+        try input.validate()
+        guard accounts[accountId] != nil else { throw .notFound("Account", accountId) }
+        let username = try Limits.checkName(input.username, field: "username")
+        guard userIdByUsername[username] == nil else { throw .conflict("the username '\(username)' is already taken") }
+        let role = input.authorizationRole ?? .registeredUser
+        guard role <= grantor else { throw .forbidden("cannot grant the role \(role.rawValue), which is above your own") }
+        let user = User(
+            id: context.ids.make(), accountId: accountId, username: username, email: input.email, phone: input.phone,
+            teamId: input.teamId, authorizationRole: role, displayName: input.displayName, firstName: input.firstName,
+            lastName: input.lastName, externallyManaged: input.externallyManaged ?? false, virtualUser: input.virtualUser ?? false,
+            creationTimestamp: context.now, modificationTimestamp: context.now, configuration: input.configuration ?? [:],
+            metadata: input.metadata, passwordHash: passwordHash
+        )
+        storeUser(user)
+        changes.put(user)
+        syncPerson(of: user, context: context, changes: &changes)
+        return user
+    }
+
+    /// Updates a user. Everyone may update themselves except their role; admins update users of their
+    /// account whose role is not above their own.
+    public mutating func updateUser(
+        id: String, version: Int64?, _ input: UserInput, for principal: Principal, context: OperationContext, changes: inout ChangeSet
+    ) throws(CollabError) -> User {
+        var user = try self.user(id, for: principal)
+        try checkCanManage(user, principal: principal)
+        try Self.checkVersion(version, current: user.version, entity: "User")
+        try input.validate()
+        let username = try Limits.checkName(input.username, field: "username")
+        if let other = userIdByUsername[username], other != id { throw .conflict("the username '\(username)' is already taken") }
+        if let role = input.authorizationRole, role != user.authorizationRole {
+            guard principal.role >= .admin, principal.userId != id else { throw .forbidden("you cannot change this user's role") }
+            guard role <= principal.role else { throw .forbidden("cannot grant the role \(role.rawValue), which is above your own") }
+            user.authorizationRole = role
+        }
+        user.username = username
+        user.email = input.email
+        user.phone = input.phone
+        user.teamId = input.teamId
+        user.displayName = input.displayName
+        user.firstName = input.firstName
+        user.lastName = input.lastName
+        if let value = input.externallyManaged { user.externallyManaged = value }
+        if let value = input.virtualUser { user.virtualUser = value }
+        if let configuration = input.configuration { user.configuration = configuration }
+        if let metadata = input.metadata { user.metadata = metadata }
+        user.version += 1
+        user.modificationTimestamp = context.now
+        storeUser(user)
+        changes.put(user)
+        syncPerson(of: user, context: context, changes: &changes)
+        return user
+    }
+
+    /// Sets a user's password hash: users set their own, admins those of users they manage.
+    public mutating func setPassword(
+        userId: String, passwordHash: String, for principal: Principal, context: OperationContext, changes: inout ChangeSet
+    ) throws(CollabError) -> User {
+        var user = try self.user(userId, for: principal)
+        try checkCanManage(user, principal: principal)
+        user.passwordHash = passwordHash
+        user.version += 1
+        user.modificationTimestamp = context.now
+        storeUser(user)
+        changes.put(user)
+        // A new password ends the sessions opened with the old one.
+        for session in sessions.values where session.userId == userId {
+            sessions[session.id] = nil
+            changes.delete(.session, session.id)
+        }
+        return user
+    }
+
+    /// Deletes a user, its person and its sessions. Nobody deletes themselves.
+    public mutating func deleteUser(_ id: String, for principal: Principal, changes: inout ChangeSet) throws(CollabError) {
+        let user = try self.user(id, for: principal)
+        guard principal.userId != id else { throw .badRequest("you cannot delete yourself") }
+        try checkCanManage(user, principal: principal)
+        users[id] = nil
+        userIdByUsername[user.username] = nil
+        changes.delete(.user, id)
+        let key = PersonSourceKey(accountId: user.accountId, source: .userDB, sourceId: id)
+        if let personId = personIdBySource.removeValue(forKey: key) {
+            persons[personId] = nil
+            changes.delete(.person, personId)
+        }
+        for session in sessions.values where session.userId == id {
+            sessions[session.id] = nil
+            changes.delete(.session, session.id)
+        }
+    }
+
+    private func checkCanManage(_ user: User, principal: Principal) throws(CollabError) {
+        if principal.userId == user.id || principal.method == .controlToken { return }
+        guard principal.role >= .admin else { throw .forbidden("only administrators may change other users") }
+        guard user.authorizationRole <= principal.role else { throw .forbidden("cannot change a user whose role is above your own") }
+    }
+
+    /// Creates or refreshes the `USER_DB` person mirroring `user`.
+    mutating func syncPerson(of user: User, context: OperationContext, changes: inout ChangeSet) {
+        let key = PersonSourceKey(accountId: user.accountId, source: .userDB, sourceId: user.id)
+        var person = personIdBySource[key].flatMap { persons[$0] }
+            ?? Person(
+                id: context.ids.make(), accountId: user.accountId, personSource: .userDB, sourceId: user.id, personType: .agent,
+                authorizationRole: user.authorizationRole, creationTimestamp: context.now, modificationTimestamp: context.now
+            )
+        person.personType = user.authorizationRole.isAgentRole ? .agent : .visitor
+        person.authorizationRole = user.authorizationRole
+        person.username = user.username
+        person.firstName = user.firstName
+        person.lastName = user.lastName
+        person.displayName = user.effectiveDisplayName
+        person.email = user.email
+        person.phone = user.phone
+        person.teamId = user.teamId
+        person.modificationTimestamp = context.now
+        storePerson(person)
+        changes.put(person)
+    }
+
+    /// The person mirroring a user.
+    public func person(ofUser user: User) -> Person? {
+        personIdBySource[PersonSourceKey(accountId: user.accountId, source: .userDB, sourceId: user.id)].flatMap { persons[$0] }
+    }
+}

@@ -1,0 +1,100 @@
+/// Everything the server knows, as plain values, with the rules that change it.
+///
+/// `CollabState` does no I/O and reads no clock: operations take an ``OperationContext`` and report
+/// the durable changes they made into a ``ChangeSet``, which the caller persists. Reads are scoped by
+/// a ``Principal`` so one account never sees another's data (another account's id is "not found").
+public struct CollabState: Sendable {
+    public internal(set) var globalConfiguration = GlobalConfiguration()
+    public internal(set) var accounts: [String: Account] = [:]
+    public internal(set) var apiKeys: [String: ApiKey] = [:]
+    public internal(set) var namedAreas: [String: NamedArea] = [:]
+    public internal(set) var users: [String: User] = [:]
+    public internal(set) var persons: [String: Person] = [:]
+    public internal(set) var sessions: [String: AuthSession] = [:]
+    public internal(set) var jwtSettings: [String: JWTValidationSettings] = [:]
+
+    // Secondary indexes, rebuilt on load and kept in step by every operation.
+    var apiKeyIdByKey: [String: String] = [:]
+    var userIdByUsername: [String: String] = [:]
+    var accountIdByName: [String: String] = [:]
+    var personIdBySource: [PersonSourceKey: String] = [:]
+
+    struct PersonSourceKey: Hashable, Sendable {
+        var accountId: String
+        var source: Person.Source
+        var sourceId: String
+    }
+
+    /// An empty state.
+    public init() {}
+
+    /// Rebuilds the state from stored records.
+    /// - Throws: When a record cannot be decoded (a corrupt or foreign database).
+    public init(records: some Sequence<StoredRecord>) throws {
+        for record in records {
+            switch record.kind {
+            case .globalConfiguration: globalConfiguration = try RecordCoding.decode(GlobalConfiguration.self, from: record)
+            case .account: storeAccount(try RecordCoding.decode(Account.self, from: record))
+            case .apiKey: storeApiKey(try RecordCoding.decode(ApiKey.self, from: record))
+            case .namedArea:
+                let area = try RecordCoding.decode(NamedArea.self, from: record)
+                namedAreas[area.id] = area
+            case .user: storeUser(try RecordCoding.decode(User.self, from: record))
+            case .person: storePerson(try RecordCoding.decode(Person.self, from: record))
+            case .session:
+                let session = try RecordCoding.decode(AuthSession.self, from: record)
+                sessions[session.id] = session
+            case .jwtSettings:
+                let settings = try RecordCoding.decode(JWTValidationSettings.self, from: record)
+                jwtSettings[settings.id] = settings
+            }
+        }
+    }
+
+    /// Whether nothing has been created yet (the default tenant is seeded into an empty state).
+    public var isEmpty: Bool { accounts.isEmpty }
+
+    // MARK: index maintenance
+
+    mutating func storeAccount(_ account: Account) {
+        if let old = accounts[account.id], old.name != account.name { accountIdByName[old.name] = nil }
+        accounts[account.id] = account
+        accountIdByName[account.name] = account.id
+    }
+
+    mutating func storeApiKey(_ key: ApiKey) {
+        if let old = apiKeys[key.id], old.key != key.key { apiKeyIdByKey[old.key] = nil }
+        apiKeys[key.id] = key
+        apiKeyIdByKey[key.key] = key.id
+    }
+
+    mutating func storeUser(_ user: User) {
+        if let old = users[user.id], old.username != user.username { userIdByUsername[old.username] = nil }
+        users[user.id] = user
+        userIdByUsername[user.username] = user.id
+    }
+
+    mutating func storePerson(_ person: Person) {
+        if let old = persons[person.id] {
+            personIdBySource[PersonSourceKey(accountId: old.accountId, source: old.personSource, sourceId: old.sourceId)] = nil
+        }
+        persons[person.id] = person
+        personIdBySource[PersonSourceKey(accountId: person.accountId, source: person.personSource, sourceId: person.sourceId)] = person.id
+    }
+
+    // MARK: scoping
+
+    /// The account the caller acts in.
+    func callerAccountId(_ principal: Principal) throws(CollabError) -> String {
+        guard let accountId = principal.accountId else { throw .unauthorized("this operation needs a caller that belongs to an account") }
+        return accountId
+    }
+
+    /// Checks that an update names the version the caller last saw.
+    static func checkVersion(_ given: Int64?, current: Int64, entity: String) throws(CollabError) {
+        guard let given else { throw .badRequest("\(entity) update requires the current 'version'") }
+        guard given == current else {
+            throw .conflict("\(entity) was modified concurrently: version \(given) is stale, the current version is \(current)")
+        }
+    }
+}

@@ -1,0 +1,49 @@
+import Foundation
+
+/// What a state-changing operation needs from outside: the current time and fresh identifiers.
+public struct OperationContext: Sendable {
+    /// The time the operation happens at.
+    public var now: Timestamp
+    /// Makes identifiers and secrets.
+    public var ids: EntityIDGenerator
+
+    public init(now: Timestamp, ids: EntityIDGenerator) {
+        self.now = now
+        self.ids = ids
+    }
+}
+
+/// Bounds on user-supplied values, so no request can grow the state without limit.
+public enum Limits {
+    public static let nameLength = 255
+    public static let textLength = 4096
+    public static let propertyCount = 500
+    public static let propertyKeyLength = 255
+    public static let propertyValueLength = 16 * 1024
+    public static let passwordLength = 1024
+    public static let readMultipleCount = 1000
+
+    /// Validates a required name-like value.
+    public static func checkName(_ value: String?, field: String) throws(CollabError) -> String {
+        guard let value, !value.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else {
+            throw .badRequest("\(field) is required and must not be empty")
+        }
+        guard value.count <= nameLength else { throw .badRequest("\(field) is longer than \(nameLength) characters") }
+        return value
+    }
+
+    /// Validates an optional short text value.
+    public static func checkOptional(_ value: String?, field: String, max: Int = nameLength) throws(CollabError) {
+        if let value, value.count > max { throw .badRequest("\(field) is longer than \(max) characters") }
+    }
+
+    /// Validates a property map (configuration or metadata).
+    public static func checkProperties(_ properties: [String: String]?, field: String) throws(CollabError) {
+        guard let properties else { return }
+        guard properties.count <= propertyCount else { throw .badRequest("\(field) has more than \(propertyCount) entries") }
+        for (key, value) in properties {
+            guard !key.isEmpty, key.count <= propertyKeyLength else { throw .badRequest("\(field) has an empty or over-long key") }
+            guard value.count <= propertyValueLength else { throw .badRequest("\(field) value for '\(key)' is too long") }
+        }
+    }
+}

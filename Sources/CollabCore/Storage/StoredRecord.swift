@@ -1,0 +1,119 @@
+public import Foundation
+
+/// The kinds of entity the store keeps, one table-like namespace each.
+public enum EntityKind: String, Sendable, Codable, CaseIterable {
+    case globalConfiguration
+    case account
+    case apiKey
+    case namedArea
+    case user
+    case person
+    case session
+    case jwtSettings
+}
+
+/// One entity as the store keeps it: its kind, id, owning account and JSON body.
+public struct StoredRecord: Sendable, Equatable {
+    public var kind: EntityKind
+    public var id: String
+    /// The owning account, so a store can delete an account's data in one statement.
+    public var accountId: String?
+    /// The entity encoded as JSON.
+    public var body: Data
+
+    public init(kind: EntityKind, id: String, accountId: String?, body: Data) {
+        self.kind = kind
+        self.id = id
+        self.accountId = accountId
+        self.body = body
+    }
+}
+
+/// One durable change the store must apply; a batch of them is applied atomically.
+public enum StoreChange: Sendable, Equatable {
+    case put(StoredRecord)
+    case delete(EntityKind, id: String)
+}
+
+/// An entity the store can keep.
+public protocol StorableEntity: Codable, Sendable {
+    /// The namespace the entity lives in.
+    static var kind: EntityKind { get }
+    /// The entity's identifier, unique within its kind.
+    var id: String { get }
+    /// The owning account, if any.
+    var storageAccountId: String? { get }
+}
+
+extension Account: StorableEntity {
+    public static var kind: EntityKind { .account }
+    public var storageAccountId: String? { id }
+}
+extension ApiKey: StorableEntity {
+    public static var kind: EntityKind { .apiKey }
+    public var storageAccountId: String? { accountId }
+}
+extension NamedArea: StorableEntity {
+    public static var kind: EntityKind { .namedArea }
+    public var storageAccountId: String? { accountId }
+}
+extension User: StorableEntity {
+    public static var kind: EntityKind { .user }
+    public var storageAccountId: String? { accountId }
+}
+extension Person: StorableEntity {
+    public static var kind: EntityKind { .person }
+    public var storageAccountId: String? { accountId }
+}
+extension AuthSession: StorableEntity {
+    public static var kind: EntityKind { .session }
+    public var storageAccountId: String? { accountId }
+}
+extension JWTValidationSettings: StorableEntity {
+    public static var kind: EntityKind { .jwtSettings }
+    public var storageAccountId: String? { id }
+}
+
+/// The GLOBAL scope of the configuration cascade, stored as a single record.
+public struct GlobalConfiguration: StorableEntity, Equatable {
+    public static var kind: EntityKind { .globalConfiguration }
+    public var id: String { "global" }
+    public var storageAccountId: String? { nil }
+    public var properties: [String: String]
+    public init(properties: [String: String] = [:]) { self.properties = properties }
+}
+
+/// The durable changes one operation makes, in order.
+public struct ChangeSet: Sendable {
+    public private(set) var changes: [StoreChange] = []
+
+    public init() {}
+
+    /// Records that `entity` was created or replaced.
+    public mutating func put<E: StorableEntity>(_ entity: E) {
+        // Encoding our own model types cannot fail: they hold only strings, numbers and maps.
+        let body = (try? RecordCoding.encoder.encode(entity)) ?? Data()
+        changes.append(.put(StoredRecord(kind: E.kind, id: entity.id, accountId: entity.storageAccountId, body: body)))
+    }
+
+    /// Records that the entity `id` of `kind` was removed.
+    public mutating func delete(_ kind: EntityKind, _ id: String) {
+        changes.append(.delete(kind, id: id))
+    }
+
+    public var isEmpty: Bool { changes.isEmpty }
+}
+
+/// JSON coding of stored records.
+public enum RecordCoding {
+    public static let encoder: JSONEncoder = {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        return encoder
+    }()
+
+    /// Decodes a stored record into its entity type.
+    public static func decode<E: StorableEntity>(_ type: E.Type, from record: StoredRecord) throws -> E {
+        try JSONDecoder().decode(E.self, from: record.body)
+    }
+}

@@ -1,0 +1,61 @@
+public import CollabCore
+import Foundation
+import Synchronization
+
+/// The server's clock: the system time plus an adjustable offset, or a frozen instant.
+///
+/// The control API moves it (virtual time) so tests can drive expiries and timeouts without waiting.
+public final class AdjustableClock: CollabClock {
+    private struct State {
+        var offset: Int64 = 0
+        var frozenAt: Timestamp?
+    }
+
+    private let state = Mutex(State())
+    private let system: @Sendable () -> Timestamp
+
+    /// Creates a clock that follows the system time.
+    public init() {
+        self.system = { Timestamp((Date().timeIntervalSince1970 * 1000).rounded()) }
+    }
+
+    /// Creates a clock frozen at `instant` (for tests).
+    public init(frozenAt instant: Timestamp) {
+        self.system = { Timestamp((Date().timeIntervalSince1970 * 1000).rounded()) }
+        state.withLock { $0.frozenAt = instant }
+    }
+
+    public func now() -> Timestamp {
+        state.withLock { state in state.frozenAt ?? (system() + state.offset) }
+    }
+
+    /// Moves time forward (or back) by `milliseconds`.
+    public func advance(by milliseconds: Int64) {
+        state.withLock { state in
+            if let frozen = state.frozenAt {
+                state.frozenAt = frozen + milliseconds
+            } else {
+                state.offset += milliseconds
+            }
+        }
+    }
+
+    /// Stops time at the current instant, or resumes it from there.
+    public func setFrozen(_ frozen: Bool) {
+        let current = now()
+        state.withLock { state in
+            if frozen {
+                state.frozenAt = current
+            } else if state.frozenAt != nil {
+                state.frozenAt = nil
+                state.offset = current - system()
+            }
+        }
+    }
+
+    /// Whether time is frozen.
+    public var isFrozen: Bool { state.withLock { $0.frozenAt != nil } }
+
+    /// The offset from system time, in milliseconds.
+    public var offset: Int64 { now() - system() }
+}

@@ -1,0 +1,105 @@
+import CollabCore
+import CollabStore
+import Logging
+import Synchronization
+
+/// The parts every surface of the server shares: state, clock, identifiers, auth helpers, journal.
+final class CollabEnvironment: Sendable {
+    let configuration: ServerConfiguration
+    let repository: StateRepository
+    let clock: AdjustableClock
+    let ids: EntityIDGenerator
+    let hasher: PasswordHasher
+    let credentials = CredentialCache()
+    let tokens: AccessTokenValidator
+    let journal: RequestJournal
+    let logger: Logger
+    /// The seed applied at start, re-applied by a control-API reset.
+    let startupSeed: Seed
+    private let startupHashes = Mutex<[String: String]>([:])
+
+    /// The password hashes of the startup seed's users as stored right after start.
+    var startupPasswordHashes: [String: String] { startupHashes.withLock { $0 } }
+
+    init(configuration: ServerConfiguration, repository: StateRepository, clock: AdjustableClock, startupSeed: Seed, logger: Logger) {
+        self.configuration = configuration
+        self.repository = repository
+        self.clock = clock
+        self.ids = .system
+        self.hasher = PasswordHasher(cost: configuration.passwordHashCost)
+        self.tokens = AccessTokenValidator(clock: clock)
+        self.journal = RequestJournal(capacity: configuration.journalCapacity)
+        self.startupSeed = startupSeed
+        self.logger = logger
+    }
+
+    /// A context for an operation happening now.
+    var operation: OperationContext { OperationContext(now: clock.now(), ids: ids) }
+
+    /// Reads state.
+    func read<Result: Sendable>(_ body: (borrowing CollabState) throws(CollabError) -> Result) throws(CollabError) -> Result {
+        try repository.read(body)
+    }
+
+    /// Changes state durably; see ``StateRepository/write(_:)``.
+    func write<Result: Sendable>(
+        _ body: (inout CollabState, inout ChangeSet, OperationContext) throws(CollabError) -> Result
+    ) async throws -> Result {
+        let context = operation
+        return try await repository.write { state, changes throws(CollabError) in try body(&state, &changes, context) }
+    }
+
+    /// Changes state atomically and durably; see ``StateRepository/writeAtomically(_:)``.
+    func writeAtomically<Result: Sendable>(
+        _ body: (inout CollabState, inout ChangeSet, OperationContext) throws(CollabError) -> Result
+    ) async throws -> Result {
+        let context = operation
+        return try await repository.writeAtomically { state, changes throws(CollabError) in try body(&state, &changes, context) }
+    }
+
+    /// Hashes the passwords a seed sets, skipping users whose stored hash already matches.
+    func passwordHashes(for seed: Seed) async throws -> [String: String] {
+        try await withThrowingTaskGroup(of: (String, String?).self) { group in
+            for (username, password) in seed.passwords {
+                guard password.count <= Limits.passwordLength, !password.isEmpty else {
+                    throw CollabError.badRequest("seed: the password of '\(username)' must be 1 to \(Limits.passwordLength) characters")
+                }
+                let existing = try read { $0.passwordHash(ofLoginName: username) }
+                group.addTask {
+                    if let existing, try await self.hasher.verify(password, against: existing) { return (username, nil) }
+                    return (username, try await self.hasher.hash(password))
+                }
+            }
+            var hashes: [String: String] = [:]
+            for try await (username, hash) in group {
+                if let hash { hashes[username] = hash }
+            }
+            return hashes
+        }
+    }
+
+    /// Applies the startup seed (or, with none configured, the default tenant to an empty store) and
+    /// remembers the resulting password hashes for resets.
+    func applyStartupSeed(explicit: Bool) async throws {
+        let empty = try read { $0.isEmpty }
+        if explicit || empty {
+            _ = try await apply(seed: startupSeed)
+        }
+        let hashes = try read { state in
+            var hashes: [String: String] = [:]
+            for (username, _) in startupSeed.passwords {
+                if let hash = state.passwordHash(ofLoginName: username) { hashes[username] = hash }
+            }
+            return hashes
+        }
+        startupHashes.withLock { $0 = hashes }
+    }
+
+    /// Applies a seed idempotently and atomically.
+    func apply(seed: Seed) async throws -> SeedReport {
+        let hashes = try await passwordHashes(for: seed)
+        return try await writeAtomically { state, changes, context throws(CollabError) in
+            try state.apply(seed: seed, passwordHashes: hashes, context: context, changes: &changes)
+        }
+    }
+}

@@ -1,0 +1,114 @@
+public import CollabCore
+import CollabStore
+import Hummingbird
+public import Logging
+import Metrics
+import NIOCore
+public import ServiceLifecycle
+import Synchronization
+
+/// The MockCollab server: storage, state, and the HTTP surfaces, runnable as a `Service`.
+///
+/// Create it (which opens storage and applies the seed), then run it inside a `ServiceGroup`; a
+/// graceful shutdown stops accepting connections, lets in-flight requests finish, waits for pending
+/// writes and closes the store.
+public final class MockCollabServer: Service {
+    let environment: CollabEnvironment
+    private let logger: Logger
+    private let listening = Mutex<ListeningState>(.init())
+
+    private struct ListeningState {
+        var port: Int?
+        var waiters: [CheckedContinuation<Int, Never>] = []
+    }
+
+    /// The clock the server runs on (the control API's virtual clock moves it).
+    public var clock: AdjustableClock { environment.clock }
+
+    /// Opens storage, loads state and applies the seed.
+    /// - Parameters:
+    ///   - configuration: What to serve and where to keep state.
+    ///   - clock: The clock; a fresh system-following clock by default.
+    ///   - logger: Where logs go.
+    public init(configuration: ServerConfiguration, clock: AdjustableClock = AdjustableClock(), logger: Logger) async throws {
+        _ = MetricsBootstrap.registry
+        let store: any Store
+        switch configuration.storage {
+        case .memory: store = MemoryStore()
+        case .sqlite(let path): store = try await SQLiteStore.open(path: path, logger: logger)
+        }
+        let repository = try await StateRepository(store: store)
+        self.environment = CollabEnvironment(
+            configuration: configuration, repository: repository, clock: clock, startupSeed: configuration.seed ?? .defaultTenant, logger: logger
+        )
+        self.logger = logger
+        do {
+            try await environment.applyStartupSeed(explicit: configuration.seed != nil)
+        } catch {
+            try? await repository.close()
+            throw error
+        }
+    }
+
+    /// Whether the default tenant is what the server started with.
+    public var usesDefaultTenant: Bool { environment.configuration.seed == nil }
+
+    /// Waits until the server listens and returns the bound port.
+    public func waitUntilListening() async -> Int {
+        await withCheckedContinuation { continuation in
+            let port: Int? = listening.withLock { state in
+                if let port = state.port { return port }
+                state.waiters.append(continuation)
+                return nil
+            }
+            if let port { continuation.resume(returning: port) }
+        }
+    }
+
+    /// Called once the server listens, with the bound host and port.
+    public typealias ListeningHandler = @Sendable (_ host: String, _ port: Int) async -> Void
+
+    private let onListening = Mutex<ListeningHandler?>(nil)
+
+    /// Sets a handler called once the server listens (before ``run()``).
+    public func whenListening(_ handler: @escaping ListeningHandler) {
+        onListening.withLock { $0 = handler }
+    }
+
+    public func run() async throws {
+        let configuration = environment.configuration
+        let router = Router(context: CollabRequestContext.self)
+        router.add(middleware: JournalMiddleware(environment: environment))
+        router.add(middleware: ErrorMiddleware())
+        router.add(middleware: MetricsMiddleware())
+        router.add(middleware: AuthenticationMiddleware(environment: environment))
+        OpsRoutes(environment: environment).register(on: router)
+        WebAPIRoutes(environment: environment).register(on: router)
+        ControlRoutes(environment: environment).register(on: router)
+
+        let host = configuration.host
+        let app = Application(
+            router: router,
+            configuration: .init(address: .hostname(host, port: configuration.port), serverName: "mock-collab"),
+            onServerRunning: { [self] channel in
+                let port = channel.localAddress?.port ?? configuration.port
+                let waiters = self.listening.withLock { state in
+                    state.port = port
+                    defer { state.waiters = [] }
+                    return state.waiters
+                }
+                for waiter in waiters { waiter.resume(returning: port) }
+                if let handler = self.onListening.withLock({ $0 }) { await handler(host, port) }
+            },
+            logger: logger
+        )
+        do {
+            try await app.run()
+        } catch {
+            try? await environment.repository.close()
+            throw error
+        }
+        try await environment.repository.close()
+        logger.info("stopped; storage closed")
+    }
+}

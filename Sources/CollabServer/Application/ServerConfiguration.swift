@@ -1,0 +1,55 @@
+public import CollabCore
+public import CollabStore
+public import Logging
+
+/// Everything `mock-collab serve` can be told.
+public struct ServerConfiguration: Sendable {
+    /// Address to bind.
+    public var host: String
+    /// Port to bind; `0` picks a free one.
+    public var port: Int
+    /// Where state is kept.
+    public var storage: StorageLocation
+    /// The seed applied at start; `nil` applies the default tenant to an empty store.
+    public var seed: Seed?
+    /// A bearer token that grants the control API (and super-admin rights) without a user.
+    public var controlToken: String?
+    /// The largest request body accepted, in bytes (larger → 413).
+    public var maxBodySize: Int
+    /// How many requests the journal keeps.
+    public var journalCapacity: Int
+    /// Bcrypt cost for password hashes (4…31); tests use a low one.
+    public var passwordHashCost: UInt8
+    /// How long a login session lasts, in milliseconds.
+    public var sessionLifetime: Int64
+    /// How long a one-time authentication token stays valid, in milliseconds.
+    public var authenticationTokenLifetime: Int64
+    /// Log level for the server's logger.
+    public var logLevel: Logger.Level
+
+    public init(
+        host: String = "127.0.0.1",
+        port: Int = 8080,
+        storage: StorageLocation = .sqlite(path: "./.mock-collab/state.sqlite"),
+        seed: Seed? = nil,
+        controlToken: String? = nil,
+        maxBodySize: Int = 1024 * 1024,
+        journalCapacity: Int = 10_000,
+        passwordHashCost: UInt8 = 10,
+        sessionLifetime: Int64 = 12 * 3600 * 1000,
+        authenticationTokenLifetime: Int64 = 5 * 60 * 1000,
+        logLevel: Logger.Level = .info
+    ) {
+        self.host = host
+        self.port = port
+        self.storage = storage
+        self.seed = seed
+        self.controlToken = controlToken
+        self.maxBodySize = maxBodySize
+        self.journalCapacity = journalCapacity
+        self.passwordHashCost = passwordHashCost
+        self.sessionLifetime = sessionLifetime
+        self.authenticationTokenLifetime = authenticationTokenLifetime
+        self.logLevel = logLevel
+    }
+}

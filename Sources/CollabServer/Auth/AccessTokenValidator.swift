@@ -1,0 +1,120 @@
+import CollabCore
+import Foundation
+import JWTKit
+
+/// The claims MockCollab reads from an access token.
+struct AccessTokenClaims: JWTPayload {
+    var sub: SubjectClaim?
+    var exp: ExpirationClaim?
+    var iat: IssuedAtClaim?
+    var iss: IssuerClaim?
+    var aud: AudienceClaim?
+    var email: String?
+    var name: String?
+    var given_name: String?
+    var family_name: String?
+    var preferred_username: String?
+    var firstName: String?
+    var lastName: String?
+    var username: String?
+
+    /// Time-dependent checks happen in ``AccessTokenValidator`` against the injected clock.
+    func verify(using algorithm: some JWTAlgorithm) throws {}
+}
+
+/// Validates access tokens (JWT) against an account's configured keys, issuer and audience, and issues
+/// test tokens signed with the account's test secret.
+struct AccessTokenValidator: Sendable {
+    /// The `kid` of test tokens issued by the control API.
+    static let testKeyID = "mock-collab-test"
+
+    /// What a valid token says about its bearer.
+    struct Identity: Sendable, Equatable {
+        var subject: String
+        var email: String?
+        var firstName: String?
+        var lastName: String?
+        var displayName: String?
+        var username: String?
+    }
+
+    let clock: any CollabClock
+
+    private func keys(for settings: JWTValidationSettings) async throws(CollabError) -> JWTKeyCollection {
+        let keys = JWTKeyCollection()
+        await keys.add(hmac: HMACKey(from: settings.testTokenSecret), digestAlgorithm: .sha256, kid: JWKIdentifier(string: Self.testKeyID))
+        do {
+            for key in settings.keys {
+                let kid = key.kid.map { JWKIdentifier(string: $0) }
+                if let secret = key.hs256Secret {
+                    await keys.add(hmac: HMACKey(from: secret), digestAlgorithm: .sha256, kid: kid)
+                }
+                if let pem = key.rs256PublicKeyPEM {
+                    let publicKey = pem.contains("CERTIFICATE")
+                        ? try Insecure.RSA.PublicKey(certificatePEM: pem) : try Insecure.RSA.PublicKey(pem: pem)
+                    await keys.add(rsa: publicKey, digestAlgorithm: .sha256, kid: kid)
+                }
+                if let pem = key.es256PublicKeyPEM {
+                    await keys.add(ecdsa: try ES256PublicKey(pem: pem), kid: kid)
+                }
+            }
+            if let jwks = settings.jwks {
+                try await keys.add(jwksJSON: jwks)
+            }
+        } catch {
+            throw CollabError(.internalError, "the account's JWT validation keys are invalid: \(error)")
+        }
+        return keys
+    }
+
+    /// Validates `token` for the account with `settings`.
+    /// - Throws: `unauthorized` with the reason when the token is malformed, badly signed, expired, or
+    ///   from the wrong issuer or audience.
+    func validate(_ token: String, settings: JWTValidationSettings) async throws(CollabError) -> Identity {
+        guard token.count <= 16 * 1024 else { throw .unauthorized("access token is too long") }
+        let keys = try await keys(for: settings)
+        let claims: AccessTokenClaims
+        do {
+            claims = try await keys.verify(token, as: AccessTokenClaims.self, iteratingKeys: true)
+        } catch {
+            throw .unauthorized("access token is invalid: signature or format rejected")
+        }
+        let now = Date(timeIntervalSince1970: Double(clock.now()) / 1000)
+        guard let exp = claims.exp else { throw .unauthorized("access token has no expiry (exp)") }
+        guard exp.value > now else { throw .unauthorized("access token has expired") }
+        if let expected = settings.issuer {
+            guard claims.iss?.value == expected else { throw .unauthorized("access token has the wrong issuer") }
+        }
+        if let audience = settings.audience {
+            guard claims.aud?.value.contains(audience) == true else { throw .unauthorized("access token has the wrong audience") }
+        }
+        let subject = claims.sub?.value ?? claims.email ?? claims.preferred_username ?? claims.username
+        guard let subject, !subject.isEmpty else { throw .unauthorized("access token names nobody (no sub or email)") }
+        return Identity(
+            subject: subject, email: claims.email, firstName: claims.given_name ?? claims.firstName,
+            lastName: claims.family_name ?? claims.lastName, displayName: claims.name,
+            username: claims.preferred_username ?? claims.username
+        )
+    }
+
+    /// Issues a test token for `subject`, signed with the account's test secret.
+    func issueTestToken(
+        subject: String, settings: JWTValidationSettings, lifetime: Int64, email: String?, firstName: String?, lastName: String?
+    ) async throws(CollabError) -> (token: String, expiresAt: Timestamp) {
+        let keys = JWTKeyCollection()
+        await keys.add(hmac: HMACKey(from: settings.testTokenSecret), digestAlgorithm: .sha256, kid: JWKIdentifier(string: Self.testKeyID))
+        let now = clock.now()
+        let expiresAt = now + lifetime
+        let claims = AccessTokenClaims(
+            sub: SubjectClaim(value: subject), exp: ExpirationClaim(value: Date(timeIntervalSince1970: Double(expiresAt) / 1000)),
+            iat: IssuedAtClaim(value: Date(timeIntervalSince1970: Double(now) / 1000)),
+            iss: IssuerClaim(value: settings.issuer ?? JWTValidationSettings.defaultTestIssuer),
+            aud: settings.audience.map { AudienceClaim(value: [$0]) }, email: email, given_name: firstName, family_name: lastName
+        )
+        do {
+            return (try await keys.sign(claims, kid: JWKIdentifier(string: Self.testKeyID)), expiresAt)
+        } catch {
+            throw CollabError(.internalError, "could not sign the test token")
+        }
+    }
+}

@@ -1,0 +1,93 @@
+import CollabCore
+import CollabWire
+import Crypto
+import Foundation
+import Hummingbird
+
+/// Works out who is calling: HTTP basic credentials, the session cookie, a session token as bearer,
+/// or the control token. All paths end in the same ``Principal``.
+struct AuthenticationMiddleware: RouterMiddleware {
+    typealias Context = CollabRequestContext
+    let environment: CollabEnvironment
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        var context = context
+        if let authorization = request.headers[.authorization] {
+            try await authenticate(authorization: authorization, context: &context)
+        } else if let token = request.cookies[webAPISessionCookieName]?.value, let principal = principal(forSession: token) {
+            // A stale cookie is simply "not logged in": the caller stays anonymous.
+            context.principal = principal
+            context.sessionToken = token
+        }
+        context.trace.principal = context.principal
+        return try await next(request, context)
+    }
+
+    private func authenticate(authorization: String, context: inout Context) async throws(CollabError) {
+        let parts = authorization.split(separator: " ", maxSplits: 1)
+        guard parts.count == 2 else { throw .unauthorized("malformed Authorization header") }
+        let scheme = parts[0].lowercased()
+        let credentials = String(parts[1]).trimmingCharacters(in: .whitespaces)
+        switch scheme {
+        case "basic":
+            guard let decoded = Data(base64Encoded: credentials).flatMap({ String(data: $0, encoding: .utf8) }),
+                let colon = decoded.firstIndex(of: ":")
+            else {
+                throw .unauthorized("malformed basic credentials")
+            }
+            let username = String(decoded[..<colon])
+            let password = String(decoded[decoded.index(after: colon)...])
+            context.principal = try await principal(username: username, password: password)
+        case "bearer":
+            if let control = environment.configuration.controlToken, constantTimeEquals(control, credentials) {
+                context.principal = .control
+            } else if let principal = principal(forSession: credentials) {
+                context.principal = principal
+                context.sessionToken = credentials
+            } else {
+                throw .unauthorized("unknown or expired bearer token")
+            }
+        default:
+            throw .unauthorized("unsupported authorization scheme '\(parts[0])'")
+        }
+    }
+
+    /// Verifies a username and password (bcrypt, cached per credential).
+    func principal(username: String, password: String) async throws(CollabError) -> Principal {
+        let invalid = CollabError.unauthorized("invalid username or password")
+        guard !username.isEmpty, username.count <= Limits.nameLength, password.count <= Limits.passwordLength,
+            let user = try environment.read({ $0.user(loginName: username) }), let hash = user.passwordHash
+        else {
+            throw invalid
+        }
+        if environment.credentials.lookup(username: username, password: password, currentHash: hash) == nil {
+            let valid = (try? await environment.hasher.verify(password, against: hash)) ?? false
+            guard valid else { throw invalid }
+            environment.credentials.remember(username: username, password: password, userId: user.id, passwordHash: hash)
+        }
+        return try environment.read { state throws(CollabError) in
+            guard let user = state.users[user.id] else { throw invalid }
+            return Principal(
+                accountId: user.accountId, userId: user.id, personId: state.person(ofUser: user)?.id, role: user.authorizationRole,
+                method: .basic
+            )
+        }
+    }
+
+    private func principal(forSession token: String) -> Principal? {
+        guard token.count <= 128 else { return nil }
+        let now = environment.clock.now()
+        return try? environment.read { state in
+            state.session(token: token, now: now).map {
+                Principal(accountId: $0.accountId, userId: $0.userId, personId: $0.personId, role: $0.role, method: .session)
+            }
+        }
+    }
+}
+
+/// Compares secrets without leaking where they differ through timing.
+func constantTimeEquals(_ a: String, _ b: String) -> Bool {
+    let lhs = SHA256.hash(data: Data(a.utf8))
+    let rhs = SHA256.hash(data: Data(b.utf8))
+    return lhs == rhs
+}

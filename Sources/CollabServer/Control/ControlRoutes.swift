@@ -1,0 +1,158 @@
+import CollabCore
+import CollabWire
+import Foundation
+import Hummingbird
+import NIOCore
+
+/// The control API for tests and tools, under `/_mock/v1`: reset, seed, request journal, test
+/// access tokens, virtual clock and stats. Open to super admins and to the control token.
+struct ControlRoutes {
+    let environment: CollabEnvironment
+
+    func register(on router: Router<CollabRequestContext>) {
+        let env = environment
+        let group = router.group("_mock/v1")
+
+        group.operation(.post, "reset", role: .superAdmin) { request, context in
+            let body = try await env.decode(ResetRequest?.self, fromOptional: request)
+            let result = try await env.reset(account: body?.account)
+            return JSONBody.response(result)
+        }
+        group.operation(.post, "seed", role: .superAdmin) { request, context in
+            let buffer = try await JSONBody.collect(request, limit: env.configuration.maxBodySize)
+            let seed = try SeedLoader.parse(String(decoding: buffer.readableBytesView, as: UTF8.self))
+            let report = try await env.apply(seed: seed)
+            return JSONBody.response(SeedResult(created: report.created, updated: report.updated, unchanged: report.unchanged))
+        }
+        group.operation(.get, "journal", role: .superAdmin) { request, context in
+            let filter = try JournalFilter(request)
+            return JSONBody.response(
+                JournalPage(entries: env.journal.entries(matching: filter), size: env.journal.count, capacity: env.journal.capacity)
+            )
+        }
+        group.operation(.delete, "journal", role: .superAdmin) { _, _ in
+            env.journal.clear()
+            return noContent
+        }
+        group.operation(.post, "accounts/:account/tokens", role: .superAdmin) { request, context in
+            let accountRef = try context.pathParameter("account")
+            let body = try await env.decode(TestTokenRequest.self, from: request)
+            guard !body.subject.isEmpty, body.subject.count <= Limits.nameLength else {
+                throw CollabError.badRequest("subject must be 1 to \(Limits.nameLength) characters")
+            }
+            let lifetimeSeconds = body.lifetimeSeconds ?? 3600
+            guard lifetimeSeconds > 0, lifetimeSeconds <= 366 * 24 * 3600 else {
+                throw CollabError.badRequest("lifetimeSeconds must be between 1 and one year")
+            }
+            let settings = try env.read { state throws(CollabError) in
+                let account = try state.resolveAccount(accountRef)
+                guard let settings = state.jwtValidation(accountId: account.id) else { throw .notFound("Account", accountRef) }
+                return settings
+            }
+            let issued = try await env.tokens.issueTestToken(
+                subject: body.subject, settings: settings, lifetime: lifetimeSeconds * 1000, email: body.email, firstName: body.firstName,
+                lastName: body.lastName
+            )
+            return JSONBody.response(TestTokenResponse(token: issued.token, expiresAt: issued.expiresAt))
+        }
+        group.operation(.get, "clock", role: .superAdmin) { _, _ in
+            JSONBody.response(env.clockState)
+        }
+        group.operation(.post, "clock", role: .superAdmin) { request, context in
+            let change = try await env.decode(ClockChange.self, from: request)
+            if let frozen = change.frozen { env.clock.setFrozen(frozen) }
+            if let millis = change.advanceMillis {
+                guard abs(millis) <= 10 * 366 * 24 * 3600 * 1000 else { throw CollabError.badRequest("advanceMillis is out of range") }
+                env.clock.advance(by: millis)
+            }
+            return JSONBody.response(env.clockState)
+        }
+        group.operation(.get, "stats", role: .superAdmin) { request, context in
+            let accountRef = request.query("account")
+            let journalCount = env.journal.count
+            let stats = try env.read { state throws(CollabError) in
+                let accountId = try accountRef.map { ref throws(CollabError) in try state.resolveAccount(ref).id }
+                return state.stats(accountId: accountId, journalEntries: journalCount)
+            }
+            return JSONBody.response(stats)
+        }
+    }
+}
+
+extension JournalFilter {
+    init(_ request: Request) throws(CollabError) {
+        func int(_ name: String) throws(CollabError) -> Int64? {
+            guard let text = request.query(name) else { return nil }
+            guard let value = Int64(text) else { throw .badRequest("\(name) must be an integer") }
+            return value
+        }
+        self.init(
+            method: request.query("method"), path: request.query("path"), status: try int("status").map { Int($0) },
+            since: try int("since"), until: try int("until"), accountId: request.query("accountId"),
+            limit: try int("limit").map { Int(max(0, min($0, 100_000))) }
+        )
+    }
+}
+
+extension CollabState {
+    /// An account by id or by name.
+    func resolveAccount(_ reference: String) throws(CollabError) -> Account {
+        if let account = accounts[reference] ?? account(named: reference) { return account }
+        throw .notFound("Account", reference)
+    }
+
+    /// Entity counts, for everything or one account.
+    func stats(accountId: String?, journalEntries: Int) -> StateStats {
+        func count<T>(_ values: Dictionary<String, T>.Values, _ account: (T) -> String) -> Int {
+            guard let accountId else { return values.count }
+            return values.reduce(0) { $0 + (account($1) == accountId ? 1 : 0) }
+        }
+        return StateStats(
+            accounts: accountId == nil ? accounts.count : 1, apiKeys: count(apiKeys.values, \.accountId),
+            namedAreas: count(namedAreas.values, \.accountId), users: count(users.values, \.accountId),
+            persons: count(persons.values, \.accountId), sessions: count(sessions.values, \.accountId), journalEntries: journalEntries
+        )
+    }
+}
+
+extension CollabEnvironment {
+    var clockState: ClockState { ClockState(now: clock.now(), offset: clock.offset, frozen: clock.isFrozen) }
+
+    /// Resets everything (then re-applies the startup seed), or one account: its data goes, then the
+    /// startup seed's entry for it, if any, is applied again.
+    func reset(account reference: String?) async throws -> SeedResult {
+        let seed = startupSeed
+        if let reference {
+            let name = try read { state throws(CollabError) in try state.resolveAccount(reference).name }
+            let accountSeed = Seed(accounts: seed.accounts.filter { $0.name == name })
+            let allHashes = try await passwordHashesIgnoringStored(for: accountSeed)
+            let report = try await writeAtomically { state, changes, op throws(CollabError) in
+                let account = try state.resolveAccount(reference)
+                state.removeAccountData(account.id, keepAccount: true, changes: &changes)
+                return try state.apply(seed: accountSeed, passwordHashes: allHashes, context: op, changes: &changes)
+            }
+            return SeedResult(created: report.created, updated: report.updated, unchanged: report.unchanged)
+        }
+        let allHashes = try await passwordHashesIgnoringStored(for: seed)
+        let report = try await writeAtomically { state, changes, op throws(CollabError) in
+            state.removeAll(changes: &changes)
+            return try state.apply(seed: seed, passwordHashes: allHashes, context: op, changes: &changes)
+        }
+        return SeedResult(created: report.created, updated: report.updated, unchanged: report.unchanged)
+    }
+
+    /// Hashes for every password of a seed whose users are about to be recreated: the hashes taken
+    /// when the startup seed was applied, so a reset costs no bcrypt work.
+    private func passwordHashesIgnoringStored(for seed: Seed) async throws -> [String: String] {
+        let known = startupPasswordHashes
+        var hashes: [String: String] = [:]
+        for (username, password) in seed.passwords {
+            if let hash = known[username] {
+                hashes[username] = hash
+            } else {
+                hashes[username] = try await hasher.hash(password)
+            }
+        }
+        return hashes
+    }
+}

@@ -1,0 +1,31 @@
+import CollabCore
+import CollabWire
+import Hummingbird
+
+/// Records every answered request in the journal: method, path, redacted query, status, duration and
+/// the caller's account.
+struct JournalMiddleware: RouterMiddleware {
+    typealias Context = CollabRequestContext
+    let environment: CollabEnvironment
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        let started = ContinuousClock.now
+        let timestamp = environment.clock.now()
+        var status = 500
+        defer {
+            let elapsed = ContinuousClock.now - started
+            let micros = elapsed.components.seconds * 1_000_000 + elapsed.components.attoseconds / 1_000_000_000_000
+            let principal = context.trace.principal
+            environment.journal.record(
+                JournalEntry(
+                    id: 0, timestamp: timestamp, method: request.method.rawValue, path: request.uri.path,
+                    query: RequestJournal.redact(query: request.uri.query), status: status, durationMicros: micros,
+                    accountId: principal?.accountId, userId: principal?.userId
+                )
+            )
+        }
+        let response = try await next(request, context)
+        status = response.status.code
+        return response
+    }
+}

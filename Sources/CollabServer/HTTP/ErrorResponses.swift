@@ -1,0 +1,76 @@
+public import CollabCore
+import CollabWire
+import Foundation
+import Logging
+public import Hummingbird
+
+extension CollabError.Kind {
+    /// The HTTP status a failure of this kind answers with.
+    var status: HTTPResponse.Status {
+        switch self {
+        case .badRequest: .badRequest
+        case .unauthorized: .unauthorized
+        case .forbidden: .forbidden
+        case .notFound: .notFound
+        case .conflict: .conflict
+        case .payloadTooLarge: .contentTooLarge
+        case .tooManyRequests: .tooManyRequests
+        case .unavailable: .serviceUnavailable
+        case .internalError: .internalServerError
+        }
+    }
+}
+
+extension CollabError: ResponseGenerator {}
+extension CollabError: HTTPResponseError {
+    public var status: HTTPResponse.Status { kind.status }
+
+    /// The Web API `Error` body; the message never holds secrets.
+    public func response(from request: Request, context: some RequestContext) throws -> Response {
+        var headers = HTTPFields()
+        if kind == .unauthorized {
+            headers[.wwwAuthenticate] = "Basic realm=\"mock-collab\", charset=\"UTF-8\""
+        }
+        return ErrorBody.response(status: status, message: message, headers: headers)
+    }
+}
+
+/// Builds the Web API `Error` body.
+enum ErrorBody {
+    static func response(status: HTTPResponse.Status, message: String, headers: HTTPFields = [:]) -> Response {
+        let body = WebAPIError(statusCode: status.code, statusDescription: status.reasonPhrase, errorMessage: message)
+        return JSONBody.response(body, status: status, headers: headers)
+    }
+}
+
+/// Turns every failure into a typed error body: domain errors, Hummingbird's own (unknown route,
+/// wrong method, body too large) and anything unexpected, which is logged and answered with 500.
+struct ErrorMiddleware: RouterMiddleware {
+    typealias Context = CollabRequestContext
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        do {
+            return try await next(request, context)
+        } catch let error as CollabError {
+            return try error.response(from: request, context: context)
+        } catch let error as HTTPError {
+            var headers = error.headers
+            headers[.contentType] = nil
+            headers[.contentLength] = nil
+            let message = error.body ?? defaultMessage(for: error.status, request: request)
+            return ErrorBody.response(status: error.status, message: message, headers: headers)
+        } catch {
+            context.logger.error("unhandled error", metadata: ["error": "\(String(reflecting: error))", "path": "\(request.uri.path)"])
+            return ErrorBody.response(status: .internalServerError, message: "internal error")
+        }
+    }
+
+    private func defaultMessage(for status: HTTPResponse.Status, request: Request) -> String {
+        switch status {
+        case .notFound: "no route for \(request.method.rawValue) \(request.uri.path)"
+        case .methodNotAllowed: "\(request.method.rawValue) is not allowed on \(request.uri.path)"
+        case .contentTooLarge: "request body is too large"
+        default: status.reasonPhrase
+        }
+    }
+}

@@ -1,0 +1,88 @@
+import CollabCore
+import Foundation
+import Hummingbird
+import NIOCore
+
+/// JSON request and response bodies with bounded size and clear decoding errors.
+enum JSONBody {
+    static let encoder: JSONEncoder = {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.withoutEscapingSlashes]
+        return encoder
+    }()
+
+    /// A JSON response.
+    static func response(_ value: some Encodable, status: HTTPResponse.Status = .ok, headers: HTTPFields = [:]) -> Response {
+        var headers = headers
+        headers[.contentType] = "application/json"
+        do {
+            let data = try encoder.encode(value)
+            return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: data)))
+        } catch {
+            return Response(status: .internalServerError)
+        }
+    }
+
+    /// Collects the body, refusing more than `limit` bytes.
+    static func collect(_ request: Request, limit: Int) async throws(CollabError) -> ByteBuffer {
+        if let length = request.headers[.contentLength].flatMap({ Int($0) }), length > limit {
+            throw CollabError(.payloadTooLarge, "request body of \(length) bytes exceeds the limit of \(limit) bytes")
+        }
+        do {
+            return try await request.body.collect(upTo: limit)
+        } catch {
+            if let httpError = error as? HTTPError, httpError.status == .contentTooLarge {
+                throw CollabError(.payloadTooLarge, "request body exceeds the limit of \(limit) bytes")
+            }
+            throw CollabError(.badRequest, "could not read the request body")
+        }
+    }
+
+    /// Decodes a JSON body, turning every decoding failure into a 400 that says where and why.
+    static func decode<T: Decodable>(_ type: T.Type, from request: Request, limit: Int) async throws(CollabError) -> T {
+        let buffer = try await collect(request, limit: limit)
+        guard buffer.readableBytes > 0 else { throw .badRequest("a JSON request body is required") }
+        return try decode(type, from: Data(buffer.readableBytesView))
+    }
+
+    /// Decodes JSON data with the same error mapping.
+    static func decode<T: Decodable>(_ type: T.Type, from data: Data) throws(CollabError) -> T {
+        do {
+            return try JSONDecoder().decode(type, from: data)
+        } catch let error as DecodingError {
+            throw .badRequest(describe(error))
+        } catch {
+            throw .badRequest("the request body is not valid JSON")
+        }
+    }
+
+    static func describe(_ error: DecodingError) -> String {
+        func path(_ codingPath: [any CodingKey]) -> String {
+            let text = codingPath.map { key in key.intValue.map { "[\($0)]" } ?? ".\(key.stringValue)" }.joined()
+            return text.isEmpty ? "the body" : String(text.drop { $0 == "." })
+        }
+        switch error {
+        case .typeMismatch(let type, let context):
+            return "\(path(context.codingPath)) has the wrong type: expected \(describe(type))"
+        case .valueNotFound(let type, let context):
+            return "\(path(context.codingPath)) must not be null: expected \(describe(type))"
+        case .keyNotFound(let key, let context):
+            return "\(path(context.codingPath + [key])) is required"
+        case .dataCorrupted(let context):
+            if context.codingPath.isEmpty { return "the request body is not valid JSON" }
+            return "\(path(context.codingPath)) is invalid: \(context.debugDescription)"
+        @unknown default:
+            return "the request body could not be decoded"
+        }
+    }
+
+    private static func describe(_ type: Any.Type) -> String {
+        switch type {
+        case is String.Type: return "a string"
+        case is Bool.Type: return "a boolean"
+        case is Int.Type, is Int64.Type, is Int32.Type: return "an integer"
+        case is Double.Type: return "a number"
+        default: return String(describing: type).hasPrefix("Array") ? "an array" : "an object"
+        }
+    }
+}

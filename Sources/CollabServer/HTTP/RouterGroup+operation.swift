@@ -1,0 +1,43 @@
+import CollabCore
+import Hummingbird
+
+extension RouterGroup where Context == CollabRequestContext {
+    /// Registers a handler that runs only for callers whose role is at least `role` (the operation's
+    /// `x-required-role` in the vendor's spec).
+    @discardableResult
+    func operation(
+        _ method: HTTPRequest.Method, _ path: RouterPath, role: AuthorizationRole,
+        _ handler: @escaping @Sendable (Request, CollabRequestContext) async throws -> Response
+    ) -> Self {
+        on(path, method: method) { request, context in
+            try context.principal.require(role)
+            return try await handler(request, context)
+        }
+    }
+}
+
+extension Request {
+    /// All values of a query parameter, comma lists split (`expand=a,b&expand=c`).
+    func queryList(_ name: String) -> [String] {
+        uri.queryParameters.getAll(name).flatMap { $0.split(separator: ",").map { String($0) } }
+    }
+
+    /// A query parameter's value.
+    func query(_ name: String) -> String? {
+        uri.queryParameters[name[...]].map(String.init)
+    }
+
+    /// A required query parameter.
+    func requireQuery(_ name: String) throws(CollabError) -> String {
+        guard let value = query(name), !value.isEmpty else { throw .badRequest("the query parameter '\(name)' is required") }
+        return value
+    }
+}
+
+extension CollabRequestContext {
+    /// A path parameter that the route guarantees.
+    func pathParameter(_ name: String) throws(CollabError) -> String {
+        guard let value = parameters.get(name) else { throw .badRequest("missing path parameter '\(name)'") }
+        return value
+    }
+}

@@ -1,0 +1,129 @@
+import CollabCore
+import CollabWire
+import Foundation
+import Hummingbird
+import NIOCore
+
+/// `/authenticator/…`: login, logout, createAuthenticationToken, authenticateWithToken,
+/// loginWithSecureToken, getCurrentPerson. Every login ends in the `x-unblu-authsession` cookie.
+struct AuthenticatorRoutes {
+    let environment: CollabEnvironment
+
+    func register(on group: RouterGroup<CollabRequestContext>) {
+        let env = environment
+        let lifetime = env.configuration.sessionLifetime
+        group.operation(.post, "login", role: .anonymousUser) { request, context in
+            let body = try await env.decode(WebLoginBody.self, from: request)
+            let user = try await verifiedUser(body.username, body.password)
+            let session = try await env.write { state, changes, op throws(CollabError) in
+                try state.openSession(for: user, kind: .session, lifetime: lifetime, context: op, changes: &changes)
+            }
+            return loggedIn(session, redirect: body.redirectOnSuccess)
+        }
+        group.operation(.post, "logout", role: .anonymousUser) { request, context in
+            _ = try await env.decode(WebLogoutBody?.self, fromOptional: request)
+            if let token = context.sessionToken {
+                try await env.write { state, changes, _ throws(CollabError) in state.closeSession(token: token, changes: &changes) }
+            }
+            var response = Response(status: .noContent)
+            response.setCookie(Cookie(name: webAPISessionCookieName, value: "", maxAge: 0, path: "/", httpOnly: true))
+            return response
+        }
+        group.operation(.post, "createAuthenticationToken", role: .anonymousUser) { request, context in
+            let body = try await env.decode(WebLoginBody.self, from: request)
+            let user = try await verifiedUser(body.username, body.password)
+            let tokenLifetime = env.configuration.authenticationTokenLifetime
+            let token = try await env.write { state, changes, op throws(CollabError) in
+                try state.openSession(for: user, kind: .authenticationToken, lifetime: tokenLifetime, context: op, changes: &changes)
+            }
+            return JSONBody.response(WebAuthenticationTokenResult(token: token.id))
+        }
+        group.operation(.get, "authenticateWithToken", role: .anonymousUser) { request, context in
+            let token = try request.requireQuery("authenticationToken")
+            let session = try await env.write { state, changes, op throws(CollabError) in
+                try state.redeemAuthenticationToken(token, lifetime: lifetime, context: op, changes: &changes)
+            }
+            return loggedIn(session, redirect: request.query("redirectOnSuccess"))
+        }
+        group.operation(.post, "loginWithSecureToken", role: .anonymousUser) { request, context in
+            let apiKey = try request.requireQuery("x-unblu-apikey")
+            let body = try await env.decode(WebSecureTokenRequest.self, from: request)
+            try checkType(body)
+            guard let token = body.token, !token.isEmpty else { throw CollabError.badRequest("token is required") }
+            if let tokenType = body.tokenType, tokenType != "JWT", tokenType != "OIDC_ACCESS_TOKEN" {
+                throw CollabError.badRequest("type must be JWT or OIDC_ACCESS_TOKEN")
+            }
+            let session = try await env.loginVisitor(accessToken: token, apiKey: apiKey)
+            var response = Response(status: .noContent)
+            response.setCookie(sessionCookie(session))
+            return response
+        }
+        group.operation(.get, "getCurrentPerson", role: .anonymousUser) { request, context in
+            let expand = try Expansion(request)
+            guard let personId = context.principal.personId else { throw CollabError.unauthorized("not logged in") }
+            let person = try env.read { state throws(CollabError) in try state.person(personId, for: context.principal) }
+            return JSONBody.response(WebPerson(person, expand: expand))
+        }
+    }
+
+    private func verifiedUser(_ username: String?, _ password: String?) async throws -> User {
+        guard let username, let password else { throw CollabError.badRequest("username and password are required") }
+        let principal = try await AuthenticationMiddleware(environment: environment).principal(username: username, password: password)
+        return try environment.read { state throws(CollabError) in
+            guard let id = principal.userId, let user = state.users[id] else { throw .unauthorized("invalid username or password") }
+            return user
+        }
+    }
+
+    private func sessionCookie(_ session: AuthSession) -> Cookie {
+        let maxAge = Int(max(0, (session.expiresAt - session.createdAt) / 1000))
+        return Cookie(name: webAPISessionCookieName, value: session.id, maxAge: maxAge, path: "/", httpOnly: true, sameSite: .lax)
+    }
+
+    private func loggedIn(_ session: AuthSession, redirect: String?) -> Response {
+        var response: Response
+        if let redirect, redirect.hasPrefix("/") {
+            // Only same-site redirects: an open redirect after login would be a phishing aid.
+            response = Response(status: .found, headers: [.location: redirect])
+        } else {
+            response = JSONBody.response(WebLoginResult(success: true))
+        }
+        response.setCookie(sessionCookie(session))
+        return response
+    }
+}
+
+extension CollabEnvironment {
+    /// Validates an access token for the account of `apiKey` and opens a visitor session for the
+    /// person it names (created on first login).
+    func loginVisitor(accessToken: String, apiKey: String) async throws -> AuthSession {
+        guard let key = try read({ $0.apiKey(presented: apiKey) }) else { throw CollabError.unauthorized("invalid API key") }
+        guard let settings = try read({ $0.jwtValidation(accountId: key.accountId) }) else {
+            throw CollabError.unauthorized("the account accepts no access tokens")
+        }
+        let identity = try await tokens.validate(accessToken, settings: settings)
+        let lifetime = configuration.sessionLifetime
+        return try await write { state, changes, op throws(CollabError) in
+            let person = try state.createOrUpdateVirtualPerson(
+                PersonInput(
+                    sourceId: identity.subject, personType: .visitor, username: identity.username, firstName: identity.firstName,
+                    lastName: identity.lastName, displayName: identity.displayName, email: identity.email
+                ),
+                accountId: key.accountId, context: op, changes: &changes
+            )
+            return state.openSession(
+                kind: .session, accountId: key.accountId, userId: nil, personId: person.id, role: person.authorizationRole, lifetime: lifetime,
+                context: op, changes: &changes
+            )
+        }
+    }
+}
+
+extension CollabEnvironment {
+    /// Decodes an optional JSON body: an empty body is `nil`.
+    func decode<T: Decodable>(_ type: T?.Type, fromOptional request: Request) async throws(CollabError) -> T? {
+        let buffer = try await JSONBody.collect(request, limit: configuration.maxBodySize)
+        guard buffer.readableBytes > 0 else { return nil }
+        return try JSONBody.decode(T.self, from: Data(buffer.readableBytesView))
+    }
+}

@@ -1,0 +1,53 @@
+import CollabCore
+import CollabWire
+import Hummingbird
+
+/// `/persons/…`: read, getBySource, createOrUpdateVirtual, search, searchAgents, searchVisitors.
+struct PersonsRoutes {
+    let environment: CollabEnvironment
+
+    func register(on group: RouterGroup<CollabRequestContext>) {
+        let env = environment
+        group.operation(.get, ":personId/read", role: .registeredUser) { request, context in
+            let expand = try Expansion(request)
+            let id = try context.pathParameter("personId")
+            let person = try env.read { state throws(CollabError) in try state.person(id, for: context.principal) }
+            return JSONBody.response(WebPerson(person, expand: expand))
+        }
+        group.operation(.get, "getBySource", role: .registeredUser) { request, context in
+            let expand = try Expansion(request)
+            let sourceText = try request.requireQuery("personSource")
+            guard let source = Person.Source(rawValue: sourceText) else {
+                throw CollabError.badRequest("personSource must be USER_DB or VIRTUAL")
+            }
+            let sourceId = try request.requireQuery("sourceId")
+            let person = try env.read { state throws(CollabError) in try state.person(source: source, sourceId: sourceId, for: context.principal) }
+            return JSONBody.response(WebPerson(person, expand: expand))
+        }
+        group.operation(.post, "createOrUpdateVirtual", role: .admin) { request, context in
+            let expand = try Expansion(request)
+            let body = try await env.decode(WebPerson.self, from: request)
+            try checkType(body)
+            let input = try body.input()
+            let person = try await env.write { state, changes, op throws(CollabError) in
+                try state.createOrUpdateVirtualPerson(input, accountId: try ownAccount(body.accountId, context.principal), context: op, changes: &changes)
+            }
+            return JSONBody.response(WebPerson(person, expand: expand))
+        }
+        search("search", queryType: "PersonQuery", personType: nil, role: .admin, on: group)
+        search("searchAgents", queryType: "PersonTypedQuery", personType: .agent, role: .registeredUser, on: group)
+        search("searchVisitors", queryType: "PersonTypedQuery", personType: .visitor, role: .registeredUser, on: group)
+    }
+
+    private func search(
+        _ path: String, queryType: String, personType: Person.PersonType?, role: AuthorizationRole, on group: RouterGroup<CollabRequestContext>
+    ) {
+        let env = environment
+        group.operation(.post, RouterPath(path), role: role) { request, context in
+            let expand = try Expansion(request)
+            let query = try await env.decode(WebQuery.self, from: request).searchQuery(expectedType: queryType)
+            let page = try env.read { state throws(CollabError) in try state.searchPersons(query, type: personType, for: context.principal) }
+            return JSONBody.response(page.webResult("PersonResult", offset: query.offset) { WebPerson($0, expand: expand) })
+        }
+    }
+}

@@ -1,0 +1,98 @@
+import CollabCore
+import CollabWire
+import Hummingbird
+
+/// `/users/…`: create, createWithPassword, read, getByUsername, search, update, delete, setPassword.
+struct UsersRoutes {
+    let environment: CollabEnvironment
+
+    func register(on group: RouterGroup<CollabRequestContext>) {
+        let env = environment
+        group.operation(.post, "create", role: .admin) { request, context in
+            let expand = try Expansion(request)
+            let body = try await env.decode(WebUser.self, from: request)
+            let user = try await create(body, password: nil, request: request, context: context)
+            return JSONBody.response(WebUser(user, expand: expand))
+        }
+        group.operation(.post, "createWithPassword", role: .admin) { request, context in
+            let expand = try Expansion(request)
+            let body = try await env.decode(WebUserPasswordContainer.self, from: request)
+            try checkType(body)
+            guard let userBody = body.user else { throw CollabError.badRequest("user is required") }
+            let user = try await create(userBody, password: try checkPassword(body.password), request: request, context: context)
+            return JSONBody.response(WebUser(user, expand: expand))
+        }
+        group.operation(.get, ":userId/read", role: .registeredUser) { request, context in
+            let expand = try Expansion(request)
+            let id = try context.pathParameter("userId")
+            let user = try env.read { state throws(CollabError) in try state.user(id, for: context.principal) }
+            return JSONBody.response(WebUser(user, expand: expand))
+        }
+        group.operation(.get, "getByUsername", role: .registeredUser) { request, context in
+            let expand = try Expansion(request)
+            let username = try request.requireQuery("username")
+            let user = try env.read { state throws(CollabError) in try state.user(username: username, for: context.principal) }
+            return JSONBody.response(WebUser(user, expand: expand))
+        }
+        group.operation(.post, "search", role: .registeredUser) { request, context in
+            let expand = try Expansion(request)
+            let query = try await env.decode(WebQuery.self, from: request).searchQuery(expectedType: "UserQuery")
+            let page = try env.read { state throws(CollabError) in try state.searchUsers(query, for: context.principal) }
+            return JSONBody.response(page.webResult("UserResult", offset: query.offset) { WebUser($0, expand: expand) })
+        }
+        group.operation(.post, "update", role: .registeredUser) { request, context in
+            let expand = try Expansion(request)
+            let body = try await env.decode(WebUser.self, from: request)
+            try checkType(body)
+            guard let id = body.id else { throw CollabError.badRequest("id is required") }
+            let input = try body.input()
+            let user = try await env.write { state, changes, op throws(CollabError) in
+                try state.updateUser(id: id, version: body.version, input, for: context.principal, context: op, changes: &changes)
+            }
+            return JSONBody.response(WebUser(user, expand: expand))
+        }
+        group.operation(.delete, ":userId/delete", role: .admin) { request, context in
+            let id = try context.pathParameter("userId")
+            try await env.write { state, changes, _ throws(CollabError) in try state.deleteUser(id, for: context.principal, changes: &changes) }
+            return noContent
+        }
+        group.operation(.post, ":userId/setPassword", role: .registeredUser) { request, context in
+            let expand = try Expansion(request)
+            let id = try context.pathParameter("userId")
+            let body = try await env.decode(WebSetPasswordBody.self, from: request)
+            let password = try checkPassword(body.password)
+            // Check access before spending a bcrypt hash on the request.
+            _ = try env.read { state throws(CollabError) in try state.user(id, for: context.principal) }
+            let hash = try await env.hasher.hash(password)
+            let user = try await env.write { state, changes, op throws(CollabError) in
+                try state.setPassword(userId: id, passwordHash: hash, for: context.principal, context: op, changes: &changes)
+            }
+            return JSONBody.response(WebUser(user, expand: expand))
+        }
+    }
+
+    private func create(_ body: WebUser, password: String?, request: Request, context: CollabRequestContext) async throws -> User {
+        try checkType(body)
+        let input = try body.input()
+        try input.validateForCreate()
+        let accountId = try ownAccount(body.accountId, context.principal)
+        let hash: String? = if let password { try await environment.hasher.hash(password) } else { nil }
+        return try await environment.write { state, changes, op throws(CollabError) in
+            try state.createUser(input, passwordHash: hash, accountId: accountId, grantor: context.principal.role, context: op, changes: &changes)
+        }
+    }
+}
+
+extension UserInput {
+    /// Cheap checks before a password is hashed for a new user.
+    func validateForCreate() throws(CollabError) {
+        _ = try Limits.checkName(username, field: "username")
+    }
+}
+
+/// Validates a new password.
+func checkPassword(_ password: String?) throws(CollabError) -> String {
+    guard let password, !password.isEmpty else { throw .badRequest("password is required and must not be empty") }
+    guard password.count <= Limits.passwordLength else { throw .badRequest("password is longer than \(Limits.passwordLength) characters") }
+    return password
+}

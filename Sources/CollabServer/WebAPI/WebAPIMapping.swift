@@ -1,0 +1,161 @@
+import CollabCore
+import CollabWire
+
+// Conversions between the domain model and the Web API's wire objects. Absent values stay absent (the
+// spec allows no nulls), and configuration, metadata and text appear only when expanded.
+
+extension WebAccount {
+    init(_ account: Account, expand: Expansion) {
+        self.init(name: account.name)
+        id = account.id
+        creationTimestamp = account.creationTimestamp
+        modificationTimestamp = account.modificationTimestamp
+        version = account.version
+        translations = account.translations.map { $0.mapValues { WebTranslation(type: "AccountTranslation", $0) } }
+        if expand.configuration { configuration = account.configuration }
+        if expand.metadata { metadata = account.metadata ?? [:] }
+        if expand.text { text = account.text ?? [:] }
+    }
+
+    var input: AccountInput {
+        AccountInput(
+            name: name, configuration: configuration, metadata: metadata,
+            translations: translations.map { $0.mapValues(\.domain) }, text: text
+        )
+    }
+}
+
+extension WebTranslation {
+    init(type: String, _ translation: Account.Translation) {
+        self.init(type: type, id: translation.id, name: translation.name, description: translation.description)
+    }
+
+    var domain: Account.Translation { Account.Translation(id: id, name: name, description: description) }
+}
+
+extension WebApiKey {
+    init(_ key: ApiKey, expand: Expansion) {
+        self.init(name: key.name, apiKey: key.key, description: key.description)
+        id = key.id
+        accountId = key.accountId
+        creationTimestamp = key.creationTimestamp
+        modificationTimestamp = key.modificationTimestamp
+        version = key.version
+        if expand.configuration { configuration = key.configuration }
+        if expand.metadata { metadata = key.metadata ?? [:] }
+        if expand.text { text = key.text ?? [:] }
+    }
+
+    var input: ApiKeyInput {
+        ApiKeyInput(key: apiKey, name: name, description: description, configuration: configuration, metadata: metadata, text: text)
+    }
+}
+
+extension WebNamedArea {
+    init(_ area: NamedArea, expand: Expansion) {
+        self.init(name: area.name, siteId: area.siteId, areaType: area.type.rawValue)
+        id = area.id
+        accountId = area.accountId
+        description = area.description
+        creationTimestamp = area.creationTimestamp
+        modificationTimestamp = area.modificationTimestamp
+        version = area.version
+        translations = area.translations.map { $0.mapValues { WebTranslation(type: "NamedAreaTranslation", $0) } }
+        if expand.configuration { configuration = area.configuration }
+        if expand.metadata { metadata = area.metadata ?? [:] }
+        if expand.text { text = area.text ?? [:] }
+    }
+
+    func input() throws(CollabError) -> NamedAreaInput {
+        var type: NamedArea.AreaType?
+        if let areaType {
+            guard let parsed = NamedArea.AreaType(rawValue: areaType) else {
+                throw .badRequest("type must be one of \(NamedArea.AreaType.allCases.map(\.rawValue).joined(separator: ", "))")
+            }
+            type = parsed
+        }
+        return NamedAreaInput(
+            name: name, description: description, type: type, siteId: siteId, configuration: configuration, metadata: metadata,
+            translations: translations.map { $0.mapValues(\.domain) }, text: text
+        )
+    }
+}
+
+extension WebUser {
+    init(_ user: User, expand: Expansion) {
+        self.init(username: user.username, authorizationRole: user.authorizationRole.rawValue, firstName: user.firstName, lastName: user.lastName, email: user.email)
+        id = user.id
+        accountId = user.accountId
+        phone = user.phone
+        teamId = user.teamId
+        displayName = user.displayName
+        externallyManaged = user.externallyManaged
+        virtualUser = user.virtualUser
+        creationTimestamp = user.creationTimestamp
+        modificationTimestamp = user.modificationTimestamp
+        version = user.version
+        if expand.configuration { configuration = user.configuration }
+        if expand.metadata { metadata = user.metadata ?? [:] }
+    }
+
+    func input() throws(CollabError) -> UserInput {
+        UserInput(
+            username: username, email: email, phone: phone, teamId: teamId, authorizationRole: try authorizationRole.map(parseRole),
+            displayName: displayName, firstName: firstName, lastName: lastName, externallyManaged: externallyManaged,
+            virtualUser: virtualUser, configuration: configuration, metadata: metadata
+        )
+    }
+}
+
+extension WebPerson {
+    init(_ person: Person, expand: Expansion) {
+        self.init(sourceId: person.sourceId, personType: person.personType.rawValue, firstName: person.firstName, lastName: person.lastName, email: person.email)
+        id = person.id
+        accountId = person.accountId
+        personSource = person.personSource.rawValue
+        sourceUrl = person.sourceUrl
+        sourceData = person.sourceData
+        username = person.username
+        nickname = person.nickname
+        displayName = person.displayName
+        authorizationRole = person.authorizationRole.rawValue
+        phone = person.phone
+        teamId = person.teamId
+        if expand.metadata { metadata = person.metadata ?? [:] }
+    }
+
+    func input() throws(CollabError) -> PersonInput {
+        var type: Person.PersonType?
+        if let personType {
+            guard let parsed = Person.PersonType(rawValue: personType) else { throw .badRequest("unknown personType '\(personType)'") }
+            type = parsed
+        }
+        return PersonInput(
+            sourceId: sourceId, sourceUrl: sourceUrl, sourceData: sourceData, personType: type, username: username,
+            firstName: firstName, lastName: lastName, nickname: nickname, displayName: displayName, email: email, phone: phone,
+            teamId: teamId, metadata: metadata
+        )
+    }
+}
+
+/// Parses an `EAuthorizationRole`.
+func parseRole(_ text: String) throws(CollabError) -> AuthorizationRole {
+    guard let role = AuthorizationRole(rawValue: text) else {
+        throw .badRequest("unknown authorizationRole '\(text)'")
+    }
+    return role
+}
+
+/// Checks the `$_type` of a request body.
+func checkType(_ object: some WebAPIObject) throws(CollabError) {
+    guard object.hasExpectedType else {
+        throw .badRequest("$_type must be '\(type(of: object).typeName)', not '\(object.type ?? "")'")
+    }
+}
+
+extension SearchPage {
+    /// The Web API `…Result` body for this page.
+    func webResult<Wire: Codable & Sendable>(_ typeName: String, offset: Int, _ transform: (Item) -> Wire) -> WebResult<Wire> {
+        WebResult(type: typeName, items: items.map(transform), hasMoreItems: hasMoreItems, nextOffset: nextOffset ?? offset + items.count)
+    }
+}

@@ -1,0 +1,133 @@
+public import CollabCore
+import Foundation
+public import Logging
+import SQLiteNIO
+
+/// A store in an SQLite database file (the default, `sqlite:./.mock-collab/state.sqlite`).
+///
+/// One table of JSON records keyed by kind and id. The database runs in WAL mode with
+/// `synchronous=NORMAL`: a committed transaction survives the process being killed (`kill -9`); only a
+/// power loss can take the last few commits. Schema changes are numbered migrations recorded in
+/// `user_version`.
+public final class SQLiteStore: Store {
+    /// The schema version this code writes.
+    public static let schemaVersion = 1
+
+    private let connection: SQLiteConnection
+
+    private init(connection: SQLiteConnection) {
+        self.connection = connection
+    }
+
+    /// Opens (creating if needed) the database at `path` and migrates it.
+    public static func open(path: String, logger: Logger) async throws -> SQLiteStore {
+        let directory = (path as NSString).deletingLastPathComponent
+        if !directory.isEmpty {
+            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        }
+        let connection = try await SQLiteConnection.open(storage: .file(path: path), logger: logger)
+        let store = SQLiteStore(connection: connection)
+        do {
+            try await store.configure()
+            try await store.migrate(logger: logger)
+        } catch {
+            try? await connection.close()
+            throw error
+        }
+        return store
+    }
+
+    private func configure() async throws {
+        _ = try await connection.query("PRAGMA journal_mode=WAL")
+        _ = try await connection.query("PRAGMA synchronous=NORMAL")
+        _ = try await connection.query("PRAGMA busy_timeout=5000")
+    }
+
+    private func migrate(logger: Logger) async throws {
+        let rows = try await connection.query("PRAGMA user_version")
+        let current = rows.first?.column("user_version")?.integer ?? 0
+        guard current <= Self.schemaVersion else {
+            throw SQLiteStoreError.newerSchema(found: current, supported: Self.schemaVersion)
+        }
+        if current < 1 {
+            try await transaction {
+                _ = try await connection.query(
+                    """
+                    CREATE TABLE IF NOT EXISTS records (
+                        kind TEXT NOT NULL,
+                        id TEXT NOT NULL,
+                        account_id TEXT,
+                        body TEXT NOT NULL,
+                        PRIMARY KEY (kind, id)
+                    ) WITHOUT ROWID
+                    """
+                )
+                _ = try await connection.query("CREATE INDEX IF NOT EXISTS records_account ON records (account_id)")
+                _ = try await connection.query("PRAGMA user_version = 1")
+            }
+            logger.info("migrated storage schema", metadata: ["from": "\(current)", "to": "1"])
+        }
+    }
+
+    public func loadAll() async throws -> [StoredRecord] {
+        var records: [StoredRecord] = []
+        for row in try await connection.query("SELECT kind, id, account_id, body FROM records") {
+            guard let kindText = row.column("kind")?.string, let kind = EntityKind(rawValue: kindText),
+                let id = row.column("id")?.string, let body = row.column("body")?.string
+            else {
+                throw SQLiteStoreError.corruptRow
+            }
+            records.append(StoredRecord(kind: kind, id: id, accountId: row.column("account_id")?.string, body: Data(body.utf8)))
+        }
+        return records
+    }
+
+    public func apply(_ changes: [StoreChange]) async throws {
+        guard !changes.isEmpty else { return }
+        try await transaction {
+            for change in changes {
+                switch change {
+                case .put(let record):
+                    _ = try await connection.query(
+                        "INSERT OR REPLACE INTO records (kind, id, account_id, body) VALUES (?, ?, ?, ?)",
+                        [
+                            .text(record.kind.rawValue), .text(record.id), record.accountId.map { .text($0) } ?? .null,
+                            .text(String(decoding: record.body, as: UTF8.self)),
+                        ]
+                    )
+                case .delete(let kind, let id):
+                    _ = try await connection.query("DELETE FROM records WHERE kind = ? AND id = ?", [.text(kind.rawValue), .text(id)])
+                }
+            }
+        }
+    }
+
+    private func transaction(_ body: () async throws -> Void) async throws {
+        _ = try await connection.query("BEGIN IMMEDIATE")
+        do {
+            try await body()
+            _ = try await connection.query("COMMIT")
+        } catch {
+            _ = try? await connection.query("ROLLBACK")
+            throw error
+        }
+    }
+
+    public func close() async throws {
+        try await connection.close()
+    }
+}
+
+/// Why an SQLite database could not be used.
+public enum SQLiteStoreError: Error, CustomStringConvertible {
+    case newerSchema(found: Int, supported: Int)
+    case corruptRow
+
+    public var description: String {
+        switch self {
+        case .newerSchema(let found, let supported):
+            "the database has schema version \(found), newer than this build supports (\(supported)); use a newer mock-collab"
+        case .corruptRow: "the database holds a row that cannot be read"
+        }
+    }
+}

@@ -1,0 +1,162 @@
+/// One answered request in the control API's journal.
+public struct JournalEntry: Codable, Sendable, Equatable {
+    /// Increasing number, unique per server run.
+    public var id: Int64
+    /// When the request arrived (server clock, ms since epoch).
+    public var timestamp: Int64
+    public var method: String
+    public var path: String
+    /// The query string with secret-bearing parameters redacted.
+    public var query: String?
+    public var status: Int
+    public var durationMicros: Int64
+    /// The caller's account, when authenticated.
+    public var accountId: String?
+    public var userId: String?
+
+    public init(
+        id: Int64, timestamp: Int64, method: String, path: String, query: String?, status: Int, durationMicros: Int64,
+        accountId: String?, userId: String?
+    ) {
+        self.id = id
+        self.timestamp = timestamp
+        self.method = method
+        self.path = path
+        self.query = query
+        self.status = status
+        self.durationMicros = durationMicros
+        self.accountId = accountId
+        self.userId = userId
+    }
+}
+
+/// Which journal entries to return.
+public struct JournalFilter: Codable, Sendable, Equatable {
+    public var method: String?
+    /// Path prefix.
+    public var path: String?
+    /// An exact status (e.g. 404) or a class (4 for 4xx).
+    public var status: Int?
+    public var since: Int64?
+    public var until: Int64?
+    public var accountId: String?
+    /// At most this many (the newest), default 1000.
+    public var limit: Int?
+
+    public init(method: String? = nil, path: String? = nil, status: Int? = nil, since: Int64? = nil, until: Int64? = nil, accountId: String? = nil, limit: Int? = nil) {
+        self.method = method
+        self.path = path
+        self.status = status
+        self.since = since
+        self.until = until
+        self.accountId = accountId
+        self.limit = limit
+    }
+}
+
+/// The journal's answer.
+public struct JournalPage: Codable, Sendable {
+    public var entries: [JournalEntry]
+    /// How many entries the journal holds in all.
+    public var size: Int
+    public var capacity: Int
+    public init(entries: [JournalEntry], size: Int, capacity: Int) {
+        self.entries = entries
+        self.size = size
+        self.capacity = capacity
+    }
+}
+
+/// What applying a seed did.
+public struct SeedResult: Codable, Sendable, Equatable {
+    public var created: Int
+    public var updated: Int
+    public var unchanged: Int
+    public init(created: Int, updated: Int, unchanged: Int) {
+        self.created = created
+        self.updated = updated
+        self.unchanged = unchanged
+    }
+}
+
+/// Resets all state, or one account's.
+public struct ResetRequest: Codable, Sendable {
+    /// An account id or name; absent resets everything.
+    public var account: String?
+    public init(account: String? = nil) { self.account = account }
+}
+
+/// Asks for a test access token (JWT) for a visitor of an account.
+public struct TestTokenRequest: Codable, Sendable {
+    /// The token's `sub`: the visitor's identity (becomes the virtual person's source id).
+    public var subject: String
+    public var email: String?
+    public var firstName: String?
+    public var lastName: String?
+    /// Lifetime in seconds (default 3600).
+    public var lifetimeSeconds: Int64?
+    public init(subject: String, email: String? = nil, firstName: String? = nil, lastName: String? = nil, lifetimeSeconds: Int64? = nil) {
+        self.subject = subject
+        self.email = email
+        self.firstName = firstName
+        self.lastName = lastName
+        self.lifetimeSeconds = lifetimeSeconds
+    }
+}
+
+/// A signed test access token.
+public struct TestTokenResponse: Codable, Sendable {
+    public var token: String
+    /// Expiry, ms since epoch on the server clock.
+    public var expiresAt: Int64
+    public init(token: String, expiresAt: Int64) {
+        self.token = token
+        self.expiresAt = expiresAt
+    }
+}
+
+/// The server clock as the control API reports it.
+public struct ClockState: Codable, Sendable, Equatable {
+    /// Now, ms since epoch.
+    public var now: Int64
+    /// Offset from the system clock, ms.
+    public var offset: Int64
+    public var frozen: Bool
+    public init(now: Int64, offset: Int64, frozen: Bool) {
+        self.now = now
+        self.offset = offset
+        self.frozen = frozen
+    }
+}
+
+/// Moves or freezes the virtual clock.
+public struct ClockChange: Codable, Sendable {
+    /// Milliseconds to move forward (negative moves back).
+    public var advanceMillis: Int64?
+    /// Freeze (true) or release (false) time.
+    public var frozen: Bool?
+    public init(advanceMillis: Int64? = nil, frozen: Bool? = nil) {
+        self.advanceMillis = advanceMillis
+        self.frozen = frozen
+    }
+}
+
+/// Entity counts, overall or for one account.
+public struct StateStats: Codable, Sendable, Equatable {
+    public var accounts: Int
+    public var apiKeys: Int
+    public var namedAreas: Int
+    public var users: Int
+    public var persons: Int
+    public var sessions: Int
+    public var journalEntries: Int
+    public init(accounts: Int, apiKeys: Int, namedAreas: Int, users: Int, persons: Int, sessions: Int, journalEntries: Int) {
+        self.accounts = accounts
+        self.apiKeys = apiKeys
+        self.namedAreas = namedAreas
+        self.users = users
+        self.persons = persons
+        self.sessions = sessions
+        self.journalEntries = journalEntries
+    }
+}

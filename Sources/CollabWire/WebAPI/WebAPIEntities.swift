@@ -1,0 +1,208 @@
+/// `Account`.
+public struct WebAccount: WebAPIObject, Equatable {
+    public static let typeName = "Account"
+    public var type: String? = Self.typeName
+    public var id: String?
+    public var creationTimestamp: Int64?
+    public var modificationTimestamp: Int64?
+    public var version: Int64?
+    public var name: String?
+    public var translations: [String: WebTranslation]?
+    public var configuration: [String: String]?
+    public var metadata: [String: String]?
+    public var text: [String: [String: String]]?
+
+    enum CodingKeys: String, CodingKey {
+        case type = "$_type", id, creationTimestamp, modificationTimestamp, version, name, translations, configuration, metadata, text
+    }
+
+    public init(name: String? = nil, configuration: [String: String]? = nil) {
+        self.name = name
+        self.configuration = configuration
+    }
+}
+
+/// `AccountTranslation` / `NamedAreaTranslation`.
+public struct WebTranslation: Codable, Sendable, Equatable {
+    public var type: String?
+    public var id: String?
+    public var name: String?
+    public var description: String?
+
+    enum CodingKeys: String, CodingKey {
+        case type = "$_type", id, name, description
+    }
+
+    public init(type: String? = nil, id: String? = nil, name: String? = nil, description: String? = nil) {
+        self.type = type
+        self.id = id
+        self.name = name
+        self.description = description
+    }
+}
+
+/// `AccountUserContainer`.
+public struct WebAccountUserContainer: WebAPIObject, Equatable {
+    public static let typeName = "AccountUserContainer"
+    public var type: String? = Self.typeName
+    public var account: WebAccount?
+    public var adminUser: WebUser?
+
+    enum CodingKeys: String, CodingKey {
+        case type = "$_type", account, adminUser
+    }
+
+    public init(account: WebAccount?, adminUser: WebUser?) {
+        self.account = account
+        self.adminUser = adminUser
+    }
+}
+
+/// `ApiKey`.
+public struct WebApiKey: WebAPIObject, Equatable {
+    public static let typeName = "ApiKey"
+    public var type: String? = Self.typeName
+    public var id: String?
+    public var creationTimestamp: Int64?
+    public var modificationTimestamp: Int64?
+    public var version: Int64?
+    public var accountId: String?
+    public var apiKey: String?
+    public var name: String?
+    public var description: String?
+    public var configuration: [String: String]?
+    public var text: [String: [String: String]]?
+    public var metadata: [String: String]?
+
+    enum CodingKeys: String, CodingKey {
+        case type = "$_type", id, creationTimestamp, modificationTimestamp, version, accountId, apiKey, name, description, configuration, text, metadata
+    }
+
+    public init(name: String? = nil, apiKey: String? = nil, description: String? = nil, configuration: [String: String]? = nil) {
+        self.name = name
+        self.apiKey = apiKey
+        self.description = description
+        self.configuration = configuration
+    }
+}
+
+/// `NamedArea`.
+public struct WebNamedArea: WebAPIObject, Equatable {
+    public static let typeName = "NamedArea"
+    public var type: String? = Self.typeName
+    public var id: String?
+    public var creationTimestamp: Int64?
+    public var modificationTimestamp: Int64?
+    public var version: Int64?
+    public var accountId: String?
+    public var name: String?
+    public var description: String?
+    public var areaType: String?
+    public var siteId: String?
+    public var translations: [String: WebTranslation]?
+    public var configuration: [String: String]?
+    public var text: [String: [String: String]]?
+    public var metadata: [String: String]?
+
+    enum CodingKeys: String, CodingKey {
+        case type = "$_type", id, creationTimestamp, modificationTimestamp, version, accountId, name, description
+        case areaType = "type"
+        case siteId, translations, configuration, text, metadata
+    }
+
+    public init(name: String? = nil, siteId: String? = nil, areaType: String? = nil, configuration: [String: String]? = nil) {
+        self.name = name
+        self.siteId = siteId
+        self.areaType = areaType
+        self.configuration = configuration
+    }
+}
+
+/// `User`.
+public struct WebUser: WebAPIObject, Equatable {
+    public static let typeName = "User"
+    public var type: String? = Self.typeName
+    public var id: String?
+    public var creationTimestamp: Int64?
+    public var modificationTimestamp: Int64?
+    public var version: Int64?
+    public var accountId: String?
+    public var username: String?
+    public var email: String?
+    public var phone: String?
+    public var teamId: String?
+    public var authorizationRole: String?
+    public var displayName: String?
+    public var firstName: String?
+    public var lastName: String?
+    public var externallyManaged: Bool?
+    public var virtualUser: Bool?
+    public var configuration: [String: String]?
+    public var metadata: [String: String]?
+
+    enum CodingKeys: String, CodingKey {
+        case type = "$_type", id, creationTimestamp, modificationTimestamp, version, accountId, username, email, phone, teamId
+        case authorizationRole, displayName, firstName, lastName, externallyManaged, virtualUser, configuration, metadata
+    }
+
+    public init(username: String? = nil, authorizationRole: String? = nil, firstName: String? = nil, lastName: String? = nil, email: String? = nil) {
+        self.username = username
+        self.authorizationRole = authorizationRole
+        self.firstName = firstName
+        self.lastName = lastName
+        self.email = email
+    }
+}
+
+/// `UserPasswordContainer`.
+public struct WebUserPasswordContainer: WebAPIObject {
+    public static let typeName = "UserPasswordContainer"
+    public var type: String? = Self.typeName
+    public var user: WebUser?
+    public var password: String?
+
+    enum CodingKeys: String, CodingKey {
+        case type = "$_type", user, password
+    }
+
+    public init(user: WebUser, password: String) {
+        self.user = user
+        self.password = password
+    }
+}
+
+/// `PersonData`.
+public struct WebPerson: WebAPIObject, Equatable {
+    public static let typeName = "PersonData"
+    public var type: String? = Self.typeName
+    public var id: String?
+    public var accountId: String?
+    public var personSource: String?
+    public var sourceId: String?
+    public var sourceUrl: String?
+    public var sourceData: String?
+    public var firstName: String?
+    public var lastName: String?
+    public var username: String?
+    public var nickname: String?
+    public var displayName: String?
+    public var personType: String?
+    public var authorizationRole: String?
+    public var email: String?
+    public var phone: String?
+    public var teamId: String?
+    public var metadata: [String: String]?
+
+    enum CodingKeys: String, CodingKey {
+        case type = "$_type", id, accountId, personSource, sourceId, sourceUrl, sourceData, firstName, lastName, username, nickname
+        case displayName, personType, authorizationRole, email, phone, teamId, metadata
+    }
+
+    public init(sourceId: String? = nil, personType: String? = nil, firstName: String? = nil, lastName: String? = nil, email: String? = nil) {
+        self.sourceId = sourceId
+        self.personType = personType
+        self.firstName = firstName
+        self.lastName = lastName
+        self.email = email
+    }
+}

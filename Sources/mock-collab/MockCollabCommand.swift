@@ -1,0 +1,12 @@
+import ArgumentParser
+
+/// `mock-collab`: a local stand-in for a chat, call and co-browsing Collaboration Server.
+@main
+struct MockCollabCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "mock-collab",
+        abstract: "A local, stateful stand-in for a Collaboration Server (Web API v4 subset, mobile and agent APIs).",
+        subcommands: [ServeCommand.self],
+        defaultSubcommand: ServeCommand.self
+    )
+}

@@ -1,0 +1,101 @@
+import ArgumentParser
+import CollabCore
+import CollabServer
+import CollabStore
+import Foundation
+import Logging
+import ServiceLifecycle
+import UnixSignals
+
+/// `mock-collab serve`: runs the server until SIGINT or SIGTERM.
+///
+/// Every option can also be set through an environment variable (`MOCK_COLLAB_<NAME>`); a flag wins.
+struct ServeCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "serve",
+        abstract: "Run the server. Prints 'listening on http://HOST:PORT' on stdout when ready; logs go to stderr."
+    )
+
+    private static let environment = ProcessInfo.processInfo.environment
+
+    @Option(help: "Address to bind (MOCK_COLLAB_HOST).")
+    var host: String = environment["MOCK_COLLAB_HOST"] ?? "127.0.0.1"
+
+    @Option(help: "Port to bind; 0 picks a free port (MOCK_COLLAB_PORT).")
+    var port: Int = environment["MOCK_COLLAB_PORT"].flatMap(Int.init) ?? 8080
+
+    @Option(help: "'sqlite:PATH' or 'memory' (MOCK_COLLAB_STORAGE).")
+    var storage: String = environment["MOCK_COLLAB_STORAGE"] ?? "sqlite:./.mock-collab/state.sqlite"
+
+    @Option(help: "Seed file, YAML or JSON, applied idempotently at start (MOCK_COLLAB_SEED).")
+    var seed: String?
+
+    @Option(help: "trace, debug, info, notice, warning, error or critical (MOCK_COLLAB_LOG_LEVEL).")
+    var logLevel: String = environment["MOCK_COLLAB_LOG_LEVEL"] ?? "info"
+
+    @Option(help: "Bearer token granting the control API without a user (MOCK_COLLAB_CONTROL_TOKEN).")
+    var controlToken: String?
+
+    @Option(help: "Largest request body in bytes (MOCK_COLLAB_MAX_BODY_SIZE).")
+    var maxBodySize: Int = environment["MOCK_COLLAB_MAX_BODY_SIZE"].flatMap(Int.init) ?? 1024 * 1024
+
+    @Option(help: "Requests kept in the journal (MOCK_COLLAB_JOURNAL_CAPACITY).")
+    var journalCapacity: Int = environment["MOCK_COLLAB_JOURNAL_CAPACITY"].flatMap(Int.init) ?? 10_000
+
+    @Option(help: "Bcrypt cost for password hashes, 4 to 31 (MOCK_COLLAB_PASSWORD_HASH_COST).")
+    var passwordHashCost: UInt8 = environment["MOCK_COLLAB_PASSWORD_HASH_COST"].flatMap(UInt8.init) ?? 10
+
+    func validate() throws {
+        guard (0...65535).contains(port) else { throw ValidationError("--port must be between 0 and 65535") }
+        guard Logger.Level(rawValue: logLevel) != nil else { throw ValidationError("--log-level '\(logLevel)' is not a log level") }
+        guard maxBodySize > 0 else { throw ValidationError("--max-body-size must be positive") }
+        guard journalCapacity > 0 else { throw ValidationError("--journal-capacity must be positive") }
+        guard (4...31).contains(passwordHashCost) else { throw ValidationError("--password-hash-cost must be between 4 and 31") }
+        do {
+            _ = try StorageLocation(parsing: storage)
+        } catch {
+            throw ValidationError(error.message)
+        }
+    }
+
+    func run() async throws {
+        let level = Logger.Level(rawValue: logLevel) ?? .info
+        LoggingSystem.bootstrap { label in
+            var handler = StreamLogHandler.standardError(label: label)
+            handler.logLevel = level
+            return handler
+        }
+        var logger = Logger(label: "mock-collab")
+        logger.logLevel = level
+
+        let configuration: ServerConfiguration
+        do {
+            var loadedSeed: Seed?
+            if let path = seed ?? Self.environment["MOCK_COLLAB_SEED"] {
+                loadedSeed = try SeedLoader.load(path: path)
+            }
+            configuration = ServerConfiguration(
+                host: host, port: port, storage: try StorageLocation(parsing: storage), seed: loadedSeed,
+                controlToken: controlToken ?? Self.environment["MOCK_COLLAB_CONTROL_TOKEN"], maxBodySize: maxBodySize,
+                journalCapacity: journalCapacity, passwordHashCost: passwordHashCost, logLevel: level
+            )
+        } catch {
+            throw ValidationError(error.message)
+        }
+
+        let server = try await MockCollabServer(configuration: configuration, logger: logger)
+        if server.usesDefaultTenant {
+            logger.notice(
+                "default tenant: account 'demo', API key 'demo-api-key', named area 'demo-area'; users superadmin/superadmin, admin/admin, agent/agent"
+            )
+        }
+        server.whenListening { host, port in
+            // The one line on stdout that tools and CI wait for.
+            FileHandle.standardOutput.write(Data("listening on http://\(host):\(port)\n".utf8))
+        }
+        let group = ServiceGroup(
+            configuration: .init(services: [server], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
+        )
+        try await group.run()
+    }
+}

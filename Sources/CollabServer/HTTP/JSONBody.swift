@@ -69,7 +69,10 @@ enum JSONBody {
         case .keyNotFound(let key, let context):
             return "\(path(context.codingPath + [key])) is required"
         case .dataCorrupted(let context):
-            if context.codingPath.isEmpty { return "the request body is not valid JSON" }
+            if context.codingPath.isEmpty {
+                let detail = context.underlyingError.map { "\($0)" } ?? context.debugDescription
+                return "the request body is not valid JSON or holds a value out of range (\(detail.prefix(200)))"
+            }
             return "\(path(context.codingPath)) is invalid: \(context.debugDescription)"
         @unknown default:
             return "the request body could not be decoded"

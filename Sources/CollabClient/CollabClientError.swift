@@ -1,0 +1,70 @@
+/// A failure reported by the client library: the server's typed error or a transport problem.
+///
+/// Codes are extensible: new ones can be added without breaking callers that switch over the ones
+/// they know (compare with `==`).
+public struct CollabClientError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// What kind of failure this is.
+    public struct Code: Hashable, Sendable, CustomStringConvertible {
+        private enum Value: String, Hashable, Sendable {
+            case authorization, forbidden, notFound, conflict, badRequest, payloadTooLarge, rateLimited, server, transport, decoding
+        }
+
+        private let value: Value
+        private init(_ value: Value) { self.value = value }
+
+        /// Missing, invalid or expired credentials (HTTP 401).
+        public static let authorization = Code(.authorization)
+        /// The caller lacks the role or right (HTTP 403).
+        public static let forbidden = Code(.forbidden)
+        /// No such entity for this caller (HTTP 404).
+        public static let notFound = Code(.notFound)
+        /// A stale version, a duplicate, or a lost race (HTTP 409).
+        public static let conflict = Code(.conflict)
+        /// The request was malformed (HTTP 400 and other 4xx).
+        public static let badRequest = Code(.badRequest)
+        /// The body was too large (HTTP 413).
+        public static let payloadTooLarge = Code(.payloadTooLarge)
+        /// Too many requests or too fast (HTTP 429).
+        public static let rateLimited = Code(.rateLimited)
+        /// The server failed (HTTP 5xx).
+        public static let server = Code(.server)
+        /// The server could not be reached or the connection broke.
+        public static let transport = Code(.transport)
+        /// The server's answer could not be understood.
+        public static let decoding = Code(.decoding)
+
+        public var description: String { value.rawValue }
+
+        /// The code for an HTTP status.
+        public static func forStatus(_ status: Int) -> Code {
+            switch status {
+            case 401: .authorization
+            case 403: .forbidden
+            case 404: .notFound
+            case 409: .conflict
+            case 413: .payloadTooLarge
+            case 429: .rateLimited
+            case 500...: .server
+            default: .badRequest
+            }
+        }
+    }
+
+    /// The kind of failure.
+    public var code: Code
+    /// The HTTP status, when the server answered.
+    public var status: Int?
+    /// The server's or the library's explanation.
+    public var message: String
+
+    public init(code: Code, status: Int?, message: String) {
+        self.code = code
+        self.status = status
+        self.message = message
+    }
+
+    public var description: String {
+        if let status { return "\(code) (HTTP \(status)): \(message)" }
+        return "\(code): \(message)"
+    }
+}

@@ -1,0 +1,161 @@
+public import AsyncHTTPClient
+import CollabWire
+public import Foundation
+public import NIOCore
+import NIOHTTP1
+import Synchronization
+
+/// How a client proves who it is.
+public enum ClientCredentials: Sendable, Equatable {
+    /// No credentials.
+    case none
+    /// HTTP basic authentication with a username and password.
+    case basic(username: String, password: String)
+    /// A bearer token: a session token or the server's control token.
+    case bearer(String)
+}
+
+/// Sends JSON requests to a MockCollab server and decodes JSON answers, turning error bodies into
+/// ``CollabClientError``s. Keeps the session cookie the server sets on login.
+public final class HTTPTransport: Sendable {
+    /// The server's root URL, e.g. `http://127.0.0.1:8080`.
+    public let baseURL: String
+    private let client: HTTPClient
+    private let state: Mutex<State>
+    /// How long one request may take.
+    public let timeout: TimeAmount
+
+    private struct State {
+        var credentials: ClientCredentials
+        var sessionCookie: String?
+    }
+
+    /// Creates a transport.
+    /// - Parameters:
+    ///   - baseURL: The server's root URL.
+    ///   - credentials: How to authenticate.
+    ///   - client: The HTTP client to use; the shared one by default.
+    ///   - timeout: Per-request deadline.
+    public init(baseURL: String, credentials: ClientCredentials = .none, client: HTTPClient = .shared, timeout: TimeAmount = .seconds(30)) {
+        self.baseURL = baseURL.hasSuffix("/") ? String(baseURL.dropLast()) : baseURL
+        self.client = client
+        self.state = Mutex(State(credentials: credentials))
+        self.timeout = timeout
+    }
+
+    /// The session cookie the server set, if any.
+    public var sessionToken: String? { state.withLock { $0.sessionCookie } }
+
+    /// Replaces the credentials.
+    public func setCredentials(_ credentials: ClientCredentials) {
+        state.withLock { $0.credentials = credentials }
+    }
+
+    /// Forgets the session cookie.
+    public func clearSession() {
+        state.withLock { $0.sessionCookie = nil }
+    }
+
+    static let encoder: JSONEncoder = {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.withoutEscapingSlashes]
+        return encoder
+    }()
+
+    /// The raw answer to a request.
+    public struct RawResponse: Sendable {
+        public var status: Int
+        public var headers: [(String, String)]
+        public var body: Data
+
+        /// The first value of a header.
+        public func header(_ name: String) -> String? {
+            headers.first { $0.0.lowercased() == name.lowercased() }?.1
+        }
+    }
+
+    /// Sends a request and returns the raw answer, whatever its status.
+    public func raw(
+        _ method: String, _ path: String, query: [(String, String)] = [], body: Data? = nil, contentType: String = "application/json",
+        headers extraHeaders: [(String, String)] = []
+    ) async throws(CollabClientError) -> RawResponse {
+        var components = URLComponents()
+        components.queryItems = query.isEmpty ? nil : query.map { URLQueryItem(name: $0.0, value: $0.1) }
+        let queryString = components.percentEncodedQuery.map { "?" + $0.replacingOccurrences(of: "+", with: "%2B") } ?? ""
+        var request = HTTPClientRequest(url: baseURL + path + queryString)
+        request.method = HTTPMethod(rawValue: method)
+        let (credentials, cookie) = state.withLock { ($0.credentials, $0.sessionCookie) }
+        switch credentials {
+        case .none: break
+        case .basic(let username, let password):
+            request.headers.add(name: "Authorization", value: "Basic " + Data("\(username):\(password)".utf8).base64EncodedString())
+        case .bearer(let token):
+            request.headers.add(name: "Authorization", value: "Bearer \(token)")
+        }
+        if let cookie { request.headers.add(name: "Cookie", value: "\(webAPISessionCookieName)=\(cookie)") }
+        for (name, value) in extraHeaders { request.headers.add(name: name, value: value) }
+        if let body {
+            request.headers.add(name: "Content-Type", value: contentType)
+            request.body = .bytes(ByteBuffer(bytes: body))
+        }
+        do {
+            let response = try await client.execute(request, timeout: timeout)
+            let buffer = try await response.body.collect(upTo: 64 * 1024 * 1024)
+            for value in response.headers["set-cookie"] { remember(setCookie: value) }
+            return RawResponse(
+                status: Int(response.status.code), headers: response.headers.map { ($0.name, $0.value) },
+                body: Data(buffer.readableBytesView)
+            )
+        } catch {
+            throw CollabClientError(code: .transport, status: nil, message: "\(method) \(path) failed: \(error)")
+        }
+    }
+
+    private func remember(setCookie value: String) {
+        guard let pair = value.split(separator: ";").first else { return }
+        let parts = pair.split(separator: "=", maxSplits: 1)
+        guard parts.count >= 1, parts[0].trimmingCharacters(in: .whitespaces) == webAPISessionCookieName else { return }
+        let token = parts.count == 2 ? String(parts[1]) : ""
+        state.withLock { $0.sessionCookie = token.isEmpty ? nil : token }
+    }
+
+    /// Sends a request with a JSON body and decodes a JSON answer.
+    public func send<Response: Decodable>(
+        _ method: String, _ path: String, query: [(String, String)] = [], body: (some Encodable)? = Optional<Data>.none,
+        as type: Response.Type = Response.self
+    ) async throws(CollabClientError) -> Response {
+        let data = try encode(body)
+        let response = try await raw(method, path, query: query, body: data)
+        try Self.check(response, method: method, path: path)
+        do {
+            return try JSONDecoder().decode(Response.self, from: response.body)
+        } catch {
+            throw CollabClientError(code: .decoding, status: response.status, message: "cannot decode the answer to \(method) \(path): \(error)")
+        }
+    }
+
+    /// Sends a request and expects an answer without a body (e.g. 204).
+    public func sendWithoutResult(
+        _ method: String, _ path: String, query: [(String, String)] = [], body: (some Encodable)? = Optional<Data>.none
+    ) async throws(CollabClientError) {
+        let response = try await raw(method, path, query: query, body: try encode(body))
+        try Self.check(response, method: method, path: path)
+    }
+
+    private func encode(_ body: (some Encodable)?) throws(CollabClientError) -> Data? {
+        guard let body else { return nil }
+        do {
+            return try Self.encoder.encode(body)
+        } catch {
+            throw CollabClientError(code: .badRequest, status: nil, message: "cannot encode the request: \(error)")
+        }
+    }
+
+    /// Throws the server's error when the status is not 2xx or 3xx.
+    public static func check(_ response: RawResponse, method: String, path: String) throws(CollabClientError) {
+        guard !(200..<400).contains(response.status) else { return }
+        let message = (try? JSONDecoder().decode(WebAPIError.self, from: response.body))?.errorMessage
+            ?? String(decoding: response.body.prefix(500), as: UTF8.self)
+        throw CollabClientError(code: .forStatus(response.status), status: response.status, message: message)
+    }
+}

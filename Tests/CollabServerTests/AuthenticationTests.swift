@@ -1,0 +1,206 @@
+import CollabClient
+import CollabCore
+import CollabServer
+import CollabWire
+import Crypto
+import Foundation
+import JWTKit
+import Testing
+import _CryptoExtras
+
+/// Claims the tests sign into access tokens.
+struct TestClaims: JWTPayload {
+    var sub: SubjectClaim
+    var exp: ExpirationClaim
+    var iss: IssuerClaim?
+    var aud: AudienceClaim?
+    var email: String?
+    var given_name: String?
+    func verify(using algorithm: some JWTAlgorithm) throws {}
+}
+
+@Suite("Authentication")
+struct AuthenticationTests {
+    @Test("login sets the session cookie; logout ends it")
+    func loginLogout() async throws {
+        try await TestServer.with { server in
+            let client = server.anonymous
+            try await client.authenticator.login(username: "agent", password: "agent")
+            let token = try #require(client.transport.sessionToken)
+            #expect(token.count >= 32)
+            #expect(try await client.authenticator.currentPerson().username == "agent")
+            #expect(try await client.accounts.current().name == "demo")
+            try await client.authenticator.logout()
+            // The old cookie no longer works even when presented again.
+            let replay = server.transport(.bearer(token))
+            #expect(try await replay.raw("GET", "/app/rest/v4/accounts/getCurrentAccount").status == 401)
+            do throws(CollabClientError) {
+                try await server.anonymous.authenticator.login(username: "agent", password: "wrong")
+                Issue.record("wrong password accepted")
+            } catch {
+                #expect(error.code == .authorization)
+            }
+        }
+    }
+
+    @Test("sessions expire on the server clock")
+    func sessionExpiry() async throws {
+        let clock = AdjustableClock(frozenAt: 1_800_000_000_000)
+        try await TestServer.with(clock: clock) { server in
+            let client = server.anonymous
+            try await client.authenticator.login(username: "admin", password: "admin")
+            #expect(try await client.accounts.current().name == "demo")
+            clock.advance(by: 13 * 3600 * 1000)
+            do throws(CollabClientError) {
+                _ = try await client.accounts.current()
+                Issue.record("expired session accepted")
+            } catch {
+                #expect(error.code == .authorization)
+            }
+        }
+    }
+
+    @Test("one-time authentication tokens are exchanged for a session once")
+    func authenticationTokens() async throws {
+        try await TestServer.with { server in
+            let token = try await server.anonymous.authenticator.createAuthenticationToken(username: "admin", password: "admin")
+            let client = server.anonymous
+            try await client.authenticator.authenticate(withToken: token)
+            #expect(try await client.accounts.current().name == "demo")
+            do throws(CollabClientError) {
+                try await server.anonymous.authenticator.authenticate(withToken: token)
+                Issue.record("token used twice")
+            } catch {
+                #expect(error.code == .authorization)
+            }
+        }
+    }
+
+    @Test("loginWithSecureToken accepts test tokens from the control API and creates the visitor")
+    func secureTokenWithTestToken() async throws {
+        try await TestServer.with { server in
+            let issued = try await server.control.issueToken(account: "demo", TestTokenRequest(subject: "visitor-7", email: "v7@example.com", firstName: "Vee"))
+            let visitor = server.anonymous
+            try await visitor.authenticator.loginWithSecureToken(issued.token, apiKey: "demo-api-key")
+            let me = try await visitor.authenticator.currentPerson()
+            #expect(me.personType == "VISITOR")
+            #expect(me.personSource == "VIRTUAL")
+            #expect(me.sourceId == "visitor-7")
+            #expect(me.email == "v7@example.com")
+            #expect(me.firstName == "Vee")
+            // A visitor is no agent.
+            do throws(CollabClientError) {
+                _ = try await visitor.accounts.current()
+                Issue.record("visitor read the account")
+            } catch {
+                #expect(error.code == .forbidden)
+            }
+            do throws(CollabClientError) {
+                try await server.anonymous.authenticator.loginWithSecureToken(issued.token, apiKey: "wrong-key")
+                Issue.record("wrong API key accepted")
+            } catch {
+                #expect(error.code == .authorization)
+            }
+        }
+    }
+
+    @Test("access tokens validate against HS256, RS256 and ES256 keys and a JWKS, with iss, aud and exp checks")
+    func seedConfiguredKeys() async throws {
+        let rsa = try _RSA.Signing.PrivateKey(keySize: .bits2048)
+        let ec = P256.Signing.PrivateKey()
+        let jwksKey = P256.Signing.PrivateKey()
+        let jwksRaw = jwksKey.publicKey.rawRepresentation
+        let jwks = """
+            {"keys":[{"kty":"EC","crv":"P-256","alg":"ES256","use":"sig","kid":"jwks-1","x":"\(base64URL(jwksRaw.prefix(32)))","y":"\(base64URL(jwksRaw.suffix(32)))"}]}
+            """
+        let seed = Seed(accounts: [
+            .init(
+                name: "jwt", apiKeys: [.init(key: "jwt-key")],
+                jwt: .init(
+                    issuer: "https://idp.example", audience: "mobile-app",
+                    keys: [
+                        .init(kid: "hs", hs256Secret: "a-shared-secret-of-enough-length"),
+                        .init(kid: "rs", rs256PublicKeyPEM: rsa.publicKey.pemRepresentation),
+                        .init(kid: "es", es256PublicKeyPEM: ec.publicKey.pemRepresentation),
+                    ],
+                    jwks: jwks
+                )
+            )
+        ])
+        let clock = AdjustableClock(frozenAt: 1_800_000_000_000)
+        let now = Date(timeIntervalSince1970: 1_800_000_000)
+        try await TestServer.with(seed: seed, clock: clock) { server in
+            let signers = JWTKeyCollection()
+            await signers.add(hmac: HMACKey(from: "a-shared-secret-of-enough-length"), digestAlgorithm: .sha256, kid: "hs")
+            await signers.add(rsa: try Insecure.RSA.PrivateKey(pem: rsa.pemRepresentation), digestAlgorithm: .sha256, kid: "rs")
+            await signers.add(ecdsa: try ES256PrivateKey(pem: ec.pemRepresentation), kid: "es")
+            await signers.add(ecdsa: try ES256PrivateKey(pem: jwksKey.pemRepresentation), kid: "jwks-1")
+            let wrong = JWTKeyCollection()
+            await wrong.add(hmac: HMACKey(from: "another-secret-entirely-different"), digestAlgorithm: .sha256, kid: "hs")
+
+            func claims(sub: String, iss: String = "https://idp.example", aud: String = "mobile-app", expiresIn: TimeInterval = 600) -> TestClaims {
+                TestClaims(sub: .init(value: sub), exp: .init(value: now.addingTimeInterval(expiresIn)), iss: .init(value: iss), aud: .init(value: [aud]))
+            }
+            func login(_ token: String) async -> CollabClientError? {
+                do throws(CollabClientError) {
+                    try await server.anonymous.authenticator.loginWithSecureToken(token, apiKey: "jwt-key")
+                    return nil
+                } catch {
+                    return error
+                }
+            }
+            for kid in ["hs", "rs", "es", "jwks-1"] {
+                let token = try await signers.sign(claims(sub: "user-\(kid)"), kid: JWKIdentifier(string: kid))
+                #expect(await login(token) == nil, "\(kid) token rejected")
+            }
+            let cases: [(String, String)] = [
+                ("wrong signature", try await wrong.sign(claims(sub: "x"), kid: "hs")),
+                ("wrong issuer", try await signers.sign(claims(sub: "x", iss: "https://evil.example"), kid: "hs")),
+                ("wrong audience", try await signers.sign(claims(sub: "x", aud: "other-app"), kid: "hs")),
+                ("expired", try await signers.sign(claims(sub: "x", expiresIn: -1), kid: "es")),
+                ("garbage", "not.a.jwt"),
+            ]
+            for (name, token) in cases {
+                let error = await login(token)
+                #expect(error?.code == .authorization, "\(name) token accepted or wrongly refused: \(String(describing: error))")
+            }
+            // A valid token becomes invalid when the server clock passes its expiry.
+            let shortLived = try await signers.sign(claims(sub: "short", expiresIn: 60), kid: "rs")
+            clock.advance(by: 61_000)
+            #expect(await login(shortLived)?.code == .authorization)
+            let visitors = try await server.control.stats(account: "jwt")
+            #expect(visitors.persons == 4, "one virtual visitor per accepted token")
+        }
+    }
+
+    @Test("basic credentials with bad encodings are refused with 401")
+    func malformedBasic() async throws {
+        try await TestServer.with { server in
+            for header in ["Basic !!!", "Basic " + Data("no-colon".utf8).base64EncodedString(), "Digest abc", "Bearer unknown-token", "Basic"] {
+                let response = try await server.transport(.none).raw("GET", "/app/rest/v4/accounts/getCurrentAccount", headers: [("Authorization", header)])
+                #expect(response.status == 401, "\(header) → \(response.status)")
+                #expect(response.header("www-authenticate")?.hasPrefix("Basic") == true)
+            }
+        }
+    }
+
+    @Test("passwords and secrets never appear in responses or the journal")
+    func secretsStayHidden() async throws {
+        try await TestServer.with { server in
+            let admin = server.admin("admin", "admin")
+            _ = try await admin.users.create(WebUser(username: "secretive", authorizationRole: "REGISTERED_USER"), password: "hunter2-password")
+            let raw = try await server.transport().raw("POST", "/app/rest/v4/users/search", body: Data("{}".utf8))
+            let text = String(decoding: raw.body, as: UTF8.self)
+            #expect(!text.contains("hunter2"))
+            #expect(!text.contains("passwordHash"))
+            #expect(!text.contains("$2b$"))
+            _ = try await server.transport(.none).raw("POST", "/app/rest/v4/authenticator/loginWithSecureToken", query: [("x-unblu-apikey", "demo-api-key")], body: Data("{}".utf8))
+            let journal = try await server.control.journal(JournalFilter(path: "/app/rest/v4/authenticator"))
+            #expect(journal.entries.first?.query == "x-unblu-apikey=REDACTED")
+        }
+    }
+}
+
+private func base64URL(_ data: some DataProtocol) -> String {
+    Data(data).base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
+}

@@ -1,0 +1,110 @@
+import CollabClient
+import CollabCore
+import Foundation
+import Testing
+
+/// Every operation against every role: the minimum role of each operation is the vendor's
+/// `x-required-role`. Requests use unknown ids and empty bodies, so allowed calls fail validation or
+/// lookup (4xx other than 401/403) and nothing changes.
+@Suite("Role rules")
+struct RoleRulesTests {
+    struct Operation: Sendable, CustomStringConvertible {
+        var method: String
+        var path: String
+        var body: String?
+        var required: AuthorizationRole
+        var description: String { "\(method) \(path)" }
+    }
+
+    static let operations: [Operation] = [
+        .init(method: "GET", path: "/app/rest/v4/accounts/getCurrentAccount", required: .registeredUser),
+        .init(method: "GET", path: "/app/rest/v4/accounts/unknown/read", required: .superAdmin),
+        .init(method: "POST", path: "/app/rest/v4/accounts/search", body: #"{"limit":-1}"#, required: .superAdmin),
+        .init(method: "POST", path: "/app/rest/v4/accounts/create", body: "{}", required: .superAdmin),
+        .init(method: "POST", path: "/app/rest/v4/accounts/createAccountWithNewAdmin", body: "{}", required: .superAdmin),
+        .init(method: "POST", path: "/app/rest/v4/accounts/update", body: "{}", required: .admin),
+        .init(method: "DELETE", path: "/app/rest/v4/accounts/unknown/delete", required: .superAdmin),
+        .init(method: "POST", path: "/app/rest/v4/apikeys/create", body: "{}", required: .admin),
+        .init(method: "GET", path: "/app/rest/v4/apikeys/unknown/read", required: .admin),
+        .init(method: "GET", path: "/app/rest/v4/apikeys/getByKey?apiKey=unknown", required: .admin),
+        .init(method: "GET", path: "/app/rest/v4/apikeys/getDefault", required: .admin),
+        .init(method: "POST", path: "/app/rest/v4/apikeys/readMultiple", body: "{}", required: .admin),
+        .init(method: "POST", path: "/app/rest/v4/apikeys/search", body: #"{"limit":-1}"#, required: .admin),
+        .init(method: "POST", path: "/app/rest/v4/apikeys/update", body: "{}", required: .admin),
+        .init(method: "DELETE", path: "/app/rest/v4/apikeys/unknown/delete", required: .admin),
+        .init(method: "POST", path: "/app/rest/v4/namedareas/create", body: "{}", required: .admin),
+        .init(method: "GET", path: "/app/rest/v4/namedareas/unknown/read", required: .registeredUser),
+        .init(method: "POST", path: "/app/rest/v4/namedareas/readMultiple", body: "{}", required: .registeredUser),
+        .init(method: "POST", path: "/app/rest/v4/namedareas/search", body: #"{"limit":-1}"#, required: .registeredUser),
+        .init(method: "POST", path: "/app/rest/v4/namedareas/update", body: "{}", required: .admin),
+        .init(method: "DELETE", path: "/app/rest/v4/namedareas/unknown/delete", required: .admin),
+        .init(method: "POST", path: "/app/rest/v4/users/create", body: "{}", required: .admin),
+        .init(method: "POST", path: "/app/rest/v4/users/createWithPassword", body: "{}", required: .admin),
+        .init(method: "GET", path: "/app/rest/v4/users/unknown/read", required: .registeredUser),
+        .init(method: "GET", path: "/app/rest/v4/users/getByUsername?username=unknown", required: .registeredUser),
+        .init(method: "POST", path: "/app/rest/v4/users/search", body: #"{"limit":-1}"#, required: .registeredUser),
+        .init(method: "POST", path: "/app/rest/v4/users/update", body: "{}", required: .registeredUser),
+        .init(method: "DELETE", path: "/app/rest/v4/users/unknown/delete", required: .admin),
+        .init(method: "POST", path: "/app/rest/v4/users/unknown/setPassword", body: "{}", required: .registeredUser),
+        .init(method: "GET", path: "/app/rest/v4/persons/unknown/read", required: .registeredUser),
+        .init(method: "GET", path: "/app/rest/v4/persons/getBySource?personSource=VIRTUAL&sourceId=unknown", required: .registeredUser),
+        .init(method: "POST", path: "/app/rest/v4/persons/createOrUpdateVirtual", body: "{}", required: .admin),
+        .init(method: "POST", path: "/app/rest/v4/persons/search", body: #"{"limit":-1}"#, required: .admin),
+        .init(method: "POST", path: "/app/rest/v4/persons/searchAgents", body: #"{"limit":-1}"#, required: .registeredUser),
+        .init(method: "POST", path: "/app/rest/v4/persons/searchVisitors", body: #"{"limit":-1}"#, required: .registeredUser),
+        .init(method: "POST", path: "/app/rest/v4/authenticator/login", body: "{}", required: .anonymousUser),
+        .init(method: "POST", path: "/app/rest/v4/authenticator/createAuthenticationToken", body: "{}", required: .anonymousUser),
+        .init(method: "GET", path: "/app/rest/v4/authenticator/authenticateWithToken?authenticationToken=unknown", required: .anonymousUser),
+        .init(method: "POST", path: "/app/rest/v4/authenticator/loginWithSecureToken", body: "{}", required: .anonymousUser),
+        .init(method: "POST", path: "/_mock/v1/reset", body: "[]", required: .superAdmin),
+        .init(method: "POST", path: "/_mock/v1/seed", body: "{]", required: .superAdmin),
+        .init(method: "GET", path: "/_mock/v1/journal?limit=x", required: .superAdmin),
+        .init(method: "POST", path: "/_mock/v1/accounts/unknown/tokens", body: "{}", required: .superAdmin),
+        .init(method: "POST", path: "/_mock/v1/clock", body: "{]", required: .superAdmin),
+        .init(method: "GET", path: "/_mock/v1/stats?account=unknown", required: .superAdmin),
+    ]
+
+    static let callers: [(username: String, role: AuthorizationRole)] = [
+        ("alpha-webuser", .webuser), ("alpha-agent", .registeredUser), ("alpha-supervisor", .supervisor), ("alpha-admin", .admin),
+        ("root", .superAdmin),
+    ]
+
+    @Test("each role may call exactly the operations at or below it", arguments: operations)
+    func roles(operation: Operation) async throws {
+        try await TestServer.with(seed: twoAccountSeed) { server in
+            let before = try await server.entityStats()
+            for caller in Self.callers {
+                let password = caller.username == "root" ? "root" : "pw-a"
+                let transport = server.transport(.basic(username: caller.username, password: password))
+                let (path, query) = split(operation.path)
+                let response = try await transport.raw(operation.method, path, query: query, body: operation.body.map { Data($0.utf8) })
+                if caller.role >= operation.required {
+                    // Allowed: the answer is the operation's own (data, 400 or 404), never a refusal. Anonymous
+                    // operations may still answer 401 for bad credentials in the body (an unknown token).
+                    #expect(response.status != 403, "\(caller.username) should be allowed \(operation)")
+                    if operation.required > .anonymousUser {
+                        #expect(response.status != 401, "\(caller.username) should be allowed \(operation)")
+                    }
+                } else {
+                    #expect(response.status == 403, "\(caller.username) (\(caller.role)) must be refused \(operation), got \(response.status)")
+                }
+            }
+            // Anonymous callers get 401 wherever a role is needed.
+            let (path, query) = split(operation.path)
+            let anonymous = try await server.transport(.none).raw(operation.method, path, query: query, body: operation.body.map { Data($0.utf8) })
+            if operation.required > .anonymousUser {
+                #expect(anonymous.status == 401, "anonymous must get 401 for \(operation)")
+            }
+            #expect(try await server.entityStats() == before, "probing \(operation) changed state")
+        }
+    }
+
+    private func split(_ target: String) -> (String, [(String, String)]) {
+        guard let mark = target.firstIndex(of: "?") else { return (target, []) }
+        let query = target[target.index(after: mark)...].split(separator: "&").map { pair -> (String, String) in
+            let parts = pair.split(separator: "=", maxSplits: 1)
+            return (String(parts[0]), parts.count > 1 ? String(parts[1]) : "")
+        }
+        return (String(target[..<mark]), query)
+    }
+}

@@ -2,6 +2,7 @@ public import AsyncHTTPClient
 import CollabWire
 public import Foundation
 public import NIOCore
+import NIOFoundationCompat
 import NIOHTTP1
 import Synchronization
 
@@ -104,7 +105,7 @@ public final class HTTPTransport: Sendable {
             for value in response.headers["set-cookie"] { remember(setCookie: value) }
             return RawResponse(
                 status: Int(response.status.code), headers: response.headers.map { ($0.name, $0.value) },
-                body: Data(buffer.readableBytesView)
+                body: Data(buffer: buffer)
             )
         } catch {
             throw CollabClientError(code: .transport, status: nil, message: "\(method) \(path) failed: \(error)")

@@ -122,11 +122,24 @@ extension CollabState {
                 sourceId: personSeed.sourceId, personType: personSeed.personType, firstName: personSeed.firstName,
                 lastName: personSeed.lastName, displayName: personSeed.displayName, email: personSeed.email
             )
+            let key = PersonSourceKey(accountId: accountId, source: .virtual, sourceId: personSeed.sourceId)
+            if let existing = personIdBySource[key].flatMap({ persons[$0] }) {
+                let same = (input.personType == nil || input.personType == existing.personType) && (input.firstName == nil || input.firstName == existing.firstName)
+                    && (input.lastName == nil || input.lastName == existing.lastName) && (input.displayName == nil || input.displayName == existing.displayName)
+                    && (input.email == nil || input.email == existing.email)
+                if same {
+                    report.unchanged += 1
+                    continue
+                }
+                report.updated += 1
+            } else {
+                report.created += 1
+            }
             _ = try createOrUpdateVirtualPerson(input, accountId: accountId, context: context, changes: &changes)
-            report.updated += 1
         }
 
         if let jwt = seed.jwt {
+            try jwt.validate()
             let current = jwtSettings[accountId]
             let settings = JWTValidationSettings(
                 id: accountId, issuer: jwt.issuer, audience: jwt.audience, keys: jwt.keys ?? [], jwks: jwt.jwks,
@@ -145,5 +158,20 @@ extension CollabState {
     /// The user whose stored hash a seed password must be checked against, if any.
     public func passwordHash(ofLoginName username: String) -> String? {
         user(loginName: username)?.passwordHash
+    }
+}
+
+extension Seed.JWTSeed {
+    /// HS256 secrets must be at least as long as the hash (RFC 7518, section 3.2).
+    static let minimumSecretBytes = 32
+
+    func validate() throws(CollabError) {
+        let secrets = (keys ?? []).compactMap(\.hs256Secret) + [testTokenSecret].compactMap { $0 }
+        for secret in secrets where secret.utf8.count < Self.minimumSecretBytes {
+            throw .badRequest("seed: HS256 secrets must be at least \(Self.minimumSecretBytes) bytes long")
+        }
+        for key in keys ?? [] where key.hs256Secret == nil && key.rs256PublicKeyPEM == nil && key.es256PublicKeyPEM == nil {
+            throw .badRequest("seed: a JWT key needs hs256Secret, rs256PublicKeyPEM or es256PublicKeyPEM")
+        }
     }
 }

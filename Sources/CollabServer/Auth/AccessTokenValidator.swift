@@ -46,7 +46,8 @@ struct AccessTokenValidator: Sendable {
         do {
             for key in settings.keys {
                 let kid = key.kid.map { JWKIdentifier(string: $0) }
-                if let secret = key.hs256Secret {
+                // Shorter HS256 secrets are refused when seeded; never hand one to the signer.
+                if let secret = key.hs256Secret, secret.utf8.count >= 32 {
                     await keys.add(hmac: HMACKey(from: secret), digestAlgorithm: .sha256, kid: kid)
                 }
                 if let pem = key.rs256PublicKeyPEM {

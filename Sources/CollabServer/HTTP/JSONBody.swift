@@ -2,6 +2,7 @@ import CollabCore
 import Foundation
 import Hummingbird
 import NIOCore
+import NIOFoundationCompat
 
 /// JSON request and response bodies with bounded size and clear decoding errors.
 enum JSONBody {
@@ -42,7 +43,7 @@ enum JSONBody {
     static func decode<T: Decodable>(_ type: T.Type, from request: Request, limit: Int) async throws(CollabError) -> T {
         let buffer = try await collect(request, limit: limit)
         guard buffer.readableBytes > 0 else { throw .badRequest("a JSON request body is required") }
-        return try decode(type, from: Data(buffer.readableBytesView))
+        return try decode(type, from: Data(buffer: buffer))
     }
 
     /// Decodes JSON data with the same error mapping.

@@ -3,6 +3,7 @@ import CollabWire
 import Foundation
 import Hummingbird
 import NIOCore
+import NIOFoundationCompat
 
 /// `/authenticator/…`: login, logout, createAuthenticationToken, authenticateWithToken,
 /// loginWithSecureToken, getCurrentPerson. Every login ends in the `x-unblu-authsession` cookie.
@@ -124,6 +125,6 @@ extension CollabEnvironment {
     func decode<T: Decodable>(_ type: T?.Type, fromOptional request: Request) async throws(CollabError) -> T? {
         let buffer = try await JSONBody.collect(request, limit: configuration.maxBodySize)
         guard buffer.readableBytes > 0 else { return nil }
-        return try JSONBody.decode(T.self, from: Data(buffer.readableBytesView))
+        return try JSONBody.decode(T.self, from: Data(buffer: buffer))
     }
 }

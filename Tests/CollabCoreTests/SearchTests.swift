@@ -1,0 +1,73 @@
+import CollabCore
+import Testing
+
+@Suite("Search")
+struct SearchTests {
+    struct Item {
+        var id: String
+        var name: String?
+        var created: Int64
+        var active: Bool
+    }
+
+    static let schema = SearchSchema<Item>("Item", [
+        "ID": { .of($0.id) }, "NAME": { .of($0.name) }, "CREATED": { .of($0.created) }, "ACTIVE": { .of($0.active) },
+    ])
+
+    static let items = [
+        Item(id: "a", name: "Alpha", created: 10, active: true),
+        Item(id: "b", name: "beta", created: 20, active: false),
+        Item(id: "c", name: nil, created: 30, active: true),
+        Item(id: "d", name: "Gamma", created: 40, active: false),
+    ]
+
+    func run(_ filters: [SearchFilter], order: [SearchOrder] = [], offset: Int? = nil, limit: Int? = nil) throws -> [String] {
+        try Self.schema.run(SearchQuery(filters: filters, orderBy: order, offset: offset, limit: limit), over: Self.items, id: \.id).items.map(\.id)
+    }
+
+    @Test("every operator")
+    func operators() throws {
+        #expect(try run([SearchFilter(field: "NAME", op: .equals(.string("beta")))]) == ["b"])
+        #expect(try run([SearchFilter(field: "NAME", op: .notEquals(.string("beta")))]) == ["a", "c", "d"])
+        #expect(try run([SearchFilter(field: "ID", op: .isIn([.string("a"), .string("d")]))]) == ["a", "d"])
+        #expect(try run([SearchFilter(field: "ID", op: .notIn([.string("a"), .string("d")]))]) == ["b", "c"])
+        #expect(try run([SearchFilter(field: "NAME", op: .isNull)]) == ["c"])
+        #expect(try run([SearchFilter(field: "NAME", op: .isNotNull)]) == ["a", "b", "d"])
+        #expect(try run([SearchFilter(field: "NAME", op: .contains("A"))]) == ["a", "b", "d"], "contains ignores case")
+        #expect(try run([SearchFilter(field: "NAME", op: .startsWith("G"))]) == ["d"])
+        #expect(try run([SearchFilter(field: "CREATED", op: .greaterThan(20))]) == ["c", "d"])
+        #expect(try run([SearchFilter(field: "CREATED", op: .lowerThan(20))]) == ["a"])
+        #expect(try run([SearchFilter(field: "CREATED", op: .inRange(from: 20, to: 30))]) == ["b", "c"])
+        #expect(try run([SearchFilter(field: "CREATED", op: .notInRange(from: 20, to: 30))]) == ["a", "d"])
+        #expect(try run([SearchFilter(field: "ACTIVE", op: .equals(.bool(true)))]) == ["a", "c"])
+        #expect(try run([SearchFilter(field: "ACTIVE", op: .equals(.bool(true))), SearchFilter(field: "CREATED", op: .greaterThan(15))]) == ["c"], "filters combine with AND")
+    }
+
+    @Test("ordering, nulls first ascending, ties broken by id")
+    func ordering() throws {
+        #expect(try run([], order: [SearchOrder(field: "NAME")]) == ["c", "a", "b", "d"])
+        #expect(try run([], order: [SearchOrder(field: "NAME", descending: true)]) == ["d", "b", "a", "c"])
+        #expect(try run([], order: [SearchOrder(field: "ACTIVE"), SearchOrder(field: "CREATED", descending: true)]) == ["d", "b", "c", "a"])
+    }
+
+    @Test("paging")
+    func paging() throws {
+        let page = try Self.schema.run(SearchQuery(offset: 1, limit: 2), over: Self.items, id: \.id)
+        #expect(page.items.map(\.id) == ["b", "c"])
+        #expect(page.hasMoreItems)
+        #expect(page.nextOffset == 3)
+        let last = try Self.schema.run(SearchQuery(offset: 3, limit: 2), over: Self.items, id: \.id)
+        #expect(last.items.map(\.id) == ["d"])
+        #expect(!last.hasMoreItems)
+        #expect(try Self.schema.run(SearchQuery(offset: 10), over: Self.items, id: \.id).items.isEmpty)
+        #expect(try SearchQuery(limit: 5000).limit == SearchQuery.maximumLimit)
+    }
+
+    @Test("unknown fields and negative windows are rejected")
+    func rejects() {
+        #expect(throws: CollabError.self) { try run([SearchFilter(field: "COLOR", op: .isNull)]) }
+        #expect(throws: CollabError.self) { try run([], order: [SearchOrder(field: "COLOR")]) }
+        #expect(throws: CollabError.self) { try SearchQuery(offset: -1) }
+        #expect(throws: CollabError.self) { try SearchQuery(limit: -1) }
+    }
+}

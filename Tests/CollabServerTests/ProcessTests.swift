@@ -1,0 +1,98 @@
+import AsyncHTTPClient
+import CollabClient
+import CollabWire
+import Foundation
+import NIOCore
+import NIOHTTP1
+import Testing
+
+/// The real executable: the listening line, durability across `kill -9`, graceful shutdown.
+@Suite("The mock-collab process", .serialized)
+struct ProcessTests {
+    @Test("every acknowledged write survives kill -9")
+    func killNine() async throws {
+        let directory = try temporaryDirectory()
+        let storage = "sqlite:\(directory.path)/state.sqlite"
+        let first = try await ServerProcess(arguments: ["--storage", storage])
+        #expect(first.standardOutput == "listening on http://127.0.0.1:\(first.port)\n")
+        let admin = AdminClient(baseURL: first.baseURL, credentials: .basic(username: "admin", password: "admin"))
+        let acknowledged = try await withThrowingTaskGroup(of: String.self) { group in
+            for index in 0..<100 {
+                group.addTask { try await admin.namedAreas.create(WebNamedArea(name: "Area \(index)", siteId: "area-\(index)")).id! }
+            }
+            var ids: [String] = []
+            for try await id in group { ids.append(id) }
+            return ids
+        }
+        first.signal(SIGKILL)
+        #expect(try await first.waitForExit() != 0)
+
+        let second = try await ServerProcess(arguments: ["--storage", storage])
+        let reopened = AdminClient(baseURL: second.baseURL, credentials: .basic(username: "admin", password: "admin"))
+        let stored = try await reopened.namedAreas.readMultiple(acknowledged)
+        #expect(Set(stored.items?.compactMap(\.id) ?? []) == Set(acknowledged))
+        // The default tenant was not seeded a second time into the non-empty store.
+        #expect(try await reopened.apiKeys.search().items?.count == 1)
+        second.signal(SIGTERM)
+        #expect(try await second.waitForExit() == 0)
+    }
+
+    @Test("SIGTERM finishes the request in flight, closes the store and exits 0")
+    func gracefulShutdown() async throws {
+        let directory = try temporaryDirectory()
+        let storage = "sqlite:\(directory.path)/state.sqlite"
+        let server = try await ServerProcess(arguments: ["--storage", storage])
+
+        // Start a request whose body arrives in two parts, and signal between them.
+        let body = Data(#"{"name":"in flight","siteId":"in-flight"}"#.utf8)
+        let (parts, continuation) = AsyncStream.makeStream(of: ByteBuffer.self)
+        var request = HTTPClientRequest(url: server.baseURL + "/app/rest/v4/namedareas/create")
+        request.method = .POST
+        request.headers.add(name: "Authorization", value: "Basic " + Data("admin:admin".utf8).base64EncodedString())
+        request.headers.add(name: "Content-Type", value: "application/json")
+        request.body = .stream(parts, length: .known(Int64(body.count)))
+        let response = Task { try await HTTPClient.shared.execute(request, timeout: .seconds(30)) }
+        continuation.yield(ByteBuffer(bytes: body.prefix(10)))
+        try await Task.sleep(for: .milliseconds(300))
+        server.signal(SIGTERM)
+        try await Task.sleep(for: .milliseconds(300))
+        continuation.yield(ByteBuffer(bytes: body.dropFirst(10)))
+        continuation.finish()
+        let answer = try await response.value
+        #expect(answer.status == .ok, "the in-flight request was cut off")
+
+        #expect(try await server.waitForExit() == 0)
+        #expect(server.standardError.contains("storage closed"))
+        #expect(server.standardOutput.split(separator: "\n").count == 1, "stdout carries only the listening line")
+
+        let again = try await ServerProcess(arguments: ["--storage", storage])
+        let admin = AdminClient(baseURL: again.baseURL, credentials: .basic(username: "admin", password: "admin"))
+        let found = try await admin.namedAreas.search(
+            WebQuery(type: "NamedAreaQuery", searchFilters: [WebSearchFilter(field: "SITE_ID", operator: WebSearchOperator(type: "EQUALS", value: .string("in-flight")))])
+        )
+        #expect(found.items?.count == 1)
+        again.signal(SIGINT)
+        #expect(try await again.waitForExit() == 0)
+    }
+
+    @Test("a seed file is applied at start, and invalid options fail with a message")
+    func seedFileAndOptions() async throws {
+        let directory = try temporaryDirectory()
+        let seedPath = directory.appendingPathComponent("seed.yaml")
+        try "accounts:\n  - name: file-seeded\n    apiKeys: [{key: file-key}]\n    users:\n      - {username: owner, password: pw, role: ADMIN}\n"
+            .write(to: seedPath, atomically: true, encoding: .utf8)
+        let server = try await ServerProcess(arguments: ["--storage", "memory", "--seed", seedPath.path])
+        let owner = AdminClient(baseURL: server.baseURL, credentials: .basic(username: "owner", password: "pw"))
+        #expect(try await owner.apiKeys.getDefault().apiKey == "file-key")
+        #expect(!server.standardError.contains("default tenant"), "an explicit seed replaces the default tenant")
+        server.signal(SIGTERM)
+        #expect(try await server.waitForExit() == 0)
+
+        do {
+            _ = try await ServerProcess(arguments: ["--storage", "floppy:disk"])
+            Issue.record("invalid storage accepted")
+        } catch ServerProcessError.exited(let message) {
+            #expect(message.contains("storage must be"))
+        }
+    }
+}

@@ -1,0 +1,162 @@
+import CollabClient
+import CollabCore
+import CollabServer
+import CollabWire
+import Foundation
+import Testing
+
+@Suite("Seeds and the control API")
+struct SeedAndControlTests {
+    static let exampleSeed: String = {
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        return (try? String(contentsOf: root.appendingPathComponent("docs/seed-example.yaml"), encoding: .utf8)) ?? ""
+    }()
+
+    @Test("the documented example seed applies, and applying it again changes nothing")
+    func exampleSeedIsIdempotent() async throws {
+        try await TestServer.with { server in
+            let first = try await server.control.seed(Self.exampleSeed)
+            #expect(first.created == 8, "account, 2 keys, 2 areas, 2 users, 1 person... and \(first)")
+            let stats = try await server.entityStats(account: "acme")
+            let second = try await server.control.seed(Self.exampleSeed)
+            #expect(second.created == 0)
+            #expect(try await server.entityStats(account: "acme") == stats)
+
+            let admin = server.admin("acme-admin", "change-me")
+            let account = try await admin.accounts.current(expand: ["configuration", "metadata"])
+            #expect(account.configuration == ["com.unblu.mobiledevice.iosMaxFpsRate": "4"])
+            #expect(account.metadata == ["crmId": "ACME-1"])
+            #expect(try await admin.apiKeys.getByKey("acme-ios-key").name == "iOS app")
+            #expect(try await admin.users.getByUsername("acme-agent").teamId == "support-team")
+            #expect(try await admin.persons.getBySource("VIRTUAL", sourceId: "crm-customer-17").email == "vera@customer.example")
+
+            // A JWT signed with the seeded shared secret logs a visitor in.
+            let token = try await server.control.issueToken(account: "acme", TestTokenRequest(subject: "app-user-1"))
+            try await server.anonymous.authenticator.loginWithSecureToken(token.token, apiKey: "acme-ios-key")
+        }
+    }
+
+    @Test("a changed seed updates in place: new password, new configuration, same ids")
+    func seedUpdates() async throws {
+        try await TestServer.with { server in
+            try await server.control.seed("accounts:\n  - name: t\n    users: [{username: u1, password: one, role: ADMIN}]\n    apiKeys: [{key: k1, name: first}]\n")
+            let before = try await server.admin("u1", "one").users.getByUsername("u1")
+            let result = try await server.control.seed(
+                "{\"accounts\":[{\"name\":\"t\",\"configuration\":{\"x\":\"1\"},\"users\":[{\"username\":\"u1\",\"password\":\"two\",\"role\":\"ADMIN\"}],\"apiKeys\":[{\"key\":\"k1\",\"name\":\"renamed\"}]}]}"
+            )
+            #expect(result.created == 0)
+            #expect(result.updated == 3)
+            let admin = server.admin("u1", "two")
+            #expect(try await admin.users.getByUsername("u1").id == before.id)
+            #expect(try await admin.apiKeys.getByKey("k1").name == "renamed")
+            #expect(try await admin.accounts.current(expand: ["configuration"]).configuration == ["x": "1"])
+        }
+    }
+
+    @Test("an invalid seed is refused whole and changes nothing")
+    func invalidSeed() async throws {
+        try await TestServer.with { server in
+            let before = try await server.entityStats()
+            for text in ["accounts: [{name: ok}, {nameless: true}]", "accounts:\n  - name: ok2\n    apiKeys: [{key: demo-api-key}]\n", "{ not yaml: [", "accounts:\n  - name: ok3\n    users: [{username: agent, password: x}]\n"] {
+                do {
+                    try await server.control.seed(text)
+                    Issue.record("seed accepted: \(text)")
+                } catch {
+                    #expect((error as? CollabClientError)?.code == .badRequest || (error as? CollabClientError)?.code == .conflict, "\(error)")
+                }
+            }
+            #expect(try await server.entityStats() == before)
+        }
+    }
+
+    @Test("reset restores the startup tenant; resetting one account leaves the others alone")
+    func reset() async throws {
+        try await TestServer.with(seed: twoAccountSeed) { server in
+            let alpha = server.admin("alpha-admin", "pw-a")
+            let beta = server.admin("beta-admin", "pw-b")
+            _ = try await alpha.namedAreas.create(WebNamedArea(name: "Extra", siteId: "extra"))
+            _ = try await beta.namedAreas.create(WebNamedArea(name: "Extra", siteId: "extra"))
+            _ = try await alpha.users.setPassword(try await alpha.users.getByUsername("alpha-agent").id!, password: "changed")
+
+            try await server.control.reset(account: "alpha")
+            #expect(try await alpha.namedAreas.search().items?.map(\.siteId) == ["alpha-area"])
+            #expect(try await beta.namedAreas.search().items?.count == 2)
+            #expect(try await server.admin("alpha-agent", "pw-a").accounts.current().name == "alpha", "seed password restored")
+
+            _ = try await server.control.seed("accounts: [{name: gamma}]")
+            try await server.control.reset()
+            #expect(try await beta.namedAreas.search().items?.map(\.siteId) == ["beta-area"])
+            let stats = try await server.entityStats()
+            #expect(stats.accounts == 2, "gamma is gone, alpha and beta are back")
+        }
+    }
+
+    @Test("the journal records requests, filters them, is bounded, and can be cleared")
+    func journal() async throws {
+        try await TestServer.with(journalCapacity: 20) { server in
+            let admin = server.admin("admin", "admin")
+            try await server.control.clearJournal()
+            _ = try await admin.accounts.current()
+            _ = try? await admin.namedAreas.read("missing")
+            _ = try await server.transport(.none).raw("GET", "/app/rest/v4/accounts/getCurrentAccount")
+
+            let notFound = try await server.control.journal(JournalFilter(status: 404))
+            #expect(notFound.entries.map(\.path) == ["/app/rest/v4/namedareas/missing/read"])
+            #expect(notFound.entries.first?.accountId != nil)
+            let clientErrors = try await server.control.journal(JournalFilter(path: "/app/rest/v4", status: 4))
+            #expect(clientErrors.entries.map(\.status) == [404, 401])
+            let gets = try await server.control.journal(JournalFilter(method: "GET", path: "/app/rest/v4/accounts", limit: 1))
+            #expect(gets.entries.count == 1)
+            #expect(gets.entries.first?.status == 401, "the limit keeps the newest")
+
+            for _ in 0..<30 { _ = try await server.transport(.none).raw("GET", "/healthz") }
+            let all = try await server.control.journal()
+            #expect(all.size == 20)
+            #expect(all.capacity == 20)
+            #expect(all.entries.map(\.id) == all.entries.map(\.id).sorted())
+
+            try await server.control.clearJournal()
+            #expect(try await server.control.journal(JournalFilter(path: "/healthz")).entries.isEmpty)
+        }
+    }
+
+    @Test("the virtual clock moves and freezes server time")
+    func clock() async throws {
+        try await TestServer.with { server in
+            let frozen = try await server.control.changeClock(ClockChange(frozen: true))
+            #expect(frozen.frozen)
+            try await Task.sleep(for: .milliseconds(20))
+            #expect(try await server.control.clock().now == frozen.now)
+            let moved = try await server.control.changeClock(ClockChange(advanceMillis: 3_600_000))
+            #expect(moved.now == frozen.now + 3_600_000)
+            let created = try await server.admin("admin", "admin").namedAreas.create(WebNamedArea(name: "Later", siteId: "later"))
+            #expect(created.creationTimestamp == moved.now, "entities take their timestamps from the server clock")
+            let released = try await server.control.changeClock(ClockChange(frozen: false))
+            #expect(!released.frozen)
+            #expect(released.offset >= 3_599_000)
+        }
+    }
+
+    @Test("only super admins and the control token reach the control API")
+    func controlAccess() async throws {
+        try await TestServer.with { server in
+            let asAdmin = ControlClient(baseURL: server.baseURL, credentials: .basic(username: "admin", password: "admin"))
+            do {
+                _ = try await asAdmin.stats()
+                Issue.record("admin used the control API")
+            } catch {
+                #expect((error as? CollabClientError)?.code == .forbidden)
+            }
+            let wrongToken = ControlClient(baseURL: server.baseURL, credentials: .bearer("nope"))
+            do {
+                _ = try await wrongToken.stats()
+                Issue.record("wrong control token accepted")
+            } catch {
+                #expect((error as? CollabClientError)?.code == .authorization)
+            }
+            let asRoot = ControlClient(baseURL: server.baseURL, credentials: .basic(username: "superadmin", password: "superadmin"))
+            let stats = try await asRoot.stats()
+            #expect(stats.accounts == 1)
+        }
+    }
+}

@@ -1,0 +1,94 @@
+import Foundation
+import Synchronization
+
+/// The real `mock-collab` executable, started as a child process, for tests of what only a process
+/// shows: the listening line, signals, `kill -9`.
+final class ServerProcess: Sendable {
+    let process: Process
+    private let stdout = OutputBuffer()
+    private let stderr = OutputBuffer()
+    let port: Int
+
+    /// Where the built executable is: next to the test bundle, or `MOCK_COLLAB_BINARY`.
+    static var binary: URL {
+        if let override = ProcessInfo.processInfo.environment["MOCK_COLLAB_BINARY"] { return URL(fileURLWithPath: override) }
+        var directory = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+        // On macOS the test binary sits inside an .xctest bundle.
+        while directory.pathExtension == "xctest" || directory.lastPathComponent == "MacOS" || directory.lastPathComponent == "Contents" {
+            directory.deleteLastPathComponent()
+        }
+        return directory.appendingPathComponent("mock-collab")
+    }
+
+    /// Starts `mock-collab serve --port 0` with the given extra arguments and waits for the listening line.
+    init(arguments: [String], timeout: Duration = .seconds(30)) async throws {
+        let process = Process()
+        process.executableURL = Self.binary
+        process.arguments = ["serve", "--port", "0", "--password-hash-cost", "4"] + arguments
+        let out = Pipe()
+        let err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        self.process = process
+        let stdoutBox = stdout
+        let stderrBox = stderr
+        out.fileHandleForReading.readabilityHandler = { handle in
+            let data = handle.availableData
+            stdoutBox.append(data)
+        }
+        err.fileHandleForReading.readabilityHandler = { handle in
+            let data = handle.availableData
+            stderrBox.append(data)
+        }
+        try process.run()
+        let deadline = ContinuousClock.now + timeout
+        var port: Int?
+        while port == nil {
+            let text = stdoutBox.text
+            if let line = text.split(separator: "\n").first, line.hasPrefix("listening on http://"), let value = line.split(separator: ":").last.flatMap({ Int($0) }) {
+                port = value
+                break
+            }
+            guard process.isRunning else { throw ServerProcessError.exited(stderrBox.text) }
+            guard ContinuousClock.now < deadline else { throw ServerProcessError.timeout }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        self.port = port!
+    }
+
+    var baseURL: String { "http://127.0.0.1:\(port)" }
+    var standardOutput: String { stdout.text }
+    var standardError: String { stderr.text }
+
+    /// Sends a signal.
+    func signal(_ signal: Int32) {
+        kill(process.processIdentifier, signal)
+    }
+
+    /// Waits for the process to exit and returns its status.
+    func waitForExit(timeout: Duration = .seconds(30)) async throws -> Int32 {
+        let deadline = ContinuousClock.now + timeout
+        while process.isRunning {
+            guard ContinuousClock.now < deadline else {
+                process.terminate()
+                throw ServerProcessError.timeout
+            }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        // Let the pipes drain.
+        try await Task.sleep(for: .milliseconds(50))
+        return process.terminationStatus
+    }
+}
+
+enum ServerProcessError: Error {
+    case exited(String)
+    case timeout
+}
+
+/// Bytes a child process wrote, collected from a pipe's handler thread.
+final class OutputBuffer: Sendable {
+    private let data = Mutex(Data())
+    func append(_ chunk: Data) { data.withLock { $0.append(chunk) } }
+    var text: String { String(decoding: data.withLock { $0 }, as: UTF8.self) }
+}

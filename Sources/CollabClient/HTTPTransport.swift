@@ -29,6 +29,7 @@ public final class HTTPTransport: Sendable {
     private struct State {
         var credentials: ClientCredentials
         var sessionCookie: String?
+        var customCookies: [String: String] = [:]
     }
 
     /// Creates a transport.
@@ -50,6 +51,11 @@ public final class HTTPTransport: Sendable {
     /// Replaces the credentials.
     public func setCredentials(_ credentials: ClientCredentials) {
         state.withLock { $0.credentials = credentials }
+    }
+
+    /// Cookies sent with every request (the SDK's custom cookies); same names replace earlier ones.
+    public func setCustomCookies(_ cookies: [String: String]) {
+        state.withLock { $0.customCookies.merge(cookies) { _, new in new } }
     }
 
     /// Forgets the session cookie.
@@ -85,7 +91,7 @@ public final class HTTPTransport: Sendable {
         let queryString = components.percentEncodedQuery.map { "?" + $0.replacingOccurrences(of: "+", with: "%2B") } ?? ""
         var request = HTTPClientRequest(url: baseURL + path + queryString)
         request.method = HTTPMethod(rawValue: method)
-        let (credentials, cookie) = state.withLock { ($0.credentials, $0.sessionCookie) }
+        let (credentials, cookie, customCookies) = state.withLock { ($0.credentials, $0.sessionCookie, $0.customCookies) }
         switch credentials {
         case .none: break
         case .basic(let username, let password):
@@ -93,7 +99,9 @@ public final class HTTPTransport: Sendable {
         case .bearer(let token):
             request.headers.add(name: "Authorization", value: "Bearer \(token)")
         }
-        if let cookie { request.headers.add(name: "Cookie", value: "\(webAPISessionCookieName)=\(cookie)") }
+        var cookies = customCookies.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }
+        if let cookie { cookies.append("\(webAPISessionCookieName)=\(cookie)") }
+        if !cookies.isEmpty { request.headers.add(name: "Cookie", value: cookies.joined(separator: "; ")) }
         for (name, value) in extraHeaders { request.headers.add(name: name, value: value) }
         if let body {
             request.headers.add(name: "Content-Type", value: contentType)

@@ -11,10 +11,15 @@ public final class StateRepository: Sendable {
     private let state: Mutex<CollabState>
     private let writer: GroupCommitWriter
     private let store: any Store
+    private let publish: @Sendable ([DomainEvent]) -> Void
 
     /// Loads the state from `store`.
-    public init(store: any Store) async throws {
+    /// - Parameters:
+    ///   - store: Where changes are written.
+    ///   - publish: Receives the events of each write once it is durable, in commit order.
+    public init(store: any Store, publish: @escaping @Sendable ([DomainEvent]) -> Void = { _ in }) async throws {
         self.store = store
+        self.publish = publish
         self.state = Mutex(try CollabState(records: try await store.loadAll()))
         self.writer = GroupCommitWriter(store: store)
     }
@@ -67,10 +72,14 @@ public final class StateRepository: Sendable {
                     if changes.isEmpty {
                         continuation.resume(returning: result)
                     } else {
+                        // Event-only writes go through the writer too, so events keep commit order.
+                        let events = changes.events
+                        let publish = self.publish
                         writer.submit(changes.changes) { error in
                             if let error {
                                 continuation.resume(throwing: CollabError(.unavailable, "storage failed: \(error)"))
                             } else {
+                                if !events.isEmpty { publish(events) }
                                 continuation.resume(returning: result)
                             }
                         }

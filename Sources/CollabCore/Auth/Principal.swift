@@ -3,6 +3,8 @@ public struct Principal: Sendable, Equatable {
     /// How the caller proved who it is.
     public enum Method: String, Sendable, Equatable {
         case anonymous, basic, session, controlToken
+        /// A started mobile client (visitor app).
+        case client
     }
 
     /// The account the caller acts in; `nil` only for anonymous callers and the control token.

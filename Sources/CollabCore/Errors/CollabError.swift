@@ -10,6 +10,8 @@ public struct CollabError: Error, Sendable, Equatable, CustomStringConvertible {
         case badRequest = "BAD_REQUEST"
         /// No credentials, or credentials that do not identify anyone (HTTP 401).
         case unauthorized = "UNAUTHORIZED"
+        /// The API key is unknown (HTTP 401; the SDK's invalid-API-key error).
+        case invalidApiKey = "INVALID_API_KEY"
         /// The caller is known but lacks the role or the right (HTTP 403).
         case forbidden = "FORBIDDEN"
         /// The entity does not exist, or belongs to another account (HTTP 404).

@@ -72,4 +72,20 @@ public enum SearchSchemas {
         "CREATION_TIMESTAMP": { .of($0.creationTimestamp) },
         "MODIFICATION_TIMESTAMP": { .of($0.modificationTimestamp) },
     ])
+
+    public static let conversation = SearchSchema<Conversation>("Conversation", [
+        "ID": { .of($0.id) },
+        "ACCOUNT_ID": { .of($0.accountId) },
+        "TOPIC": { .of($0.topic) },
+        "STATE": { .of($0.state.rawValue) },
+        "RECIPIENT_ID": { .of($0.recipient.id) },
+        "RECIPIENT_TYPE": { .of($0.recipient.type.rawValue) },
+        "INITIAL_ENGAGEMENT_TYPE": { .of($0.initialEngagementType.rawValue) },
+        "ASSIGNEE_PERSON_ID": { .of($0.assigneePersonId) },
+        "CONTEXT_PERSON_ID": { .of($0.contextPersonId) },
+        "SOURCE_ID": { .of($0.sourceId) },
+        "END_REASON": { .of($0.endReason?.rawValue) },
+        "CREATION_TIMESTAMP": { .of($0.creationTimestamp) },
+        "END_TIMESTAMP": { $0.endTimestamp.map { .int($0) } ?? .null },
+    ])
 }

@@ -118,6 +118,17 @@ extension CollabState {
             sessions[session.id] = nil
             changes.delete(.session, session.id)
         }
+        for conversation in conversations.values where conversation.accountId == id {
+            removeConversation(conversation.id, changes: &changes)
+        }
+        for session in clientSessions.values where session.accountId == id {
+            clientSessions[session.id] = nil
+            changes.delete(.clientSession, session.id)
+        }
+        for record in presence.values where record.accountId == id {
+            presence[record.id] = nil
+            changes.delete(.presence, record.id)
+        }
         guard !keepAccount else { return }
         if let account = accounts.removeValue(forKey: id) {
             accountIdByName[account.name] = nil

@@ -12,6 +12,11 @@ public struct CollabState: Sendable {
     public internal(set) var persons: [String: Person] = [:]
     public internal(set) var sessions: [String: AuthSession] = [:]
     public internal(set) var jwtSettings: [String: JWTValidationSettings] = [:]
+    public internal(set) var conversations: [String: Conversation] = [:]
+    /// Messages per conversation, in sequence order.
+    public internal(set) var messages: [String: [ConversationMessage]] = [:]
+    public internal(set) var clientSessions: [String: ClientSession] = [:]
+    public internal(set) var presence: [String: PresenceRecord] = [:]
 
     // Secondary indexes, rebuilt on load and kept in step by every operation.
     var apiKeyIdByKey: [String: String] = [:]
@@ -47,8 +52,21 @@ public struct CollabState: Sendable {
             case .jwtSettings:
                 let settings = try RecordCoding.decode(JWTValidationSettings.self, from: record)
                 jwtSettings[settings.id] = settings
+            case .conversation:
+                let conversation = try RecordCoding.decode(Conversation.self, from: record)
+                conversations[conversation.id] = conversation
+            case .message:
+                let message = try RecordCoding.decode(ConversationMessage.self, from: record)
+                messages[message.conversationId, default: []].append(message)
+            case .clientSession:
+                let session = try RecordCoding.decode(ClientSession.self, from: record)
+                clientSessions[session.id] = session
+            case .presence:
+                let record = try RecordCoding.decode(PresenceRecord.self, from: record)
+                presence[record.id] = record
             }
         }
+        for key in messages.keys { messages[key]?.sort { $0.sequence < $1.sequence } }
     }
 
     /// Whether nothing has been created yet (the default tenant is seeded into an empty state).

@@ -10,6 +10,10 @@ public enum EntityKind: String, Sendable, Codable, CaseIterable {
     case person
     case session
     case jwtSettings
+    case conversation
+    case message
+    case clientSession
+    case presence
 }
 
 /// One entity as the store keeps it: its kind, id, owning account and JSON body.
@@ -74,6 +78,23 @@ extension JWTValidationSettings: StorableEntity {
     public var storageAccountId: String? { id }
 }
 
+extension Conversation: StorableEntity {
+    public static var kind: EntityKind { .conversation }
+    public var storageAccountId: String? { accountId }
+}
+extension ConversationMessage: StorableEntity {
+    public static var kind: EntityKind { .message }
+    public var storageAccountId: String? { accountId }
+}
+extension ClientSession: StorableEntity {
+    public static var kind: EntityKind { .clientSession }
+    public var storageAccountId: String? { accountId }
+}
+extension PresenceRecord: StorableEntity {
+    public static var kind: EntityKind { .presence }
+    public var storageAccountId: String? { accountId }
+}
+
 /// The GLOBAL scope of the configuration cascade, stored as a single record.
 public struct GlobalConfiguration: StorableEntity, Equatable {
     public static var kind: EntityKind { .globalConfiguration }
@@ -83,9 +104,16 @@ public struct GlobalConfiguration: StorableEntity, Equatable {
     public init(properties: [String: String] = [:]) { self.properties = properties }
 }
 
-/// The durable changes one operation makes, in order.
+/// The durable changes one operation makes, in order, and the events it emits.
 public struct ChangeSet: Sendable {
     public private(set) var changes: [StoreChange] = []
+    /// Events to publish once the changes are stored.
+    public private(set) var events: [DomainEvent] = []
+
+    /// Records an event to publish after the changes are stored.
+    public mutating func emit(_ event: DomainEvent) {
+        events.append(event)
+    }
 
     public init() {}
 
@@ -101,7 +129,8 @@ public struct ChangeSet: Sendable {
         changes.append(.delete(kind, id: id))
     }
 
-    public var isEmpty: Bool { changes.isEmpty }
+    /// Whether the operation changed nothing and emitted nothing.
+    public var isEmpty: Bool { changes.isEmpty && events.isEmpty }
 }
 
 /// JSON coding of stored records.

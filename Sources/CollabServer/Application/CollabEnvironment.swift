@@ -13,6 +13,8 @@ final class CollabEnvironment: Sendable {
     let credentials = CredentialCache()
     let tokens: AccessTokenValidator
     let journal: RequestJournal
+    /// Live events for WebSockets and webhooks.
+    let events: EventHub
     let logger: Logger
     /// The seed applied at start, re-applied by a control-API reset.
     let startupSeed: Seed
@@ -21,7 +23,10 @@ final class CollabEnvironment: Sendable {
     /// The password hashes of the startup seed's users as stored right after start.
     var startupPasswordHashes: [String: String] { startupHashes.withLock { $0 } }
 
-    init(configuration: ServerConfiguration, repository: StateRepository, clock: AdjustableClock, startupSeed: Seed, logger: Logger) {
+    init(
+        configuration: ServerConfiguration, repository: StateRepository, events: EventHub, clock: AdjustableClock, startupSeed: Seed, logger: Logger
+    ) {
+        self.events = events
         self.configuration = configuration
         self.repository = repository
         self.clock = clock

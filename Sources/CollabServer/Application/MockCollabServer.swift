@@ -1,6 +1,7 @@
 public import CollabCore
 import CollabStore
 import Hummingbird
+import HummingbirdWebSocket
 public import Logging
 import Metrics
 import NIOCore
@@ -37,9 +38,14 @@ public final class MockCollabServer: Service {
         case .memory: store = MemoryStore()
         case .sqlite(let path): store = try await SQLiteStore.open(path: path, logger: logger)
         }
-        let repository = try await StateRepository(store: store)
+        // Event ids start from the start time so they keep increasing across restarts.
+        let events = EventHub(
+            firstId: clock.now() * 1000, windowSize: configuration.eventReplayWindow, bufferSize: configuration.eventBufferPerConnection
+        )
+        let repository = try await StateRepository(store: store, publish: { events.publish($0) })
         self.environment = CollabEnvironment(
-            configuration: configuration, repository: repository, clock: clock, startupSeed: configuration.seed ?? .defaultTenant, logger: logger
+            configuration: configuration, repository: repository, events: events, clock: clock,
+            startupSeed: configuration.seed ?? .defaultTenant, logger: logger
         )
         self.logger = logger
         do {
@@ -85,10 +91,19 @@ public final class MockCollabServer: Service {
         OpsRoutes(environment: environment).register(on: router)
         WebAPIRoutes(environment: environment).register(on: router)
         ControlRoutes(environment: environment).register(on: router)
+        MobileRoutes(environment: environment).register(on: router)
+        AgentRoutes(environment: environment).register(on: router)
+        LiveRoutes(environment: environment).register(on: router)
 
         let host = configuration.host
         let app = Application(
             router: router,
+            server: .http1WebSocketUpgrade(
+                webSocketRouter: router,
+                configuration: WebSocketServerConfiguration(
+                    maxFrameSize: 1 << 20, autoPing: .enabled(timePeriod: configuration.heartbeatInterval)
+                )
+            ),
             configuration: .init(address: .hostname(host, port: configuration.port), serverName: "mock-collab"),
             onServerRunning: { [self] channel in
                 let port = channel.localAddress?.port ?? configuration.port

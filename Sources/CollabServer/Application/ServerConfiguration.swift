@@ -26,6 +26,12 @@ public struct ServerConfiguration: Sendable {
     public var authenticationTokenLifetime: Int64
     /// Log level for the server's logger.
     public var logLevel: Logger.Level
+    /// How often live WebSockets are pinged; a peer that misses a pong is disconnected.
+    public var heartbeatInterval: Duration
+    /// Events held for clients that reconnect with `lastEventId`.
+    public var eventReplayWindow: Int
+    /// Events one live connection may have pending before it is closed as a slow consumer.
+    public var eventBufferPerConnection: Int
 
     public init(
         host: String = "127.0.0.1",
@@ -38,7 +44,10 @@ public struct ServerConfiguration: Sendable {
         passwordHashCost: UInt8 = 10,
         sessionLifetime: Int64 = 12 * 3600 * 1000,
         authenticationTokenLifetime: Int64 = 5 * 60 * 1000,
-        logLevel: Logger.Level = .info
+        logLevel: Logger.Level = .info,
+        heartbeatInterval: Duration = .seconds(15),
+        eventReplayWindow: Int = 10_000,
+        eventBufferPerConnection: Int = 1_000
     ) {
         self.host = host
         self.port = port
@@ -51,5 +60,8 @@ public struct ServerConfiguration: Sendable {
         self.sessionLifetime = sessionLifetime
         self.authenticationTokenLifetime = authenticationTokenLifetime
         self.logLevel = logLevel
+        self.heartbeatInterval = heartbeatInterval
+        self.eventReplayWindow = eventReplayWindow
+        self.eventBufferPerConnection = eventBufferPerConnection
     }
 }

@@ -44,6 +44,9 @@ struct AuthenticationMiddleware: RouterMiddleware {
             } else if let principal = principal(forSession: credentials) {
                 context.principal = principal
                 context.sessionToken = credentials
+            } else if let principal = principal(forClient: credentials) {
+                context.principal = principal
+                context.clientToken = credentials
             } else {
                 throw .unauthorized("unknown or expired bearer token")
             }
@@ -74,7 +77,17 @@ struct AuthenticationMiddleware: RouterMiddleware {
         }
     }
 
-    private func principal(forSession token: String) -> Principal? {
+    /// The visitor behind a started mobile client's token.
+    func principal(forClient token: String) -> Principal? {
+        guard token.count <= 128 else { return nil }
+        return try? environment.read { state in
+            state.clientSession(token: token).map {
+                Principal(accountId: $0.accountId, userId: nil, personId: $0.personId, role: .webuser, method: .client)
+            }
+        }
+    }
+
+    func principal(forSession token: String) -> Principal? {
         guard token.count <= 128 else { return nil }
         let now = environment.clock.now()
         return try? environment.read { state in

@@ -1,15 +1,20 @@
 import CollabCore
 import Hummingbird
+import HummingbirdWebSocket
 
 /// The per-request context: Hummingbird's core storage plus who is calling.
-struct CollabRequestContext: RequestContext {
+struct CollabRequestContext: RequestContext, WebSocketRequestContext {
     public var coreContext: CoreRequestContextStorage
     /// The authenticated caller; anonymous until the authentication middleware says otherwise.
     public var principal: Principal = .anonymous
     /// The session token the caller presented, if any (for logout).
     public var sessionToken: String?
+    /// The mobile client token the caller presented, if any.
+    public var clientToken: String?
     /// Carries the caller out to the journal.
     let trace = RequestTrace()
+    /// Hands a WebSocket upgrade its handler.
+    let webSocket = WebSocketHandlerReference<CollabRequestContext>()
 
     public init(source: ApplicationRequestContextSource) {
         self.coreContext = .init(source: source)

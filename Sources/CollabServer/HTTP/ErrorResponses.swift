@@ -9,7 +9,7 @@ extension CollabError.Kind {
     var status: HTTPResponse.Status {
         switch self {
         case .badRequest: .badRequest
-        case .unauthorized: .unauthorized
+        case .unauthorized, .invalidApiKey: .unauthorized
         case .forbidden: .forbidden
         case .notFound: .notFound
         case .conflict: .conflict
@@ -25,18 +25,43 @@ extension CollabError: ResponseGenerator {}
 extension CollabError: HTTPResponseError {
     public var status: HTTPResponse.Status { kind.status }
 
-    /// The Web API `Error` body; the message never holds secrets.
+    /// The error body for the request's surface: the typed body on the mobile and agent APIs, the
+    /// Web API `Error` body everywhere else. The message never holds secrets.
     public func response(from request: Request, context: some RequestContext) throws -> Response {
+        if ErrorBody.usesTypedBody(request.uri.path) {
+            return JSONBody.response(APIErrorBody(type: typeName, message: message, status: status.code), status: status)
+        }
         var headers = HTTPFields()
         if kind == .unauthorized {
             headers[.wwwAuthenticate] = "Basic realm=\"mock-collab\", charset=\"UTF-8\""
         }
         return ErrorBody.response(status: status, message: message, headers: headers)
     }
+
+    /// The mobile and agent APIs' error type, mirroring the SDK's client error types.
+    var typeName: String {
+        switch kind {
+        case .badRequest: "BAD_REQUEST"
+        case .unauthorized: "AUTHORIZATION"
+        case .invalidApiKey: "INVALID_API_KEY"
+        case .forbidden: "FORBIDDEN"
+        case .notFound: "NOT_FOUND"
+        case .conflict: "CONFLICT"
+        case .payloadTooLarge: "PAYLOAD_TOO_LARGE"
+        case .tooManyRequests: "RATE_LIMITED"
+        case .unavailable: "UNAVAILABLE"
+        case .internalError: "INTERNAL"
+        }
+    }
 }
 
 /// Builds the Web API `Error` body.
 enum ErrorBody {
+    /// Whether a path belongs to a surface with the typed error body (mobile and agent APIs).
+    static func usesTypedBody(_ path: String) -> Bool {
+        path.hasPrefix("/mobile/") || path.hasPrefix("/agent/")
+    }
+
     static func response(status: HTTPResponse.Status, message: String, headers: HTTPFields = [:]) -> Response {
         let body = WebAPIError(statusCode: status.code, statusDescription: status.reasonPhrase, errorMessage: message)
         return JSONBody.response(body, status: status, headers: headers)
@@ -58,6 +83,15 @@ struct ErrorMiddleware: RouterMiddleware {
             headers[.contentType] = nil
             headers[.contentLength] = nil
             let message = error.body ?? defaultMessage(for: error.status, request: request)
+            if ErrorBody.usesTypedBody(request.uri.path) {
+                let kind: CollabError.Kind = switch error.status.code {
+                case 404: .notFound
+                case 413: .payloadTooLarge
+                case 401: .unauthorized
+                default: .badRequest
+                }
+                return try CollabError(kind, message).response(from: request, context: context)
+            }
             return ErrorBody.response(status: error.status, message: message, headers: headers)
         } catch {
             context.logger.error("unhandled error", metadata: ["error": "\(String(reflecting: error))", "path": "\(request.uri.path)"])

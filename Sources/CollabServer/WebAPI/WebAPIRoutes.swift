@@ -17,6 +17,7 @@ struct WebAPIRoutes {
             UsersRoutes(environment: environment).register(on: group.group("users"))
             PersonsRoutes(environment: environment).register(on: group.group("persons"))
             AuthenticatorRoutes(environment: environment).register(on: group.group("authenticator"))
+            ConversationsRoutes(environment: environment).register(on: group)
         }
     }
 }

@@ -1,0 +1,69 @@
+public import CollabWire
+
+/// How a visitor client connects, mirroring the SDK's client configuration.
+public struct ClientConfiguration: Sendable {
+    /// The server's root URL, e.g. `http://127.0.0.1:8080`.
+    public var baseURL: String
+    /// The account's API key.
+    public var apiKey: String
+    /// An access token (JWT) identifying the visitor; `nil` for an anonymous visitor.
+    public var accessToken: String?
+    /// A named area id or site id: new conversations go to its queue and its configuration applies.
+    public var namedArea: String?
+    /// Cookies sent with every request.
+    public var customCookies: [String: String]
+    /// The app's stable device id (an anonymous visitor is the same person on every start).
+    public var deviceId: String
+    /// What the app says about the device.
+    public var device: ClientStartRequest.Device
+
+    public init(
+        baseURL: String, apiKey: String, accessToken: String? = nil, namedArea: String? = nil, customCookies: [String: String] = [:],
+        deviceId: String, device: ClientStartRequest.Device = .init(os: "iOS", osVersion: "18.0", appId: "com.example.app", sdkVersion: "mock-collab")
+    ) {
+        self.baseURL = baseURL
+        self.apiKey = apiKey
+        self.accessToken = accessToken
+        self.namedArea = namedArea
+        self.customCookies = customCookies
+        self.deviceId = deviceId
+        self.device = device
+    }
+}
+
+/// The SDK's app states, for ``VisitorClient/setAppState(_:)``.
+public enum ClientAppState: String, Sendable, CaseIterable {
+    case background = "BACKGROUND"
+    case foregroundUIClosed = "FOREGROUND_UI_CLOSED"
+    case foregroundUIOpen = "FOREGROUND_UI_OPEN"
+}
+
+/// Turns an `http(s)://` base URL into the `ws(s)://` one.
+func webSocketURL(_ baseURL: String, path: String, query: [(String, String)]) -> String {
+    var base = baseURL
+    if base.hasPrefix("https://") {
+        base = "wss://" + base.dropFirst("https://".count)
+    } else if base.hasPrefix("http://") {
+        base = "ws://" + base.dropFirst("http://".count)
+    }
+    if base.hasSuffix("/") { base.removeLast() }
+    let queryString = query.map { "\($0.0)=\($0.1.addingPercentEncodingForQuery)" }.joined(separator: "&")
+    return base + path + (queryString.isEmpty ? "" : "?" + queryString)
+}
+
+extension String {
+    var addingPercentEncodingForQuery: String {
+        var allowed = Set("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~".unicodeScalars)
+        allowed.insert(",")
+        return unicodeScalars.map { allowed.contains($0) ? String($0) : $0.utf8Escaped }.joined()
+    }
+}
+
+extension Unicode.Scalar {
+    var utf8Escaped: String {
+        String(self).utf8.map { byte in
+            let hex = String(byte, radix: 16, uppercase: true)
+            return "%" + (hex.count == 1 ? "0" + hex : hex)
+        }.joined()
+    }
+}

@@ -1,0 +1,148 @@
+public import CollabWire
+import Foundation
+import HummingbirdWSClient
+public import Logging
+import NIOCore
+import NIOWebSocket
+import Synchronization
+
+/// A live event WebSocket that reconnects by itself and resumes where it left off.
+///
+/// Iterate ``events`` to receive ``LiveEvent``s in order. When the connection drops (network, server
+/// restart, the server closing a slow reader) the stream reconnects with the last event id it saw, and
+/// the server replays what was missed; if that is no longer possible the next event is a `resync`.
+/// The stream ends when ``close()`` is called or the session ends (close code 4001).
+public final class LiveEventStream: Sendable {
+    /// The events, in order. One consumer.
+    public let events: AsyncStream<LiveEvent>
+    private let continuation: AsyncStream<LiveEvent>.Continuation
+    private let state = Mutex(State())
+    private let url: String
+    private let logger: Logger
+
+    private struct State {
+        var lastEventId: Int64?
+        var connections = 0
+        var closed = false
+        var current: Task<Void, Never>?
+        var runner: Task<Void, Never>?
+        var connectedWaiters: [CheckedContinuation<Void, Never>] = []
+        var isConnected = false
+    }
+
+    /// The id of the last event received.
+    public var lastEventId: Int64? { state.withLock { $0.lastEventId } }
+    /// How many times the stream has connected.
+    public var connectionCount: Int { state.withLock { $0.connections } }
+
+    /// Opens a stream.
+    /// - Parameters:
+    ///   - url: The `ws://` URL of the events endpoint, with its token and filters as query parameters.
+    ///   - lastEventId: Resume after this event.
+    ///   - logger: Where connection problems are logged.
+    public init(url: String, lastEventId: Int64? = nil, logger: Logger = Logger(label: "CollabClient.LiveEventStream")) {
+        self.url = url
+        self.logger = logger
+        (events, continuation) = AsyncStream.makeStream(of: LiveEvent.self, bufferingPolicy: .unbounded)
+        state.withLock { $0.lastEventId = lastEventId }
+        let runner = Task { [self] in await self.run() }
+        state.withLock { $0.runner = runner }
+    }
+
+    /// Waits until the stream is connected and has received the server's hello.
+    public func waitUntilConnected() async {
+        await withCheckedContinuation { (waiter: CheckedContinuation<Void, Never>) in
+            let ready = state.withLock { state in
+                if state.isConnected || state.closed { return true }
+                state.connectedWaiters.append(waiter)
+                return false
+            }
+            if ready { waiter.resume() }
+        }
+    }
+
+    /// Drops the current connection; the stream reconnects and resumes (for network changes, and tests).
+    public func reconnect() {
+        state.withLock { state in
+            state.isConnected = false
+            state.current?.cancel()
+        }
+    }
+
+    /// Closes the stream for good.
+    public func close() {
+        let (tasks, waiters) = state.withLock { state -> ([Task<Void, Never>], [CheckedContinuation<Void, Never>]) in
+            state.closed = true
+            defer { state.connectedWaiters = [] }
+            return ([state.current, state.runner].compactMap { $0 }, state.connectedWaiters)
+        }
+        for task in tasks { task.cancel() }
+        for waiter in waiters { waiter.resume() }
+        continuation.finish()
+    }
+
+    private func run() async {
+        var delay = Duration.milliseconds(50)
+        while !Task.isCancelled, !state.withLock({ $0.closed }) {
+            let after = state.withLock { $0.lastEventId }
+            var target = url
+            if let after { target += (url.contains("?") ? "&" : "?") + "lastEventId=\(after)" }
+            let attempt = Task { [self] in
+                do {
+                    let close = try await WebSocketClient.connect(url: target, configuration: .init(maxFrameSize: 1 << 20), logger: logger) { inbound, _, _ in
+                        for try await message in inbound.messages(maxSize: 1 << 20) {
+                            guard case .text(let text) = message,
+                                let event = try? JSONDecoder().decode(LiveEvent.self, from: Data(text.utf8))
+                            else { continue }
+                            self.receive(event)
+                        }
+                    }
+                    if let code = close?.closeCode, Self.number(of: code) == LiveCloseCode.sessionEnded {
+                        self.close()
+                    }
+                } catch {
+                    self.logger.debug("live connection failed", metadata: ["error": "\(error)"])
+                }
+            }
+            state.withLock { $0.current = attempt }
+            await attempt.value
+            state.withLock { $0.isConnected = false }
+            if state.withLock({ $0.closed }) { break }
+            try? await Task.sleep(for: delay)
+            delay = min(delay * 2, .seconds(5))
+            if state.withLock({ $0.connections }) > 0 { delay = min(delay, .seconds(1)) }
+        }
+        continuation.finish()
+    }
+
+    private static func number(of code: WebSocketErrorCode) -> UInt16? {
+        if case .unknown(let number) = code { return number }
+        return nil
+    }
+
+    private func receive(_ event: LiveEvent) {
+        if event.type == LiveEvent.hello {
+            let waiters = state.withLock { state in
+                state.connections += 1
+                state.isConnected = true
+                defer { state.connectedWaiters = [] }
+                return state.connectedWaiters
+            }
+            for waiter in waiters { waiter.resume() }
+            return
+        }
+        if event.id > 0 {
+            let duplicate = state.withLock { state in
+                if let last = state.lastEventId, event.id <= last { return true }
+                state.lastEventId = event.id
+                return false
+            }
+            if duplicate { return }
+        }
+        continuation.yield(event)
+    }
+
+    deinit {
+        continuation.finish()
+    }
+}

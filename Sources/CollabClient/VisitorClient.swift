@@ -1,0 +1,142 @@
+public import AsyncHTTPClient
+public import CollabWire
+import Foundation
+import Synchronization
+
+/// A visitor app against MockCollab, on async/await: what the SDK's visitor client does.
+///
+/// ```swift
+/// let visitor = VisitorClient(configuration: .init(baseURL: url, apiKey: "demo-api-key", deviceId: "device-1"))
+/// try await visitor.start()
+/// let conversation = try await visitor.startConversation(topic: "Help")
+/// for await event in visitor.events { … }
+/// ```
+public final class VisitorClient: Sendable {
+    public let configuration: ClientConfiguration
+    /// The HTTP transport (token, cookies).
+    public let transport: HTTPTransport
+    private let state = Mutex(State())
+
+    private struct State {
+        var start: ClientStartResponse?
+        var live: LiveEventStream?
+    }
+
+    /// Creates a client; nothing is sent before ``start()``.
+    public init(configuration: ClientConfiguration, client: HTTPClient = .shared) {
+        self.configuration = configuration
+        self.transport = HTTPTransport(baseURL: configuration.baseURL, client: client)
+        transport.setCustomCookies(configuration.customCookies)
+    }
+
+    /// What the server answered on start: the visitor, the effective configuration.
+    public var session: ClientStartResponse? { state.withLock { $0.start } }
+
+    /// Live events; available after ``start()``. One consumer.
+    public var events: AsyncStream<LiveEvent> {
+        state.withLock { $0.live?.events } ?? AsyncStream { $0.finish() }
+    }
+
+    /// The live connection (for its last event id, or to force a reconnect).
+    public var liveConnection: LiveEventStream? { state.withLock { $0.live } }
+
+    /// Starts the client: registers the device, identifies the visitor, opens the live event stream.
+    /// - Throws: ``CollabClientError`` with `.authorization` for an invalid access token and an
+    ///   invalid-API-key status for an unknown key.
+    @discardableResult
+    public func start() async throws(CollabClientError) -> ClientStartResponse {
+        let request = ClientStartRequest(
+            apiKey: configuration.apiKey, accessToken: configuration.accessToken, deviceId: configuration.deviceId, device: configuration.device,
+            namedArea: configuration.namedArea
+        )
+        let response: ClientStartResponse = try await transport.send("POST", "/mobile/v1/clients", body: request)
+        transport.setCredentials(.bearer(response.token))
+        let live = LiveEventStream(url: webSocketURL(configuration.baseURL, path: "/mobile/v1/events", query: [("token", response.token)]))
+        let previous = state.withLock { state -> LiveEventStream? in
+            let previous = state.live
+            state.start = response
+            state.live = live
+            return previous
+        }
+        previous?.close()
+        await live.waitUntilConnected()
+        return response
+    }
+
+    /// Stops the client: the server forgets the device session and closes the live stream.
+    public func stop() async throws(CollabClientError) {
+        let live = state.withLock { state -> LiveEventStream? in
+            defer { state.live = nil }
+            return state.live
+        }
+        live?.close()
+        try await transport.sendWithoutResult("DELETE", "/mobile/v1/clients/current")
+        state.withLock { $0.start = nil }
+    }
+
+    /// Reports the app state (background, foreground with the UI closed or open).
+    @discardableResult
+    public func setAppState(_ appState: ClientAppState) async throws(CollabClientError) -> ClientView {
+        try await transport.send("PUT", "/mobile/v1/clients/current/app-state", body: AppStateRequest(appState: appState.rawValue))
+    }
+
+    /// Changes the named area for new conversations.
+    @discardableResult
+    public func setNamedArea(_ namedArea: String?) async throws(CollabClientError) -> ClientView {
+        try await transport.send("PUT", "/mobile/v1/clients/current/named-area", body: NamedAreaRequest(namedArea: namedArea))
+    }
+
+    /// Whether an agent is online.
+    public func agentAvailability() async throws(CollabClientError) -> AvailabilityView {
+        try await transport.send("GET", "/mobile/v1/availability")
+    }
+
+    /// The visitor's conversations, newest first.
+    public func conversations() async throws(CollabClientError) -> [ConversationView] {
+        let list: ConversationList = try await transport.send("GET", "/mobile/v1/conversations")
+        return list.conversations
+    }
+
+    /// Starts a conversation; it enters the queue of the named area (this call's, else the client's).
+    public func startConversation(topic: String? = nil, engagementType: String? = nil, namedArea: String? = nil) async throws(CollabClientError) -> ConversationView {
+        try await transport.send("POST", "/mobile/v1/conversations", body: StartConversationRequest(topic: topic, engagementType: engagementType, namedArea: namedArea))
+    }
+
+    /// One conversation.
+    public func conversation(_ id: String) async throws(CollabClientError) -> ConversationView {
+        try await transport.send("GET", "/mobile/v1/conversations/\(id)")
+    }
+
+    /// Shows a conversation in the collaboration UI (the SDK's `openConversation`).
+    @discardableResult
+    public func openConversation(_ id: String) async throws(CollabClientError) -> ClientView {
+        try await transport.send("POST", "/mobile/v1/conversations/\(id)/open")
+    }
+
+    /// Closes the conversation in the UI.
+    @discardableResult
+    public func closeConversation(_ id: String) async throws(CollabClientError) -> ClientView {
+        try await transport.send("POST", "/mobile/v1/conversations/\(id)/close")
+    }
+
+    /// Ends a conversation.
+    @discardableResult
+    public func endConversation(_ id: String, reason: String? = nil) async throws(CollabClientError) -> ConversationView {
+        try await transport.send("POST", "/mobile/v1/conversations/\(id)/end", body: EndConversationRequest(reason: reason))
+    }
+
+    /// Sends a text message; a repeated `clientMessageId` does not duplicate it.
+    @discardableResult
+    public func send(_ text: String, in conversationId: String, clientMessageId: String? = nil) async throws(CollabClientError) -> MessageView {
+        try await transport.send("POST", "/mobile/v1/conversations/\(conversationId)/messages", body: SendMessageRequest(text: text, clientMessageId: clientMessageId))
+    }
+
+    /// Messages after `sequence`, oldest first.
+    public func messages(in conversationId: String, after sequence: Int = 0, limit: Int = 100) async throws(CollabClientError) -> MessagePage {
+        try await transport.send("GET", "/mobile/v1/conversations/\(conversationId)/messages", query: [("after", String(sequence)), ("limit", String(limit))])
+    }
+
+    deinit {
+        state.withLock { $0.live?.close() }
+    }
+}

@@ -1,0 +1,101 @@
+/// Whether the app is in the background, or in the foreground with the collaboration UI closed or open.
+/// Together with the open conversation it decides push versus in-app events (the SDK's notification table).
+public enum AppState: String, Sendable, Codable, CaseIterable {
+    case background = "BACKGROUND"
+    case foregroundUIClosed = "FOREGROUND_UI_CLOSED"
+    case foregroundUIOpen = "FOREGROUND_UI_OPEN"
+}
+
+/// What a mobile client says about the device it runs on (the vendor's `DeviceInfo` where it fits).
+public struct DeviceInfo: Sendable, Codable, Equatable {
+    /// `iOS`, `Android`, or another platform name.
+    public var os: String
+    public var osVersion: String?
+    /// The app's bundle or package id.
+    public var appId: String?
+    public var appVersion: String?
+    public var sdkVersion: String?
+    public var model: String?
+
+    public init(os: String, osVersion: String? = nil, appId: String? = nil, appVersion: String? = nil, sdkVersion: String? = nil, model: String? = nil) {
+        self.os = os
+        self.osVersion = osVersion
+        self.appId = appId
+        self.appVersion = appVersion
+        self.sdkVersion = sdkVersion
+        self.model = model
+    }
+
+    /// Whether this is an iOS device (for `iosMaxFpsRate` and APNs).
+    public var isIOS: Bool { os.lowercased() == "ios" || os.lowercased() == "ipados" }
+
+    func validate() throws(CollabError) {
+        _ = try Limits.checkName(os, field: "device.os")
+        for (value, field) in [(osVersion, "osVersion"), (appId, "appId"), (appVersion, "appVersion"), (sdkVersion, "sdkVersion"), (model, "model")] {
+            try Limits.checkOptional(value, field: "device.\(field)")
+        }
+    }
+}
+
+/// A started mobile client (visitor app): the SDK's `start` creates one, `stop` ends it.
+public struct ClientSession: Sendable, Codable, Equatable, Identifiable {
+    /// The client's secret token, also its identifier.
+    public var id: String
+    /// A public identifier for the client (shown to agents and tools; never the token).
+    public var clientId: String
+    public var accountId: String
+    public var apiKeyId: String
+    public var personId: String
+    /// The app's stable device identifier.
+    public var deviceId: String
+    public var device: DeviceInfo
+    public var namedAreaId: String?
+    public var appState: AppState
+    /// The conversation shown in the collaboration UI, if any.
+    public var openConversationId: String?
+    /// Whether the visitor is identified by an access token (not anonymous).
+    public var identified: Bool
+    public var createdAt: Timestamp
+    public var lastSeenAt: Timestamp
+
+    public init(
+        id: String, clientId: String, accountId: String, apiKeyId: String, personId: String, deviceId: String, device: DeviceInfo,
+        namedAreaId: String?, appState: AppState = .foregroundUIClosed, identified: Bool, createdAt: Timestamp
+    ) {
+        self.id = id
+        self.clientId = clientId
+        self.accountId = accountId
+        self.apiKeyId = apiKeyId
+        self.personId = personId
+        self.deviceId = deviceId
+        self.device = device
+        self.namedAreaId = namedAreaId
+        self.appState = appState
+        self.identified = identified
+        self.createdAt = createdAt
+        self.lastSeenAt = createdAt
+    }
+}
+
+/// An agent's availability.
+public enum AgentPresence: String, Sendable, Codable, CaseIterable {
+    case online = "ONLINE"
+    case away = "AWAY"
+    case offline = "OFFLINE"
+}
+
+/// The presence an agent set, and when.
+public struct PresenceRecord: Sendable, Codable, Equatable, Identifiable {
+    /// The agent's person id.
+    public var id: String
+    public var accountId: String
+    public var presence: AgentPresence
+    public var changedAt: Timestamp
+
+    public init(id: String, accountId: String, presence: AgentPresence, changedAt: Timestamp) {
+        self.id = id
+        self.accountId = accountId
+        self.presence = presence
+        self.changedAt = changedAt
+    }
+}

@@ -1,0 +1,151 @@
+/// Where a conversation is routed: a named area's queue, the account-wide queue, or one agent.
+public struct ConversationRecipient: Sendable, Codable, Equatable, Hashable {
+    public var type: RecipientType
+    /// The named area's, account's or agent person's id.
+    public var id: String
+
+    public init(type: RecipientType, id: String) {
+        self.type = type
+        self.id = id
+    }
+}
+
+/// One person's part in a conversation.
+public struct Participation: Sendable, Codable, Equatable {
+    public var personId: String
+    public var type: ParticipationType
+    public var state: ParticipationState
+    public var hidden: Bool
+    public var joinedTimestamp: Timestamp
+    public var leftTimestamp: Timestamp?
+
+    public init(personId: String, type: ParticipationType, state: ParticipationState = .active, hidden: Bool = false, joinedTimestamp: Timestamp, leftTimestamp: Timestamp? = nil) {
+        self.personId = personId
+        self.type = type
+        self.state = state
+        self.hidden = hidden
+        self.joinedTimestamp = joinedTimestamp
+        self.leftTimestamp = leftTimestamp
+    }
+}
+
+/// A state the conversation entered, and when.
+public struct ConversationStateChange: Sendable, Codable, Equatable {
+    public var state: ConversationState
+    public var timestamp: Timestamp
+    public init(state: ConversationState, timestamp: Timestamp) {
+        self.state = state
+        self.timestamp = timestamp
+    }
+}
+
+/// A conversation between visitors and agents, routed through a queue.
+public struct Conversation: Sendable, Codable, Equatable, Identifiable {
+    public var id: String
+    public var accountId: String
+    public var topic: String?
+    public var state: ConversationState
+    public var recipient: ConversationRecipient
+    public var initialEngagementType: EngagementType
+    public var participants: [Participation]
+    public var creationTimestamp: Timestamp
+    /// When the conversation (last) entered the queue; orders the queue.
+    public var queuedTimestamp: Timestamp?
+    public var assigneeJoinTimestamp: Timestamp?
+    public var endTimestamp: Timestamp?
+    public var endReason: EndReason?
+    public var endComment: String?
+    public var endPersonId: String?
+    public var lastMessageTimestamp: Timestamp?
+    public var messageCount: Int
+    /// Agents who declined this request; they no longer see it in their queue.
+    public var declinedBy: [String]
+    public var stateChanges: [ConversationStateChange]
+    public var sourceId: String?
+    public var sourceUrl: String?
+    public var locale: String?
+    public var metadata: [String: String]?
+
+    public init(
+        id: String, accountId: String, topic: String?, recipient: ConversationRecipient, initialEngagementType: EngagementType,
+        creationTimestamp: Timestamp
+    ) {
+        self.id = id
+        self.accountId = accountId
+        self.topic = topic
+        self.state = .created
+        self.recipient = recipient
+        self.initialEngagementType = initialEngagementType
+        self.participants = []
+        self.creationTimestamp = creationTimestamp
+        self.messageCount = 0
+        self.declinedBy = []
+        self.stateChanges = [ConversationStateChange(state: .created, timestamp: creationTimestamp)]
+    }
+
+    /// The assigned agent's person id, if any.
+    public var assigneePersonId: String? {
+        participants.first { $0.type == .assignedAgent && $0.state != .ended }?.personId
+    }
+
+    /// The visitor the conversation is about, if any.
+    public var contextPersonId: String? {
+        participants.first { $0.type == .contextPerson }?.personId
+    }
+
+    /// Whether `personId` takes part (and has not left).
+    public func isParticipant(_ personId: String) -> Bool {
+        participants.contains { $0.personId == personId && $0.state != .ended }
+    }
+
+    /// Everyone who takes part and has not left.
+    public var activeParticipantIds: [String] {
+        participants.filter { $0.state != .ended }.map(\.personId)
+    }
+
+    /// Moves to `next`, recording the change.
+    /// - Throws: `conflict` for a transition the state machine does not allow.
+    public mutating func move(to next: ConversationState, at timestamp: Timestamp) throws(CollabError) {
+        guard state.canMove(to: next) else {
+            throw .conflict("conversation \(id) cannot move from \(state.rawValue) to \(next.rawValue)")
+        }
+        state = next
+        stateChanges.append(ConversationStateChange(state: next, timestamp: timestamp))
+        if next == .queued { queuedTimestamp = timestamp }
+    }
+}
+
+/// A text message in a conversation.
+public struct ConversationMessage: Sendable, Codable, Equatable, Identifiable {
+    public var id: String
+    public var accountId: String
+    public var conversationId: String
+    /// Position in the conversation, from 1: clients page and resume by it.
+    public var sequence: Int
+    public var senderPersonId: String
+    public var text: String
+    /// When the server stored the message.
+    public var serverTimestamp: Timestamp
+    /// An id the sender chose, to make retries idempotent.
+    public var clientMessageId: String?
+    /// Agent-only message, hidden from visitors.
+    public var isInternal: Bool
+
+    public init(
+        id: String, accountId: String, conversationId: String, sequence: Int, senderPersonId: String, text: String,
+        serverTimestamp: Timestamp, clientMessageId: String? = nil, isInternal: Bool = false
+    ) {
+        self.id = id
+        self.accountId = accountId
+        self.conversationId = conversationId
+        self.sequence = sequence
+        self.senderPersonId = senderPersonId
+        self.text = text
+        self.serverTimestamp = serverTimestamp
+        self.clientMessageId = clientMessageId
+        self.isInternal = isInternal
+    }
+
+    /// The longest message text accepted.
+    public static let maximumLength = 16 * 1024
+}

@@ -1,0 +1,52 @@
+/// Something that happened, for live clients and webhooks. Emitted by state operations alongside their
+/// durable changes and published only after those are stored.
+public struct DomainEvent: Sendable, Equatable {
+    /// The vendor's webhook event names where one exists.
+    public enum Kind: String, Sendable, Codable, CaseIterable {
+        case conversationCreated = "conversation.created"
+        case conversationOnboarding = "conversation.onboarding"
+        case conversationQueued = "conversation.queued"
+        case conversationActive = "conversation.active"
+        case conversationUnassigned = "conversation.unassigned"
+        case conversationRequeued = "conversation.requeued"
+        case conversationReboarding = "conversation.reboarding"
+        case conversationOffboarding = "conversation.offboarding"
+        case conversationEnded = "conversation.ended"
+        case conversationUpdated = "conversation.updated"
+        case conversationDeleted = "conversation.deleted"
+        case newMessage = "conversation.new_message"
+        /// The app should show the collaboration UI (e.g. an incoming call while in the foreground).
+        case uiVisibilityRequest = "ui.visibility_request"
+        case agentPresenceChanged = "agent.presence_changed"
+    }
+
+    public var kind: Kind
+    public var accountId: String
+    public var timestamp: Timestamp
+    /// The conversation after the change.
+    public var conversation: Conversation?
+    public var message: ConversationMessage?
+    /// Persons who must receive the event (participants, the addressed visitor).
+    public var personIds: Set<String>
+    /// Queue recipients whose agents must receive the event (the conversation is or was in their queue).
+    public var queueRecipients: Set<ConversationRecipient>
+    /// Agents-only events (internal messages, presence).
+    public var agentsOnly: Bool
+    /// Free-form detail (the reason of a visibility request, a presence value).
+    public var detail: [String: String]
+
+    public init(
+        kind: Kind, accountId: String, timestamp: Timestamp, conversation: Conversation? = nil, message: ConversationMessage? = nil,
+        personIds: Set<String> = [], queueRecipients: Set<ConversationRecipient> = [], agentsOnly: Bool = false, detail: [String: String] = [:]
+    ) {
+        self.kind = kind
+        self.accountId = accountId
+        self.timestamp = timestamp
+        self.conversation = conversation
+        self.message = message
+        self.personIds = personIds
+        self.queueRecipients = queueRecipients
+        self.agentsOnly = agentsOnly
+        self.detail = detail
+    }
+}

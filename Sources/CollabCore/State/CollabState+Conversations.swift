@@ -1,0 +1,432 @@
+import Foundation
+
+/// What creating a conversation takes.
+public struct ConversationInput: Sendable {
+    public var topic: String?
+    /// `nil` routes to the account-wide queue.
+    public var recipient: ConversationRecipient?
+    public var engagementType: EngagementType
+    /// The visitor the conversation is about.
+    public var contextPersonId: String?
+    /// Further participants; an `ASSIGNED_AGENT` makes the conversation active at once.
+    public var participants: [(personId: String, type: ParticipationType)]
+    public var sourceId: String?
+    public var sourceUrl: String?
+    public var locale: String?
+    public var metadata: [String: String]?
+
+    public init(
+        topic: String? = nil, recipient: ConversationRecipient? = nil, engagementType: EngagementType = .chatRequest, contextPersonId: String? = nil,
+        participants: [(personId: String, type: ParticipationType)] = [], sourceId: String? = nil, sourceUrl: String? = nil, locale: String? = nil,
+        metadata: [String: String]? = nil
+    ) {
+        self.topic = topic
+        self.recipient = recipient
+        self.engagementType = engagementType
+        self.contextPersonId = contextPersonId
+        self.participants = participants
+        self.sourceId = sourceId
+        self.sourceUrl = sourceUrl
+        self.locale = locale
+        self.metadata = metadata
+    }
+}
+
+/// Bounds on conversations.
+public enum ConversationLimits {
+    /// Messages one conversation may hold.
+    public static let messagesPerConversation = 10_000
+    /// Participants one conversation may hold.
+    public static let participants = 50
+    /// Messages one read returns at most.
+    public static let messagesPerPage = 500
+}
+
+extension CollabState {
+    // MARK: reading
+
+    /// A conversation of the caller's account (agents and admins see every conversation of their account).
+    public func conversation(_ id: String, for principal: Principal) throws(CollabError) -> Conversation {
+        guard let conversation = conversations[id], principal.canAccess(accountId: conversation.accountId) else {
+            throw .notFound("Conversation", id)
+        }
+        if principal.role < .registeredUser && principal.method != .controlToken {
+            guard let personId = principal.personId, conversation.isParticipant(personId) || conversation.participants.contains(where: { $0.personId == personId }) else {
+                throw .notFound("Conversation", id)
+            }
+        }
+        return conversation
+    }
+
+    /// Searches the caller's conversations.
+    public func searchConversations(_ query: SearchQuery, for principal: Principal) throws(CollabError) -> SearchPage<Conversation> {
+        let accountId = try callerAccountId(principal)
+        return try SearchSchemas.conversation.run(query, over: conversations.values.lazy.filter { $0.accountId == accountId }, id: \.id)
+    }
+
+    /// The conversations a person takes or took part in, newest first.
+    public func conversations(ofPerson personId: String, accountId: String) -> [Conversation] {
+        conversations.values.filter { $0.accountId == accountId && $0.participants.contains { $0.personId == personId } }
+            .sorted { ($0.creationTimestamp, $0.id) > ($1.creationTimestamp, $1.id) }
+    }
+
+    /// Messages of a conversation after `sequence`, oldest first; visitors do not see internal messages.
+    public func messages(
+        of conversationId: String, after sequence: Int, limit: Int, includeInternal: Bool
+    ) -> (messages: [ConversationMessage], hasMore: Bool) {
+        let all = messages[conversationId] ?? []
+        let start = all.firstIndex { $0.sequence > sequence } ?? all.endIndex
+        var page: [ConversationMessage] = []
+        var index = start
+        let bound = max(0, min(limit, ConversationLimits.messagesPerPage))
+        while index < all.endIndex, page.count < bound {
+            if includeInternal || !all[index].isInternal { page.append(all[index]) }
+            index += 1
+        }
+        return (page, all[index...].contains { includeInternal || !$0.isInternal })
+    }
+
+    /// Whether a person is an agent of `accountId`.
+    func isAgent(_ personId: String, accountId: String) -> Bool {
+        guard let person = persons[personId], person.accountId == accountId else { return false }
+        return person.personType == .agent
+    }
+
+    // MARK: creating
+
+    /// Creates a conversation and routes it: into the queue of its recipient, or straight to ACTIVE
+    /// when it names an assigned agent.
+    public mutating func createConversation(
+        _ input: ConversationInput, accountId: String, context: OperationContext, changes: inout ChangeSet
+    ) throws(CollabError) -> Conversation {
+        guard accounts[accountId] != nil else { throw .notFound("Account", accountId) }
+        try Limits.checkOptional(input.topic, field: "topic", max: Limits.textLength)
+        try Limits.checkOptional(input.sourceId, field: "sourceId")
+        try Limits.checkOptional(input.sourceUrl, field: "sourceUrl", max: Limits.textLength)
+        try Limits.checkOptional(input.locale, field: "locale")
+        try Limits.checkProperties(input.metadata, field: "metadata")
+        let recipient = input.recipient ?? ConversationRecipient(type: .account, id: accountId)
+        try checkRecipient(recipient, accountId: accountId)
+        guard input.participants.count + 1 <= ConversationLimits.participants else { throw .badRequest("too many participants") }
+        var participations: [Participation] = []
+        if let visitor = input.contextPersonId {
+            guard let person = persons[visitor], person.accountId == accountId else { throw .notFound("Person", visitor) }
+            participations.append(Participation(personId: visitor, type: .contextPerson, joinedTimestamp: context.now))
+        }
+        for (personId, type) in input.participants {
+            guard let person = persons[personId], person.accountId == accountId else { throw .notFound("Person", personId) }
+            guard !participations.contains(where: { $0.personId == personId }) else { throw .badRequest("person \(personId) is listed twice") }
+            switch type {
+            case .assignedAgent, .secondaryAgent:
+                guard person.personType == .agent else { throw .badRequest("person \(personId) is not an agent and cannot be \(type.rawValue)") }
+            case .contextPerson:
+                guard !participations.contains(where: { $0.type == .contextPerson }) else { throw .badRequest("a conversation has one CONTEXT_PERSON") }
+            case .secondaryVisitor:
+                break
+            }
+            participations.append(Participation(personId: personId, type: type, joinedTimestamp: context.now))
+        }
+        guard participations.filter({ $0.type == .assignedAgent }).count <= 1 else { throw .badRequest("a conversation has one ASSIGNED_AGENT") }
+
+        var conversation = Conversation(
+            id: context.ids.make(), accountId: accountId, topic: input.topic, recipient: recipient, initialEngagementType: input.engagementType,
+            creationTimestamp: context.now
+        )
+        conversation.participants = participations
+        conversation.sourceId = input.sourceId
+        conversation.sourceUrl = input.sourceUrl
+        conversation.locale = input.locale
+        conversation.metadata = input.metadata
+        emit(.conversationCreated, conversation, context: context, changes: &changes)
+        try conversation.move(to: .onboarding, at: context.now)
+        if participations.contains(where: { $0.type == .assignedAgent }) {
+            try conversation.move(to: .active, at: context.now)
+            conversation.assigneeJoinTimestamp = context.now
+            save(conversation, changes: &changes)
+            emit(.conversationActive, conversation, context: context, changes: &changes)
+        } else {
+            try conversation.move(to: .queued, at: context.now)
+            save(conversation, changes: &changes)
+            emit(.conversationQueued, conversation, queue: [recipient], context: context, changes: &changes)
+        }
+        return conversation
+    }
+
+    private func checkRecipient(_ recipient: ConversationRecipient, accountId: String) throws(CollabError) {
+        switch recipient.type {
+        case .account:
+            guard recipient.id == accountId else { throw .notFound("Account", recipient.id) }
+        case .namedArea:
+            guard let area = namedAreas[recipient.id], area.accountId == accountId else { throw .notFound("NamedArea", recipient.id) }
+        case .agent:
+            guard isAgent(recipient.id, accountId: accountId) else { throw .notFound("Agent person", recipient.id) }
+        }
+    }
+
+    // MARK: queue actions
+
+    /// An agent accepts a queued (or unassigned) conversation and becomes its assigned agent.
+    ///
+    /// Of two agents accepting the same conversation exactly one wins; the other gets a conflict.
+    public mutating func acceptConversation(
+        _ id: String, agentPersonId: String, accountId: String, context: OperationContext, changes: inout ChangeSet
+    ) throws(CollabError) -> Conversation {
+        var conversation = try ownConversation(id, accountId: accountId)
+        guard isAgent(agentPersonId, accountId: accountId) else { throw .forbidden("only agents accept conversations") }
+        guard conversation.state == .queued || conversation.state == .unassigned else {
+            if conversation.state == .active, let assignee = conversation.assigneePersonId {
+                throw .conflict(assignee == agentPersonId ? "you already accepted this conversation" : "the conversation was accepted by another agent")
+            }
+            throw .conflict("conversation \(id) is \(conversation.state.rawValue) and cannot be accepted")
+        }
+        if conversation.recipient.type == .agent, conversation.recipient.id != agentPersonId {
+            throw .forbidden("this request is addressed to another agent")
+        }
+        let wasQueued = conversation.state == .queued
+        try conversation.move(to: .active, at: context.now)
+        conversation.participants.removeAll { $0.personId == agentPersonId && $0.type != .contextPerson }
+        conversation.participants.append(Participation(personId: agentPersonId, type: .assignedAgent, joinedTimestamp: context.now))
+        conversation.assigneeJoinTimestamp = context.now
+        save(conversation, changes: &changes)
+        emit(.conversationActive, conversation, queue: wasQueued ? [conversation.recipient] : [], context: context, changes: &changes)
+        return conversation
+    }
+
+    /// An agent declines a queued request: it leaves that agent's queue, or ends when it was addressed
+    /// to that agent alone.
+    public mutating func declineConversation(
+        _ id: String, agentPersonId: String, accountId: String, context: OperationContext, changes: inout ChangeSet
+    ) throws(CollabError) -> Conversation {
+        var conversation = try ownConversation(id, accountId: accountId)
+        guard isAgent(agentPersonId, accountId: accountId) else { throw .forbidden("only agents decline conversations") }
+        guard conversation.state == .queued else { throw .conflict("only queued conversations can be declined; this one is \(conversation.state.rawValue)") }
+        if conversation.recipient.type == .agent {
+            guard conversation.recipient.id == agentPersonId else { throw .forbidden("this request is addressed to another agent") }
+            return try end(&conversation, by: agentPersonId, reason: .requestDeclined, comment: nil, context: context, changes: &changes)
+        }
+        guard !conversation.declinedBy.contains(agentPersonId) else { return conversation }
+        conversation.declinedBy.append(agentPersonId)
+        save(conversation, changes: &changes)
+        emit(.conversationUpdated, conversation, queue: [conversation.recipient], context: context, changes: &changes)
+        return conversation
+    }
+
+    /// Puts an active or unassigned conversation back into its recipient's queue; the assigned agent leaves.
+    public mutating func requeueConversation(
+        _ id: String, accountId: String, context: OperationContext, changes: inout ChangeSet
+    ) throws(CollabError) -> Conversation {
+        var conversation = try ownConversation(id, accountId: accountId)
+        try conversation.move(to: .queued, at: context.now)
+        for index in conversation.participants.indices where conversation.participants[index].type == .assignedAgent {
+            conversation.participants[index].state = .ended
+            conversation.participants[index].leftTimestamp = context.now
+        }
+        conversation.assigneeJoinTimestamp = nil
+        save(conversation, changes: &changes)
+        emit(.conversationRequeued, conversation, queue: [conversation.recipient], extraPersons: endedAssignees(conversation), context: context, changes: &changes)
+        return conversation
+    }
+
+    /// Routes a conversation that is not yet active to another queue.
+    public mutating func setRecipient(
+        _ id: String, recipient: ConversationRecipient, accountId: String, context: OperationContext, changes: inout ChangeSet
+    ) throws(CollabError) -> Conversation {
+        var conversation = try ownConversation(id, accountId: accountId)
+        try checkRecipient(recipient, accountId: accountId)
+        guard [.created, .onboarding, .queued, .unassigned].contains(conversation.state) else {
+            throw .conflict("the recipient of a \(conversation.state.rawValue) conversation cannot change")
+        }
+        let previous = conversation.recipient
+        conversation.recipient = recipient
+        conversation.declinedBy = []
+        save(conversation, changes: &changes)
+        emit(.conversationUpdated, conversation, queue: [previous, recipient], context: context, changes: &changes)
+        return conversation
+    }
+
+    /// Makes `personId` (an agent) the assigned agent; a queued or unassigned conversation becomes active.
+    public mutating func setAssignee(
+        _ id: String, personId: String, accountId: String, context: OperationContext, changes: inout ChangeSet
+    ) throws(CollabError) -> Conversation {
+        var conversation = try ownConversation(id, accountId: accountId)
+        guard isAgent(personId, accountId: accountId) else { throw .badRequest("person \(personId) is not an agent of this account") }
+        guard conversation.state != .ended, conversation.state != .offboarding else {
+            throw .conflict("conversation \(id) is \(conversation.state.rawValue)")
+        }
+        if conversation.assigneePersonId == personId { return conversation }
+        let previous = endedAssignees(conversation)
+        let wasQueued = conversation.state == .queued
+        for index in conversation.participants.indices where conversation.participants[index].type == .assignedAgent && conversation.participants[index].state != .ended {
+            conversation.participants[index].state = .ended
+            conversation.participants[index].leftTimestamp = context.now
+        }
+        conversation.participants.removeAll { $0.personId == personId && $0.type != .contextPerson && $0.type != .assignedAgent }
+        conversation.participants.append(Participation(personId: personId, type: .assignedAgent, joinedTimestamp: context.now))
+        conversation.assigneeJoinTimestamp = context.now
+        if conversation.state != .active {
+            if conversation.state == .created { try conversation.move(to: .onboarding, at: context.now) }
+            try conversation.move(to: .active, at: context.now)
+            save(conversation, changes: &changes)
+            emit(.conversationActive, conversation, queue: wasQueued ? [conversation.recipient] : [], extraPersons: previous, context: context, changes: &changes)
+        } else {
+            save(conversation, changes: &changes)
+            emit(.conversationUpdated, conversation, extraPersons: previous, context: context, changes: &changes)
+        }
+        return conversation
+    }
+
+    /// Adds a participant: agents as SECONDARY_AGENT, everyone else as SECONDARY_VISITOR.
+    public mutating func addParticipant(
+        _ id: String, personId: String, hidden: Bool, accountId: String, context: OperationContext, changes: inout ChangeSet
+    ) throws(CollabError) -> Conversation {
+        var conversation = try ownConversation(id, accountId: accountId)
+        guard let person = persons[personId], person.accountId == accountId else { throw .notFound("Person", personId) }
+        guard conversation.state != .ended, conversation.state != .offboarding else { throw .conflict("conversation \(id) is \(conversation.state.rawValue)") }
+        guard !conversation.isParticipant(personId) else { throw .conflict("person \(personId) already takes part") }
+        guard conversation.participants.count < ConversationLimits.participants else { throw .conflict("the conversation has the maximum number of participants") }
+        let type: ParticipationType = person.personType == .agent ? .secondaryAgent : .secondaryVisitor
+        conversation.participants.append(Participation(personId: personId, type: type, hidden: hidden, joinedTimestamp: context.now))
+        save(conversation, changes: &changes)
+        emit(.conversationUpdated, conversation, context: context, changes: &changes)
+        return conversation
+    }
+
+    /// Changes the topic.
+    public mutating func setTopic(
+        _ id: String, topic: String?, accountId: String, context: OperationContext, changes: inout ChangeSet
+    ) throws(CollabError) -> Conversation {
+        var conversation = try ownConversation(id, accountId: accountId)
+        try Limits.checkOptional(topic, field: "topic", max: Limits.textLength)
+        guard conversation.state != .ended else { throw .conflict("conversation \(id) has ended") }
+        conversation.topic = topic
+        save(conversation, changes: &changes)
+        emit(.conversationUpdated, conversation, context: context, changes: &changes)
+        return conversation
+    }
+
+    /// Ends a conversation. Active ones pass through OFFBOARDING; ending an ended one is a conflict.
+    public mutating func endConversation(
+        _ id: String, by personId: String?, reason: EndReason, comment: String?, accountId: String, context: OperationContext,
+        changes: inout ChangeSet
+    ) throws(CollabError) -> Conversation {
+        var conversation = try ownConversation(id, accountId: accountId)
+        try Limits.checkOptional(comment, field: "comment", max: Limits.textLength)
+        return try end(&conversation, by: personId, reason: reason, comment: comment, context: context, changes: &changes)
+    }
+
+    private mutating func end(
+        _ conversation: inout Conversation, by personId: String?, reason: EndReason, comment: String?, context: OperationContext,
+        changes: inout ChangeSet
+    ) throws(CollabError) -> Conversation {
+        guard conversation.state != .ended else { throw .conflict("conversation \(conversation.id) has already ended") }
+        let wasQueued = conversation.state == .queued
+        if conversation.state.canMove(to: .offboarding) {
+            try conversation.move(to: .offboarding, at: context.now)
+        }
+        try conversation.move(to: .ended, at: context.now)
+        conversation.endTimestamp = context.now
+        conversation.endReason = reason
+        conversation.endComment = comment
+        conversation.endPersonId = personId
+        for index in conversation.participants.indices where conversation.participants[index].state != .ended {
+            conversation.participants[index].state = .ended
+            conversation.participants[index].leftTimestamp = context.now
+        }
+        save(conversation, changes: &changes)
+        emit(
+            .conversationEnded, conversation, queue: wasQueued ? [conversation.recipient] : [],
+            extraPersons: Set(conversation.participants.map(\.personId)), context: context, changes: &changes
+        )
+        return conversation
+    }
+
+    /// Deletes an ended conversation and its messages.
+    public mutating func deleteConversation(_ id: String, accountId: String, context: OperationContext, changes: inout ChangeSet) throws(CollabError) {
+        let conversation = try ownConversation(id, accountId: accountId)
+        guard conversation.state == .ended else { throw .conflict("only ended conversations can be deleted; end it first") }
+        removeConversation(id, changes: &changes)
+        changes.emit(
+            DomainEvent(
+                kind: .conversationDeleted, accountId: accountId, timestamp: context.now, conversation: conversation,
+                personIds: Set(conversation.participants.map(\.personId)), agentsOnly: true
+            )
+        )
+    }
+
+    mutating func removeConversation(_ id: String, changes: inout ChangeSet) {
+        guard conversations.removeValue(forKey: id) != nil else { return }
+        changes.delete(.conversation, id)
+        for message in messages.removeValue(forKey: id) ?? [] {
+            changes.delete(.message, message.id)
+        }
+    }
+
+    // MARK: messages
+
+    /// Stores a text message from a participant. A repeated `clientMessageId` returns the stored
+    /// message instead of a duplicate.
+    public mutating func postMessage(
+        _ conversationId: String, senderPersonId: String, text: String, clientMessageId: String?, isInternal: Bool, accountId: String,
+        context: OperationContext, changes: inout ChangeSet
+    ) throws(CollabError) -> ConversationMessage {
+        var conversation = try ownConversation(conversationId, accountId: accountId)
+        guard !text.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else { throw .badRequest("text must not be empty") }
+        guard text.utf8.count <= ConversationMessage.maximumLength else {
+            throw CollabError(.payloadTooLarge, "text is longer than \(ConversationMessage.maximumLength) bytes")
+        }
+        try Limits.checkOptional(clientMessageId, field: "clientMessageId")
+        guard conversation.isParticipant(senderPersonId) else { throw .forbidden("only participants may write in this conversation") }
+        if isInternal, !isAgent(senderPersonId, accountId: accountId) { throw .forbidden("only agents write internal messages") }
+        if let clientMessageId, let existing = messages[conversationId]?.last(where: { $0.clientMessageId == clientMessageId && $0.senderPersonId == senderPersonId }) {
+            return existing
+        }
+        guard conversation.state.acceptsMessages else { throw .conflict("conversation \(conversationId) is \(conversation.state.rawValue); no more messages") }
+        guard conversation.messageCount < ConversationLimits.messagesPerConversation else {
+            throw .conflict("the conversation holds the maximum of \(ConversationLimits.messagesPerConversation) messages")
+        }
+        let message = ConversationMessage(
+            id: context.ids.make(), accountId: accountId, conversationId: conversationId, sequence: conversation.messageCount + 1,
+            senderPersonId: senderPersonId, text: text, serverTimestamp: context.now, clientMessageId: clientMessageId, isInternal: isInternal
+        )
+        conversation.messageCount += 1
+        conversation.lastMessageTimestamp = context.now
+        messages[conversationId, default: []].append(message)
+        changes.put(message)
+        save(conversation, changes: &changes)
+        var event = DomainEvent(
+            kind: .newMessage, accountId: accountId, timestamp: context.now, conversation: conversation, message: message,
+            personIds: Set(conversation.activeParticipantIds), agentsOnly: isInternal
+        )
+        if isInternal { event.personIds = event.personIds.filter { isAgent($0, accountId: accountId) } }
+        changes.emit(event)
+        return message
+    }
+
+    // MARK: helpers
+
+    public func ownConversation(_ id: String, accountId: String) throws(CollabError) -> Conversation {
+        guard let conversation = conversations[id], conversation.accountId == accountId else { throw .notFound("Conversation", id) }
+        return conversation
+    }
+
+    mutating func save(_ conversation: Conversation, changes: inout ChangeSet) {
+        conversations[conversation.id] = conversation
+        changes.put(conversation)
+    }
+
+    private func endedAssignees(_ conversation: Conversation) -> Set<String> {
+        Set(conversation.participants.filter { $0.type == .assignedAgent }.map(\.personId))
+    }
+
+    func emit(
+        _ kind: DomainEvent.Kind, _ conversation: Conversation, queue: Set<ConversationRecipient> = [], extraPersons: Set<String> = [],
+        context: OperationContext, changes: inout ChangeSet
+    ) {
+        changes.emit(
+            DomainEvent(
+                kind: kind, accountId: conversation.accountId, timestamp: context.now, conversation: conversation,
+                personIds: Set(conversation.activeParticipantIds).union(extraPersons), queueRecipients: queue
+            )
+        )
+    }
+}

@@ -1,0 +1,162 @@
+import CollabCore
+import CollabWire
+import Hummingbird
+
+/// The agent API under `/agent/v1`, for the agent client and the web console: log in, presence, the
+/// queue filtered by named area, accept / decline / requeue, messages, end, history. Authenticate with
+/// the token from `login` (bearer), HTTP basic, or the Web API session cookie.
+struct AgentRoutes {
+    let environment: CollabEnvironment
+
+    func register(on router: Router<CollabRequestContext>) {
+        let env = environment
+        let group = router.group("agent/v1")
+
+        group.post("login") { request, _ in
+            let body = try await env.decode(AgentLoginRequest.self, from: request)
+            let principal = try await AuthenticationMiddleware(environment: env).principal(username: body.username, password: body.password)
+            guard principal.role >= .registeredUser else { throw CollabError.forbidden("only agents use the agent API") }
+            let lifetime = env.configuration.sessionLifetime
+            let (session, person) = try await env.write { state, changes, op throws(CollabError) in
+                guard let userId = principal.userId, let user = state.users[userId] else { throw .unauthorized("invalid username or password") }
+                let session = try state.openSession(for: user, kind: .session, lifetime: lifetime, context: op, changes: &changes)
+                guard let person = state.persons[session.personId] else { throw CollabError(.internalError, "the agent has no person") }
+                return (session, person)
+            }
+            return JSONBody.response(AgentLoginResponse(token: session.id, person: PersonView(person), accountId: session.accountId, expiresAt: session.expiresAt))
+        }
+        group.post("logout") { _, context in
+            let agent = try env.agent(context)
+            if let token = context.sessionToken {
+                try await env.write { state, changes, _ throws(CollabError) in state.closeSession(token: token, changes: &changes) }
+            }
+            _ = agent
+            return noContent
+        }
+        group.get("me") { _, context in
+            let agent = try env.agent(context)
+            let person = try env.read { state throws(CollabError) in try state.person(agent.personId, for: context.principal) }
+            return JSONBody.response(PersonView(person))
+        }
+        group.put("presence") { request, context in
+            let agent = try env.agent(context)
+            let body = try await env.decode(PresenceRequest.self, from: request)
+            guard let presence = AgentPresence(rawValue: body.presence) else {
+                throw CollabError.badRequest("presence must be ONLINE, AWAY or OFFLINE")
+            }
+            try await env.write { state, changes, op throws(CollabError) in
+                try state.setPresence(presence, personId: agent.personId, accountId: agent.accountId, context: op, changes: &changes)
+            }
+            return JSONBody.response(body)
+        }
+        group.get("queue") { request, context in
+            let agent = try env.agent(context)
+            let references = request.queryList("namedAreas")
+            let view = try env.read { state throws(CollabError) in
+                let filter = references.isEmpty ? nil : try state.namedAreaIds(references, accountId: agent.accountId)
+                return QueueView(
+                    entries: state.queue(accountId: agent.accountId, agentPersonId: agent.personId, namedAreaIds: filter).map {
+                        QueueView.Entry(position: $0.position, conversation: state.view($0.conversation))
+                    }
+                )
+            }
+            return JSONBody.response(view)
+        }
+        group.get("conversations") { request, context in
+            let agent = try env.agent(context)
+            let stateFilter = try request.query("state").map { text throws(CollabError) in
+                guard let value = ConversationState(rawValue: text) else { throw .badRequest("unknown state '\(text)'") }
+                return value
+            }
+            let list = try env.read { state in
+                ConversationList(
+                    conversations: state.conversations(ofPerson: agent.personId, accountId: agent.accountId)
+                        .filter { stateFilter == nil || $0.state == stateFilter }.map { state.view($0) }
+                )
+            }
+            return JSONBody.response(list)
+        }
+        group.get("conversations/:id") { _, context in
+            let agent = try env.agent(context)
+            let id = try context.pathParameter("id")
+            let view = try env.read { state throws(CollabError) in state.view(try state.ownConversation(id, accountId: agent.accountId)) }
+            return JSONBody.response(view)
+        }
+        action("accept", on: group) { state, id, agent, op, changes throws(CollabError) in
+            try state.acceptConversation(id, agentPersonId: agent.personId, accountId: agent.accountId, context: op, changes: &changes)
+        }
+        action("decline", on: group) { state, id, agent, op, changes throws(CollabError) in
+            try state.declineConversation(id, agentPersonId: agent.personId, accountId: agent.accountId, context: op, changes: &changes)
+        }
+        action("requeue", on: group) { state, id, agent, op, changes throws(CollabError) in
+            let conversation = try state.ownConversation(id, accountId: agent.accountId)
+            guard conversation.isParticipant(agent.personId) else { throw .forbidden("only participants requeue a conversation") }
+            return try state.requeueConversation(id, accountId: agent.accountId, context: op, changes: &changes)
+        }
+        group.post("conversations/:id/end") { request, context in
+            let agent = try env.agent(context)
+            let id = try context.pathParameter("id")
+            let body = try await env.decode(EndConversationRequest?.self, fromOptional: request)
+            let reason = try parseEndReason(body?.reason)
+            let view = try await env.write { state, changes, op throws(CollabError) in
+                state.view(try state.endConversation(id, by: agent.personId, reason: reason, comment: body?.comment, accountId: agent.accountId, context: op, changes: &changes))
+            }
+            return JSONBody.response(view)
+        }
+        group.get("conversations/:id/messages") { request, context in
+            let agent = try env.agent(context)
+            let id = try context.pathParameter("id")
+            let (after, limit) = try pageParameters(request)
+            let page = try env.read { state throws(CollabError) in
+                _ = try state.ownConversation(id, accountId: agent.accountId)
+                let result = state.messages(of: id, after: after, limit: limit, includeInternal: true)
+                return MessagePage(messages: result.messages.map(MessageView.init), hasMore: result.hasMore)
+            }
+            return JSONBody.response(page)
+        }
+        group.post("conversations/:id/messages") { request, context in
+            let agent = try env.agent(context)
+            let id = try context.pathParameter("id")
+            let body = try await env.decode(SendMessageRequest.self, from: request)
+            let message = try await env.write { state, changes, op throws(CollabError) in
+                try state.postMessage(
+                    id, senderPersonId: agent.personId, text: body.text, clientMessageId: body.clientMessageId, isInternal: body.internal ?? false,
+                    accountId: agent.accountId, context: op, changes: &changes
+                )
+            }
+            return JSONBody.response(MessageView(message), status: .created)
+        }
+    }
+
+    private func action(
+        _ name: String, on group: RouterGroup<CollabRequestContext>,
+        _ body: @escaping @Sendable (inout CollabState, String, AgentIdentity, OperationContext, inout ChangeSet) throws(CollabError) -> Conversation
+    ) {
+        let env = environment
+        group.post(RouterPath("conversations/:id/\(name)")) { _, context in
+            let agent = try env.agent(context)
+            let id = try context.pathParameter("id")
+            let view = try await env.write { state, changes, op throws(CollabError) in
+                state.view(try body(&state, id, agent, op, &changes))
+            }
+            return JSONBody.response(view)
+        }
+    }
+}
+
+/// The agent behind a request.
+struct AgentIdentity: Sendable {
+    var accountId: String
+    var personId: String
+}
+
+extension CollabEnvironment {
+    /// The calling agent; anyone below REGISTERED_USER is refused.
+    func agent(_ context: CollabRequestContext) throws(CollabError) -> AgentIdentity {
+        try context.principal.require(.registeredUser)
+        guard let accountId = context.principal.accountId, let personId = context.principal.personId else {
+            throw .forbidden("the agent API needs a user of an account")
+        }
+        return AgentIdentity(accountId: accountId, personId: personId)
+    }
+}

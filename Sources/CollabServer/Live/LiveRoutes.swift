@@ -1,0 +1,99 @@
+import CollabCore
+import CollabWire
+import Foundation
+import Hummingbird
+import HummingbirdWebSocket
+import Logging
+import NIOCore
+import NIOWebSocket
+
+/// The live event WebSockets: `/mobile/v1/events` for started clients, `/agent/v1/events` for agents.
+///
+/// Authenticate with `Authorization: Bearer TOKEN` or `?token=TOKEN`; resume with `?lastEventId=N`;
+/// agents filter the queue events with `?namedAreas=id-or-siteId,…`. The server pings every
+/// heartbeat interval and closes connections that stop answering.
+struct LiveRoutes {
+    let environment: CollabEnvironment
+
+    func register(on router: Router<CollabRequestContext>) {
+        let env = environment
+        router.ws("mobile/v1/events") { request, context in
+            _ = try env.audience(for: request, context: context, agent: false)
+            return .upgrade([:])
+        } onUpgrade: { inbound, outbound, wsContext in
+            let audience = try env.audience(for: wsContext.request, context: wsContext.requestContext, agent: false)
+            try await env.stream(audience, request: wsContext.request, inbound: inbound, outbound: outbound, logger: wsContext.logger)
+        }
+        router.ws("agent/v1/events") { request, context in
+            _ = try env.audience(for: request, context: context, agent: true)
+            return .upgrade([:])
+        } onUpgrade: { inbound, outbound, wsContext in
+            let audience = try env.audience(for: wsContext.request, context: wsContext.requestContext, agent: true)
+            try await env.stream(audience, request: wsContext.request, inbound: inbound, outbound: outbound, logger: wsContext.logger)
+        }
+    }
+}
+
+extension CollabEnvironment {
+    /// The audience of a live connection, from its credentials.
+    func audience(for request: Request, context: CollabRequestContext, agent: Bool) throws(CollabError) -> EventAudience {
+        var principal = context.principal
+        var clientToken = context.clientToken
+        if principal.method == .anonymous, let token = request.query("token") {
+            let auth = AuthenticationMiddleware(environment: self)
+            if let client = auth.principal(forClient: token) {
+                principal = client
+                clientToken = token
+            } else if let session = auth.principal(forSession: token) {
+                principal = session
+            } else {
+                throw .unauthorized("unknown or expired token")
+            }
+        }
+        guard let accountId = principal.accountId, let personId = principal.personId else { throw .unauthorized("authentication required") }
+        if agent {
+            try principal.require(.registeredUser)
+            let filter = request.queryList("namedAreas")
+            let areaIds = filter.isEmpty ? nil : try read { state throws(CollabError) in try state.namedAreaIds(filter, accountId: accountId) }
+            return EventAudience(accountId: accountId, personId: personId, isAgent: true, namedAreaIds: areaIds, sessionKey: nil)
+        }
+        guard principal.method == .client, let clientToken else { throw .unauthorized("start a client first (POST /mobile/v1/clients)") }
+        return EventAudience(accountId: accountId, personId: personId, isAgent: false, namedAreaIds: nil, sessionKey: clientToken)
+    }
+
+    /// Streams events to one WebSocket until either side ends it.
+    func stream(
+        _ audience: EventAudience, request: Request, inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter, logger: Logger
+    ) async throws {
+        let lastEventId = request.query("lastEventId").flatMap { Int64($0) }
+        let (subscription, replay, gap, position) = events.subscribe(audience, after: lastEventId)
+        defer { events.unsubscribe(subscription) }
+        let encoder = JSONEncoder()
+        func send(_ event: LiveEvent) async throws {
+            try await outbound.write(.text(String(decoding: try encoder.encode(event), as: UTF8.self)))
+        }
+        try await send(LiveEvent(id: 0, type: LiveEvent.hello, timestamp: clock.now(), detail: ["position": String(position), "replayed": String(replay.count)]))
+        if gap { try await send(LiveEvent(id: 0, type: LiveEvent.resync, timestamp: clock.now())) }
+        for event in replay { try await send(LiveEvent(event)) }
+
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask {
+                for await event in subscription.stream {
+                    try await send(LiveEvent(event))
+                }
+                if subscription.didOverflow {
+                    logger.notice("closing a live connection that fell behind", metadata: ["person": "\(audience.personId)"])
+                    try await outbound.close(WebSocketErrorCode(codeNumber: Int(LiveCloseCode.slowConsumer)), reason: "slow consumer: reconnect with lastEventId")
+                } else {
+                    try await outbound.close(WebSocketErrorCode(codeNumber: Int(LiveCloseCode.sessionEnded)), reason: "session ended")
+                }
+            }
+            group.addTask {
+                // Clients send nothing meaningful; reading keeps pings answered and notices a close.
+                for try await _ in inbound.messages(maxSize: 64 * 1024) {}
+            }
+            try await group.next()
+            group.cancelAll()
+        }
+    }
+}

@@ -1,0 +1,61 @@
+import CollabCore
+import CollabWire
+
+extension ConversationView {
+    init(_ conversation: Conversation, names: [String: String] = [:]) {
+        self.init(
+            id: conversation.id, topic: conversation.topic, state: conversation.state.rawValue,
+            recipient: .init(type: conversation.recipient.type.rawValue, id: conversation.recipient.id),
+            engagementType: conversation.initialEngagementType.rawValue,
+            participants: conversation.participants.map {
+                .init(personId: $0.personId, type: $0.type.rawValue, state: $0.state.rawValue, displayName: names[$0.personId])
+            },
+            assigneePersonId: conversation.assigneePersonId, contextPersonId: conversation.contextPersonId, createdAt: conversation.creationTimestamp,
+            queuedAt: conversation.queuedTimestamp, endedAt: conversation.endTimestamp, endReason: conversation.endReason?.rawValue,
+            messageCount: conversation.messageCount, lastMessageAt: conversation.lastMessageTimestamp
+        )
+    }
+}
+
+extension MessageView {
+    init(_ message: ConversationMessage) {
+        self.init(
+            id: message.id, conversationId: message.conversationId, sequence: message.sequence, senderPersonId: message.senderPersonId,
+            text: message.text, timestamp: message.serverTimestamp, clientMessageId: message.clientMessageId, internal: message.isInternal
+        )
+    }
+}
+
+extension PersonView {
+    init(_ person: Person) {
+        self.init(id: person.id, type: person.personType.rawValue, displayName: person.displayName ?? person.username, sourceId: person.sourceId)
+    }
+}
+
+extension LiveEvent {
+    init(_ published: PublishedEvent) {
+        let event = published.event
+        self.init(
+            id: published.id, type: event.kind.rawValue, timestamp: event.timestamp, conversation: event.conversation.map { ConversationView($0) },
+            message: event.message.map(MessageView.init), detail: event.detail.isEmpty ? nil : event.detail
+        )
+    }
+}
+
+extension CollabState {
+    /// Display names of a conversation's participants.
+    func participantNames(_ conversation: Conversation) -> [String: String] {
+        var names: [String: String] = [:]
+        for participant in conversation.participants {
+            if let person = persons[participant.personId] {
+                names[participant.personId] = person.displayName ?? person.username ?? [person.firstName, person.lastName].compactMap { $0 }.joined(separator: " ")
+            }
+        }
+        return names
+    }
+
+    /// A conversation view with participant names.
+    func view(_ conversation: Conversation) -> ConversationView {
+        ConversationView(conversation, names: participantNames(conversation))
+    }
+}

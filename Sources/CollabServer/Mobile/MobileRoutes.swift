@@ -1,0 +1,239 @@
+import CollabCore
+import CollabWire
+import Hummingbird
+
+/// The mobile device API under `/mobile/v1`: what the SDK in an app does — start a client with the API
+/// key (and optionally an access token), report app state, hold conversations. Errors use the typed
+/// body whose `type` mirrors the SDK's client error types.
+struct MobileRoutes {
+    let environment: CollabEnvironment
+
+    func register(on router: Router<CollabRequestContext>) {
+        let env = environment
+        let group = router.group("mobile/v1")
+
+        group.post("clients") { request, context in
+            let body = try await env.decode(ClientStartRequest.self, from: request)
+            let response = try await env.startClient(body, headerApiKey: request.headers[.init("x-unblu-apikey")!])
+            return JSONBody.response(response, status: .created)
+        }
+        group.get("clients/current") { _, context in
+            let session = try env.client(context)
+            return JSONBody.response(ClientView(session))
+        }
+        group.delete("clients/current") { _, context in
+            let session = try env.client(context)
+            try await env.write { state, changes, _ throws(CollabError) in state.stopClient(token: session.id, changes: &changes) }
+            env.events.disconnect(sessionKey: session.id)
+            return noContent
+        }
+        group.put("clients/current/app-state") { request, context in
+            let session = try env.client(context)
+            let body = try await env.decode(AppStateRequest.self, from: request)
+            guard let appState = AppState(rawValue: body.appState) else {
+                throw CollabError.badRequest("appState must be one of \(AppState.allCases.map(\.rawValue).joined(separator: ", "))")
+            }
+            let updated = try await env.write { state, changes, op throws(CollabError) in
+                try state.updateClient(token: session.id, context: op, changes: &changes) { $0.appState = appState }
+            }
+            return JSONBody.response(ClientView(updated))
+        }
+        group.put("clients/current/named-area") { request, context in
+            let session = try env.client(context)
+            let body = try await env.decode(NamedAreaRequest.self, from: request)
+            let updated = try await env.write { state, changes, op throws(CollabError) in
+                let areaId = try body.namedArea.map { reference throws(CollabError) in try state.namedAreaIds([reference], accountId: session.accountId).first! }
+                return try state.updateClient(token: session.id, context: op, changes: &changes) { $0.namedAreaId = areaId }
+            }
+            return JSONBody.response(ClientView(updated))
+        }
+        group.get("availability") { _, context in
+            let session = try env.client(context)
+            let online = try env.read { $0.onlineAgents(accountId: session.accountId) }
+            return JSONBody.response(AvailabilityView(state: online > 0 ? "AVAILABLE" : "UNAVAILABLE", onlineAgents: online))
+        }
+        group.get("conversations") { _, context in
+            let session = try env.client(context)
+            let list = try env.read { state in
+                ConversationList(conversations: state.conversations(ofPerson: session.personId, accountId: session.accountId).map { state.view($0) })
+            }
+            return JSONBody.response(list)
+        }
+        group.post("conversations") { request, context in
+            let session = try env.client(context)
+            let body = try await env.decode(StartConversationRequest.self, from: request)
+            let engagement = try parseEngagement(body.engagementType)
+            let conversation = try await env.write { state, changes, op throws(CollabError) in
+                var recipient: ConversationRecipient?
+                if let reference = body.namedArea {
+                    recipient = ConversationRecipient(type: .namedArea, id: try state.namedAreaIds([reference], accountId: session.accountId).first!)
+                } else if let areaId = session.namedAreaId {
+                    recipient = ConversationRecipient(type: .namedArea, id: areaId)
+                }
+                let input = ConversationInput(topic: body.topic, recipient: recipient, engagementType: engagement, contextPersonId: session.personId)
+                return state.view(try state.createConversation(input, accountId: session.accountId, context: op, changes: &changes))
+            }
+            return JSONBody.response(conversation, status: .created)
+        }
+        group.get("conversations/:id") { _, context in
+            let session = try env.client(context)
+            let id = try context.pathParameter("id")
+            let view = try env.read { state throws(CollabError) in state.view(try state.visitorConversation(id, session: session)) }
+            return JSONBody.response(view)
+        }
+        group.post("conversations/:id/open") { _, context in
+            let session = try env.client(context)
+            let id = try context.pathParameter("id")
+            let updated = try await env.write { state, changes, op throws(CollabError) in
+                _ = try state.visitorConversation(id, session: session)
+                return try state.updateClient(token: session.id, context: op, changes: &changes) { $0.openConversationId = id }
+            }
+            return JSONBody.response(ClientView(updated))
+        }
+        group.post("conversations/:id/close") { _, context in
+            let session = try env.client(context)
+            let id = try context.pathParameter("id")
+            let updated = try await env.write { state, changes, op throws(CollabError) in
+                _ = try state.visitorConversation(id, session: session)
+                return try state.updateClient(token: session.id, context: op, changes: &changes) { client in
+                    if client.openConversationId == id { client.openConversationId = nil }
+                }
+            }
+            return JSONBody.response(ClientView(updated))
+        }
+        group.post("conversations/:id/end") { request, context in
+            let session = try env.client(context)
+            let id = try context.pathParameter("id")
+            let body = try await env.decode(EndConversationRequest?.self, fromOptional: request)
+            let reason = try parseEndReason(body?.reason)
+            let view = try await env.write { state, changes, op throws(CollabError) in
+                _ = try state.visitorConversation(id, session: session)
+                return state.view(
+                    try state.endConversation(id, by: session.personId, reason: reason, comment: body?.comment, accountId: session.accountId, context: op, changes: &changes)
+                )
+            }
+            return JSONBody.response(view)
+        }
+        group.get("conversations/:id/messages") { request, context in
+            let session = try env.client(context)
+            let id = try context.pathParameter("id")
+            let (after, limit) = try pageParameters(request)
+            let page = try env.read { state throws(CollabError) in
+                _ = try state.visitorConversation(id, session: session)
+                let result = state.messages(of: id, after: after, limit: limit, includeInternal: false)
+                return MessagePage(messages: result.messages.map(MessageView.init), hasMore: result.hasMore)
+            }
+            return JSONBody.response(page)
+        }
+        group.post("conversations/:id/messages") { request, context in
+            let session = try env.client(context)
+            let id = try context.pathParameter("id")
+            let body = try await env.decode(SendMessageRequest.self, from: request)
+            guard body.internal != true else { throw CollabError.forbidden("visitors cannot write internal messages") }
+            let message = try await env.write { state, changes, op throws(CollabError) in
+                _ = try state.visitorConversation(id, session: session)
+                return try state.postMessage(
+                    id, senderPersonId: session.personId, text: body.text, clientMessageId: body.clientMessageId, isInternal: false,
+                    accountId: session.accountId, context: op, changes: &changes
+                )
+            }
+            return JSONBody.response(MessageView(message), status: .created)
+        }
+    }
+}
+
+extension CollabEnvironment {
+    /// The started client behind the caller's token.
+    func client(_ context: CollabRequestContext) throws(CollabError) -> ClientSession {
+        guard context.principal.method == .client, let token = context.clientToken else {
+            throw .unauthorized("start a client first (POST /mobile/v1/clients) and send its token as a bearer token")
+        }
+        guard let session = try read({ $0.clientSession(token: token) }) else { throw .unauthorized("the client was stopped") }
+        return session
+    }
+
+    /// Starts a mobile client.
+    func startClient(_ body: ClientStartRequest, headerApiKey: String?) async throws -> ClientStartResponse {
+        guard let keyString = body.apiKey ?? headerApiKey, !keyString.isEmpty else {
+            throw CollabError(.invalidApiKey, "an API key is required (apiKey or the x-unblu-apikey header)")
+        }
+        guard let apiKey = try read({ $0.apiKey(presented: keyString) }) else { throw CollabError(.invalidApiKey, "unknown API key") }
+        var identity: PersonInput?
+        if let token = body.accessToken {
+            guard let settings = try read({ $0.jwtValidation(accountId: apiKey.accountId) }) else {
+                throw CollabError.unauthorized("the account accepts no access tokens")
+            }
+            let claims = try await tokens.validate(token, settings: settings)
+            identity = PersonInput(
+                sourceId: claims.subject, personType: .visitor, username: claims.username, firstName: claims.firstName, lastName: claims.lastName,
+                displayName: claims.displayName, email: claims.email
+            )
+        }
+        let device = DeviceInfo(
+            os: body.device.os, osVersion: body.device.osVersion, appId: body.device.appId, appVersion: body.device.appVersion,
+            sdkVersion: body.device.sdkVersion, model: body.device.model
+        )
+        let input = ClientStartInput(apiKey: apiKey, deviceId: body.deviceId, device: device, namedArea: body.namedArea, identity: identity)
+        return try await write { state, changes, op throws(CollabError) in
+            let session = try state.startClient(input, context: op, changes: &changes)
+            let person = state.persons[session.personId]!
+            let configuration = try state.configuration(for: session).resolved().mapValues(\.value)
+            return ClientStartResponse(
+                token: session.id, clientId: session.clientId, accountId: session.accountId, person: PersonView(person),
+                namedAreaId: session.namedAreaId, configuration: configuration, serverTime: op.now
+            )
+        }
+    }
+}
+
+extension CollabState {
+    /// A conversation the visitor of `session` takes part in.
+    func visitorConversation(_ id: String, session: ClientSession) throws(CollabError) -> Conversation {
+        guard let conversation = conversations[id], conversation.accountId == session.accountId,
+            conversation.participants.contains(where: { $0.personId == session.personId })
+        else {
+            throw .notFound("Conversation", id)
+        }
+        return conversation
+    }
+}
+
+extension ClientView {
+    init(_ session: ClientSession) {
+        self.init(
+            clientId: session.clientId, personId: session.personId, deviceId: session.deviceId, namedAreaId: session.namedAreaId,
+            appState: session.appState.rawValue, openConversationId: session.openConversationId
+        )
+    }
+}
+
+/// Parses an `EInitialEngagementType`, `CHAT_REQUEST` when absent.
+func parseEngagement(_ text: String?) throws(CollabError) -> EngagementType {
+    guard let text else { return .chatRequest }
+    guard let value = EngagementType(rawValue: text) else {
+        throw .badRequest("engagementType must be one of \(EngagementType.allCases.map(\.rawValue).joined(separator: ", "))")
+    }
+    return value
+}
+
+/// Parses an `EConversationEndReason`, `ENDED_BY_PARTICIPANT` when absent.
+func parseEndReason(_ text: String?) throws(CollabError) -> EndReason {
+    guard let text else { return .endedByParticipant }
+    guard let value = EndReason(rawValue: text) else {
+        throw .badRequest("reason must be one of \(EndReason.allCases.map(\.rawValue).joined(separator: ", "))")
+    }
+    return value
+}
+
+/// `after` and `limit` query parameters of message reads.
+func pageParameters(_ request: Request) throws(CollabError) -> (after: Int, limit: Int) {
+    let after = try request.query("after").map { text throws(CollabError) in
+        guard let value = Int(text), value >= 0 else { throw .badRequest("after must be a non-negative integer") }
+        return value
+    } ?? 0
+    let limit = try request.query("limit").map { text throws(CollabError) in
+        guard let value = Int(text), value > 0 else { throw .badRequest("limit must be a positive integer") }
+        return min(value, ConversationLimits.messagesPerPage)
+    } ?? 100
+    return (after, limit)
+}

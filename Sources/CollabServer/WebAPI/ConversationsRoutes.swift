@@ -1,0 +1,249 @@
+import CollabCore
+import CollabWire
+import Hummingbird
+
+/// `/conversations/…`, `/conversationhistory/…`, `/bots/sendMessage` and `/availability/getAgentAvailability`.
+struct ConversationsRoutes {
+    let environment: CollabEnvironment
+
+    func register(on group: RouterGroup<CollabRequestContext>) {
+        let env = environment
+        let conversations = group.group("conversations")
+        conversations.operation(.post, "create", role: .registeredUser) { request, context in
+            let body = try await env.decode(WebConversationCreation.self, from: request)
+            try checkType(body)
+            let accountId = try ownAccount(nil, context.principal)
+            let input = try body.input(accountId: accountId)
+            let conversation = try await env.write { state, changes, op throws(CollabError) in
+                let created = try state.createConversation(input, accountId: accountId, context: op, changes: &changes)
+                return state.webConversation(created)
+            }
+            return JSONBody.response(conversation)
+        }
+        conversations.operation(.get, ":conversationId/read", role: .registeredUser) { _, context in
+            let id = try context.pathParameter("conversationId")
+            let conversation = try env.read { state throws(CollabError) in state.webConversation(try state.conversation(id, for: context.principal)) }
+            return JSONBody.response(conversation)
+        }
+        conversations.operation(.post, "search", role: .registeredUser) { request, context in
+            let query = try await env.decode(WebQuery.self, from: request).searchQuery(expectedType: "ConversationQuery")
+            let page = try env.read { state throws(CollabError) in
+                let page = try state.searchConversations(query, for: context.principal)
+                return page.webResult("ConversationResult", offset: query.offset) { state.webConversation($0) }
+            }
+            return JSONBody.response(page)
+        }
+        conversations.operation(.post, ":conversationId/end", role: .registeredUser) { request, context in
+            let id = try context.pathParameter("conversationId")
+            let body = try await env.decode(WebEndBody?.self, fromOptional: request)
+            let reason = try parseEndReason(body?.reason)
+            let conversation = try await env.write { state, changes, op throws(CollabError) in
+                _ = try state.conversation(id, for: context.principal)
+                let ended = try state.endConversation(
+                    id, by: context.principal.personId, reason: reason, comment: body?.comment, accountId: try ownAccount(nil, context.principal),
+                    context: op, changes: &changes
+                )
+                return state.webConversation(ended)
+            }
+            return JSONBody.response(conversation)
+        }
+        conversations.operation(.delete, ":conversationId/delete", role: .registeredUser) { _, context in
+            let id = try context.pathParameter("conversationId")
+            try await env.write { state, changes, op throws(CollabError) in
+                _ = try state.conversation(id, for: context.principal)
+                try state.deleteConversation(id, accountId: try ownAccount(nil, context.principal), context: op, changes: &changes)
+            }
+            return noContent
+        }
+        conversations.operation(.post, ":conversationId/setRecipient", role: .admin) { request, context in
+            let id = try context.pathParameter("conversationId")
+            let body = try await env.decode(WebRecipient.self, from: request)
+            let conversation = try await env.write { state, changes, op throws(CollabError) in
+                _ = try state.conversation(id, for: context.principal)
+                let accountId = try ownAccount(nil, context.principal)
+                let recipient = try body.domain()
+                return state.webConversation(try state.setRecipient(id, recipient: recipient, accountId: accountId, context: op, changes: &changes))
+            }
+            return JSONBody.response(conversation)
+        }
+        conversations.operation(.post, ":conversationId/addParticipant", role: .admin) { request, context in
+            let id = try context.pathParameter("conversationId")
+            let body = try await env.decode(WebPersonRefBody.self, from: request)
+            guard let personId = body.personId else { throw CollabError.badRequest("personId is required") }
+            let conversation = try await env.write { state, changes, op throws(CollabError) in
+                _ = try state.conversation(id, for: context.principal)
+                let updated = try state.addParticipant(
+                    id, personId: personId, hidden: body.hidden ?? false, accountId: try ownAccount(nil, context.principal), context: op, changes: &changes
+                )
+                return state.webConversation(updated)
+            }
+            return JSONBody.response(conversation)
+        }
+        conversations.operation(.post, ":conversationId/setAssigneePerson", role: .admin) { request, context in
+            let id = try context.pathParameter("conversationId")
+            let body = try await env.decode(WebPersonRefBody.self, from: request)
+            guard let personId = body.personId else { throw CollabError.badRequest("personId is required") }
+            let conversation = try await env.write { state, changes, op throws(CollabError) in
+                _ = try state.conversation(id, for: context.principal)
+                return state.webConversation(try state.setAssignee(id, personId: personId, accountId: try ownAccount(nil, context.principal), context: op, changes: &changes))
+            }
+            return JSONBody.response(conversation)
+        }
+        conversations.operation(.post, ":conversationId/setTopic", role: .registeredUser) { request, context in
+            let id = try context.pathParameter("conversationId")
+            let body = try await env.decode(WebTopicBody.self, from: request)
+            let conversation = try await env.write { state, changes, op throws(CollabError) in
+                _ = try state.conversation(id, for: context.principal)
+                return state.webConversation(try state.setTopic(id, topic: body.topic, accountId: try ownAccount(nil, context.principal), context: op, changes: &changes))
+            }
+            return JSONBody.response(conversation)
+        }
+
+        group.group("conversationhistory").operation(.get, ":conversationId/read", role: .registeredUser) { _, context in
+            let id = try context.pathParameter("conversationId")
+            let history = try env.read { state throws(CollabError) in state.webHistory(try state.conversation(id, for: context.principal)) }
+            return JSONBody.response(history)
+        }
+
+        group.group("bots").operation(.post, "sendMessage", role: .admin) { request, context in
+            let body = try await env.decode(WebBotPostMessage.self, from: request)
+            try checkType(body)
+            guard let conversationId = body.conversationId, let sender = body.senderPersonId else {
+                throw CollabError.badRequest("conversationId and senderPersonId are required")
+            }
+            guard let data = body.messageData, data.messageType == nil || data.messageType == "TEXT", data.type == nil || data.type == "TextPostMessageData" else {
+                throw CollabError.badRequest("only text messages (TextPostMessageData) are supported")
+            }
+            guard let text = data.text ?? data.fallbackText else { throw CollabError.badRequest("messageData.text is required") }
+            let message = try await env.write { state, changes, op throws(CollabError) in
+                _ = try state.conversation(conversationId, for: context.principal)
+                return try state.postMessage(
+                    conversationId, senderPersonId: sender, text: text, clientMessageId: nil, isInternal: body.internal ?? false,
+                    accountId: try ownAccount(nil, context.principal), context: op, changes: &changes
+                )
+            }
+            return JSONBody.response(WebSendMessageResult(messageId: message.id))
+        }
+
+        group.group("availability").operation(.get, "getAgentAvailability", role: .anonymousUser) { request, context in
+            let accountId: String
+            if let key = request.query("apiKey") {
+                guard let apiKey = try env.read({ $0.apiKey(presented: key) }) else { throw CollabError(.invalidApiKey, "unknown API key") }
+                accountId = apiKey.accountId
+            } else if let own = context.principal.accountId {
+                accountId = own
+            } else {
+                throw CollabError.badRequest("apiKey is required for anonymous callers")
+            }
+            if let siteId = request.query("namedAreaSiteId") {
+                guard try env.read({ $0.namedArea(siteId: siteId, accountId: accountId) }) != nil else {
+                    throw CollabError(.notFound, "no named area with siteId '\(siteId)'")
+                }
+            }
+            let online = try env.read { $0.onlineAgents(accountId: accountId) }
+            return JSONBody.response(WebAgentAvailability(availabilityState: online > 0 ? "AVAILABLE" : "UNAVAILABLE", isAvailable: online > 0))
+        }
+    }
+}
+
+extension WebConversationCreation {
+    func input(accountId: String) throws(CollabError) -> ConversationInput {
+        var recipient: ConversationRecipient?
+        if let given = self.recipient {
+            guard let typeText = given.recipientType, let type = RecipientType(rawValue: typeText) else {
+                throw .badRequest("recipient.type must be NAMED_AREA, ACCOUNT or AGENT")
+            }
+            guard let id = given.id, !id.isEmpty else { throw .badRequest("recipient.id is required") }
+            recipient = ConversationRecipient(type: type, id: id)
+        }
+        var contextPerson: String?
+        var others: [(personId: String, type: ParticipationType)] = []
+        for (index, participant) in (participants ?? []).enumerated() {
+            guard let personId = participant.personId else { throw .badRequest("participants[\(index)].personId is required") }
+            guard let typeText = participant.participationType, let type = ParticipationType(rawValue: typeText) else {
+                throw .badRequest("participants[\(index)].participationType must be one of \(ParticipationType.allCases.map(\.rawValue).joined(separator: ", "))")
+            }
+            if type == .contextPerson, contextPerson == nil {
+                contextPerson = personId
+            } else {
+                others.append((personId, type))
+            }
+        }
+        return ConversationInput(
+            topic: topic, recipient: recipient, engagementType: try parseEngagement(initialEngagementType), contextPersonId: contextPerson,
+            participants: others, sourceId: sourceId, sourceUrl: sourceUrl, locale: locale, metadata: metadata
+        )
+    }
+}
+
+extension WebRecipient {
+    func domain() throws(CollabError) -> ConversationRecipient {
+        guard let id, !id.isEmpty else { throw .badRequest("id is required") }
+        switch type {
+        case "NamedAreaData": return ConversationRecipient(type: .namedArea, id: id)
+        case "AccountData": return ConversationRecipient(type: .account, id: id)
+        case "PersonData": return ConversationRecipient(type: .agent, id: id)
+        default: throw .badRequest("$_type must be NamedAreaData, AccountData or PersonData")
+        }
+    }
+}
+
+extension CollabState {
+    func webRecipient(_ recipient: ConversationRecipient, accountId: String) -> WebRecipient {
+        switch recipient.type {
+        case .account: WebRecipient(type: "AccountData", id: recipient.id, displayName: accounts[recipient.id]?.name)
+        case .namedArea: WebRecipient(type: "NamedAreaData", id: recipient.id, accountId: accountId, displayName: namedAreas[recipient.id]?.name)
+        case .agent: WebRecipient(type: "PersonData", id: recipient.id, accountId: accountId, displayName: persons[recipient.id]?.displayName)
+        }
+    }
+
+    func webConversation(_ conversation: Conversation) -> WebConversation {
+        var web = WebConversation(id: conversation.id)
+        web.accountId = conversation.accountId
+        web.creationTimestamp = conversation.creationTimestamp
+        web.endTimestamp = conversation.endTimestamp
+        web.topic = conversation.topic
+        web.recipient = webRecipient(conversation.recipient, accountId: conversation.accountId)
+        web.participants = conversation.participants.map {
+            WebParticipant(personId: $0.personId, participationType: $0.type.rawValue, state: $0.state.rawValue, hidden: $0.hidden)
+        }
+        web.state = conversation.state.rawValue
+        web.initialEngagementType = conversation.initialEngagementType.rawValue
+        web.conversationVisibility = "PRIVATE"
+        web.locale = conversation.locale
+        web.sourceId = conversation.sourceId
+        web.sourceUrl = conversation.sourceUrl
+        web.endReason = conversation.endReason?.rawValue
+        web.awaitedPersonType = switch conversation.state {
+        case .queued, .unassigned, .onboarding, .created: "AGENT"
+        default: "NONE"
+        }
+        web.metadata = conversation.metadata
+        return web
+    }
+
+    func webHistory(_ conversation: Conversation) -> WebConversationHistory {
+        var history = WebConversationHistory(id: conversation.id)
+        history.recipient = webRecipient(conversation.recipient, accountId: conversation.accountId)
+        history.endPerson = conversation.endPersonId.flatMap { persons[$0] }.map { WebPerson($0, expand: Expansion()) }
+        history.participants = conversation.participants.map {
+            WebParticipantHistory(
+                state: $0.state.rawValue, joinedTimestamp: $0.joinedTimestamp, leftTimestamp: $0.leftTimestamp, hidden: $0.hidden,
+                participationType: $0.type.rawValue, person: persons[$0.personId].map { WebPerson($0, expand: Expansion()) }
+            )
+        }
+        history.createdTimestamp = conversation.creationTimestamp
+        history.assigneeJoinTimestamp = conversation.assigneeJoinTimestamp
+        history.endTimestamp = conversation.endTimestamp
+        history.lastMessageTimestamp = conversation.lastMessageTimestamp
+        history.state = conversation.state.rawValue
+        history.initialEngagementType = conversation.initialEngagementType.rawValue
+        history.locale = conversation.locale
+        history.endReason = conversation.endReason?.rawValue
+        history.endComment = conversation.endComment
+        history.topic = conversation.topic
+        history.sourceUrl = conversation.sourceUrl
+        history.stateChanges = conversation.stateChanges.map { WebStateChange(state: $0.state.rawValue, timestamp: $0.timestamp) }
+        return history
+    }
+}

@@ -1,0 +1,154 @@
+/// A conversation as the mobile and agent APIs show it.
+public struct ConversationView: Codable, Sendable, Equatable {
+    public struct Recipient: Codable, Sendable, Equatable {
+        /// `NAMED_AREA`, `ACCOUNT` or `AGENT`.
+        public var type: String
+        public var id: String
+        public init(type: String, id: String) {
+            self.type = type
+            self.id = id
+        }
+    }
+
+    public struct Participant: Codable, Sendable, Equatable {
+        public var personId: String
+        /// `ASSIGNED_AGENT`, `CONTEXT_PERSON`, `SECONDARY_AGENT` or `SECONDARY_VISITOR`.
+        public var type: String
+        /// `ACTIVE` or `ENDED` (and the vendor's other participation states).
+        public var state: String
+        public var displayName: String?
+        public init(personId: String, type: String, state: String, displayName: String? = nil) {
+            self.personId = personId
+            self.type = type
+            self.state = state
+            self.displayName = displayName
+        }
+    }
+
+    public var id: String
+    public var topic: String?
+    /// The vendor's `EConversationState`.
+    public var state: String
+    public var recipient: Recipient
+    /// The vendor's `EInitialEngagementType`.
+    public var engagementType: String
+    public var participants: [Participant]
+    public var assigneePersonId: String?
+    public var contextPersonId: String?
+    public var createdAt: Int64
+    public var queuedAt: Int64?
+    public var endedAt: Int64?
+    public var endReason: String?
+    public var messageCount: Int
+    public var lastMessageAt: Int64?
+
+    public init(
+        id: String, topic: String?, state: String, recipient: Recipient, engagementType: String, participants: [Participant],
+        assigneePersonId: String?, contextPersonId: String?, createdAt: Int64, queuedAt: Int64?, endedAt: Int64?, endReason: String?,
+        messageCount: Int, lastMessageAt: Int64?
+    ) {
+        self.id = id
+        self.topic = topic
+        self.state = state
+        self.recipient = recipient
+        self.engagementType = engagementType
+        self.participants = participants
+        self.assigneePersonId = assigneePersonId
+        self.contextPersonId = contextPersonId
+        self.createdAt = createdAt
+        self.queuedAt = queuedAt
+        self.endedAt = endedAt
+        self.endReason = endReason
+        self.messageCount = messageCount
+        self.lastMessageAt = lastMessageAt
+    }
+}
+
+/// A text message.
+public struct MessageView: Codable, Sendable, Equatable {
+    public var id: String
+    public var conversationId: String
+    /// Position in the conversation, from 1.
+    public var sequence: Int
+    public var senderPersonId: String
+    public var text: String
+    public var timestamp: Int64
+    public var clientMessageId: String?
+    /// Agent-only message.
+    public var `internal`: Bool
+
+    public init(id: String, conversationId: String, sequence: Int, senderPersonId: String, text: String, timestamp: Int64, clientMessageId: String?, internal: Bool) {
+        self.id = id
+        self.conversationId = conversationId
+        self.sequence = sequence
+        self.senderPersonId = senderPersonId
+        self.text = text
+        self.timestamp = timestamp
+        self.clientMessageId = clientMessageId
+        self.internal = `internal`
+    }
+}
+
+/// A page of messages.
+public struct MessagePage: Codable, Sendable {
+    public var messages: [MessageView]
+    public var hasMore: Bool
+    public init(messages: [MessageView], hasMore: Bool) {
+        self.messages = messages
+        self.hasMore = hasMore
+    }
+}
+
+/// Sends a text message.
+public struct SendMessageRequest: Codable, Sendable {
+    public var text: String
+    /// Makes retries idempotent: the same id returns the stored message.
+    public var clientMessageId: String?
+    /// Agent-only message (agents only).
+    public var `internal`: Bool?
+    public init(text: String, clientMessageId: String? = nil, internal: Bool? = nil) {
+        self.text = text
+        self.clientMessageId = clientMessageId
+        self.internal = `internal`
+    }
+}
+
+/// Ends a conversation.
+public struct EndConversationRequest: Codable, Sendable {
+    /// The vendor's `EConversationEndReason`; `ENDED_BY_PARTICIPANT` when absent.
+    public var reason: String?
+    public var comment: String?
+    public init(reason: String? = nil, comment: String? = nil) {
+        self.reason = reason
+        self.comment = comment
+    }
+}
+
+/// A person as the mobile and agent APIs show it.
+public struct PersonView: Codable, Sendable, Equatable {
+    public var id: String
+    /// `VISITOR` or `AGENT`.
+    public var type: String
+    public var displayName: String?
+    public var sourceId: String
+    public init(id: String, type: String, displayName: String?, sourceId: String) {
+        self.id = id
+        self.type = type
+        self.displayName = displayName
+        self.sourceId = sourceId
+    }
+}
+
+/// The typed error body of the mobile and agent APIs. `type` mirrors the SDK's client error types.
+public struct APIErrorBody: Codable, Sendable, Equatable, Error {
+    /// `AUTHORIZATION`, `INVALID_API_KEY`, `BAD_REQUEST`, `FORBIDDEN`, `NOT_FOUND`, `CONFLICT`,
+    /// `PAYLOAD_TOO_LARGE`, `RATE_LIMITED`, `UNAVAILABLE` or `INTERNAL`.
+    public var type: String
+    public var message: String
+    public var status: Int
+    public init(type: String, message: String, status: Int) {
+        self.type = type
+        self.message = message
+        self.status = status
+    }
+}

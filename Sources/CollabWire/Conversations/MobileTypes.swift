@@ -1,0 +1,170 @@
+/// `POST /mobile/v1/clients`: starts a visitor client, like the SDK's `start`.
+public struct ClientStartRequest: Codable, Sendable {
+    /// The API key; may also come as the `x-unblu-apikey` header.
+    public var apiKey: String?
+    /// An access token (JWT) identifying the visitor; absent for an anonymous visitor.
+    public var accessToken: String?
+    /// The app's stable device id: an anonymous visitor is the same person on every start.
+    public var deviceId: String
+    public var device: Device
+    /// A named area id or site id.
+    public var namedArea: String?
+
+    public struct Device: Codable, Sendable, Equatable {
+        /// `iOS` or `Android`.
+        public var os: String
+        public var osVersion: String?
+        public var appId: String?
+        public var appVersion: String?
+        public var sdkVersion: String?
+        public var model: String?
+        public init(os: String, osVersion: String? = nil, appId: String? = nil, appVersion: String? = nil, sdkVersion: String? = nil, model: String? = nil) {
+            self.os = os
+            self.osVersion = osVersion
+            self.appId = appId
+            self.appVersion = appVersion
+            self.sdkVersion = sdkVersion
+            self.model = model
+        }
+    }
+
+    public init(apiKey: String? = nil, accessToken: String? = nil, deviceId: String, device: Device, namedArea: String? = nil) {
+        self.apiKey = apiKey
+        self.accessToken = accessToken
+        self.deviceId = deviceId
+        self.device = device
+        self.namedArea = namedArea
+    }
+}
+
+/// The answer to a client start.
+public struct ClientStartResponse: Codable, Sendable {
+    /// The client's bearer token for every further call and the event WebSocket.
+    public var token: String
+    public var clientId: String
+    public var accountId: String
+    public var person: PersonView
+    public var namedAreaId: String?
+    /// The effective configuration for this client (account → area → API key).
+    public var configuration: [String: String]
+    public var serverTime: Int64
+    public init(token: String, clientId: String, accountId: String, person: PersonView, namedAreaId: String?, configuration: [String: String], serverTime: Int64) {
+        self.token = token
+        self.clientId = clientId
+        self.accountId = accountId
+        self.person = person
+        self.namedAreaId = namedAreaId
+        self.configuration = configuration
+        self.serverTime = serverTime
+    }
+}
+
+/// `PUT /mobile/v1/clients/current/app-state`.
+public struct AppStateRequest: Codable, Sendable {
+    /// `BACKGROUND`, `FOREGROUND_UI_CLOSED` or `FOREGROUND_UI_OPEN`.
+    public var appState: String
+    public init(appState: String) { self.appState = appState }
+}
+
+/// `PUT /mobile/v1/clients/current/named-area`.
+public struct NamedAreaRequest: Codable, Sendable {
+    /// A named area id or site id; absent clears it.
+    public var namedArea: String?
+    public init(namedArea: String?) { self.namedArea = namedArea }
+}
+
+/// A client as the mobile API reports it.
+public struct ClientView: Codable, Sendable, Equatable {
+    public var clientId: String
+    public var personId: String
+    public var deviceId: String
+    public var namedAreaId: String?
+    public var appState: String
+    public var openConversationId: String?
+    public init(clientId: String, personId: String, deviceId: String, namedAreaId: String?, appState: String, openConversationId: String?) {
+        self.clientId = clientId
+        self.personId = personId
+        self.deviceId = deviceId
+        self.namedAreaId = namedAreaId
+        self.appState = appState
+        self.openConversationId = openConversationId
+    }
+}
+
+/// `POST /mobile/v1/conversations`: a visitor starts a conversation.
+public struct StartConversationRequest: Codable, Sendable {
+    public var topic: String?
+    /// The vendor's `EInitialEngagementType`; `CHAT_REQUEST` when absent.
+    public var engagementType: String?
+    /// A named area id or site id; the client's named area when absent; the account queue when neither.
+    public var namedArea: String?
+    public init(topic: String? = nil, engagementType: String? = nil, namedArea: String? = nil) {
+        self.topic = topic
+        self.engagementType = engagementType
+        self.namedArea = namedArea
+    }
+}
+
+/// Agent availability for a visitor.
+public struct AvailabilityView: Codable, Sendable, Equatable {
+    /// `AVAILABLE` when an agent is online, else `UNAVAILABLE`.
+    public var state: String
+    public var onlineAgents: Int
+    public init(state: String, onlineAgents: Int) {
+        self.state = state
+        self.onlineAgents = onlineAgents
+    }
+}
+
+/// `POST /agent/v1/login`.
+public struct AgentLoginRequest: Codable, Sendable {
+    public var username: String
+    public var password: String
+    public init(username: String, password: String) {
+        self.username = username
+        self.password = password
+    }
+}
+
+/// The answer to an agent login.
+public struct AgentLoginResponse: Codable, Sendable {
+    /// Bearer token for the agent API and its event WebSocket.
+    public var token: String
+    public var person: PersonView
+    public var accountId: String
+    public var expiresAt: Int64
+    public init(token: String, person: PersonView, accountId: String, expiresAt: Int64) {
+        self.token = token
+        self.person = person
+        self.accountId = accountId
+        self.expiresAt = expiresAt
+    }
+}
+
+/// `PUT /agent/v1/presence`.
+public struct PresenceRequest: Codable, Sendable {
+    /// `ONLINE`, `AWAY` or `OFFLINE`.
+    public var presence: String
+    public init(presence: String) { self.presence = presence }
+}
+
+/// An agent's queue.
+public struct QueueView: Codable, Sendable {
+    public struct Entry: Codable, Sendable, Equatable {
+        public var position: Int
+        public var conversation: ConversationView
+        public init(position: Int, conversation: ConversationView) {
+            self.position = position
+            self.conversation = conversation
+        }
+    }
+
+    public var entries: [Entry]
+    public init(entries: [Entry]) { self.entries = entries }
+}
+
+/// A list of conversations.
+public struct ConversationList: Codable, Sendable {
+    public var conversations: [ConversationView]
+    public init(conversations: [ConversationView]) { self.conversations = conversations }
+}

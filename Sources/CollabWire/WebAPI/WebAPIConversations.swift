@@ -1,0 +1,302 @@
+/// A conversation recipient (`ConversationRecipientData`): `AccountData`, `NamedAreaData` or `PersonData`.
+public struct WebRecipient: Codable, Sendable, Equatable {
+    /// `AccountData`, `NamedAreaData`, `PersonData` (or `TeamData`, which is not modelled).
+    public var type: String?
+    public var id: String?
+    public var accountId: String?
+    public var displayName: String?
+
+    enum CodingKeys: String, CodingKey {
+        case type = "$_type", id, accountId, displayName
+    }
+
+    public init(type: String, id: String, accountId: String? = nil, displayName: String? = nil) {
+        self.type = type
+        self.id = id
+        self.accountId = accountId
+        self.displayName = displayName
+    }
+}
+
+/// `ParticipantData`.
+public struct WebParticipant: Codable, Sendable, Equatable {
+    public var type: String? = "ParticipantData"
+    public var state: String?
+    public var personId: String?
+    public var hidden: Bool?
+    public var conversationStarred: Bool?
+    public var participationType: String?
+
+    enum CodingKeys: String, CodingKey {
+        case type = "$_type", state, personId, hidden, conversationStarred, participationType
+    }
+
+    public init(personId: String, participationType: String, state: String, hidden: Bool) {
+        self.personId = personId
+        self.participationType = participationType
+        self.state = state
+        self.hidden = hidden
+        self.conversationStarred = false
+    }
+}
+
+/// `ConversationData`.
+public struct WebConversation: WebAPIObject, Equatable {
+    public static let typeName = "ConversationData"
+    public var type: String? = Self.typeName
+    public var id: String?
+    public var accountId: String?
+    public var creationTimestamp: Int64?
+    public var endTimestamp: Int64?
+    public var topic: String?
+    public var recipient: WebRecipient?
+    public var participants: [WebParticipant]?
+    public var state: String?
+    public var initialEngagementType: String?
+    public var conversationVisibility: String?
+    public var locale: String?
+    public var sourceId: String?
+    public var sourceUrl: String?
+    public var endReason: String?
+    public var awaitedPersonType: String?
+    public var metadata: [String: String]?
+
+    enum CodingKeys: String, CodingKey {
+        case type = "$_type", id, accountId, creationTimestamp, endTimestamp, topic, recipient, participants, state, initialEngagementType
+        case conversationVisibility, locale, sourceId, sourceUrl, endReason, awaitedPersonType, metadata
+    }
+
+    public init(id: String) { self.id = id }
+}
+
+/// `ConversationCreationRecipientData`.
+public struct WebCreationRecipient: Codable, Sendable, Equatable {
+    public var type: String?
+    /// `NAMED_AREA`, `ACCOUNT`, `AGENT` (`TEAM` is not modelled).
+    public var recipientType: String?
+    public var id: String?
+
+    enum CodingKeys: String, CodingKey {
+        case type = "$_type"
+        case recipientType = "type"
+        case id
+    }
+
+    public init(recipientType: String, id: String) {
+        self.type = "ConversationCreationRecipientData"
+        self.recipientType = recipientType
+        self.id = id
+    }
+}
+
+/// `ConversationCreationParticipantData`.
+public struct WebCreationParticipant: Codable, Sendable, Equatable {
+    public var type: String?
+    public var personId: String?
+    public var hidden: Bool?
+    public var conversationStarred: Bool?
+    public var participationType: String?
+
+    enum CodingKeys: String, CodingKey {
+        case type = "$_type", personId, hidden, conversationStarred, participationType
+    }
+
+    public init(personId: String, participationType: String) {
+        self.type = "ConversationCreationParticipantData"
+        self.personId = personId
+        self.participationType = participationType
+    }
+}
+
+/// `ConversationCreationData`.
+public struct WebConversationCreation: WebAPIObject {
+    public static let typeName = "ConversationCreationData"
+    public var type: String? = Self.typeName
+    public var topic: String?
+    public var recipient: WebCreationRecipient?
+    public var participants: [WebCreationParticipant]?
+    public var initialEngagementType: String?
+    public var locale: String?
+    public var sourceId: String?
+    public var sourceUrl: String?
+    public var metadata: [String: String]?
+
+    enum CodingKeys: String, CodingKey {
+        case type = "$_type", topic, recipient, participants, initialEngagementType, locale, sourceId, sourceUrl, metadata
+    }
+
+    public init(topic: String? = nil, recipient: WebCreationRecipient? = nil, participants: [WebCreationParticipant]? = nil, initialEngagementType: String? = nil) {
+        self.topic = topic
+        self.recipient = recipient
+        self.participants = participants
+        self.initialEngagementType = initialEngagementType
+    }
+}
+
+/// `ConversationsEndBody`.
+public struct WebEndBody: Codable, Sendable {
+    public var reason: String?
+    public var comment: String?
+    public init(reason: String? = nil, comment: String? = nil) {
+        self.reason = reason
+        self.comment = comment
+    }
+}
+
+/// `ConversationsAddParticipantBody` and `ConversationsSetAssigneePersonBody`.
+public struct WebPersonRefBody: Codable, Sendable {
+    public var personId: String?
+    public var hidden: Bool?
+    public var conversationStarred: Bool?
+    public init(personId: String, hidden: Bool? = nil) {
+        self.personId = personId
+        self.hidden = hidden
+    }
+}
+
+/// `ConversationsSetTopicBody`.
+public struct WebTopicBody: Codable, Sendable {
+    public var topic: String?
+    public init(topic: String?) { self.topic = topic }
+}
+
+/// `ConversationStateChangeData`.
+public struct WebStateChange: Codable, Sendable, Equatable {
+    public var type: String? = "ConversationStateChangeData"
+    public var state: String?
+    public var timestamp: Int64?
+
+    enum CodingKeys: String, CodingKey {
+        case type = "$_type", state, timestamp
+    }
+
+    public init(state: String, timestamp: Int64) {
+        self.state = state
+        self.timestamp = timestamp
+    }
+}
+
+/// `ParticipantHistoryData`.
+public struct WebParticipantHistory: Codable, Sendable, Equatable {
+    public var type: String? = "ParticipantHistoryData"
+    public var state: String?
+    public var joinedTimestamp: Int64?
+    public var leftTimestamp: Int64?
+    public var hidden: Bool?
+    public var participationType: String?
+    public var person: WebPerson?
+
+    enum CodingKeys: String, CodingKey {
+        case type = "$_type", state, joinedTimestamp, leftTimestamp, hidden, participationType, person
+    }
+
+    public init(state: String, joinedTimestamp: Int64, leftTimestamp: Int64?, hidden: Bool, participationType: String, person: WebPerson?) {
+        self.state = state
+        self.joinedTimestamp = joinedTimestamp
+        self.leftTimestamp = leftTimestamp
+        self.hidden = hidden
+        self.participationType = participationType
+        self.person = person
+    }
+}
+
+/// `ConversationHistoryData`.
+public struct WebConversationHistory: WebAPIObject {
+    public static let typeName = "ConversationHistoryData"
+    public var type: String? = Self.typeName
+    public var id: String?
+    public var recipient: WebRecipient?
+    public var endPerson: WebPerson?
+    public var participants: [WebParticipantHistory]?
+    public var createdTimestamp: Int64?
+    public var assigneeJoinTimestamp: Int64?
+    public var endTimestamp: Int64?
+    public var lastMessageTimestamp: Int64?
+    public var state: String?
+    public var initialEngagementType: String?
+    public var locale: String?
+    public var endReason: String?
+    public var endComment: String?
+    public var topic: String?
+    public var sourceUrl: String?
+    public var stateChanges: [WebStateChange]?
+
+    enum CodingKeys: String, CodingKey {
+        case type = "$_type", id, recipient, endPerson, participants, createdTimestamp, assigneeJoinTimestamp, endTimestamp, lastMessageTimestamp
+        case state, initialEngagementType, locale, endReason, endComment, topic, sourceUrl, stateChanges
+    }
+
+    public init(id: String) { self.id = id }
+}
+
+/// `BotPostMessage` with a `TextPostMessageData`.
+public struct WebBotPostMessage: WebAPIObject {
+    public static let typeName = "BotPostMessage"
+    public var type: String? = Self.typeName
+    public var conversationId: String?
+    public var senderPersonId: String?
+    public var recipientPersonIds: [String]?
+    public var `internal`: Bool?
+    public var messageData: MessageData?
+
+    /// `PostMessageData`; only `TextPostMessageData` is accepted.
+    public struct MessageData: Codable, Sendable {
+        public var type: String?
+        public var messageType: String?
+        public var text: String?
+        public var fallbackText: String?
+
+        enum CodingKeys: String, CodingKey {
+            case type = "$_type"
+            case messageType = "type"
+            case text, fallbackText
+        }
+
+        public init(text: String) {
+            self.type = "TextPostMessageData"
+            self.messageType = "TEXT"
+            self.text = text
+        }
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case type = "$_type", conversationId, senderPersonId, recipientPersonIds, `internal`, messageData
+    }
+
+    public init(conversationId: String, senderPersonId: String, text: String) {
+        self.conversationId = conversationId
+        self.senderPersonId = senderPersonId
+        self.messageData = MessageData(text: text)
+    }
+}
+
+/// `SendMessageResult`.
+public struct WebSendMessageResult: WebAPIObject {
+    public static let typeName = "SendMessageResult"
+    public var type: String? = Self.typeName
+    public var messageId: String?
+
+    enum CodingKeys: String, CodingKey {
+        case type = "$_type", messageId
+    }
+
+    public init(messageId: String) { self.messageId = messageId }
+}
+
+/// `AgentAvailabilityStateData`.
+public struct WebAgentAvailability: WebAPIObject {
+    public static let typeName = "AgentAvailabilityStateData"
+    public var type: String? = Self.typeName
+    /// `AVAILABLE`, `BUSY` or `UNAVAILABLE`.
+    public var availabilityState: String?
+    public var isAvailable: Bool?
+
+    enum CodingKeys: String, CodingKey {
+        case type = "$_type", availabilityState, isAvailable
+    }
+
+    public init(availabilityState: String, isAvailable: Bool) {
+        self.availabilityState = availabilityState
+        self.isAvailable = isAvailable
+    }
+}

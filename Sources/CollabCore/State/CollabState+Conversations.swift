@@ -375,12 +375,15 @@ extension CollabState {
             throw CollabError(.payloadTooLarge, "text is longer than \(ConversationMessage.maximumLength) bytes")
         }
         try Limits.checkOptional(clientMessageId, field: "clientMessageId")
-        guard conversation.isParticipant(senderPersonId) else { throw .forbidden("only participants may write in this conversation") }
+        guard conversation.participants.contains(where: { $0.personId == senderPersonId }) else {
+            throw .forbidden("only participants may write in this conversation")
+        }
+        guard conversation.state.acceptsMessages else { throw .conflict("conversation \(conversationId) is \(conversation.state.rawValue); no more messages") }
+        guard conversation.isParticipant(senderPersonId) else { throw .forbidden("you have left this conversation") }
         if isInternal, !isAgent(senderPersonId, accountId: accountId) { throw .forbidden("only agents write internal messages") }
         if let clientMessageId, let existing = messages[conversationId]?.last(where: { $0.clientMessageId == clientMessageId && $0.senderPersonId == senderPersonId }) {
             return existing
         }
-        guard conversation.state.acceptsMessages else { throw .conflict("conversation \(conversationId) is \(conversation.state.rawValue); no more messages") }
         guard conversation.messageCount < ConversationLimits.messagesPerConversation else {
             throw .conflict("the conversation holds the maximum of \(ConversationLimits.messagesPerConversation) messages")
         }

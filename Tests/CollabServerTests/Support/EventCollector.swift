@@ -1,0 +1,60 @@
+import CollabClient
+import CollabWire
+import Foundation
+import Synchronization
+
+/// Collects a live stream's events in the background so tests can wait for the ones they expect.
+final class EventCollector: Sendable {
+    private let received = SharedEvents()
+    private let task: Task<Void, Never>
+
+    init(_ events: AsyncStream<LiveEvent>) {
+        let box = received
+        self.task = Task {
+            for await event in events {
+                box.append(event)
+            }
+        }
+    }
+
+    deinit { task.cancel() }
+
+    /// Everything received so far.
+    var events: [LiveEvent] { received.all }
+
+    /// Waits until an event matching `predicate` arrived (or fails after `timeout`).
+    @discardableResult
+    func wait(
+        for description: String, timeout: Duration = .seconds(10), _ predicate: @Sendable (LiveEvent) -> Bool
+    ) async throws -> LiveEvent {
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline {
+            if let match = received.all.first(where: predicate) { return match }
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        throw CollectorTimeout(description: description, seen: events.map(\.type))
+    }
+
+    /// Waits until `count` events match.
+    func wait(count: Int, timeout: Duration = .seconds(10), _ predicate: @Sendable (LiveEvent) -> Bool) async throws -> [LiveEvent] {
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline {
+            let matches = received.all.filter(predicate)
+            if matches.count >= count { return matches }
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        throw CollectorTimeout(description: "\(count) events", seen: events.map(\.type))
+    }
+}
+
+struct CollectorTimeout: Error, CustomStringConvertible {
+    var description: String
+    var seen: [String]
+}
+
+/// Events shared between the collecting task and the test.
+final class SharedEvents: Sendable {
+    private let events = Mutex<[LiveEvent]>([])
+    func append(_ event: LiveEvent) { events.withLock { $0.append(event) } }
+    var all: [LiveEvent] { events.withLock { $0 } }
+}

@@ -125,6 +125,10 @@ extension CollabState {
             clientSessions[session.id] = nil
             changes.delete(.clientSession, session.id)
         }
+        for registration in webhooks.values where registration.accountId == id {
+            webhooks[registration.id] = nil
+            changes.delete(.webhookRegistration, registration.id)
+        }
         for record in presence.values where record.accountId == id {
             presence[record.id] = nil
             changes.delete(.presence, record.id)

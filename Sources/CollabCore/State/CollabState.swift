@@ -17,6 +17,7 @@ public struct CollabState: Sendable {
     public internal(set) var messages: [String: [ConversationMessage]] = [:]
     public internal(set) var clientSessions: [String: ClientSession] = [:]
     public internal(set) var presence: [String: PresenceRecord] = [:]
+    public internal(set) var webhooks: [String: WebhookRegistration] = [:]
 
     // Secondary indexes, rebuilt on load and kept in step by every operation.
     var apiKeyIdByKey: [String: String] = [:]
@@ -64,6 +65,9 @@ public struct CollabState: Sendable {
             case .presence:
                 let record = try RecordCoding.decode(PresenceRecord.self, from: record)
                 presence[record.id] = record
+            case .webhookRegistration:
+                let registration = try RecordCoding.decode(WebhookRegistration.self, from: record)
+                webhooks[registration.id] = registration
             }
         }
         for key in messages.keys { messages[key]?.sort { $0.sequence < $1.sequence } }

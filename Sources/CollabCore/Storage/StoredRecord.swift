@@ -14,6 +14,7 @@ public enum EntityKind: String, Sendable, Codable, CaseIterable {
     case message
     case clientSession
     case presence
+    case webhookRegistration
 }
 
 /// One entity as the store keeps it: its kind, id, owning account and JSON body.

@@ -15,6 +15,7 @@ import Synchronization
 /// writes and closes the store.
 public final class MockCollabServer: Service {
     let environment: CollabEnvironment
+    let webhooks: WebhookDispatcher
     private let logger: Logger
     private let listening = Mutex<ListeningState>(.init())
 
@@ -48,6 +49,13 @@ public final class MockCollabServer: Service {
             startupSeed: configuration.seed ?? .defaultTenant, logger: logger
         )
         self.logger = logger
+        let dispatcher = WebhookDispatcher(
+            environment: environment,
+            settings: .init(maxAttempts: max(1, configuration.webhookMaxAttempts), initialBackoff: configuration.webhookInitialBackoff),
+            logger: logger
+        )
+        self.webhooks = dispatcher
+        events.observe { dispatcher.enqueue($0) }
         do {
             try await environment.applyStartupSeed(explicit: configuration.seed != nil)
         } catch {
@@ -89,14 +97,14 @@ public final class MockCollabServer: Service {
         router.add(middleware: MetricsMiddleware())
         router.add(middleware: AuthenticationMiddleware(environment: environment))
         OpsRoutes(environment: environment).register(on: router)
-        WebAPIRoutes(environment: environment).register(on: router)
-        ControlRoutes(environment: environment).register(on: router)
+        WebAPIRoutes(environment: environment, webhooks: webhooks).register(on: router)
+        ControlRoutes(environment: environment, webhooks: webhooks).register(on: router)
         MobileRoutes(environment: environment).register(on: router)
         AgentRoutes(environment: environment).register(on: router)
         LiveRoutes(environment: environment).register(on: router)
 
         let host = configuration.host
-        let app = Application(
+        var app = Application(
             router: router,
             server: .http1WebSocketUpgrade(
                 webSocketRouter: router,
@@ -117,6 +125,7 @@ public final class MockCollabServer: Service {
             },
             logger: logger
         )
+        app.addServices(webhooks)
         do {
             try await app.run()
         } catch {

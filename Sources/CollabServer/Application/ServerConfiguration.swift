@@ -32,6 +32,10 @@ public struct ServerConfiguration: Sendable {
     public var eventReplayWindow: Int
     /// Events one live connection may have pending before it is closed as a slow consumer.
     public var eventBufferPerConnection: Int
+    /// Attempts per webhook delivery.
+    public var webhookMaxAttempts: Int
+    /// Wait before the first webhook retry; doubles with every further retry.
+    public var webhookInitialBackoff: Duration
 
     public init(
         host: String = "127.0.0.1",
@@ -47,7 +51,9 @@ public struct ServerConfiguration: Sendable {
         logLevel: Logger.Level = .info,
         heartbeatInterval: Duration = .seconds(15),
         eventReplayWindow: Int = 10_000,
-        eventBufferPerConnection: Int = 1_000
+        eventBufferPerConnection: Int = 1_000,
+        webhookMaxAttempts: Int = 5,
+        webhookInitialBackoff: Duration = .seconds(1)
     ) {
         self.host = host
         self.port = port
@@ -63,5 +69,7 @@ public struct ServerConfiguration: Sendable {
         self.heartbeatInterval = heartbeatInterval
         self.eventReplayWindow = eventReplayWindow
         self.eventBufferPerConnection = eventBufferPerConnection
+        self.webhookMaxAttempts = webhookMaxAttempts
+        self.webhookInitialBackoff = webhookInitialBackoff
     }
 }

@@ -8,6 +8,7 @@ import NIOCore
 /// access tokens, virtual clock and stats. Open to super admins and to the control token.
 struct ControlRoutes {
     let environment: CollabEnvironment
+    let webhooks: WebhookDispatcher
 
     func register(on router: Router<CollabRequestContext>) {
         let env = environment
@@ -66,6 +67,21 @@ struct ControlRoutes {
                 env.clock.advance(by: millis)
             }
             return JSONBody.response(env.clockState)
+        }
+        let log = webhooks.log
+        group.operation(.get, "webhooks/deliveries", role: .superAdmin) { request, _ in
+            let limit = try request.query("limit").map { text throws(CollabError) in
+                guard let value = Int(text), value > 0 else { throw .badRequest("limit must be a positive integer") }
+                return min(value, log.capacity)
+            } ?? log.capacity
+            let deliveries = log.deliveries(
+                registrationId: request.query("registrationId"), eventType: request.query("eventType"), deliveryState: request.query("state"), limit: limit
+            )
+            return JSONBody.response(WebhookDeliveryPage(deliveries: deliveries))
+        }
+        group.operation(.delete, "webhooks/deliveries", role: .superAdmin) { _, _ in
+            log.clear()
+            return noContent
         }
         group.operation(.get, "stats", role: .superAdmin) { request, context in
             let accountRef = request.query("account")

@@ -7,6 +7,7 @@ struct WebAPIRoutes {
     static let prefixes = ["app/rest/v4", "unblu/rest/v4"]
 
     let environment: CollabEnvironment
+    let webhooks: WebhookDispatcher
 
     func register(on router: Router<CollabRequestContext>) {
         for prefix in Self.prefixes {
@@ -18,6 +19,7 @@ struct WebAPIRoutes {
             PersonsRoutes(environment: environment).register(on: group.group("persons"))
             AuthenticatorRoutes(environment: environment).register(on: group.group("authenticator"))
             ConversationsRoutes(environment: environment).register(on: group)
+            WebhookRoutes(environment: environment, dispatcher: webhooks).register(on: group.group("webhookregistrations"))
         }
     }
 }

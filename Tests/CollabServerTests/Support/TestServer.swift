@@ -44,6 +44,11 @@ final class TestServer: Sendable {
         return await TestServer(server: try await MockCollabServer(configuration: configuration, clock: clock, logger: logger))
     }
 
+    /// Starts a server with a full configuration.
+    static func start(configuration: ServerConfiguration, clock: AdjustableClock = AdjustableClock()) async throws -> TestServer {
+        await TestServer(server: try await MockCollabServer(configuration: configuration, clock: clock, logger: logger))
+    }
+
     /// Stops the server gracefully and waits until it has closed its store.
     func stop() async throws {
         await group.triggerGracefulShutdown()

@@ -1,0 +1,163 @@
+import AsyncHTTPClient
+import CollabCore
+import CollabWire
+import Crypto
+import Foundation
+import Logging
+import NIOCore
+import NIOHTTP1
+import ServiceLifecycle
+import Synchronization
+
+/// Delivers events to webhook endpoints, signed, with retries, without ever blocking the request that
+/// caused them.
+///
+/// The event hub hands every event to ``enqueue(_:)``, which only appends to a bounded queue (when the
+/// queue is full the event is dropped and counted). The dispatcher runs as a service, delivers up to
+/// `maxConcurrentDeliveries` at once, and retries 5xx, 408, 429 and network failures with exponential
+/// backoff; other 4xx answers are final. There is no ordering guarantee between deliveries.
+final class WebhookDispatcher: Service {
+    struct Job: Sendable {
+        var registration: WebhookRegistration
+        var eventType: String
+        var body: Data
+        var createdAt: Timestamp
+    }
+
+    /// Tuning, with defaults a real endpoint expects and tests shorten.
+    struct Settings: Sendable {
+        var maxAttempts = 5
+        var initialBackoff: Duration = .seconds(1)
+        var requestTimeout: TimeAmount = .seconds(10)
+        var queueCapacity = 10_000
+        var maxConcurrentDeliveries = 32
+    }
+
+    let log = WebhookDeliveryLog()
+    private let settings: Settings
+    private let stream: AsyncStream<Job>
+    private let continuation: AsyncStream<Job>.Continuation
+    private let dropped = Mutex(0)
+    private let environment: CollabEnvironment
+    private let logger: Logger
+    private let client: HTTPClient
+
+    init(environment: CollabEnvironment, settings: Settings, logger: Logger, client: HTTPClient = .shared) {
+        self.environment = environment
+        self.settings = settings
+        self.logger = logger
+        self.client = client
+        (stream, continuation) = AsyncStream.makeStream(of: Job.self, bufferingPolicy: .bufferingOldest(settings.queueCapacity))
+    }
+
+    /// Events dropped because the queue was full.
+    var droppedCount: Int { dropped.withLock { $0 } }
+
+    /// Queues deliveries of a published event to every registration that wants it. Never blocks.
+    func enqueue(_ published: PublishedEvent) {
+        let event = published.event
+        let name = event.kind.rawValue
+        guard let (registrations, body) = try? environment.read({ state -> ([WebhookRegistration], WebhookEventBody)? in
+            let registrations = state.webhooks(accountId: event.accountId, wanting: name)
+            guard !registrations.isEmpty else { return nil }
+            return (registrations, WebhookPayloads.body(for: event, state: state))
+        }) else { return }
+        guard let data = try? JSONBody.encoder.encode(body) else { return }
+        for registration in registrations {
+            submit(Job(registration: registration, eventType: name, body: data, createdAt: event.timestamp))
+        }
+    }
+
+    /// Queues a `webhook.ping` to one registration.
+    func ping(_ registration: WebhookRegistration) {
+        var body = WebhookEventBody(type: WebhookPayloads.typeName(for: "webhook.ping"), timestamp: environment.clock.now(), eventType: "webhook.ping", accountId: registration.accountId)
+        var configuration = WebWebhookRegistration(registration)
+        configuration.secret = nil
+        body.webhookConfiguration = configuration
+        guard let data = try? JSONBody.encoder.encode(body) else { return }
+        submit(Job(registration: registration, eventType: "webhook.ping", body: data, createdAt: environment.clock.now()))
+    }
+
+    private func submit(_ job: Job) {
+        if case .dropped = continuation.yield(job) {
+            dropped.withLock { $0 += 1 }
+            logger.warning("webhook queue full; delivery dropped", metadata: ["event": "\(job.eventType)", "registration": "\(job.registration.id)"])
+        }
+    }
+
+    func run() async throws {
+        await withGracefulShutdownHandler {
+            await withTaskGroup(of: Void.self) { group in
+                var running = 0
+                for await job in stream {
+                    if running >= settings.maxConcurrentDeliveries {
+                        await group.next()
+                        running -= 1
+                    }
+                    running += 1
+                    group.addTask { await self.deliver(job) }
+                }
+            }
+        } onGracefulShutdown: {
+            self.continuation.finish()
+        }
+    }
+
+    /// The signature header value: lower-case hex HMAC-SHA256 of the body.
+    static func signature(of body: Data, secret: String) -> String {
+        HMAC<SHA256>.authenticationCode(for: body, using: SymmetricKey(data: Data(secret.utf8))).map { String(format: "%02x", $0) }.joined()
+    }
+
+    private func deliver(_ job: Job) async {
+        let deliveryId = UUID().uuidString.lowercased()
+        var delivery = WebhookDelivery(
+            deliveryId: deliveryId, registrationId: job.registration.id, accountId: job.registration.accountId, eventType: job.eventType,
+            endpoint: job.registration.endpoint, state: "PENDING", attempts: [], createdAt: job.createdAt, bodyBytes: job.body.count
+        )
+        log.record(delivery)
+        let signature = Self.signature(of: job.body, secret: job.registration.secret)
+        var backoff = settings.initialBackoff
+        for attempt in 1...settings.maxAttempts {
+            var request = HTTPClientRequest(url: job.registration.endpoint)
+            request.method = .POST
+            request.headers.add(name: "Content-Type", value: "application/json")
+            request.headers.add(name: "User-Agent", value: "mock-collab-webhooks")
+            request.headers.add(name: WebhookHeaders.event, value: job.eventType)
+            request.headers.add(name: WebhookHeaders.signature, value: signature)
+            request.headers.add(name: WebhookHeaders.delivery, value: deliveryId)
+            request.headers.add(name: WebhookHeaders.attempt, value: String(attempt))
+            request.body = .bytes(ByteBuffer(bytes: job.body))
+            let started = ContinuousClock.now
+            var retry = true
+            var record = WebhookDelivery.Attempt(timestamp: environment.clock.now(), status: nil, error: nil, durationMillis: 0)
+            do {
+                let response = try await client.execute(request, timeout: settings.requestTimeout)
+                _ = try? await response.body.collect(upTo: 64 * 1024)
+                let status = Int(response.status.code)
+                record.status = status
+                if (200..<300).contains(status) {
+                    retry = false
+                    delivery.state = "DELIVERED"
+                } else if (400..<500).contains(status), status != 408, status != 429 {
+                    retry = false
+                    delivery.state = "FAILED"
+                }
+            } catch {
+                record.error = "\(error)"
+            }
+            record.durationMillis = Int64((ContinuousClock.now - started).components.seconds * 1000 + (ContinuousClock.now - started).components.attoseconds / 1_000_000_000_000_000)
+            delivery.attempts.append(record)
+            if !retry || attempt == settings.maxAttempts {
+                if delivery.state == "PENDING" { delivery.state = "FAILED" }
+                log.record(delivery)
+                if delivery.state == "FAILED" {
+                    logger.notice("webhook delivery failed", metadata: ["event": "\(job.eventType)", "endpoint": "\(job.registration.endpoint)", "attempts": "\(attempt)"])
+                }
+                return
+            }
+            log.record(delivery)
+            try? await Task.sleep(for: backoff)
+            backoff = backoff * 2
+        }
+    }
+}

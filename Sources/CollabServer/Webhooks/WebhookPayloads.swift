@@ -1,0 +1,73 @@
+import CollabCore
+import CollabWire
+
+/// Builds the vendor-style bodies of webhook deliveries from domain events.
+enum WebhookPayloads {
+    /// The `$_type` of each event's body, as in the vendor's event schemas.
+    static func typeName(for eventType: String) -> String {
+        switch eventType {
+        case "conversation.created": "ConversationCreatedEvent"
+        case "conversation.onboarding": "ConversationOnboardingEvent"
+        case "conversation.queued": "ConversationQueuedEvent"
+        case "conversation.active": "ConversationActiveEvent"
+        case "conversation.unassigned": "ConversationUnassignedEvent"
+        case "conversation.requeued": "ConversationRequeuedEvent"
+        case "conversation.reboarding": "ConversationReboardingEvent"
+        case "conversation.offboarding": "ConversationOffboardingEvent"
+        case "conversation.ended": "ConversationEndedEvent"
+        case "conversation.updated": "ConversationUpdatedEvent"
+        case "conversation.new_message": "ConversationNewMessageEvent"
+        case "webhook.ping": "WebhookPingEvent"
+        default:
+            // Events the vendor has no schema for keep a name of the same pattern.
+            eventType.split(whereSeparator: { $0 == "." || $0 == "_" }).map { $0.prefix(1).uppercased() + $0.dropFirst() }.joined() + "Event"
+        }
+    }
+
+    /// The body for a domain event.
+    static func body(for event: DomainEvent, state: borrowing CollabState) -> WebhookEventBody {
+        var body = WebhookEventBody(type: typeName(for: event.kind.rawValue), timestamp: event.timestamp, eventType: event.kind.rawValue, accountId: event.accountId)
+        if let conversation = event.conversation {
+            body.conversation = state.webConversation(conversation)
+            if event.kind == .conversationEnded {
+                body.endReason = conversation.endReason?.rawValue
+                body.endComment = conversation.endComment
+                body.endPerson = conversation.endPersonId.flatMap { state.persons[$0] }.map { WebPerson($0, expand: Expansion()) }
+            }
+        }
+        if let message = event.message {
+            body.conversationMessage = WebTextMessage(
+                id: message.id, conversationId: message.conversationId, accountId: message.accountId,
+                senderPerson: state.persons[message.senderPersonId].map { WebPerson($0, expand: Expansion()) }, timestamp: message.serverTimestamp,
+                text: message.text, internal: message.isInternal
+            )
+            body.conversation = nil
+        }
+        return body
+    }
+}
+
+extension WebWebhookRegistration {
+    init(_ registration: WebhookRegistration) {
+        self.init(name: registration.name, endpoint: registration.endpoint, events: registration.events, secret: registration.secret)
+        id = registration.id
+        accountId = registration.accountId
+        status = registration.status.rawValue
+        description = registration.description
+        apiVersion = registration.apiVersion
+        creationTimestamp = registration.creationTimestamp
+        modificationTimestamp = registration.modificationTimestamp
+        version = registration.version
+    }
+
+    func input() throws(CollabError) -> WebhookRegistrationInput {
+        var parsedStatus: WebhookRegistration.Status?
+        if let status {
+            guard let value = WebhookRegistration.Status(rawValue: status) else { throw .badRequest("status must be ACTIVE, INACTIVE or INACTIVE_UNAVAILABLE") }
+            parsedStatus = value
+        }
+        return WebhookRegistrationInput(
+            name: name, description: description, status: parsedStatus, endpoint: endpoint, apiVersion: apiVersion, secret: secret, events: events
+        )
+    }
+}

@@ -1,0 +1,109 @@
+import Foundation
+import Hummingbird
+import Logging
+import NIOCore
+import ServiceLifecycle
+import Synchronization
+
+/// A real HTTP endpoint that records the webhook deliveries it receives, and can fail the first ones.
+final class WebhookReceiver: Sendable {
+    struct Received: Sendable {
+        var headers: [String: String]
+        var body: Data
+    }
+
+    private let group: ServiceGroup
+    private let task: Task<Void, any Error>
+    let port: Int
+
+    var url: String { "http://127.0.0.1:\(port)/hooks" }
+
+    /// Starts a receiver that answers 500 to the first `failFirst` requests.
+    init(failFirst: Int = 0) async throws {
+        let box = ReceivedBox()
+        let failures = FailureCounter(failFirst)
+        let router = Router()
+        let portBox = PortBox()
+        router.post("hooks") { request, _ -> Response in
+            let buffer = try await request.body.collect(upTo: 1 << 20)
+            var headers: [String: String] = [:]
+            for field in request.headers { headers[field.name.canonicalName] = field.value }
+            box.append(Received(headers: headers, body: Data(buffer.readableBytesView.map { $0 })))
+            let fail = failures.takeOne()
+            return Response(status: fail ? .internalServerError : .noContent)
+        }
+        var logger = Logger(label: "webhook-receiver")
+        logger.logLevel = .critical
+        let app = Application(
+            router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)),
+            onServerRunning: { channel in portBox.set(channel.localAddress?.port ?? 0) }, logger: logger
+        )
+        self.group = ServiceGroup(configuration: .init(services: [app], gracefulShutdownSignals: [], logger: logger))
+        let group = self.group
+        self.task = Task { try await group.run() }
+        self.port = await portBox.wait()
+        self.box = box
+    }
+
+    private let box: ReceivedBox
+
+    /// What arrived so far.
+    var all: [Received] { box.all }
+
+    /// Waits until `count` deliveries matching `predicate` arrived.
+    func wait(count: Int, timeout: Duration = .seconds(10), _ predicate: @Sendable (Received) -> Bool = { _ in true }) async throws -> [Received] {
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline {
+            let matches = box.all.filter(predicate)
+            if matches.count >= count { return matches }
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        throw CollectorTimeout(description: "\(count) webhook deliveries", seen: box.all.compactMap { $0.headers["x-unblu-event"] })
+    }
+
+    func stop() async throws {
+        await group.triggerGracefulShutdown()
+        try await task.value
+    }
+}
+
+final class ReceivedBox: Sendable {
+    private let items = Mutex<[WebhookReceiver.Received]>([])
+    func append(_ item: WebhookReceiver.Received) { items.withLock { $0.append(item) } }
+    var all: [WebhookReceiver.Received] { items.withLock { $0 } }
+}
+
+final class PortBox: Sendable {
+    private let state = Mutex<(port: Int?, waiters: [CheckedContinuation<Int, Never>])>((nil, []))
+    func set(_ port: Int) {
+        let waiters = state.withLock { state in
+            state.port = port
+            defer { state.waiters = [] }
+            return state.waiters
+        }
+        for waiter in waiters { waiter.resume(returning: port) }
+    }
+    func wait() async -> Int {
+        await withCheckedContinuation { continuation in
+            let port = state.withLock { state -> Int? in
+                if let port = state.port { return port }
+                state.waiters.append(continuation)
+                return nil
+            }
+            if let port { continuation.resume(returning: port) }
+        }
+    }
+}
+
+final class FailureCounter: Sendable {
+    private let left: Mutex<Int>
+    init(_ count: Int) { left = Mutex(count) }
+    /// Whether this request should fail.
+    func takeOne() -> Bool {
+        left.withLock { left in
+            guard left > 0 else { return false }
+            left -= 1
+            return true
+        }
+    }
+}

@@ -45,7 +45,14 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "Bcrypt cost for password hashes, 4 to 31 (MOCK_COLLAB_PASSWORD_HASH_COST).")
     var passwordHashCost: UInt8 = environment["MOCK_COLLAB_PASSWORD_HASH_COST"].flatMap(UInt8.init) ?? 10
 
+    @Option(help: "Comma-separated hosts webhook deliveries may go to; all when absent (MOCK_COLLAB_WEBHOOK_HOSTS).")
+    var webhookHosts: String?
+
+    @Option(help: "Seconds between WebSocket heartbeats (MOCK_COLLAB_HEARTBEAT_SECONDS).")
+    var heartbeatSeconds: Int = environment["MOCK_COLLAB_HEARTBEAT_SECONDS"].flatMap(Int.init) ?? 15
+
     func validate() throws {
+        guard heartbeatSeconds > 0 else { throw ValidationError("--heartbeat-seconds must be positive") }
         guard (0...65535).contains(port) else { throw ValidationError("--port must be between 0 and 65535") }
         guard Logger.Level(rawValue: logLevel) != nil else { throw ValidationError("--log-level '\(logLevel)' is not a log level") }
         guard maxBodySize > 0 else { throw ValidationError("--max-body-size must be positive") }
@@ -77,7 +84,11 @@ struct ServeCommand: AsyncParsableCommand {
             configuration = ServerConfiguration(
                 host: host, port: port, storage: try StorageLocation(parsing: storage), seed: loadedSeed,
                 controlToken: controlToken ?? Self.environment["MOCK_COLLAB_CONTROL_TOKEN"], maxBodySize: maxBodySize,
-                journalCapacity: journalCapacity, passwordHashCost: passwordHashCost, logLevel: level
+                journalCapacity: journalCapacity, passwordHashCost: passwordHashCost, logLevel: level,
+                heartbeatInterval: .seconds(heartbeatSeconds),
+                webhookAllowedHosts: (webhookHosts ?? Self.environment["MOCK_COLLAB_WEBHOOK_HOSTS"]).map {
+                    Set($0.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces).lowercased() }.filter { !$0.isEmpty })
+                }
             )
         } catch {
             throw ValidationError(error.message)

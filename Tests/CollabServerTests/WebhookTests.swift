@@ -144,3 +144,37 @@ struct WebhookTests {
         }
     }
 }
+
+@Suite("Webhook host allowlist")
+struct WebhookAllowlistTests {
+    @Test("deliveries to hosts outside the allowlist fail without a request")
+    func allowlist() async throws {
+        let receiver = try await WebhookReceiver()
+        let configuration = ServerConfiguration(
+            host: "127.0.0.1", port: 0, storage: .memory, seed: queueSeed, controlToken: "test-control-token", passwordHashCost: 4,
+            webhookAllowedHosts: ["localhost"]
+        )
+        let server = try await TestServer.start(configuration: configuration)
+        do {
+            let admin = server.admin("admin-d", "pw").transport
+            let registration: WebWebhookRegistration = try await admin.send(
+                "POST", "/app/rest/v4/webhookregistrations/create", body: WebWebhookRegistration(name: "elsewhere", endpoint: receiver.url, events: ["webhook.ping"])
+            )
+            try await admin.sendWithoutResult("POST", "/app/rest/v4/webhookregistrations/\(registration.id!)/sendPing")
+            var delivery: WebhookDelivery?
+            for _ in 0..<100 {
+                delivery = try await server.control.transport.send("GET", "/_mock/v1/webhooks/deliveries", as: WebhookDeliveryPage.self).deliveries.first
+                if delivery?.state == "FAILED" { break }
+                try await Task.sleep(for: .milliseconds(10))
+            }
+            #expect(delivery?.state == "FAILED")
+            #expect(delivery?.attempts.first?.error?.contains("not in the allowed webhook hosts") == true)
+            #expect(receiver.all.isEmpty)
+        } catch {
+            try? await server.stop()
+            throw error
+        }
+        try await server.stop()
+        try await receiver.stop()
+    }
+}

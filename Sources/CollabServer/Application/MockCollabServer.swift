@@ -51,7 +51,10 @@ public final class MockCollabServer: Service {
         self.logger = logger
         let dispatcher = WebhookDispatcher(
             environment: environment,
-            settings: .init(maxAttempts: max(1, configuration.webhookMaxAttempts), initialBackoff: configuration.webhookInitialBackoff),
+            settings: .init(
+                maxAttempts: max(1, configuration.webhookMaxAttempts), initialBackoff: configuration.webhookInitialBackoff,
+                allowedHosts: configuration.webhookAllowedHosts
+            ),
             logger: logger
         )
         self.webhooks = dispatcher

@@ -36,6 +36,8 @@ public struct ServerConfiguration: Sendable {
     public var webhookMaxAttempts: Int
     /// Wait before the first webhook retry; doubles with every further retry.
     public var webhookInitialBackoff: Duration
+    /// Hosts webhook deliveries may go to (`nil`: any). Deliveries elsewhere fail without a request.
+    public var webhookAllowedHosts: Set<String>?
 
     public init(
         host: String = "127.0.0.1",
@@ -53,7 +55,8 @@ public struct ServerConfiguration: Sendable {
         eventReplayWindow: Int = 10_000,
         eventBufferPerConnection: Int = 1_000,
         webhookMaxAttempts: Int = 5,
-        webhookInitialBackoff: Duration = .seconds(1)
+        webhookInitialBackoff: Duration = .seconds(1),
+        webhookAllowedHosts: Set<String>? = nil
     ) {
         self.host = host
         self.port = port
@@ -71,5 +74,6 @@ public struct ServerConfiguration: Sendable {
         self.eventBufferPerConnection = eventBufferPerConnection
         self.webhookMaxAttempts = webhookMaxAttempts
         self.webhookInitialBackoff = webhookInitialBackoff
+        self.webhookAllowedHosts = webhookAllowedHosts
     }
 }

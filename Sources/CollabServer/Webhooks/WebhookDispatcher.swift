@@ -31,6 +31,8 @@ final class WebhookDispatcher: Service {
         var requestTimeout: TimeAmount = .seconds(10)
         var queueCapacity = 10_000
         var maxConcurrentDeliveries = 32
+        /// Hosts deliveries may go to; `nil` allows any.
+        var allowedHosts: Set<String>?
     }
 
     let log = WebhookDeliveryLog()
@@ -115,6 +117,15 @@ final class WebhookDispatcher: Service {
             endpoint: job.registration.endpoint, state: "PENDING", attempts: [], createdAt: job.createdAt, bodyBytes: job.body.count
         )
         log.record(delivery)
+        if let allowed = settings.allowedHosts {
+            let host = URL(string: job.registration.endpoint)?.host?.lowercased() ?? ""
+            guard allowed.contains(host) else {
+                delivery.state = "FAILED"
+                delivery.attempts.append(.init(timestamp: environment.clock.now(), status: nil, error: "host '\(host)' is not in the allowed webhook hosts", durationMillis: 0))
+                log.record(delivery)
+                return
+            }
+        }
         let signature = Self.signature(of: job.body, secret: job.registration.secret)
         var backoff = settings.initialBackoff
         for attempt in 1...settings.maxAttempts {

@@ -1,0 +1,66 @@
+import CollabCore
+import Testing
+
+@testable import CollabServer
+
+@Suite("Event hub")
+struct EventHubTests {
+    static func event(_ kind: DomainEvent.Kind = .newMessage, account: String = "acc", persons: Set<String> = ["visitor"], queue: Set<ConversationRecipient> = []) -> DomainEvent {
+        DomainEvent(kind: kind, accountId: account, timestamp: 1, personIds: persons, queueRecipients: queue)
+    }
+
+    let visitor = EventAudience(accountId: "acc", personId: "visitor", isAgent: false, namedAreaIds: nil, sessionKey: "token")
+
+    @Test("a slow consumer is cut off when its buffer overflows, and resumes from the window without loss")
+    func slowConsumer() async {
+        let hub = EventHub(firstId: 100, windowSize: 1_000, bufferSize: 5)
+        let (subscription, replay, gap, position) = hub.subscribe(visitor, after: nil)
+        #expect(replay.isEmpty)
+        #expect(!gap)
+        #expect(position == 99)
+        hub.publish((0..<20).map { _ in Self.event() })
+        #expect(subscription.didOverflow, "publishing never waits: the reader that fell behind is cut off")
+        var received: [Int64] = []
+        for await event in subscription.stream { received.append(event.id) }
+        #expect(received == [100, 101, 102, 103, 104], "the buffered events are still delivered, then the stream ends")
+        hub.unsubscribe(subscription)
+
+        let resumed = hub.subscribe(visitor, after: received.last)
+        #expect(!resumed.gap)
+        #expect(resumed.replay.map(\.id) == Array(105...119))
+        hub.unsubscribe(resumed.subscription)
+    }
+
+    @Test("resuming from before the window reports a gap")
+    func gap() {
+        let hub = EventHub(firstId: 1, windowSize: 10, bufferSize: 100)
+        hub.publish((0..<25).map { _ in Self.event() })
+        let late = hub.subscribe(visitor, after: 3)
+        #expect(late.gap)
+        #expect(late.replay.map(\.id) == Array(16...25))
+        let fine = hub.subscribe(visitor, after: 20)
+        #expect(!fine.gap)
+        #expect(fine.replay.map(\.id) == [21, 22, 23, 24, 25])
+        let future = hub.subscribe(visitor, after: 999)
+        #expect(future.gap, "an id the server never issued (a restart) also means resync")
+    }
+
+    @Test("audiences: participants, queue agents by area filter, other accounts never")
+    func audiences() {
+        let areaA = ConversationRecipient(type: .namedArea, id: "A")
+        let agentOnA = EventAudience(accountId: "acc", personId: "agent1", isAgent: true, namedAreaIds: ["A"], sessionKey: nil)
+        let agentOnB = EventAudience(accountId: "acc", personId: "agent2", isAgent: true, namedAreaIds: ["B"], sessionKey: nil)
+        let foreignAgent = EventAudience(accountId: "other", personId: "agent3", isAgent: true, namedAreaIds: nil, sessionKey: nil)
+        let queued = Self.event(.conversationQueued, persons: ["visitor"], queue: [areaA])
+        #expect(visitor.receives(queued))
+        #expect(agentOnA.receives(queued))
+        #expect(!agentOnB.receives(queued))
+        #expect(!foreignAgent.receives(queued))
+        var internalNote = Self.event(persons: ["visitor", "agent1"])
+        internalNote.agentsOnly = true
+        #expect(!visitor.receives(internalNote))
+        #expect(agentOnA.receives(internalNote))
+        let otherVisitor = EventAudience(accountId: "acc", personId: "someone", isAgent: false, namedAreaIds: nil, sessionKey: "t2")
+        #expect(!otherVisitor.receives(queued))
+    }
+}

@@ -22,10 +22,29 @@ struct OpsTests {
             #expect((json["openapi"] as? String)?.hasPrefix("3.1") == true)
             let paths = try #require(json["paths"] as? [String: Any])
             for path in ["/healthz", "/readyz", "/metrics", "/openapi.json", "/_mock/v1/reset", "/_mock/v1/seed", "/_mock/v1/journal",
-                         "/_mock/v1/accounts/{account}/tokens", "/_mock/v1/clock", "/_mock/v1/stats"] {
+                         "/_mock/v1/accounts/{account}/tokens", "/_mock/v1/clock", "/_mock/v1/stats", "/_mock/v1/webhooks/deliveries",
+                         "/mobile/v1/clients", "/mobile/v1/clients/current", "/mobile/v1/clients/current/app-state", "/mobile/v1/clients/current/named-area",
+                         "/mobile/v1/availability", "/mobile/v1/conversations", "/mobile/v1/conversations/{id}", "/mobile/v1/conversations/{id}/open",
+                         "/mobile/v1/conversations/{id}/close", "/mobile/v1/conversations/{id}/end", "/mobile/v1/conversations/{id}/messages",
+                         "/mobile/v1/events", "/agent/v1/login", "/agent/v1/logout", "/agent/v1/me", "/agent/v1/presence", "/agent/v1/queue",
+                         "/agent/v1/conversations", "/agent/v1/conversations/{id}", "/agent/v1/conversations/{id}/accept",
+                         "/agent/v1/conversations/{id}/decline", "/agent/v1/conversations/{id}/requeue", "/agent/v1/conversations/{id}/end",
+                         "/agent/v1/conversations/{id}/messages", "/agent/v1/events"] {
                 #expect(paths[path] != nil, "\(path) is not documented")
             }
             #expect(!paths.keys.contains { $0.hasPrefix("/app/rest") }, "the vendor's Web API is documented by the vendor's spec")
+
+            // Every documented operation exists: none answers "no route".
+            for (path, item) in paths {
+                guard let operations = item as? [String: Any] else { continue }
+                let concrete = path.replacingOccurrences(of: "{id}", with: "x").replacingOccurrences(of: "{account}", with: "x")
+                for method in operations.keys {
+                    let response = try await transport.raw(method.uppercased(), concrete)
+                    let text = String(decoding: response.body, as: UTF8.self)
+                    #expect(!text.contains("no route for"), "\(method.uppercased()) \(path) is documented but not served")
+                    #expect(response.status != 405, "\(method.uppercased()) \(path) is documented but not served")
+                }
+            }
         }
     }
 }

@@ -61,7 +61,12 @@ struct WebhookTests {
             #expect(endedBody.endReason == "ENDED_BY_PARTICIPANT")
             #expect(endedBody.endPerson?.username == "agent-a")
 
-            let log = try await server.control.transport.send("GET", "/_mock/v1/webhooks/deliveries", as: WebhookDeliveryPage.self)
+            // The receiver records a request before it answers; the log settles right after.
+            var log = try await server.control.transport.send("GET", "/_mock/v1/webhooks/deliveries", as: WebhookDeliveryPage.self)
+            for _ in 0..<200 where !log.deliveries.allSatisfy({ $0.state == "DELIVERED" }) {
+                try await Task.sleep(for: .milliseconds(10))
+                log = try await server.control.transport.send("GET", "/_mock/v1/webhooks/deliveries", as: WebhookDeliveryPage.self)
+            }
             #expect(log.deliveries.count == 5)
             #expect(log.deliveries.allSatisfy { $0.state == "DELIVERED" && $0.attempts.count == 1 && $0.attempts.first?.status == 204 })
         }
@@ -94,8 +99,11 @@ struct WebhookTests {
             #expect(ping.webhookConfiguration?.secret == nil, "the ping does not echo the secret")
             #expect(arrived[2].headers["x-unblu-signature-256"] == hex(arrived[2].body, secret: secret))
 
-            try await Task.sleep(for: .milliseconds(100))
-            let log = try await server.control.transport.send("GET", "/_mock/v1/webhooks/deliveries", query: [("registrationId", id)], as: WebhookDeliveryPage.self)
+            var log = try await server.control.transport.send("GET", "/_mock/v1/webhooks/deliveries", query: [("registrationId", id)], as: WebhookDeliveryPage.self)
+            for _ in 0..<200 where log.deliveries.first?.state != "DELIVERED" {
+                try await Task.sleep(for: .milliseconds(10))
+                log = try await server.control.transport.send("GET", "/_mock/v1/webhooks/deliveries", query: [("registrationId", id)], as: WebhookDeliveryPage.self)
+            }
             let delivery = try #require(log.deliveries.first)
             #expect(delivery.state == "DELIVERED")
             #expect(delivery.attempts.map(\.status) == [500, 500, 204])

@@ -112,7 +112,8 @@ public final class MockCollabServer: Service {
             server: .http1WebSocketUpgrade(
                 webSocketRouter: router,
                 configuration: WebSocketServerConfiguration(
-                    maxFrameSize: 1 << 20, autoPing: .enabled(timePeriod: configuration.heartbeatInterval)
+                    maxFrameSize: 1 << 20, autoPing: .enabled(timePeriod: configuration.heartbeatInterval),
+                    closeTimeout: configuration.heartbeatInterval
                 )
             ),
             configuration: .init(address: .hostname(host, port: configuration.port), serverName: "mock-collab"),

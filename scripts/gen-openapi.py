@@ -1,0 +1,204 @@
+#!/usr/bin/env python3
+"""Writes Sources/CollabServer/Resources/openapi.json: the OpenAPI 3.1 document for MockCollab's own
+routes (ops, control API, mobile device API, agent API). The vendor's Web API is documented by the
+vendor's spec. Run after changing a route; OpsTests checks that every route is documented."""
+import json, os
+
+def ref(n): return {"$ref": f"#/components/schemas/{n}"}
+def obj(props, required=()):
+    o = {"type": "object", "properties": props}
+    if required: o["required"] = list(required)
+    return o
+S = {"type": "string"}; I = {"type": "integer"}; L = {"type": "integer", "format": "int64"}; B = {"type": "boolean"}
+def arr(x): return {"type": "array", "items": x}
+def smap(): return {"type": "object", "additionalProperties": S}
+def body(schema, required=True, desc=None, ctype="application/json"):
+    b = {"required": required, "content": {ctype: {"schema": schema}}}
+    if desc: b["description"] = desc
+    return b
+def ok(schema, desc="OK", code="200"): return {code: {"description": desc, "content": {"application/json": {"schema": schema}}}}
+def q(name, schema, desc, required=False): return {"name": name, "in": "query", "required": required, "schema": schema, "description": desc}
+def p(name, desc): return {"name": name, "in": "path", "required": True, "schema": S, "description": desc}
+ERR = {"$ref": "#/components/responses/Error"}
+TERR = {"$ref": "#/components/responses/TypedError"}
+def errs(*codes, typed=False): return {str(c): (TERR if typed else ERR) for c in codes}
+def op(summary, opid, responses, tags, security, request=None, params=None, desc=None):
+    o = {"summary": summary, "operationId": opid, "tags": tags, "security": security, "responses": responses}
+    if desc: o["description"] = desc
+    if request: o["requestBody"] = request
+    if params: o["parameters"] = params
+    return o
+
+CONTROL = [{"basicAuth": []}, {"controlToken": []}]
+CLIENT = [{"clientToken": []}]
+AGENT = [{"agentToken": []}, {"basicAuth": []}, {"sessionCookie": []}]
+NONE = []
+paths = {}
+def add(path, method, o): paths.setdefault(path, {})[method] = o
+
+# --- ops --------------------------------------------------------------------------------------
+add("/healthz", "get", op("Liveness", "healthz", ok(ref("Status")), ["ops"], NONE, desc="200 while the process serves requests."))
+add("/readyz", "get", op("Readiness", "readyz", {**ok(ref("Status")), **errs(503)}, ["ops"], NONE, desc="503 once storage has failed: the server then refuses every write."))
+add("/metrics", "get", op("Prometheus metrics", "metrics", {"200": {"description": "Prometheus text format", "content": {"text/plain": {"schema": S}}}}, ["ops"], NONE))
+add("/openapi.json", "get", op("This document", "openapi", ok({"type": "object"}), ["ops"], NONE))
+
+# --- control ----------------------------------------------------------------------------------
+C = ["control"]
+add("/_mock/v1/reset", "post", op("Reset state", "controlReset", {**ok(ref("SeedResult")), **errs(400, 401, 403, 404)}, C, CONTROL,
+    request=body(ref("ResetRequest"), required=False),
+    desc="Without an account, removes all state and re-applies the startup seed (the --seed file, or the default tenant). With an account (id or name), removes that account's data and re-applies the startup seed's entry for it."))
+add("/_mock/v1/seed", "post", op("Apply a seed", "controlSeed", {**ok(ref("SeedResult")), **errs(400, 401, 403, 409, 413)}, C, CONTROL,
+    request={"required": True, "description": "YAML or JSON; see docs/seed-example.yaml", "content": {"application/yaml": {"schema": ref("Seed")}, "application/json": {"schema": ref("Seed")}}},
+    desc="Idempotent (entities matched by natural key, updated in place) and all or nothing."))
+add("/_mock/v1/journal", "get", op("Read the request journal", "controlJournal", {**ok(ref("JournalPage")), **errs(400, 401, 403)}, C, CONTROL,
+    params=[q("method", S, "HTTP method"), q("path", S, "Path prefix"), q("status", I, "Exact status (404) or class (4 for 4xx)"),
+            q("since", L, "Earliest timestamp, ms"), q("until", L, "Latest timestamp, ms"), q("accountId", S, "Caller's account"),
+            q("limit", I, "At most this many, the newest (default 1000)")],
+    desc="A bounded ring buffer of answered requests, oldest first. No bodies or headers; secrets in query strings are redacted."))
+add("/_mock/v1/journal", "delete", op("Clear the request journal", "controlClearJournal", {"204": {"description": "Cleared"}, **errs(401, 403)}, C, CONTROL))
+add("/_mock/v1/accounts/{account}/tokens", "post", op("Issue a test access token", "controlIssueToken", {**ok(ref("TestTokenResponse")), **errs(400, 401, 403, 404)}, C, CONTROL,
+    params=[p("account", "Account id or name")], request=body(ref("TestTokenRequest")),
+    desc="An HS256 JWT signed with the account's test-token secret, with its configured issuer and audience; valid for loginWithSecureToken and mobile client starts."))
+add("/_mock/v1/clock", "get", op("Read the server clock", "controlClock", {**ok(ref("ClockState")), **errs(401, 403)}, C, CONTROL))
+add("/_mock/v1/clock", "post", op("Move or freeze the server clock", "controlChangeClock", {**ok(ref("ClockState")), **errs(400, 401, 403)}, C, CONTROL,
+    request=body(ref("ClockChange")), desc="Every timestamp, expiry and timeout of the server follows this clock."))
+add("/_mock/v1/stats", "get", op("Entity counts", "controlStats", {**ok(ref("StateStats")), **errs(401, 403, 404)}, C, CONTROL, params=[q("account", S, "Account id or name")]))
+add("/_mock/v1/webhooks/deliveries", "get", op("Webhook delivery log", "controlWebhookDeliveries", {**ok(ref("WebhookDeliveryPage")), **errs(400, 401, 403)}, C, CONTROL,
+    params=[q("registrationId", S, "Registration"), q("eventType", S, "Event name"), q("state", S, "PENDING, DELIVERED or FAILED"), q("limit", I, "At most this many, the newest")],
+    desc="The last deliveries (bounded), with every attempt's status or error."))
+add("/_mock/v1/webhooks/deliveries", "delete", op("Clear the webhook delivery log", "controlClearWebhookDeliveries", {"204": {"description": "Cleared"}, **errs(401, 403)}, C, CONTROL))
+
+# --- mobile -----------------------------------------------------------------------------------
+M = ["mobile"]
+T = dict(typed=True)
+add("/mobile/v1/clients", "post", op("Start a client", "mobileStartClient", {**ok(ref("ClientStartResponse"), "Started", "201"), **errs(400, 401, 404, 413, **T)}, M, NONE,
+    request=body(ref("ClientStartRequest")),
+    params=[{"name": "x-unblu-apikey", "in": "header", "required": False, "schema": S, "description": "The API key, if not in the body"}],
+    desc="What the SDK's start does: identifies the account by API key, the visitor by access token (or, anonymous, by device id), and returns the client token for every further call. INVALID_API_KEY for an unknown key, AUTHORIZATION for a bad token."))
+add("/mobile/v1/clients/current", "get", op("The client", "mobileClient", {**ok(ref("ClientView")), **errs(401, **T)}, M, CLIENT))
+add("/mobile/v1/clients/current", "delete", op("Stop the client", "mobileStopClient", {"204": {"description": "Stopped"}, **errs(401, **T)}, M, CLIENT,
+    desc="Ends the device session and closes its live connection."))
+add("/mobile/v1/clients/current/app-state", "put", op("Report the app state", "mobileAppState", {**ok(ref("ClientView")), **errs(400, 401, **T)}, M, CLIENT,
+    request=body(ref("AppStateRequest")), desc="BACKGROUND, FOREGROUND_UI_CLOSED or FOREGROUND_UI_OPEN: decides push versus in-app events."))
+add("/mobile/v1/clients/current/named-area", "put", op("Change the named area", "mobileNamedArea", {**ok(ref("ClientView")), **errs(400, 401, 404, **T)}, M, CLIENT, request=body(ref("NamedAreaRequest"))))
+add("/mobile/v1/availability", "get", op("Agent availability", "mobileAvailability", {**ok(ref("AvailabilityView")), **errs(401, **T)}, M, CLIENT))
+add("/mobile/v1/conversations", "get", op("The visitor's conversations", "mobileConversations", {**ok(ref("ConversationList")), **errs(401, **T)}, M, CLIENT))
+add("/mobile/v1/conversations", "post", op("Start a conversation", "mobileStartConversation", {**ok(ref("ConversationView"), "Created", "201"), **errs(400, 401, 404, **T)}, M, CLIENT,
+    request=body(ref("StartConversationRequest")), desc="Enters the queue of the named area given here, else the client's, else the account's."))
+add("/mobile/v1/conversations/{id}", "get", op("A conversation", "mobileConversation", {**ok(ref("ConversationView")), **errs(401, 404, **T)}, M, CLIENT, params=[p("id", "Conversation id")]))
+for action, summary in [("open", "Show the conversation in the collaboration UI"), ("close", "Close the conversation in the UI")]:
+    add(f"/mobile/v1/conversations/{{id}}/{action}", "post", op(summary, f"mobile{action.title()}Conversation", {**ok(ref("ClientView")), **errs(401, 404, **T)}, M, CLIENT, params=[p("id", "Conversation id")]))
+add("/mobile/v1/conversations/{id}/end", "post", op("End a conversation", "mobileEndConversation", {**ok(ref("ConversationView")), **errs(400, 401, 404, 409, **T)}, M, CLIENT,
+    params=[p("id", "Conversation id")], request=body(ref("EndConversationRequest"), required=False)))
+add("/mobile/v1/conversations/{id}/messages", "get", op("Messages", "mobileMessages", {**ok(ref("MessagePage")), **errs(400, 401, 404, **T)}, M, CLIENT,
+    params=[p("id", "Conversation id"), q("after", I, "Messages after this sequence (default 0)"), q("limit", I, "At most this many (default 100, at most 500)")]))
+add("/mobile/v1/conversations/{id}/messages", "post", op("Send a message", "mobileSendMessage", {**ok(ref("MessageView"), "Stored", "201"), **errs(400, 401, 403, 404, 409, 413, **T)}, M, CLIENT,
+    params=[p("id", "Conversation id")], request=body(ref("SendMessageRequest")), desc="A repeated clientMessageId returns the stored message instead of a duplicate."))
+add("/mobile/v1/events", "get", op("Live events (WebSocket)", "mobileEvents", {"101": {"description": "Switching to the WebSocket protocol; every text message is a LiveEvent"}, **errs(401, **T)}, M, CLIENT,
+    params=[q("token", S, "The client token, when no Authorization header can be sent"), q("lastEventId", L, "Resume after this event")],
+    desc="One WebSocket per client. The first message is `hello`; a reconnect with lastEventId replays what was missed from a bounded window, else starts with `resync`. The server pings every heartbeat interval and drops peers that stop answering; a reader whose buffer overflows is closed with code 4008 and should reconnect with lastEventId; a stopped client is closed with 4001."))
+
+# --- agent ------------------------------------------------------------------------------------
+A = ["agent"]
+add("/agent/v1/login", "post", op("Log in", "agentLogin", {**ok(ref("AgentLoginResponse")), **errs(400, 401, 403, **T)}, A, NONE, request=body(ref("AgentLoginRequest"))))
+add("/agent/v1/logout", "post", op("Log out", "agentLogout", {"204": {"description": "Logged out"}, **errs(401, 403, **T)}, A, AGENT))
+add("/agent/v1/me", "get", op("The agent", "agentMe", {**ok(ref("PersonView")), **errs(401, 403, **T)}, A, AGENT))
+add("/agent/v1/presence", "put", op("Set presence", "agentPresence", {**ok(ref("PresenceRequest")), **errs(400, 401, 403, **T)}, A, AGENT, request=body(ref("PresenceRequest"))))
+add("/agent/v1/queue", "get", op("The queue", "agentQueue", {**ok(ref("QueueView")), **errs(401, 403, 404, **T)}, A, AGENT,
+    params=[q("namedAreas", S, "Comma-separated named area ids or site ids; absent: every queued request")],
+    desc="Queued conversations this agent may take, first queued first. With a filter: only those of the named areas; account-wide requests show only without a filter; requests addressed to an agent only to that agent; declined requests no longer to the decliner."))
+add("/agent/v1/conversations", "get", op("The agent's conversations", "agentConversations", {**ok(ref("ConversationList")), **errs(400, 401, 403, **T)}, A, AGENT, params=[q("state", S, "Only this EConversationState")]))
+add("/agent/v1/conversations/{id}", "get", op("A conversation", "agentConversation", {**ok(ref("ConversationView")), **errs(401, 403, 404, **T)}, A, AGENT, params=[p("id", "Conversation id")]))
+for action, summary, desc in [
+    ("accept", "Accept a queued conversation", "Of two agents accepting at once exactly one wins; the other gets CONFLICT."),
+    ("decline", "Decline a queued conversation", "It leaves this agent's queue; a request addressed to this agent alone ends with REQUEST_DECLINED."),
+    ("requeue", "Put a conversation back into the queue", None),
+]:
+    add(f"/agent/v1/conversations/{{id}}/{action}", "post", op(summary, f"agent{action.title()}", {**ok(ref("ConversationView")), **errs(401, 403, 404, 409, **T)}, A, AGENT, params=[p("id", "Conversation id")], desc=desc))
+add("/agent/v1/conversations/{id}/end", "post", op("End a conversation", "agentEnd", {**ok(ref("ConversationView")), **errs(400, 401, 403, 404, 409, **T)}, A, AGENT,
+    params=[p("id", "Conversation id")], request=body(ref("EndConversationRequest"), required=False)))
+add("/agent/v1/conversations/{id}/messages", "get", op("Messages", "agentMessages", {**ok(ref("MessagePage")), **errs(400, 401, 403, 404, **T)}, A, AGENT,
+    params=[p("id", "Conversation id"), q("after", I, "After this sequence"), q("limit", I, "At most this many")]))
+add("/agent/v1/conversations/{id}/messages", "post", op("Send a message", "agentSendMessage", {**ok(ref("MessageView"), "Stored", "201"), **errs(400, 401, 403, 404, 409, 413, **T)}, A, AGENT,
+    params=[p("id", "Conversation id")], request=body(ref("SendMessageRequest")), desc="internal: true writes an agent-only note."))
+add("/agent/v1/events", "get", op("Live events (WebSocket)", "agentEvents", {"101": {"description": "Switching to the WebSocket protocol; every text message is a LiveEvent"}, **errs(401, 403, 404, **T)}, A, AGENT,
+    params=[q("token", S, "The agent token"), q("lastEventId", L, "Resume after this event"), q("namedAreas", S, "Queue filter, as for /agent/v1/queue")],
+    desc="Conversation events of the agent's conversations and queue events matching the filter. Same resume, heartbeat and back-pressure rules as the mobile stream."))
+
+conversation = obj({
+    "id": S, "topic": S, "state": {"type": "string", "enum": ["CREATED", "ONBOARDING", "REBOARDING", "QUEUED", "ACTIVE", "UNASSIGNED", "OFFBOARDING", "ENDED"]},
+    "recipient": obj({"type": {"type": "string", "enum": ["NAMED_AREA", "ACCOUNT", "AGENT"]}, "id": S}, ["type", "id"]),
+    "engagementType": S,
+    "participants": arr(obj({"personId": S, "type": {"type": "string", "enum": ["ASSIGNED_AGENT", "CONTEXT_PERSON", "SECONDARY_AGENT", "SECONDARY_VISITOR"]}, "state": S, "displayName": S}, ["personId", "type", "state"])),
+    "assigneePersonId": S, "contextPersonId": S, "createdAt": L, "queuedAt": L, "endedAt": L, "endReason": S, "messageCount": I, "lastMessageAt": L,
+}, ["id", "state", "recipient", "engagementType", "participants", "createdAt", "messageCount"])
+message = obj({"id": S, "conversationId": S, "sequence": I, "senderPersonId": S, "text": S, "timestamp": L, "clientMessageId": S, "internal": B},
+              ["id", "conversationId", "sequence", "senderPersonId", "text", "timestamp", "internal"])
+person = obj({"id": S, "type": {"type": "string", "enum": ["VISITOR", "AGENT"]}, "displayName": S, "sourceId": S}, ["id", "type", "sourceId"])
+schemas = {
+    "Error": obj({"$_type": {"const": "Error"}, "statusCode": I, "statusDescription": S, "errorMessage": S}, ["$_type", "statusCode", "statusDescription", "errorMessage"]),
+    "TypedError": obj({"type": {"type": "string", "enum": ["AUTHORIZATION", "INVALID_API_KEY", "BAD_REQUEST", "FORBIDDEN", "NOT_FOUND", "CONFLICT", "PAYLOAD_TOO_LARGE", "RATE_LIMITED", "UNAVAILABLE", "INTERNAL"]}, "message": S, "status": I}, ["type", "message", "status"]),
+    "Status": obj({"status": S}, ["status"]),
+    "ResetRequest": obj({"account": S}),
+    "SeedResult": obj({"created": I, "updated": I, "unchanged": I}, ["created", "updated", "unchanged"]),
+    "JournalEntry": obj({"id": L, "timestamp": L, "method": S, "path": S, "query": S, "status": I, "durationMicros": L, "accountId": S, "userId": S}, ["id", "timestamp", "method", "path", "status", "durationMicros"]),
+    "JournalPage": obj({"entries": arr(ref("JournalEntry")), "size": I, "capacity": I}, ["entries", "size", "capacity"]),
+    "TestTokenRequest": obj({"subject": S, "email": S, "firstName": S, "lastName": S, "lifetimeSeconds": L}, ["subject"]),
+    "TestTokenResponse": obj({"token": S, "expiresAt": L}, ["token", "expiresAt"]),
+    "ClockState": obj({"now": L, "offset": L, "frozen": B}, ["now", "offset", "frozen"]),
+    "ClockChange": obj({"advanceMillis": L, "frozen": B}),
+    "StateStats": obj({k: I for k in ["accounts", "apiKeys", "namedAreas", "users", "persons", "sessions", "journalEntries"]}, ["accounts", "apiKeys", "namedAreas", "users", "persons", "sessions", "journalEntries"]),
+    "WebhookDelivery": obj({"deliveryId": S, "registrationId": S, "accountId": S, "eventType": S, "endpoint": S, "state": {"type": "string", "enum": ["PENDING", "DELIVERED", "FAILED"]},
+                            "attempts": arr(obj({"timestamp": L, "status": I, "error": S, "durationMillis": L}, ["timestamp", "durationMillis"])), "createdAt": L, "bodyBytes": I},
+                           ["deliveryId", "registrationId", "accountId", "eventType", "endpoint", "state", "attempts", "createdAt", "bodyBytes"]),
+    "WebhookDeliveryPage": obj({"deliveries": arr(ref("WebhookDelivery"))}, ["deliveries"]),
+    "Seed": obj({"global": obj({"configuration": smap()}), "accounts": arr(obj({"name": S, "configuration": smap(), "metadata": smap(),
+        "apiKeys": arr(obj({"key": S}, ["key"])), "namedAreas": arr(obj({"siteId": S}, ["siteId"])), "users": arr(obj({"username": S}, ["username"])),
+        "persons": arr(obj({"sourceId": S}, ["sourceId"])), "jwt": {"type": "object"}}, ["name"]))}),
+    "ClientStartRequest": obj({"apiKey": S, "accessToken": S, "deviceId": S, "namedArea": S,
+        "device": obj({"os": S, "osVersion": S, "appId": S, "appVersion": S, "sdkVersion": S, "model": S}, ["os"])}, ["deviceId", "device"]),
+    "ClientStartResponse": obj({"token": S, "clientId": S, "accountId": S, "person": person, "namedAreaId": S, "configuration": smap(), "serverTime": L},
+                               ["token", "clientId", "accountId", "person", "configuration", "serverTime"]),
+    "ClientView": obj({"clientId": S, "personId": S, "deviceId": S, "namedAreaId": S, "appState": S, "openConversationId": S}, ["clientId", "personId", "deviceId", "appState"]),
+    "AppStateRequest": obj({"appState": {"type": "string", "enum": ["BACKGROUND", "FOREGROUND_UI_CLOSED", "FOREGROUND_UI_OPEN"]}}, ["appState"]),
+    "NamedAreaRequest": obj({"namedArea": S}),
+    "AvailabilityView": obj({"state": {"type": "string", "enum": ["AVAILABLE", "UNAVAILABLE"]}, "onlineAgents": I}, ["state", "onlineAgents"]),
+    "StartConversationRequest": obj({"topic": S, "engagementType": S, "namedArea": S}),
+    "EndConversationRequest": obj({"reason": S, "comment": S}),
+    "SendMessageRequest": obj({"text": S, "clientMessageId": S, "internal": B}, ["text"]),
+    "ConversationView": conversation,
+    "ConversationList": obj({"conversations": arr(ref("ConversationView"))}, ["conversations"]),
+    "MessageView": message,
+    "MessagePage": obj({"messages": arr(ref("MessageView")), "hasMore": B}, ["messages", "hasMore"]),
+    "PersonView": person,
+    "AgentLoginRequest": obj({"username": S, "password": S}, ["username", "password"]),
+    "AgentLoginResponse": obj({"token": S, "person": ref("PersonView"), "accountId": S, "expiresAt": L}, ["token", "person", "accountId", "expiresAt"]),
+    "PresenceRequest": obj({"presence": {"type": "string", "enum": ["ONLINE", "AWAY", "OFFLINE"]}}, ["presence"]),
+    "QueueView": obj({"entries": arr(obj({"position": I, "conversation": ref("ConversationView")}, ["position", "conversation"]))}, ["entries"]),
+    "LiveEvent": obj({"id": L, "type": S, "timestamp": L, "conversation": ref("ConversationView"), "message": ref("MessageView"), "detail": smap()}, ["id", "type", "timestamp"]),
+}
+doc = {
+    "openapi": "3.1.0",
+    "info": {"title": "MockCollab", "version": "1.0.0", "description": "MockCollab's own routes: operations, the control API, the mobile device API and the agent API. The Web API v4 subset under /app/rest/v4 (alias /unblu/rest/v4) follows the vendor's Web API v4 specification and is documented there. Web API and control API errors use the vendor's Error body; the mobile and agent APIs answer with the TypedError body, whose type mirrors the SDK's client error types."},
+    "servers": [{"url": "http://127.0.0.1:8080"}],
+    "tags": [{"name": "ops"}, {"name": "control", "description": "For tests and tools"}, {"name": "mobile", "description": "The device API an app uses"}, {"name": "agent", "description": "The agent client and web console"}],
+    "paths": paths,
+    "components": {
+        "securitySchemes": {
+            "basicAuth": {"type": "http", "scheme": "basic"},
+            "controlToken": {"type": "http", "scheme": "bearer", "description": "The --control-token value"},
+            "clientToken": {"type": "http", "scheme": "bearer", "description": "The token of POST /mobile/v1/clients"},
+            "agentToken": {"type": "http", "scheme": "bearer", "description": "The token of POST /agent/v1/login (or a Web API session)"},
+            "sessionCookie": {"type": "apiKey", "in": "cookie", "name": "x-unblu-authsession"},
+        },
+        "responses": {
+            "Error": {"description": "A failure, with the Web API's Error body", "content": {"application/json": {"schema": ref("Error")}}},
+            "TypedError": {"description": "A failure, with the typed error body", "content": {"application/json": {"schema": ref("TypedError")}}},
+        },
+        "schemas": schemas,
+    },
+}
+root = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
+with open(os.path.join(root, "Sources/CollabServer/Resources/openapi.json"), "w") as f:
+    json.dump(doc, f, indent=2)
+    f.write("\n")

@@ -2,7 +2,7 @@ import CollabCore
 import CollabWire
 import Hummingbird
 
-/// `/persons/…`: read, getBySource, createOrUpdateVirtual, search, searchAgents, searchVisitors.
+/// `/persons/…`: read, readState, getBySource, createOrUpdateVirtual, search, searchAgents, searchVisitors.
 struct PersonsRoutes {
     let environment: CollabEnvironment
 
@@ -33,6 +33,18 @@ struct PersonsRoutes {
                 try state.createOrUpdateVirtualPerson(input, accountId: try ownAccount(body.accountId, context.principal), context: op, changes: &changes)
             }
             return JSONBody.response(WebPerson(person, expand: expand))
+        }
+        group.operation(.get, ":personId/readState", role: .admin) { _, context in
+            let id = try context.pathParameter("personId")
+            let personState = try env.read { state throws(CollabError) in
+                let person = try state.person(id, for: context.principal)
+                if person.personType == .agent {
+                    return WebPersonState(personId: id, onlineState: state.presence(of: id).rawValue, agent: true)
+                }
+                // A visitor is online while one of its clients is started.
+                return WebPersonState(personId: id, onlineState: state.clientSessions(ofPerson: id).isEmpty ? "OFFLINE" : "ONLINE", agent: false)
+            }
+            return JSONBody.response(personState)
         }
         search("search", queryType: "PersonQuery", personType: nil, role: .admin, on: group)
         search("searchAgents", queryType: "PersonTypedQuery", personType: .agent, role: .registeredUser, on: group)

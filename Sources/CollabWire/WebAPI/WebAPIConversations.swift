@@ -300,3 +300,25 @@ public struct WebAgentAvailability: WebAPIObject {
         self.isAvailable = isAvailable
     }
 }
+
+/// `PersonStateData`: `AgentPersonStateData` or `VisitorPersonStateData`.
+public struct WebPersonState: Codable, Sendable, Equatable {
+    public var type: String?
+    public var personId: String?
+    /// `ONLINE`, `OFFLINE` or `AWAY`.
+    public var onlineState: String?
+    /// `AGENT` or `VISITOR`.
+    public var personType: String?
+
+    enum CodingKeys: String, CodingKey {
+        case type = "$_type", personId, onlineState
+        case personType = "type"
+    }
+
+    public init(personId: String, onlineState: String, agent: Bool) {
+        self.type = agent ? "AgentPersonStateData" : "VisitorPersonStateData"
+        self.personId = personId
+        self.onlineState = onlineState
+        self.personType = agent ? "AGENT" : "VISITOR"
+    }
+}

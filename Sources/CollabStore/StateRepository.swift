@@ -11,13 +11,13 @@ public final class StateRepository: Sendable {
     private let state: Mutex<CollabState>
     private let writer: GroupCommitWriter
     private let store: any Store
-    private let publish: @Sendable ([DomainEvent]) -> Void
+    private let publish: @Sendable ([DomainEvent], [PushIntent]) -> Void
 
     /// Loads the state from `store`.
     /// - Parameters:
     ///   - store: Where changes are written.
-    ///   - publish: Receives the events of each write once it is durable, in commit order.
-    public init(store: any Store, publish: @escaping @Sendable ([DomainEvent]) -> Void = { _ in }) async throws {
+    ///   - publish: Receives the events and push intents of each write once it is durable, in commit order.
+    public init(store: any Store, publish: @escaping @Sendable ([DomainEvent], [PushIntent]) -> Void = { _, _ in }) async throws {
         self.store = store
         self.publish = publish
         self.state = Mutex(try CollabState(records: try await store.loadAll()))
@@ -74,12 +74,13 @@ public final class StateRepository: Sendable {
                     } else {
                         // Event-only writes go through the writer too, so events keep commit order.
                         let events = changes.events
+                        let pushes = changes.pushes
                         let publish = self.publish
                         writer.submit(changes.changes) { error in
                             if let error {
                                 continuation.resume(throwing: CollabError(.unavailable, "storage failed: \(error)"))
                             } else {
-                                if !events.isEmpty { publish(events) }
+                                if !events.isEmpty || !pushes.isEmpty { publish(events, pushes) }
                                 continuation.resume(returning: result)
                             }
                         }

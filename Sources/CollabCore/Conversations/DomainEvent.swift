@@ -18,6 +18,9 @@ public struct DomainEvent: Sendable, Equatable {
         /// The app should show the collaboration UI (e.g. an incoming call while in the foreground).
         case uiVisibilityRequest = "ui.visibility_request"
         case agentPresenceChanged = "agent.presence_changed"
+        case callStarted = "conversation.call.started"
+        case callAnswered = "conversation.call.answered"
+        case callEnded = "conversation.call.ended"
     }
 
     public var kind: Kind

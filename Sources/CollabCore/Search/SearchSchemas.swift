@@ -99,4 +99,16 @@ public enum SearchSchemas {
         "CREATION_TIMESTAMP": { .of($0.creationTimestamp) },
         "MODIFICATION_TIMESTAMP": { .of($0.modificationTimestamp) },
     ])
+
+    public static let call = SearchSchema<Call>("Call", [
+        "ID": { .of($0.id) },
+        "CONVERSATION_ID": { .of($0.conversationId) },
+        "INITIATOR_PERSON_ID": { .of($0.initiatorPersonId) },
+        "INITIATION_TIMESTAMP": { .of($0.initiationTimestamp) },
+        "ACCEPT_TIMESTAMP": { $0.acceptTimestamp.map { .int($0) } ?? .null },
+        "END_TIMESTAMP": { $0.endTimestamp.map { .int($0) } ?? .null },
+        "ESTABLISHED_TIMESTAMP": { $0.acceptTimestamp.map { .int($0) } ?? .null },
+        "SERVICE_PROVIDER_CALL_ID": { .of($0.id) },
+        "SERVICE_PROVIDER_TYPE": { _ in .null },
+    ])
 }

@@ -129,6 +129,15 @@ extension CollabState {
             webhooks[registration.id] = nil
             changes.delete(.webhookRegistration, registration.id)
         }
+        for device in devices.values where device.accountId == id {
+            devices[device.id] = nil
+            changes.delete(.device, device.id)
+        }
+        for call in calls.values where call.accountId == id {
+            calls[call.id] = nil
+            changes.delete(.call, call.id)
+        }
+        if pushSettings.removeValue(forKey: id) != nil { changes.delete(.pushSettings, id) }
         for record in presence.values where record.accountId == id {
             presence[record.id] = nil
             changes.delete(.presence, record.id)

@@ -51,6 +51,7 @@ extension CollabState {
         guard var session = clientSessions[token] else { throw .unauthorized("unknown or stopped client") }
         try update(&session)
         session.lastSeenAt = context.now
+        if session.appState == .foregroundUIOpen { resetBadge(personId: session.personId, deviceId: session.deviceId, changes: &changes) }
         clientSessions[token] = session
         changes.put(session)
         return session

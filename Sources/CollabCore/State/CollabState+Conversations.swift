@@ -320,6 +320,7 @@ extension CollabState {
     ) throws(CollabError) -> Conversation {
         guard conversation.state != .ended else { throw .conflict("conversation \(conversation.id) has already ended") }
         let wasQueued = conversation.state == .queued
+        endCalls(ofConversation: conversation.id, context: context, changes: &changes)
         if conversation.state.canMove(to: .offboarding) {
             try conversation.move(to: .offboarding, at: context.now)
         }
@@ -402,6 +403,17 @@ extension CollabState {
         )
         if isInternal { event.personIds = event.personIds.filter { isAgent($0, accountId: accountId) } }
         changes.emit(event)
+        if !isInternal {
+            let senderName = displayName(of: senderPersonId)
+            for participant in conversation.participants where participant.state != .ended && participant.personId != senderPersonId
+                && (participant.type == .contextPerson || participant.type == .secondaryVisitor) {
+                var content = PushContent(type: .newMessage, title: senderName, text: text, conversationId: conversationId, timestamp: context.now)
+                content.messageId = message.id
+                content.senderName = senderName
+                content.senderPersonId = senderPersonId
+                notify(personId: participant.personId, accountId: accountId, content: content, context: context, changes: &changes, countsTowardBadge: true)
+            }
+        }
         return message
     }
 

@@ -18,6 +18,9 @@ public struct CollabState: Sendable {
     public internal(set) var clientSessions: [String: ClientSession] = [:]
     public internal(set) var presence: [String: PresenceRecord] = [:]
     public internal(set) var webhooks: [String: WebhookRegistration] = [:]
+    public internal(set) var devices: [String: Device] = [:]
+    public internal(set) var calls: [String: Call] = [:]
+    public internal(set) var pushSettings: [String: PushSettings] = [:]
 
     // Secondary indexes, rebuilt on load and kept in step by every operation.
     var apiKeyIdByKey: [String: String] = [:]
@@ -68,6 +71,15 @@ public struct CollabState: Sendable {
             case .webhookRegistration:
                 let registration = try RecordCoding.decode(WebhookRegistration.self, from: record)
                 webhooks[registration.id] = registration
+            case .device:
+                let device = try RecordCoding.decode(Device.self, from: record)
+                devices[device.id] = device
+            case .call:
+                let call = try RecordCoding.decode(Call.self, from: record)
+                calls[call.id] = call
+            case .pushSettings:
+                let settings = try RecordCoding.decode(PushSettings.self, from: record)
+                pushSettings[settings.id] = settings
             }
         }
         for key in messages.keys { messages[key]?.sort { $0.sequence < $1.sequence } }

@@ -15,6 +15,9 @@ public enum EntityKind: String, Sendable, Codable, CaseIterable {
     case clientSession
     case presence
     case webhookRegistration
+    case device
+    case call
+    case pushSettings
 }
 
 /// One entity as the store keeps it: its kind, id, owning account and JSON body.
@@ -111,9 +114,17 @@ public struct ChangeSet: Sendable {
     /// Events to publish once the changes are stored.
     public private(set) var events: [DomainEvent] = []
 
+    /// Pushes to compose and deliver after the changes are stored.
+    public private(set) var pushes: [PushIntent] = []
+
     /// Records an event to publish after the changes are stored.
     public mutating func emit(_ event: DomainEvent) {
         events.append(event)
+    }
+
+    /// Records a push to send after the changes are stored.
+    public mutating func push(_ intent: PushIntent) {
+        pushes.append(intent)
     }
 
     public init() {}
@@ -131,7 +142,7 @@ public struct ChangeSet: Sendable {
     }
 
     /// Whether the operation changed nothing and emitted nothing.
-    public var isEmpty: Bool { changes.isEmpty && events.isEmpty }
+    public var isEmpty: Bool { changes.isEmpty && events.isEmpty && pushes.isEmpty }
 }
 
 /// JSON coding of stored records.

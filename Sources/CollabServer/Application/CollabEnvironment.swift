@@ -1,4 +1,5 @@
 import CollabCore
+import CollabPush
 import CollabStore
 import Logging
 import Synchronization
@@ -19,6 +20,17 @@ final class CollabEnvironment: Sendable {
     /// The seed applied at start, re-applied by a control-API reset.
     let startupSeed: Seed
     private let startupHashes = Mutex<[String: String]>([:])
+    private let late = Mutex<(pushes: PushPipeline?, clockTasks: ClockDrivenTasks?)>((nil, nil))
+
+    /// Connects the parts created after the environment.
+    func attach(pushes: PushPipeline, clockTasks: ClockDrivenTasks) {
+        late.withLock { $0 = (pushes, clockTasks) }
+    }
+
+    /// The push pipeline (its outbox).
+    var pushes: PushPipeline { late.withLock { $0.pushes! } }
+    /// Work driven by the clock.
+    var clockTasks: ClockDrivenTasks { late.withLock { $0.clockTasks! } }
 
     /// The password hashes of the startup seed's users as stored right after start.
     var startupPasswordHashes: [String: String] { startupHashes.withLock { $0 } }

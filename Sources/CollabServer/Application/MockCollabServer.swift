@@ -1,5 +1,6 @@
 public import CollabCore
 import CollabStore
+import CollabPush
 import Hummingbird
 import HummingbirdWebSocket
 public import Logging
@@ -16,6 +17,8 @@ import Synchronization
 public final class MockCollabServer: Service {
     let environment: CollabEnvironment
     let webhooks: WebhookDispatcher
+    let pushes: PushPipeline
+    let clockTasks: ClockDrivenTasks
     private let logger: Logger
     private let listening = Mutex<ListeningState>(.init())
 
@@ -43,7 +46,11 @@ public final class MockCollabServer: Service {
         let events = EventHub(
             firstId: clock.now() * 1000, windowSize: configuration.eventReplayWindow, bufferSize: configuration.eventBufferPerConnection
         )
-        let repository = try await StateRepository(store: store, publish: { events.publish($0) })
+        let pushBox = PipelineBox()
+        let repository = try await StateRepository(store: store, publish: { published, pushes in
+            events.publish(published)
+            if !pushes.isEmpty { pushBox.pipeline?.enqueue(pushes) }
+        })
         self.environment = CollabEnvironment(
             configuration: configuration, repository: repository, events: events, clock: clock,
             startupSeed: configuration.seed ?? .defaultTenant, logger: logger
@@ -59,6 +66,15 @@ public final class MockCollabServer: Service {
         )
         self.webhooks = dispatcher
         events.observe { dispatcher.enqueue($0) }
+        let pipeline = PushPipeline(
+            state: PushStateAdapter(environment: environment), clock: clock, outboxCapacity: configuration.outboxCapacity,
+            settings: .init(maxAttempts: max(1, configuration.pushMaxAttempts), initialBackoff: configuration.pushInitialBackoff), logger: logger
+        )
+        pipeline.observe { dispatcher.enqueuePush($0) }
+        pushBox.set(pipeline)
+        self.pushes = pipeline
+        self.clockTasks = ClockDrivenTasks(environment: environment, logger: logger)
+        environment.attach(pushes: pipeline, clockTasks: clockTasks)
         do {
             try await environment.applyStartupSeed(explicit: configuration.seed != nil)
         } catch {
@@ -105,6 +121,7 @@ public final class MockCollabServer: Service {
         MobileRoutes(environment: environment).register(on: router)
         AgentRoutes(environment: environment).register(on: router)
         LiveRoutes(environment: environment).register(on: router)
+        PushRoutes(environment: environment).register(on: router)
 
         let host = configuration.host
         var app = Application(
@@ -129,7 +146,7 @@ public final class MockCollabServer: Service {
             },
             logger: logger
         )
-        app.addServices(webhooks)
+        app.addServices(webhooks, pushes, clockTasks)
         do {
             try await app.run()
         } catch {
@@ -139,4 +156,11 @@ public final class MockCollabServer: Service {
         try await environment.repository.close()
         logger.info("stopped; storage closed")
     }
+}
+
+/// Lets the repository reach the push pipeline, which is created after it.
+final class PipelineBox: Sendable {
+    private let box = Mutex<PushPipeline?>(nil)
+    var pipeline: PushPipeline? { box.withLock { $0 } }
+    func set(_ pipeline: PushPipeline) { box.withLock { $0 = pipeline } }
 }

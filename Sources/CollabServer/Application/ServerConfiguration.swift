@@ -38,6 +38,18 @@ public struct ServerConfiguration: Sendable {
     public var webhookInitialBackoff: Duration
     /// Hosts webhook deliveries may go to (`nil`: any). Deliveries elsewhere fail without a request.
     public var webhookAllowedHosts: Set<String>?
+    /// How long a call rings before it is missed, in milliseconds.
+    public var callTimeout: Int64
+    /// How old a notification key gets before it is rotated, in milliseconds.
+    public var keyRotationInterval: Int64
+    /// How long the previous notification key stays valid after a rotation, in milliseconds.
+    public var keyOverlap: Int64
+    /// How many pushes the outbox keeps.
+    public var outboxCapacity: Int
+    /// Attempts per push delivery.
+    public var pushMaxAttempts: Int
+    /// Wait before the first push retry; doubles with every further retry.
+    public var pushInitialBackoff: Duration
 
     public init(
         host: String = "127.0.0.1",
@@ -56,7 +68,13 @@ public struct ServerConfiguration: Sendable {
         eventBufferPerConnection: Int = 1_000,
         webhookMaxAttempts: Int = 5,
         webhookInitialBackoff: Duration = .seconds(1),
-        webhookAllowedHosts: Set<String>? = nil
+        webhookAllowedHosts: Set<String>? = nil,
+        callTimeout: Int64 = 30_000,
+        keyRotationInterval: Int64 = 30 * 24 * 3600 * 1000,
+        keyOverlap: Int64 = 24 * 3600 * 1000,
+        outboxCapacity: Int = 10_000,
+        pushMaxAttempts: Int = 5,
+        pushInitialBackoff: Duration = .milliseconds(500)
     ) {
         self.host = host
         self.port = port
@@ -75,5 +93,11 @@ public struct ServerConfiguration: Sendable {
         self.webhookMaxAttempts = webhookMaxAttempts
         self.webhookInitialBackoff = webhookInitialBackoff
         self.webhookAllowedHosts = webhookAllowedHosts
+        self.callTimeout = callTimeout
+        self.keyRotationInterval = keyRotationInterval
+        self.keyOverlap = keyOverlap
+        self.outboxCapacity = outboxCapacity
+        self.pushMaxAttempts = pushMaxAttempts
+        self.pushInitialBackoff = pushInitialBackoff
     }
 }

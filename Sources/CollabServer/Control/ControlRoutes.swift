@@ -66,6 +66,8 @@ struct ControlRoutes {
                 guard abs(millis) <= 10 * 366 * 24 * 3600 * 1000 else { throw CollabError.badRequest("advanceMillis is out of range") }
                 env.clock.advance(by: millis)
             }
+            // What fell due at the new time (missed calls, key rotation) happens before the answer.
+            await env.clockTasks.runNow()
             return JSONBody.response(env.clockState)
         }
         let log = webhooks.log

@@ -105,6 +105,20 @@ struct ConversationsRoutes {
             return JSONBody.response(history)
         }
 
+        let calls = group.group("calls")
+        calls.operation(.get, ":callId/read", role: .registeredUser) { _, context in
+            let id = try context.pathParameter("callId")
+            let call = try env.read { state throws(CollabError) in state.webCall(try state.call(id, accountId: try ownAccount(nil, context.principal))) }
+            return JSONBody.response(call)
+        }
+        calls.operation(.post, "search", role: .registeredUser) { request, context in
+            let query = try await env.decode(WebQuery.self, from: request).searchQuery(expectedType: "CallQuery")
+            let page = try env.read { state throws(CollabError) in
+                try state.searchCalls(query, for: context.principal).webResult("CallResult", offset: query.offset) { state.webCall($0) }
+            }
+            return JSONBody.response(page)
+        }
+
         group.group("bots").operation(.post, "sendMessage", role: .admin) { request, context in
             let body = try await env.decode(WebBotPostMessage.self, from: request)
             try checkType(body)
@@ -189,6 +203,17 @@ extension WebRecipient {
 }
 
 extension CollabState {
+    func webCall(_ call: Call) -> WebCall {
+        WebCall(
+            id: call.id, accountId: call.accountId, conversationId: call.conversationId, initiatorPersonId: call.initiatorPersonId,
+            callType: call.callType.rawValue, creationTimestamp: call.initiationTimestamp, initiationTimestamp: call.initiationTimestamp,
+            acceptTimestamp: call.acceptTimestamp, establishedTimestamp: call.acceptTimestamp, endTimestamp: call.endTimestamp, endReason: call.endReason,
+            participations: call.participations.map {
+                WebCallParticipation(accountId: call.accountId, personId: $0.personId, ringingTimestamp: $0.ringingTimestamp, joinedTimestamp: $0.joinedTimestamp, leftTimestamp: $0.leftTimestamp)
+            }
+        )
+    }
+
     func webRecipient(_ recipient: ConversationRecipient, accountId: String) -> WebRecipient {
         switch recipient.type {
         case .account: WebRecipient(type: "AccountData", id: recipient.id, displayName: accounts[recipient.id]?.name)

@@ -1,5 +1,6 @@
 import AsyncHTTPClient
 import CollabCore
+import CollabPush
 import CollabWire
 import Crypto
 import Foundation
@@ -67,6 +68,21 @@ final class WebhookDispatcher: Service {
         guard let data = try? JSONBody.encoder.encode(body) else { return }
         for registration in registrations {
             submit(Job(registration: registration, eventType: name, body: data, createdAt: event.timestamp))
+        }
+    }
+
+    /// Queues the vendor's `push_notification.*` event for a composed push, for registrations that want it.
+    func enqueuePush(_ entry: OutboxEntry) {
+        let name = entry.kind.webhookEvent
+        guard let (registrations, recipient) = try? environment.read({ state -> ([WebhookRegistration], WebPerson?)? in
+            let registrations = state.webhooks(accountId: entry.accountId, wanting: name)
+            guard !registrations.isEmpty else { return nil }
+            return (registrations, state.persons[entry.personId].map { WebPerson($0, expand: Expansion()) })
+        }) else { return }
+        let body = PushNotificationWebhookBody(entry: entry, recipient: recipient)
+        guard let data = try? JSONBody.encoder.encode(body) else { return }
+        for registration in registrations {
+            submit(Job(registration: registration, eventType: name, body: data, createdAt: entry.createdAt))
         }
     }
 
@@ -169,6 +185,68 @@ final class WebhookDispatcher: Service {
             log.record(delivery)
             try? await Task.sleep(for: backoff)
             backoff = backoff * 2
+        }
+    }
+}
+
+/// The vendor's `*PushNotificationEvent` bodies (`NewMessagePushNotificationEvent`,
+/// `IncomingCallPushNotificationEvent`, `MissedCallPushNotificationEvent`, `RevokeCallPushNotificationEvent`).
+struct PushNotificationWebhookBody: Encodable {
+    var type: String
+    var timestamp: Int64
+    var eventType: String
+    var accountId: String
+    var recipient: WebPerson?
+    var conversationId: String
+    var deviceTokens: [String]
+    var messageId: String?
+    var messageText: String?
+    var messageServerTimestamp: Int64?
+    var senderName: String?
+    var senderPersonId: String?
+    var notificationCount: Int?
+    var callState: String?
+    var callType: String?
+    var callStartTimestamp: Int64?
+    var callerName: String?
+    var callerPersonId: String?
+    var callEndReason: String?
+
+    enum CodingKeys: String, CodingKey {
+        case type = "$_type", timestamp, eventType, accountId, recipient, conversationId, deviceTokens, messageId, messageText, messageServerTimestamp
+        case senderName, senderPersonId, notificationCount, callState, callType, callStartTimestamp, callerName, callerPersonId, callEndReason
+    }
+
+    init(entry: OutboxEntry, recipient: WebPerson?) {
+        let content = entry.content
+        self.type = switch entry.kind {
+        case .newMessage: "NewMessagePushNotificationEvent"
+        case .incomingCall: "IncomingCallPushNotificationEvent"
+        case .missedCall: "MissedCallPushNotificationEvent"
+        case .revokeCall: "RevokeCallPushNotificationEvent"
+        }
+        self.timestamp = entry.createdAt
+        self.eventType = entry.kind.webhookEvent
+        self.accountId = entry.accountId
+        self.recipient = recipient
+        self.conversationId = content.conversationId
+        self.deviceTokens = [entry.token]
+        if entry.kind == .newMessage {
+            messageId = content.messageId
+            messageText = content.text
+            messageServerTimestamp = content.timestamp
+            senderName = content.senderName
+            senderPersonId = content.senderPersonId
+            notificationCount = content.notificationCount
+        } else {
+            callState = content.callState
+            if entry.kind != .revokeCall {
+                callType = content.callType
+                callStartTimestamp = content.timestamp
+                callerName = content.callerName
+                callerPersonId = content.callerPersonId
+                callEndReason = content.callEndReason
+            }
         }
     }
 }

@@ -322,3 +322,68 @@ public struct WebPersonState: Codable, Sendable, Equatable {
         self.personType = agent ? "AGENT" : "VISITOR"
     }
 }
+
+/// `CallParticipation`.
+public struct WebCallParticipation: Codable, Sendable, Equatable {
+    public var type: String? = "CallParticipation"
+    public var accountId: String?
+    public var personId: String?
+    public var ringingTimestamp: Int64?
+    public var joinedTimestamp: Int64?
+    public var leftTimestamp: Int64?
+
+    enum CodingKeys: String, CodingKey {
+        case type = "$_type", accountId, personId, ringingTimestamp, joinedTimestamp, leftTimestamp
+    }
+
+    public init(accountId: String, personId: String, ringingTimestamp: Int64?, joinedTimestamp: Int64?, leftTimestamp: Int64?) {
+        self.accountId = accountId
+        self.personId = personId
+        self.ringingTimestamp = ringingTimestamp
+        self.joinedTimestamp = joinedTimestamp
+        self.leftTimestamp = leftTimestamp
+    }
+}
+
+/// `Call`.
+public struct WebCall: WebAPIObject, Equatable {
+    public static let typeName = "Call"
+    public var type: String? = Self.typeName
+    public var id: String?
+    public var creationTimestamp: Int64?
+    public var accountId: String?
+    public var conversationId: String?
+    public var initiatorPersonId: String?
+    /// `AUDIO` or `VIDEO`.
+    public var callType: String?
+    public var initiationTimestamp: Int64?
+    public var acceptTimestamp: Int64?
+    public var establishedTimestamp: Int64?
+    public var endTimestamp: Int64?
+    /// The vendor's `ECallEndReason`.
+    public var endReason: String?
+    public var participations: [WebCallParticipation]?
+
+    enum CodingKeys: String, CodingKey {
+        case type = "$_type", id, creationTimestamp, accountId, conversationId, initiatorPersonId, callType, initiationTimestamp, acceptTimestamp
+        case establishedTimestamp, endTimestamp, endReason, participations
+    }
+
+    public init(
+        id: String, accountId: String, conversationId: String, initiatorPersonId: String, callType: String, creationTimestamp: Int64, initiationTimestamp: Int64,
+        acceptTimestamp: Int64?, establishedTimestamp: Int64?, endTimestamp: Int64?, endReason: String?, participations: [WebCallParticipation]
+    ) {
+        self.id = id
+        self.accountId = accountId
+        self.conversationId = conversationId
+        self.initiatorPersonId = initiatorPersonId
+        self.callType = callType
+        self.creationTimestamp = creationTimestamp
+        self.initiationTimestamp = initiationTimestamp
+        self.acceptTimestamp = acceptTimestamp
+        self.establishedTimestamp = establishedTimestamp
+        self.endTimestamp = endTimestamp
+        self.endReason = endReason
+        self.participations = participations
+    }
+}

@@ -1,0 +1,167 @@
+/// The state of a call.
+public enum CallState: String, Sendable, Codable, CaseIterable {
+    /// Ringing on the visitor's devices.
+    case ringing = "RINGING"
+    case active = "ACTIVE"
+    case ended = "ENDED"
+}
+
+/// One person's part in a call.
+public struct CallParticipation: Sendable, Codable, Equatable {
+    public var personId: String
+    public var ringingTimestamp: Timestamp?
+    public var joinedTimestamp: Timestamp?
+    public var leftTimestamp: Timestamp?
+    /// The vendor's `ECallParticipationEndReason` for callees who never joined.
+    public var endReason: String?
+
+    public init(personId: String, ringingTimestamp: Timestamp? = nil, joinedTimestamp: Timestamp? = nil) {
+        self.personId = personId
+        self.ringingTimestamp = ringingTimestamp
+        self.joinedTimestamp = joinedTimestamp
+    }
+}
+
+/// An audio or video call in a conversation.
+public struct Call: Sendable, Codable, Equatable, Identifiable {
+    public enum CallType: String, Sendable, Codable, CaseIterable {
+        case audio = "AUDIO"
+        case video = "VIDEO"
+    }
+
+    public var id: String
+    public var accountId: String
+    public var conversationId: String
+    public var callType: CallType
+    public var initiatorPersonId: String
+    public var state: CallState
+    public var initiationTimestamp: Timestamp
+    public var acceptTimestamp: Timestamp?
+    public var endTimestamp: Timestamp?
+    /// The vendor's `ECallEndReason`.
+    public var endReason: String?
+    /// When an unanswered call becomes missed.
+    public var timeoutAt: Timestamp
+    public var participations: [CallParticipation]
+    /// Device records that were told the call is ringing (they get the revoke).
+    public var ringingDeviceIds: [String]
+    /// The device that answered.
+    public var answeredDeviceId: String?
+
+    public init(
+        id: String, accountId: String, conversationId: String, callType: CallType, initiatorPersonId: String, initiationTimestamp: Timestamp,
+        timeoutAt: Timestamp
+    ) {
+        self.id = id
+        self.accountId = accountId
+        self.conversationId = conversationId
+        self.callType = callType
+        self.initiatorPersonId = initiatorPersonId
+        self.state = .ringing
+        self.initiationTimestamp = initiationTimestamp
+        self.timeoutAt = timeoutAt
+        self.participations = [CallParticipation(personId: initiatorPersonId, joinedTimestamp: initiationTimestamp)]
+        self.ringingDeviceIds = []
+    }
+
+    /// The vendor's `ECallState` for pushes: CALLING while ringing.
+    public var vendorState: String {
+        switch state {
+        case .ringing: "CALLING"
+        case .active: "ACTIVE"
+        case .ended: "IDLE"
+        }
+    }
+}
+
+extension Call: StorableEntity {
+    public static var kind: EntityKind { .call }
+    public var storageAccountId: String? { accountId }
+}
+
+/// A push the state decided to send, composed and delivered once the change is stored.
+public struct PushIntent: Sendable, Equatable {
+    public var accountId: String
+    /// The device record.
+    public var deviceRecordId: String
+    public var personId: String
+    public var content: PushContent
+    public var transports: [PushTransport]
+
+    public init(accountId: String, deviceRecordId: String, personId: String, content: PushContent, transports: [PushTransport]) {
+        self.accountId = accountId
+        self.deviceRecordId = deviceRecordId
+        self.personId = personId
+        self.content = content
+        self.transports = transports
+    }
+}
+
+/// Where an account's pushes go besides the outbox.
+public struct PushSettings: Sendable, Codable, Equatable, Identifiable {
+    /// APNs provider API settings.
+    public struct APNs: Sendable, Codable, Equatable {
+        public var teamId: String
+        public var keyId: String
+        /// The `.p8` ES256 private key in PEM; never returned by the server.
+        public var privateKeyPEM: String
+        /// `apns-topic` (the app's bundle id); the device's app id when absent. VoIP pushes add `.voip`.
+        public var topic: String?
+        /// `sandbox`, `production`, or `custom` with ``customURL``.
+        public var environment: String
+        public var customURL: String?
+        /// Trust any certificate (for `mock-collab apns-sim` and its self-signed certificate).
+        public var insecureTLS: Bool?
+
+        public init(teamId: String, keyId: String, privateKeyPEM: String, topic: String? = nil, environment: String = "sandbox", customURL: String? = nil, insecureTLS: Bool? = nil) {
+            self.teamId = teamId
+            self.keyId = keyId
+            self.privateKeyPEM = privateKeyPEM
+            self.topic = topic
+            self.environment = environment
+            self.customURL = customURL
+            self.insecureTLS = insecureTLS
+        }
+
+        /// The base URL pushes go to.
+        public var baseURL: String {
+            switch environment {
+            case "production": "https://api.push.apple.com"
+            case "custom": customURL ?? "https://api.sandbox.push.apple.com"
+            default: "https://api.sandbox.push.apple.com"
+            }
+        }
+    }
+
+    /// The account id.
+    public var id: String
+    public var apns: APNs?
+    /// A directory for `.apns` files `xcrun simctl push` takes (alert pushes only).
+    public var simulatorDirectory: String?
+
+    public init(id: String, apns: APNs? = nil, simulatorDirectory: String? = nil) {
+        self.id = id
+        self.apns = apns
+        self.simulatorDirectory = simulatorDirectory
+    }
+
+    func validate() throws(CollabError) {
+        if let apns {
+            guard apns.teamId.count == 10, apns.teamId.allSatisfy({ $0.isLetter || $0.isNumber }) else { throw .badRequest("apns.teamId must be 10 letters or digits") }
+            guard apns.keyId.count == 10, apns.keyId.allSatisfy({ $0.isLetter || $0.isNumber }) else { throw .badRequest("apns.keyId must be 10 letters or digits") }
+            guard apns.privateKeyPEM.contains("PRIVATE KEY"), apns.privateKeyPEM.count < 16 * 1024 else { throw .badRequest("apns.privateKeyPEM must be a PEM private key") }
+            guard ["sandbox", "production", "custom"].contains(apns.environment) else { throw .badRequest("apns.environment must be sandbox, production or custom") }
+            if apns.environment == "custom" {
+                guard let url = apns.customURL, url.hasPrefix("https://") || url.hasPrefix("http://") else { throw .badRequest("apns.customURL must be an http(s) URL") }
+            }
+        }
+        if let directory = simulatorDirectory {
+            guard !directory.isEmpty, directory.count <= 1024 else { throw .badRequest("simulatorDirectory must be a path") }
+        }
+    }
+}
+
+extension PushSettings: StorableEntity {
+    public static var kind: EntityKind { .pushSettings }
+    public var storageAccountId: String? { id }
+}

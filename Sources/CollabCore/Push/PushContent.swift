@@ -1,0 +1,60 @@
+/// The plain content of a push: what the NotEncrypted version shows and the encrypted versions seal.
+///
+/// Field names follow the vendor's `*PushNotificationEvent` schemas where they fit.
+public struct PushContent: Sendable, Codable, Equatable {
+    public var type: PushKind
+    public var title: String
+    public var text: String
+    public var conversationId: String
+    public var messageId: String?
+    public var senderName: String?
+    public var senderPersonId: String?
+    public var notificationCount: Int?
+    public var callId: String?
+    /// `AUDIO` or `VIDEO`.
+    public var callType: String?
+    public var callerName: String?
+    public var callerPersonId: String?
+    /// The vendor's `ECallState`.
+    public var callState: String?
+    /// The vendor's `ECallParticipationEndReason`, for missed calls.
+    public var callEndReason: String?
+    public var timestamp: Timestamp
+
+    public init(type: PushKind, title: String, text: String, conversationId: String, timestamp: Timestamp) {
+        self.type = type
+        self.title = title
+        self.text = text
+        self.conversationId = conversationId
+        self.timestamp = timestamp
+    }
+}
+
+/// What the notification table decides for one device.
+public enum NotificationDecision: String, Sendable, Equatable {
+    /// Send a push.
+    case push
+    /// Ask the running app to show the collaboration UI (an event, no push).
+    case uiVisibilityRequest
+    /// The open UI shows it already.
+    case nothing
+}
+
+/// The SDK's notification table: what reaches a device for a new message or an incoming call, by app state.
+///
+/// | app state | new message | incoming call |
+/// |---|---|---|
+/// | background (or no running client) | push | push (VoIP) |
+/// | foreground, collaboration UI closed | push | UI visibility request |
+/// | foreground, collaboration UI open | nothing | nothing |
+///
+/// Missed-call and revoke pushes follow the new-message column.
+public enum NotificationPolicy {
+    public static func decide(_ kind: PushKind, appState: AppState?) -> NotificationDecision {
+        switch (appState ?? .background, kind) {
+        case (.foregroundUIOpen, _): .nothing
+        case (.foregroundUIClosed, .incomingCall): .uiVisibilityRequest
+        default: .push
+        }
+    }
+}

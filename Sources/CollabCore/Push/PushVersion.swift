@@ -1,0 +1,62 @@
+/// How a device wants its notifications: the SDK's push-notification versions.
+public enum PushVersion: String, Sendable, Codable, CaseIterable {
+    /// All content sealed; the SDK decrypts in the app (delivered as a background push).
+    case encrypted = "ENCRYPTED"
+    /// All content sealed; a Notification Service Extension decrypts (`mutable-content: 1` with a placeholder alert).
+    case encryptedService = "ENCRYPTED_SERVICE"
+    /// Plain title and text (legacy).
+    case notEncrypted = "NOT_ENCRYPTED"
+
+    /// Whether the device holds a notification key.
+    public var isEncrypted: Bool { self != .notEncrypted }
+}
+
+/// What a push is about (the vendor's `*PushNotificationEvent`s).
+public enum PushKind: String, Sendable, Codable, CaseIterable {
+    case newMessage = "NEW_MESSAGE"
+    case incomingCall = "INCOMING_CALL"
+    case missedCall = "MISSED_CALL"
+    /// A call that rang on this device ended or was answered elsewhere.
+    case revokeCall = "REVOKE_CALL"
+
+    /// The vendor's webhook event name for this push.
+    public var webhookEvent: String {
+        switch self {
+        case .newMessage: "push_notification.new_message"
+        case .incomingCall: "push_notification.incoming_call"
+        case .missedCall: "push_notification.missed_call"
+        case .revokeCall: "push_notification.revoke_call"
+        }
+    }
+}
+
+/// The channel a push goes out on.
+public enum PushTransport: String, Sendable, Codable, CaseIterable {
+    /// An alert or background push to the APNs device token.
+    case apns = "APNS"
+    /// A VoIP push to the PushKit token.
+    case apnsVoIP = "APNS_VOIP"
+    /// A Firebase Cloud Messaging message.
+    case fcm = "FCM"
+}
+
+/// Validation of push tokens.
+public enum PushTokens {
+    /// APNs and PushKit tokens: hexadecimal of even length. Apple does not fix the length (today 32
+    /// bytes), so anything from 8 to 200 bytes is accepted.
+    public static func validateAPNs(_ token: String, field: String) throws(CollabError) -> String {
+        let lower = token.lowercased()
+        guard lower.count.isMultiple(of: 2), (16...400).contains(lower.count), lower.allSatisfy({ $0.isHexDigit }) else {
+            throw .badRequest("\(field) must be an even number of hexadecimal digits (8 to 200 bytes)")
+        }
+        return lower
+    }
+
+    /// FCM registration tokens: 1 to 4096 characters of letters, digits, `-`, `_` and `:`.
+    public static func validateFCM(_ token: String) throws(CollabError) -> String {
+        guard (1...4096).contains(token.count), token.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "-_:".contains($0)) }) else {
+            throw .badRequest("fcmToken must be 1 to 4096 characters of letters, digits, '-', '_' and ':'")
+        }
+        return token
+    }
+}

@@ -1,0 +1,195 @@
+extension CollabState {
+    /// A call of the caller's account.
+    public func call(_ id: String, accountId: String) throws(CollabError) -> Call {
+        guard let call = calls[id], call.accountId == accountId else { throw .notFound("Call", id) }
+        return call
+    }
+
+    /// Searches the caller's calls.
+    public func searchCalls(_ query: SearchQuery, for principal: Principal) throws(CollabError) -> SearchPage<Call> {
+        let accountId = try callerAccountId(principal)
+        return try SearchSchemas.call.run(query, over: calls.values.lazy.filter { $0.accountId == accountId }, id: \.id)
+    }
+
+    /// An agent calls the visitors of an active conversation: each visitor device gets an incoming-call
+    /// push (VoIP when it has a PushKit token) or, with the app in the foreground and the UI closed, a UI
+    /// visibility request. The call rings until answered, declined, ended or `timeout` passes.
+    public mutating func startCall(
+        conversationId: String, initiatorPersonId: String, callType: Call.CallType, timeout: Int64, accountId: String, context: OperationContext,
+        changes: inout ChangeSet
+    ) throws(CollabError) -> Call {
+        let conversation = try ownConversation(conversationId, accountId: accountId)
+        guard conversation.state == .active else { throw .conflict("calls start in ACTIVE conversations; this one is \(conversation.state.rawValue)") }
+        guard conversation.isParticipant(initiatorPersonId), isAgent(initiatorPersonId, accountId: accountId) else {
+            throw .forbidden("only agents in the conversation start calls")
+        }
+        guard !calls.values.contains(where: { $0.conversationId == conversationId && $0.state != .ended }) else {
+            throw .conflict("the conversation already has a call")
+        }
+        var call = Call(
+            id: context.ids.make(), accountId: accountId, conversationId: conversationId, callType: callType, initiatorPersonId: initiatorPersonId,
+            initiationTimestamp: context.now, timeoutAt: context.now + max(1_000, timeout)
+        )
+        let callees = conversation.participants.filter { $0.state != .ended && ($0.type == .contextPerson || $0.type == .secondaryVisitor) }.map(\.personId)
+        guard !callees.isEmpty else { throw .conflict("the conversation has no visitor to call") }
+        let callerName = displayName(of: initiatorPersonId)
+        for callee in callees {
+            call.participations.append(CallParticipation(personId: callee, ringingTimestamp: context.now))
+            var content = PushContent(
+                type: .incomingCall, title: callerName, text: callType == .video ? "Incoming video call" : "Incoming call", conversationId: conversationId,
+                timestamp: context.now
+            )
+            content.callId = call.id
+            content.callType = callType.rawValue
+            content.callerName = callerName
+            content.callerPersonId = initiatorPersonId
+            content.callState = "CALLING"
+            call.ringingDeviceIds += notify(personId: callee, accountId: accountId, content: content, context: context, changes: &changes)
+        }
+        calls[call.id] = call
+        changes.put(call)
+        emitCall(.callStarted, call, conversation: conversation, context: context, changes: &changes)
+        return call
+    }
+
+    /// A visitor answers on one of their devices; the other devices that rang get a revoke.
+    public mutating func answerCall(
+        _ id: String, personId: String, deviceId: String?, accountId: String, context: OperationContext, changes: inout ChangeSet
+    ) throws(CollabError) -> Call {
+        var call = try self.call(id, accountId: accountId)
+        guard let index = call.participations.firstIndex(where: { $0.personId == personId && $0.personId != call.initiatorPersonId }) else {
+            throw .forbidden("this call is not for you")
+        }
+        guard call.state == .ringing else { throw .conflict("the call is \(call.state.rawValue) and cannot be answered") }
+        call.state = .active
+        call.acceptTimestamp = context.now
+        call.participations[index].joinedTimestamp = context.now
+        let answeredDevice = deviceId.map { Device.recordId(personId: personId, deviceId: $0) }
+        call.answeredDeviceId = answeredDevice
+        revoke(call, except: answeredDevice, context: context, changes: &changes)
+        calls[id] = call
+        changes.put(call)
+        emitCall(.callAnswered, call, context: context, changes: &changes)
+        return call
+    }
+
+    /// A visitor declines: the call ends (DECLINED) and every device that rang gets a revoke.
+    public mutating func declineCall(_ id: String, personId: String, accountId: String, context: OperationContext, changes: inout ChangeSet) throws(CollabError) -> Call {
+        var call = try self.call(id, accountId: accountId)
+        guard let index = call.participations.firstIndex(where: { $0.personId == personId && $0.personId != call.initiatorPersonId }) else {
+            throw .forbidden("this call is not for you")
+        }
+        guard call.state == .ringing else { throw .conflict("the call is \(call.state.rawValue) and cannot be declined") }
+        call.participations[index].endReason = "TERMINATED_BY_PARTICIPANT"
+        finish(&call, reason: "DECLINED", context: context)
+        revoke(call, except: nil, context: context, changes: &changes)
+        calls[id] = call
+        changes.put(call)
+        emitCall(.callEnded, call, context: context, changes: &changes)
+        return call
+    }
+
+    /// A participant ends the call. A caller who hangs up before anyone answered leaves a missed call.
+    public mutating func endCall(_ id: String, personId: String, accountId: String, context: OperationContext, changes: inout ChangeSet) throws(CollabError) -> Call {
+        var call = try self.call(id, accountId: accountId)
+        guard call.participations.contains(where: { $0.personId == personId }) else { throw .forbidden("you are not in this call") }
+        guard call.state != .ended else { throw .conflict("the call has already ended") }
+        if call.state == .ringing {
+            guard personId == call.initiatorPersonId else { throw .conflict("a ringing call is declined, not ended") }
+            try miss(&call, reason: "ABORTED_BY_INITIATOR", participationReason: "MISSED_BECAUSE_TERMINATED", context: context, changes: &changes)
+        } else {
+            finish(&call, reason: "LAST_MANDATORY_PARTICIPANT_LEFT", context: context)
+            calls[id] = call
+            changes.put(call)
+            emitCall(.callEnded, call, context: context, changes: &changes)
+        }
+        return call
+    }
+
+    /// Calls still ringing at their timeout become missed (NOT_ANSWERED): their devices get a revoke and
+    /// the callees a missed-call push.
+    public mutating func expireCalls(now: Timestamp, context: OperationContext, changes: inout ChangeSet) {
+        for call in calls.values.sorted(by: { $0.timeoutAt < $1.timeoutAt }) where call.state == .ringing && call.timeoutAt <= now {
+            var expired = call
+            try? miss(&expired, reason: "NOT_ANSWERED", participationReason: "MISSED_BECAUSE_TIMEOUT", context: context, changes: &changes)
+        }
+    }
+
+    /// Ends the open call of a conversation that ends.
+    mutating func endCalls(ofConversation conversationId: String, context: OperationContext, changes: inout ChangeSet) {
+        for call in calls.values where call.conversationId == conversationId && call.state != .ended {
+            var ended = call
+            if ended.state == .ringing {
+                revoke(ended, except: nil, context: context, changes: &changes)
+            }
+            finish(&ended, reason: "CONVERSATION_ENDED", context: context)
+            calls[ended.id] = ended
+            changes.put(ended)
+            emitCall(.callEnded, ended, context: context, changes: &changes)
+        }
+    }
+
+    private mutating func miss(
+        _ call: inout Call, reason: String, participationReason: String, context: OperationContext, changes: inout ChangeSet
+    ) throws(CollabError) {
+        for index in call.participations.indices where call.participations[index].personId != call.initiatorPersonId && call.participations[index].joinedTimestamp == nil {
+            call.participations[index].endReason = participationReason
+        }
+        finish(&call, reason: reason, context: context)
+        revoke(call, except: nil, context: context, changes: &changes)
+        let callerName = displayName(of: call.initiatorPersonId)
+        for participation in call.participations where participation.personId != call.initiatorPersonId {
+            var content = PushContent(type: .missedCall, title: "Missed call", text: "\(callerName) tried to call you", conversationId: call.conversationId, timestamp: context.now)
+            content.callId = call.id
+            content.callType = call.callType.rawValue
+            content.callerName = callerName
+            content.callerPersonId = call.initiatorPersonId
+            content.callState = "IDLE"
+            content.callEndReason = participationReason
+            notify(personId: participation.personId, accountId: call.accountId, content: content, context: context, changes: &changes, countsTowardBadge: true)
+        }
+        calls[call.id] = call
+        changes.put(call)
+        var detail = ["missed": "true"]
+        detail["reason"] = participationReason
+        emitCall(.callEnded, call, context: context, changes: &changes, detail: detail)
+    }
+
+    private func finish(_ call: inout Call, reason: String, context: OperationContext) {
+        call.state = .ended
+        call.endTimestamp = context.now
+        call.endReason = reason
+        for index in call.participations.indices where call.participations[index].leftTimestamp == nil {
+            call.participations[index].leftTimestamp = context.now
+        }
+    }
+
+    /// Tells the devices that rang that the call is over (ended, declined or answered elsewhere).
+    private mutating func revoke(_ call: Call, except deviceRecordId: String?, context: OperationContext, changes: inout ChangeSet) {
+        let targets = Set(call.ringingDeviceIds).subtracting([deviceRecordId].compactMap { $0 })
+        guard !targets.isEmpty else { return }
+        for personId in Set(targets.compactMap { devices[$0]?.personId }) {
+            var content = PushContent(type: .revokeCall, title: "", text: "", conversationId: call.conversationId, timestamp: context.now)
+            content.callId = call.id
+            content.callState = call.state == .active ? "ACTIVE" : "IDLE"
+            notify(personId: personId, accountId: call.accountId, content: content, context: context, changes: &changes, only: targets)
+        }
+    }
+
+    private func emitCall(
+        _ kind: DomainEvent.Kind, _ call: Call, conversation: Conversation? = nil, context: OperationContext, changes: inout ChangeSet, detail: [String: String] = [:]
+    ) {
+        let conversation = conversation ?? conversations[call.conversationId]
+        var details = detail
+        details["callId"] = call.id
+        details["callType"] = call.callType.rawValue
+        details["callState"] = call.state.rawValue
+        if let reason = call.endReason { details["endReason"] = reason }
+        changes.emit(
+            DomainEvent(
+                kind: kind, accountId: call.accountId, timestamp: context.now, conversation: conversation,
+                personIds: Set(call.participations.map(\.personId)).union(conversation?.activeParticipantIds ?? []), detail: details
+            )
+        )
+    }
+}

@@ -1,0 +1,186 @@
+/// What registering a device for push takes.
+public struct PushRegistrationInput: Sendable {
+    public var apnsToken: String?
+    public var pushKitToken: String?
+    public var fcmToken: String?
+    public var version: PushVersion
+    /// `sandbox` (default) or `production`.
+    public var apnsEnvironment: String?
+
+    public init(apnsToken: String? = nil, pushKitToken: String? = nil, fcmToken: String? = nil, version: PushVersion, apnsEnvironment: String? = nil) {
+        self.apnsToken = apnsToken
+        self.pushKitToken = pushKitToken
+        self.fcmToken = fcmToken
+        self.version = version
+        self.apnsEnvironment = apnsEnvironment
+    }
+}
+
+extension CollabState {
+    /// Registers (or re-registers, replacing) the push tokens of the device behind a client session.
+    /// An encrypted version gets a notification key if the device has none.
+    public mutating func registerPush(
+        _ input: PushRegistrationInput, clientToken: String, context: OperationContext, changes: inout ChangeSet
+    ) throws(CollabError) -> Device {
+        guard let session = clientSessions[clientToken] else { throw .unauthorized("unknown or stopped client") }
+        let apns = try input.apnsToken.map { token throws(CollabError) in try PushTokens.validateAPNs(token, field: "apnsToken") }
+        let pushKit = try input.pushKitToken.map { token throws(CollabError) in try PushTokens.validateAPNs(token, field: "pushKitToken") }
+        let fcm = try input.fcmToken.map { token throws(CollabError) in try PushTokens.validateFCM(token) }
+        guard apns != nil || pushKit != nil || fcm != nil else { throw .badRequest("register at least one of apnsToken, pushKitToken and fcmToken") }
+        let environment = input.apnsEnvironment ?? "sandbox"
+        guard environment == "sandbox" || environment == "production" else { throw .badRequest("apnsEnvironment must be sandbox or production") }
+        let id = Device.recordId(personId: session.personId, deviceId: session.deviceId)
+        var device = devices[id]
+            ?? Device(
+                id: id, accountId: session.accountId, personId: session.personId, deviceId: session.deviceId, device: session.device,
+                version: input.version, apnsEnvironment: environment, registeredAt: context.now
+            )
+        // A token belongs to one device: registering it here takes it away from any other record.
+        for other in devices.values where other.id != id {
+            var changed = other
+            if let apns, changed.apnsToken == apns { changed.apnsToken = nil }
+            if let pushKit, changed.pushKitToken == pushKit { changed.pushKitToken = nil }
+            if let fcm, changed.fcmToken == fcm { changed.fcmToken = nil }
+            if changed != other {
+                devices[other.id] = changed
+                changes.put(changed)
+            }
+        }
+        device.device = session.device
+        device.apnsToken = apns
+        device.pushKitToken = pushKit
+        device.fcmToken = fcm
+        device.version = input.version
+        device.apnsEnvironment = environment
+        device.updatedAt = context.now
+        if input.version.isEncrypted, device.keys == nil {
+            device.keys = NotificationKeyRing(current: NotificationKey(id: context.ids.make(length: 12), material: PushEncryption.makeKeyMaterial(), createdAt: context.now))
+        }
+        devices[id] = device
+        changes.put(device)
+        return device
+    }
+
+    /// Disables push for the device behind a client session: its tokens and key are deleted.
+    public mutating func disablePush(clientToken: String, context: OperationContext, changes: inout ChangeSet) throws(CollabError) {
+        guard let session = clientSessions[clientToken] else { throw .unauthorized("unknown or stopped client") }
+        let id = Device.recordId(personId: session.personId, deviceId: session.deviceId)
+        if devices.removeValue(forKey: id) != nil { changes.delete(.device, id) }
+    }
+
+    /// Stores a changed device record.
+    public mutating func setDevice(_ device: Device, changes: inout ChangeSet) {
+        devices[device.id] = device
+        changes.put(device)
+    }
+
+    /// The device record behind a client session.
+    public func device(forClient token: String) -> Device? {
+        clientSessions[token].flatMap { devices[Device.recordId(personId: $0.personId, deviceId: $0.deviceId)] }
+    }
+
+    /// Rotates a device's notification key; the previous key stays valid for `overlap` milliseconds.
+    public mutating func rotateKey(deviceRecordId: String, overlap: Int64, context: OperationContext, changes: inout ChangeSet) throws(CollabError) -> Device {
+        guard var device = devices[deviceRecordId] else { throw .notFound("Device", deviceRecordId) }
+        guard var ring = device.keys else { throw .conflict("the device does not use encrypted notifications") }
+        ring.rotate(to: NotificationKey(id: context.ids.make(length: 12), material: PushEncryption.makeKeyMaterial(), createdAt: context.now), now: context.now, overlap: overlap)
+        device.keys = ring
+        device.updatedAt = context.now
+        devices[deviceRecordId] = device
+        changes.put(device)
+        return device
+    }
+
+    /// Rotates every key older than `interval`.
+    public mutating func rotateDueKeys(interval: Int64, overlap: Int64, context: OperationContext, changes: inout ChangeSet) {
+        for device in devices.values {
+            guard let keys = device.keys, context.now - keys.current.createdAt >= interval else { continue }
+            _ = try? rotateKey(deviceRecordId: device.id, overlap: overlap, context: context, changes: &changes)
+        }
+    }
+
+    /// The app state of the client running on a device, `nil` when none runs.
+    public func appState(of device: Device) -> AppState? {
+        clientSessions.values.filter { $0.personId == device.personId && $0.deviceId == device.deviceId }.max { $0.lastSeenAt < $1.lastSeenAt }?.appState
+    }
+
+    /// Sets the account's push sinks.
+    public mutating func setPushSettings(_ settings: PushSettings, changes: inout ChangeSet) throws(CollabError) {
+        guard accounts[settings.id] != nil else { throw .notFound("Account", settings.id) }
+        try settings.validate()
+        pushSettings[settings.id] = settings
+        changes.put(settings)
+    }
+
+    /// Decides, per device of `personId`, between a push, a UI visibility request and nothing, and
+    /// records the pushes. Returns the devices that got a push.
+    @discardableResult
+    mutating func notify(
+        personId: String, accountId: String, content: PushContent, context: OperationContext, changes: inout ChangeSet,
+        countsTowardBadge: Bool = false, only deviceIds: Set<String>? = nil
+    ) -> [String] {
+        var pushed: [String] = []
+        for device in devices.values.sorted(by: { $0.id < $1.id }) where device.personId == personId && device.accountId == accountId && device.hasTokens {
+            if let only = deviceIds, !only.contains(device.id) { continue }
+            let decision = NotificationPolicy.decide(content.type, appState: appState(of: device))
+            switch decision {
+            case .nothing:
+                continue
+            case .uiVisibilityRequest:
+                continue
+            case .push:
+                break
+            }
+            var transports: [PushTransport] = []
+            switch content.type {
+            case .incomingCall:
+                if device.pushKitToken != nil {
+                    transports.append(.apnsVoIP)
+                } else if device.apnsToken != nil {
+                    transports.append(.apns)
+                }
+            case .revokeCall, .newMessage, .missedCall:
+                if device.apnsToken != nil { transports.append(.apns) }
+            }
+            if device.fcmToken != nil { transports.append(.fcm) }
+            guard !transports.isEmpty else { continue }
+            var payload = content
+            if countsTowardBadge {
+                var updated = device
+                updated.notificationCount += 1
+                devices[device.id] = updated
+                changes.put(updated)
+                payload.notificationCount = updated.notificationCount
+            }
+            changes.push(PushIntent(accountId: accountId, deviceRecordId: device.id, personId: personId, content: payload, transports: transports))
+            pushed.append(device.id)
+        }
+        // A running app in the foreground with the UI closed is asked to show it (no push for it).
+        let foreground = clientSessions.values.contains { $0.personId == personId && $0.accountId == accountId && $0.appState == .foregroundUIClosed }
+        if foreground, NotificationPolicy.decide(content.type, appState: .foregroundUIClosed) == .uiVisibilityRequest {
+            var detail = ["reason": content.type.rawValue, "conversationId": content.conversationId]
+            if let callId = content.callId { detail["callId"] = callId }
+            changes.emit(DomainEvent(kind: .uiVisibilityRequest, accountId: accountId, timestamp: context.now, personIds: [personId], detail: detail))
+        }
+        return pushed
+    }
+
+    /// Resets a person's badge counts on a device (the collaboration UI was opened there).
+    mutating func resetBadge(personId: String, deviceId: String, changes: inout ChangeSet) {
+        let id = Device.recordId(personId: personId, deviceId: deviceId)
+        guard var device = devices[id], device.notificationCount != 0 else { return }
+        device.notificationCount = 0
+        devices[id] = device
+        changes.put(device)
+    }
+
+    /// A display name for a person.
+    func displayName(of personId: String) -> String {
+        guard let person = persons[personId] else { return "Someone" }
+        return person.displayName ?? [person.firstName, person.lastName].compactMap { $0 }.joined(separator: " ").nonEmpty ?? person.username ?? "Someone"
+    }
+}
+
+extension String {
+    var nonEmpty: String? { isEmpty ? nil : self }
+}

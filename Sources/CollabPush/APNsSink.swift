@@ -1,0 +1,90 @@
+import AsyncHTTPClient
+import CollabCore
+import Foundation
+import Logging
+import NIOCore
+import NIOHTTP1
+import NIOSSL
+import NIOFoundationCompat
+
+/// What a sink made of one delivery attempt.
+struct SinkResult: Sendable {
+    enum Outcome: Sendable { case delivered, unregistered, retry, failed }
+    var outcome: Outcome
+    var attempt: OutboxEntry.Attempt
+    /// A server's `Retry-After`, if any.
+    var retryAfter: Duration?
+}
+
+/// Delivers pushes over the APNs provider API (HTTP/2): `POST /3/device/<token>` with
+/// `authorization: bearer <ES256 provider token>`, `apns-push-type`, `apns-topic` (`.voip` for VoIP),
+/// `apns-priority`, `apns-expiration`, `apns-collapse-id` and `apns-id`.
+///
+/// 200 is delivered; 410 Unregistered and 400 BadDeviceToken remove the token; 403
+/// ExpiredProviderToken renews the provider token and retries; 429 and 5xx retry with backoff.
+final class APNsSink: Sendable {
+    private let secureClient: HTTPClient
+    private let insecureClient: HTTPClient
+    private let tokens: APNsProviderTokens
+    private let clock: any CollabClock
+
+    init(clock: any CollabClock) {
+        self.clock = clock
+        self.tokens = APNsProviderTokens(clock: clock)
+        var secure = HTTPClient.Configuration()
+        secure.httpVersion = .automatic
+        secure.timeout = .init(connect: .seconds(5), read: .seconds(10))
+        self.secureClient = HTTPClient(eventLoopGroupProvider: .singleton, configuration: secure)
+        var insecure = secure
+        var tls = TLSConfiguration.makeClientConfiguration()
+        tls.certificateVerification = .none
+        insecure.tlsConfiguration = tls
+        self.insecureClient = HTTPClient(eventLoopGroupProvider: .singleton, configuration: insecure)
+    }
+
+    func shutdown() async {
+        try? await secureClient.shutdown()
+        try? await insecureClient.shutdown()
+    }
+
+    func send(_ entry: OutboxEntry, settings: PushSettings.APNs, renewToken: Bool = false) async -> SinkResult {
+        let now = clock.now()
+        var attempt = OutboxEntry.Attempt(timestamp: now, sink: "apns")
+        do {
+            let token = try await tokens.token(for: settings, renew: renewToken)
+            var request = HTTPClientRequest(url: "\(settings.baseURL)/3/device/\(entry.token)")
+            request.method = .POST
+            request.headers.add(name: "authorization", value: "bearer \(token)")
+            request.headers.add(name: "apns-push-type", value: entry.pushType)
+            request.headers.add(name: "apns-topic", value: entry.topic ?? "")
+            request.headers.add(name: "apns-priority", value: String(entry.priority))
+            request.headers.add(name: "apns-id", value: entry.pushId)
+            // Incoming calls are only worth ringing now; messages may wait a day for an offline device.
+            let expiration = entry.kind == .incomingCall || entry.kind == .revokeCall ? 0 : now / 1000 + 86_400
+            request.headers.add(name: "apns-expiration", value: String(expiration))
+            if let collapseId = entry.collapseId { request.headers.add(name: "apns-collapse-id", value: collapseId) }
+            request.headers.add(name: "content-type", value: "application/json")
+            request.body = .bytes(ByteBuffer(string: entry.payload))
+            let client = settings.insecureTLS == true ? insecureClient : secureClient
+            let response = try await client.execute(request, timeout: .seconds(10))
+            let body = try await response.body.collect(upTo: 64 * 1024)
+            let status = Int(response.status.code)
+            attempt.status = status
+            struct Reason: Decodable { var reason: String? }
+            let reason = (try? JSONDecoder().decode(Reason.self, from: Data(buffer: body)))?.reason
+            attempt.reason = reason
+            let retryAfter = response.headers.first(name: "retry-after").flatMap { Int64($0) }.map { Duration.seconds($0) }
+            switch status {
+            case 200: return SinkResult(outcome: .delivered, attempt: attempt)
+            case 410: return SinkResult(outcome: .unregistered, attempt: attempt)
+            case 400 where reason == "BadDeviceToken": return SinkResult(outcome: .unregistered, attempt: attempt)
+            case 403 where reason == "ExpiredProviderToken": return SinkResult(outcome: .retry, attempt: attempt)
+            case 429, 500...: return SinkResult(outcome: .retry, attempt: attempt, retryAfter: retryAfter)
+            default: return SinkResult(outcome: .failed, attempt: attempt)
+            }
+        } catch {
+            attempt.error = "\(error)"
+            return SinkResult(outcome: .retry, attempt: attempt)
+        }
+    }
+}

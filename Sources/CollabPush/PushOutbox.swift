@@ -1,0 +1,127 @@
+public import CollabCore
+import Synchronization
+
+/// Every push the server composed, newest last, in a bounded ring; queryable, streamable, and waitable.
+public final class PushOutbox: Sendable {
+    private struct Waiter {
+        var filter: OutboxFilter
+        var continuation: CheckedContinuation<OutboxEntry?, Never>
+        var id: Int
+    }
+
+    private struct State {
+        var entries: [OutboxEntry] = []
+        var nextId: Int64 = 1
+        var waiters: [Waiter] = []
+        var nextWaiterId = 0
+        var subscribers: [Int: AsyncStream<OutboxEntry>.Continuation] = [:]
+        var nextSubscriberId = 0
+    }
+
+    private let state = Mutex(State())
+    /// How many entries are kept.
+    public let capacity: Int
+
+    public init(capacity: Int = 10_000) {
+        self.capacity = max(1, capacity)
+    }
+
+    /// Adds an entry (its `id` is assigned here) and wakes waiters and streams. Returns the stored entry.
+    @discardableResult
+    public func record(_ entry: OutboxEntry) -> OutboxEntry {
+        var stored = entry
+        let (waiters, subscribers): ([Waiter], [AsyncStream<OutboxEntry>.Continuation]) = state.withLock { state in
+            stored.id = state.nextId
+            state.nextId += 1
+            state.entries.append(stored)
+            if state.entries.count > capacity { state.entries.removeFirst(state.entries.count - capacity) }
+            let woken = state.waiters.filter { $0.filter.matches(stored) }
+            state.waiters.removeAll { $0.filter.matches(stored) }
+            return (woken, Array(state.subscribers.values))
+        }
+        for waiter in waiters { waiter.continuation.resume(returning: stored) }
+        for subscriber in subscribers { subscriber.yield(stored) }
+        return stored
+    }
+
+    /// Replaces an entry's delivery state and attempts.
+    public func update(id: Int64, _ change: (inout OutboxEntry) -> Void) {
+        let (updated, subscribers): (OutboxEntry?, [AsyncStream<OutboxEntry>.Continuation]) = state.withLock { state in
+            guard let index = state.entries.lastIndex(where: { $0.id == id }) else { return (nil, []) }
+            change(&state.entries[index])
+            return (state.entries[index], Array(state.subscribers.values))
+        }
+        if let updated { for subscriber in subscribers { subscriber.yield(updated) } }
+    }
+
+    /// Entries matching `filter`, oldest first, at most `limit` (the newest).
+    public func entries(matching filter: OutboxFilter, limit: Int = 1_000) -> [OutboxEntry] {
+        Array(state.withLock { $0.entries.filter { filter.matches($0) } }.suffix(max(0, limit)))
+    }
+
+    /// The first entry matching `filter` (already there or yet to come), or `nil` after `timeout`.
+    public func wait(for filter: OutboxFilter, timeout: Duration) async -> OutboxEntry? {
+        let id: Int = state.withLock { state in
+            defer { state.nextWaiterId += 1 }
+            return state.nextWaiterId
+        }
+        return await withTaskGroup(of: OutboxEntry?.self) { group in
+            group.addTask {
+                await withCheckedContinuation { continuation in
+                    let existing: OutboxEntry? = self.state.withLock { state in
+                        if let match = state.entries.first(where: { filter.matches($0) }) { return match }
+                        state.waiters.append(Waiter(filter: filter, continuation: continuation, id: id))
+                        return nil
+                    }
+                    if let existing { continuation.resume(returning: existing) }
+                }
+            }
+            group.addTask {
+                try? await Task.sleep(for: timeout)
+                let waiter: Waiter? = self.state.withLock { state in
+                    guard let index = state.waiters.firstIndex(where: { $0.id == id }) else { return nil }
+                    return state.waiters.remove(at: index)
+                }
+                waiter?.continuation.resume(returning: nil)
+                return nil
+            }
+            let first = await group.next() ?? nil
+            group.cancelAll()
+            // The timer task resumes the waiter if it is still parked; collect the other result.
+            let second = await group.next() ?? nil
+            return first ?? second
+        }
+    }
+
+    /// A stream of new and updated entries (bounded; a slow reader loses the oldest).
+    public func subscribe(bufferSize: Int = 1_000) -> (id: Int, stream: AsyncStream<OutboxEntry>) {
+        let (stream, continuation) = AsyncStream.makeStream(of: OutboxEntry.self, bufferingPolicy: .bufferingNewest(bufferSize))
+        let id: Int = state.withLock { state in
+            defer { state.nextSubscriberId += 1 }
+            state.subscribers[state.nextSubscriberId] = continuation
+            return state.nextSubscriberId
+        }
+        return (id, stream)
+    }
+
+    /// Ends a stream.
+    public func unsubscribe(_ id: Int) {
+        state.withLock { $0.subscribers.removeValue(forKey: id) }?.finish()
+    }
+
+    /// Ends every stream (shutdown).
+    public func finishAll() {
+        let subscribers = state.withLock { state in
+            defer { state.subscribers = [:] }
+            return Array(state.subscribers.values)
+        }
+        for subscriber in subscribers { subscriber.finish() }
+    }
+
+    /// Empties the outbox.
+    public func clear() {
+        state.withLock { $0.entries.removeAll() }
+    }
+
+    public var count: Int { state.withLock { $0.entries.count } }
+}

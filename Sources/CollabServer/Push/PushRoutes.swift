@@ -1,0 +1,253 @@
+import CollabCore
+import CollabPush
+import CollabWire
+import Foundation
+import Hummingbird
+import NIOCore
+
+/// Device registration and calls on the mobile API, calls on the agent API, and the push side of the
+/// control API (outbox, wait, stream, devices, key rotation, push settings).
+struct PushRoutes {
+    let environment: CollabEnvironment
+
+    func register(on router: Router<CollabRequestContext>) {
+        registerMobile(router.group("mobile/v1"))
+        registerAgent(router.group("agent/v1"))
+        registerControl(router.group("_mock/v1"))
+    }
+
+    private func registerMobile(_ group: RouterGroup<CollabRequestContext>) {
+        let env = environment
+        group.put("clients/current/push") { request, context in
+            let session = try env.client(context)
+            let body = try await env.decode(PushRegistrationRequest.self, from: request)
+            let input = PushRegistrationInput(
+                apnsToken: body.apnsToken, pushKitToken: body.pushKitToken, fcmToken: body.fcmToken, version: try parsePushVersion(body.version),
+                apnsEnvironment: body.apnsEnvironment
+            )
+            let response = try await env.write { state, changes, op throws(CollabError) in
+                let device = try state.registerPush(input, clientToken: session.id, context: op, changes: &changes)
+                return PushRegistrationResponse(device: DeviceView(device), keys: device.keys?.views(now: op.now) ?? [])
+            }
+            return JSONBody.response(response)
+        }
+        group.delete("clients/current/push") { _, context in
+            let session = try env.client(context)
+            try await env.write { state, changes, op throws(CollabError) in try state.disablePush(clientToken: session.id, context: op, changes: &changes) }
+            return noContent
+        }
+        group.get("clients/current/notification-keys") { _, context in
+            let session = try env.client(context)
+            let now = env.clock.now()
+            let keys = try env.read { state throws(CollabError) in
+                guard let device = state.device(forClient: session.id), let ring = device.keys else {
+                    throw CollabError(.notFound, "the device has no notification key; register with an encrypted version")
+                }
+                return ring.views(now: now)
+            }
+            return JSONBody.response(keys)
+        }
+        group.get("calls/:id") { _, context in
+            let session = try env.client(context)
+            let id = try context.pathParameter("id")
+            let call = try env.read { state throws(CollabError) in try state.visitorCall(id, session: session) }
+            return JSONBody.response(CallView(call))
+        }
+        group.post("calls/:id/answer") { _, context in
+            let session = try env.client(context)
+            let id = try context.pathParameter("id")
+            let call = try await env.write { state, changes, op throws(CollabError) in
+                _ = try state.visitorCall(id, session: session)
+                return try state.answerCall(id, personId: session.personId, deviceId: session.deviceId, accountId: session.accountId, context: op, changes: &changes)
+            }
+            return JSONBody.response(CallView(call))
+        }
+        group.post("calls/:id/decline") { _, context in
+            let session = try env.client(context)
+            let id = try context.pathParameter("id")
+            let call = try await env.write { state, changes, op throws(CollabError) in
+                _ = try state.visitorCall(id, session: session)
+                return try state.declineCall(id, personId: session.personId, accountId: session.accountId, context: op, changes: &changes)
+            }
+            return JSONBody.response(CallView(call))
+        }
+        group.post("calls/:id/end") { _, context in
+            let session = try env.client(context)
+            let id = try context.pathParameter("id")
+            let call = try await env.write { state, changes, op throws(CollabError) in
+                _ = try state.visitorCall(id, session: session)
+                return try state.endCall(id, personId: session.personId, accountId: session.accountId, context: op, changes: &changes)
+            }
+            return JSONBody.response(CallView(call))
+        }
+    }
+
+    private func registerAgent(_ group: RouterGroup<CollabRequestContext>) {
+        let env = environment
+        group.post("conversations/:id/calls") { request, context in
+            let agent = try env.agent(context)
+            let id = try context.pathParameter("id")
+            let body = try await env.decode(StartCallRequest.self, from: request)
+            let type = try parseCallType(body.callType)
+            let timeout = env.configuration.callTimeout
+            let call = try await env.write { state, changes, op throws(CollabError) in
+                try state.startCall(conversationId: id, initiatorPersonId: agent.personId, callType: type, timeout: timeout, accountId: agent.accountId, context: op, changes: &changes)
+            }
+            return JSONBody.response(CallView(call), status: .created)
+        }
+        group.get("calls/:id") { _, context in
+            let agent = try env.agent(context)
+            let id = try context.pathParameter("id")
+            let call = try env.read { state throws(CollabError) in try state.call(id, accountId: agent.accountId) }
+            return JSONBody.response(CallView(call))
+        }
+        group.post("calls/:id/end") { _, context in
+            let agent = try env.agent(context)
+            let id = try context.pathParameter("id")
+            let call = try await env.write { state, changes, op throws(CollabError) in
+                try state.endCall(id, personId: agent.personId, accountId: agent.accountId, context: op, changes: &changes)
+            }
+            return JSONBody.response(CallView(call))
+        }
+    }
+
+    private func registerControl(_ group: RouterGroup<CollabRequestContext>) {
+        let env = environment
+        group.operation(.get, "pushes", role: .superAdmin) { request, _ in
+            let filter = try OutboxFilter(request, environment: env)
+            let limit = try request.query("limit").map { text throws(CollabError) in
+                guard let value = Int(text), value > 0 else { throw .badRequest("limit must be a positive integer") }
+                return value
+            } ?? 1_000
+            return JSONBody.response(OutboxPage(pushes: env.pushes.outbox.entries(matching: filter, limit: limit)))
+        }
+        group.operation(.delete, "pushes", role: .superAdmin) { _, _ in
+            env.pushes.outbox.clear()
+            return noContent
+        }
+        group.operation(.get, "pushes/wait", role: .superAdmin) { request, _ in
+            let filter = try OutboxFilter(request, environment: env)
+            let timeout: Int64 = try request.query("timeoutMs").map { text throws(CollabError) -> Int64 in
+                guard let value = Int64(text), value >= 0, value <= 60_000 else { throw .badRequest("timeoutMs must be 0 to 60000") }
+                return value
+            } ?? 10_000
+            guard let entry = await env.pushes.outbox.wait(for: filter, timeout: .milliseconds(timeout)) else {
+                throw CollabError(.notFound, "no push matching the filter arrived within \(timeout) ms")
+            }
+            return JSONBody.response(entry)
+        }
+        group.operation(.get, "pushes/stream", role: .superAdmin) { request, _ in
+            let filter = try OutboxFilter(request, environment: env)
+            let (id, stream) = env.pushes.outbox.subscribe()
+            let encoder = JSONEncoder()
+            let body = ResponseBody { writer in
+                // Server-sent events: one `push` event per new or updated outbox entry.
+                try await writer.write(ByteBuffer(string: ": mock-collab push outbox\n\n"))
+                for await entry in stream where filter.matches(entry) {
+                    let json = String(decoding: try encoder.encode(entry), as: UTF8.self)
+                    try await writer.write(ByteBuffer(string: "id: \(entry.id)\nevent: push\ndata: \(json)\n\n"))
+                }
+                env.pushes.outbox.unsubscribe(id)
+                try await writer.finish(nil)
+            }
+            return Response(status: .ok, headers: [.contentType: "text/event-stream", .cacheControl: "no-cache"], body: body)
+        }
+        group.operation(.get, "devices", role: .superAdmin) { request, _ in
+            let accountRef = request.query("account")
+            let personId = request.query("personId")
+            let devices = try env.read { state throws(CollabError) in
+                let accountId = try accountRef.map { reference throws(CollabError) in try state.resolveAccount(reference).id }
+                return state.devices.values.filter { (accountId == nil || $0.accountId == accountId) && (personId == nil || $0.personId == personId) }
+                    .sorted { $0.id < $1.id }.map(DeviceView.init)
+            }
+            return JSONBody.response(devices)
+        }
+        group.operation(.post, "devices/:id/rotate-key", role: .superAdmin) { _, context in
+            let id = try context.pathParameter("id")
+            let overlap = env.configuration.keyOverlap
+            let device = try await env.write { state, changes, op throws(CollabError) in
+                try state.rotateKey(deviceRecordId: id, overlap: overlap, context: op, changes: &changes)
+            }
+            return JSONBody.response(DeviceView(device))
+        }
+        group.operation(.put, "accounts/:account/push-settings", role: .superAdmin) { request, context in
+            let reference = try context.pathParameter("account")
+            let body = try await env.decode(PushSettingsBody.self, from: request)
+            let settings = try await env.write { state, changes, _ throws(CollabError) in
+                let account = try state.resolveAccount(reference)
+                let settings = PushSettings(id: account.id, apns: body.apns, simulatorDirectory: body.simulatorDirectory)
+                try state.setPushSettings(settings, changes: &changes)
+                return settings
+            }
+            return JSONBody.response(PushSettingsBody(settings, redacted: true))
+        }
+        group.operation(.get, "accounts/:account/push-settings", role: .superAdmin) { _, context in
+            let reference = try context.pathParameter("account")
+            let settings = try env.read { state throws(CollabError) in
+                let account = try state.resolveAccount(reference)
+                return state.pushSettings[account.id] ?? PushSettings(id: account.id)
+            }
+            return JSONBody.response(PushSettingsBody(settings, redacted: true))
+        }
+    }
+}
+
+/// Push settings as the control API takes and shows them; the APNs private key is never shown.
+struct PushSettingsBody: Codable, Sendable {
+    var apns: PushSettings.APNs?
+    var simulatorDirectory: String?
+
+    init(_ settings: PushSettings, redacted: Bool) {
+        var apns = settings.apns
+        if redacted { apns?.privateKeyPEM = "REDACTED" }
+        self.apns = apns
+        self.simulatorDirectory = settings.simulatorDirectory
+    }
+}
+
+extension OutboxFilter {
+    init(_ request: Request, environment: CollabEnvironment) throws(CollabError) {
+        var accountId: String?
+        if let reference = request.query("account") {
+            accountId = try environment.read { state throws(CollabError) in try state.resolveAccount(reference).id }
+        }
+        var kind: PushKind?
+        if let text = request.query("kind") {
+            guard let value = PushKind(rawValue: text) else { throw .badRequest("kind must be one of \(PushKind.allCases.map(\.rawValue).joined(separator: ", "))") }
+            kind = value
+        }
+        var transport: PushTransport?
+        if let text = request.query("transport") {
+            guard let value = PushTransport(rawValue: text) else { throw .badRequest("transport must be APNS, APNS_VOIP or FCM") }
+            transport = value
+        }
+        var state: OutboxEntry.State?
+        if let text = request.query("state") {
+            guard let value = OutboxEntry.State(rawValue: text) else { throw .badRequest("unknown state '\(text)'") }
+            state = value
+        }
+        let after = try request.query("after").map { text throws(CollabError) in
+            guard let value = Int64(text) else { throw .badRequest("after must be an integer") }
+            return value
+        }
+        self.init(
+            accountId: accountId, personId: request.query("personId"), deviceId: request.query("deviceId"), conversationId: request.query("conversationId"),
+            kind: kind, transport: transport, state: state, after: after
+        )
+    }
+}
+
+/// A page of the outbox.
+struct OutboxPage: Encodable {
+    var pushes: [OutboxEntry]
+}
+
+extension CollabState {
+    /// A call the visitor of `session` is part of.
+    func visitorCall(_ id: String, session: ClientSession) throws(CollabError) -> Call {
+        guard let call = calls[id], call.accountId == session.accountId, call.participations.contains(where: { $0.personId == session.personId }) else {
+            throw .notFound("Call", id)
+        }
+        return call
+    }
+}

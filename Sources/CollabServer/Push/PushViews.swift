@@ -1,0 +1,48 @@
+import CollabCore
+import CollabWire
+
+extension DeviceView {
+    init(_ device: Device) {
+        self.init(
+            id: device.id, personId: device.personId, deviceId: device.deviceId, os: device.device.os, osVersion: device.device.osVersion,
+            appId: device.device.appId, apnsToken: device.apnsToken, pushKitToken: device.pushKitToken, fcmToken: device.fcmToken,
+            version: device.version.rawValue, apnsEnvironment: device.apnsEnvironment, notificationCount: device.notificationCount,
+            keyId: device.keys?.current.id, registeredAt: device.registeredAt, updatedAt: device.updatedAt
+        )
+    }
+}
+
+extension NotificationKeyRing {
+    /// The keys a device may hold at `now`: current first, then the previous one during the overlap.
+    func views(now: Timestamp) -> [NotificationKeyView] {
+        var views = [NotificationKeyView(keyId: current.id, key: current.material, createdAt: current.createdAt)]
+        if let previous, let until = previousValidUntil, until > now {
+            views.append(NotificationKeyView(keyId: previous.id, key: previous.material, createdAt: previous.createdAt, validUntil: until))
+        }
+        return views
+    }
+}
+
+extension CallView {
+    init(_ call: Call) {
+        self.init(
+            id: call.id, conversationId: call.conversationId, callType: call.callType.rawValue, initiatorPersonId: call.initiatorPersonId,
+            state: call.state.rawValue, initiationTimestamp: call.initiationTimestamp, acceptTimestamp: call.acceptTimestamp, endTimestamp: call.endTimestamp,
+            endReason: call.endReason, timeoutAt: call.timeoutAt
+        )
+    }
+}
+
+/// Parses a push-notification version.
+func parsePushVersion(_ text: String) throws(CollabError) -> PushVersion {
+    guard let version = PushVersion(rawValue: text) else {
+        throw .badRequest("version must be one of \(PushVersion.allCases.map(\.rawValue).joined(separator: ", "))")
+    }
+    return version
+}
+
+/// Parses a call type.
+func parseCallType(_ text: String) throws(CollabError) -> Call.CallType {
+    guard let type = Call.CallType(rawValue: text) else { throw .badRequest("callType must be AUDIO or VIDEO") }
+    return type
+}

@@ -1,0 +1,200 @@
+/// `PUT /mobile/v1/clients/current/push`: registers the device's push tokens (re-registration replaces).
+public struct PushRegistrationRequest: Codable, Sendable {
+    /// The APNs device token, hex.
+    public var apnsToken: String?
+    /// The PushKit (VoIP) token, hex.
+    public var pushKitToken: String?
+    /// The FCM registration token.
+    public var fcmToken: String?
+    /// `ENCRYPTED`, `ENCRYPTED_SERVICE` or `NOT_ENCRYPTED`.
+    public var version: String
+    /// `sandbox` (default) or `production`.
+    public var apnsEnvironment: String?
+
+    public init(apnsToken: String? = nil, pushKitToken: String? = nil, fcmToken: String? = nil, version: String, apnsEnvironment: String? = nil) {
+        self.apnsToken = apnsToken
+        self.pushKitToken = pushKitToken
+        self.fcmToken = fcmToken
+        self.version = version
+        self.apnsEnvironment = apnsEnvironment
+    }
+}
+
+/// A notification key as the device receives it ("received shared").
+public struct NotificationKeyView: Codable, Sendable, Equatable {
+    public var keyId: String
+    /// 256-bit AES key, base64.
+    public var key: String
+    public var createdAt: Int64
+    /// For the previous key during the overlap: until when it still decrypts.
+    public var validUntil: Int64?
+    public init(keyId: String, key: String, createdAt: Int64, validUntil: Int64? = nil) {
+        self.keyId = keyId
+        self.key = key
+        self.createdAt = createdAt
+        self.validUntil = validUntil
+    }
+}
+
+/// A device's registration, as the device and the control API see it.
+public struct DeviceView: Codable, Sendable, Equatable {
+    /// The server's record id (`<person id>:<device id>`).
+    public var id: String
+    public var personId: String
+    public var deviceId: String
+    public var os: String
+    public var osVersion: String?
+    public var appId: String?
+    public var apnsToken: String?
+    public var pushKitToken: String?
+    public var fcmToken: String?
+    public var version: String
+    public var apnsEnvironment: String
+    public var notificationCount: Int
+    /// The current key id (the key itself only goes to the device).
+    public var keyId: String?
+    public var registeredAt: Int64
+    public var updatedAt: Int64
+
+    public init(
+        id: String, personId: String, deviceId: String, os: String, osVersion: String?, appId: String?, apnsToken: String?, pushKitToken: String?,
+        fcmToken: String?, version: String, apnsEnvironment: String, notificationCount: Int, keyId: String?, registeredAt: Int64, updatedAt: Int64
+    ) {
+        self.id = id
+        self.personId = personId
+        self.deviceId = deviceId
+        self.os = os
+        self.osVersion = osVersion
+        self.appId = appId
+        self.apnsToken = apnsToken
+        self.pushKitToken = pushKitToken
+        self.fcmToken = fcmToken
+        self.version = version
+        self.apnsEnvironment = apnsEnvironment
+        self.notificationCount = notificationCount
+        self.keyId = keyId
+        self.registeredAt = registeredAt
+        self.updatedAt = updatedAt
+    }
+}
+
+/// The answer to a push registration: the device and, for encrypted versions, its keys.
+public struct PushRegistrationResponse: Codable, Sendable {
+    public var device: DeviceView
+    /// Current key first, then the previous one while it is still valid.
+    public var keys: [NotificationKeyView]
+    public init(device: DeviceView, keys: [NotificationKeyView]) {
+        self.device = device
+        self.keys = keys
+    }
+}
+
+/// The plain content of a push (what encrypted payloads seal), as JSON.
+public struct PushContentView: Codable, Sendable, Equatable {
+    /// `NEW_MESSAGE`, `INCOMING_CALL`, `MISSED_CALL` or `REVOKE_CALL`.
+    public var type: String
+    public var title: String
+    public var text: String
+    public var conversationId: String
+    public var messageId: String?
+    public var senderName: String?
+    public var senderPersonId: String?
+    public var notificationCount: Int?
+    public var callId: String?
+    public var callType: String?
+    public var callerName: String?
+    public var callerPersonId: String?
+    public var callState: String?
+    public var callEndReason: String?
+    public var timestamp: Int64
+}
+
+/// One push in the outbox.
+public struct PushView: Codable, Sendable, Equatable {
+    public struct Attempt: Codable, Sendable, Equatable {
+        public var timestamp: Int64
+        public var sink: String
+        public var status: Int?
+        public var reason: String?
+        public var error: String?
+    }
+
+    public var id: Int64
+    /// `apns-id`.
+    public var pushId: String
+    public var accountId: String
+    public var personId: String
+    public var deviceRecordId: String
+    public var deviceId: String
+    /// `NEW_MESSAGE`, `INCOMING_CALL`, `MISSED_CALL` or `REVOKE_CALL`.
+    public var kind: String
+    /// `APNS`, `APNS_VOIP` or `FCM`.
+    public var transport: String
+    public var version: String
+    public var token: String
+    public var topic: String?
+    /// `alert`, `background` or `voip`.
+    public var pushType: String
+    public var priority: Int
+    public var collapseId: String?
+    public var keyId: String?
+    public var content: PushContentView
+    /// The payload exactly as sent.
+    public var payload: String
+    public var payloadBytes: Int
+    public var truncated: Bool
+    /// `RECORDED`, `PENDING`, `DELIVERED`, `UNREGISTERED` or `FAILED`.
+    public var state: String
+    public var attempts: [Attempt]
+    public var createdAt: Int64
+}
+
+/// A page of the outbox.
+public struct PushPage: Codable, Sendable {
+    public var pushes: [PushView]
+    public init(pushes: [PushView]) { self.pushes = pushes }
+}
+
+/// `POST /agent/v1/conversations/{id}/calls`.
+public struct StartCallRequest: Codable, Sendable {
+    /// `AUDIO` or `VIDEO`.
+    public var callType: String
+    public init(callType: String) { self.callType = callType }
+}
+
+/// A call as the mobile and agent APIs show it.
+public struct CallView: Codable, Sendable, Equatable {
+    public var id: String
+    public var conversationId: String
+    public var callType: String
+    public var initiatorPersonId: String
+    /// `RINGING`, `ACTIVE` or `ENDED`.
+    public var state: String
+    public var initiationTimestamp: Int64
+    public var acceptTimestamp: Int64?
+    public var endTimestamp: Int64?
+    /// The vendor's `ECallEndReason` (`NOT_ANSWERED` for a missed call).
+    public var endReason: String?
+    public var timeoutAt: Int64
+
+    public init(
+        id: String, conversationId: String, callType: String, initiatorPersonId: String, state: String, initiationTimestamp: Int64, acceptTimestamp: Int64?,
+        endTimestamp: Int64?, endReason: String?, timeoutAt: Int64
+    ) {
+        self.id = id
+        self.conversationId = conversationId
+        self.callType = callType
+        self.initiatorPersonId = initiatorPersonId
+        self.state = state
+        self.initiationTimestamp = initiationTimestamp
+        self.acceptTimestamp = acceptTimestamp
+        self.endTimestamp = endTimestamp
+        self.endReason = endReason
+        self.timeoutAt = timeoutAt
+    }
+}
+
+/// `POST /mobile/v1/calls/{id}/answer`.
+public struct AnswerCallRequest: Codable, Sendable {
+    public init() {}
+}

@@ -46,12 +46,18 @@ public final class PushOutbox: Sendable {
 
     /// Replaces an entry's delivery state and attempts.
     public func update(id: Int64, _ change: (inout OutboxEntry) -> Void) {
-        let (updated, subscribers): (OutboxEntry?, [AsyncStream<OutboxEntry>.Continuation]) = state.withLock { state in
-            guard let index = state.entries.lastIndex(where: { $0.id == id }) else { return (nil, []) }
+        let (updated, waiters, subscribers): (OutboxEntry?, [Waiter], [AsyncStream<OutboxEntry>.Continuation]) = state.withLock { state in
+            guard let index = state.entries.lastIndex(where: { $0.id == id }) else { return (nil, [], []) }
             change(&state.entries[index])
-            return (state.entries[index], Array(state.subscribers.values))
+            let updated = state.entries[index]
+            // A wait may be for a delivery state the entry only now reached.
+            let woken = state.waiters.filter { $0.filter.matches(updated) }
+            state.waiters.removeAll { $0.filter.matches(updated) }
+            return (updated, woken, Array(state.subscribers.values))
         }
-        if let updated { for subscriber in subscribers { subscriber.yield(updated) } }
+        guard let updated else { return }
+        for waiter in waiters { waiter.continuation.resume(returning: updated) }
+        for subscriber in subscribers { subscriber.yield(updated) }
     }
 
     /// Entries matching `filter`, oldest first, at most `limit` (the newest).

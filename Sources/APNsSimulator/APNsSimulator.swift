@@ -1,0 +1,230 @@
+public import Foundation
+import Hummingbird
+import HummingbirdHTTP2
+import JWTKit
+public import Logging
+import NIOCore
+import NIOFoundationCompat
+import NIOSSL
+public import ServiceLifecycle
+import Synchronization
+
+/// One push the simulator accepted.
+public struct SimulatedPush: Sendable, Codable, Equatable {
+    public var apnsId: String
+    public var token: String
+    public var topic: String
+    public var pushType: String
+    public var priority: Int?
+    public var expiration: Int64?
+    public var collapseId: String?
+    /// The provider token's `kid`.
+    public var keyId: String
+    public var payload: String
+    public var receivedAt: Int64
+}
+
+/// Configuration of the simulator.
+public struct APNsSimulatorConfiguration: Sendable {
+    public var host: String
+    public var port: Int
+    /// The team id provider tokens must be issued by (`iss`); `nil` accepts any.
+    public var teamId: String?
+    /// ES256 public keys (PEM) by key id that provider tokens may be signed with.
+    public var keys: [String: String]
+    /// Bundle ids pushes may target (`apns-topic` without `.voip`); empty accepts any.
+    public var topics: Set<String>
+    /// How many accepted pushes are kept.
+    public var capacity: Int
+
+    public init(host: String = "127.0.0.1", port: Int = 0, teamId: String? = nil, keys: [String: String], topics: Set<String> = [], capacity: Int = 10_000) {
+        self.host = host
+        self.port = port
+        self.teamId = teamId
+        self.keys = keys
+        self.topics = topics
+        self.capacity = capacity
+    }
+}
+
+/// An APNs-compatible HTTP/2 endpoint over TLS that validates pushes like Apple's provider API and
+/// records what it accepted.
+///
+/// `POST /3/device/<token>` checks, in Apple's order of concern: the device token, the provider token
+/// (present, signed with a known key, issued by the team, at most an hour old), `apns-push-type`,
+/// `apns-topic` (allowed bundle, `.voip` exactly for VoIP), `apns-priority` (5 for background),
+/// `apns-expiration`, `apns-collapse-id` (64 bytes), and the payload (JSON, within 4096 bytes, 5120
+/// for VoIP). Tokens marked unregistered answer 410. Errors carry Apple's `{"reason": …}` body.
+///
+/// `GET /_sim/pushes` lists accepted pushes, `DELETE /_sim/pushes` forgets them,
+/// `POST /_sim/unregister {"token": …}` marks a token unregistered.
+public final class APNsSimulator: Service {
+    public let configuration: APNsSimulatorConfiguration
+    public let certificate: SelfSignedCertificate
+    private let logger: Logger
+    private let state = Mutex(State())
+    private let now: @Sendable () -> Date
+
+    private struct State {
+        var pushes: [SimulatedPush] = []
+        var unregistered: [String: Int64] = [:]
+        var port: Int?
+        var waiters: [CheckedContinuation<Int, Never>] = []
+    }
+
+    public init(configuration: APNsSimulatorConfiguration, logger: Logger, now: @escaping @Sendable () -> Date = { Date() }) throws {
+        self.configuration = configuration
+        self.certificate = try SelfSignedCertificate()
+        self.logger = logger
+        self.now = now
+    }
+
+    /// Pushes accepted so far.
+    public var pushes: [SimulatedPush] { state.withLock { $0.pushes } }
+
+    /// Marks a device token unregistered: later pushes to it answer 410.
+    public func markUnregistered(_ token: String) {
+        let timestamp = Int64(now().timeIntervalSince1970 * 1000)
+        state.withLock { $0.unregistered[token.lowercased()] = timestamp }
+    }
+
+    /// Waits until the simulator listens and returns its port.
+    public func waitUntilListening() async -> Int {
+        await withCheckedContinuation { continuation in
+            let port: Int? = state.withLock { state in
+                if let port = state.port { return port }
+                state.waiters.append(continuation)
+                return nil
+            }
+            if let port { continuation.resume(returning: port) }
+        }
+    }
+
+    public func run() async throws {
+        let router = Router()
+        router.post("3/device/:token") { request, context -> Response in
+            let token = context.parameters.get("token") ?? ""
+            let body = try await request.body.collect(upTo: 64 * 1024)
+            return await self.handle(request: request, token: token, body: Data(buffer: body))
+        }
+        router.get("_sim/pushes") { _, _ -> Response in
+            let data = (try? JSONEncoder().encode(self.pushes)) ?? Data("[]".utf8)
+            return Response(status: .ok, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(bytes: data)))
+        }
+        router.delete("_sim/pushes") { _, _ -> Response in
+            self.state.withLock { $0.pushes.removeAll() }
+            return Response(status: .noContent)
+        }
+        router.post("_sim/unregister") { request, _ -> Response in
+            struct Body: Decodable { var token: String }
+            let data = try await request.body.collect(upTo: 4096)
+            guard let body = try? JSONDecoder().decode(Body.self, from: Data(buffer: data)) else {
+                return Response(status: .badRequest)
+            }
+            self.markUnregistered(body.token)
+            return Response(status: .noContent)
+        }
+        let tls = TLSConfiguration.makeServerConfiguration(
+            certificateChain: try NIOSSLCertificate.fromPEMBytes(Array(certificate.certificatePEM.utf8)).map { .certificate($0) },
+            privateKey: .privateKey(try NIOSSLPrivateKey(bytes: Array(certificate.privateKeyPEM.utf8), format: .pem))
+        )
+        let app = Application(
+            router: router, server: try .http2Upgrade(tlsConfiguration: tls),
+            configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "mock-collab-apns-sim"),
+            onServerRunning: { [self] channel in
+                let port = channel.localAddress?.port ?? configuration.port
+                let waiters = state.withLock { state in
+                    state.port = port
+                    defer { state.waiters = [] }
+                    return state.waiters
+                }
+                for waiter in waiters { waiter.resume(returning: port) }
+            },
+            logger: logger
+        )
+        try await app.run()
+    }
+
+    private func reject(_ status: HTTPResponse.Status, _ reason: String, timestamp: Int64? = nil) -> Response {
+        var object: [String: Any] = ["reason": reason]
+        if let timestamp { object["timestamp"] = timestamp }
+        let data = (try? JSONSerialization.data(withJSONObject: object)) ?? Data()
+        return Response(status: status, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(bytes: data)))
+    }
+
+    struct ProviderClaims: JWTPayload {
+        var iss: IssuerClaim
+        var iat: IssuedAtClaim
+        func verify(using algorithm: some JWTAlgorithm) throws {}
+    }
+
+    /// The `kid` of a JWT's header.
+    static func keyId(of jwt: String) -> String? {
+        guard let header = jwt.split(separator: ".").first else { return nil }
+        var base64 = header.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
+        while base64.count % 4 != 0 { base64 += "=" }
+        guard let data = Data(base64Encoded: base64), let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any] else { return nil }
+        return object["kid"] as? String
+    }
+
+    private static let pushTypes: Set<String> = ["alert", "background", "voip", "complication", "fileprovider", "mdm", "liveactivity", "location", "pushtotalk"]
+
+    private func handle(request: Request, token rawToken: String, body: Data) async -> Response {
+        let token = rawToken.lowercased()
+        guard token.count.isMultiple(of: 2), (16...400).contains(token.count), token.allSatisfy(\.isHexDigit) else {
+            return reject(.badRequest, "BadDeviceToken")
+        }
+        // Provider token.
+        guard let authorization = request.headers[.authorization], authorization.lowercased().hasPrefix("bearer ") else {
+            return reject(.forbidden, "MissingProviderToken")
+        }
+        let jwt = String(authorization.dropFirst("bearer ".count))
+        let keys = JWTKeyCollection()
+        for (kid, pem) in configuration.keys {
+            guard let key = try? ES256PublicKey(pem: pem) else { continue }
+            await keys.add(ecdsa: key, kid: JWKIdentifier(string: kid))
+        }
+        guard let claims = try? await keys.verify(jwt, as: ProviderClaims.self) else { return reject(.forbidden, "InvalidProviderToken") }
+        if let team = configuration.teamId, claims.iss.value != team { return reject(.forbidden, "InvalidProviderToken") }
+        let age = now().timeIntervalSince(claims.iat.value)
+        if age > 3600 { return reject(.forbidden, "ExpiredProviderToken") }
+        if age < -600 { return reject(.forbidden, "InvalidProviderToken") }
+        let keyId = Self.keyId(of: jwt) ?? ""
+        // Headers.
+        guard let pushType = request.headers[.init("apns-push-type")!], Self.pushTypes.contains(pushType) else { return reject(.badRequest, "InvalidPushType") }
+        guard let topic = request.headers[.init("apns-topic")!], !topic.isEmpty else { return reject(.badRequest, "MissingTopic") }
+        let isVoIPTopic = topic.hasSuffix(".voip")
+        if (pushType == "voip") != isVoIPTopic { return reject(.badRequest, "TopicDisallowed") }
+        let bundle = isVoIPTopic ? String(topic.dropLast(".voip".count)) : topic
+        if !configuration.topics.isEmpty, !configuration.topics.contains(bundle) { return reject(.badRequest, "TopicDisallowed") }
+        var priority: Int?
+        if let text = request.headers[.init("apns-priority")!] {
+            guard let value = Int(text), [1, 5, 10].contains(value) else { return reject(.badRequest, "BadPriority") }
+            priority = value
+        }
+        if pushType == "background", priority == 10 { return reject(.badRequest, "BadPriority") }
+        var expiration: Int64?
+        if let text = request.headers[.init("apns-expiration")!] {
+            guard let value = Int64(text), value >= 0 else { return reject(.badRequest, "BadExpirationDate") }
+            expiration = value
+        }
+        let collapseId = request.headers[.init("apns-collapse-id")!]
+        if let collapseId, collapseId.utf8.count > 64 { return reject(.badRequest, "BadCollapseId") }
+        // Payload.
+        guard !body.isEmpty else { return reject(.badRequest, "PayloadEmpty") }
+        let limit = pushType == "voip" ? 5120 : 4096
+        guard body.count <= limit else { return reject(.contentTooLarge, "PayloadTooLarge") }
+        guard (try? JSONSerialization.jsonObject(with: body)) is [String: Any] else { return reject(.badRequest, "BadPayload") }
+        if let unregisteredAt = state.withLock({ $0.unregistered[token] }) { return reject(.gone, "Unregistered", timestamp: unregisteredAt) }
+        let apnsId = request.headers[.init("apns-id")!] ?? UUID().uuidString
+        let push = SimulatedPush(
+            apnsId: apnsId, token: token, topic: topic, pushType: pushType, priority: priority, expiration: expiration, collapseId: collapseId, keyId: keyId,
+            payload: String(decoding: body, as: UTF8.self), receivedAt: Int64(now().timeIntervalSince1970 * 1000)
+        )
+        state.withLock { state in
+            state.pushes.append(push)
+            if state.pushes.count > configuration.capacity { state.pushes.removeFirst(state.pushes.count - configuration.capacity) }
+        }
+        return Response(status: .ok, headers: [.init("apns-id")!: apnsId])
+    }
+}

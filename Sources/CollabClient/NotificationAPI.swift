@@ -1,0 +1,146 @@
+public import CollabWire
+import Crypto
+public import Foundation
+
+/// The SDK's push-notification versions.
+public enum PushNotificationVersion: String, Sendable, CaseIterable {
+    /// Sealed; the app decrypts.
+    case encrypted = "ENCRYPTED"
+    /// Sealed; a Notification Service Extension decrypts (placeholder alert with `mutable-content`).
+    case encryptedService = "ENCRYPTED_SERVICE"
+    /// Plain title and text.
+    case notEncrypted = "NOT_ENCRYPTED"
+}
+
+/// Why a notification could not be handled.
+public enum NotificationProcessingError: Error, Equatable, Sendable {
+    /// Not a MockCollab notification: the app handles it itself.
+    case foreignNotification
+    /// Sealed with a key this device does not hold (rotated away, or never fetched).
+    case unknownKey(String)
+    /// Malformed payload.
+    case malformed(String)
+    /// The sealed data does not open with the named key.
+    case decryptionFailed
+}
+
+/// What the client should do with a new message or an incoming call, by app state: the SDK's
+/// notification table, applied on the device.
+public enum ClientNotificationDecision: Sendable, Equatable {
+    case showNotification
+    case requestUIVisibility
+    case nothing
+
+    /// The SDK's table: background → show; foreground with the UI closed → show a message, ask to show
+    /// the UI for a call; foreground with the UI open → nothing.
+    public static func decide(kind: String, appState: ClientAppState) -> ClientNotificationDecision {
+        switch appState {
+        case .background: .showNotification
+        case .foregroundUIClosed: kind == "INCOMING_CALL" ? .requestUIVisibility : .showNotification
+        case .foregroundUIOpen: .nothing
+        }
+    }
+}
+
+/// Push notifications for a visitor client: token registration, notification keys, handling and
+/// decrypting received notifications, and answering calls.
+public final class NotificationAPI: Sendable {
+    public let client: VisitorClient
+    public let storage: any NotificationKeyStorage
+
+    public init(client: VisitorClient, storage: any NotificationKeyStorage = MemoryKeyStorage()) {
+        self.client = client
+        self.storage = storage
+    }
+
+    /// Registers the device's tokens (re-registration replaces them) and stores the notification keys
+    /// the server shares for encrypted versions.
+    @discardableResult
+    public func register(
+        apnsToken: String? = nil, pushKitToken: String? = nil, fcmToken: String? = nil, version: PushNotificationVersion, apnsEnvironment: String? = nil
+    ) async throws -> PushRegistrationResponse {
+        let response: PushRegistrationResponse = try await client.transport.send(
+            "PUT", "/mobile/v1/clients/current/push",
+            body: PushRegistrationRequest(apnsToken: apnsToken, pushKitToken: pushKitToken, fcmToken: fcmToken, version: version.rawValue, apnsEnvironment: apnsEnvironment)
+        )
+        try storage.save(response.keys)
+        return response
+    }
+
+    /// Disables push: the server deletes the device's tokens.
+    public func disable() async throws {
+        try await client.transport.sendWithoutResult("DELETE", "/mobile/v1/clients/current/push")
+        try storage.save([])
+    }
+
+    /// Fetches the current (and, during an overlap, previous) keys after a rotation.
+    @discardableResult
+    public func refreshKeys() async throws -> [NotificationKeyView] {
+        let keys: [NotificationKeyView] = try await client.transport.send("GET", "/mobile/v1/clients/current/notification-keys")
+        try storage.save(keys)
+        return keys
+    }
+
+    /// Handles a received notification's `userInfo`: our content, decrypted if sealed.
+    /// - Throws: ``NotificationProcessingError/foreignNotification`` for a notification that is not ours.
+    public func handleRemoteNotification(userInfo: [String: Any]) throws -> PushContentView {
+        try Self.content(of: userInfo, keys: storage.load())
+    }
+
+    /// Answers a call from the device (after CallKit reported the user's answer).
+    @discardableResult
+    public func answer(callId: String) async throws(CollabClientError) -> CallView {
+        try await client.transport.send("POST", "/mobile/v1/calls/\(callId)/answer")
+    }
+
+    /// Declines a call.
+    @discardableResult
+    public func decline(callId: String) async throws(CollabClientError) -> CallView {
+        try await client.transport.send("POST", "/mobile/v1/calls/\(callId)/decline")
+    }
+
+    /// Reads a call's state.
+    public func call(_ callId: String) async throws(CollabClientError) -> CallView {
+        try await client.transport.send("GET", "/mobile/v1/calls/\(callId)")
+    }
+
+    /// The content of a notification payload (APNs `userInfo`, or an FCM data message's `unblu` string
+    /// parsed into a dictionary), decrypting it with `keys` when sealed. Usable from a Notification
+    /// Service Extension, like the SDK's encrypted-notification helper.
+    public static func content(of userInfo: [String: Any], keys: [NotificationKeyView]) throws -> PushContentView {
+        var unblu = userInfo["unblu"]
+        if let text = unblu as? String, let data = text.data(using: .utf8) {
+            unblu = try? JSONSerialization.jsonObject(with: data)
+        }
+        guard let fields = unblu as? [String: Any] else { throw NotificationProcessingError.foreignNotification }
+        if let sealed = fields["encryptedData"] as? String {
+            guard let keyId = fields["keyId"] as? String else { throw NotificationProcessingError.malformed("encryptedData without keyId") }
+            guard let key = keys.first(where: { $0.keyId == keyId }) else { throw NotificationProcessingError.unknownKey(keyId) }
+            return try decrypt(sealed, key: key.key)
+        }
+        do {
+            let data = try JSONSerialization.data(withJSONObject: fields)
+            return try JSONDecoder().decode(PushContentView.self, from: data)
+        } catch {
+            throw NotificationProcessingError.malformed("\(error)")
+        }
+    }
+
+    /// Opens sealed content: base64 of the AES-256-GCM combined box (nonce ‖ ciphertext ‖ tag).
+    public static func decrypt(_ sealed: String, key: String) throws -> PushContentView {
+        guard let keyData = Data(base64Encoded: key), keyData.count == 32, let combined = Data(base64Encoded: sealed) else {
+            throw NotificationProcessingError.malformed("key or sealed data is not valid base64")
+        }
+        let plaintext: Data
+        do {
+            plaintext = try AES.GCM.open(AES.GCM.SealedBox(combined: combined), using: SymmetricKey(data: keyData))
+        } catch {
+            throw NotificationProcessingError.decryptionFailed
+        }
+        do {
+            return try JSONDecoder().decode(PushContentView.self, from: plaintext)
+        } catch {
+            throw NotificationProcessingError.malformed("sealed content is not push content")
+        }
+    }
+}

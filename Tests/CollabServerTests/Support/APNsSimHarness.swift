@@ -1,0 +1,81 @@
+import APNsSimulator
+import CollabClient
+import Crypto
+import Foundation
+import Logging
+import ServiceLifecycle
+
+/// An in-process APNs simulator over HTTP/2 and TLS, with a provider key the test controls.
+final class APNsSimHarness: Sendable {
+    static let teamId = "TEAM123456"
+    static let keyId = "KEY1234567"
+    let providerKeyPEM: String
+    let simulator: APNsSimulator
+    let group: ServiceGroup
+    let task: Task<Void, any Error>
+    let port: Int
+
+    init(topics: Set<String> = []) async throws {
+        let key = P256.Signing.PrivateKey()
+        providerKeyPEM = key.pemRepresentation
+        var logger = Logger(label: "apns-sim")
+        logger.logLevel = .critical
+        simulator = try APNsSimulator(
+            configuration: APNsSimulatorConfiguration(teamId: Self.teamId, keys: [Self.keyId: key.publicKey.pemRepresentation], topics: topics), logger: logger
+        )
+        let group = ServiceGroup(configuration: .init(services: [simulator], gracefulShutdownSignals: [], logger: logger))
+        self.group = group
+        task = Task { try await group.run() }
+        port = await simulator.waitUntilListening()
+    }
+
+    var url: String { "https://127.0.0.1:\(port)" }
+
+    /// Push settings that send an account's pushes here.
+    func pushSettingsJSON(topic: String = "com.example.app") throws -> Data {
+        let settings: [String: Any] = [
+            "apns": [
+                "teamId": Self.teamId, "keyId": Self.keyId, "privateKeyPEM": providerKeyPEM, "topic": topic, "environment": "custom", "customURL": url,
+                "insecureTLS": true,
+            ]
+        ]
+        return try JSONSerialization.data(withJSONObject: settings)
+    }
+
+    /// Waits until `count` pushes matching `predicate` arrived.
+    func wait(count: Int, timeout: Duration = .seconds(10), _ predicate: @Sendable (SimulatedPush) -> Bool = { _ in true }) async throws -> [SimulatedPush] {
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline {
+            let matches = simulator.pushes.filter(predicate)
+            if matches.count >= count { return matches }
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        throw CollectorTimeout(description: "\(count) pushes at the APNs simulator", seen: simulator.pushes.map(\.pushType))
+    }
+
+    func stop() async throws {
+        await group.triggerGracefulShutdown()
+        try await task.value
+    }
+}
+
+/// Pushes from the control API.
+extension TestServer {
+    func pushes(_ query: [(String, String)] = []) async throws -> [PushView] {
+        try await control.transport.send("GET", "/_mock/v1/pushes", query: query, as: PushPage.self).pushes
+    }
+
+    func waitForPush(_ query: [(String, String)], timeoutMs: Int = 10_000) async throws -> PushView {
+        try await control.transport.send("GET", "/_mock/v1/pushes/wait", query: query + [("timeoutMs", String(timeoutMs))], as: PushView.self)
+    }
+
+    func configurePush(account: String, _ body: Data) async throws {
+        let response = try await control.transport.raw("PUT", "/_mock/v1/accounts/\(account)/push-settings", body: body)
+        try HTTPTransport.check(response, method: "PUT", path: "push-settings")
+    }
+}
+
+import CollabWire
+
+let apnsToken = String(repeating: "a1", count: 32)
+let voipToken = String(repeating: "b2", count: 32)

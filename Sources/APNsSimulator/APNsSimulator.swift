@@ -36,14 +36,20 @@ public struct APNsSimulatorConfiguration: Sendable {
     public var topics: Set<String>
     /// How many accepted pushes are kept.
     public var capacity: Int
+    /// The age after which a provider token is refused with ExpiredProviderToken (APNs: one hour).
+    public var providerTokenMaxAge: TimeInterval
 
-    public init(host: String = "127.0.0.1", port: Int = 0, teamId: String? = nil, keys: [String: String], topics: Set<String> = [], capacity: Int = 10_000) {
+    public init(
+        host: String = "127.0.0.1", port: Int = 0, teamId: String? = nil, keys: [String: String], topics: Set<String> = [], capacity: Int = 10_000,
+        providerTokenMaxAge: TimeInterval = 3600
+    ) {
         self.host = host
         self.port = port
         self.teamId = teamId
         self.keys = keys
         self.topics = topics
         self.capacity = capacity
+        self.providerTokenMaxAge = providerTokenMaxAge
     }
 }
 
@@ -57,7 +63,8 @@ public struct APNsSimulatorConfiguration: Sendable {
 /// for VoIP). Tokens marked unregistered answer 410. Errors carry Apple's `{"reason": …}` body.
 ///
 /// `GET /_sim/pushes` lists accepted pushes, `DELETE /_sim/pushes` forgets them,
-/// `POST /_sim/unregister {"token": …}` marks a token unregistered.
+/// `POST /_sim/unregister {"token": …}` marks a token unregistered, and
+/// `POST /_sim/fail-next {"count": 2, "status": 503, "reason": "ServiceUnavailable"}` fails the next pushes.
 public final class APNsSimulator: Service {
     public let configuration: APNsSimulatorConfiguration
     public let certificate: SelfSignedCertificate
@@ -66,6 +73,7 @@ public final class APNsSimulator: Service {
     private let now: @Sendable () -> Date
 
     private struct State {
+        var failures: [(status: Int, reason: String)] = []
         var pushes: [SimulatedPush] = []
         var unregistered: [String: Int64] = [:]
         var port: Int?
@@ -86,6 +94,11 @@ public final class APNsSimulator: Service {
     public func markUnregistered(_ token: String) {
         let timestamp = Int64(now().timeIntervalSince1970 * 1000)
         state.withLock { $0.unregistered[token.lowercased()] = timestamp }
+    }
+
+    /// Makes the next `count` well-formed pushes fail with `status` and `reason` (e.g. 503 ServiceUnavailable, 429 TooManyRequests).
+    public func failNext(_ count: Int, status: Int, reason: String) {
+        state.withLock { $0.failures += Array(repeating: (status, reason), count: count) }
     }
 
     /// Waits until the simulator listens and returns its port.
@@ -113,6 +126,19 @@ public final class APNsSimulator: Service {
         }
         router.delete("_sim/pushes") { _, _ -> Response in
             self.state.withLock { $0.pushes.removeAll() }
+            return Response(status: .noContent)
+        }
+        router.post("_sim/fail-next") { request, _ -> Response in
+            struct Body: Decodable {
+                var count: Int
+                var status: Int
+                var reason: String
+            }
+            let data = try await request.body.collect(upTo: 4096)
+            guard let body = try? JSONDecoder().decode(Body.self, from: Data(buffer: data)), body.count >= 0, body.count <= 1000 else {
+                return Response(status: .badRequest)
+            }
+            self.failNext(body.count, status: body.status, reason: body.reason)
             return Response(status: .noContent)
         }
         router.post("_sim/unregister") { request, _ -> Response in
@@ -187,7 +213,7 @@ public final class APNsSimulator: Service {
         guard let claims = try? await keys.verify(jwt, as: ProviderClaims.self) else { return reject(.forbidden, "InvalidProviderToken") }
         if let team = configuration.teamId, claims.iss.value != team { return reject(.forbidden, "InvalidProviderToken") }
         let age = now().timeIntervalSince(claims.iat.value)
-        if age > 3600 { return reject(.forbidden, "ExpiredProviderToken") }
+        if age > configuration.providerTokenMaxAge { return reject(.forbidden, "ExpiredProviderToken") }
         if age < -600 { return reject(.forbidden, "InvalidProviderToken") }
         let keyId = Self.keyId(of: jwt) ?? ""
         // Headers.
@@ -216,6 +242,9 @@ public final class APNsSimulator: Service {
         guard body.count <= limit else { return reject(.contentTooLarge, "PayloadTooLarge") }
         guard (try? JSONSerialization.jsonObject(with: body)) is [String: Any] else { return reject(.badRequest, "BadPayload") }
         if let unregisteredAt = state.withLock({ $0.unregistered[token] }) { return reject(.gone, "Unregistered", timestamp: unregisteredAt) }
+        if let failure = state.withLock({ $0.failures.isEmpty ? nil : $0.failures.removeFirst() }) {
+            return reject(HTTPResponse.Status(code: failure.status), failure.reason)
+        }
         let apnsId = request.headers[.init("apns-id")!] ?? UUID().uuidString
         let push = SimulatedPush(
             apnsId: apnsId, token: token, topic: topic, pushType: pushType, priority: priority, expiration: expiration, collapseId: collapseId, keyId: keyId,

@@ -16,8 +16,8 @@ public protocol PushStateAccess: Sendable {
 /// blocking the request that caused them.
 ///
 /// Every push lands in the outbox. Sinks configured for the account deliver it for real: APNs over
-/// HTTP/2 for alert, background and VoIP pushes, `.apns` files for the simulator (alert pushes).
-/// FCM messages are composed and recorded; no FCM sink delivers them yet.
+/// HTTP/2 for alert, background and VoIP pushes, FCM HTTP v1 for FCM tokens, `.apns` files for the
+/// simulator (alert pushes).
 public final class PushPipeline: Service {
     /// Tuning.
     public struct Settings: Sendable {
@@ -39,6 +39,7 @@ public final class PushPipeline: Service {
     private let logger: Logger
     private let settings: Settings
     private let apns: APNsSink
+    private let fcm: FCMSink
     private let stream: AsyncStream<PushIntent>
     private let continuation: AsyncStream<PushIntent>.Continuation
     private let dropped = Mutex(0)
@@ -51,6 +52,7 @@ public final class PushPipeline: Service {
         self.settings = settings
         self.outbox = PushOutbox(capacity: outboxCapacity)
         self.apns = APNsSink(clock: clock)
+        self.fcm = FCMSink(clock: clock)
         (stream, continuation) = AsyncStream.makeStream(of: PushIntent.self, bufferingPolicy: .bufferingOldest(settings.queueCapacity))
     }
 
@@ -96,6 +98,7 @@ public final class PushPipeline: Service {
         }
         outbox.finishAll()
         await apns.shutdown()
+        await fcm.shutdown()
     }
 
     /// Composes one outbox entry per transport of the intent.
@@ -130,7 +133,7 @@ public final class PushPipeline: Service {
                 entry.payload = String(decoding: composed.payload, as: UTF8.self)
                 entry.payloadBytes = composed.payload.count
                 entry.truncated = composed.truncated
-                let hasSink = (transport != .fcm && pushSettings?.apns != nil)
+                let hasSink = (transport != .fcm && pushSettings?.apns != nil) || (transport == .fcm && pushSettings?.fcm != nil)
                     || (pushSettings?.simulatorDirectory != nil && transport == .apns && composed.pushType == "alert")
                 entry.state = hasSink ? .pending : .recorded
             } catch {
@@ -148,14 +151,22 @@ public final class PushPipeline: Service {
             outbox.update(id: entry.id) { $0.attempts.append(result.attempt) }
             delivered = result.outcome == .delivered
         }
-        guard entry.transport != .fcm, let apnsSettings = pushSettings?.apns else {
+        let send: (@Sendable (Bool) async -> SinkResult)?
+        if entry.transport == .fcm, let fcmSettings = pushSettings?.fcm {
+            send = { renew in await self.fcm.send(entry, settings: fcmSettings, renewToken: renew) }
+        } else if entry.transport != .fcm, let apnsSettings = pushSettings?.apns {
+            send = { renew in await self.apns.send(entry, settings: apnsSettings, renewToken: renew) }
+        } else {
+            send = nil
+        }
+        guard let send else {
             outbox.update(id: entry.id) { $0.state = delivered ? .delivered : .failed }
             return
         }
         var backoff = settings.initialBackoff
         var renew = false
         for attempt in 1...settings.maxAttempts {
-            let result = await apns.send(entry, settings: apnsSettings, renewToken: renew)
+            let result = await send(renew)
             renew = false
             outbox.update(id: entry.id) { $0.attempts.append(result.attempt) }
             switch result.outcome {
@@ -170,7 +181,7 @@ public final class PushPipeline: Service {
                 outbox.update(id: entry.id) { $0.state = .failed }
                 return
             case .retry:
-                if result.attempt.reason == "ExpiredProviderToken" {
+                if result.attempt.reason == "ExpiredProviderToken" || result.attempt.reason == "ExpiredAccessToken" {
                     renew = true
                     continue
                 }

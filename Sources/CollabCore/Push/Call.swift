@@ -133,15 +133,41 @@ public struct PushSettings: Sendable, Codable, Equatable, Identifiable {
         }
     }
 
+    /// FCM HTTP v1 settings: a service account whose OAuth token authorizes `messages:send`.
+    public struct FCM: Sendable, Codable, Equatable {
+        public var projectId: String
+        /// The service account's `client_email`.
+        public var clientEmail: String
+        /// The service account's RS256 `private_key` in PEM; never returned by the server.
+        public var privateKeyPEM: String
+        /// The OAuth token endpoint (`https://oauth2.googleapis.com/token` by default).
+        public var tokenURL: String?
+        /// The FCM API base URL (`https://fcm.googleapis.com` by default).
+        public var endpoint: String?
+
+        public init(projectId: String, clientEmail: String, privateKeyPEM: String, tokenURL: String? = nil, endpoint: String? = nil) {
+            self.projectId = projectId
+            self.clientEmail = clientEmail
+            self.privateKeyPEM = privateKeyPEM
+            self.tokenURL = tokenURL
+            self.endpoint = endpoint
+        }
+
+        public var effectiveTokenURL: String { tokenURL ?? "https://oauth2.googleapis.com/token" }
+        public var effectiveEndpoint: String { endpoint ?? "https://fcm.googleapis.com" }
+    }
+
     /// The account id.
     public var id: String
     public var apns: APNs?
+    public var fcm: FCM?
     /// A directory for `.apns` files `xcrun simctl push` takes (alert pushes only).
     public var simulatorDirectory: String?
 
-    public init(id: String, apns: APNs? = nil, simulatorDirectory: String? = nil) {
+    public init(id: String, apns: APNs? = nil, fcm: FCM? = nil, simulatorDirectory: String? = nil) {
         self.id = id
         self.apns = apns
+        self.fcm = fcm
         self.simulatorDirectory = simulatorDirectory
     }
 
@@ -153,6 +179,14 @@ public struct PushSettings: Sendable, Codable, Equatable, Identifiable {
             guard ["sandbox", "production", "custom"].contains(apns.environment) else { throw .badRequest("apns.environment must be sandbox, production or custom") }
             if apns.environment == "custom" {
                 guard let url = apns.customURL, url.hasPrefix("https://") || url.hasPrefix("http://") else { throw .badRequest("apns.customURL must be an http(s) URL") }
+            }
+        }
+        if let fcm {
+            guard !fcm.projectId.isEmpty, fcm.projectId.count <= 100 else { throw .badRequest("fcm.projectId is required") }
+            guard fcm.clientEmail.contains("@") else { throw .badRequest("fcm.clientEmail must be the service account's email") }
+            guard fcm.privateKeyPEM.contains("PRIVATE KEY"), fcm.privateKeyPEM.count < 16 * 1024 else { throw .badRequest("fcm.privateKeyPEM must be a PEM private key") }
+            for url in [fcm.tokenURL, fcm.endpoint].compactMap({ $0 }) where !(url.hasPrefix("https://") || url.hasPrefix("http://")) {
+                throw .badRequest("fcm URLs must be http(s) URLs")
             }
         }
         if let directory = simulatorDirectory {

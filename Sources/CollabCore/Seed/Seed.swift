@@ -27,10 +27,12 @@ public struct Seed: Sendable, Codable, Equatable {
         public var users: [UserSeed]?
         public var persons: [PersonSeed]?
         public var jwt: JWTSeed?
+        /// Where the account's pushes go besides the outbox.
+        public var push: PushSeed?
 
         public init(
             name: String, configuration: [String: String]? = nil, metadata: [String: String]? = nil, apiKeys: [ApiKeySeed]? = nil,
-            namedAreas: [NamedAreaSeed]? = nil, users: [UserSeed]? = nil, persons: [PersonSeed]? = nil, jwt: JWTSeed? = nil
+            namedAreas: [NamedAreaSeed]? = nil, users: [UserSeed]? = nil, persons: [PersonSeed]? = nil, jwt: JWTSeed? = nil, push: PushSeed? = nil
         ) {
             self.name = name
             self.configuration = configuration
@@ -40,6 +42,19 @@ public struct Seed: Sendable, Codable, Equatable {
             self.users = users
             self.persons = persons
             self.jwt = jwt
+            self.push = push
+        }
+    }
+
+    /// Push sinks of an account.
+    public struct PushSeed: Sendable, Codable, Equatable {
+        public var apns: PushSettings.APNs?
+        public var fcm: PushSettings.FCM?
+        public var simulatorDirectory: String?
+        public init(apns: PushSettings.APNs? = nil, fcm: PushSettings.FCM? = nil, simulatorDirectory: String? = nil) {
+            self.apns = apns
+            self.fcm = fcm
+            self.simulatorDirectory = simulatorDirectory
         }
     }
 

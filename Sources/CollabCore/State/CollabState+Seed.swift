@@ -138,6 +138,16 @@ extension CollabState {
             _ = try createOrUpdateVirtualPerson(input, accountId: accountId, context: context, changes: &changes)
         }
 
+        if let push = seed.push {
+            let settings = PushSettings(id: accountId, apns: push.apns, fcm: push.fcm, simulatorDirectory: push.simulatorDirectory)
+            if pushSettings[accountId] != settings {
+                try setPushSettings(settings, changes: &changes)
+                report.updated += 1
+            } else {
+                report.unchanged += 1
+            }
+        }
+
         if let jwt = seed.jwt {
             try jwt.validate()
             let current = jwtSettings[accountId]

@@ -4,6 +4,7 @@ import CollabWire
 import Foundation
 import Hummingbird
 import NIOCore
+import ServiceLifecycle
 
 /// Device registration and calls on the mobile API, calls on the agent API, and the push side of the
 /// control API (outbox, wait, stream, devices, key rotation, push settings).
@@ -141,11 +142,16 @@ struct PushRoutes {
             let (id, stream) = env.pushes.outbox.subscribe()
             let encoder = JSONEncoder()
             let body = ResponseBody { writer in
-                // Server-sent events: one `push` event per new or updated outbox entry.
-                try await writer.write(ByteBuffer(string: ": mock-collab push outbox\n\n"))
-                for await entry in stream where filter.matches(entry) {
-                    let json = String(decoding: try encoder.encode(entry), as: UTF8.self)
-                    try await writer.write(ByteBuffer(string: "id: \(entry.id)\nevent: push\ndata: \(json)\n\n"))
+                // Server-sent events: one `push` event per new or updated outbox entry. The stream ends
+                // when the server shuts down, so a listening client never holds up a graceful shutdown.
+                try await withGracefulShutdownHandler {
+                    try await writer.write(ByteBuffer(string: ": mock-collab push outbox\n\n"))
+                    for await entry in stream where filter.matches(entry) {
+                        let json = String(decoding: try encoder.encode(entry), as: UTF8.self)
+                        try await writer.write(ByteBuffer(string: "id: \(entry.id)\nevent: push\ndata: \(json)\n\n"))
+                    }
+                } onGracefulShutdown: {
+                    env.pushes.outbox.unsubscribe(id)
                 }
                 env.pushes.outbox.unsubscribe(id)
                 try await writer.finish(nil)
@@ -175,7 +181,7 @@ struct PushRoutes {
             let body = try await env.decode(PushSettingsBody.self, from: request)
             let settings = try await env.write { state, changes, _ throws(CollabError) in
                 let account = try state.resolveAccount(reference)
-                let settings = PushSettings(id: account.id, apns: body.apns, simulatorDirectory: body.simulatorDirectory)
+                let settings = PushSettings(id: account.id, apns: body.apns, fcm: body.fcm, simulatorDirectory: body.simulatorDirectory)
                 try state.setPushSettings(settings, changes: &changes)
                 return settings
             }
@@ -195,12 +201,18 @@ struct PushRoutes {
 /// Push settings as the control API takes and shows them; the APNs private key is never shown.
 struct PushSettingsBody: Codable, Sendable {
     var apns: PushSettings.APNs?
+    var fcm: PushSettings.FCM?
     var simulatorDirectory: String?
 
     init(_ settings: PushSettings, redacted: Bool) {
         var apns = settings.apns
-        if redacted { apns?.privateKeyPEM = "REDACTED" }
+        var fcm = settings.fcm
+        if redacted {
+            apns?.privateKeyPEM = "REDACTED"
+            fcm?.privateKeyPEM = "REDACTED"
+        }
         self.apns = apns
+        self.fcm = fcm
         self.simulatorDirectory = settings.simulatorDirectory
     }
 }

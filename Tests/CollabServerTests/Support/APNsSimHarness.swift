@@ -15,13 +15,16 @@ final class APNsSimHarness: Sendable {
     let task: Task<Void, any Error>
     let port: Int
 
-    init(topics: Set<String> = []) async throws {
+    init(topics: Set<String> = [], providerTokenMaxAge: TimeInterval = 3600) async throws {
         let key = P256.Signing.PrivateKey()
         providerKeyPEM = key.pemRepresentation
         var logger = Logger(label: "apns-sim")
         logger.logLevel = .critical
         simulator = try APNsSimulator(
-            configuration: APNsSimulatorConfiguration(teamId: Self.teamId, keys: [Self.keyId: key.publicKey.pemRepresentation], topics: topics), logger: logger
+            configuration: APNsSimulatorConfiguration(
+                teamId: Self.teamId, keys: [Self.keyId: key.publicKey.pemRepresentation], topics: topics, providerTokenMaxAge: providerTokenMaxAge
+            ),
+            logger: logger
         )
         let group = ServiceGroup(configuration: .init(services: [simulator], gracefulShutdownSignals: [], logger: logger))
         self.group = group

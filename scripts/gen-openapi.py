@@ -125,6 +125,43 @@ add("/agent/v1/events", "get", op("Live events (WebSocket)", "agentEvents", {"10
     params=[q("token", S, "The agent token"), q("lastEventId", L, "Resume after this event"), q("namedAreas", S, "Queue filter, as for /agent/v1/queue")],
     desc="Conversation events of the agent's conversations and queue events matching the filter. Same resume, heartbeat and back-pressure rules as the mobile stream."))
 
+# --- push and calls ---------------------------------------------------------------------------
+add("/mobile/v1/clients/current/push", "put", op("Register push tokens", "mobileRegisterPush", {**ok(ref("PushRegistrationResponse")), **errs(400, 401, **T)}, M, CLIENT,
+    request=body(ref("PushRegistrationRequest")),
+    desc="APNs, PushKit (VoIP) and FCM tokens with the push-notification version; re-registration replaces. APNs tokens are hex of even length (8 to 200 bytes). Encrypted versions receive the device's notification key here."))
+add("/mobile/v1/clients/current/push", "delete", op("Disable push", "mobileDisablePush", {"204": {"description": "Tokens and key deleted"}, **errs(401, **T)}, M, CLIENT))
+add("/mobile/v1/clients/current/notification-keys", "get", op("Notification keys", "mobileNotificationKeys", {**ok(arr(ref("NotificationKeyView"))), **errs(401, 404, **T)}, M, CLIENT,
+    desc="The current key, and the previous one while its overlap after a rotation lasts."))
+add("/mobile/v1/calls/{id}", "get", op("A call", "mobileCall", {**ok(ref("CallView")), **errs(401, 404, **T)}, M, CLIENT, params=[p("id", "Call id")]))
+for action, summary in [("answer", "Answer a ringing call (other devices get a revoke)"), ("decline", "Decline a ringing call"), ("end", "End a call")]:
+    add(f"/mobile/v1/calls/{{id}}/{action}", "post", op(summary, f"mobile{action.title()}Call", {**ok(ref("CallView")), **errs(401, 403, 404, 409, **T)}, M, CLIENT, params=[p("id", "Call id")]))
+add("/agent/v1/conversations/{id}/calls", "post", op("Start a call", "agentStartCall", {**ok(ref("CallView"), "Ringing", "201"), **errs(400, 401, 403, 404, 409, **T)}, A, AGENT,
+    params=[p("id", "Conversation id")], request=body(ref("StartCallRequest")),
+    desc="Rings the visitors: a VoIP push to PushKit tokens (else an alert push) for apps in the background, a ui.visibility_request event for apps in the foreground with the UI closed, nothing for an open UI. Unanswered after the call timeout it becomes missed (NOT_ANSWERED) with revoke and missed-call pushes."))
+add("/agent/v1/calls/{id}", "get", op("A call", "agentCall", {**ok(ref("CallView")), **errs(401, 403, 404, **T)}, A, AGENT, params=[p("id", "Call id")]))
+add("/agent/v1/calls/{id}/end", "post", op("End a call", "agentEndCall", {**ok(ref("CallView")), **errs(401, 403, 404, 409, **T)}, A, AGENT, params=[p("id", "Call id")],
+    desc="A caller who hangs up before an answer leaves a missed call."))
+add("/_mock/v1/pushes", "get", op("The push outbox", "controlPushes", {**ok(ref("PushPage")), **errs(400, 401, 403)}, C, CONTROL,
+    params=[q("account", S, "Account id or name"), q("personId", S, "Recipient"), q("deviceId", S, "Device id or record id"), q("conversationId", S, "Conversation"),
+            q("kind", S, "NEW_MESSAGE, INCOMING_CALL, MISSED_CALL or REVOKE_CALL"), q("transport", S, "APNS, APNS_VOIP or FCM"),
+            q("state", S, "RECORDED, PENDING, DELIVERED, UNREGISTERED or FAILED"), q("after", L, "Only entries after this id"), q("limit", I, "At most this many, the newest")],
+    desc="Every composed push (bounded): plain content, payload exactly as sent, key id, delivery state and attempts."))
+add("/_mock/v1/pushes", "delete", op("Empty the outbox", "controlClearPushes", {"204": {"description": "Emptied"}, **errs(401, 403)}, C, CONTROL))
+add("/_mock/v1/pushes/wait", "get", op("Wait for a push", "controlWaitForPush", {**ok(ref("PushView")), **errs(400, 401, 403, 404)}, C, CONTROL,
+    params=[q("kind", S, "As for /pushes"), q("conversationId", S, "Conversation"), q("deviceId", S, "Device"), q("state", S, "Delivery state"),
+            q("after", L, "Only entries after this id"), q("timeoutMs", I, "How long to wait (default 10000, at most 60000)")],
+    desc="Answers the first outbox entry matching the filter, already there or arriving (or reaching the state) within the timeout; 404 when none did."))
+add("/_mock/v1/pushes/stream", "get", op("Stream the outbox", "controlStreamPushes", {"200": {"description": "Server-sent events: `push` events with PushView data", "content": {"text/event-stream": {"schema": S}}}, **errs(401, 403)}, C, CONTROL,
+    params=[q("kind", S, "As for /pushes")], desc="New and updated outbox entries as they happen; ends when the server shuts down."))
+add("/_mock/v1/devices", "get", op("Registered devices", "controlDevices", {**ok(arr(ref("DeviceView"))), **errs(401, 403, 404)}, C, CONTROL,
+    params=[q("account", S, "Account id or name"), q("personId", S, "Person")]))
+add("/_mock/v1/devices/{id}/rotate-key", "post", op("Rotate a device's notification key", "controlRotateKey", {**ok(ref("DeviceView")), **errs(401, 403, 404, 409)}, C, CONTROL,
+    params=[p("id", "Device record id")], desc="The previous key stays valid for the key overlap."))
+add("/_mock/v1/accounts/{account}/push-settings", "get", op("An account's push sinks", "controlPushSettings", {**ok(ref("PushSettings")), **errs(401, 403, 404)}, C, CONTROL,
+    params=[p("account", "Account id or name")], desc="Private keys are shown as REDACTED."))
+add("/_mock/v1/accounts/{account}/push-settings", "put", op("Set an account's push sinks", "controlSetPushSettings", {**ok(ref("PushSettings")), **errs(400, 401, 403, 404)}, C, CONTROL,
+    params=[p("account", "Account id or name")], request=body(ref("PushSettings"))))
+
 conversation = obj({
     "id": S, "topic": S, "state": {"type": "string", "enum": ["CREATED", "ONBOARDING", "REBOARDING", "QUEUED", "ACTIVE", "UNASSIGNED", "OFFBOARDING", "ENDED"]},
     "recipient": obj({"type": {"type": "string", "enum": ["NAMED_AREA", "ACCOUNT", "AGENT"]}, "id": S}, ["type", "id"]),
@@ -175,6 +212,30 @@ schemas = {
     "AgentLoginResponse": obj({"token": S, "person": ref("PersonView"), "accountId": S, "expiresAt": L}, ["token", "person", "accountId", "expiresAt"]),
     "PresenceRequest": obj({"presence": {"type": "string", "enum": ["ONLINE", "AWAY", "OFFLINE"]}}, ["presence"]),
     "QueueView": obj({"entries": arr(obj({"position": I, "conversation": ref("ConversationView")}, ["position", "conversation"]))}, ["entries"]),
+    "PushRegistrationRequest": obj({"apnsToken": S, "pushKitToken": S, "fcmToken": S, "version": {"type": "string", "enum": ["ENCRYPTED", "ENCRYPTED_SERVICE", "NOT_ENCRYPTED"]}, "apnsEnvironment": {"type": "string", "enum": ["sandbox", "production"]}}, ["version"]),
+    "NotificationKeyView": obj({"keyId": S, "key": S, "createdAt": L, "validUntil": L}, ["keyId", "key", "createdAt"]),
+    "DeviceView": obj({"id": S, "personId": S, "deviceId": S, "os": S, "osVersion": S, "appId": S, "apnsToken": S, "pushKitToken": S, "fcmToken": S, "version": S,
+                       "apnsEnvironment": S, "notificationCount": I, "keyId": S, "registeredAt": L, "updatedAt": L},
+                      ["id", "personId", "deviceId", "os", "version", "apnsEnvironment", "notificationCount", "registeredAt", "updatedAt"]),
+    "PushRegistrationResponse": obj({"device": ref("DeviceView"), "keys": arr(ref("NotificationKeyView"))}, ["device", "keys"]),
+    "PushContentView": obj({"type": S, "title": S, "text": S, "conversationId": S, "messageId": S, "senderName": S, "senderPersonId": S, "notificationCount": I,
+                            "callId": S, "callType": S, "callerName": S, "callerPersonId": S, "callState": S, "callEndReason": S, "timestamp": L},
+                           ["type", "title", "text", "conversationId", "timestamp"]),
+    "PushView": obj({"id": L, "pushId": S, "accountId": S, "personId": S, "deviceRecordId": S, "deviceId": S, "kind": S, "transport": S, "version": S, "token": S,
+                     "topic": S, "pushType": S, "priority": I, "collapseId": S, "keyId": S, "content": ref("PushContentView"), "payload": S, "payloadBytes": I,
+                     "truncated": B, "state": S, "attempts": arr(obj({"timestamp": L, "sink": S, "status": I, "reason": S, "error": S}, ["timestamp", "sink"])), "createdAt": L},
+                    ["id", "pushId", "accountId", "personId", "deviceRecordId", "deviceId", "kind", "transport", "version", "token", "pushType", "priority", "content",
+                     "payload", "payloadBytes", "truncated", "state", "attempts", "createdAt"]),
+    "PushPage": obj({"pushes": arr(ref("PushView"))}, ["pushes"]),
+    "PushSettings": obj({
+        "apns": obj({"teamId": S, "keyId": S, "privateKeyPEM": S, "topic": S, "environment": {"type": "string", "enum": ["sandbox", "production", "custom"]}, "customURL": S, "insecureTLS": B},
+                    ["teamId", "keyId", "privateKeyPEM", "environment"]),
+        "fcm": obj({"projectId": S, "clientEmail": S, "privateKeyPEM": S, "tokenURL": S, "endpoint": S}, ["projectId", "clientEmail", "privateKeyPEM"]),
+        "simulatorDirectory": S}),
+    "StartCallRequest": obj({"callType": {"type": "string", "enum": ["AUDIO", "VIDEO"]}}, ["callType"]),
+    "CallView": obj({"id": S, "conversationId": S, "callType": S, "initiatorPersonId": S, "state": {"type": "string", "enum": ["RINGING", "ACTIVE", "ENDED"]},
+                     "initiationTimestamp": L, "acceptTimestamp": L, "endTimestamp": L, "endReason": S, "timeoutAt": L},
+                    ["id", "conversationId", "callType", "initiatorPersonId", "state", "initiationTimestamp", "timeoutAt"]),
     "LiveEvent": obj({"id": L, "type": S, "timestamp": L, "conversation": ref("ConversationView"), "message": ref("MessageView"), "detail": smap()}, ["id", "type", "timestamp"]),
 }
 doc = {

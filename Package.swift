@@ -141,7 +141,9 @@ let package = Package(
             name: "mock-collab",
             dependencies: [
                 "CollabServer",
+                "CollabPush",
                 "APNsSimulator",
+                .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

@@ -71,6 +71,9 @@ public final class APNsSimulator: Service {
     private let logger: Logger
     private let state = Mutex(State())
     private let now: @Sendable () -> Date
+    /// Provider-token verification keys, built once.
+    private let verifier = JWTKeyCollection()
+    private let verifierReady = Mutex(false)
 
     private struct State {
         var failures: [(status: Int, reason: String)] = []
@@ -205,12 +208,14 @@ public final class APNsSimulator: Service {
             return reject(.forbidden, "MissingProviderToken")
         }
         let jwt = String(authorization.dropFirst("bearer ".count))
-        let keys = JWTKeyCollection()
-        for (kid, pem) in configuration.keys {
-            guard let key = try? ES256PublicKey(pem: pem) else { continue }
-            await keys.add(ecdsa: key, kid: JWKIdentifier(string: kid))
+        if !verifierReady.withLock({ $0 }) {
+            for (kid, pem) in configuration.keys {
+                guard let key = try? ES256PublicKey(pem: pem) else { continue }
+                await verifier.add(ecdsa: key, kid: JWKIdentifier(string: kid))
+            }
+            verifierReady.withLock { $0 = true }
         }
-        guard let claims = try? await keys.verify(jwt, as: ProviderClaims.self) else { return reject(.forbidden, "InvalidProviderToken") }
+        guard let claims = try? await verifier.verify(jwt, as: ProviderClaims.self) else { return reject(.forbidden, "InvalidProviderToken") }
         if let team = configuration.teamId, claims.iss.value != team { return reject(.forbidden, "InvalidProviderToken") }
         let age = now().timeIntervalSince(claims.iat.value)
         if age > configuration.providerTokenMaxAge { return reject(.forbidden, "ExpiredProviderToken") }

@@ -168,6 +168,21 @@ struct PushTests {
         }
     }
 
+    @Test("keys rotate by themselves once they reach the rotation interval")
+    func rotationInterval() async throws {
+        try await TestServer.with(seed: queueSeed) { server in
+            let scenario = try await PushScenario.make(server, device: "aging-phone", version: .encrypted)
+            let original = try #require(scenario.registration.keys.first?.keyId)
+            try await server.control.changeClock(ClockChange(advanceMillis: 29 * 24 * 3600 * 1000))
+            #expect(try await scenario.notifications.refreshKeys().map(\.keyId) == [original], "not due yet")
+            try await server.control.changeClock(ClockChange(advanceMillis: 2 * 24 * 3600 * 1000))
+            let keys = try await scenario.notifications.refreshKeys()
+            #expect(keys.count == 2)
+            #expect(keys.first?.keyId != original)
+            #expect(keys.last?.keyId == original, "the previous key stays valid for the overlap")
+        }
+    }
+
     @Test("decryption interoperates: Python's cryptography opens the sealed payload")
     func pythonInterop() async throws {
         try await TestServer.with(seed: queueSeed) { server in

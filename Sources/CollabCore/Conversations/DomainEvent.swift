@@ -21,6 +21,9 @@ public struct DomainEvent: Sendable, Equatable {
         case callStarted = "conversation.call.started"
         case callAnswered = "conversation.call.answered"
         case callEnded = "conversation.call.ended"
+        case coBrowsingRequested = "cobrowsing.requested"
+        case coBrowsingStarted = "cobrowsing.started"
+        case coBrowsingEnded = "cobrowsing.ended"
     }
 
     public var kind: Kind

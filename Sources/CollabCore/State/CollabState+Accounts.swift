@@ -138,6 +138,10 @@ extension CollabState {
             changes.delete(.call, call.id)
         }
         if pushSettings.removeValue(forKey: id) != nil { changes.delete(.pushSettings, id) }
+        for session in coBrowsingSessions.values where session.accountId == id {
+            coBrowsingSessions[session.id] = nil
+            changes.delete(.coBrowsingSession, session.id)
+        }
         for record in presence.values where record.accountId == id {
             presence[record.id] = nil
             changes.delete(.presence, record.id)

@@ -321,6 +321,7 @@ extension CollabState {
         guard conversation.state != .ended else { throw .conflict("conversation \(conversation.id) has already ended") }
         let wasQueued = conversation.state == .queued
         endCalls(ofConversation: conversation.id, context: context, changes: &changes)
+        endCoBrowsing(ofConversation: conversation.id, context: context, changes: &changes)
         if conversation.state.canMove(to: .offboarding) {
             try conversation.move(to: .offboarding, at: context.now)
         }

@@ -21,6 +21,7 @@ public struct CollabState: Sendable {
     public internal(set) var devices: [String: Device] = [:]
     public internal(set) var calls: [String: Call] = [:]
     public internal(set) var pushSettings: [String: PushSettings] = [:]
+    public internal(set) var coBrowsingSessions: [String: CoBrowsingSession] = [:]
 
     // Secondary indexes, rebuilt on load and kept in step by every operation.
     var apiKeyIdByKey: [String: String] = [:]
@@ -80,6 +81,9 @@ public struct CollabState: Sendable {
             case .pushSettings:
                 let settings = try RecordCoding.decode(PushSettings.self, from: record)
                 pushSettings[settings.id] = settings
+            case .coBrowsingSession:
+                let session = try RecordCoding.decode(CoBrowsingSession.self, from: record)
+                coBrowsingSessions[session.id] = session
             }
         }
         for key in messages.keys { messages[key]?.sort { $0.sequence < $1.sequence } }

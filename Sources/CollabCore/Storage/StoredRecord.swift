@@ -18,6 +18,7 @@ public enum EntityKind: String, Sendable, Codable, CaseIterable {
     case device
     case call
     case pushSettings
+    case coBrowsingSession
 }
 
 /// One entity as the store keeps it: its kind, id, owning account and JSON body.

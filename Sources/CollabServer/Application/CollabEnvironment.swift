@@ -16,6 +16,8 @@ final class CollabEnvironment: Sendable {
     let journal: RequestJournal
     /// Live events for WebSockets and webhooks.
     let events: EventHub
+    /// Co-browsing frames.
+    let frames: FrameIngest
     let logger: Logger
     /// The seed applied at start, re-applied by a control-API reset.
     let startupSeed: Seed
@@ -39,6 +41,7 @@ final class CollabEnvironment: Sendable {
         configuration: ServerConfiguration, repository: StateRepository, events: EventHub, clock: AdjustableClock, startupSeed: Seed, logger: Logger
     ) {
         self.events = events
+        self.frames = FrameIngest(maxFrameBytes: configuration.maxFrameBytes)
         self.configuration = configuration
         self.repository = repository
         self.clock = clock

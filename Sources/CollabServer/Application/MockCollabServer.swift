@@ -122,6 +122,7 @@ public final class MockCollabServer: Service {
         AgentRoutes(environment: environment).register(on: router)
         LiveRoutes(environment: environment).register(on: router)
         PushRoutes(environment: environment).register(on: router)
+        CoBrowsingRoutes(environment: environment).register(on: router)
 
         let host = configuration.host
         var app = Application(

@@ -50,6 +50,8 @@ public struct ServerConfiguration: Sendable {
     public var pushMaxAttempts: Int
     /// Wait before the first push retry; doubles with every further retry.
     public var pushInitialBackoff: Duration
+    /// The largest co-browsing frame image, in bytes.
+    public var maxFrameBytes: Int
 
     public init(
         host: String = "127.0.0.1",
@@ -74,7 +76,8 @@ public struct ServerConfiguration: Sendable {
         keyOverlap: Int64 = 24 * 3600 * 1000,
         outboxCapacity: Int = 10_000,
         pushMaxAttempts: Int = 5,
-        pushInitialBackoff: Duration = .milliseconds(500)
+        pushInitialBackoff: Duration = .milliseconds(500),
+        maxFrameBytes: Int = 256 * 1024
     ) {
         self.host = host
         self.port = port
@@ -99,5 +102,6 @@ public struct ServerConfiguration: Sendable {
         self.outboxCapacity = outboxCapacity
         self.pushMaxAttempts = pushMaxAttempts
         self.pushInitialBackoff = pushInitialBackoff
+        self.maxFrameBytes = maxFrameBytes
     }
 }

@@ -22,7 +22,8 @@ struct LiveRoutes {
             return .upgrade([:])
         } onUpgrade: { inbound, outbound, wsContext in
             let audience = try env.audience(for: wsContext.request, context: wsContext.requestContext, agent: false)
-            try await env.stream(audience, request: wsContext.request, inbound: inbound, outbound: outbound, logger: wsContext.logger)
+            let client = try env.read { $0.clientSession(token: audience.sessionKey ?? "") }
+            try await env.stream(audience, request: wsContext.request, inbound: inbound, outbound: outbound, logger: wsContext.logger, frameClient: client)
         }
         router.ws("agent/v1/events") { request, context in
             _ = try env.audience(for: request, context: context, agent: true)
@@ -63,7 +64,8 @@ extension CollabEnvironment {
 
     /// Streams events to one WebSocket until either side ends it.
     func stream(
-        _ audience: EventAudience, request: Request, inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter, logger: Logger
+        _ audience: EventAudience, request: Request, inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter, logger: Logger,
+        frameClient: ClientSession? = nil
     ) async throws {
         let lastEventId = request.query("lastEventId").flatMap { Int64($0) }
         let (subscription, replay, gap, position) = events.subscribe(audience, after: lastEventId)
@@ -89,8 +91,21 @@ extension CollabEnvironment {
                 }
             }
             group.addTask {
-                // Clients send nothing meaningful; reading keeps pings answered and notices a close.
-                for try await _ in inbound.messages(maxSize: 64 * 1024) {}
+                // Visitors upload co-browsing frames as binary messages (MCF1 header + image); each gets
+                // a text acknowledgement. Reading also keeps pings answered and notices a close.
+                for try await message in inbound.messages(maxSize: self.configuration.maxFrameBytes + 4096) {
+                    guard case .binary(let buffer) = message, let client = frameClient else { continue }
+                    let ack: FrameAck
+                    do {
+                        let (header, image) = try FrameHeader.decode(buffer.readableBytesView)
+                        ack = try self.ingest(header, image: image, client: client)
+                    } catch let error as FrameHeader.DecodingError {
+                        ack = FrameAck(type: "frame.rejected", sessionId: nil, sequence: nil, reason: error.description)
+                    } catch let error as CollabError {
+                        ack = FrameAck(type: "frame.rejected", sessionId: nil, sequence: nil, reason: error.message)
+                    }
+                    try await outbound.write(.text(String(decoding: try encoder.encode(ack), as: UTF8.self)))
+                }
             }
             try await group.next()
             group.cancelAll()

@@ -1,0 +1,193 @@
+import CollabCore
+import CollabWire
+import Foundation
+import Hummingbird
+import Logging
+import HummingbirdWebSocket
+import NIOCore
+import NIOFoundationCompat
+import NIOWebSocket
+import HTTPTypes
+
+/// Co-browsing on the agent, mobile and control APIs.
+struct CoBrowsingRoutes {
+    let environment: CollabEnvironment
+
+    func register(on router: Router<CollabRequestContext>) {
+        let env = environment
+        let agent = router.group("agent/v1")
+        agent.post("conversations/:id/cobrowsing") { _, context in
+            let identity = try env.agent(context)
+            let id = try context.pathParameter("id")
+            let session = try await env.write { state, changes, op throws(CollabError) in
+                try state.requestCoBrowsing(conversationId: id, agentPersonId: identity.personId, accountId: identity.accountId, context: op, changes: &changes)
+            }
+            return JSONBody.response(try env.view(session), status: .created)
+        }
+        agent.get("cobrowsing/:id") { _, context in
+            let identity = try env.agent(context)
+            let session = try env.read { state throws(CollabError) in try state.coBrowsingSession(try context.pathParameter("id"), accountId: identity.accountId) }
+            return JSONBody.response(try env.view(session))
+        }
+        agent.post("cobrowsing/:id/stop") { _, context in
+            let identity = try env.agent(context)
+            let id = try context.pathParameter("id")
+            let session = try await env.write { state, changes, op throws(CollabError) in
+                try state.stopCoBrowsing(id, personId: identity.personId, accountId: identity.accountId, context: op, changes: &changes)
+            }
+            env.frames.end(sessionId: session.id)
+            return JSONBody.response(try env.view(session))
+        }
+        agent.get("cobrowsing/:id/frame") { _, context in
+            let identity = try env.agent(context)
+            let id = try context.pathParameter("id")
+            _ = try env.read { state throws(CollabError) in try state.coBrowsingSession(id, accountId: identity.accountId) }
+            guard let frame = env.frames.latest(sessionId: id) else { throw CollabError(.notFound, "no frame yet") }
+            return Response(
+                status: .ok,
+                headers: [
+                    .contentType: frame.format.rawValue, .cacheControl: "no-store", .init("x-frame-sequence")!: String(frame.header.sequence),
+                    .init("x-frame-capture-time")!: String(frame.header.captureTime), .init("x-frame-width")!: String(frame.header.width),
+                    .init("x-frame-height")!: String(frame.header.height),
+                ],
+                body: .init(byteBuffer: ByteBuffer(data: frame.image))
+            )
+        }
+        router.ws("agent/v1/cobrowsing/:id/frames") { request, context in
+            _ = try env.viewerSession(request: request, context: context)
+            return .upgrade([:])
+        } onUpgrade: { inbound, outbound, wsContext in
+            let session: CoBrowsingSession
+            do {
+                session = try env.viewerSession(request: wsContext.request, context: wsContext.requestContext)
+            } catch {
+                wsContext.logger.error("viewer refused", metadata: ["error": "\(error)", "path": "\(wsContext.request.uri)"])
+                throw error
+            }
+            let (viewer, frames) = env.frames.view(sessionId: session.id)
+            defer { env.frames.stopViewing(sessionId: session.id, viewer: viewer) }
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                group.addTask {
+                    for await frame in frames {
+                        try await outbound.write(.binary(ByteBuffer(data: frame.header.encode(image: frame.image))))
+                    }
+                    try await outbound.close(.normalClosure, reason: "session ended")
+                }
+                group.addTask { for try await _ in inbound.messages(maxSize: 4096) {} }
+                try await group.next()
+                group.cancelAll()
+            }
+        }
+
+        let mobile = router.group("mobile/v1")
+        mobile.post("conversations/:id/cobrowsing") { _, context in
+            let client = try env.client(context)
+            let id = try context.pathParameter("id")
+            let session = try await env.write { state, changes, op throws(CollabError) in
+                try state.startCoBrowsing(conversationId: id, visitorPersonId: client.personId, accountId: client.accountId, context: op, changes: &changes)
+            }
+            return JSONBody.response(try env.view(session, client: client), status: .created)
+        }
+        mobile.get("cobrowsing/:id") { _, context in
+            let client = try env.client(context)
+            let session = try env.visitorSession(try context.pathParameter("id"), client: client)
+            return JSONBody.response(try env.view(session, client: client))
+        }
+        mobile.post("cobrowsing/:id/accept") { _, context in
+            let client = try env.client(context)
+            let id = try context.pathParameter("id")
+            let session = try await env.write { state, changes, op throws(CollabError) in
+                try state.acceptCoBrowsing(id, visitorPersonId: client.personId, accountId: client.accountId, context: op, changes: &changes)
+            }
+            return JSONBody.response(try env.view(session, client: client))
+        }
+        mobile.post("cobrowsing/:id/stop") { _, context in
+            let client = try env.client(context)
+            let id = try context.pathParameter("id")
+            let session = try await env.write { state, changes, op throws(CollabError) in
+                try state.stopCoBrowsing(id, personId: client.personId, accountId: client.accountId, context: op, changes: &changes)
+            }
+            env.frames.end(sessionId: session.id)
+            return JSONBody.response(try env.view(session, client: client))
+        }
+        mobile.post("cobrowsing/:id/frames") { request, context in
+            let client = try env.client(context)
+            let id = try context.pathParameter("id")
+            let body = try await JSONBody.collect(request, limit: env.configuration.maxFrameBytes)
+            func header(_ name: String) -> String? { request.headers[HTTPField.Name(name)!] }
+            var areas: [PrivateArea] = []
+            if let text = header("x-private-areas") {
+                areas = try JSONBody.decode([PrivateArea].self, from: Data(text.utf8))
+                guard areas.count <= FrameHeader.maximumPrivateAreas else { throw CollabError.badRequest("at most \(FrameHeader.maximumPrivateAreas) private areas") }
+            }
+            let frameHeader = FrameHeader(
+                sessionId: id, sequence: header("x-frame-sequence").flatMap { UInt32($0) } ?? 0,
+                captureTime: header("x-frame-capture-time").flatMap { Int64($0) } ?? env.clock.now(),
+                width: header("x-frame-width").flatMap { Int($0) } ?? 0, height: header("x-frame-height").flatMap { Int($0) } ?? 0, privateAreas: areas
+            )
+            let ack = try env.ingest(frameHeader, image: Data(buffer: body), client: client)
+            switch ack.type {
+            case "frame.throttled":
+                let seconds = max(1, ((ack.retryAfterMs ?? 0) + 999) / 1000)
+                return JSONBody.response(ack, status: .tooManyRequests, headers: [.retryAfter: String(seconds)])
+            case "frame.rejected":
+                throw CollabError.badRequest(ack.reason ?? "frame rejected")
+            default:
+                return JSONBody.response(ack, status: .accepted)
+            }
+        }
+
+        router.group("_mock/v1").operation(.get, "cobrowsing/:id/stats", role: .superAdmin) { _, context in
+            let id = try context.pathParameter("id")
+            _ = try env.read { state throws(CollabError) in
+                guard state.coBrowsingSessions[id] != nil else { throw CollabError.notFound("CoBrowsingSession", id) }
+            }
+            return JSONBody.response(env.frames.stats(sessionId: id))
+        }
+    }
+}
+
+extension CollabEnvironment {
+    /// A session view with its effective rate limit.
+    func view(_ session: CoBrowsingSession, client: ClientSession? = nil) throws(CollabError) -> CoBrowsingSessionView {
+        let (ios, maxFps) = try read { state -> (Bool, Int) in
+            let client = client ?? state.clientSessions.values.first { $0.personId == session.visitorPersonId && $0.accountId == session.accountId }
+            let ios = client?.device.isIOS ?? true
+            return (ios, state.maxFps(for: session, ios: ios, clientToken: client?.id))
+        }
+        return CoBrowsingSessionView(
+            id: session.id, conversationId: session.conversationId, visitorPersonId: session.visitorPersonId, state: session.state.rawValue,
+            platform: ios ? "iOS" : "Android", maxFps: maxFps, requestedAt: session.requestedAt, startedAt: session.startedAt, endedAt: session.endedAt
+        )
+    }
+
+    /// The session of the visitor behind `client`.
+    func visitorSession(_ id: String, client: ClientSession) throws(CollabError) -> CoBrowsingSession {
+        let session = try read { state throws(CollabError) in try state.coBrowsingSession(id, accountId: client.accountId) }
+        guard session.visitorPersonId == client.personId else { throw .notFound("CoBrowsingSession", id) }
+        return session
+    }
+
+    /// Checks and takes one frame from a visitor's client: the session must be the visitor's and active;
+    /// the rate limit resolves now, so a changed property applies to running sessions at once.
+    func ingest(_ header: FrameHeader, image: Data, client: ClientSession) throws(CollabError) -> FrameAck {
+        let session = try visitorSession(header.sessionId, client: client)
+        guard session.state == .active else { throw .conflict("the session is \(session.state.rawValue); frames go to active sessions") }
+        let maxFps = try read { $0.maxFps(for: session, ios: client.device.isIOS, clientToken: client.id) }
+        return frames.ingest(sessionId: session.id, header: header, image: image, maxFps: maxFps, now: clock.now())
+    }
+
+    /// The session an agent's frame viewer asks for.
+    func viewerSession(request: Request, context: CollabRequestContext) throws(CollabError) -> CoBrowsingSession {
+        var principal = context.principal
+        if principal.method == .anonymous, let token = request.query("token"), let session = AuthenticationMiddleware(environment: self).principal(forSession: token) {
+            principal = session
+        }
+        try principal.require(.registeredUser)
+        guard let accountId = principal.accountId else { throw .unauthorized("authentication required") }
+        // The id is the path segment before `/frames` (parameters are not kept across the upgrade).
+        let segments = request.uri.path.split(separator: "/")
+        let id = segments.firstIndex(of: "cobrowsing").flatMap { $0 + 1 < segments.count ? String(segments[$0 + 1]) : nil } ?? ""
+        return try read { state throws(CollabError) in try state.coBrowsingSession(id, accountId: accountId) }
+    }
+}

@@ -162,6 +162,32 @@ add("/_mock/v1/accounts/{account}/push-settings", "get", op("An account's push s
 add("/_mock/v1/accounts/{account}/push-settings", "put", op("Set an account's push sinks", "controlSetPushSettings", {**ok(ref("PushSettings")), **errs(400, 401, 403, 404)}, C, CONTROL,
     params=[p("account", "Account id or name")], request=body(ref("PushSettings"))))
 
+# --- co-browsing --------------------------------------------------------------------------------
+add("/agent/v1/conversations/{id}/cobrowsing", "post", op("Request co-browsing", "agentRequestCoBrowsing", {**ok(ref("CoBrowsingSessionView"), "Requested", "201"), **errs(401, 403, 404, 409, **T)}, A, AGENT,
+    params=[p("id", "Conversation id")], desc="Asks the visitor of an active conversation to share the screen (REQUESTED until accepted)."))
+add("/agent/v1/cobrowsing/{id}", "get", op("A co-browsing session", "agentCoBrowsing", {**ok(ref("CoBrowsingSessionView")), **errs(401, 403, 404, **T)}, A, AGENT, params=[p("id", "Session id")]))
+add("/agent/v1/cobrowsing/{id}/stop", "post", op("Stop co-browsing", "agentStopCoBrowsing", {**ok(ref("CoBrowsingSessionView")), **errs(401, 403, 404, 409, **T)}, A, AGENT, params=[p("id", "Session id")]))
+add("/agent/v1/cobrowsing/{id}/frame", "get", op("The latest frame", "agentLatestFrame",
+    {"200": {"description": "The image; x-frame-sequence, x-frame-capture-time, x-frame-width and x-frame-height headers", "content": {"image/jpeg": {"schema": {"type": "string", "format": "binary"}}, "image/png": {"schema": {"type": "string", "format": "binary"}}}}, **errs(401, 403, 404, **T)},
+    A, AGENT, params=[p("id", "Session id")]))
+add("/agent/v1/cobrowsing/{id}/frames", "get", op("Live frames (WebSocket)", "agentViewFrames", {"101": {"description": "Binary MCF1 messages, newest only for slow viewers"}, **errs(401, 403, 404, **T)}, A, AGENT,
+    params=[p("id", "Session id"), q("token", S, "The agent token")], desc="Starts with the latest frame; a slow viewer gets drop-to-latest and never slows the uploader or other viewers."))
+add("/mobile/v1/conversations/{id}/cobrowsing", "post", op("Start sharing the screen", "mobileStartCoBrowsing", {**ok(ref("CoBrowsingSessionView"), "Active", "201"), **errs(401, 403, 404, 409, **T)}, M, CLIENT, params=[p("id", "Conversation id")]))
+add("/mobile/v1/cobrowsing/{id}", "get", op("A co-browsing session", "mobileCoBrowsing", {**ok(ref("CoBrowsingSessionView")), **errs(401, 404, **T)}, M, CLIENT, params=[p("id", "Session id")],
+    desc="maxFps is the rate limit now: com.unblu.mobiledevice.iosMaxFpsRate (iOS) or androidMaxFpsRate along account → named area → API key, default 5."))
+for action, summary in [("accept", "Accept an agent's request"), ("stop", "Stop sharing")]:
+    add(f"/mobile/v1/cobrowsing/{{id}}/{action}", "post", op(summary, f"mobile{action.title()}CoBrowsing", {**ok(ref("CoBrowsingSessionView")), **errs(401, 403, 404, 409, **T)}, M, CLIENT, params=[p("id", "Session id")]))
+add("/mobile/v1/cobrowsing/{id}/frames", "post", op("Upload a frame", "mobileUploadFrame",
+    {"202": {"description": "Accepted or duplicate", "content": {"application/json": {"schema": ref("FrameAck")}}},
+     "429": {"description": "Throttled: earlier than the rate allows; Retry-After in seconds, retryAfterMs in the body", "content": {"application/json": {"schema": ref("FrameAck")}}},
+     **errs(400, 401, 404, 409, 413, **T)}, M, CLIENT, params=[p("id", "Session id"),
+        {"name": "x-frame-sequence", "in": "header", "schema": I}, {"name": "x-frame-capture-time", "in": "header", "schema": L},
+        {"name": "x-frame-width", "in": "header", "schema": I}, {"name": "x-frame-height", "in": "header", "schema": I},
+        {"name": "x-private-areas", "in": "header", "schema": S, "description": "JSON array of {x, y, width, height}"}],
+    request={"required": True, "content": {"image/jpeg": {"schema": {"type": "string", "format": "binary"}}, "image/png": {"schema": {"type": "string", "format": "binary"}}}},
+    desc="The fallback for the WebSocket upload (binary MCF1 messages on /mobile/v1/events, each answered with a FrameAck text message). JPEG or PNG by signature, at most --max-frame-bytes (256 KiB)."))
+add("/_mock/v1/cobrowsing/{id}/stats", "get", op("Co-browsing statistics", "controlCoBrowsingStats", {**ok(ref("CoBrowsingStats")), **errs(401, 403, 404)}, C, CONTROL, params=[p("id", "Session id")]))
+
 conversation = obj({
     "id": S, "topic": S, "state": {"type": "string", "enum": ["CREATED", "ONBOARDING", "REBOARDING", "QUEUED", "ACTIVE", "UNASSIGNED", "OFFBOARDING", "ENDED"]},
     "recipient": obj({"type": {"type": "string", "enum": ["NAMED_AREA", "ACCOUNT", "AGENT"]}, "id": S}, ["type", "id"]),
@@ -236,6 +262,12 @@ schemas = {
     "CallView": obj({"id": S, "conversationId": S, "callType": S, "initiatorPersonId": S, "state": {"type": "string", "enum": ["RINGING", "ACTIVE", "ENDED"]},
                      "initiationTimestamp": L, "acceptTimestamp": L, "endTimestamp": L, "endReason": S, "timeoutAt": L},
                     ["id", "conversationId", "callType", "initiatorPersonId", "state", "initiationTimestamp", "timeoutAt"]),
+    "CoBrowsingSessionView": obj({"id": S, "conversationId": S, "visitorPersonId": S, "state": {"type": "string", "enum": ["REQUESTED", "ACTIVE", "ENDED"]}, "platform": S,
+                                  "maxFps": I, "requestedAt": L, "startedAt": L, "endedAt": L}, ["id", "conversationId", "visitorPersonId", "state", "platform", "maxFps", "requestedAt"]),
+    "FrameAck": obj({"type": {"type": "string", "enum": ["frame.accepted", "frame.throttled", "frame.duplicate", "frame.rejected"]}, "sessionId": S, "sequence": I, "retryAfterMs": L, "reason": S}, ["type"]),
+    "CoBrowsingStats": obj({"sessionId": S, "accepted": I, "throttled": I, "duplicates": I, "rejected": I, "bytes": I, "effectiveFps": {"type": "number"}, "gapP50": L, "gapP99": L, "maxFps": I,
+                            "privateAreas": arr(obj({"x": I, "y": I, "width": I, "height": I}, ["x", "y", "width", "height"]))},
+                           ["sessionId", "accepted", "throttled", "duplicates", "rejected", "bytes", "effectiveFps", "maxFps", "privateAreas"]),
     "LiveEvent": obj({"id": L, "type": S, "timestamp": L, "conversation": ref("ConversationView"), "message": ref("MessageView"), "detail": smap()}, ["id", "type", "timestamp"]),
 }
 doc = {

@@ -23,17 +23,31 @@ struct FrameTests {
         #expect(FrameImageFormat(signatureOf: Data("GIF89a".utf8)) == nil)
     }
 
-    @Test("the rate limiter: 1000/fps ms apart, with a tolerance of 10 % up to 10 ms")
+    @Test("the rate limiter: on schedule with a tolerance of a quarter interval, and early frames do not add up")
     func limiter() {
         var limiter = FrameRateLimiter()
         #expect(FrameRateLimiter.interval(fps: 5) == 200)
-        #expect(FrameRateLimiter.tolerance(fps: 5) == 10)
-        #expect(FrameRateLimiter.tolerance(fps: 50) == 2)
+        #expect(FrameRateLimiter.tolerance(fps: 5) == 50)
+        #expect(FrameRateLimiter.tolerance(fps: 1) == 50)
+        #expect(FrameRateLimiter.tolerance(fps: 20) == 12)
         #expect(limiter.admit(at: 1_000, fps: 5) == nil)
-        #expect(limiter.admit(at: 1_100, fps: 5) == 90)
-        #expect(limiter.admit(at: 1_189, fps: 5) == 1)
-        #expect(limiter.admit(at: 1_190, fps: 5) == nil, "10 ms early is within the tolerance")
-        #expect(limiter.admit(at: 1_391, fps: 5) == nil)
+        #expect(limiter.admit(at: 1_100, fps: 5) == 50)
+        #expect(limiter.admit(at: 1_149, fps: 5) == 1)
+        #expect(limiter.admit(at: 1_150, fps: 5) == nil, "50 ms early is within the tolerance")
+        // The next one is due on the schedule (1400), not 200 ms after the early one.
+        #expect(limiter.admit(at: 1_300, fps: 5) == 50)
+        #expect(limiter.admit(at: 1_350, fps: 5) == nil)
+
+        // A delayed frame followed by an on-time one is not throttled...
+        var jittery = FrameRateLimiter()
+        #expect(jittery.admit(at: 0, fps: 5) == nil)
+        #expect(jittery.admit(at: 240, fps: 5) == nil, "40 ms late")
+        #expect(jittery.admit(at: 400, fps: 5) == nil, "only 160 ms after the late one, but on schedule")
+        // ...while a sender that is always early cannot exceed the rate for long.
+        var eager = FrameRateLimiter()
+        var accepted = 0
+        for tick in 0..<100 where eager.admit(at: Int64(tick) * 180, fps: 5) == nil { accepted += 1 }
+        #expect(accepted <= 1 + (99 * 180 + 50) / 200, "at most the rate over the whole run")
     }
 
     @Test("the rate resolves along the cascade for the platform, default 5, clamped")

@@ -147,13 +147,18 @@ public enum FrameImageFormat: String, Sendable, Codable {
     }
 }
 
-/// Limits frames to a rate: at most `fps` per second, with a small jitter tolerance.
+/// Limits frames to a rate: never more than `fps` per second over any stretch of time, while a frame
+/// that arrives a little early (network and timer jitter) is still accepted.
 ///
-/// A frame is due when at least `1000 / fps` ms passed since the last accepted one, less a tolerance
-/// of 10 % of that interval but never more than 10 ms (timers on phones fire a little early). The
-/// server enforces exactly this rule; the client library's uploader uses it so it never exceeds it.
+/// This is the generic cell rate algorithm (virtual scheduling): every accepted frame moves the
+/// theoretical arrival time of the next one to `max(now, TAT) + 1000 / fps` ms, and a frame is due
+/// once `now ≥ TAT − tolerance`. The tolerance is a quarter of the interval, at most 50 ms (50 ms at
+/// 5 fps). Unlike a plain minimum gap, early frames do not add up: a sender that is always a little
+/// early is soon throttled, so the long-run rate never exceeds `fps`. The server enforces exactly this
+/// rule; the client library's uploader uses it so it never exceeds it.
 public struct FrameRateLimiter: Sendable, Equatable {
-    public private(set) var lastAccepted: Int64?
+    /// When the next frame is due on schedule (ms since epoch).
+    public private(set) var theoreticalArrival: Int64?
 
     public init() {}
 
@@ -161,20 +166,19 @@ public struct FrameRateLimiter: Sendable, Equatable {
     public static func interval(fps: Int) -> Int64 { 1000 / Int64(max(1, fps)) }
 
     /// The jitter tolerance at `fps`, in ms.
-    public static func tolerance(fps: Int) -> Int64 { min(10, interval(fps: fps) / 10) }
+    public static func tolerance(fps: Int) -> Int64 { min(50, interval(fps: fps) / 4) }
 
     /// How long until a frame is due at `now` (0 when due).
     public func wait(at now: Int64, fps: Int) -> Int64 {
-        guard let lastAccepted else { return 0 }
-        let earliest = lastAccepted + Self.interval(fps: fps) - Self.tolerance(fps: fps)
-        return max(0, earliest - now)
+        guard let theoreticalArrival else { return 0 }
+        return max(0, theoreticalArrival - Self.tolerance(fps: fps) - now)
     }
 
     /// Accepts a frame at `now` if it is due; otherwise returns how long to wait.
     public mutating func admit(at now: Int64, fps: Int) -> Int64? {
         let wait = wait(at: now, fps: fps)
         guard wait == 0 else { return wait }
-        lastAccepted = now
+        theoreticalArrival = max(now, theoreticalArrival ?? now) + Self.interval(fps: fps)
         return nil
     }
 }

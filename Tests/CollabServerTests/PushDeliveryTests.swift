@@ -139,7 +139,8 @@ struct PushDeliveryTests {
             var iterator = response.body.makeAsyncIterator()
             _ = try await scenario.agent.send("streamed", in: scenario.conversationId)
             var text = ""
-            while !text.contains("\"streamed\""), let chunk = try await iterator.next() {
+            // Read until the whole event with the message has arrived (an event ends with a blank line).
+            while !(text.contains("\"streamed\"") && text.hasSuffix("\n\n")), let chunk = try await iterator.next() {
                 text += String(buffer: chunk)
             }
             #expect(text.contains("event: push"))

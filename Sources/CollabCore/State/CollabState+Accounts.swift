@@ -95,63 +95,41 @@ extension CollabState {
 
     /// Removes all data of an account, optionally keeping the account record itself.
     public mutating func removeAccountData(_ id: String, keepAccount: Bool, changes: inout ChangeSet) {
-        for key in apiKeys.values where key.accountId == id {
-            apiKeys[key.id] = nil
-            apiKeyIdByKey[key.key] = nil
-            changes.delete(.apiKey, key.id)
-        }
-        for area in namedAreas.values where area.accountId == id {
-            namedAreas[area.id] = nil
-            changes.delete(.namedArea, area.id)
-        }
-        for user in users.values where user.accountId == id {
-            users[user.id] = nil
-            userIdByUsername[user.username] = nil
-            changes.delete(.user, user.id)
-        }
-        for person in persons.values where person.accountId == id {
-            persons[person.id] = nil
+        for key in Self.purge(&apiKeys, accountId: id, changes: &changes) { apiKeyIdByKey[key.key] = nil }
+        for user in Self.purge(&users, accountId: id, changes: &changes) { userIdByUsername[user.username] = nil }
+        for person in Self.purge(&persons, accountId: id, changes: &changes) {
             personIdBySource[PersonSourceKey(accountId: id, source: person.personSource, sourceId: person.sourceId)] = nil
-            changes.delete(.person, person.id)
-        }
-        for session in sessions.values where session.accountId == id {
-            sessions[session.id] = nil
-            changes.delete(.session, session.id)
         }
         for conversation in conversations.values where conversation.accountId == id {
             removeConversation(conversation.id, changes: &changes)
         }
-        for session in clientSessions.values where session.accountId == id {
-            clientSessions[session.id] = nil
-            changes.delete(.clientSession, session.id)
-        }
-        for registration in webhooks.values where registration.accountId == id {
-            webhooks[registration.id] = nil
-            changes.delete(.webhookRegistration, registration.id)
-        }
-        for device in devices.values where device.accountId == id {
-            devices[device.id] = nil
-            changes.delete(.device, device.id)
-        }
-        for call in calls.values where call.accountId == id {
-            calls[call.id] = nil
-            changes.delete(.call, call.id)
-        }
-        if pushSettings.removeValue(forKey: id) != nil { changes.delete(.pushSettings, id) }
-        for session in coBrowsingSessions.values where session.accountId == id {
-            coBrowsingSessions[session.id] = nil
-            changes.delete(.coBrowsingSession, session.id)
-        }
-        for record in presence.values where record.accountId == id {
-            presence[record.id] = nil
-            changes.delete(.presence, record.id)
-        }
+        Self.purge(&namedAreas, accountId: id, changes: &changes)
+        Self.purge(&sessions, accountId: id, changes: &changes)
+        Self.purge(&clientSessions, accountId: id, changes: &changes)
+        Self.purge(&webhooks, accountId: id, changes: &changes)
+        Self.purge(&devices, accountId: id, changes: &changes)
+        Self.purge(&calls, accountId: id, changes: &changes)
+        Self.purge(&pushSettings, accountId: id, changes: &changes)
+        Self.purge(&coBrowsingSessions, accountId: id, changes: &changes)
+        Self.purge(&presence, accountId: id, changes: &changes)
         guard !keepAccount else { return }
         if let account = accounts.removeValue(forKey: id) {
             accountIdByName[account.name] = nil
             changes.delete(.account, id)
         }
-        if jwtSettings.removeValue(forKey: id) != nil { changes.delete(.jwtSettings, id) }
+        Self.purge(&jwtSettings, accountId: id, changes: &changes)
+    }
+
+    /// Removes the entities of one account from a table, records the deletions, and returns what it
+    /// removed (for index clean-up).
+    @discardableResult
+    static func purge<E: StorableEntity>(_ table: inout [String: E], accountId: String, changes: inout ChangeSet) -> [E] {
+        let removed = table.values.filter { $0.storageAccountId == accountId }
+        for entity in removed {
+            table[entity.id] = nil
+            changes.delete(E.kind, entity.id)
+        }
+        return removed
     }
 
     /// Removes everything.

@@ -35,6 +35,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-certificates.git", from: "1.21.1"),
         .package(url: "https://github.com/apple/swift-asn1.git", from: "1.7.4"),
         .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
+        .package(url: "https://github.com/apple/swift-collections.git", from: "1.6.0"),
+        .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift.git", from: "0.2.0"),
     ],
     targets: [
         // Domain rules without I/O: entities, roles, search, configuration cascade, seed model.
@@ -140,9 +142,28 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        // The load generator behind `mock-collab load`: simulated visitors and agents on CollabClient,
+        // HDR-histogram latencies, JSON and HTML reports.
+        .target(
+            name: "CollabLoad",
+            dependencies: [
+                "CollabClient",
+                "CollabWire",
+                .product(name: "Histogram", package: "hdrhistogram-swift"),
+                .product(name: "DequeModule", package: "swift-collections"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOWebSocket", package: "swift-nio"),
+                .product(name: "NIOFoundationCompat", package: "swift-nio"),
+            ],
+            swiftSettings: swiftSettings
+        ),
         .executableTarget(
             name: "mock-collab",
             dependencies: [
+                "CollabLoad",
                 "CollabServer",
                 "CollabPush",
                 "CollabClient",
@@ -181,6 +202,7 @@ let package = Package(
         .testTarget(
             name: "CollabServerTests",
             dependencies: [
+                "CollabLoad",
                 "CollabServer",
                 "CollabClient",
                 "CollabWire",

@@ -4,6 +4,11 @@ routes (ops, control API, mobile device API, agent API). The vendor's Web API is
 vendor's spec. Run after changing a route; OpsTests checks that every route is documented."""
 import json, os
 
+# Entity counts and since-start activity in GET /_mock/v1/stats.
+STATS_COUNTS = ["accounts", "apiKeys", "namedAreas", "users", "persons", "sessions", "journalEntries",
+                "conversations", "messages", "calls", "devices", "pushesEmitted"]
+FRAME_COUNTS = ["accepted", "throttled", "duplicates", "rejected"]
+
 def ref(n): return {"$ref": f"#/components/schemas/{n}"}
 def obj(props, required=()):
     o = {"type": "object", "properties": props}
@@ -62,7 +67,7 @@ add("/_mock/v1/accounts/{account}/tokens", "post", op("Issue a test access token
 add("/_mock/v1/clock", "get", op("Read the server clock", "controlClock", {**ok(ref("ClockState")), **errs(401, 403)}, C, CONTROL))
 add("/_mock/v1/clock", "post", op("Move or freeze the server clock", "controlChangeClock", {**ok(ref("ClockState")), **errs(400, 401, 403)}, C, CONTROL,
     request=body(ref("ClockChange")), desc="Every timestamp, expiry and timeout of the server follows this clock."))
-add("/_mock/v1/stats", "get", op("Entity counts", "controlStats", {**ok(ref("StateStats")), **errs(401, 403, 404)}, C, CONTROL, params=[q("account", S, "Account id or name")]))
+add("/_mock/v1/stats", "get", op("Entity counts and activity since start", "controlStats", {**ok(ref("StateStats")), **errs(401, 403, 404)}, C, CONTROL, params=[q("account", S, "Account id or name")]))
 add("/_mock/v1/webhooks/deliveries", "get", op("Webhook delivery log", "controlWebhookDeliveries", {**ok(ref("WebhookDeliveryPage")), **errs(400, 401, 403)}, C, CONTROL,
     params=[q("registrationId", S, "Registration"), q("eventType", S, "Event name"), q("state", S, "PENDING, DELIVERED or FAILED"), q("limit", I, "At most this many, the newest")],
     desc="The last deliveries (bounded), with every attempt's status or error."))
@@ -210,7 +215,7 @@ schemas = {
     "TestTokenResponse": obj({"token": S, "expiresAt": L}, ["token", "expiresAt"]),
     "ClockState": obj({"now": L, "offset": L, "frozen": B}, ["now", "offset", "frozen"]),
     "ClockChange": obj({"advanceMillis": L, "frozen": B}),
-    "StateStats": obj({k: I for k in ["accounts", "apiKeys", "namedAreas", "users", "persons", "sessions", "journalEntries"]}, ["accounts", "apiKeys", "namedAreas", "users", "persons", "sessions", "journalEntries"]),
+    "StateStats": obj({**{k: I for k in STATS_COUNTS}, "frames": obj({k: I for k in FRAME_COUNTS}, FRAME_COUNTS)}, STATS_COUNTS + ["frames"]),
     "WebhookDelivery": obj({"deliveryId": S, "registrationId": S, "accountId": S, "eventType": S, "endpoint": S, "state": {"type": "string", "enum": ["PENDING", "DELIVERED", "FAILED"]},
                             "attempts": arr(obj({"timestamp": L, "status": I, "error": S, "durationMillis": L}, ["timestamp", "durationMillis"])), "createdAt": L, "bodyBytes": I},
                            ["deliveryId", "registrationId", "accountId", "eventType", "endpoint", "state", "attempts", "createdAt", "bodyBytes"]),

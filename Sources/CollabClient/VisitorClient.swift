@@ -41,16 +41,22 @@ public final class VisitorClient: Sendable {
     public var liveConnection: LiveEventStream? { state.withLock { $0.live } }
 
     /// Starts the client: registers the device, identifies the visitor, opens the live event stream.
+    /// - Parameter liveEvents: Whether to open the live event stream (``events``); pass `false` when
+    ///   the caller holds its own connection to ``liveEventsURL`` (e.g. to send co-browsing frames).
     /// - Throws: ``CollabClientError`` with `.authorization` for an invalid access token and an
     ///   invalid-API-key status for an unknown key.
     @discardableResult
-    public func start() async throws(CollabClientError) -> ClientStartResponse {
+    public func start(liveEvents: Bool = true) async throws(CollabClientError) -> ClientStartResponse {
         let request = ClientStartRequest(
             apiKey: configuration.apiKey, accessToken: configuration.accessToken, deviceId: configuration.deviceId, device: configuration.device,
             namedArea: configuration.namedArea
         )
         let response: ClientStartResponse = try await transport.send("POST", "/mobile/v1/clients", body: request)
         transport.setCredentials(.bearer(response.token))
+        guard liveEvents else {
+            state.withLock { $0.start = response }
+            return response
+        }
         let live = LiveEventStream(url: webSocketURL(configuration.baseURL, path: "/mobile/v1/events", query: [("token", response.token)]))
         let previous = state.withLock { state -> LiveEventStream? in
             let previous = state.live
@@ -61,6 +67,12 @@ public final class VisitorClient: Sendable {
         previous?.close()
         await live.waitUntilConnected()
         return response
+    }
+
+    /// The live WebSocket URL of the started client (events in, co-browsing frames out), with its token.
+    public var liveEventsURL: String? {
+        guard let token = session?.token else { return nil }
+        return webSocketURL(configuration.baseURL, path: "/mobile/v1/events", query: [("token", token)])
     }
 
     /// Stops the client: the server forgets the device session and closes the live stream.

@@ -12,6 +12,8 @@ public final class PushOutbox: Sendable {
     private struct State {
         var entries: [OutboxEntry] = []
         var nextId: Int64 = 1
+        /// Entries recorded since start per account (not reduced by trimming or clearing).
+        var recordedByAccount: [String: Int] = [:]
         var waiters: [Waiter] = []
         var nextWaiterId = 0
         var subscribers: [Int: AsyncStream<OutboxEntry>.Continuation] = [:]
@@ -33,6 +35,7 @@ public final class PushOutbox: Sendable {
         let (waiters, subscribers): ([Waiter], [AsyncStream<OutboxEntry>.Continuation]) = state.withLock { state in
             stored.id = state.nextId
             state.nextId += 1
+            state.recordedByAccount[stored.accountId, default: 0] += 1
             state.entries.append(stored)
             if state.entries.count > capacity { state.entries.removeFirst(state.entries.count - capacity) }
             let woken = state.waiters.filter { $0.filter.matches(stored) }
@@ -130,4 +133,12 @@ public final class PushOutbox: Sendable {
     }
 
     public var count: Int { state.withLock { $0.entries.count } }
+
+    /// Pushes recorded since start, for one account or all; clearing the outbox does not reduce it.
+    public func recordedCount(accountId: String?) -> Int {
+        state.withLock { state in
+            if let accountId { return state.recordedByAccount[accountId] ?? 0 }
+            return state.recordedByAccount.values.reduce(0, +)
+        }
+    }
 }

@@ -174,7 +174,7 @@ extension CollabEnvironment {
         let session = try visitorSession(header.sessionId, client: client)
         guard session.state == .active else { throw .conflict("the session is \(session.state.rawValue); frames go to active sessions") }
         let maxFps = try read { $0.maxFps(for: session, ios: client.device.isIOS, clientToken: client.id) }
-        return frames.ingest(sessionId: session.id, header: header, image: image, maxFps: maxFps, now: clock.now())
+        return frames.ingest(sessionId: session.id, accountId: session.accountId, header: header, image: image, maxFps: maxFps, now: clock.now())
     }
 
     /// The session an agent's frame viewer asks for.

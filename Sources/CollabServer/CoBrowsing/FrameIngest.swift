@@ -37,6 +37,8 @@ final class FrameIngest: Sendable {
     }
 
     private let sessions = Mutex<[String: SessionState]>([:])
+    /// Outcomes since start per account, kept after sessions end (for `/_mock/v1/stats`).
+    private let totals = Mutex<[String: StateStats.FrameCounts]>([:])
     private let nextViewer = Mutex(0)
     /// The largest image accepted, in bytes.
     let maxFrameBytes: Int
@@ -52,9 +54,10 @@ final class FrameIngest: Sendable {
     }
 
     /// Takes one frame of an active session whose rate limit is `maxFps` right now.
-    func ingest(sessionId: String, header: FrameHeader, image: Data, maxFps: Int, now: Timestamp) -> FrameAck {
+    func ingest(sessionId: String, accountId: String, header: FrameHeader, image: Data, maxFps: Int, now: Timestamp) -> FrameAck {
         func reject(_ reason: String) -> FrameAck {
             sessions.withLock { $0[sessionId, default: SessionState()].rejected += 1 }
+            totals.withLock { $0[accountId, default: .init()].rejected += 1 }
             rejectedCounter.increment()
             return FrameAck(type: "frame.rejected", sessionId: sessionId, sequence: header.sequence, reason: reason)
         }
@@ -95,10 +98,28 @@ final class FrameIngest: Sendable {
         case "frame.accepted":
             acceptedCounter.increment()
             bytesCounter.increment(by: image.count)
-        case "frame.throttled": throttledCounter.increment()
-        default: duplicateCounter.increment()
+            totals.withLock { $0[accountId, default: .init()].accepted += 1 }
+        case "frame.throttled":
+            throttledCounter.increment()
+            totals.withLock { $0[accountId, default: .init()].throttled += 1 }
+        default:
+            duplicateCounter.increment()
+            totals.withLock { $0[accountId, default: .init()].duplicates += 1 }
         }
         return ack
+    }
+
+    /// Frame outcomes since start, for one account or all.
+    func counts(accountId: String?) -> StateStats.FrameCounts {
+        totals.withLock { totals in
+            if let accountId { return totals[accountId] ?? .init() }
+            return totals.values.reduce(into: StateStats.FrameCounts()) { sum, counts in
+                sum.accepted += counts.accepted
+                sum.throttled += counts.throttled
+                sum.duplicates += counts.duplicates
+                sum.rejected += counts.rejected
+            }
+        }
     }
 
     /// The latest accepted frame.

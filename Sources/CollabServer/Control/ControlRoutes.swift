@@ -1,4 +1,5 @@
 import CollabCore
+import CollabPush
 import CollabWire
 import Foundation
 import Hummingbird
@@ -88,10 +89,12 @@ struct ControlRoutes {
         group.operation(.get, "stats", role: .superAdmin) { request, context in
             let accountRef = request.query("account")
             let journalCount = env.journal.count
-            let stats = try env.read { state throws(CollabError) in
+            var (stats, accountId) = try env.read { state throws(CollabError) in
                 let accountId = try accountRef.map { ref throws(CollabError) in try state.resolveAccount(ref).id }
-                return state.stats(accountId: accountId, journalEntries: journalCount)
+                return (state.stats(accountId: accountId, journalEntries: journalCount), accountId)
             }
+            stats.pushesEmitted = env.pushes.outbox.recordedCount(accountId: accountId)
+            stats.frames = env.frames.counts(accountId: accountId)
             return JSONBody.response(stats)
         }
     }
@@ -128,7 +131,12 @@ extension CollabState {
         return StateStats(
             accounts: accountId == nil ? accounts.count : 1, apiKeys: count(apiKeys.values, \.accountId),
             namedAreas: count(namedAreas.values, \.accountId), users: count(users.values, \.accountId),
-            persons: count(persons.values, \.accountId), sessions: count(sessions.values, \.accountId), journalEntries: journalEntries
+            persons: count(persons.values, \.accountId), sessions: count(sessions.values, \.accountId), journalEntries: journalEntries,
+            conversations: count(conversations.values, \.accountId),
+            messages: conversations.values.reduce(0) { sum, conversation in
+                accountId == nil || conversation.accountId == accountId ? sum + (messages[conversation.id]?.count ?? 0) : sum
+            },
+            calls: count(calls.values, \.accountId), devices: count(devices.values, \.accountId)
         )
     }
 }

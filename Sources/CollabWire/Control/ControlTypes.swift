@@ -141,7 +141,8 @@ public struct ClockChange: Codable, Sendable {
     }
 }
 
-/// Entity counts, overall or for one account.
+/// Entity counts, overall or for one account, and what the server has done since it started: the
+/// figures a load run checks its own counts against.
 public struct StateStats: Codable, Sendable, Equatable {
     public var accounts: Int
     public var apiKeys: Int
@@ -150,7 +151,37 @@ public struct StateStats: Codable, Sendable, Equatable {
     public var persons: Int
     public var sessions: Int
     public var journalEntries: Int
-    public init(accounts: Int, apiKeys: Int, namedAreas: Int, users: Int, persons: Int, sessions: Int, journalEntries: Int) {
+    /// Stored conversations, in any state.
+    public var conversations: Int
+    /// Stored messages, over all conversations (internal notes included).
+    public var messages: Int
+    /// Stored calls, in any state.
+    public var calls: Int
+    /// Registered devices (push targets).
+    public var devices: Int
+    /// Pushes composed and handed to the outbox since the server started.
+    public var pushesEmitted: Int
+    /// Co-browsing frames since the server started, by outcome.
+    public var frames: FrameCounts
+
+    /// Co-browsing frame outcomes.
+    public struct FrameCounts: Codable, Sendable, Equatable {
+        public var accepted: Int
+        public var throttled: Int
+        public var duplicates: Int
+        public var rejected: Int
+        public init(accepted: Int = 0, throttled: Int = 0, duplicates: Int = 0, rejected: Int = 0) {
+            self.accepted = accepted
+            self.throttled = throttled
+            self.duplicates = duplicates
+            self.rejected = rejected
+        }
+    }
+
+    public init(
+        accounts: Int, apiKeys: Int, namedAreas: Int, users: Int, persons: Int, sessions: Int, journalEntries: Int,
+        conversations: Int = 0, messages: Int = 0, calls: Int = 0, devices: Int = 0, pushesEmitted: Int = 0, frames: FrameCounts = FrameCounts()
+    ) {
         self.accounts = accounts
         self.apiKeys = apiKeys
         self.namedAreas = namedAreas
@@ -158,5 +189,11 @@ public struct StateStats: Codable, Sendable, Equatable {
         self.persons = persons
         self.sessions = sessions
         self.journalEntries = journalEntries
+        self.conversations = conversations
+        self.messages = messages
+        self.calls = calls
+        self.devices = devices
+        self.pushesEmitted = pushesEmitted
+        self.frames = frames
     }
 }

@@ -1,0 +1,185 @@
+public import AsyncHTTPClient
+import CollabClient
+public import CollabWire
+import Foundation
+import NIOCore
+import Synchronization
+
+/// Runs a load test: agents first, then visitors ramped up over `rampUpSeconds`, for
+/// `durationSeconds`; then visitors finish what they are doing (at most `drainSeconds`), agents stop,
+/// and the server's own counts are compared with the run's.
+///
+/// ```swift
+/// let runner = LoadRunner(configuration: configuration)
+/// let report = try await runner.run { snapshot in print(ProgressLine(snapshot).text) }
+/// ```
+public final class LoadRunner: Sendable {
+    public let configuration: LoadConfiguration
+    private let interrupted = Mutex(false)
+    private let visitorsStop = StopSignal()
+    private let agentsStop = StopSignal()
+
+    /// Creates a runner; nothing happens before ``run(progressInterval:progress:)``.
+    public init(configuration: LoadConfiguration) {
+        self.configuration = configuration
+    }
+
+    /// Stops early (Ctrl-C): visitors stop starting work, finish what they are doing, and the run
+    /// still reports.
+    public func interrupt() {
+        interrupted.withLock { $0 = true }
+        visitorsStop.stop()
+    }
+
+    /// Runs the test and returns its report.
+    /// - Parameters:
+    ///   - progressInterval: How often `progress` is called.
+    ///   - progress: Called with a snapshot while the run goes on (for a live view).
+    /// - Throws: ``LoadConfigurationError`` for a configuration out of bounds. Failures of the
+    ///   simulated devices are not thrown: they are counted in the report.
+    public func run(progressInterval: Duration = .seconds(1), progress: (@Sendable (LoadSnapshot) -> Void)? = nil) async throws -> LoadReport {
+        try configuration.validate()
+        let http = HTTPClient(
+            eventLoopGroupProvider: .singleton,
+            configuration: .init(
+                connectionPool: .init(idleTimeout: .seconds(60), concurrentHTTP1ConnectionsPerHostSoftLimit: configuration.connections)
+            )
+        )
+        let startedAt = Int64(Date().timeIntervalSince1970 * 1_000)
+        let start = ContinuousClock.now
+        let metrics = LoadMetrics(start: start)
+        let context = LoadContext(
+            configuration: configuration, metrics: metrics, http: http, visitorsStop: visitorsStop, agentsStop: agentsStop, messages: PendingTimes(),
+            rings: PendingTimes()
+        )
+        var random = SeededRandom(seed: configuration.seed)
+        let roles = (0..<configuration.visitors).map { _ in VisitorRole.of(scenario: configuration.scenario, random: &random) }
+
+        // Agents log in first; the first one's account scopes the server's counts.
+        let agents = (0..<configuration.agents).map { _ in AgentClient(baseURL: configuration.url, client: http) }
+        let accounts = await withTaskGroup(of: String?.self) { group in
+            for (index, agent) in agents.enumerated() {
+                group.addTask { await SimulatedAgent(index: index, context: context).login(agent) }
+            }
+            return await group.reduce(into: [String]()) { if let id = $1 { $0.append(id) } }
+        }
+        let control = controlClient(http: http)
+        let account = accounts.first
+        var before: StateStats?
+        var serverUnavailable: String?
+        if let control {
+            do throws(CollabClientError) {
+                before = try await control.stats(account: account)
+            } catch {
+                serverUnavailable = "GET /_mock/v1/stats failed: \(error)"
+            }
+        } else {
+            serverUnavailable = "no control credentials"
+        }
+
+        await withDiscardingTaskGroup { group in
+            for (index, agent) in agents.enumerated() where agent.session != nil {
+                group.addTask { await SimulatedAgent(index: index, context: context).run(agent) }
+            }
+            if let progress {
+                group.addTask {
+                    while await context.agentsStop.sleep(until: .now + progressInterval) {
+                        progress(metrics.snapshot(at: .now))
+                    }
+                }
+            }
+            group.addTask { await self.runVisitors(roles: roles, context: context) }
+        }
+        let end = ContinuousClock.now
+        let endedAt = Int64(Date().timeIntervalSince1970 * 1_000)
+
+        var server: ServerComparison?
+        if let control, let before {
+            do throws(CollabClientError) {
+                let after = try await control.stats(account: account)
+                server = ServerComparison(account: account ?? "*", before: before, after: after, metrics: metrics)
+            } catch {
+                serverUnavailable = "GET /_mock/v1/stats failed after the run: \(error)"
+            }
+        }
+        try? await http.shutdown()
+
+        let figures = metrics.finish(at: end)
+        var roleCounts: [VisitorRole: Int] = [:]
+        for role in roles { roleCounts[role, default: 0] += 1 }
+        return LoadReport(
+            configuration: .init(configuration, roles: roleCounts), startedAt: startedAt, endedAt: endedAt,
+            elapsedSeconds: LoadMetrics.seconds(end - start).rounded(toPlaces: 3), stoppedBy: interrupted.withLock { $0 } ? "interrupted" : "duration",
+            operations: figures.operations, errors: figures.errors, counters: figures.counters, timeline: figures.timeline, server: server,
+            serverUnavailable: server == nil ? serverUnavailable : nil
+        )
+    }
+
+    /// Starts visitors on the ramp, stops them at the end of the duration, gives them the drain time
+    /// to finish, then cancels what is left and stops the agents.
+    private func runVisitors(roles: [VisitorRole], context: LoadContext) async {
+        let start = ContinuousClock.now
+        let rampUp = Duration.milliseconds(Int64(configuration.rampUpSeconds * 1_000))
+        let duration = Duration.milliseconds(Int64(configuration.durationSeconds * 1_000))
+        let drain = Duration.milliseconds(Int64(configuration.drainSeconds * 1_000))
+        await withTaskGroup(of: Void.self) { outer in
+            outer.addTask {
+                await withDiscardingTaskGroup { group in
+                    group.addTask {
+                        _ = await context.visitorsStop.sleep(until: start + duration)
+                        context.visitorsStop.stop()
+                    }
+                    for (index, role) in roles.enumerated() {
+                        let due = start + rampUp * (Double(index) / Double(max(1, roles.count)))
+                        guard await context.visitorsStop.sleep(until: due) || due <= .now, !context.visitorsStop.isStopped else { break }
+                        group.addTask {
+                            switch role {
+                            case .chat, .push: await SimulatedVisitor(index: index, role: role, context: context).run()
+                            case .cobrowse: await CoBrowsingDevice(index: index, context: context).run()
+                            }
+                        }
+                    }
+                }
+            }
+            outer.addTask {
+                // The drain: once stopped, visitors have this long to finish before they are cancelled.
+                await context.visitorsStop.wait()
+                try? await Task.sleep(for: drain)
+            }
+            _ = await outer.next()
+            outer.cancelAll()
+        }
+        context.agentsStop.stop()
+    }
+
+    private func controlClient(http: HTTPClient) -> ControlClient? {
+        switch configuration.control {
+        case nil: return nil
+        case .token(let token): return ControlClient(baseURL: configuration.url, credentials: .bearer(token), client: http)
+        case .user(let username, let password): return ControlClient(baseURL: configuration.url, credentials: .basic(username: username, password: password), client: http)
+        }
+    }
+}
+
+extension ServerComparison {
+    init(account: String, before: StateStats, after: StateStats, metrics: LoadMetrics) {
+        func check(_ name: String, _ server: Int, _ load: Int) -> Check { Check(name: name, server: server, load: load, agrees: server == load) }
+        let counted = { (counter: LoadCounter) in metrics.value(of: counter) }
+        self.init(
+            account: account, before: before, after: after,
+            checks: [
+                check("conversations", after.conversations - before.conversations, counted(.conversationsStarted)),
+                check("messages", after.messages - before.messages, counted(.messagesSent) + counted(.repliesSent)),
+                check("calls", after.calls - before.calls, counted(.callsStarted)),
+                check("devices", after.devices - before.devices, counted(.pushRegistrations)),
+                check("frames.accepted", after.frames.accepted - before.frames.accepted, counted(.framesAccepted)),
+                check("frames.throttled", after.frames.throttled - before.frames.throttled, counted(.framesThrottled)),
+                check("frames.duplicates", after.frames.duplicates - before.frames.duplicates, counted(.framesDuplicate)),
+                check("frames.rejected", after.frames.rejected - before.frames.rejected, counted(.framesRejected)),
+            ]
+        )
+    }
+
+    /// Pushes the server emitted during the run.
+    public var pushesEmitted: Int { after.pushesEmitted - before.pushesEmitted }
+}

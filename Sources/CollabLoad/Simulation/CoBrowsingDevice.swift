@@ -1,0 +1,146 @@
+import CollabClient
+import CollabWire
+import Foundation
+import HummingbirdWSClient
+import Logging
+import NIOCore
+import NIOFoundationCompat
+import NIOWebSocket
+
+/// A device sharing its screen: one WebSocket carries its live events in and its frames out, as
+/// the SDK does. It starts a conversation, waits for an agent, starts co-browsing, then sends a
+/// changed frame every `1/fps` seconds on a fixed schedule and times each acknowledgement.
+struct CoBrowsingDevice: Sendable {
+    let index: Int
+    let context: LoadContext
+
+    /// What arrives on the device's socket.
+    enum Inbound: Sendable {
+        case event(LiveEvent)
+        case ack(FrameAck)
+    }
+
+    func run() async {
+        let configuration = context.configuration
+        let client = VisitorClient(
+            configuration: ClientConfiguration(baseURL: configuration.url, apiKey: configuration.apiKey, deviceId: "load-\(configuration.seed)-\(index)"),
+            client: context.http
+        )
+        guard await context.timed(.clientStart, { try await client.start(liveEvents: false) }) != nil, let url = client.liveEventsURL else { return }
+        context.metrics.count(.visitorsStarted)
+        context.metrics.adjustActive(visitors: 1)
+        defer { context.metrics.adjustActive(visitors: -1) }
+        var logger = Logger(label: "mock-collab.load")
+        logger.logLevel = .critical
+        do {
+            _ = try await WebSocketClient.connect(url: url, configuration: .init(maxFrameSize: 1 << 21), logger: logger) { inbound, outbound, _ in
+                let inbox = Inbox<Inbound>()
+                try await withThrowingTaskGroup(of: Void.self) { group in
+                    group.addTask {
+                        defer { inbox.finish() }
+                        for try await message in inbound.messages(maxSize: 1 << 21) {
+                            guard case .text(let text) = message else { continue }
+                            let data = Data(text.utf8)
+                            if text.contains("\"frame."), let ack = try? JSONDecoder().decode(FrameAck.self, from: data), ack.type.hasPrefix("frame.") {
+                                inbox.push(.ack(ack))
+                            } else if let event = try? JSONDecoder().decode(LiveEvent.self, from: data) {
+                                inbox.push(.event(event))
+                            }
+                        }
+                    }
+                    await session(client, inbox: inbox, outbound: outbound)
+                    try? await outbound.close(.normalClosure, reason: nil)
+                    group.cancelAll()
+                }
+            }
+        } catch {
+            context.fail(.coBrowsingStart, error)
+        }
+        await context.timed(.clientStop) { try await client.stop() }
+    }
+
+    /// Conversation, co-browsing session and frames, until the stop signal.
+    private func session(_ client: VisitorClient, inbox: Inbox<Inbound>, outbound: WebSocketOutboundWriter) async {
+        let configuration = context.configuration
+        let area = configuration.namedAreas[index % configuration.namedAreas.count]
+        guard let conversation = await context.timed(.conversationStart, { try await client.startConversation(topic: VisitorRole.cobrowse.topic, namedArea: area) })
+        else { return }
+        context.metrics.count(.conversationsStarted)
+        let queued = ContinuousClock.now
+        var active = false
+        let deadline = ContinuousClock.now + context.eventTimeout
+        while !active, !context.visitorsStop.isStopped, deadline > .now {
+            guard let item = await inbox.next(timeout: deadline - .now) else {
+                if inbox.isFinished { break }
+                continue
+            }
+            if case .event(let event) = item, event.type == "conversation.active", event.conversation?.id == conversation.id { active = true }
+        }
+        if active {
+            context.metrics.record(.queueWait, .now - queued, at: .now)
+            if let coBrowsing = await context.timed(.coBrowsingStart, { try await client.startCoBrowsing(in: conversation.id) }) {
+                await stream(sessionId: coBrowsing.id, inbox: inbox, outbound: outbound)
+            }
+        } else if !context.visitorsStop.isStopped {
+            context.timeout(.queueWait, "conversation.active for \(conversation.id)")
+        }
+        if await context.timed(.conversationEnd, { try await client.endConversation(conversation.id) }) != nil {
+            context.metrics.count(.conversationsEnded)
+        }
+    }
+
+    /// Sends frames on a fixed schedule until the stop signal; each waits for its acknowledgement.
+    private func stream(sessionId: String, inbox: Inbox<Inbound>, outbound: WebSocketOutboundWriter) async {
+        let configuration = context.configuration
+        let interval = Duration.milliseconds(1_000) / configuration.fps
+        // Devices spread over one interval so frames do not arrive in bursts.
+        var next = ContinuousClock.now + interval * Double(index % 997) / 997
+        var image = Self.image(bytes: configuration.frameBytes, device: index)
+        var sequence: UInt32 = 0
+        while await context.visitorsStop.sleep(until: next) {
+            next += interval
+            sequence &+= 1
+            withUnsafeBytes(of: sequence.bigEndian) { image.replaceSubrange(4..<8, with: $0) }
+            let header = FrameHeader(sessionId: sessionId, sequence: sequence, captureTime: 0, width: 390, height: 844)
+            let sent = ContinuousClock.now
+            do {
+                try await outbound.write(.binary(ByteBuffer(data: header.encode(image: image))))
+            } catch {
+                context.fail(.frameAck, error)
+                return
+            }
+            context.metrics.count(.framesSent)
+            var acknowledged = false
+            while !acknowledged {
+                guard let item = await inbox.next(timeout: context.eventTimeout) else {
+                    context.timeout(.frameAck, "the acknowledgement of frame \(sequence)")
+                    return
+                }
+                switch item {
+                case .ack(let ack) where ack.sequence == sequence:
+                    acknowledged = true
+                    context.metrics.record(.frameAck, .now - sent, at: .now)
+                    switch ack.type {
+                    case "frame.accepted": context.metrics.count(.framesAccepted)
+                    case "frame.throttled": context.metrics.count(.framesThrottled)
+                    case "frame.duplicate": context.metrics.count(.framesDuplicate)
+                    default: context.metrics.count(.framesRejected)
+                    }
+                case .event(let event) where event.type == "conversation.ended" || event.type == "cobrowsing.ended":
+                    return
+                default:
+                    continue
+                }
+            }
+            // A device that fell behind skips the frames it missed rather than bursting to catch up.
+            if next < .now { next = .now }
+        }
+    }
+
+    /// A JPEG-signed payload of `bytes` bytes; bytes 4..<8 carry the frame number so each differs.
+    static func image(bytes: Int, device: Int) -> Data {
+        var image = Data([0xFF, 0xD8, 0xFF, 0xE0, 0, 0, 0, 0])
+        image.append(Data(repeating: UInt8(truncatingIfNeeded: device), count: max(0, bytes - image.count)))
+        return image
+    }
+}

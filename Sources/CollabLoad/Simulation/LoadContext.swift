@@ -1,0 +1,51 @@
+import AsyncHTTPClient
+import CollabClient
+
+/// What every simulated device shares: the configuration, the metrics, the HTTP client, the stop
+/// signals and the in-flight send times.
+struct LoadContext: Sendable {
+    let configuration: LoadConfiguration
+    let metrics: LoadMetrics
+    let http: HTTPClient
+    /// Visitors stop starting new work when this fires.
+    let visitorsStop: StopSignal
+    /// Agents stop when this fires (after the visitors are done).
+    let agentsStop: StopSignal
+    /// Message send times by client message id.
+    let messages: PendingTimes
+    /// Call start times by conversation id.
+    let rings: PendingTimes
+
+    var now: ContinuousClock.Instant { .now }
+    var eventTimeout: Duration { .milliseconds(Int64(configuration.eventTimeoutSeconds * 1_000)) }
+
+    /// Runs one request step, recording its latency or its error; `nil` on failure.
+    @discardableResult
+    func timed<T: Sendable>(_ operation: LoadOperation, _ body: () async throws -> T) async -> T? {
+        let start = ContinuousClock.now
+        do {
+            let value = try await body()
+            metrics.record(operation, .now - start, at: .now)
+            return value
+        } catch {
+            fail(operation, error)
+            return nil
+        }
+    }
+
+    /// Records a failed step by the client error's code.
+    func fail(_ operation: LoadOperation, _ error: any Error) {
+        if let error = error as? CollabClientError {
+            metrics.fail(operation, type: error.code.description, message: error.description, at: .now)
+        } else if error is CancellationError {
+            metrics.fail(operation, type: "cancelled", message: "cancelled at the end of the run", at: .now)
+        } else {
+            metrics.fail(operation, type: "transport", message: "\(error)", at: .now)
+        }
+    }
+
+    /// Records an expected event that did not arrive in time.
+    func timeout(_ operation: LoadOperation, _ what: String) {
+        metrics.fail(operation, type: "timeout", message: "\(what) did not arrive within \(configuration.eventTimeoutSeconds) s", at: .now)
+    }
+}

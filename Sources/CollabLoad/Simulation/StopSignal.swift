@@ -1,0 +1,79 @@
+import Synchronization
+
+/// A one-way "stop now" that devices check between steps and that wakes their waits.
+final class StopSignal: Sendable {
+    private let state = Mutex(State())
+
+    private struct State {
+        var stopped = false
+        var waiters: [Int: CheckedContinuation<Void, Never>] = [:]
+        var nextWaiter = 0
+    }
+
+    /// Whether ``stop()`` was called.
+    var isStopped: Bool { state.withLock { $0.stopped } }
+
+    /// Stops: every waiter wakes; later waits return at once.
+    func stop() {
+        let waiters = state.withLock { state -> [CheckedContinuation<Void, Never>] in
+            state.stopped = true
+            defer { state.waiters = [:] }
+            return Array(state.waiters.values)
+        }
+        for waiter in waiters { waiter.resume() }
+    }
+
+    /// Returns once stopped (or when the task is cancelled).
+    func wait() async {
+        let id = state.withLock { state in
+            defer { state.nextWaiter += 1 }
+            return state.nextWaiter
+        }
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                let done = state.withLock { state in
+                    if state.stopped || Task.isCancelled { return true }
+                    state.waiters[id] = continuation
+                    return false
+                }
+                if done { continuation.resume() }
+            }
+        } onCancel: {
+            state.withLock { $0.waiters.removeValue(forKey: id) }?.resume()
+        }
+    }
+
+    /// Sleeps until `deadline` unless stopped first; returns whether it slept the whole time.
+    func sleep(until deadline: ContinuousClock.Instant) async -> Bool {
+        guard !isStopped else { return false }
+        return await withTaskGroup(of: Bool.self) { group in
+            group.addTask { (try? await Task.sleep(until: deadline, clock: .continuous)) != nil }
+            group.addTask {
+                await self.wait()
+                return false
+            }
+            let first = await group.next() ?? false
+            group.cancelAll()
+            return first && !isStopped
+        }
+    }
+}
+
+/// Send times of things in flight (messages by client message id, calls by conversation), so the
+/// receiving side can time their delivery.
+final class PendingTimes: Sendable {
+    private let times = Mutex<[String: ContinuousClock.Instant]>([:])
+
+    func start(_ key: String, at instant: ContinuousClock.Instant) {
+        times.withLock { $0[key] = instant }
+    }
+
+    /// Removes and returns the start time.
+    func finish(_ key: String) -> ContinuousClock.Instant? {
+        times.withLock { $0.removeValue(forKey: key) }
+    }
+
+    func cancel(_ key: String) {
+        _ = finish(key)
+    }
+}

@@ -12,7 +12,7 @@ public struct LoadReport: Sendable, Codable {
     /// Wall-clock start and end, milliseconds since 1970 (for people; durations use a monotonic clock).
     public var startedAt: Int64
     public var endedAt: Int64
-    /// Seconds from the first visitor's start until every device stopped.
+    /// Seconds from the start of the run (agents logging in) until every device stopped.
     public var elapsedSeconds: Double
     /// Why the run stopped: `duration` or `interrupted`.
     public var stoppedBy: String

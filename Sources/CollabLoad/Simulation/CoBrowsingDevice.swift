@@ -133,7 +133,8 @@ struct CoBrowsingDevice: Sendable {
                 }
             }
             // A device that fell behind skips the frames it missed rather than bursting to catch up.
-            if next < .now { next = .now }
+            let now = ContinuousClock.now
+            while next < now { next += interval }
         }
     }
 

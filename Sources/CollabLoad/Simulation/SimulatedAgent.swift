@@ -88,7 +88,15 @@ struct SimulatedAgent: Sendable {
             group.addTask {
                 // Talk for a moment, then hang up.
                 _ = await context.agentsStop.sleep(until: .now + .milliseconds(500))
-                await context.timed(.callEnd) { try await agent.endCall(callId) }
+                let start = ContinuousClock.now
+                do throws(CollabClientError) {
+                    try await agent.endCall(callId)
+                    context.metrics.record(.callEnd, .now - start, at: .now)
+                } catch where error.code == .conflict {
+                    // The visitor ended the conversation (and with it the call) first: expected.
+                } catch {
+                    context.fail(.callEnd, error)
+                }
             }
         case "conversation.ended":
             if let id = event.conversation?.id { _ = desk.conversations.withLock { $0.removeValue(forKey: id) } }

@@ -1,0 +1,208 @@
+import CollabClient
+import CollabLoad
+import CollabWire
+import Foundation
+import Testing
+
+/// The load tool against a real server on port 0: its runs complete, its counts agree with the
+/// server's own, its reports validate, and Ctrl-C still reports.
+@Suite struct LoadToolTests {
+    static func configuration(_ server: TestServer, scenario: LoadScenario, visitors: Int = 12) -> LoadConfiguration {
+        var configuration = LoadConfiguration(url: server.baseURL)
+        configuration.scenario = scenario
+        configuration.visitors = visitors
+        configuration.agents = 2
+        configuration.rampUpSeconds = 0.3
+        configuration.durationSeconds = 2.5
+        configuration.messageIntervalSeconds = 0.15
+        configuration.messagesPerConversation = 3
+        configuration.control = .token("test-control-token")
+        return configuration
+    }
+
+    @Test func mixedRunCompletesAndAgreesWithTheServer() async throws {
+        try await TestServer.with { server in try await Self.mixedRun(server) }
+    }
+
+    static func mixedRun(_ server: TestServer) async throws {
+        do {
+            let report = try await LoadRunner(configuration: Self.configuration(server, scenario: .mixed, visitors: 16)).run()
+
+            #expect(report.stoppedBy == "duration")
+            #expect(report.errors.isEmpty, "\(report.errors)")
+            let comparison = try #require(report.server, "\(report.serverUnavailable ?? "")")
+            for check in comparison.checks {
+                #expect(check.agrees, "\(check.name): server \(check.server), load \(check.load)")
+            }
+            // Every role did its part.
+            #expect(report.configuration.roles.values.reduce(0, +) == 16)
+            #expect(report.counter(.visitorsStarted) == 16)
+            #expect(report.counter(.messagesSent) > 0)
+            #expect(report.counter(.repliesSent) == report.counter(.messagesSent))
+            #expect(report.counter(.conversationsEnded) == report.counter(.conversationsStarted))
+            if report.configuration.roles["push", default: 0] > 0 {
+                #expect(report.counter(.pushRegistrations) == report.configuration.roles["push"])
+                #expect(report.counter(.callsStarted) > 0)
+                #expect(comparison.pushesEmitted > 0)
+            }
+            if report.configuration.roles["cobrowse", default: 0] > 0 {
+                #expect(report.counter(.framesAccepted) > 0)
+                // Every frame sent was answered (how many were throttled depends on transit jitter on a busy machine).
+                let answered = report.counter(.framesAccepted) + report.counter(.framesThrottled) + report.counter(.framesDuplicate) + report.counter(.framesRejected)
+                #expect(answered == report.counter(.framesSent))
+                #expect(report.counter(.framesRejected) == 0)
+            }
+            // Percentiles are ordered and the timeline covers the run.
+            for operation in report.operations {
+                let latency = try #require(operation.latencyMs, "\(operation.operation)")
+                #expect(latency.min <= latency.p50 && latency.p50 <= latency.p99 && latency.p99 <= latency.max)
+            }
+            #expect(report.operation(.messageDeliver)?.count == report.counter(.messagesSent))
+            #expect(report.timeline.count >= 2)
+            let timelineMessages = report.timeline.reduce(0) { $0 + ($1.operations[LoadOperation.messageSend.rawValue]?.count ?? 0) }
+            #expect(timelineMessages == report.counter(.messagesSent))
+
+            // The JSON report validates against the published schema; the HTML has its charts and no scripts.
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.sortedKeys]
+            try validateAgainstSchema(encoder.encode(report))
+            let html = report.html
+            #expect(html.contains("<svg"))
+            #expect(html.contains("<polyline"))
+            #expect(!html.lowercased().contains("<script"))
+            #expect(!report.text.isEmpty)
+        }
+    }
+
+    @Test func sameSeedMakesTheSameChoices() async throws {
+        try await TestServer.with { server in
+            var first = Self.configuration(server, scenario: .mixed, visitors: 40)
+            first.durationSeconds = 0.2
+            first.rampUpSeconds = 0
+            first.agents = 1
+            first.control = nil
+            let a = try await LoadRunner(configuration: first).run()
+            let b = try await LoadRunner(configuration: first).run()
+            #expect(a.configuration.roles == b.configuration.roles)
+            first.seed = 2
+            let c = try await LoadRunner(configuration: first).run()
+            #expect(c.configuration.roles.values.reduce(0, +) == 40)
+            #expect(a.serverUnavailable == "no control credentials")
+        }
+    }
+
+    @Test func chatAgainstAnotherAccountStaysInItsAccount() async throws {
+        try await TestServer.with(seed: twoAccountSeed) { server in
+            var configuration = Self.configuration(server, scenario: .chat, visitors: 4)
+            configuration.apiKey = "alpha-key"
+            configuration.namedAreas = ["alpha-area"]
+            configuration.agentUsername = "alpha-agent"
+            configuration.agentPassword = "pw-a"
+            let betaBefore = try await server.entityStats(account: "beta")
+            let report = try await LoadRunner(configuration: configuration).run()
+            #expect(report.errors.isEmpty, "\(report.errors)")
+            #expect(report.server?.agrees == true)
+            #expect(try await server.entityStats(account: "beta") == betaBefore)
+        }
+    }
+
+    static let outOfBounds: [(String, LoadConfiguration)] = {
+        func bad(_ option: String, _ change: (inout LoadConfiguration) -> Void) -> (String, LoadConfiguration) {
+            var configuration = LoadConfiguration(url: "http://127.0.0.1:1")
+            change(&configuration)
+            return (option, configuration)
+        }
+        return [
+            bad("--visitors") { $0.visitors = -1 },
+            bad("--visitors") { $0.visitors = 1_000_000 },
+            bad("--duration") { $0.durationSeconds = 0 },
+            bad("--fps") { $0.fps = 0 },
+            bad("--frame-bytes") { $0.frameBytes = 10 << 20 },
+            bad("--named-areas") { $0.namedAreas = [] },
+            bad("--url") { $0.url = "ftp://x" },
+            bad("--agents") {
+                $0.scenario = .cobrowse
+                $0.agents = 0
+            },
+        ]
+    }()
+
+    @Test(arguments: outOfBounds)
+    func outOfBoundsConfigurationIsRefused(option: String, configuration: LoadConfiguration) async throws {
+        do throws(LoadConfigurationError) {
+            try configuration.validate()
+            Issue.record("\(option) out of bounds was accepted")
+        } catch {
+            #expect(error.option == option)
+        }
+        await #expect(throws: LoadConfigurationError.self) { try await LoadRunner(configuration: configuration).run() }
+    }
+
+    /// The real command: live progress on stderr, Ctrl-C stops it early, it exits 0 and still writes
+    /// both reports.
+    @Test func interruptedCommandStillReports() async throws {
+        try await TestServer.with { server in
+            let directory = try temporaryDirectory()
+            let json = directory.appendingPathComponent("report.json")
+            let html = directory.appendingPathComponent("report.html")
+            let process = Process()
+            process.executableURL = ServerProcess.binary
+            process.arguments = [
+                "load", "--url", server.baseURL, "--visitors", "6", "--agents", "1", "--duration", "120", "--ramp-up", "0.2", "--scenario", "chat",
+                "--message-interval", "0.1", "--control-token", "test-control-token", "--json", json.path, "--html", html.path, "--progress", "line",
+            ]
+            let stdout = OutputBuffer()
+            let stderr = OutputBuffer()
+            let out = Pipe()
+            let err = Pipe()
+            out.fileHandleForReading.readabilityHandler = { stdout.append($0.availableData) }
+            err.fileHandleForReading.readabilityHandler = { stderr.append($0.availableData) }
+            process.standardOutput = out
+            process.standardError = err
+            try process.run()
+            // Wait until messages flow (the live view reports them), then interrupt.
+            let deadline = ContinuousClock.now + .seconds(30)
+            while !stderr.text.contains("msg "), ContinuousClock.now < deadline, process.isRunning {
+                try await Task.sleep(for: .milliseconds(50))
+            }
+            #expect(stderr.text.contains("visitors "))
+            kill(process.processIdentifier, SIGINT)
+            let exitDeadline = ContinuousClock.now + .seconds(40)
+            while process.isRunning, ContinuousClock.now < exitDeadline { try await Task.sleep(for: .milliseconds(50)) }
+            if process.isRunning { process.terminate() }
+            try await Task.sleep(for: .milliseconds(100))
+            #expect(process.terminationStatus == 0, "\(stderr.text)")
+            #expect(stdout.text.contains("stopped by interrupted"))
+            let data = try Data(contentsOf: json)
+            try validateAgainstSchema(data)
+            let report = try JSONDecoder().decode(LoadReport.self, from: data)
+            #expect(report.stoppedBy == "interrupted")
+            #expect(report.elapsedSeconds < 60)
+            #expect(report.counter(.messagesSent) > 0)
+            #expect(report.server?.agrees == true, "\(String(describing: report.server?.checks))")
+            #expect(try String(contentsOf: html, encoding: .utf8).contains("<svg"))
+        }
+    }
+}
+
+/// Validates a report with Python's `jsonschema` against docs/load-report.schema.json.
+func validateAgainstSchema(_ data: Data, sourceLocation: SourceLocation = #_sourceLocation) throws {
+    let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    let schema = root.appendingPathComponent("docs/load-report.schema.json").path
+    let file = try temporaryDirectory().appendingPathComponent("report.json")
+    try data.write(to: file)
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+    process.arguments = [
+        "python3", "-c",
+        "import json, sys, jsonschema; s = json.load(open(sys.argv[1])); jsonschema.Draft202012Validator.check_schema(s); "
+            + "jsonschema.validate(json.load(open(sys.argv[2])), s, cls=jsonschema.Draft202012Validator)",
+        schema, file.path,
+    ]
+    let err = Pipe()
+    process.standardError = err
+    try process.run()
+    process.waitUntilExit()
+    let message = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    #expect(process.terminationStatus == 0, "the report does not validate: \(message)", sourceLocation: sourceLocation)
+}

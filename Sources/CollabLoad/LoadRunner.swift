@@ -16,6 +16,7 @@ import Synchronization
 public final class LoadRunner: Sendable {
     public let configuration: LoadConfiguration
     private let interrupted = Mutex(false)
+    private let completed = Mutex(false)
     private let visitorsStop = StopSignal()
     private let agentsStop = StopSignal()
 
@@ -109,7 +110,7 @@ public final class LoadRunner: Sendable {
         for role in roles { roleCounts[role, default: 0] += 1 }
         return LoadReport(
             configuration: .init(configuration, roles: roleCounts), startedAt: startedAt, endedAt: endedAt,
-            elapsedSeconds: LoadMetrics.seconds(end - start).rounded(toPlaces: 3), stoppedBy: interrupted.withLock { $0 } ? "interrupted" : "duration",
+            elapsedSeconds: LoadMetrics.seconds(end - start).rounded(toPlaces: 3), stoppedBy: interrupted.withLock { $0 } ? "interrupted" : completed.withLock { $0 } ? "completed" : "duration",
             operations: figures.operations, errors: figures.errors, counters: figures.counters, timeline: figures.timeline, server: server,
             serverUnavailable: server == nil ? serverUnavailable : nil
         )
@@ -125,10 +126,6 @@ public final class LoadRunner: Sendable {
         await withTaskGroup(of: Void.self) { outer in
             outer.addTask {
                 await withDiscardingTaskGroup { group in
-                    group.addTask {
-                        _ = await context.visitorsStop.sleep(until: start + duration)
-                        context.visitorsStop.stop()
-                    }
                     for (index, role) in roles.enumerated() {
                         let due = start + rampUp * (Double(index) / Double(max(1, roles.count)))
                         guard await context.visitorsStop.sleep(until: due) || due <= .now, !context.visitorsStop.isStopped else { break }
@@ -142,11 +139,16 @@ public final class LoadRunner: Sendable {
                 }
             }
             outer.addTask {
-                // The drain: once stopped, visitors have this long to finish before they are cancelled.
-                await context.visitorsStop.wait()
+                // The duration, then the drain: once stopped, visitors have this long to finish
+                // before they are cancelled.
+                _ = await context.visitorsStop.sleep(until: start + duration)
+                context.visitorsStop.stop()
                 try? await Task.sleep(for: drain)
             }
+            // Whichever ends first: every visitor done (their counts reached), or the drain over.
             _ = await outer.next()
+            if !context.visitorsStop.isStopped { completed.withLock { $0 = true } }
+            context.visitorsStop.stop()
             outer.cancelAll()
         }
         context.agentsStop.stop()

@@ -45,6 +45,10 @@ struct LoadCommand: AsyncParsableCommand {
     var messageInterval: Double = 2
     @Option(help: "Messages per conversation before the visitor ends it and starts another.")
     var messagesPerConversation: Int = 5
+    @Option(help: "Conversations per chat or push visitor, then it stops (default: until the duration ends).")
+    var conversations: Int?
+    @Option(help: "Frames per co-browsing device, then it stops (default: until the duration ends).")
+    var frames: Int?
     @Option(help: "The agent user simulated agents log in as.")
     var agentUser: String = "agent"
     @Option(help: "Its password.")
@@ -91,6 +95,8 @@ struct LoadCommand: AsyncParsableCommand {
         configuration.seed = seed
         configuration.messageIntervalSeconds = messageInterval
         configuration.messagesPerConversation = messagesPerConversation
+        configuration.conversationsPerVisitor = conversations
+        configuration.framesPerDevice = frames
         configuration.agentUsername = agentUser
         configuration.agentPassword = agentPassword
         configuration.connections = connections

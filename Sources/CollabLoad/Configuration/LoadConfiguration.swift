@@ -29,6 +29,10 @@ public struct LoadConfiguration: Sendable, Codable, Equatable {
     public var messageIntervalSeconds: Double = 2
     /// Messages a visitor sends before ending a conversation and starting the next.
     public var messagesPerConversation: Int = 5
+    /// Conversations each chat or push visitor holds before it stops (`nil`: until the duration ends).
+    public var conversationsPerVisitor: Int?
+    /// Frames each co-browsing device sends before it ends its conversation (`nil`: until the duration ends).
+    public var framesPerDevice: Int?
     /// The agent user all simulated agents log in as.
     public var agentUsername: String = "agent"
     /// Its password.
@@ -77,6 +81,8 @@ public struct LoadConfiguration: Sendable, Codable, Equatable {
         try check(!namedAreas.isEmpty && namedAreas.allSatisfy { !$0.isEmpty }, "--named-areas", "must name at least one area")
         try check(messageIntervalSeconds >= 0.01 && messageIntervalSeconds <= 3_600, "--message-interval", "must be 0.01 to 3600 seconds")
         try check((1...10_000).contains(messagesPerConversation), "--messages-per-conversation", "must be 1 to 10000")
+        try check(conversationsPerVisitor.map { (1...1_000_000).contains($0) } ?? true, "--conversations", "must be 1 to 1000000")
+        try check(framesPerDevice.map { (1...100_000_000).contains($0) } ?? true, "--frames", "must be 1 to 100000000")
         try check((1...4_096).contains(connections), "--connections", "must be 1 to 4096")
         try check(eventTimeoutSeconds > 0 && eventTimeoutSeconds <= 600, "--event-timeout", "must be more than 0 and at most 600 seconds")
         try check(drainSeconds >= 0 && drainSeconds <= 600, "--drain", "must be 0 to 600 seconds")

@@ -14,7 +14,7 @@ public struct LoadReport: Sendable, Codable {
     public var endedAt: Int64
     /// Seconds from the start of the run (agents logging in) until every device stopped.
     public var elapsedSeconds: Double
-    /// Why the run stopped: `duration` or `interrupted`.
+    /// Why the run stopped: `duration`, `interrupted`, or `completed` (every visitor did its count).
     public var stoppedBy: String
     public var operations: [OperationReport]
     public var errors: [ErrorReport]
@@ -40,6 +40,8 @@ public struct LoadReport: Sendable, Codable {
         public var messageIntervalSeconds: Double
         public var messagesPerConversation: Int
         public var connections: Int
+        public var conversationsPerVisitor: Int?
+        public var framesPerDevice: Int?
         /// Visitors per role (`chat`, `push`, `cobrowse`).
         public var roles: [String: Int]
 
@@ -57,6 +59,8 @@ public struct LoadReport: Sendable, Codable {
             messageIntervalSeconds = configuration.messageIntervalSeconds
             messagesPerConversation = configuration.messagesPerConversation
             connections = configuration.connections
+            conversationsPerVisitor = configuration.conversationsPerVisitor
+            framesPerDevice = configuration.framesPerDevice
             var byName: [String: Int] = [:]
             for role in VisitorRole.allCases { byName[role.rawValue] = roles[role] ?? 0 }
             self.roles = byName

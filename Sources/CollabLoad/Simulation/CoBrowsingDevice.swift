@@ -97,7 +97,8 @@ struct CoBrowsingDevice: Sendable {
         var next = ContinuousClock.now + interval * Double(index % 997) / 997
         var image = Self.image(bytes: configuration.frameBytes, device: index)
         var sequence: UInt32 = 0
-        while await context.visitorsStop.sleep(until: next) {
+        let limit = configuration.framesPerDevice ?? .max
+        while sequence < limit, await context.visitorsStop.sleep(until: next) {
             next += interval
             sequence &+= 1
             withUnsafeBytes(of: sequence.bigEndian) { image.replaceSubrange(4..<8, with: $0) }

@@ -154,6 +154,16 @@ struct SimulatedAgent: Sendable {
             return (conversation.replies, conversation.role, call)
         }
         guard number > 0 else { return }
+        // Ring first: the visitor is still waiting for this reply, so it sees the call before it can end.
+        if call {
+            context.rings.start(message.conversationId, at: .now)
+            let started = await context.timed(.callStart) { try await agent.startCall(in: message.conversationId, callType: "AUDIO") }
+            if started == nil {
+                context.rings.cancel(message.conversationId)
+            } else {
+                context.metrics.count(.callsStarted)
+            }
+        }
         let clientMessageId = "a\(index)-\(message.conversationId)-\(number)"
         context.messages.start(clientMessageId, at: .now)
         let sent = await context.timed(.replySend) {
@@ -163,15 +173,6 @@ struct SimulatedAgent: Sendable {
             context.messages.cancel(clientMessageId)
         } else {
             context.metrics.count(.repliesSent)
-        }
-        if call {
-            context.rings.start(message.conversationId, at: .now)
-            let started = await context.timed(.callStart) { try await agent.startCall(in: message.conversationId, callType: "AUDIO") }
-            if started == nil {
-                context.rings.cancel(message.conversationId)
-            } else {
-                context.metrics.count(.callsStarted)
-            }
         }
     }
 }

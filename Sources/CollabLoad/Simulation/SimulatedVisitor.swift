@@ -41,7 +41,8 @@ struct SimulatedVisitor: Sendable {
                 }
             }
             var conversationNumber = 0
-            while !context.visitorsStop.isStopped {
+            let limit = context.configuration.conversationsPerVisitor ?? .max
+            while !context.visitorsStop.isStopped, conversationNumber < limit {
                 conversationNumber += 1
                 guard await converse(client, notifications: notifications, inbox: inbox, random: &random) else {
                     // Back off a little after a failure rather than hammering.

@@ -142,14 +142,28 @@ struct BenchCoBrowseCommand: AsyncParsableCommand {
     }
 }
 
-/// `mock-collab bench sink`: the bare WebSocket sink the co-browsing benchmark compares against.
+/// `mock-collab bench sink`: the bare Hummingbird baseline the benchmarks compare against — a
+/// WebSocket route that acknowledges every binary message, and `GET /fixed`, a fixed JSON answer.
 struct BenchSinkCommand: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "sink", abstract: "A bare WebSocket sink that acknowledges every binary message.", shouldDisplay: false)
+    static let configuration = CommandConfiguration(
+        commandName: "sink", abstract: "A bare Hummingbird app: WebSocket /sink acknowledges binary messages, GET /fixed answers a fixed body.", shouldDisplay: false
+    )
+
+    @Option(help: "File whose bytes GET /fixed answers (JSON).")
+    var fixedBody: String?
+
+    @Option(help: "Port (0 = any free port).")
+    var port: Int = 0
 
     func run() async throws {
         var logger = Logger(label: "sink")
         logger.logLevel = .error
         let router = Router(context: BasicWebSocketRequestContext.self)
+        let fixed = try fixedBody.map { try Data(contentsOf: URL(fileURLWithPath: $0)) } ?? Data(#"{"ok":true}"#.utf8)
+        let fixedBuffer = ByteBuffer(data: fixed)
+        router.get("fixed") { _, _ in
+            Response(status: .ok, headers: [.contentType: "application/json"], body: .init(byteBuffer: fixedBuffer))
+        }
         let ack = #"{"type":"frame.accepted"}"#
         router.ws("sink") { inbound, outbound, _ in
             for try await message in inbound.messages(maxSize: 1 << 20) {
@@ -158,11 +172,40 @@ struct BenchSinkCommand: AsyncParsableCommand {
         }
         let app = Application(
             router: router, server: .http1WebSocketUpgrade(webSocketRouter: router, configuration: .init(maxFrameSize: 1 << 20)),
-            configuration: .init(address: .hostname("127.0.0.1", port: 0)),
+            configuration: .init(address: .hostname("127.0.0.1", port: port)),
             onServerRunning: { channel in FileHandle.standardOutput.write(Data("listening on http://127.0.0.1:\(channel.localAddress?.port ?? 0)\n".utf8)) },
             logger: logger
         )
         try await app.runService()
+    }
+}
+
+/// `mock-collab bench wsclients`: the plainest device loop — N WebSockets to a sink, each sending a
+/// frame every `1/fps` s and reading its acknowledgement — as the yardstick for the load tool's own
+/// weight per simulated device (compare CPU time and peak RSS of the two processes).
+struct BenchWSClientsCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "wsclients", abstract: "A plain WebSocket client loop (the load tool's yardstick).", shouldDisplay: false)
+
+    @Option(help: "WebSocket URL of a sink.")
+    var url: String
+    @Option(help: "Devices.")
+    var devices: Int = 100
+    @Option(help: "Frames per second per device.")
+    var fps: Int = 5
+    @Option(help: "Frame size in bytes.")
+    var frameBytes: Int = 12_000
+    @Option(help: "Seconds.")
+    var seconds: Int = 10
+
+    func run() async throws {
+        var logger = Logger(label: "wsclients")
+        logger.logLevel = .critical
+        var command = BenchCoBrowseCommand()
+        command.fps = fps
+        command.frameBytes = frameBytes
+        command.seconds = seconds
+        let result = try await command.stream(urls: (0..<devices).map { (url, "s\($0)") }, logger: logger)
+        print("frames \(result.frames) p50_ms \(result.p50) p99_ms \(result.p99)")
     }
 }
 

@@ -93,4 +93,21 @@ struct ConsoleTests {
             #expect(try await transport.raw("GET", "/healthz").status == 200)
         }
     }
+
+    @Test("a script's 401 carries no Basic challenge (the browser would show its own dialog)")
+    func noChallengeForScripts() async throws {
+        try await TestServer.with { server in
+            let transport = server.transport(.basic(username: "agent", password: "wrong"))
+            let body = Data(#"{"username":"agent","password":"wrong"}"#.utf8)
+            let plain = try await server.transport(.none).raw("POST", "/app/rest/v4/authenticator/login", body: body)
+            #expect(plain.status == 401)
+            #expect(plain.header("www-authenticate")?.hasPrefix("Basic") == true)
+            let script = try await server.transport(.none).raw(
+                "POST", "/app/rest/v4/authenticator/login", body: body, headers: [("x-requested-with", "XMLHttpRequest")]
+            )
+            #expect(script.status == 401)
+            #expect(script.header("www-authenticate") == nil)
+            #expect(try await transport.raw("GET", "/_mock/v1/journal", headers: [("x-requested-with", "XMLHttpRequest")]).header("www-authenticate") == nil)
+        }
+    }
 }

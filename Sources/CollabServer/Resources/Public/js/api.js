@@ -35,7 +35,9 @@ export async function request(method, path, { body, contentType, query } = {}) {
     const text = params.toString();
     if (text) url += `?${text}`;
   }
-  const headers = { accept: 'application/json' };
+  // Marks the call as a script's: a 401 then comes without a Basic challenge, which would make the
+  // browser show its own login dialog.
+  const headers = { accept: 'application/json', 'x-requested-with': 'XMLHttpRequest' };
   let payload;
   if (body !== undefined) {
     if (typeof body === 'string') {
@@ -52,7 +54,12 @@ export async function request(method, path, { body, contentType, query } = {}) {
   } catch (error) {
     throw new ApiError(0, `the server is unreachable (${error.message})`);
   }
-  if (!response.ok) throw await errorFrom(response);
+  if (!response.ok) {
+    const error = await errorFrom(response);
+    // A session that ended (logout elsewhere, expiry, server reset) sends the console back to login.
+    if (response.status === 401 && !url.includes('/authenticator/')) window.dispatchEvent(new CustomEvent('mockcollab:unauthorized'));
+    throw error;
+  }
   if (response.status === 204) return null;
   const type = response.headers.get('content-type') || '';
   return type.includes('json') ? response.json() : response.text();

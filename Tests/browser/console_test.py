@@ -195,7 +195,9 @@ class ConsoleTest:
 
     def log_in(self, username, password, role):
         """With the keyboard only: type, Tab to the password, Enter to submit."""
+        self.visible("body[data-ready='true']")
         field = self.visible("#login-username")
+        # The form takes focus by itself: on load (autofocus) and after logging out.
         self.wait.until(lambda d: d.switch_to.active_element == field)
         field.clear()
         field.send_keys(username)

@@ -99,7 +99,14 @@ async function logout() {
 async function boot() {
   $('#login-form').addEventListener('submit', login);
   $('#logout').addEventListener('click', logout);
+  window.addEventListener('mockcollab:unauthorized', () => {
+    if (!desk) return;
+    leave();
+    $('#login-error').textContent = 'Your session ended: log in again.';
+  });
   for (const tab of document.querySelectorAll('.view-tab')) tab.addEventListener('click', () => showView(tab.dataset.view));
+  $('#login-submit').disabled = false;
+  document.body.dataset.ready = 'true';
   if (localStorage.getItem(SESSION_HINT)) {
     try {
       await enter(await currentUser());

@@ -222,9 +222,21 @@ class ConsoleTest:
         self.visitor.send("start Card blocked")
         conversation_id = ok(self.visitor.expect(result_of("start"), "conversation start"))["conversationId"]
 
-        self.step = "log in as agent with the keyboard"
+        self.step = "a wrong password is refused on the page"
         self.driver.get(self.url + "/")
         assert "MockCollab" in self.driver.title
+        self.visible("body[data-ready='true']")
+        field = self.visible("#login-username")
+        field.send_keys("agent", Keys.TAB, "wrong", Keys.ENTER)
+        self.text_appears("#login-error", "Wrong username or password")
+        # The refused login is the one error the browser may log (a 401 for the login request).
+        unexpected = [e for e in self.collect_browser_log()
+                      if e.get("level") == "SEVERE" and not ("authenticator/login" in e.get("message", "") and "401" in e.get("message", ""))]
+        assert not unexpected, f"errors in the browser console: {unexpected}"
+        assert self.driver.switch_to.active_element.get_attribute("id") == "login-password", "focus returns to the password"
+        self.driver.refresh()
+
+        self.step = "log in as agent with the keyboard"
         self.log_in("agent", "agent", "REGISTERED_USER")
         self.visible("#desk-view")
         self.text_appears("#live-status", "connected")

@@ -12,14 +12,15 @@ struct VisitorCommand: AsyncParsableCommand {
         commandName: "visitor",
         abstract: "A simulated visitor app: line commands on stdin, one JSON line per result and live event on stdout.",
         discussion: """
-            Commands:
-              start [TOPIC]        start a conversation in the named area (it waits in the queue)
-              say TEXT             send a message in the current conversation
-              frame                share the screen (accepting the agent's request, or starting it) and upload a generated frame
-              answer | decline     answer or decline the ringing call
-              state STATE          app state: background, foreground (UI closed) or open (UI open)
-              end                  end the current conversation
-              quit                 stop the client and exit (end of input does the same)
+            Commands, one per line:
+              start [TOPIC]    start a conversation; it waits in the named area's queue
+              say TEXT         send a message in the current conversation
+              frame            share the screen (accepting the agent's request, or
+                               starting to share) and upload a generated frame
+              answer           answer the ringing call (decline: decline it)
+              state STATE      app state: background, foreground or open (UI open)
+              end              end the current conversation
+              quit             stop the client and exit (as does end of input)
             """
     )
 
@@ -32,16 +33,24 @@ struct VisitorCommand: AsyncParsableCommand {
     @Option(help: "The named area (id or siteId) new conversations go to.")
     var namedArea: String = "demo-area"
 
-    @Option(help: "The device id (the same id is the same anonymous visitor).")
-    var deviceId: String = "visitor-\(UInt32.random(in: 1000...9999))"
+    @Option(help: "The device id: the same id is the same anonymous visitor (default: a random visitor-NNNN).")
+    var deviceId: String?
 
     @Option(help: "Register push tokens with this version: ENCRYPTED, ENCRYPTED_SERVICE, NOT_ENCRYPTED, or NONE.")
     var push: String = "ENCRYPTED"
 
+    func validate() throws {
+        guard push == "NONE" || PushNotificationVersion(rawValue: push) != nil else {
+            throw ValidationError("--push must be ENCRYPTED, ENCRYPTED_SERVICE, NOT_ENCRYPTED or NONE")
+        }
+    }
+
     func run() async throws {
         let output = JSONLineWriter()
         let session = VisitorSession(
-            client: VisitorClient(configuration: ClientConfiguration(baseURL: url, apiKey: apiKey, namedArea: namedArea, deviceId: deviceId)),
+            client: VisitorClient(configuration: ClientConfiguration(
+                baseURL: url, apiKey: apiKey, namedArea: namedArea, deviceId: deviceId ?? "visitor-\(UInt32.random(in: 1000...9999))"
+            )),
             output: output
         )
         do {

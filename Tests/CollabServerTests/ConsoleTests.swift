@@ -1,4 +1,6 @@
 import CollabClient
+import CollabServer
+import CollabStore
 import Foundation
 import Testing
 
@@ -108,6 +110,41 @@ struct ConsoleTests {
             #expect(script.status == 401)
             #expect(script.header("www-authenticate") == nil)
             #expect(try await transport.raw("GET", "/_mock/v1/journal", headers: [("x-requested-with", "XMLHttpRequest")]).header("www-authenticate") == nil)
+        }
+    }
+}
+
+/// A console directory other than the bundled one: what is loaded from it and what is not.
+@Suite("Console directory")
+struct ConsoleDirectoryTests {
+    @Test("regular files only: hidden files and symlinks out of the directory are never served")
+    func onlyRegularFiles() async throws {
+        let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        try Data("<!doctype html><title>custom</title>".utf8).write(to: directory.appendingPathComponent("index.html"))
+        try FileManager.default.createDirectory(at: directory.appendingPathComponent("js"), withIntermediateDirectories: true)
+        try Data("export const x = 1;".utf8).write(to: directory.appendingPathComponent("js/app.mjs"))
+        try Data("secret".utf8).write(to: directory.appendingPathComponent(".env"))
+        let outside = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: outside) }
+        try Data("outside".utf8).write(to: outside.appendingPathComponent("secret.txt"))
+        try FileManager.default.createSymbolicLink(at: directory.appendingPathComponent("leak.txt"), withDestinationURL: outside.appendingPathComponent("secret.txt"))
+
+        let configuration = ServerConfiguration(host: "127.0.0.1", port: 0, storage: .memory, passwordHashCost: 4, consoleDirectory: directory.path)
+        let server = try await TestServer.start(configuration: configuration)
+        do {
+            let transport = server.transport(.none)
+            #expect(String(decoding: try await transport.raw("GET", "/").body, as: UTF8.self).contains("<title>custom</title>"))
+            let module = try await transport.raw("GET", "/js/app.mjs")
+            #expect(module.status == 200)
+            #expect(module.header("content-type") == "text/javascript; charset=utf-8")
+            #expect(try await transport.raw("GET", "/.env").status == 404)
+            #expect(try await transport.raw("GET", "/leak.txt").status == 404)
+            #expect(try await transport.raw("GET", "/js/console.css").status == 404, "the bundled console is not mixed in")
+            try await server.stop()
+        } catch {
+            try? await server.stop()
+            throw error
         }
     }
 }

@@ -11,6 +11,9 @@ import NIOCore
 /// revalidates and gets a 304 while the file is unchanged (the files change with every build, and a
 /// stale console against a newer server is worse than one round trip). Text files go out gzipped
 /// to clients that accept it.
+///
+/// It runs first, before the journal and authentication: the console's files are public and would
+/// only crowd the request journal the inspector shows.
 struct ConsoleMiddleware: RouterMiddleware {
     typealias Context = CollabRequestContext
     let assets: ConsoleAssets

@@ -81,7 +81,8 @@ export class FrameViewer {
   show(frame) {
     const previous = this.url;
     this.url = URL.createObjectURL(new Blob([frame.image], { type: frame.type }));
-    this.image.onload = () => {
+    // The previous image stays on screen until the next one has loaded (or failed to), then goes.
+    this.image.onload = this.image.onerror = () => {
       if (previous) URL.revokeObjectURL(previous);
     };
     this.image.src = this.url;

@@ -90,7 +90,13 @@ export class Inspector {
         // A malformed event is skipped; the next reload shows the truth.
       }
     });
-    source.onopen = () => { $('#pushes-live').dataset.on = 'true'; };
+    let opened = false;
+    source.onopen = () => {
+      $('#pushes-live').dataset.on = 'true';
+      // The stream does not replay: after a reconnect, catch up on what happened meanwhile.
+      if (opened) this.reloadPushes();
+      opened = true;
+    };
     source.onerror = () => { $('#pushes-live').dataset.on = 'false'; };
   }
 

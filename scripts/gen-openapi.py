@@ -35,6 +35,9 @@ def op(summary, opid, responses, tags, security, request=None, params=None, desc
     return o
 
 CONTROL = [{"basicAuth": []}, {"controlToken": []}]
+# Read-only inspector routes: admins too (their own account only; another account answers 404).
+INSPECTOR = [{"basicAuth": []}, {"sessionCookie": []}, {"controlToken": []}]
+ADMIN_NOTE = " Super admins and the control token see every account; ADMIN and TECHNICAL_ADMIN see their own account only (naming another answers 404)."
 CLIENT = [{"clientToken": []}]
 AGENT = [{"agentToken": []}, {"basicAuth": []}, {"sessionCookie": []}]
 NONE = []
@@ -45,6 +48,8 @@ def add(path, method, o): paths.setdefault(path, {})[method] = o
 add("/healthz", "get", op("Liveness", "healthz", ok(ref("Status")), ["ops"], NONE, desc="200 while the process serves requests."))
 add("/readyz", "get", op("Readiness", "readyz", {**ok(ref("Status")), **errs(503)}, ["ops"], NONE, desc="503 once storage has failed: the server then refuses every write."))
 add("/metrics", "get", op("Prometheus metrics", "metrics", {"200": {"description": "Prometheus text format", "content": {"text/plain": {"schema": S}}}}, ["ops"], NONE))
+add("/", "get", op("The web console", "console", {"200": {"description": "The console's index.html; its CSS and JavaScript are served beside it (/css/…, /js/…) with ETag and Last-Modified (304 on revalidation) and gzip when accepted", "content": {"text/html": {"schema": S}}}}, ["ops"], NONE,
+    desc="The agent desk and inspector (Public/ in the repository). Log in with the Web API's authenticator/login; the session cookie authenticates everything after."))
 add("/openapi.json", "get", op("This document", "openapi", ok({"type": "object"}), ["ops"], NONE))
 
 # --- control ----------------------------------------------------------------------------------
@@ -55,22 +60,25 @@ add("/_mock/v1/reset", "post", op("Reset state", "controlReset", {**ok(ref("Seed
 add("/_mock/v1/seed", "post", op("Apply a seed", "controlSeed", {**ok(ref("SeedResult")), **errs(400, 401, 403, 409, 413)}, C, CONTROL,
     request={"required": True, "description": "YAML or JSON; see docs/seed-example.yaml", "content": {"application/yaml": {"schema": ref("Seed")}, "application/json": {"schema": ref("Seed")}}},
     desc="Idempotent (entities matched by natural key, updated in place) and all or nothing."))
-add("/_mock/v1/journal", "get", op("Read the request journal", "controlJournal", {**ok(ref("JournalPage")), **errs(400, 401, 403)}, C, CONTROL,
+add("/_mock/v1/journal", "get", op("Read the request journal", "controlJournal", {**ok(ref("JournalPage")), **errs(400, 401, 403)}, C, INSPECTOR,
     params=[q("method", S, "HTTP method"), q("path", S, "Path prefix"), q("status", I, "Exact status (404) or class (4 for 4xx)"),
             q("since", L, "Earliest timestamp, ms"), q("until", L, "Latest timestamp, ms"), q("accountId", S, "Caller's account"),
             q("limit", I, "At most this many, the newest (default 1000)")],
-    desc="A bounded ring buffer of answered requests, oldest first. No bodies or headers; secrets in query strings are redacted."))
+    desc="A bounded ring buffer of answered requests, oldest first. No bodies or headers; secrets in query strings are redacted." + ADMIN_NOTE))
 add("/_mock/v1/journal", "delete", op("Clear the request journal", "controlClearJournal", {"204": {"description": "Cleared"}, **errs(401, 403)}, C, CONTROL))
 add("/_mock/v1/accounts/{account}/tokens", "post", op("Issue a test access token", "controlIssueToken", {**ok(ref("TestTokenResponse")), **errs(400, 401, 403, 404)}, C, CONTROL,
     params=[p("account", "Account id or name")], request=body(ref("TestTokenRequest")),
     desc="An HS256 JWT signed with the account's test-token secret, with its configured issuer and audience; valid for loginWithSecureToken and mobile client starts."))
-add("/_mock/v1/clock", "get", op("Read the server clock", "controlClock", {**ok(ref("ClockState")), **errs(401, 403)}, C, CONTROL))
+add("/_mock/v1/clock", "get", op("Read the server clock", "controlClock", {**ok(ref("ClockState")), **errs(401, 403)}, C, INSPECTOR, desc=ADMIN_NOTE.strip()))
 add("/_mock/v1/clock", "post", op("Move or freeze the server clock", "controlChangeClock", {**ok(ref("ClockState")), **errs(400, 401, 403)}, C, CONTROL,
     request=body(ref("ClockChange")), desc="Every timestamp, expiry and timeout of the server follows this clock."))
-add("/_mock/v1/stats", "get", op("Entity counts and activity since start", "controlStats", {**ok(ref("StateStats")), **errs(401, 403, 404)}, C, CONTROL, params=[q("account", S, "Account id or name")]))
-add("/_mock/v1/webhooks/deliveries", "get", op("Webhook delivery log", "controlWebhookDeliveries", {**ok(ref("WebhookDeliveryPage")), **errs(400, 401, 403)}, C, CONTROL,
+add("/_mock/v1/stats", "get", op("Entity counts and activity since start", "controlStats", {**ok(ref("StateStats")), **errs(401, 403, 404)}, C, INSPECTOR, params=[q("account", S, "Account id or name")], desc=ADMIN_NOTE.strip()))
+add("/_mock/v1/webhooks/deliveries", "get", op("Webhook delivery log", "controlWebhookDeliveries", {**ok(ref("WebhookDeliveryPage")), **errs(400, 401, 403)}, C, INSPECTOR,
     params=[q("registrationId", S, "Registration"), q("eventType", S, "Event name"), q("state", S, "PENDING, DELIVERED or FAILED"), q("limit", I, "At most this many, the newest")],
-    desc="The last deliveries (bounded), with every attempt's status or error."))
+    desc="The last deliveries (bounded), with every attempt's status or error." + ADMIN_NOTE))
+add("/_mock/v1/configuration", "get", op("The configuration cascade of a scope", "controlConfiguration", {**ok(ref("ConfigurationCascade")), **errs(400, 401, 403, 404)}, C, INSPECTOR,
+    params=[q("account", S, "Account id or name (default: the caller's)"), q("namedArea", S, "Named area id or siteId"), q("apiKey", S, "API key id or key")],
+    desc="Each scope's properties (GLOBAL, ACCOUNT, then AREA and APIKEY when named) and every effective property with the scope that set it (the most specific wins)." + ADMIN_NOTE))
 add("/_mock/v1/webhooks/deliveries", "delete", op("Clear the webhook delivery log", "controlClearWebhookDeliveries", {"204": {"description": "Cleared"}, **errs(401, 403)}, C, CONTROL))
 
 # --- mobile -----------------------------------------------------------------------------------
@@ -146,20 +154,20 @@ add("/agent/v1/conversations/{id}/calls", "post", op("Start a call", "agentStart
 add("/agent/v1/calls/{id}", "get", op("A call", "agentCall", {**ok(ref("CallView")), **errs(401, 403, 404, **T)}, A, AGENT, params=[p("id", "Call id")]))
 add("/agent/v1/calls/{id}/end", "post", op("End a call", "agentEndCall", {**ok(ref("CallView")), **errs(401, 403, 404, 409, **T)}, A, AGENT, params=[p("id", "Call id")],
     desc="A caller who hangs up before an answer leaves a missed call."))
-add("/_mock/v1/pushes", "get", op("The push outbox", "controlPushes", {**ok(ref("PushPage")), **errs(400, 401, 403)}, C, CONTROL,
+add("/_mock/v1/pushes", "get", op("The push outbox", "controlPushes", {**ok(ref("PushPage")), **errs(400, 401, 403)}, C, INSPECTOR,
     params=[q("account", S, "Account id or name"), q("personId", S, "Recipient"), q("deviceId", S, "Device id or record id"), q("conversationId", S, "Conversation"),
             q("kind", S, "NEW_MESSAGE, INCOMING_CALL, MISSED_CALL or REVOKE_CALL"), q("transport", S, "APNS, APNS_VOIP or FCM"),
             q("state", S, "RECORDED, PENDING, DELIVERED, UNREGISTERED or FAILED"), q("after", L, "Only entries after this id"), q("limit", I, "At most this many, the newest")],
-    desc="Every composed push (bounded): plain content, payload exactly as sent, key id, delivery state and attempts."))
+    desc="Every composed push (bounded): plain content, payload exactly as sent, key id, delivery state and attempts." + ADMIN_NOTE))
 add("/_mock/v1/pushes", "delete", op("Empty the outbox", "controlClearPushes", {"204": {"description": "Emptied"}, **errs(401, 403)}, C, CONTROL))
-add("/_mock/v1/pushes/wait", "get", op("Wait for a push", "controlWaitForPush", {**ok(ref("PushView")), **errs(400, 401, 403, 404)}, C, CONTROL,
+add("/_mock/v1/pushes/wait", "get", op("Wait for a push", "controlWaitForPush", {**ok(ref("PushView")), **errs(400, 401, 403, 404)}, C, INSPECTOR,
     params=[q("kind", S, "As for /pushes"), q("conversationId", S, "Conversation"), q("deviceId", S, "Device"), q("state", S, "Delivery state"),
             q("after", L, "Only entries after this id"), q("timeoutMs", I, "How long to wait (default 10000, at most 60000)")],
-    desc="Answers the first outbox entry matching the filter, already there or arriving (or reaching the state) within the timeout; 404 when none did."))
-add("/_mock/v1/pushes/stream", "get", op("Stream the outbox", "controlStreamPushes", {"200": {"description": "Server-sent events: `push` events with PushView data", "content": {"text/event-stream": {"schema": S}}}, **errs(401, 403)}, C, CONTROL,
-    params=[q("kind", S, "As for /pushes")], desc="New and updated outbox entries as they happen; ends when the server shuts down."))
-add("/_mock/v1/devices", "get", op("Registered devices", "controlDevices", {**ok(arr(ref("DeviceView"))), **errs(401, 403, 404)}, C, CONTROL,
-    params=[q("account", S, "Account id or name"), q("personId", S, "Person")]))
+    desc="Answers the first outbox entry matching the filter, already there or arriving (or reaching the state) within the timeout; 404 when none did." + ADMIN_NOTE))
+add("/_mock/v1/pushes/stream", "get", op("Stream the outbox", "controlStreamPushes", {"200": {"description": "Server-sent events: `push` events with PushView data", "content": {"text/event-stream": {"schema": S}}}, **errs(401, 403)}, C, INSPECTOR,
+    params=[q("kind", S, "As for /pushes")], desc="New and updated outbox entries as they happen; ends when the server shuts down." + ADMIN_NOTE))
+add("/_mock/v1/devices", "get", op("Registered devices", "controlDevices", {**ok(arr(ref("DeviceView"))), **errs(401, 403, 404)}, C, INSPECTOR,
+    params=[q("account", S, "Account id or name"), q("personId", S, "Person")], desc=ADMIN_NOTE.strip()))
 add("/_mock/v1/devices/{id}/rotate-key", "post", op("Rotate a device's notification key", "controlRotateKey", {**ok(ref("DeviceView")), **errs(401, 403, 404, 409)}, C, CONTROL,
     params=[p("id", "Device record id")], desc="The previous key stays valid for the key overlap."))
 add("/_mock/v1/accounts/{account}/push-settings", "get", op("An account's push sinks", "controlPushSettings", {**ok(ref("PushSettings")), **errs(401, 403, 404)}, C, CONTROL,
@@ -191,7 +199,7 @@ add("/mobile/v1/cobrowsing/{id}/frames", "post", op("Upload a frame", "mobileUpl
         {"name": "x-private-areas", "in": "header", "schema": S, "description": "JSON array of {x, y, width, height}"}],
     request={"required": True, "content": {"image/jpeg": {"schema": {"type": "string", "format": "binary"}}, "image/png": {"schema": {"type": "string", "format": "binary"}}}},
     desc="The fallback for the WebSocket upload (binary MCF1 messages on /mobile/v1/events, each answered with a FrameAck text message). JPEG or PNG by signature, at most --max-frame-bytes (256 KiB)."))
-add("/_mock/v1/cobrowsing/{id}/stats", "get", op("Co-browsing statistics", "controlCoBrowsingStats", {**ok(ref("CoBrowsingStats")), **errs(401, 403, 404)}, C, CONTROL, params=[p("id", "Session id")]))
+add("/_mock/v1/cobrowsing/{id}/stats", "get", op("Co-browsing statistics", "controlCoBrowsingStats", {**ok(ref("CoBrowsingStats")), **errs(401, 403, 404)}, C, INSPECTOR, params=[p("id", "Session id")], desc=ADMIN_NOTE.strip()))
 
 conversation = obj({
     "id": S, "topic": S, "state": {"type": "string", "enum": ["CREATED", "ONBOARDING", "REBOARDING", "QUEUED", "ACTIVE", "UNASSIGNED", "OFFBOARDING", "ENDED"]},
@@ -213,6 +221,11 @@ schemas = {
     "JournalPage": obj({"entries": arr(ref("JournalEntry")), "size": I, "capacity": I}, ["entries", "size", "capacity"]),
     "TestTokenRequest": obj({"subject": S, "email": S, "firstName": S, "lastName": S, "lifetimeSeconds": L}, ["subject"]),
     "TestTokenResponse": obj({"token": S, "expiresAt": L}, ["token", "expiresAt"]),
+    "ConfigurationCascade": obj({
+        "accountId": S, "namedAreaId": S, "apiKeyId": S,
+        "layers": arr(obj({"scope": {"type": "string", "enum": ["GLOBAL", "ACCOUNT", "AREA", "APIKEY"]}, "entityId": S, "properties": smap()}, ["scope", "properties"])),
+        "resolved": {"type": "object", "additionalProperties": obj({"value": S, "scope": {"type": "string", "enum": ["GLOBAL", "ACCOUNT", "AREA", "APIKEY"]}}, ["value", "scope"])},
+    }, ["accountId", "layers", "resolved"]),
     "ClockState": obj({"now": L, "offset": L, "frozen": B}, ["now", "offset", "frozen"]),
     "ClockChange": obj({"advanceMillis": L, "frozen": B}),
     "StateStats": obj({**{k: I for k in STATS_COUNTS}, "frames": obj({k: I for k in FRAME_COUNTS}, FRAME_COUNTS)}, STATS_COUNTS + ["frames"]),

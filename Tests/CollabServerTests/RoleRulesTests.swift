@@ -58,10 +58,19 @@ struct RoleRulesTests {
         .init(method: "POST", path: "/app/rest/v4/authenticator/loginWithSecureToken", body: "{}", required: .anonymousUser),
         .init(method: "POST", path: "/_mock/v1/reset", body: "[]", required: .superAdmin),
         .init(method: "POST", path: "/_mock/v1/seed", body: "{]", required: .superAdmin),
-        .init(method: "GET", path: "/_mock/v1/journal?limit=x", required: .superAdmin),
+        .init(method: "GET", path: "/_mock/v1/journal?limit=x", required: .admin),
         .init(method: "POST", path: "/_mock/v1/accounts/unknown/tokens", body: "{}", required: .superAdmin),
+        .init(method: "GET", path: "/_mock/v1/clock", required: .admin),
         .init(method: "POST", path: "/_mock/v1/clock", body: "{]", required: .superAdmin),
-        .init(method: "GET", path: "/_mock/v1/stats?account=unknown", required: .superAdmin),
+        .init(method: "GET", path: "/_mock/v1/stats?account=unknown", required: .admin),
+        .init(method: "GET", path: "/_mock/v1/configuration?account=unknown", required: .admin),
+        .init(method: "GET", path: "/_mock/v1/devices?account=unknown", required: .admin),
+        .init(method: "POST", path: "/_mock/v1/devices/unknown/rotate-key", required: .superAdmin),
+        .init(method: "GET", path: "/_mock/v1/pushes?kind=x", required: .admin),
+        .init(method: "GET", path: "/_mock/v1/pushes/wait?kind=x", required: .admin),
+        .init(method: "GET", path: "/_mock/v1/webhooks/deliveries?limit=x", required: .admin),
+        .init(method: "GET", path: "/_mock/v1/cobrowsing/unknown/stats", required: .admin),
+        .init(method: "GET", path: "/_mock/v1/accounts/unknown/push-settings", required: .superAdmin),
     ]
 
     static let callers: [(username: String, role: AuthorizationRole)] = [

@@ -111,6 +111,7 @@ public final class MockCollabServer: Service {
     public func run() async throws {
         let configuration = environment.configuration
         let router = Router(context: CollabRequestContext.self)
+        router.add(middleware: ConsoleMiddleware(assets: .load(configuration: configuration, logger: logger)))
         router.add(middleware: JournalMiddleware(environment: environment))
         router.add(middleware: ErrorMiddleware())
         router.add(middleware: MetricsMiddleware())

@@ -52,6 +52,8 @@ public struct ServerConfiguration: Sendable {
     public var pushInitialBackoff: Duration
     /// The largest co-browsing frame image, in bytes.
     public var maxFrameBytes: Int
+    /// The web console's directory; `nil` serves the console bundled with the server.
+    public var consoleDirectory: String?
 
     public init(
         host: String = "127.0.0.1",
@@ -77,7 +79,8 @@ public struct ServerConfiguration: Sendable {
         outboxCapacity: Int = 10_000,
         pushMaxAttempts: Int = 5,
         pushInitialBackoff: Duration = .milliseconds(500),
-        maxFrameBytes: Int = 256 * 1024
+        maxFrameBytes: Int = 256 * 1024,
+        consoleDirectory: String? = nil
     ) {
         self.host = host
         self.port = port
@@ -103,5 +106,6 @@ public struct ServerConfiguration: Sendable {
         self.pushMaxAttempts = pushMaxAttempts
         self.pushInitialBackoff = pushInitialBackoff
         self.maxFrameBytes = maxFrameBytes
+        self.consoleDirectory = consoleDirectory
     }
 }

@@ -137,10 +137,13 @@ struct CoBrowsingRoutes {
             }
         }
 
-        router.group("_mock/v1").operation(.get, "cobrowsing/:id/stats", role: .superAdmin) { _, context in
+        router.group("_mock/v1").operation(.get, "cobrowsing/:id/stats", role: .admin) { _, context in
             let id = try context.pathParameter("id")
+            let confinement = try context.inspectorConfinement()
             _ = try env.read { state throws(CollabError) in
-                guard state.coBrowsingSessions[id] != nil else { throw CollabError.notFound("CoBrowsingSession", id) }
+                guard let session = state.coBrowsingSessions[id], confinement == nil || session.accountId == confinement else {
+                    throw CollabError.notFound("CoBrowsingSession", id)
+                }
             }
             return JSONBody.response(env.frames.stats(sessionId: id))
         }

@@ -6,7 +6,9 @@ import Hummingbird
 import NIOCore
 
 /// The control API for tests and tools, under `/_mock/v1`: reset, seed, request journal, test
-/// access tokens, virtual clock and stats. Open to super admins and to the control token.
+/// access tokens, virtual clock, stats and the configuration cascade. Open to super admins and to the
+/// control token; admins read their own account's journal, stats, clock and configuration (see
+/// `InspectorScope.swift`).
 struct ControlRoutes {
     let environment: CollabEnvironment
     let webhooks: WebhookDispatcher
@@ -26,8 +28,12 @@ struct ControlRoutes {
             let report = try await env.apply(seed: seed)
             return JSONBody.response(SeedResult(created: report.created, updated: report.updated, unchanged: report.unchanged))
         }
-        group.operation(.get, "journal", role: .superAdmin) { request, context in
-            let filter = try JournalFilter(request)
+        group.operation(.get, "journal", role: .admin) { request, context in
+            var filter = try JournalFilter(request)
+            if let confinement = try context.inspectorConfinement() {
+                if let requested = filter.accountId, requested != confinement { throw CollabError.notFound("Account", requested) }
+                filter.accountId = confinement
+            }
             return JSONBody.response(
                 JournalPage(entries: env.journal.entries(matching: filter), size: env.journal.count, capacity: env.journal.capacity)
             )
@@ -57,7 +63,7 @@ struct ControlRoutes {
             )
             return JSONBody.response(TestTokenResponse(token: issued.token, expiresAt: issued.expiresAt))
         }
-        group.operation(.get, "clock", role: .superAdmin) { _, _ in
+        group.operation(.get, "clock", role: .admin) { _, _ in
             JSONBody.response(env.clockState)
         }
         group.operation(.post, "clock", role: .superAdmin) { request, context in
@@ -72,13 +78,14 @@ struct ControlRoutes {
             return JSONBody.response(env.clockState)
         }
         let log = webhooks.log
-        group.operation(.get, "webhooks/deliveries", role: .superAdmin) { request, _ in
+        group.operation(.get, "webhooks/deliveries", role: .admin) { request, context in
+            let accountId = try context.inspectorConfinement()
             let limit = try request.query("limit").map { text throws(CollabError) in
                 guard let value = Int(text), value > 0 else { throw .badRequest("limit must be a positive integer") }
                 return min(value, log.capacity)
             } ?? log.capacity
             let deliveries = log.deliveries(
-                registrationId: request.query("registrationId"), eventType: request.query("eventType"), deliveryState: request.query("state"), limit: limit
+                accountId: accountId, registrationId: request.query("registrationId"), eventType: request.query("eventType"), deliveryState: request.query("state"), limit: limit
             )
             return JSONBody.response(WebhookDeliveryPage(deliveries: deliveries))
         }
@@ -86,16 +93,23 @@ struct ControlRoutes {
             log.clear()
             return noContent
         }
-        group.operation(.get, "stats", role: .superAdmin) { request, context in
-            let accountRef = request.query("account")
-            let journalCount = env.journal.count
-            var (stats, accountId) = try env.read { state throws(CollabError) in
-                let accountId = try accountRef.map { ref throws(CollabError) in try state.resolveAccount(ref).id }
-                return (state.stats(accountId: accountId, journalEntries: journalCount), accountId)
-            }
+        group.operation(.get, "stats", role: .admin) { request, context in
+            let accountId = try env.inspectedAccountId(request.query("account"), confinedTo: try context.inspectorConfinement())
+            let journalCount = accountId == nil ? env.journal.count : env.journal.entries(matching: JournalFilter(accountId: accountId, limit: 100_000)).count
+            var stats = try env.read { state in state.stats(accountId: accountId, journalEntries: journalCount) }
             stats.pushesEmitted = env.pushes.outbox.recordedCount(accountId: accountId)
             stats.frames = env.frames.counts(accountId: accountId)
             return JSONBody.response(stats)
+        }
+        group.operation(.get, "configuration", role: .admin) { request, context in
+            let confinement = try context.inspectorConfinement()
+            guard let accountId = try env.inspectedAccountId(request.query("account"), confinedTo: confinement) ?? context.principal.accountId else {
+                throw CollabError.badRequest("the query parameter 'account' is required")
+            }
+            let view = try env.read { state throws(CollabError) in
+                try state.configurationView(accountId: accountId, namedArea: request.query("namedArea"), apiKey: request.query("apiKey"))
+            }
+            return JSONBody.response(view)
         }
     }
 }

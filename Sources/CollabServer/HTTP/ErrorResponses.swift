@@ -3,6 +3,7 @@ import CollabWire
 import Foundation
 import Logging
 public import Hummingbird
+import HTTPTypes
 
 extension CollabError.Kind {
     /// The HTTP status a failure of this kind answers with.
@@ -32,7 +33,9 @@ extension CollabError: HTTPResponseError {
             return JSONBody.response(APIErrorBody(type: typeName, message: message, status: status.code), status: status)
         }
         var headers = HTTPFields()
-        if kind == .unauthorized {
+        // Scripts (the web console) mark their requests: a Basic challenge would make the browser
+        // pop up its own login dialog over the page's (the convention Spring Security follows too).
+        if kind == .unauthorized, request.headers[.xRequestedWith] != "XMLHttpRequest" {
             headers[.wwwAuthenticate] = "Basic realm=\"mock-collab\", charset=\"UTF-8\""
         }
         return ErrorBody.response(status: status, message: message, headers: headers)
@@ -107,4 +110,9 @@ struct ErrorMiddleware: RouterMiddleware {
         default: status.reasonPhrase
         }
     }
+}
+
+extension HTTPField.Name {
+    /// `X-Requested-With: XMLHttpRequest` marks a request made by a script.
+    static let xRequestedWith = Self("X-Requested-With")!
 }

@@ -114,8 +114,8 @@ struct PushRoutes {
 
     private func registerControl(_ group: RouterGroup<CollabRequestContext>) {
         let env = environment
-        group.operation(.get, "pushes", role: .superAdmin) { request, _ in
-            let filter = try OutboxFilter(request, environment: env)
+        group.operation(.get, "pushes", role: .admin) { request, context in
+            let filter = try OutboxFilter(request, environment: env, confinedTo: try context.inspectorConfinement())
             let limit = try request.query("limit").map { text throws(CollabError) in
                 guard let value = Int(text), value > 0 else { throw .badRequest("limit must be a positive integer") }
                 return value
@@ -126,8 +126,8 @@ struct PushRoutes {
             env.pushes.outbox.clear()
             return noContent
         }
-        group.operation(.get, "pushes/wait", role: .superAdmin) { request, _ in
-            let filter = try OutboxFilter(request, environment: env)
+        group.operation(.get, "pushes/wait", role: .admin) { request, context in
+            let filter = try OutboxFilter(request, environment: env, confinedTo: try context.inspectorConfinement())
             let timeout: Int64 = try request.query("timeoutMs").map { text throws(CollabError) -> Int64 in
                 guard let value = Int64(text), value >= 0, value <= 60_000 else { throw .badRequest("timeoutMs must be 0 to 60000") }
                 return value
@@ -137,8 +137,8 @@ struct PushRoutes {
             }
             return JSONBody.response(entry)
         }
-        group.operation(.get, "pushes/stream", role: .superAdmin) { request, _ in
-            let filter = try OutboxFilter(request, environment: env)
+        group.operation(.get, "pushes/stream", role: .admin) { request, context in
+            let filter = try OutboxFilter(request, environment: env, confinedTo: try context.inspectorConfinement())
             let (id, stream) = env.pushes.outbox.subscribe()
             let encoder = JSONEncoder()
             let body = ResponseBody { writer in
@@ -158,12 +158,11 @@ struct PushRoutes {
             }
             return Response(status: .ok, headers: [.contentType: "text/event-stream", .cacheControl: "no-cache"], body: body)
         }
-        group.operation(.get, "devices", role: .superAdmin) { request, _ in
-            let accountRef = request.query("account")
+        group.operation(.get, "devices", role: .admin) { request, context in
+            let accountId = try env.inspectedAccountId(request.query("account"), confinedTo: try context.inspectorConfinement())
             let personId = request.query("personId")
-            let devices = try env.read { state throws(CollabError) in
-                let accountId = try accountRef.map { reference throws(CollabError) in try state.resolveAccount(reference).id }
-                return state.devices.values.filter { (accountId == nil || $0.accountId == accountId) && (personId == nil || $0.personId == personId) }
+            let devices = try env.read { state in
+                state.devices.values.filter { (accountId == nil || $0.accountId == accountId) && (personId == nil || $0.personId == personId) }
                     .sorted { $0.id < $1.id }.map(DeviceView.init)
             }
             return JSONBody.response(devices)
@@ -218,11 +217,9 @@ struct PushSettingsBody: Codable, Sendable {
 }
 
 extension OutboxFilter {
-    init(_ request: Request, environment: CollabEnvironment) throws(CollabError) {
-        var accountId: String?
-        if let reference = request.query("account") {
-            accountId = try environment.read { state throws(CollabError) in try state.resolveAccount(reference).id }
-        }
+    /// A filter from the query; a caller confined to one account sees only that account's pushes.
+    init(_ request: Request, environment: CollabEnvironment, confinedTo confinement: String?) throws(CollabError) {
+        let accountId = try environment.inspectedAccountId(request.query("account"), confinedTo: confinement)
         var kind: PushKind?
         if let text = request.query("kind") {
             guard let value = PushKind(rawValue: text) else { throw .badRequest("kind must be one of \(PushKind.allCases.map(\.rawValue).joined(separator: ", "))") }

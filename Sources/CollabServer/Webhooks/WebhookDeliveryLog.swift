@@ -30,10 +30,10 @@ final class WebhookDeliveryLog: Sendable {
     }
 
     /// Deliveries matching the filters, oldest first, at most `limit` (the newest).
-    func deliveries(registrationId: String?, eventType: String?, deliveryState: String?, limit: Int) -> [WebhookDelivery] {
+    func deliveries(accountId: String? = nil, registrationId: String?, eventType: String?, deliveryState: String?, limit: Int) -> [WebhookDelivery] {
         let all = state.withLock { state in state.order.compactMap { state.deliveries[$0] } }
         let matching = all.filter {
-            (registrationId == nil || $0.registrationId == registrationId) && (eventType == nil || $0.eventType == eventType)
+            (accountId == nil || $0.accountId == accountId) && (registrationId == nil || $0.registrationId == registrationId) && (eventType == nil || $0.eventType == eventType)
                 && (deliveryState == nil || $0.state == deliveryState)
         }
         return Array(matching.suffix(limit))

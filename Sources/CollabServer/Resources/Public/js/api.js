@@ -1,0 +1,82 @@
+// HTTP calls to the server, same origin, authenticated by the session cookie.
+// Every failure becomes an ApiError carrying the server's message (the typed body's `message` on the
+// agent and mobile APIs, `errorMessage` of the Web API Error body elsewhere).
+
+export class ApiError extends Error {
+  constructor(status, message, type) {
+    super(message);
+    this.name = 'ApiError';
+    this.status = status;
+    this.type = type;
+  }
+}
+
+async function errorFrom(response) {
+  let message = `${response.status} ${response.statusText}`;
+  let type;
+  try {
+    const body = await response.json();
+    message = body.message || body.errorMessage || message;
+    type = body.type;
+  } catch {
+    // Not JSON: keep the status line.
+  }
+  return new ApiError(response.status, message, type);
+}
+
+/** Sends a request; `body` objects go as JSON, strings as they are. Resolves to the parsed JSON (or null). */
+export async function request(method, path, { body, contentType, query } = {}) {
+  let url = path;
+  if (query) {
+    const params = new URLSearchParams();
+    for (const [key, value] of Object.entries(query)) {
+      if (value !== undefined && value !== null && value !== '') params.set(key, String(value));
+    }
+    const text = params.toString();
+    if (text) url += `?${text}`;
+  }
+  // Marks the call as a script's: a 401 then comes without a Basic challenge, which would make the
+  // browser show its own login dialog.
+  const headers = { accept: 'application/json', 'x-requested-with': 'XMLHttpRequest' };
+  let payload;
+  if (body !== undefined) {
+    if (typeof body === 'string') {
+      payload = body;
+      headers['content-type'] = contentType || 'text/plain';
+    } else {
+      payload = JSON.stringify(body);
+      headers['content-type'] = 'application/json';
+    }
+  }
+  let response;
+  try {
+    response = await fetch(url, { method, headers, body: payload, credentials: 'same-origin' });
+  } catch (error) {
+    throw new ApiError(0, `the server is unreachable (${error.message})`);
+  }
+  if (!response.ok) {
+    const error = await errorFrom(response);
+    // A session that ended (logout elsewhere, expiry, server reset) sends the console back to login.
+    if (response.status === 401 && !url.includes('/authenticator/')) window.dispatchEvent(new CustomEvent('mockcollab:unauthorized'));
+    throw error;
+  }
+  if (response.status === 204) return null;
+  const type = response.headers.get('content-type') || '';
+  return type.includes('json') ? response.json() : response.text();
+}
+
+export const get = (path, query) => request('GET', path, { query });
+export const post = (path, body, options = {}) => request('POST', path, { body, ...options });
+export const put = (path, body) => request('PUT', path, { body });
+
+/** The WebSocket URL for a path on this server. */
+export function socketURL(path, query = {}) {
+  const url = new URL(path, window.location.href);
+  url.protocol = url.protocol === 'https:' ? 'wss:' : 'ws:';
+  for (const [key, value] of Object.entries(query)) {
+    if (value !== undefined && value !== null && value !== '') url.searchParams.set(key, String(value));
+  }
+  return url.toString();
+}
+
+export const webAPI = (operation) => `/app/rest/v4/${operation}`;

@@ -1,0 +1,275 @@
+import ArgumentParser
+import CollabClient
+import CollabWire
+import Foundation
+
+/// `mock-collab visitor`: a simulated visitor app on `CollabClient`, driven by line commands on
+/// standard input, reporting one JSON object per line on standard output (results, errors and every
+/// live event). A developer plays the app with it against the web console; the browser test drives
+/// the visitor side of a conversation through it.
+struct VisitorCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "visitor",
+        abstract: "A simulated visitor app: line commands on stdin, one JSON line per result and live event on stdout.",
+        discussion: """
+            Commands, one per line:
+              start [TOPIC]    start a conversation; it waits in the named area's queue
+              say TEXT         send a message in the current conversation
+              frame            share the screen (accepting the agent's request, or
+                               starting to share) and upload a generated frame
+              answer           answer the ringing call (decline: decline it)
+              state STATE      app state: background, foreground or open (UI open)
+              end              end the current conversation
+              quit             stop the client and exit (as does end of input)
+            """
+    )
+
+    @Option(help: "The server's base URL.")
+    var url: String = "http://127.0.0.1:8080"
+
+    @Option(help: "The account's API key.")
+    var apiKey: String = "demo-api-key"
+
+    @Option(help: "The named area (id or siteId) new conversations go to.")
+    var namedArea: String = "demo-area"
+
+    @Option(help: "The device id: the same id is the same anonymous visitor (default: a random visitor-NNNN).")
+    var deviceId: String?
+
+    @Option(help: "Register push tokens with this version: ENCRYPTED, ENCRYPTED_SERVICE, NOT_ENCRYPTED, or NONE.")
+    var push: String = "ENCRYPTED"
+
+    func validate() throws {
+        guard push == "NONE" || PushNotificationVersion(rawValue: push) != nil else {
+            throw ValidationError("--push must be ENCRYPTED, ENCRYPTED_SERVICE, NOT_ENCRYPTED or NONE")
+        }
+    }
+
+    func run() async throws {
+        let output = JSONLineWriter()
+        let session = VisitorSession(
+            client: VisitorClient(configuration: ClientConfiguration(
+                baseURL: url, apiKey: apiKey, namedArea: namedArea, deviceId: deviceId ?? "visitor-\(UInt32.random(in: 1000...9999))"
+            )),
+            output: output
+        )
+        do {
+            try await session.start(pushVersion: push == "NONE" ? nil : PushNotificationVersion(rawValue: push))
+        } catch {
+            output.write(["type": "error", "command": "start-client", "message": "\(error)"])
+            throw ExitCode.failure
+        }
+        while let line = readLine() {
+            let trimmed = line.trimmingCharacters(in: .whitespaces)
+            if trimmed.isEmpty { continue }
+            if trimmed == "quit" { break }
+            await session.handle(trimmed)
+        }
+        await session.stop()
+    }
+}
+
+/// Writes one JSON object per line to standard output, whole lines only.
+final class JSONLineWriter: Sendable {
+    private let lock = NSLock()
+
+    func write(_ object: [String: String]) {
+        guard let data = try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys]) else { return }
+        emit(data)
+    }
+
+    func write(event: LiveEvent) {
+        guard let data = try? JSONEncoder().encode(VisitorEventLine(event: event)) else { return }
+        emit(data)
+    }
+
+    private func emit(_ data: Data) {
+        lock.lock()
+        defer { lock.unlock() }
+        FileHandle.standardOutput.write(data + Data("\n".utf8))
+    }
+}
+
+/// A live event as the visitor prints it.
+struct VisitorEventLine: Encodable {
+    var type = "event"
+    var event: LiveEvent
+}
+
+/// The visitor app's state: its client, the current conversation, and what the agent asked for.
+actor VisitorSession {
+    let client: VisitorClient
+    let output: JSONLineWriter
+    private var notifications: NotificationAPI?
+    private var conversationId: String?
+    private var pendingCoBrowsingId: String?
+    private var ringingCallId: String?
+    private var uploader: CoBrowsingUploader?
+    private var frameNumber = 0
+    private var eventTask: Task<Void, Never>?
+
+    init(client: VisitorClient, output: JSONLineWriter) {
+        self.client = client
+        self.output = output
+    }
+
+    func start(pushVersion: PushNotificationVersion?) async throws {
+        let started = try await client.start()
+        eventTask = Task { [client] in
+            for await event in client.events {
+                self.output.write(event: event)
+                await self.note(event)
+            }
+        }
+        if let pushVersion {
+            let notifications = NotificationAPI(client: client)
+            // A made-up APNs token per device: pushes land in the outbox (no sink is configured by default).
+            let token = Data(client.configuration.deviceId.utf8).map { String(format: "%02x", $0) }.joined()
+            try await notifications.register(apnsToken: String((token + String(repeating: "0", count: 64)).prefix(64)), version: pushVersion)
+            self.notifications = notifications
+        }
+        output.write(["type": "started", "personId": started.person.id, "deviceId": client.configuration.deviceId])
+    }
+
+    /// Remembers what live events ask of the app (a co-browsing request, a ringing call).
+    private func note(_ event: LiveEvent) {
+        switch event.type {
+        case "cobrowsing.requested": pendingCoBrowsingId = event.detail?["coBrowsingSessionId"]
+        case "conversation.call.started": ringingCallId = event.detail?["callId"]
+        case "conversation.call.ended", "conversation.call.answered": ringingCallId = nil
+        case "cobrowsing.ended": uploader = nil
+        default: break
+        }
+    }
+
+    func handle(_ line: String) async {
+        let parts = line.split(separator: " ", maxSplits: 1).map(String.init)
+        let command = parts[0]
+        let argument = parts.count > 1 ? parts[1] : nil
+        do {
+            switch command {
+            case "start":
+                let conversation = try await client.startConversation(topic: argument)
+                conversationId = conversation.id
+                output.write(["type": "result", "command": "start", "conversationId": conversation.id, "state": conversation.state])
+            case "say":
+                guard let argument else { throw VisitorInputError("say needs a text") }
+                let message = try await client.send(argument, in: try currentConversation())
+                output.write(["type": "result", "command": "say", "messageId": message.id, "sequence": String(message.sequence)])
+            case "frame":
+                try await uploadFrame()
+            case "answer", "decline":
+                guard let notifications, let callId = ringingCallId else { throw VisitorInputError("no call is ringing") }
+                let call = command == "answer" ? try await notifications.answer(callId: callId) : try await notifications.decline(callId: callId)
+                output.write(["type": "result", "command": command, "callId": call.id, "state": call.state])
+            case "state":
+                let states = ["background": ClientAppState.background, "foreground": .foregroundUIClosed, "open": .foregroundUIOpen]
+                guard let argument, let state = states[argument] else { throw VisitorInputError("state is background, foreground or open") }
+                _ = try await client.setAppState(state)
+                output.write(["type": "result", "command": "state", "appState": state.rawValue])
+            case "end":
+                let conversation = try await client.endConversation(try currentConversation())
+                output.write(["type": "result", "command": "end", "conversationId": conversation.id, "state": conversation.state])
+            default:
+                throw VisitorInputError("unknown command '\(command)'")
+            }
+        } catch {
+            output.write(["type": "error", "command": command, "message": "\(error)"])
+        }
+    }
+
+    func stop() async {
+        eventTask?.cancel()
+        try? await client.stop()
+    }
+
+    private func currentConversation() throws -> String {
+        guard let conversationId else { throw VisitorInputError("no conversation: start one first") }
+        return conversationId
+    }
+
+    /// Shares the screen (accepting a pending request, else starting a session) and uploads one
+    /// generated frame, different from the last.
+    private func uploadFrame() async throws {
+        if uploader == nil {
+            let session: CoBrowsingSessionView
+            if let pending = pendingCoBrowsingId {
+                session = try await client.acceptCoBrowsing(pending)
+                pendingCoBrowsingId = nil
+            } else {
+                session = try await client.startCoBrowsing(in: try currentConversation())
+            }
+            uploader = CoBrowsingUploader(client: client, sessionId: session.id, maxFps: session.maxFps)
+        }
+        guard let uploader else { return }
+        frameNumber += 1
+        let (width, height) = (160, 100)
+        let outcome = try await uploader.submit(image: TestPattern.png(width: width, height: height, shade: frameNumber), width: width, height: height)
+        var line = ["type": "result", "command": "frame", "sessionId": uploader.sessionId, "width": String(width), "height": String(height)]
+        switch outcome {
+        case .sent(let ack): line["ack"] = ack.type
+        case .unchanged: line["ack"] = "unchanged"
+        case .tooEarly(let wait): line["ack"] = "too-early"; line["retryAfterMs"] = String(wait)
+        }
+        output.write(line)
+    }
+}
+
+struct VisitorInputError: Error, CustomStringConvertible {
+    var description: String
+    init(_ description: String) { self.description = description }
+}
+
+/// A small PNG test pattern (stored, uncompressed deflate blocks: no image codec needed).
+enum TestPattern {
+    static func png(width: Int, height: Int, shade: Int) -> Data {
+        var raw = [UInt8]()
+        raw.reserveCapacity((width * 3 + 1) * height)
+        for y in 0..<height {
+            raw.append(0)  // filter: none
+            for x in 0..<width {
+                raw += [UInt8((x * 255) / max(1, width - 1)), UInt8((y * 255) / max(1, height - 1)), UInt8((shade * 47) & 0xFF)]
+            }
+        }
+        var png = Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A])
+        png += chunk("IHDR", be32(width) + be32(height) + [8, 2, 0, 0, 0])
+        png += chunk("IDAT", zlibStored(raw))
+        png += chunk("IEND", [])
+        return png
+    }
+
+    private static func be32(_ value: Int) -> [UInt8] { [24, 16, 8, 0].map { UInt8((UInt32(truncatingIfNeeded: value) >> $0) & 0xFF) } }
+
+    private static func chunk(_ type: String, _ data: [UInt8]) -> Data {
+        let body = Array(type.utf8) + data
+        return Data(be32(data.count) + body + be32(Int(crc32(body))))
+    }
+
+    private static func zlibStored(_ data: [UInt8]) -> [UInt8] {
+        var out: [UInt8] = [0x78, 0x01]
+        var offset = 0
+        repeat {
+            let count = min(65_535, data.count - offset)
+            let final: UInt8 = offset + count >= data.count ? 1 : 0
+            out += [final, UInt8(count & 0xFF), UInt8(count >> 8), UInt8(~count & 0xFF), UInt8((~count >> 8) & 0xFF)]
+            out += data[offset..<offset + count]
+            offset += count
+        } while offset < data.count
+        var a: UInt32 = 1
+        var b: UInt32 = 0
+        for byte in data {
+            a = (a + UInt32(byte)) % 65_521
+            b = (b + a) % 65_521
+        }
+        return out + be32(Int((b << 16) | a))
+    }
+
+    private static func crc32(_ bytes: [UInt8]) -> UInt32 {
+        var crc: UInt32 = 0xFFFF_FFFF
+        for byte in bytes {
+            crc ^= UInt32(byte)
+            for _ in 0..<8 { crc = (crc >> 1) ^ (0xEDB8_8320 & (0 &- (crc & 1))) }
+        }
+        return ~crc
+    }
+}

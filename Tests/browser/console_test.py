@@ -1,0 +1,382 @@
+#!/usr/bin/env python3
+"""The web console in a real browser (headless Chromium through chromedriver, driven by Selenium).
+
+Starts `mock-collab serve` (in memory) and a simulated visitor app (`mock-collab visitor`, the real
+CollabClient), then plays the agent in the browser: log in with the keyboard, find the visitor's
+conversation in the `demo-area` queue, accept it, exchange messages both ways, ring a video call,
+watch a co-browsing frame the visitor uploads, and check the inspector as an admin. Along the way:
+no errors in the browser console and no horizontal overflow in a narrow window.
+
+    python3 Tests/browser/console_test.py [--bin PATH]
+
+On failure, screenshots, the page source, the browser log and the processes' output are saved under
+$ARTIFACTS_DIR (default .build/test-artifacts/browser/) and the path is printed.
+"""
+import argparse
+import base64
+import json
+import os
+import queue
+import subprocess
+import sys
+import threading
+import time
+import traceback
+import urllib.request
+
+from selenium import webdriver
+from selenium.common.exceptions import TimeoutException
+from selenium.webdriver.chrome.service import Service
+from selenium.webdriver.common.by import By
+from selenium.webdriver.common.keys import Keys
+from selenium.webdriver.support import expected_conditions as EC
+from selenium.webdriver.support.ui import WebDriverWait
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+WAIT_SECONDS = 20
+
+
+class Process:
+    """A child process whose stdout lines are collected on a thread."""
+
+    def __init__(self, name, args, stdin=False):
+        self.name = name
+        self.lines = []
+        self.queue = queue.Queue()
+        self.process = subprocess.Popen(
+            args, stdin=subprocess.PIPE if stdin else subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+            text=True, bufsize=1,
+        )
+        self.stderr = []
+        threading.Thread(target=self._read, args=(self.process.stdout, True), daemon=True).start()
+        threading.Thread(target=self._read, args=(self.process.stderr, False), daemon=True).start()
+
+    def _read(self, stream, is_stdout):
+        for line in stream:
+            line = line.rstrip("\n")
+            if is_stdout:
+                self.lines.append(line)
+                self.queue.put(line)
+            else:
+                self.stderr.append(line)
+
+    def expect(self, predicate, what, timeout=WAIT_SECONDS):
+        """The first stdout line (parsed as JSON when it is) for which `predicate` holds."""
+        deadline = time.monotonic() + timeout
+        while True:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                raise AssertionError(f"{self.name}: no {what} within {timeout} s")
+            try:
+                line = self.queue.get(timeout=remaining)
+            except queue.Empty:
+                continue
+            try:
+                value = json.loads(line)
+            except ValueError:
+                value = line
+            if predicate(value):
+                return value
+
+    def send(self, line):
+        self.process.stdin.write(line + "\n")
+        self.process.stdin.flush()
+
+    def stop(self):
+        if self.process.poll() is None:
+            if self.process.stdin:
+                try:
+                    self.process.stdin.close()
+                except OSError:
+                    pass
+            self.process.terminate()
+            try:
+                self.process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait()
+
+    def dump(self, path):
+        with open(path, "w") as out:
+            out.write("# stdout\n" + "\n".join(self.lines) + "\n# stderr\n" + "\n".join(self.stderr[-400:]) + "\n")
+
+
+def result_of(command):
+    return lambda v: isinstance(v, dict) and v.get("command") == command and v.get("type") in ("result", "error")
+
+
+def event_of(kind, check=lambda e: True):
+    return lambda v: isinstance(v, dict) and v.get("type") == "event" and v["event"]["type"] == kind and check(v["event"])
+
+
+def ok(value):
+    if value.get("type") == "error":
+        raise AssertionError(f"visitor command failed: {value}")
+    return value
+
+
+class ConsoleTest:
+    def __init__(self, binary, artifacts):
+        self.binary = binary
+        self.artifacts = artifacts
+        self.server = None
+        self.visitor = None
+        self.driver = None
+        self.browser_log = []
+        self.screenshots = False
+        self.step = "start"
+
+    # --- set-up -------------------------------------------------------------------------------
+    def start_server(self):
+        self.server = Process("server", [self.binary, "serve", "--port", "0", "--storage", "memory", "--password-hash-cost", "4", "--log-level", "warning"])
+        line = self.server.expect(lambda v: isinstance(v, str) and v.startswith("listening on "), "listening line")
+        self.url = line.split("listening on ", 1)[1].strip()
+
+    def start_visitor(self):
+        self.visitor = Process("visitor", [self.binary, "visitor", "--url", self.url, "--named-area", "demo-area", "--device-id", "browser-test-device"], stdin=True)
+        ok(self.visitor.expect(lambda v: isinstance(v, dict) and v.get("type") in ("started", "error"), "client start"))
+
+    def start_browser(self):
+        options = webdriver.ChromeOptions()
+        for argument in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--window-size=1280,800", "--disable-gpu", "--no-first-run"):
+            options.add_argument(argument)
+        binary = os.environ.get("CHROMIUM_BIN", "/usr/bin/chromium")
+        if os.path.exists(binary):
+            options.binary_location = binary
+        options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+        service = Service(os.environ.get("CHROMEDRIVER", "/usr/bin/chromedriver"))
+        self.driver = webdriver.Chrome(service=service, options=options)
+        self.driver.set_window_size(1280, 800)
+        self.wait = WebDriverWait(self.driver, WAIT_SECONDS)
+
+    def stop(self):
+        if self.driver:
+            self.driver.quit()
+        for process in (self.visitor, self.server):
+            if process:
+                process.stop()
+
+    # --- helpers ------------------------------------------------------------------------------
+    def snap(self, name):
+        """With --screenshots, keeps a picture of this state even when everything passes."""
+        if self.screenshots:
+            os.makedirs(self.artifacts, exist_ok=True)
+            self.driver.save_screenshot(os.path.join(self.artifacts, f"{name}.png"))
+
+    def agent_api(self, method, path, body):
+        """A call as the agent outside the browser (HTTP basic)."""
+        request = urllib.request.Request(self.url + path, method=method, data=json.dumps(body).encode(), headers={
+            "content-type": "application/json", "authorization": "Basic " + base64.b64encode(b"agent:agent").decode()})
+        with urllib.request.urlopen(request, timeout=WAIT_SECONDS) as response:
+            return json.load(response)
+
+    def find(self, css):
+        return self.driver.find_element(By.CSS_SELECTOR, css)
+
+    def visible(self, css):
+        return self.wait.until(EC.visibility_of_element_located((By.CSS_SELECTOR, css)))
+
+    def text_appears(self, css, text):
+        self.wait.until(EC.text_to_be_present_in_element((By.CSS_SELECTOR, css), text))
+
+    def collect_browser_log(self):
+        entries = self.driver.get_log("browser")
+        self.browser_log.extend(entries)
+        return entries
+
+    def assert_no_console_errors(self):
+        errors = [e for e in self.collect_browser_log() if e.get("level") == "SEVERE"]
+        assert not errors, f"errors in the browser console: {errors}"
+
+    def assert_no_horizontal_overflow(self, where):
+        overflow = self.driver.execute_script(
+            "const d = document.documentElement; return [d.scrollWidth, d.clientWidth];")
+        assert overflow[0] <= overflow[1], f"{where}: the page is {overflow[0]} px wide in a {overflow[1]} px window"
+
+    def log_in(self, username, password, role):
+        """With the keyboard only: type, Tab to the password, Enter to submit."""
+        self.visible("body[data-ready='true']")
+        field = self.visible("#login-username")
+        # The form takes focus by itself: on load (autofocus) and after logging out.
+        self.wait.until(lambda d: d.switch_to.active_element == field)
+        field.clear()
+        field.send_keys(username)
+        field.send_keys(Keys.TAB)
+        active = self.driver.switch_to.active_element
+        assert active.get_attribute("id") == "login-password", "Tab from the username goes to the password"
+        active.send_keys(password)
+        active.send_keys(Keys.ENTER)
+        self.visible("#who")
+        self.text_appears("#who-role", role)
+
+    # --- the scenario -------------------------------------------------------------------------
+    def run(self):
+        self.step = "start the server, the visitor app and the browser"
+        self.start_server()
+        self.start_visitor()
+        self.start_browser()
+
+        self.step = "the visitor starts a conversation in demo-area"
+        self.visitor.send("state background")  # pushes for new messages land in the outbox
+        ok(self.visitor.expect(result_of("state"), "app state result"))
+        self.visitor.send("start Card blocked")
+        conversation_id = ok(self.visitor.expect(result_of("start"), "conversation start"))["conversationId"]
+
+        self.step = "a wrong password is refused on the page"
+        self.driver.get(self.url + "/")
+        assert "MockCollab" in self.driver.title
+        self.visible("body[data-ready='true']")
+        field = self.visible("#login-username")
+        field.send_keys("agent", Keys.TAB, "wrong", Keys.ENTER)
+        self.text_appears("#login-error", "Wrong username or password")
+        # The refused login is the one error the browser may log (a 401 for the login request).
+        unexpected = [e for e in self.collect_browser_log()
+                      if e.get("level") == "SEVERE" and not ("authenticator/login" in e.get("message", "") and "401" in e.get("message", ""))]
+        assert not unexpected, f"errors in the browser console: {unexpected}"
+        assert self.driver.switch_to.active_element.get_attribute("id") == "login-password", "focus returns to the password"
+        self.driver.refresh()
+
+        self.step = "log in as agent with the keyboard"
+        self.log_in("agent", "agent", "REGISTERED_USER")
+        self.visible("#desk-view")
+        self.text_appears("#live-status", "connected")
+
+        self.step = "filter the queue by demo-area and find the conversation"
+        box = self.visible("#area-filter input[value='demo-area']")
+        box.send_keys(Keys.SPACE)  # a checkbox toggles with the space bar
+        assert box.is_selected()
+        card = self.visible(f"#queue-list li[data-conversation-id='{conversation_id}']")
+        assert "Card blocked" in card.text
+
+        self.step = "accept"
+        card.find_element(By.CSS_SELECTOR, "button.accept").click()
+        self.text_appears("#conversation-title", "Card blocked")
+        self.text_appears("#conversation-meta", "ACTIVE")
+        self.visitor.expect(event_of("conversation.active"), "conversation.active event")
+
+        self.step = "the agent writes, the visitor reads"
+        composer = self.visible("#composer-text")
+        composer.send_keys("Hello from the console")
+        composer.send_keys(Keys.ENTER)
+        self.visitor.expect(event_of("conversation.new_message", lambda e: e["message"]["text"] == "Hello from the console"), "the agent's message")
+
+        self.step = "the visitor writes, the agent reads"
+        self.visitor.send("say Hi from the app")
+        ok(self.visitor.expect(result_of("say"), "say result"))
+        self.text_appears("#messages", "Hi from the app")
+        assert self.find("#messages").get_attribute("aria-live") == "polite"
+
+        self.step = "a video call rings and is answered"
+        self.find("#call-video").click()
+        self.text_appears("#call-status", "VIDEO call: RINGING")
+        self.visitor.expect(event_of("conversation.call.started"), "call started event")
+        self.visitor.send("answer")
+        ok(self.visitor.expect(result_of("answer"), "answer result"))
+        self.text_appears("#call-status", "VIDEO call: ACTIVE")
+        self.find("#call-end").click()
+        self.text_appears("#call-status", "ENDED")
+
+        self.step = "co-browsing: request, the visitor shares a frame, it appears"
+        self.find("#cobrowse-request").click()
+        self.visible("#cobrowse")
+        self.visitor.expect(event_of("cobrowsing.requested"), "co-browsing request")
+        self.visitor.send("frame")
+        frame = ok(self.visitor.expect(result_of("frame"), "frame result"))
+        assert frame["ack"] == "frame.accepted", frame
+        image = self.visible("#cobrowse-frame")
+        self.wait.until(lambda d: d.execute_script("const i = arguments[0]; return i.complete && i.naturalWidth > 0;", image))
+        size = self.driver.execute_script("return [arguments[0].naturalWidth, arguments[0].naturalHeight];", image)
+        assert size == [int(frame["width"]), int(frame["height"])], f"frame shows as {size}, uploaded {frame['width']}x{frame['height']}"
+        self.text_appears("#cobrowse-status", "frame 1")
+        self.snap("desk")
+
+        self.step = "a narrow window has no horizontal overflow (desk)"
+        self.driver.set_window_size(400, 800)
+        self.wait.until(lambda d: d.execute_script("return window.innerWidth") <= 400)
+        self.assert_no_horizontal_overflow("desk at 400x800")
+        self.snap("desk-narrow")
+        self.driver.set_window_size(1280, 800)
+
+        self.step = "an agent is told the inspector needs an admin"
+        self.find(".view-tab[data-view='inspector']").click()
+        self.visible("#inspector-denied")
+        self.find(".view-tab[data-view='desk']").click()
+        self.assert_no_console_errors()
+
+        self.step = "log out, log in as admin: the inspector shows journal, device and push"
+        self.find("#logout").click()
+        self.log_in("admin", "admin", "ADMIN")
+        self.find(".view-tab[data-view='inspector']").send_keys(Keys.ENTER)
+        self.visible("#inspector-panels")
+        self.text_appears("#journal-table tbody", "/mobile/v1/clients")
+        self.text_appears("#devices-table tbody", "browser-test-device")
+        self.text_appears("#devices-table tbody", "ENCRYPTED")
+        self.text_appears("#pushes-list", "NEW_MESSAGE")
+        push = self.find("#pushes-list li[data-kind='NEW_MESSAGE'] details")
+        push.find_element(By.TAG_NAME, "summary").click()
+        self.text_appears("#pushes-list", "Decrypted content")
+        self.text_appears("#pushes-list", "Hello from the console")
+        self.text_appears("#pushes-list", "encryptedData")
+        assert self.find("#controls").get_attribute("disabled") is not None, "an admin gets no global controls"
+        self.text_appears("#config-table thead", "ACCOUNT")
+
+        self.step = "a new push shows up live (server-sent events)"
+        self.agent_api("POST", f"/agent/v1/conversations/{conversation_id}/messages", {"text": "Live push check"})
+        self.text_appears("#pushes-list", "Live push check")
+        self.snap("inspector")
+
+        self.step = "the inspector in a narrow window"
+        self.driver.set_window_size(400, 800)
+        self.wait.until(lambda d: d.execute_script("return window.innerWidth") <= 400)
+        self.assert_no_horizontal_overflow("inspector at 400x800")
+        self.snap("inspector-narrow")
+
+        self.step = "no errors in the browser console"
+        self.assert_no_console_errors()
+
+    # --- failure artifacts --------------------------------------------------------------------
+    def save_artifacts(self):
+        os.makedirs(self.artifacts, exist_ok=True)
+        if self.driver:
+            try:
+                self.driver.save_screenshot(os.path.join(self.artifacts, "failure.png"))
+                with open(os.path.join(self.artifacts, "page.html"), "w") as out:
+                    out.write(self.driver.page_source)
+                self.driver.set_window_size(1280, 2000)
+                self.driver.save_screenshot(os.path.join(self.artifacts, "failure-tall.png"))
+                self.collect_browser_log()
+            except Exception as error:  # the browser may be the thing that failed
+                print(f"could not save browser artifacts: {error}", file=sys.stderr)
+        with open(os.path.join(self.artifacts, "browser-log.json"), "w") as out:
+            json.dump(self.browser_log, out, indent=2)
+        for process in (self.server, self.visitor):
+            if process:
+                process.dump(os.path.join(self.artifacts, f"{process.name}.log"))
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--bin", default=os.environ.get("MOCK_COLLAB_BIN", os.path.join(ROOT, ".build", "debug", "mock-collab")))
+    parser.add_argument("--screenshots", action="store_true", help="save screenshots of the main states even on success")
+    args = parser.parse_args()
+    artifacts = os.path.join(os.environ.get("ARTIFACTS_DIR", os.path.join(ROOT, ".build", "test-artifacts")), "browser")
+    test = ConsoleTest(args.bin, artifacts)
+    test.screenshots = args.screenshots
+    started = time.monotonic()
+    try:
+        test.run()
+    except (AssertionError, TimeoutException, Exception) as error:
+        detail = "timed out waiting" if isinstance(error, TimeoutException) else str(error)
+        print(f"console browser test FAILED at step '{test.step}': {detail}", file=sys.stderr)
+        traceback.print_exc()
+        test.save_artifacts()
+        print(f"artifacts: {artifacts}", file=sys.stderr)
+        test.stop()
+        return 1
+    test.stop()
+    print(f"console browser test passed ({time.monotonic() - started:.1f} s)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -35,10 +35,10 @@ struct LoadContext: Sendable {
 
     /// Records a failed step by the client error's code.
     func fail(_ operation: LoadOperation, _ error: any Error) {
-        if let error = error as? CollabClientError {
+        if Task.isCancelled || error is CancellationError {
+            metrics.fail(operation, type: "cancelled", message: "cancelled at the end of the drain time", at: .now)
+        } else if let error = error as? CollabClientError {
             metrics.fail(operation, type: error.code.description, message: error.description, at: .now)
-        } else if error is CancellationError {
-            metrics.fail(operation, type: "cancelled", message: "cancelled at the end of the run", at: .now)
         } else {
             metrics.fail(operation, type: "transport", message: "\(error)", at: .now)
         }

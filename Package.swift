@@ -45,6 +45,7 @@ let package = Package(
             name: "CollabCore",
             dependencies: [
                 .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "HeapModule", package: "swift-collections"),
             ],
             swiftSettings: swiftSettings
         ),
@@ -54,6 +55,7 @@ let package = Package(
             dependencies: [
                 "CollabCore",
                 .product(name: "SQLiteNIO", package: "sqlite-nio"),
+                .product(name: "HeapModule", package: "swift-collections"),
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings
@@ -170,6 +172,8 @@ let package = Package(
                 "CollabPush",
                 "CollabClient",
                 "CollabWire",
+                .product(name: "Histogram", package: "hdrhistogram-swift"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
                 .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
@@ -221,6 +225,8 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
             ],
             swiftSettings: swiftSettings

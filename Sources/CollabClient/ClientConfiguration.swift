@@ -16,11 +16,15 @@ public struct ClientConfiguration: Sendable {
     public var deviceId: String
     /// What the app says about the device.
     public var device: ClientStartRequest.Device
+    /// Where the client keeps its device identity secret between starts.
+    public var preferences: any PreferencesStorage
 
     public init(
         baseURL: String, apiKey: String, accessToken: String? = nil, namedArea: String? = nil, customCookies: [String: String] = [:],
-        deviceId: String, device: ClientStartRequest.Device = .init(os: "iOS", osVersion: "18.0", appId: "com.example.app", sdkVersion: "mock-collab")
+        deviceId: String, device: ClientStartRequest.Device = .init(os: "iOS", osVersion: "18.0", appId: "com.example.app", sdkVersion: "mock-collab"),
+        preferences: any PreferencesStorage = MemoryPreferencesStorage.shared
     ) {
+        self.preferences = preferences
         self.baseURL = baseURL
         self.apiKey = apiKey
         self.accessToken = accessToken
@@ -29,6 +33,9 @@ public struct ClientConfiguration: Sendable {
         self.deviceId = deviceId
         self.device = device
     }
+
+    /// The preferences key of this device's identity secret (per server, API key and device id).
+    var deviceSecretKey: String { "mockcollab.deviceSecret.\(baseURL).\(apiKey).\(deviceId)" }
 }
 
 /// The SDK's app states, for ``VisitorClient/setAppState(_:)``.

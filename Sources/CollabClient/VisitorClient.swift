@@ -47,11 +47,21 @@ public final class VisitorClient: Sendable {
     ///   invalid-API-key status for an unknown key.
     @discardableResult
     public func start(liveEvents: Bool = true) async throws(CollabClientError) -> ClientStartResponse {
+        let preferences = configuration.preferences
+        let secretKey = configuration.deviceSecretKey
+        let storedSecret = configuration.accessToken == nil ? (try? preferences.string(forKey: secretKey)) ?? nil : nil
         let request = ClientStartRequest(
             apiKey: configuration.apiKey, accessToken: configuration.accessToken, deviceId: configuration.deviceId, device: configuration.device,
-            namedArea: configuration.namedArea
+            namedArea: configuration.namedArea, deviceSecret: storedSecret
         )
         let response: ClientStartResponse = try await transport.send("POST", "/mobile/v1/clients", body: request)
+        if let issued = response.deviceSecret {
+            do {
+                try preferences.set(issued, forKey: secretKey)
+            } catch {
+                throw CollabClientError(code: .transport, status: nil, message: "could not store the device secret: \(error)")
+            }
+        }
         transport.setCredentials(.bearer(response.token))
         guard liveEvents else {
             state.withLock { $0.start = response }

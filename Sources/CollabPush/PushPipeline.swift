@@ -9,7 +9,7 @@ public protocol PushStateAccess: Sendable {
     /// The device and the account's push settings for an intent, if the device still exists.
     func target(for intent: PushIntent) -> (device: Device, settings: PushSettings?)?
     /// Removes a token an endpoint reported as gone.
-    func removeToken(deviceRecordId: String, transport: PushTransport, token: String) async
+    func removeToken(accountId: String, deviceRecordId: String, transport: PushTransport, token: String) async
 }
 
 /// compose → encrypt → outbox → sinks. Takes push intents after their state change is stored, never
@@ -174,7 +174,7 @@ public final class PushPipeline: Service {
                 outbox.update(id: entry.id) { $0.state = .delivered }
                 return
             case .unregistered:
-                await state.removeToken(deviceRecordId: entry.deviceRecordId, transport: entry.transport, token: entry.token)
+                await state.removeToken(accountId: entry.accountId, deviceRecordId: entry.deviceRecordId, transport: entry.transport, token: entry.token)
                 outbox.update(id: entry.id) { $0.state = .unregistered }
                 return
             case .failed:

@@ -87,7 +87,8 @@ public final class SQLiteStore: Store {
         try await transaction {
             for change in changes {
                 switch change {
-                case .put(let record):
+                case .put(let entity):
+                    let record = StoredRecord(encoding: entity)
                     _ = try await connection.query(
                         "INSERT OR REPLACE INTO records (kind, id, account_id, body) VALUES (?, ?, ?, ?)",
                         [
@@ -97,6 +98,8 @@ public final class SQLiteStore: Store {
                     )
                 case .delete(let kind, let id):
                     _ = try await connection.query("DELETE FROM records WHERE kind = ? AND id = ?", [.text(kind.rawValue), .text(id)])
+                case .deleteAccountData(let accountId):
+                    _ = try await connection.query("DELETE FROM records WHERE account_id = ?", [.text(accountId)])
                 }
             }
         }

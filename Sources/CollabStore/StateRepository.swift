@@ -1,14 +1,59 @@
 public import CollabCore
+import HeapModule
 import Synchronization
 
-/// The server's working state in memory, written through to a ``Store``.
+/// The server's working state in memory — one shard per account, each under its own lock, plus the
+/// shared ``Directory`` — written through to a ``Store``.
 ///
-/// Reads take a lock and copy out what they need. Writes change the in-memory state under the lock,
-/// submit their changes to the group-commit writer in the same critical section, and return only once
-/// the changes are durable, so a 2xx always means "stored". A later reader may see a change a few
-/// milliseconds before it is durable; if storage fails, every later write fails with `unavailable`.
+/// Reads lock one shard and copy out what they need. Writes change one shard under its lock, submit
+/// their changes to the group-commit writer in the same critical section (so the order on disk is the
+/// order the shard changed in), and return only once the changes are durable: a 2xx always means
+/// "stored". Entities are encoded by the writer, outside every lock. If storage fails, every later
+/// write fails with `unavailable`.
+///
+/// Lock order: a shard's lock, then the directory's (innermost); the shard map's lock is only held for a
+/// lookup. Operations on several shards (seeds, a full reset) lock them in account-id order.
 public final class StateRepository: Sendable {
-    private let state: Mutex<CollabState>
+    /// Intervals the deadline queues count from (see ``DeadlineQueue``).
+    public struct Timing: Sendable {
+        /// How old a notification key gets before it is rotated, in milliseconds.
+        public var keyRotationInterval: Int64
+        /// How long a started client may stay silent before it is stopped, in milliseconds.
+        public var clientIdleTimeout: Int64
+
+        public init(keyRotationInterval: Int64 = 30 * 24 * 3_600_000, clientIdleTimeout: Int64 = 24 * 3_600_000) {
+            self.keyRotationInterval = keyRotationInterval
+            self.clientIdleTimeout = clientIdleTimeout
+        }
+    }
+
+    final class Shard: Sendable {
+        struct Box: Sendable {
+            var state: AccountState
+            /// The earliest deadline handed to the scheduler and not yet run.
+            var scheduled: Timestamp?
+        }
+
+        let accountId: String
+        let box: Mutex<Box>
+
+        init(_ state: AccountState) {
+            self.accountId = state.accountId
+            self.box = Mutex(Box(state: state))
+        }
+    }
+
+    private struct AccountDeadline: Comparable, Sendable {
+        var at: Timestamp
+        var accountId: String
+        static func < (lhs: Self, rhs: Self) -> Bool { (lhs.at, lhs.accountId) < (rhs.at, rhs.accountId) }
+    }
+
+    /// Names, keys and tokens across accounts.
+    public let directory: Directory
+    public let timing: Timing
+    private let shards = Mutex<[String: Shard]>([:])
+    private let deadlines = Mutex(Heap<AccountDeadline>())
     private let writer: GroupCommitWriter
     private let store: any Store
     private let publish: @Sendable ([DomainEvent], [PushIntent]) -> Void
@@ -16,78 +61,354 @@ public final class StateRepository: Sendable {
     /// Loads the state from `store`.
     /// - Parameters:
     ///   - store: Where changes are written.
+    ///   - timing: The intervals timed work counts from.
     ///   - publish: Receives the events and push intents of each write once it is durable, in commit order.
-    public init(store: any Store, publish: @escaping @Sendable ([DomainEvent], [PushIntent]) -> Void = { _, _ in }) async throws {
+    public init(
+        store: any Store, timing: Timing = Timing(), publish: @escaping @Sendable ([DomainEvent], [PushIntent]) -> Void = { _, _ in }
+    ) async throws {
         self.store = store
+        self.timing = timing
         self.publish = publish
-        self.state = Mutex(try CollabState(records: try await store.loadAll()))
         self.writer = GroupCommitWriter(store: store)
+        let directory = Directory()
+        self.directory = directory
+        var accounts: [String: Account] = [:]
+        var owned: [String: [StoredRecord]] = [:]
+        for record in try await store.loadAll() {
+            switch record.kind {
+            case .globalConfiguration: directory.load(try RecordCoding.decode(GlobalConfiguration.self, from: record))
+            case .account:
+                let account = try RecordCoding.decode(Account.self, from: record)
+                accounts[account.id] = account
+            default:
+                guard let accountId = record.accountId else { continue }
+                owned[accountId, default: []].append(record)
+            }
+        }
+        var loaded: [String: Shard] = [:]
+        for (id, account) in accounts {
+            let shard = Shard(try AccountState.load(account: account, records: owned[id] ?? [], directory: directory))
+            loaded[id] = shard
+        }
+        shards.withLock { $0 = loaded }
+        for shard in loaded.values { shard.box.withLock { scheduleNext(&$0, accountId: shard.accountId) } }
     }
 
     /// Whether storage still accepts writes.
     public var isHealthy: Bool { writer.failure == nil }
 
-    /// Runs `body` against the current state.
-    public func read<Result: Sendable>(_ body: (borrowing CollabState) throws(CollabError) -> Result) throws(CollabError) -> Result {
-        try state.withLock { state throws(CollabError) -> Result in try body(state) }
+    /// Whether no account exists yet (the default tenant is seeded into an empty state).
+    public var isEmpty: Bool { shards.withLock { $0.isEmpty } }
+
+    /// The ids of every account.
+    public var accountIds: [String] { shards.withLock { Array($0.keys) } }
+
+    private func shard(_ accountId: String) throws(CollabError) -> Shard {
+        guard let shard = shards.withLock({ $0[accountId] }) else { throw .notFound("Account", accountId) }
+        return shard
     }
 
-    /// Changes the state and waits until the change is durable.
+    // MARK: one account
+
+    /// Runs `body` against an account's shard.
+    /// - Throws: `notFound` when the account does not exist, or what `body` throws.
+    public func read<Result: Sendable>(
+        account accountId: String, _ body: (borrowing AccountState) throws(CollabError) -> Result
+    ) throws(CollabError) -> Result {
+        let shard = try shard(accountId)
+        return try shard.box.withLock { box throws(CollabError) -> Result in try body(box.state) }
+    }
+
+    /// Changes an account's shard in memory only, for bookkeeping nothing needs to store (a client's last
+    /// activity, which the idle expiry reads).
+    public func touch<Result: Sendable>(account accountId: String, _ body: (inout AccountState) -> Result) throws(CollabError) -> Result {
+        let shard = try shard(accountId)
+        return shard.box.withLock { box in body(&box.state) }
+    }
+
+    /// Changes an account's shard and waits until the change is durable.
     ///
-    /// `body` must check everything before it changes anything (the operations on ``CollabState`` do):
-    /// when it throws, nothing it did is persisted. Use ``writeAtomically(_:)`` for multi-step changes.
+    /// `body` must check everything before it changes anything (the operations on ``AccountState`` do):
+    /// when it throws, nothing it did is persisted and its directory claims are taken back. Use
+    /// ``writeAtomically(account:_:)`` for multi-step changes.
     public func write<Result: Sendable>(
-        _ body: (inout CollabState, inout ChangeSet) throws(CollabError) -> Result
+        account accountId: String, _ body: (inout AccountState, inout ChangeSet) throws(CollabError) -> Result
     ) async throws -> Result {
-        try await commit { state throws(CollabError) in
+        let shard = try shard(accountId)
+        return try await commit(shard) { box throws(CollabError) in
             var changes = ChangeSet()
-            let result = try body(&state, &changes)
+            let result = try self.logged(&box.state) { state throws(CollabError) in try body(&state, &changes) }
             return (result, changes)
         }
     }
 
-    /// Changes a copy of the state and swaps it in only if `body` succeeds, then waits until durable.
+    /// Changes a copy of an account's shard and swaps it in only if `body` succeeds, then waits until
+    /// durable. Costs a copy of what `body` changes in that one account.
     public func writeAtomically<Result: Sendable>(
-        _ body: (inout CollabState, inout ChangeSet) throws(CollabError) -> Result
+        account accountId: String, _ body: (inout AccountState, inout ChangeSet) throws(CollabError) -> Result
     ) async throws -> Result {
-        try await commit { state throws(CollabError) in
-            var copy = state
+        let shard = try shard(accountId)
+        return try await commit(shard) { box throws(CollabError) in
+            var copy = box.state
             var changes = ChangeSet()
-            let result = try body(&copy, &changes)
-            state = copy
+            let result = try self.logged(&copy) { state throws(CollabError) in try body(&state, &changes) }
+            box.state = copy
             return (result, changes)
+        }
+    }
+
+    /// Runs `body` with a fresh directory log, committing the log when it succeeds and reverting it when
+    /// it throws.
+    private func logged<Result>(
+        _ state: inout AccountState, _ body: (inout AccountState) throws(CollabError) -> Result
+    ) throws(CollabError) -> Result {
+        state.resetDirectoryLog()
+        do {
+            let result = try body(&state)
+            directory.commit(state.directoryLog)
+            state.resetDirectoryLog()
+            return result
+        } catch {
+            directory.revert(state.directoryLog)
+            state.resetDirectoryLog()
+            throw error
+        }
+    }
+
+    // MARK: accounts
+
+    /// Creates an account and its shard, then runs `body` on the new shard (an admin user, say); the
+    /// whole creation is one durable batch, and when `body` throws nothing is created.
+    public func createAccount<Result: Sendable>(
+        _ input: AccountInput, context: OperationContext, then body: (inout AccountState, inout ChangeSet) throws(CollabError) -> Result
+    ) async throws -> (Account, Result) {
+        try checkWritable()
+        var changes = ChangeSet()
+        var state: AccountState
+        do {
+            state = try AccountState.createAccount(input, directory: directory, context: context, changes: &changes)
+        } catch {
+            throw error
+        }
+        let result: Result
+        do {
+            result = try body(&state, &changes)
+        } catch {
+            directory.revert(state.directoryLog)
+            throw error
+        }
+        directory.commit(state.directoryLog)
+        state.resetDirectoryLog()
+        let account = state.account
+        let shard = Shard(state)
+        shards.withLock { $0[shard.accountId] = shard }
+        return try await commit(shard) { _ throws(CollabError) in ((account, result), changes) }
+    }
+
+    /// Deletes an account and everything it owns, after `check` allowed it.
+    public func deleteAccount(_ accountId: String, check: (borrowing AccountState) throws(CollabError) -> Void) async throws {
+        let shard = try shard(accountId)
+        try await commit(shard) { box throws(CollabError) in
+            try check(box.state)
+            var changes = ChangeSet()
+            try self.logged(&box.state) { state throws(CollabError) in state.removeAccountData(keepAccount: false, changes: &changes) }
+            self.shards.withLock { _ = $0.removeValue(forKey: accountId) }
+            return ((), changes)
+        }
+    }
+
+    /// Runs `body` on every shard in turn (one lock at a time): super-admin listings and stats.
+    public func readEach<Result: Sendable>(_ body: (borrowing AccountState) throws(CollabError) -> Result) throws(CollabError) -> [Result] {
+        let all = shards.withLock { $0.values.sorted { $0.accountId < $1.accountId } }
+        var results: [Result] = []
+        for shard in all {
+            results.append(try shard.box.withLock { box throws(CollabError) -> Result in try body(box.state) })
+        }
+        return results
+    }
+
+    /// The first account (in id order) whose shard satisfies `predicate`, one lock at a time: control-API
+    /// lookups by a bare id (a device, a co-browsing session). Costs one lookup per account.
+    public func firstAccount(where predicate: (borrowing AccountState) -> Bool) -> String? {
+        let all = shards.withLock { $0.values.sorted { $0.accountId < $1.accountId } }
+        return all.first { shard in shard.box.withLock { predicate($0.state) } }?.accountId
+    }
+
+    // MARK: several accounts at once
+
+    /// Applies a change across accounts atomically: the shards of the accounts `names` refers to are
+    /// locked (in id order), copied into a ``ShardSet``, changed by `body`, and swapped in — with the new
+    /// accounts' shards — only if `body` succeeds. Costs the accounts it touches, not the whole state.
+    public func writeAcross<Result: Sendable>(
+        accountNames names: [String], _ body: (inout ShardSet, inout ChangeSet) throws(CollabError) -> Result
+    ) async throws -> Result {
+        try checkWritable()
+        let ids = Set(names.compactMap { directory.accountId(for: .accountName($0)) })
+        let involved = try ids.sorted().map { id throws(CollabError) in try shard(id) }
+        return try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Result, any Error>) in
+            do {
+                try withLocks(involved[...], collected: [:]) { boxes throws(CollabError) in
+                    var set = ShardSet(directory: directory, states: boxes.mapValues { $0.state })
+                    for id in set.states.keys { set.states[id]?.resetDirectoryLog() }
+                    var changes = ChangeSet()
+                    let result: Result
+                    do throws(CollabError) {
+                        result = try body(&set, &changes)
+                    } catch {
+                        for log in set.logs { directory.revert(log) }
+                        throw error
+                    }
+                    for log in set.logs { directory.commit(log) }
+                    var updated: [String: Shard.Box] = [:]
+                    for (id, var state) in set.states {
+                        state.resetDirectoryLog()
+                        if var box = boxes[id] {
+                            box.state = state
+                            scheduleNext(&box, accountId: id)
+                            updated[id] = box
+                        } else {
+                            let shard = Shard(state)
+                            shard.box.withLock { scheduleNext(&$0, accountId: id) }
+                            shards.withLock { $0[id] = shard }
+                        }
+                    }
+                    submit(changes, result: result, continuation: continuation)
+                    return updated
+                }
+            } catch {
+                continuation.resume(throwing: error)
+            }
+        }
+    }
+
+    /// Removes every account (a full reset): every shard is locked in turn and emptied.
+    public func removeAll() async throws {
+        try checkWritable()
+        let all = shards.withLock { $0.values.sorted { $0.accountId < $1.accountId } }
+        var changes = ChangeSet()
+        for shard in all {
+            shard.box.withLock { box in
+                box.state.resetDirectoryLog()
+                box.state.removeAccountData(keepAccount: false, changes: &changes)
+                directory.commit(box.state.directoryLog)
+                box.state.resetDirectoryLog()
+            }
+        }
+        shards.withLock { shards in for shard in all { shards[shard.accountId] = nil } }
+        var log = DirectoryLog()
+        if !directory.globalConfiguration.properties.isEmpty {
+            try AccountState.setGlobalConfiguration([:], directory: directory, log: &log, changes: &changes)
+        }
+        let submitted = changes
+        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+            submit(submitted, result: (), continuation: continuation)
+        }
+    }
+
+    /// Locks `shards` one after another and runs `body` with all their boxes; the boxes `body` returns
+    /// replace the locked ones.
+    private func withLocks(
+        _ remaining: ArraySlice<Shard>, collected: [String: Shard.Box], _ body: ([String: Shard.Box]) throws(CollabError) -> [String: Shard.Box]
+    ) throws(CollabError) {
+        guard let first = remaining.first else {
+            _ = try body(collected)
+            return
+        }
+        var error: CollabError?
+        first.box.withLock { box in
+            var collected = collected
+            collected[first.accountId] = box
+            do throws(CollabError) {
+                try withLocks(remaining.dropFirst(), collected: collected) { boxes throws(CollabError) in
+                    let updated = try body(boxes)
+                    if let mine = updated[first.accountId] { box = mine }
+                    return updated
+                }
+            } catch let thrown {
+                error = thrown
+            }
+        }
+        if let error { throw error }
+    }
+
+    // MARK: timed work
+
+    /// Runs the work that is due by `now` in every account that has some: `body` gets the shard and the
+    /// due work items. Costs the accounts and items that are due, not the size of the state.
+    public func runDueWork(now: Timestamp, _ body: (inout AccountState, inout ChangeSet) -> Void) async throws {
+        let due: Set<String> = deadlines.withLock { heap in
+            var accounts: Set<String> = []
+            while let first = heap.min, first.at <= now {
+                heap.removeMin()
+                accounts.insert(first.accountId)
+            }
+            return accounts
+        }
+        for accountId in due.sorted() {
+            guard let shard = try? shard(accountId) else { continue }
+            try await commit(shard) { box throws(CollabError) in
+                box.scheduled = nil
+                var changes = ChangeSet()
+                try self.logged(&box.state) { state throws(CollabError) in body(&state, &changes) }
+                return ((), changes)
+            }
+        }
+    }
+
+    /// When the earliest timed work of any account falls due.
+    public var nextDeadline: Timestamp? { deadlines.withLock { $0.min?.at } }
+
+    /// Hands the shard's earliest deadline to the scheduler when it is earlier than the one it has.
+    private func scheduleNext(_ box: inout Shard.Box, accountId: String) {
+        guard let next = box.state.deadlines.next(keyRotationInterval: timing.keyRotationInterval, clientIdleTimeout: timing.clientIdleTimeout)
+        else { return }
+        if let scheduled = box.scheduled, scheduled <= next { return }
+        box.scheduled = next
+        deadlines.withLock { $0.insert(AccountDeadline(at: next, accountId: accountId)) }
+    }
+
+    // MARK: committing
+
+    private func checkWritable() throws(CollabError) {
+        if let failure = writer.failure {
+            throw CollabError(.unavailable, "storage failed earlier and accepts no more writes: \(failure)")
         }
     }
 
     private func commit<Result: Sendable>(
-        _ body: (inout CollabState) throws(CollabError) -> (Result, ChangeSet)
+        _ shard: Shard, _ body: (inout Shard.Box) throws(CollabError) -> (Result, ChangeSet)
     ) async throws -> Result {
-        if let failure = writer.failure {
-            throw CollabError(.unavailable, "storage failed earlier and accepts no more writes: \(failure)")
-        }
+        try checkWritable()
         return try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Result, any Error>) in
             do {
-                try state.withLock { state throws(CollabError) in
-                    let (result, changes) = try body(&state)
-                    if changes.isEmpty {
-                        continuation.resume(returning: result)
-                    } else {
-                        // Event-only writes go through the writer too, so events keep commit order.
-                        let events = changes.events
-                        let pushes = changes.pushes
-                        let publish = self.publish
-                        writer.submit(changes.changes) { error in
-                            if let error {
-                                continuation.resume(throwing: CollabError(.unavailable, "storage failed: \(error)"))
-                            } else {
-                                if !events.isEmpty || !pushes.isEmpty { publish(events, pushes) }
-                                continuation.resume(returning: result)
-                            }
-                        }
-                    }
+                try shard.box.withLock { box throws(CollabError) in
+                    let (result, changes) = try body(&box)
+                    scheduleNext(&box, accountId: shard.accountId)
+                    submit(changes, result: result, continuation: continuation)
                 }
             } catch {
                 continuation.resume(throwing: error)
+            }
+        }
+    }
+
+    /// Submits `changes` (called under the changed shards' locks, so batches reach the writer in the
+    /// order the shards changed) and resumes once they are durable.
+    private func submit<Result: Sendable>(_ changes: ChangeSet, result: Result, continuation: CheckedContinuation<Result, any Error>) {
+        guard !changes.isEmpty else {
+            continuation.resume(returning: result)
+            return
+        }
+        // Event-only writes go through the writer too, so events keep commit order.
+        let events = changes.events
+        let pushes = changes.pushes
+        let publish = self.publish
+        writer.submit(changes.changes) { error in
+            if let error {
+                continuation.resume(throwing: CollabError(.unavailable, "storage failed: \(error)"))
+            } else {
+                if !events.isEmpty || !pushes.isEmpty { publish(events, pushes) }
+                continuation.resume(returning: result)
             }
         }
     }

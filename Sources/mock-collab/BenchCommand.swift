@@ -12,7 +12,7 @@ import Synchronization
 /// APNs-compatible HTTP/2 receiver on loopback). Numbers only mean something from a release build.
 struct BenchCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "bench", abstract: "Measure throughput (use a release build).", subcommands: [BenchPushCommand.self, BenchCoBrowseCommand.self, BenchSinkCommand.self, BenchWSClientsCommand.self]
+        commandName: "bench", abstract: "Measure throughput (use a release build).", subcommands: [BenchPushCommand.self, BenchCoBrowseCommand.self, BenchSinkCommand.self, BenchWSClientsCommand.self, BenchGrowthCommand.self]
     )
 }
 
@@ -135,5 +135,5 @@ final class BenchDevices: PushStateAccess {
         (device, settings.withLock { $0 })
     }
 
-    func removeToken(deviceRecordId: String, transport: PushTransport, token: String) async {}
+    func removeToken(accountId: String, deviceRecordId: String, transport: PushTransport, token: String) async {}
 }

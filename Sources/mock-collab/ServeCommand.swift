@@ -51,7 +51,11 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "Seconds between WebSocket heartbeats (MOCK_COLLAB_HEARTBEAT_SECONDS).")
     var heartbeatSeconds: Int = environment["MOCK_COLLAB_HEARTBEAT_SECONDS"].flatMap(Int.init) ?? 15
 
+    @Option(help: "Seconds a started mobile client may make no request before it is stopped (MOCK_COLLAB_CLIENT_IDLE_SECONDS).")
+    var clientIdleSeconds: Int = environment["MOCK_COLLAB_CLIENT_IDLE_SECONDS"].flatMap(Int.init) ?? 86_400
+
     func validate() throws {
+        guard clientIdleSeconds > 0 else { throw ValidationError("--client-idle-seconds must be positive") }
         guard heartbeatSeconds > 0 else { throw ValidationError("--heartbeat-seconds must be positive") }
         guard (0...65535).contains(port) else { throw ValidationError("--port must be between 0 and 65535") }
         guard Logger.Level(rawValue: logLevel) != nil else { throw ValidationError("--log-level '\(logLevel)' is not a log level") }
@@ -75,7 +79,7 @@ struct ServeCommand: AsyncParsableCommand {
         var logger = Logger(label: "mock-collab")
         logger.logLevel = level
 
-        let configuration: ServerConfiguration
+        var configuration: ServerConfiguration
         do {
             var loadedSeed: Seed?
             if let path = seed ?? Self.environment["MOCK_COLLAB_SEED"] {
@@ -90,6 +94,7 @@ struct ServeCommand: AsyncParsableCommand {
                     Set($0.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces).lowercased() }.filter { !$0.isEmpty })
                 }
             )
+            configuration.clientIdleTimeout = Int64(clientIdleSeconds) * 1000
         } catch {
             throw ValidationError(error.message)
         }

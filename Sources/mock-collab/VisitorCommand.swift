@@ -39,6 +39,9 @@ struct VisitorCommand: AsyncParsableCommand {
     @Option(help: "Register push tokens with this version: ENCRYPTED, ENCRYPTED_SERVICE, NOT_ENCRYPTED, or NONE.")
     var push: String = "ENCRYPTED"
 
+    @Option(help: "Where the device keeps its identity secret between runs (the SDK's preferences storage).")
+    var preferences: String = ".mock-collab/visitor-preferences.json"
+
     func validate() throws {
         guard push == "NONE" || PushNotificationVersion(rawValue: push) != nil else {
             throw ValidationError("--push must be ENCRYPTED, ENCRYPTED_SERVICE, NOT_ENCRYPTED or NONE")
@@ -49,7 +52,8 @@ struct VisitorCommand: AsyncParsableCommand {
         let output = JSONLineWriter()
         let session = VisitorSession(
             client: VisitorClient(configuration: ClientConfiguration(
-                baseURL: url, apiKey: apiKey, namedArea: namedArea, deviceId: deviceId ?? "visitor-\(UInt32.random(in: 1000...9999))"
+                baseURL: url, apiKey: apiKey, namedArea: namedArea, deviceId: deviceId ?? "visitor-\(UInt32.random(in: 1000...9999))",
+                preferences: FilePreferencesStorage(url: URL(fileURLWithPath: preferences))
             )),
             output: output
         )

@@ -28,7 +28,7 @@ struct ConfigurationCascadeTests {
 
     @Test("the state resolves the cascade for an account, area and API key, and refuses foreign ids")
     func fromState() throws {
-        var state = CollabState()
+        var shards = ShardSet(directory: Directory())
         var changes = ChangeSet()
         let context = OperationContext(now: 1000, ids: .system)
         let seed = Seed(
@@ -38,15 +38,18 @@ struct ConfigurationCascadeTests {
                 .init(name: "two", apiKeys: [.init(key: "k2")]),
             ]
         )
-        _ = try state.apply(seed: seed, passwordHashes: [:], context: context, changes: &changes)
-        let one = try #require(state.account(named: "one"))
-        let two = try #require(state.account(named: "two"))
+        _ = try shards.apply(seed: seed, passwordHashes: [:], context: context, changes: &changes)
+        let state = try #require(shards.state(named: "one"))
+        let other = try #require(shards.state(named: "two"))
+        let one = state.account
+        let two = other.account
         let area = try #require(state.namedArea(siteId: "s1", accountId: one.id))
         let key = try #require(state.apiKey(presented: "k1"))
         #expect(try state.configuration(accountId: one.id).value(for: "fps")?.value == "4")
         #expect(try state.configuration(accountId: one.id, namedAreaId: area.id).value(for: "fps")?.value == "3")
         #expect(try state.configuration(accountId: one.id, namedAreaId: area.id, apiKeyId: key.id).value(for: "fps")?.value == "2")
-        #expect(try state.configuration(accountId: two.id).value(for: "fps")?.scope == .global)
-        #expect(throws: CollabError.self) { try state.configuration(accountId: two.id, namedAreaId: area.id) }
+        #expect(try other.configuration(accountId: two.id).value(for: "fps")?.scope == .global)
+        #expect(throws: CollabError.self) { try other.configuration(accountId: two.id, namedAreaId: area.id) }
+        #expect(throws: CollabError.self, "a shard answers for its own account only") { try state.configuration(accountId: two.id) }
     }
 }

@@ -32,14 +32,15 @@ struct ConversationStateMachineTests {
 
     @Test("operations refuse what the state does not allow")
     func operations() throws {
-        var state = CollabState()
+        var shards = ShardSet(directory: Directory())
         var changes = ChangeSet()
         let context = OperationContext(now: 10, ids: .system)
-        _ = try state.apply(
+        _ = try shards.apply(
             seed: Seed(accounts: [.init(name: "a", namedAreas: [.init(siteId: "s")], users: [.init(username: "ag", role: .registeredUser), .init(username: "ag2", role: .registeredUser)], persons: [.init(sourceId: "v")])]),
             passwordHashes: [:], context: context, changes: &changes
         )
-        let account = try #require(state.account(named: "a"))
+        var state = try #require(shards.state(named: "a"))
+        let account = state.account
         let agentUser = try #require(state.user(loginName: "ag"))
         let otherUser = try #require(state.user(loginName: "ag2"))
         let agent = try #require(state.person(ofUser: agentUser))
@@ -77,25 +78,26 @@ struct ConversationStateMachineTests {
     @Test("queue visibility: area filters, account-wide requests, addressed requests, decliners")
     func queueVisibility() {
         let area = ConversationRecipient(type: .namedArea, id: "A")
-        #expect(CollabState.queueShows(area, declinedBy: [], to: "x", filter: nil))
-        #expect(CollabState.queueShows(area, declinedBy: [], to: "x", filter: ["A"]))
-        #expect(!CollabState.queueShows(area, declinedBy: [], to: "x", filter: ["B"]))
-        #expect(!CollabState.queueShows(area, declinedBy: ["x"], to: "x", filter: nil))
+        #expect(AccountState.queueShows(area, declinedBy: [], to: "x", filter: nil))
+        #expect(AccountState.queueShows(area, declinedBy: [], to: "x", filter: ["A"]))
+        #expect(!AccountState.queueShows(area, declinedBy: [], to: "x", filter: ["B"]))
+        #expect(!AccountState.queueShows(area, declinedBy: ["x"], to: "x", filter: nil))
         let account = ConversationRecipient(type: .account, id: "acc")
-        #expect(CollabState.queueShows(account, declinedBy: [], to: "x", filter: []))
-        #expect(!CollabState.queueShows(account, declinedBy: [], to: "x", filter: ["A"]))
+        #expect(AccountState.queueShows(account, declinedBy: [], to: "x", filter: []))
+        #expect(!AccountState.queueShows(account, declinedBy: [], to: "x", filter: ["A"]))
         let addressed = ConversationRecipient(type: .agent, id: "y")
-        #expect(CollabState.queueShows(addressed, declinedBy: [], to: "y", filter: ["A"]))
-        #expect(!CollabState.queueShows(addressed, declinedBy: [], to: "x", filter: nil))
+        #expect(AccountState.queueShows(addressed, declinedBy: [], to: "y", filter: ["A"]))
+        #expect(!AccountState.queueShows(addressed, declinedBy: [], to: "x", filter: nil))
     }
 
     @Test("messages: order, idempotent retries, internal messages hidden from visitors, bounded text")
     func messages() throws {
-        var state = CollabState()
+        var shards = ShardSet(directory: Directory())
         var changes = ChangeSet()
         let context = OperationContext(now: 10, ids: .system)
-        _ = try state.apply(seed: Seed(accounts: [.init(name: "a", users: [.init(username: "ag", role: .registeredUser)], persons: [.init(sourceId: "v")])]), passwordHashes: [:], context: context, changes: &changes)
-        let account = try #require(state.account(named: "a"))
+        _ = try shards.apply(seed: Seed(accounts: [.init(name: "a", users: [.init(username: "ag", role: .registeredUser)], persons: [.init(sourceId: "v")])]), passwordHashes: [:], context: context, changes: &changes)
+        var state = try #require(shards.state(named: "a"))
+        let account = state.account
         let agentUser = try #require(state.user(loginName: "ag"))
         let agent = try #require(state.person(ofUser: agentUser))
         let visitor = try #require(state.persons.values.first { $0.sourceId == "v" })

@@ -1,7 +1,14 @@
 import CollabClient
 import CollabCore
+import CollabStore
 import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import NIOCore
 import Testing
+
+@testable import CollabServer
 
 /// Every operation against every role: the minimum role of each operation is the vendor's
 /// `x-required-role`. Requests use unknown ids and empty bodies, so allowed calls fail validation or
@@ -80,40 +87,42 @@ struct RoleRulesTests {
 
     @Test("each role may call exactly the operations at or below it", arguments: operations)
     func roles(operation: Operation) async throws {
-        try await TestServer.with(seed: twoAccountSeed) { server in
-            let before = try await server.entityStats()
+        // In process (HummingbirdTesting's router mode): the same router and middleware, no sockets.
+        let server = try await MockCollabServer(
+            configuration: ServerConfiguration(port: 0, storage: .memory, seed: twoAccountSeed, passwordHashCost: 4), logger: TestServer.logger
+        )
+        try await server.buildApplication().test(.router) { client in
+            let before = try server.environment.stats(accountId: nil, journalEntries: 0)
+            func call(_ authorization: String?) async throws -> HTTPResponse.Status {
+                var headers = HTTPFields()
+                if let authorization { headers[.authorization] = authorization }
+                if operation.body != nil { headers[.contentType] = "application/json" }
+                let response = try await client.execute(
+                    uri: operation.path, method: HTTPRequest.Method(operation.method)!, headers: headers,
+                    body: operation.body.map { ByteBuffer(string: $0) }
+                )
+                return response.status
+            }
             for caller in Self.callers {
                 let password = caller.username == "root" ? "root" : "pw-a"
-                let transport = server.transport(.basic(username: caller.username, password: password))
-                let (path, query) = split(operation.path)
-                let response = try await transport.raw(operation.method, path, query: query, body: operation.body.map { Data($0.utf8) })
+                let status = try await call("Basic " + Data("\(caller.username):\(password)".utf8).base64EncodedString())
                 if caller.role >= operation.required {
                     // Allowed: the answer is the operation's own (data, 400 or 404), never a refusal. Anonymous
                     // operations may still answer 401 for bad credentials in the body (an unknown token).
-                    #expect(response.status != 403, "\(caller.username) should be allowed \(operation)")
+                    #expect(status != .forbidden, "\(caller.username) should be allowed \(operation)")
                     if operation.required > .anonymousUser {
-                        #expect(response.status != 401, "\(caller.username) should be allowed \(operation)")
+                        #expect(status != .unauthorized, "\(caller.username) should be allowed \(operation)")
                     }
                 } else {
-                    #expect(response.status == 403, "\(caller.username) (\(caller.role)) must be refused \(operation), got \(response.status)")
+                    #expect(status == .forbidden, "\(caller.username) (\(caller.role)) must be refused \(operation), got \(status)")
                 }
             }
             // Anonymous callers get 401 wherever a role is needed.
-            let (path, query) = split(operation.path)
-            let anonymous = try await server.transport(.none).raw(operation.method, path, query: query, body: operation.body.map { Data($0.utf8) })
+            let anonymous = try await call(nil)
             if operation.required > .anonymousUser {
-                #expect(anonymous.status == 401, "anonymous must get 401 for \(operation)")
+                #expect(anonymous == .unauthorized, "anonymous must get 401 for \(operation)")
             }
-            #expect(try await server.entityStats() == before, "probing \(operation) changed state")
+            #expect(try server.environment.stats(accountId: nil, journalEntries: 0) == before, "probing \(operation) changed state")
         }
-    }
-
-    private func split(_ target: String) -> (String, [(String, String)]) {
-        guard let mark = target.firstIndex(of: "?") else { return (target, []) }
-        let query = target[target.index(after: mark)...].split(separator: "&").map { pair -> (String, String) in
-            let parts = pair.split(separator: "=", maxSplits: 1)
-            return (String(parts[0]), parts.count > 1 ? String(parts[1]) : "")
-        }
-        return (String(target[..<mark]), query)
     }
 }

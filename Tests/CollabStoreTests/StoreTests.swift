@@ -7,8 +7,8 @@ import Testing
 
 @Suite("Stores")
 struct StoreTests {
-    static func record(_ id: String, _ body: String = "{}", account: String? = "acc") -> StoredRecord {
-        StoredRecord(kind: .namedArea, id: id, accountId: account, body: Data(body.utf8))
+    static func area(_ id: String, name: String = "n", account: String = "acc") -> NamedArea {
+        NamedArea(id: id, accountId: account, name: name, siteId: id, creationTimestamp: 1, modificationTimestamp: 1)
     }
 
     static func temporaryPath() throws -> String {
@@ -20,33 +20,43 @@ struct StoreTests {
     func sqliteRoundTrip() async throws {
         let path = try Self.temporaryPath()
         let store = try await SQLiteStore.open(path: path, logger: Logger(label: "test"))
-        try await store.apply([.put(Self.record("a", #"{"v":1}"#)), .put(Self.record("b")), .put(Self.record("c", account: nil))])
-        try await store.apply([.put(Self.record("a", #"{"v":2}"#)), .delete(.namedArea, id: "b")])
+        try await store.apply([.put(Self.area("a", name: "one")), .put(Self.area("b")), .put(GlobalConfiguration(properties: ["k": "v"]))])
+        try await store.apply([.put(Self.area("a", name: "two")), .delete(.namedArea, id: "b")])
         try await store.close()
 
         let reopened = try await SQLiteStore.open(path: path, logger: Logger(label: "test"))
         let records = try await reopened.loadAll().sorted { $0.id < $1.id }
-        #expect(records.map(\.id) == ["a", "c"])
-        #expect(String(decoding: records[0].body, as: UTF8.self) == #"{"v":2}"#)
+        #expect(records.map(\.id) == ["a", "global"])
+        #expect(try RecordCoding.decode(NamedArea.self, from: records[0]).name == "two")
         #expect(records[1].accountId == nil)
         try await reopened.close()
     }
 
-    @Test("memory store behaves the same")
+    @Test("SQLite: an account's data goes in one statement, other accounts' stays")
+    func sqliteDeleteAccountData() async throws {
+        let path = try Self.temporaryPath()
+        let store = try await SQLiteStore.open(path: path, logger: Logger(label: "test"))
+        try await store.apply([.put(Self.area("a1", account: "a")), .put(Self.area("a2", account: "a")), .put(Self.area("b1", account: "b"))])
+        try await store.apply([.deleteAccountData("a"), .put(Self.area("a3", account: "a"))])
+        #expect(try await store.loadAll().map(\.id).sorted() == ["a3", "b1"])
+        try await store.close()
+    }
+
+    @Test("the memory store keeps nothing: the state lives in the repository's shards")
     func memory() async throws {
         let store = MemoryStore()
-        try await store.apply([.put(Self.record("a")), .put(Self.record("b")), .delete(.namedArea, id: "a")])
-        #expect(try await store.loadAll().map(\.id) == ["b"])
+        try await store.apply([.put(Self.area("a")), .put(Self.area("b")), .delete(.namedArea, id: "a")])
+        #expect(try await store.loadAll().isEmpty)
     }
 
     @Test("a batch that fails leaves nothing behind")
     func atomicBatch() async throws {
         let path = try Self.temporaryPath()
         let store = try await SQLiteStore.open(path: path, logger: Logger(label: "test"))
-        try await store.apply([.put(Self.record("kept"))])
+        try await store.apply([.put(Self.area("kept"))])
         // A record whose body is not valid UTF-8 JSON still stores; to force a failure close the store first.
         try await store.close()
-        await #expect(throws: (any Error).self) { try await store.apply([.put(Self.record("lost"))]) }
+        await #expect(throws: (any Error).self) { try await store.apply([.put(Self.area("lost"))]) }
         let reopened = try await SQLiteStore.open(path: path, logger: Logger(label: "test"))
         #expect(try await reopened.loadAll().map(\.id) == ["kept"])
         try await reopened.close()
@@ -70,14 +80,12 @@ struct StoreTests {
         let store = try await SQLiteStore.open(path: path, logger: Logger(label: "test"))
         let repository = try await StateRepository(store: store)
         let context = OperationContext(now: 1, ids: .system)
-        _ = try await repository.writeAtomically { state, changes throws(CollabError) in
-            try state.apply(seed: Seed(accounts: [.init(name: "acc")]), passwordHashes: [:], context: context, changes: &changes)
-        }
-        let accountId = try #require(try repository.read { $0.account(named: "acc")?.id })
+        let (account, _) = try await repository.createAccount(AccountInput(name: "acc"), context: context) { _, _ throws(CollabError) in () }
+        let accountId = account.id
         try await withThrowingTaskGroup(of: Void.self) { group in
             for index in 0..<200 {
                 group.addTask {
-                    _ = try await repository.write { state, changes throws(CollabError) in
+                    _ = try await repository.write(account: accountId) { state, changes throws(CollabError) in
                         try state.createNamedArea(NamedAreaInput(name: "n\(index)", siteId: "s\(index)"), accountId: accountId, context: context, changes: &changes)
                     }
                 }
@@ -85,9 +93,9 @@ struct StoreTests {
             try await group.waitForAll()
         }
         // Renaming one area many times: the last acknowledged name must be the stored one.
-        let areaId = try #require(try repository.read { $0.namedArea(siteId: "s0", accountId: accountId)?.id })
+        let areaId = try #require(try repository.read(account: accountId) { $0.namedArea(siteId: "s0", accountId: accountId)?.id })
         for round in 1...50 {
-            _ = try await repository.write { state, changes throws(CollabError) in
+            _ = try await repository.write(account: accountId) { state, changes throws(CollabError) in
                 let area = try state.namedArea(areaId, for: .control)
                 return try state.updateNamedArea(id: areaId, version: area.version, NamedAreaInput(name: "round \(round)", siteId: "s0"), for: .control, context: context, changes: &changes)
             }
@@ -95,9 +103,48 @@ struct StoreTests {
         try await repository.close()
 
         let reopened = try await StateRepository(store: try await SQLiteStore.open(path: path, logger: Logger(label: "test")))
-        let areas = try reopened.read { state in state.namedAreas.values.filter { $0.accountId == accountId } }
+        let areas = try reopened.read(account: accountId) { state in state.namedAreas.values.filter { $0.accountId == accountId } }
         #expect(areas.count == 200)
-        #expect(try reopened.read { $0.namedAreas[areaId]?.name } == "round 50")
+        #expect(try reopened.read(account: accountId) { $0.namedAreas[areaId]?.name } == "round 50")
+        #expect(reopened.directory.account(named: "acc")?.id == accountId)
         try await reopened.close()
+    }
+
+    @Test("shards: names stay unique across accounts, and a failed operation gives back what it claimed")
+    func directoryAcrossShards() async throws {
+        let repository = try await StateRepository(store: MemoryStore())
+        let context = OperationContext(now: 1, ids: .system)
+        let (a, _) = try await repository.createAccount(AccountInput(name: "a"), context: context) { _, _ throws(CollabError) in () }
+        let (b, _) = try await repository.createAccount(AccountInput(name: "b"), context: context) { _, _ throws(CollabError) in () }
+        _ = try await repository.write(account: a.id) { state, changes throws(CollabError) in
+            try state.createUser(UserInput(username: "ann"), passwordHash: nil, accountId: a.id, grantor: .admin, context: context, changes: &changes)
+        }
+        await #expect(throws: CollabError.conflict("the username 'ann' is already taken")) {
+            _ = try await repository.write(account: b.id) { state, changes throws(CollabError) in
+                try state.createUser(UserInput(username: "ann"), passwordHash: nil, accountId: b.id, grantor: .admin, context: context, changes: &changes)
+            }
+        }
+        // Claims an API key, then fails: the key must be free again.
+        await #expect(throws: CollabError.self) {
+            _ = try await repository.write(account: b.id) { state, changes throws(CollabError) in
+                _ = try state.createApiKey(ApiKeyInput(key: "k1", name: "k"), accountId: b.id, context: context, changes: &changes)
+                throw CollabError.badRequest("later step failed")
+            }
+        }
+        #expect(repository.directory.accountId(for: .apiKey("k1")) == nil)
+        _ = try await repository.write(account: a.id) { state, changes throws(CollabError) in
+            try state.createApiKey(ApiKeyInput(key: "k1", name: "k"), accountId: a.id, context: context, changes: &changes)
+        }
+        #expect(repository.directory.accountId(for: .apiKey("k1")) == a.id)
+        await #expect(throws: CollabError.conflict("an account named 'a' already exists")) {
+            _ = try await repository.createAccount(AccountInput(name: "a"), context: context) { _, _ throws(CollabError) in () }
+        }
+        // Deleting an account frees its names.
+        try await repository.deleteAccount(a.id) { _ throws(CollabError) in }
+        #expect(repository.directory.accountId(for: .username("ann")) == nil)
+        #expect(repository.directory.accountId(for: .apiKey("k1")) == nil)
+        #expect(repository.directory.account(named: "a") == nil)
+        #expect(throws: CollabError.notFound("Account", a.id)) { try repository.read(account: a.id) { _ in () } }
+        try await repository.close()
     }
 }

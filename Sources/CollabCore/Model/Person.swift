@@ -34,6 +34,9 @@ public struct Person: Sendable, Codable, Equatable, Identifiable {
     public var metadata: [String: String]?
     public var creationTimestamp: Timestamp
     public var modificationTimestamp: Timestamp
+    /// For an anonymous device's visitor: the SHA-256 of the secret its first start was given, which
+    /// every later start must present (a device id alone is guessable). Never returned.
+    public var deviceSecretHash: String?
 
     /// Creates a person.
     public init(

@@ -38,10 +38,24 @@ public struct StoredRecord: Sendable, Equatable {
     }
 }
 
+extension StoredRecord {
+    /// Encodes an entity as a record (by the store's writer, outside any state lock).
+    public init(encoding entity: any StorableEntity) {
+        // Encoding our own model types cannot fail: they hold only strings, numbers and maps.
+        let body = (try? RecordCoding.encoder.encode(entity)) ?? Data()
+        self.init(kind: type(of: entity).kind, id: entity.id, accountId: entity.storageAccountId, body: body)
+    }
+}
+
 /// One durable change the store must apply; a batch of them is applied atomically.
-public enum StoreChange: Sendable, Equatable {
-    case put(StoredRecord)
+///
+/// A put carries the entity itself: the store encodes it when it writes, so encoding happens in the
+/// writer rather than under the state lock, and a store that keeps nothing (`memory`) never encodes.
+public enum StoreChange: Sendable {
+    case put(any StorableEntity)
     case delete(EntityKind, id: String)
+    /// Removes every record an account owns (its reset or deletion), in one statement.
+    case deleteAccountData(String)
 }
 
 /// An entity the store can keep.
@@ -132,9 +146,12 @@ public struct ChangeSet: Sendable {
 
     /// Records that `entity` was created or replaced.
     public mutating func put<E: StorableEntity>(_ entity: E) {
-        // Encoding our own model types cannot fail: they hold only strings, numbers and maps.
-        let body = (try? RecordCoding.encoder.encode(entity)) ?? Data()
-        changes.append(.put(StoredRecord(kind: E.kind, id: entity.id, accountId: entity.storageAccountId, body: body)))
+        changes.append(.put(entity))
+    }
+
+    /// Records that everything `accountId` owns was removed.
+    public mutating func deleteAccountData(_ accountId: String) {
+        changes.append(.deleteAccountData(accountId))
     }
 
     /// Records that the entity `id` of `kind` was removed.

@@ -23,7 +23,7 @@ struct CoBrowsingDevice: Sendable {
     func run() async {
         let configuration = context.configuration
         let client = VisitorClient(
-            configuration: ClientConfiguration(baseURL: configuration.url, apiKey: configuration.apiKey, deviceId: "load-\(configuration.seed)-\(index)"),
+            configuration: ClientConfiguration(baseURL: configuration.url, apiKey: configuration.apiKey, deviceId: "load-\(configuration.seed)-\(LoadRunIdentity.nonce)-\(index)"),
             client: context.http
         )
         guard await context.timed(.clientStart, { try await client.start(liveEvents: false) }) != nil, let url = client.liveEventsURL else { return }

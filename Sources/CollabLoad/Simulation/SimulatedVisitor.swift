@@ -10,7 +10,7 @@ struct SimulatedVisitor: Sendable {
     let role: VisitorRole
     let context: LoadContext
 
-    var deviceId: String { "load-\(context.configuration.seed)-\(index)" }
+    var deviceId: String { "load-\(context.configuration.seed)-\(LoadRunIdentity.nonce)-\(index)" }
 
     func run() async {
         var random = SeededRandom.stream(index, seed: context.configuration.seed)

@@ -17,7 +17,7 @@ struct AgentRoutes {
             let principal = try await AuthenticationMiddleware(environment: env).principal(username: body.username, password: body.password)
             guard principal.role >= .registeredUser else { throw CollabError.forbidden("only agents use the agent API") }
             let lifetime = env.configuration.sessionLifetime
-            let (session, person) = try await env.write { state, changes, op throws(CollabError) in
+            let (session, person) = try await env.write(principal) { state, changes, op throws(CollabError) in
                 guard let userId = principal.userId, let user = state.users[userId] else { throw .unauthorized("invalid username or password") }
                 let session = try state.openSession(for: user, kind: .session, lifetime: lifetime, context: op, changes: &changes)
                 guard let person = state.persons[session.personId] else { throw CollabError(.internalError, "the agent has no person") }
@@ -28,14 +28,14 @@ struct AgentRoutes {
         group.post("logout") { _, context in
             let agent = try env.agent(context)
             if let token = context.sessionToken {
-                try await env.write { state, changes, _ throws(CollabError) in state.closeSession(token: token, changes: &changes) }
+                try await env.write(account: agent.accountId) { state, changes, _ throws(CollabError) in state.closeSession(token: token, changes: &changes) }
+                env.events.disconnect(sessionKey: token)
             }
-            _ = agent
             return noContent
         }
         group.get("me") { _, context in
             let agent = try env.agent(context)
-            let person = try env.read { state throws(CollabError) in try state.person(agent.personId, for: context.principal) }
+            let person = try env.read(context.principal) { state throws(CollabError) in try state.person(agent.personId, for: context.principal) }
             return JSONBody.response(PersonView(person))
         }
         group.put("presence") { request, context in
@@ -44,7 +44,7 @@ struct AgentRoutes {
             guard let presence = AgentPresence(rawValue: body.presence) else {
                 throw CollabError.badRequest("presence must be ONLINE, AWAY or OFFLINE")
             }
-            try await env.write { state, changes, op throws(CollabError) in
+            try await env.write(context.principal) { state, changes, op throws(CollabError) in
                 try state.setPresence(presence, personId: agent.personId, accountId: agent.accountId, context: op, changes: &changes)
             }
             return JSONBody.response(body)
@@ -52,12 +52,21 @@ struct AgentRoutes {
         group.get("queue") { request, context in
             let agent = try env.agent(context)
             let references = request.queryList("namedAreas")
-            let view = try env.read { state throws(CollabError) in
+            let limit = try request.query("limit").map { text throws(CollabError) in
+                guard let value = Int(text), (1...1000).contains(value) else { throw .badRequest("limit must be between 1 and 1000") }
+                return value
+            } ?? 100
+            let cursor = try request.query("cursor").map { text throws(CollabError) in
+                guard let cursor = QueueCursor(token: text) else { throw .badRequest("cursor is not one this server handed out") }
+                return cursor
+            }
+            // A page costs what it shows, however long the queue is (see QueueIndex).
+            let view = try env.read(context.principal) { state throws(CollabError) in
                 let filter = references.isEmpty ? nil : try state.namedAreaIds(references, accountId: agent.accountId)
+                let entries = state.queue(accountId: agent.accountId, agentPersonId: agent.personId, namedAreaIds: filter, after: cursor, limit: limit)
                 return QueueView(
-                    entries: state.queue(accountId: agent.accountId, agentPersonId: agent.personId, namedAreaIds: filter).map {
-                        QueueView.Entry(position: $0.position, conversation: state.view($0.conversation))
-                    }
+                    entries: entries.map { QueueView.Entry(position: $0.position, conversation: state.view($0.conversation)) },
+                    nextCursor: entries.count == limit ? entries.last.map { QueueCursor(after: $0).token } : nil
                 )
             }
             return JSONBody.response(view)
@@ -68,7 +77,7 @@ struct AgentRoutes {
                 guard let value = ConversationState(rawValue: text) else { throw .badRequest("unknown state '\(text)'") }
                 return value
             }
-            let list = try env.read { state in
+            let list = try env.read(context.principal) { state in
                 ConversationList(
                     conversations: state.conversations(ofPerson: agent.personId, accountId: agent.accountId)
                         .filter { stateFilter == nil || $0.state == stateFilter }.map { state.view($0) }
@@ -79,7 +88,7 @@ struct AgentRoutes {
         group.get("conversations/:id") { _, context in
             let agent = try env.agent(context)
             let id = try context.pathParameter("id")
-            let view = try env.read { state throws(CollabError) in state.view(try state.ownConversation(id, accountId: agent.accountId)) }
+            let view = try env.read(context.principal) { state throws(CollabError) in state.view(try state.ownConversation(id, accountId: agent.accountId)) }
             return JSONBody.response(view)
         }
         action("accept", on: group) { state, id, agent, op, changes throws(CollabError) in
@@ -98,7 +107,7 @@ struct AgentRoutes {
             let id = try context.pathParameter("id")
             let body = try await env.decode(EndConversationRequest?.self, fromOptional: request)
             let reason = try parseEndReason(body?.reason)
-            let view = try await env.write { state, changes, op throws(CollabError) in
+            let view = try await env.write(context.principal) { state, changes, op throws(CollabError) in
                 state.view(try state.endConversation(id, by: agent.personId, reason: reason, comment: body?.comment, accountId: agent.accountId, context: op, changes: &changes))
             }
             return JSONBody.response(view)
@@ -107,7 +116,7 @@ struct AgentRoutes {
             let agent = try env.agent(context)
             let id = try context.pathParameter("id")
             let (after, limit) = try pageParameters(request)
-            let page = try env.read { state throws(CollabError) in
+            let page = try env.read(context.principal) { state throws(CollabError) in
                 _ = try state.ownConversation(id, accountId: agent.accountId)
                 let result = state.messages(of: id, after: after, limit: limit, includeInternal: true)
                 return MessagePage(messages: result.messages.map(MessageView.init), hasMore: result.hasMore)
@@ -118,7 +127,7 @@ struct AgentRoutes {
             let agent = try env.agent(context)
             let id = try context.pathParameter("id")
             let body = try await env.decode(SendMessageRequest.self, from: request)
-            let message = try await env.write { state, changes, op throws(CollabError) in
+            let message = try await env.write(context.principal) { state, changes, op throws(CollabError) in
                 try state.postMessage(
                     id, senderPersonId: agent.personId, text: body.text, clientMessageId: body.clientMessageId, isInternal: body.internal ?? false,
                     accountId: agent.accountId, context: op, changes: &changes
@@ -130,13 +139,13 @@ struct AgentRoutes {
 
     private func action(
         _ name: String, on group: RouterGroup<CollabRequestContext>,
-        _ body: @escaping @Sendable (inout CollabState, String, AgentIdentity, OperationContext, inout ChangeSet) throws(CollabError) -> Conversation
+        _ body: @escaping @Sendable (inout AccountState, String, AgentIdentity, OperationContext, inout ChangeSet) throws(CollabError) -> Conversation
     ) {
         let env = environment
         group.post(RouterPath("conversations/:id/\(name)")) { _, context in
             let agent = try env.agent(context)
             let id = try context.pathParameter("id")
-            let view = try await env.write { state, changes, op throws(CollabError) in
+            let view = try await env.write(context.principal) { state, changes, op throws(CollabError) in
                 state.view(try body(&state, id, agent, op, &changes))
             }
             return JSONBody.response(view)

@@ -1,4 +1,5 @@
 import CollabCore
+import CollabStore
 import Logging
 import ServiceLifecycle
 import Synchronization
@@ -13,7 +14,6 @@ final class ClockDrivenTasks: Service {
     private let kicks: AsyncStream<Void>
     private let kickContinuation: AsyncStream<Void>.Continuation
     private let logger: Logger
-    private let lastPrune = Mutex<Timestamp>(0)
 
     init(environment: CollabEnvironment, interval: Duration = .milliseconds(100), logger: Logger) {
         self.environment = environment
@@ -46,27 +46,25 @@ final class ClockDrivenTasks: Service {
         }
     }
 
+    /// Runs what is due: the repository knows which accounts have work due (a deadline queue per
+    /// account and one across accounts), so a tick with nothing due costs one comparison.
     private func tick() async {
         let configuration = environment.configuration
         let now = environment.clock.now()
-        let due = (try? environment.read { state in
-            state.calls.values.contains { $0.state == .ringing && $0.timeoutAt <= now }
-                || state.devices.values.contains { ($0.keys.map { now - $0.current.createdAt >= configuration.keyRotationInterval }) ?? false }
-        }) ?? false
-        let pruneDue = lastPrune.withLock { last in
-            guard now - last >= 60_000 else { return false }
-            last = now
-            return true
-        }
-        guard due || pruneDue else { return }
+        guard let next = environment.repository.nextDeadline, next <= now else { return }
+        let context = OperationContext(now: now, ids: environment.ids)
+        let stopped = Mutex<[String]>([])
         do {
-            try await environment.write { state, changes, op throws(CollabError) in
-                state.expireCalls(now: op.now, context: op, changes: &changes)
-                state.rotateDueKeys(interval: configuration.keyRotationInterval, overlap: configuration.keyOverlap, context: op, changes: &changes)
-                if pruneDue { state.pruneSessions(now: op.now, changes: &changes) }
+            try await environment.repository.runDueWork(now: now) { state, changes in
+                let report = state.runDueWork(
+                    keyRotationInterval: configuration.keyRotationInterval, keyOverlap: configuration.keyOverlap,
+                    clientIdleTimeout: configuration.clientIdleTimeout, context: context, changes: &changes
+                )
+                stopped.withLock { $0 += report.stoppedClients + report.expiredSessions }
             }
         } catch {
             logger.warning("clock-driven work failed", metadata: ["error": "\(error)"])
         }
+        for token in stopped.withLock({ $0 }) { environment.events.disconnect(sessionKey: token) }
     }
 }

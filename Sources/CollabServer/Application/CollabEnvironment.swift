@@ -56,25 +56,53 @@ final class CollabEnvironment: Sendable {
     /// A context for an operation happening now.
     var operation: OperationContext { OperationContext(now: clock.now(), ids: ids) }
 
-    /// Reads state.
-    func read<Result: Sendable>(_ body: (borrowing CollabState) throws(CollabError) -> Result) throws(CollabError) -> Result {
-        try repository.read(body)
+    /// Reads an account's state. `nil` (a caller outside every account) is refused.
+    func read<Result: Sendable>(
+        account accountId: String?, _ body: (borrowing AccountState) throws(CollabError) -> Result
+    ) throws(CollabError) -> Result {
+        try repository.read(account: try Self.required(accountId), body)
     }
 
-    /// Changes state durably; see ``StateRepository/write(_:)``.
+    /// Reads the state of the caller's account.
+    func read<Result: Sendable>(_ principal: Principal, _ body: (borrowing AccountState) throws(CollabError) -> Result) throws(CollabError) -> Result {
+        try read(account: principal.accountId, body)
+    }
+
+    /// Changes an account's state durably; see ``StateRepository/write(account:_:)``.
     func write<Result: Sendable>(
-        _ body: (inout CollabState, inout ChangeSet, OperationContext) throws(CollabError) -> Result
+        account accountId: String?, _ body: (inout AccountState, inout ChangeSet, OperationContext) throws(CollabError) -> Result
     ) async throws -> Result {
         let context = operation
-        return try await repository.write { state, changes throws(CollabError) in try body(&state, &changes, context) }
+        return try await repository.write(account: try Self.required(accountId)) { state, changes throws(CollabError) in
+            try body(&state, &changes, context)
+        }
     }
 
-    /// Changes state atomically and durably; see ``StateRepository/writeAtomically(_:)``.
+    /// Changes the state of the caller's account durably.
+    func write<Result: Sendable>(
+        _ principal: Principal, _ body: (inout AccountState, inout ChangeSet, OperationContext) throws(CollabError) -> Result
+    ) async throws -> Result {
+        try await write(account: principal.accountId, body)
+    }
+
+    /// Changes an account's state atomically and durably; see ``StateRepository/writeAtomically(account:_:)``.
     func writeAtomically<Result: Sendable>(
-        _ body: (inout CollabState, inout ChangeSet, OperationContext) throws(CollabError) -> Result
+        account accountId: String?, _ body: (inout AccountState, inout ChangeSet, OperationContext) throws(CollabError) -> Result
     ) async throws -> Result {
         let context = operation
-        return try await repository.writeAtomically { state, changes throws(CollabError) in try body(&state, &changes, context) }
+        return try await repository.writeAtomically(account: try Self.required(accountId)) { state, changes throws(CollabError) in
+            try body(&state, &changes, context)
+        }
+    }
+
+    private static func required(_ accountId: String?) throws(CollabError) -> String {
+        guard let accountId else { throw .unauthorized("this operation needs a caller that belongs to an account") }
+        return accountId
+    }
+
+    /// The account a directory entry (username, API key, token) belongs to.
+    func accountId(for key: Directory.Key) -> String? {
+        repository.directory.accountId(for: key)
     }
 
     /// Hashes the passwords a seed sets, skipping users whose stored hash already matches.
@@ -84,7 +112,7 @@ final class CollabEnvironment: Sendable {
                 guard password.count <= Limits.passwordLength, !password.isEmpty else {
                     throw CollabError.badRequest("seed: the password of '\(username)' must be 1 to \(Limits.passwordLength) characters")
                 }
-                let existing = try read { $0.passwordHash(ofLoginName: username) }
+                let existing = passwordHash(ofLoginName: username)
                 group.addTask {
                     if let existing, try await self.hasher.verify(password, against: existing) { return (username, nil) }
                     return (username, try await self.hasher.hash(password))
@@ -101,16 +129,12 @@ final class CollabEnvironment: Sendable {
     /// Applies the startup seed (or, with none configured, the default tenant to an empty store) and
     /// remembers the resulting password hashes for resets.
     func applyStartupSeed(explicit: Bool) async throws {
-        let empty = try read { $0.isEmpty }
-        if explicit || empty {
+        if explicit || repository.isEmpty {
             _ = try await apply(seed: startupSeed)
         }
-        let hashes = try read { state in
-            var hashes: [String: String] = [:]
-            for (username, _) in startupSeed.passwords {
-                if let hash = state.passwordHash(ofLoginName: username) { hashes[username] = hash }
-            }
-            return hashes
+        var hashes: [String: String] = [:]
+        for (username, _) in startupSeed.passwords {
+            if let hash = passwordHash(ofLoginName: username) { hashes[username] = hash }
         }
         startupHashes.withLock { $0 = hashes }
     }
@@ -118,8 +142,15 @@ final class CollabEnvironment: Sendable {
     /// Applies a seed idempotently and atomically.
     func apply(seed: Seed) async throws -> SeedReport {
         let hashes = try await passwordHashes(for: seed)
-        return try await writeAtomically { state, changes, context throws(CollabError) in
-            try state.apply(seed: seed, passwordHashes: hashes, context: context, changes: &changes)
+        let context = operation
+        return try await repository.writeAcross(accountNames: seed.accounts.map(\.name)) { shards, changes throws(CollabError) in
+            try shards.apply(seed: seed, passwordHashes: hashes, context: context, changes: &changes)
         }
+    }
+
+    /// The stored hash of a user's password, wherever the user is.
+    func passwordHash(ofLoginName username: String) -> String? {
+        guard let accountId = accountId(for: .username(username)) else { return nil }
+        return try? read(account: accountId) { $0.passwordHash(ofLoginName: username) }
     }
 }

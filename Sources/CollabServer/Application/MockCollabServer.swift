@@ -47,7 +47,8 @@ public final class MockCollabServer: Service {
             firstId: clock.now() * 1000, windowSize: configuration.eventReplayWindow, bufferSize: configuration.eventBufferPerConnection
         )
         let pushBox = PipelineBox()
-        let repository = try await StateRepository(store: store, publish: { published, pushes in
+        let timing = StateRepository.Timing(keyRotationInterval: configuration.keyRotationInterval, clientIdleTimeout: configuration.clientIdleTimeout)
+        let repository = try await StateRepository(store: store, timing: timing, publish: { published, pushes in
             events.publish(published)
             if !pushes.isEmpty { pushBox.pipeline?.enqueue(pushes) }
         })
@@ -65,7 +66,7 @@ public final class MockCollabServer: Service {
             logger: logger
         )
         self.webhooks = dispatcher
-        events.observe { dispatcher.enqueue($0) }
+        events.observe { batch in for event in batch { dispatcher.enqueue(event) } }
         let pipeline = PushPipeline(
             state: PushStateAdapter(environment: environment), clock: clock, outboxCapacity: configuration.outboxCapacity,
             settings: .init(maxAttempts: max(1, configuration.pushMaxAttempts), initialBackoff: configuration.pushInitialBackoff), logger: logger
@@ -108,7 +109,8 @@ public final class MockCollabServer: Service {
         onListening.withLock { $0 = handler }
     }
 
-    public func run() async throws {
+    /// The router with every surface and middleware: what the server answers, without a socket.
+    func buildRouter() -> Router<CollabRequestContext> {
         let configuration = environment.configuration
         let router = Router(context: CollabRequestContext.self)
         router.add(middleware: ConsoleMiddleware(assets: .load(configuration: configuration, logger: logger)))
@@ -124,7 +126,15 @@ public final class MockCollabServer: Service {
         LiveRoutes(environment: environment).register(on: router)
         PushRoutes(environment: environment).register(on: router)
         CoBrowsingRoutes(environment: environment).register(on: router)
+        return router
+    }
 
+    /// The application: the router behind an HTTP/1.1 server with WebSocket upgrades, plus the services
+    /// that run beside it (webhook delivery, push delivery, clock-driven work). ``run()`` serves it;
+    /// tests drive it with HummingbirdTesting (`.router` in process, `.live` over a socket).
+    func buildApplication() -> some ApplicationProtocol {
+        let configuration = environment.configuration
+        let router = buildRouter()
         let host = configuration.host
         var app = Application(
             router: router,
@@ -149,8 +159,12 @@ public final class MockCollabServer: Service {
             logger: logger
         )
         app.addServices(webhooks, pushes, clockTasks)
+        return app
+    }
+
+    public func run() async throws {
         do {
-            try await app.run()
+            try await buildApplication().run()
         } catch {
             try? await environment.repository.close()
             throw error

@@ -1,4 +1,5 @@
 import CollabCore
+import CollabStore
 import CollabWire
 import Crypto
 import Foundation
@@ -44,9 +45,10 @@ struct AuthenticationMiddleware: RouterMiddleware {
             } else if let principal = principal(forSession: credentials) {
                 context.principal = principal
                 context.sessionToken = credentials
-            } else if let principal = principal(forClient: credentials) {
-                context.principal = principal
+            } else if let client = client(token: credentials) {
+                context.principal = Principal(accountId: client.accountId, userId: nil, personId: client.personId, role: .webuser, method: .client)
                 context.clientToken = credentials
+                context.client = client
             } else {
                 throw .unauthorized("unknown or expired bearer token")
             }
@@ -55,11 +57,13 @@ struct AuthenticationMiddleware: RouterMiddleware {
         }
     }
 
-    /// Verifies a username and password (bcrypt, cached per credential).
+    /// Verifies a username and password (bcrypt, cached per credential). The role is the user's as
+    /// stored now, so a demotion takes effect on the next request.
     func principal(username: String, password: String) async throws(CollabError) -> Principal {
         let invalid = CollabError.unauthorized("invalid username or password")
         guard !username.isEmpty, username.count <= Limits.nameLength, password.count <= Limits.passwordLength,
-            let user = try environment.read({ $0.user(loginName: username) }), let hash = user.passwordHash
+            let accountId = environment.accountId(for: .username(username)),
+            let user = try? environment.read(account: accountId, { $0.user(loginName: username) }), let hash = user.passwordHash
         else {
             throw invalid
         }
@@ -68,32 +72,40 @@ struct AuthenticationMiddleware: RouterMiddleware {
             guard valid else { throw invalid }
             environment.credentials.remember(username: username, password: password, userId: user.id, passwordHash: hash)
         }
-        return try environment.read { state throws(CollabError) in
-            guard let user = state.users[user.id] else { throw invalid }
+        guard let principal = try? environment.read(account: accountId, { state -> Principal? in
+            guard let user = state.users[user.id], user.passwordHash == hash else { return nil }
             return Principal(
-                accountId: user.accountId, userId: user.id, personId: state.person(ofUser: user)?.id, role: user.authorizationRole,
-                method: .basic
+                accountId: user.accountId, userId: user.id, personId: state.person(ofUser: user)?.id, role: user.authorizationRole, method: .basic
             )
+        }) else {
+            throw invalid
         }
+        return principal
     }
 
-    /// The visitor behind a started mobile client's token.
-    func principal(forClient token: String) -> Principal? {
-        guard token.count <= 128 else { return nil }
-        return try? environment.read { state in
-            state.clientSession(token: token).map {
-                Principal(accountId: $0.accountId, userId: nil, personId: $0.personId, role: .webuser, method: .client)
-            }
-        }
-    }
-
-    func principal(forSession token: String) -> Principal? {
-        guard token.count <= 128 else { return nil }
+    /// The started mobile client behind a token, noting its activity (the idle expiry counts from it).
+    func client(token: String) -> ClientSession? {
+        guard token.count <= 128, let accountId = environment.accountId(for: .client(token)) else { return nil }
         let now = environment.clock.now()
-        return try? environment.read { state in
-            state.session(token: token, now: now).map {
-                Principal(accountId: $0.accountId, userId: $0.userId, personId: $0.personId, role: $0.role, method: .session)
+        return try? environment.repository.touch(account: accountId) { state in
+            state.touchClient(token: token, now: now)
+            return state.clientSession(token: token)
+        }
+    }
+
+    /// The caller behind a login session token. The role is read from the user as stored now (a session
+    /// also ends when its user's role changes), never from what the session was opened with.
+    func principal(forSession token: String) -> Principal? {
+        guard token.count <= 128, let accountId = environment.accountId(for: .session(token)) else { return nil }
+        let now = environment.clock.now()
+        return try? environment.read(account: accountId) { state -> Principal? in
+            guard let session = state.session(token: token, now: now) else { return nil }
+            var role = session.role
+            if let userId = session.userId {
+                guard let user = state.users[userId] else { return nil }
+                role = min(role, user.authorizationRole)
             }
+            return Principal(accountId: session.accountId, userId: session.userId, personId: session.personId, role: role, method: .session)
         }
     }
 }

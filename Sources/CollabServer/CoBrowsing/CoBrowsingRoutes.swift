@@ -19,20 +19,20 @@ struct CoBrowsingRoutes {
         agent.post("conversations/:id/cobrowsing") { _, context in
             let identity = try env.agent(context)
             let id = try context.pathParameter("id")
-            let session = try await env.write { state, changes, op throws(CollabError) in
+            let session = try await env.write(context.principal) { state, changes, op throws(CollabError) in
                 try state.requestCoBrowsing(conversationId: id, agentPersonId: identity.personId, accountId: identity.accountId, context: op, changes: &changes)
             }
             return JSONBody.response(try env.view(session), status: .created)
         }
         agent.get("cobrowsing/:id") { _, context in
             let identity = try env.agent(context)
-            let session = try env.read { state throws(CollabError) in try state.coBrowsingSession(try context.pathParameter("id"), accountId: identity.accountId) }
+            let session = try env.read(context.principal) { state throws(CollabError) in try state.coBrowsingSession(try context.pathParameter("id"), accountId: identity.accountId) }
             return JSONBody.response(try env.view(session))
         }
         agent.post("cobrowsing/:id/stop") { _, context in
             let identity = try env.agent(context)
             let id = try context.pathParameter("id")
-            let session = try await env.write { state, changes, op throws(CollabError) in
+            let session = try await env.write(context.principal) { state, changes, op throws(CollabError) in
                 try state.stopCoBrowsing(id, personId: identity.personId, accountId: identity.accountId, context: op, changes: &changes)
             }
             env.frames.end(sessionId: session.id)
@@ -41,7 +41,7 @@ struct CoBrowsingRoutes {
         agent.get("cobrowsing/:id/frame") { _, context in
             let identity = try env.agent(context)
             let id = try context.pathParameter("id")
-            _ = try env.read { state throws(CollabError) in try state.coBrowsingSession(id, accountId: identity.accountId) }
+            _ = try env.read(context.principal) { state throws(CollabError) in try state.coBrowsingSession(id, accountId: identity.accountId) }
             guard let frame = env.frames.latest(sessionId: id) else { throw CollabError(.notFound, "no frame yet") }
             return Response(
                 status: .ok,
@@ -83,7 +83,7 @@ struct CoBrowsingRoutes {
         mobile.post("conversations/:id/cobrowsing") { _, context in
             let client = try env.client(context)
             let id = try context.pathParameter("id")
-            let session = try await env.write { state, changes, op throws(CollabError) in
+            let session = try await env.write(context.principal) { state, changes, op throws(CollabError) in
                 try state.startCoBrowsing(conversationId: id, visitorPersonId: client.personId, accountId: client.accountId, context: op, changes: &changes)
             }
             return JSONBody.response(try env.view(session, client: client), status: .created)
@@ -96,7 +96,7 @@ struct CoBrowsingRoutes {
         mobile.post("cobrowsing/:id/accept") { _, context in
             let client = try env.client(context)
             let id = try context.pathParameter("id")
-            let session = try await env.write { state, changes, op throws(CollabError) in
+            let session = try await env.write(context.principal) { state, changes, op throws(CollabError) in
                 try state.acceptCoBrowsing(id, visitorPersonId: client.personId, accountId: client.accountId, context: op, changes: &changes)
             }
             return JSONBody.response(try env.view(session, client: client))
@@ -104,7 +104,7 @@ struct CoBrowsingRoutes {
         mobile.post("cobrowsing/:id/stop") { _, context in
             let client = try env.client(context)
             let id = try context.pathParameter("id")
-            let session = try await env.write { state, changes, op throws(CollabError) in
+            let session = try await env.write(context.principal) { state, changes, op throws(CollabError) in
                 try state.stopCoBrowsing(id, personId: client.personId, accountId: client.accountId, context: op, changes: &changes)
             }
             env.frames.end(sessionId: session.id)
@@ -140,11 +140,7 @@ struct CoBrowsingRoutes {
         router.group("_mock/v1").operation(.get, "cobrowsing/:id/stats", role: .admin) { _, context in
             let id = try context.pathParameter("id")
             let confinement = try context.inspectorConfinement()
-            _ = try env.read { state throws(CollabError) in
-                guard let session = state.coBrowsingSessions[id], confinement == nil || session.accountId == confinement else {
-                    throw CollabError.notFound("CoBrowsingSession", id)
-                }
-            }
+            _ = try env.account(holding: { $0.coBrowsingSessions[id] != nil }, confinedTo: confinement, entity: "CoBrowsingSession", id: id)
             return JSONBody.response(env.frames.stats(sessionId: id))
         }
     }
@@ -153,8 +149,8 @@ struct CoBrowsingRoutes {
 extension CollabEnvironment {
     /// A session view with its effective rate limit.
     func view(_ session: CoBrowsingSession, client: ClientSession? = nil) throws(CollabError) -> CoBrowsingSessionView {
-        let (ios, maxFps) = try read { state -> (Bool, Int) in
-            let client = client ?? state.clientSessions.values.first { $0.personId == session.visitorPersonId && $0.accountId == session.accountId }
+        let (ios, maxFps) = try read(account: session.accountId) { state -> (Bool, Int) in
+            let client = client ?? state.clientSessions(ofPerson: session.visitorPersonId).last
             let ios = client?.device.isIOS ?? true
             return (ios, state.maxFps(for: session, ios: ios, clientToken: client?.id))
         }
@@ -166,7 +162,7 @@ extension CollabEnvironment {
 
     /// The session of the visitor behind `client`.
     func visitorSession(_ id: String, client: ClientSession) throws(CollabError) -> CoBrowsingSession {
-        let session = try read { state throws(CollabError) in try state.coBrowsingSession(id, accountId: client.accountId) }
+        let session = try read(account: client.accountId) { state throws(CollabError) in try state.coBrowsingSession(id, accountId: client.accountId) }
         guard session.visitorPersonId == client.personId else { throw .notFound("CoBrowsingSession", id) }
         return session
     }
@@ -174,9 +170,13 @@ extension CollabEnvironment {
     /// Checks and takes one frame from a visitor's client: the session must be the visitor's and active;
     /// the rate limit resolves now, so a changed property applies to running sessions at once.
     func ingest(_ header: FrameHeader, image: Data, client: ClientSession) throws(CollabError) -> FrameAck {
-        let session = try visitorSession(header.sessionId, client: client)
+        // One read of the shard per frame: the session and its rate limit together.
+        let (session, maxFps) = try read(account: client.accountId) { state throws(CollabError) -> (CoBrowsingSession, Int) in
+            let session = try state.coBrowsingSession(header.sessionId, accountId: client.accountId)
+            guard session.visitorPersonId == client.personId else { throw .notFound("CoBrowsingSession", header.sessionId) }
+            return (session, state.maxFps(for: session, ios: client.device.isIOS, clientToken: client.id))
+        }
         guard session.state == .active else { throw .conflict("the session is \(session.state.rawValue); frames go to active sessions") }
-        let maxFps = try read { $0.maxFps(for: session, ios: client.device.isIOS, clientToken: client.id) }
         return frames.ingest(sessionId: session.id, accountId: session.accountId, header: header, image: image, maxFps: maxFps, now: clock.now())
     }
 
@@ -191,6 +191,6 @@ extension CollabEnvironment {
         // The id is the path segment before `/frames` (parameters are not kept across the upgrade).
         let segments = request.uri.path.split(separator: "/")
         let id = segments.firstIndex(of: "cobrowsing").flatMap { $0 + 1 < segments.count ? String(segments[$0 + 1]) : nil } ?? ""
-        return try read { state throws(CollabError) in try state.coBrowsingSession(id, accountId: accountId) }
+        return try read(account: accountId) { state throws(CollabError) in try state.coBrowsingSession(id, accountId: accountId) }
     }
 }

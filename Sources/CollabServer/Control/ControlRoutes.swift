@@ -1,4 +1,5 @@
 import CollabCore
+import CollabStore
 import CollabPush
 import CollabWire
 import Foundation
@@ -52,9 +53,9 @@ struct ControlRoutes {
             guard lifetimeSeconds > 0, lifetimeSeconds <= 366 * 24 * 3600 else {
                 throw CollabError.badRequest("lifetimeSeconds must be between 1 and one year")
             }
-            let settings = try env.read { state throws(CollabError) in
-                let account = try state.resolveAccount(accountRef)
-                guard let settings = state.jwtValidation(accountId: account.id) else { throw .notFound("Account", accountRef) }
+            let accountId = try env.resolveAccount(accountRef).id
+            let settings = try env.read(account: accountId) { state throws(CollabError) in
+                guard let settings = state.jwtValidation(accountId: accountId) else { throw .notFound("Account", accountRef) }
                 return settings
             }
             let issued = try await env.tokens.issueTestToken(
@@ -96,7 +97,7 @@ struct ControlRoutes {
         group.operation(.get, "stats", role: .admin) { request, context in
             let accountId = try env.inspectedAccountId(request.query("account"), confinedTo: try context.inspectorConfinement())
             let journalCount = accountId == nil ? env.journal.count : env.journal.entries(matching: JournalFilter(accountId: accountId, limit: 100_000)).count
-            var stats = try env.read { state in state.stats(accountId: accountId, journalEntries: journalCount) }
+            var stats = try env.stats(accountId: accountId, journalEntries: journalCount)
             stats.pushesEmitted = env.pushes.outbox.recordedCount(accountId: accountId)
             stats.frames = env.frames.counts(accountId: accountId)
             return JSONBody.response(stats)
@@ -106,7 +107,7 @@ struct ControlRoutes {
             guard let accountId = try env.inspectedAccountId(request.query("account"), confinedTo: confinement) ?? context.principal.accountId else {
                 throw CollabError.badRequest("the query parameter 'account' is required")
             }
-            let view = try env.read { state throws(CollabError) in
+            let view = try env.read(account: accountId) { state throws(CollabError) in
                 try state.configurationView(accountId: accountId, namedArea: request.query("namedArea"), apiKey: request.query("apiKey"))
             }
             return JSONBody.response(view)
@@ -129,54 +130,66 @@ extension JournalFilter {
     }
 }
 
-extension CollabState {
-    /// An account by id or by name.
-    func resolveAccount(_ reference: String) throws(CollabError) -> Account {
-        if let account = accounts[reference] ?? account(named: reference) { return account }
-        throw .notFound("Account", reference)
-    }
-
-    /// Entity counts, for everything or one account.
-    func stats(accountId: String?, journalEntries: Int) -> StateStats {
-        func count<T>(_ values: Dictionary<String, T>.Values, _ account: (T) -> String) -> Int {
-            guard let accountId else { return values.count }
-            return values.reduce(0) { $0 + (account($1) == accountId ? 1 : 0) }
-        }
-        return StateStats(
-            accounts: accountId == nil ? accounts.count : 1, apiKeys: count(apiKeys.values, \.accountId),
-            namedAreas: count(namedAreas.values, \.accountId), users: count(users.values, \.accountId),
-            persons: count(persons.values, \.accountId), sessions: count(sessions.values, \.accountId), journalEntries: journalEntries,
-            conversations: count(conversations.values, \.accountId),
-            messages: conversations.values.reduce(0) { sum, conversation in
-                accountId == nil || conversation.accountId == accountId ? sum + (messages[conversation.id]?.count ?? 0) : sum
-            },
-            calls: count(calls.values, \.accountId), devices: count(devices.values, \.accountId)
+extension AccountState {
+    /// The account's entity counts.
+    func stats(journalEntries: Int) -> StateStats {
+        StateStats(
+            accounts: 1, apiKeys: apiKeys.count, namedAreas: namedAreas.count, users: users.count, persons: persons.count,
+            sessions: sessions.count, journalEntries: journalEntries, conversations: conversations.count,
+            messages: messages.values.reduce(0) { $0 + $1.count }, calls: calls.count, devices: devices.count
         )
     }
 }
 
 extension CollabEnvironment {
+    /// An account by id or by name.
+    func resolveAccount(_ reference: String) throws(CollabError) -> Account {
+        let directory = repository.directory
+        if let account = directory.account(reference) ?? directory.account(named: reference) { return account }
+        throw .notFound("Account", reference)
+    }
+
+    /// Entity counts, for one account or summed over every account (one shard locked at a time).
+    func stats(accountId: String?, journalEntries: Int) throws(CollabError) -> StateStats {
+        if let accountId { return try read(account: accountId) { $0.stats(journalEntries: journalEntries) } }
+        var total = StateStats(accounts: 0, apiKeys: 0, namedAreas: 0, users: 0, persons: 0, sessions: 0, journalEntries: journalEntries)
+        for stats in try repository.readEach({ $0.stats(journalEntries: 0) }) {
+            total.accounts += 1
+            total.apiKeys += stats.apiKeys
+            total.namedAreas += stats.namedAreas
+            total.users += stats.users
+            total.persons += stats.persons
+            total.sessions += stats.sessions
+            total.conversations += stats.conversations
+            total.messages += stats.messages
+            total.calls += stats.calls
+            total.devices += stats.devices
+        }
+        return total
+    }
+
     var clockState: ClockState { ClockState(now: clock.now(), offset: clock.offset, frozen: clock.isFrozen) }
 
     /// Resets everything (then re-applies the startup seed), or one account: its data goes, then the
     /// startup seed's entry for it, if any, is applied again.
     func reset(account reference: String?) async throws -> SeedResult {
         let seed = startupSeed
+        let op = operation
         if let reference {
-            let name = try read { state throws(CollabError) in try state.resolveAccount(reference).name }
-            let accountSeed = Seed(accounts: seed.accounts.filter { $0.name == name })
+            let account = try resolveAccount(reference)
+            let accountSeed = Seed(accounts: seed.accounts.filter { $0.name == account.name })
             let allHashes = try await passwordHashesIgnoringStored(for: accountSeed)
-            let report = try await writeAtomically { state, changes, op throws(CollabError) in
-                let account = try state.resolveAccount(reference)
-                state.removeAccountData(account.id, keepAccount: true, changes: &changes)
-                return try state.apply(seed: accountSeed, passwordHashes: allHashes, context: op, changes: &changes)
+            // Costs this account only: its shard is emptied (one delete statement) and re-seeded.
+            let report = try await repository.writeAcross(accountNames: [account.name]) { shards, changes throws(CollabError) in
+                shards.states[account.id]?.removeAccountData(keepAccount: true, changes: &changes)
+                return try shards.apply(seed: accountSeed, passwordHashes: allHashes, context: op, changes: &changes)
             }
             return SeedResult(created: report.created, updated: report.updated, unchanged: report.unchanged)
         }
         let allHashes = try await passwordHashesIgnoringStored(for: seed)
-        let report = try await writeAtomically { state, changes, op throws(CollabError) in
-            state.removeAll(changes: &changes)
-            return try state.apply(seed: seed, passwordHashes: allHashes, context: op, changes: &changes)
+        try await repository.removeAll()
+        let report = try await repository.writeAcross(accountNames: seed.accounts.map(\.name)) { shards, changes throws(CollabError) in
+            try shards.apply(seed: seed, passwordHashes: allHashes, context: op, changes: &changes)
         }
         return SeedResult(created: report.created, updated: report.updated, unchanged: report.unchanged)
     }

@@ -1,4 +1,5 @@
 import CollabCore
+import CollabStore
 import CollabWire
 import Hummingbird
 
@@ -24,7 +25,7 @@ extension CollabEnvironment {
     /// - Throws: `notFound` for an unknown account, or one the caller is confined away from.
     func inspectedAccountId(_ reference: String?, confinedTo confinement: String?) throws(CollabError) -> String? {
         guard let reference, !reference.isEmpty else { return confinement }
-        let id = try read { state throws(CollabError) in try state.resolveAccount(reference).id }
+        let id = try resolveAccount(reference).id
         if let confinement, id != confinement { throw .notFound("Account", reference) }
         return id
     }
@@ -49,7 +50,7 @@ struct ConfigurationCascadeView: Encodable, Sendable {
     var resolved: [String: ResolvedProperty]
 }
 
-extension CollabState {
+extension AccountState {
     /// The cascade for an account, narrowed to a named area (id or siteId) and an API key (id or key).
     func configurationView(accountId: String, namedArea: String?, apiKey: String?) throws(CollabError) -> ConfigurationCascadeView {
         var areaId: String?
@@ -73,4 +74,18 @@ extension CollabState {
     }
 
     private typealias Layer = ConfigurationCascadeView.Layer
+}
+
+extension CollabEnvironment {
+    /// The account holding an entity named by a bare id: the confinement's (an admin's own account), or
+    /// for super admins whichever account holds it.
+    /// - Throws: `notFound` when no account the caller may inspect holds it.
+    func account(holding predicate: (borrowing AccountState) -> Bool, confinedTo confinement: String?, entity: String, id: String) throws(CollabError) -> String {
+        if let confinement {
+            guard try read(account: confinement, { predicate($0) }) else { throw .notFound(entity, id) }
+            return confinement
+        }
+        guard let accountId = repository.firstAccount(where: predicate) else { throw .notFound(entity, id) }
+        return accountId
+    }
 }

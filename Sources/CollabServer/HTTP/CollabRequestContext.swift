@@ -11,6 +11,8 @@ struct CollabRequestContext: RequestContext, WebSocketRequestContext {
     public var sessionToken: String?
     /// The mobile client token the caller presented, if any.
     public var clientToken: String?
+    /// The started mobile client behind `clientToken`, resolved once by the authentication middleware.
+    public var client: ClientSession?
     /// Carries the caller out to the journal.
     let trace = RequestTrace()
     /// Hands a WebSocket upgrade its handler.

@@ -1,5 +1,6 @@
 import CollabCore
 import CollabWire
+import Foundation
 import Synchronization
 
 /// Who a live connection belongs to, and what it wants to see.
@@ -9,8 +10,11 @@ struct EventAudience: Sendable {
     var isAgent: Bool
     /// Named areas an agent's queue is filtered on (`nil`: all).
     var namedAreaIds: Set<String>?
-    /// The mobile client token of a visitor connection, so stopping that client closes it.
+    /// The token the connection was opened with (a mobile client's, or an agent's session), so
+    /// stopping that client or ending that session closes it.
     var sessionKey: String?
+    /// The user behind an agent connection, so a changed role or a deletion closes it.
+    var userId: String? = nil
 
     /// Whether this audience receives `event`.
     func receives(_ event: DomainEvent) -> Bool {
@@ -20,22 +24,41 @@ struct EventAudience: Sendable {
         if event.kind == .agentPresenceChanged { return true }
         // Queue changes reach every agent whose queue shows (or showed) the conversation. Decliners
         // still get the update that takes the request out of their queue.
-        return event.queueRecipients.contains { CollabState.queueShows($0, declinedBy: [], to: personId, filter: namedAreaIds) }
+        return event.queueRecipients.contains { AccountState.queueShows($0, declinedBy: [], to: personId, filter: namedAreaIds) }
+    }
+
+    /// Whether an event may reach agents who are not among its persons (presence, queue changes).
+    static func concernsAllAgents(_ event: DomainEvent) -> Bool {
+        event.kind == .agentPresenceChanged || !event.queueRecipients.isEmpty
     }
 }
 
-/// An event with its id, as held in the replay window.
+/// An event with its id and its wire form, encoded once for every subscriber and the replay window.
 struct PublishedEvent: Sendable {
     var id: Int64
     var event: DomainEvent
+    /// The `LiveEvent` JSON text sent to WebSockets.
+    var text: String
+
+    init(id: Int64, event: DomainEvent) {
+        self.id = id
+        self.event = event
+        self.text = String(decoding: (try? EventHub.encoder.encode(LiveEvent(id: id, event: event))) ?? Data(), as: UTF8.self)
+    }
 }
 
 /// Fans events out to live connections and keeps a bounded replay window for reconnects.
+///
+/// Each event is mapped and encoded once; the same text goes to every subscriber it concerns, found
+/// through an index by account and person (agents of an account for queue and presence changes), so
+/// publishing costs the connections an event reaches, not all of them.
 ///
 /// Back-pressure policy: every connection has a bounded buffer. A connection that falls so far behind
 /// that its buffer overflows is closed (close code 4008); the client reconnects with the last id it saw
 /// and is replayed what it missed from the window. Publishing never waits for a connection.
 final class EventHub: Sendable {
+    static let encoder = JSONEncoder()
+
     /// A live subscription.
     final class Subscription: Sendable {
         let id: Int
@@ -61,16 +84,30 @@ final class EventHub: Sendable {
         }
     }
 
+    /// The subscriptions of one account, by person, with its agents apart.
+    private struct AccountSubscribers {
+        var byPerson: [String: Set<Int>] = [:]
+        var agents: Set<Int> = []
+        var all: Set<Int> = []
+        var isEmpty: Bool { all.isEmpty }
+    }
+
     private struct State {
         var ring: [PublishedEvent] = []
         var ringStart = 0
         var nextId: Int64
         var nextSubscriptionId = 1
         var subscriptions: [Int: Subscription] = [:]
-        var observers: [@Sendable (PublishedEvent) -> Void] = []
+        var accounts: [String: AccountSubscribers] = [:]
+        var bySessionKey: [String: Set<Int>] = [:]
+        var byUser: [String: Set<Int>] = [:]
     }
 
     private let state: Mutex<State>
+    /// Serializes publishers, so ids, encoding and delivery keep one order while subscribers only wait
+    /// for the delivery itself.
+    private let publishing = Mutex(())
+    private let observers = Mutex<[@Sendable ([PublishedEvent]) -> Void]>([])
     /// Events held for replay.
     let windowSize: Int
     /// Events a connection may have pending before it is cut off.
@@ -85,27 +122,41 @@ final class EventHub: Sendable {
 
     /// Publishes events in order. Called by the repository once the changes are durable.
     func publish(_ events: [DomainEvent]) {
-        state.withLock { state in
-            for event in events {
-                let published = PublishedEvent(id: state.nextId, event: event)
-                state.nextId += 1
-                if state.ring.count < windowSize {
-                    state.ring.append(published)
-                } else {
-                    state.ring[state.ringStart] = published
-                    state.ringStart = (state.ringStart + 1) % windowSize
-                }
-                for subscription in state.subscriptions.values where subscription.audience.receives(event) {
-                    subscription.deliver(published)
-                }
-                for observer in state.observers { observer(published) }
+        guard !events.isEmpty else { return }
+        let published: [PublishedEvent] = publishing.withLock { _ in
+            let first = state.withLock { state in
+                defer { state.nextId += Int64(events.count) }
+                return state.nextId
             }
+            // Mapped and encoded once, outside the subscribers' lock.
+            let published = events.enumerated().map { PublishedEvent(id: first + Int64($0.offset), event: $0.element) }
+            state.withLock { state in
+                for event in published {
+                    if state.ring.count < windowSize {
+                        state.ring.append(event)
+                    } else {
+                        state.ring[state.ringStart] = event
+                        state.ringStart = (state.ringStart + 1) % windowSize
+                    }
+                    guard let subscribers = state.accounts[event.event.accountId] else { continue }
+                    var candidates: Set<Int> = []
+                    for person in event.event.personIds { candidates.formUnion(subscribers.byPerson[person] ?? []) }
+                    if EventAudience.concernsAllAgents(event.event) { candidates.formUnion(subscribers.agents) }
+                    for id in candidates.sorted() {
+                        guard let subscription = state.subscriptions[id], subscription.audience.receives(event.event) else { continue }
+                        subscription.deliver(event)
+                    }
+                }
+            }
+            return published
         }
+        // Webhook matching and the like run outside the hub's locks.
+        for observer in observers.withLock({ $0 }) { observer(published) }
     }
 
-    /// Calls `observer` for every published event, synchronously and in order (webhooks queue them).
-    func observe(_ observer: @escaping @Sendable (PublishedEvent) -> Void) {
-        state.withLock { $0.observers.append(observer) }
+    /// Calls `observer` for every batch of published events, in order (webhooks queue them).
+    func observe(_ observer: @escaping @Sendable ([PublishedEvent]) -> Void) {
+        observers.withLock { $0.append(observer) }
     }
 
     /// Subscribes, replaying what the audience missed after `lastEventId`.
@@ -116,13 +167,23 @@ final class EventHub: Sendable {
             let subscription = Subscription(id: state.nextSubscriptionId, audience: audience, bufferSize: bufferSize)
             state.nextSubscriptionId += 1
             state.subscriptions[subscription.id] = subscription
+            var subscribers = state.accounts[audience.accountId] ?? AccountSubscribers()
+            subscribers.all.insert(subscription.id)
+            subscribers.byPerson[audience.personId, default: []].insert(subscription.id)
+            if audience.isAgent { subscribers.agents.insert(subscription.id) }
+            state.accounts[audience.accountId] = subscribers
+            if let key = audience.sessionKey { state.bySessionKey[key, default: []].insert(subscription.id) }
+            if let userId = audience.userId { state.byUser[userId, default: []].insert(subscription.id) }
+
             var replay: [PublishedEvent] = []
             var gap = false
             if let lastEventId {
-                let ordered = Array(state.ring[state.ringStart...] + state.ring[..<state.ringStart])
+                let ordered = state.ring[state.ringStart...] + state.ring[..<state.ringStart]
                 if let oldest = ordered.first?.id, lastEventId < oldest - 1 { gap = true }
                 if lastEventId >= state.nextId { gap = true }
-                replay = ordered.filter { $0.id > lastEventId && audience.receives($0.event) }
+                // Ids in the window are consecutive: start right after the last one seen.
+                let skip = max(0, min(ordered.count, Int(lastEventId - (ordered.first?.id ?? lastEventId) + 1)))
+                replay = ordered.dropFirst(skip).filter { audience.receives($0.event) }
             }
             return (subscription, replay, gap, state.nextId - 1)
         }
@@ -130,18 +191,53 @@ final class EventHub: Sendable {
 
     /// Ends a subscription.
     func unsubscribe(_ subscription: Subscription) {
-        state.withLock { _ = $0.subscriptions.removeValue(forKey: subscription.id) }
+        state.withLock { state in Self.remove(subscription.id, from: &state) }
         subscription.continuation.finish()
     }
 
-    /// Ends every subscription of a stopped client.
+    /// Ends every subscription opened with a token (a stopped client, a closed or expired session).
     func disconnect(sessionKey: String) {
+        end { state in state.bySessionKey[sessionKey] ?? [] }
+    }
+
+    /// Ends every subscription of a user (a changed role, a deletion, a new password).
+    func disconnect(userId: String) {
+        end { state in state.byUser[userId] ?? [] }
+    }
+
+    /// Ends every subscription of an account (its deletion).
+    func disconnect(accountId: String) {
+        end { state in state.accounts[accountId]?.all ?? [] }
+    }
+
+    private func end(_ select: (State) -> Set<Int>) {
         let ended: [Subscription] = state.withLock { state in
-            let matching = state.subscriptions.values.filter { $0.audience.sessionKey == sessionKey }
-            for subscription in matching { state.subscriptions[subscription.id] = nil }
-            return matching
+            let ids = select(state)
+            let subscriptions = ids.compactMap { state.subscriptions[$0] }
+            for id in ids { Self.remove(id, from: &state) }
+            return subscriptions
         }
         for subscription in ended { subscription.continuation.finish() }
+    }
+
+    private static func remove(_ id: Int, from state: inout State) {
+        guard let subscription = state.subscriptions.removeValue(forKey: id) else { return }
+        let audience = subscription.audience
+        if var subscribers = state.accounts[audience.accountId] {
+            subscribers.all.remove(id)
+            subscribers.agents.remove(id)
+            subscribers.byPerson[audience.personId]?.remove(id)
+            if subscribers.byPerson[audience.personId]?.isEmpty == true { subscribers.byPerson[audience.personId] = nil }
+            state.accounts[audience.accountId] = subscribers.isEmpty ? nil : subscribers
+        }
+        if let key = audience.sessionKey {
+            state.bySessionKey[key]?.remove(id)
+            if state.bySessionKey[key]?.isEmpty == true { state.bySessionKey[key] = nil }
+        }
+        if let userId = audience.userId {
+            state.byUser[userId]?.remove(id)
+            if state.byUser[userId]?.isEmpty == true { state.byUser[userId] = nil }
+        }
     }
 
     /// Live connections.

@@ -22,7 +22,7 @@ struct LiveRoutes {
             return .upgrade([:])
         } onUpgrade: { inbound, outbound, wsContext in
             let audience = try env.audience(for: wsContext.request, context: wsContext.requestContext, agent: false)
-            let client = try env.read { $0.clientSession(token: audience.sessionKey ?? "") }
+            let client = try env.read(account: audience.accountId) { $0.clientSession(token: audience.sessionKey ?? "") }
             try await env.stream(audience, request: wsContext.request, inbound: inbound, outbound: outbound, logger: wsContext.logger, frameClient: client)
         }
         router.ws("agent/v1/events") { request, context in
@@ -40,13 +40,15 @@ extension CollabEnvironment {
     func audience(for request: Request, context: CollabRequestContext, agent: Bool) throws(CollabError) -> EventAudience {
         var principal = context.principal
         var clientToken = context.clientToken
+        var sessionToken = context.sessionToken
         if principal.method == .anonymous, let token = request.query("token") {
             let auth = AuthenticationMiddleware(environment: self)
-            if let client = auth.principal(forClient: token) {
-                principal = client
+            if let client = auth.client(token: token) {
+                principal = Principal(accountId: client.accountId, userId: nil, personId: client.personId, role: .webuser, method: .client)
                 clientToken = token
             } else if let session = auth.principal(forSession: token) {
                 principal = session
+                sessionToken = token
             } else {
                 throw .unauthorized("unknown or expired token")
             }
@@ -55,8 +57,10 @@ extension CollabEnvironment {
         if agent {
             try principal.require(.registeredUser)
             let filter = request.queryList("namedAreas")
-            let areaIds = filter.isEmpty ? nil : try read { state throws(CollabError) in try state.namedAreaIds(filter, accountId: accountId) }
-            return EventAudience(accountId: accountId, personId: personId, isAgent: true, namedAreaIds: areaIds, sessionKey: nil)
+            let areaIds = filter.isEmpty ? nil : try read(account: accountId) { state throws(CollabError) in try state.namedAreaIds(filter, accountId: accountId) }
+            // The socket ends with the session it was opened with (logout, expiry) and with its user
+            // (a changed role, deletion): see EventHub.disconnect.
+            return EventAudience(accountId: accountId, personId: personId, isAgent: true, namedAreaIds: areaIds, sessionKey: sessionToken, userId: principal.userId)
         }
         guard principal.method == .client, let clientToken else { throw .unauthorized("start a client first (POST /mobile/v1/clients)") }
         return EventAudience(accountId: accountId, personId: personId, isAgent: false, namedAreaIds: nil, sessionKey: clientToken)
@@ -76,12 +80,13 @@ extension CollabEnvironment {
         }
         try await send(LiveEvent(id: 0, type: LiveEvent.hello, timestamp: clock.now(), detail: ["position": String(position), "replayed": String(replay.count)]))
         if gap { try await send(LiveEvent(id: 0, type: LiveEvent.resync, timestamp: clock.now())) }
-        for event in replay { try await send(LiveEvent(event)) }
+        for event in replay { try await outbound.write(.text(event.text)) }
 
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask {
                 for await event in subscription.stream {
-                    try await send(LiveEvent(event))
+                    // The text was encoded once, when the event was published.
+                    try await outbound.write(.text(event.text))
                 }
                 if subscription.didOverflow {
                     logger.notice("closing a live connection that fell behind", metadata: ["person": "\(audience.personId)"])

@@ -33,16 +33,16 @@ extension PersonView {
 }
 
 extension LiveEvent {
-    init(_ published: PublishedEvent) {
-        let event = published.event
+    /// The wire form of a domain event with its id.
+    init(id: Int64, event: DomainEvent) {
         self.init(
-            id: published.id, type: event.kind.rawValue, timestamp: event.timestamp, conversation: event.conversation.map { ConversationView($0) },
+            id: id, type: event.kind.rawValue, timestamp: event.timestamp, conversation: event.conversation.map { ConversationView($0) },
             message: event.message.map(MessageView.init), detail: event.detail.isEmpty ? nil : event.detail
         )
     }
 }
 
-extension CollabState {
+extension AccountState {
     /// Display names of a conversation's participants.
     func participantNames(_ conversation: Conversation) -> [String: String] {
         var names: [String: String] = [:]

@@ -23,7 +23,7 @@ struct MobileRoutes {
         }
         group.delete("clients/current") { _, context in
             let session = try env.client(context)
-            try await env.write { state, changes, _ throws(CollabError) in state.stopClient(token: session.id, changes: &changes) }
+            try await env.write(context.principal) { state, changes, _ throws(CollabError) in state.stopClient(token: session.id, changes: &changes) }
             env.events.disconnect(sessionKey: session.id)
             return noContent
         }
@@ -33,7 +33,7 @@ struct MobileRoutes {
             guard let appState = AppState(rawValue: body.appState) else {
                 throw CollabError.badRequest("appState must be one of \(AppState.allCases.map(\.rawValue).joined(separator: ", "))")
             }
-            let updated = try await env.write { state, changes, op throws(CollabError) in
+            let updated = try await env.write(context.principal) { state, changes, op throws(CollabError) in
                 try state.updateClient(token: session.id, context: op, changes: &changes) { $0.appState = appState }
             }
             return JSONBody.response(ClientView(updated))
@@ -41,7 +41,7 @@ struct MobileRoutes {
         group.put("clients/current/named-area") { request, context in
             let session = try env.client(context)
             let body = try await env.decode(NamedAreaRequest.self, from: request)
-            let updated = try await env.write { state, changes, op throws(CollabError) in
+            let updated = try await env.write(context.principal) { state, changes, op throws(CollabError) in
                 let areaId = try body.namedArea.map { reference throws(CollabError) in try state.namedAreaIds([reference], accountId: session.accountId).first! }
                 return try state.updateClient(token: session.id, context: op, changes: &changes) { $0.namedAreaId = areaId }
             }
@@ -49,12 +49,12 @@ struct MobileRoutes {
         }
         group.get("availability") { _, context in
             let session = try env.client(context)
-            let online = try env.read { $0.onlineAgents(accountId: session.accountId) }
+            let online = try env.read(context.principal) { $0.onlineAgents(accountId: session.accountId) }
             return JSONBody.response(AvailabilityView(state: online > 0 ? "AVAILABLE" : "UNAVAILABLE", onlineAgents: online))
         }
         group.get("conversations") { _, context in
             let session = try env.client(context)
-            let list = try env.read { state in
+            let list = try env.read(context.principal) { state in
                 ConversationList(conversations: state.conversations(ofPerson: session.personId, accountId: session.accountId).map { state.view($0) })
             }
             return JSONBody.response(list)
@@ -63,7 +63,7 @@ struct MobileRoutes {
             let session = try env.client(context)
             let body = try await env.decode(StartConversationRequest.self, from: request)
             let engagement = try parseEngagement(body.engagementType)
-            let conversation = try await env.write { state, changes, op throws(CollabError) in
+            let conversation = try await env.write(context.principal) { state, changes, op throws(CollabError) in
                 var recipient: ConversationRecipient?
                 if let reference = body.namedArea {
                     recipient = ConversationRecipient(type: .namedArea, id: try state.namedAreaIds([reference], accountId: session.accountId).first!)
@@ -78,13 +78,13 @@ struct MobileRoutes {
         group.get("conversations/:id") { _, context in
             let session = try env.client(context)
             let id = try context.pathParameter("id")
-            let view = try env.read { state throws(CollabError) in state.view(try state.visitorConversation(id, session: session)) }
+            let view = try env.read(context.principal) { state throws(CollabError) in state.view(try state.visitorConversation(id, session: session)) }
             return JSONBody.response(view)
         }
         group.post("conversations/:id/open") { _, context in
             let session = try env.client(context)
             let id = try context.pathParameter("id")
-            let updated = try await env.write { state, changes, op throws(CollabError) in
+            let updated = try await env.write(context.principal) { state, changes, op throws(CollabError) in
                 _ = try state.visitorConversation(id, session: session)
                 return try state.updateClient(token: session.id, context: op, changes: &changes) { $0.openConversationId = id }
             }
@@ -93,7 +93,7 @@ struct MobileRoutes {
         group.post("conversations/:id/close") { _, context in
             let session = try env.client(context)
             let id = try context.pathParameter("id")
-            let updated = try await env.write { state, changes, op throws(CollabError) in
+            let updated = try await env.write(context.principal) { state, changes, op throws(CollabError) in
                 _ = try state.visitorConversation(id, session: session)
                 return try state.updateClient(token: session.id, context: op, changes: &changes) { client in
                     if client.openConversationId == id { client.openConversationId = nil }
@@ -106,7 +106,7 @@ struct MobileRoutes {
             let id = try context.pathParameter("id")
             let body = try await env.decode(EndConversationRequest?.self, fromOptional: request)
             let reason = try parseEndReason(body?.reason)
-            let view = try await env.write { state, changes, op throws(CollabError) in
+            let view = try await env.write(context.principal) { state, changes, op throws(CollabError) in
                 _ = try state.visitorConversation(id, session: session)
                 return state.view(
                     try state.endConversation(id, by: session.personId, reason: reason, comment: body?.comment, accountId: session.accountId, context: op, changes: &changes)
@@ -118,7 +118,7 @@ struct MobileRoutes {
             let session = try env.client(context)
             let id = try context.pathParameter("id")
             let (after, limit) = try pageParameters(request)
-            let page = try env.read { state throws(CollabError) in
+            let page = try env.read(context.principal) { state throws(CollabError) in
                 _ = try state.visitorConversation(id, session: session)
                 let result = state.messages(of: id, after: after, limit: limit, includeInternal: false)
                 return MessagePage(messages: result.messages.map(MessageView.init), hasMore: result.hasMore)
@@ -130,7 +130,7 @@ struct MobileRoutes {
             let id = try context.pathParameter("id")
             let body = try await env.decode(SendMessageRequest.self, from: request)
             guard body.internal != true else { throw CollabError.forbidden("visitors cannot write internal messages") }
-            let message = try await env.write { state, changes, op throws(CollabError) in
+            let message = try await env.write(context.principal) { state, changes, op throws(CollabError) in
                 _ = try state.visitorConversation(id, session: session)
                 return try state.postMessage(
                     id, senderPersonId: session.personId, text: body.text, clientMessageId: body.clientMessageId, isInternal: false,
@@ -145,10 +145,10 @@ struct MobileRoutes {
 extension CollabEnvironment {
     /// The started client behind the caller's token.
     func client(_ context: CollabRequestContext) throws(CollabError) -> ClientSession {
-        guard context.principal.method == .client, let token = context.clientToken else {
+        // Resolved once by the authentication middleware.
+        guard context.principal.method == .client, let session = context.client else {
             throw .unauthorized("start a client first (POST /mobile/v1/clients) and send its token as a bearer token")
         }
-        guard let session = try read({ $0.clientSession(token: token) }) else { throw .unauthorized("the client was stopped") }
         return session
     }
 
@@ -157,10 +157,14 @@ extension CollabEnvironment {
         guard let keyString = body.apiKey ?? headerApiKey, !keyString.isEmpty else {
             throw CollabError(.invalidApiKey, "an API key is required (apiKey or the x-unblu-apikey header)")
         }
-        guard let apiKey = try read({ $0.apiKey(presented: keyString) }) else { throw CollabError(.invalidApiKey, "unknown API key") }
+        guard keyString.count <= Limits.nameLength, let accountId = accountId(for: .apiKey(keyString)),
+            let apiKey = try? read(account: accountId, { $0.apiKey(presented: keyString) })
+        else {
+            throw CollabError(.invalidApiKey, "unknown API key")
+        }
         var identity: PersonInput?
         if let token = body.accessToken {
-            guard let settings = try read({ $0.jwtValidation(accountId: apiKey.accountId) }) else {
+            guard let settings = try read(account: accountId, { $0.jwtValidation(accountId: accountId) }) else {
                 throw CollabError.unauthorized("the account accepts no access tokens")
             }
             let claims = try await tokens.validate(token, settings: settings)
@@ -173,20 +177,22 @@ extension CollabEnvironment {
             os: body.device.os, osVersion: body.device.osVersion, appId: body.device.appId, appVersion: body.device.appVersion,
             sdkVersion: body.device.sdkVersion, model: body.device.model
         )
-        let input = ClientStartInput(apiKey: apiKey, deviceId: body.deviceId, device: device, namedArea: body.namedArea, identity: identity)
-        return try await write { state, changes, op throws(CollabError) in
-            let session = try state.startClient(input, context: op, changes: &changes)
+        let input = ClientStartInput(
+            apiKey: apiKey, deviceId: body.deviceId, device: device, namedArea: body.namedArea, identity: identity, deviceSecret: body.deviceSecret
+        )
+        return try await write(account: accountId) { state, changes, op throws(CollabError) in
+            let (session, deviceSecret) = try state.startClient(input, context: op, changes: &changes)
             let person = state.persons[session.personId]!
             let configuration = try state.configuration(for: session).resolved().mapValues(\.value)
             return ClientStartResponse(
                 token: session.id, clientId: session.clientId, accountId: session.accountId, person: PersonView(person),
-                namedAreaId: session.namedAreaId, configuration: configuration, serverTime: op.now
+                namedAreaId: session.namedAreaId, configuration: configuration, serverTime: op.now, deviceSecret: deviceSecret
             )
         }
     }
 }
 
-extension CollabState {
+extension AccountState {
     /// A conversation the visitor of `session` takes part in.
     func visitorConversation(_ id: String, session: ClientSession) throws(CollabError) -> Conversation {
         guard let conversation = conversations[id], conversation.accountId == session.accountId,

@@ -1,4 +1,5 @@
 import CollabCore
+import CollabStore
 import CollabPush
 import CollabWire
 import Foundation
@@ -26,7 +27,7 @@ struct PushRoutes {
                 apnsToken: body.apnsToken, pushKitToken: body.pushKitToken, fcmToken: body.fcmToken, version: try parsePushVersion(body.version),
                 apnsEnvironment: body.apnsEnvironment
             )
-            let response = try await env.write { state, changes, op throws(CollabError) in
+            let response = try await env.write(context.principal) { state, changes, op throws(CollabError) in
                 let device = try state.registerPush(input, clientToken: session.id, context: op, changes: &changes)
                 return PushRegistrationResponse(device: DeviceView(device), keys: device.keys?.views(now: op.now) ?? [])
             }
@@ -34,13 +35,13 @@ struct PushRoutes {
         }
         group.delete("clients/current/push") { _, context in
             let session = try env.client(context)
-            try await env.write { state, changes, op throws(CollabError) in try state.disablePush(clientToken: session.id, context: op, changes: &changes) }
+            try await env.write(context.principal) { state, changes, op throws(CollabError) in try state.disablePush(clientToken: session.id, context: op, changes: &changes) }
             return noContent
         }
         group.get("clients/current/notification-keys") { _, context in
             let session = try env.client(context)
             let now = env.clock.now()
-            let keys = try env.read { state throws(CollabError) in
+            let keys = try env.read(context.principal) { state throws(CollabError) in
                 guard let device = state.device(forClient: session.id), let ring = device.keys else {
                     throw CollabError(.notFound, "the device has no notification key; register with an encrypted version")
                 }
@@ -51,13 +52,13 @@ struct PushRoutes {
         group.get("calls/:id") { _, context in
             let session = try env.client(context)
             let id = try context.pathParameter("id")
-            let call = try env.read { state throws(CollabError) in try state.visitorCall(id, session: session) }
+            let call = try env.read(context.principal) { state throws(CollabError) in try state.visitorCall(id, session: session) }
             return JSONBody.response(CallView(call))
         }
         group.post("calls/:id/answer") { _, context in
             let session = try env.client(context)
             let id = try context.pathParameter("id")
-            let call = try await env.write { state, changes, op throws(CollabError) in
+            let call = try await env.write(context.principal) { state, changes, op throws(CollabError) in
                 _ = try state.visitorCall(id, session: session)
                 return try state.answerCall(id, personId: session.personId, deviceId: session.deviceId, accountId: session.accountId, context: op, changes: &changes)
             }
@@ -66,7 +67,7 @@ struct PushRoutes {
         group.post("calls/:id/decline") { _, context in
             let session = try env.client(context)
             let id = try context.pathParameter("id")
-            let call = try await env.write { state, changes, op throws(CollabError) in
+            let call = try await env.write(context.principal) { state, changes, op throws(CollabError) in
                 _ = try state.visitorCall(id, session: session)
                 return try state.declineCall(id, personId: session.personId, accountId: session.accountId, context: op, changes: &changes)
             }
@@ -75,7 +76,7 @@ struct PushRoutes {
         group.post("calls/:id/end") { _, context in
             let session = try env.client(context)
             let id = try context.pathParameter("id")
-            let call = try await env.write { state, changes, op throws(CollabError) in
+            let call = try await env.write(context.principal) { state, changes, op throws(CollabError) in
                 _ = try state.visitorCall(id, session: session)
                 return try state.endCall(id, personId: session.personId, accountId: session.accountId, context: op, changes: &changes)
             }
@@ -91,7 +92,7 @@ struct PushRoutes {
             let body = try await env.decode(StartCallRequest.self, from: request)
             let type = try parseCallType(body.callType)
             let timeout = env.configuration.callTimeout
-            let call = try await env.write { state, changes, op throws(CollabError) in
+            let call = try await env.write(context.principal) { state, changes, op throws(CollabError) in
                 try state.startCall(conversationId: id, initiatorPersonId: agent.personId, callType: type, timeout: timeout, accountId: agent.accountId, context: op, changes: &changes)
             }
             return JSONBody.response(CallView(call), status: .created)
@@ -99,13 +100,13 @@ struct PushRoutes {
         group.get("calls/:id") { _, context in
             let agent = try env.agent(context)
             let id = try context.pathParameter("id")
-            let call = try env.read { state throws(CollabError) in try state.call(id, accountId: agent.accountId) }
+            let call = try env.read(context.principal) { state throws(CollabError) in try state.call(id, accountId: agent.accountId) }
             return JSONBody.response(CallView(call))
         }
         group.post("calls/:id/end") { _, context in
             let agent = try env.agent(context)
             let id = try context.pathParameter("id")
-            let call = try await env.write { state, changes, op throws(CollabError) in
+            let call = try await env.write(context.principal) { state, changes, op throws(CollabError) in
                 try state.endCall(id, personId: agent.personId, accountId: agent.accountId, context: op, changes: &changes)
             }
             return JSONBody.response(CallView(call))
@@ -161,16 +162,19 @@ struct PushRoutes {
         group.operation(.get, "devices", role: .admin) { request, context in
             let accountId = try env.inspectedAccountId(request.query("account"), confinedTo: try context.inspectorConfinement())
             let personId = request.query("personId")
-            let devices = try env.read { state in
-                state.devices.values.filter { (accountId == nil || $0.accountId == accountId) && (personId == nil || $0.personId == personId) }
-                    .sorted { $0.id < $1.id }.map(DeviceView.init)
+            func list(_ state: borrowing AccountState) -> [DeviceView] {
+                let devices = personId.map { state.devices(ofPerson: $0) } ?? Array(state.devices.values)
+                return devices.sorted { $0.id < $1.id }.map(DeviceView.init)
             }
+            let devices = try accountId.map { id throws(CollabError) in try env.read(account: id) { list($0) } }
+                ?? env.repository.readEach { list($0) }.flatMap { $0 }
             return JSONBody.response(devices)
         }
         group.operation(.post, "devices/:id/rotate-key", role: .superAdmin) { _, context in
             let id = try context.pathParameter("id")
             let overlap = env.configuration.keyOverlap
-            let device = try await env.write { state, changes, op throws(CollabError) in
+            let accountId = try env.account(holding: { $0.devices[id] != nil }, confinedTo: nil, entity: "Device", id: id)
+            let device = try await env.write(account: accountId) { state, changes, op throws(CollabError) in
                 try state.rotateKey(deviceRecordId: id, overlap: overlap, context: op, changes: &changes)
             }
             return JSONBody.response(DeviceView(device))
@@ -178,8 +182,8 @@ struct PushRoutes {
         group.operation(.put, "accounts/:account/push-settings", role: .superAdmin) { request, context in
             let reference = try context.pathParameter("account")
             let body = try await env.decode(PushSettingsBody.self, from: request)
-            let settings = try await env.write { state, changes, _ throws(CollabError) in
-                let account = try state.resolveAccount(reference)
+            let account = try env.resolveAccount(reference)
+            let settings = try await env.write(account: account.id) { state, changes, _ throws(CollabError) in
                 let settings = PushSettings(id: account.id, apns: body.apns, fcm: body.fcm, simulatorDirectory: body.simulatorDirectory)
                 try state.setPushSettings(settings, changes: &changes)
                 return settings
@@ -188,9 +192,9 @@ struct PushRoutes {
         }
         group.operation(.get, "accounts/:account/push-settings", role: .superAdmin) { _, context in
             let reference = try context.pathParameter("account")
-            let settings = try env.read { state throws(CollabError) in
-                let account = try state.resolveAccount(reference)
-                return state.pushSettings[account.id] ?? PushSettings(id: account.id)
+            let account = try env.resolveAccount(reference)
+            let settings = try env.read(account: account.id) { state throws(CollabError) in
+                state.pushSettings[account.id] ?? PushSettings(id: account.id)
             }
             return JSONBody.response(PushSettingsBody(settings, redacted: true))
         }
@@ -251,7 +255,7 @@ struct OutboxPage: Encodable {
     var pushes: [OutboxEntry]
 }
 
-extension CollabState {
+extension AccountState {
     /// A call the visitor of `session` is part of.
     func visitorCall(_ id: String, session: ClientSession) throws(CollabError) -> Call {
         guard let call = calls[id], call.accountId == session.accountId, call.participations.contains(where: { $0.personId == session.personId }) else {

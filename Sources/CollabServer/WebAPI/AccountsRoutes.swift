@@ -1,4 +1,5 @@
 import CollabCore
+import CollabStore
 import CollabWire
 import Hummingbird
 
@@ -10,28 +11,27 @@ struct AccountsRoutes {
         let env = environment
         group.operation(.get, "getCurrentAccount", role: .registeredUser) { request, context in
             let expand = try Expansion(request)
-            let account = try env.read { state throws(CollabError) in try state.currentAccount(context.principal) }
+            let account = try env.read(context.principal) { state throws(CollabError) in try state.currentAccount(context.principal) }
             return JSONBody.response(WebAccount(account, expand: expand))
         }
         group.operation(.get, ":accountId/read", role: .superAdmin) { request, context in
             let expand = try Expansion(request)
             let id = try context.pathParameter("accountId")
-            let account = try env.read { state throws(CollabError) in try state.account(id, for: context.principal) }
+            // Super admins read any account: its record comes from the directory, not its shard.
+            guard let account = env.repository.directory.account(id) else { throw CollabError.notFound("Account", id) }
             return JSONBody.response(WebAccount(account, expand: expand))
         }
         group.operation(.post, "search", role: .superAdmin) { request, context in
             let expand = try Expansion(request)
             let query = try await env.decode(WebQuery.self, from: request).searchQuery(expectedType: "AccountQuery")
-            let page = try env.read { state throws(CollabError) in try state.searchAccounts(query) }
+            let page = try AccountState.searchAccounts(query, in: env.repository.directory)
             return JSONBody.response(page.webResult("AccountResult", offset: query.offset) { WebAccount($0, expand: expand) })
         }
         group.operation(.post, "create", role: .superAdmin) { request, context in
             let expand = try Expansion(request)
             let body = try await env.decode(WebAccount.self, from: request)
             try checkType(body)
-            let account = try await env.write { state, changes, op throws(CollabError) in
-                try state.createAccount(body.input, context: op, changes: &changes)
-            }
+            let (account, _) = try await env.repository.createAccount(body.input, context: env.operation) { _, _ throws(CollabError) in () }
             return JSONBody.response(WebAccount(account, expand: expand))
         }
         group.operation(.post, "createAccountWithNewAdmin", role: .superAdmin) { request, context in
@@ -46,10 +46,9 @@ struct AccountsRoutes {
             var adminInput = try adminBody.input()
             adminInput.authorizationRole = adminInput.authorizationRole ?? .admin
             let input = adminInput
-            let (account, admin) = try await env.writeAtomically { state, changes, op throws(CollabError) in
-                let account = try state.createAccount(accountBody.input, context: op, changes: &changes)
-                let admin = try state.createUser(input, passwordHash: nil, accountId: account.id, grantor: .superAdmin, context: op, changes: &changes)
-                return (account, admin)
+            let op = env.operation
+            let (account, admin) = try await env.repository.createAccount(accountBody.input, context: op) { state, changes throws(CollabError) in
+                try state.createUser(input, passwordHash: nil, accountId: state.accountId, grantor: .superAdmin, context: op, changes: &changes)
             }
             return JSONBody.response(WebAccountUserContainer(account: WebAccount(account, expand: expand), adminUser: WebUser(admin, expand: expand)))
         }
@@ -58,16 +57,16 @@ struct AccountsRoutes {
             let body = try await env.decode(WebAccount.self, from: request)
             try checkType(body)
             guard let id = body.id else { throw CollabError.badRequest("id is required") }
-            let account = try await env.write { state, changes, op throws(CollabError) in
+            // Super admins update any account; everyone else only their own (another id is not found).
+            let account = try await env.write(account: context.principal.role == .superAdmin ? id : context.principal.accountId) { state, changes, op throws(CollabError) in
                 try state.updateAccount(id: id, version: body.version, body.input, for: context.principal, context: op, changes: &changes)
             }
             return JSONBody.response(WebAccount(account, expand: expand))
         }
         group.operation(.delete, ":accountId/delete", role: .superAdmin) { request, context in
             let id = try context.pathParameter("accountId")
-            try await env.write { state, changes, _ throws(CollabError) in
-                try state.deleteAccount(id, for: context.principal, changes: &changes)
-            }
+            try await env.repository.deleteAccount(id) { state throws(CollabError) in try state.checkCanDelete(for: context.principal) }
+            env.events.disconnect(accountId: id)
             return noContent
         }
     }

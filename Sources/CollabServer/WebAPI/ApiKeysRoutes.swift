@@ -12,7 +12,7 @@ struct ApiKeysRoutes {
             let expand = try Expansion(request)
             let body = try await env.decode(WebApiKey.self, from: request)
             try checkType(body)
-            let key = try await env.write { state, changes, op throws(CollabError) in
+            let key = try await env.write(context.principal) { state, changes, op throws(CollabError) in
                 let accountId = try ownAccount(body.accountId, context.principal)
                 return try state.createApiKey(body.input, accountId: accountId, context: op, changes: &changes)
             }
@@ -21,30 +21,30 @@ struct ApiKeysRoutes {
         group.operation(.get, ":apiKeyId/read", role: .admin) { request, context in
             let expand = try Expansion(request)
             let id = try context.pathParameter("apiKeyId")
-            let key = try env.read { state throws(CollabError) in try state.apiKey(id, for: context.principal) }
+            let key = try env.read(context.principal) { state throws(CollabError) in try state.apiKey(id, for: context.principal) }
             return JSONBody.response(WebApiKey(key, expand: expand))
         }
         group.operation(.get, "getByKey", role: .admin) { request, context in
             let expand = try Expansion(request)
             let keyString = try request.requireQuery("apiKey")
-            let key = try env.read { state throws(CollabError) in try state.apiKey(byKey: keyString, for: context.principal) }
+            let key = try env.read(context.principal) { state throws(CollabError) in try state.apiKey(byKey: keyString, for: context.principal) }
             return JSONBody.response(WebApiKey(key, expand: expand))
         }
         group.operation(.get, "getDefault", role: .admin) { request, context in
             let expand = try Expansion(request)
-            let key = try env.read { state throws(CollabError) in try state.defaultApiKey(for: context.principal) }
+            let key = try env.read(context.principal) { state throws(CollabError) in try state.defaultApiKey(for: context.principal) }
             return JSONBody.response(WebApiKey(key, expand: expand))
         }
         group.operation(.post, "readMultiple", role: .admin) { request, context in
             let expand = try Expansion(request)
             let ids = try await env.decode([String].self, from: request)
-            let keys = try env.read { state throws(CollabError) in try state.apiKeys(ids, for: context.principal) }
+            let keys = try env.read(context.principal) { state throws(CollabError) in try state.apiKeys(ids, for: context.principal) }
             return JSONBody.response(WebList(type: "ApiKeyList", items: keys.map { WebApiKey($0, expand: expand) }))
         }
         group.operation(.post, "search", role: .admin) { request, context in
             let expand = try Expansion(request)
             let query = try await env.decode(WebQuery.self, from: request).searchQuery(expectedType: "ApiKeyQuery")
-            let page = try env.read { state throws(CollabError) in try state.searchApiKeys(query, for: context.principal) }
+            let page = try env.read(context.principal) { state throws(CollabError) in try state.searchApiKeys(query, for: context.principal) }
             return JSONBody.response(page.webResult("ApiKeyResult", offset: query.offset) { WebApiKey($0, expand: expand) })
         }
         group.operation(.post, "update", role: .admin) { request, context in
@@ -52,14 +52,14 @@ struct ApiKeysRoutes {
             let body = try await env.decode(WebApiKey.self, from: request)
             try checkType(body)
             guard let id = body.id else { throw CollabError.badRequest("id is required") }
-            let key = try await env.write { state, changes, op throws(CollabError) in
+            let key = try await env.write(context.principal) { state, changes, op throws(CollabError) in
                 try state.updateApiKey(id: id, version: body.version, body.input, for: context.principal, context: op, changes: &changes)
             }
             return JSONBody.response(WebApiKey(key, expand: expand))
         }
         group.operation(.delete, ":apiKeyId/delete", role: .admin) { request, context in
             let id = try context.pathParameter("apiKeyId")
-            try await env.write { state, changes, _ throws(CollabError) in try state.deleteApiKey(id, for: context.principal, changes: &changes) }
+            try await env.write(context.principal) { state, changes, _ throws(CollabError) in try state.deleteApiKey(id, for: context.principal, changes: &changes) }
             return noContent
         }
     }

@@ -16,15 +16,16 @@ struct AuthenticatorRoutes {
         group.operation(.post, "login", role: .anonymousUser) { request, context in
             let body = try await env.decode(WebLoginBody.self, from: request)
             let user = try await verifiedUser(body.username, body.password)
-            let session = try await env.write { state, changes, op throws(CollabError) in
+            let session = try await env.write(account: user.accountId) { state, changes, op throws(CollabError) in
                 try state.openSession(for: user, kind: .session, lifetime: lifetime, context: op, changes: &changes)
             }
             return loggedIn(session, redirect: body.redirectOnSuccess)
         }
         group.operation(.post, "logout", role: .anonymousUser) { request, context in
             _ = try await env.decode(WebLogoutBody?.self, fromOptional: request)
-            if let token = context.sessionToken {
-                try await env.write { state, changes, _ throws(CollabError) in state.closeSession(token: token, changes: &changes) }
+            if let token = context.sessionToken, let accountId = env.accountId(for: .session(token)) {
+                try await env.write(account: accountId) { state, changes, _ throws(CollabError) in state.closeSession(token: token, changes: &changes) }
+                env.events.disconnect(sessionKey: token)
             }
             var response = Response(status: .noContent)
             response.setCookie(Cookie(name: webAPISessionCookieName, value: "", maxAge: 0, path: "/", httpOnly: true))
@@ -34,14 +35,17 @@ struct AuthenticatorRoutes {
             let body = try await env.decode(WebLoginBody.self, from: request)
             let user = try await verifiedUser(body.username, body.password)
             let tokenLifetime = env.configuration.authenticationTokenLifetime
-            let token = try await env.write { state, changes, op throws(CollabError) in
+            let token = try await env.write(account: user.accountId) { state, changes, op throws(CollabError) in
                 try state.openSession(for: user, kind: .authenticationToken, lifetime: tokenLifetime, context: op, changes: &changes)
             }
             return JSONBody.response(WebAuthenticationTokenResult(token: token.id))
         }
         group.operation(.get, "authenticateWithToken", role: .anonymousUser) { request, context in
             let token = try request.requireQuery("authenticationToken")
-            let session = try await env.write { state, changes, op throws(CollabError) in
+            guard token.count <= 128, let accountId = env.accountId(for: .session(token)) else {
+                throw CollabError.unauthorized("unknown or already used authentication token")
+            }
+            let session = try await env.write(account: accountId) { state, changes, op throws(CollabError) in
                 try state.redeemAuthenticationToken(token, lifetime: lifetime, context: op, changes: &changes)
             }
             return loggedIn(session, redirect: request.query("redirectOnSuccess"))
@@ -62,7 +66,7 @@ struct AuthenticatorRoutes {
         group.operation(.get, "getCurrentPerson", role: .anonymousUser) { request, context in
             let expand = try Expansion(request)
             guard let personId = context.principal.personId else { throw CollabError.unauthorized("not logged in") }
-            let person = try env.read { state throws(CollabError) in try state.person(personId, for: context.principal) }
+            let person = try env.read(context.principal) { state throws(CollabError) in try state.person(personId, for: context.principal) }
             return JSONBody.response(WebPerson(person, expand: expand))
         }
     }
@@ -70,7 +74,7 @@ struct AuthenticatorRoutes {
     private func verifiedUser(_ username: String?, _ password: String?) async throws -> User {
         guard let username, let password else { throw CollabError.badRequest("username and password are required") }
         let principal = try await AuthenticationMiddleware(environment: environment).principal(username: username, password: password)
-        return try environment.read { state throws(CollabError) in
+        return try environment.read(principal) { state throws(CollabError) in
             guard let id = principal.userId, let user = state.users[id] else { throw .unauthorized("invalid username or password") }
             return user
         }
@@ -98,13 +102,21 @@ extension CollabEnvironment {
     /// Validates an access token for the account of `apiKey` and opens a visitor session for the
     /// person it names (created on first login).
     func loginVisitor(accessToken: String, apiKey: String) async throws -> AuthSession {
-        guard let key = try read({ $0.apiKey(presented: apiKey) }) else { throw CollabError.unauthorized("invalid API key") }
-        guard let settings = try read({ $0.jwtValidation(accountId: key.accountId) }) else {
+        guard apiKey.count <= Limits.nameLength, let accountId = accountId(for: .apiKey(apiKey)),
+            let key = try? read(account: accountId, { $0.apiKey(presented: apiKey) })
+        else {
+            throw CollabError.unauthorized("invalid API key")
+        }
+        guard let settings = try read(account: key.accountId, { $0.jwtValidation(accountId: key.accountId) }) else {
             throw CollabError.unauthorized("the account accepts no access tokens")
         }
         let identity = try await tokens.validate(accessToken, settings: settings)
+        // Anonymous devices' visitors live under this prefix; a token cannot name one of them.
+        guard !identity.subject.hasPrefix(AccountState.anonymousDevicePrefix) else {
+            throw CollabError.unauthorized("access token subjects starting with '\(AccountState.anonymousDevicePrefix)' are reserved for anonymous devices")
+        }
         let lifetime = configuration.sessionLifetime
-        return try await write { state, changes, op throws(CollabError) in
+        return try await write(account: key.accountId) { state, changes, op throws(CollabError) in
             let person = try state.createOrUpdateVirtualPerson(
                 PersonInput(
                     sourceId: identity.subject, personType: .visitor, username: identity.username, firstName: identity.firstName,

@@ -14,7 +14,7 @@ struct ConversationsRoutes {
             try checkType(body)
             let accountId = try ownAccount(nil, context.principal)
             let input = try body.input(accountId: accountId)
-            let conversation = try await env.write { state, changes, op throws(CollabError) in
+            let conversation = try await env.write(context.principal) { state, changes, op throws(CollabError) in
                 let created = try state.createConversation(input, accountId: accountId, context: op, changes: &changes)
                 return state.webConversation(created)
             }
@@ -22,12 +22,12 @@ struct ConversationsRoutes {
         }
         conversations.operation(.get, ":conversationId/read", role: .registeredUser) { _, context in
             let id = try context.pathParameter("conversationId")
-            let conversation = try env.read { state throws(CollabError) in state.webConversation(try state.conversation(id, for: context.principal)) }
+            let conversation = try env.read(context.principal) { state throws(CollabError) in state.webConversation(try state.conversation(id, for: context.principal)) }
             return JSONBody.response(conversation)
         }
         conversations.operation(.post, "search", role: .registeredUser) { request, context in
             let query = try await env.decode(WebQuery.self, from: request).searchQuery(expectedType: "ConversationQuery")
-            let page = try env.read { state throws(CollabError) in
+            let page = try env.read(context.principal) { state throws(CollabError) in
                 let page = try state.searchConversations(query, for: context.principal)
                 return page.webResult("ConversationResult", offset: query.offset) { state.webConversation($0) }
             }
@@ -37,7 +37,7 @@ struct ConversationsRoutes {
             let id = try context.pathParameter("conversationId")
             let body = try await env.decode(WebEndBody?.self, fromOptional: request)
             let reason = try parseEndReason(body?.reason)
-            let conversation = try await env.write { state, changes, op throws(CollabError) in
+            let conversation = try await env.write(context.principal) { state, changes, op throws(CollabError) in
                 _ = try state.conversation(id, for: context.principal)
                 let ended = try state.endConversation(
                     id, by: context.principal.personId, reason: reason, comment: body?.comment, accountId: try ownAccount(nil, context.principal),
@@ -49,7 +49,7 @@ struct ConversationsRoutes {
         }
         conversations.operation(.delete, ":conversationId/delete", role: .registeredUser) { _, context in
             let id = try context.pathParameter("conversationId")
-            try await env.write { state, changes, op throws(CollabError) in
+            try await env.write(context.principal) { state, changes, op throws(CollabError) in
                 _ = try state.conversation(id, for: context.principal)
                 try state.deleteConversation(id, accountId: try ownAccount(nil, context.principal), context: op, changes: &changes)
             }
@@ -58,7 +58,7 @@ struct ConversationsRoutes {
         conversations.operation(.post, ":conversationId/setRecipient", role: .admin) { request, context in
             let id = try context.pathParameter("conversationId")
             let body = try await env.decode(WebRecipient.self, from: request)
-            let conversation = try await env.write { state, changes, op throws(CollabError) in
+            let conversation = try await env.write(context.principal) { state, changes, op throws(CollabError) in
                 _ = try state.conversation(id, for: context.principal)
                 let accountId = try ownAccount(nil, context.principal)
                 let recipient = try body.domain()
@@ -70,7 +70,7 @@ struct ConversationsRoutes {
             let id = try context.pathParameter("conversationId")
             let body = try await env.decode(WebPersonRefBody.self, from: request)
             guard let personId = body.personId else { throw CollabError.badRequest("personId is required") }
-            let conversation = try await env.write { state, changes, op throws(CollabError) in
+            let conversation = try await env.write(context.principal) { state, changes, op throws(CollabError) in
                 _ = try state.conversation(id, for: context.principal)
                 let updated = try state.addParticipant(
                     id, personId: personId, hidden: body.hidden ?? false, accountId: try ownAccount(nil, context.principal), context: op, changes: &changes
@@ -83,7 +83,7 @@ struct ConversationsRoutes {
             let id = try context.pathParameter("conversationId")
             let body = try await env.decode(WebPersonRefBody.self, from: request)
             guard let personId = body.personId else { throw CollabError.badRequest("personId is required") }
-            let conversation = try await env.write { state, changes, op throws(CollabError) in
+            let conversation = try await env.write(context.principal) { state, changes, op throws(CollabError) in
                 _ = try state.conversation(id, for: context.principal)
                 return state.webConversation(try state.setAssignee(id, personId: personId, accountId: try ownAccount(nil, context.principal), context: op, changes: &changes))
             }
@@ -92,7 +92,7 @@ struct ConversationsRoutes {
         conversations.operation(.post, ":conversationId/setTopic", role: .registeredUser) { request, context in
             let id = try context.pathParameter("conversationId")
             let body = try await env.decode(WebTopicBody.self, from: request)
-            let conversation = try await env.write { state, changes, op throws(CollabError) in
+            let conversation = try await env.write(context.principal) { state, changes, op throws(CollabError) in
                 _ = try state.conversation(id, for: context.principal)
                 return state.webConversation(try state.setTopic(id, topic: body.topic, accountId: try ownAccount(nil, context.principal), context: op, changes: &changes))
             }
@@ -101,19 +101,19 @@ struct ConversationsRoutes {
 
         group.group("conversationhistory").operation(.get, ":conversationId/read", role: .registeredUser) { _, context in
             let id = try context.pathParameter("conversationId")
-            let history = try env.read { state throws(CollabError) in state.webHistory(try state.conversation(id, for: context.principal)) }
+            let history = try env.read(context.principal) { state throws(CollabError) in state.webHistory(try state.conversation(id, for: context.principal)) }
             return JSONBody.response(history)
         }
 
         let calls = group.group("calls")
         calls.operation(.get, ":callId/read", role: .registeredUser) { _, context in
             let id = try context.pathParameter("callId")
-            let call = try env.read { state throws(CollabError) in state.webCall(try state.call(id, accountId: try ownAccount(nil, context.principal))) }
+            let call = try env.read(context.principal) { state throws(CollabError) in state.webCall(try state.call(id, accountId: try ownAccount(nil, context.principal))) }
             return JSONBody.response(call)
         }
         calls.operation(.post, "search", role: .registeredUser) { request, context in
             let query = try await env.decode(WebQuery.self, from: request).searchQuery(expectedType: "CallQuery")
-            let page = try env.read { state throws(CollabError) in
+            let page = try env.read(context.principal) { state throws(CollabError) in
                 try state.searchCalls(query, for: context.principal).webResult("CallResult", offset: query.offset) { state.webCall($0) }
             }
             return JSONBody.response(page)
@@ -129,7 +129,7 @@ struct ConversationsRoutes {
                 throw CollabError.badRequest("only text messages (TextPostMessageData) are supported")
             }
             guard let text = data.text ?? data.fallbackText else { throw CollabError.badRequest("messageData.text is required") }
-            let message = try await env.write { state, changes, op throws(CollabError) in
+            let message = try await env.write(context.principal) { state, changes, op throws(CollabError) in
                 _ = try state.conversation(conversationId, for: context.principal)
                 return try state.postMessage(
                     conversationId, senderPersonId: sender, text: text, clientMessageId: nil, isInternal: body.internal ?? false,
@@ -142,19 +142,19 @@ struct ConversationsRoutes {
         group.group("availability").operation(.get, "getAgentAvailability", role: .anonymousUser) { request, context in
             let accountId: String
             if let key = request.query("apiKey") {
-                guard let apiKey = try env.read({ $0.apiKey(presented: key) }) else { throw CollabError(.invalidApiKey, "unknown API key") }
-                accountId = apiKey.accountId
+                guard key.count <= Limits.nameLength, let owner = env.accountId(for: .apiKey(key)) else { throw CollabError(.invalidApiKey, "unknown API key") }
+                accountId = owner
             } else if let own = context.principal.accountId {
                 accountId = own
             } else {
                 throw CollabError.badRequest("apiKey is required for anonymous callers")
             }
             if let siteId = request.query("namedAreaSiteId") {
-                guard try env.read({ $0.namedArea(siteId: siteId, accountId: accountId) }) != nil else {
+                guard try env.read(account: accountId, { $0.namedArea(siteId: siteId, accountId: accountId) }) != nil else {
                     throw CollabError(.notFound, "no named area with siteId '\(siteId)'")
                 }
             }
-            let online = try env.read { $0.onlineAgents(accountId: accountId) }
+            let online = try env.read(account: accountId) { $0.onlineAgents(accountId: accountId) }
             return JSONBody.response(WebAgentAvailability(availabilityState: online > 0 ? "AVAILABLE" : "UNAVAILABLE", isAvailable: online > 0))
         }
     }
@@ -202,7 +202,7 @@ extension WebRecipient {
     }
 }
 
-extension CollabState {
+extension AccountState {
     func webCall(_ call: Call) -> WebCall {
         WebCall(
             id: call.id, accountId: call.accountId, conversationId: call.conversationId, initiatorPersonId: call.initiatorPersonId,
@@ -216,7 +216,7 @@ extension CollabState {
 
     func webRecipient(_ recipient: ConversationRecipient, accountId: String) -> WebRecipient {
         switch recipient.type {
-        case .account: WebRecipient(type: "AccountData", id: recipient.id, displayName: accounts[recipient.id]?.name)
+        case .account: WebRecipient(type: "AccountData", id: recipient.id, displayName: recipient.id == account.id ? account.name : nil)
         case .namedArea: WebRecipient(type: "NamedAreaData", id: recipient.id, accountId: accountId, displayName: namedAreas[recipient.id]?.name)
         case .agent: WebRecipient(type: "PersonData", id: recipient.id, accountId: accountId, displayName: persons[recipient.id]?.displayName)
         }

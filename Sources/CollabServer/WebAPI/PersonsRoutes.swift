@@ -11,7 +11,7 @@ struct PersonsRoutes {
         group.operation(.get, ":personId/read", role: .registeredUser) { request, context in
             let expand = try Expansion(request)
             let id = try context.pathParameter("personId")
-            let person = try env.read { state throws(CollabError) in try state.person(id, for: context.principal) }
+            let person = try env.read(context.principal) { state throws(CollabError) in try state.person(id, for: context.principal) }
             return JSONBody.response(WebPerson(person, expand: expand))
         }
         group.operation(.get, "getBySource", role: .registeredUser) { request, context in
@@ -21,7 +21,7 @@ struct PersonsRoutes {
                 throw CollabError.badRequest("personSource must be USER_DB or VIRTUAL")
             }
             let sourceId = try request.requireQuery("sourceId")
-            let person = try env.read { state throws(CollabError) in try state.person(source: source, sourceId: sourceId, for: context.principal) }
+            let person = try env.read(context.principal) { state throws(CollabError) in try state.person(source: source, sourceId: sourceId, for: context.principal) }
             return JSONBody.response(WebPerson(person, expand: expand))
         }
         group.operation(.post, "createOrUpdateVirtual", role: .admin) { request, context in
@@ -29,14 +29,14 @@ struct PersonsRoutes {
             let body = try await env.decode(WebPerson.self, from: request)
             try checkType(body)
             let input = try body.input()
-            let person = try await env.write { state, changes, op throws(CollabError) in
+            let person = try await env.write(context.principal) { state, changes, op throws(CollabError) in
                 try state.createOrUpdateVirtualPerson(input, accountId: try ownAccount(body.accountId, context.principal), context: op, changes: &changes)
             }
             return JSONBody.response(WebPerson(person, expand: expand))
         }
         group.operation(.get, ":personId/readState", role: .admin) { _, context in
             let id = try context.pathParameter("personId")
-            let personState = try env.read { state throws(CollabError) in
+            let personState = try env.read(context.principal) { state throws(CollabError) in
                 let person = try state.person(id, for: context.principal)
                 if person.personType == .agent {
                     return WebPersonState(personId: id, onlineState: state.presence(of: id).rawValue, agent: true)
@@ -58,7 +58,7 @@ struct PersonsRoutes {
         group.operation(.post, RouterPath(path), role: role) { request, context in
             let expand = try Expansion(request)
             let query = try await env.decode(WebQuery.self, from: request).searchQuery(expectedType: queryType)
-            let page = try env.read { state throws(CollabError) in try state.searchPersons(query, type: personType, for: context.principal) }
+            let page = try env.read(context.principal) { state throws(CollabError) in try state.searchPersons(query, type: personType, for: context.principal) }
             return JSONBody.response(page.webResult("PersonResult", offset: query.offset) { WebPerson($0, expand: expand) })
         }
     }

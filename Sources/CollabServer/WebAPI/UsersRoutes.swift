@@ -25,19 +25,19 @@ struct UsersRoutes {
         group.operation(.get, ":userId/read", role: .registeredUser) { request, context in
             let expand = try Expansion(request)
             let id = try context.pathParameter("userId")
-            let user = try env.read { state throws(CollabError) in try state.user(id, for: context.principal) }
+            let user = try env.read(context.principal) { state throws(CollabError) in try state.user(id, for: context.principal) }
             return JSONBody.response(WebUser(user, expand: expand))
         }
         group.operation(.get, "getByUsername", role: .registeredUser) { request, context in
             let expand = try Expansion(request)
             let username = try request.requireQuery("username")
-            let user = try env.read { state throws(CollabError) in try state.user(username: username, for: context.principal) }
+            let user = try env.read(context.principal) { state throws(CollabError) in try state.user(username: username, for: context.principal) }
             return JSONBody.response(WebUser(user, expand: expand))
         }
         group.operation(.post, "search", role: .registeredUser) { request, context in
             let expand = try Expansion(request)
             let query = try await env.decode(WebQuery.self, from: request).searchQuery(expectedType: "UserQuery")
-            let page = try env.read { state throws(CollabError) in try state.searchUsers(query, for: context.principal) }
+            let page = try env.read(context.principal) { state throws(CollabError) in try state.searchUsers(query, for: context.principal) }
             return JSONBody.response(page.webResult("UserResult", offset: query.offset) { WebUser($0, expand: expand) })
         }
         group.operation(.post, "update", role: .registeredUser) { request, context in
@@ -46,14 +46,19 @@ struct UsersRoutes {
             try checkType(body)
             guard let id = body.id else { throw CollabError.badRequest("id is required") }
             let input = try body.input()
-            let user = try await env.write { state, changes, op throws(CollabError) in
-                try state.updateUser(id: id, version: body.version, input, for: context.principal, context: op, changes: &changes)
+            let (user, roleChanged) = try await env.write(context.principal) { state, changes, op throws(CollabError) in
+                let before = state.users[id]?.authorizationRole
+                let user = try state.updateUser(id: id, version: body.version, input, for: context.principal, context: op, changes: &changes)
+                return (user, before != user.authorizationRole)
             }
+            // A changed role ended the user's sessions; their live connections end with them.
+            if roleChanged { env.events.disconnect(userId: id) }
             return JSONBody.response(WebUser(user, expand: expand))
         }
         group.operation(.delete, ":userId/delete", role: .admin) { request, context in
             let id = try context.pathParameter("userId")
-            try await env.write { state, changes, _ throws(CollabError) in try state.deleteUser(id, for: context.principal, changes: &changes) }
+            try await env.write(context.principal) { state, changes, _ throws(CollabError) in try state.deleteUser(id, for: context.principal, changes: &changes) }
+            env.events.disconnect(userId: id)
             return noContent
         }
         group.operation(.post, ":userId/setPassword", role: .registeredUser) { request, context in
@@ -62,11 +67,12 @@ struct UsersRoutes {
             let body = try await env.decode(WebSetPasswordBody.self, from: request)
             let password = try checkPassword(body.password)
             // Check access before spending a bcrypt hash on the request.
-            _ = try env.read { state throws(CollabError) in try state.user(id, for: context.principal) }
+            _ = try env.read(context.principal) { state throws(CollabError) in try state.user(id, for: context.principal) }
             let hash = try await env.hasher.hash(password)
-            let user = try await env.write { state, changes, op throws(CollabError) in
+            let user = try await env.write(context.principal) { state, changes, op throws(CollabError) in
                 try state.setPassword(userId: id, passwordHash: hash, for: context.principal, context: op, changes: &changes)
             }
+            env.events.disconnect(userId: id)
             return JSONBody.response(WebUser(user, expand: expand))
         }
     }
@@ -77,7 +83,7 @@ struct UsersRoutes {
         try input.validateForCreate()
         let accountId = try ownAccount(body.accountId, context.principal)
         let hash: String? = if let password { try await environment.hasher.hash(password) } else { nil }
-        return try await environment.write { state, changes, op throws(CollabError) in
+        return try await environment.write(account: accountId) { state, changes, op throws(CollabError) in
             try state.createUser(input, passwordHash: hash, accountId: accountId, grantor: context.principal.role, context: op, changes: &changes)
         }
     }

@@ -60,7 +60,7 @@ final class WebhookDispatcher: Service {
     func enqueue(_ published: PublishedEvent) {
         let event = published.event
         let name = event.kind.rawValue
-        guard let (registrations, body) = try? environment.read({ state -> ([WebhookRegistration], WebhookEventBody)? in
+        guard let (registrations, body) = try? environment.read(account: event.accountId, { state -> ([WebhookRegistration], WebhookEventBody)? in
             let registrations = state.webhooks(accountId: event.accountId, wanting: name)
             guard !registrations.isEmpty else { return nil }
             return (registrations, WebhookPayloads.body(for: event, state: state))
@@ -74,7 +74,7 @@ final class WebhookDispatcher: Service {
     /// Queues the vendor's `push_notification.*` event for a composed push, for registrations that want it.
     func enqueuePush(_ entry: OutboxEntry) {
         let name = entry.kind.webhookEvent
-        guard let (registrations, recipient) = try? environment.read({ state -> ([WebhookRegistration], WebPerson?)? in
+        guard let (registrations, recipient) = try? environment.read(account: entry.accountId, { state -> ([WebhookRegistration], WebPerson?)? in
             let registrations = state.webhooks(accountId: entry.accountId, wanting: name)
             guard !registrations.isEmpty else { return nil }
             return (registrations, state.persons[entry.personId].map { WebPerson($0, expand: Expansion()) })

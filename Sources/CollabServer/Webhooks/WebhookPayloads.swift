@@ -25,7 +25,7 @@ enum WebhookPayloads {
     }
 
     /// The body for a domain event.
-    static func body(for event: DomainEvent, state: borrowing CollabState) -> WebhookEventBody {
+    static func body(for event: DomainEvent, state: borrowing AccountState) -> WebhookEventBody {
         var body = WebhookEventBody(type: typeName(for: event.kind.rawValue), timestamp: event.timestamp, eventType: event.kind.rawValue, accountId: event.accountId)
         if let conversation = event.conversation {
             body.conversation = state.webConversation(conversation)

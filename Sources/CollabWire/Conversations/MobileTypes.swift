@@ -9,6 +9,9 @@ public struct ClientStartRequest: Codable, Sendable {
     public var device: Device
     /// A named area id or site id.
     public var namedArea: String?
+    /// An anonymous device's secret, as its first start returned it; required on every later start
+    /// with the same `deviceId` (absent on the very first start).
+    public var deviceSecret: String?
 
     public struct Device: Codable, Sendable, Equatable {
         /// `iOS` or `Android`.
@@ -28,12 +31,15 @@ public struct ClientStartRequest: Codable, Sendable {
         }
     }
 
-    public init(apiKey: String? = nil, accessToken: String? = nil, deviceId: String, device: Device, namedArea: String? = nil) {
+    public init(
+        apiKey: String? = nil, accessToken: String? = nil, deviceId: String, device: Device, namedArea: String? = nil, deviceSecret: String? = nil
+    ) {
         self.apiKey = apiKey
         self.accessToken = accessToken
         self.deviceId = deviceId
         self.device = device
         self.namedArea = namedArea
+        self.deviceSecret = deviceSecret
     }
 }
 
@@ -48,7 +54,14 @@ public struct ClientStartResponse: Codable, Sendable {
     /// The effective configuration for this client (account → area → API key).
     public var configuration: [String: String]
     public var serverTime: Int64
-    public init(token: String, clientId: String, accountId: String, person: PersonView, namedAreaId: String?, configuration: [String: String], serverTime: Int64) {
+    /// Issued on an anonymous device's first start, only then: keep it (the SDK's preferences storage)
+    /// and send it as `deviceSecret` on every later start.
+    public var deviceSecret: String?
+    public init(
+        token: String, clientId: String, accountId: String, person: PersonView, namedAreaId: String?, configuration: [String: String], serverTime: Int64,
+        deviceSecret: String? = nil
+    ) {
+        self.deviceSecret = deviceSecret
         self.token = token
         self.clientId = clientId
         self.accountId = accountId
@@ -160,7 +173,12 @@ public struct QueueView: Codable, Sendable {
     }
 
     public var entries: [Entry]
-    public init(entries: [Entry]) { self.entries = entries }
+    /// Pass as `cursor` to read the next page; absent on the last page.
+    public var nextCursor: String?
+    public init(entries: [Entry], nextCursor: String? = nil) {
+        self.entries = entries
+        self.nextCursor = nextCursor
+    }
 }
 
 /// A list of conversations.

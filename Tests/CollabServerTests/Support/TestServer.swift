@@ -37,9 +37,10 @@ final class TestServer: Sendable {
         storage: StorageLocation = .memory, seed: Seed? = nil, controlToken: String? = "test-control-token", maxBodySize: Int = 64 * 1024,
         journalCapacity: Int = 1000, clock: AdjustableClock = AdjustableClock()
     ) async throws -> TestServer {
+        // Tests move the virtual clock by days (key rotation): clients stay until a test says otherwise.
         let configuration = ServerConfiguration(
             host: "127.0.0.1", port: 0, storage: storage, seed: seed, controlToken: controlToken, maxBodySize: maxBodySize,
-            journalCapacity: journalCapacity, passwordHashCost: 4
+            journalCapacity: journalCapacity, passwordHashCost: 4, clientIdleTimeout: 365 * 24 * 3600 * 1000
         )
         return await TestServer(server: try await MockCollabServer(configuration: configuration, clock: clock, logger: logger))
     }

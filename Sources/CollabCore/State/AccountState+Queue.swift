@@ -1,3 +1,32 @@
+/// Where a queue page ended: the last entry's place and how many entries came before and on it.
+public struct QueueCursor: Sendable, Equatable {
+    public var position: QueueIndex.Position
+    /// The 1-based position of the last entry shown.
+    public var count: Int
+
+    public init(position: QueueIndex.Position, count: Int) {
+        self.position = position
+        self.count = count
+    }
+
+    /// The cursor after `entry`.
+    public init(after entry: QueueEntry) {
+        self.init(position: .init(queuedAt: entry.conversation.queuedTimestamp ?? 0, conversationId: entry.conversation.id), count: entry.position)
+    }
+
+    /// `queuedAt.conversationId.count`, as handed to clients.
+    public var token: String { "\(position.queuedAt).\(position.conversationId).\(count)" }
+
+    /// Parses a token made by ``token``.
+    public init?(token: String) {
+        let parts = token.split(separator: ".", omittingEmptySubsequences: false)
+        guard parts.count == 3, let queuedAt = Timestamp(parts[0]), !parts[1].isEmpty, parts[1].count <= 64, let count = Int(parts[2]), count >= 0 else {
+            return nil
+        }
+        self.init(position: .init(queuedAt: queuedAt, conversationId: String(parts[1])), count: count)
+    }
+}
+
 /// One entry of an agent's queue.
 public struct QueueEntry: Sendable, Equatable {
     public var conversation: Conversation
@@ -5,7 +34,7 @@ public struct QueueEntry: Sendable, Equatable {
     public var position: Int
 }
 
-extension CollabState {
+extension AccountState {
     /// Whether a queued conversation shows in the queue of `agentPersonId` filtering on `namedAreaIds`
     /// (`nil` or empty: no filter). Account-wide requests show only without a filter; requests addressed
     /// to an agent show only to that agent; declined requests no longer show to the decliner.
@@ -19,15 +48,25 @@ extension CollabState {
         }
     }
 
-    /// The queue of an agent: queued conversations of the account it may take, first queued first.
-    public func queue(accountId: String, agentPersonId: String, namedAreaIds: Set<String>?) -> [QueueEntry] {
-        conversations.values
-            .filter {
-                $0.accountId == accountId && $0.state == .queued
-                    && Self.queueShows($0.recipient, declinedBy: $0.declinedBy, to: agentPersonId, filter: namedAreaIds)
-            }
-            .sorted { ($0.queuedTimestamp ?? 0, $0.id) < ($1.queuedTimestamp ?? 0, $1.id) }
-            .enumerated().map { QueueEntry(conversation: $1, position: $0 + 1) }
+    /// A page of an agent's queue: queued conversations of the account it may take, first queued first,
+    /// after `cursor` (the last entry of the previous page). Costs about `limit` entries per queue line
+    /// the agent sees, however long the queue is.
+    /// - Parameters:
+    ///   - cursor: Where the previous page ended, with the position of its last entry; `nil` for the first page.
+    ///   - limit: The most entries to return.
+    public func queue(
+        accountId: String, agentPersonId: String, namedAreaIds: Set<String>?, after cursor: QueueCursor? = nil, limit: Int = 100
+    ) -> [QueueEntry] {
+        guard accountId == self.accountId, limit > 0 else { return [] }
+        let recipients = queue.recipients(agentPersonId: agentPersonId, filter: namedAreaIds, accountId: accountId)
+        let positions = queue.page(recipients: recipients, after: cursor?.position, limit: limit) { position in
+            guard let conversation = conversations[position.conversationId] else { return false }
+            return !conversation.declinedBy.contains(agentPersonId)
+        }
+        let start = cursor?.count ?? 0
+        return positions.enumerated().compactMap { offset, position in
+            conversations[position.conversationId].map { QueueEntry(conversation: $0, position: start + offset + 1) }
+        }
     }
 
     /// Resolves named-area references (ids or site ids) of an account.
@@ -69,6 +108,7 @@ extension CollabState {
     /// How many agents of an account are online for a named area (or the account) right now. Agents
     /// have no area assignment in the mock, so every online agent serves every area.
     public func onlineAgents(accountId: String) -> Int {
-        presence.values.filter { $0.accountId == accountId && $0.presence == .online }.count
+        guard accountId == self.accountId else { return 0 }
+        return presence.count(Indexes.presenceByValue, AgentPresence.online.rawValue)
     }
 }

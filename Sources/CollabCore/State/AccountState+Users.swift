@@ -46,7 +46,7 @@ public struct UserInput: Sendable {
     }
 }
 
-extension CollabState {
+extension AccountState {
     /// A user of the caller's account.
     public func user(_ id: String, for principal: Principal) throws(CollabError) -> User {
         guard let user = users[id], principal.canAccess(accountId: user.accountId) else { throw .notFound("User", id) }
@@ -61,15 +61,16 @@ extension CollabState {
         return user
     }
 
-    /// Any user by username, for logging in.
+    /// A user of this account by username, for logging in (the directory says which account a
+    /// username belongs to).
     public func user(loginName: String) -> User? {
         userIdByUsername[loginName].flatMap { users[$0] }
     }
 
     /// Searches the caller's users.
     public func searchUsers(_ query: SearchQuery, for principal: Principal) throws(CollabError) -> SearchPage<User> {
-        let accountId = try callerAccountId(principal)
-        return try SearchSchemas.user.run(query, over: users.values.lazy.filter { $0.accountId == accountId }, id: \.id)
+        _ = try callerAccountId(principal)
+        return try SearchSchemas.user.run(query, over: users.values, id: \.id)
     }
 
     /// Creates a user (and its person) in `accountId`.
@@ -81,11 +82,11 @@ extension CollabState {
         changes: inout ChangeSet
     ) throws(CollabError) -> User {
         try input.validate()
-        guard accounts[accountId] != nil else { throw .notFound("Account", accountId) }
+        try checkAccount(accountId)
         let username = try Limits.checkName(input.username, field: "username")
-        guard userIdByUsername[username] == nil else { throw .conflict("the username '\(username)' is already taken") }
         let role = input.authorizationRole ?? .registeredUser
         guard role <= grantor else { throw .forbidden("cannot grant the role \(role.rawValue), which is above your own") }
+        try claimUsername(username)
         let user = User(
             id: context.ids.make(), accountId: accountId, username: username, email: input.email, phone: input.phone,
             teamId: input.teamId, authorizationRole: role, displayName: input.displayName, firstName: input.firstName,
@@ -109,11 +110,16 @@ extension CollabState {
         try Self.checkVersion(version, current: user.version, entity: "User")
         try input.validate()
         let username = try Limits.checkName(input.username, field: "username")
-        if let other = userIdByUsername[username], other != id { throw .conflict("the username '\(username)' is already taken") }
+        var roleChanged = false
         if let role = input.authorizationRole, role != user.authorizationRole {
             guard principal.role >= .admin, principal.userId != id else { throw .forbidden("you cannot change this user's role") }
             guard role <= principal.role else { throw .forbidden("cannot grant the role \(role.rawValue), which is above your own") }
             user.authorizationRole = role
+            roleChanged = true
+        }
+        if username != user.username {
+            try claimUsername(username)
+            directory.release(.username(user.username), log: &directoryLog)
         }
         user.username = username
         user.email = input.email
@@ -131,7 +137,16 @@ extension CollabState {
         storeUser(user)
         changes.put(user)
         syncPerson(of: user, context: context, changes: &changes)
+        // Sessions carry the role they were opened with: a changed role ends them, so nobody keeps
+        // rights they no longer have (the caller also closes live connections opened with them).
+        if roleChanged { closeSessions(ofUser: id, changes: &changes) }
         return user
+    }
+
+    private mutating func claimUsername(_ username: String) throws(CollabError) {
+        let taken = CollabError.conflict("the username '\(username)' is already taken")
+        guard userIdByUsername[username] == nil else { throw taken }
+        try directory.claim(.username(username), for: accountId, log: &directoryLog, conflict: taken)
     }
 
     /// Sets a user's password hash: users set their own, admins those of users they manage.
@@ -146,10 +161,7 @@ extension CollabState {
         storeUser(user)
         changes.put(user)
         // A new password ends the sessions opened with the old one.
-        for session in sessions.values where session.userId == userId {
-            sessions[session.id] = nil
-            changes.delete(.session, session.id)
-        }
+        closeSessions(ofUser: userId, changes: &changes)
         return user
     }
 
@@ -160,16 +172,14 @@ extension CollabState {
         try checkCanManage(user, principal: principal)
         users[id] = nil
         userIdByUsername[user.username] = nil
+        directory.release(.username(user.username), log: &directoryLog)
         changes.delete(.user, id)
-        let key = PersonSourceKey(accountId: user.accountId, source: .userDB, sourceId: id)
+        let key = PersonSourceKey(source: .userDB, sourceId: id)
         if let personId = personIdBySource.removeValue(forKey: key) {
             persons[personId] = nil
             changes.delete(.person, personId)
         }
-        for session in sessions.values where session.userId == id {
-            sessions[session.id] = nil
-            changes.delete(.session, session.id)
-        }
+        closeSessions(ofUser: id, changes: &changes)
     }
 
     private func checkCanManage(_ user: User, principal: Principal) throws(CollabError) {
@@ -180,7 +190,7 @@ extension CollabState {
 
     /// Creates or refreshes the `USER_DB` person mirroring `user`.
     mutating func syncPerson(of user: User, context: OperationContext, changes: inout ChangeSet) {
-        let key = PersonSourceKey(accountId: user.accountId, source: .userDB, sourceId: user.id)
+        let key = PersonSourceKey(source: .userDB, sourceId: user.id)
         var person = personIdBySource[key].flatMap { persons[$0] }
             ?? Person(
                 id: context.ids.make(), accountId: user.accountId, personSource: .userDB, sourceId: user.id, personType: .agent,
@@ -202,6 +212,6 @@ extension CollabState {
 
     /// The person mirroring a user.
     public func person(ofUser user: User) -> Person? {
-        personIdBySource[PersonSourceKey(accountId: user.accountId, source: .userDB, sourceId: user.id)].flatMap { persons[$0] }
+        personIdBySource[PersonSourceKey(source: .userDB, sourceId: user.id)].flatMap { persons[$0] }
     }
 }

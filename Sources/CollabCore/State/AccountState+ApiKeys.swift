@@ -32,7 +32,7 @@ public struct ApiKeyInput: Sendable {
     }
 }
 
-extension CollabState {
+extension AccountState {
     /// An API key of the caller's account.
     public func apiKey(_ id: String, for principal: Principal) throws(CollabError) -> ApiKey {
         guard let key = apiKeys[id], principal.canAccess(accountId: key.accountId) else { throw .notFound("ApiKey", id) }
@@ -47,15 +47,16 @@ extension CollabState {
         return apiKey
     }
 
-    /// Resolves a key string presented by a client (mobile start, secure-token login) to its API key.
+    /// Resolves a key string presented by a client (mobile start, secure-token login) to this
+    /// account's API key (the directory says which account a key string belongs to).
     public func apiKey(presented key: String) -> ApiKey? {
         apiKeyIdByKey[key].flatMap { apiKeys[$0] }
     }
 
     /// The account's default API key: the oldest one.
     public func defaultApiKey(for principal: Principal) throws(CollabError) -> ApiKey {
-        let accountId = try callerAccountId(principal)
-        guard let key = apiKeys.values.filter({ $0.accountId == accountId }).min(by: { ($0.creationTimestamp, $0.id) < ($1.creationTimestamp, $1.id) }) else {
+        _ = try callerAccountId(principal)
+        guard let key = apiKeys.values.min(by: { ($0.creationTimestamp, $0.id) < ($1.creationTimestamp, $1.id) }) else {
             throw CollabError(.notFound, "the account has no API key")
         }
         return key
@@ -69,8 +70,8 @@ extension CollabState {
 
     /// Searches the caller's API keys.
     public func searchApiKeys(_ query: SearchQuery, for principal: Principal) throws(CollabError) -> SearchPage<ApiKey> {
-        let accountId = try callerAccountId(principal)
-        return try SearchSchemas.apiKey.run(query, over: apiKeys.values.lazy.filter { $0.accountId == accountId }, id: \.id)
+        _ = try callerAccountId(principal)
+        return try SearchSchemas.apiKey.run(query, over: apiKeys.values, id: \.id)
     }
 
     /// Creates an API key in `accountId`; the key string is generated unless given.
@@ -78,11 +79,13 @@ extension CollabState {
         _ input: ApiKeyInput, accountId: String, context: OperationContext, changes: inout ChangeSet
     ) throws(CollabError) -> ApiKey {
         try input.validate()
-        guard accounts[accountId] != nil else { throw .notFound("Account", accountId) }
+        try checkAccount(accountId)
         let keyString = input.key ?? context.ids.makeSecret()
+        let name = try Limits.checkName(input.name, field: "name")
+        try directory.claim(.apiKey(keyString), for: accountId, log: &directoryLog, conflict: .conflict("that API key is already in use"))
         guard apiKeyIdByKey[keyString] == nil else { throw .conflict("that API key is already in use") }
         let key = ApiKey(
-            id: context.ids.make(), accountId: accountId, key: keyString, name: try Limits.checkName(input.name, field: "name"),
+            id: context.ids.make(), accountId: accountId, key: keyString, name: name,
             description: input.description, creationTimestamp: context.now, modificationTimestamp: context.now,
             configuration: input.configuration ?? [:], metadata: input.metadata, text: input.text
         )
@@ -98,11 +101,14 @@ extension CollabState {
         var key = try apiKey(id, for: principal)
         try Self.checkVersion(version, current: key.version, entity: "ApiKey")
         try input.validate()
+        let name = try Limits.checkName(input.name, field: "name")
         if let newKey = input.key, newKey != key.key {
+            try directory.claim(.apiKey(newKey), for: accountId, log: &directoryLog, conflict: .conflict("that API key is already in use"))
             guard apiKeyIdByKey[newKey] == nil else { throw .conflict("that API key is already in use") }
+            directory.release(.apiKey(key.key), log: &directoryLog)
             key.key = newKey
         }
-        key.name = try Limits.checkName(input.name, field: "name")
+        key.name = name
         key.description = input.description
         if let configuration = input.configuration { key.configuration = configuration }
         if let metadata = input.metadata { key.metadata = metadata }
@@ -119,6 +125,7 @@ extension CollabState {
         let key = try apiKey(id, for: principal)
         apiKeys[id] = nil
         apiKeyIdByKey[key.key] = nil
+        directory.release(.apiKey(key.key), log: &directoryLog)
         changes.delete(.apiKey, id)
     }
 }

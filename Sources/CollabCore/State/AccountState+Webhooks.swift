@@ -1,4 +1,4 @@
-extension CollabState {
+extension AccountState {
     /// A webhook registration of the caller's account.
     public func webhook(_ id: String, for principal: Principal) throws(CollabError) -> WebhookRegistration {
         guard let registration = webhooks[id], principal.canAccess(accountId: registration.accountId) else { throw .notFound("WebhookRegistration", id) }
@@ -7,8 +7,8 @@ extension CollabState {
 
     /// A webhook registration of the caller's account by name.
     public func webhook(named name: String, for principal: Principal) throws(CollabError) -> WebhookRegistration {
-        let accountId = try callerAccountId(principal)
-        guard let registration = webhooks.values.first(where: { $0.accountId == accountId && $0.name == name }) else {
+        _ = try callerAccountId(principal)
+        guard let registration = webhooks.rows(Indexes.webhookByName, name).first else {
             throw CollabError(.notFound, "WebhookRegistration named '\(name)' not found")
         }
         return registration
@@ -22,13 +22,15 @@ extension CollabState {
 
     /// Searches the caller's registrations.
     public func searchWebhooks(_ query: SearchQuery, for principal: Principal) throws(CollabError) -> SearchPage<WebhookRegistration> {
-        let accountId = try callerAccountId(principal)
-        return try SearchSchemas.webhook.run(query, over: webhooks.values.lazy.filter { $0.accountId == accountId }, id: \.id)
+        _ = try callerAccountId(principal)
+        return try SearchSchemas.webhook.run(query, over: webhooks.values, id: \.id)
     }
 
     /// The active registrations of an account that want `eventName`.
     public func webhooks(accountId: String, wanting eventName: String) -> [WebhookRegistration] {
-        webhooks.values.filter { $0.accountId == accountId && $0.wants(eventName) }
+        guard accountId == self.accountId else { return [] }
+        let ids = webhooks.ids(Indexes.webhookByEvent, eventName).union(webhooks.ids(Indexes.webhookByEvent, "*"))
+        return ids.compactMap { webhooks[$0] }.filter { $0.wants(eventName) }.sorted { $0.id < $1.id }
     }
 
     /// Creates a registration; names are unique within an account; a secret is generated when absent.
@@ -37,7 +39,8 @@ extension CollabState {
     ) throws(CollabError) -> WebhookRegistration {
         try input.validate()
         let name = try Limits.checkName(input.name, field: "name")
-        guard !webhooks.values.contains(where: { $0.accountId == accountId && $0.name == name }) else {
+        try checkAccount(accountId)
+        guard webhooks.count(Indexes.webhookByName, name) == 0 else {
             throw .conflict("a webhook registration named '\(name)' already exists")
         }
         let registration = WebhookRegistration(
@@ -58,7 +61,7 @@ extension CollabState {
         try Self.checkVersion(version, current: registration.version, entity: "WebhookRegistration")
         try input.validate()
         let name = try Limits.checkName(input.name, field: "name")
-        if webhooks.values.contains(where: { $0.accountId == registration.accountId && $0.name == name && $0.id != id }) {
+        if webhooks.ids(Indexes.webhookByName, name).contains(where: { $0 != id }) {
             throw .conflict("a webhook registration named '\(name)' already exists")
         }
         registration.name = name

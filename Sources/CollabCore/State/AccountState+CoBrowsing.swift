@@ -1,4 +1,4 @@
-extension CollabState {
+extension AccountState {
     /// A co-browsing session of an account.
     public func coBrowsingSession(_ id: String, accountId: String) throws(CollabError) -> CoBrowsingSession {
         guard let session = coBrowsingSessions[id], session.accountId == accountId else { throw .notFound("CoBrowsingSession", id) }
@@ -29,7 +29,7 @@ extension CollabState {
     private mutating func open(
         conversation: Conversation, visitor: String, requestedBy: String, active: Bool, context: OperationContext, changes: inout ChangeSet
     ) throws(CollabError) -> CoBrowsingSession {
-        guard !coBrowsingSessions.values.contains(where: { $0.conversationId == conversation.id && $0.state != .ended }) else {
+        guard coBrowsingSessions.count(Indexes.coBrowsingByOpenConversation, conversation.id) == 0 else {
             throw .conflict("the conversation already has a co-browsing session")
         }
         var session = CoBrowsingSession(
@@ -70,7 +70,7 @@ extension CollabState {
 
     /// Ends the open session of a conversation that ends.
     mutating func endCoBrowsing(ofConversation conversationId: String, context: OperationContext, changes: inout ChangeSet) {
-        for session in coBrowsingSessions.values where session.conversationId == conversationId && session.state != .ended {
+        for session in coBrowsingSessions.rows(Indexes.coBrowsingByOpenConversation, conversationId) {
             var ended = session
             ended.state = .ended
             ended.endedAt = context.now
@@ -81,7 +81,7 @@ extension CollabState {
     /// The frame rate limit of a session now: `iosMaxFpsRate` or `androidMaxFpsRate` along the cascade of
     /// the visitor's client (account → named area → API key), default 5.
     public func maxFps(for session: CoBrowsingSession, ios: Bool, clientToken: String?) -> Int {
-        var cascade = ConfigurationCascade(global: globalConfiguration.properties)
+        var cascade = ConfigurationCascade(global: directory.globalConfiguration.properties)
         if let client = clientToken.flatMap({ clientSessions[$0] }), let resolved = try? configuration(for: client) {
             cascade = resolved
         } else if let resolved = try? configuration(accountId: session.accountId) {

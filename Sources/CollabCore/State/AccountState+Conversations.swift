@@ -42,7 +42,7 @@ public enum ConversationLimits {
     public static let messagesPerPage = 500
 }
 
-extension CollabState {
+extension AccountState {
     // MARK: reading
 
     /// A conversation of the caller's account (agents and admins see every conversation of their account).
@@ -60,14 +60,14 @@ extension CollabState {
 
     /// Searches the caller's conversations.
     public func searchConversations(_ query: SearchQuery, for principal: Principal) throws(CollabError) -> SearchPage<Conversation> {
-        let accountId = try callerAccountId(principal)
-        return try SearchSchemas.conversation.run(query, over: conversations.values.lazy.filter { $0.accountId == accountId }, id: \.id)
+        _ = try callerAccountId(principal)
+        return try SearchSchemas.conversation.run(query, over: conversations.values, id: \.id)
     }
 
     /// The conversations a person takes or took part in, newest first.
     public func conversations(ofPerson personId: String, accountId: String) -> [Conversation] {
-        conversations.values.filter { $0.accountId == accountId && $0.participants.contains { $0.personId == personId } }
-            .sorted { ($0.creationTimestamp, $0.id) > ($1.creationTimestamp, $1.id) }
+        guard accountId == self.accountId else { return [] }
+        return conversations.rows(Indexes.conversationByParticipant, personId).sorted { ($0.creationTimestamp, $0.id) > ($1.creationTimestamp, $1.id) }
     }
 
     /// Messages of a conversation after `sequence`, oldest first; visitors do not see internal messages.
@@ -75,7 +75,14 @@ extension CollabState {
         of conversationId: String, after sequence: Int, limit: Int, includeInternal: Bool
     ) -> (messages: [ConversationMessage], hasMore: Bool) {
         let all = messages[conversationId] ?? []
-        let start = all.firstIndex { $0.sequence > sequence } ?? all.endIndex
+        // Sequence order: binary search for the first message after `sequence`.
+        var low = all.startIndex
+        var high = all.endIndex
+        while low < high {
+            let mid = (low + high) / 2
+            if all[mid].sequence <= sequence { low = mid + 1 } else { high = mid }
+        }
+        let start = low
         var page: [ConversationMessage] = []
         var index = start
         let bound = max(0, min(limit, ConversationLimits.messagesPerPage))
@@ -83,7 +90,7 @@ extension CollabState {
             if includeInternal || !all[index].isInternal { page.append(all[index]) }
             index += 1
         }
-        return (page, all[index...].contains { includeInternal || !$0.isInternal })
+        return (page, all[index...].contains { includeInternal || !$0.isInternal })  // stops at the first visible one
     }
 
     /// Whether a person is an agent of `accountId`.
@@ -99,7 +106,7 @@ extension CollabState {
     public mutating func createConversation(
         _ input: ConversationInput, accountId: String, context: OperationContext, changes: inout ChangeSet
     ) throws(CollabError) -> Conversation {
-        guard accounts[accountId] != nil else { throw .notFound("Account", accountId) }
+        try checkAccount(accountId)
         try Limits.checkOptional(input.topic, field: "topic", max: Limits.textLength)
         try Limits.checkOptional(input.sourceId, field: "sourceId")
         try Limits.checkOptional(input.sourceUrl, field: "sourceUrl", max: Limits.textLength)
@@ -356,7 +363,8 @@ extension CollabState {
     }
 
     mutating func removeConversation(_ id: String, changes: inout ChangeSet) {
-        guard conversations.removeValue(forKey: id) != nil else { return }
+        guard let removed = conversations.removeValue(forKey: id) else { return }
+        queue.update(old: removed, new: nil)
         changes.delete(.conversation, id)
         for message in messages.removeValue(forKey: id) ?? [] {
             changes.delete(.message, message.id)
@@ -426,6 +434,7 @@ extension CollabState {
     }
 
     mutating func save(_ conversation: Conversation, changes: inout ChangeSet) {
+        queue.update(old: conversations[conversation.id], new: conversation)
         conversations[conversation.id] = conversation
         changes.put(conversation)
     }

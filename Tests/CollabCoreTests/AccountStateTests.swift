@@ -6,20 +6,25 @@ import Testing
 struct CollabStateTests {
     let context = OperationContext(now: 1_000, ids: .system)
 
-    func seeded() throws -> CollabState {
-        var state = CollabState()
+    func seededShards() throws -> ShardSet {
+        var shards = ShardSet(directory: Directory())
         var changes = ChangeSet()
-        _ = try state.apply(
+        _ = try shards.apply(
             seed: Seed(accounts: [
                 .init(name: "a", users: [.init(username: "a-admin", role: .admin), .init(username: "a-agent", role: .registeredUser)]),
                 .init(name: "b", users: [.init(username: "b-admin", role: .admin)]),
             ]),
             passwordHashes: [:], context: context, changes: &changes
         )
-        return state
+        return shards
     }
 
-    func principal(_ state: CollabState, _ username: String) throws -> Principal {
+    /// The shard of account "a".
+    func seeded() throws -> AccountState {
+        try #require(try seededShards().state(named: "a"))
+    }
+
+    func principal(_ state: AccountState, _ username: String) throws -> Principal {
         let user = try #require(state.user(loginName: username))
         return Principal(accountId: user.accountId, userId: user.id, personId: state.person(ofUser: user)?.id, role: user.authorizationRole, method: .basic)
     }
@@ -57,9 +62,10 @@ struct CollabStateTests {
 
     @Test("other accounts' entities are not found, and roles cannot be escalated")
     func isolationAndRoles() throws {
-        var state = try seeded()
+        let shards = try seededShards()
+        var state = try #require(shards.state(named: "a"))
         let aAdmin = try principal(state, "a-admin")
-        let bAdmin = try principal(state, "b-admin")
+        let bAdmin = try principal(try #require(shards.state(named: "b")), "b-admin")
         let aAgent = try principal(state, "a-agent")
         var changes = ChangeSet()
         let area = try state.createNamedArea(NamedAreaInput(name: "x", siteId: "x"), accountId: aAdmin.accountId!, context: context, changes: &changes)
@@ -82,12 +88,12 @@ struct CollabStateTests {
 
     @Test("seeding twice reports everything unchanged and records no changes")
     func seedIdempotence() throws {
-        var state = CollabState()
+        var shards = ShardSet(directory: Directory())
         var first = ChangeSet()
-        let report1 = try state.apply(seed: .defaultTenant, passwordHashes: ["admin": "h1", "agent": "h2", "superadmin": "h3"], context: context, changes: &first)
+        let report1 = try shards.apply(seed: Seed.defaultTenant, passwordHashes: ["admin": "h1", "agent": "h2", "superadmin": "h3"], context: context, changes: &first)
         #expect(report1.created == 6)
         var second = ChangeSet()
-        let report2 = try state.apply(seed: .defaultTenant, passwordHashes: [:], context: context, changes: &second)
+        let report2 = try shards.apply(seed: Seed.defaultTenant, passwordHashes: [:], context: context, changes: &second)
         #expect(report2.created == 0)
         #expect(report2.updated == 0)
         #expect(report2.unchanged == 6)
@@ -96,18 +102,27 @@ struct CollabStateTests {
 
     @Test("records round-trip: the state rebuilt from its changes equals the state")
     func roundTrip() throws {
-        var state = CollabState()
+        var shards = ShardSet(directory: Directory())
         var changes = ChangeSet()
-        _ = try state.apply(seed: .defaultTenant, passwordHashes: ["admin": "hash"], context: context, changes: &changes)
+        _ = try shards.apply(seed: Seed.defaultTenant, passwordHashes: ["admin": "hash"], context: context, changes: &changes)
+        let state = try #require(shards.state(named: "demo"))
         var records: [EntityKind: [String: StoredRecord]] = [:]
         for change in changes.changes {
             switch change {
-            case .put(let record): records[record.kind, default: [:]][record.id] = record
+            case .put(let entity):
+                let record = StoredRecord(encoding: entity)
+                records[record.kind, default: [:]][record.id] = record
             case .delete(let kind, let id): records[kind]?[id] = nil
+            case .deleteAccountData: Issue.record("a seed removes no account")
             }
         }
-        let rebuilt = try CollabState(records: records.values.flatMap(\.values))
-        #expect(rebuilt.accounts == state.accounts)
+        let accountRecord = try #require(records[.account]?.values.first)
+        let directory = Directory()
+        let rebuilt = try AccountState.load(
+            account: try RecordCoding.decode(Account.self, from: accountRecord), records: records.values.flatMap(\.values), directory: directory
+        )
+        #expect(rebuilt.account == state.account)
+        #expect(directory.accountId(for: .username("admin")) == state.accountId)
         #expect(rebuilt.users == state.users)
         #expect(rebuilt.persons == state.persons)
         #expect(rebuilt.apiKeys == state.apiKeys)
@@ -128,7 +143,7 @@ struct CollabStateTests {
         #expect(state.session(token: token.id, now: 1_001) == nil, "a token is not a session")
         _ = try state.redeemAuthenticationToken(token.id, lifetime: 100, context: context, changes: &changes)
         #expect(throws: CollabError.self) { try state.redeemAuthenticationToken(token.id, lifetime: 100, context: context, changes: &changes) }
-        state.pruneSessions(now: 5_000, changes: &changes)
-        #expect(state.sessions.isEmpty)
+        _ = state.runDueWork(keyRotationInterval: 1_000_000, keyOverlap: 0, clientIdleTimeout: 1_000_000, context: OperationContext(now: 5_000, ids: .system), changes: &changes)
+        #expect(state.sessions.isEmpty, "expired sessions leave through the deadline queue")
     }
 }

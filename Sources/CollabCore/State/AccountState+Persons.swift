@@ -46,7 +46,7 @@ public struct PersonInput: Sendable {
     }
 }
 
-extension CollabState {
+extension AccountState {
     /// A person of the caller's account.
     public func person(_ id: String, for principal: Principal) throws(CollabError) -> Person {
         guard let person = persons[id], principal.canAccess(accountId: person.accountId) else { throw .notFound("Person", id) }
@@ -55,8 +55,8 @@ extension CollabState {
 
     /// A person of the caller's account by source and source id.
     public func person(source: Person.Source, sourceId: String, for principal: Principal) throws(CollabError) -> Person {
-        let accountId = try callerAccountId(principal)
-        guard let id = personIdBySource[PersonSourceKey(accountId: accountId, source: source, sourceId: sourceId)], let person = persons[id] else {
+        _ = try callerAccountId(principal)
+        guard let id = personIdBySource[PersonSourceKey(source: source, sourceId: sourceId)], let person = persons[id] else {
             throw CollabError(.notFound, "Person with source \(source.rawValue) and sourceId '\(sourceId)' not found")
         }
         return person
@@ -64,10 +64,8 @@ extension CollabState {
 
     /// Searches the caller's persons, optionally only of one type.
     public func searchPersons(_ query: SearchQuery, type: Person.PersonType? = nil, for principal: Principal) throws(CollabError) -> SearchPage<Person> {
-        let accountId = try callerAccountId(principal)
-        return try SearchSchemas.person.run(
-            query, over: persons.values.lazy.filter { $0.accountId == accountId && (type == nil || $0.personType == type) }, id: \.id
-        )
+        _ = try callerAccountId(principal)
+        return try SearchSchemas.person.run(query, over: persons.values.lazy.filter { type == nil || $0.personType == type }, id: \.id)
     }
 
     /// Creates or updates the virtual person of `accountId` with the input's source id.
@@ -75,9 +73,9 @@ extension CollabState {
         _ input: PersonInput, accountId: String, context: OperationContext, changes: inout ChangeSet
     ) throws(CollabError) -> Person {
         try input.validate()
-        guard accounts[accountId] != nil else { throw .notFound("Account", accountId) }
+        try checkAccount(accountId)
         let sourceId = try Limits.checkName(input.sourceId, field: "sourceId")
-        let key = PersonSourceKey(accountId: accountId, source: .virtual, sourceId: sourceId)
+        let key = PersonSourceKey(source: .virtual, sourceId: sourceId)
         let type = input.personType ?? .visitor
         var person = personIdBySource[key].flatMap { persons[$0] }
             ?? Person(

@@ -1,10 +1,10 @@
-extension CollabState {
+extension AccountState {
     /// The configuration cascade for an account, optionally narrowed to a named area and an API key.
     /// - Throws: `notFound` when an id does not exist in the account.
     public func configuration(
         accountId: String, namedAreaId: String? = nil, apiKeyId: String? = nil
     ) throws(CollabError) -> ConfigurationCascade {
-        guard let account = accounts[accountId] else { throw .notFound("Account", accountId) }
+        try checkAccount(accountId)
         var area: NamedArea?
         if let namedAreaId {
             guard let found = namedAreas[namedAreaId], found.accountId == accountId else { throw .notFound("NamedArea", namedAreaId) }
@@ -16,14 +16,17 @@ extension CollabState {
             key = found
         }
         return ConfigurationCascade(
-            global: globalConfiguration.properties, account: account.configuration, area: area?.configuration, apiKey: key?.configuration
+            global: directory.globalConfiguration.properties, account: account.configuration, area: area?.configuration, apiKey: key?.configuration
         )
     }
 
-    /// Replaces the GLOBAL configuration scope.
-    public mutating func setGlobalConfiguration(_ properties: [String: String], changes: inout ChangeSet) throws(CollabError) {
+    /// Replaces the GLOBAL configuration scope (undone with the operation's log when it fails).
+    public static func setGlobalConfiguration(
+        _ properties: [String: String], directory: Directory, log: inout DirectoryLog, changes: inout ChangeSet
+    ) throws(CollabError) {
         try Limits.checkProperties(properties, field: "configuration")
-        globalConfiguration = GlobalConfiguration(properties: properties)
-        changes.put(globalConfiguration)
+        let configuration = GlobalConfiguration(properties: properties)
+        directory.setGlobal(configuration, log: &log)
+        changes.put(configuration)
     }
 }

@@ -33,7 +33,7 @@ public struct NamedAreaInput: Sendable {
     }
 }
 
-extension CollabState {
+extension AccountState {
     /// A named area of the caller's account.
     public func namedArea(_ id: String, for principal: Principal) throws(CollabError) -> NamedArea {
         guard let area = namedAreas[id], principal.canAccess(accountId: area.accountId) else { throw .notFound("NamedArea", id) }
@@ -42,7 +42,8 @@ extension CollabState {
 
     /// The named area of `accountId` with the given site id.
     public func namedArea(siteId: String, accountId: String) -> NamedArea? {
-        namedAreas.values.first { $0.accountId == accountId && $0.siteId == siteId }
+        guard accountId == self.accountId else { return nil }
+        return namedAreas.rows(Indexes.areaBySiteId, siteId).first
     }
 
     /// The named areas among `ids` that the caller may see, in the order asked.
@@ -53,8 +54,8 @@ extension CollabState {
 
     /// Searches the caller's named areas.
     public func searchNamedAreas(_ query: SearchQuery, for principal: Principal) throws(CollabError) -> SearchPage<NamedArea> {
-        let accountId = try callerAccountId(principal)
-        return try SearchSchemas.namedArea.run(query, over: namedAreas.values.lazy.filter { $0.accountId == accountId }, id: \.id)
+        _ = try callerAccountId(principal)
+        return try SearchSchemas.namedArea.run(query, over: namedAreas.values, id: \.id)
     }
 
     /// Creates a named area in `accountId`; site ids are unique within an account.
@@ -62,7 +63,7 @@ extension CollabState {
         _ input: NamedAreaInput, accountId: String, context: OperationContext, changes: inout ChangeSet
     ) throws(CollabError) -> NamedArea {
         try input.validate()
-        guard accounts[accountId] != nil else { throw .notFound("Account", accountId) }
+        try checkAccount(accountId)
         let siteId = try Limits.checkName(input.siteId, field: "siteId")
         guard namedArea(siteId: siteId, accountId: accountId) == nil else {
             throw .conflict("a named area with siteId '\(siteId)' already exists in this account")

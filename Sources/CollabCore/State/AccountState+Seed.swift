@@ -6,11 +6,35 @@ public struct SeedReport: Sendable, Codable, Equatable {
     public init() {}
 }
 
-extension CollabState {
-    /// Applies a seed idempotently.
+/// The account shards a change across accounts works on (a seed): the existing shards it touches,
+/// copied out under their locks, and the shards of the accounts it creates.
+public struct ShardSet: Sendable {
+    /// Names, keys and tokens across accounts.
+    public let directory: Directory
+    /// The shards, by account id.
+    public var states: [String: AccountState]
+    /// Directory changes that belong to no one account (the GLOBAL configuration).
+    public internal(set) var log = DirectoryLog()
+
+    /// - Parameter states: The existing shards the change may touch, by account id.
+    public init(directory: Directory, states: [String: AccountState] = [:]) {
+        self.directory = directory
+        self.states = states
+    }
+
+    /// The shard of the account named `name`, if it is in the set.
+    public func state(named name: String) -> AccountState? {
+        directory.accountId(for: .accountName(name)).flatMap { states[$0] }
+    }
+
+    /// Every directory log of the change, to commit or revert together.
+    public var logs: [DirectoryLog] { [log] + states.values.map(\.directoryLog) }
+
+    /// Applies a seed idempotently: entities are matched by natural key and updated in place, accounts
+    /// the seed names are created when missing.
     ///
-    /// Call it on a copy of the state (see the repository's atomic writes): a seed touches many entities
-    /// and may fail half-way.
+    /// Work on copies (see the repository): a seed touches many entities and may fail half-way, and then
+    /// the copies and the logs' claims (``Directory/revert(_:)``) are thrown away.
     /// - Parameter passwordHashes: New hashes by username, for users whose password must be (re)set;
     ///   users not listed keep their stored hash.
     public mutating func apply(
@@ -18,47 +42,63 @@ extension CollabState {
     ) throws(CollabError) -> SeedReport {
         var report = SeedReport()
         if let global = seed.global?.configuration {
-            var merged = globalConfiguration.properties
-            merged.merge(global) { _, new in new }
-            if merged != globalConfiguration.properties {
-                try setGlobalConfiguration(merged, changes: &changes)
+            let current = directory.globalConfiguration.properties
+            let merged = current.merging(global) { _, new in new }
+            if merged != current {
+                try AccountState.setGlobalConfiguration(merged, directory: directory, log: &log, changes: &changes)
                 report.updated += 1
             } else {
                 report.unchanged += 1
             }
         }
         for accountSeed in seed.accounts {
-            try apply(accountSeed, passwordHashes: passwordHashes, context: context, changes: &changes, report: &report)
+            var state: AccountState
+            if let existing = directory.account(named: accountSeed.name) {
+                guard let prepared = states[existing.id] else {
+                    throw CollabError(.internalError, "seed: the account '\(accountSeed.name)' was not prepared for the change")
+                }
+                state = prepared
+                try state.applyAccountFields(accountSeed, context: context, changes: &changes, report: &report)
+            } else {
+                let input = AccountInput(name: accountSeed.name, configuration: accountSeed.configuration, metadata: accountSeed.metadata)
+                state = try AccountState.createAccount(input, directory: directory, context: context, changes: &changes)
+                report.created += 1
+            }
+            try state.apply(accountSeed, passwordHashes: passwordHashes, context: context, changes: &changes, report: &report)
+            states[state.accountId] = state
         }
         return report
     }
+}
 
-    private mutating func apply(
+extension AccountState {
+    fileprivate mutating func applyAccountFields(
+        _ seed: Seed.AccountSeed, context: OperationContext, changes: inout ChangeSet, report: inout SeedReport
+    ) throws(CollabError) {
+        let existing = account
+        var input = AccountInput(name: seed.name, configuration: seed.configuration, metadata: seed.metadata)
+        input.configuration = seed.configuration ?? existing.configuration
+        if input.configuration != existing.configuration || (seed.metadata != nil && seed.metadata != existing.metadata) {
+            _ = try updateAccount(id: existing.id, version: existing.version, input, for: .control, context: context, changes: &changes)
+            report.updated += 1
+        } else {
+            report.unchanged += 1
+        }
+    }
+
+    fileprivate mutating func apply(
         _ seed: Seed.AccountSeed, passwordHashes: [String: String], context: OperationContext, changes: inout ChangeSet,
         report: inout SeedReport
     ) throws(CollabError) {
         let system = Principal.control
-        var account: Account
-        if let existing = self.account(named: seed.name) {
-            account = existing
-            var input = AccountInput(name: seed.name, configuration: seed.configuration, metadata: seed.metadata)
-            input.configuration = seed.configuration ?? existing.configuration
-            if input.configuration != existing.configuration || (seed.metadata != nil && seed.metadata != existing.metadata) {
-                account = try updateAccount(id: existing.id, version: existing.version, input, for: system, context: context, changes: &changes)
-                report.updated += 1
-            } else {
-                report.unchanged += 1
-            }
-        } else {
-            account = try createAccount(AccountInput(name: seed.name, configuration: seed.configuration, metadata: seed.metadata), context: context, changes: &changes)
-            report.created += 1
-        }
         let accountId = account.id
 
         for keySeed in seed.apiKeys ?? [] {
             let input = ApiKeyInput(key: keySeed.key, name: keySeed.name ?? keySeed.key, description: keySeed.description, configuration: keySeed.configuration)
+            if let owner = directory.accountId(for: .apiKey(keySeed.key)), owner != accountId {
+                throw .conflict("seed: API key '\(keySeed.key)' belongs to another account")
+            }
             if let existing = apiKey(presented: keySeed.key) {
-                guard existing.accountId == accountId else { throw .conflict("seed: API key '\(keySeed.key)' belongs to another account") }
                 if existing.name != input.name || existing.description != input.description || (input.configuration != nil && input.configuration != existing.configuration) {
                     _ = try updateApiKey(id: existing.id, version: existing.version, input, for: system, context: context, changes: &changes)
                     report.updated += 1
@@ -97,8 +137,10 @@ extension CollabState {
                 lastName: userSeed.lastName
             )
             let newHash = passwordHashes[userSeed.username]
+            if let owner = directory.accountId(for: .username(userSeed.username)), owner != accountId {
+                throw .conflict("seed: username '\(userSeed.username)' belongs to another account")
+            }
             if let existing = user(loginName: userSeed.username) {
-                guard existing.accountId == accountId else { throw .conflict("seed: username '\(userSeed.username)' belongs to another account") }
                 var changed = false
                 if existing.email != input.email || existing.phone != input.phone || existing.teamId != input.teamId
                     || existing.authorizationRole != input.authorizationRole || existing.displayName != input.displayName
@@ -122,7 +164,7 @@ extension CollabState {
                 sourceId: personSeed.sourceId, personType: personSeed.personType, firstName: personSeed.firstName,
                 lastName: personSeed.lastName, displayName: personSeed.displayName, email: personSeed.email
             )
-            let key = PersonSourceKey(accountId: accountId, source: .virtual, sourceId: personSeed.sourceId)
+            let key = PersonSourceKey(source: .virtual, sourceId: personSeed.sourceId)
             if let existing = personIdBySource[key].flatMap({ persons[$0] }) {
                 let same = (input.personType == nil || input.personType == existing.personType) && (input.firstName == nil || input.firstName == existing.firstName)
                     && (input.lastName == nil || input.lastName == existing.lastName) && (input.displayName == nil || input.displayName == existing.displayName)

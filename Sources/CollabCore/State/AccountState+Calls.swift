@@ -1,4 +1,4 @@
-extension CollabState {
+extension AccountState {
     /// A call of the caller's account.
     public func call(_ id: String, accountId: String) throws(CollabError) -> Call {
         guard let call = calls[id], call.accountId == accountId else { throw .notFound("Call", id) }
@@ -7,8 +7,8 @@ extension CollabState {
 
     /// Searches the caller's calls.
     public func searchCalls(_ query: SearchQuery, for principal: Principal) throws(CollabError) -> SearchPage<Call> {
-        let accountId = try callerAccountId(principal)
-        return try SearchSchemas.call.run(query, over: calls.values.lazy.filter { $0.accountId == accountId }, id: \.id)
+        _ = try callerAccountId(principal)
+        return try SearchSchemas.call.run(query, over: calls.values, id: \.id)
     }
 
     /// An agent calls the visitors of an active conversation: each visitor device gets an incoming-call
@@ -23,7 +23,7 @@ extension CollabState {
         guard conversation.isParticipant(initiatorPersonId), isAgent(initiatorPersonId, accountId: accountId) else {
             throw .forbidden("only agents in the conversation start calls")
         }
-        guard !calls.values.contains(where: { $0.conversationId == conversationId && $0.state != .ended }) else {
+        guard calls.count(Indexes.callByOpenConversation, conversationId) == 0 else {
             throw .conflict("the conversation already has a call")
         }
         var call = Call(
@@ -46,7 +46,7 @@ extension CollabState {
             content.callState = "CALLING"
             call.ringingDeviceIds += notify(personId: callee, accountId: accountId, content: content, context: context, changes: &changes)
         }
-        calls[call.id] = call
+        storeCall(call)
         changes.put(call)
         emitCall(.callStarted, call, conversation: conversation, context: context, changes: &changes)
         return call
@@ -67,7 +67,7 @@ extension CollabState {
         let answeredDevice = deviceId.map { Device.recordId(personId: personId, deviceId: $0) }
         call.answeredDeviceId = answeredDevice
         revoke(call, except: answeredDevice, context: context, changes: &changes)
-        calls[id] = call
+        storeCall(call)
         changes.put(call)
         emitCall(.callAnswered, call, context: context, changes: &changes)
         return call
@@ -83,7 +83,7 @@ extension CollabState {
         call.participations[index].endReason = "TERMINATED_BY_PARTICIPANT"
         finish(&call, reason: "DECLINED", context: context)
         revoke(call, except: nil, context: context, changes: &changes)
-        calls[id] = call
+        storeCall(call)
         changes.put(call)
         emitCall(.callEnded, call, context: context, changes: &changes)
         return call
@@ -99,31 +99,29 @@ extension CollabState {
             try miss(&call, reason: "ABORTED_BY_INITIATOR", participationReason: "MISSED_BECAUSE_TERMINATED", context: context, changes: &changes)
         } else {
             finish(&call, reason: "LAST_MANDATORY_PARTICIPANT_LEFT", context: context)
-            calls[id] = call
+            storeCall(call)
             changes.put(call)
             emitCall(.callEnded, call, context: context, changes: &changes)
         }
         return call
     }
 
-    /// Calls still ringing at their timeout become missed (NOT_ANSWERED): their devices get a revoke and
+    /// A call still ringing at its timeout becomes missed (NOT_ANSWERED): its devices get a revoke and
     /// the callees a missed-call push.
-    public mutating func expireCalls(now: Timestamp, context: OperationContext, changes: inout ChangeSet) {
-        for call in calls.values.sorted(by: { $0.timeoutAt < $1.timeoutAt }) where call.state == .ringing && call.timeoutAt <= now {
-            var expired = call
-            try? miss(&expired, reason: "NOT_ANSWERED", participationReason: "MISSED_BECAUSE_TIMEOUT", context: context, changes: &changes)
-        }
+    mutating func expireCall(_ id: String, now: Timestamp, context: OperationContext, changes: inout ChangeSet) {
+        guard var call = calls[id], call.state == .ringing, call.timeoutAt <= now else { return }
+        try? miss(&call, reason: "NOT_ANSWERED", participationReason: "MISSED_BECAUSE_TIMEOUT", context: context, changes: &changes)
     }
 
     /// Ends the open call of a conversation that ends.
     mutating func endCalls(ofConversation conversationId: String, context: OperationContext, changes: inout ChangeSet) {
-        for call in calls.values where call.conversationId == conversationId && call.state != .ended {
+        for call in calls.rows(Indexes.callByOpenConversation, conversationId) {
             var ended = call
             if ended.state == .ringing {
                 revoke(ended, except: nil, context: context, changes: &changes)
             }
             finish(&ended, reason: "CONVERSATION_ENDED", context: context)
-            calls[ended.id] = ended
+            storeCall(ended)
             changes.put(ended)
             emitCall(.callEnded, ended, context: context, changes: &changes)
         }
@@ -148,7 +146,7 @@ extension CollabState {
             content.callEndReason = participationReason
             notify(personId: participation.personId, accountId: call.accountId, content: content, context: context, changes: &changes, countsTowardBadge: true)
         }
-        calls[call.id] = call
+        storeCall(call)
         changes.put(call)
         var detail = ["missed": "true"]
         detail["reason"] = participationReason

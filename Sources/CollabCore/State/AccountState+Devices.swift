@@ -16,7 +16,7 @@ public struct PushRegistrationInput: Sendable {
     }
 }
 
-extension CollabState {
+extension AccountState {
     /// Registers (or re-registers, replacing) the push tokens of the device behind a client session.
     /// An encrypted version gets a notification key if the device has none.
     public mutating func registerPush(
@@ -36,13 +36,15 @@ extension CollabState {
                 version: input.version, apnsEnvironment: environment, registeredAt: context.now
             )
         // A token belongs to one device: registering it here takes it away from any other record.
-        for other in devices.values where other.id != id {
+        let holders = [apns, pushKit, fcm].compactMap { $0 }.reduce(into: Set<String>()) { $0.formUnion(devices.ids(Indexes.deviceByToken, $1)) }
+        for otherId in holders.sorted() where otherId != id {
+            guard let other = devices[otherId] else { continue }
             var changed = other
             if let apns, changed.apnsToken == apns { changed.apnsToken = nil }
             if let pushKit, changed.pushKitToken == pushKit { changed.pushKitToken = nil }
             if let fcm, changed.fcmToken == fcm { changed.fcmToken = nil }
             if changed != other {
-                devices[other.id] = changed
+                storeDevice(changed)
                 changes.put(changed)
             }
         }
@@ -56,7 +58,7 @@ extension CollabState {
         if input.version.isEncrypted, device.keys == nil {
             device.keys = NotificationKeyRing(current: NotificationKey(id: context.ids.make(length: 12), material: PushEncryption.makeKeyMaterial(), createdAt: context.now))
         }
-        devices[id] = device
+        storeDevice(device)
         changes.put(device)
         return device
     }
@@ -70,8 +72,13 @@ extension CollabState {
 
     /// Stores a changed device record.
     public mutating func setDevice(_ device: Device, changes: inout ChangeSet) {
-        devices[device.id] = device
+        storeDevice(device)
         changes.put(device)
+    }
+
+    /// The device records of a person.
+    public func devices(ofPerson personId: String) -> [Device] {
+        devices.rows(Indexes.deviceByPerson, personId)
     }
 
     /// The device record behind a client session.
@@ -86,27 +93,26 @@ extension CollabState {
         ring.rotate(to: NotificationKey(id: context.ids.make(length: 12), material: PushEncryption.makeKeyMaterial(), createdAt: context.now), now: context.now, overlap: overlap)
         device.keys = ring
         device.updatedAt = context.now
-        devices[deviceRecordId] = device
+        storeDevice(device)
         changes.put(device)
         return device
     }
 
-    /// Rotates every key older than `interval`.
-    public mutating func rotateDueKeys(interval: Int64, overlap: Int64, context: OperationContext, changes: inout ChangeSet) {
-        for device in devices.values {
-            guard let keys = device.keys, context.now - keys.current.createdAt >= interval else { continue }
-            _ = try? rotateKey(deviceRecordId: device.id, overlap: overlap, context: context, changes: &changes)
-        }
+    /// Rotates a device's key if it is older than `interval`.
+    mutating func rotateKeyIfDue(deviceRecordId: String, interval: Int64, overlap: Int64, context: OperationContext, changes: inout ChangeSet) {
+        guard let keys = devices[deviceRecordId]?.keys, context.now - keys.current.createdAt >= interval else { return }
+        _ = try? rotateKey(deviceRecordId: deviceRecordId, overlap: overlap, context: context, changes: &changes)
     }
 
     /// The app state of the client running on a device, `nil` when none runs.
     public func appState(of device: Device) -> AppState? {
-        clientSessions.values.filter { $0.personId == device.personId && $0.deviceId == device.deviceId }.max { $0.lastSeenAt < $1.lastSeenAt }?.appState
+        clientSessions.rows(Indexes.clientByPerson, device.personId).filter { $0.deviceId == device.deviceId }
+            .max { ($0.lastSeenAt, $0.createdAt, $0.id) < ($1.lastSeenAt, $1.createdAt, $1.id) }?.appState
     }
 
     /// Sets the account's push sinks.
     public mutating func setPushSettings(_ settings: PushSettings, changes: inout ChangeSet) throws(CollabError) {
-        guard accounts[settings.id] != nil else { throw .notFound("Account", settings.id) }
+        try checkAccount(settings.id)
         try settings.validate()
         pushSettings[settings.id] = settings
         changes.put(settings)
@@ -120,7 +126,8 @@ extension CollabState {
         countsTowardBadge: Bool = false, only deviceIds: Set<String>? = nil
     ) -> [String] {
         var pushed: [String] = []
-        for device in devices.values.sorted(by: { $0.id < $1.id }) where device.personId == personId && device.accountId == accountId && device.hasTokens {
+        guard accountId == self.accountId else { return [] }
+        for device in devices.rows(Indexes.deviceByPerson, personId).sorted(by: { $0.id < $1.id }) where device.hasTokens {
             if let only = deviceIds, !only.contains(device.id) { continue }
             let decision = NotificationPolicy.decide(content.type, appState: appState(of: device))
             switch decision {
@@ -148,7 +155,7 @@ extension CollabState {
             if countsTowardBadge {
                 var updated = device
                 updated.notificationCount += 1
-                devices[device.id] = updated
+                storeDevice(updated)
                 changes.put(updated)
                 payload.notificationCount = updated.notificationCount
             }
@@ -156,7 +163,7 @@ extension CollabState {
             pushed.append(device.id)
         }
         // A running app in the foreground with the UI closed is asked to show it (no push for it).
-        let foreground = clientSessions.values.contains { $0.personId == personId && $0.accountId == accountId && $0.appState == .foregroundUIClosed }
+        let foreground = clientSessions.count(Indexes.clientByForegroundPerson, personId) > 0
         if foreground, NotificationPolicy.decide(content.type, appState: .foregroundUIClosed) == .uiVisibilityRequest {
             var detail = ["reason": content.type.rawValue, "conversationId": content.conversationId]
             if let callId = content.callId { detail["callId"] = callId }
@@ -170,7 +177,7 @@ extension CollabState {
         let id = Device.recordId(personId: personId, deviceId: deviceId)
         guard var device = devices[id], device.notificationCount != 0 else { return }
         device.notificationCount = 0
-        devices[id] = device
+        storeDevice(device)
         changes.put(device)
     }
 

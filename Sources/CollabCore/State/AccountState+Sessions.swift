@@ -1,4 +1,4 @@
-extension CollabState {
+extension AccountState {
     /// Opens a session (or issues a one-time authentication token) for a person.
     public mutating func openSession(
         kind: AuthSession.Kind, accountId: String, userId: String?, personId: String, role: AuthorizationRole, lifetime: Int64,
@@ -9,6 +9,9 @@ extension CollabState {
             createdAt: context.now, expiresAt: context.now + lifetime
         )
         sessions[session.id] = session
+        // Tokens are random secrets: a clash is impossible in practice, and would only refuse this login.
+        try? directory.claim(.session(session.id), for: accountId, log: &directoryLog, conflict: .conflict("token clash"))
+        deadlines.schedule(.sessionExpiry(session.id), at: session.expiresAt)
         changes.put(session)
         return session
     }
@@ -37,7 +40,22 @@ extension CollabState {
 
     /// Ends a session; unknown tokens are ignored.
     public mutating func closeSession(token: String, changes: inout ChangeSet) {
-        if sessions.removeValue(forKey: token) != nil { changes.delete(.session, token) }
+        removeSession(token, changes: &changes)
+    }
+
+    /// Ends every session of a user (a new password, a changed role, a deleted user).
+    /// - Returns: The tokens that ended, so live connections opened with them can be closed.
+    @discardableResult
+    public mutating func closeSessions(ofUser userId: String, changes: inout ChangeSet) -> [String] {
+        let tokens = Array(sessions.ids(Indexes.sessionByUser, userId))
+        for token in tokens { removeSession(token, changes: &changes) }
+        return tokens
+    }
+
+    mutating func removeSession(_ token: String, changes: inout ChangeSet) {
+        guard sessions.removeValue(forKey: token) != nil else { return }
+        directory.release(.session(token), log: &directoryLog)
+        changes.delete(.session, token)
     }
 
     /// Exchanges a one-time authentication token for a session; the token is used up.
@@ -47,8 +65,7 @@ extension CollabState {
         guard let issued = sessions[token], issued.kind == .authenticationToken else {
             throw .unauthorized("unknown or already used authentication token")
         }
-        sessions[token] = nil
-        changes.delete(.session, token)
+        removeSession(token, changes: &changes)
         guard issued.expiresAt > context.now else { throw .unauthorized("the authentication token has expired") }
         return openSession(
             kind: .session, accountId: issued.accountId, userId: issued.userId, personId: issued.personId, role: issued.role,
@@ -56,12 +73,10 @@ extension CollabState {
         )
     }
 
-    /// Removes expired sessions and tokens.
-    public mutating func pruneSessions(now: Timestamp, changes: inout ChangeSet) {
-        for session in sessions.values where session.expiresAt <= now {
-            sessions[session.id] = nil
-            changes.delete(.session, session.id)
-        }
+    /// Removes a session or token if it has expired by `now`.
+    mutating func expireSession(_ token: String, now: Timestamp, changes: inout ChangeSet) {
+        guard let session = sessions[token], session.expiresAt <= now else { return }
+        removeSession(token, changes: &changes)
     }
 
     /// The account's JWT validation settings.

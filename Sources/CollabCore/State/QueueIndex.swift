@@ -1,0 +1,110 @@
+/// The queued conversations of an account, per recipient, first queued first, so an agent's queue
+/// page costs what it shows rather than the number of conversations the account holds.
+public struct QueueIndex: Sendable, Equatable {
+    /// A queued conversation's place: queue time, then id.
+    public struct Position: Sendable, Hashable, Comparable {
+        public var queuedAt: Timestamp
+        public var conversationId: String
+
+        public init(queuedAt: Timestamp, conversationId: String) {
+            self.queuedAt = queuedAt
+            self.conversationId = conversationId
+        }
+
+        public static func < (lhs: Position, rhs: Position) -> Bool {
+            (lhs.queuedAt, lhs.conversationId) < (rhs.queuedAt, rhs.conversationId)
+        }
+    }
+
+    /// Per recipient, sorted.
+    private var lines: [ConversationRecipient: [Position]] = [:]
+    /// Named areas that have a non-empty line.
+    private var areas: Set<String> = []
+
+    public init() {}
+
+    /// How many conversations are queued.
+    public var count: Int { lines.values.reduce(0) { $0 + $1.count } }
+
+    /// Keeps the index in step with a conversation that changed from `old` to `new`.
+    mutating func update(old: Conversation?, new: Conversation?) {
+        let before = old.flatMap(Self.entry)
+        let after = new.flatMap(Self.entry)
+        guard before?.0 != after?.0 || before?.1 != after?.1 else { return }
+        if let (recipient, position) = before { remove(position, from: recipient) }
+        if let (recipient, position) = after { insert(position, into: recipient) }
+    }
+
+    private static func entry(_ conversation: Conversation) -> (ConversationRecipient, Position)? {
+        guard conversation.state == .queued else { return nil }
+        return (conversation.recipient, Position(queuedAt: conversation.queuedTimestamp ?? 0, conversationId: conversation.id))
+    }
+
+    private mutating func insert(_ position: Position, into recipient: ConversationRecipient) {
+        var line = lines[recipient] ?? []
+        line.insert(position, at: Self.firstIndex(after: nil, orAt: position, in: line))
+        lines[recipient] = line
+        if recipient.type == .namedArea { areas.insert(recipient.id) }
+    }
+
+    private mutating func remove(_ position: Position, from recipient: ConversationRecipient) {
+        guard var line = lines[recipient] else { return }
+        let index = Self.firstIndex(after: nil, orAt: position, in: line)
+        guard index < line.count, line[index] == position else { return }
+        line.remove(at: index)
+        if line.isEmpty {
+            lines[recipient] = nil
+            if recipient.type == .namedArea { areas.remove(recipient.id) }
+        } else {
+            lines[recipient] = line
+        }
+    }
+
+    /// The first index in `line` past `cursor` (or at `position`), by binary search.
+    private static func firstIndex(after cursor: Position?, orAt position: Position? = nil, in line: [Position]) -> Int {
+        var low = 0
+        var high = line.count
+        while low < high {
+            let mid = (low + high) / 2
+            let before: Bool
+            if let cursor { before = line[mid] <= cursor } else { before = line[mid] < position! }
+            if before { low = mid + 1 } else { high = mid }
+        }
+        return low
+    }
+
+    /// The lines an agent's queue draws from: its own requests, and without a filter the account-wide
+    /// line and every area; with one, only those areas.
+    func recipients(agentPersonId: String, filter namedAreaIds: Set<String>?, accountId: String) -> [ConversationRecipient] {
+        var result = [ConversationRecipient(type: .agent, id: agentPersonId)]
+        if let filter = namedAreaIds, !filter.isEmpty {
+            result += filter.map { ConversationRecipient(type: .namedArea, id: $0) }
+        } else {
+            result.append(ConversationRecipient(type: .account, id: accountId))
+            result += areas.map { ConversationRecipient(type: .namedArea, id: $0) }
+        }
+        return result
+    }
+
+    /// Up to `limit` positions after `cursor` across `recipients`, in queue order, keeping those
+    /// `include` accepts. Costs about `limit` (plus skipped entries) per line, whatever the queue length.
+    func page(
+        recipients: [ConversationRecipient], after cursor: Position?, limit: Int, include: (Position) -> Bool
+    ) -> [Position] {
+        var merged: [Position] = []
+        for recipient in recipients {
+            guard let line = lines[recipient] else { continue }
+            var index = Self.firstIndex(after: cursor, orAt: cursor == nil ? Position(queuedAt: .min, conversationId: "") : nil, in: line)
+            var taken = 0
+            while index < line.count, taken < limit {
+                if include(line[index]) {
+                    merged.append(line[index])
+                    taken += 1
+                }
+                index += 1
+            }
+        }
+        merged.sort()
+        return Array(merged.prefix(limit))
+    }
+}

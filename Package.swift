@@ -15,6 +15,8 @@ let package = Package(
         .executable(name: "mock-collab", targets: ["mock-collab"]),
         .library(name: "CollabClient", targets: ["CollabClient"]),
         .library(name: "CollabWire", targets: ["CollabWire"]),
+        // Seed parsing on its own, for the fuzz targets in Fuzz/.
+        .library(name: "CollabSeed", targets: ["CollabSeed"]),
     ],
     dependencies: [
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1", traits: []),
@@ -45,6 +47,15 @@ let package = Package(
             name: "CollabCore",
             dependencies: [
                 .product(name: "Crypto", package: "swift-crypto"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        // Seeds from YAML or JSON text, bounded (size, no anchors or aliases).
+        .target(
+            name: "CollabSeed",
+            dependencies: [
+                "CollabCore",
+                .product(name: "Yams", package: "Yams"),
             ],
             swiftSettings: swiftSettings
         ),
@@ -103,6 +114,7 @@ let package = Package(
             name: "CollabServer",
             dependencies: [
                 "CollabCore",
+                "CollabSeed",
                 "CollabPush",
                 "CollabStore",
                 "CollabWire",
@@ -122,8 +134,8 @@ let package = Package(
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-                .product(name: "Yams", package: "Yams"),
                 .product(name: "CompressNIO", package: "compress-nio"),
+                .product(name: "DequeModule", package: "swift-collections"),
             ],
             resources: [.copy("Resources/openapi.json"), .copy("Resources/Public")],
             swiftSettings: swiftSettings
@@ -183,6 +195,7 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
                 "CollabCore",
+                "CollabSeed",
                 "CollabStore",
             ],
             swiftSettings: swiftSettings
@@ -209,6 +222,7 @@ let package = Package(
                 "CollabClient",
                 "CollabWire",
                 "CollabCore",
+                "CollabSeed",
                 "CollabStore",
                 "CollabPush",
                 "APNsSimulator",

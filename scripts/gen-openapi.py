@@ -8,6 +8,8 @@ import json, os
 STATS_COUNTS = ["accounts", "apiKeys", "namedAreas", "users", "persons", "sessions", "journalEntries",
                 "conversations", "messages", "calls", "devices", "pushesEmitted"]
 FRAME_COUNTS = ["accepted", "throttled", "duplicates", "rejected"]
+# Co-browsing frame state held right now (freed when sessions end and on reset).
+FRAMES_HELD = ["sessions", "bytes", "viewers", "endedSessions"]
 
 def ref(n): return {"$ref": f"#/components/schemas/{n}"}
 def obj(props, required=()):
@@ -58,13 +60,15 @@ add("/_mock/v1/reset", "post", op("Reset state", "controlReset", {**ok(ref("Seed
     request=body(ref("ResetRequest"), required=False),
     desc="Without an account, removes all state and re-applies the startup seed (the --seed file, or the default tenant). With an account (id or name), removes that account's data and re-applies the startup seed's entry for it."))
 add("/_mock/v1/seed", "post", op("Apply a seed", "controlSeed", {**ok(ref("SeedResult")), **errs(400, 401, 403, 409, 413)}, C, CONTROL,
-    request={"required": True, "description": "YAML or JSON; see docs/seed-example.yaml", "content": {"application/yaml": {"schema": ref("Seed")}, "application/json": {"schema": ref("Seed")}}},
+    request={"required": True, "description": "YAML or JSON, at most 1 MiB; see docs/seed-example.yaml. YAML anchors and aliases are refused (400).", "content": {"application/yaml": {"schema": ref("Seed")}, "application/json": {"schema": ref("Seed")}}},
     desc="Idempotent (entities matched by natural key, updated in place) and all or nothing."))
 add("/_mock/v1/journal", "get", op("Read the request journal", "controlJournal", {**ok(ref("JournalPage")), **errs(400, 401, 403)}, C, INSPECTOR,
     params=[q("method", S, "HTTP method"), q("path", S, "Path prefix"), q("status", I, "Exact status (404) or class (4 for 4xx)"),
             q("since", L, "Earliest timestamp, ms"), q("until", L, "Latest timestamp, ms"), q("accountId", S, "Caller's account"),
             q("limit", I, "At most this many, the newest (default 1000)")],
-    desc="A bounded ring buffer of answered requests, oldest first. No bodies or headers; secrets in query strings are redacted." + ADMIN_NOTE))
+    desc="A bounded record of answered requests, oldest first: each entry keeps at most 2 KiB of path and of query (marked `truncated` when cut), "
+         "the journal at most --journal-capacity entries and --journal-max-bytes bytes, and one answer at most 4 MiB of entries, the newest "
+         "(`truncated` when older matches were left out). No bodies or headers; secrets in query strings are redacted." + ADMIN_NOTE))
 add("/_mock/v1/journal", "delete", op("Clear the request journal", "controlClearJournal", {"204": {"description": "Cleared"}, **errs(401, 403)}, C, CONTROL))
 add("/_mock/v1/accounts/{account}/tokens", "post", op("Issue a test access token", "controlIssueToken", {**ok(ref("TestTokenResponse")), **errs(400, 401, 403, 404)}, C, CONTROL,
     params=[p("account", "Account id or name")], request=body(ref("TestTokenRequest")),
@@ -217,8 +221,9 @@ schemas = {
     "Status": obj({"status": S}, ["status"]),
     "ResetRequest": obj({"account": S}),
     "SeedResult": obj({"created": I, "updated": I, "unchanged": I}, ["created", "updated", "unchanged"]),
-    "JournalEntry": obj({"id": L, "timestamp": L, "method": S, "path": S, "query": S, "status": I, "durationMicros": L, "accountId": S, "userId": S}, ["id", "timestamp", "method", "path", "status", "durationMicros"]),
-    "JournalPage": obj({"entries": arr(ref("JournalEntry")), "size": I, "capacity": I}, ["entries", "size", "capacity"]),
+    "JournalEntry": obj({"id": L, "timestamp": L, "method": S, "path": S, "query": S, "status": I, "durationMicros": L, "accountId": S, "userId": S, "truncated": B}, ["id", "timestamp", "method", "path", "status", "durationMicros"]),
+    "JournalPage": obj({"entries": arr(ref("JournalEntry")), "size": I, "capacity": I, "bytes": I, "maxBytes": I, "truncated": B},
+                       ["entries", "size", "capacity", "bytes", "maxBytes", "truncated"]),
     "TestTokenRequest": obj({"subject": S, "email": S, "firstName": S, "lastName": S, "lifetimeSeconds": L}, ["subject"]),
     "TestTokenResponse": obj({"token": S, "expiresAt": L}, ["token", "expiresAt"]),
     "ConfigurationCascade": obj({
@@ -228,7 +233,8 @@ schemas = {
     }, ["accountId", "layers", "resolved"]),
     "ClockState": obj({"now": L, "offset": L, "frozen": B}, ["now", "offset", "frozen"]),
     "ClockChange": obj({"advanceMillis": L, "frozen": B}),
-    "StateStats": obj({**{k: I for k in STATS_COUNTS}, "frames": obj({k: I for k in FRAME_COUNTS}, FRAME_COUNTS)}, STATS_COUNTS + ["frames"]),
+    "StateStats": obj({**{k: I for k in STATS_COUNTS}, "frames": obj({k: I for k in FRAME_COUNTS}, FRAME_COUNTS),
+                         "framesHeld": obj({k: I for k in FRAMES_HELD}, FRAMES_HELD)}, STATS_COUNTS + ["frames", "framesHeld"]),
     "WebhookDelivery": obj({"deliveryId": S, "registrationId": S, "accountId": S, "eventType": S, "endpoint": S, "state": {"type": "string", "enum": ["PENDING", "DELIVERED", "FAILED"]},
                             "attempts": arr(obj({"timestamp": L, "status": I, "error": S, "durationMillis": L}, ["timestamp", "durationMillis"])), "createdAt": L, "bodyBytes": I},
                            ["deliveryId", "registrationId", "accountId", "eventType", "endpoint", "state", "attempts", "createdAt", "bodyBytes"]),

@@ -66,6 +66,7 @@ public final class MockCollabServer: Service {
         )
         self.webhooks = dispatcher
         events.observe { dispatcher.enqueue($0) }
+        events.observe { [frames = environment.frames] in frames.observe($0.event) }
         let pipeline = PushPipeline(
             state: PushStateAdapter(environment: environment), clock: clock, outboxCapacity: configuration.outboxCapacity,
             settings: .init(maxAttempts: max(1, configuration.pushMaxAttempts), initialBackoff: configuration.pushInitialBackoff), logger: logger

@@ -1,5 +1,6 @@
 import CollabCore
 import CollabPush
+import CollabSeed
 import CollabWire
 import Foundation
 import Hummingbird
@@ -34,8 +35,12 @@ struct ControlRoutes {
                 if let requested = filter.accountId, requested != confinement { throw CollabError.notFound("Account", requested) }
                 filter.accountId = confinement
             }
+            let (entries, truncated) = env.journal.entries(matching: filter)
             return JSONBody.response(
-                JournalPage(entries: env.journal.entries(matching: filter), size: env.journal.count, capacity: env.journal.capacity)
+                JournalPage(
+                    entries: entries, size: env.journal.count, capacity: env.journal.capacity, bytes: env.journal.bytes, maxBytes: env.journal.maxBytes,
+                    truncated: truncated
+                )
             )
         }
         group.operation(.delete, "journal", role: .superAdmin) { _, _ in
@@ -95,10 +100,11 @@ struct ControlRoutes {
         }
         group.operation(.get, "stats", role: .admin) { request, context in
             let accountId = try env.inspectedAccountId(request.query("account"), confinedTo: try context.inspectorConfinement())
-            let journalCount = accountId == nil ? env.journal.count : env.journal.entries(matching: JournalFilter(accountId: accountId, limit: 100_000)).count
+            let journalCount = accountId == nil ? env.journal.count : env.journal.count(matching: JournalFilter(accountId: accountId))
             var stats = try env.read { state in state.stats(accountId: accountId, journalEntries: journalCount) }
             stats.pushesEmitted = env.pushes.outbox.recordedCount(accountId: accountId)
             stats.frames = env.frames.counts(accountId: accountId)
+            stats.framesHeld = env.frames.held(accountId: accountId)
             return JSONBody.response(stats)
         }
         group.operation(.get, "configuration", role: .admin) { request, context in
@@ -163,7 +169,10 @@ extension CollabEnvironment {
     func reset(account reference: String?) async throws -> SeedResult {
         let seed = startupSeed
         if let reference {
-            let name = try read { state throws(CollabError) in try state.resolveAccount(reference).name }
+            let (accountId, name) = try read { state throws(CollabError) in
+                let account = try state.resolveAccount(reference)
+                return (account.id, account.name)
+            }
             let accountSeed = Seed(accounts: seed.accounts.filter { $0.name == name })
             let allHashes = try await passwordHashesIgnoringStored(for: accountSeed)
             let report = try await writeAtomically { state, changes, op throws(CollabError) in
@@ -171,6 +180,7 @@ extension CollabEnvironment {
                 state.removeAccountData(account.id, keepAccount: true, changes: &changes)
                 return try state.apply(seed: accountSeed, passwordHashes: allHashes, context: op, changes: &changes)
             }
+            frames.removeAll(accountId: accountId)
             return SeedResult(created: report.created, updated: report.updated, unchanged: report.unchanged)
         }
         let allHashes = try await passwordHashesIgnoringStored(for: seed)
@@ -178,6 +188,7 @@ extension CollabEnvironment {
             state.removeAll(changes: &changes)
             return try state.apply(seed: seed, passwordHashes: allHashes, context: op, changes: &changes)
         }
+        frames.removeAll()
         return SeedResult(created: report.created, updated: report.updated, unchanged: report.unchanged)
     }
 

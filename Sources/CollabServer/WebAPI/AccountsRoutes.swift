@@ -68,6 +68,7 @@ struct AccountsRoutes {
             try await env.write { state, changes, _ throws(CollabError) in
                 try state.deleteAccount(id, for: context.principal, changes: &changes)
             }
+            env.frames.removeAll(accountId: id)
             return noContent
         }
     }

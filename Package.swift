@@ -15,8 +15,8 @@ let package = Package(
         .executable(name: "mock-collab", targets: ["mock-collab"]),
         .library(name: "CollabClient", targets: ["CollabClient"]),
         .library(name: "CollabWire", targets: ["CollabWire"]),
-        // Seed parsing on its own, for the fuzz targets in Fuzz/.
-        .library(name: "CollabSeed", targets: ["CollabSeed"]),
+        // Seed parsing on its own (with the domain model it yields), for the fuzz targets in Fuzz/.
+        .library(name: "CollabSeed", targets: ["CollabSeed", "CollabCore"]),
     ],
     dependencies: [
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1", traits: []),

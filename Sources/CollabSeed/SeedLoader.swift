@@ -40,9 +40,12 @@ public enum SeedLoader {
         let parser = try Parser(yaml: text)
         guard let root = try parser.singleRoot() else { throw CollabError.badRequest("invalid seed: the document is empty") }
         // The scanner errs on the side of refusing; this second look at the composed nodes catches an
-        // anchor it could not see before anything walks an expanded tree.
-        var budget = maximumNodes
-        try checkNodes(root, budget: &budget)
+        // anchor it could not see (a value right after a quoted key's `:`) before anything walks an
+        // expanded tree. Nodes hold their anchors weakly: the parser keeps them alive until then.
+        try withExtendedLifetime(parser) {
+            var budget = maximumNodes
+            try checkNodes(root, budget: &budget)
+        }
         return try YAMLDecoder().decode(Seed.self, from: root)
     }
 

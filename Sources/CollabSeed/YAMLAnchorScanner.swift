@@ -5,7 +5,8 @@
 /// while composing (it hashes mapping keys) and decoding. The check has to come first, on the text.
 ///
 /// The scan is lexical and errs on the side of refusing: it follows where a YAML node can start (line
-/// start, after `- `, `? `, `: `, flow indicators and tags), skips comments, single-line quoted scalars
+/// start, after `- `, `? `, `: `, a `:` right after a quoted key or flow collection, flow indicators and
+/// tags), skips comments, single-line quoted scalars
 /// and block scalars (`|`, `>`), and reports `&` or `*` at any such place. A plain scalar that merely
 /// contains ` *` after a `,` or at the start of a continuation line may be refused too; quoting it helps.
 enum YAMLAnchorScanner {
@@ -88,7 +89,7 @@ enum YAMLAnchorScanner {
                 continue
             }
             switch byte {
-            case UInt8(ascii: ":") where followedBySpace(index):
+            case UInt8(ascii: ":") where followedBySpace(index) || (index > 0 && adjacentValueIndicator(after: bytes[index - 1])):
                 nodeStart = true
             case UInt8(ascii: "["), UInt8(ascii: "{"), UInt8(ascii: ","):
                 nodeStart = true
@@ -98,6 +99,12 @@ enum YAMLAnchorScanner {
             index += 1
         }
         return nil
+    }
+
+    /// Whether a `:` right after `byte` starts a value even without a space: YAML allows that after a
+    /// JSON-like key (a quoted scalar or a flow collection), e.g. `{"key":&anchor value}`.
+    private static func adjacentValueIndicator(after byte: UInt8) -> Bool {
+        byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "'") || byte == UInt8(ascii: "]") || byte == UInt8(ascii: "}")
     }
 
     /// The index of the quote closing the quoted scalar opened at `start`, on the same line.

@@ -53,6 +53,10 @@ struct SeedBoundsTests {
             "--- &doc\naccounts: []\n",
             "accounts:\n  - name: a\n    apiKeys: [{key: k}, *k]\n",
             "? &k name\n: a\n",
+            // A value right after a JSON-like key's colon, no space.
+            "accounts:\n  - {\"name\":&n a}\n",
+            "? {\"k\":*a}\n: 1\n",
+            "x: {[a]:*b}\n",
             Self.aliasBomb,
         ]
         for text in refused {

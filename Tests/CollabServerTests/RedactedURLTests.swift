@@ -14,5 +14,6 @@ struct RedactedURLTests {
         #expect(logged.contains("keep=1"))
         #expect(logged.hasSuffix("#frag"))
         #expect(RedactedURL.string("http://hooks.example/x") == "http://hooks.example/x")
+        #expect(RedactedURL.string("https://user:pa55@hooks.example:8443/x?token=t") == "https://REDACTED@hooks.example:8443/x?token=REDACTED")
     }
 }

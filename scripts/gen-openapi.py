@@ -11,6 +11,11 @@ FRAME_COUNTS = ["accepted", "throttled", "duplicates", "rejected"]
 # Co-browsing frame state held right now (freed when sessions end and on reset).
 FRAMES_HELD = ["sessions", "bytes", "viewers", "endedSessions"]
 
+# EConversationState and EConversationEndReason values the routes accept (CollabCore's enums).
+CONVERSATION_STATES = ["CREATED", "ONBOARDING", "REBOARDING", "QUEUED", "ACTIVE", "UNASSIGNED", "OFFBOARDING", "ENDED"]
+END_REASONS = ["ENDED_BY_PARTICIPANT", "MANDATORY_PARTICIPANT_GONE", "REQUEST_DECLINED", "REQUEST_NOT_ANSWERED", "EXTERNAL_CHANNEL_CLOSED",
+               "SOLVED_BY_BOT", "CANCELED", "CALL_ENDED", "NO_AGENT_AVAILABLE", "OTHER"]
+
 def ref(n): return {"$ref": f"#/components/schemas/{n}"}
 def obj(props, required=()):
     o = {"type": "object", "properties": props}
@@ -108,7 +113,7 @@ for action, summary in [("open", "Show the conversation in the collaboration UI"
 add("/mobile/v1/conversations/{id}/end", "post", op("End a conversation", "mobileEndConversation", {**ok(ref("ConversationView")), **errs(400, 401, 404, 409, **T)}, M, CLIENT,
     params=[p("id", "Conversation id")], request=body(ref("EndConversationRequest"), required=False)))
 add("/mobile/v1/conversations/{id}/messages", "get", op("Messages", "mobileMessages", {**ok(ref("MessagePage")), **errs(400, 401, 404, **T)}, M, CLIENT,
-    params=[p("id", "Conversation id"), q("after", I, "Messages after this sequence (default 0)"), q("limit", I, "At most this many (default 100, at most 500)")]))
+    params=[p("id", "Conversation id"), q("after", {"type": "integer", "minimum": 0}, "Messages after this sequence (default 0)"), q("limit", {"type": "integer", "minimum": 1}, "At most this many (default 100, at most 500)")]))
 add("/mobile/v1/conversations/{id}/messages", "post", op("Send a message", "mobileSendMessage", {**ok(ref("MessageView"), "Stored", "201"), **errs(400, 401, 403, 404, 409, 413, **T)}, M, CLIENT,
     params=[p("id", "Conversation id")], request=body(ref("SendMessageRequest")), desc="A repeated clientMessageId returns the stored message instead of a duplicate."))
 add("/mobile/v1/events", "get", op("Live events (WebSocket)", "mobileEvents", {"101": {"description": "Switching to the WebSocket protocol; every text message is a LiveEvent"}, **errs(401, **T)}, M, CLIENT,
@@ -124,7 +129,7 @@ add("/agent/v1/presence", "put", op("Set presence", "agentPresence", {**ok(ref("
 add("/agent/v1/queue", "get", op("The queue", "agentQueue", {**ok(ref("QueueView")), **errs(401, 403, 404, **T)}, A, AGENT,
     params=[q("namedAreas", S, "Comma-separated named area ids or site ids; absent: every queued request")],
     desc="Queued conversations this agent may take, first queued first. With a filter: only those of the named areas; account-wide requests show only without a filter; requests addressed to an agent only to that agent; declined requests no longer to the decliner."))
-add("/agent/v1/conversations", "get", op("The agent's conversations", "agentConversations", {**ok(ref("ConversationList")), **errs(400, 401, 403, **T)}, A, AGENT, params=[q("state", S, "Only this EConversationState")]))
+add("/agent/v1/conversations", "get", op("The agent's conversations", "agentConversations", {**ok(ref("ConversationList")), **errs(400, 401, 403, **T)}, A, AGENT, params=[q("state", {"type": "string", "enum": CONVERSATION_STATES}, "Only this EConversationState")]))
 add("/agent/v1/conversations/{id}", "get", op("A conversation", "agentConversation", {**ok(ref("ConversationView")), **errs(401, 403, 404, **T)}, A, AGENT, params=[p("id", "Conversation id")]))
 for action, summary, desc in [
     ("accept", "Accept a queued conversation", "Of two agents accepting at once exactly one wins; the other gets CONFLICT."),
@@ -135,7 +140,7 @@ for action, summary, desc in [
 add("/agent/v1/conversations/{id}/end", "post", op("End a conversation", "agentEnd", {**ok(ref("ConversationView")), **errs(400, 401, 403, 404, 409, **T)}, A, AGENT,
     params=[p("id", "Conversation id")], request=body(ref("EndConversationRequest"), required=False)))
 add("/agent/v1/conversations/{id}/messages", "get", op("Messages", "agentMessages", {**ok(ref("MessagePage")), **errs(400, 401, 403, 404, **T)}, A, AGENT,
-    params=[p("id", "Conversation id"), q("after", I, "After this sequence"), q("limit", I, "At most this many")]))
+    params=[p("id", "Conversation id"), q("after", {"type": "integer", "minimum": 0}, "After this sequence (default 0)"), q("limit", {"type": "integer", "minimum": 1}, "At most this many (default 100, at most 500)")]))
 add("/agent/v1/conversations/{id}/messages", "post", op("Send a message", "agentSendMessage", {**ok(ref("MessageView"), "Stored", "201"), **errs(400, 401, 403, 404, 409, 413, **T)}, A, AGENT,
     params=[p("id", "Conversation id")], request=body(ref("SendMessageRequest")), desc="internal: true writes an agent-only note."))
 add("/agent/v1/events", "get", op("Live events (WebSocket)", "agentEvents", {"101": {"description": "Switching to the WebSocket protocol; every text message is a LiveEvent"}, **errs(401, 403, 404, **T)}, A, AGENT,
@@ -251,7 +256,7 @@ schemas = {
     "NamedAreaRequest": obj({"namedArea": S}),
     "AvailabilityView": obj({"state": {"type": "string", "enum": ["AVAILABLE", "UNAVAILABLE"]}, "onlineAgents": I}, ["state", "onlineAgents"]),
     "StartConversationRequest": obj({"topic": S, "engagementType": S, "namedArea": S}),
-    "EndConversationRequest": obj({"reason": S, "comment": S}),
+    "EndConversationRequest": obj({"reason": {"type": "string", "enum": END_REASONS, "description": "ENDED_BY_PARTICIPANT when absent"}, "comment": S}),
     "SendMessageRequest": obj({"text": S, "clientMessageId": S, "internal": B}, ["text"]),
     "ConversationView": conversation,
     "ConversationList": obj({"conversations": arr(ref("ConversationView"))}, ["conversations"]),

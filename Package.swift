@@ -15,6 +15,8 @@ let package = Package(
         .executable(name: "mock-collab", targets: ["mock-collab"]),
         .library(name: "CollabClient", targets: ["CollabClient"]),
         .library(name: "CollabWire", targets: ["CollabWire"]),
+        // Seed parsing on its own (with the domain model it yields), for the fuzz targets in Fuzz/.
+        .library(name: "CollabSeed", targets: ["CollabSeed", "CollabCore"]),
     ],
     dependencies: [
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1", traits: []),
@@ -46,6 +48,15 @@ let package = Package(
             dependencies: [
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "HeapModule", package: "swift-collections"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        // Seeds from YAML or JSON text, bounded (size, no anchors or aliases).
+        .target(
+            name: "CollabSeed",
+            dependencies: [
+                "CollabCore",
+                .product(name: "Yams", package: "Yams"),
             ],
             swiftSettings: swiftSettings
         ),
@@ -105,6 +116,7 @@ let package = Package(
             name: "CollabServer",
             dependencies: [
                 "CollabCore",
+                "CollabSeed",
                 "CollabPush",
                 "CollabStore",
                 "CollabWire",
@@ -124,8 +136,8 @@ let package = Package(
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-                .product(name: "Yams", package: "Yams"),
                 .product(name: "CompressNIO", package: "compress-nio"),
+                .product(name: "DequeModule", package: "swift-collections"),
             ],
             resources: [.copy("Resources/openapi.json"), .copy("Resources/Public")],
             swiftSettings: swiftSettings
@@ -187,6 +199,7 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
                 "CollabCore",
+                "CollabSeed",
                 "CollabStore",
             ],
             swiftSettings: swiftSettings
@@ -213,6 +226,7 @@ let package = Package(
                 "CollabClient",
                 "CollabWire",
                 "CollabCore",
+                "CollabSeed",
                 "CollabStore",
                 "CollabPush",
                 "APNsSimulator",

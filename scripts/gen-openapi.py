@@ -8,6 +8,13 @@ import json, os
 STATS_COUNTS = ["accounts", "apiKeys", "namedAreas", "users", "persons", "sessions", "journalEntries",
                 "conversations", "messages", "calls", "devices", "pushesEmitted"]
 FRAME_COUNTS = ["accepted", "throttled", "duplicates", "rejected"]
+# Co-browsing frame state held right now (freed when sessions end and on reset).
+FRAMES_HELD = ["sessions", "bytes", "viewers", "endedSessions"]
+
+# EConversationState and EConversationEndReason values the routes accept (CollabCore's enums).
+CONVERSATION_STATES = ["CREATED", "ONBOARDING", "REBOARDING", "QUEUED", "ACTIVE", "UNASSIGNED", "OFFBOARDING", "ENDED"]
+END_REASONS = ["ENDED_BY_PARTICIPANT", "MANDATORY_PARTICIPANT_GONE", "REQUEST_DECLINED", "REQUEST_NOT_ANSWERED", "EXTERNAL_CHANNEL_CLOSED",
+               "SOLVED_BY_BOT", "CANCELED", "CALL_ENDED", "NO_AGENT_AVAILABLE", "OTHER"]
 
 def ref(n): return {"$ref": f"#/components/schemas/{n}"}
 def obj(props, required=()):
@@ -58,13 +65,15 @@ add("/_mock/v1/reset", "post", op("Reset state", "controlReset", {**ok(ref("Seed
     request=body(ref("ResetRequest"), required=False),
     desc="Without an account, removes all state and re-applies the startup seed (the --seed file, or the default tenant). With an account (id or name), removes that account's data and re-applies the startup seed's entry for it."))
 add("/_mock/v1/seed", "post", op("Apply a seed", "controlSeed", {**ok(ref("SeedResult")), **errs(400, 401, 403, 409, 413)}, C, CONTROL,
-    request={"required": True, "description": "YAML or JSON; see docs/seed-example.yaml", "content": {"application/yaml": {"schema": ref("Seed")}, "application/json": {"schema": ref("Seed")}}},
+    request={"required": True, "description": "YAML or JSON, at most 1 MiB; see docs/seed-example.yaml. YAML anchors and aliases are refused (400).", "content": {"application/yaml": {"schema": ref("Seed")}, "application/json": {"schema": ref("Seed")}}},
     desc="Idempotent (entities matched by natural key, updated in place) and all or nothing."))
 add("/_mock/v1/journal", "get", op("Read the request journal", "controlJournal", {**ok(ref("JournalPage")), **errs(400, 401, 403)}, C, INSPECTOR,
     params=[q("method", S, "HTTP method"), q("path", S, "Path prefix"), q("status", I, "Exact status (404) or class (4 for 4xx)"),
             q("since", L, "Earliest timestamp, ms"), q("until", L, "Latest timestamp, ms"), q("accountId", S, "Caller's account"),
             q("limit", I, "At most this many, the newest (default 1000)")],
-    desc="A bounded ring buffer of answered requests, oldest first. No bodies or headers; secrets in query strings are redacted." + ADMIN_NOTE))
+    desc="A bounded record of answered requests, oldest first: each entry keeps at most 2 KiB of path and of query (marked `truncated` when cut), "
+         "the journal at most --journal-capacity entries and --journal-max-bytes bytes, and one answer at most 4 MiB of entries, the newest "
+         "(`truncated` when older matches were left out). No bodies or headers; secrets in query strings are redacted." + ADMIN_NOTE))
 add("/_mock/v1/journal", "delete", op("Clear the request journal", "controlClearJournal", {"204": {"description": "Cleared"}, **errs(401, 403)}, C, CONTROL))
 add("/_mock/v1/accounts/{account}/tokens", "post", op("Issue a test access token", "controlIssueToken", {**ok(ref("TestTokenResponse")), **errs(400, 401, 403, 404)}, C, CONTROL,
     params=[p("account", "Account id or name")], request=body(ref("TestTokenRequest")),
@@ -104,7 +113,7 @@ for action, summary in [("open", "Show the conversation in the collaboration UI"
 add("/mobile/v1/conversations/{id}/end", "post", op("End a conversation", "mobileEndConversation", {**ok(ref("ConversationView")), **errs(400, 401, 404, 409, **T)}, M, CLIENT,
     params=[p("id", "Conversation id")], request=body(ref("EndConversationRequest"), required=False)))
 add("/mobile/v1/conversations/{id}/messages", "get", op("Messages", "mobileMessages", {**ok(ref("MessagePage")), **errs(400, 401, 404, **T)}, M, CLIENT,
-    params=[p("id", "Conversation id"), q("after", I, "Messages after this sequence (default 0)"), q("limit", I, "At most this many (default 100, at most 500)")]))
+    params=[p("id", "Conversation id"), q("after", {"type": "integer", "minimum": 0}, "Messages after this sequence (default 0)"), q("limit", {"type": "integer", "minimum": 1}, "At most this many (default 100, at most 500)")]))
 add("/mobile/v1/conversations/{id}/messages", "post", op("Send a message", "mobileSendMessage", {**ok(ref("MessageView"), "Stored", "201"), **errs(400, 401, 403, 404, 409, 413, **T)}, M, CLIENT,
     params=[p("id", "Conversation id")], request=body(ref("SendMessageRequest")), desc="A repeated clientMessageId returns the stored message instead of a duplicate."))
 add("/mobile/v1/events", "get", op("Live events (WebSocket)", "mobileEvents", {"101": {"description": "Switching to the WebSocket protocol; every text message is a LiveEvent"}, **errs(401, **T)}, M, CLIENT,
@@ -120,7 +129,7 @@ add("/agent/v1/presence", "put", op("Set presence", "agentPresence", {**ok(ref("
 add("/agent/v1/queue", "get", op("The queue", "agentQueue", {**ok(ref("QueueView")), **errs(401, 403, 404, **T)}, A, AGENT,
     params=[q("namedAreas", S, "Comma-separated named area ids or site ids; absent: every queued request")],
     desc="Queued conversations this agent may take, first queued first. With a filter: only those of the named areas; account-wide requests show only without a filter; requests addressed to an agent only to that agent; declined requests no longer to the decliner."))
-add("/agent/v1/conversations", "get", op("The agent's conversations", "agentConversations", {**ok(ref("ConversationList")), **errs(400, 401, 403, **T)}, A, AGENT, params=[q("state", S, "Only this EConversationState")]))
+add("/agent/v1/conversations", "get", op("The agent's conversations", "agentConversations", {**ok(ref("ConversationList")), **errs(400, 401, 403, **T)}, A, AGENT, params=[q("state", {"type": "string", "enum": CONVERSATION_STATES}, "Only this EConversationState")]))
 add("/agent/v1/conversations/{id}", "get", op("A conversation", "agentConversation", {**ok(ref("ConversationView")), **errs(401, 403, 404, **T)}, A, AGENT, params=[p("id", "Conversation id")]))
 for action, summary, desc in [
     ("accept", "Accept a queued conversation", "Of two agents accepting at once exactly one wins; the other gets CONFLICT."),
@@ -131,7 +140,7 @@ for action, summary, desc in [
 add("/agent/v1/conversations/{id}/end", "post", op("End a conversation", "agentEnd", {**ok(ref("ConversationView")), **errs(400, 401, 403, 404, 409, **T)}, A, AGENT,
     params=[p("id", "Conversation id")], request=body(ref("EndConversationRequest"), required=False)))
 add("/agent/v1/conversations/{id}/messages", "get", op("Messages", "agentMessages", {**ok(ref("MessagePage")), **errs(400, 401, 403, 404, **T)}, A, AGENT,
-    params=[p("id", "Conversation id"), q("after", I, "After this sequence"), q("limit", I, "At most this many")]))
+    params=[p("id", "Conversation id"), q("after", {"type": "integer", "minimum": 0}, "After this sequence (default 0)"), q("limit", {"type": "integer", "minimum": 1}, "At most this many (default 100, at most 500)")]))
 add("/agent/v1/conversations/{id}/messages", "post", op("Send a message", "agentSendMessage", {**ok(ref("MessageView"), "Stored", "201"), **errs(400, 401, 403, 404, 409, 413, **T)}, A, AGENT,
     params=[p("id", "Conversation id")], request=body(ref("SendMessageRequest")), desc="internal: true writes an agent-only note."))
 add("/agent/v1/events", "get", op("Live events (WebSocket)", "agentEvents", {"101": {"description": "Switching to the WebSocket protocol; every text message is a LiveEvent"}, **errs(401, 403, 404, **T)}, A, AGENT,
@@ -217,8 +226,9 @@ schemas = {
     "Status": obj({"status": S}, ["status"]),
     "ResetRequest": obj({"account": S}),
     "SeedResult": obj({"created": I, "updated": I, "unchanged": I}, ["created", "updated", "unchanged"]),
-    "JournalEntry": obj({"id": L, "timestamp": L, "method": S, "path": S, "query": S, "status": I, "durationMicros": L, "accountId": S, "userId": S}, ["id", "timestamp", "method", "path", "status", "durationMicros"]),
-    "JournalPage": obj({"entries": arr(ref("JournalEntry")), "size": I, "capacity": I}, ["entries", "size", "capacity"]),
+    "JournalEntry": obj({"id": L, "timestamp": L, "method": S, "path": S, "query": S, "status": I, "durationMicros": L, "accountId": S, "userId": S, "truncated": B}, ["id", "timestamp", "method", "path", "status", "durationMicros"]),
+    "JournalPage": obj({"entries": arr(ref("JournalEntry")), "size": I, "capacity": I, "bytes": I, "maxBytes": I, "truncated": B},
+                       ["entries", "size", "capacity", "bytes", "maxBytes", "truncated"]),
     "TestTokenRequest": obj({"subject": S, "email": S, "firstName": S, "lastName": S, "lifetimeSeconds": L}, ["subject"]),
     "TestTokenResponse": obj({"token": S, "expiresAt": L}, ["token", "expiresAt"]),
     "ConfigurationCascade": obj({
@@ -228,7 +238,8 @@ schemas = {
     }, ["accountId", "layers", "resolved"]),
     "ClockState": obj({"now": L, "offset": L, "frozen": B}, ["now", "offset", "frozen"]),
     "ClockChange": obj({"advanceMillis": L, "frozen": B}),
-    "StateStats": obj({**{k: I for k in STATS_COUNTS}, "frames": obj({k: I for k in FRAME_COUNTS}, FRAME_COUNTS)}, STATS_COUNTS + ["frames"]),
+    "StateStats": obj({**{k: I for k in STATS_COUNTS}, "frames": obj({k: I for k in FRAME_COUNTS}, FRAME_COUNTS),
+                         "framesHeld": obj({k: I for k in FRAMES_HELD}, FRAMES_HELD)}, STATS_COUNTS + ["frames", "framesHeld"]),
     "WebhookDelivery": obj({"deliveryId": S, "registrationId": S, "accountId": S, "eventType": S, "endpoint": S, "state": {"type": "string", "enum": ["PENDING", "DELIVERED", "FAILED"]},
                             "attempts": arr(obj({"timestamp": L, "status": I, "error": S, "durationMillis": L}, ["timestamp", "durationMillis"])), "createdAt": L, "bodyBytes": I},
                            ["deliveryId", "registrationId", "accountId", "eventType", "endpoint", "state", "attempts", "createdAt", "bodyBytes"]),
@@ -245,7 +256,7 @@ schemas = {
     "NamedAreaRequest": obj({"namedArea": S}),
     "AvailabilityView": obj({"state": {"type": "string", "enum": ["AVAILABLE", "UNAVAILABLE"]}, "onlineAgents": I}, ["state", "onlineAgents"]),
     "StartConversationRequest": obj({"topic": S, "engagementType": S, "namedArea": S}),
-    "EndConversationRequest": obj({"reason": S, "comment": S}),
+    "EndConversationRequest": obj({"reason": {"type": "string", "enum": END_REASONS, "description": "ENDED_BY_PARTICIPANT when absent"}, "comment": S}),
     "SendMessageRequest": obj({"text": S, "clientMessageId": S, "internal": B}, ["text"]),
     "ConversationView": conversation,
     "ConversationList": obj({"conversations": arr(ref("ConversationView"))}, ["conversations"]),

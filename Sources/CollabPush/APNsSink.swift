@@ -34,6 +34,8 @@ final class APNsSink: Sendable {
         var secure = HTTPClient.Configuration()
         secure.httpVersion = .automatic
         secure.timeout = .init(connect: .seconds(5), read: .seconds(10))
+        // APNs never redirects; following one would send the provider token elsewhere.
+        secure.redirectConfiguration = .disallow
         self.secureClient = HTTPClient(eventLoopGroupProvider: .singleton, configuration: secure)
         var insecure = secure
         var tls = TLSConfiguration.makeClientConfiguration()

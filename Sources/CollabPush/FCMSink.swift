@@ -28,6 +28,8 @@ final class FCMSink: Sendable {
         self.clock = clock
         var configuration = HTTPClient.Configuration()
         configuration.timeout = .init(connect: .seconds(5), read: .seconds(10))
+        // FCM never redirects; following one would send the OAuth assertion and pushes elsewhere.
+        configuration.redirectConfiguration = .disallow
         self.client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
     }
 

@@ -1,5 +1,6 @@
 import ArgumentParser
 import CollabCore
+import CollabSeed
 import CollabServer
 import CollabStore
 import Foundation
@@ -42,6 +43,9 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "Requests kept in the journal (MOCK_COLLAB_JOURNAL_CAPACITY).")
     var journalCapacity: Int = environment["MOCK_COLLAB_JOURNAL_CAPACITY"].flatMap(Int.init) ?? 10_000
 
+    @Option(help: "Bytes the journal's entries may take in all (MOCK_COLLAB_JOURNAL_MAX_BYTES).")
+    var journalMaxBytes: Int = environment["MOCK_COLLAB_JOURNAL_MAX_BYTES"].flatMap(Int.init) ?? 16 * 1024 * 1024
+
     @Option(help: "Bcrypt cost for password hashes, 4 to 31 (MOCK_COLLAB_PASSWORD_HASH_COST).")
     var passwordHashCost: UInt8 = environment["MOCK_COLLAB_PASSWORD_HASH_COST"].flatMap(UInt8.init) ?? 10
 
@@ -61,6 +65,7 @@ struct ServeCommand: AsyncParsableCommand {
         guard Logger.Level(rawValue: logLevel) != nil else { throw ValidationError("--log-level '\(logLevel)' is not a log level") }
         guard maxBodySize > 0 else { throw ValidationError("--max-body-size must be positive") }
         guard journalCapacity > 0 else { throw ValidationError("--journal-capacity must be positive") }
+        guard journalMaxBytes >= 64 * 1024 else { throw ValidationError("--journal-max-bytes must be at least 65536") }
         guard (4...31).contains(passwordHashCost) else { throw ValidationError("--password-hash-cost must be between 4 and 31") }
         do {
             _ = try StorageLocation(parsing: storage)
@@ -98,6 +103,7 @@ struct ServeCommand: AsyncParsableCommand {
         } catch {
             throw ValidationError(error.message)
         }
+        configuration.journalMaxBytes = journalMaxBytes
 
         let server = try await MockCollabServer(configuration: configuration, logger: logger)
         if server.usesDefaultTenant {

@@ -48,7 +48,7 @@ final class CollabEnvironment: Sendable {
         self.ids = .system
         self.hasher = PasswordHasher(cost: configuration.passwordHashCost)
         self.tokens = AccessTokenValidator(clock: clock)
-        self.journal = RequestJournal(capacity: configuration.journalCapacity)
+        self.journal = RequestJournal(capacity: configuration.journalCapacity, maxBytes: configuration.journalMaxBytes)
         self.startupSeed = startupSeed
         self.logger = logger
     }

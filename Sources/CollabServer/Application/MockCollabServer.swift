@@ -67,6 +67,7 @@ public final class MockCollabServer: Service {
         )
         self.webhooks = dispatcher
         events.observe { batch in for event in batch { dispatcher.enqueue(event) } }
+        events.observe { [frames = environment.frames] batch in for event in batch { frames.observe(event.event) } }
         let pipeline = PushPipeline(
             state: PushStateAdapter(environment: environment), clock: clock, outboxCapacity: configuration.outboxCapacity,
             settings: .init(maxAttempts: max(1, configuration.pushMaxAttempts), initialBackoff: configuration.pushInitialBackoff), logger: logger

@@ -18,6 +18,8 @@ public struct ServerConfiguration: Sendable {
     public var maxBodySize: Int
     /// How many requests the journal keeps.
     public var journalCapacity: Int
+    /// How many bytes the journal's entries may take (each entry's path and query are cut to 2 KiB).
+    public var journalMaxBytes: Int = 16 * 1024 * 1024
     /// Bcrypt cost for password hashes (4…31); tests use a low one.
     public var passwordHashCost: UInt8
     /// How long a login session lasts, in milliseconds.

@@ -6,6 +6,7 @@ import JWTKit
 struct AccessTokenClaims: JWTPayload {
     var sub: SubjectClaim?
     var exp: ExpirationClaim?
+    var nbf: NotBeforeClaim?
     var iat: IssuedAtClaim?
     var iss: IssuerClaim?
     var aud: AudienceClaim?
@@ -83,6 +84,10 @@ struct AccessTokenValidator: Sendable {
         let now = Date(timeIntervalSince1970: Double(clock.now()) / 1000)
         guard let exp = claims.exp else { throw .unauthorized("access token has no expiry (exp)") }
         guard exp.value > now else { throw .unauthorized("access token has expired") }
+        if let nbf = claims.nbf {
+            // "Not before" on the server's clock (virtual in tests), like the expiry.
+            guard nbf.value <= now else { throw .unauthorized("access token is not valid yet (nbf)") }
+        }
         if let expected = settings.issuer {
             guard claims.iss?.value == expected else { throw .unauthorized("access token has the wrong issuer") }
         }

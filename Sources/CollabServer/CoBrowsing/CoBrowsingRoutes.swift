@@ -61,10 +61,14 @@ struct CoBrowsingRoutes {
             do {
                 session = try env.viewerSession(request: wsContext.request, context: wsContext.requestContext)
             } catch {
-                wsContext.logger.error("viewer refused", metadata: ["error": "\(error)", "path": "\(wsContext.request.uri)"])
+                wsContext.logger.error("viewer refused", metadata: ["error": "\(error)", "path": "\(RedactedURL.string(wsContext.request.uri))"])
                 throw error
             }
-            let (viewer, frames) = env.frames.view(sessionId: session.id)
+            guard session.state != .ended else {
+                try await outbound.close(.normalClosure, reason: "session ended")
+                return
+            }
+            let (viewer, frames) = env.frames.view(sessionId: session.id, accountId: session.accountId)
             defer { env.frames.stopViewing(sessionId: session.id, viewer: viewer) }
             try await withThrowingTaskGroup(of: Void.self) { group in
                 group.addTask {

@@ -20,6 +20,7 @@ final class FrameIngest: Sendable {
     }
 
     private struct SessionState {
+        var accountId: String
         var limiter = FrameRateLimiter()
         var accepted = 0
         var throttled = 0
@@ -34,14 +35,36 @@ final class FrameIngest: Sendable {
         var gaps: [Int64] = []
         var viewers: [Int: AsyncStream<Frame>.Continuation] = [:]
         var maxFps = CoBrowsingConfiguration.defaultFps
+
+        init(accountId: String) {
+            self.accountId = accountId
+        }
+
+        /// Bytes this session holds: the latest image and the gap buffer.
+        var heldBytes: Int { (latest?.image.count ?? 0) + gaps.count * MemoryLayout<Int64>.size }
     }
 
-    private let sessions = Mutex<[String: SessionState]>([:])
+    /// The final figures of an ended session, kept (bounded) so its statistics stay readable.
+    private struct EndedSession {
+        var accountId: String
+        var stats: CoBrowsingStats
+    }
+
+    /// Live sessions, and the final statistics of recently ended ones (oldest first in `endedOrder`).
+    private struct Sessions {
+        var live: [String: SessionState] = [:]
+        var ended: [String: EndedSession] = [:]
+        var endedOrder: [String] = []
+    }
+
+    private let sessions = Mutex(Sessions())
     /// Outcomes since start per account, kept after sessions end (for `/_mock/v1/stats`).
     private let totals = Mutex<[String: StateStats.FrameCounts]>([:])
     private let nextViewer = Mutex(0)
     /// The largest image accepted, in bytes.
     let maxFrameBytes: Int
+    /// How many ended sessions keep their final statistics.
+    static let endedCapacity = 1_024
 
     private let acceptedCounter = Counter(label: "mockcollab_cobrowsing_frames_accepted_total")
     private let throttledCounter = Counter(label: "mockcollab_cobrowsing_frames_throttled_total")
@@ -56,18 +79,28 @@ final class FrameIngest: Sendable {
     /// Takes one frame of an active session whose rate limit is `maxFps` right now.
     func ingest(sessionId: String, accountId: String, header: FrameHeader, image: Data, maxFps: Int, now: Timestamp) -> FrameAck {
         func reject(_ reason: String) -> FrameAck {
-            sessions.withLock { $0[sessionId, default: SessionState()].rejected += 1 }
+            sessions.withLock { sessions in
+                guard sessions.ended[sessionId] == nil else { return }
+                sessions.live[sessionId, default: SessionState(accountId: accountId)].rejected += 1
+            }
             totals.withLock { $0[accountId, default: .init()].rejected += 1 }
             rejectedCounter.increment()
             return FrameAck(type: "frame.rejected", sessionId: sessionId, sequence: header.sequence, reason: reason)
         }
-        guard image.count <= maxFrameBytes else { return reject("the image is larger than \(maxFrameBytes) bytes") }
-        guard let format = FrameImageFormat(signatureOf: image) else { return reject("the image is neither JPEG nor PNG") }
-        guard (1...16_384).contains(header.width), (1...16_384).contains(header.height) else { return reject("width and height must be 1 to 16384") }
+        let format: FrameImageFormat
+        do {
+            format = try header.validate(image: image, maxImageBytes: maxFrameBytes)
+        } catch {
+            return reject(error.description)
+        }
         let hash = SHA256.hash(data: image)
         let ack: FrameAck = sessions.withLock { sessions in
-            var state = sessions[sessionId, default: SessionState()]
-            defer { sessions[sessionId] = state }
+            // A frame racing the session's end must not bring its state back.
+            guard sessions.ended[sessionId] == nil else {
+                return FrameAck(type: "frame.rejected", sessionId: sessionId, sequence: header.sequence, reason: "the session has ended")
+            }
+            var state = sessions.live[sessionId] ?? SessionState(accountId: accountId)
+            defer { sessions.live[sessionId] = state }
             state.maxFps = maxFps
             let wait = state.limiter.wait(at: now, fps: maxFps)
             if wait > 0 {
@@ -102,6 +135,9 @@ final class FrameIngest: Sendable {
         case "frame.throttled":
             throttledCounter.increment()
             totals.withLock { $0[accountId, default: .init()].throttled += 1 }
+        case "frame.rejected":
+            rejectedCounter.increment()
+            totals.withLock { $0[accountId, default: .init()].rejected += 1 }
         default:
             duplicateCounter.increment()
             totals.withLock { $0[accountId, default: .init()].duplicates += 1 }
@@ -124,61 +160,120 @@ final class FrameIngest: Sendable {
 
     /// The latest accepted frame.
     func latest(sessionId: String) -> Frame? {
-        sessions.withLock { $0[sessionId]?.latest }
+        sessions.withLock { $0.live[sessionId]?.latest }
     }
 
-    /// Live frames for a viewer, newest only (drop-to-latest), starting with the latest frame.
-    func view(sessionId: String) -> (id: Int, frames: AsyncStream<Frame>) {
+    /// Live frames for a viewer, newest only (drop-to-latest), starting with the latest frame. The
+    /// stream of an ended session finishes at once.
+    func view(sessionId: String, accountId: String) -> (id: Int, frames: AsyncStream<Frame>) {
         let (stream, continuation) = AsyncStream.makeStream(of: Frame.self, bufferingPolicy: .bufferingNewest(1))
         let id = nextViewer.withLock { value in
             defer { value += 1 }
             return value
         }
-        sessions.withLock { sessions in
-            var state = sessions[sessionId, default: SessionState()]
+        let open = sessions.withLock { sessions -> Bool in
+            guard sessions.ended[sessionId] == nil else { return false }
+            var state = sessions.live[sessionId] ?? SessionState(accountId: accountId)
             if let latest = state.latest { continuation.yield(latest) }
             state.viewers[id] = continuation
-            sessions[sessionId] = state
+            sessions.live[sessionId] = state
+            return true
         }
+        if !open { continuation.finish() }
         return (id, stream)
     }
 
     /// Stops a viewer.
     func stopViewing(sessionId: String, viewer: Int) {
-        sessions.withLock { $0[sessionId]?.viewers.removeValue(forKey: viewer) }?.finish()
+        sessions.withLock { $0.live[sessionId]?.viewers.removeValue(forKey: viewer) }?.finish()
     }
 
-    /// Ends every viewer of a session (it ended).
+    /// A session ended: its viewers finish and its frame state (latest frame, throttle, hashes, gaps)
+    /// is freed; only its final statistics stay, for the last ``endedCapacity`` sessions.
     func end(sessionId: String) {
         let viewers = sessions.withLock { sessions -> [AsyncStream<Frame>.Continuation] in
-            guard var state = sessions[sessionId] else { return [] }
-            defer {
-                state.viewers = [:]
-                sessions[sessionId] = state
+            guard sessions.ended[sessionId] == nil else { return [] }
+            let state = sessions.live.removeValue(forKey: sessionId)
+            let accountId = state?.accountId ?? ""
+            sessions.ended[sessionId] = EndedSession(accountId: accountId, stats: Self.stats(of: state, sessionId: sessionId))
+            sessions.endedOrder.append(sessionId)
+            if sessions.endedOrder.count > Self.endedCapacity {
+                let overflow = sessions.endedOrder.count - Self.endedCapacity
+                for id in sessions.endedOrder.prefix(overflow) { sessions.ended[id] = nil }
+                sessions.endedOrder.removeFirst(overflow)
             }
-            return Array(state.viewers.values)
+            return state.map { Array($0.viewers.values) } ?? []
         }
         for viewer in viewers { viewer.finish() }
     }
 
-    /// Statistics of a session.
+    /// Forgets every session of an account (it was reset or deleted), ended ones included, and its totals.
+    func removeAll(accountId: String) {
+        let viewers = sessions.withLock { sessions -> [AsyncStream<Frame>.Continuation] in
+            let removed = sessions.live.filter { $0.value.accountId == accountId }
+            for id in removed.keys { sessions.live[id] = nil }
+            sessions.endedOrder.removeAll { sessions.ended[$0]?.accountId == accountId }
+            sessions.ended = sessions.ended.filter { $0.value.accountId != accountId }
+            return removed.values.flatMap { $0.viewers.values }
+        }
+        totals.withLock { $0[accountId] = nil }
+        for viewer in viewers { viewer.finish() }
+    }
+
+    /// Forgets every session and every total (a full reset).
+    func removeAll() {
+        let viewers = sessions.withLock { sessions -> [AsyncStream<Frame>.Continuation] in
+            defer { sessions = Sessions() }
+            return sessions.live.values.flatMap { $0.viewers.values }
+        }
+        totals.withLock { $0 = [:] }
+        for viewer in viewers { viewer.finish() }
+    }
+
+    /// Follows the session lifecycle: a session that ends (stopped by either side, or with its
+    /// conversation) frees its frame state. Called for every published event, in commit order.
+    func observe(_ event: DomainEvent) {
+        guard event.kind == .coBrowsingEnded, let id = event.detail["coBrowsingSessionId"] else { return }
+        end(sessionId: id)
+    }
+
+    /// What the ingest holds now, for one account or all: live sessions, their viewers and bytes.
+    func held(accountId: String?) -> StateStats.FramesHeld {
+        sessions.withLock { sessions in
+            var held = StateStats.FramesHeld()
+            for state in sessions.live.values where accountId == nil || state.accountId == accountId {
+                held.sessions += 1
+                held.viewers += state.viewers.count
+                held.bytes += state.heldBytes
+            }
+            held.endedSessions = sessions.ended.values.reduce(0) { $0 + (accountId == nil || $1.accountId == accountId ? 1 : 0) }
+            return held
+        }
+    }
+
+    /// Statistics of a session, live or recently ended.
     func stats(sessionId: String) -> CoBrowsingStats {
         sessions.withLock { sessions in
-            let state = sessions[sessionId] ?? SessionState()
-            let sorted = state.gaps.sorted()
-            func percentile(_ p: Double) -> Int64? {
-                guard !sorted.isEmpty else { return nil }
-                return sorted[min(sorted.count - 1, Int((Double(sorted.count - 1) * p).rounded()))]
-            }
-            var fps = 0.0
-            if let first = state.firstAccepted, let last = state.lastAcceptedAt, last > first {
-                fps = Double(state.accepted - 1) / (Double(last - first) / 1000)
-            }
-            return CoBrowsingStats(
-                sessionId: sessionId, accepted: state.accepted, throttled: state.throttled, duplicates: state.duplicates, rejected: state.rejected,
-                bytes: state.bytes, effectiveFps: fps, gapP50: percentile(0.5), gapP99: percentile(0.99), maxFps: state.maxFps,
-                privateAreas: state.latest?.header.privateAreas ?? []
-            )
+            if let ended = sessions.ended[sessionId] { return ended.stats }
+            return Self.stats(of: sessions.live[sessionId], sessionId: sessionId)
         }
+    }
+
+    private static func stats(of state: SessionState?, sessionId: String) -> CoBrowsingStats {
+        let state = state ?? SessionState(accountId: "")
+        let sorted = state.gaps.sorted()
+        func percentile(_ p: Double) -> Int64? {
+            guard !sorted.isEmpty else { return nil }
+            return sorted[min(sorted.count - 1, Int((Double(sorted.count - 1) * p).rounded()))]
+        }
+        var fps = 0.0
+        if let first = state.firstAccepted, let last = state.lastAcceptedAt, last > first {
+            fps = Double(state.accepted - 1) / (Double(last - first) / 1000)
+        }
+        return CoBrowsingStats(
+            sessionId: sessionId, accepted: state.accepted, throttled: state.throttled, duplicates: state.duplicates, rejected: state.rejected,
+            bytes: state.bytes, effectiveFps: fps, gapP50: percentile(0.5), gapP99: percentile(0.99), maxFps: state.maxFps,
+            privateAreas: state.latest?.header.privateAreas ?? []
+        )
     }
 }

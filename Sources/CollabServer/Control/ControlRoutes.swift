@@ -1,6 +1,7 @@
 import CollabCore
 import CollabStore
 import CollabPush
+import CollabSeed
 import CollabWire
 import Foundation
 import Hummingbird
@@ -35,8 +36,12 @@ struct ControlRoutes {
                 if let requested = filter.accountId, requested != confinement { throw CollabError.notFound("Account", requested) }
                 filter.accountId = confinement
             }
+            let (entries, truncated) = env.journal.entries(matching: filter)
             return JSONBody.response(
-                JournalPage(entries: env.journal.entries(matching: filter), size: env.journal.count, capacity: env.journal.capacity)
+                JournalPage(
+                    entries: entries, size: env.journal.count, capacity: env.journal.capacity, bytes: env.journal.bytes, maxBytes: env.journal.maxBytes,
+                    truncated: truncated
+                )
             )
         }
         group.operation(.delete, "journal", role: .superAdmin) { _, _ in
@@ -71,7 +76,9 @@ struct ControlRoutes {
             let change = try await env.decode(ClockChange.self, from: request)
             if let frozen = change.frozen { env.clock.setFrozen(frozen) }
             if let millis = change.advanceMillis {
-                guard abs(millis) <= 10 * 366 * 24 * 3600 * 1000 else { throw CollabError.badRequest("advanceMillis is out of range") }
+                // A range check, not abs(): abs(Int64.min) traps.
+                let limit: Int64 = 10 * 366 * 24 * 3600 * 1000
+                guard (-limit...limit).contains(millis) else { throw CollabError.badRequest("advanceMillis is out of range") }
                 env.clock.advance(by: millis)
             }
             // What fell due at the new time (missed calls, key rotation) happens before the answer.
@@ -96,10 +103,11 @@ struct ControlRoutes {
         }
         group.operation(.get, "stats", role: .admin) { request, context in
             let accountId = try env.inspectedAccountId(request.query("account"), confinedTo: try context.inspectorConfinement())
-            let journalCount = accountId == nil ? env.journal.count : env.journal.entries(matching: JournalFilter(accountId: accountId, limit: 100_000)).count
+            let journalCount = accountId == nil ? env.journal.count : env.journal.count(matching: JournalFilter(accountId: accountId))
             var stats = try env.stats(accountId: accountId, journalEntries: journalCount)
             stats.pushesEmitted = env.pushes.outbox.recordedCount(accountId: accountId)
             stats.frames = env.frames.counts(accountId: accountId)
+            stats.framesHeld = env.frames.held(accountId: accountId)
             return JSONBody.response(stats)
         }
         group.operation(.get, "configuration", role: .admin) { request, context in
@@ -184,6 +192,7 @@ extension CollabEnvironment {
                 shards.states[account.id]?.removeAccountData(keepAccount: true, changes: &changes)
                 return try shards.apply(seed: accountSeed, passwordHashes: allHashes, context: op, changes: &changes)
             }
+            frames.removeAll(accountId: account.id)
             return SeedResult(created: report.created, updated: report.updated, unchanged: report.unchanged)
         }
         let allHashes = try await passwordHashesIgnoringStored(for: seed)
@@ -191,6 +200,7 @@ extension CollabEnvironment {
         let report = try await repository.writeAcross(accountNames: seed.accounts.map(\.name)) { shards, changes throws(CollabError) in
             try shards.apply(seed: seed, passwordHashes: allHashes, context: op, changes: &changes)
         }
+        frames.removeAll()
         return SeedResult(created: report.created, updated: report.updated, unchanged: report.unchanged)
     }
 

@@ -1,70 +1,138 @@
 import CollabCore
 import CollabWire
+import DequeModule
+import Foundation
 import Synchronization
 
 /// A bounded record of the requests the server answered, newest last.
 ///
-/// A ring buffer: when full, the oldest entry goes. Entries hold no bodies, headers or secrets; query
-/// parameters that carry secrets (API keys, tokens) are redacted.
+/// Bounded three ways, because anonymous callers choose what goes in: each entry keeps at most
+/// ``maxFieldBytes`` of path and of query (cut entries are marked `truncated`); the journal keeps at most
+/// `capacity` entries and at most `maxBytes` bytes (the oldest go first); a read returns at most its
+/// `limit` and at most ``maxReadBytes`` (newest first, marked `truncated` when cut). Entries hold no
+/// bodies, headers or secrets; query parameters that carry secrets (API keys, tokens) are redacted.
 final class RequestJournal: Sendable {
-    private struct Ring {
-        var entries: [JournalEntry] = []
-        var start = 0
+    private struct Held {
+        var entries: Deque<JournalEntry> = []
+        var bytes = 0
         var nextId: Int64 = 1
     }
 
-    private let ring = Mutex(Ring())
+    private let held = Mutex(Held())
+    /// How many entries the journal keeps.
     let capacity: Int
+    /// How many bytes the journal's entries may take, as ``size(of:)`` counts them.
+    let maxBytes: Int
+    /// The most of a path, and of a query, one entry keeps (UTF-8 bytes).
+    static let maxFieldBytes = 2 * 1024
+    /// The most one read returns, as ``size(of:)`` counts it.
+    static let maxReadBytes = 4 * 1024 * 1024
+    /// What an entry costs besides its strings (numbers, optionals, bookkeeping), roughly.
+    static let entryOverhead = 128
 
-    init(capacity: Int) {
+    init(capacity: Int, maxBytes: Int = 16 * 1024 * 1024) {
         self.capacity = max(1, capacity)
+        self.maxBytes = max(Self.entryOverhead + 3 * Self.maxFieldBytes, maxBytes)
     }
 
-    /// Query parameters whose values are never recorded.
-    static let redactedParameters: Set<String> = ["x-unblu-apikey", "apiKey", "authenticationToken", "token", "password", "access_token"]
+    /// Query parameters whose values are never recorded (compared case-insensitively, percent-decoded).
+    static let redactedParameters: Set<String> = [
+        "x-unblu-apikey", "apikey", "authenticationtoken", "token", "password", "access_token", "refresh_token", "id_token", "secret",
+        "client_secret", "x-unblu-authsession",
+    ]
 
-    /// Records one answered request.
+    /// The bytes an entry is counted for.
+    static func size(of entry: JournalEntry) -> Int {
+        entryOverhead + entry.method.utf8.count + entry.path.utf8.count + (entry.query?.utf8.count ?? 0) + (entry.accountId?.utf8.count ?? 0)
+            + (entry.userId?.utf8.count ?? 0)
+    }
+
+    /// Records one answered request, cutting its path and query to ``maxFieldBytes``.
     func record(_ entry: JournalEntry) {
-        ring.withLock { ring in
-            var entry = entry
-            entry.id = ring.nextId
-            ring.nextId += 1
-            if ring.entries.count < capacity {
-                ring.entries.append(entry)
-            } else {
-                ring.entries[ring.start] = entry
-                ring.start = (ring.start + 1) % capacity
+        var entry = entry
+        var cut = false
+        entry.method = Self.prefix(entry.method, bytes: 32, cut: &cut)
+        entry.path = Self.prefix(entry.path, bytes: Self.maxFieldBytes, cut: &cut)
+        entry.query = entry.query.map { Self.prefix($0, bytes: Self.maxFieldBytes, cut: &cut) }
+        entry.accountId = entry.accountId.map { Self.prefix($0, bytes: 256, cut: &cut) }
+        entry.userId = entry.userId.map { Self.prefix($0, bytes: 256, cut: &cut) }
+        entry.truncated = cut ? true : nil
+        let size = Self.size(of: entry)
+        held.withLock { held in
+            entry.id = held.nextId
+            held.nextId += 1
+            held.entries.append(entry)
+            held.bytes += size
+            while held.entries.count > capacity || held.bytes > maxBytes, let oldest = held.entries.popFirst() {
+                held.bytes -= Self.size(of: oldest)
             }
         }
     }
 
-    /// The entries matching `filter`, oldest first, at most `filter.limit`.
-    func entries(matching filter: JournalFilter) -> [JournalEntry] {
-        let all: [JournalEntry] = ring.withLock { ring in
-            Array(ring.entries[ring.start...] + ring.entries[..<ring.start])
+    /// The entries matching `filter`, oldest first: the newest `filter.limit` (default 1000) that fit in
+    /// ``maxReadBytes``; `truncated` when the byte bound left matching entries out.
+    func entries(matching filter: JournalFilter) -> (entries: [JournalEntry], truncated: Bool) {
+        let limit = max(0, filter.limit ?? 1000)
+        return held.withLock { held in
+            var picked: [JournalEntry] = []
+            var bytes = 0
+            for entry in held.entries.reversed() where filter.matches(entry) {
+                guard picked.count < limit else { break }
+                let size = Self.size(of: entry)
+                guard bytes + size <= Self.maxReadBytes else { return (picked.reversed(), true) }
+                bytes += size
+                picked.append(entry)
+            }
+            return (picked.reversed(), false)
         }
-        let matching = all.filter { filter.matches($0) }
-        return Array(matching.suffix(filter.limit ?? 1000))
+    }
+
+    /// How many entries match `filter` (its limit ignored).
+    func count(matching filter: JournalFilter) -> Int {
+        held.withLock { held in held.entries.reduce(0) { $0 + (filter.matches($1) ? 1 : 0) } }
     }
 
     /// Forgets every entry.
     func clear() {
-        ring.withLock { ring in
-            ring.entries.removeAll(keepingCapacity: true)
-            ring.start = 0
+        held.withLock { held in
+            held.entries.removeAll()
+            held.bytes = 0
         }
     }
 
     /// How many entries are held.
-    var count: Int { ring.withLock { $0.entries.count } }
+    var count: Int { held.withLock { $0.entries.count } }
+
+    /// How many bytes the held entries take, as ``size(of:)`` counts them.
+    var bytes: Int { held.withLock { $0.bytes } }
 
     /// The query string with secret-bearing parameters redacted.
     static func redact(query: String?) -> String? {
         guard let query, !query.isEmpty else { return nil }
         return query.split(separator: "&", omittingEmptySubsequences: false).map { pair in
-            let name = pair.split(separator: "=", maxSplits: 1).first.map(String.init) ?? ""
-            return redactedParameters.contains(name) ? "\(name)=REDACTED" : String(pair)
+            let raw = pair.split(separator: "=", maxSplits: 1).first.map(String.init) ?? ""
+            let name = (raw.replacingOccurrences(of: "+", with: " ").removingPercentEncoding ?? raw).lowercased()
+            return redactedParameters.contains(name) ? "\(raw)=REDACTED" : String(pair)
         }.joined(separator: "&")
+    }
+
+    /// At most `bytes` UTF-8 bytes of `text`, never ending inside a UTF-8 sequence.
+    private static func prefix(_ text: String, bytes: Int, cut: inout Bool) -> String {
+        guard text.utf8.count > bytes else { return text }
+        cut = true
+        var kept = Array(text.utf8.prefix(bytes))
+        var continuation = 0
+        var index = kept.count - 1
+        while index >= 0, kept[index] & 0xC0 == 0x80 {
+            continuation += 1
+            index -= 1
+        }
+        if index >= 0 {
+            let lead = kept[index]
+            let expected = lead >= 0xF0 ? 3 : lead >= 0xE0 ? 2 : lead >= 0xC0 ? 1 : 0
+            if expected != continuation { kept.removeSubrange(index...) }
+        }
+        return String(decoding: kept, as: UTF8.self)
     }
 }
 

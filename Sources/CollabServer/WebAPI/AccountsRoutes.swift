@@ -67,6 +67,7 @@ struct AccountsRoutes {
             let id = try context.pathParameter("accountId")
             try await env.repository.deleteAccount(id) { state throws(CollabError) in try state.checkCanDelete(for: context.principal) }
             env.events.disconnect(accountId: id)
+            env.frames.removeAll(accountId: id)
             return noContent
         }
     }

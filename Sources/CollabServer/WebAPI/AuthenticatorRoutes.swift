@@ -87,9 +87,9 @@ struct AuthenticatorRoutes {
 
     private func loggedIn(_ session: AuthSession, redirect: String?) -> Response {
         var response: Response
-        if let redirect, redirect.hasPrefix("/") {
-            // Only same-site redirects: an open redirect after login would be a phishing aid.
-            response = Response(status: .found, headers: [.location: redirect])
+        if let location = SameOriginRedirect.location(redirect) {
+            // Only same-origin paths: an open redirect after login would be a phishing aid.
+            response = Response(status: .found, headers: [.location: location])
         } else {
             response = JSONBody.response(WebLoginResult(success: true))
         }

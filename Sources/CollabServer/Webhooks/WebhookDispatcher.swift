@@ -43,14 +43,20 @@ final class WebhookDispatcher: Service {
     private let dropped = Mutex(0)
     private let environment: CollabEnvironment
     private let logger: Logger
-    private let client: HTTPClient
 
-    init(environment: CollabEnvironment, settings: Settings, logger: Logger, client: HTTPClient = .shared) {
+    init(environment: CollabEnvironment, settings: Settings, logger: Logger) {
         self.environment = environment
         self.settings = settings
         self.logger = logger
-        self.client = client
         (stream, continuation) = AsyncStream.makeStream(of: Job.self, bufferingPolicy: .bufferingOldest(settings.queueCapacity))
+    }
+
+    /// The HTTP client's settings: redirects are never followed, since the allowlist is checked for
+    /// the registered endpoint only and a redirect could lead anywhere (a 3xx answer fails the delivery).
+    static var clientConfiguration: HTTPClient.Configuration {
+        var configuration = HTTPClient.Configuration()
+        configuration.redirectConfiguration = .disallow
+        return configuration
     }
 
     /// Events dropped because the queue was full.
@@ -104,6 +110,8 @@ final class WebhookDispatcher: Service {
     }
 
     func run() async throws {
+        // Created here, so a dispatcher that never runs owns nothing to shut down.
+        let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: Self.clientConfiguration)
         await withGracefulShutdownHandler {
             await withTaskGroup(of: Void.self) { group in
                 var running = 0
@@ -113,12 +121,13 @@ final class WebhookDispatcher: Service {
                         running -= 1
                     }
                     running += 1
-                    group.addTask { await self.deliver(job) }
+                    group.addTask { await self.deliver(job, client: client) }
                 }
             }
         } onGracefulShutdown: {
             self.continuation.finish()
         }
+        try? await client.shutdown()
     }
 
     /// The signature header value: lower-case hex HMAC-SHA256 of the body.
@@ -126,7 +135,7 @@ final class WebhookDispatcher: Service {
         HMAC<SHA256>.authenticationCode(for: body, using: SymmetricKey(data: Data(secret.utf8))).map { String(format: "%02x", $0) }.joined()
     }
 
-    private func deliver(_ job: Job) async {
+    private func deliver(_ job: Job, client: HTTPClient) async {
         let deliveryId = UUID().uuidString.lowercased()
         var delivery = WebhookDelivery(
             deliveryId: deliveryId, registrationId: job.registration.id, accountId: job.registration.accountId, eventType: job.eventType,
@@ -165,6 +174,12 @@ final class WebhookDispatcher: Service {
                 if (200..<300).contains(status) {
                     retry = false
                     delivery.state = "DELIVERED"
+                } else if (300..<400).contains(status) {
+                    // Not followed (see `clientConfiguration`), and a retry would be redirected again.
+                    retry = false
+                    delivery.state = "FAILED"
+                    let location = response.headers.first(name: "location").map { " to \(RedactedURL.string($0))" } ?? ""
+                    record.error = "redirect\(location) not followed: webhook deliveries go to the registered endpoint only"
                 } else if (400..<500).contains(status), status != 408, status != 429 {
                     retry = false
                     delivery.state = "FAILED"
@@ -176,10 +191,10 @@ final class WebhookDispatcher: Service {
             delivery.attempts.append(record)
             if !retry || attempt == settings.maxAttempts {
                 if delivery.state == "PENDING" { delivery.state = "FAILED" }
-                log.record(delivery)
                 if delivery.state == "FAILED" {
-                    logger.notice("webhook delivery failed", metadata: ["event": "\(job.eventType)", "endpoint": "\(job.registration.endpoint)", "attempts": "\(attempt)"])
+                    logger.notice("webhook delivery failed", metadata: ["event": "\(job.eventType)", "endpoint": "\(RedactedURL.string(job.registration.endpoint))", "attempts": "\(attempt)"])
                 }
+                log.record(delivery)
                 return
             }
             log.record(delivery)

@@ -106,7 +106,7 @@ public struct FrameHeader: Sendable, Equatable {
         let version = try integer(UInt8.self)
         guard version == Self.version else { throw .unsupportedVersion(version) }
         let idLength = Int(try integer(UInt8.self))
-        guard (1...64).contains(idLength), let sessionId = String(bytes: try take(idLength), encoding: .utf8) else { throw .badSessionId }
+        guard (1...64).contains(idLength), let sessionId = String(validating: try take(idLength), as: UTF8.self) else { throw .badSessionId }
         let sequence = try integer(UInt32.self)
         let captureTime = Int64(bitPattern: try integer(UInt64.self))
         let width = Int(try integer(UInt16.self))

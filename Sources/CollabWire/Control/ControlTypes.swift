@@ -13,11 +13,14 @@ public struct JournalEntry: Codable, Sendable, Equatable {
     /// The caller's account, when authenticated.
     public var accountId: String?
     public var userId: String?
+    /// Present (true) when the path or the query was longer than the journal keeps (2 KiB each) and was cut.
+    public var truncated: Bool?
 
     public init(
         id: Int64, timestamp: Int64, method: String, path: String, query: String?, status: Int, durationMicros: Int64,
-        accountId: String?, userId: String?
+        accountId: String?, userId: String?, truncated: Bool? = nil
     ) {
+        self.truncated = truncated
         self.id = id
         self.timestamp = timestamp
         self.method = method
@@ -60,10 +63,18 @@ public struct JournalPage: Codable, Sendable {
     /// How many entries the journal holds in all.
     public var size: Int
     public var capacity: Int
-    public init(entries: [JournalEntry], size: Int, capacity: Int) {
+    /// The bytes the journal's entries take (as the journal counts them), and its bound.
+    public var bytes: Int
+    public var maxBytes: Int
+    /// True when the read's own byte bound left out older matching entries.
+    public var truncated: Bool
+    public init(entries: [JournalEntry], size: Int, capacity: Int, bytes: Int = 0, maxBytes: Int = 0, truncated: Bool = false) {
         self.entries = entries
         self.size = size
         self.capacity = capacity
+        self.bytes = bytes
+        self.maxBytes = maxBytes
+        self.truncated = truncated
     }
 }
 
@@ -163,6 +174,26 @@ public struct StateStats: Codable, Sendable, Equatable {
     public var pushesEmitted: Int
     /// Co-browsing frames since the server started, by outcome.
     public var frames: FrameCounts
+    /// What the co-browsing frame ingest holds right now (freed when sessions end and on reset).
+    public var framesHeld: FramesHeld
+
+    /// Co-browsing frame state held in memory.
+    public struct FramesHeld: Codable, Sendable, Equatable {
+        /// Sessions with frame state (latest frame, throttle, viewers).
+        public var sessions: Int
+        /// Bytes of that state: latest images and statistics buffers.
+        public var bytes: Int
+        /// Open frame viewers.
+        public var viewers: Int
+        /// Ended sessions whose final statistics are kept (bounded).
+        public var endedSessions: Int
+        public init(sessions: Int = 0, bytes: Int = 0, viewers: Int = 0, endedSessions: Int = 0) {
+            self.sessions = sessions
+            self.bytes = bytes
+            self.viewers = viewers
+            self.endedSessions = endedSessions
+        }
+    }
 
     /// Co-browsing frame outcomes.
     public struct FrameCounts: Codable, Sendable, Equatable {
@@ -180,7 +211,8 @@ public struct StateStats: Codable, Sendable, Equatable {
 
     public init(
         accounts: Int, apiKeys: Int, namedAreas: Int, users: Int, persons: Int, sessions: Int, journalEntries: Int,
-        conversations: Int = 0, messages: Int = 0, calls: Int = 0, devices: Int = 0, pushesEmitted: Int = 0, frames: FrameCounts = FrameCounts()
+        conversations: Int = 0, messages: Int = 0, calls: Int = 0, devices: Int = 0, pushesEmitted: Int = 0, frames: FrameCounts = FrameCounts(),
+        framesHeld: FramesHeld = FramesHeld()
     ) {
         self.accounts = accounts
         self.apiKeys = apiKeys
@@ -195,5 +227,6 @@ public struct StateStats: Codable, Sendable, Equatable {
         self.devices = devices
         self.pushesEmitted = pushesEmitted
         self.frames = frames
+        self.framesHeld = framesHeld
     }
 }

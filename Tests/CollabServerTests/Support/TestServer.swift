@@ -46,7 +46,7 @@ final class TestServer: Sendable {
     }
 
     /// Starts a server with a full configuration.
-    static func start(configuration: ServerConfiguration, clock: AdjustableClock = AdjustableClock()) async throws -> TestServer {
+    static func start(configuration: ServerConfiguration, clock: AdjustableClock = AdjustableClock(), logger: Logger = logger) async throws -> TestServer {
         await TestServer(server: try await MockCollabServer(configuration: configuration, clock: clock, logger: logger))
     }
 

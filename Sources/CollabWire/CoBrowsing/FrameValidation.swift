@@ -1,0 +1,18 @@
+public import Foundation
+
+extension FrameHeader {
+    /// Why a decoded frame is refused before it reaches a session.
+    public struct ValidationError: Error, Equatable, Sendable, CustomStringConvertible {
+        public var description: String
+    }
+
+    /// The checks every frame passes after decoding, whatever its transport: the image is at most
+    /// `maxImageBytes`, is a JPEG or PNG by signature, and the frame's size is 1 to 16384 pixels each way.
+    /// - Returns: The image's format.
+    public func validate(image: Data, maxImageBytes: Int) throws(ValidationError) -> FrameImageFormat {
+        guard image.count <= maxImageBytes else { throw ValidationError(description: "the image is larger than \(maxImageBytes) bytes") }
+        guard let format = FrameImageFormat(signatureOf: image) else { throw ValidationError(description: "the image is neither JPEG nor PNG") }
+        guard (1...16_384).contains(width), (1...16_384).contains(height) else { throw ValidationError(description: "width and height must be 1 to 16384") }
+        return format
+    }
+}

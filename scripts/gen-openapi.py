@@ -127,8 +127,10 @@ add("/agent/v1/logout", "post", op("Log out", "agentLogout", {"204": {"descripti
 add("/agent/v1/me", "get", op("The agent", "agentMe", {**ok(ref("PersonView")), **errs(401, 403, **T)}, A, AGENT))
 add("/agent/v1/presence", "put", op("Set presence", "agentPresence", {**ok(ref("PresenceRequest")), **errs(400, 401, 403, **T)}, A, AGENT, request=body(ref("PresenceRequest"))))
 add("/agent/v1/queue", "get", op("The queue", "agentQueue", {**ok(ref("QueueView")), **errs(401, 403, 404, **T)}, A, AGENT,
-    params=[q("namedAreas", S, "Comma-separated named area ids or site ids; absent: every queued request")],
-    desc="Queued conversations this agent may take, first queued first. With a filter: only those of the named areas; account-wide requests show only without a filter; requests addressed to an agent only to that agent; declined requests no longer to the decliner."))
+    params=[q("namedAreas", S, "Comma-separated named area ids or site ids; absent: every queued request"),
+            q("limit", {"type": "integer", "minimum": 1, "maximum": 1000}, "Entries per page (default 100)"),
+            q("cursor", S, "nextCursor of the previous page")],
+    desc="A page of the queued conversations this agent may take, first queued first; a page costs what it shows, however long the queue. With a filter: only those of the named areas; account-wide requests show only without a filter; requests addressed to an agent only to that agent; declined requests no longer to the decliner."))
 add("/agent/v1/conversations", "get", op("The agent's conversations", "agentConversations", {**ok(ref("ConversationList")), **errs(400, 401, 403, **T)}, A, AGENT, params=[q("state", {"type": "string", "enum": CONVERSATION_STATES}, "Only this EConversationState")]))
 add("/agent/v1/conversations/{id}", "get", op("A conversation", "agentConversation", {**ok(ref("ConversationView")), **errs(401, 403, 404, **T)}, A, AGENT, params=[p("id", "Conversation id")]))
 for action, summary, desc in [
@@ -248,8 +250,10 @@ schemas = {
         "apiKeys": arr(obj({"key": S}, ["key"])), "namedAreas": arr(obj({"siteId": S}, ["siteId"])), "users": arr(obj({"username": S}, ["username"])),
         "persons": arr(obj({"sourceId": S}, ["sourceId"])), "jwt": {"type": "object"}}, ["name"]))}),
     "ClientStartRequest": obj({"apiKey": S, "accessToken": S, "deviceId": S, "namedArea": S,
+        "deviceSecret": {"type": "string", "description": "An anonymous device's secret as its first start returned it; required on every later start with the same deviceId"},
         "device": obj({"os": S, "osVersion": S, "appId": S, "appVersion": S, "sdkVersion": S, "model": S}, ["os"])}, ["deviceId", "device"]),
-    "ClientStartResponse": obj({"token": S, "clientId": S, "accountId": S, "person": person, "namedAreaId": S, "configuration": smap(), "serverTime": L},
+    "ClientStartResponse": obj({"token": S, "clientId": S, "accountId": S, "person": person, "namedAreaId": S, "configuration": smap(), "serverTime": L,
+        "deviceSecret": {"type": "string", "description": "Issued on an anonymous device's first start only: keep it and present it as deviceSecret on later starts"}},
                                ["token", "clientId", "accountId", "person", "configuration", "serverTime"]),
     "ClientView": obj({"clientId": S, "personId": S, "deviceId": S, "namedAreaId": S, "appState": S, "openConversationId": S}, ["clientId", "personId", "deviceId", "appState"]),
     "AppStateRequest": obj({"appState": {"type": "string", "enum": ["BACKGROUND", "FOREGROUND_UI_CLOSED", "FOREGROUND_UI_OPEN"]}}, ["appState"]),
@@ -266,7 +270,8 @@ schemas = {
     "AgentLoginRequest": obj({"username": S, "password": S}, ["username", "password"]),
     "AgentLoginResponse": obj({"token": S, "person": ref("PersonView"), "accountId": S, "expiresAt": L}, ["token", "person", "accountId", "expiresAt"]),
     "PresenceRequest": obj({"presence": {"type": "string", "enum": ["ONLINE", "AWAY", "OFFLINE"]}}, ["presence"]),
-    "QueueView": obj({"entries": arr(obj({"position": I, "conversation": ref("ConversationView")}, ["position", "conversation"]))}, ["entries"]),
+    "QueueView": obj({"entries": arr(obj({"position": I, "conversation": ref("ConversationView")}, ["position", "conversation"])),
+        "nextCursor": {"type": "string", "description": "Pass as cursor for the next page; absent on the last page"}}, ["entries"]),
     "PushRegistrationRequest": obj({"apnsToken": S, "pushKitToken": S, "fcmToken": S, "version": {"type": "string", "enum": ["ENCRYPTED", "ENCRYPTED_SERVICE", "NOT_ENCRYPTED"]}, "apnsEnvironment": {"type": "string", "enum": ["sandbox", "production"]}}, ["version"]),
     "NotificationKeyView": obj({"keyId": S, "key": S, "createdAt": L, "validUntil": L}, ["keyId", "key", "createdAt"]),
     "DeviceView": obj({"id": S, "personId": S, "deviceId": S, "os": S, "osVersion": S, "appId": S, "apnsToken": S, "pushKitToken": S, "fcmToken": S, "version": S,

@@ -34,6 +34,9 @@ struct BenchGrowthCommand: AsyncParsableCommand {
     @Option(help: "The server's process id, to report its resident memory.")
     var serverPid: Int32?
 
+    @Flag(help: "Also measure two accounts at once: visitor messages in the demo account alone, then in it and a second account together.")
+    var twoAccounts = false
+
     struct Row: Encodable {
         var operation: String
         var emptyPerSecond: Double
@@ -83,6 +86,28 @@ struct BenchGrowthCommand: AsyncParsableCommand {
         if let rssBefore, let rssAfter {
             print(String(format: "rss\t%.1f MB before, %.1f MB after: %.1f KB per visitor", rssBefore / 1024, rssAfter / 1024, (rssAfter - rssBefore) / Double(visitors)))
         }
+        if twoAccounts { try await measureTwoAccounts(fixture, http: http) }
+    }
+
+    /// Visitor messages in account A alone, then in A and a second account B at the same time: with a
+    /// lock per account, B's writes do not queue behind A's (on two cores both share the CPU, so the
+    /// sum is what to compare with A alone).
+    func measureTwoAccounts(_ a: Fixture, http: HTTPClient) async throws {
+        let control = ControlClient(baseURL: url, credentials: .basic(username: "superadmin", password: "superadmin"), client: http)
+        _ = try await control.seed("""
+            accounts:
+              - name: bench-b
+                apiKeys: [{key: bench-b-key}]
+                namedAreas: [{siteId: bench-b-area}]
+                users: [{username: bench-b-agent, password: bench-b-agent, role: REGISTERED_USER}]
+            """)
+        let b = try await Fixture.make(url: url, http: http, apiKey: "bench-b-key", area: "bench-b-area", agent: "bench-b-agent")
+        let alone = try await measure { i in _ = try await a.chatVisitor.send("alone \(i)", in: a.chatConversation) }
+        async let inA = measure { i in _ = try await a.chatVisitor.send("a \(i)", in: a.chatConversation) }
+        async let inB = measure { i in _ = try await b.chatVisitor.send("b \(i)", in: b.chatConversation) }
+        let (together, other) = try await (inA, inB)
+        print(String(format: "two accounts\tA alone %.0f/s (p99 %.1f ms); together A %.0f/s (p99 %.1f ms) + B %.0f/s (p99 %.1f ms) = %.0f/s",
+                     alone.perSecond, alone.p99, together.perSecond, together.p99, other.perSecond, other.p99, together.perSecond + other.perSecond))
     }
 
     struct Result {
@@ -153,16 +178,18 @@ struct Fixture: Sendable {
     var pushConversation: String
     var pushRegistration: NotificationAPI
 
-    static func make(url: String, http: HTTPClient) async throws -> Fixture {
+    static func make(
+        url: String, http: HTTPClient, apiKey: String = "demo-api-key", area: String = "demo-area", agent agentName: String = "agent"
+    ) async throws -> Fixture {
         let run = String(UInt32.random(in: 0...UInt32.max), radix: 36)
         let agent = AgentClient(baseURL: url, client: http)
-        let login = try await agent.login(username: "agent", password: "agent")
+        let login = try await agent.login(username: agentName, password: agentName)
         try await agent.setPresence("ONLINE")
-        let chat = VisitorClient(configuration: ClientConfiguration(baseURL: url, apiKey: "demo-api-key", namedArea: "demo-area", deviceId: "growth-chat-\(run)"), client: http)
+        let chat = VisitorClient(configuration: ClientConfiguration(baseURL: url, apiKey: apiKey, namedArea: area, deviceId: "growth-chat-\(run)"), client: http)
         try await chat.start(liveEvents: false)
         let chatConversation = try await chat.startConversation(topic: "bench chat").id
         _ = try await agent.accept(chatConversation)
-        let pushed = VisitorClient(configuration: ClientConfiguration(baseURL: url, apiKey: "demo-api-key", namedArea: "demo-area", deviceId: "growth-push-\(run)"), client: http)
+        let pushed = VisitorClient(configuration: ClientConfiguration(baseURL: url, apiKey: apiKey, namedArea: area, deviceId: "growth-push-\(run)"), client: http)
         try await pushed.start(liveEvents: false)
         let registration = NotificationAPI(client: pushed)
         try await registration.register(apnsToken: BenchGrowthCommand.token(999_999_999), version: .encrypted)

@@ -186,12 +186,12 @@ public struct AccountState: Sendable {
 enum Indexes {
     static let areaBySiteId = TableIndex<NamedArea>(0) { [$0.siteId] }
     static let sessionByUser = TableIndex<AuthSession>(0) { $0.userId.map { [$0] } ?? [] }
-    static let conversationByParticipant = TableIndex<Conversation>(0) { Array(Set($0.participants.map(\.personId))) }
+    static let conversationByParticipant = TableIndex<Conversation>(0) { Array(Set($0.participants.map(\.personId))).sorted() }
     static let clientByPerson = TableIndex<ClientSession>(0) { [$0.personId] }
     /// Clients in the foreground with the collaboration UI closed, by person (UI visibility requests).
     static let clientByForegroundPerson = TableIndex<ClientSession>(1) { $0.appState == .foregroundUIClosed ? [$0.personId] : [] }
     static let presenceByValue = TableIndex<PresenceRecord>(0) { [$0.presence.rawValue] }
-    static let webhookByEvent = TableIndex<WebhookRegistration>(0) { Array(Set($0.events)) }
+    static let webhookByEvent = TableIndex<WebhookRegistration>(0) { Array(Set($0.events)).sorted() }
     static let webhookByName = TableIndex<WebhookRegistration>(1) { [$0.name] }
     static let deviceByPerson = TableIndex<Device>(0) { [$0.personId] }
     static let deviceByToken = TableIndex<Device>(1) { [$0.apnsToken, $0.pushKitToken, $0.fcmToken].compactMap { $0 } }

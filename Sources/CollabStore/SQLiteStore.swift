@@ -82,26 +82,40 @@ public final class SQLiteStore: Store {
         return records
     }
 
+    /// Rows per multi-row INSERT: 4 parameters each, well under SQLite's limit of 32,766.
+    static let rowsPerInsert = 256
+
     public func apply(_ changes: [StoreChange]) async throws {
         guard !changes.isEmpty else { return }
         try await transaction {
+            // Runs of puts go out as one multi-row INSERT each: every statement is a hop to SQLite's
+            // thread, and a group-committed batch holds many puts. Order is kept (a later row for the
+            // same key replaces an earlier one, within a statement as across statements).
+            var rows: [SQLiteData] = []
+            func flush() async throws {
+                guard !rows.isEmpty else { return }
+                let placeholders = Array(repeating: "(?, ?, ?, ?)", count: rows.count / 4).joined(separator: ", ")
+                _ = try await connection.query("INSERT OR REPLACE INTO records (kind, id, account_id, body) VALUES \(placeholders)", rows)
+                rows.removeAll(keepingCapacity: true)
+            }
             for change in changes {
                 switch change {
                 case .put(let entity):
                     let record = StoredRecord(encoding: entity)
-                    _ = try await connection.query(
-                        "INSERT OR REPLACE INTO records (kind, id, account_id, body) VALUES (?, ?, ?, ?)",
-                        [
-                            .text(record.kind.rawValue), .text(record.id), record.accountId.map { .text($0) } ?? .null,
-                            .text(String(decoding: record.body, as: UTF8.self)),
-                        ]
-                    )
+                    rows += [
+                        .text(record.kind.rawValue), .text(record.id), record.accountId.map { .text($0) } ?? .null,
+                        .text(String(decoding: record.body, as: UTF8.self)),
+                    ]
+                    if rows.count >= Self.rowsPerInsert * 4 { try await flush() }
                 case .delete(let kind, let id):
+                    try await flush()
                     _ = try await connection.query("DELETE FROM records WHERE kind = ? AND id = ?", [.text(kind.rawValue), .text(id)])
                 case .deleteAccountData(let accountId):
+                    try await flush()
                     _ = try await connection.query("DELETE FROM records WHERE account_id = ?", [.text(accountId)])
                 }
             }
+            try await flush()
         }
     }
 

@@ -42,6 +42,22 @@ struct StoreTests {
         try await store.close()
     }
 
+    @Test("SQLite: a large batch of puts and deletes keeps its order (multi-row inserts)")
+    func sqliteBatchOrder() async throws {
+        let path = try Self.temporaryPath()
+        let store = try await SQLiteStore.open(path: path, logger: Logger(label: "test"))
+        var batch: [StoreChange] = (0..<600).map { .put(Self.area("r\($0)", name: "first")) }
+        batch += [.delete(.namedArea, id: "r5"), .put(Self.area("r7", name: "second")), .put(Self.area("r5", name: "back")), .put(Self.area("r7", name: "third"))]
+        try await store.apply(batch)
+        let records = try await store.loadAll()
+        #expect(records.count == 600)
+        let names = Dictionary(uniqueKeysWithValues: try records.map { ($0.id, try RecordCoding.decode(NamedArea.self, from: $0).name) })
+        #expect(names["r5"] == "back")
+        #expect(names["r7"] == "third")
+        #expect(names["r599"] == "first")
+        try await store.close()
+    }
+
     @Test("the memory store keeps nothing: the state lives in the repository's shards")
     func memory() async throws {
         let store = MemoryStore()

@@ -22,6 +22,17 @@ import uuid
 import httpx
 
 CONTROL_TOKEN = "adversarial-control-token"
+
+# The flood cases open a few thousand sockets here and in the server (which inherits this limit).
+try:
+    import resource
+
+    _soft, _hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    _wanted = 8192 if _hard == resource.RLIM_INFINITY else min(8192, _hard)
+    if _soft != resource.RLIM_INFINITY and _soft < _wanted:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (_wanted, _hard))
+except (ImportError, ValueError, OSError):
+    pass
 BINARY = os.environ.get("MOCK_COLLAB_BIN", ".build/debug/mock-collab")
 
 

@@ -171,10 +171,10 @@ add("/_mock/v1/pushes", "get", op("The push outbox", "controlPushes", {**ok(ref(
             q("state", S, "RECORDED, PENDING, DELIVERED, UNREGISTERED or FAILED"), q("after", L, "Only entries after this id"), q("limit", I, "At most this many, the newest")],
     desc="Every composed push (bounded): plain content, payload exactly as sent, key id, delivery state and attempts." + ADMIN_NOTE))
 add("/_mock/v1/pushes", "delete", op("Empty the outbox", "controlClearPushes", {"204": {"description": "Emptied"}, **errs(401, 403)}, C, CONTROL))
-add("/_mock/v1/pushes/wait", "get", op("Wait for a push", "controlWaitForPush", {**ok(ref("PushView")), **errs(400, 401, 403, 404)}, C, INSPECTOR,
+add("/_mock/v1/pushes/wait", "get", op("Wait for a push", "controlWaitForPush", {**ok(ref("PushView")), **errs(400, 401, 403, 404, 503)}, C, INSPECTOR,
     params=[q("kind", S, "As for /pushes"), q("conversationId", S, "Conversation"), q("deviceId", S, "Device"), q("state", S, "Delivery state"),
             q("after", L, "Only entries after this id"), q("timeoutMs", I, "How long to wait (default 10000, at most 60000)")],
-    desc="Answers the first outbox entry matching the filter, already there or arriving (or reaching the state) within the timeout; 404 when none did." + ADMIN_NOTE))
+    desc="Answers the first outbox entry matching the filter, already there or arriving (or reaching the state) within the timeout; 404 when none did; 503 when a graceful shutdown ends the wait." + ADMIN_NOTE))
 add("/_mock/v1/pushes/stream", "get", op("Stream the outbox", "controlStreamPushes", {"200": {"description": "Server-sent events: `push` events with PushView data", "content": {"text/event-stream": {"schema": S}}}, **errs(401, 403)}, C, INSPECTOR,
     params=[q("kind", S, "As for /pushes")], desc="New and updated outbox entries as they happen; ends when the server shuts down." + ADMIN_NOTE))
 add("/_mock/v1/devices", "get", op("Registered devices", "controlDevices", {**ok(arr(ref("DeviceView"))), **errs(401, 403, 404)}, C, INSPECTOR,

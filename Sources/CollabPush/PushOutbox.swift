@@ -113,6 +113,9 @@ public final class PushOutbox: Sendable {
         return (id, stream)
     }
 
+    /// Open streams.
+    public var subscriberCount: Int { state.withLock { $0.subscribers.count } }
+
     /// Ends a stream.
     public func unsubscribe(_ id: Int) {
         state.withLock { $0.subscribers.removeValue(forKey: id) }?.finish()

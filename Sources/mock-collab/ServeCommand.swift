@@ -58,8 +58,27 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "Seconds a started mobile client may make no request before it is stopped (MOCK_COLLAB_CLIENT_IDLE_SECONDS).")
     var clientIdleSeconds: Int = environment["MOCK_COLLAB_CLIENT_IDLE_SECONDS"].flatMap(Int.init) ?? 86_400
 
+    @Option(help: "Open connections at most; more are answered 503 (MOCK_COLLAB_MAX_CONNECTIONS).")
+    var maxConnections: Int = environment["MOCK_COLLAB_MAX_CONNECTIONS"].flatMap(Int.init) ?? 10_000
+
+    @Option(help: "Seconds a connection may sit idle, or a request stall, before it is closed (MOCK_COLLAB_IDLE_TIMEOUT).")
+    var idleTimeout: Double = environment["MOCK_COLLAB_IDLE_TIMEOUT"].flatMap(Double.init) ?? 60
+
+    @Option(help: "Seconds a new connection has to send its request head (MOCK_COLLAB_HEADER_TIMEOUT).")
+    var headerTimeout: Double = environment["MOCK_COLLAB_HEADER_TIMEOUT"].flatMap(Double.init) ?? 10
+
+    @Option(help: "Seconds a peer may stop reading before its connection is closed (MOCK_COLLAB_SEND_TIMEOUT).")
+    var sendTimeout: Double = environment["MOCK_COLLAB_SEND_TIMEOUT"].flatMap(Double.init) ?? 30
+
+    @Option(help: "Seconds a graceful shutdown waits for requests in flight (MOCK_COLLAB_SHUTDOWN_TIMEOUT).")
+    var shutdownTimeout: Double = environment["MOCK_COLLAB_SHUTDOWN_TIMEOUT"].flatMap(Double.init) ?? 10
+
     func validate() throws {
         guard clientIdleSeconds > 0 else { throw ValidationError("--client-idle-seconds must be positive") }
+        guard maxConnections > 0 else { throw ValidationError("--max-connections must be positive") }
+        for (name, value) in [("idle", idleTimeout), ("header", headerTimeout), ("send", sendTimeout), ("shutdown", shutdownTimeout)] {
+            guard value > 0, value <= 86_400 else { throw ValidationError("--\(name)-timeout must be between 0 and 86400 seconds") }
+        }
         guard heartbeatSeconds > 0 else { throw ValidationError("--heartbeat-seconds must be positive") }
         guard (0...65535).contains(port) else { throw ValidationError("--port must be between 0 and 65535") }
         guard Logger.Level(rawValue: logLevel) != nil else { throw ValidationError("--log-level '\(logLevel)' is not a log level") }
@@ -97,7 +116,11 @@ struct ServeCommand: AsyncParsableCommand {
                 heartbeatInterval: .seconds(heartbeatSeconds),
                 webhookAllowedHosts: (webhookHosts ?? Self.environment["MOCK_COLLAB_WEBHOOK_HOSTS"]).map {
                     Set($0.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces).lowercased() }.filter { !$0.isEmpty })
-                }
+                },
+                connections: ConnectionSettings(
+                    maxConnections: maxConnections, idleTimeout: .seconds(idleTimeout), headerTimeout: .seconds(headerTimeout),
+                    sendTimeout: .seconds(sendTimeout), shutdownTimeout: .seconds(shutdownTimeout)
+                )
             )
             configuration.clientIdleTimeout = Int64(clientIdleSeconds) * 1000
         } catch {

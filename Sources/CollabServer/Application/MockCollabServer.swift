@@ -19,7 +19,7 @@ public final class MockCollabServer: Service {
     let webhooks: WebhookDispatcher
     let pushes: PushPipeline
     let clockTasks: ClockDrivenTasks
-    private let logger: Logger
+    let logger: Logger
     private let listening = Mutex<ListeningState>(.init())
 
     private struct ListeningState {
@@ -116,8 +116,10 @@ public final class MockCollabServer: Service {
         let router = Router(context: CollabRequestContext.self)
         router.add(middleware: ConsoleMiddleware(assets: .load(configuration: configuration, logger: logger)))
         router.add(middleware: JournalMiddleware(environment: environment))
+        router.add(middleware: RefusedUpgradeMiddleware())
         router.add(middleware: ErrorMiddleware())
         router.add(middleware: MetricsMiddleware())
+        router.add(middleware: AnonymousOpsMiddleware())
         router.add(middleware: AuthenticationMiddleware(environment: environment))
         OpsRoutes(environment: environment).register(on: router)
         WebAPIRoutes(environment: environment, webhooks: webhooks).register(on: router)
@@ -139,11 +141,18 @@ public final class MockCollabServer: Service {
         let host = configuration.host
         var app = Application(
             router: router,
-            server: .http1WebSocketUpgrade(
+            server: .guardedHTTP1WebSocketUpgrade(
                 webSocketRouter: router,
-                configuration: WebSocketServerConfiguration(
-                    maxFrameSize: 1 << 20, autoPing: .enabled(timePeriod: configuration.heartbeatInterval),
-                    closeTimeout: configuration.heartbeatInterval
+                configuration: .init(
+                    http1: .init(idleTimeout: TimeAmount(configuration.connections.idleTimeout)),
+                    ws: WebSocketServerConfiguration(
+                        maxFrameSize: 1 << 20, autoPing: .enabled(timePeriod: configuration.heartbeatInterval),
+                        closeTimeout: configuration.heartbeatInterval
+                    )
+                ),
+                limits: ConnectionLimits(
+                    maxConnections: configuration.connections.maxConnections, headerTimeout: configuration.connections.headerTimeout,
+                    sendTimeout: configuration.connections.sendTimeout, shutdownTimeout: configuration.connections.shutdownTimeout
                 )
             ),
             configuration: .init(address: .hostname(host, port: configuration.port), serverName: "mock-collab"),
@@ -165,7 +174,7 @@ public final class MockCollabServer: Service {
 
     public func run() async throws {
         do {
-            try await buildApplication().run()
+            try await runBounded(buildApplication(), shutdownTimeout: environment.configuration.connections.shutdownTimeout)
         } catch {
             try? await environment.repository.close()
             throw error

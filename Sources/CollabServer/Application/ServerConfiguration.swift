@@ -58,6 +58,8 @@ public struct ServerConfiguration: Sendable {
     public var consoleDirectory: String?
     /// How long a started mobile client may make no request before it is stopped, in milliseconds.
     public var clientIdleTimeout: Int64
+    /// Connection limits and timeouts (idle, header, send, shutdown); see ``ConnectionSettings``.
+    public var connections: ConnectionSettings
 
     public init(
         host: String = "127.0.0.1",
@@ -85,7 +87,8 @@ public struct ServerConfiguration: Sendable {
         pushInitialBackoff: Duration = .milliseconds(500),
         maxFrameBytes: Int = 256 * 1024,
         consoleDirectory: String? = nil,
-        clientIdleTimeout: Int64 = 24 * 3600 * 1000
+        clientIdleTimeout: Int64 = 24 * 3600 * 1000,
+        connections: ConnectionSettings = ConnectionSettings()
     ) {
         self.host = host
         self.port = port
@@ -113,5 +116,6 @@ public struct ServerConfiguration: Sendable {
         self.maxFrameBytes = maxFrameBytes
         self.consoleDirectory = consoleDirectory
         self.clientIdleTimeout = clientIdleTimeout
+        self.connections = connections
     }
 }

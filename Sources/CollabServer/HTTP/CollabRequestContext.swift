@@ -1,6 +1,7 @@
 import CollabCore
 import Hummingbird
 import HummingbirdWebSocket
+import NIOCore
 
 /// The per-request context: Hummingbird's core storage plus who is calling.
 struct CollabRequestContext: RequestContext, WebSocketRequestContext {
@@ -17,8 +18,11 @@ struct CollabRequestContext: RequestContext, WebSocketRequestContext {
     let trace = RequestTrace()
     /// Hands a WebSocket upgrade its handler.
     let webSocket = WebSocketHandlerReference<CollabRequestContext>()
+    /// The connection the request came on (a refused WebSocket upgrade answers through it).
+    let channel: (any Channel)?
 
     public init(source: ApplicationRequestContextSource) {
         self.coreContext = .init(source: source)
+        self.channel = source.channel
     }
 }

@@ -133,7 +133,10 @@ struct PushRoutes {
                 guard let value = Int64(text), value >= 0, value <= 60_000 else { throw .badRequest("timeoutMs must be 0 to 60000") }
                 return value
             } ?? 10_000
-            guard let entry = await env.pushes.outbox.wait(for: filter, timeout: .milliseconds(timeout)) else {
+            // A graceful shutdown ends the wait at once (503) rather than holding the process for up to a minute.
+            let outcome = await untilGracefulShutdown { await env.pushes.outbox.wait(for: filter, timeout: .milliseconds(timeout)) }
+            guard case .finished(let found) = outcome else { throw CollabError(.unavailable, "the server is shutting down") }
+            guard let entry = found else {
                 throw CollabError(.notFound, "no push matching the filter arrived within \(timeout) ms")
             }
             return JSONBody.response(entry)
@@ -145,6 +148,8 @@ struct PushRoutes {
             let body = ResponseBody { writer in
                 // Server-sent events: one `push` event per new or updated outbox entry. The stream ends
                 // when the server shuts down, so a listening client never holds up a graceful shutdown.
+                // A write that throws (the client went away) still ends the subscription.
+                defer { env.pushes.outbox.unsubscribe(id) }
                 try await withGracefulShutdownHandler {
                     try await writer.write(ByteBuffer(string: ": mock-collab push outbox\n\n"))
                     for await entry in stream where filter.matches(entry) {
@@ -154,7 +159,6 @@ struct PushRoutes {
                 } onGracefulShutdown: {
                     env.pushes.outbox.unsubscribe(id)
                 }
-                env.pushes.outbox.unsubscribe(id)
                 try await writer.finish(nil)
             }
             return Response(status: .ok, headers: [.contentType: "text/event-stream", .cacheControl: "no-cache"], body: body)

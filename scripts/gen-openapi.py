@@ -217,7 +217,7 @@ schemas = {
     "Status": obj({"status": S}, ["status"]),
     "ResetRequest": obj({"account": S}),
     "SeedResult": obj({"created": I, "updated": I, "unchanged": I}, ["created", "updated", "unchanged"]),
-    "JournalEntry": obj({"id": L, "timestamp": L, "method": S, "path": S, "query": S, "status": I, "durationMicros": L, "accountId": S, "userId": S}, ["id", "timestamp", "method", "path", "status", "durationMicros"]),
+    "JournalEntry": obj({"id": L, "timestamp": L, "method": S, "path": S, "query": S, "status": I, "durationMicros": L, "accountId": S, "userId": S, "clientCertificate": S}, ["id", "timestamp", "method", "path", "status", "durationMicros"]),
     "JournalPage": obj({"entries": arr(ref("JournalEntry")), "size": I, "capacity": I}, ["entries", "size", "capacity"]),
     "TestTokenRequest": obj({"subject": S, "email": S, "firstName": S, "lastName": S, "lifetimeSeconds": L}, ["subject"]),
     "TestTokenResponse": obj({"token": S, "expiresAt": L}, ["token", "expiresAt"]),

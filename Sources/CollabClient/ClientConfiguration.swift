@@ -16,11 +16,15 @@ public struct ClientConfiguration: Sendable {
     public var deviceId: String
     /// What the app says about the device.
     public var device: ClientStartRequest.Device
+    /// TLS trust, pins and client certificate for an `https://` server (the SDK's `authenticationChallengeDelegate`).
+    public var tls: TLSOptions?
 
     public init(
         baseURL: String, apiKey: String, accessToken: String? = nil, namedArea: String? = nil, customCookies: [String: String] = [:],
-        deviceId: String, device: ClientStartRequest.Device = .init(os: "iOS", osVersion: "18.0", appId: "com.example.app", sdkVersion: "mock-collab")
+        deviceId: String, device: ClientStartRequest.Device = .init(os: "iOS", osVersion: "18.0", appId: "com.example.app", sdkVersion: "mock-collab"),
+        tls: TLSOptions? = nil
     ) {
+        self.tls = tls
         self.baseURL = baseURL
         self.apiKey = apiKey
         self.accessToken = accessToken

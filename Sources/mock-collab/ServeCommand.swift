@@ -13,7 +13,7 @@ import UnixSignals
 struct ServeCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "serve",
-        abstract: "Run the server. Prints 'listening on http://HOST:PORT' on stdout when ready; logs go to stderr."
+        abstract: "Run the server. Prints 'listening on http://HOST:PORT' (https:// with --tls) on stdout when ready; logs go to stderr."
     )
 
     private static let environment = ProcessInfo.processInfo.environment
@@ -50,6 +50,8 @@ struct ServeCommand: AsyncParsableCommand {
 
     @Option(help: "Seconds between WebSocket heartbeats (MOCK_COLLAB_HEARTBEAT_SECONDS).")
     var heartbeatSeconds: Int = environment["MOCK_COLLAB_HEARTBEAT_SECONDS"].flatMap(Int.init) ?? 15
+
+    @OptionGroup(title: "TLS") var tls: ServeTLSOptions
 
     func validate() throws {
         guard heartbeatSeconds > 0 else { throw ValidationError("--heartbeat-seconds must be positive") }
@@ -88,7 +90,8 @@ struct ServeCommand: AsyncParsableCommand {
                 heartbeatInterval: .seconds(heartbeatSeconds),
                 webhookAllowedHosts: (webhookHosts ?? Self.environment["MOCK_COLLAB_WEBHOOK_HOSTS"]).map {
                     Set($0.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces).lowercased() }.filter { !$0.isEmpty })
-                }
+                },
+                tls: tls.settings(storage: storage)
             )
         } catch {
             throw ValidationError(error.message)
@@ -100,9 +103,13 @@ struct ServeCommand: AsyncParsableCommand {
                 "default tenant: account 'demo', API key 'demo-api-key', named area 'demo-area'; users superadmin/superadmin, admin/admin, agent/agent"
             )
         }
-        server.whenListening { host, port in
+        let scheme = server.scheme
+        server.whenListening { [server] host, port in
+            if let plain = server.plainHTTPPort {
+                FileHandle.standardOutput.write(Data("plain http on http://\(host):\(plain)\n".utf8))
+            }
             // The one line on stdout that tools and CI wait for.
-            FileHandle.standardOutput.write(Data("listening on http://\(host):\(port)\n".utf8))
+            FileHandle.standardOutput.write(Data("listening on \(scheme)://\(host):\(port)\n".utf8))
         }
         let group = ServiceGroup(
             configuration: .init(services: [server], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)

@@ -39,6 +39,8 @@ struct VisitorCommand: AsyncParsableCommand {
     @Option(help: "Register push tokens with this version: ENCRYPTED, ENCRYPTED_SERVICE, NOT_ENCRYPTED, or NONE.")
     var push: String = "ENCRYPTED"
 
+    @OptionGroup(title: "TLS") var tls: ClientTLSArguments
+
     func validate() throws {
         guard push == "NONE" || PushNotificationVersion(rawValue: push) != nil else {
             throw ValidationError("--push must be ENCRYPTED, ENCRYPTED_SERVICE, NOT_ENCRYPTED or NONE")
@@ -47,9 +49,11 @@ struct VisitorCommand: AsyncParsableCommand {
 
     func run() async throws {
         let output = JSONLineWriter()
+        let tlsOptions = try tls.options()
         let session = VisitorSession(
             client: VisitorClient(configuration: ClientConfiguration(
-                baseURL: url, apiKey: apiKey, namedArea: namedArea, deviceId: deviceId ?? "visitor-\(UInt32.random(in: 1000...9999))"
+                baseURL: url, apiKey: apiKey, namedArea: namedArea, deviceId: deviceId ?? "visitor-\(UInt32.random(in: 1000...9999))",
+                tls: tlsOptions
             )),
             output: output
         )

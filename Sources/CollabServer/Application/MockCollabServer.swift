@@ -24,6 +24,7 @@ public final class MockCollabServer: Service {
 
     private struct ListeningState {
         var port: Int?
+        var plainHTTPPort: Int?
         var waiters: [CheckedContinuation<Int, Never>] = []
     }
 
@@ -98,6 +99,12 @@ public final class MockCollabServer: Service {
         }
     }
 
+    /// `https` with TLS, `http` otherwise.
+    public var scheme: String { environment.configuration.tls == nil ? "http" : "https" }
+
+    /// The second, plain-HTTP port beside TLS, once listening (see ``TLSSettings/plainHTTPPort``).
+    public var plainHTTPPort: Int? { listening.withLock { $0.plainHTTPPort } }
+
     /// Called once the server listens, with the bound host and port.
     public typealias ListeningHandler = @Sendable (_ host: String, _ port: Int) async -> Void
 
@@ -110,10 +117,12 @@ public final class MockCollabServer: Service {
 
     public func run() async throws {
         let configuration = environment.configuration
+        let transport = try ServerTransport(configuration: configuration, logger: logger)
         let router = Router(context: CollabRequestContext.self)
         router.add(middleware: ConsoleMiddleware(assets: .load(configuration: configuration, logger: logger)))
         router.add(middleware: JournalMiddleware(environment: environment))
         router.add(middleware: ErrorMiddleware())
+        if let clientCertificates = transport.clientCertificateMiddleware { router.add(middleware: clientCertificates) }
         router.add(middleware: MetricsMiddleware())
         router.add(middleware: AuthenticationMiddleware(environment: environment))
         OpsRoutes(environment: environment).register(on: router)
@@ -126,20 +135,19 @@ public final class MockCollabServer: Service {
         CoBrowsingRoutes(environment: environment).register(on: router)
 
         let host = configuration.host
+        let webSocket = WebSocketServerConfiguration(
+            maxFrameSize: 1 << 20, autoPing: .enabled(timePeriod: configuration.heartbeatInterval), closeTimeout: configuration.heartbeatInterval
+        )
         var app = Application(
             router: router,
-            server: .http1WebSocketUpgrade(
-                webSocketRouter: router,
-                configuration: WebSocketServerConfiguration(
-                    maxFrameSize: 1 << 20, autoPing: .enabled(timePeriod: configuration.heartbeatInterval),
-                    closeTimeout: configuration.heartbeatInterval
-                )
-            ),
+            server: try transport.serverBuilder(router: router, webSocket: webSocket),
             configuration: .init(address: .hostname(host, port: configuration.port), serverName: "mock-collab"),
             onServerRunning: { [self] channel in
                 let port = channel.localAddress?.port ?? configuration.port
+                let plainHTTPPort = await transport.plainHTTPPort()
                 let waiters = self.listening.withLock { state in
                     state.port = port
+                    state.plainHTTPPort = plainHTTPPort
                     defer { state.waiters = [] }
                     return state.waiters
                 }
@@ -149,6 +157,7 @@ public final class MockCollabServer: Service {
             logger: logger
         )
         app.addServices(webhooks, pushes, clockTasks)
+        if let plain = transport.plainListener(router: router, webSocket: webSocket, host: host, logger: logger) { app.addServices(plain) }
         do {
             try await app.run()
         } catch {

@@ -54,6 +54,8 @@ public struct ServerConfiguration: Sendable {
     public var maxFrameBytes: Int
     /// The web console's directory; `nil` serves the console bundled with the server.
     public var consoleDirectory: String?
+    /// TLS (HTTPS, HTTP/2, mutual TLS); `nil` serves plain HTTP.
+    public var tls: TLSSettings?
 
     public init(
         host: String = "127.0.0.1",
@@ -80,7 +82,8 @@ public struct ServerConfiguration: Sendable {
         pushMaxAttempts: Int = 5,
         pushInitialBackoff: Duration = .milliseconds(500),
         maxFrameBytes: Int = 256 * 1024,
-        consoleDirectory: String? = nil
+        consoleDirectory: String? = nil,
+        tls: TLSSettings? = nil
     ) {
         self.host = host
         self.port = port
@@ -107,5 +110,6 @@ public struct ServerConfiguration: Sendable {
         self.pushInitialBackoff = pushInitialBackoff
         self.maxFrameBytes = maxFrameBytes
         self.consoleDirectory = consoleDirectory
+        self.tls = tls
     }
 }

@@ -1,6 +1,7 @@
 import CollabCore
 import Hummingbird
 import HummingbirdWebSocket
+import NIOCore
 
 /// The per-request context: Hummingbird's core storage plus who is calling.
 struct CollabRequestContext: RequestContext, WebSocketRequestContext {
@@ -16,7 +17,11 @@ struct CollabRequestContext: RequestContext, WebSocketRequestContext {
     /// Hands a WebSocket upgrade its handler.
     let webSocket = WebSocketHandlerReference<CollabRequestContext>()
 
+    /// The connection (or HTTP/2 stream) the request came on, for its TLS details.
+    let channel: any Channel
+
     public init(source: ApplicationRequestContextSource) {
         self.coreContext = .init(source: source)
+        self.channel = source.channel
     }
 }

@@ -13,10 +13,12 @@ public struct JournalEntry: Codable, Sendable, Equatable {
     /// The caller's account, when authenticated.
     public var accountId: String?
     public var userId: String?
+    /// The subject of the client certificate the caller presented over mutual TLS, e.g. `OU=clients,O=MockCollab,CN=device-1`.
+    public var clientCertificate: String?
 
     public init(
         id: Int64, timestamp: Int64, method: String, path: String, query: String?, status: Int, durationMicros: Int64,
-        accountId: String?, userId: String?
+        accountId: String?, userId: String?, clientCertificate: String? = nil
     ) {
         self.id = id
         self.timestamp = timestamp
@@ -27,6 +29,7 @@ public struct JournalEntry: Codable, Sendable, Equatable {
         self.durationMicros = durationMicros
         self.accountId = accountId
         self.userId = userId
+        self.clientCertificate = clientCertificate
     }
 }
 

@@ -36,7 +36,7 @@ public struct CertificatePins: Sendable, Equatable, Codable {
 }
 
 extension Certificate {
-    /// The subject of a DER-encoded certificate, e.g. `CN=device-1,OU=clients,O=MockCollab`; `nil` if it does not parse.
+    /// The subject of a DER-encoded certificate, e.g. `OU=clients,O=MockCollab,CN=device-1`; `nil` if it does not parse.
     public static func subject(ofDER der: [UInt8]) -> String? {
         (try? Certificate(derEncoded: der))?.subject.description
     }

@@ -96,7 +96,19 @@ struct CertsCommand: AsyncParsableCommand {
         if bytes.count == 4 { return bytes.map(String.init).joined(separator: ".") }
         var groups: [String] = []
         for index in stride(from: 0, to: bytes.count, by: 2) { groups.append(String(UInt16(bytes[index]) << 8 | UInt16(bytes[index + 1]), radix: 16)) }
-        return groups.joined(separator: ":").replacingOccurrences(of: "0:0:0:0:0:0:0:", with: ":")
+        // RFC 5952: the longest run of two or more zero groups becomes "::".
+        var best = (start: -1, length: 0)
+        var index = 0
+        while index < groups.count {
+            var end = index
+            while end < groups.count, groups[end] == "0" { end += 1 }
+            if end - index > best.length { best = (index, end - index) }
+            index = end == index ? index + 1 : end
+        }
+        guard best.length >= 2 else { return groups.joined(separator: ":") }
+        let head = groups[..<best.start].joined(separator: ":")
+        let tail = groups[(best.start + best.length)...].joined(separator: ":")
+        return head + "::" + tail
     }
 
     /// `certs` / `certs show`: the CA's files and the server certificate's pins (both made if absent).

@@ -38,9 +38,10 @@ struct ServerTransport: Sendable {
         case .development(let names):
             let (identity, issued) = try directory.serverIdentity(names: try ServerNames(names))
             tls = try identity.serverConfiguration()
-            self.pins = try identity.pins
+            let pins = try identity.pins
+            self.pins = pins
             logger.notice(
-                "TLS: \(issued ? "issued" : "using") server certificate for \(names.joined(separator: ", ")); trust the development CA \(directory.authorityCertificatePath)"
+                "TLS: \(issued ? "issued" : "using") server certificate for \(names.joined(separator: ", ")); trust the development CA \(directory.authorityCertificatePath); pins: certificate sha256/\(pins.certificateSHA256), public key sha256/\(pins.publicKeySHA256)"
             )
         case .files(let certificate, let key):
             do {
@@ -94,7 +95,9 @@ struct ServerTransport: Sendable {
                 http1: HTTP1WebSocketUpgradeChannel(
                     responder: responder, webSocketResponder: webSocketResponder, configuration: .init(http1: .init(), ws: webSocket)
                 ),
-                http2: HTTP2Channel(responder: responder, configuration: .init())
+                // An HTTP/2 connection without open streams is closed after two minutes (slow or
+                // abandoned clients must not hold sockets); a graceful shutdown gives open streams 10 s.
+                http2: HTTP2Channel(responder: responder, configuration: .init(idleTimeout: .seconds(120), gracefulCloseTimeout: .seconds(10)))
             )
         }
     }

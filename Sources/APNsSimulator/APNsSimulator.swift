@@ -1,3 +1,4 @@
+public import CollabTLS
 public import Foundation
 import Hummingbird
 import HummingbirdHTTP2
@@ -67,7 +68,7 @@ public struct APNsSimulatorConfiguration: Sendable {
 /// `POST /_sim/fail-next {"count": 2, "status": 503, "reason": "ServiceUnavailable"}` fails the next pushes.
 public final class APNsSimulator: Service {
     public let configuration: APNsSimulatorConfiguration
-    public let certificate: SelfSignedCertificate
+    public let certificate: TLSIdentity
     private let logger: Logger
     private let state = Mutex(State())
     private let now: @Sendable () -> Date
@@ -85,7 +86,7 @@ public final class APNsSimulator: Service {
 
     public init(configuration: APNsSimulatorConfiguration, logger: Logger, now: @escaping @Sendable () -> Date = { Date() }) throws {
         self.configuration = configuration
-        self.certificate = try SelfSignedCertificate()
+        self.certificate = try TLSIdentity.selfSigned(commonName: "mock-collab apns-sim")
         self.logger = logger
         self.now = now
     }
@@ -153,10 +154,7 @@ public final class APNsSimulator: Service {
             self.markUnregistered(body.token)
             return Response(status: .noContent)
         }
-        let tls = TLSConfiguration.makeServerConfiguration(
-            certificateChain: try NIOSSLCertificate.fromPEMBytes(Array(certificate.certificatePEM.utf8)).map { .certificate($0) },
-            privateKey: .privateKey(try NIOSSLPrivateKey(bytes: Array(certificate.privateKeyPEM.utf8), format: .pem))
-        )
+        let tls = try certificate.serverConfiguration()
         let app = Application(
             router: router, server: try .http2Upgrade(tlsConfiguration: tls),
             configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "mock-collab-apns-sim"),

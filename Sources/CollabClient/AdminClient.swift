@@ -17,8 +17,10 @@ public struct AdminClient: Sendable {
     ///   - baseURL: The server's root URL, e.g. `http://127.0.0.1:8080`.
     ///   - credentials: How to authenticate; log in with ``Authenticator/login(username:password:)`` for a session instead.
     ///   - client: The HTTP client to use.
-    public init(baseURL: String, credentials: ClientCredentials = .none, client: HTTPClient = .shared, prefix: String = "/app/rest/v4") {
-        self.transport = HTTPTransport(baseURL: baseURL, credentials: credentials, client: client)
+    public init(
+        baseURL: String, credentials: ClientCredentials = .none, client: HTTPClient = .shared, prefix: String = "/app/rest/v4", tls: TLSOptions? = nil
+    ) {
+        self.transport = HTTPTransport(baseURL: baseURL, credentials: credentials, client: client, tls: tls)
         self.prefix = prefix
     }
 

@@ -10,9 +10,9 @@ public final class AgentClient: Sendable {
     private let login = Mutex<AgentLoginResponse?>(nil)
 
     /// Creates a client; call ``login(username:password:)`` first.
-    public init(baseURL: String, client: HTTPClient = .shared) {
+    public init(baseURL: String, client: HTTPClient = .shared, tls: TLSOptions? = nil) {
         self.baseURL = baseURL
-        self.transport = HTTPTransport(baseURL: baseURL, client: client)
+        self.transport = HTTPTransport(baseURL: baseURL, client: client, tls: tls)
     }
 
     /// The logged-in agent.
@@ -97,7 +97,7 @@ public final class AgentClient: Sendable {
         guard let token = session?.token else { throw CollabClientError(code: .authorization, status: nil, message: "log in first") }
         var query = [("token", token)]
         if !namedAreas.isEmpty { query.append(("namedAreas", namedAreas.joined(separator: ","))) }
-        let stream = LiveEventStream(url: webSocketURL(baseURL, path: "/agent/v1/events", query: query), lastEventId: lastEventId)
+        let stream = LiveEventStream(url: webSocketURL(baseURL, path: "/agent/v1/events", query: query), lastEventId: lastEventId, tls: transport.tls)
         await stream.waitUntilConnected()
         return stream
     }

@@ -18,13 +18,17 @@ public struct ClientConfiguration: Sendable {
     public var device: ClientStartRequest.Device
     /// Where the client keeps its device identity secret between starts.
     public var preferences: any PreferencesStorage
+    /// TLS trust, pins and client certificate for an `https://` server (the SDK's `authenticationChallengeDelegate`).
+    public var tls: TLSOptions?
 
     public init(
         baseURL: String, apiKey: String, accessToken: String? = nil, namedArea: String? = nil, customCookies: [String: String] = [:],
         deviceId: String, device: ClientStartRequest.Device = .init(os: "iOS", osVersion: "18.0", appId: "com.example.app", sdkVersion: "mock-collab"),
-        preferences: any PreferencesStorage = MemoryPreferencesStorage.shared
+        preferences: any PreferencesStorage = MemoryPreferencesStorage.shared,
+        tls: TLSOptions? = nil
     ) {
         self.preferences = preferences
+        self.tls = tls
         self.baseURL = baseURL
         self.apiKey = apiKey
         self.accessToken = accessToken

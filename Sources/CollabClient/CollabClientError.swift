@@ -6,7 +6,7 @@ public struct CollabClientError: Error, Sendable, Equatable, CustomStringConvert
     /// What kind of failure this is.
     public struct Code: Hashable, Sendable, CustomStringConvertible {
         private enum Value: String, Hashable, Sendable {
-            case authorization, forbidden, notFound, conflict, badRequest, payloadTooLarge, rateLimited, server, transport, decoding
+            case authorization, forbidden, notFound, conflict, badRequest, payloadTooLarge, rateLimited, server, transport, decoding, pinMismatch, tlsSetup
         }
 
         private let value: Value
@@ -32,6 +32,10 @@ public struct CollabClientError: Error, Sendable, Equatable, CustomStringConvert
         public static let transport = Code(.transport)
         /// The server's answer could not be understood.
         public static let decoding = Code(.decoding)
+        /// The server's certificate matched none of the client's pins (``TLSOptions``); nothing was sent.
+        public static let pinMismatch = Code(.pinMismatch)
+        /// The client's TLS material (CA, client certificate, PKCS#12 file or password) could not be loaded.
+        public static let tlsSetup = Code(.tlsSetup)
 
         public var description: String { value.rawValue }
 

@@ -8,8 +8,8 @@ public struct ControlClient: Sendable {
     public let transport: HTTPTransport
 
     /// Creates a control client; use a super admin's credentials or the server's control token.
-    public init(baseURL: String, credentials: ClientCredentials, client: HTTPClient = .shared) {
-        self.transport = HTTPTransport(baseURL: baseURL, credentials: credentials, client: client)
+    public init(baseURL: String, credentials: ClientCredentials, client: HTTPClient = .shared, tls: TLSOptions? = nil) {
+        self.transport = HTTPTransport(baseURL: baseURL, credentials: credentials, client: client, tls: tls)
     }
 
     /// Resets everything (then re-applies the startup seed), or one account by id or name.

@@ -25,6 +25,8 @@ public final class HTTPTransport: Sendable {
     private let state: Mutex<State>
     /// How long one request may take.
     public let timeout: TimeAmount
+    /// TLS trust, pins and client certificate; `nil` uses the HTTP client's own configuration.
+    public let tls: TLSOptions?
 
     private struct State {
         var credentials: ClientCredentials
@@ -38,7 +40,11 @@ public final class HTTPTransport: Sendable {
     ///   - credentials: How to authenticate.
     ///   - client: The HTTP client to use; the shared one by default.
     ///   - timeout: Per-request deadline.
-    public init(baseURL: String, credentials: ClientCredentials = .none, client: HTTPClient = .shared, timeout: TimeAmount = .seconds(30)) {
+    ///   - tls: TLS trust, pins and client certificate for `https://` servers.
+    public init(
+        baseURL: String, credentials: ClientCredentials = .none, client: HTTPClient = .shared, timeout: TimeAmount = .seconds(30), tls: TLSOptions? = nil
+    ) {
+        self.tls = tls
         self.baseURL = baseURL.hasSuffix("/") ? String(baseURL.dropLast()) : baseURL
         self.client = client
         self.state = Mutex(State(credentials: credentials))
@@ -90,6 +96,11 @@ public final class HTTPTransport: Sendable {
         components.queryItems = query.isEmpty ? nil : query.map { URLQueryItem(name: $0.0, value: $0.1) }
         let queryString = components.percentEncodedQuery.map { "?" + $0.replacingOccurrences(of: "+", with: "%2B") } ?? ""
         var request = HTTPClientRequest(url: baseURL + path + queryString)
+        if let tls {
+            // A pin mismatch ends here, before anything is sent.
+            try await tls.verifyPins(url: baseURL)
+            request.tlsConfiguration = tls.configuration
+        }
         request.method = HTTPMethod(rawValue: method)
         let (credentials, cookie, customCookies) = state.withLock { ($0.credentials, $0.sessionCookie, $0.customCookies) }
         switch credentials {

@@ -19,6 +19,7 @@ public final class LiveEventStream: Sendable {
     private let state = Mutex(State())
     private let url: String
     private let logger: Logger
+    private let tls: TLSOptions?
 
     private struct State {
         var lastEventId: Int64?
@@ -40,8 +41,10 @@ public final class LiveEventStream: Sendable {
     ///   - url: The `ws://` URL of the events endpoint, with its token and filters as query parameters.
     ///   - lastEventId: Resume after this event.
     ///   - logger: Where connection problems are logged.
-    public init(url: String, lastEventId: Int64? = nil, logger: Logger = Logger(label: "CollabClient.LiveEventStream")) {
+    ///   - tls: TLS trust, pins and client certificate for a `wss://` URL.
+    public init(url: String, lastEventId: Int64? = nil, tls: TLSOptions? = nil, logger: Logger = Logger(label: "CollabClient.LiveEventStream")) {
         self.url = url
+        self.tls = tls
         self.logger = logger
         (events, continuation) = AsyncStream.makeStream(of: LiveEvent.self, bufferingPolicy: .unbounded)
         state.withLock { $0.lastEventId = lastEventId }
@@ -89,7 +92,12 @@ public final class LiveEventStream: Sendable {
             if let after { target += (url.contains("?") ? "&" : "?") + "lastEventId=\(after)" }
             let attempt = Task { [self] in
                 do {
-                    let close = try await WebSocketClient.connect(url: target, configuration: .init(maxFrameSize: 1 << 20), logger: logger) { inbound, _, _ in
+                    var configuration = WebSocketClientConfiguration(maxFrameSize: 1 << 20)
+                    let tlsConfiguration = try await self.tls?.webSocketSettings(url: target)
+                    configuration.sniHostname = tlsConfiguration?.sniHostname
+                    let close = try await WebSocketClient.connect(
+                        url: target, configuration: configuration, tlsConfiguration: tlsConfiguration?.configuration, logger: self.logger
+                    ) { inbound, _, _ in
                         for try await message in inbound.messages(maxSize: 1 << 20) {
                             guard case .text(let text) = message,
                                 let event = try? JSONDecoder().decode(LiveEvent.self, from: Data(text.utf8))

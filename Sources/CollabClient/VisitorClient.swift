@@ -25,7 +25,7 @@ public final class VisitorClient: Sendable {
     /// Creates a client; nothing is sent before ``start()``.
     public init(configuration: ClientConfiguration, client: HTTPClient = .shared) {
         self.configuration = configuration
-        self.transport = HTTPTransport(baseURL: configuration.baseURL, client: client)
+        self.transport = HTTPTransport(baseURL: configuration.baseURL, client: client, tls: configuration.tls)
         transport.setCustomCookies(configuration.customCookies)
     }
 
@@ -67,7 +67,7 @@ public final class VisitorClient: Sendable {
             state.withLock { $0.start = response }
             return response
         }
-        let live = LiveEventStream(url: webSocketURL(configuration.baseURL, path: "/mobile/v1/events", query: [("token", response.token)]))
+        let live = LiveEventStream(url: webSocketURL(configuration.baseURL, path: "/mobile/v1/events", query: [("token", response.token)]), tls: configuration.tls)
         let previous = state.withLock { state -> LiveEventStream? in
             let previous = state.live
             state.start = response

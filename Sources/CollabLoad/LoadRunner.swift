@@ -1,5 +1,5 @@
 public import AsyncHTTPClient
-import CollabClient
+public import CollabClient
 public import CollabWire
 import Foundation
 import NIOCore
@@ -15,14 +15,20 @@ import Synchronization
 /// ```
 public final class LoadRunner: Sendable {
     public let configuration: LoadConfiguration
+    /// TLS trust, pins and client certificate for an `https://` server.
+    public let tls: TLSOptions?
     private let interrupted = Mutex(false)
     private let completed = Mutex(false)
     private let visitorsStop = StopSignal()
     private let agentsStop = StopSignal()
 
     /// Creates a runner; nothing happens before ``run(progressInterval:progress:)``.
-    public init(configuration: LoadConfiguration) {
+    /// - Parameters:
+    ///   - configuration: What the run does.
+    ///   - tls: TLS trust, pins and client certificate for an `https://` server.
+    public init(configuration: LoadConfiguration, tls: TLSOptions? = nil) {
         self.configuration = configuration
+        self.tls = tls
     }
 
     /// Stops early (Ctrl-C): visitors stop starting work, finish what they are doing, and the run
@@ -50,14 +56,14 @@ public final class LoadRunner: Sendable {
         let start = ContinuousClock.now
         let metrics = LoadMetrics(start: start)
         let context = LoadContext(
-            configuration: configuration, metrics: metrics, http: http, visitorsStop: visitorsStop, agentsStop: agentsStop, messages: PendingTimes(),
+            configuration: configuration, tls: tls, metrics: metrics, http: http, visitorsStop: visitorsStop, agentsStop: agentsStop, messages: PendingTimes(),
             rings: PendingTimes()
         )
         var random = SeededRandom(seed: configuration.seed)
         let roles = (0..<configuration.visitors).map { _ in VisitorRole.of(scenario: configuration.scenario, random: &random) }
 
         // Agents log in first; the first one's account scopes the server's counts.
-        let agents = (0..<configuration.agents).map { _ in AgentClient(baseURL: configuration.url, client: http) }
+        let agents = (0..<configuration.agents).map { _ in AgentClient(baseURL: configuration.url, client: http, tls: tls) }
         let accounts = await withTaskGroup(of: String?.self) { group in
             for (index, agent) in agents.enumerated() {
                 group.addTask { await SimulatedAgent(index: index, context: context).login(agent) }
@@ -157,8 +163,10 @@ public final class LoadRunner: Sendable {
     private func controlClient(http: HTTPClient) -> ControlClient? {
         switch configuration.control {
         case nil: return nil
-        case .token(let token): return ControlClient(baseURL: configuration.url, credentials: .bearer(token), client: http)
-        case .user(let username, let password): return ControlClient(baseURL: configuration.url, credentials: .basic(username: username, password: password), client: http)
+        case .token(let token): return ControlClient(baseURL: configuration.url, credentials: .bearer(token), client: http, tls: tls)
+        case .user(let username, let password): return ControlClient(
+                baseURL: configuration.url, credentials: .basic(username: username, password: password), client: http, tls: tls
+            )
         }
     }
 }

@@ -1,5 +1,6 @@
 import APNsSimulator
 import ArgumentParser
+import CollabTLS
 import Foundation
 import Logging
 import ServiceLifecycle

@@ -71,6 +71,8 @@ struct LoadCommand: AsyncParsableCommand {
     var html: String?
     @Option(help: "Live view: auto (a refreshing line on a terminal, a line every 5 s otherwise), line, or none.")
     var progress: ProgressMode = .auto
+    @OptionGroup(title: "TLS") var tls: ClientTLSArguments
+
     @Flag(help: "Exit with status 1 when an operation failed or the server's counts differ from the run's.")
     var strict = false
 
@@ -115,7 +117,7 @@ struct LoadCommand: AsyncParsableCommand {
             throw ValidationError(error.description)
         }
 
-        let runner = LoadRunner(configuration: configuration)
+        let runner = LoadRunner(configuration: configuration, tls: try tls.options())
         let signals = Task {
             var count = 0
             for await _ in await UnixSignalsSequence(trapping: .sigint, .sigterm) {

@@ -14,7 +14,7 @@ import UnixSignals
 struct ServeCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "serve",
-        abstract: "Run the server. Prints 'listening on http://HOST:PORT' on stdout when ready; logs go to stderr."
+        abstract: "Run the server. Prints 'listening on http://HOST:PORT' (https:// with --tls) on stdout when ready; logs go to stderr."
     )
 
     private static let environment = ProcessInfo.processInfo.environment
@@ -73,6 +73,8 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "Seconds a graceful shutdown waits for requests in flight (MOCK_COLLAB_SHUTDOWN_TIMEOUT).")
     var shutdownTimeout: Double = environment["MOCK_COLLAB_SHUTDOWN_TIMEOUT"].flatMap(Double.init) ?? 10
 
+    @OptionGroup(title: "TLS") var tls: ServeTLSOptions
+
     func validate() throws {
         guard clientIdleSeconds > 0 else { throw ValidationError("--client-idle-seconds must be positive") }
         guard maxConnections > 0 else { throw ValidationError("--max-connections must be positive") }
@@ -120,7 +122,8 @@ struct ServeCommand: AsyncParsableCommand {
                 connections: ConnectionSettings(
                     maxConnections: maxConnections, idleTimeout: .seconds(idleTimeout), headerTimeout: .seconds(headerTimeout),
                     sendTimeout: .seconds(sendTimeout), shutdownTimeout: .seconds(shutdownTimeout)
-                )
+                ),
+                tls: tls.settings(storage: storage)
             )
             configuration.clientIdleTimeout = Int64(clientIdleSeconds) * 1000
         } catch {
@@ -134,9 +137,13 @@ struct ServeCommand: AsyncParsableCommand {
                 "default tenant: account 'demo', API key 'demo-api-key', named area 'demo-area'; users superadmin/superadmin, admin/admin, agent/agent"
             )
         }
-        server.whenListening { host, port in
+        let scheme = server.scheme
+        server.whenListening { [server] host, port in
+            if let plain = server.plainHTTPPort {
+                FileHandle.standardOutput.write(Data("plain http on http://\(host):\(plain)\n".utf8))
+            }
             // The one line on stdout that tools and CI wait for.
-            FileHandle.standardOutput.write(Data("listening on http://\(host):\(port)\n".utf8))
+            FileHandle.standardOutput.write(Data("listening on \(scheme)://\(host):\(port)\n".utf8))
         }
         let group = ServiceGroup(
             configuration: .init(services: [server], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)

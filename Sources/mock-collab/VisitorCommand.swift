@@ -42,6 +42,8 @@ struct VisitorCommand: AsyncParsableCommand {
     @Option(help: "Where the device keeps its identity secret between runs (the SDK's preferences storage).")
     var preferences: String = ".mock-collab/visitor-preferences.json"
 
+    @OptionGroup(title: "TLS") var tls: ClientTLSArguments
+
     func validate() throws {
         guard push == "NONE" || PushNotificationVersion(rawValue: push) != nil else {
             throw ValidationError("--push must be ENCRYPTED, ENCRYPTED_SERVICE, NOT_ENCRYPTED or NONE")
@@ -50,10 +52,12 @@ struct VisitorCommand: AsyncParsableCommand {
 
     func run() async throws {
         let output = JSONLineWriter()
+        let tlsOptions = try tls.options()
         let session = VisitorSession(
             client: VisitorClient(configuration: ClientConfiguration(
                 baseURL: url, apiKey: apiKey, namedArea: namedArea, deviceId: deviceId ?? "visitor-\(UInt32.random(in: 1000...9999))",
-                preferences: FilePreferencesStorage(url: URL(fileURLWithPath: preferences))
+                preferences: FilePreferencesStorage(url: URL(fileURLWithPath: preferences)),
+                tls: tlsOptions
             )),
             output: output
         )

@@ -17,8 +17,11 @@ import base64
 import json
 import os
 import queue
+import shutil
+import ssl
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 import traceback
@@ -125,21 +128,45 @@ class ConsoleTest:
         self.browser_log = []
         self.screenshots = False
         self.step = "start"
+        # With --tls: the server's data directory (development CA), the CA file and the SPKI pin.
+        self.tls_dir = None
+        self.ca_file = None
+        self.spki_pin = None
+        self.ssl_context = None
 
     # --- set-up -------------------------------------------------------------------------------
+    def prepare_tls(self, directory):
+        """Makes the development CA and server certificate first (`mock-collab certs`) to learn the pins the browser trusts."""
+        self.tls_dir = directory
+        summary = json.loads(subprocess.run([self.binary, "certs", "--storage", "memory", "--data-dir", directory, "--json"],
+                                            check=True, capture_output=True, text=True).stdout)
+        self.ca_file = summary["authorityPEM"]
+        self.spki_pin = summary["publicKeySHA256"]
+        self.ssl_context = ssl.create_default_context(cafile=self.ca_file)
+
     def start_server(self):
-        self.server = Process("server", [self.binary, "serve", "--port", "0", "--storage", "memory", "--password-hash-cost", "4", "--log-level", "warning"])
+        tls = ["--tls", "--data-dir", self.tls_dir] if self.tls_dir else []
+        self.server = Process("server", [self.binary, "serve", "--port", "0", "--storage", "memory", "--password-hash-cost", "4", "--log-level", "warning", *tls])
         line = self.server.expect(lambda v: isinstance(v, str) and v.startswith("listening on "), "listening line")
         self.url = line.split("listening on ", 1)[1].strip()
+        if self.tls_dir:
+            assert self.url.startswith("https://"), f"expected an https listening line, got {self.url}"
+            # The certificate names localhost; browsers and the visitor reach it by that name.
+            self.url = self.url.replace("://127.0.0.1:", "://localhost:")
 
     def start_visitor(self):
-        self.visitor = Process("visitor", [self.binary, "visitor", "--url", self.url, "--named-area", "demo-area", "--device-id", "browser-test-device"], stdin=True)
+        trust = ["--ca", self.ca_file, "--pin-public-key", self.spki_pin] if self.tls_dir else []
+        self.visitor = Process("visitor", [self.binary, "visitor", "--url", self.url, "--named-area", "demo-area", "--device-id", "browser-test-device", *trust], stdin=True)
         ok(self.visitor.expect(lambda v: isinstance(v, dict) and v.get("type") in ("started", "error"), "client start"))
 
     def start_browser(self):
         options = webdriver.ChromeOptions()
         for argument in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--window-size=1280,800", "--disable-gpu", "--no-first-run"):
             options.add_argument(argument)
+        if self.spki_pin:
+            # Chromium trusts the server by its public key pin — the pin `mock-collab certs` printed, so
+            # the page loading at all proves the pin matches what the handshake presents.
+            options.add_argument(f"--ignore-certificate-errors-spki-list={self.spki_pin}")
         binary = os.environ.get("CHROMIUM_BIN", "/usr/bin/chromium")
         if os.path.exists(binary):
             options.binary_location = binary
@@ -167,7 +194,7 @@ class ConsoleTest:
         """A call as the agent outside the browser (HTTP basic)."""
         request = urllib.request.Request(self.url + path, method=method, data=json.dumps(body).encode(), headers={
             "content-type": "application/json", "authorization": "Basic " + base64.b64encode(b"agent:agent").decode()})
-        with urllib.request.urlopen(request, timeout=WAIT_SECONDS) as response:
+        with urllib.request.urlopen(request, timeout=WAIT_SECONDS, context=self.ssl_context) as response:
             return json.load(response)
 
     def find(self, css):
@@ -357,11 +384,17 @@ class ConsoleTest:
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--bin", default=os.environ.get("MOCK_COLLAB_BIN", os.path.join(ROOT, ".build", "debug", "mock-collab")))
+    parser.add_argument("--tls", action="store_true", help="run the server with --tls (development CA) and the browser on https://")
     parser.add_argument("--screenshots", action="store_true", help="save screenshots of the main states even on success")
     args = parser.parse_args()
     artifacts = os.path.join(os.environ.get("ARTIFACTS_DIR", os.path.join(ROOT, ".build", "test-artifacts")), "browser")
     test = ConsoleTest(args.bin, artifacts)
     test.screenshots = args.screenshots
+    tls_dir = tempfile.mkdtemp(prefix="mock-collab-browser-tls-") if args.tls else None
+    if tls_dir:
+        test.prepare_tls(tls_dir)
+        artifacts = artifacts + "-tls"
+        test.artifacts = artifacts
     started = time.monotonic()
     try:
         test.run()
@@ -374,7 +407,9 @@ def main():
         test.stop()
         return 1
     test.stop()
-    print(f"console browser test passed ({time.monotonic() - started:.1f} s)")
+    if tls_dir:
+        shutil.rmtree(tls_dir, ignore_errors=True)
+    print(f"console browser test{' (HTTPS)' if tls_dir else ''} passed ({time.monotonic() - started:.1f} s)")
     return 0
 
 

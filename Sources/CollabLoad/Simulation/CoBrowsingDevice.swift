@@ -23,7 +23,7 @@ struct CoBrowsingDevice: Sendable {
     func run() async {
         let configuration = context.configuration
         let client = VisitorClient(
-            configuration: ClientConfiguration(baseURL: configuration.url, apiKey: configuration.apiKey, deviceId: "load-\(configuration.seed)-\(LoadRunIdentity.nonce)-\(index)"),
+            configuration: ClientConfiguration(baseURL: configuration.url, apiKey: configuration.apiKey, deviceId: "load-\(configuration.seed)-\(LoadRunIdentity.nonce)-\(index)", tls: context.tls),
             client: context.http
         )
         guard await context.timed(.clientStart, { try await client.start(liveEvents: false) }) != nil, let url = client.liveEventsURL else { return }
@@ -33,7 +33,10 @@ struct CoBrowsingDevice: Sendable {
         var logger = Logger(label: "mock-collab.load")
         logger.logLevel = .critical
         do {
-            _ = try await WebSocketClient.connect(url: url, configuration: .init(maxFrameSize: 1 << 21), logger: logger) { inbound, outbound, _ in
+            let tls = try await context.tls?.webSocketSettings(url: url)
+            var webSocket = WebSocketClientConfiguration(maxFrameSize: 1 << 21)
+            webSocket.sniHostname = tls?.sniHostname
+            _ = try await WebSocketClient.connect(url: url, configuration: webSocket, tlsConfiguration: tls?.configuration, logger: logger) { inbound, outbound, _ in
                 let inbox = Inbox<Inbound>()
                 try await withThrowingTaskGroup(of: Void.self) { group in
                     group.addTask {

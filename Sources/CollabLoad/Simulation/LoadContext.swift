@@ -5,6 +5,8 @@ import CollabClient
 /// signals and the in-flight send times.
 struct LoadContext: Sendable {
     let configuration: LoadConfiguration
+    /// TLS options for an `https://` server.
+    let tls: TLSOptions?
     let metrics: LoadMetrics
     let http: HTTPClient
     /// Visitors stop starting new work when this fires.

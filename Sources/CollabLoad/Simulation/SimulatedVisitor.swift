@@ -16,7 +16,7 @@ struct SimulatedVisitor: Sendable {
         var random = SeededRandom.stream(index, seed: context.configuration.seed)
         let configuration = context.configuration
         let client = VisitorClient(
-            configuration: ClientConfiguration(baseURL: configuration.url, apiKey: configuration.apiKey, deviceId: deviceId), client: context.http
+            configuration: ClientConfiguration(baseURL: configuration.url, apiKey: configuration.apiKey, deviceId: deviceId, tls: context.tls), client: context.http
         )
         guard await context.timed(.clientStart, { try await client.start() }) != nil else { return }
         context.metrics.count(.visitorsStarted)

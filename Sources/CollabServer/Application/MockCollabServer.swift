@@ -2,6 +2,7 @@ public import CollabCore
 import CollabStore
 import CollabPush
 import Hummingbird
+import HummingbirdCore
 import HummingbirdWebSocket
 public import Logging
 import Metrics
@@ -24,6 +25,7 @@ public final class MockCollabServer: Service {
 
     private struct ListeningState {
         var port: Int?
+        var plainHTTPPort: Int?
         var waiters: [CheckedContinuation<Int, Never>] = []
     }
 
@@ -100,6 +102,12 @@ public final class MockCollabServer: Service {
         }
     }
 
+    /// `https` with TLS, `http` otherwise.
+    public var scheme: String { environment.configuration.tls == nil ? "http" : "https" }
+
+    /// The second, plain-HTTP port beside TLS, once listening (see ``TLSSettings/plainHTTPPort``).
+    public var plainHTTPPort: Int? { listening.withLock { $0.plainHTTPPort } }
+
     /// Called once the server listens, with the bound host and port.
     public typealias ListeningHandler = @Sendable (_ host: String, _ port: Int) async -> Void
 
@@ -111,13 +119,14 @@ public final class MockCollabServer: Service {
     }
 
     /// The router with every surface and middleware: what the server answers, without a socket.
-    func buildRouter() -> Router<CollabRequestContext> {
+    func buildRouter(transport: ServerTransport) -> Router<CollabRequestContext> {
         let configuration = environment.configuration
         let router = Router(context: CollabRequestContext.self)
         router.add(middleware: ConsoleMiddleware(assets: .load(configuration: configuration, logger: logger)))
         router.add(middleware: JournalMiddleware(environment: environment))
         router.add(middleware: RefusedUpgradeMiddleware())
         router.add(middleware: ErrorMiddleware())
+        if let clientCertificates = transport.clientCertificateMiddleware { router.add(middleware: clientCertificates) }
         router.add(middleware: MetricsMiddleware())
         router.add(middleware: AnonymousOpsMiddleware())
         router.add(middleware: AuthenticationMiddleware(environment: environment))
@@ -135,31 +144,40 @@ public final class MockCollabServer: Service {
     /// The application: the router behind an HTTP/1.1 server with WebSocket upgrades, plus the services
     /// that run beside it (webhook delivery, push delivery, clock-driven work). ``run()`` serves it;
     /// tests drive it with HummingbirdTesting (`.router` in process, `.live` over a socket).
-    func buildApplication() -> some ApplicationProtocol {
+    func buildApplication() throws -> some ApplicationProtocol {
         let configuration = environment.configuration
-        let router = buildRouter()
+        let transport = try ServerTransport(configuration: configuration, logger: logger)
+        let router = buildRouter(transport: transport)
         let host = configuration.host
-        var app = Application(
-            router: router,
-            server: .guardedHTTP1WebSocketUpgrade(
+        let webSocket = WebSocketServerConfiguration(
+            maxFrameSize: 1 << 20, autoPing: .enabled(timePeriod: configuration.heartbeatInterval), closeTimeout: configuration.heartbeatInterval
+        )
+        // Plain HTTP goes through the connection guard (cap, header and send timeouts, bounded shutdown);
+        // TLS through the ALPN channel (HTTP/2 and HTTP/1.1 with WebSockets on one port), which has the
+        // HTTP/1 and HTTP/2 idle timeouts but not yet the guard.
+        let server: HTTPServerBuilder
+        if transport.tlsConfiguration == nil {
+            server = .guardedHTTP1WebSocketUpgrade(
                 webSocketRouter: router,
-                configuration: .init(
-                    http1: .init(idleTimeout: TimeAmount(configuration.connections.idleTimeout)),
-                    ws: WebSocketServerConfiguration(
-                        maxFrameSize: 1 << 20, autoPing: .enabled(timePeriod: configuration.heartbeatInterval),
-                        closeTimeout: configuration.heartbeatInterval
-                    )
-                ),
+                configuration: .init(http1: .init(idleTimeout: TimeAmount(configuration.connections.idleTimeout)), ws: webSocket),
                 limits: ConnectionLimits(
                     maxConnections: configuration.connections.maxConnections, headerTimeout: configuration.connections.headerTimeout,
                     sendTimeout: configuration.connections.sendTimeout, shutdownTimeout: configuration.connections.shutdownTimeout
                 )
-            ),
+            )
+        } else {
+            server = try transport.serverBuilder(router: router, webSocket: webSocket)
+        }
+        var app = Application(
+            router: router,
+            server: server,
             configuration: .init(address: .hostname(host, port: configuration.port), serverName: "mock-collab"),
             onServerRunning: { [self] channel in
                 let port = channel.localAddress?.port ?? configuration.port
+                let plainHTTPPort = await transport.plainHTTPPort()
                 let waiters = self.listening.withLock { state in
                     state.port = port
+                    state.plainHTTPPort = plainHTTPPort
                     defer { state.waiters = [] }
                     return state.waiters
                 }
@@ -169,12 +187,13 @@ public final class MockCollabServer: Service {
             logger: logger
         )
         app.addServices(webhooks, pushes, clockTasks)
+        if let plain = transport.plainListener(router: router, webSocket: webSocket, host: host, logger: logger) { app.addServices(plain) }
         return app
     }
 
     public func run() async throws {
         do {
-            try await runBounded(buildApplication(), shutdownTimeout: environment.configuration.connections.shutdownTimeout)
+            try await runBounded(try buildApplication(), shutdownTimeout: environment.configuration.connections.shutdownTimeout)
         } catch {
             try? await environment.repository.close()
             throw error

@@ -60,6 +60,8 @@ public struct ServerConfiguration: Sendable {
     public var clientIdleTimeout: Int64
     /// Connection limits and timeouts (idle, header, send, shutdown); see ``ConnectionSettings``.
     public var connections: ConnectionSettings
+    /// TLS (HTTPS, HTTP/2, mutual TLS); `nil` serves plain HTTP.
+    public var tls: TLSSettings?
 
     public init(
         host: String = "127.0.0.1",
@@ -88,7 +90,8 @@ public struct ServerConfiguration: Sendable {
         maxFrameBytes: Int = 256 * 1024,
         consoleDirectory: String? = nil,
         clientIdleTimeout: Int64 = 24 * 3600 * 1000,
-        connections: ConnectionSettings = ConnectionSettings()
+        connections: ConnectionSettings = ConnectionSettings(),
+        tls: TLSSettings? = nil
     ) {
         self.host = host
         self.port = port
@@ -117,5 +120,6 @@ public struct ServerConfiguration: Sendable {
         self.consoleDirectory = consoleDirectory
         self.clientIdleTimeout = clientIdleTimeout
         self.connections = connections
+        self.tls = tls
     }
 }

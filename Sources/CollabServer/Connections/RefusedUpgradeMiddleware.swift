@@ -15,7 +15,8 @@ struct RefusedUpgradeMiddleware: RouterMiddleware {
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         guard request.headers[.upgrade]?.lowercased() == "websocket" else { return try await next(request, context) }
         let response = try await next(request, context)
-        guard response.status != .ok, let channel = context.channel else { return response }
+        guard response.status != .ok else { return response }
+        let channel = context.channel
         let bytes = try await Self.serialize(response)
         try? await channel.eventLoop.submit {
             try channel.pipeline.syncOperations.handler(type: ConnectionGuardHandler.self).replaceRefusedUpgrade(with: bytes)

@@ -3,7 +3,7 @@ import CollabWire
 import Hummingbird
 
 /// Records every answered request in the journal: method, path, redacted query, status, duration and
-/// the caller's account.
+/// the caller's account and, over mutual TLS, the client certificate's subject.
 struct JournalMiddleware: RouterMiddleware {
     typealias Context = CollabRequestContext
     let environment: CollabEnvironment
@@ -20,7 +20,8 @@ struct JournalMiddleware: RouterMiddleware {
                 JournalEntry(
                     id: 0, timestamp: timestamp, method: request.method.rawValue, path: request.uri.path,
                     query: RequestJournal.redact(query: request.uri.query), status: status, durationMicros: micros,
-                    accountId: principal?.accountId, userId: principal?.userId
+                    accountId: principal?.accountId, userId: principal?.userId,
+                    clientCertificate: context.trace.clientCertificate
                 )
             )
         }

@@ -18,8 +18,9 @@ struct CollabRequestContext: RequestContext, WebSocketRequestContext {
     let trace = RequestTrace()
     /// Hands a WebSocket upgrade its handler.
     let webSocket = WebSocketHandlerReference<CollabRequestContext>()
-    /// The connection the request came on (a refused WebSocket upgrade answers through it).
-    let channel: (any Channel)?
+    /// The connection (or HTTP/2 stream) the request came on: a refused WebSocket upgrade answers
+    /// through it, mutual TLS reads the client certificate from it.
+    let channel: any Channel
 
     public init(source: ApplicationRequestContextSource) {
         self.coreContext = .init(source: source)

@@ -10,5 +10,13 @@ final class RequestTrace: Sendable {
         set { principalBox.withLock { $0 = newValue } }
     }
 
+    private let clientCertificateBox = Mutex<String?>(nil)
+
+    /// The subject of the client certificate the connection presented (mutual TLS).
+    var clientCertificate: String? {
+        get { clientCertificateBox.withLock { $0 } }
+        set { clientCertificateBox.withLock { $0 = newValue } }
+    }
+
     init() {}
 }

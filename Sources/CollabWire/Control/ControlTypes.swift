@@ -16,9 +16,12 @@ public struct JournalEntry: Codable, Sendable, Equatable {
     /// Present (true) when the path or the query was longer than the journal keeps (2 KiB each) and was cut.
     public var truncated: Bool?
 
+    /// The subject of the client certificate the caller presented over mutual TLS, e.g. `OU=clients,O=MockCollab,CN=device-1`.
+    public var clientCertificate: String?
+
     public init(
         id: Int64, timestamp: Int64, method: String, path: String, query: String?, status: Int, durationMicros: Int64,
-        accountId: String?, userId: String?, truncated: Bool? = nil
+        accountId: String?, userId: String?, truncated: Bool? = nil, clientCertificate: String? = nil
     ) {
         self.truncated = truncated
         self.id = id
@@ -30,6 +33,7 @@ public struct JournalEntry: Codable, Sendable, Equatable {
         self.durationMicros = durationMicros
         self.accountId = accountId
         self.userId = userId
+        self.clientCertificate = clientCertificate
     }
 }
 

@@ -1,0 +1,149 @@
+import CollabTLS
+import Hummingbird
+import HummingbirdCore
+import HummingbirdHTTP2
+import HummingbirdWebSocket
+import Logging
+import NIOCore
+import NIOSSL
+import ServiceLifecycle
+import Synchronization
+
+/// What the server listens with: plain HTTP/1.1 with WebSocket upgrades, or TLS with HTTP/2 and
+/// HTTP/1.1 (WebSockets included) chosen by ALPN, optional mutual TLS, and optionally a second,
+/// plain-HTTP port serving the same router.
+struct ServerTransport: Sendable {
+    /// `http` or `https`.
+    let scheme: String
+    /// The TLS configuration, when TLS is on.
+    let tlsConfiguration: TLSConfiguration?
+    /// The TLS settings the transport was made from.
+    let settings: TLSSettings?
+    /// The server certificate's pins, when TLS is on (logged at start).
+    let pins: CertificatePins?
+    private let plainPort = ListeningPort()
+
+    /// Prepares the transport: loads or issues certificates (the development CA is made on first use).
+    init(configuration: ServerConfiguration, logger: Logger) throws {
+        guard let settings = configuration.tls else {
+            self.scheme = "http"
+            self.tlsConfiguration = nil
+            self.settings = nil
+            self.pins = nil
+            return
+        }
+        let directory = TLSDirectory(dataDirectory: settings.dataDirectory)
+        var tls: TLSConfiguration
+        switch settings.certificate {
+        case .development(let names):
+            let (identity, issued) = try directory.serverIdentity(names: try ServerNames(names))
+            tls = try identity.serverConfiguration()
+            let pins = try identity.pins
+            self.pins = pins
+            logger.notice(
+                "TLS: \(issued ? "issued" : "using") server certificate for \(names.joined(separator: ", ")); trust the development CA \(directory.authorityCertificatePath); pins: certificate sha256/\(pins.certificateSHA256), public key sha256/\(pins.publicKeySHA256)"
+            )
+        case .files(let certificate, let key):
+            do {
+                let chain = try NIOSSLCertificate.fromPEMFile(certificate)
+                guard let leaf = chain.first else { throw TLSSetupError("\(certificate) holds no certificate") }
+                tls = TLSConfiguration.makeServerConfiguration(
+                    certificateChain: chain.map { .certificate($0) }, privateKey: .privateKey(try NIOSSLPrivateKey(file: key, format: .pem))
+                )
+                self.pins = try CertificatePins(certificateDER: try leaf.toDERBytes())
+            } catch let error as TLSSetupError {
+                throw error
+            } catch {
+                throw TLSSetupError("cannot load --tls-cert \(certificate) / --tls-key \(key): \(error)")
+            }
+        }
+        tls.minimumTLSVersion = .tlsv12
+        tls.applicationProtocols = TLSHTTPChannel.applicationProtocols
+        if settings.clientAuthentication != .none {
+            let caFile = try settings.clientCAFile ?? { _ = try directory.authority(); return directory.authorityCertificatePath }()
+            do {
+                tls.trustRoots = .certificates(try NIOSSLCertificate.fromPEMFile(caFile))
+            } catch {
+                throw TLSSetupError("cannot load the client CA \(caFile): \(error)")
+            }
+            // Listing the acceptable CAs lets a client (iOS included) pick the right identity.
+            tls.sendCANameList = true
+            tls.certificateVerification = settings.clientAuthentication == .required ? .noHostnameVerification : .optionalVerification
+        }
+        self.scheme = "https"
+        self.tlsConfiguration = tls
+        self.settings = settings
+    }
+
+    /// The middleware that records client certificates (and enforces them on the device API); `nil`
+    /// without mutual TLS.
+    var clientCertificateMiddleware: ClientCertificateMiddleware? {
+        guard let settings, settings.clientAuthentication != .none else { return nil }
+        return ClientCertificateMiddleware(requireForDeviceAPI: true)
+    }
+
+    /// The main listener's server builder.
+    func serverBuilder(router: Router<CollabRequestContext>, webSocket: WebSocketServerConfiguration) throws -> HTTPServerBuilder {
+        guard let tlsConfiguration else {
+            return .http1WebSocketUpgrade(webSocketRouter: router, configuration: webSocket)
+        }
+        let sslContext = try NIOSSLContext(configuration: tlsConfiguration)
+        let webSocketResponder = router.buildResponder()
+        return HTTPServerBuilder { responder in
+            TLSHTTPChannel(
+                sslContext: sslContext,
+                http1: HTTP1WebSocketUpgradeChannel(
+                    responder: responder, webSocketResponder: webSocketResponder, configuration: .init(http1: .init(), ws: webSocket)
+                ),
+                // An HTTP/2 connection without open streams is closed after two minutes (slow or
+                // abandoned clients must not hold sockets); a graceful shutdown gives open streams 10 s.
+                http2: HTTP2Channel(responder: responder, configuration: .init(idleTimeout: .seconds(120), gracefulCloseTimeout: .seconds(10)))
+            )
+        }
+    }
+
+    /// The second, plain-HTTP listener, when asked for.
+    func plainListener(
+        router: Router<CollabRequestContext>, webSocket: WebSocketServerConfiguration, host: String, logger: Logger
+    ) -> (any Service)? {
+        guard let port = settings?.plainHTTPPort else { return nil }
+        let box = plainPort
+        return Application(
+            router: router, server: .http1WebSocketUpgrade(webSocketRouter: router, configuration: webSocket),
+            configuration: .init(address: .hostname(host, port: port), serverName: "mock-collab"),
+            onServerRunning: { channel in box.set(channel.localAddress?.port ?? port) },
+            logger: logger
+        )
+    }
+
+    /// The plain-HTTP port once it listens (at once when there is none).
+    func plainHTTPPort() async -> Int? {
+        guard settings?.plainHTTPPort != nil else { return nil }
+        return await plainPort.wait()
+    }
+}
+
+/// A port learnt once, awaited by others.
+final class ListeningPort: Sendable {
+    private let state = Mutex<(port: Int?, waiters: [CheckedContinuation<Int, Never>])>((nil, []))
+
+    func set(_ port: Int) {
+        let waiters = state.withLock { state in
+            state.port = port
+            defer { state.waiters = [] }
+            return state.waiters
+        }
+        for waiter in waiters { waiter.resume(returning: port) }
+    }
+
+    func wait() async -> Int {
+        await withCheckedContinuation { continuation in
+            let port: Int? = state.withLock { state in
+                if let port = state.port { return port }
+                state.waiters.append(continuation)
+                return nil
+            }
+            if let port { continuation.resume(returning: port) }
+        }
+    }
+}

@@ -40,23 +40,18 @@ public struct QueueIndex: Sendable, Equatable {
         return (conversation.recipient, Position(queuedAt: conversation.queuedTimestamp ?? 0, conversationId: conversation.id))
     }
 
+    // Lines change in place through the dictionary's modify accessor: copying a line out and back
+    // would copy every entry of a long queue on each change (copy-on-write).
     private mutating func insert(_ position: Position, into recipient: ConversationRecipient) {
-        var line = lines[recipient] ?? []
-        line.insert(position, at: Self.firstIndex(after: nil, orAt: position, in: line))
-        lines[recipient] = line
+        lines[recipient, default: []].insertSorted(position)
         if recipient.type == .namedArea { areas.insert(recipient.id) }
     }
 
     private mutating func remove(_ position: Position, from recipient: ConversationRecipient) {
-        guard var line = lines[recipient] else { return }
-        let index = Self.firstIndex(after: nil, orAt: position, in: line)
-        guard index < line.count, line[index] == position else { return }
-        line.remove(at: index)
-        if line.isEmpty {
+        guard lines[recipient]?.removeSorted(position) == true else { return }
+        if lines[recipient]?.isEmpty == true {
             lines[recipient] = nil
             if recipient.type == .namedArea { areas.remove(recipient.id) }
-        } else {
-            lines[recipient] = line
         }
     }
 
@@ -106,5 +101,30 @@ public struct QueueIndex: Sendable, Equatable {
         }
         merged.sort()
         return Array(merged.prefix(limit))
+    }
+}
+
+extension Array where Element == QueueIndex.Position {
+    /// The first index whose element is not before `position` (binary search).
+    fileprivate func insertionIndex(of position: Element) -> Int {
+        var low = 0
+        var high = count
+        while low < high {
+            let mid = (low + high) / 2
+            if self[mid] < position { low = mid + 1 } else { high = mid }
+        }
+        return low
+    }
+
+    fileprivate mutating func insertSorted(_ position: Element) {
+        insert(position, at: insertionIndex(of: position))
+    }
+
+    /// Removes `position`; whether it was there.
+    fileprivate mutating func removeSorted(_ position: Element) -> Bool {
+        let index = insertionIndex(of: position)
+        guard index < count, self[index] == position else { return false }
+        remove(at: index)
+        return true
     }
 }

@@ -108,7 +108,8 @@ struct AgentRoutes {
             let body = try await env.decode(EndConversationRequest?.self, fromOptional: request)
             let reason = try parseEndReason(body?.reason)
             let view = try await env.write(context.principal) { state, changes, op throws(CollabError) in
-                state.view(try state.endConversation(id, by: agent.personId, reason: reason, comment: body?.comment, accountId: agent.accountId, context: op, changes: &changes))
+                let changed = try state.endConversation(id, by: agent.personId, reason: reason, comment: body?.comment, accountId: agent.accountId, context: op, changes: &changes)
+                return state.view(changed)
             }
             return JSONBody.response(view)
         }
@@ -146,7 +147,9 @@ struct AgentRoutes {
             let agent = try env.agent(context)
             let id = try context.pathParameter("id")
             let view = try await env.write(context.principal) { state, changes, op throws(CollabError) in
-                state.view(try body(&state, id, agent, op, &changes))
+                // Change first, then read: `state.view(try body(&state, …))` would copy the whole state.
+                let changed = try body(&state, id, agent, op, &changes)
+                return state.view(changed)
             }
             return JSONBody.response(view)
         }

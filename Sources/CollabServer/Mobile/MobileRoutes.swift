@@ -71,7 +71,8 @@ struct MobileRoutes {
                     recipient = ConversationRecipient(type: .namedArea, id: areaId)
                 }
                 let input = ConversationInput(topic: body.topic, recipient: recipient, engagementType: engagement, contextPersonId: session.personId)
-                return state.view(try state.createConversation(input, accountId: session.accountId, context: op, changes: &changes))
+                let changed = try state.createConversation(input, accountId: session.accountId, context: op, changes: &changes)
+                return state.view(changed)
             }
             return JSONBody.response(conversation, status: .created)
         }
@@ -108,9 +109,8 @@ struct MobileRoutes {
             let reason = try parseEndReason(body?.reason)
             let view = try await env.write(context.principal) { state, changes, op throws(CollabError) in
                 _ = try state.visitorConversation(id, session: session)
-                return state.view(
-                    try state.endConversation(id, by: session.personId, reason: reason, comment: body?.comment, accountId: session.accountId, context: op, changes: &changes)
-                )
+                let ended = try state.endConversation(id, by: session.personId, reason: reason, comment: body?.comment, accountId: session.accountId, context: op, changes: &changes)
+                return state.view(ended)
             }
             return JSONBody.response(view)
         }

@@ -62,7 +62,8 @@ struct ConversationsRoutes {
                 _ = try state.conversation(id, for: context.principal)
                 let accountId = try ownAccount(nil, context.principal)
                 let recipient = try body.domain()
-                return state.webConversation(try state.setRecipient(id, recipient: recipient, accountId: accountId, context: op, changes: &changes))
+                let changed = try state.setRecipient(id, recipient: recipient, accountId: accountId, context: op, changes: &changes)
+                return state.webConversation(changed)
             }
             return JSONBody.response(conversation)
         }
@@ -85,7 +86,8 @@ struct ConversationsRoutes {
             guard let personId = body.personId else { throw CollabError.badRequest("personId is required") }
             let conversation = try await env.write(context.principal) { state, changes, op throws(CollabError) in
                 _ = try state.conversation(id, for: context.principal)
-                return state.webConversation(try state.setAssignee(id, personId: personId, accountId: try ownAccount(nil, context.principal), context: op, changes: &changes))
+                let changed = try state.setAssignee(id, personId: personId, accountId: try ownAccount(nil, context.principal), context: op, changes: &changes)
+                return state.webConversation(changed)
             }
             return JSONBody.response(conversation)
         }
@@ -94,7 +96,8 @@ struct ConversationsRoutes {
             let body = try await env.decode(WebTopicBody.self, from: request)
             let conversation = try await env.write(context.principal) { state, changes, op throws(CollabError) in
                 _ = try state.conversation(id, for: context.principal)
-                return state.webConversation(try state.setTopic(id, topic: body.topic, accountId: try ownAccount(nil, context.principal), context: op, changes: &changes))
+                let changed = try state.setTopic(id, topic: body.topic, accountId: try ownAccount(nil, context.principal), context: op, changes: &changes)
+                return state.webConversation(changed)
             }
             return JSONBody.response(conversation)
         }

@@ -5,8 +5,6 @@ import CollabServer
 import CollabStore
 import Foundation
 import Logging
-import NIOCore
-import NIOPosix
 import ServiceLifecycle
 import UnixSignals
 
@@ -98,9 +96,6 @@ struct ServeCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        // Run Swift concurrency's jobs on NIO's event loop threads: a request then no longer hops from an
-        // event loop to the global pool and back at every await (measured in docs/PERFORMANCE.md).
-        let onEventLoops = NIOSingletons.unsafeTryInstallSingletonPosixEventLoopGroupAsConcurrencyGlobalExecutor()
         let level = Logger.Level(rawValue: logLevel) ?? .info
         LoggingSystem.bootstrap { label in
             var handler = StreamLogHandler.standardError(label: label)
@@ -109,7 +104,6 @@ struct ServeCommand: AsyncParsableCommand {
         }
         var logger = Logger(label: "mock-collab")
         logger.logLevel = level
-        if !onEventLoops { logger.notice("Swift concurrency runs on its default executor (NIO could not take it over)") }
 
         var configuration: ServerConfiguration
         do {

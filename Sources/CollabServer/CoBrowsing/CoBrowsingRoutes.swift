@@ -73,7 +73,7 @@ struct CoBrowsingRoutes {
             try await withThrowingTaskGroup(of: Void.self) { group in
                 group.addTask {
                     for await frame in frames {
-                        try await outbound.write(.binary(ByteBuffer(data: frame.header.encode(image: frame.image))))
+                        try await outbound.write(.binary(frame.wire))
                     }
                     try await outbound.close(.normalClosure, reason: "session ended")
                 }

@@ -3,6 +3,8 @@ import CollabWire
 import Crypto
 import Foundation
 import Metrics
+import NIOCore
+import NIOFoundationCompat
 import Synchronization
 
 /// Frames of live co-browsing sessions: decode header → validate → throttle → detect duplicates →
@@ -17,6 +19,17 @@ final class FrameIngest: Sendable {
         var image: Data
         var format: FrameImageFormat
         var receivedAt: Timestamp
+        /// The MCF1 message viewers receive, encoded once when the frame arrives: every viewer gets the
+        /// same bytes, however many watch.
+        var wire: ByteBuffer
+
+        init(header: FrameHeader, image: Data, format: FrameImageFormat, receivedAt: Timestamp) {
+            self.header = header
+            self.image = image
+            self.format = format
+            self.receivedAt = receivedAt
+            self.wire = ByteBuffer(data: header.encode(image: image))
+        }
     }
 
     private struct SessionState {

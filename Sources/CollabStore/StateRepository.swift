@@ -184,12 +184,7 @@ public final class StateRepository: Sendable {
     ) async throws -> (Account, Result) {
         try checkWritable()
         var changes = ChangeSet()
-        var state: AccountState
-        do {
-            state = try AccountState.createAccount(input, directory: directory, context: context, changes: &changes)
-        } catch {
-            throw error
-        }
+        var state = try AccountState.createAccount(input, directory: directory, context: context, changes: &changes)
         let result: Result
         do {
             result = try body(&state, &changes)

@@ -23,9 +23,6 @@ public struct QueueIndex: Sendable, Equatable {
 
     public init() {}
 
-    /// How many conversations are queued.
-    public var count: Int { lines.values.reduce(0) { $0 + $1.count } }
-
     /// Keeps the index in step with a conversation that changed from `old` to `new`.
     mutating func update(old: Conversation?, new: Conversation?) {
         let before = old.flatMap(Self.entry)
@@ -55,19 +52,6 @@ public struct QueueIndex: Sendable, Equatable {
         }
     }
 
-    /// The first index in `line` past `cursor` (or at `position`), by binary search.
-    private static func firstIndex(after cursor: Position?, orAt position: Position? = nil, in line: [Position]) -> Int {
-        var low = 0
-        var high = line.count
-        while low < high {
-            let mid = (low + high) / 2
-            let before: Bool
-            if let cursor { before = line[mid] <= cursor } else { before = line[mid] < position! }
-            if before { low = mid + 1 } else { high = mid }
-        }
-        return low
-    }
-
     /// The lines an agent's queue draws from: its own requests, and without a filter the account-wide
     /// line and every area; with one, only those areas.
     func recipients(agentPersonId: String, filter namedAreaIds: Set<String>?, accountId: String) -> [ConversationRecipient] {
@@ -89,7 +73,7 @@ public struct QueueIndex: Sendable, Equatable {
         var merged: [Position] = []
         for recipient in recipients {
             guard let line = lines[recipient] else { continue }
-            var index = Self.firstIndex(after: cursor, orAt: cursor == nil ? Position(queuedAt: .min, conversationId: "") : nil, in: line)
+            var index = cursor.map { line.firstIndex(after: $0) } ?? 0
             var taken = 0
             while index < line.count, taken < limit {
                 if include(line[index]) {
@@ -107,11 +91,21 @@ public struct QueueIndex: Sendable, Equatable {
 extension Array where Element == QueueIndex.Position {
     /// The first index whose element is not before `position` (binary search).
     fileprivate func insertionIndex(of position: Element) -> Int {
+        partitionIndex { !($0 < position) }
+    }
+
+    /// The first index whose element comes after `cursor` (binary search).
+    fileprivate func firstIndex(after cursor: Element) -> Int {
+        partitionIndex { cursor < $0 }
+    }
+
+    /// The first index where `isAfter` holds, for a predicate that is false then true along the line.
+    private func partitionIndex(_ isAfter: (Element) -> Bool) -> Int {
         var low = 0
         var high = count
         while low < high {
             let mid = (low + high) / 2
-            if self[mid] < position { low = mid + 1 } else { high = mid }
+            if isAfter(self[mid]) { high = mid } else { low = mid + 1 }
         }
         return low
     }

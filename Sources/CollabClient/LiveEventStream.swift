@@ -29,6 +29,8 @@ public final class LiveEventStream: Sendable {
         var runner: Task<Void, Never>?
         var connectedWaiters: [CheckedContinuation<Void, Never>] = []
         var isConnected = false
+        /// Texts to send on the current connection.
+        var outgoing: AsyncStream<String>.Continuation?
     }
 
     /// The id of the last event received.
@@ -64,6 +66,22 @@ public final class LiveEventStream: Sendable {
         }
     }
 
+    /// Asks the server for a `sync` event: it arrives in ``events`` (type ``LiveEvent/sync``, the
+    /// returned id in `detail["id"]`) after every event published before the request reached the
+    /// server. Events are published before the request that caused them answers, so once the sync
+    /// event is consumed, every event caused by requests that have answered has been consumed too.
+    /// - Returns: The request's id.
+    /// - Throws: ``CollabClientError`` when the stream is not connected.
+    public func requestSync() throws(CollabClientError) -> String {
+        let id = UUID().uuidString
+        let text = String(decoding: (try? JSONEncoder().encode(LiveSyncRequest(id: id))) ?? Data(), as: UTF8.self)
+        guard let sender = state.withLock({ $0.outgoing }) else {
+            throw CollabClientError(code: .transport, status: nil, message: "the live stream is not connected")
+        }
+        sender.yield(text)
+        return id
+    }
+
     /// Drops the current connection; the stream reconnects and resumes (for network changes, and tests).
     public func reconnect() {
         state.withLock { state in
@@ -97,12 +115,24 @@ public final class LiveEventStream: Sendable {
                     configuration.sniHostname = tlsConfiguration?.sniHostname
                     let close = try await WebSocketClient.connect(
                         url: target, configuration: configuration, tlsConfiguration: tlsConfiguration?.configuration, logger: self.logger
-                    ) { inbound, _, _ in
-                        for try await message in inbound.messages(maxSize: 1 << 20) {
-                            guard case .text(let text) = message,
-                                let event = try? JSONDecoder().decode(LiveEvent.self, from: Data(text.utf8))
-                            else { continue }
-                            self.receive(event)
+                    ) { inbound, outbound, _ in
+                        let (outgoing, sender) = AsyncStream.makeStream(of: String.self)
+                        self.state.withLock { $0.outgoing = sender }
+                        defer {
+                            self.state.withLock { $0.outgoing = nil }
+                            sender.finish()
+                        }
+                        try await withThrowingTaskGroup(of: Void.self) { group in
+                            group.addTask {
+                                for await text in outgoing { try await outbound.write(.text(text)) }
+                            }
+                            for try await message in inbound.messages(maxSize: 1 << 20) {
+                                guard case .text(let text) = message,
+                                    let event = try? JSONDecoder().decode(LiveEvent.self, from: Data(text.utf8))
+                                else { continue }
+                                self.receive(event)
+                            }
+                            group.cancelAll()
                         }
                     }
                     if let code = close?.closeCode, Self.number(of: code) == LiveCloseCode.sessionEnded {

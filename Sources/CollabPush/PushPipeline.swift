@@ -44,6 +44,7 @@ public final class PushPipeline: Service {
     private let continuation: AsyncStream<PushIntent>.Continuation
     private let dropped = Mutex(0)
     private let observers = Mutex<[@Sendable (OutboxEntry) -> Void]>([])
+    private let progress = PushProgress()
 
     public init(state: any PushStateAccess, clock: any CollabClock, outboxCapacity: Int = 10_000, settings: Settings = Settings(), logger: Logger) {
         self.state = state
@@ -59,6 +60,24 @@ public final class PushPipeline: Service {
     /// Intents dropped because the queue was full.
     public var droppedCount: Int { dropped.withLock { $0 } }
 
+    /// Waits until every intent queued before the call has been composed into the outbox (or dropped),
+    /// at most `timeout`.
+    /// - Returns: Whether it settled in time (`false` as well when the pipeline stopped).
+    public func settle(timeout: Duration) async -> Bool {
+        let (queued, composed) = progress.counts
+        if composed >= queued { return true }
+        return await withTaskGroup(of: Bool.self) { group in
+            group.addTask { await self.progress.settle() }
+            group.addTask {
+                try? await Task.sleep(for: timeout)
+                return false
+            }
+            let first = await group.next() ?? false
+            group.cancelAll()
+            return first
+        }
+    }
+
     /// Calls `observer` with every composed push (push webhooks use it).
     public func observe(_ observer: @escaping @Sendable (OutboxEntry) -> Void) {
         observers.withLock { $0.append(observer) }
@@ -67,7 +86,9 @@ public final class PushPipeline: Service {
     /// Queues intents. Never blocks.
     public func enqueue(_ intents: [PushIntent]) {
         for intent in intents {
+            progress.queued()
             if case .dropped = continuation.yield(intent) {
+                progress.composed()
                 dropped.withLock { $0 += 1 }
                 logger.warning("push queue full; push dropped", metadata: ["kind": "\(intent.content.type.rawValue)"])
             }
@@ -91,11 +112,13 @@ public final class PushPipeline: Service {
                         let target = state.target(for: intent)
                         group.addTask { await self.deliver(stored, settings: target?.settings) }
                     }
+                    progress.composed()
                 }
             }
         } onGracefulShutdown: {
             self.continuation.finish()
         }
+        progress.finish()
         outbox.finishAll()
         await apns.shutdown()
         await fcm.shutdown()

@@ -179,7 +179,8 @@ struct ConversationFlowTests {
             try await app.start()
             let conversation = try await app.startConversation()
             let outsider = try await agent(server, "agent-x")
-            let outsiderEvents = EventCollector(try await outsider.connectEvents().events)
+            let outsiderStream = try await outsider.connectEvents()
+            let outsiderEvents = EventCollector(outsiderStream.events)
             _ = try await app.send("hello", in: conversation.id)
             #expect(try await outsider.queue().isEmpty)
             for call in ["accept", "decline", "end"] {
@@ -202,7 +203,8 @@ struct ConversationFlowTests {
             } catch {
                 #expect(error.code == .notFound)
             }
-            try await Task.sleep(for: .milliseconds(100))
+            // Everything published before the sync reached the outsider's connection first.
+            try await outsiderEvents.sync(outsiderStream)
             #expect(outsiderEvents.events.isEmpty, "the other account's agent received \(outsiderEvents.events.map(\.type))")
         }
     }

@@ -21,7 +21,9 @@ struct EventHubTests {
         hub.publish((0..<20).map { _ in Self.event() })
         #expect(subscription.didOverflow, "publishing never waits: the reader that fell behind is cut off")
         var received: [Int64] = []
-        for await event in subscription.stream { received.append(event.id) }
+        for await item in subscription.stream {
+            if case .event(let event) = item { received.append(event.id) }
+        }
         #expect(received == [100, 101, 102, 103, 104], "the buffered events are still delivered, then the stream ends")
         hub.unsubscribe(subscription)
 

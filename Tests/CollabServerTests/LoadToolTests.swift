@@ -180,7 +180,12 @@ import Testing
             let exitDeadline = ContinuousClock.now + .seconds(40)
             while process.isRunning, ContinuousClock.now < exitDeadline { try await Task.sleep(for: .milliseconds(50)) }
             if process.isRunning { process.terminate() }
-            try await Task.sleep(for: .milliseconds(100))
+            process.waitUntilExit()
+            // Read what is left in the pipes up to their end (the process closed them), not a sleep.
+            out.fileHandleForReading.readabilityHandler = nil
+            err.fileHandleForReading.readabilityHandler = nil
+            stdout.append(out.fileHandleForReading.readDataToEndOfFile())
+            stderr.append(err.fileHandleForReading.readDataToEndOfFile())
             #expect(process.terminationStatus == 0, "\(stderr.text)")
             #expect(stdout.text.contains("stopped by interrupted"))
             let data = try Data(contentsOf: json)

@@ -53,9 +53,10 @@ struct ProcessTests {
         request.body = .stream(parts, length: .known(Int64(body.count)))
         let response = Task { try await HTTPClient.shared.execute(request, timeout: .seconds(30)) }
         continuation.yield(ByteBuffer(bytes: body.prefix(10)))
-        try await Task.sleep(for: .milliseconds(300))
+        // Barriers, not sleeps: the server counts the request as active, then says it is shutting down.
+        try await server.waitForMetric(#"http_server_active_requests{http_request_method="POST"} 1"#)
         server.signal(SIGTERM)
-        try await Task.sleep(for: .milliseconds(300))
+        try await server.waitForStandardError("shutting down")
         continuation.yield(ByteBuffer(bytes: body.dropFirst(10)))
         continuation.finish()
         let answer = try await response.value

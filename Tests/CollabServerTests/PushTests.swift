@@ -99,7 +99,10 @@ struct PushTests {
                     "POST", "/agent/v1/conversations/\(scenario.conversationId)/calls", body: StartCallRequest(callType: "AUDIO"), as: CallView.self
                 )
                 try await events.wait(for: "call started") { $0.type == "conversation.call.started" }
-                try await Task.sleep(for: .milliseconds(100))
+                // Barriers, not sleeps: every event published so far reached the app, every push
+                // queued so far is in the outbox.
+                try await events.sync(scenario.app.liveConnection)
+                try await server.settlePushes()
                 let pushes = try await server.pushes([("conversationId", scenario.conversationId)]).dropFirst(before)
                 #expect(pushes.contains { $0.kind == "NEW_MESSAGE" } == messagePush, "\(state): message push")
                 #expect(pushes.contains { $0.kind == "INCOMING_CALL" && $0.transport == "APNS_VOIP" } == callPush, "\(state): call push")

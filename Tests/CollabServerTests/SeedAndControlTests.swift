@@ -125,8 +125,12 @@ struct SeedAndControlTests {
         try await TestServer.with { server in
             let frozen = try await server.control.changeClock(ClockChange(frozen: true))
             #expect(frozen.frozen)
-            try await Task.sleep(for: .milliseconds(20))
-            #expect(try await server.control.clock().now == frozen.now)
+            // No sleeping: read the clock until the server's own real time has moved on (the offset
+            // from it changes), then the frozen time must still stand.
+            var later = try await server.control.clock()
+            for _ in 0..<10_000 where later.offset == frozen.offset { later = try await server.control.clock() }
+            #expect(later.offset < frozen.offset, "real time moved on")
+            #expect(later.now == frozen.now)
             let moved = try await server.control.changeClock(ClockChange(advanceMillis: 3_600_000))
             #expect(moved.now == frozen.now + 3_600_000)
             let created = try await server.admin("admin", "admin").namedAreas.create(WebNamedArea(name: "Later", siteId: "later"))

@@ -15,6 +15,7 @@ extension MockCollabServer {
             }
             group.addTask {
                 try await gracefulShutdown()
+                logger.info("shutting down: finishing the requests in flight")
                 try await Task.sleep(for: shutdownTimeout + .seconds(2))
                 return false
             }

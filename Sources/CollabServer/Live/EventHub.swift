@@ -61,23 +61,50 @@ final class EventHub: Sendable {
 
     /// A live subscription.
     final class Subscription: Sendable {
+        /// What a subscription's connection sends, in order.
+        enum Item: Sendable {
+            /// A published event.
+            case event(PublishedEvent)
+            /// A control message for this connection only (the answer to a client's `sync`), as text.
+            case control(String)
+
+            /// The text sent to the WebSocket.
+            var text: String {
+                switch self {
+                case .event(let event): event.text
+                case .control(let text): text
+                }
+            }
+        }
+
         let id: Int
         let audience: EventAudience
-        let stream: AsyncStream<PublishedEvent>
-        let continuation: AsyncStream<PublishedEvent>.Continuation
+        let stream: AsyncStream<Item>
+        let continuation: AsyncStream<Item>.Continuation
         private let overflowed = Mutex(false)
 
         init(id: Int, audience: EventAudience, bufferSize: Int) {
             self.id = id
             self.audience = audience
-            (stream, continuation) = AsyncStream.makeStream(of: PublishedEvent.self, bufferingPolicy: .bufferingOldest(bufferSize))
+            (stream, continuation) = AsyncStream.makeStream(of: Item.self, bufferingPolicy: .bufferingOldest(bufferSize))
         }
 
         /// Whether the connection fell behind and was cut off.
         var didOverflow: Bool { overflowed.withLock { $0 } }
 
         func deliver(_ event: PublishedEvent) {
-            if case .dropped = continuation.yield(event) {
+            deliver(.event(event))
+        }
+
+        /// Queues a control message behind every event already delivered to this subscription. Events
+        /// are delivered while they are published, before the request that caused them answers, so a
+        /// client that receives the answer to its `sync` has received everything published before it.
+        func deliverControl(_ text: String) {
+            deliver(.control(text))
+        }
+
+        private func deliver(_ item: Item) {
+            if case .dropped = continuation.yield(item) {
                 overflowed.withLock { $0 = true }
                 continuation.finish()
             }

@@ -84,9 +84,9 @@ extension CollabEnvironment {
 
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask {
-                for await event in subscription.stream {
-                    // The text was encoded once, when the event was published.
-                    try await outbound.write(.text(event.text))
+                for await item in subscription.stream {
+                    // An event's text was encoded once, when it was published.
+                    try await outbound.write(.text(item.text))
                 }
                 if subscription.didOverflow {
                     logger.notice("closing a live connection that fell behind", metadata: ["person": "\(audience.personId)"])
@@ -99,6 +99,15 @@ extension CollabEnvironment {
                 // Visitors upload co-browsing frames as binary messages (MCF1 header + image); each gets
                 // a text acknowledgement. Reading also keeps pings answered and notices a close.
                 for try await message in inbound.messages(maxSize: self.configuration.maxFrameBytes + 4096) {
+                    if case .text(let text) = message {
+                        // `{"type":"sync","id":"…"}`: answered with a `sync` event queued behind every
+                        // event published so far (a barrier for clients and tests).
+                        if let id = LiveSyncRequest.id(in: text) {
+                            let answer = LiveEvent(id: 0, type: LiveEvent.sync, timestamp: self.clock.now(), detail: ["id": id])
+                            subscription.deliverControl(String(decoding: try encoder.encode(answer), as: UTF8.self))
+                        }
+                        continue
+                    }
                     guard case .binary(let buffer) = message, let client = frameClient else { continue }
                     let ack: FrameAck
                     do {

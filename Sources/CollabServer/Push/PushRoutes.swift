@@ -141,6 +141,20 @@ struct PushRoutes {
             }
             return JSONBody.response(entry)
         }
+        group.operation(.get, "pushes/settle", role: .admin) { request, _ in
+            let timeout: Int64 = try request.query("timeoutMs").map { text throws(CollabError) -> Int64 in
+                guard let value = Int64(text), value >= 0, value <= 60_000 else { throw .badRequest("timeoutMs must be 0 to 60000") }
+                return value
+            } ?? 10_000
+            // Pushes are composed after the request that caused them has answered: this waits until
+            // every push queued before this request is in the outbox, so "no push was made" can be
+            // checked without sleeping.
+            let outcome = await untilGracefulShutdown { await env.pushes.settle(timeout: .milliseconds(timeout)) }
+            guard case .finished(true) = outcome else {
+                throw CollabError(.unavailable, "the push pipeline did not settle within \(timeout) ms (or the server is shutting down)")
+            }
+            return noContent
+        }
         group.operation(.get, "pushes/stream", role: .admin) { request, context in
             let filter = try OutboxFilter(request, environment: env, confinedTo: try context.inspectorConfinement())
             let (id, stream) = env.pushes.outbox.subscribe()

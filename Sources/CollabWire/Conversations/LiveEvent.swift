@@ -1,14 +1,16 @@
+import Foundation
+
 /// One event on a client's live WebSocket.
 ///
 /// Every event has an increasing `id`. A client that reconnects passes the last id it saw
 /// (`lastEventId`) and receives what it missed, as long as it is still in the server's replay window;
 /// otherwise the first event is a `resync`, after which the client should reload its state.
 public struct LiveEvent: Codable, Sendable, Equatable {
-    /// Increasing event id; `0` for control messages (`hello`, `resync`).
+    /// Increasing event id; `0` for control messages (`hello`, `resync`, `sync`).
     public var id: Int64
     /// `conversation.created`, `conversation.queued`, `conversation.active`, `conversation.ended`,
     /// `conversation.new_message`, `conversation.updated`, `ui.visibility_request`,
-    /// `agent.presence_changed`, … and the control messages `hello` and `resync`.
+    /// `agent.presence_changed`, … and the control messages `hello`, `resync` and `sync`.
     public var type: String
     /// Server time, ms since epoch.
     public var timestamp: Int64
@@ -29,6 +31,29 @@ public struct LiveEvent: Codable, Sendable, Equatable {
     public static let hello = "hello"
     /// Sent when events the client asked to resume from are no longer held: reload state.
     public static let resync = "resync"
+    /// The answer to a client's sync request (`{"type":"sync","id":"…"}`), with the request's id in
+    /// `detail["id"]`: it comes after every event published before the request arrived.
+    public static let sync = "sync"
+}
+
+/// A client's request for a `sync` event: `{"type":"sync","id":"…"}` sent as a text message on the
+/// live WebSocket. The id is the client's (1 to 64 characters) and comes back in the answer.
+public struct LiveSyncRequest: Codable, Sendable, Equatable {
+    public var type: String
+    public var id: String
+
+    public init(id: String) {
+        self.type = LiveEvent.sync
+        self.id = id
+    }
+
+    /// The id of a well-formed sync request, or `nil` for any other text (which the server ignores).
+    public static func id(in text: String) -> String? {
+        guard text.utf8.count <= 256, let request = try? JSONDecoder().decode(LiveSyncRequest.self, from: Data(text.utf8)),
+            request.type == LiveEvent.sync, (1...64).contains(request.id.count)
+        else { return nil }
+        return request.id
+    }
 }
 
 /// WebSocket close codes the server uses.

@@ -4,6 +4,7 @@ import Crypto
 import Foundation
 import Logging
 import ServiceLifecycle
+import Synchronization
 
 /// An in-process APNs simulator over HTTP/2 and TLS, with a provider key the test controls.
 final class APNsSimHarness: Sendable {
@@ -14,6 +15,8 @@ final class APNsSimHarness: Sendable {
     let group: ServiceGroup
     let task: Task<Void, any Error>
     let port: Int
+    /// How far the simulator's clock is ahead of the real one (it checks provider-token ages with it).
+    private let skew = ClockSkew()
 
     init(topics: Set<String> = [], providerTokenMaxAge: TimeInterval = 3600) async throws {
         let key = P256.Signing.PrivateKey()
@@ -24,7 +27,8 @@ final class APNsSimHarness: Sendable {
             configuration: APNsSimulatorConfiguration(
                 teamId: Self.teamId, keys: [Self.keyId: key.publicKey.pemRepresentation], topics: topics, providerTokenMaxAge: providerTokenMaxAge
             ),
-            logger: logger
+            logger: logger,
+            now: { [skew] in Date() + skew.seconds }
         )
         let group = ServiceGroup(configuration: .init(services: [simulator], gracefulShutdownSignals: [], logger: logger))
         self.group = group
@@ -33,6 +37,11 @@ final class APNsSimHarness: Sendable {
     }
 
     var url: String { "https://127.0.0.1:\(port)" }
+
+    /// Moves the simulator's clock forward (provider tokens age at once).
+    func advanceClock(by seconds: TimeInterval) {
+        skew.advance(by: seconds)
+    }
 
     /// Push settings that send an account's pushes here.
     func pushSettingsJSON(topic: String = "com.example.app") throws -> Data {
@@ -62,6 +71,13 @@ final class APNsSimHarness: Sendable {
     }
 }
 
+/// Seconds a simulated clock runs ahead of the real one.
+final class ClockSkew: Sendable {
+    private let value = Mutex<TimeInterval>(0)
+    var seconds: TimeInterval { value.withLock { $0 } }
+    func advance(by seconds: TimeInterval) { value.withLock { $0 += seconds } }
+}
+
 /// Pushes from the control API.
 extension TestServer {
     func pushes(_ query: [(String, String)] = []) async throws -> [PushView] {
@@ -70,6 +86,12 @@ extension TestServer {
 
     func waitForPush(_ query: [(String, String)], timeoutMs: Int = 10_000) async throws -> PushView {
         try await control.transport.send("GET", "/_mock/v1/pushes/wait", query: query + [("timeoutMs", String(timeoutMs))], as: PushView.self)
+    }
+
+    /// Waits until every push queued so far is in the outbox (the barrier for "no push was made").
+    func settlePushes() async throws {
+        let response = try await control.transport.raw("GET", "/_mock/v1/pushes/settle", query: [("timeoutMs", "10000")])
+        try HTTPTransport.check(response, method: "GET", path: "pushes/settle")
     }
 
     func configurePush(account: String, _ body: Data) async throws {

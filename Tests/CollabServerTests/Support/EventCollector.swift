@@ -19,8 +19,17 @@ final class EventCollector: Sendable {
 
     deinit { task.cancel() }
 
-    /// Everything received so far.
-    var events: [LiveEvent] { received.all }
+    /// Everything received so far, without the answers to ``sync(_:)``.
+    var events: [LiveEvent] { received.all.filter { $0.type != LiveEvent.sync } }
+
+    /// Waits until every event the server published before this call has been collected: asks the
+    /// server for a `sync` event, which it queues behind them, and waits for it. The barrier for
+    /// "this connection received nothing": no sleeping.
+    func sync(_ stream: LiveEventStream?, timeout: Duration = .seconds(10)) async throws {
+        guard let stream else { throw CollectorTimeout(description: "a sync on a live stream that is not open", seen: []) }
+        let id = try stream.requestSync()
+        try await wait(for: "sync \(id)", timeout: timeout) { $0.type == LiveEvent.sync && $0.detail?["id"] == id }
+    }
 
     /// Waits until an event matching `predicate` arrived (or fails after `timeout`).
     @discardableResult

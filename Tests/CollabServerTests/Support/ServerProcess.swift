@@ -1,4 +1,6 @@
+import AsyncHTTPClient
 import Foundation
+import NIOCore
 import Synchronization
 
 /// The real `mock-collab` executable, started as a child process, for tests of what only a process
@@ -8,6 +10,7 @@ final class ServerProcess: Sendable {
     private let stdout = OutputBuffer()
     private let stderr = OutputBuffer()
     let port: Int
+    private let outputs: [FileHandle]
 
     /// Where the built executable is: next to the test bundle, or `MOCK_COLLAB_BINARY`.
     static var binary: URL {
@@ -30,6 +33,7 @@ final class ServerProcess: Sendable {
         process.standardOutput = out
         process.standardError = err
         self.process = process
+        self.outputs = [out.fileHandleForReading, err.fileHandleForReading]
         let stdoutBox = stdout
         let stderrBox = stderr
         out.fileHandleForReading.readabilityHandler = { handle in
@@ -60,6 +64,27 @@ final class ServerProcess: Sendable {
     var standardOutput: String { stdout.text }
     var standardError: String { stderr.text }
 
+    /// Waits until the process has written `text` to stderr.
+    func waitForStandardError(_ text: String, timeout: Duration = .seconds(30)) async throws {
+        let deadline = ContinuousClock.now + timeout
+        while !stderr.text.contains(text) {
+            guard ContinuousClock.now < deadline, process.isRunning else { throw ServerProcessError.exited(stderr.text) }
+            try await Task.sleep(for: .milliseconds(10))
+        }
+    }
+
+    /// Waits until `/metrics` shows a line starting with `line`.
+    func waitForMetric(_ line: String, timeout: Duration = .seconds(30)) async throws {
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline {
+            let response = try await HTTPClient.shared.execute(HTTPClientRequest(url: baseURL + "/metrics"), timeout: .seconds(10))
+            let text = String(buffer: try await response.body.collect(upTo: 1 << 22))
+            if text.split(separator: "\n").contains(where: { $0.hasPrefix(line) }) { return }
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        throw ServerProcessError.timeout
+    }
+
     /// Sends a signal.
     func signal(_ signal: Int32) {
         kill(process.processIdentifier, signal)
@@ -75,8 +100,11 @@ final class ServerProcess: Sendable {
             }
             try await Task.sleep(for: .milliseconds(20))
         }
-        // Let the pipes drain.
-        try await Task.sleep(for: .milliseconds(50))
+        // Read what is left in the pipes, up to their end (the process closed them).
+        for (handle, buffer) in zip(outputs, [stdout, stderr]) {
+            handle.readabilityHandler = nil
+            buffer.append(handle.readDataToEndOfFile())
+        }
         return process.terminationStatus
     }
 }

@@ -69,7 +69,7 @@ add("/_mock/v1/seed", "post", op("Apply a seed", "controlSeed", {**ok(ref("SeedR
     desc="Idempotent (entities matched by natural key, updated in place) and all or nothing."))
 add("/_mock/v1/journal", "get", op("Read the request journal", "controlJournal", {**ok(ref("JournalPage")), **errs(400, 401, 403)}, C, INSPECTOR,
     params=[q("method", S, "HTTP method"), q("path", S, "Path prefix"), q("status", I, "Exact status (404) or class (4 for 4xx)"),
-            q("since", L, "Earliest timestamp, ms"), q("until", L, "Latest timestamp, ms"), q("accountId", S, "Caller's account"),
+            q("since", L, "Earliest timestamp, ms"), q("until", L, "Latest timestamp, ms"), q("account", S, "Caller's account, id or name (404 when unknown or not yours)"), q("accountId", S, "Caller's account id (older spelling of account)"),
             q("limit", I, "At most this many, the newest (default 1000)")],
     desc="A bounded record of answered requests, oldest first: each entry keeps at most 2 KiB of path and of query (marked `truncated` when cut), "
          "the journal at most --journal-capacity entries and --journal-max-bytes bytes, and one answer at most 4 MiB of entries, the newest "

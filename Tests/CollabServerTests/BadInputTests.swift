@@ -1,6 +1,7 @@
 import CollabClient
 import CollabWire
 import Foundation
+import HTTPTypes
 import Testing
 
 /// Every class of bad input gets a clear 4xx with the Web API `Error` body and changes nothing.
@@ -44,20 +45,24 @@ struct BadInputTests {
 
     @Test("answers with a 4xx Error body and changes nothing", arguments: cases)
     func badInput(_ input: Case) async throws {
-        try await TestServer.with { server in
-            let admin = server.admin("superadmin", "superadmin")
-            let accountId = try #require(try await admin.accounts.current().id)
-            let before = try await server.entityStats()
-            let body = input.body.map { Data($0.replacingOccurrences(of: "ACCOUNT", with: accountId).utf8) }
-            let response = try await server.transport(.basic(username: "superadmin", password: "superadmin"))
-                .raw(input.method, input.path, query: input.query.map { ($0.key, $0.value) }, body: body)
-            #expect(response.status == input.status, "\(input.name): status \(response.status), body \(String(decoding: response.body, as: UTF8.self))")
-            let error = try JSONDecoder().decode(WebAPIError.self, from: response.body)
+        // In process (HummingbirdTesting's router mode): the same router and middleware, no sockets.
+        try await InProcessServer.with { server in
+            let superAdmin = InProcessServer.basic("superadmin", "superadmin")
+            let accountId = try await server.call(.get, "/app/rest/v4/accounts/getCurrentAccount", authorization: superAdmin).decode(WebAccount.self).id ?? ""
+            let before = try server.stats()
+            var components = URLComponents()
+            components.queryItems = input.query.isEmpty ? nil : input.query.map { URLQueryItem(name: $0.key, value: $0.value) }
+            let path = input.path + (components.percentEncodedQuery.map { "?" + $0 } ?? "")
+            let response = try await server.call(
+                HTTPRequest.Method(input.method)!, path, authorization: superAdmin, body: input.body.map { $0.replacingOccurrences(of: "ACCOUNT", with: accountId) }
+            )
+            #expect(response.status.code == input.status, "\(input.name): status \(response.status), body \(response.text)")
+            let error = try response.decode(WebAPIError.self)
             #expect(error.type == "Error")
             #expect(error.statusCode == input.status)
             #expect(error.errorMessage?.contains(input.messageContains) == true, "\(input.name): message was \(error.errorMessage ?? "nil")")
-            #expect(response.header("content-type") == "application/json")
-            #expect(try await server.entityStats() == before, "\(input.name) changed state")
+            #expect(response.headers[.contentType] == "application/json")
+            #expect(try server.stats() == before, "\(input.name) changed state")
         }
     }
 

@@ -75,6 +75,7 @@ struct RoleRulesTests {
         .init(method: "POST", path: "/_mock/v1/devices/unknown/rotate-key", required: .superAdmin),
         .init(method: "GET", path: "/_mock/v1/pushes?kind=x", required: .admin),
         .init(method: "GET", path: "/_mock/v1/pushes/wait?kind=x", required: .admin),
+        .init(method: "GET", path: "/_mock/v1/pushes/settle?timeoutMs=x", required: .admin),
         .init(method: "GET", path: "/_mock/v1/webhooks/deliveries?limit=x", required: .admin),
         .init(method: "GET", path: "/_mock/v1/cobrowsing/unknown/stats", required: .admin),
         .init(method: "GET", path: "/_mock/v1/accounts/unknown/push-settings", required: .superAdmin),

@@ -32,10 +32,8 @@ struct ControlRoutes {
         }
         group.operation(.get, "journal", role: .admin) { request, context in
             var filter = try JournalFilter(request)
-            if let confinement = try context.inspectorConfinement() {
-                if let requested = filter.accountId, requested != confinement { throw CollabError.notFound("Account", requested) }
-                filter.accountId = confinement
-            }
+            // `account` (id or name) like the other inspector routes; `accountId` as before.
+            filter.accountId = try env.inspectedAccountId(request.query("account") ?? filter.accountId, confinedTo: try context.inspectorConfinement())
             let (entries, truncated) = env.journal.entries(matching: filter)
             return JSONBody.response(
                 JournalPage(

@@ -212,7 +212,7 @@ add("/mobile/v1/cobrowsing/{id}/frames", "post", op("Upload a frame", "mobileUpl
         {"name": "x-frame-width", "in": "header", "schema": I}, {"name": "x-frame-height", "in": "header", "schema": I},
         {"name": "x-private-areas", "in": "header", "schema": S, "description": "JSON array of {x, y, width, height}"}],
     request={"required": True, "content": {"image/jpeg": {"schema": {"type": "string", "format": "binary"}}, "image/png": {"schema": {"type": "string", "format": "binary"}}}},
-    desc="The fallback for the WebSocket upload (binary MCF1 messages on /mobile/v1/events, each answered with a FrameAck text message). JPEG or PNG by signature, at most --max-frame-bytes (256 KiB)."))
+    desc="The fallback for the WebSocket upload (binary MCF1 messages on /mobile/v1/events, each answered with a FrameAck text message). JPEG or PNG by signature, at most --max-frame-bytes (256 KiB). x-frame-width and x-frame-height default to the size the image's own header declares (PNG IHDR, JPEG start of frame); x-frame-sequence to 0; x-frame-capture-time to the server's time."))
 add("/_mock/v1/cobrowsing/{id}/stats", "get", op("Co-browsing statistics", "controlCoBrowsingStats", {**ok(ref("CoBrowsingStats")), **errs(401, 403, 404)}, C, INSPECTOR, params=[p("id", "Session id")], desc=ADMIN_NOTE.strip()))
 
 conversation = obj({

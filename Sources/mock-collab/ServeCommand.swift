@@ -40,6 +40,9 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "Largest request body in bytes (MOCK_COLLAB_MAX_BODY_SIZE).")
     var maxBodySize: Int = environment["MOCK_COLLAB_MAX_BODY_SIZE"].flatMap(Int.init) ?? 1024 * 1024
 
+    @Option(help: "Largest co-browsing frame image in bytes, 1 KiB to 16 MiB (MOCK_COLLAB_MAX_FRAME_BYTES).")
+    var maxFrameBytes: Int = environment["MOCK_COLLAB_MAX_FRAME_BYTES"].flatMap(Int.init) ?? 256 * 1024
+
     @Option(help: "Requests kept in the journal (MOCK_COLLAB_JOURNAL_CAPACITY).")
     var journalCapacity: Int = environment["MOCK_COLLAB_JOURNAL_CAPACITY"].flatMap(Int.init) ?? 10_000
 
@@ -85,6 +88,7 @@ struct ServeCommand: AsyncParsableCommand {
         guard (0...65535).contains(port) else { throw ValidationError("--port must be between 0 and 65535") }
         guard Logger.Level(rawValue: logLevel) != nil else { throw ValidationError("--log-level '\(logLevel)' is not a log level") }
         guard maxBodySize > 0 else { throw ValidationError("--max-body-size must be positive") }
+        guard (1024...16 * 1024 * 1024).contains(maxFrameBytes) else { throw ValidationError("--max-frame-bytes must be 1024 to 16777216") }
         guard journalCapacity > 0 else { throw ValidationError("--journal-capacity must be positive") }
         guard journalMaxBytes >= 64 * 1024 else { throw ValidationError("--journal-max-bytes must be at least 65536") }
         guard (4...31).contains(passwordHashCost) else { throw ValidationError("--password-hash-cost must be between 4 and 31") }
@@ -126,6 +130,7 @@ struct ServeCommand: AsyncParsableCommand {
                 tls: tls.settings(storage: storage)
             )
             configuration.clientIdleTimeout = Int64(clientIdleSeconds) * 1000
+            configuration.maxFrameBytes = maxFrameBytes
         } catch {
             throw ValidationError(error.message)
         }

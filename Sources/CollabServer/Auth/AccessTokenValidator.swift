@@ -109,11 +109,14 @@ struct AccessTokenValidator: Sendable {
     ) async throws(CollabError) -> (token: String, expiresAt: Timestamp) {
         let keys = JWTKeyCollection()
         await keys.add(hmac: HMACKey(from: settings.testTokenSecret), digestAlgorithm: .sha256, kid: JWKIdentifier(string: Self.testKeyID))
+        // JWT times are whole seconds (NumericDate): iat rounds down, exp down too, so a token never
+        // outlives the lifetime asked for.
         let now = clock.now()
-        let expiresAt = now + lifetime
+        let issuedAt = now / 1000
+        let expiresAt = (now + lifetime) / 1000 * 1000
         let claims = AccessTokenClaims(
-            sub: SubjectClaim(value: subject), exp: ExpirationClaim(value: Date(timeIntervalSince1970: Double(expiresAt) / 1000)),
-            iat: IssuedAtClaim(value: Date(timeIntervalSince1970: Double(now) / 1000)),
+            sub: SubjectClaim(value: subject), exp: ExpirationClaim(value: Date(timeIntervalSince1970: Double(expiresAt / 1000))),
+            iat: IssuedAtClaim(value: Date(timeIntervalSince1970: Double(issuedAt))),
             iss: IssuerClaim(value: settings.issuer ?? JWTValidationSettings.defaultTestIssuer),
             aud: settings.audience.map { AudienceClaim(value: [$0]) }, email: email, given_name: firstName, family_name: lastName
         )

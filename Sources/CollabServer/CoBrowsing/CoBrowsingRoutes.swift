@@ -124,12 +124,21 @@ struct CoBrowsingRoutes {
                 areas = try JSONBody.decode([PrivateArea].self, from: Data(text.utf8))
                 guard areas.count <= FrameHeader.maximumPrivateAreas else { throw CollabError.badRequest("at most \(FrameHeader.maximumPrivateAreas) private areas") }
             }
+            func number<T: FixedWidthInteger>(_ name: String, _ type: T.Type) throws(CollabError) -> T? {
+                guard let text = header(name) else { return nil }
+                guard let value = T(text) else { throw .badRequest("\(name) must be an integer from \(T.min) to \(T.max)") }
+                return value
+            }
+            let image = Data(buffer: body)
+            // Width and height are optional: absent, they are read from the image's own header.
+            let declared = FrameImageFormat.dimensions(of: image)
             let frameHeader = FrameHeader(
-                sessionId: id, sequence: header("x-frame-sequence").flatMap { UInt32($0) } ?? 0,
-                captureTime: header("x-frame-capture-time").flatMap { Int64($0) } ?? env.clock.now(),
-                width: header("x-frame-width").flatMap { Int($0) } ?? 0, height: header("x-frame-height").flatMap { Int($0) } ?? 0, privateAreas: areas
+                sessionId: id, sequence: try number("x-frame-sequence", UInt32.self) ?? 0,
+                captureTime: try number("x-frame-capture-time", Int64.self) ?? env.clock.now(),
+                width: try number("x-frame-width", Int32.self).map(Int.init) ?? declared?.width ?? 0,
+                height: try number("x-frame-height", Int32.self).map(Int.init) ?? declared?.height ?? 0, privateAreas: areas
             )
-            let ack = try env.ingest(frameHeader, image: Data(buffer: body), client: client)
+            let ack = try env.ingest(frameHeader, image: image, client: client)
             switch ack.type {
             case "frame.throttled":
                 let seconds = max(1, ((ack.retryAfterMs ?? 0) + 999) / 1000)
@@ -144,8 +153,13 @@ struct CoBrowsingRoutes {
         router.group("_mock/v1").operation(.get, "cobrowsing/:id/stats", role: .admin) { _, context in
             let id = try context.pathParameter("id")
             let confinement = try context.inspectorConfinement()
-            _ = try env.account(holding: { $0.coBrowsingSessions[id] != nil }, confinedTo: confinement, entity: "CoBrowsingSession", id: id)
-            return JSONBody.response(env.frames.stats(sessionId: id))
+            let accountId = try env.account(holding: { $0.coBrowsingSessions[id] != nil }, confinedTo: confinement, entity: "CoBrowsingSession", id: id)
+            var stats = env.frames.stats(sessionId: id)
+            // A session that has not ended reports the rate limit it resolves to now, frames or not;
+            // an ended one the limit its last frame saw.
+            let session = try env.read(account: accountId) { state throws(CollabError) in try state.coBrowsingSession(id, accountId: accountId) }
+            if session.endedAt == nil { stats.maxFps = try env.view(session).maxFps }
+            return JSONBody.response(stats)
         }
     }
 }

@@ -97,6 +97,13 @@ public final class StateRepository: Sendable {
     /// Whether storage still accepts writes.
     public var isHealthy: Bool { writer.failure == nil }
 
+    /// `nil` when storage can take writes right now, else why not (the writer failed, or the
+    /// database does not answer).
+    public func storageProblem() async -> String? {
+        if let failure = writer.failure { return "storage failed (\(failure)); the server accepts no writes" }
+        return await store.checkHealth().map { "storage is unreachable: \($0)" }
+    }
+
     /// Whether no account exists yet (the default tenant is seeded into an empty state).
     public var isEmpty: Bool { shards.withLock { $0.isEmpty } }
 

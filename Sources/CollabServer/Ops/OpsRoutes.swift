@@ -23,8 +23,8 @@ struct OpsRoutes {
             JSONBody.response(["status": "ok"])
         }
         router.get("readyz") { _, _ in
-            guard env.repository.isHealthy else {
-                return ErrorBody.response(status: .serviceUnavailable, message: "storage failed; the server accepts no writes")
+            if let problem = await env.repository.storageProblem() {
+                return ErrorBody.response(status: .serviceUnavailable, message: problem)
             }
             return JSONBody.response(["status": "ready"])
         }

@@ -1,0 +1,306 @@
+public import CollabCore
+import Foundation
+public import Logging
+import NIOSSL
+import PostgresNIO
+
+/// A store in a PostgreSQL database (`--storage postgres://USER:PASS@HOST:PORT/DB`).
+///
+/// The same shape as ``SQLiteStore``: one table of JSON records keyed by kind and id, written in
+/// transactions, so a committed batch is in the database before a request is answered. Schema changes
+/// are numbered migrations recorded in `mock_collab_migrations`; they run under a transaction-scoped
+/// advisory lock, so several processes starting against one database migrate it once.
+///
+/// Connections come from postgres-nio's pool, which reconnects by itself. A failed write makes the
+/// server stop acknowledging writes (see ``StateRepository``); ``checkHealth()`` tells `/readyz`
+/// whether the database answers right now.
+public final class PostgresStore: Store {
+    /// The schema version this code writes.
+    public static let schemaVersion = 1
+
+    /// Numbered migrations: version → statements, applied in order, each version in one transaction.
+    static let migrations: [(version: Int, statements: [String])] = [
+        (
+            1,
+            [
+                """
+                CREATE TABLE IF NOT EXISTS mock_collab_records (
+                    kind TEXT NOT NULL,
+                    id TEXT NOT NULL,
+                    account_id TEXT,
+                    body TEXT NOT NULL,
+                    PRIMARY KEY (kind, id)
+                )
+                """,
+                "CREATE INDEX IF NOT EXISTS mock_collab_records_account ON mock_collab_records (account_id)",
+            ]
+        )
+    ]
+
+    /// The advisory lock key that serializes migrations across processes ("MCMIGR" in ASCII).
+    static let migrationLock: Int64 = 0x4D43_4D49_4752
+
+    private let client: PostgresClient
+    private let runner: Task<Void, Never>
+    private let logger: Logger
+    /// Where the database is, without the password (for messages).
+    public let displayLocation: String
+
+    private init(client: PostgresClient, runner: Task<Void, Never>, logger: Logger, displayLocation: String) {
+        self.client = client
+        self.runner = runner
+        self.logger = logger
+        self.displayLocation = displayLocation
+    }
+
+    /// Connects, checks that the database answers within `timeout`, and migrates it.
+    /// - Throws: ``PostgresStoreError`` with a clear message when the URL is malformed, the database
+    ///   cannot be reached or refuses the credentials, or its schema is newer than this build.
+    public static func open(url: String, logger: Logger, timeout: Duration = .seconds(10)) async throws -> PostgresStore {
+        let location = try PostgresLocation(parsing: url)
+        var configuration = PostgresClient.Configuration(
+            host: location.host, port: location.port, username: location.username, password: location.password, database: location.database,
+            tls: location.requireTLS ? .require(.makeClientConfiguration()) : .disable
+        )
+        configuration.options.connectTimeout = timeout
+        configuration.options.maximumConnections = 8
+        var quiet = logger
+        quiet.logLevel = max(logger.logLevel, .warning)
+        // One connection first, for a precise error (refused, unknown host, bad password) rather than
+        // a pool that keeps retrying in the background.
+        var probe = PostgresConnection.Configuration(
+            host: location.host, port: location.port, username: location.username, password: location.password, database: location.database,
+            tls: location.requireTLS ? .require(try NIOSSLContext(configuration: .makeClientConfiguration())) : .disable
+        )
+        probe.options.connectTimeout = .nanoseconds(timeout.components.seconds * 1_000_000_000 + timeout.components.attoseconds / 1_000_000_000)
+        do {
+            let connection = try await PostgresConnection.connect(configuration: probe, id: 0, logger: quiet)
+            try? await connection.close()
+        } catch {
+            throw PostgresStoreError.unreachable(location.display, Self.describe(error))
+        }
+        let client = PostgresClient(configuration: configuration, backgroundLogger: quiet)
+        let runner = Task { await client.run() }
+        let store = PostgresStore(client: client, runner: runner, logger: logger, displayLocation: location.display)
+        do {
+            if let problem = await store.checkHealth(timeout: timeout) {
+                throw PostgresStoreError.unreachable(location.display, problem)
+            }
+            try await store.migrate()
+        } catch let error as PostgresTransactionError {
+            runner.cancel()
+            throw error.closureError ?? error.beginError ?? error.commitError ?? error
+        } catch {
+            runner.cancel()
+            throw error
+        }
+        return store
+    }
+
+    /// What a connection error says, in a line: the server's message, or the network's.
+    static func describe(_ error: any Error) -> String {
+        if let error = error as? PSQLError {
+            if let message = error.serverInfo?[.message] { return message }
+            if let underlying = error.underlying { return "\(underlying)" }
+            return "\(error.code)"
+        }
+        return "\(error)"
+    }
+
+    private func migrate() async throws {
+        try await client.withTransaction(logger: logger) { connection in
+            try await connection.query("SELECT pg_advisory_xact_lock(\(Self.migrationLock))", logger: logger)
+            try await connection.query(
+                "CREATE TABLE IF NOT EXISTS mock_collab_migrations (version INTEGER PRIMARY KEY, applied_at TIMESTAMPTZ NOT NULL DEFAULT now())",
+                logger: logger
+            )
+            var current = 0
+            for try await version in try await connection.query("SELECT COALESCE(MAX(version), 0) FROM mock_collab_migrations", logger: logger)
+                .decode(Int.self)
+            {
+                current = version
+            }
+            guard current <= Self.schemaVersion else {
+                throw PostgresStoreError.newerSchema(found: current, supported: Self.schemaVersion)
+            }
+            for migration in Self.migrations where migration.version > current {
+                for statement in migration.statements {
+                    try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger)
+                }
+                try await connection.query("INSERT INTO mock_collab_migrations (version) VALUES (\(migration.version))", logger: logger)
+                logger.info("migrated storage schema", metadata: ["from": "\(current)", "to": "\(migration.version)"])
+                current = migration.version
+            }
+        }
+    }
+
+    public func loadAll() async throws -> [StoredRecord] {
+        var records: [StoredRecord] = []
+        let rows = try await client.query("SELECT kind, id, account_id, body FROM mock_collab_records", logger: logger)
+        for try await (kindText, id, accountId, body) in rows.decode((String, String, String?, String).self) {
+            guard let kind = EntityKind(rawValue: kindText) else { throw PostgresStoreError.corruptRow }
+            records.append(StoredRecord(kind: kind, id: id, accountId: accountId, body: Data(body.utf8)))
+        }
+        return records
+    }
+
+    /// Rows per multi-row INSERT: 4 parameters each, well under PostgreSQL's limit of 65,535.
+    static let rowsPerInsert = 512
+
+    /// How long a batch may take before it counts as failed (a database that stopped answering must
+    /// not hold requests forever).
+    static let writeTimeout: Duration = .seconds(15)
+
+    public func apply(_ changes: [StoreChange]) async throws {
+        guard !changes.isEmpty else { return }
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { try await self.write(changes) }
+            group.addTask {
+                try await Task.sleep(for: Self.writeTimeout)
+                throw PostgresStoreError.unreachable(self.displayLocation, "a write got no answer within \(Self.writeTimeout)")
+            }
+            do {
+                try await group.next()
+                group.cancelAll()
+            } catch let error as PostgresTransactionError {
+                group.cancelAll()
+                throw error.closureError ?? error.beginError ?? error.commitError ?? error
+            }
+        }
+    }
+
+    private func write(_ changes: [StoreChange]) async throws {
+        let logger = self.logger
+        try await client.withTransaction(logger: logger) { connection in
+            // Runs of puts go out as one multi-row upsert each. One statement may not touch a row
+            // twice (ON CONFLICT DO UPDATE), so within a run only the last put of a key is sent: the
+            // same outcome as applying them in order.
+            var run: [String: StoredRecord] = [:]
+            var order: [String] = []
+            func flush() async throws {
+                guard !run.isEmpty else { return }
+                var bindings = PostgresBindings(capacity: order.count * 4)
+                var placeholders: [String] = []
+                placeholders.reserveCapacity(order.count)
+                for (index, key) in order.enumerated() {
+                    guard let record = run[key] else { continue }
+                    bindings.append(record.kind.rawValue)
+                    bindings.append(record.id)
+                    bindings.append(record.accountId)
+                    bindings.append(String(decoding: record.body, as: UTF8.self))
+                    let base = index * 4
+                    placeholders.append("($\(base + 1), $\(base + 2), $\(base + 3), $\(base + 4))")
+                }
+                let sql = """
+                    INSERT INTO mock_collab_records (kind, id, account_id, body) VALUES \(placeholders.joined(separator: ", "))
+                    ON CONFLICT (kind, id) DO UPDATE SET account_id = EXCLUDED.account_id, body = EXCLUDED.body
+                    """
+                try await connection.query(PostgresQuery(unsafeSQL: sql, binds: bindings), logger: logger)
+                run.removeAll(keepingCapacity: true)
+                order.removeAll(keepingCapacity: true)
+            }
+            for change in changes {
+                switch change {
+                case .put(let entity):
+                    let record = StoredRecord(encoding: entity)
+                    let key = record.kind.rawValue + "\u{0}" + record.id
+                    if run.updateValue(record, forKey: key) == nil { order.append(key) }
+                    if order.count >= Self.rowsPerInsert { try await flush() }
+                case .delete(let kind, let id):
+                    try await flush()
+                    try await connection.query("DELETE FROM mock_collab_records WHERE kind = \(kind.rawValue) AND id = \(id)", logger: logger)
+                case .deleteAccountData(let accountId):
+                    try await flush()
+                    try await connection.query("DELETE FROM mock_collab_records WHERE account_id = \(accountId)", logger: logger)
+                }
+            }
+            try await flush()
+        }
+    }
+
+    public func checkHealth() async -> String? {
+        await checkHealth(timeout: .seconds(2))
+    }
+
+    /// `nil` when the database answers `SELECT 1` within `timeout`, else what went wrong.
+    func checkHealth(timeout: Duration) async -> String? {
+        let client = self.client
+        let logger = self.logger
+        return await withTaskGroup(of: String?.self) { group in
+            group.addTask {
+                do {
+                    try await client.query("SELECT 1", logger: logger)
+                    return nil
+                } catch {
+                    return PostgresStore.describe(error)
+                }
+            }
+            group.addTask {
+                try? await Task.sleep(for: timeout)
+                return "no answer within \(timeout)"
+            }
+            let first = await group.next() ?? "no answer"
+            group.cancelAll()
+            return first
+        }
+    }
+
+    public func close() async throws {
+        runner.cancel()
+        await runner.value
+    }
+}
+
+/// A parsed `postgres://` storage URL.
+struct PostgresLocation: Equatable {
+    var host: String
+    var port: Int
+    var username: String
+    var password: String?
+    var database: String?
+    var requireTLS: Bool
+
+    /// The URL without its password.
+    var display: String {
+        "postgres://\(username)@\(host):\(port)/\(database ?? "")"
+    }
+
+    /// Parses `postgres://USER[:PASS]@HOST[:PORT][/DB][?sslmode=disable|require]` (`postgresql://` too).
+    init(parsing text: String) throws(PostgresStoreError) {
+        guard let components = URLComponents(string: text), let scheme = components.scheme, ["postgres", "postgresql"].contains(scheme),
+            let host = components.host, !host.isEmpty
+        else {
+            throw .badURL("expected postgres://USER:PASS@HOST:PORT/DB")
+        }
+        guard let user = components.user, !user.isEmpty else { throw .badURL("the URL names no user (postgres://USER:PASS@HOST:PORT/DB)") }
+        let port = components.port ?? 5432
+        guard (1...65535).contains(port) else { throw .badURL("the port must be 1 to 65535") }
+        let database = components.path.drop { $0 == "/" }
+        let sslMode = components.queryItems?.first { $0.name == "sslmode" }?.value ?? "disable"
+        guard ["disable", "require"].contains(sslMode) else { throw .badURL("sslmode must be 'disable' or 'require'") }
+        self.host = host
+        self.port = port
+        self.username = user.removingPercentEncoding ?? user
+        self.password = components.password.map { $0.removingPercentEncoding ?? $0 }
+        self.database = database.isEmpty ? nil : String(database)
+        self.requireTLS = sslMode == "require"
+    }
+}
+
+/// Why a PostgreSQL database could not be used.
+public enum PostgresStoreError: Error, CustomStringConvertible {
+    case badURL(String)
+    case unreachable(String, String)
+    case newerSchema(found: Int, supported: Int)
+    case corruptRow
+
+    public var description: String {
+        switch self {
+        case .badURL(let problem): "the PostgreSQL storage URL is not usable: \(problem)"
+        case .unreachable(let location, let problem): "cannot reach the PostgreSQL database at \(location): \(problem)"
+        case .newerSchema(let found, let supported):
+            "the database has schema version \(found), newer than this build supports (\(supported)); use a newer mock-collab"
+        case .corruptRow: "the database holds a row that cannot be read"
+        }
+    }
+}

@@ -239,6 +239,19 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        // The README's Swift samples, extracted by scripts/readme-samples, run against a real server.
+        .testTarget(
+            name: "ReadmeSampleTests",
+            dependencies: [
+                "CollabClient",
+                "CollabServer",
+                "CollabStore",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: swiftSettings
+        ),
         .testTarget(
             name: "CollabServerTests",
             dependencies: [

@@ -75,9 +75,9 @@ public struct ClientError: Error, Sendable, Equatable {
 
     /// The client error for a failed request: its type from the typed error body, its fatality from the type.
     public init(_ error: CollabClientError) {
-        let type: ClientErrorType
+        var type: ClientErrorType
         switch error.code {
-        case .authorization: type = error.message.contains("API key") ? .invalidApiKey : .authorization
+        case .authorization: type = .authorization
         case .forbidden: type = .forbidden
         case .notFound: type = .notFound
         case .conflict: type = .conflict
@@ -86,6 +86,7 @@ public struct ClientError: Error, Sendable, Equatable {
         case .transport, .pinMismatch, .tlsSetup: type = .network
         default: type = .badRequest
         }
+        if let named = error.type.flatMap(ClientErrorType.init(rawValue:)) { type = named }
         let fatal: Bool = switch type {
         case .invalidApiKey, .internal, .unavailable: true
         default: false

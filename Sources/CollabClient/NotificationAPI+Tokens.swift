@@ -60,7 +60,10 @@ extension NotificationAPI {
             var next = state.tokens
             change(&next)
             guard next != state.tokens else { return }
+            let nothingRegistered = state.tokens.isEmpty
             state.tokens = next
+            // Only the version changed while no token is set: nothing to tell the server yet.
+            if next.isEmpty && nothingRegistered { return }
             let previous = state.registration
             state.registration = Task { [self] in
                 _ = try? await previous?.value

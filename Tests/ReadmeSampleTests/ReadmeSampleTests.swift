@@ -10,8 +10,15 @@ import Testing
 @Suite struct ReadmeSampleTests {
     @Test func clientSamplesRunAgainstARealServer() async throws {
         try await withServer { baseURL in
-            try await ReadmeSamples.sample2(baseURL: baseURL)
-            try await ReadmeSamples.sample3(baseURL: baseURL)
+            #expect(!ReadmeSamples.all.isEmpty)
+            for sample in ReadmeSamples.all {
+                do {
+                    try await sample.run(baseURL)
+                } catch {
+                    Issue.record("README \(sample.name) failed: \(error)")
+                    throw error
+                }
+            }
         }
     }
 

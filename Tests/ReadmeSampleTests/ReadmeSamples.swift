@@ -15,6 +15,13 @@ func isGenuineDelivery(rawBody: Data, signature: String?, secret: String) -> Boo
 
 /// The README's Swift samples, one function per block.
 enum ReadmeSamples {
+    /// Every sample that runs, in the README's order.
+    static let all: [(name: String, run: @Sendable (String) async throws -> Void)] = [
+        ("sample2", sample2),
+        ("sample3", sample3),
+        ("sample4", sample4),
+    ]
+
     /// README sample 2.
     static func sample2(baseURL: String) async throws {
         let admin = AdminClient(baseURL: baseURL, credentials: .basic(username: "admin", password: "admin"))
@@ -43,5 +50,33 @@ enum ReadmeSamples {
             print(event.message?.text ?? "")                       // How can I help?
             break
         }
+    }
+
+    /// README sample 4.
+    static func sample4(baseURL: String) async throws {
+        let control = ControlClient(baseURL: baseURL, credentials: .basic(username: "superadmin", password: "superadmin"))
+        let app = VisitorClient(configuration: ClientConfiguration(
+            baseURL: baseURL, apiKey: "demo-api-key", namedArea: "demo-area", deviceId: "phone-2"))
+        try await app.start()
+        let notifications = NotificationAPI(client: app)
+        notifications.version = .encrypted
+        notifications.deviceToken = "a1a1a1a1a1a1a1a1"              // each change registers with the server
+        notifications.pushKitToken = "b2b2b2b2b2b2b2b2"
+        try await notifications.registration()                      // wait for it (errors also go to clientEvents)
+        try await app.setAppState(.background)
+
+        let agent = AgentClient(baseURL: baseURL)
+        try await agent.login(username: "agent", password: "agent")
+        let conversation = try await app.startConversation(topic: "Call me")
+        try await agent.accept(conversation.id)
+        try await agent.startCall(in: conversation.id, callType: "VIDEO")
+
+        // What PushKit hands the app; a test takes it from the push outbox.
+        let voip = try await control.waitForPush(kind: "INCOMING_CALL", conversationId: conversation.id)
+        let calls = CallAPI(notifications: notifications)
+        let call = try await calls.incomingCall(fromVoIPPayload: voip.userInfo)   // decrypts, fetching a rotated key
+        print(call.uuid, call.handlerName, call.hasVideo)           // what reportNewIncomingCall takes
+        try await calls.answer(call.uuid)                           // CallKit's answer action
+        try await calls.end(call.uuid)
     }
 }

@@ -85,9 +85,7 @@ public final class CallAPI: Sendable {
     /// Starts an audio or video call to the conversation's agent: what the app reports to CallKit as an
     /// outgoing call.
     public func startCall(in conversationId: String, hasVideo: Bool = false, handlerName: String = "Agent") async throws(CollabClientError) -> OutgoingCall {
-        let call: CallView = try await client.transport.send(
-            "POST", "/mobile/v1/conversations/\(conversationId)/calls", body: StartCallRequest(callType: hasVideo ? "VIDEO" : "AUDIO")
-        )
+        let call = try await client.startCall(in: conversationId, callType: hasVideo ? "VIDEO" : "AUDIO")
         guard let uuid = UUID(uuidString: call.id) else {
             throw CollabClientError(code: .decoding, status: nil, message: "the server's call id \(call.id) is not a UUID")
         }
@@ -114,5 +112,14 @@ public final class CallAPI: Sendable {
         case "conversation.call.ended": return .ended(uuid, unanswered: event.detail?["missed"] == "true" || event.detail?["endReason"] == "DECLINED")
         default: return nil
         }
+    }
+}
+
+extension VisitorClient {
+    /// Starts an audio or video call to the conversation's assigned agent (the app's outgoing call);
+    /// ``CallAPI/startCall(in:hasVideo:handlerName:)`` gives it the CallKit bridge's shape.
+    /// - Parameter callType: `AUDIO` or `VIDEO`.
+    public func startCall(in conversationId: String, callType: String = "AUDIO") async throws(CollabClientError) -> CallView {
+        try await transport.send("POST", "/mobile/v1/conversations/\(conversationId)/calls", body: StartCallRequest(callType: callType))
     }
 }

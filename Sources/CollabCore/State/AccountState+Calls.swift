@@ -193,6 +193,7 @@ extension AccountState {
         details["callId"] = call.id
         details["callType"] = call.callType.rawValue
         details["callState"] = call.state.rawValue
+        details["initiatorPersonId"] = call.initiatorPersonId
         if let reason = call.endReason { details["endReason"] = reason }
         changes.emit(
             DomainEvent(

@@ -148,16 +148,15 @@ final class ClientEventHub: Sendable {
 
     /// Translates a (new) live connection's events, when the typed stream is in use.
     func forward(_ live: LiveEventStream) {
-        let previous = state.withLock { state -> Task<Void, Never>?? in
-            guard state.forwarding else { return .none }
-            defer {
-                state.forwarder = Task { [self] in
-                    for await event in live.events { translate(event) }
-                }
+        let previous = state.withLock { state -> Task<Void, Never>? in
+            guard state.forwarding else { return nil }
+            let previous = state.forwarder
+            state.forwarder = Task { [self] in
+                for await event in live.events { translate(event) }
             }
-            return .some(state.forwarder)
+            return previous
         }
-        if case .some(let task) = previous { task?.cancel() }
+        previous?.cancel()
     }
 
     private func translate(_ event: LiveEvent) {

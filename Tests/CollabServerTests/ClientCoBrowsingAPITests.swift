@@ -90,6 +90,8 @@ struct ClientCoBrowsingAPITests {
             #expect(pixel(seen.rgba, 0, 7) == pixel(rgba, 0, 7), "view 8 is not private")
             #expect(pixel(seen.rgba, 5, 5) == pixel(rgba, 5, 5))
             #expect(coBrowsing.masks(for: capture) == [views[7]!, PrivateArea(x: 0, y: 0, width: 4, height: 2)])
+            let stats = try await server.control.transport.send("GET", "/_mock/v1/cobrowsing/\(session.id)/stats", as: CoBrowsingStats.self)
+            #expect(stats.privateAreas == [views[7]!, PrivateArea(x: 0, y: 0, width: 4, height: 2)], "the frame declared what it masked")
 
             // The view is shown again: the next frame (due on both clocks) carries its pixels.
             coBrowsing.removePrivateView(tag: 7)

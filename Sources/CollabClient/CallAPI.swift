@@ -5,20 +5,25 @@ public import Foundation
 public struct IncomingCall: Sendable, Equatable {
     /// The call's UUID: report it to CallKit unchanged; every later action names it.
     public var uuid: UUID
+    /// The conversation the call belongs to.
     public var conversationId: String
     /// The caller's display name (CallKit's handle).
     public var handlerName: String
     /// `AUDIO` or `VIDEO`.
     public var callType: String
+    /// Whether to report the call as a video call.
     public var hasVideo: Bool { callType == "VIDEO" }
 }
 
 /// An outgoing call the visitor started, as a CallKit bridge reports it (`reportOutgoingCall(callId:handlerName:hasVideo:)`).
 public struct OutgoingCall: Sendable, Equatable {
+    /// The call's UUID (the server's call id): the one to report to CallKit.
     public var uuid: UUID
+    /// The conversation the call belongs to.
     public var conversationId: String
     /// Who is called (the conversation's agent).
     public var handlerName: String
+    /// Whether the call includes video.
     public var hasVideo: Bool
     /// The call as the server holds it (`RINGING` until the agent answers or declines).
     public var call: CallView
@@ -39,9 +44,12 @@ public enum CallUpdate: Sendable, Equatable {
 /// bridge when to end the call and whether it was missed, and the visitor can start an outgoing call
 /// to the conversation's agent.
 public final class CallAPI: Sendable {
+    /// Decrypts VoIP payloads (fetching rotated keys) for ``incomingCall(fromVoIPPayload:)``.
     public let notifications: NotificationAPI
+    /// The visitor client the calls are made with.
     public var client: VisitorClient { notifications.client }
 
+    /// A call API on a client's notification API.
     public init(notifications: NotificationAPI) {
         self.notifications = notifications
     }

@@ -24,6 +24,7 @@ public enum UIRequestReason: String, Sendable, Equatable {
 /// A request to show or hide the collaboration UI (the SDK's `didRequestShowUi(reason:requestedByUser:)`
 /// and its hide counterpart).
 public struct UIRequest: Sendable, Equatable {
+    /// Why the UI should show or hide.
     public var reason: UIRequestReason
     /// `true` when the user caused it (tapped a notification, asked to close), `false` when the server did.
     public var requestedByUser: Bool
@@ -32,6 +33,7 @@ public struct UIRequest: Sendable, Equatable {
     /// The call concerned, when the request is for a call.
     public var callId: String?
 
+    /// A request with its reason, who caused it, and what it concerns.
     public init(reason: UIRequestReason, requestedByUser: Bool, conversationId: String? = nil, callId: String? = nil) {
         self.reason = reason
         self.requestedByUser = requestedByUser
@@ -42,14 +44,23 @@ public struct UIRequest: Sendable, Equatable {
 
 /// The SDK's client error types, as MockCollab's typed error bodies name them.
 public enum ClientErrorType: String, Sendable, Equatable {
+    /// A missing, invalid or expired access token (non-fatal: start again with a valid one).
     case authorization = "AUTHORIZATION"
+    /// The API key is unknown (fatal).
     case invalidApiKey = "INVALID_API_KEY"
+    /// The caller may not do this.
     case forbidden = "FORBIDDEN"
+    /// No such conversation, call or session for this visitor.
     case notFound = "NOT_FOUND"
+    /// The state does not allow it (e.g. answering an ended call).
     case conflict = "CONFLICT"
+    /// The request was malformed.
     case badRequest = "BAD_REQUEST"
+    /// Too many requests, or frames too fast.
     case rateLimited = "RATE_LIMITED"
+    /// The server is shutting down or full (fatal).
     case unavailable = "UNAVAILABLE"
+    /// The server failed (fatal).
     case `internal` = "INTERNAL"
     /// The server could not be reached or the connection broke.
     case network = "NETWORK"
@@ -63,10 +74,14 @@ public enum ClientErrorType: String, Sendable, Equatable {
 /// the user the feature is unavailable. Non-fatal ones leave it working: an authorization error asks for
 /// a valid access token and a new start; a failed push registration or a network hiccup just continues.
 public struct ClientError: Error, Sendable, Equatable {
+    /// The SDK's error type.
     public var type: ClientErrorType
+    /// Whether the client no longer works (stop it) or carries on.
     public var isFatal: Bool
+    /// What went wrong, for logs.
     public var message: String
 
+    /// An error of a type, fatal or not.
     public init(type: ClientErrorType, isFatal: Bool, message: String) {
         self.type = type
         self.isFatal = isFatal

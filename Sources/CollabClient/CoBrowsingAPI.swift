@@ -4,7 +4,9 @@ import Synchronization
 
 /// One captured screen: RGBA pixels, and where the app's tagged views are on it.
 public struct ScreenCapture: Sendable, Equatable {
+    /// Width in pixels.
     public var width: Int
+    /// Height in pixels.
     public var height: Int
     /// `width × height × 4` bytes, row by row.
     public var rgba: [UInt8]
@@ -12,6 +14,7 @@ public struct ScreenCapture: Sendable, Equatable {
     /// lays them out now.
     public var views: [Int: PrivateArea]
 
+    /// A capture of `width × height` RGBA pixels with the frames of its tagged views.
     public init(width: Int, height: Int, rgba: [UInt8], views: [Int: PrivateArea] = [:]) {
         self.width = width
         self.height = height
@@ -27,6 +30,7 @@ public final class CoBrowsingAPI: Sendable {
     /// The masking colour (opaque mid-grey).
     public static let maskPixel: [UInt8] = [0x80, 0x80, 0x80, 0xFF]
 
+    /// Sends the masked frames (changed ones only, at the session's rate).
     public let uploader: CoBrowsingUploader
     private let state = Mutex(Masks())
 
@@ -35,6 +39,7 @@ public final class CoBrowsingAPI: Sendable {
         var areas: [String: PrivateArea] = [:]
     }
 
+    /// A co-browsing API sending through `uploader`, with nothing private yet.
     public init(uploader: CoBrowsingUploader) {
         self.uploader = uploader
     }

@@ -96,6 +96,16 @@ struct ClientCallAPITests {
             #expect(missedEvent.detail?["missed"] == "true")
             #expect(calls.update(for: missedEvent) == .ended(missedCall.uuid, unanswered: true))
 
+            // Another account's visitor and agent see none of it.
+            let outsider = visitor(server, device: "outsider-phone", apiKey: "other-key")
+            try await outsider.start(liveEvents: false)
+            await #expect(throws: CollabClientError.self) { try await outsider.startCall(in: scenario.conversationId) }
+            let outsiderCall = try await outsider.transport.raw("GET", "/mobile/v1/calls/\(id)")
+            #expect(outsiderCall.status == 404)
+            let agentX = try await agent(server, "agent-x")
+            let answeredElsewhere = try await agentX.transport.raw("POST", "/agent/v1/calls/\(missedId)/answer")
+            #expect(answeredElsewhere.status == 404)
+
             // Webhooks: three starts, one answer, three ends, each naming its call.
             let hooks = try await receiver.wait(count: 7)
             let bodies = try hooks.map { try JSONDecoder().decode(WebhookEventBody.self, from: $0.body) }

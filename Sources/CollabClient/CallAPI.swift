@@ -63,7 +63,9 @@ public final class CallAPI: Sendable {
         let content = try await notifications.handleRemoteNotification(userInfo: payload)
         guard content.type == "INCOMING_CALL", let callId = content.callId else { throw NotificationProcessingError.unexpectedKind(content.type) }
         guard let uuid = UUID(uuidString: callId) else { throw NotificationProcessingError.malformed("call id \(callId) is not a UUID") }
-        return IncomingCall(uuid: uuid, conversationId: content.conversationId, handlerName: content.callerName ?? content.title, callType: content.callType ?? "AUDIO")
+        return IncomingCall(
+            uuid: uuid, conversationId: content.conversationId, handlerName: content.callerName ?? content.title, callType: content.callType ?? "AUDIO"
+        )
     }
 
     /// Answers (CallKit's answer action).
@@ -92,7 +94,9 @@ public final class CallAPI: Sendable {
 
     /// Starts an audio or video call to the conversation's agent: what the app reports to CallKit as an
     /// outgoing call.
-    public func startCall(in conversationId: String, hasVideo: Bool = false, handlerName: String = "Agent") async throws(CollabClientError) -> OutgoingCall {
+    public func startCall(
+        in conversationId: String, hasVideo: Bool = false, handlerName: String = "Agent"
+    ) async throws(CollabClientError) -> OutgoingCall {
         let call = try await client.startCall(in: conversationId, callType: hasVideo ? "VIDEO" : "AUDIO")
         guard let uuid = UUID(uuidString: call.id) else {
             throw CollabClientError(code: .decoding, status: nil, message: "the server's call id \(call.id) is not a UUID")

@@ -178,7 +178,8 @@ final class ClientEventHub: Sendable {
         switch event.type {
         case "ui.visibility_request":
             let reason = UIRequestReason(pushType: event.detail?["reason"] ?? "")
-            emit(.showUIRequested(UIRequest(reason: reason, requestedByUser: false, conversationId: event.detail?["conversationId"], callId: event.detail?["callId"])))
+            let request = UIRequest(reason: reason, requestedByUser: false, conversationId: event.detail?["conversationId"], callId: event.detail?["callId"])
+            emit(.showUIRequested(request))
         case "conversation.ended":
             emit(.live(event))
             if let id = event.conversation?.id, id == openConversationId {

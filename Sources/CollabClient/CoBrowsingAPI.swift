@@ -69,7 +69,8 @@ public final class CoBrowsingAPI: Sendable {
             let minY = rest.map(\.y).min() ?? 0
             let maxX = rest.map { $0.x + $0.width }.max() ?? 0
             let maxY = rest.map { $0.y + $0.height }.max() ?? 0
-            rectangles = Array(rectangles.prefix(FrameHeader.maximumPrivateAreas - 1)) + [PrivateArea(x: minX, y: minY, width: maxX - minX, height: maxY - minY)]
+            let bounds = PrivateArea(x: minX, y: minY, width: maxX - minX, height: maxY - minY)
+            rectangles = Array(rectangles.prefix(FrameHeader.maximumPrivateAreas - 1)) + [bounds]
         }
         return rectangles
     }

@@ -72,10 +72,12 @@ extension NotificationAPI {
                         try await disable()
                         return nil
                     }
-                    return try await register(apnsToken: next.deviceToken, pushKitToken: next.pushKitToken, fcmToken: next.fcmToken, version: next.version)
+                    return try await register(
+                        apnsToken: next.deviceToken, pushKitToken: next.pushKitToken, fcmToken: next.fcmToken, version: next.version
+                    )
                 } catch {
-                    let message = (error as? CollabClientError).map { "\($0)" } ?? "\(error)"
-                    client.clientEventHub.emit(.error(ClientError(type: .notificationRegistration, isFatal: false, message: "registering push tokens failed: \(message)")))
+                    let message = "registering push tokens failed: \(error)"
+                    client.clientEventHub.emit(.error(ClientError(type: .notificationRegistration, isFatal: false, message: message)))
                     throw error
                 }
             }

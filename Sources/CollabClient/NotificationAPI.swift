@@ -119,12 +119,15 @@ public final class NotificationAPI: Sendable {
     /// ``VisitorClient/clientEvents``.
     /// - Returns: The notification's content, or `nil` without a notification.
     @discardableResult
-    public func handleLaunchNotification(userInfo: [AnyHashable: Any]?, withCompletionHandler completionHandler: (@Sendable () -> Void)? = nil) async throws -> PushContentView? {
+    public func handleLaunchNotification(
+        userInfo: [AnyHashable: Any]?, withCompletionHandler completionHandler: (@Sendable () -> Void)? = nil
+    ) async throws -> PushContentView? {
         guard let userInfo else { return nil }
         let content = try await handleRemoteNotification(userInfo: userInfo)
-        client.clientEventHub.emit(
-            .showUIRequested(UIRequest(reason: UIRequestReason(pushType: content.type), requestedByUser: true, conversationId: content.conversationId, callId: content.callId))
+        let request = UIRequest(
+            reason: UIRequestReason(pushType: content.type), requestedByUser: true, conversationId: content.conversationId, callId: content.callId
         )
+        client.clientEventHub.emit(.showUIRequested(request))
         completionHandler?()
         return content
     }
@@ -132,7 +135,8 @@ public final class NotificationAPI: Sendable {
     /// The system could not register the app for remote notifications: reported as a non-fatal
     /// ``ClientEvent/error(_:)`` (the app keeps working, without pushes).
     public func failedToRegisterForRemoteNotifications(error: any Error) {
-        client.clientEventHub.emit(.error(ClientError(type: .notificationRegistration, isFatal: false, message: "registering for remote notifications failed: \(error)")))
+        let message = "registering for remote notifications failed: \(error)"
+        client.clientEventHub.emit(.error(ClientError(type: .notificationRegistration, isFatal: false, message: message)))
     }
 
     static func stringKeyed(_ userInfo: [AnyHashable: Any]) -> [String: Any] {

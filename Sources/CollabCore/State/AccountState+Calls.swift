@@ -21,7 +21,9 @@ extension AccountState {
         changes: inout ChangeSet
     ) throws(CollabError) -> Call {
         let conversation = try ownConversation(conversationId, accountId: accountId)
-        guard conversation.state == .active else { throw .conflict("calls start in ACTIVE conversations; this one is \(conversation.state.rawValue)") }
+        guard conversation.state == .active else {
+            throw .conflict("calls start in ACTIVE conversations; this one is \(conversation.state.rawValue)")
+        }
         let active = conversation.participants.filter { $0.state != .ended }
         guard let initiator = active.first(where: { $0.personId == initiatorPersonId }) else {
             throw .forbidden("only participants of the conversation start calls")
@@ -31,7 +33,9 @@ extension AccountState {
             callees = active.filter { $0.type == .contextPerson || $0.type == .secondaryVisitor }.map(\.personId)
             guard !callees.isEmpty else { throw .conflict("the conversation has no visitor to call") }
         } else {
-            guard initiator.type == .contextPerson || initiator.type == .secondaryVisitor else { throw .forbidden("only agents and visitors start calls") }
+            guard initiator.type == .contextPerson || initiator.type == .secondaryVisitor else {
+                throw .forbidden("only agents and visitors start calls")
+            }
             callees = active.filter { $0.type == .assignedAgent }.map(\.personId)
             guard !callees.isEmpty else { throw .conflict("the conversation has no agent to call") }
         }

@@ -10,7 +10,9 @@ let swiftSettings: [SwiftSetting] = [
 
 let package = Package(
     name: "mock-collab",
-    platforms: [.macOS(.v15)],
+    // Apple platforms are for the client products (CollabClient, CollabWire): the `Synchronization`
+    // module (Mutex) needs macOS 15 / iOS 18. The server and tools build on Linux and macOS.
+    platforms: [.macOS(.v15), .iOS(.v18)],
     products: [
         .executable(name: "mock-collab", targets: ["mock-collab"]),
         .library(name: "CollabClient", targets: ["CollabClient"]),
@@ -161,7 +163,7 @@ let package = Package(
             resources: [.copy("Resources/openapi.json"), .copy("Resources/Public")],
             swiftSettings: swiftSettings
         ),
-        // The companion client library (Linux and macOS).
+        // The companion client library (Linux, macOS, iOS 18; see README "Platforms").
         .target(
             name: "CollabClient",
             dependencies: [
@@ -240,6 +242,19 @@ let package = Package(
                 .product(name: "SQLiteNIO", package: "sqlite-nio"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        // The README's Swift samples, extracted by scripts/readme-samples, run against a real server.
+        .testTarget(
+            name: "ReadmeSampleTests",
+            dependencies: [
+                "CollabClient",
+                "CollabServer",
+                "CollabStore",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             swiftSettings: swiftSettings
         ),

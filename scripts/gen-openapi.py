@@ -31,6 +31,9 @@ def body(schema, required=True, desc=None, ctype="application/json"):
 def ok(schema, desc="OK", code="200"): return {code: {"description": desc, "content": {"application/json": {"schema": schema}}}}
 def q(name, schema, desc, required=False): return {"name": name, "in": "query", "required": required, "schema": schema, "description": desc}
 def p(name, desc): return {"name": name, "in": "path", "required": True, "schema": S, "description": desc}
+# Call ids are UUIDs (the SDK's CallKit bridge reports calls under a UUID); a malformed one answers 400.
+UUID = {"type": "string", "format": "uuid"}
+def callid(): return {"name": "id", "in": "path", "required": True, "schema": UUID, "description": "Call id (a UUID, as in VoIP pushes and call events)"}
 ERR = {"$ref": "#/components/responses/Error"}
 TERR = {"$ref": "#/components/responses/TypedError"}
 def errs(*codes, typed=False): return {str(c): (TERR if typed else ERR) for c in codes}
@@ -156,14 +159,19 @@ add("/mobile/v1/clients/current/push", "put", op("Register push tokens", "mobile
 add("/mobile/v1/clients/current/push", "delete", op("Disable push", "mobileDisablePush", {"204": {"description": "Tokens and key deleted"}, **errs(401, **T)}, M, CLIENT))
 add("/mobile/v1/clients/current/notification-keys", "get", op("Notification keys", "mobileNotificationKeys", {**ok(arr(ref("NotificationKeyView"))), **errs(401, 404, **T)}, M, CLIENT,
     desc="The current key, and the previous one while its overlap after a rotation lasts."))
-add("/mobile/v1/calls/{id}", "get", op("A call", "mobileCall", {**ok(ref("CallView")), **errs(401, 404, **T)}, M, CLIENT, params=[p("id", "Call id")]))
+add("/mobile/v1/calls/{id}", "get", op("A call", "mobileCall", {**ok(ref("CallView")), **errs(400, 401, 404, **T)}, M, CLIENT, params=[callid()]))
 for action, summary in [("answer", "Answer a ringing call (other devices get a revoke)"), ("decline", "Decline a ringing call"), ("end", "End a call")]:
-    add(f"/mobile/v1/calls/{{id}}/{action}", "post", op(summary, f"mobile{action.title()}Call", {**ok(ref("CallView")), **errs(401, 403, 404, 409, **T)}, M, CLIENT, params=[p("id", "Call id")]))
+    add(f"/mobile/v1/calls/{{id}}/{action}", "post", op(summary, f"mobile{action.title()}Call", {**ok(ref("CallView")), **errs(400, 401, 403, 404, 409, **T)}, M, CLIENT, params=[callid()]))
+add("/mobile/v1/conversations/{id}/calls", "post", op("Start a call to the agent", "mobileStartCall", {**ok(ref("CallView"), "Ringing", "201"), **errs(400, 401, 403, 404, 409, **T)}, M, CLIENT,
+    params=[p("id", "Conversation id")], request=body(ref("StartCallRequest")),
+    desc="The visitor's outgoing call: rings the conversation's assigned agent (conversation.call.started on the agent's live events and webhooks), who answers or declines on the agent API. Unanswered after the call timeout it becomes missed (NOT_ANSWERED). 409 when the conversation is not ACTIVE, has no assigned agent or already has a call."))
 add("/agent/v1/conversations/{id}/calls", "post", op("Start a call", "agentStartCall", {**ok(ref("CallView"), "Ringing", "201"), **errs(400, 401, 403, 404, 409, **T)}, A, AGENT,
     params=[p("id", "Conversation id")], request=body(ref("StartCallRequest")),
     desc="Rings the visitors: a VoIP push to PushKit tokens (else an alert push) for apps in the background, a ui.visibility_request event for apps in the foreground with the UI closed, nothing for an open UI. Unanswered after the call timeout it becomes missed (NOT_ANSWERED) with revoke and missed-call pushes."))
-add("/agent/v1/calls/{id}", "get", op("A call", "agentCall", {**ok(ref("CallView")), **errs(401, 403, 404, **T)}, A, AGENT, params=[p("id", "Call id")]))
-add("/agent/v1/calls/{id}/end", "post", op("End a call", "agentEndCall", {**ok(ref("CallView")), **errs(401, 403, 404, 409, **T)}, A, AGENT, params=[p("id", "Call id")],
+add("/agent/v1/calls/{id}", "get", op("A call", "agentCall", {**ok(ref("CallView")), **errs(400, 401, 403, 404, **T)}, A, AGENT, params=[callid()]))
+for action, summary in [("answer", "Answer a call a visitor started"), ("decline", "Decline a call a visitor started")]:
+    add(f"/agent/v1/calls/{{id}}/{action}", "post", op(summary, f"agent{action.title()}Call", {**ok(ref("CallView")), **errs(400, 401, 403, 404, 409, **T)}, A, AGENT, params=[callid()]))
+add("/agent/v1/calls/{id}/end", "post", op("End a call", "agentEndCall", {**ok(ref("CallView")), **errs(400, 401, 403, 404, 409, **T)}, A, AGENT, params=[callid()],
     desc="A caller who hangs up before an answer leaves a missed call."))
 add("/_mock/v1/pushes", "get", op("The push outbox", "controlPushes", {**ok(ref("PushPage")), **errs(400, 401, 403)}, C, INSPECTOR,
     params=[q("account", S, "Account id or name"), q("personId", S, "Recipient"), q("deviceId", S, "Device id or record id"), q("conversationId", S, "Conversation"),
@@ -283,7 +291,7 @@ schemas = {
                       ["id", "personId", "deviceId", "os", "version", "apnsEnvironment", "notificationCount", "registeredAt", "updatedAt"]),
     "PushRegistrationResponse": obj({"device": ref("DeviceView"), "keys": arr(ref("NotificationKeyView"))}, ["device", "keys"]),
     "PushContentView": obj({"type": S, "title": S, "text": S, "conversationId": S, "messageId": S, "senderName": S, "senderPersonId": S, "notificationCount": I,
-                            "callId": S, "callType": S, "callerName": S, "callerPersonId": S, "callState": S, "callEndReason": S, "timestamp": L},
+                            "callId": UUID, "callType": S, "callerName": S, "callerPersonId": S, "callState": S, "callEndReason": S, "timestamp": L},
                            ["type", "title", "text", "conversationId", "timestamp"]),
     "PushView": obj({"id": L, "pushId": S, "accountId": S, "personId": S, "deviceRecordId": S, "deviceId": S, "kind": S, "transport": S, "version": S, "token": S,
                      "topic": S, "pushType": S, "priority": I, "collapseId": S, "keyId": S, "content": ref("PushContentView"), "payload": S, "payloadBytes": I,
@@ -297,7 +305,7 @@ schemas = {
         "fcm": obj({"projectId": S, "clientEmail": S, "privateKeyPEM": S, "tokenURL": S, "endpoint": S}, ["projectId", "clientEmail", "privateKeyPEM"]),
         "simulatorDirectory": S}),
     "StartCallRequest": obj({"callType": {"type": "string", "enum": ["AUDIO", "VIDEO"]}}, ["callType"]),
-    "CallView": obj({"id": S, "conversationId": S, "callType": S, "initiatorPersonId": S, "state": {"type": "string", "enum": ["RINGING", "ACTIVE", "ENDED"]},
+    "CallView": obj({"id": UUID, "conversationId": S, "callType": S, "initiatorPersonId": S, "state": {"type": "string", "enum": ["RINGING", "ACTIVE", "ENDED"]},
                      "initiationTimestamp": L, "acceptTimestamp": L, "endTimestamp": L, "endReason": S, "timeoutAt": L},
                     ["id", "conversationId", "callType", "initiatorPersonId", "state", "initiationTimestamp", "timeoutAt"]),
     "CoBrowsingSessionView": obj({"id": S, "conversationId": S, "visitorPersonId": S, "state": {"type": "string", "enum": ["REQUESTED", "ACTIVE", "ENDED"]}, "platform": S,

@@ -22,3 +22,17 @@ extension AgentClient {
         try await transport.send("POST", "/agent/v1/calls/\(callId)/end")
     }
 }
+
+extension AgentClient {
+    /// Answers a call a visitor started to this agent.
+    @discardableResult
+    public func answerCall(_ callId: String) async throws(CollabClientError) -> CallView {
+        try await transport.send("POST", "/agent/v1/calls/\(callId)/answer")
+    }
+
+    /// Declines a call a visitor started to this agent: it ends (DECLINED).
+    @discardableResult
+    public func declineCall(_ callId: String) async throws(CollabClientError) -> CallView {
+        try await transport.send("POST", "/agent/v1/calls/\(callId)/decline")
+    }
+}

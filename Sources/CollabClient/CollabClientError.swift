@@ -60,11 +60,15 @@ public struct CollabClientError: Error, Sendable, Equatable, CustomStringConvert
     public var status: Int?
     /// The server's or the library's explanation.
     public var message: String
+    /// The `type` of the mobile and agent APIs' typed error body (`AUTHORIZATION`, `INVALID_API_KEY`, …),
+    /// when the server sent one.
+    public var type: String?
 
-    public init(code: Code, status: Int?, message: String) {
+    public init(code: Code, status: Int?, message: String, type: String? = nil) {
         self.code = code
         self.status = status
         self.message = message
+        self.type = type
     }
 
     public var description: String {

@@ -174,8 +174,17 @@ public final class HTTPTransport: Sendable {
     /// Throws the server's error when the status is not 2xx or 3xx.
     public static func check(_ response: RawResponse, method: String, path: String) throws(CollabClientError) {
         guard !(200..<400).contains(response.status) else { return }
+        if let typed = try? JSONDecoder().decode(TypedErrorBody.self, from: response.body) {
+            throw CollabClientError(code: .forStatus(response.status), status: response.status, message: typed.message, type: typed.type)
+        }
         let message = (try? JSONDecoder().decode(WebAPIError.self, from: response.body))?.errorMessage
             ?? String(decoding: response.body.prefix(500), as: UTF8.self)
         throw CollabClientError(code: .forStatus(response.status), status: response.status, message: message)
     }
+}
+
+/// The mobile and agent APIs' typed error body.
+private struct TypedErrorBody: Decodable {
+    var type: String
+    var message: String
 }

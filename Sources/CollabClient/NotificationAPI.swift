@@ -1,6 +1,7 @@
 public import CollabWire
 import Crypto
 public import Foundation
+import Synchronization
 
 /// The SDK's push-notification versions.
 public enum PushNotificationVersion: String, Sendable, CaseIterable {
@@ -22,6 +23,8 @@ public enum NotificationProcessingError: Error, Equatable, Sendable {
     case malformed(String)
     /// The sealed data does not open with the named key.
     case decryptionFailed
+    /// One of ours, but not what was asked for (e.g. a VoIP push that is not an incoming call).
+    case unexpectedKind(String)
 }
 
 /// What the client should do with a new message or an incoming call, by app state: the SDK's
@@ -47,6 +50,7 @@ public enum ClientNotificationDecision: Sendable, Equatable {
 public final class NotificationAPI: Sendable {
     public let client: VisitorClient
     public let storage: any NotificationKeyStorage
+    let tokens = Mutex(TokenState())
 
     public init(client: VisitorClient, storage: any NotificationKeyStorage = MemoryKeyStorage()) {
         self.client = client
@@ -81,10 +85,66 @@ public final class NotificationAPI: Sendable {
         return keys
     }
 
-    /// Handles a received notification's `userInfo`: our content, decrypted if sealed.
-    /// - Throws: ``NotificationProcessingError/foreignNotification`` for a notification that is not ours.
-    public func handleRemoteNotification(userInfo: [String: Any]) throws -> PushContentView {
-        try Self.content(of: userInfo, keys: storage.load())
+    /// Handles a received notification's `userInfo`: our content, decrypted if sealed. A push sealed
+    /// with a key this device does not hold yet (the server rotated it) makes the client fetch the
+    /// current keys once and try again, as the SDK updates its key from the server by itself.
+    /// - Throws: ``NotificationProcessingError/foreignNotification`` for a notification that is not ours
+    ///   (the app handles it itself); ``NotificationProcessingError/unknownKey(_:)`` when the key is not
+    ///   among the server's current keys either.
+    public func handleRemoteNotification(userInfo: [AnyHashable: Any]) async throws -> PushContentView {
+        let fields = Self.stringKeyed(userInfo)
+        do {
+            return try Self.content(of: fields, keys: storage.load())
+        } catch NotificationProcessingError.unknownKey {
+            try await refreshKeys()
+            return try Self.content(of: fields, keys: storage.load())
+        }
+    }
+
+    /// Handles a notification whose delivery needs a completion handler (background fetch): calls
+    /// `completionHandler` once the notification is ours and handled.
+    /// - Throws: ``NotificationProcessingError/foreignNotification`` without calling the handler.
+    @discardableResult
+    public func handleRemoteNotification(
+        userInfo: [AnyHashable: Any], withCompletionHandler completionHandler: @Sendable () -> Void
+    ) async throws -> PushContentView {
+        let content = try await handleRemoteNotification(userInfo: userInfo)
+        completionHandler()
+        return content
+    }
+
+    /// Handles the notification the user tapped to launch the app (`nil` when the app was launched
+    /// otherwise): like the SDK, a tapped notification asks the app to show the collaboration UI — a
+    /// ``ClientEvent/showUIRequested(_:)`` with `requestedByUser: true` on the client's
+    /// ``VisitorClient/clientEvents``.
+    /// - Returns: The notification's content, or `nil` without a notification.
+    @discardableResult
+    public func handleLaunchNotification(
+        userInfo: [AnyHashable: Any]?, withCompletionHandler completionHandler: (@Sendable () -> Void)? = nil
+    ) async throws -> PushContentView? {
+        guard let userInfo else { return nil }
+        let content = try await handleRemoteNotification(userInfo: userInfo)
+        let request = UIRequest(
+            reason: UIRequestReason(pushType: content.type), requestedByUser: true, conversationId: content.conversationId, callId: content.callId
+        )
+        client.clientEventHub.emit(.showUIRequested(request))
+        completionHandler?()
+        return content
+    }
+
+    /// The system could not register the app for remote notifications: reported as a non-fatal
+    /// ``ClientEvent/error(_:)`` (the app keeps working, without pushes).
+    public func failedToRegisterForRemoteNotifications(error: any Error) {
+        let message = "registering for remote notifications failed: \(error)"
+        client.clientEventHub.emit(.error(ClientError(type: .notificationRegistration, isFatal: false, message: message)))
+    }
+
+    static func stringKeyed(_ userInfo: [AnyHashable: Any]) -> [String: Any] {
+        var fields: [String: Any] = [:]
+        for (key, value) in userInfo {
+            if let name = key.base as? String { fields[name] = value }
+        }
+        return fields
     }
 
     /// Answers a call from the device (after CallKit reported the user's answer).

@@ -16,6 +16,8 @@ public final class VisitorClient: Sendable {
     /// The HTTP transport (token, cookies).
     public let transport: HTTPTransport
     private let state = Mutex(State())
+    /// The typed events (``clientEvents``) and the open conversation.
+    let clientEventHub = ClientEventHub()
 
     private struct State {
         var start: ClientStartResponse?
@@ -37,6 +39,18 @@ public final class VisitorClient: Sendable {
         state.withLock { $0.live?.events } ?? AsyncStream { $0.finish() }
     }
 
+    /// The client's events, typed as the SDK's client delegate reports them: UI show and hide requests
+    /// with their reason and whether the user asked, changes of the open conversation, errors with
+    /// their type and fatality, and every other live event. Use either this or ``events`` (the live
+    /// events untyped), not both: asking for this stream takes the live events over. One consumer.
+    public var clientEvents: AsyncStream<ClientEvent> {
+        clientEventHub.enableForwarding(from: state.withLock { $0.live })
+        return clientEventHub.stream
+    }
+
+    /// The conversation open in the collaboration UI (``openConversation(_:)``), if any.
+    public var openConversationId: String? { clientEventHub.openConversationId }
+
     /// The live connection (for its last event id, or to force a reconnect).
     public var liveConnection: LiveEventStream? { state.withLock { $0.live } }
 
@@ -54,7 +68,13 @@ public final class VisitorClient: Sendable {
             apiKey: configuration.apiKey, accessToken: configuration.accessToken, deviceId: configuration.deviceId, device: configuration.device,
             namedArea: configuration.namedArea, deviceSecret: storedSecret
         )
-        let response: ClientStartResponse = try await transport.send("POST", "/mobile/v1/clients", body: request)
+        let response: ClientStartResponse
+        do {
+            response = try await transport.send("POST", "/mobile/v1/clients", body: request)
+        } catch {
+            clientEventHub.emit(.error(ClientError(error)))
+            throw error
+        }
         if let issued = response.deviceSecret {
             do {
                 try preferences.set(issued, forKey: secretKey)
@@ -75,6 +95,7 @@ public final class VisitorClient: Sendable {
             return previous
         }
         previous?.close()
+        clientEventHub.forward(live)
         await live.waitUntilConnected()
         return response
     }
@@ -132,13 +153,23 @@ public final class VisitorClient: Sendable {
     /// Shows a conversation in the collaboration UI (the SDK's `openConversation`).
     @discardableResult
     public func openConversation(_ id: String) async throws(CollabClientError) -> ClientView {
-        try await transport.send("POST", "/mobile/v1/conversations/\(id)/open")
+        let view: ClientView = try await transport.send("POST", "/mobile/v1/conversations/\(id)/open")
+        clientEventHub.setOpenConversation(id)
+        return view
     }
 
     /// Closes the conversation in the UI.
     @discardableResult
     public func closeConversation(_ id: String) async throws(CollabClientError) -> ClientView {
-        try await transport.send("POST", "/mobile/v1/conversations/\(id)/close")
+        let view: ClientView = try await transport.send("POST", "/mobile/v1/conversations/\(id)/close")
+        if clientEventHub.openConversationId == id { clientEventHub.setOpenConversation(nil) }
+        return view
+    }
+
+    /// The user asks to leave the collaboration UI (the SDK's collapse action): a hide request with
+    /// `requestedByUser: true` on ``clientEvents``.
+    public func requestHideUI() {
+        clientEventHub.emit(.hideUIRequested(UIRequest(reason: .other, requestedByUser: true, conversationId: openConversationId)))
     }
 
     /// Ends a conversation.

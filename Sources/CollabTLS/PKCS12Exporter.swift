@@ -30,6 +30,7 @@ public enum PKCS12Exporter {
     public static func export(
         certificatePath: String, keyPath: String, authorityPath: String, password: String, friendlyName: String, outputPath: String
     ) throws {
+        #if os(macOS) || os(Linux) || os(Windows)
         guard let openssl else {
             throw TLSSetupError("writing a .p12 needs the openssl command (apt-get install openssl); the PEM files were written")
         }
@@ -57,5 +58,10 @@ public enum PKCS12Exporter {
             throw TLSSetupError("openssl pkcs12 failed: \(String(decoding: message, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines))")
         }
         _ = try? FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: outputPath)
+        #else
+        // iOS and the other Apple device platforms cannot start processes; CollabClient (which links
+        // CollabTLS there) only reads .p12 files.
+        throw TLSSetupError("writing a .p12 needs the openssl command, which this platform cannot run")
+        #endif
     }
 }

@@ -18,6 +18,8 @@ struct VisitorCommand: AsyncParsableCommand {
               frame            share the screen (accepting the agent's request, or
                                starting to share) and upload a generated frame
               answer           answer the ringing call (decline: decline it)
+              call [video]     call the conversation's agent (audio unless "video")
+              hangup           end the current call
               state STATE      app state: background, foreground or open (UI open)
               end              end the current conversation
               quit             stop the client and exit (as does end of input)
@@ -112,6 +114,8 @@ actor VisitorSession {
     private var conversationId: String?
     private var pendingCoBrowsingId: String?
     private var ringingCallId: String?
+    private var currentCallId: String?
+    private var personId: String?
     private var uploader: CoBrowsingUploader?
     private var frameNumber = 0
     private var eventTask: Task<Void, Never>?
@@ -136,6 +140,7 @@ actor VisitorSession {
             try await notifications.register(apnsToken: String((token + String(repeating: "0", count: 64)).prefix(64)), version: pushVersion)
             self.notifications = notifications
         }
+        personId = started.person.id
         output.write(["type": "started", "personId": started.person.id, "deviceId": client.configuration.deviceId])
     }
 
@@ -143,8 +148,14 @@ actor VisitorSession {
     private func note(_ event: LiveEvent) {
         switch event.type {
         case "cobrowsing.requested": pendingCoBrowsingId = event.detail?["coBrowsingSessionId"]
-        case "conversation.call.started": ringingCallId = event.detail?["callId"]
-        case "conversation.call.ended", "conversation.call.answered": ringingCallId = nil
+        case "conversation.call.started":
+            currentCallId = event.detail?["callId"]
+            // Only a call the agent started rings here; the app's own outgoing call rings at the agent.
+            if event.detail?["initiatorPersonId"] != personId { ringingCallId = event.detail?["callId"] }
+        case "conversation.call.answered": ringingCallId = nil
+        case "conversation.call.ended":
+            ringingCallId = nil
+            currentCallId = nil
         case "cobrowsing.ended": uploader = nil
         default: break
         }
@@ -170,6 +181,14 @@ actor VisitorSession {
                 guard let notifications, let callId = ringingCallId else { throw VisitorInputError("no call is ringing") }
                 let call = command == "answer" ? try await notifications.answer(callId: callId) : try await notifications.decline(callId: callId)
                 output.write(["type": "result", "command": command, "callId": call.id, "state": call.state])
+            case "call":
+                let call = try await client.startCall(in: try currentConversation(), callType: argument == "video" ? "VIDEO" : "AUDIO")
+                currentCallId = call.id
+                output.write(["type": "result", "command": "call", "callId": call.id, "state": call.state])
+            case "hangup":
+                guard let callId = currentCallId else { throw VisitorInputError("no call to end") }
+                let call: CallView = try await client.transport.send("POST", "/mobile/v1/calls/\(callId)/end")
+                output.write(["type": "result", "command": "hangup", "callId": call.id, "state": call.state])
             case "state":
                 let states = ["background": ClientAppState.background, "foreground": .foregroundUIClosed, "open": .foregroundUIOpen]
                 guard let argument, let state = states[argument] else { throw VisitorInputError("state is background, foreground or open") }

@@ -52,7 +52,7 @@ struct PushTests {
             #expect(push.payload == outbox.payload, "the outbox holds exactly what was sent")
             let userInfo = try #require(try JSONSerialization.jsonObject(with: Data(push.payload.utf8)) as? [String: Any])
             #expect(((userInfo["aps"] as? [String: Any])?["mutable-content"] as? Int) == 1)
-            let content = try scenario.notifications.handleRemoteNotification(userInfo: userInfo)
+            let content = try await scenario.notifications.handleRemoteNotification(userInfo: userInfo)
             #expect(content.type == "NEW_MESSAGE")
             #expect(content.text == "Your card is unblocked")
             #expect(content.senderName == "Agent A")
@@ -67,7 +67,7 @@ struct PushTests {
             let voip = try await sim.wait(count: 1) { $0.pushType == "voip" }
             #expect(voip.first?.topic == "com.example.app.voip")
             #expect(voip.first?.token == voipToken)
-            let ring = try scenario.notifications.handleRemoteNotification(userInfo: try #require(try JSONSerialization.jsonObject(with: Data(voip[0].payload.utf8)) as? [String: Any]))
+            let ring = try await scenario.notifications.handleRemoteNotification(userInfo: try #require(try JSONSerialization.jsonObject(with: Data(voip[0].payload.utf8)) as? [String: Any]))
             #expect(ring.type == "INCOMING_CALL")
             #expect(ring.callId == call.id)
             #expect(ring.callType == "VIDEO")
@@ -162,8 +162,8 @@ struct PushTests {
             #expect(throws: NotificationProcessingError.unknownKey(rotated.keyId!)) { try NotificationAPI.content(of: userInfo2, keys: oldKeys) }
             let refreshed = try await scenario.notifications.refreshKeys()
             #expect(refreshed.map(\.keyId) == [rotated.keyId!, oldKey.keyId], "during the overlap both keys are shared")
-            #expect(try scenario.notifications.handleRemoteNotification(userInfo: userInfo2).text == "after")
-            #expect(try scenario.notifications.handleRemoteNotification(userInfo: userInfo1).text == "before")
+            #expect(try await scenario.notifications.handleRemoteNotification(userInfo: userInfo2).text == "after")
+            #expect(try await scenario.notifications.handleRemoteNotification(userInfo: userInfo1).text == "before")
 
             // After the overlap (one day) only the new key remains.
             try await server.control.changeClock(ClockChange(advanceMillis: 24 * 3600 * 1000 + 1))

@@ -4,7 +4,8 @@
 Starts `mock-collab serve` (in memory) and a simulated visitor app (`mock-collab visitor`, the real
 CollabClient), then plays the agent in the browser: log in with the keyboard, find the visitor's
 conversation in the `demo-area` queue, accept it, exchange messages both ways, ring a video call,
-watch a co-browsing frame the visitor uploads, and check the inspector as an admin. Along the way:
+answer the visitor's call, watch a co-browsing frame the visitor uploads, and check the inspector as
+an admin. Along the way:
 no errors in the browser console and no horizontal overflow in a narrow window.
 
     python3 Tests/browser/console_test.py [--bin PATH]
@@ -301,6 +302,16 @@ class ConsoleTest:
         ok(self.visitor.expect(result_of("answer"), "answer result"))
         self.text_appears("#call-status", "VIDEO call: ACTIVE")
         self.find("#call-end").click()
+        self.text_appears("#call-status", "ENDED")
+
+        self.step = "the visitor calls, the agent answers on the desk"
+        self.visitor.send("call")
+        ok(self.visitor.expect(result_of("call"), "call result"))
+        self.text_appears("#call-status", "AUDIO call from the visitor: RINGING")
+        self.find("#call-answer").click()
+        self.text_appears("#call-status", "AUDIO call from the visitor: ACTIVE")
+        self.visitor.send("hangup")
+        ok(self.visitor.expect(result_of("hangup"), "hangup result"))
         self.text_appears("#call-status", "ENDED")
 
         self.step = "co-browsing: request, the visitor shares a frame, it appears"

@@ -36,6 +36,9 @@ public struct EntityIDGenerator: Sendable {
         return result
     }
 
+    /// 64 bits from the generator's random source (for identifiers of another shape, e.g. ``CallID``).
+    public func randomBits() -> UInt64 { random() }
+
     /// A new secret token (session cookies, authentication tokens, API keys): 43 characters, 256 bits.
     public func makeSecret() -> String { make(length: 43) }
 }

@@ -11,27 +11,41 @@ extension AccountState {
         return try SearchSchemas.call.run(query, over: calls.values, id: \.id)
     }
 
-    /// An agent calls the visitors of an active conversation: each visitor device gets an incoming-call
-    /// push (VoIP when it has a PushKit token) or, with the app in the foreground and the UI closed, a UI
-    /// visibility request. The call rings until answered, declined, ended or `timeout` passes.
+    /// A participant of an active conversation starts an audio or video call. An agent calls the visitors:
+    /// each visitor device gets an incoming-call push (VoIP when it has a PushKit token) or, with the app
+    /// in the foreground and the UI closed, a UI visibility request. A visitor calls the conversation's
+    /// assigned agent (an outgoing call for the app), who answers or declines on the agent API. The call
+    /// rings until answered, declined, ended or `timeout` passes.
     public mutating func startCall(
         conversationId: String, initiatorPersonId: String, callType: Call.CallType, timeout: Int64, accountId: String, context: OperationContext,
         changes: inout ChangeSet
     ) throws(CollabError) -> Call {
         let conversation = try ownConversation(conversationId, accountId: accountId)
-        guard conversation.state == .active else { throw .conflict("calls start in ACTIVE conversations; this one is \(conversation.state.rawValue)") }
-        guard conversation.isParticipant(initiatorPersonId), isAgent(initiatorPersonId, accountId: accountId) else {
-            throw .forbidden("only agents in the conversation start calls")
+        guard conversation.state == .active else {
+            throw .conflict("calls start in ACTIVE conversations; this one is \(conversation.state.rawValue)")
+        }
+        let active = conversation.participants.filter { $0.state != .ended }
+        guard let initiator = active.first(where: { $0.personId == initiatorPersonId }) else {
+            throw .forbidden("only participants of the conversation start calls")
+        }
+        let callees: [String]
+        if isAgent(initiatorPersonId, accountId: accountId) {
+            callees = active.filter { $0.type == .contextPerson || $0.type == .secondaryVisitor }.map(\.personId)
+            guard !callees.isEmpty else { throw .conflict("the conversation has no visitor to call") }
+        } else {
+            guard initiator.type == .contextPerson || initiator.type == .secondaryVisitor else {
+                throw .forbidden("only agents and visitors start calls")
+            }
+            callees = active.filter { $0.type == .assignedAgent }.map(\.personId)
+            guard !callees.isEmpty else { throw .conflict("the conversation has no agent to call") }
         }
         guard calls.count(Indexes.callByOpenConversation, conversationId) == 0 else {
             throw .conflict("the conversation already has a call")
         }
         var call = Call(
-            id: context.ids.make(), accountId: accountId, conversationId: conversationId, callType: callType, initiatorPersonId: initiatorPersonId,
+            id: CallID.make(context.ids), accountId: accountId, conversationId: conversationId, callType: callType, initiatorPersonId: initiatorPersonId,
             initiationTimestamp: context.now, timeoutAt: context.now + max(1_000, timeout)
         )
-        let callees = conversation.participants.filter { $0.state != .ended && ($0.type == .contextPerson || $0.type == .secondaryVisitor) }.map(\.personId)
-        guard !callees.isEmpty else { throw .conflict("the conversation has no visitor to call") }
         let callerName = displayName(of: initiatorPersonId)
         for callee in callees {
             call.participations.append(CallParticipation(personId: callee, ringingTimestamp: context.now))
@@ -52,7 +66,8 @@ extension AccountState {
         return call
     }
 
-    /// A visitor answers on one of their devices; the other devices that rang get a revoke.
+    /// A callee answers — a visitor on one of their devices (the other devices that rang get a revoke), or
+    /// the agent of a call a visitor started (`deviceId` nil).
     public mutating func answerCall(
         _ id: String, personId: String, deviceId: String?, accountId: String, context: OperationContext, changes: inout ChangeSet
     ) throws(CollabError) -> Call {
@@ -73,7 +88,7 @@ extension AccountState {
         return call
     }
 
-    /// A visitor declines: the call ends (DECLINED) and every device that rang gets a revoke.
+    /// A callee declines: the call ends (DECLINED) and every device that rang gets a revoke.
     public mutating func declineCall(_ id: String, personId: String, accountId: String, context: OperationContext, changes: inout ChangeSet) throws(CollabError) -> Call {
         var call = try self.call(id, accountId: accountId)
         guard let index = call.participations.firstIndex(where: { $0.personId == personId && $0.personId != call.initiatorPersonId }) else {
@@ -182,6 +197,7 @@ extension AccountState {
         details["callId"] = call.id
         details["callType"] = call.callType.rawValue
         details["callState"] = call.state.rawValue
+        details["initiatorPersonId"] = call.initiatorPersonId
         if let reason = call.endReason { details["endReason"] = reason }
         changes.emit(
             DomainEvent(

@@ -15,6 +15,7 @@ struct PushRoutes {
     func register(on router: Router<CollabRequestContext>) {
         registerMobile(router.group("mobile/v1"))
         registerAgent(router.group("agent/v1"))
+        registerOutgoingCalls(mobile: router.group("mobile/v1"), agent: router.group("agent/v1"))
         registerControl(router.group("_mock/v1"))
     }
 
@@ -51,13 +52,13 @@ struct PushRoutes {
         }
         group.get("calls/:id") { _, context in
             let session = try env.client(context)
-            let id = try context.pathParameter("id")
+            let id = try callId(context)
             let call = try env.read(context.principal) { state throws(CollabError) in try state.visitorCall(id, session: session) }
             return JSONBody.response(CallView(call))
         }
         group.post("calls/:id/answer") { _, context in
             let session = try env.client(context)
-            let id = try context.pathParameter("id")
+            let id = try callId(context)
             let call = try await env.write(context.principal) { state, changes, op throws(CollabError) in
                 _ = try state.visitorCall(id, session: session)
                 return try state.answerCall(id, personId: session.personId, deviceId: session.deviceId, accountId: session.accountId, context: op, changes: &changes)
@@ -66,7 +67,7 @@ struct PushRoutes {
         }
         group.post("calls/:id/decline") { _, context in
             let session = try env.client(context)
-            let id = try context.pathParameter("id")
+            let id = try callId(context)
             let call = try await env.write(context.principal) { state, changes, op throws(CollabError) in
                 _ = try state.visitorCall(id, session: session)
                 return try state.declineCall(id, personId: session.personId, accountId: session.accountId, context: op, changes: &changes)
@@ -75,7 +76,7 @@ struct PushRoutes {
         }
         group.post("calls/:id/end") { _, context in
             let session = try env.client(context)
-            let id = try context.pathParameter("id")
+            let id = try callId(context)
             let call = try await env.write(context.principal) { state, changes, op throws(CollabError) in
                 _ = try state.visitorCall(id, session: session)
                 return try state.endCall(id, personId: session.personId, accountId: session.accountId, context: op, changes: &changes)
@@ -99,13 +100,13 @@ struct PushRoutes {
         }
         group.get("calls/:id") { _, context in
             let agent = try env.agent(context)
-            let id = try context.pathParameter("id")
+            let id = try callId(context)
             let call = try env.read(context.principal) { state throws(CollabError) in try state.call(id, accountId: agent.accountId) }
             return JSONBody.response(CallView(call))
         }
         group.post("calls/:id/end") { _, context in
             let agent = try env.agent(context)
-            let id = try context.pathParameter("id")
+            let id = try callId(context)
             let call = try await env.write(context.principal) { state, changes, op throws(CollabError) in
                 try state.endCall(id, personId: agent.personId, accountId: agent.accountId, context: op, changes: &changes)
             }

@@ -35,6 +35,9 @@ enum WebhookPayloads {
                 body.endPerson = conversation.endPersonId.flatMap { state.persons[$0] }.map { WebPerson($0, expand: Expansion()) }
             }
         }
+        if let callId = event.detail["callId"], let call = state.calls[callId] {
+            body.call = state.webCall(call)
+        }
         if let message = event.message {
             body.conversationMessage = WebTextMessage(
                 id: message.id, conversationId: message.conversationId, accountId: message.accountId,

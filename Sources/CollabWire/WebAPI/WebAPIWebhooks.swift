@@ -77,9 +77,11 @@ public struct WebhookEventBody: Codable, Sendable {
     public var endPerson: WebPerson?
     public var endComment: String?
     public var webhookConfiguration: WebWebhookRegistration?
+    /// The call of a `conversation.call.*` event (its id is a UUID), in its state after the event.
+    public var call: WebCall?
 
     enum CodingKeys: String, CodingKey {
-        case type = "$_type", timestamp, eventType, accountId, conversation, conversationMessage, endReason, endPerson, endComment, webhookConfiguration
+        case type = "$_type", timestamp, eventType, accountId, conversation, conversationMessage, endReason, endPerson, endComment, webhookConfiguration, call
     }
 
     public init(type: String, timestamp: Int64, eventType: String, accountId: String) {

@@ -37,6 +37,8 @@ export class Desk {
       [$('#call-audio'), 'click', (event) => this.startCall('AUDIO', event.currentTarget)],
       [$('#call-video'), 'click', (event) => this.startCall('VIDEO', event.currentTarget)],
       [$('#call-end'), 'click', (event) => this.endCall(event.currentTarget)],
+      [$('#call-answer'), 'click', (event) => this.answerCall('answer', event.currentTarget)],
+      [$('#call-decline'), 'click', (event) => this.answerCall('decline', event.currentTarget)],
       [$('#cobrowse-request'), 'click', (event) => this.requestCoBrowsing(event.currentTarget)],
       [$('#cobrowse-stop'), 'click', (event) => this.stopCoBrowsing(event.currentTarget)],
     ];
@@ -213,14 +215,27 @@ export class Desk {
     this.call = undefined;
     $('#call-status').textContent = '';
     $('#call-end').hidden = true;
+    $('#call-answer').hidden = true;
+    $('#call-decline').hidden = true;
   }
 
   showCall(call) {
     this.call = call;
     const ended = call.state === 'ENDED';
     const reason = call.endReason ? ` (${call.endReason})` : '';
-    $('#call-status').textContent = `${call.callType} call: ${call.state}${reason}`;
-    $('#call-end').hidden = ended;
+    // A call the visitor started rings here: answer or decline it.
+    const incoming = call.state === 'RINGING' && call.initiatorPersonId !== this.me.id;
+    const from = call.initiatorPersonId !== this.me.id ? ' from the visitor' : '';
+    $('#call-status').textContent = `${call.callType} call${from}: ${call.state}${reason}`;
+    $('#call-end').hidden = ended || incoming;
+    $('#call-answer').hidden = !incoming;
+    $('#call-decline').hidden = !incoming;
+  }
+
+  async answerCall(action, button) {
+    if (!this.call) return;
+    const call = await guarded(() => post(`/agent/v1/calls/${encodeURIComponent(this.call.id)}/${action}`), button);
+    if (call) this.showCall(call);
   }
 
   async startCall(callType, button) {

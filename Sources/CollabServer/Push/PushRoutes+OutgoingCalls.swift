@@ -1,0 +1,49 @@
+import CollabCore
+import CollabWire
+import Hummingbird
+
+/// Calls a visitor starts (the app's outgoing call, which the SDK reports to CallKit with
+/// `reportOutgoingCall`): the visitor rings the conversation's assigned agent, who answers or
+/// declines on the agent API; unanswered, the call becomes missed on the server clock.
+extension PushRoutes {
+    func registerOutgoingCalls(mobile: RouterGroup<CollabRequestContext>, agent: RouterGroup<CollabRequestContext>) {
+        let env = environment
+        mobile.post("conversations/:id/calls") { request, context in
+            let session = try env.client(context)
+            let id = try context.pathParameter("id")
+            let body = try await env.decode(StartCallRequest.self, from: request)
+            let type = try parseCallType(body.callType)
+            let timeout = env.configuration.callTimeout
+            let call = try await env.write(context.principal) { state, changes, op throws(CollabError) in
+                try state.startCall(
+                    conversationId: id, initiatorPersonId: session.personId, callType: type, timeout: timeout, accountId: session.accountId, context: op,
+                    changes: &changes
+                )
+            }
+            return JSONBody.response(CallView(call), status: .created)
+        }
+        agent.post("calls/:id/answer") { _, context in
+            let caller = try env.agent(context)
+            let id = try callId(context)
+            let call = try await env.write(context.principal) { state, changes, op throws(CollabError) in
+                try state.answerCall(id, personId: caller.personId, deviceId: nil, accountId: caller.accountId, context: op, changes: &changes)
+            }
+            return JSONBody.response(CallView(call))
+        }
+        agent.post("calls/:id/decline") { _, context in
+            let caller = try env.agent(context)
+            let id = try callId(context)
+            let call = try await env.write(context.principal) { state, changes, op throws(CollabError) in
+                try state.declineCall(id, personId: caller.personId, accountId: caller.accountId, context: op, changes: &changes)
+            }
+            return JSONBody.response(CallView(call))
+        }
+    }
+}
+
+/// The call id of a `calls/:id` route: a UUID (see ``CallID``), else a 400 that changes nothing.
+func callId(_ context: CollabRequestContext) throws(CollabError) -> String {
+    let id = try context.pathParameter("id")
+    guard CallID.isValid(id) else { throw .badRequest("call ids are UUIDs (8-4-4-4-12 hexadecimal digits)") }
+    return id
+}

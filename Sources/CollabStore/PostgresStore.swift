@@ -9,14 +9,17 @@ import PostgresNIO
 /// The same shape as ``SQLiteStore``: one table of JSON records keyed by kind and id, written in
 /// transactions, so a committed batch is in the database before a request is answered. Schema changes
 /// are numbered migrations recorded in `mock_collab_migrations`; they run under a transaction-scoped
-/// advisory lock, so several processes starting against one database migrate it once.
+/// advisory lock, so several processes starting against one database migrate it once. A serving
+/// process holds a session advisory lock (``PostgresProcessLock``): a second process on the same
+/// database is refused, since each keeps its state in memory and they would overwrite each other's
+/// writes.
 ///
 /// Connections come from postgres-nio's pool, which reconnects by itself. A failed write makes the
 /// server stop acknowledging writes (see ``StateRepository``); ``checkHealth()`` tells `/readyz`
 /// whether the database answers right now.
 public final class PostgresStore: Store {
     /// The schema version this code writes.
-    public static let schemaVersion = 1
+    public static let schemaVersion = 2
 
     /// Numbered migrations: version → statements, applied in order, each version in one transaction.
     static let migrations: [(version: Int, statements: [String])] = [
@@ -34,20 +37,30 @@ public final class PostgresStore: Store {
                 """,
                 "CREATE INDEX IF NOT EXISTS mock_collab_records_account ON mock_collab_records (account_id)",
             ]
-        )
+        ),
+        (
+            2,
+            [
+                // Which serving process owns the database (see PostgresProcessLock).
+                "CREATE TABLE IF NOT EXISTS mock_collab_owner (id INTEGER PRIMARY KEY CHECK (id = 1), generation BIGINT NOT NULL)"
+            ]
+        ),
     ]
 
     /// The advisory lock key that serializes migrations across processes ("MCMIGR" in ASCII).
     static let migrationLock: Int64 = 0x4D43_4D49_4752
 
     private let client: PostgresClient
+    /// The one-process lock.
+    private let lock: PostgresProcessLock
     private let runner: Task<Void, Never>
     private let logger: Logger
     /// Where the database is, without the password (for messages).
     public let displayLocation: String
 
-    private init(client: PostgresClient, runner: Task<Void, Never>, logger: Logger, displayLocation: String) {
+    private init(client: PostgresClient, lock: PostgresProcessLock, runner: Task<Void, Never>, logger: Logger, displayLocation: String) {
         self.client = client
+        self.lock = lock
         self.runner = runner
         self.logger = logger
         self.displayLocation = displayLocation
@@ -81,17 +94,26 @@ public final class PostgresStore: Store {
         }
         let client = PostgresClient(configuration: configuration, backgroundLogger: quiet)
         let runner = Task { await client.run() }
-        let store = PostgresStore(client: client, runner: runner, logger: logger, displayLocation: location.display)
+        // One process per database until replicas follow each other's changes: each process keeps
+        // its state in memory, so a second one would work from a stale copy and overwrite the first's
+        // writes.
+        let lock = PostgresProcessLock(configuration: probe, logger: quiet)
+        let store = PostgresStore(client: client, lock: lock, runner: runner, logger: logger, displayLocation: location.display)
         do {
             if let problem = await store.checkHealth(timeout: timeout) {
                 throw PostgresStoreError.unreachable(location.display, problem)
             }
             try await store.migrate()
+            do {
+                try await lock.acquire()
+            } catch PostgresProcessLock.Failure.taken {
+                throw PostgresStoreError.inUse(location.display)
+            }
         } catch let error as PostgresTransactionError {
-            runner.cancel()
+            try? await store.close()
             throw error.closureError ?? error.beginError ?? error.commitError ?? error
         } catch {
-            runner.cancel()
+            try? await store.close()
             throw error
         }
         return store
@@ -219,7 +241,8 @@ public final class PostgresStore: Store {
     }
 
     public func checkHealth() async -> String? {
-        await checkHealth(timeout: .seconds(2))
+        if let problem = await checkHealth(timeout: .seconds(2)) { return problem }
+        return await lock.check()
     }
 
     /// `nil` when the database answers `SELECT 1` within `timeout`, else what went wrong.
@@ -248,6 +271,7 @@ public final class PostgresStore: Store {
     public func close() async throws {
         runner.cancel()
         await runner.value
+        await lock.release()
     }
 }
 
@@ -292,6 +316,7 @@ public enum PostgresStoreError: Error, CustomStringConvertible {
     case badURL(String)
     case unreachable(String, String)
     case newerSchema(found: Int, supported: Int)
+    case inUse(String)
     case corruptRow
 
     public var description: String {
@@ -300,6 +325,8 @@ public enum PostgresStoreError: Error, CustomStringConvertible {
         case .unreachable(let location, let problem): "cannot reach the PostgreSQL database at \(location): \(problem)"
         case .newerSchema(let found, let supported):
             "the database has schema version \(found), newer than this build supports (\(supported)); use a newer mock-collab"
+        case .inUse(let location):
+            "another mock-collab process is serving from the PostgreSQL database at \(location); one process per database (replicas that share one are not supported yet)"
         case .corruptRow: "the database holds a row that cannot be read"
         }
     }

@@ -28,7 +28,9 @@ struct AuthenticationMiddleware: RouterMiddleware {
         let parts = authorization.split(separator: " ", maxSplits: 1)
         guard parts.count == 2 else { throw .unauthorized("malformed Authorization header") }
         let scheme = parts[0].lowercased()
-        let credentials = String(parts[1]).trimmingCharacters(in: .whitespaces)
+        // Trimmed by hand: Foundation's trimmingCharacters(in:) goes through NSString on Linux and
+        // showed up in the Web API read's profile.
+        let credentials = String(parts[1].drop { $0 == " " || $0 == "\t" }.reversed().drop { $0 == " " || $0 == "\t" }.reversed())
         switch scheme {
         case "basic":
             guard let decoded = Data(base64Encoded: credentials).flatMap({ String(data: $0, encoding: .utf8) }),

@@ -24,13 +24,24 @@ struct AuthenticationMiddleware: RouterMiddleware {
         return try await next(request, context)
     }
 
+    /// `text` without leading and trailing spaces and tabs, found on its UTF-8 bytes.
+    static func trimmingBlanks(_ text: Substring) -> String {
+        let bytes = text.utf8
+        var start = bytes.startIndex
+        var end = bytes.endIndex
+        func isBlank(_ byte: UInt8) -> Bool { byte == 0x20 || byte == 0x09 }
+        while start < end, isBlank(bytes[start]) { start = bytes.index(after: start) }
+        while end > start, isBlank(bytes[bytes.index(before: end)]) { end = bytes.index(before: end) }
+        return String(text[start..<end])
+    }
+
     private func authenticate(authorization: String, context: inout Context) async throws(CollabError) {
         let parts = authorization.split(separator: " ", maxSplits: 1)
         guard parts.count == 2 else { throw .unauthorized("malformed Authorization header") }
         let scheme = parts[0].lowercased()
         // Trimmed by hand: Foundation's trimmingCharacters(in:) goes through NSString on Linux and
         // showed up in the Web API read's profile.
-        let credentials = String(parts[1].drop { $0 == " " || $0 == "\t" }.reversed().drop { $0 == " " || $0 == "\t" }.reversed())
+        let credentials = Self.trimmingBlanks(parts[1])
         switch scheme {
         case "basic":
             guard let decoded = Data(base64Encoded: credentials).flatMap({ String(data: $0, encoding: .utf8) }),

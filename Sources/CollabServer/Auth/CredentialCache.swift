@@ -14,48 +14,19 @@ final class CredentialCache: Sendable {
         var passwordHash: String
     }
 
-    /// An HMAC-SHA256 of the credentials, as four words (a dictionary key without an allocation).
-    private struct Fingerprint: Hashable {
-        var words: (UInt64, UInt64, UInt64, UInt64)
-
-        static func == (lhs: Self, rhs: Self) -> Bool {
-            lhs.words.0 == rhs.words.0 && lhs.words.1 == rhs.words.1 && lhs.words.2 == rhs.words.2 && lhs.words.3 == rhs.words.3
-        }
-
-        func hash(into hasher: inout Hasher) {
-            hasher.combine(words.0)
-            hasher.combine(words.1)
-            hasher.combine(words.2)
-            hasher.combine(words.3)
-        }
-    }
-
-    /// The keyed HMAC state before any message: copied for each fingerprint, so the key's pads are
-    /// computed once.
-    private let keyed: HMAC<SHA256>
-    private let entries = Mutex<[Fingerprint: Entry]>([:])
+    private let key = SymmetricKey(size: .bits256)
+    private let entries = Mutex<[Data: Entry]>([:])
     private let capacity: Int
 
     init(capacity: Int = 10_000) {
         self.capacity = capacity
-        self.keyed = HMAC<SHA256>(key: SymmetricKey(size: .bits256))
     }
 
-    private func fingerprint(username: String, password: String) -> Fingerprint {
-        var hmac = keyed
-        var username = username
-        var password = password
-        username.withUTF8 { hmac.update(data: $0) }
-        withUnsafeBytes(of: UInt8(0)) { hmac.update(data: $0) }
-        password.withUTF8 { hmac.update(data: $0) }
-        return hmac.finalize().withUnsafeBytes { bytes in
-            Fingerprint(
-                words: (
-                    bytes.loadUnaligned(fromByteOffset: 0, as: UInt64.self), bytes.loadUnaligned(fromByteOffset: 8, as: UInt64.self),
-                    bytes.loadUnaligned(fromByteOffset: 16, as: UInt64.self), bytes.loadUnaligned(fromByteOffset: 24, as: UInt64.self)
-                )
-            )
-        }
+    private func fingerprint(username: String, password: String) -> Data {
+        var message = Data(username.utf8)
+        message.append(0)
+        message.append(contentsOf: password.utf8)
+        return Data(HMAC<SHA256>.authenticationCode(for: message, using: key))
     }
 
     /// The user id verified earlier for these credentials, if the stored hash is still `currentHash`.

@@ -37,13 +37,32 @@ struct EventAudience: Sendable {
 struct PublishedEvent: Sendable {
     var id: Int64
     var event: DomainEvent
-    /// The `LiveEvent` JSON text sent to WebSockets.
-    var text: String
+    private let encoded = EncodedOnce()
+
+    /// The `LiveEvent` JSON text sent to WebSockets: encoded when a connection first needs it (by the
+    /// connection's writer, outside the hub's locks), then shared. An event nobody is connected to
+    /// receive is never encoded.
+    var text: String {
+        encoded.value { String(decoding: (try? EventHub.encoder.encode(LiveEvent(id: id, event: event))) ?? Data(), as: UTF8.self) }
+    }
 
     init(id: Int64, event: DomainEvent) {
         self.id = id
         self.event = event
-        self.text = String(decoding: (try? EventHub.encoder.encode(LiveEvent(id: id, event: event))) ?? Data(), as: UTF8.self)
+    }
+}
+
+/// A value made on first use, once, whoever asks first.
+final class EncodedOnce: Sendable {
+    private let cache = Mutex<String?>(nil)
+
+    func value(_ make: () -> String) -> String {
+        cache.withLock { cached in
+            if let cached { return cached }
+            let made = make()
+            cached = made
+            return made
+        }
     }
 }
 
@@ -155,7 +174,7 @@ final class EventHub: Sendable {
                 defer { state.nextId += Int64(events.count) }
                 return state.nextId
             }
-            // Mapped and encoded once, outside the subscribers' lock.
+            // Mapped once; encoded once, lazily, by the first connection that sends it.
             let published = events.enumerated().map { PublishedEvent(id: first + Int64($0.offset), event: $0.element) }
             state.withLock { state in
                 for event in published {

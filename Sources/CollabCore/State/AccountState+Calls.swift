@@ -69,7 +69,7 @@ extension AccountState {
         revoke(call, except: answeredDevice, context: context, changes: &changes)
         storeCall(call)
         changes.put(call)
-        emitCall(.callAnswered, call, context: context, changes: &changes)
+        emitCall(.callAnswered, call, context: context, changes: &changes, detail: ["personId": personId])
         return call
     }
 
@@ -183,11 +183,11 @@ extension AccountState {
         details["callType"] = call.callType.rawValue
         details["callState"] = call.state.rawValue
         if let reason = call.endReason { details["endReason"] = reason }
-        changes.emit(
-            DomainEvent(
-                kind: kind, accountId: call.accountId, timestamp: context.now, conversation: conversation,
-                personIds: Set(call.participations.map(\.personId)).union(conversation?.activeParticipantIds ?? []), detail: details
-            )
+        var event = DomainEvent(
+            kind: kind, accountId: call.accountId, timestamp: context.now, conversation: conversation,
+            personIds: Set(call.participations.map(\.personId)).union(conversation?.activeParticipantIds ?? []), detail: details
         )
+        event.call = call
+        changes.emit(event)
     }
 }

@@ -434,6 +434,7 @@ extension AccountState {
     }
 
     mutating func save(_ conversation: Conversation, changes: inout ChangeSet) {
+        emitParticipationChanges(from: conversations[conversation.id], to: conversation, changes: &changes)
         queue.update(old: conversations[conversation.id], new: conversation)
         conversations[conversation.id] = conversation
         changes.put(conversation)

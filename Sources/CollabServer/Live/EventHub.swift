@@ -43,7 +43,8 @@ struct PublishedEvent: Sendable {
     init(id: Int64, event: DomainEvent) {
         self.id = id
         self.event = event
-        self.text = String(decoding: (try? EventHub.encoder.encode(LiveEvent(id: id, event: event))) ?? Data(), as: UTF8.self)
+        // Webhook-only events never reach a live connection: no live form.
+        self.text = event.isWebhookOnly ? "" : String(decoding: (try? EventHub.encoder.encode(LiveEvent(id: id, event: event))) ?? Data(), as: UTF8.self)
     }
 }
 
@@ -131,7 +132,7 @@ final class EventHub: Sendable {
             // Mapped and encoded once, outside the subscribers' lock.
             let published = events.enumerated().map { PublishedEvent(id: first + Int64($0.offset), event: $0.element) }
             state.withLock { state in
-                for event in published {
+                for event in published where !event.event.isWebhookOnly {
                     if state.ring.count < windowSize {
                         state.ring.append(event)
                     } else {

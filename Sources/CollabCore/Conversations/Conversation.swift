@@ -18,6 +18,8 @@ public struct Participation: Sendable, Codable, Equatable {
     public var hidden: Bool
     public var joinedTimestamp: Timestamp
     public var leftTimestamp: Timestamp?
+    /// The vendor's `EConversationLeftReason`, when the participation was offboarded with one.
+    public var leftReason: String?
 
     public init(personId: String, type: ParticipationType, state: ParticipationState = .active, hidden: Bool = false, joinedTimestamp: Timestamp, leftTimestamp: Timestamp? = nil) {
         self.personId = personId

@@ -401,6 +401,9 @@ extension AccountState {
             id: context.ids.make(), accountId: accountId, conversationId: conversationId, sequence: conversation.messageCount + 1,
             senderPersonId: senderPersonId, text: text, serverTimestamp: context.now, clientMessageId: clientMessageId, isInternal: isInternal
         )
+        if conversation.state == .unassigned, !isAgent(senderPersonId, accountId: accountId) {
+            try reboard(&conversation, context: context, changes: &changes)
+        }
         conversation.messageCount += 1
         conversation.lastMessageTimestamp = context.now
         messages[conversationId, default: []].append(message)

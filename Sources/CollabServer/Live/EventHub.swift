@@ -125,12 +125,18 @@ final class EventHub: Sendable {
     func publish(_ events: [DomainEvent]) {
         guard !events.isEmpty else { return }
         let published: [PublishedEvent] = publishing.withLock { _ in
-            let first = state.withLock { state in
-                defer { state.nextId += Int64(events.count) }
+            // Webhook-only events take no id (id 0): the ids of the replay window stay consecutive.
+            let liveCount = events.count { !$0.isWebhookOnly }
+            var next = state.withLock { state in
+                defer { state.nextId += Int64(liveCount) }
                 return state.nextId
             }
             // Mapped and encoded once, outside the subscribers' lock.
-            let published = events.enumerated().map { PublishedEvent(id: first + Int64($0.offset), event: $0.element) }
+            let published = events.map { event in
+                guard !event.isWebhookOnly else { return PublishedEvent(id: 0, event: event) }
+                defer { next += 1 }
+                return PublishedEvent(id: next, event: event)
+            }
             state.withLock { state in
                 for event in published where !event.event.isWebhookOnly {
                     if state.ring.count < windowSize {

@@ -19,6 +19,7 @@ struct WebAPIRoutes {
             PersonsRoutes(environment: environment).register(on: group.group("persons"))
             AuthenticatorRoutes(environment: environment).register(on: group.group("authenticator"))
             ConversationsRoutes(environment: environment).register(on: group)
+            ConversationParticipantsRoutes(environment: environment).register(on: group)
             WebhookRoutes(environment: environment, dispatcher: webhooks).register(on: group.group("webhookregistrations"))
         }
     }

@@ -186,12 +186,13 @@ struct ParticipationEventBody: Encodable {
         timestamp = event.timestamp
         accountId = event.accountId
         let left = participation.state == .ended
-        let leftReason: String? = switch (left, conversation.state) {
+        let derivedReason: String? = switch (left, conversation.state) {
         case (false, _): nil
         case (true, .queued): "CONVERSATION_REQUEUED"
         case (true, .unassigned): "CONVERSATION_UNASSIGNED"
         case (true, _): "PARTICIPANT_LEFT"
         }
+        let leftReason = left ? participation.leftReason ?? derivedReason : nil
         self.participation = WebParticipationData(
             // The mock keeps no participation ids: one person joins a conversation in one role at one time.
             id: "\(conversation.id)-\(participation.personId)-\(participation.joinedTimestamp)", state: participation.state.rawValue,

@@ -88,7 +88,7 @@ struct VendorWebhookEventTests {
 
             let expected: Set<String> = [
                 "ping", "named_area", "api_key", "user", "person", "account",
-                "conversation.created", "conversation.queued", "conversation.active", "conversation.new_message", "conversation.ended",
+                "conversation.created", "conversation.onboarding", "conversation.offboarding", "conversation.queued", "conversation.active", "conversation.new_message", "conversation.ended",
                 "conversation.participation.created", "conversation.participation.activated", "conversation.participation.left",
                 "conversation.call.initiated", "conversation.call.accepted", "conversation.call.established", "conversation.call.ended",
                 "conversation.call.participant.joined", "conversation.call.participant.left",

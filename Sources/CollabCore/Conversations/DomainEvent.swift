@@ -59,6 +59,8 @@ public struct DomainEvent: Sendable, Equatable {
     public var isWebhookOnly: Bool {
         switch kind {
         case .participationCreated, .participationActivated, .participationLeft, .participationHidden, .participationUnhidden, .entityModified: true
+        // The mock passes through these states within one operation; live clients see where it lands.
+        case .conversationOnboarding, .conversationOffboarding: true
         default: false
         }
     }

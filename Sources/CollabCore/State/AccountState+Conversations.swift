@@ -146,6 +146,7 @@ extension AccountState {
         conversation.metadata = input.metadata
         emit(.conversationCreated, conversation, context: context, changes: &changes)
         try conversation.move(to: .onboarding, at: context.now)
+        emit(.conversationOnboarding, conversation, context: context, changes: &changes)
         if participations.contains(where: { $0.type == .assignedAgent }) {
             try conversation.move(to: .active, at: context.now)
             conversation.assigneeJoinTimestamp = context.now
@@ -331,6 +332,7 @@ extension AccountState {
         endCoBrowsing(ofConversation: conversation.id, context: context, changes: &changes)
         if conversation.state.canMove(to: .offboarding) {
             try conversation.move(to: .offboarding, at: context.now)
+            emit(.conversationOffboarding, conversation, context: context, changes: &changes)
         }
         try conversation.move(to: .ended, at: context.now)
         conversation.endTimestamp = context.now

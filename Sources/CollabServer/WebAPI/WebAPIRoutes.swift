@@ -18,6 +18,8 @@ struct WebAPIRoutes {
             UsersRoutes(environment: environment).register(on: group.group("users"))
             PersonsRoutes(environment: environment).register(on: group.group("persons"))
             AuthenticatorRoutes(environment: environment).register(on: group.group("authenticator"))
+            ImpersonationRoutes(environment: environment).register(on: group.group("authenticator"))
+            UserPasswordRoutes(environment: environment).register(on: group.group("users"))
             ConversationsRoutes(environment: environment).register(on: group)
             ConversationParticipantsRoutes(environment: environment).register(on: group)
             WebhookRoutes(environment: environment, dispatcher: webhooks).register(on: group.group("webhookregistrations"))

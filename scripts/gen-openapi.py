@@ -168,7 +168,7 @@ add("/agent/v1/calls/{id}/end", "post", op("End a call", "agentEndCall", {**ok(r
 add("/_mock/v1/pushes", "get", op("The push outbox", "controlPushes", {**ok(ref("PushPage")), **errs(400, 401, 403)}, C, INSPECTOR,
     params=[q("account", S, "Account id or name"), q("personId", S, "Recipient"), q("deviceId", S, "Device id or record id"), q("conversationId", S, "Conversation"),
             q("kind", S, "NEW_MESSAGE, INCOMING_CALL, MISSED_CALL or REVOKE_CALL"), q("transport", S, "APNS, APNS_VOIP or FCM"),
-            q("state", S, "RECORDED, PENDING, DELIVERED, UNREGISTERED or FAILED"), q("after", L, "Only entries after this id"), q("limit", I, "At most this many, the newest")],
+            q("state", S, "RECORDED, PENDING, DELIVERED, UNREGISTERED, FAILED or SUPPRESSED"), q("after", L, "Only entries after this id"), q("limit", I, "At most this many, the newest")],
     desc="Every composed push (bounded): plain content, payload exactly as sent, key id, delivery state and attempts." + ADMIN_NOTE))
 add("/_mock/v1/pushes", "delete", op("Empty the outbox", "controlClearPushes", {"204": {"description": "Emptied"}, **errs(401, 403)}, C, CONTROL))
 add("/_mock/v1/pushes/wait", "get", op("Wait for a push", "controlWaitForPush", {**ok(ref("PushView")), **errs(400, 401, 403, 404, 503)}, C, INSPECTOR,

@@ -17,6 +17,7 @@ struct WebAPIRoutes {
             NamedAreasRoutes(environment: environment).register(on: group.group("namedareas"))
             UsersRoutes(environment: environment).register(on: group.group("users"))
             PersonsRoutes(environment: environment).register(on: group.group("persons"))
+            PersonNotificationRoutes(environment: environment).register(on: group.group("persons"))
             AuthenticatorRoutes(environment: environment).register(on: group.group("authenticator"))
             ImpersonationRoutes(environment: environment).register(on: group.group("authenticator"))
             UserPasswordRoutes(environment: environment).register(on: group.group("users"))

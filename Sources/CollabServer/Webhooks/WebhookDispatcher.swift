@@ -84,6 +84,8 @@ final class WebhookDispatcher: Service {
 
     /// Queues the vendor's `push_notification.*` event for a composed push, for registrations that want it.
     func enqueuePush(_ entry: OutboxEntry) {
+        // A suppressed push (paused notifications) is not sent anywhere, webhooks included.
+        guard entry.state != .suppressed else { return }
         let name = entry.kind.webhookEvent
         guard let (registrations, recipient) = try? environment.read(account: entry.accountId, { state -> ([WebhookRegistration], WebPerson?)? in
             let registrations = state.webhooks(accountId: entry.accountId, wanting: name)

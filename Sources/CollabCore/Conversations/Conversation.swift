@@ -67,6 +67,8 @@ public struct Conversation: Sendable, Codable, Equatable, Identifiable {
     public var sourceUrl: String?
     public var locale: String?
     public var metadata: [String: String]?
+    /// Custom data the visitor side may read (`setVisitorData`); never anything confidential.
+    public var visitorData: String?
 
     public init(
         id: String, accountId: String, topic: String?, recipient: ConversationRecipient, initialEngagementType: EngagementType,

@@ -98,8 +98,8 @@ struct WebNotificationCountRequest: Codable, Sendable {
 }
 
 /// `AgentPersonStateData`: the notification controls of a person, evaluated at `now`.
-struct WebAgentPersonState: Encodable {
-    struct Reason: Encodable {
+struct WebAgentPersonState: Codable, Sendable {
+    struct Reason: Codable, Sendable {
         var type = "AutoPauseNotificationsReasonData"
         var sourceId: String
         var displayName: String?
@@ -112,13 +112,15 @@ struct WebAgentPersonState: Encodable {
 
     var type = "AgentPersonStateData"
     var personId: String
+    /// `EOnlineState`, where known.
+    var onlineState: String?
     var pauseNotificationsMode: String
     var pauseNotificationsState: String
     var pauseNotificationsEndTimestamp: Int64?
     var autoPauseNotificationsReasons: [Reason]
 
     enum CodingKeys: String, CodingKey {
-        case type = "$_type", personId, pauseNotificationsMode, pauseNotificationsState, pauseNotificationsEndTimestamp, autoPauseNotificationsReasons
+        case type = "$_type", personId, onlineState, pauseNotificationsMode, pauseNotificationsState, pauseNotificationsEndTimestamp, autoPauseNotificationsReasons
     }
 
     init(_ person: Person, now: Int64) {

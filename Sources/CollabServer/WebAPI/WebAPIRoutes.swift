@@ -23,6 +23,7 @@ struct WebAPIRoutes {
             UserPasswordRoutes(environment: environment).register(on: group.group("users"))
             ConversationsRoutes(environment: environment).register(on: group)
             ConversationParticipantsRoutes(environment: environment).register(on: group)
+            BackendBasicsRoutes(environment: environment).register(on: group)
             WebhookRoutes(environment: environment, dispatcher: webhooks).register(on: group.group("webhookregistrations"))
         }
     }

@@ -107,6 +107,10 @@ add("/mobile/v1/availability", "get", op("Agent availability", "mobileAvailabili
 add("/mobile/v1/conversations", "get", op("The visitor's conversations", "mobileConversations", {**ok(ref("ConversationList")), **errs(401, **T)}, M, CLIENT))
 add("/mobile/v1/conversations", "post", op("Start a conversation", "mobileStartConversation", {**ok(ref("ConversationView"), "Created", "201"), **errs(400, 401, 404, **T)}, M, CLIENT,
     request=body(ref("StartConversationRequest")), desc="Enters the queue of the named area given here, else the client's, else the account's."))
+add("/mobile/v1/invitations/redeem", "post", op("Redeem a PIN or invitation link", "mobileRedeemInvitation", {**ok(ref("ConversationView")), **errs(400, 401, 404, 409, **T)}, M, CLIENT,
+    request=body(ref("RedeemInvitationRequest")),
+    desc="The visitor joins the conversation of an open PIN or link invitation of its account (Web API invitations/inviteAnonymousVisitorToConversationWith…): "
+         "as its context person when it has none, else as a secondary visitor. Unknown, expired, revoked or used tokens answer 404."))
 add("/mobile/v1/conversations/{id}", "get", op("A conversation", "mobileConversation", {**ok(ref("ConversationView")), **errs(401, 404, **T)}, M, CLIENT, params=[p("id", "Conversation id")]))
 for action, summary in [("open", "Show the conversation in the collaboration UI"), ("close", "Close the conversation in the UI")]:
     add(f"/mobile/v1/conversations/{{id}}/{action}", "post", op(summary, f"mobile{action.title()}Conversation", {**ok(ref("ClientView")), **errs(401, 404, **T)}, M, CLIENT, params=[p("id", "Conversation id")]))
@@ -261,6 +265,7 @@ schemas = {
     "NamedAreaRequest": obj({"namedArea": S}),
     "AvailabilityView": obj({"state": {"type": "string", "enum": ["AVAILABLE", "UNAVAILABLE"]}, "onlineAgents": I}, ["state", "onlineAgents"]),
     "StartConversationRequest": obj({"topic": S, "engagementType": S, "namedArea": S}),
+    "RedeemInvitationRequest": obj({"token": {"type": "string", "description": "The PIN or the link invitation's token"}}, ["token"]),
     "EndConversationRequest": obj({"reason": {"type": "string", "enum": END_REASONS, "description": "ENDED_BY_PARTICIPANT when absent"}, "comment": S}),
     "SendMessageRequest": obj({"text": S, "clientMessageId": S, "internal": B}, ["text"]),
     "ConversationView": conversation,

@@ -32,6 +32,8 @@ public struct DomainEvent: Sendable, Equatable {
         case participationUnhidden = "conversation.participation.unhidden"
         /// An account, API key, named area, user or person was created, updated or deleted (``entity``).
         case entityModified = "entity.modified"
+        /// An invitation was created, renewed, redeemed or revoked (``invitation``, ``detail``["action"]).
+        case invitationChanged = "invitation.changed"
     }
 
     public var kind: Kind
@@ -54,11 +56,13 @@ public struct DomainEvent: Sendable, Equatable {
     public var participation: Participation?
     /// The entity that changed, for ``Kind/entityModified``.
     public var entity: EntityChange?
+    /// The invitation after the change, for ``Kind/invitationChanged``.
+    public var invitation: Invitation?
 
     /// Events only webhooks receive: live clients and the replay window never see them.
     public var isWebhookOnly: Bool {
         switch kind {
-        case .participationCreated, .participationActivated, .participationLeft, .participationHidden, .participationUnhidden, .entityModified: true
+        case .participationCreated, .participationActivated, .participationLeft, .participationHidden, .participationUnhidden, .entityModified, .invitationChanged: true
         // The mock passes through these states within one operation; live clients see where it lands.
         case .conversationOnboarding, .conversationOffboarding: true
         default: false

@@ -134,6 +134,7 @@ public final class MockCollabServer: Service {
         WebAPIRoutes(environment: environment, webhooks: webhooks).register(on: router)
         ControlRoutes(environment: environment, webhooks: webhooks).register(on: router)
         MobileRoutes(environment: environment).register(on: router)
+        InvitationRedeemRoutes(environment: environment).register(on: router)
         AgentRoutes(environment: environment).register(on: router)
         LiveRoutes(environment: environment).register(on: router)
         PushRoutes(environment: environment).register(on: router)

@@ -24,6 +24,7 @@ struct WebAPIRoutes {
             ConversationsRoutes(environment: environment).register(on: group)
             ConversationParticipantsRoutes(environment: environment).register(on: group)
             BackendBasicsRoutes(environment: environment).register(on: group)
+            InvitationRoutes(environment: environment).register(on: group.group("invitations"))
             WebhookRoutes(environment: environment, dispatcher: webhooks).register(on: group.group("webhookregistrations"))
         }
     }

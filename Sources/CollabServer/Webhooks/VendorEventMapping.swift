@@ -19,6 +19,7 @@ enum VendorEventMapping {
         case .callAnswered: ["conversation.call.accepted", "conversation.call.established", "conversation.call.participant.joined"]
         case .callEnded: ["conversation.call.participant.left", "conversation.call.ended"]
         case .entityModified: event.entity.map { [$0.entity.eventName] } ?? []
+        case .invitationChanged: event.invitation.map { [invitationEventName($0, action: event.detail["action"] ?? "")] } ?? []
         // Live-only: the vendor has no webhook for these.
         case .conversationDeleted, .uiVisibilityRequest, .agentPresenceChanged, .coBrowsingRequested, .coBrowsingStarted, .coBrowsingEnded: []
         }
@@ -56,11 +57,30 @@ enum VendorEventMapping {
         case .entityModified:
             guard let change = event.entity else { return [] }
             add(change.entity.eventName, EntityModificationEventBody(event: event, change: change))
+        case .invitationChanged:
+            guard let invitation = event.invitation else { return [] }
+            let action = event.detail["action"] ?? ""
+            let name = invitationEventName(invitation, action: action)
+            let creator = invitation.creatorPersonId.flatMap { state.persons[$0] }.map { WebPerson($0, expand: Expansion()) }
+            let redeemer = invitation.redeemingPersonId.flatMap { state.persons[$0] }.map { WebPerson($0, expand: Expansion()) }
+            var body = InvitationEventBody(
+                type: VendorWebhookEvents.schemas[name] ?? "", timestamp: event.timestamp, eventType: name, accountId: event.accountId, invitationId: invitation.id,
+                conversation: event.conversation.map { state.webConversation($0) }, token: invitation.token, creationTimestamp: invitation.createdTimestamp,
+                creatorPerson: creator, expirationTimestamp: invitation.expirationTimestamp
+            )
+            if invitation.kind == .visitorLink { body.nickname = invitation.nickname }
+            if action == "redeemed" { body.redeemingPerson = redeemer }
+            add(name, body)
         default:
             for name in names(for: event) { add(name, WebhookPayloads.body(for: event, state: state)) }
         }
         return result
     }
+}
+
+/// `pin.created`, `visitor_invitation.redeemed`, …
+private func invitationEventName(_ invitation: Invitation, action: String) -> String {
+    (invitation.kind == .pin ? "pin." : "visitor_invitation.") + action
 }
 
 /// The vendor's call event schemas (`CallInitiatedEvent`, `CallAcceptedEvent`, `CallEstablishedEvent`,

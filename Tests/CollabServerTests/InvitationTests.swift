@@ -111,4 +111,49 @@ struct InvitationTests {
         }
         try await receiver.stop()
     }
+
+    @Test("requeueConversation puts the conversation back in its queue with an assignment request the accepting agent redeems")
+    func requeueWithAssignmentRequest() async throws {
+        let receiver = try await WebhookReceiver()
+        try await TestServer.with(seed: queueSeed) { server in
+            let admin = server.admin("admin-d", "pw").transport
+            let names: Set<String> = ["assignment_request.created", "assignment_request.redeemed"]
+            let _: WebWebhookRegistration = try await admin.send(
+                "POST", "/app/rest/v4/webhookregistrations/create", body: WebWebhookRegistration(name: "assign", endpoint: receiver.url, events: names.sorted())
+            )
+            let app = visitor(server, device: "requeue-phone")
+            try await app.start()
+            let agentA = try await agent(server, "agent-a")
+            let agentB = try await agent(server, "agent-b")
+            let conversation = try await app.startConversation(topic: "pass it on")
+            let accepted = try await agentA.accept(conversation.id)
+            let agentAId = try #require(accepted.participants.first { $0.type == "ASSIGNED_AGENT" }?.personId)
+            let path = "/app/rest/v4/invitations/requeueConversation"
+            #expect(try await admin.raw("POST", path, body: Data(#"{"conversationId":"\#(conversation.id)","agentRemovalType":"SOME"}"#.utf8)).status == 400)
+            let response = try await admin.raw("POST", path, body: Data(#"{"conversationId":"\#(conversation.id)","agentRemovalType":"KEEP_AGENTS"}"#.utf8))
+            #expect(response.status == 200)
+            #expect(VendorSchemaCheck.problems(response.body, schema: "ConversationInvitationData").isEmpty)
+            let invitation = try #require(try JSONSerialization.jsonObject(with: response.body) as? [String: Any])
+            #expect(invitation["invitationType"] as? String == "ASSIGNMENT_REQUEST" && invitation["invitationState"] as? String == "OPEN")
+            #expect(try await admin.raw("POST", path, body: Data(#"{"conversationId":"\#(conversation.id)"}"#.utf8)).status == 409, "already queued")
+            let queued = try await agentB.conversation(conversation.id)
+            #expect(queued.state == "QUEUED")
+            #expect(queued.participants.contains { $0.personId == agentAId && $0.type == "SECONDARY_AGENT" }, "KEEP_AGENTS keeps the agent, no longer assigned")
+            _ = try await agentB.accept(conversation.id)
+            let id = try #require(invitation["id"] as? String)
+            let read = try #require(try JSONSerialization.jsonObject(with: try await admin.raw("GET", "/app/rest/v4/invitations/\(id)/read").body) as? [String: Any])
+            #expect(read["invitationState"] as? String == "REDEEMED")
+            _ = try await receiver.wait(count: 2) { names.contains($0.headers["x-unblu-event"] ?? "") }
+            for _ in 0..<1000 where !names.isSubset(of: Set(receiver.all.compactMap { $0.headers["x-unblu-event"] })) {
+                try await Task.sleep(for: .milliseconds(10))
+            }
+            for delivery in receiver.all {
+                let name = delivery.headers["x-unblu-event"] ?? ""
+                let problems = VendorSchemaCheck.problems(delivery.body, schema: VendorWebhookEvents.schemas[name] ?? "?")
+                #expect(problems.isEmpty, "\(name): \(problems)")
+            }
+            #expect(Set(receiver.all.compactMap { $0.headers["x-unblu-event"] }) == names)
+        }
+        try await receiver.stop()
+    }
 }

@@ -1,10 +1,12 @@
 /// An invitation to a conversation: the vendor's `ConversationInvitationData`. The mock models the
-/// anonymous visitor invitations, by PIN (`PIN_CONVERSATION`) and by link (`VISITOR_INVITATION`).
+/// anonymous visitor invitations, by PIN (`PIN_CONVERSATION`) and by link (`VISITOR_INVITATION`), and
+/// the assignment request a requeue creates (`ASSIGNMENT_REQUEST`, redeemed by the agent who accepts).
 public struct Invitation: Sendable, Codable, Equatable, Identifiable {
     /// `EInvitationType`, as far as the mock models them.
     public enum Kind: String, Sendable, Codable {
         case pin = "PIN_CONVERSATION"
         case visitorLink = "VISITOR_INVITATION"
+        case assignmentRequest = "ASSIGNMENT_REQUEST"
     }
 
     /// `EInvitationState`. EXPIRED is not stored: an OPEN invitation past its expiry reads as EXPIRED.
@@ -25,6 +27,9 @@ public struct Invitation: Sendable, Codable, Equatable, Identifiable {
     public var creatorPersonId: String?
     public var nickname: String?
     public var redeemingPersonId: String?
+    /// `EInvitationTargetType` and the target's id, for assignment requests (the queue it waits in).
+    public var targetType: String?
+    public var targetId: String?
     public var createdTimestamp: Timestamp
     public var expirationTimestamp: Timestamp
 

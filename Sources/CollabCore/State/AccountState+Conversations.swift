@@ -197,6 +197,7 @@ extension AccountState {
         conversation.assigneeJoinTimestamp = context.now
         save(conversation, changes: &changes)
         emit(.conversationActive, conversation, queue: wasQueued ? [conversation.recipient] : [], context: context, changes: &changes)
+        redeemAssignmentRequests(conversationId: id, agentPersonId: agentPersonId, context: context, changes: &changes)
         return conversation
     }
 

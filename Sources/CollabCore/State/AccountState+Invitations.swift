@@ -62,7 +62,7 @@ extension AccountState {
         token: String, personId: String, accountId: String, context: OperationContext, changes: inout ChangeSet
     ) throws(CollabError) -> Conversation {
         guard token.count <= Limits.nameLength, var invitation = invitations.rows(Indexes.invitationByOpenToken, token).first,
-            invitation.accountId == accountId, invitation.state(at: context.now) == .open
+            invitation.accountId == accountId, invitation.kind != .assignmentRequest, invitation.state(at: context.now) == .open
         else {
             throw .notFound("ConversationInvitation", "with this PIN or link")
         }
@@ -79,6 +79,59 @@ extension AccountState {
         invitation.redeemingPersonId = personId
         saveInvitation(invitation, action: "redeemed", context: context, changes: &changes)
         return conversation
+    }
+
+    /// Puts a conversation back into its queue with an assignment request (the vendor's
+    /// `invitations/requeueConversation`), for conversations a visitor asked for. `removal`:
+    /// `KEEP_AGENTS` (the assigned agent stays, as a secondary agent), `REMOVE_ASSIGNED_AGENT`,
+    /// `REMOVE_ALL_AGENTS`.
+    public mutating func requeueWithAssignmentRequest(
+        _ conversationId: String, removal: String, creatorPersonId: String?, for principal: Principal, context: OperationContext, changes: inout ChangeSet
+    ) throws(CollabError) -> Invitation {
+        guard ["KEEP_AGENTS", "REMOVE_ASSIGNED_AGENT", "REMOVE_ALL_AGENTS"].contains(removal) else {
+            throw .badRequest("agentRemovalType must be KEEP_AGENTS, REMOVE_ASSIGNED_AGENT or REMOVE_ALL_AGENTS")
+        }
+        var conversation = try self.conversation(conversationId, for: principal)
+        guard conversation.initialEngagementType.rawValue.hasSuffix("_REQUEST") else {
+            throw .badRequest("only conversations a visitor requested can be requeued; this one is \(conversation.initialEngagementType.rawValue)")
+        }
+        guard conversation.state == .active || conversation.state == .unassigned else {
+            throw .conflict("conversation \(conversationId) is \(conversation.state.rawValue) and cannot be requeued")
+        }
+        for index in conversation.participants.indices where conversation.participants[index].state != .ended {
+            switch (conversation.participants[index].type, removal) {
+            case (.assignedAgent, "KEEP_AGENTS"):
+                conversation.participants[index].type = .secondaryAgent
+            case (.assignedAgent, _), (.secondaryAgent, "REMOVE_ALL_AGENTS"):
+                conversation.participants[index].state = .ended
+                conversation.participants[index].leftTimestamp = context.now
+                conversation.participants[index].leftReason = "CONVERSATION_REQUEUED"
+            default:
+                break
+            }
+        }
+        try conversation.move(to: .queued, at: context.now)
+        conversation.assigneeJoinTimestamp = nil
+        conversation.declinedBy = []
+        save(conversation, changes: &changes)
+        emit(.conversationRequeued, conversation, queue: [conversation.recipient], context: context, changes: &changes)
+        var invitation = Invitation(
+            id: context.ids.make(), accountId: conversation.accountId, kind: .assignmentRequest, conversationId: conversationId, token: context.ids.makeSecret(),
+            creatorPersonId: creatorPersonId, nickname: nil, createdTimestamp: context.now, expirationTimestamp: Timestamp.max
+        )
+        invitation.targetType = conversation.recipient.type.rawValue
+        invitation.targetId = conversation.recipient.id
+        saveInvitation(invitation, action: "created", context: context, changes: &changes)
+        return invitation
+    }
+
+    /// The agent who accepts a queued conversation redeems its open assignment requests.
+    mutating func redeemAssignmentRequests(conversationId: String, agentPersonId: String, context: OperationContext, changes: inout ChangeSet) {
+        for var invitation in invitations.rows(Indexes.invitationByConversation, conversationId) where invitation.kind == .assignmentRequest && invitation.state == .open {
+            invitation.state = .redeemed
+            invitation.redeemingPersonId = agentPersonId
+            saveInvitation(invitation, action: "redeemed", context: context, changes: &changes)
+        }
     }
 
     private mutating func saveInvitation(_ invitation: Invitation, action: String, context: OperationContext, changes: inout ChangeSet) {
@@ -110,7 +163,8 @@ extension SearchSchemas {
         "INVITATION_TYPE": { .of($0.kind.rawValue) },
         "TYPE": { .of($0.kind.rawValue) },
         "INVITATION_STATE": { .of($0.state.rawValue) },
-        "TARGET_TYPE": { _ in .string("ANONYMOUS") },
+        "TARGET_TYPE": { .of($0.targetType ?? "ANONYMOUS") },
+        "TARGET_ID": { .of($0.targetId) },
         "CREATOR_TYPE": { _ in .string("WEB_API") },
         "CREATOR_PERSON_ID": { .of($0.creatorPersonId) },
         "CREATOR_ID": { .of($0.creatorPersonId) },

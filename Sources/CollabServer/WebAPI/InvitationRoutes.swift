@@ -23,6 +23,17 @@ struct InvitationRoutes {
                 return JSONBody.response(WebInvitation(invitation, now: env.clock.now()))
             }
         }
+        group.operation(.post, "requeueConversation", role: .admin) { request, context in
+            let body = try await env.decode(WebRequeueBody.self, from: request)
+            guard let conversationId = body.conversationId, !conversationId.isEmpty else { throw CollabError.badRequest("conversationId is required") }
+            let invitation = try await env.write(context.principal) { state, changes, op throws(CollabError) in
+                try state.requeueWithAssignmentRequest(
+                    conversationId, removal: body.agentRemovalType ?? "REMOVE_ASSIGNED_AGENT", creatorPersonId: context.principal.personId, for: context.principal,
+                    context: op, changes: &changes
+                )
+            }
+            return JSONBody.response(WebInvitation(invitation, now: env.clock.now()))
+        }
         group.operation(.get, ":invitationId/read", role: .admin) { _, context in
             let id = try context.pathParameter("invitationId")
             let invitation = try env.read(context.principal) { state throws(CollabError) in try state.invitation(id, for: context.principal) }
@@ -80,6 +91,12 @@ struct RedeemInvitationRequest: Codable, Sendable {
     var token: String?
 }
 
+/// `InvitationsRequeueConversationBody`.
+struct WebRequeueBody: Codable, Sendable {
+    var conversationId: String?
+    var agentRemovalType: String?
+}
+
 /// `InvitationsInviteAnonymousVisitorToConversationWithPinBody` / `…WithLinkBody`.
 struct WebInviteVisitorBody: Codable, Sendable {
     var conversationId: String?
@@ -98,14 +115,15 @@ struct WebInvitation: Codable, Sendable {
     var createdTimestamp: Int64
     var creatorType = "WEB_API"
     var creatorPersonId: String?
-    var targetType = "ANONYMOUS"
+    var targetType: String
+    var targetId: String?
     var redeemingPersonId: String?
     var nickname: String?
-    var expirationTimestamp: Int64
+    var expirationTimestamp: Int64?
 
     enum CodingKeys: String, CodingKey {
         case type = "$_type", accountId, invitationType, invitationState, id, conversationId, token, createdTimestamp, creatorType, creatorPersonId
-        case targetType, redeemingPersonId, nickname, expirationTimestamp
+        case targetType, targetId, redeemingPersonId, nickname, expirationTimestamp
     }
 
     init(_ invitation: Invitation, now: Int64) {
@@ -117,9 +135,12 @@ struct WebInvitation: Codable, Sendable {
         token = invitation.token
         createdTimestamp = invitation.createdTimestamp
         creatorPersonId = invitation.creatorPersonId
+        targetType = invitation.targetType ?? "ANONYMOUS"
+        targetId = invitation.targetId
         redeemingPersonId = invitation.redeemingPersonId
         nickname = invitation.nickname
-        expirationTimestamp = invitation.expirationTimestamp
+        // Assignment requests wait until an agent takes them.
+        expirationTimestamp = invitation.kind == .assignmentRequest ? nil : invitation.expirationTimestamp
     }
 }
 

@@ -66,7 +66,7 @@ enum VendorEventMapping {
             var body = InvitationEventBody(
                 type: VendorWebhookEvents.schemas[name] ?? "", timestamp: event.timestamp, eventType: name, accountId: event.accountId, invitationId: invitation.id,
                 conversation: event.conversation.map { state.webConversation($0) }, token: invitation.token, creationTimestamp: invitation.createdTimestamp,
-                creatorPerson: creator, expirationTimestamp: invitation.expirationTimestamp
+                creatorPerson: creator, expirationTimestamp: invitation.kind == .assignmentRequest ? nil : invitation.expirationTimestamp
             )
             if invitation.kind == .visitorLink { body.nickname = invitation.nickname }
             if action == "redeemed" { body.redeemingPerson = redeemer }
@@ -80,7 +80,11 @@ enum VendorEventMapping {
 
 /// `pin.created`, `visitor_invitation.redeemed`, …
 private func invitationEventName(_ invitation: Invitation, action: String) -> String {
-    (invitation.kind == .pin ? "pin." : "visitor_invitation.") + action
+    switch invitation.kind {
+    case .pin: "pin." + action
+    case .visitorLink: "visitor_invitation." + action
+    case .assignmentRequest: "assignment_request." + action
+    }
 }
 
 /// The vendor's call event schemas (`CallInitiatedEvent`, `CallAcceptedEvent`, `CallEstablishedEvent`,

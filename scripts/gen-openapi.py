@@ -130,6 +130,10 @@ add("/agent/v1/login", "post", op("Log in", "agentLogin", {**ok(ref("AgentLoginR
 add("/agent/v1/logout", "post", op("Log out", "agentLogout", {"204": {"description": "Logged out"}, **errs(401, 403, **T)}, A, AGENT))
 add("/agent/v1/me", "get", op("The agent", "agentMe", {**ok(ref("PersonView")), **errs(401, 403, **T)}, A, AGENT))
 add("/agent/v1/presence", "put", op("Set presence", "agentPresence", {**ok(ref("PresenceRequest")), **errs(400, 401, 403, **T)}, A, AGENT, request=body(ref("PresenceRequest"))))
+add("/agent/v1/invitations", "get", op("Invitations addressed to me", "agentInvitations", {**ok(ref("AgentInvitationList")), **errs(401, 403, **T)}, A, AGENT,
+    desc="The open agent invitations and forwardings (Web API invitations/inviteAgentToConversation, forwardConversationToAgent) addressed to the caller, oldest first."))
+add("/agent/v1/invitations/{id}/accept", "post", op("Accept an invitation", "agentAcceptInvitation", {**ok(ref("ConversationView")), **errs(401, 403, 404, 409, **T)}, A, AGENT,
+    params=[p("id", "Invitation id")], desc="An invitation makes the caller a secondary agent (hidden when the invitation says so); a forwarding makes it the assigned agent and the previous one leaves."))
 add("/agent/v1/queue", "get", op("The queue", "agentQueue", {**ok(ref("QueueView")), **errs(401, 403, 404, **T)}, A, AGENT,
     params=[q("namedAreas", S, "Comma-separated named area ids or site ids; absent: every queued request"),
             q("limit", {"type": "integer", "minimum": 1, "maximum": 1000}, "Entries per page (default 100)"),
@@ -270,6 +274,8 @@ schemas = {
     "SendMessageRequest": obj({"text": S, "clientMessageId": S, "internal": B}, ["text"]),
     "ConversationView": conversation,
     "ConversationList": obj({"conversations": arr(ref("ConversationView"))}, ["conversations"]),
+    "AgentInvitationList": obj({"invitations": arr(obj({"id": S, "type": {"type": "string", "enum": ["AGENT_INVITATION", "AGENT_FORWARDING"]}, "conversationId": S,
+                                                        "comment": S, "createdAt": L}, ["id", "type", "conversationId", "createdAt"]))}, ["invitations"]),
     "MessageView": message,
     "MessagePage": obj({"messages": arr(ref("MessageView")), "hasMore": B}, ["messages", "hasMore"]),
     "PersonView": person,

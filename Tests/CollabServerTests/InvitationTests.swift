@@ -156,4 +156,75 @@ struct InvitationTests {
         }
         try await receiver.stop()
     }
+
+    @Test("an agent invited joins as a secondary agent; a forwarded conversation changes its assignee; events under the vendor's names")
+    func agentInvitationAndForwarding() async throws {
+        let receiver = try await WebhookReceiver()
+        try await TestServer.with(seed: queueSeed) { server in
+            let admin = server.admin("admin-d", "pw").transport
+            let names: Set<String> = ["agent_invitation.created", "agent_invitation.redeemed", "agent_forwarding.created", "agent_forwarding.redeemed", "agent_forwarding.revoked"]
+            let _: WebWebhookRegistration = try await admin.send(
+                "POST", "/app/rest/v4/webhookregistrations/create", body: WebWebhookRegistration(name: "agents", endpoint: receiver.url, events: names.sorted())
+            )
+            let app = visitor(server, device: "forward-phone")
+            try await app.start()
+            let agentA = try await agent(server, "agent-a")
+            let agentB = try await agent(server, "agent-b")
+            let agentC = try await agent(server, "agent-c")
+            let conversation = try await app.startConversation(topic: "two heads")
+            let accepted = try await agentA.accept(conversation.id)
+            let agentAId = try #require(accepted.participants.first { $0.type == "ASSIGNED_AGENT" }?.personId)
+            func personId(_ username: String) async throws -> String {
+                let user: WebUser = try await admin.send("GET", "/app/rest/v4/users/getByUsername", query: [("username", username)])
+                let person: WebPerson = try await admin.send("GET", "/app/rest/v4/persons/getBySource", query: [("personSource", "USER_DB"), ("sourceId", try #require(user.id))])
+                return try #require(person.id)
+            }
+            let agentBId = try await personId("agent-b")
+            let agentCId = try await personId("agent-c")
+            func post(_ path: String, _ body: String) async throws -> [String: Any] {
+                let response = try await admin.raw("POST", "/app/rest/v4/invitations/\(path)", body: Data(body.utf8))
+                #expect(response.status == 200, "\(path) → \(response.status)")
+                #expect(VendorSchemaCheck.problems(response.body, schema: "ConversationInvitationData").isEmpty)
+                return try #require(try JSONSerialization.jsonObject(with: response.body) as? [String: Any])
+            }
+
+            let invited = try await post("inviteAgentToConversation", #"{"conversationId":"\#(conversation.id)","agentPersonId":"\#(agentBId)","comment":"help","joinHidden":true}"#)
+            #expect(invited["invitationType"] as? String == "AGENT_INVITATION" && invited["targetId"] as? String == agentBId)
+            #expect(try await agentC.invitations().isEmpty, "addressed to agent B only")
+            let forAgentB = try await agentB.invitations()
+            #expect(forAgentB.map(\.id) == [invited["id"] as? String])
+            let invitedId = try #require(invited["id"] as? String)
+            do throws(CollabClientError) {
+                _ = try await agentC.acceptInvitation(invitedId)
+                Issue.record("another agent accepted an invitation for agent B")
+            } catch { #expect(error.code == .notFound) }
+            let joined = try await agentB.acceptInvitation(forAgentB[0].id)
+            #expect(joined.participants.contains { $0.personId == agentBId && $0.type == "SECONDARY_AGENT" })
+
+            // Forwarding: a second forwarding revokes the first; accepting moves the assignment.
+            let first = try await post("forwardConversationToAgent", #"{"conversationId":"\#(conversation.id)","agentPersonId":"\#(agentBId)"}"#)
+            _ = try await post("forwardConversationToAgent", #"{"conversationId":"\#(conversation.id)","agentPersonId":"\#(agentCId)","comment":"yours"}"#)
+            let firstId = try #require(first["id"] as? String)
+            let firstBody = try await admin.raw("GET", "/app/rest/v4/invitations/\(firstId)/read").body
+            let firstRead = try #require(try JSONSerialization.jsonObject(with: firstBody) as? [String: Any])
+            #expect(firstRead["invitationState"] as? String == "REVOKED")
+            let forwardId = try #require(try await agentC.invitations().first?.id)
+            let forwarded = try await agentC.acceptInvitation(forwardId)
+            #expect(forwarded.participants.contains { $0.personId == agentCId && $0.type == "ASSIGNED_AGENT" && $0.state != "ENDED" })
+            #expect(!forwarded.participants.contains { $0.personId == agentAId && $0.type == "ASSIGNED_AGENT" && $0.state != "ENDED" }, "the previous assignee left")
+            #expect(try await admin.raw("POST", "/app/rest/v4/invitations/inviteAgentToConversation", body: Data(#"{"conversationId":"\#(conversation.id)","agentPersonId":"nobody"}"#.utf8)).status == 400)
+
+            _ = try await receiver.wait(count: names.count) { names.contains($0.headers["x-unblu-event"] ?? "") }
+            for _ in 0..<1000 where !names.isSubset(of: Set(receiver.all.compactMap { $0.headers["x-unblu-event"] })) {
+                try await Task.sleep(for: .milliseconds(10))
+            }
+            #expect(Set(receiver.all.compactMap { $0.headers["x-unblu-event"] }) == names)
+            for delivery in receiver.all {
+                let name = delivery.headers["x-unblu-event"] ?? ""
+                let problems = VendorSchemaCheck.problems(delivery.body, schema: VendorWebhookEvents.schemas[name] ?? "?")
+                #expect(problems.isEmpty, "\(name): \(problems)")
+            }
+        }
+        try await receiver.stop()
+    }
 }

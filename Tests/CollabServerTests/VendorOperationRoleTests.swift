@@ -44,6 +44,8 @@ struct VendorOperationRoleTests {
         .init(method: "POST", path: "/app/rest/v4/invitations/inviteAnonymousVisitorToConversationWithPin", body: "{}", required: .admin),
         .init(method: "POST", path: "/app/rest/v4/invitations/inviteAnonymousVisitorToConversationWithLink", body: "{}", required: .admin),
         .init(method: "POST", path: "/app/rest/v4/invitations/requeueConversation", body: "{}", required: .admin),
+        .init(method: "POST", path: "/app/rest/v4/invitations/inviteAgentToConversation", body: "{}", required: .admin),
+        .init(method: "POST", path: "/app/rest/v4/invitations/forwardConversationToAgent", body: "{}", required: .admin),
         .init(method: "GET", path: "/app/rest/v4/invitations/unknown/read", required: .admin),
         .init(method: "POST", path: "/app/rest/v4/invitations/search", body: #"{"limit":-1}"#, required: .admin),
         .init(method: "POST", path: "/app/rest/v4/invitations/unknown/revoke", required: .admin),

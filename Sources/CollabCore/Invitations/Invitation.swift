@@ -7,6 +7,8 @@ public struct Invitation: Sendable, Codable, Equatable, Identifiable {
         case pin = "PIN_CONVERSATION"
         case visitorLink = "VISITOR_INVITATION"
         case assignmentRequest = "ASSIGNMENT_REQUEST"
+        case agentInvitation = "AGENT_INVITATION"
+        case agentForwarding = "AGENT_FORWARDING"
     }
 
     /// `EInvitationState`. EXPIRED is not stored: an OPEN invitation past its expiry reads as EXPIRED.
@@ -30,6 +32,9 @@ public struct Invitation: Sendable, Codable, Equatable, Identifiable {
     /// `EInvitationTargetType` and the target's id, for assignment requests (the queue it waits in).
     public var targetType: String?
     public var targetId: String?
+    /// For agent invitations and forwardings.
+    public var comment: String?
+    public var joinHidden: Bool?
     public var createdTimestamp: Timestamp
     public var expirationTimestamp: Timestamp
 

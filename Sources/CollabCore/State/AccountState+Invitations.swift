@@ -134,7 +134,7 @@ extension AccountState {
         }
     }
 
-    private mutating func saveInvitation(_ invitation: Invitation, action: String, context: OperationContext, changes: inout ChangeSet) {
+    mutating func saveInvitation(_ invitation: Invitation, action: String, context: OperationContext, changes: inout ChangeSet) {
         invitations[invitation.id] = invitation
         changes.put(invitation)
         var event = DomainEvent(kind: .invitationChanged, accountId: invitation.accountId, timestamp: context.now, detail: ["action": action])

@@ -136,6 +136,7 @@ public final class MockCollabServer: Service {
         MobileRoutes(environment: environment).register(on: router)
         InvitationRedeemRoutes(environment: environment).register(on: router)
         AgentRoutes(environment: environment).register(on: router)
+        AgentInvitationRoutes(environment: environment).register(on: router)
         LiveRoutes(environment: environment).register(on: router)
         PushRoutes(environment: environment).register(on: router)
         CoBrowsingRoutes(environment: environment).register(on: router)

@@ -23,6 +23,20 @@ struct InvitationRoutes {
                 return JSONBody.response(WebInvitation(invitation, now: env.clock.now()))
             }
         }
+        for (path, kind) in [("inviteAgentToConversation", Invitation.Kind.agentInvitation), ("forwardConversationToAgent", .agentForwarding)] {
+            group.operation(.post, RouterPath(path), role: .admin) { request, context in
+                let body = try await env.decode(WebInviteAgentBody.self, from: request)
+                guard let conversationId = body.conversationId, !conversationId.isEmpty else { throw CollabError.badRequest("conversationId is required") }
+                guard let agentPersonId = body.agentPersonId, !agentPersonId.isEmpty else { throw CollabError.badRequest("agentPersonId is required") }
+                let invitation = try await env.write(context.principal) { state, changes, op throws(CollabError) in
+                    try state.inviteAgent(
+                        kind, conversationId: conversationId, agentPersonId: agentPersonId, comment: body.comment, joinHidden: body.joinHidden ?? false,
+                        creatorPersonId: context.principal.personId, for: context.principal, context: op, changes: &changes
+                    )
+                }
+                return JSONBody.response(WebInvitation(invitation, now: env.clock.now()))
+            }
+        }
         group.operation(.post, "requeueConversation", role: .admin) { request, context in
             let body = try await env.decode(WebRequeueBody.self, from: request)
             guard let conversationId = body.conversationId, !conversationId.isEmpty else { throw CollabError.badRequest("conversationId is required") }
@@ -91,6 +105,14 @@ struct RedeemInvitationRequest: Codable, Sendable {
     var token: String?
 }
 
+/// `InvitationsInviteAgentToConversationBody` / `InvitationsForwardConversationToAgentBody`.
+struct WebInviteAgentBody: Codable, Sendable {
+    var conversationId: String?
+    var agentPersonId: String?
+    var comment: String?
+    var joinHidden: Bool?
+}
+
 /// `InvitationsRequeueConversationBody`.
 struct WebRequeueBody: Codable, Sendable {
     var conversationId: String?
@@ -119,11 +141,13 @@ struct WebInvitation: Codable, Sendable {
     var targetId: String?
     var redeemingPersonId: String?
     var nickname: String?
+    var comment: String?
+    var joinHidden: Bool?
     var expirationTimestamp: Int64?
 
     enum CodingKeys: String, CodingKey {
         case type = "$_type", accountId, invitationType, invitationState, id, conversationId, token, createdTimestamp, creatorType, creatorPersonId
-        case targetType, targetId, redeemingPersonId, nickname, expirationTimestamp
+        case targetType, targetId, redeemingPersonId, nickname, comment, joinHidden, expirationTimestamp
     }
 
     init(_ invitation: Invitation, now: Int64) {
@@ -139,8 +163,10 @@ struct WebInvitation: Codable, Sendable {
         targetId = invitation.targetId
         redeemingPersonId = invitation.redeemingPersonId
         nickname = invitation.nickname
-        // Assignment requests wait until an agent takes them.
-        expirationTimestamp = invitation.kind == .assignmentRequest ? nil : invitation.expirationTimestamp
+        comment = invitation.comment
+        joinHidden = invitation.joinHidden
+        // Only visitor invitations expire; the others wait until they are taken or revoked.
+        expirationTimestamp = invitation.kind == .pin || invitation.kind == .visitorLink ? invitation.expirationTimestamp : nil
     }
 }
 
@@ -159,9 +185,12 @@ struct InvitationEventBody: Encodable {
     var nickname: String?
     var expirationTimestamp: Int64?
     var redeemingPerson: WebPerson?
+    var target: WebPerson?
+    var comment: String?
+    var joinHidden: Bool?
 
     enum CodingKeys: String, CodingKey {
         case type = "$_type", timestamp, eventType, accountId, invitationId, conversation, token, creationTimestamp, creatorType, creatorPerson
-        case nickname, expirationTimestamp, redeemingPerson
+        case nickname, expirationTimestamp, redeemingPerson, target, comment, joinHidden
     }
 }

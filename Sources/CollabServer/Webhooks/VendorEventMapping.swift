@@ -66,8 +66,13 @@ enum VendorEventMapping {
             var body = InvitationEventBody(
                 type: VendorWebhookEvents.schemas[name] ?? "", timestamp: event.timestamp, eventType: name, accountId: event.accountId, invitationId: invitation.id,
                 conversation: event.conversation.map { state.webConversation($0) }, token: invitation.token, creationTimestamp: invitation.createdTimestamp,
-                creatorPerson: creator, expirationTimestamp: invitation.kind == .assignmentRequest ? nil : invitation.expirationTimestamp
+                creatorPerson: creator, expirationTimestamp: invitation.kind == .pin || invitation.kind == .visitorLink ? invitation.expirationTimestamp : nil
             )
+            if invitation.kind == .agentInvitation || invitation.kind == .agentForwarding {
+                body.comment = invitation.comment
+                body.target = invitation.targetId.flatMap { state.persons[$0] }.map { WebPerson($0, expand: Expansion()) }
+                if invitation.kind == .agentInvitation { body.joinHidden = invitation.joinHidden }
+            }
             if invitation.kind == .visitorLink { body.nickname = invitation.nickname }
             if action == "redeemed" { body.redeemingPerson = redeemer }
             add(name, body)
@@ -84,6 +89,8 @@ private func invitationEventName(_ invitation: Invitation, action: String) -> St
     case .pin: "pin." + action
     case .visitorLink: "visitor_invitation." + action
     case .assignmentRequest: "assignment_request." + action
+    case .agentInvitation: "agent_invitation." + action
+    case .agentForwarding: "agent_forwarding." + action
     }
 }
 

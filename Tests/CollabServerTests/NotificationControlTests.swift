@@ -79,6 +79,32 @@ struct NotificationControlTests {
         }
     }
 
+    @Test("pausing and presence changes arrive as agent_person_state.changed in the vendor's schema")
+    func personStateWebhook() async throws {
+        let receiver = try await WebhookReceiver()
+        try await TestServer.with(seed: queueSeed) { server in
+            let admin = server.admin("admin-d", "pw").transport
+            let _: WebWebhookRegistration = try await admin.send(
+                "POST", "/app/rest/v4/webhookregistrations/create", body: WebWebhookRegistration(name: "states", endpoint: receiver.url, events: ["agent_person_state.changed"])
+            )
+            let agentA = try await agent(server, "agent-a")
+            try await agentA.setPresence("ONLINE")
+            let user: WebUser = try await admin.send("GET", "/app/rest/v4/users/getByUsername", query: [("username", "agent-a")])
+            let userId = try #require(user.id)
+            let person: WebPerson = try await admin.send("GET", "/app/rest/v4/persons/getBySource", query: [("personSource", "USER_DB"), ("sourceId", userId)])
+            let personId = try #require(person.id)
+            #expect(try await admin.raw("POST", "/app/rest/v4/persons/\(personId)/pauseNotifications", body: Data("{}".utf8)).status == 200)
+            let deliveries = try await receiver.wait(count: 2)
+            for delivery in deliveries {
+                #expect(VendorSchemaCheck.problems(delivery.body, schema: "AgentPersonStateChangedEvent").isEmpty)
+            }
+            let states = deliveries.compactMap { try? JSONSerialization.jsonObject(with: $0.body) as? [String: Any] }.compactMap { $0["personState"] as? [String: Any] }
+            #expect(states.allSatisfy { $0["personId"] as? String == personId && $0["onlineState"] as? String == "ONLINE" })
+            #expect(states.contains { $0["pauseNotificationsState"] as? String == "ON" })
+        }
+        try await receiver.stop()
+    }
+
     @Test("bad input and foreign callers change nothing")
     func badInput() async throws {
         try await TestServer.with(seed: queueSeed) { server in

@@ -34,6 +34,8 @@ public struct DomainEvent: Sendable, Equatable {
         case entityModified = "entity.modified"
         /// An invitation was created, renewed, redeemed or revoked (``invitation``, ``detail``["action"]).
         case invitationChanged = "invitation.changed"
+        /// A person's notification controls changed (``entity`` holds the person).
+        case notificationControlsChanged = "notification_controls.changed"
     }
 
     public var kind: Kind
@@ -62,7 +64,8 @@ public struct DomainEvent: Sendable, Equatable {
     /// Events only webhooks receive: live clients and the replay window never see them.
     public var isWebhookOnly: Bool {
         switch kind {
-        case .participationCreated, .participationActivated, .participationLeft, .participationHidden, .participationUnhidden, .entityModified, .invitationChanged: true
+        case .participationCreated, .participationActivated, .participationLeft, .participationHidden, .participationUnhidden, .entityModified, .invitationChanged,
+            .notificationControlsChanged: true
         // The mock passes through these states within one operation; live clients see where it lands.
         case .conversationOnboarding, .conversationOffboarding: true
         default: false

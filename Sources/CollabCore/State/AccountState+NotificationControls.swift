@@ -105,6 +105,9 @@ extension AccountState {
         person.modificationTimestamp = context.now
         storePerson(person)
         changes.put(person)
+        var event = DomainEvent(kind: .notificationControlsChanged, accountId: person.accountId, timestamp: context.now)
+        event.entity = EntityChange(action: .update, entity: .person(person))
+        changes.emit(event)
         return person
     }
 

@@ -20,8 +20,9 @@ enum VendorEventMapping {
         case .callEnded: ["conversation.call.participant.left", "conversation.call.ended"]
         case .entityModified: event.entity.map { [$0.entity.eventName] } ?? []
         case .invitationChanged: event.invitation.map { [invitationEventName($0, action: event.detail["action"] ?? "")] } ?? []
+        case .agentPresenceChanged, .notificationControlsChanged: ["agent_person_state.changed"]
         // Live-only: the vendor has no webhook for these.
-        case .conversationDeleted, .uiVisibilityRequest, .agentPresenceChanged, .coBrowsingRequested, .coBrowsingStarted, .coBrowsingEnded: []
+        case .conversationDeleted, .uiVisibilityRequest, .coBrowsingRequested, .coBrowsingStarted, .coBrowsingEnded: []
         }
     }
 
@@ -57,6 +58,12 @@ enum VendorEventMapping {
         case .entityModified:
             guard let change = event.entity else { return [] }
             add(change.entity.eventName, EntityModificationEventBody(event: event, change: change))
+        case .agentPresenceChanged, .notificationControlsChanged:
+            let person: Person? = if case .person(let changed)? = event.entity?.entity { changed } else { event.personIds.first.flatMap { state.persons[$0] } }
+            guard let person else { return [] }
+            var personState = WebAgentPersonState(person, now: event.timestamp)
+            personState.onlineState = state.presence(of: person.id).rawValue
+            add("agent_person_state.changed", AgentPersonStateChangedBody(timestamp: event.timestamp, accountId: event.accountId, personState: personState))
         case .invitationChanged:
             guard let invitation = event.invitation else { return [] }
             let action = event.detail["action"] ?? ""
@@ -80,6 +87,19 @@ enum VendorEventMapping {
             for name in names(for: event) { add(name, WebhookPayloads.body(for: event, state: state)) }
         }
         return result
+    }
+}
+
+/// `AgentPersonStateChangedEvent`: presence or notification controls of an agent changed.
+struct AgentPersonStateChangedBody: Encodable {
+    var type = "AgentPersonStateChangedEvent"
+    var timestamp: Int64
+    var eventType = "agent_person_state.changed"
+    var accountId: String
+    var personState: WebAgentPersonState
+
+    enum CodingKeys: String, CodingKey {
+        case type = "$_type", timestamp, eventType, accountId, personState
     }
 }
 

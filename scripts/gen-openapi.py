@@ -110,6 +110,10 @@ add("/mobile/v1/availability", "get", op("Agent availability", "mobileAvailabili
 add("/mobile/v1/conversations", "get", op("The visitor's conversations", "mobileConversations", {**ok(ref("ConversationList")), **errs(401, **T)}, M, CLIENT))
 add("/mobile/v1/conversations", "post", op("Start a conversation", "mobileStartConversation", {**ok(ref("ConversationView"), "Created", "201"), **errs(400, 401, 404, **T)}, M, CLIENT,
     request=body(ref("StartConversationRequest")), desc="Enters the queue of the named area given here, else the client's, else the account's."))
+add("/mobile/v1/invitations/redeem", "post", op("Redeem a PIN or invitation link", "mobileRedeemInvitation", {**ok(ref("ConversationView")), **errs(400, 401, 404, 409, **T)}, M, CLIENT,
+    request=body(ref("RedeemInvitationRequest")),
+    desc="The visitor joins the conversation of an open PIN or link invitation of its account (Web API invitations/inviteAnonymousVisitorToConversationWith…): "
+         "as its context person when it has none, else as a secondary visitor. Unknown, expired, revoked or used tokens answer 404."))
 add("/mobile/v1/conversations/{id}", "get", op("A conversation", "mobileConversation", {**ok(ref("ConversationView")), **errs(401, 404, **T)}, M, CLIENT, params=[p("id", "Conversation id")]))
 for action, summary in [("open", "Show the conversation in the collaboration UI"), ("close", "Close the conversation in the UI")]:
     add(f"/mobile/v1/conversations/{{id}}/{action}", "post", op(summary, f"mobile{action.title()}Conversation", {**ok(ref("ClientView")), **errs(401, 404, **T)}, M, CLIENT, params=[p("id", "Conversation id")]))
@@ -129,6 +133,10 @@ add("/agent/v1/login", "post", op("Log in", "agentLogin", {**ok(ref("AgentLoginR
 add("/agent/v1/logout", "post", op("Log out", "agentLogout", {"204": {"description": "Logged out"}, **errs(401, 403, **T)}, A, AGENT))
 add("/agent/v1/me", "get", op("The agent", "agentMe", {**ok(ref("PersonView")), **errs(401, 403, **T)}, A, AGENT))
 add("/agent/v1/presence", "put", op("Set presence", "agentPresence", {**ok(ref("PresenceRequest")), **errs(400, 401, 403, **T)}, A, AGENT, request=body(ref("PresenceRequest"))))
+add("/agent/v1/invitations", "get", op("Invitations addressed to me", "agentInvitations", {**ok(ref("AgentInvitationList")), **errs(401, 403, **T)}, A, AGENT,
+    desc="The open agent invitations and forwardings (Web API invitations/inviteAgentToConversation, forwardConversationToAgent) addressed to the caller, oldest first."))
+add("/agent/v1/invitations/{id}/accept", "post", op("Accept an invitation", "agentAcceptInvitation", {**ok(ref("ConversationView")), **errs(401, 403, 404, 409, **T)}, A, AGENT,
+    params=[p("id", "Invitation id")], desc="An invitation makes the caller a secondary agent (hidden when the invitation says so); a forwarding makes it the assigned agent and the previous one leaves."))
 add("/agent/v1/queue", "get", op("The queue", "agentQueue", {**ok(ref("QueueView")), **errs(401, 403, 404, **T)}, A, AGENT,
     params=[q("namedAreas", S, "Comma-separated named area ids or site ids; absent: every queued request"),
             q("limit", {"type": "integer", "minimum": 1, "maximum": 1000}, "Entries per page (default 100)"),
@@ -176,7 +184,7 @@ add("/agent/v1/calls/{id}/end", "post", op("End a call", "agentEndCall", {**ok(r
 add("/_mock/v1/pushes", "get", op("The push outbox", "controlPushes", {**ok(ref("PushPage")), **errs(400, 401, 403)}, C, INSPECTOR,
     params=[q("account", S, "Account id or name"), q("personId", S, "Recipient"), q("deviceId", S, "Device id or record id"), q("conversationId", S, "Conversation"),
             q("kind", S, "NEW_MESSAGE, INCOMING_CALL, MISSED_CALL or REVOKE_CALL"), q("transport", S, "APNS, APNS_VOIP or FCM"),
-            q("state", S, "RECORDED, PENDING, DELIVERED, UNREGISTERED or FAILED"), q("after", L, "Only entries after this id"), q("limit", I, "At most this many, the newest")],
+            q("state", S, "RECORDED, PENDING, DELIVERED, UNREGISTERED, FAILED or SUPPRESSED"), q("after", L, "Only entries after this id"), q("limit", I, "At most this many, the newest")],
     desc="Every composed push (bounded): plain content, payload exactly as sent, key id, delivery state and attempts." + ADMIN_NOTE))
 add("/_mock/v1/pushes", "delete", op("Empty the outbox", "controlClearPushes", {"204": {"description": "Emptied"}, **errs(401, 403)}, C, CONTROL))
 add("/_mock/v1/pushes/wait", "get", op("Wait for a push", "controlWaitForPush", {**ok(ref("PushView")), **errs(400, 401, 403, 404, 503)}, C, INSPECTOR,
@@ -272,10 +280,13 @@ schemas = {
     "NamedAreaRequest": obj({"namedArea": S}),
     "AvailabilityView": obj({"state": {"type": "string", "enum": ["AVAILABLE", "UNAVAILABLE"]}, "onlineAgents": I}, ["state", "onlineAgents"]),
     "StartConversationRequest": obj({"topic": S, "engagementType": S, "namedArea": S}),
+    "RedeemInvitationRequest": obj({"token": {"type": "string", "description": "The PIN or the link invitation's token"}}, ["token"]),
     "EndConversationRequest": obj({"reason": {"type": "string", "enum": END_REASONS, "description": "ENDED_BY_PARTICIPANT when absent"}, "comment": S}),
     "SendMessageRequest": obj({"text": S, "clientMessageId": S, "internal": B}, ["text"]),
     "ConversationView": conversation,
     "ConversationList": obj({"conversations": arr(ref("ConversationView"))}, ["conversations"]),
+    "AgentInvitationList": obj({"invitations": arr(obj({"id": S, "type": {"type": "string", "enum": ["AGENT_INVITATION", "AGENT_FORWARDING"]}, "conversationId": S,
+                                                        "comment": S, "createdAt": L}, ["id", "type", "conversationId", "createdAt"]))}, ["invitations"]),
     "MessageView": message,
     "MessagePage": obj({"messages": arr(ref("MessageView")), "hasMore": B}, ["messages", "hasMore"]),
     "PersonView": person,

@@ -12,6 +12,8 @@ public struct OutboxEntry: Sendable, Codable, Equatable {
         /// The endpoint said the token is gone (APNs 410 / BadDeviceToken, FCM UNREGISTERED); the token was removed.
         case unregistered = "UNREGISTERED"
         case failed = "FAILED"
+        /// Not sent: the person's notifications are paused (the attempt says why).
+        case suppressed = "SUPPRESSED"
     }
 
     /// One delivery attempt.

@@ -159,6 +159,10 @@ public final class PushPipeline: Service {
                 let hasSink = (transport != .fcm && pushSettings?.apns != nil) || (transport == .fcm && pushSettings?.fcm != nil)
                     || (pushSettings?.simulatorDirectory != nil && transport == .apns && composed.pushType == "alert")
                 entry.state = hasSink ? .pending : .recorded
+                if let reason = intent.suppressedReason {
+                    entry.state = .suppressed
+                    entry.attempts.append(.init(timestamp: now, sink: "policy", reason: reason))
+                }
             } catch {
                 entry.state = .failed
                 entry.attempts.append(.init(timestamp: now, sink: "composer", error: error.message))

@@ -70,7 +70,7 @@ struct CollabStateTests {
         var changes = ChangeSet()
         let area = try state.createNamedArea(NamedAreaInput(name: "x", siteId: "x"), accountId: aAdmin.accountId!, context: context, changes: &changes)
         #expect(throws: CollabError.notFound("NamedArea", area.id)) { try state.namedArea(area.id, for: bAdmin) }
-        #expect(throws: CollabError.self) { try state.deleteNamedArea(area.id, for: bAdmin, changes: &changes) }
+        #expect(throws: CollabError.self) { try state.deleteNamedArea(area.id, for: bAdmin, context: context, changes: &changes) }
         #expect(try state.namedArea(area.id, for: aAgent).id == area.id)
 
         let agentUser = try #require(state.user(loginName: "a-agent"))
@@ -83,7 +83,7 @@ struct CollabStateTests {
         #expect(throws: CollabError.forbidden("cannot grant the role SUPER_ADMIN, which is above your own")) {
             _ = try state.createUser(UserInput(username: "root", authorizationRole: .superAdmin), passwordHash: nil, accountId: aAdmin.accountId!, grantor: .admin, context: context, changes: &changes)
         }
-        #expect(throws: CollabError.self) { try state.deleteUser(aAdmin.userId!, for: aAdmin, changes: &changes) }
+        #expect(throws: CollabError.self) { try state.deleteUser(aAdmin.userId!, for: aAdmin, context: context, changes: &changes) }
     }
 
     @Test("seeding twice reports everything unchanged and records no changes")

@@ -57,7 +57,7 @@ struct ClientCallAPITests {
             let _: WebWebhookRegistration = try await admin.send(
                 "POST", "/app/rest/v4/webhookregistrations/create",
                 body: WebWebhookRegistration(
-                    name: "calls", endpoint: receiver.url, events: ["conversation.call.started", "conversation.call.answered", "conversation.call.ended"]
+                    name: "calls", endpoint: receiver.url, events: ["conversation.call.initiated", "conversation.call.accepted", "conversation.call.ended"]
                 )
             )
             let scenario = try await PushScenario.make(server, device: "caller-phone", version: .notEncrypted, appState: .foregroundUIOpen)
@@ -106,12 +106,20 @@ struct ClientCallAPITests {
             let answeredElsewhere = try await agentX.transport.raw("POST", "/agent/v1/calls/\(missedId)/answer")
             #expect(answeredElsewhere.status == 404)
 
-            // Webhooks: three starts, one answer, three ends, each naming its call.
+            // Webhooks, in the vendor's call event schemas: three initiated, one accepted, three ended,
+            // each naming its call (serviceProviderCallId) and who started it.
+            struct CallEvent: Decodable {
+                var eventType: String
+                var serviceProviderCallId: String
+                var initiatorPersonId: String
+                var endReason: String?
+            }
             let hooks = try await receiver.wait(count: 7)
-            let bodies = try hooks.map { try JSONDecoder().decode(WebhookEventBody.self, from: $0.body) }
-            #expect(bodies.filter { $0.eventType == "conversation.call.started" }.count == 3)
-            #expect(bodies.contains { $0.eventType == "conversation.call.answered" && $0.call?.id == id })
-            #expect(bodies.contains { $0.eventType == "conversation.call.ended" && $0.call?.id == missedId && $0.call?.endReason == "NOT_ANSWERED" })
+            let bodies = try hooks.map { try JSONDecoder().decode(CallEvent.self, from: $0.body) }
+            #expect(bodies.filter { $0.eventType == "conversation.call.initiated" }.count == 3)
+            #expect(bodies.allSatisfy { $0.initiatorPersonId == scenario.app.session?.person.id })
+            #expect(bodies.contains { $0.eventType == "conversation.call.accepted" && $0.serviceProviderCallId == id })
+            #expect(bodies.contains { $0.eventType == "conversation.call.ended" && $0.serviceProviderCallId == missedId && $0.endReason == "NOT_ANSWERED" })
         }
         try await receiver.stop()
     }

@@ -116,6 +116,9 @@ struct PushTests {
     func missedCall() async throws {
         try await TestServer.with(seed: queueSeed) { server in
             let scenario = try await PushScenario.make(server, device: "missed-phone", version: .notEncrypted)
+            // Frozen: only the virtual clock moves time, so "29 s later, still ringing" holds however
+            // long the machine takes between the requests.
+            try await server.control.changeClock(ClockChange(frozen: true))
             let call = try await scenario.agent.transport.send(
                 "POST", "/agent/v1/conversations/\(scenario.conversationId)/calls", body: StartCallRequest(callType: "AUDIO"), as: CallView.self
             )

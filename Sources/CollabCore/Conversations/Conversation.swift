@@ -18,6 +18,8 @@ public struct Participation: Sendable, Codable, Equatable {
     public var hidden: Bool
     public var joinedTimestamp: Timestamp
     public var leftTimestamp: Timestamp?
+    /// The vendor's `EConversationLeftReason`, when the participation was offboarded with one.
+    public var leftReason: String?
 
     public init(personId: String, type: ParticipationType, state: ParticipationState = .active, hidden: Bool = false, joinedTimestamp: Timestamp, leftTimestamp: Timestamp? = nil) {
         self.personId = personId
@@ -65,6 +67,8 @@ public struct Conversation: Sendable, Codable, Equatable, Identifiable {
     public var sourceUrl: String?
     public var locale: String?
     public var metadata: [String: String]?
+    /// Custom data the visitor side may read (`setVisitorData`); never anything confidential.
+    public var visitorData: String?
 
     public init(
         id: String, accountId: String, topic: String?, recipient: ConversationRecipient, initialEngagementType: EngagementType,

@@ -5,7 +5,9 @@
 ///                          ↑  ↓      ↓ ↑
 ///                          UNASSIGNED  REBOARDING
 /// ```
-/// Every state but ENDED may end directly; an ACTIVE or UNASSIGNED conversation may be requeued.
+/// Every state but ENDED may end directly; an ACTIVE or UNASSIGNED conversation may be requeued. A
+/// conversation whose assignee left is UNASSIGNED; the visitor's next message reboards it
+/// (UNASSIGNED → REBOARDING → QUEUED, the vendor's rule).
 public enum ConversationState: String, Sendable, Codable, CaseIterable {
     case created = "CREATED"
     case onboarding = "ONBOARDING"
@@ -23,8 +25,8 @@ public enum ConversationState: String, Sendable, Codable, CaseIterable {
         case .onboarding: [.queued, .active, .ended]
         case .queued: [.active, .ended]
         case .active: [.unassigned, .reboarding, .queued, .offboarding, .ended]
-        case .unassigned: [.queued, .active, .offboarding, .ended]
-        case .reboarding: [.active, .offboarding, .ended]
+        case .unassigned: [.queued, .active, .reboarding, .offboarding, .ended]
+        case .reboarding: [.queued, .active, .offboarding, .ended]
         case .offboarding: [.ended]
         case .ended: []
         }

@@ -24,6 +24,18 @@ public struct DomainEvent: Sendable, Equatable {
         case coBrowsingRequested = "cobrowsing.requested"
         case coBrowsingStarted = "cobrowsing.started"
         case coBrowsingEnded = "cobrowsing.ended"
+        // Webhook-only events (see ``isWebhookOnly``): no live client receives them.
+        case participationCreated = "conversation.participation.created"
+        case participationActivated = "conversation.participation.activated"
+        case participationLeft = "conversation.participation.left"
+        case participationHidden = "conversation.participation.hidden"
+        case participationUnhidden = "conversation.participation.unhidden"
+        /// An account, API key, named area, user or person was created, updated or deleted (``entity``).
+        case entityModified = "entity.modified"
+        /// An invitation was created, renewed, redeemed or revoked (``invitation``, ``detail``["action"]).
+        case invitationChanged = "invitation.changed"
+        /// A person's notification controls changed (``entity`` holds the person).
+        case notificationControlsChanged = "notification_controls.changed"
     }
 
     public var kind: Kind
@@ -40,6 +52,25 @@ public struct DomainEvent: Sendable, Equatable {
     public var agentsOnly: Bool
     /// Free-form detail (the reason of a visibility request, a presence value).
     public var detail: [String: String]
+    /// The call after the change, for call events.
+    public var call: Call?
+    /// The participation that changed, for participation events.
+    public var participation: Participation?
+    /// The entity that changed, for ``Kind/entityModified``.
+    public var entity: EntityChange?
+    /// The invitation after the change, for ``Kind/invitationChanged``.
+    public var invitation: Invitation?
+
+    /// Events only webhooks receive: live clients and the replay window never see them.
+    public var isWebhookOnly: Bool {
+        switch kind {
+        case .participationCreated, .participationActivated, .participationLeft, .participationHidden, .participationUnhidden, .entityModified, .invitationChanged,
+            .notificationControlsChanged: true
+        // The mock passes through these states within one operation; live clients see where it lands.
+        case .conversationOnboarding, .conversationOffboarding: true
+        default: false
+        }
+    }
 
     public init(
         kind: Kind, accountId: String, timestamp: Timestamp, conversation: Conversation? = nil, message: ConversationMessage? = nil,

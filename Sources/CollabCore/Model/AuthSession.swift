@@ -16,6 +16,12 @@ public struct AuthSession: Sendable, Codable, Equatable, Identifiable {
     public var personId: String
     public var role: AuthorizationRole
     public var createdAt: Timestamp
+    /// The account a super admin switched this session to (`authenticator/switchToAccount`).
+    public var actingAccountId: String?
+    /// The user a super admin impersonates in this session (`authenticator/impersonate`), in ``actingAccountId``.
+    public var impersonatedUserId: String?
+    /// Whether the impersonation keeps the super admin's role.
+    public var keepRole: Bool?
     public var expiresAt: Timestamp
 
     /// Creates a session record.

@@ -37,6 +37,8 @@ public struct Person: Sendable, Codable, Equatable, Identifiable {
     /// For an anonymous device's visitor: the SHA-256 of the secret its first start was given, which
     /// every later start must present (a device id alone is guessable). Never returned.
     public var deviceSecretHash: String?
+    /// Paused notifications and unread notification counts (absent: never paused, nothing unread).
+    public var notifications: PersonNotifications?
 
     /// Creates a person.
     public init(

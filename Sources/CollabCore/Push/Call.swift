@@ -87,6 +87,8 @@ public struct PushIntent: Sendable, Equatable {
     public var personId: String
     public var content: PushContent
     public var transports: [PushTransport]
+    /// Why the push is recorded but not sent (the person paused notifications), if it is not sent.
+    public var suppressedReason: String?
 
     public init(accountId: String, deviceRecordId: String, personId: String, content: PushContent, transports: [PushTransport]) {
         self.accountId = accountId

@@ -91,6 +91,7 @@ extension AccountState {
         )
         storeApiKey(key)
         changes.put(key)
+        emitEntity(.create, .apiKey(key), at: context.now, changes: &changes)
         return key
     }
 
@@ -117,15 +118,17 @@ extension AccountState {
         key.modificationTimestamp = context.now
         storeApiKey(key)
         changes.put(key)
+        emitEntity(.update, .apiKey(key), at: context.now, changes: &changes)
         return key
     }
 
     /// Deletes an API key of the caller's account.
-    public mutating func deleteApiKey(_ id: String, for principal: Principal, changes: inout ChangeSet) throws(CollabError) {
+    public mutating func deleteApiKey(_ id: String, for principal: Principal, context: OperationContext, changes: inout ChangeSet) throws(CollabError) {
         let key = try apiKey(id, for: principal)
         apiKeys[id] = nil
         apiKeyIdByKey[key.key] = nil
         directory.release(.apiKey(key.key), log: &directoryLog)
         changes.delete(.apiKey, id)
+        emitEntity(.delete, .apiKey(key), at: context.now, changes: &changes)
     }
 }

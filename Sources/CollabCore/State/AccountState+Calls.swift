@@ -84,7 +84,7 @@ extension AccountState {
         revoke(call, except: answeredDevice, context: context, changes: &changes)
         storeCall(call)
         changes.put(call)
-        emitCall(.callAnswered, call, context: context, changes: &changes)
+        emitCall(.callAnswered, call, context: context, changes: &changes, detail: ["personId": personId])
         return call
     }
 
@@ -199,11 +199,11 @@ extension AccountState {
         details["callState"] = call.state.rawValue
         details["initiatorPersonId"] = call.initiatorPersonId
         if let reason = call.endReason { details["endReason"] = reason }
-        changes.emit(
-            DomainEvent(
-                kind: kind, accountId: call.accountId, timestamp: context.now, conversation: conversation,
-                personIds: Set(call.participations.map(\.personId)).union(conversation?.activeParticipantIds ?? []), detail: details
-            )
+        var event = DomainEvent(
+            kind: kind, accountId: call.accountId, timestamp: context.now, conversation: conversation,
+            personIds: Set(call.participations.map(\.personId)).union(conversation?.activeParticipantIds ?? []), detail: details
         )
+        event.call = call
+        changes.emit(event)
     }
 }

@@ -146,6 +146,7 @@ extension AccountState {
         conversation.metadata = input.metadata
         emit(.conversationCreated, conversation, context: context, changes: &changes)
         try conversation.move(to: .onboarding, at: context.now)
+        emit(.conversationOnboarding, conversation, context: context, changes: &changes)
         if participations.contains(where: { $0.type == .assignedAgent }) {
             try conversation.move(to: .active, at: context.now)
             conversation.assigneeJoinTimestamp = context.now
@@ -196,6 +197,7 @@ extension AccountState {
         conversation.assigneeJoinTimestamp = context.now
         save(conversation, changes: &changes)
         emit(.conversationActive, conversation, queue: wasQueued ? [conversation.recipient] : [], context: context, changes: &changes)
+        redeemAssignmentRequests(conversationId: id, agentPersonId: agentPersonId, context: context, changes: &changes)
         return conversation
     }
 
@@ -331,6 +333,7 @@ extension AccountState {
         endCoBrowsing(ofConversation: conversation.id, context: context, changes: &changes)
         if conversation.state.canMove(to: .offboarding) {
             try conversation.move(to: .offboarding, at: context.now)
+            emit(.conversationOffboarding, conversation, context: context, changes: &changes)
         }
         try conversation.move(to: .ended, at: context.now)
         conversation.endTimestamp = context.now
@@ -401,6 +404,9 @@ extension AccountState {
             id: context.ids.make(), accountId: accountId, conversationId: conversationId, sequence: conversation.messageCount + 1,
             senderPersonId: senderPersonId, text: text, serverTimestamp: context.now, clientMessageId: clientMessageId, isInternal: isInternal
         )
+        if conversation.state == .unassigned, !isAgent(senderPersonId, accountId: accountId) {
+            try reboard(&conversation, context: context, changes: &changes)
+        }
         conversation.messageCount += 1
         conversation.lastMessageTimestamp = context.now
         messages[conversationId, default: []].append(message)
@@ -434,6 +440,7 @@ extension AccountState {
     }
 
     mutating func save(_ conversation: Conversation, changes: inout ChangeSet) {
+        emitParticipationChanges(from: conversations[conversation.id], to: conversation, changes: &changes)
         queue.update(old: conversations[conversation.id], new: conversation)
         conversations[conversation.id] = conversation
         changes.put(conversation)

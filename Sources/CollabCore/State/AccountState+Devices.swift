@@ -127,6 +127,9 @@ extension AccountState {
     ) -> [String] {
         var pushed: [String] = []
         guard accountId == self.accountId else { return [] }
+        // The person's unread count is the badge; a paused person's pushes are recorded, not sent.
+        let badge = countsTowardBadge ? countNotification(personId: personId, conversationId: content.conversationId, changes: &changes) : nil
+        let pausedBecause = notificationPauseReason(personId: personId, now: context.now)
         for device in devices.rows(Indexes.deviceByPerson, personId).sorted(by: { $0.id < $1.id }) where device.hasTokens {
             if let only = deviceIds, !only.contains(device.id) { continue }
             let decision = NotificationPolicy.decide(content.type, appState: appState(of: device))
@@ -157,9 +160,11 @@ extension AccountState {
                 updated.notificationCount += 1
                 storeDevice(updated)
                 changes.put(updated)
-                payload.notificationCount = updated.notificationCount
+                payload.notificationCount = badge ?? updated.notificationCount
             }
-            changes.push(PushIntent(accountId: accountId, deviceRecordId: device.id, personId: personId, content: payload, transports: transports))
+            var intent = PushIntent(accountId: accountId, deviceRecordId: device.id, personId: personId, content: payload, transports: transports)
+            intent.suppressedReason = pausedBecause
+            changes.push(intent)
             pushed.append(device.id)
         }
         // A running app in the foreground with the UI closed is asked to show it (no push for it).
@@ -175,6 +180,7 @@ extension AccountState {
     /// Resets a person's badge counts on a device (the collaboration UI was opened there).
     mutating func resetBadge(personId: String, deviceId: String, changes: inout ChangeSet) {
         let id = Device.recordId(personId: personId, deviceId: deviceId)
+        clearNotificationCounts(personId: personId, changes: &changes)
         guard var device = devices[id], device.notificationCount != 0 else { return }
         device.notificationCount = 0
         storeDevice(device)

@@ -76,6 +76,7 @@ extension AccountState {
         )
         namedAreas[area.id] = area
         changes.put(area)
+        emitEntity(.create, .namedArea(area), at: context.now, changes: &changes)
         return area
     }
 
@@ -102,13 +103,15 @@ extension AccountState {
         area.modificationTimestamp = context.now
         namedAreas[id] = area
         changes.put(area)
+        emitEntity(.update, .namedArea(area), at: context.now, changes: &changes)
         return area
     }
 
     /// Deletes a named area of the caller's account.
-    public mutating func deleteNamedArea(_ id: String, for principal: Principal, changes: inout ChangeSet) throws(CollabError) {
-        _ = try namedArea(id, for: principal)
+    public mutating func deleteNamedArea(_ id: String, for principal: Principal, context: OperationContext, changes: inout ChangeSet) throws(CollabError) {
+        let area = try namedArea(id, for: principal)
         namedAreas[id] = nil
         changes.delete(.namedArea, id)
+        emitEntity(.delete, .namedArea(area), at: context.now, changes: &changes)
     }
 }

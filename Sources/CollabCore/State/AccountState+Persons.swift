@@ -77,7 +77,8 @@ extension AccountState {
         let sourceId = try Limits.checkName(input.sourceId, field: "sourceId")
         let key = PersonSourceKey(source: .virtual, sourceId: sourceId)
         let type = input.personType ?? .visitor
-        var person = personIdBySource[key].flatMap { persons[$0] }
+        let existing = personIdBySource[key].flatMap { persons[$0] }
+        var person = existing
             ?? Person(
                 id: context.ids.make(), accountId: accountId, personSource: .virtual, sourceId: sourceId, personType: type,
                 authorizationRole: type == .agent ? .registeredUser : .webuser, creationTimestamp: context.now, modificationTimestamp: context.now
@@ -100,6 +101,7 @@ extension AccountState {
         person.modificationTimestamp = context.now
         storePerson(person)
         changes.put(person)
+        emitEntity(existing == nil ? .create : .update, .person(person), at: context.now, changes: &changes)
         return person
     }
 }

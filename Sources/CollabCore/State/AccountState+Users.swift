@@ -96,6 +96,7 @@ extension AccountState {
         )
         storeUser(user)
         changes.put(user)
+        emitEntity(.create, .user(user), at: context.now, changes: &changes)
         syncPerson(of: user, context: context, changes: &changes)
         return user
     }
@@ -136,6 +137,7 @@ extension AccountState {
         user.modificationTimestamp = context.now
         storeUser(user)
         changes.put(user)
+        emitEntity(.update, .user(user), at: context.now, changes: &changes)
         syncPerson(of: user, context: context, changes: &changes)
         // Sessions carry the role they were opened with: a changed role ends them, so nobody keeps
         // rights they no longer have (the caller also closes live connections opened with them).
@@ -160,13 +162,14 @@ extension AccountState {
         user.modificationTimestamp = context.now
         storeUser(user)
         changes.put(user)
+        emitEntity(.update, .user(user), at: context.now, changes: &changes)
         // A new password ends the sessions opened with the old one.
         closeSessions(ofUser: userId, changes: &changes)
         return user
     }
 
     /// Deletes a user, its person and its sessions. Nobody deletes themselves.
-    public mutating func deleteUser(_ id: String, for principal: Principal, changes: inout ChangeSet) throws(CollabError) {
+    public mutating func deleteUser(_ id: String, for principal: Principal, context: OperationContext, changes: inout ChangeSet) throws(CollabError) {
         let user = try self.user(id, for: principal)
         guard principal.userId != id else { throw .badRequest("you cannot delete yourself") }
         try checkCanManage(user, principal: principal)
@@ -174,8 +177,10 @@ extension AccountState {
         userIdByUsername[user.username] = nil
         directory.release(.username(user.username), log: &directoryLog)
         changes.delete(.user, id)
+        emitEntity(.delete, .user(user), at: context.now, changes: &changes)
         let key = PersonSourceKey(source: .userDB, sourceId: id)
         if let personId = personIdBySource.removeValue(forKey: key) {
+            if let person = persons[personId] { emitEntity(.delete, .person(person), at: context.now, changes: &changes) }
             persons[personId] = nil
             changes.delete(.person, personId)
         }
@@ -191,7 +196,8 @@ extension AccountState {
     /// Creates or refreshes the `USER_DB` person mirroring `user`.
     mutating func syncPerson(of user: User, context: OperationContext, changes: inout ChangeSet) {
         let key = PersonSourceKey(source: .userDB, sourceId: user.id)
-        var person = personIdBySource[key].flatMap { persons[$0] }
+        let existing = personIdBySource[key].flatMap { persons[$0] }
+        var person = existing
             ?? Person(
                 id: context.ids.make(), accountId: user.accountId, personSource: .userDB, sourceId: user.id, personType: .agent,
                 authorizationRole: user.authorizationRole, creationTimestamp: context.now, modificationTimestamp: context.now
@@ -208,6 +214,7 @@ extension AccountState {
         person.modificationTimestamp = context.now
         storePerson(person)
         changes.put(person)
+        emitEntity(existing == nil ? .create : .update, .person(person), at: context.now, changes: &changes)
     }
 
     /// The person mirroring a user.

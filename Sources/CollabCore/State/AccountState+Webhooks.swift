@@ -45,7 +45,7 @@ extension AccountState {
         }
         let registration = WebhookRegistration(
             id: context.ids.make(), accountId: accountId, name: name, description: input.description, status: input.status ?? .active,
-            endpoint: input.endpoint!, secret: input.secret ?? context.ids.makeSecret(), events: input.events!, creationTimestamp: context.now,
+            endpoint: input.endpoint!, secret: input.secret ?? context.ids.makeSecret(), events: WebhookRegistration.vendorEventNames(input.events!), creationTimestamp: context.now,
             modificationTimestamp: context.now
         )
         webhooks[registration.id] = registration
@@ -67,7 +67,7 @@ extension AccountState {
         registration.name = name
         registration.description = input.description
         registration.endpoint = input.endpoint!
-        registration.events = input.events!
+        registration.events = WebhookRegistration.vendorEventNames(input.events!)
         if let status = input.status { registration.status = status }
         if let secret = input.secret { registration.secret = secret }
         registration.version += 1

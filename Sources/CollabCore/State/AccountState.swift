@@ -28,6 +28,7 @@ public struct AccountState: Sendable {
     public internal(set) var calls = IndexedTable<Call>(indexes: [Indexes.callByOpenConversation])
     public internal(set) var pushSettings: [String: PushSettings] = [:]
     public internal(set) var coBrowsingSessions = IndexedTable<CoBrowsingSession>(indexes: [Indexes.coBrowsingByOpenConversation])
+    public internal(set) var invitations = IndexedTable<Invitation>(indexes: [Indexes.invitationByOpenToken, Indexes.invitationByConversation, Indexes.invitationByOpenAgentTarget])
 
     // Secondary indexes that are not per-table, rebuilt on load and kept in step by every operation.
     var apiKeyIdByKey: [String: String] = [:]
@@ -106,6 +107,9 @@ public struct AccountState: Sendable {
             case .coBrowsingSession:
                 let session = try RecordCoding.decode(CoBrowsingSession.self, from: record)
                 state.coBrowsingSessions[session.id] = session
+            case .invitation:
+                let invitation = try RecordCoding.decode(Invitation.self, from: record)
+                state.invitations[invitation.id] = invitation
             }
         }
         for key in state.messages.keys { state.messages[key]?.sort { $0.sequence < $1.sequence } }
@@ -197,4 +201,9 @@ enum Indexes {
     static let deviceByToken = TableIndex<Device>(1) { [$0.apnsToken, $0.pushKitToken, $0.fcmToken].compactMap { $0 } }
     static let callByOpenConversation = TableIndex<Call>(0) { $0.state == .ended ? [] : [$0.conversationId] }
     static let coBrowsingByOpenConversation = TableIndex<CoBrowsingSession>(0) { $0.state == .ended ? [] : [$0.conversationId] }
+    /// Open invitations by the token a visitor redeems (PINs are unique among open ones).
+    static let invitationByOpenToken = TableIndex<Invitation>(0) { $0.state == .open ? [$0.token] : [] }
+    static let invitationByConversation = TableIndex<Invitation>(1) { [$0.conversationId] }
+    /// Open agent invitations and forwardings by the agent they are addressed to.
+    static let invitationByOpenAgentTarget = TableIndex<Invitation>(2) { $0.state == .open && $0.targetType == "AGENT" ? $0.targetId.map { [$0] } ?? [] : [] }
 }

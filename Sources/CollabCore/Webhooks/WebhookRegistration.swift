@@ -47,11 +47,20 @@ public struct WebhookRegistration: Sendable, Codable, Equatable, Identifiable {
         status == .active && (events.contains(eventName) || events.contains("*"))
     }
 
-    /// The event names a registration may ask for.
-    public static let knownEvents: Set<String> = Set(DomainEvent.Kind.allCases.map(\.rawValue)).union([
-        "webhook.ping", "push_notification.new_message", "push_notification.incoming_call", "push_notification.missed_call",
-        "push_notification.revoke_call", "conversation.call.started", "conversation.call.ended", "*",
-    ])
+    /// The event names a registration may ask for: every name in the vendor spec's callbacks, and `*`.
+    public static let knownEvents: Set<String> = Set(VendorWebhookEvents.schemas.keys).union(["*"])
+
+    /// Names earlier MockCollab versions used where the vendor has its own, translated on registration
+    /// (the registration stores and shows the vendor's name).
+    public static let legacyEventNames: [String: String] = [
+        "webhook.ping": "ping", "conversation.call.started": "conversation.call.initiated", "conversation.call.answered": "conversation.call.accepted",
+    ]
+
+    /// `events` with legacy names translated and duplicates removed, in their order.
+    public static func vendorEventNames(_ events: [String]) -> [String] {
+        var seen: Set<String> = []
+        return events.map { legacyEventNames[$0] ?? $0 }.filter { seen.insert($0).inserted }
+    }
 }
 
 /// The editable fields of a webhook registration.
@@ -85,8 +94,8 @@ public struct WebhookRegistrationInput: Sendable {
         }
         guard let events, !events.isEmpty else { throw .badRequest("events must name at least one event") }
         guard events.count <= 100 else { throw .badRequest("events has too many entries") }
-        for event in events where !WebhookRegistration.knownEvents.contains(event) {
-            throw .badRequest("unknown event '\(event)'")
+        for event in events where !WebhookRegistration.knownEvents.contains(WebhookRegistration.legacyEventNames[event] ?? event) {
+            throw .badRequest("unknown event '\(event)': use an event name of the vendor's Web API v4 callbacks, or '*'")
         }
         if let apiVersion, apiVersion != "V4" { throw .badRequest("apiVersion must be V4") }
         if let secret { guard !secret.isEmpty, secret.count <= 1024 else { throw .badRequest("secret must be 1 to 1024 characters") } }

@@ -111,15 +111,16 @@ struct AuthenticationMiddleware: RouterMiddleware {
     func principal(forSession token: String) -> Principal? {
         guard token.count <= 128, let accountId = environment.accountId(for: .session(token)) else { return nil }
         let now = environment.clock.now()
-        return try? environment.read(account: accountId) { state -> Principal? in
+        guard let (principal, session) = try? environment.read(account: accountId, { state -> (Principal, AuthSession)? in
             guard let session = state.session(token: token, now: now) else { return nil }
             var role = session.role
             if let userId = session.userId {
                 guard let user = state.users[userId] else { return nil }
                 role = min(role, user.authorizationRole)
             }
-            return Principal(accountId: session.accountId, userId: session.userId, personId: session.personId, role: role, method: .session)
-        }
+            return (Principal(accountId: session.accountId, userId: session.userId, personId: session.personId, role: role, method: .session), session)
+        }) else { return nil }
+        return actingPrincipal(principal, session: session)
     }
 }
 

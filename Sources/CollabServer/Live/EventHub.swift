@@ -43,7 +43,9 @@ struct PublishedEvent: Sendable {
     /// connection's writer, outside the hub's locks), then shared. An event nobody is connected to
     /// receive is never encoded.
     var text: String {
-        encoded.value { String(decoding: (try? EventHub.encoder.encode(LiveEvent(id: id, event: event))) ?? Data(), as: UTF8.self) }
+        // Webhook-only events never reach a live connection: no live form.
+        guard !event.isWebhookOnly else { return "" }
+        return encoded.value { String(decoding: (try? EventHub.encoder.encode(LiveEvent(id: id, event: event))) ?? Data(), as: UTF8.self) }
     }
 
     init(id: Int64, event: DomainEvent) {
@@ -170,14 +172,20 @@ final class EventHub: Sendable {
     func publish(_ events: [DomainEvent]) {
         guard !events.isEmpty else { return }
         let published: [PublishedEvent] = publishing.withLock { _ in
-            let first = state.withLock { state in
-                defer { state.nextId += Int64(events.count) }
+            // Webhook-only events take no id (id 0): the ids of the replay window stay consecutive.
+            let liveCount = events.count { !$0.isWebhookOnly }
+            var next = state.withLock { state in
+                defer { state.nextId += Int64(liveCount) }
                 return state.nextId
             }
             // Mapped once; encoded once, lazily, by the first connection that sends it.
-            let published = events.enumerated().map { PublishedEvent(id: first + Int64($0.offset), event: $0.element) }
+            let published = events.map { event in
+                guard !event.isWebhookOnly else { return PublishedEvent(id: 0, event: event) }
+                defer { next += 1 }
+                return PublishedEvent(id: next, event: event)
+            }
             state.withLock { state in
-                for event in published {
+                for event in published where !event.event.isWebhookOnly {
                     if state.ring.count < windowSize {
                         state.ring.append(event)
                     } else {

@@ -59,7 +59,7 @@ struct ApiKeysRoutes {
         }
         group.operation(.delete, ":apiKeyId/delete", role: .admin) { request, context in
             let id = try context.pathParameter("apiKeyId")
-            try await env.write(context.principal) { state, changes, _ throws(CollabError) in try state.deleteApiKey(id, for: context.principal, changes: &changes) }
+            try await env.write(context.principal) { state, changes, op throws(CollabError) in try state.deleteApiKey(id, for: context.principal, context: op, changes: &changes) }
             return noContent
         }
     }

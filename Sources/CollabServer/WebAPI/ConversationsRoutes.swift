@@ -247,6 +247,7 @@ extension AccountState {
         default: "NONE"
         }
         web.metadata = conversation.metadata
+        web.visitorData = conversation.visitorData
         return web
     }
 

@@ -49,7 +49,7 @@ struct NamedAreasRoutes {
         }
         group.operation(.delete, ":namedAreaId/delete", role: .admin) { request, context in
             let id = try context.pathParameter("namedAreaId")
-            try await env.write(context.principal) { state, changes, _ throws(CollabError) in try state.deleteNamedArea(id, for: context.principal, changes: &changes) }
+            try await env.write(context.principal) { state, changes, op throws(CollabError) in try state.deleteNamedArea(id, for: context.principal, context: op, changes: &changes) }
             return noContent
         }
     }

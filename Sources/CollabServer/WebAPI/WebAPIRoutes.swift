@@ -17,8 +17,14 @@ struct WebAPIRoutes {
             NamedAreasRoutes(environment: environment).register(on: group.group("namedareas"))
             UsersRoutes(environment: environment).register(on: group.group("users"))
             PersonsRoutes(environment: environment).register(on: group.group("persons"))
+            PersonNotificationRoutes(environment: environment).register(on: group.group("persons"))
             AuthenticatorRoutes(environment: environment).register(on: group.group("authenticator"))
+            ImpersonationRoutes(environment: environment).register(on: group.group("authenticator"))
+            UserPasswordRoutes(environment: environment).register(on: group.group("users"))
             ConversationsRoutes(environment: environment).register(on: group)
+            ConversationParticipantsRoutes(environment: environment).register(on: group)
+            BackendBasicsRoutes(environment: environment).register(on: group)
+            InvitationRoutes(environment: environment).register(on: group.group("invitations"))
             WebhookRoutes(environment: environment, dispatcher: webhooks).register(on: group.group("webhookregistrations"))
         }
     }

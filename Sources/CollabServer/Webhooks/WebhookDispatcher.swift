@@ -62,23 +62,30 @@ final class WebhookDispatcher: Service {
     /// Events dropped because the queue was full.
     var droppedCount: Int { dropped.withLock { $0 } }
 
-    /// Queues deliveries of a published event to every registration that wants it. Never blocks.
+    /// Queues deliveries of a published event, under the vendor's names for it (see ``VendorEventMapping``),
+    /// to every registration that wants them. Never blocks.
     func enqueue(_ published: PublishedEvent) {
         let event = published.event
-        let name = event.kind.rawValue
-        guard let (registrations, body) = try? environment.read(account: event.accountId, { state -> ([WebhookRegistration], WebhookEventBody)? in
-            let registrations = state.webhooks(accountId: event.accountId, wanting: name)
-            guard !registrations.isEmpty else { return nil }
-            return (registrations, WebhookPayloads.body(for: event, state: state))
+        let names = VendorEventMapping.names(for: event)
+        guard !names.isEmpty else { return }
+        guard let jobs = try? environment.read(account: event.accountId, { state -> [Job] in
+            var wanting: [String: [WebhookRegistration]] = [:]
+            for name in Set(names) {
+                let registrations = state.webhooks(accountId: event.accountId, wanting: name)
+                if !registrations.isEmpty { wanting[name] = registrations }
+            }
+            guard !wanting.isEmpty else { return [] }
+            return VendorEventMapping.bodies(for: event, wanted: Set(wanting.keys), state: state).flatMap { name, body in
+                (wanting[name] ?? []).map { Job(registration: $0, eventType: name, body: body, createdAt: event.timestamp) }
+            }
         }) else { return }
-        guard let data = try? JSONBody.encoder.encode(body) else { return }
-        for registration in registrations {
-            submit(Job(registration: registration, eventType: name, body: data, createdAt: event.timestamp))
-        }
+        for job in jobs { submit(job) }
     }
 
     /// Queues the vendor's `push_notification.*` event for a composed push, for registrations that want it.
     func enqueuePush(_ entry: OutboxEntry) {
+        // A suppressed push (paused notifications) is not sent anywhere, webhooks included.
+        guard entry.state != .suppressed else { return }
         let name = entry.kind.webhookEvent
         guard let (registrations, recipient) = try? environment.read(account: entry.accountId, { state -> ([WebhookRegistration], WebPerson?)? in
             let registrations = state.webhooks(accountId: entry.accountId, wanting: name)
@@ -92,14 +99,14 @@ final class WebhookDispatcher: Service {
         }
     }
 
-    /// Queues a `webhook.ping` to one registration.
+    /// Queues the vendor's `ping` (`WebhookPingEvent`) to one registration, whatever events it wants.
     func ping(_ registration: WebhookRegistration) {
-        var body = WebhookEventBody(type: WebhookPayloads.typeName(for: "webhook.ping"), timestamp: environment.clock.now(), eventType: "webhook.ping", accountId: registration.accountId)
+        var body = WebhookEventBody(type: WebhookPayloads.typeName(for: "ping"), timestamp: environment.clock.now(), eventType: "ping", accountId: registration.accountId)
         var configuration = WebWebhookRegistration(registration)
         configuration.secret = nil
         body.webhookConfiguration = configuration
         guard let data = try? JSONBody.encoder.encode(body) else { return }
-        submit(Job(registration: registration, eventType: "webhook.ping", body: data, createdAt: environment.clock.now()))
+        submit(Job(registration: registration, eventType: "ping", body: data, createdAt: environment.clock.now()))
     }
 
     private func submit(_ job: Job) {

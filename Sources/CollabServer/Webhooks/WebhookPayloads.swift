@@ -17,10 +17,7 @@ enum WebhookPayloads {
         case "conversation.ended": "ConversationEndedEvent"
         case "conversation.updated": "ConversationUpdatedEvent"
         case "conversation.new_message": "ConversationNewMessageEvent"
-        case "webhook.ping": "WebhookPingEvent"
-        default:
-            // Events the vendor has no schema for keep a name of the same pattern.
-            eventType.split(whereSeparator: { $0 == "." || $0 == "_" }).map { $0.prefix(1).uppercased() + $0.dropFirst() }.joined() + "Event"
+        default: VendorWebhookEvents.schemas[eventType] ?? "WebhookEvent"
         }
     }
 

@@ -152,3 +152,27 @@ public struct APIErrorBody: Codable, Sendable, Equatable, Error {
         self.status = status
     }
 }
+
+/// An agent invitation or forwarding addressed to the calling agent (`GET /agent/v1/invitations`).
+public struct AgentInvitationView: Codable, Sendable, Equatable {
+    public var id: String
+    /// `AGENT_INVITATION` or `AGENT_FORWARDING`.
+    public var type: String
+    public var conversationId: String
+    public var comment: String?
+    public var createdAt: Int64
+
+    public init(id: String, type: String, conversationId: String, comment: String?, createdAt: Int64) {
+        self.id = id
+        self.type = type
+        self.conversationId = conversationId
+        self.comment = comment
+        self.createdAt = createdAt
+    }
+}
+
+/// `GET /agent/v1/invitations`.
+public struct AgentInvitationList: Codable, Sendable, Equatable {
+    public var invitations: [AgentInvitationView]
+    public init(invitations: [AgentInvitationView]) { self.invitations = invitations }
+}

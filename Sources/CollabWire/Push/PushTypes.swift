@@ -143,7 +143,7 @@ public struct PushView: Codable, Sendable, Equatable {
     public var payload: String
     public var payloadBytes: Int
     public var truncated: Bool
-    /// `RECORDED`, `PENDING`, `DELIVERED`, `UNREGISTERED` or `FAILED`.
+    /// `RECORDED`, `PENDING`, `DELIVERED`, `UNREGISTERED`, `FAILED` or `SUPPRESSED` (paused notifications; the attempt says why).
     public var state: String
     public var attempts: [Attempt]
     public var createdAt: Int64

@@ -60,10 +60,11 @@ public struct WebConversation: WebAPIObject, Equatable {
     public var endReason: String?
     public var awaitedPersonType: String?
     public var metadata: [String: String]?
+    public var visitorData: String?
 
     enum CodingKeys: String, CodingKey {
         case type = "$_type", id, accountId, creationTimestamp, endTimestamp, topic, recipient, participants, state, initialEngagementType
-        case conversationVisibility, locale, sourceId, sourceUrl, endReason, awaitedPersonType, metadata
+        case conversationVisibility, locale, sourceId, sourceUrl, endReason, awaitedPersonType, metadata, visitorData
     }
 
     public init(id: String) { self.id = id }

@@ -1,0 +1,72 @@
+/// An invitation to a conversation: the vendor's `ConversationInvitationData`. The mock models the
+/// anonymous visitor invitations, by PIN (`PIN_CONVERSATION`) and by link (`VISITOR_INVITATION`), and
+/// the assignment request a requeue creates (`ASSIGNMENT_REQUEST`, redeemed by the agent who accepts).
+public struct Invitation: Sendable, Codable, Equatable, Identifiable {
+    /// `EInvitationType`, as far as the mock models them.
+    public enum Kind: String, Sendable, Codable {
+        case pin = "PIN_CONVERSATION"
+        case visitorLink = "VISITOR_INVITATION"
+        case assignmentRequest = "ASSIGNMENT_REQUEST"
+        case agentInvitation = "AGENT_INVITATION"
+        case agentForwarding = "AGENT_FORWARDING"
+    }
+
+    /// `EInvitationState`. EXPIRED is not stored: an OPEN invitation past its expiry reads as EXPIRED.
+    public enum State: String, Sendable, Codable {
+        case open = "OPEN"
+        case redeemed = "REDEEMED"
+        case revoked = "REVOKED"
+        case expired = "EXPIRED"
+    }
+
+    public var id: String
+    public var accountId: String
+    public var kind: Kind
+    public var conversationId: String
+    /// The PIN (six digits) or the link token, which the visitor redeems.
+    public var token: String
+    public var state: State
+    public var creatorPersonId: String?
+    public var nickname: String?
+    public var redeemingPersonId: String?
+    /// `EInvitationTargetType` and the target's id, for assignment requests (the queue it waits in).
+    public var targetType: String?
+    public var targetId: String?
+    /// For agent invitations and forwardings.
+    public var comment: String?
+    public var joinHidden: Bool?
+    public var createdTimestamp: Timestamp
+    public var expirationTimestamp: Timestamp
+
+    public init(
+        id: String, accountId: String, kind: Kind, conversationId: String, token: String, creatorPersonId: String?, nickname: String?,
+        createdTimestamp: Timestamp, expirationTimestamp: Timestamp
+    ) {
+        self.id = id
+        self.accountId = accountId
+        self.kind = kind
+        self.conversationId = conversationId
+        self.token = token
+        self.state = .open
+        self.creatorPersonId = creatorPersonId
+        self.nickname = nickname
+        self.createdTimestamp = createdTimestamp
+        self.expirationTimestamp = expirationTimestamp
+    }
+
+    /// The state at `now`: an open invitation past its expiry is EXPIRED.
+    public func state(at now: Timestamp) -> State {
+        state == .open && now >= expirationTimestamp ? .expired : state
+    }
+
+    /// How long a PIN stays valid; a link lives longer.
+    public static let pinLifetime: Int64 = 60 * 60 * 1000
+    public static let linkLifetime: Int64 = 7 * 24 * 60 * 60 * 1000
+    /// Open invitations one conversation may have.
+    public static let maxOpenPerConversation = 50
+}
+
+extension Invitation: StorableEntity {
+    public static var kind: EntityKind { .invitation }
+    public var storageAccountId: String? { accountId }
+}

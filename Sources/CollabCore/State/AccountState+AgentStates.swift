@@ -1,0 +1,49 @@
+/// An agent with its presence and notification state at one moment, as `searchAgentsByState` sees it.
+public struct AgentStateRow: Sendable {
+    public var person: Person
+    /// `EOnlineState`.
+    public var onlineState: String
+    public var pauseMode: String
+    public var pauseState: String
+}
+
+extension AccountState {
+    /// Searches the account's agents by presence and notification state at `now`.
+    public func searchAgentStates(_ query: SearchQuery, now: Timestamp, for principal: Principal) throws(CollabError) -> SearchPage<AgentStateRow> {
+        _ = try callerAccountId(principal)
+        let rows = persons.values.lazy.filter { $0.personType == .agent }.map { person in
+            let notifications = person.notifications ?? PersonNotifications()
+            return AgentStateRow(
+                person: person, onlineState: presence(of: person.id).rawValue, pauseMode: notifications.effectiveMode(at: now).rawValue,
+                pauseState: notifications.pauseReason(at: now) == nil ? "OFF" : "ON"
+            )
+        }
+        return try SearchSchemas.agentState.run(query, over: rows, id: \.person.id)
+    }
+
+    /// Searches the started mobile clients as person presences.
+    public func searchPersonPresences(_ query: SearchQuery, for principal: Principal) throws(CollabError) -> SearchPage<ClientSession> {
+        _ = try callerAccountId(principal)
+        return try SearchSchemas.personPresence.run(query, over: clientSessions.values, id: \.clientId)
+    }
+}
+
+extension SearchSchemas {
+    /// `EAgentStateSearchFilterField` / `EAgentStateOrderByField`, as far as the mock models them.
+    public static let agentState = SearchSchema<AgentStateRow>("AgentState", [
+        "PERSON_ID": { .of($0.person.id) },
+        "ONLINE_STATE": { .of($0.onlineState) },
+        "PAUSE_NOTIFICATIONS_MODE": { .of($0.pauseMode) },
+        "PAUSE_NOTIFICATIONS_STATE": { .of($0.pauseState) },
+        "PAUSE_NOTIFICATIONS_END_TIMESTAMP": { $0.person.notifications?.pauseEndTimestamp.map { .int($0) } ?? .null },
+    ])
+
+    /// `EPersonPresenceSearchFilterField` / `EPersonPresenceOrderByField`.
+    public static let personPresence = SearchSchema<ClientSession>("PersonPresence", [
+        "PERSON_ID": { .of($0.personId) },
+        "JOINED_TIMESTAMP": { .of($0.createdAt) },
+        "LEFT_TIMESTAMP": { _ in .null },
+        "CREATION_TIMESTAMP": { .of($0.createdAt) },
+        "MODIFICATION_TIMESTAMP": { .of($0.lastSeenAt) },
+    ])
+}

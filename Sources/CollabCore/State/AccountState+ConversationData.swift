@@ -1,0 +1,72 @@
+extension AccountState {
+    /// Most bytes of visitor data a conversation holds.
+    public static let visitorDataLength = 16 * 1024
+
+    /// Replaces a conversation's metadata (the vendor's `updateMetadata`).
+    public mutating func updateMetadata(
+        _ id: String, metadata: [String: String], accountId: String, context: OperationContext, changes: inout ChangeSet
+    ) throws(CollabError) -> Conversation {
+        try Limits.checkProperties(metadata, field: "metadata")
+        var conversation = try ownConversation(id, accountId: accountId)
+        conversation.metadata = metadata
+        save(conversation, changes: &changes)
+        emit(.conversationUpdated, conversation, context: context, changes: &changes)
+        return conversation
+    }
+
+    /// Sets the custom data the visitor side may read (the vendor's `setVisitorData`); `nil` clears it.
+    public mutating func setVisitorData(
+        _ id: String, visitorData: String?, accountId: String, context: OperationContext, changes: inout ChangeSet
+    ) throws(CollabError) -> Conversation {
+        if let visitorData, visitorData.utf8.count > Self.visitorDataLength { throw CollabError(.payloadTooLarge, "visitorData is longer than \(Self.visitorDataLength) bytes") }
+        var conversation = try ownConversation(id, accountId: accountId)
+        conversation.visitorData = visitorData
+        save(conversation, changes: &changes)
+        emit(.conversationUpdated, conversation, context: context, changes: &changes)
+        return conversation
+    }
+
+    /// Searches the caller's conversations by the vendor's conversation history fields.
+    public func searchConversationHistory(_ query: SearchQuery, for principal: Principal) throws(CollabError) -> SearchPage<Conversation> {
+        _ = try callerAccountId(principal)
+        return try SearchSchemas.conversationHistory.run(query, over: conversations.values, id: \.id)
+    }
+
+    /// The messages of one conversation, searched and paged (the vendor's `exportMessageLog`);
+    /// internal messages included, as the export is for administrators.
+    public func exportMessages(ofConversation id: String, _ query: SearchQuery, for principal: Principal) throws(CollabError) -> SearchPage<ConversationMessage> {
+        let conversation = try self.conversation(id, for: principal)
+        return try SearchSchemas.exportedMessage.run(query, over: messages[conversation.id] ?? [], id: \.id)
+    }
+}
+
+extension SearchSchemas {
+    /// `EConversationHistorySearchFilterField` / `EConversationHistoryOrderByField`, as far as the mock models them.
+    public static let conversationHistory = SearchSchema<Conversation>("ConversationHistory", [
+        "ID": { .of($0.id) },
+        "TOPIC": { .of($0.topic) },
+        "STATE": { .of($0.state.rawValue) },
+        "RECIPIENT_ID": { .of($0.recipient.id) },
+        "RECIPIENT_TYPE": { .of($0.recipient.type.rawValue) },
+        "INITIAL_ENGAGEMENT_TYPE": { .of($0.initialEngagementType.rawValue) },
+        "ASSIGNEE_PERSON_ID": { .of($0.assigneePersonId) },
+        "CONTEXT_PERSON_ID": { .of($0.contextPersonId) },
+        "SOURCE_ID": { .of($0.sourceId) },
+        "END_REASON": { .of($0.endReason?.rawValue) },
+        "LOCALE": { .of($0.locale) },
+        "CREATION_TIMESTAMP": { .of($0.creationTimestamp) },
+        "END_TIMESTAMP": { $0.endTimestamp.map { .int($0) } ?? .null },
+        "LAST_MESSAGE_TIMESTAMP": { $0.lastMessageTimestamp.map { .int($0) } ?? .null },
+    ])
+
+    /// `EMessageExportFilterField` / `EMessageExportOrderByField`.
+    public static let exportedMessage = SearchSchema<ConversationMessage>("MessageExport", [
+        "ID": { .of($0.id) },
+        "CONVERSATION_ID": { .of($0.conversationId) },
+        "SEND_TIMESTAMP": { .of($0.serverTimestamp) },
+        "SERVER_TIMESTAMP": { .of($0.serverTimestamp) },
+        "SENDER_PERSON_ID": { .of($0.senderPersonId) },
+        "TYPE": { _ in .string("TEXT") },
+        "TEXT": { .of($0.text) },
+    ])
+}

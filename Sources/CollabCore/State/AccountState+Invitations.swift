@@ -1,0 +1,176 @@
+extension AccountState {
+    /// An invitation of the caller's account.
+    public func invitation(_ id: String, for principal: Principal) throws(CollabError) -> Invitation {
+        guard let invitation = invitations[id], principal.canAccess(accountId: invitation.accountId) else { throw .notFound("ConversationInvitation", id) }
+        return invitation
+    }
+
+    /// Searches the caller's invitations; states are read at `now`.
+    public func searchInvitations(_ query: SearchQuery, now: Timestamp, for principal: Principal) throws(CollabError) -> SearchPage<Invitation> {
+        _ = try callerAccountId(principal)
+        let rows = invitations.values.lazy.map { invitation -> Invitation in
+            var read = invitation
+            read.state = invitation.state(at: now)
+            return read
+        }
+        return try SearchSchemas.invitation.run(query, over: rows, id: \.id)
+    }
+
+    /// Invites an anonymous visitor into a conversation by PIN or by link.
+    public mutating func inviteAnonymousVisitor(
+        _ kind: Invitation.Kind, conversationId: String, nickname: String?, creatorPersonId: String?, for principal: Principal, context: OperationContext,
+        changes: inout ChangeSet
+    ) throws(CollabError) -> Invitation {
+        try Limits.checkOptional(nickname, field: "nickname")
+        let conversation = try self.conversation(conversationId, for: principal)
+        guard conversation.state != .ended, conversation.state != .offboarding else { throw .conflict("conversation \(conversationId) is \(conversation.state.rawValue)") }
+        let open = invitations.rows(Indexes.invitationByConversation, conversationId).filter { $0.state(at: context.now) == .open }.count
+        guard open < Invitation.maxOpenPerConversation else { throw .conflict("the conversation has \(open) open invitations, the most it may have") }
+        let invitation = Invitation(
+            id: context.ids.make(), accountId: conversation.accountId, kind: kind, conversationId: conversationId, token: freshToken(kind, context: context),
+            creatorPersonId: creatorPersonId, nickname: nickname, createdTimestamp: context.now,
+            expirationTimestamp: context.now + (kind == .pin ? Invitation.pinLifetime : Invitation.linkLifetime)
+        )
+        saveInvitation(invitation, action: "created", context: context, changes: &changes)
+        return invitation
+    }
+
+    /// Gives an open PIN invitation a new PIN and a new validity period.
+    public mutating func renewPin(_ id: String, for principal: Principal, context: OperationContext, changes: inout ChangeSet) throws(CollabError) -> Invitation {
+        var invitation = try self.invitation(id, for: principal)
+        guard invitation.kind == .pin else { throw .badRequest("only PIN invitations have a PIN to renew") }
+        guard invitation.state != .redeemed, invitation.state != .revoked else { throw .conflict("the invitation is \(invitation.state.rawValue)") }
+        invitation.state = .open
+        invitation.token = freshToken(.pin, context: context)
+        invitation.expirationTimestamp = context.now + Invitation.pinLifetime
+        saveInvitation(invitation, action: "renewed", context: context, changes: &changes)
+        return invitation
+    }
+
+    /// Revokes an open invitation.
+    public mutating func revokeInvitation(_ id: String, for principal: Principal, context: OperationContext, changes: inout ChangeSet) throws(CollabError) -> Invitation {
+        var invitation = try self.invitation(id, for: principal)
+        guard invitation.state(at: context.now) == .open else { throw .conflict("the invitation is \(invitation.state(at: context.now).rawValue)") }
+        invitation.state = .revoked
+        saveInvitation(invitation, action: "revoked", context: context, changes: &changes)
+        return invitation
+    }
+
+    /// A visitor's device redeems a PIN or link token of its account: the visitor joins the conversation
+    /// (as its context person when it has none yet, else as a secondary visitor).
+    public mutating func redeemInvitation(
+        token: String, personId: String, accountId: String, context: OperationContext, changes: inout ChangeSet
+    ) throws(CollabError) -> Conversation {
+        guard token.count <= Limits.nameLength, var invitation = invitations.rows(Indexes.invitationByOpenToken, token).first,
+            invitation.accountId == accountId, invitation.kind != .assignmentRequest, invitation.state(at: context.now) == .open
+        else {
+            throw .notFound("ConversationInvitation", "with this PIN or link")
+        }
+        var conversation = try ownConversation(invitation.conversationId, accountId: accountId)
+        guard conversation.state != .ended, conversation.state != .offboarding else { throw .conflict("the conversation has ended") }
+        if !conversation.isParticipant(personId) {
+            guard conversation.participants.count < ConversationLimits.participants else { throw .conflict("the conversation has the maximum number of participants") }
+            let type: ParticipationType = conversation.participants.contains { $0.type == .contextPerson } ? .secondaryVisitor : .contextPerson
+            conversation.participants.append(Participation(personId: personId, type: type, joinedTimestamp: context.now))
+            save(conversation, changes: &changes)
+            emit(.conversationUpdated, conversation, context: context, changes: &changes)
+        }
+        invitation.state = .redeemed
+        invitation.redeemingPersonId = personId
+        saveInvitation(invitation, action: "redeemed", context: context, changes: &changes)
+        return conversation
+    }
+
+    /// Puts a conversation back into its queue with an assignment request (the vendor's
+    /// `invitations/requeueConversation`), for conversations a visitor asked for. `removal`:
+    /// `KEEP_AGENTS` (the assigned agent stays, as a secondary agent), `REMOVE_ASSIGNED_AGENT`,
+    /// `REMOVE_ALL_AGENTS`.
+    public mutating func requeueWithAssignmentRequest(
+        _ conversationId: String, removal: String, creatorPersonId: String?, for principal: Principal, context: OperationContext, changes: inout ChangeSet
+    ) throws(CollabError) -> Invitation {
+        guard ["KEEP_AGENTS", "REMOVE_ASSIGNED_AGENT", "REMOVE_ALL_AGENTS"].contains(removal) else {
+            throw .badRequest("agentRemovalType must be KEEP_AGENTS, REMOVE_ASSIGNED_AGENT or REMOVE_ALL_AGENTS")
+        }
+        var conversation = try self.conversation(conversationId, for: principal)
+        guard conversation.initialEngagementType.rawValue.hasSuffix("_REQUEST") else {
+            throw .badRequest("only conversations a visitor requested can be requeued; this one is \(conversation.initialEngagementType.rawValue)")
+        }
+        guard conversation.state == .active || conversation.state == .unassigned else {
+            throw .conflict("conversation \(conversationId) is \(conversation.state.rawValue) and cannot be requeued")
+        }
+        for index in conversation.participants.indices where conversation.participants[index].state != .ended {
+            switch (conversation.participants[index].type, removal) {
+            case (.assignedAgent, "KEEP_AGENTS"):
+                conversation.participants[index].type = .secondaryAgent
+            case (.assignedAgent, _), (.secondaryAgent, "REMOVE_ALL_AGENTS"):
+                conversation.participants[index].state = .ended
+                conversation.participants[index].leftTimestamp = context.now
+                conversation.participants[index].leftReason = "CONVERSATION_REQUEUED"
+            default:
+                break
+            }
+        }
+        try conversation.move(to: .queued, at: context.now)
+        conversation.assigneeJoinTimestamp = nil
+        conversation.declinedBy = []
+        save(conversation, changes: &changes)
+        emit(.conversationRequeued, conversation, queue: [conversation.recipient], context: context, changes: &changes)
+        var invitation = Invitation(
+            id: context.ids.make(), accountId: conversation.accountId, kind: .assignmentRequest, conversationId: conversationId, token: context.ids.makeSecret(),
+            creatorPersonId: creatorPersonId, nickname: nil, createdTimestamp: context.now, expirationTimestamp: Timestamp.max
+        )
+        invitation.targetType = conversation.recipient.type.rawValue
+        invitation.targetId = conversation.recipient.id
+        saveInvitation(invitation, action: "created", context: context, changes: &changes)
+        return invitation
+    }
+
+    /// The agent who accepts a queued conversation redeems its open assignment requests.
+    mutating func redeemAssignmentRequests(conversationId: String, agentPersonId: String, context: OperationContext, changes: inout ChangeSet) {
+        for var invitation in invitations.rows(Indexes.invitationByConversation, conversationId) where invitation.kind == .assignmentRequest && invitation.state == .open {
+            invitation.state = .redeemed
+            invitation.redeemingPersonId = agentPersonId
+            saveInvitation(invitation, action: "redeemed", context: context, changes: &changes)
+        }
+    }
+
+    mutating func saveInvitation(_ invitation: Invitation, action: String, context: OperationContext, changes: inout ChangeSet) {
+        invitations[invitation.id] = invitation
+        changes.put(invitation)
+        var event = DomainEvent(kind: .invitationChanged, accountId: invitation.accountId, timestamp: context.now, detail: ["action": action])
+        event.conversation = conversations[invitation.conversationId]
+        event.invitation = invitation
+        changes.emit(event)
+    }
+
+    /// A token no open invitation holds: six digits for a PIN, a secret for a link.
+    private func freshToken(_ kind: Invitation.Kind, context: OperationContext) -> String {
+        guard kind == .pin else { return context.ids.makeSecret() }
+        for _ in 0..<20 {
+            let pin = String(context.ids.make(length: 6).unicodeScalars.map { Character(String($0.value % 10)) })
+            if invitations.count(Indexes.invitationByOpenToken, pin) == 0 { return pin }
+        }
+        // A million PINs and twenty misses: the account holds an implausible number of open PINs.
+        return String(context.ids.make(length: 9).unicodeScalars.map { Character(String($0.value % 10)) })
+    }
+}
+
+extension SearchSchemas {
+    /// `EConversationInvitationSearchFilterField`, as far as the mock models them.
+    public static let invitation = SearchSchema<Invitation>("ConversationInvitation", [
+        "ID": { .of($0.id) },
+        "CONVERSATION_ID": { .of($0.conversationId) },
+        "INVITATION_TYPE": { .of($0.kind.rawValue) },
+        "TYPE": { .of($0.kind.rawValue) },
+        "INVITATION_STATE": { .of($0.state.rawValue) },
+        "TARGET_TYPE": { .of($0.targetType ?? "ANONYMOUS") },
+        "TARGET_ID": { .of($0.targetId) },
+        "CREATOR_TYPE": { _ in .string("WEB_API") },
+        "CREATOR_PERSON_ID": { .of($0.creatorPersonId) },
+        "CREATOR_ID": { .of($0.creatorPersonId) },
+        "REDEEMING_PERSON_ID": { .of($0.redeemingPersonId) },
+        "REDEEMER_PERSON_ID": { .of($0.redeemingPersonId) },
+        "CREATION_TIMESTAMP": { .of($0.createdTimestamp) },
+        "EXPIRATION_TIMESTAMP": { .of($0.expirationTimestamp) },
+    ])
+}

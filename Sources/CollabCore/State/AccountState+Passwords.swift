@@ -1,0 +1,19 @@
+extension AccountState {
+    /// Removes a user's password (the vendor's `removePassword`): the user can no longer log in with
+    /// one, and the sessions opened with it end. Admins do this for users they manage.
+    public mutating func removePassword(
+        userId: String, for principal: Principal, context: OperationContext, changes: inout ChangeSet
+    ) throws(CollabError) -> User {
+        var user = try self.user(userId, for: principal)
+        guard principal.role >= .admin || principal.method == .controlToken else { throw .forbidden("only administrators remove passwords") }
+        guard user.authorizationRole <= principal.role else { throw .forbidden("cannot change a user whose role is above your own") }
+        user.passwordHash = nil
+        user.version += 1
+        user.modificationTimestamp = context.now
+        storeUser(user)
+        changes.put(user)
+        emitEntity(.update, .user(user), at: context.now, changes: &changes)
+        closeSessions(ofUser: userId, changes: &changes)
+        return user
+    }
+}

@@ -1,0 +1,70 @@
+/// An account, API key, named area, user or person as it was created, updated or deleted: the vendor's
+/// `*ModificationEvent` webhooks (`account`, `api_key`, `named_area`, `user`, `person`) carry it.
+public struct EntityChange: Sendable, Equatable {
+    /// `EntityModificationAction`.
+    public enum Action: String, Sendable, Equatable {
+        case create = "CREATE"
+        case update = "UPDATE"
+        case delete = "DELETE"
+    }
+
+    /// The entity after the change (before it, for a deletion).
+    public enum Entity: Sendable, Equatable {
+        case account(Account)
+        case apiKey(ApiKey)
+        case namedArea(NamedArea)
+        case user(User)
+        case person(Person)
+
+        /// The vendor's webhook event name for changes of this kind of entity.
+        public var eventName: String {
+            switch self {
+            case .account: "account"
+            case .apiKey: "api_key"
+            case .namedArea: "named_area"
+            case .user: "user"
+            case .person: "person"
+            }
+        }
+    }
+
+    public var action: Action
+    public var entity: Entity
+
+    public init(action: Action, entity: Entity) {
+        self.action = action
+        self.entity = entity
+    }
+}
+
+extension AccountState {
+    /// Emits the webhook-only modification event of an entity of this account.
+    mutating func emitEntity(_ action: EntityChange.Action, _ entity: EntityChange.Entity, at now: Timestamp, changes: inout ChangeSet) {
+        var event = DomainEvent(kind: .entityModified, accountId: accountId, timestamp: now)
+        event.entity = EntityChange(action: action, entity: entity)
+        changes.emit(event)
+    }
+
+    /// Emits the webhook-only participation events a conversation change implies: new participations are
+    /// created and activated at once (the mock has no onboarding per participant); ended ones left;
+    /// a changed `hidden` flag hidden or unhidden.
+    /// Each event carries the time its participation joined or left.
+    func emitParticipationChanges(from old: Conversation?, to new: Conversation, changes: inout ChangeSet) {
+        func event(_ kind: DomainEvent.Kind, _ participation: Participation) {
+            let time = kind == .participationCreated || kind == .participationActivated ? participation.joinedTimestamp : participation.leftTimestamp ?? participation.joinedTimestamp
+            var event = DomainEvent(kind: kind, accountId: new.accountId, timestamp: time, conversation: new)
+            event.participation = participation
+            changes.emit(event)
+        }
+        let before = old?.participants ?? []
+        for participation in new.participants {
+            guard let previous = before.first(where: { $0.personId == participation.personId && $0.type == participation.type && $0.joinedTimestamp == participation.joinedTimestamp }) else {
+                event(.participationCreated, participation)
+                if participation.state != .ended { event(.participationActivated, participation) }
+                continue
+            }
+            if previous.state != .ended, participation.state == .ended { event(.participationLeft, participation) }
+            if previous.hidden != participation.hidden { event(participation.hidden ? .participationHidden : .participationUnhidden, participation) }
+        }
+    }
+}

@@ -1,0 +1,32 @@
+import CollabCore
+import CollabWire
+import Hummingbird
+
+/// `GET /agent/v1/invitations` (the open agent invitations and forwardings addressed to the caller)
+/// and `POST /agent/v1/invitations/{id}/accept`.
+struct AgentInvitationRoutes {
+    let environment: CollabEnvironment
+
+    func register(on router: Router<CollabRequestContext>) {
+        let env = environment
+        let group = router.group("agent/v1")
+        group.get("invitations") { _, context in
+            let agent = try env.agent(context)
+            let now = env.clock.now()
+            let list = try env.read(account: agent.accountId) { state in
+                AgentInvitationList(invitations: state.openInvitations(forAgent: agent.personId, now: now).map {
+                    AgentInvitationView(id: $0.id, type: $0.kind.rawValue, conversationId: $0.conversationId, comment: $0.comment, createdAt: $0.createdTimestamp)
+                })
+            }
+            return JSONBody.response(list)
+        }
+        group.post("invitations/:id/accept") { _, context in
+            let agent = try env.agent(context)
+            let id = try context.pathParameter("id")
+            let view = try await env.write(account: agent.accountId) { state, changes, op throws(CollabError) in
+                state.view(try state.acceptAgentInvitation(id, agentPersonId: agent.personId, accountId: agent.accountId, context: op, changes: &changes))
+            }
+            return JSONBody.response(view)
+        }
+    }
+}

@@ -1,0 +1,196 @@
+import CollabCore
+import CollabWire
+import Hummingbird
+
+/// `/invitations/…` for anonymous visitors: `inviteAnonymousVisitorToConversationWithPin`,
+/// `…WithLink`, `read`, `search`, `revoke`, `renewPin`. A visitor's device redeems the PIN or the
+/// link's token with `POST /mobile/v1/invitations/redeem`.
+struct InvitationRoutes {
+    let environment: CollabEnvironment
+
+    func register(on group: RouterGroup<CollabRequestContext>) {
+        let env = environment
+        for (path, kind) in [("inviteAnonymousVisitorToConversationWithPin", Invitation.Kind.pin), ("inviteAnonymousVisitorToConversationWithLink", .visitorLink)] {
+            group.operation(.post, RouterPath(path), role: .admin) { request, context in
+                let body = try await env.decode(WebInviteVisitorBody.self, from: request)
+                guard let conversationId = body.conversationId, !conversationId.isEmpty else { throw CollabError.badRequest("conversationId is required") }
+                let invitation = try await env.write(context.principal) { state, changes, op throws(CollabError) in
+                    try state.inviteAnonymousVisitor(
+                        kind, conversationId: conversationId, nickname: body.nickname, creatorPersonId: context.principal.personId, for: context.principal,
+                        context: op, changes: &changes
+                    )
+                }
+                return JSONBody.response(WebInvitation(invitation, now: env.clock.now()))
+            }
+        }
+        for (path, kind) in [("inviteAgentToConversation", Invitation.Kind.agentInvitation), ("forwardConversationToAgent", .agentForwarding)] {
+            group.operation(.post, RouterPath(path), role: .admin) { request, context in
+                let body = try await env.decode(WebInviteAgentBody.self, from: request)
+                guard let conversationId = body.conversationId, !conversationId.isEmpty else { throw CollabError.badRequest("conversationId is required") }
+                guard let agentPersonId = body.agentPersonId, !agentPersonId.isEmpty else { throw CollabError.badRequest("agentPersonId is required") }
+                let invitation = try await env.write(context.principal) { state, changes, op throws(CollabError) in
+                    try state.inviteAgent(
+                        kind, conversationId: conversationId, agentPersonId: agentPersonId, comment: body.comment, joinHidden: body.joinHidden ?? false,
+                        creatorPersonId: context.principal.personId, for: context.principal, context: op, changes: &changes
+                    )
+                }
+                return JSONBody.response(WebInvitation(invitation, now: env.clock.now()))
+            }
+        }
+        group.operation(.post, "requeueConversation", role: .admin) { request, context in
+            let body = try await env.decode(WebRequeueBody.self, from: request)
+            guard let conversationId = body.conversationId, !conversationId.isEmpty else { throw CollabError.badRequest("conversationId is required") }
+            let invitation = try await env.write(context.principal) { state, changes, op throws(CollabError) in
+                try state.requeueWithAssignmentRequest(
+                    conversationId, removal: body.agentRemovalType ?? "REMOVE_ASSIGNED_AGENT", creatorPersonId: context.principal.personId, for: context.principal,
+                    context: op, changes: &changes
+                )
+            }
+            return JSONBody.response(WebInvitation(invitation, now: env.clock.now()))
+        }
+        group.operation(.get, ":invitationId/read", role: .admin) { _, context in
+            let id = try context.pathParameter("invitationId")
+            let invitation = try env.read(context.principal) { state throws(CollabError) in try state.invitation(id, for: context.principal) }
+            return JSONBody.response(WebInvitation(invitation, now: env.clock.now()))
+        }
+        group.operation(.post, "search", role: .admin) { request, context in
+            let query = try await env.decode(WebQuery.self, from: request).searchQuery(expectedType: "ConversationInvitationQuery")
+            let now = env.clock.now()
+            let page = try env.read(context.principal) { state throws(CollabError) in
+                try state.searchInvitations(query, now: now, for: context.principal).webResult("ConversationInvitationResult", offset: query.offset) {
+                    WebInvitation($0, now: now)
+                }
+            }
+            return JSONBody.response(page)
+        }
+        group.operation(.post, ":invitationId/revoke", role: .admin) { _, context in
+            let id = try context.pathParameter("invitationId")
+            let invitation = try await env.write(context.principal) { state, changes, op throws(CollabError) in
+                try state.revokeInvitation(id, for: context.principal, context: op, changes: &changes)
+            }
+            return JSONBody.response(WebInvitation(invitation, now: env.clock.now()))
+        }
+        group.operation(.post, ":invitationId/renewPin", role: .admin) { _, context in
+            let id = try context.pathParameter("invitationId")
+            let invitation = try await env.write(context.principal) { state, changes, op throws(CollabError) in
+                try state.renewPin(id, for: context.principal, context: op, changes: &changes)
+            }
+            return JSONBody.response(WebInvitation(invitation, now: env.clock.now()))
+        }
+    }
+}
+
+/// `POST /mobile/v1/invitations/redeem`: a started client redeems a PIN or link token of its account
+/// and its visitor joins the conversation.
+struct InvitationRedeemRoutes {
+    let environment: CollabEnvironment
+
+    func register(on router: Router<CollabRequestContext>) {
+        let env = environment
+        router.group("mobile/v1").post("invitations/redeem") { request, context in
+            let session = try env.client(context)
+            let body = try await env.decode(RedeemInvitationRequest.self, from: request)
+            guard let token = body.token, !token.isEmpty else { throw CollabError.badRequest("token is required") }
+            let conversation = try await env.write(context.principal) { state, changes, op throws(CollabError) in
+                state.view(try state.redeemInvitation(token: token, personId: session.personId, accountId: session.accountId, context: op, changes: &changes))
+            }
+            return JSONBody.response(conversation)
+        }
+    }
+}
+
+/// The body of `POST /mobile/v1/invitations/redeem`.
+struct RedeemInvitationRequest: Codable, Sendable {
+    /// The PIN or the link invitation's token.
+    var token: String?
+}
+
+/// `InvitationsInviteAgentToConversationBody` / `InvitationsForwardConversationToAgentBody`.
+struct WebInviteAgentBody: Codable, Sendable {
+    var conversationId: String?
+    var agentPersonId: String?
+    var comment: String?
+    var joinHidden: Bool?
+}
+
+/// `InvitationsRequeueConversationBody`.
+struct WebRequeueBody: Codable, Sendable {
+    var conversationId: String?
+    var agentRemovalType: String?
+}
+
+/// `InvitationsInviteAnonymousVisitorToConversationWithPinBody` / `…WithLinkBody`.
+struct WebInviteVisitorBody: Codable, Sendable {
+    var conversationId: String?
+    var nickname: String?
+}
+
+/// `ConversationInvitationData`.
+struct WebInvitation: Codable, Sendable {
+    var type = "ConversationInvitationData"
+    var accountId: String
+    var invitationType: String
+    var invitationState: String
+    var id: String
+    var conversationId: String
+    var token: String
+    var createdTimestamp: Int64
+    var creatorType = "WEB_API"
+    var creatorPersonId: String?
+    var targetType: String
+    var targetId: String?
+    var redeemingPersonId: String?
+    var nickname: String?
+    var comment: String?
+    var joinHidden: Bool?
+    var expirationTimestamp: Int64?
+
+    enum CodingKeys: String, CodingKey {
+        case type = "$_type", accountId, invitationType, invitationState, id, conversationId, token, createdTimestamp, creatorType, creatorPersonId
+        case targetType, targetId, redeemingPersonId, nickname, comment, joinHidden, expirationTimestamp
+    }
+
+    init(_ invitation: Invitation, now: Int64) {
+        accountId = invitation.accountId
+        invitationType = invitation.kind.rawValue
+        invitationState = invitation.state(at: now).rawValue
+        id = invitation.id
+        conversationId = invitation.conversationId
+        token = invitation.token
+        createdTimestamp = invitation.createdTimestamp
+        creatorPersonId = invitation.creatorPersonId
+        targetType = invitation.targetType ?? "ANONYMOUS"
+        targetId = invitation.targetId
+        redeemingPersonId = invitation.redeemingPersonId
+        nickname = invitation.nickname
+        comment = invitation.comment
+        joinHidden = invitation.joinHidden
+        // Only visitor invitations expire; the others wait until they are taken or revoked.
+        expirationTimestamp = invitation.kind == .pin || invitation.kind == .visitorLink ? invitation.expirationTimestamp : nil
+    }
+}
+
+/// The vendor's `Pin*Event` and `VisitorInvitation*Event` bodies.
+struct InvitationEventBody: Encodable {
+    var type: String
+    var timestamp: Int64
+    var eventType: String
+    var accountId: String
+    var invitationId: String
+    var conversation: WebConversation?
+    var token: String
+    var creationTimestamp: Int64
+    var creatorType = "WEB_API"
+    var creatorPerson: WebPerson?
+    var nickname: String?
+    var expirationTimestamp: Int64?
+    var redeemingPerson: WebPerson?
+    var target: WebPerson?
+    var comment: String?
+    var joinHidden: Bool?
+
+    enum CodingKeys: String, CodingKey {
+        case type = "$_type", timestamp, eventType, accountId, invitationId, conversation, token, creationTimestamp, creatorType, creatorPerson
+        case nickname, expirationTimestamp, redeemingPerson, target, comment, joinHidden
+    }
+}

@@ -1,0 +1,284 @@
+import CollabCore
+import CollabWire
+import Foundation
+
+/// Which of the vendor's webhook events a domain event stands for, and their bodies in the vendor's
+/// schemas. One domain event can be several vendor events: an answered call is `conversation.call.accepted`,
+/// `conversation.call.established` (the mock has no media negotiation, so a call is established when
+/// it is accepted) and `conversation.call.participant.joined` for the person who answered.
+enum VendorEventMapping {
+    /// The vendor event names `event` stands for, without building a body (checked first, so events
+    /// nobody registered for cost no encoding).
+    static func names(for event: DomainEvent) -> [String] {
+        switch event.kind {
+        case .conversationCreated, .conversationOnboarding, .conversationQueued, .conversationActive, .conversationUnassigned, .conversationRequeued,
+            .conversationReboarding, .conversationOffboarding, .conversationEnded, .conversationUpdated, .newMessage, .participationCreated,
+            .participationActivated, .participationLeft, .participationHidden, .participationUnhidden:
+            [event.kind.rawValue]
+        case .callStarted: ["conversation.call.initiated", "conversation.call.participant.joined"]
+        case .callAnswered: ["conversation.call.accepted", "conversation.call.established", "conversation.call.participant.joined"]
+        case .callEnded: ["conversation.call.participant.left", "conversation.call.ended"]
+        case .entityModified: event.entity.map { [$0.entity.eventName] } ?? []
+        case .invitationChanged: event.invitation.map { [invitationEventName($0, action: event.detail["action"] ?? "")] } ?? []
+        case .agentPresenceChanged, .notificationControlsChanged: ["agent_person_state.changed"]
+        // Live-only: the vendor has no webhook for these.
+        case .conversationDeleted, .uiVisibilityRequest, .coBrowsingRequested, .coBrowsingStarted, .coBrowsingEnded: []
+        }
+    }
+
+    /// The bodies of the vendor events `event` stands for, for the names in `wanted`, each encoded once.
+    static func bodies(for event: DomainEvent, wanted: Set<String>, state: borrowing AccountState) -> [(name: String, body: Data)] {
+        var result: [(name: String, body: Data)] = []
+        func add(_ name: String, _ body: some Encodable) {
+            guard wanted.contains(name), let data = try? JSONBody.encoder.encode(body) else { return }
+            result.append((name, data))
+        }
+        switch event.kind {
+        case .callStarted, .callAnswered, .callEnded:
+            guard let call = event.call else { return [] }
+            let base = CallEventBody(call: call, accountId: event.accountId, timestamp: event.timestamp)
+            switch event.kind {
+            case .callStarted:
+                add("conversation.call.initiated", base.named("conversation.call.initiated"))
+                add("conversation.call.participant.joined", base.participantJoined(call.initiatorPersonId, at: call.initiationTimestamp))
+            case .callAnswered:
+                add("conversation.call.accepted", base.named("conversation.call.accepted").accepted(call))
+                add("conversation.call.established", base.named("conversation.call.established").accepted(call).established(call))
+                if let personId = event.detail["personId"] { add("conversation.call.participant.joined", base.participantJoined(personId, at: event.timestamp)) }
+            default:
+                for participation in call.participations where participation.joinedTimestamp != nil {
+                    add("conversation.call.participant.left", base.participantLeft(participation, call: call))
+                }
+                add("conversation.call.ended", base.named("conversation.call.ended").accepted(call).established(call).ended(call))
+            }
+        case .participationCreated, .participationActivated, .participationLeft, .participationHidden, .participationUnhidden:
+            guard let participation = event.participation, let conversation = event.conversation else { return [] }
+            let person = state.persons[participation.personId].map { WebPerson($0, expand: Expansion()) }
+            add(event.kind.rawValue, ParticipationEventBody(event: event, participation: participation, conversation: conversation, person: person))
+        case .entityModified:
+            guard let change = event.entity else { return [] }
+            add(change.entity.eventName, EntityModificationEventBody(event: event, change: change))
+        case .agentPresenceChanged, .notificationControlsChanged:
+            let person: Person? = if case .person(let changed)? = event.entity?.entity { changed } else { event.personIds.first.flatMap { state.persons[$0] } }
+            guard let person else { return [] }
+            var personState = WebAgentPersonState(person, now: event.timestamp)
+            personState.onlineState = state.presence(of: person.id).rawValue
+            add("agent_person_state.changed", AgentPersonStateChangedBody(timestamp: event.timestamp, accountId: event.accountId, personState: personState))
+        case .invitationChanged:
+            guard let invitation = event.invitation else { return [] }
+            let action = event.detail["action"] ?? ""
+            let name = invitationEventName(invitation, action: action)
+            let creator = invitation.creatorPersonId.flatMap { state.persons[$0] }.map { WebPerson($0, expand: Expansion()) }
+            let redeemer = invitation.redeemingPersonId.flatMap { state.persons[$0] }.map { WebPerson($0, expand: Expansion()) }
+            var body = InvitationEventBody(
+                type: VendorWebhookEvents.schemas[name] ?? "", timestamp: event.timestamp, eventType: name, accountId: event.accountId, invitationId: invitation.id,
+                conversation: event.conversation.map { state.webConversation($0) }, token: invitation.token, creationTimestamp: invitation.createdTimestamp,
+                creatorPerson: creator, expirationTimestamp: invitation.kind == .pin || invitation.kind == .visitorLink ? invitation.expirationTimestamp : nil
+            )
+            if invitation.kind == .agentInvitation || invitation.kind == .agentForwarding {
+                body.comment = invitation.comment
+                body.target = invitation.targetId.flatMap { state.persons[$0] }.map { WebPerson($0, expand: Expansion()) }
+                if invitation.kind == .agentInvitation { body.joinHidden = invitation.joinHidden }
+            }
+            if invitation.kind == .visitorLink { body.nickname = invitation.nickname }
+            if action == "redeemed" { body.redeemingPerson = redeemer }
+            add(name, body)
+        default:
+            for name in names(for: event) { add(name, WebhookPayloads.body(for: event, state: state)) }
+        }
+        return result
+    }
+}
+
+/// `AgentPersonStateChangedEvent`: presence or notification controls of an agent changed.
+struct AgentPersonStateChangedBody: Encodable {
+    var type = "AgentPersonStateChangedEvent"
+    var timestamp: Int64
+    var eventType = "agent_person_state.changed"
+    var accountId: String
+    var personState: WebAgentPersonState
+
+    enum CodingKeys: String, CodingKey {
+        case type = "$_type", timestamp, eventType, accountId, personState
+    }
+}
+
+/// `pin.created`, `visitor_invitation.redeemed`, …
+private func invitationEventName(_ invitation: Invitation, action: String) -> String {
+    switch invitation.kind {
+    case .pin: "pin." + action
+    case .visitorLink: "visitor_invitation." + action
+    case .assignmentRequest: "assignment_request." + action
+    case .agentInvitation: "agent_invitation." + action
+    case .agentForwarding: "agent_forwarding." + action
+    }
+}
+
+/// The vendor's call event schemas (`CallInitiatedEvent`, `CallAcceptedEvent`, `CallEstablishedEvent`,
+/// `CallEndedEvent`, `CallParticipantJoinedEvent`, `CallParticipantLeftEvent`): each event sets exactly
+/// the fields its schema has.
+struct CallEventBody: Encodable {
+    var type = ""
+    var timestamp: Int64
+    var eventType = ""
+    var accountId: String
+    var conversationId: String
+    /// The mock's call id (it has no call service provider, so `serviceProviderType` is absent).
+    var serviceProviderCallId: String
+    var initiatorPersonId: String
+    var callType: String
+    var initiationTimestamp: Int64?
+    var acceptTimestamp: Int64?
+    var establishedTimestamp: Int64?
+    var endTimestamp: Int64?
+    var endReason: String?
+    var personId: String?
+    var joinedTimestamp: Int64?
+    var connectedTimestamp: Int64?
+    var leftTimestamp: Int64?
+    var leftReason: String?
+
+    enum CodingKeys: String, CodingKey {
+        case type = "$_type", timestamp, eventType, accountId, conversationId, serviceProviderCallId, initiatorPersonId, callType, initiationTimestamp
+        case acceptTimestamp, establishedTimestamp, endTimestamp, endReason, personId, joinedTimestamp, connectedTimestamp, leftTimestamp, leftReason
+    }
+
+    init(call: Call, accountId: String, timestamp: Int64) {
+        self.timestamp = timestamp
+        self.accountId = accountId
+        self.conversationId = call.conversationId
+        self.serviceProviderCallId = call.id
+        self.initiatorPersonId = call.initiatorPersonId
+        self.callType = call.callType.rawValue
+        self.initiationTimestamp = call.initiationTimestamp
+    }
+
+    func named(_ eventType: String) -> Self {
+        var body = self
+        body.eventType = eventType
+        body.type = VendorWebhookEvents.schemas[eventType] ?? ""
+        return body
+    }
+
+    func accepted(_ call: Call) -> Self {
+        var body = self
+        body.acceptTimestamp = call.acceptTimestamp
+        return body
+    }
+
+    func established(_ call: Call) -> Self {
+        var body = self
+        body.establishedTimestamp = call.acceptTimestamp
+        return body
+    }
+
+    func ended(_ call: Call) -> Self {
+        var body = self
+        body.endTimestamp = call.endTimestamp
+        // The mock's reasons are the vendor's `ECallEndReason` values.
+        body.endReason = call.endReason
+        return body
+    }
+
+    func participantJoined(_ personId: String, at time: Int64) -> Self {
+        var body = named("conversation.call.participant.joined")
+        body.initiationTimestamp = nil
+        body.personId = personId
+        body.joinedTimestamp = time
+        return body
+    }
+
+    func participantLeft(_ participation: CallParticipation, call: Call) -> Self {
+        var body = named("conversation.call.participant.left")
+        body.initiationTimestamp = nil
+        body.personId = participation.personId
+        body.joinedTimestamp = participation.joinedTimestamp
+        body.connectedTimestamp = participation.joinedTimestamp
+        body.leftTimestamp = participation.leftTimestamp ?? call.endTimestamp
+        body.leftReason = "CALL_ENDED"
+        return body
+    }
+}
+
+/// `ConversationParticipationData`, as the vendor's participation events carry it.
+struct WebParticipationData: Encodable {
+    var type = "ConversationParticipationData"
+    var id: String
+    var state: String
+    var createdTimestamp: Int64
+    var activationTimestamp: Int64?
+    var leftTimestamp: Int64?
+    var leftReason: String?
+    var hidden: Bool
+    var conversationId: String
+    var person: WebPerson?
+
+    enum CodingKeys: String, CodingKey {
+        case type = "$_type", id, state, createdTimestamp, activationTimestamp, leftTimestamp, leftReason, hidden, conversationId, person
+    }
+}
+
+/// `ParticipationCreatedEvent`, `ParticipationActivatedEvent`, `ParticipationLeftEvent`,
+/// `ParticipationHiddenEvent`, `ParticipationUnhiddenEvent`.
+struct ParticipationEventBody: Encodable {
+    var type: String
+    var timestamp: Int64
+    var eventType: String
+    var accountId: String
+    var participation: WebParticipationData
+
+    enum CodingKeys: String, CodingKey {
+        case type = "$_type", timestamp, eventType, accountId, participation
+    }
+
+    init(event: DomainEvent, participation: Participation, conversation: Conversation, person: WebPerson?) {
+        eventType = event.kind.rawValue
+        type = VendorWebhookEvents.schemas[eventType] ?? ""
+        timestamp = event.timestamp
+        accountId = event.accountId
+        let left = participation.state == .ended
+        let derivedReason: String? = switch (left, conversation.state) {
+        case (false, _): nil
+        case (true, .queued): "CONVERSATION_REQUEUED"
+        case (true, .unassigned): "CONVERSATION_UNASSIGNED"
+        case (true, _): "PARTICIPANT_LEFT"
+        }
+        let leftReason = left ? participation.leftReason ?? derivedReason : nil
+        self.participation = WebParticipationData(
+            // The mock keeps no participation ids: one person joins a conversation in one role at one time.
+            id: "\(conversation.id)-\(participation.personId)-\(participation.joinedTimestamp)", state: participation.state.rawValue,
+            createdTimestamp: participation.joinedTimestamp, activationTimestamp: participation.joinedTimestamp,
+            leftTimestamp: left ? participation.leftTimestamp : nil, leftReason: leftReason, hidden: participation.hidden,
+            conversationId: conversation.id, person: person
+        )
+    }
+}
+
+/// `AccountModificationEvent`, `ApiKeyModificationEvent`, `NamedAreaModificationEvent`,
+/// `UserModificationEvent`, `PersonModificationEvent`. `editingUser` is not recorded by the mock.
+struct EntityModificationEventBody: Encodable {
+    var event: DomainEvent
+    var change: EntityChange
+
+    enum CodingKeys: String, CodingKey {
+        case type = "$_type", timestamp, eventType, accountId, action, entity
+    }
+
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        let name = change.entity.eventName
+        try container.encode(VendorWebhookEvents.schemas[name] ?? "", forKey: .type)
+        try container.encode(event.timestamp, forKey: .timestamp)
+        try container.encode(name, forKey: .eventType)
+        try container.encode(event.accountId, forKey: .accountId)
+        try container.encode(change.action.rawValue, forKey: .action)
+        let plain = Expansion()
+        switch change.entity {
+        case .account(let account): try container.encode(WebAccount(account, expand: plain), forKey: .entity)
+        case .apiKey(let key): try container.encode(WebApiKey(key, expand: plain), forKey: .entity)
+        case .namedArea(let area): try container.encode(WebNamedArea(area, expand: plain), forKey: .entity)
+        case .user(let user): try container.encode(WebUser(user, expand: plain), forKey: .entity)
+        case .person(let person): try container.encode(WebPerson(person, expand: plain), forKey: .entity)
+        }
+    }
+}

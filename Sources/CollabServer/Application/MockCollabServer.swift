@@ -70,6 +70,7 @@ public final class MockCollabServer: Service {
         self.webhooks = dispatcher
         events.observe { batch in for event in batch { dispatcher.enqueue(event) } }
         events.observe { [frames = environment.frames] batch in for event in batch { frames.observe(event.event) } }
+        events.observe { [files = environment.files] batch in files.observe(batch.map(\.event)) }
         let pipeline = PushPipeline(
             state: PushStateAdapter(environment: environment), clock: clock, outboxCapacity: configuration.outboxCapacity,
             settings: .init(maxAttempts: max(1, configuration.pushMaxAttempts), initialBackoff: configuration.pushInitialBackoff), logger: logger
@@ -81,6 +82,7 @@ public final class MockCollabServer: Service {
         environment.attach(pushes: pipeline, clockTasks: clockTasks)
         do {
             try await environment.applyStartupSeed(explicit: configuration.seed != nil)
+            try await environment.sweepFiles()
         } catch {
             try? await repository.close()
             throw error
@@ -138,6 +140,7 @@ public final class MockCollabServer: Service {
         LiveRoutes(environment: environment).register(on: router)
         PushRoutes(environment: environment).register(on: router)
         CoBrowsingRoutes(environment: environment).register(on: router)
+        FileRoutes(environment: environment).register(on: router)
         return router
     }
 

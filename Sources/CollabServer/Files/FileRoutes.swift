@@ -55,8 +55,8 @@ struct FileRoutes {
         }
         for prefix in WebAPIRoutes.prefixes {
             let conversations = router.group(RouterPath(prefix)).group("conversations")
-            conversations.operation(.get, ":id/getConversationFiles", role: .admin) { request, context in
-                let id = try context.pathParameter("id")
+            conversations.operation(.get, ":conversationId/getConversationFiles", role: .admin) { request, context in
+                let id = try context.pathParameter("conversationId")
                 let base = env.publicBaseURL(request)
                 let list = try env.read(context.principal) { state throws(CollabError) in
                     _ = try state.conversation(id, for: context.principal)
@@ -64,7 +64,7 @@ struct FileRoutes {
                 }
                 return JSONBody.response(list)
             }
-            conversations.operation(.get, ":id/files/:fileId/download", role: .webuser) { request, context in
+            conversations.operation(.get, ":conversationId/files/:fileId/download", role: .webuser) { request, context in
                 try await env.download(request, context: context)
             }
         }
@@ -115,7 +115,8 @@ extension CollabEnvironment {
     /// A download through any surface: the caller must take part in the conversation or be an admin
     /// of its account; everyone else gets 404.
     func download(_ request: Request, context: CollabRequestContext) async throws -> Response {
-        let conversationId = try context.pathParameter("id")
+        // The Web API names the parameter as its spec does, the mobile and agent APIs `id`.
+        let conversationId = try context.parameters.get("conversationId") ?? context.pathParameter("id")
         let fileId = try context.pathParameter("fileId")
         let message = try read(context.principal) { state throws(CollabError) in
             try state.downloadableFile(fileId, conversationId: conversationId, for: context.principal)
@@ -167,8 +168,8 @@ extension FileRefusal {
     var response: Response {
         var headers = HTTPFields()
         if code == .busy { headers[.retryAfter] = "1" }
-        // The rest of a refused body is not read: close the connection rather than drain it.
-        if code == .tooLarge || code == .quotaExceeded { headers[.connection] = "close" }
+        // The unread rest of a refused body is drained by the HTTP server after the answer (bounded by
+        // the idle timeout), so clients that send the whole body before reading still get the answer.
         return JSONBody.response(APIErrorBody(type: code.rawValue, message: message, status: status.code), status: status, headers: headers)
     }
 }

@@ -244,4 +244,29 @@ struct FileTransferTests {
             #expect(push.content.text == "sent a file")
         }
     }
+
+    @Test("a FILE message reaches webhooks as the vendor's FileMessageData")
+    func webhookFileMessage() async throws {
+        let receiver = try await WebhookReceiver()
+        try await TestServer.with(seed: fileSeed) { server in
+            let admin = HTTPTransport(baseURL: server.baseURL, credentials: .basic(username: "admin-f", password: "pw"))
+            let _: WebWebhookRegistration = try await admin.send(
+                "POST", "/app/rest/v4/webhookregistrations/create",
+                body: WebWebhookRegistration(name: "files", endpoint: receiver.url, events: ["conversation.new_message"], secret: "file-hook-secret")
+            )
+            let scenario = try await FileScenario.make(server)
+            let file = try #require(try await scenario.app.uploadFile(data: pngBytes(321), named: "hook.png", in: scenario.conversationId).file)
+            let delivery = try #require(try await receiver.wait(count: 1).first)
+            let body = try JSONDecoder().decode(WebhookEventBody.self, from: delivery.body)
+            let message = try #require(body.conversationMessage)
+            #expect(message.type == "FileMessageData")
+            #expect(message.messageType == "FILE")
+            #expect(message.fileName == "hook.png")
+            #expect(message.mimeType == "image/png")
+            #expect(message.fileStoreId == file.id)
+            #expect(message.totalSize == 321)
+            #expect(message.text == nil)
+        }
+        try await receiver.stop()
+    }
 }

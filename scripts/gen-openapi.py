@@ -354,7 +354,7 @@ doc = {
         "responses": {
             "Error": {"description": "A failure, with the Web API's Error body", "content": {"application/json": {"schema": ref("Error")}}},
             "TypedError": {"description": "A failure, with the typed error body", "content": {"application/json": {"schema": ref("TypedError")}}},
-            "FileError": {"description": "A refused file (or a bad name), with the typed error body", "content": {"application/json": {"schema": {"oneOf": [ref("FileError"), ref("TypedError")]}}}},
+            "FileError": {"description": "A refused file (or a bad name), with the typed error body", "content": {"application/json": {"schema": {"anyOf": [ref("FileError"), ref("TypedError")]}}}},
         },
         "schemas": schemas,
     },

@@ -49,6 +49,9 @@ public struct FileRestrictions: Sendable, Equatable {
     public static let blockedExtensionsKey = "com.unblu.filemanager.blockedExtensions"
     /// Mock: the largest upload in bytes; it can lower, never raise, the server's `--max-file-size`.
     public static let maxFileSizeKey = "com.unblu.filemanager.maxFileSize"
+    /// Mock: how long an upload waits for each file-upload interceptor's decision before it is
+    /// rejected, in milliseconds (default 30000, 100 to 300000).
+    public static let interceptorTimeoutKey = "com.unblu.filemanager.interceptorTimeoutMillis"
 
     public static let defaultBlockedExtensions: Set<String> = ["exe", "bat", "cmd", "com", "msi", "sh", "app", "dmg", "jar", "scr"]
 
@@ -58,6 +61,8 @@ public struct FileRestrictions: Sendable, Equatable {
     public var blockedExtensions: Set<String>
     public var maxFileSize: Int64
     public var inputTagHint: String?
+    /// How long to wait for an interceptor's decision, in milliseconds.
+    public var interceptorTimeoutMillis: Int
 
     /// Reads the restrictions from a cascade; `serverMaxFileSize` caps the configured maximum.
     public init(cascade: ConfigurationCascade, serverMaxFileSize: Int64) {
@@ -74,6 +79,7 @@ public struct FileRestrictions: Sendable, Equatable {
         let configured = cascade.value(for: Self.maxFileSizeKey).flatMap { Int64($0.value) }.map { max(0, $0) }
         maxFileSize = min(configured ?? serverMaxFileSize, serverMaxFileSize)
         inputTagHint = cascade.value(for: Self.fileTypeInputTagHintKey)?.value
+        interceptorTimeoutMillis = min(max(cascade.int(Self.interceptorTimeoutKey, default: 30_000), 100), 300_000)
     }
 
     /// Checks the name alone, before any byte is read.

@@ -23,6 +23,7 @@ public struct AccountState: Sendable {
     public internal(set) var messages: [String: [ConversationMessage]] = [:]
     /// FILE messages' files by id and per conversation.
     public internal(set) var files = FileIndex()
+    public internal(set) var fileUploadInterceptors: [String: FileUploadInterceptor] = [:]
     public internal(set) var clientSessions = IndexedTable<ClientSession>(indexes: [Indexes.clientByPerson, Indexes.clientByForegroundPerson])
     public internal(set) var presence = IndexedTable<PresenceRecord>(indexes: [Indexes.presenceByValue])
     public internal(set) var webhooks = IndexedTable<WebhookRegistration>(indexes: [Indexes.webhookByEvent, Indexes.webhookByName])
@@ -108,6 +109,9 @@ public struct AccountState: Sendable {
             case .coBrowsingSession:
                 let session = try RecordCoding.decode(CoBrowsingSession.self, from: record)
                 state.coBrowsingSessions[session.id] = session
+            case .fileUploadInterceptor:
+                let interceptor = try RecordCoding.decode(FileUploadInterceptor.self, from: record)
+                state.fileUploadInterceptors[interceptor.id] = interceptor
             }
         }
         for key in state.messages.keys { state.messages[key]?.sort { $0.sequence < $1.sequence } }

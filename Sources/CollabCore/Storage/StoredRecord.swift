@@ -19,6 +19,7 @@ public enum EntityKind: String, Sendable, Codable, CaseIterable {
     case call
     case pushSettings
     case coBrowsingSession
+    case fileUploadInterceptor
 }
 
 /// One entity as the store keeps it: its kind, id, owning account and JSON body.

@@ -20,6 +20,8 @@ public final class MockCollabServer: Service {
     let webhooks: WebhookDispatcher
     let pushes: PushPipeline
     let clockTasks: ClockDrivenTasks
+    /// File-upload interceptors' pending decisions.
+    let interception: FileInterception
     let logger: Logger
     private let listening = Mutex<ListeningState>(.init())
 
@@ -68,6 +70,7 @@ public final class MockCollabServer: Service {
             logger: logger
         )
         self.webhooks = dispatcher
+        self.interception = FileInterception(allowedHosts: configuration.webhookAllowedHosts, logger: logger)
         events.observe { batch in for event in batch { dispatcher.enqueue(event) } }
         events.observe { [frames = environment.frames] batch in for event in batch { frames.observe(event.event) } }
         events.observe { [files = environment.files] batch in files.observe(batch.map(\.event)) }
@@ -140,7 +143,7 @@ public final class MockCollabServer: Service {
         LiveRoutes(environment: environment).register(on: router)
         PushRoutes(environment: environment).register(on: router)
         CoBrowsingRoutes(environment: environment).register(on: router)
-        FileRoutes(environment: environment).register(on: router)
+        FileRoutes(environment: environment, review: FileReview(interception: interception, webhooks: webhooks)).register(on: router)
         return router
     }
 
@@ -189,7 +192,7 @@ public final class MockCollabServer: Service {
             },
             logger: logger
         )
-        app.addServices(webhooks, pushes, clockTasks)
+        app.addServices(webhooks, pushes, clockTasks, interception)
         if let plain = transport.plainListener(router: router, webSocket: webSocket, host: host, logger: logger) { app.addServices(plain) }
         return app
     }

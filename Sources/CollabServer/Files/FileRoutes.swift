@@ -8,14 +8,19 @@ import HTTPTypes
 /// `conversations/{id}/getConversationFiles` with its `WEB_API` download links.
 struct FileRoutes {
     let environment: CollabEnvironment
+    /// Interceptors and the webhooks that announce their rejections; `nil` reviews nothing.
+    let review: FileReview?
 
     func register(on router: Router<CollabRequestContext>) {
         let env = environment
+        let review = self.review
         let mobile = router.group("mobile/v1")
         mobile.post("conversations/:id/files") { request, context in
             let session = try env.client(context)
             let id = try context.pathParameter("id")
-            return try await env.upload(request, conversationId: id, personId: session.personId, client: session, isInternal: false, principal: context.principal)
+            return try await env.upload(
+                request, conversationId: id, personId: session.personId, client: session, isInternal: false, principal: context.principal, review: review
+            )
         }
         mobile.get("conversations/:id/files") { _, context in
             let session = try env.client(context)
@@ -38,7 +43,9 @@ struct FileRoutes {
                 guard let value = Bool(text) else { throw .badRequest("internal must be true or false") }
                 return value
             } ?? false
-            return try await env.upload(request, conversationId: id, personId: caller.personId, client: nil, isInternal: isInternal, principal: context.principal)
+            return try await env.upload(
+                request, conversationId: id, personId: caller.personId, client: nil, isInternal: isInternal, principal: context.principal, review: review
+            )
         }
         agent.get("conversations/:id/files") { _, context in
             let caller = try env.agent(context)
@@ -67,6 +74,9 @@ struct FileRoutes {
             conversations.operation(.get, ":conversationId/files/:fileId/download", role: .webuser) { request, context in
                 try await env.download(request, context: context)
             }
+            if let review {
+                FileInterceptorRoutes(environment: env, interception: review.interception).register(on: router.group(RouterPath(prefix)).group("fileuploadinterceptors"))
+            }
         }
     }
 }
@@ -75,7 +85,8 @@ extension CollabEnvironment {
     /// Streams an upload into storage within its bounds, checks it, makes it durable, then commits the
     /// FILE message. A refused or failed upload leaves nothing behind.
     func upload(
-        _ request: Request, conversationId: String, personId: String, client: ClientSession?, isInternal: Bool, principal: Principal
+        _ request: Request, conversationId: String, personId: String, client: ClientSession?, isInternal: Bool, principal: Principal,
+        review: FileReview? = nil
     ) async throws -> Response {
         let name = try FileAttachment.checkName(request.query("name"))
         let serverMax = configuration.files.maxFileSize
@@ -97,6 +108,12 @@ extension CollabEnvironment {
             }
             let file = FileAttachment(id: ids.make(), name: name, mimeType: type, size: staged.size, sha256: staged.sha256)
             try await files.commit(staged, accountId: principal.accountId ?? "", conversationId: conversationId, fileId: file.id)
+            if let review {
+                try await self.review(
+                    file, conversationId: conversationId, personId: personId, principal: principal, timeoutMillis: restrictions.interceptorTimeoutMillis,
+                    baseURL: publicBaseURL(request), with: review
+                )
+            }
             let message: ConversationMessage
             do {
                 message = try await write(principal) { state, changes, op throws(CollabError) in

@@ -218,7 +218,7 @@ def ferrs(*codes): return {str(c): FERR for c in codes}
 UPLOAD_DESC = ("The raw bytes as the body (streamed to storage, at most --max-file-size or com.unblu.filemanager.maxFileSize). The type is sniffed from the content; "
                "the restrictions of the com.unblu.filemanager properties apply along the configuration cascade. Answers the FILE message, which flows like any message "
                "(live event, history, webhooks, pushes saying 'sent a file'). A refused file leaves nothing behind: 415 FILE_TYPE_NOT_ALLOWED or FILE_TYPE_MISMATCH, "
-               "413 FILE_TOO_LARGE, 400 FILE_EMPTY, 507 FILE_QUOTA_EXCEEDED, 429 FILE_UPLOADS_BUSY.")
+               "413 FILE_TOO_LARGE, 400 FILE_EMPTY, 507 FILE_QUOTA_EXCEEDED, 429 FILE_UPLOADS_BUSY, 403 FILE_REJECTED (a file-upload interceptor rejected it, or did not decide in time).")
 RAW = {"required": True, "description": "The file's bytes; Content-Type is the client's claim, refined only for text", "content": {"application/octet-stream": {"schema": {"type": "string", "format": "binary"}}, "*/*": {"schema": {"type": "string", "format": "binary"}}}}
 FNAME = q("name", {"type": "string", "minLength": 1, "maxLength": 255}, "The file name: one name without '/', '\\' or control characters", required=True)
 DOWNLOAD = {"200": {"description": "The file, with Content-Type, Content-Disposition (attachment), a strong ETag (its SHA-256) and Accept-Ranges", "content": {"*/*": {"schema": {"type": "string", "format": "binary"}}}},
@@ -226,13 +226,13 @@ DOWNLOAD = {"200": {"description": "The file, with Content-Type, Content-Disposi
             "416": {"description": "An unsatisfiable or malformed range; Content-Range: bytes */size"}}
 DL_PARAMS = [{"name": "Range", "in": "header", "required": False, "schema": S, "description": "One range; several get the whole file"},
              {"name": "If-None-Match", "in": "header", "required": False, "schema": S, "description": "The ETag a client holds"}]
-add("/mobile/v1/conversations/{id}/files", "post", op("Upload a file", "mobileUploadFile", {**ok(ref("MessageView"), "Stored", "201"), **ferrs(400, 413, 415, 429, 507), **errs(401, 403, 404, 409, **T)}, M, CLIENT,
+add("/mobile/v1/conversations/{id}/files", "post", op("Upload a file", "mobileUploadFile", {**ok(ref("MessageView"), "Stored", "201"), **ferrs(400, 403, 413, 415, 429, 507), **errs(401, 404, 409, **T)}, M, CLIENT,
     params=[p("id", "Conversation id"), FNAME], request=RAW, desc=UPLOAD_DESC))
 add("/mobile/v1/conversations/{id}/files", "get", op("The conversation's files", "mobileFiles", {**ok(ref("FileList")), **errs(401, 404, **T)}, M, CLIENT, params=[p("id", "Conversation id")],
     desc="The FILE messages, oldest first (internal ones are the agents' only)."))
 add("/mobile/v1/conversations/{id}/files/{fileId}", "get", op("Download a file", "mobileDownloadFile", {**DOWNLOAD, **errs(401, 404, **T)}, M, CLIENT,
     params=[p("id", "Conversation id"), p("fileId", "File id"), *DL_PARAMS], desc="For the conversation's participants; everyone else gets 404."))
-add("/agent/v1/conversations/{id}/files", "post", op("Upload a file", "agentUploadFile", {**ok(ref("MessageView"), "Stored", "201"), **ferrs(400, 413, 415, 429, 507), **errs(401, 403, 404, 409, **T)}, ["agent"], AGENT,
+add("/agent/v1/conversations/{id}/files", "post", op("Upload a file", "agentUploadFile", {**ok(ref("MessageView"), "Stored", "201"), **ferrs(400, 403, 413, 415, 429, 507), **errs(401, 404, 409, **T)}, ["agent"], AGENT,
     params=[p("id", "Conversation id"), FNAME, q("internal", B, "An internal file, for agents only")], request=RAW,
     desc=UPLOAD_DESC + " Agents must take part in the conversation; the cascade is the account's and the conversation's named area's."))
 add("/agent/v1/conversations/{id}/files", "get", op("The conversation's files", "agentFiles", {**ok(ref("FileList")), **errs(401, 403, 404, **T)}, ["agent"], AGENT, params=[p("id", "Conversation id")]))

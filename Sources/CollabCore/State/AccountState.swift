@@ -24,6 +24,7 @@ public struct AccountState: Sendable {
     /// FILE messages' files by id and per conversation.
     public internal(set) var files = FileIndex()
     public internal(set) var fileUploadInterceptors: [String: FileUploadInterceptor] = [:]
+    public internal(set) var messageInterceptors: [String: MessageInterceptor] = [:]
     public internal(set) var clientSessions = IndexedTable<ClientSession>(indexes: [Indexes.clientByPerson, Indexes.clientByForegroundPerson])
     public internal(set) var presence = IndexedTable<PresenceRecord>(indexes: [Indexes.presenceByValue])
     public internal(set) var webhooks = IndexedTable<WebhookRegistration>(indexes: [Indexes.webhookByEvent, Indexes.webhookByName])
@@ -112,6 +113,9 @@ public struct AccountState: Sendable {
             case .fileUploadInterceptor:
                 let interceptor = try RecordCoding.decode(FileUploadInterceptor.self, from: record)
                 state.fileUploadInterceptors[interceptor.id] = interceptor
+            case .messageInterceptor:
+                let interceptor = try RecordCoding.decode(MessageInterceptor.self, from: record)
+                state.messageInterceptors[interceptor.id] = interceptor
             }
         }
         for key in state.messages.keys { state.messages[key]?.sort { $0.sequence < $1.sequence } }

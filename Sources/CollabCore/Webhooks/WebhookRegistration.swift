@@ -51,7 +51,7 @@ public struct WebhookRegistration: Sendable, Codable, Equatable, Identifiable {
     public static let knownEvents: Set<String> = Set(DomainEvent.Kind.allCases.map(\.rawValue)).union([
         "webhook.ping", "push_notification.new_message", "push_notification.incoming_call", "push_notification.missed_call",
         "push_notification.revoke_call", "conversation.call.started", "conversation.call.ended", "*",
-        "file_upload_interceptor.file_rejected",
+        "file_upload_interceptor.file_rejected", "message_interceptor.message_rejected",
     ])
 }
 

@@ -22,6 +22,8 @@ public final class MockCollabServer: Service {
     let clockTasks: ClockDrivenTasks
     /// File-upload interceptors' pending decisions.
     let interception: FileInterception
+    /// External message interceptors' calls.
+    let messageInterception: MessageInterception
     let logger: Logger
     private let listening = Mutex<ListeningState>(.init())
 
@@ -71,6 +73,7 @@ public final class MockCollabServer: Service {
         )
         self.webhooks = dispatcher
         self.interception = FileInterception(allowedHosts: configuration.webhookAllowedHosts, logger: logger)
+        self.messageInterception = MessageInterception(allowedHosts: configuration.webhookAllowedHosts, logger: logger)
         events.observe { batch in for event in batch { dispatcher.enqueue(event) } }
         events.observe { [frames = environment.frames] batch in for event in batch { frames.observe(event.event) } }
         events.observe { [files = environment.files] batch in files.observe(batch.map(\.event)) }
@@ -135,6 +138,7 @@ public final class MockCollabServer: Service {
         router.add(middleware: MetricsMiddleware())
         router.add(middleware: AnonymousOpsMiddleware())
         router.add(middleware: AuthenticationMiddleware(environment: environment))
+        router.add(middleware: MessageInterceptionMiddleware(environment: environment, interception: messageInterception, webhooks: webhooks))
         OpsRoutes(environment: environment).register(on: router)
         WebAPIRoutes(environment: environment, webhooks: webhooks).register(on: router)
         ControlRoutes(environment: environment, webhooks: webhooks).register(on: router)
@@ -192,7 +196,7 @@ public final class MockCollabServer: Service {
             },
             logger: logger
         )
-        app.addServices(webhooks, pushes, clockTasks, interception)
+        app.addServices(webhooks, pushes, clockTasks, interception, messageInterception)
         if let plain = transport.plainListener(router: router, webSocket: webSocket, host: host, logger: logger) { app.addServices(plain) }
         return app
     }

@@ -76,6 +76,7 @@ struct FileRoutes {
             }
             if let review {
                 FileInterceptorRoutes(environment: env, interception: review.interception).register(on: router.group(RouterPath(prefix)).group("fileuploadinterceptors"))
+                MessageInterceptorRoutes(environment: env).register(on: router.group(RouterPath(prefix)).group("messageinterceptors"))
             }
         }
     }

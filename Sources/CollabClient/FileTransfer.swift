@@ -54,9 +54,22 @@ extension HTTPTransport {
     public func uploadFile<Body: AsyncSequence & Sendable>(
         _ path: String, name: String, contentType: String?, length: Int64, body: Body, query: [(String, String)] = []
     ) async throws(CollabClientError) -> MessageView where Body.Element == ByteBuffer {
+        try await uploadFile(path, name: name, contentType: contentType, body: .stream(body, length: .known(length)), query: query)
+    }
+
+    /// Uploads bytes held in memory (sent in one write).
+    public func uploadFile(
+        _ path: String, name: String, contentType: String?, data: Data, query: [(String, String)] = []
+    ) async throws(CollabClientError) -> MessageView {
+        try await uploadFile(path, name: name, contentType: contentType, body: .bytes(ByteBuffer(data: data)), query: query)
+    }
+
+    private func uploadFile(
+        _ path: String, name: String, contentType: String?, body: HTTPClientRequest.Body, query: [(String, String)]
+    ) async throws(CollabClientError) -> MessageView {
         var request = try await authorizedRequest("POST", path, query: [("name", name)] + query)
         request.headers.add(name: "Content-Type", value: contentType ?? "application/octet-stream")
-        request.body = .stream(body, length: .known(length))
+        request.body = body
         let status: Int
         let buffer: ByteBuffer
         do {
@@ -145,20 +158,6 @@ struct FileChunks: AsyncSequence, Sendable {
     }
 }
 
-/// One buffer as an async sequence.
-struct SingleChunk: AsyncSequence, Sendable {
-    typealias Element = ByteBuffer
-    let buffer: ByteBuffer
-    struct AsyncIterator: AsyncIteratorProtocol {
-        var buffer: ByteBuffer?
-        mutating func next() async -> ByteBuffer? {
-            defer { buffer = nil }
-            return buffer
-        }
-    }
-    func makeAsyncIterator() -> AsyncIterator { AsyncIterator(buffer: buffer) }
-}
-
 /// A local file's size, for the upload's `Content-Length`.
 func fileSize(_ url: URL) throws(CollabClientError) -> Int64 {
     do {
@@ -183,8 +182,7 @@ extension VisitorClient {
     /// Uploads bytes held in memory.
     public func uploadFile(data: Data, named name: String, contentType: String? = nil, in conversationId: String) async throws(CollabClientError) -> MessageView {
         try await transport.uploadFile(
-            "/mobile/v1/conversations/\(conversationId)/files", name: name, contentType: contentType, length: Int64(data.count),
-            body: SingleChunk(buffer: ByteBuffer(data: data))
+            "/mobile/v1/conversations/\(conversationId)/files", name: name, contentType: contentType, data: data
         )
     }
 
@@ -218,8 +216,8 @@ extension AgentClient {
         data: Data, named name: String, contentType: String? = nil, internal: Bool = false, in conversationId: String
     ) async throws(CollabClientError) -> MessageView {
         try await transport.uploadFile(
-            "/agent/v1/conversations/\(conversationId)/files", name: name, contentType: contentType, length: Int64(data.count),
-            body: SingleChunk(buffer: ByteBuffer(data: data)), query: `internal` ? [("internal", "true")] : []
+            "/agent/v1/conversations/\(conversationId)/files", name: name, contentType: contentType, data: data,
+            query: `internal` ? [("internal", "true")] : []
         )
     }
 

@@ -1,5 +1,6 @@
 import CollabClient
 import CollabCore
+import CollabServer
 import CollabWire
 import Foundation
 import Hummingbird
@@ -26,7 +27,7 @@ final class ModerationEndpoint: Sendable {
             for field in request.headers { headers[field.name.canonicalName] = field.value }
             let body = Data(buffer.readableBytesView)
             box.append(.init(headers: headers, body: body))
-            let text = (try? JSONDecoder().decode(WebInterceptorNewMessageRequest.self, from: body))?.conversationMessage?.text ?? ""
+            let text = (try? JSONDecoder().decode(WebInterceptorNewMessageRequest.self, from: body))?.conversationMessage.flatMap { $0.text ?? $0.fallbackText } ?? ""
             if text.contains("slow") { try await Task.sleep(for: .seconds(2)) }
             let decision = text.contains("forbidden")
                 ? WebMessageInterceptorDecision(approve: false, reason: "contains a forbidden word") : WebMessageInterceptorDecision(approve: true)
@@ -96,6 +97,18 @@ struct MessageInterceptorTests {
             #expect(event.type == "MessageRejectedEvent")
             #expect(event.reason == "contains a forbidden word")
             #expect(event.message?.text == "a forbidden word")
+
+            // A FILE message goes before the interceptors too (its name is the fallback text).
+            let refusedFile = await #expect(throws: CollabClientError.self) {
+                try await scenario.app.uploadFile(data: pngBytes(200), named: "forbidden.png", in: scenario.conversationId)
+            }
+            #expect(refusedFile?.status == 403)
+            #expect(refusedFile.flatMap(refusalType) == "MESSAGE_REJECTED")
+            #expect(server.server.fileBytesStored == 0)
+            let fileRequest = try JSONDecoder().decode(WebInterceptorNewMessageRequest.self, from: try #require(moderation.all.last).body)
+            #expect(fileRequest.conversationMessage?.type == "FileMessageData")
+            #expect(fileRequest.conversationMessage?.fileName == "forbidden.png")
+            _ = try await hooks.wait(count: 2)
 
             // The filter is VISITOR: the agent's messages pass without a call (it would have rejected this one).
             let before = moderation.all.count

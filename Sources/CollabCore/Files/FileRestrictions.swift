@@ -14,6 +14,8 @@ public struct FileRefusal: Error, Sendable, Equatable, CustomStringConvertible {
         case quotaExceeded = "FILE_QUOTA_EXCEEDED"
         /// An upload interceptor rejected it (HTTP 403).
         case rejected = "FILE_REJECTED"
+        /// A message interceptor rejected its FILE message (HTTP 403).
+        case messageRejected = "MESSAGE_REJECTED"
         /// No content (HTTP 400).
         case empty = "FILE_EMPTY"
         /// Too many uploads at once (HTTP 429).

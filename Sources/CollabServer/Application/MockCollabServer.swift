@@ -147,7 +147,7 @@ public final class MockCollabServer: Service {
         LiveRoutes(environment: environment).register(on: router)
         PushRoutes(environment: environment).register(on: router)
         CoBrowsingRoutes(environment: environment).register(on: router)
-        FileRoutes(environment: environment, review: FileReview(interception: interception, webhooks: webhooks)).register(on: router)
+        FileRoutes(environment: environment, review: FileReview(interception: interception, webhooks: webhooks, messageInterception: messageInterception)).register(on: router)
         return router
     }
 

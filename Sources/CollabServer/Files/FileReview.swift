@@ -7,6 +7,8 @@ import Foundation
 struct FileReview: Sendable {
     let interception: FileInterception
     let webhooks: WebhookDispatcher
+    /// Message interceptors see the FILE message too, after the file interceptors approved the file.
+    let messageInterception: MessageInterception
 
     static let rejectedEvent = "file_upload_interceptor.file_rejected"
 }
@@ -42,6 +44,21 @@ extension CollabEnvironment {
             event.reason = reason
             announce(event, to: review.webhooks)
             throw FileRefusal(.rejected, "the file was rejected: \(reason)")
+        }
+        let (messageInterceptors, timeout) = try read(principal) { state in
+            (state.messageInterceptors(reviewing: personId), MessageInterceptionMiddleware.timeoutMillis(state))
+        }
+        guard !messageInterceptors.isEmpty else { return }
+        var message = WebTextMessage(
+            id: "", conversationId: conversationId, accountId: accountId, senderPerson: uploader, timestamp: clock.now(), text: file.name, internal: false
+        )
+        message.describe(file)
+        for interceptor in messageInterceptors {
+            let decision = await review.messageInterception.ask(interceptor, about: message, accountId: accountId, timeout: .milliseconds(timeout))
+            guard case .rejected(let reason, let severity) = decision else { continue }
+            await files.remove(accountId: accountId, conversationId: conversationId, fileId: file.id)
+            announceRejected(message, reason: reason, severity: severity, accountId: accountId, to: review.webhooks)
+            throw FileRefusal(.messageRejected, "the message was rejected: \(reason)")
         }
     }
 

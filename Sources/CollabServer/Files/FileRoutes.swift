@@ -89,16 +89,19 @@ extension CollabEnvironment {
         _ request: Request, conversationId: String, personId: String, client: ClientSession?, isInternal: Bool, principal: Principal,
         review: FileReview? = nil
     ) async throws -> Response {
-        let name = try FileAttachment.checkName(request.query("name"))
         let serverMax = configuration.files.maxFileSize
         do {
-            let restrictions = try read(principal) { state throws(CollabError) in
-                if let client { _ = try state.visitorConversation(conversationId, session: client) }
-                try state.checkCanUpload(conversationId, personId: personId, isInternal: isInternal)
-                return try state.fileRestrictions(conversationId: conversationId, client: client, serverMaxFileSize: serverMax)
+            let (name, restrictions) = try await beforeReading(request) { () throws -> (String, FileRestrictions) in
+                let name = try FileAttachment.checkName(request.query("name"))
+                let restrictions = try read(principal) { state throws(CollabError) in
+                    if let client { _ = try state.visitorConversation(conversationId, session: client) }
+                    try state.checkCanUpload(conversationId, personId: personId, isInternal: isInternal)
+                    return try state.fileRestrictions(conversationId: conversationId, client: client, serverMaxFileSize: serverMax)
+                }
+                try restrictions.checkName(name)
+                if let declared = request.headers[.contentLength].flatMap({ Int64($0) }) { try restrictions.checkSize(declared) }
+                return (name, restrictions)
             }
-            try restrictions.checkName(name)
-            if let declared = request.headers[.contentLength].flatMap({ Int64($0) }) { try restrictions.checkSize(declared) }
             let staged = try await files.stage(request.body, limit: restrictions.maxFileSize)
             let type = ContentSniffer.effectiveType(sniffed: ContentSniffer.sniff(staged.head), declared: request.headers[.contentType])
             do {
@@ -127,6 +130,26 @@ extension CollabEnvironment {
             return JSONBody.response(MessageView(message), status: .created)
         } catch let refusal as FileRefusal {
             return refusal.response
+        }
+    }
+
+    /// Runs the checks made before any byte is read. When one refuses, a small body (at most 1 MiB
+    /// declared) is read and dropped first, so a client that sends its whole body before it reads the
+    /// answer gets the answer rather than a reset; a larger one is answered at once.
+    private func beforeReading<T>(_ request: Request, _ checks: () async throws -> T) async throws -> T {
+        do {
+            return try await checks()
+        } catch {
+            if let declared = request.headers[.contentLength].flatMap({ Int($0) }), declared <= 1 << 20 {
+                var read = 0
+                do {
+                    for try await chunk in request.body {
+                        read += chunk.readableBytes
+                        if read > 1 << 20 { break }
+                    }
+                } catch {}
+            }
+            throw error
         }
     }
 
@@ -176,7 +199,7 @@ extension FileRefusal {
         case .typeNotAllowed, .typeMismatch: .unsupportedMediaType
         case .tooLarge: .contentTooLarge
         case .quotaExceeded: HTTPResponse.Status(code: 507, reasonPhrase: "Insufficient Storage")
-        case .rejected: .forbidden
+        case .rejected, .messageRejected: .forbidden
         case .empty: .badRequest
         case .busy: .tooManyRequests
         }

@@ -111,8 +111,7 @@ struct MessageInterceptionMiddleware: RouterMiddleware {
         let found = try? env.read(account: accountId) { state -> ([MessageInterceptor], WebPerson?, Int)? in
             let interceptors = state.messageInterceptors(reviewing: personId)
             guard !interceptors.isEmpty, let conversation = state.conversations[conversationId], conversation.isParticipant(personId) else { return nil }
-            let timeout = (try? state.configuration(accountId: accountId))?.int(MessageInterception.timeoutKey, default: 5000) ?? 5000
-            return (interceptors, state.persons[personId].map { WebPerson($0, expand: Expansion()) }, min(max(timeout, 100), 60_000))
+            return (interceptors, state.persons[personId].map { WebPerson($0, expand: Expansion()) }, Self.timeoutMillis(state))
         }
         guard let (interceptors, sender, timeoutMillis) = found ?? nil else { return try await next(request, context) }
         let buffer = try await JSONBody.collect(request, limit: env.configuration.maxBodySize)
@@ -127,25 +126,36 @@ struct MessageInterceptionMiddleware: RouterMiddleware {
         for interceptor in interceptors {
             let decision = await interception.ask(interceptor, about: message, accountId: accountId, timeout: .milliseconds(timeoutMillis))
             guard case .rejected(let reason, let severity) = decision else { continue }
-            announce(message, reason: reason, severity: severity, accountId: accountId)
+            env.announceRejected(message, reason: reason, severity: severity, accountId: accountId, to: webhooks)
             let status = HTTPResponse.Status.forbidden
             return JSONBody.response(APIErrorBody(type: "MESSAGE_REJECTED", message: "the message was rejected: \(reason)", status: status.code), status: status)
         }
         return try await next(forwarded, context)
     }
 
-    private func announce(_ message: WebTextMessage, reason: String, severity: String?, accountId: String) {
+    /// How long each interceptor may take to answer: `com.unblu.messageinterceptor.timeoutMillis`
+    /// along the account's cascade (default 5000, 100 to 60000).
+    static func timeoutMillis(_ state: borrowing AccountState) -> Int {
+        let configured = (try? state.configuration(accountId: state.accountId))?.int(MessageInterception.timeoutKey, default: 5000) ?? 5000
+        return min(max(configured, 100), 60_000)
+    }
+}
+
+extension CollabEnvironment {
+    /// Queues `message_interceptor.message_rejected` for the webhook registrations that want it.
+    func announceRejected(_ message: WebTextMessage, reason: String, severity: String?, accountId: String, to webhooks: WebhookDispatcher) {
         var event = WebMessageRejectedEvent()
-        event.timestamp = environment.clock.now()
+        event.timestamp = clock.now()
         event.accountId = accountId
         event.message = message
         event.reason = reason
         event.severity = severity
-        guard let registrations = try? environment.read(account: accountId, { $0.webhooks(accountId: accountId, wanting: Self.rejectedEvent) }),
+        let name = MessageInterceptionMiddleware.rejectedEvent
+        guard let registrations = try? read(account: accountId, { $0.webhooks(accountId: accountId, wanting: name) }),
             !registrations.isEmpty, let body = try? JSONBody.encoder.encode(event)
         else { return }
         for registration in registrations {
-            webhooks.submit(.init(registration: registration, eventType: Self.rejectedEvent, body: body, createdAt: event.timestamp ?? 0))
+            webhooks.submit(.init(registration: registration, eventType: name, body: body, createdAt: event.timestamp ?? 0))
         }
     }
 }

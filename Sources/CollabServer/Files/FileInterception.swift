@@ -56,7 +56,8 @@ final class FileInterception: Service {
         event.name = file.name
         event.mimeType = file.mimeType
         event.length = file.size
-        event.downloadLink = "\(baseURL)/app/rest/v4/fileuploadinterceptors/files/\(token)"
+        // The token goes in the query, which the journal and logs redact (`token`), never in the path.
+        event.downloadLink = "\(baseURL)/app/rest/v4/fileuploadinterceptors/files?token=\(token)"
         event.source = "CONVERSATION"
         event.person = uploader
         event.conversationId = conversationId

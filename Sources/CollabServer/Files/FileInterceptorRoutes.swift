@@ -79,8 +79,8 @@ struct FileInterceptorRoutes {
             }
         }
         // The `downloadLink` of the new-file event: the token alone authorises it, while the decision is pending.
-        group.get("files/:token") { request, context in
-            let token = try context.pathParameter("token")
+        group.get("files") { request, context in
+            let token = try request.requireQuery("token")
             guard let pending = interception.pendingFile(token) else { throw CollabError.notFound("File", "token") }
             let location = env.files.location(accountId: pending.accountId, conversationId: pending.conversationId, fileId: pending.file.id)
             return try await FileDownload.response(for: pending.file, location: location, request: request, context: context)

@@ -53,12 +53,12 @@ final class ModerationEndpoint: Sendable {
     }
 }
 
-/// `fileSeed` with a short message-interceptor timeout.
-let moderationSeed: Seed = {
+/// `fileSeed` with a message-interceptor timeout: short (for the timeout tests) or one no busy machine reaches.
+func moderationSeed(timeoutMillis: Int) -> Seed {
     var seed = fileSeed
-    seed.accounts[0].configuration?["com.unblu.messageinterceptor.timeoutMillis"] = "300"
+    seed.accounts[0].configuration?["com.unblu.messageinterceptor.timeoutMillis"] = String(timeoutMillis)
     return seed
-}()
+}
 
 @Suite("Message interceptors", .serialized)
 struct MessageInterceptorTests {
@@ -66,7 +66,7 @@ struct MessageInterceptorTests {
     func approveAndReject() async throws {
         let moderation = try await ModerationEndpoint()
         let hooks = try await WebhookReceiver()
-        try await TestServer.with(seed: moderationSeed) { server in
+        try await TestServer.with(seed: moderationSeed(timeoutMillis: 60_000)) { server in
             let admin = HTTPTransport(baseURL: server.baseURL, credentials: .basic(username: "admin-f", password: "pw"))
             let _: WebWebhookRegistration = try await admin.send(
                 "POST", "/app/rest/v4/webhookregistrations/create",
@@ -122,7 +122,7 @@ struct MessageInterceptorTests {
     @Test("no answer in time: REJECT refuses the message, CONTINUE lets it through")
     func timeoutBehavior() async throws {
         let moderation = try await ModerationEndpoint()
-        try await TestServer.with(seed: moderationSeed) { server in
+        try await TestServer.with(seed: moderationSeed(timeoutMillis: 300)) { server in
             let admin = HTTPTransport(baseURL: server.baseURL, credentials: .basic(username: "admin-f", password: "pw"))
             var interceptor: WebMessageInterceptor = try await admin.send(
                 "POST", "/app/rest/v4/messageinterceptors/create",

@@ -78,6 +78,8 @@ struct ServeCommand: AsyncParsableCommand {
 
     @OptionGroup(title: "TLS") var tls: ServeTLSOptions
 
+    @OptionGroup(title: "Files") var files: ServeFileOptions
+
     func validate() throws {
         guard clientIdleSeconds > 0 else { throw ValidationError("--client-idle-seconds must be positive") }
         guard maxConnections > 0 else { throw ValidationError("--max-connections must be positive") }
@@ -135,6 +137,7 @@ struct ServeCommand: AsyncParsableCommand {
             throw ValidationError(error.message)
         }
         configuration.journalMaxBytes = journalMaxBytes
+        configuration.files = files.settings
 
         let server = try await MockCollabServer(configuration: configuration, logger: logger)
         if server.usesDefaultTenant {

@@ -20,6 +20,10 @@ public final class MockCollabServer: Service {
     let webhooks: WebhookDispatcher
     let pushes: PushPipeline
     let clockTasks: ClockDrivenTasks
+    /// File-upload interceptors' pending decisions.
+    let interception: FileInterception
+    /// External message interceptors' calls.
+    let messageInterception: MessageInterception
     let logger: Logger
     private let listening = Mutex<ListeningState>(.init())
 
@@ -69,8 +73,11 @@ public final class MockCollabServer: Service {
             logger: logger
         )
         self.webhooks = dispatcher
+        self.interception = FileInterception(allowedHosts: configuration.webhookAllowedHosts, logger: logger)
+        self.messageInterception = MessageInterception(allowedHosts: configuration.webhookAllowedHosts, logger: logger)
         events.observe { batch in for event in batch { dispatcher.enqueue(event) } }
         events.observe { [frames = environment.frames] batch in for event in batch { frames.observe(event.event) } }
+        events.observe { [files = environment.files] batch in files.observe(batch.map(\.event)) }
         let pipeline = PushPipeline(
             state: PushStateAdapter(environment: environment), clock: clock, outboxCapacity: configuration.outboxCapacity,
             settings: .init(maxAttempts: max(1, configuration.pushMaxAttempts), initialBackoff: configuration.pushInitialBackoff), logger: logger
@@ -82,6 +89,7 @@ public final class MockCollabServer: Service {
         environment.attach(pushes: pipeline, clockTasks: clockTasks)
         do {
             try await environment.applyStartupSeed(explicit: configuration.seed != nil)
+            try await environment.sweepFiles()
         } catch {
             try? await repository.close()
             throw error
@@ -131,6 +139,7 @@ public final class MockCollabServer: Service {
         router.add(middleware: MetricsMiddleware())
         router.add(middleware: AnonymousOpsMiddleware())
         router.add(middleware: AuthenticationMiddleware(environment: environment))
+        router.add(middleware: MessageInterceptionMiddleware(environment: environment, interception: messageInterception, webhooks: webhooks))
         OpsRoutes(environment: environment).register(on: router)
         WebAPIRoutes(environment: environment, webhooks: webhooks).register(on: router)
         ControlRoutes(environment: environment, webhooks: webhooks).register(on: router)
@@ -141,6 +150,7 @@ public final class MockCollabServer: Service {
         LiveRoutes(environment: environment).register(on: router)
         PushRoutes(environment: environment).register(on: router)
         CoBrowsingRoutes(environment: environment).register(on: router)
+        FileRoutes(environment: environment, review: FileReview(interception: interception, webhooks: webhooks, messageInterception: messageInterception)).register(on: router)
         return router
     }
 
@@ -189,7 +199,7 @@ public final class MockCollabServer: Service {
             },
             logger: logger
         )
-        app.addServices(webhooks, pushes, clockTasks)
+        app.addServices(webhooks, pushes, clockTasks, interception, messageInterception)
         if let plain = transport.plainListener(router: router, webSocket: webSocket, host: host, logger: logger) { app.addServices(plain) }
         return app
     }

@@ -62,6 +62,8 @@ public struct ServerConfiguration: Sendable {
     public var connections: ConnectionSettings
     /// TLS (HTTPS, HTTP/2, mutual TLS); `nil` serves plain HTTP.
     public var tls: TLSSettings?
+    /// Files in conversations: maximum size, quota, concurrent uploads.
+    public var files = FileSettings()
 
     public init(
         host: String = "127.0.0.1",

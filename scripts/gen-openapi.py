@@ -84,6 +84,16 @@ add("/_mock/v1/accounts/{account}/tokens", "post", op("Issue a test access token
 add("/_mock/v1/clock", "get", op("Read the server clock", "controlClock", {**ok(ref("ClockState")), **errs(401, 403)}, C, INSPECTOR, desc=ADMIN_NOTE.strip()))
 add("/_mock/v1/clock", "post", op("Move or freeze the server clock", "controlChangeClock", {**ok(ref("ClockState")), **errs(400, 401, 403)}, C, CONTROL,
     request=body(ref("ClockChange")), desc="Every timestamp, expiry and timeout of the server follows this clock."))
+FAULT_NOTE = " Account admins manage their own account's rules (a rule they add is confined to it); super admins and the control token manage every rule."
+add("/_mock/v1/faults", "get", op("Fault rules in force", "controlFaults", {**ok(ref("FaultRuleList")), **errs(401, 403)}, C, INSPECTOR, desc="Oldest first, with how often each hit." + FAULT_NOTE))
+add("/_mock/v1/faults", "post", op("Add a fault rule", "controlAddFault", {**ok(ref("FaultRule"), "Added", "201"), **errs(400, 401, 403, 404, 429)}, C, INSPECTOR,
+    request=body(ref("FaultRule")),
+    desc="Latency (fixed, uniform or log-normal) or an error status with the surface's typed body, on the Web API, mobile or agent surface, matched by method, path pattern (* one segment, trailing ** any rest), account, device or client; with a probability, a limit, an expiry on the server clock and a seed. At most 256 rules." + FAULT_NOTE))
+add("/_mock/v1/faults", "delete", op("Remove every fault rule in scope", "controlRemoveFaults", {"204": {"description": "Removed"}, **errs(401, 403)}, C, INSPECTOR, desc=FAULT_NOTE.strip()))
+add("/_mock/v1/faults/{id}", "put", op("Replace a fault rule", "controlReplaceFault", {**ok(ref("FaultRule")), **errs(400, 401, 403, 404)}, C, INSPECTOR,
+    params=[p("id", "Rule id")], request=body(ref("FaultRule")), desc="Its count of injections is kept." + FAULT_NOTE))
+add("/_mock/v1/faults/{id}", "delete", op("Remove a fault rule", "controlRemoveFault", {"204": {"description": "Removed"}, **errs(401, 403, 404)}, C, INSPECTOR,
+    params=[p("id", "Rule id")], desc=FAULT_NOTE.strip()))
 add("/_mock/v1/stats", "get", op("Entity counts and activity since start", "controlStats", {**ok(ref("StateStats")), **errs(401, 403, 404)}, C, INSPECTOR, params=[q("account", S, "Account id or name")], desc=ADMIN_NOTE.strip()))
 add("/_mock/v1/webhooks/deliveries", "get", op("Webhook delivery log", "controlWebhookDeliveries", {**ok(ref("WebhookDeliveryPage")), **errs(400, 401, 403)}, C, INSPECTOR,
     params=[q("registrationId", S, "Registration"), q("eventType", S, "Event name"), q("state", S, "PENDING, DELIVERED or FAILED"), q("limit", I, "At most this many, the newest")],
@@ -280,7 +290,7 @@ schemas = {
     "ResetRequest": obj({"account": S}),
     "SeedResult": obj({"created": I, "updated": I, "unchanged": I}, ["created", "updated", "unchanged"]),
     "JournalEntry": obj({"id": L, "timestamp": L, "method": S, "path": S, "query": S, "status": I, "durationMicros": L, "accountId": S, "userId": S, "truncated": B,
-                         "clientCertificate": S}, ["id", "timestamp", "method", "path", "status", "durationMicros"]),
+                         "clientCertificate": S, "faultRuleId": S}, ["id", "timestamp", "method", "path", "status", "durationMicros"]),
     "JournalPage": obj({"entries": arr(ref("JournalEntry")), "size": I, "capacity": I, "bytes": I, "maxBytes": I, "truncated": B},
                        ["entries", "size", "capacity", "bytes", "maxBytes", "truncated"]),
     "TestTokenRequest": obj({"subject": S, "email": S, "firstName": S, "lastName": S, "lifetimeSeconds": L}, ["subject"]),
@@ -290,6 +300,12 @@ schemas = {
         "layers": arr(obj({"scope": {"type": "string", "enum": ["GLOBAL", "ACCOUNT", "AREA", "APIKEY"]}, "entityId": S, "properties": smap()}, ["scope", "properties"])),
         "resolved": {"type": "object", "additionalProperties": obj({"value": S, "scope": {"type": "string", "enum": ["GLOBAL", "ACCOUNT", "AREA", "APIKEY"]}}, ["value", "scope"])},
     }, ["accountId", "layers", "resolved"]),
+    "FaultMatch": obj({"surface": {"type": "string", "enum": ["WEB_API", "MOBILE", "AGENT"]}, "method": S, "path": S, "account": S, "deviceId": S, "clientId": S}),
+    "FaultAction": obj({"type": {"type": "string", "enum": ["LATENCY", "ERROR"]}, "distribution": {"type": "string", "enum": ["FIXED", "UNIFORM", "LOGNORMAL"]},
+                        "millis": I, "minMillis": I, "maxMillis": I, "medianMillis": I, "sigma": {"type": "number"}, "status": I, "message": S}, ["type"]),
+    "FaultRule": obj({"id": S, "description": S, "match": ref("FaultMatch"), "action": ref("FaultAction"), "probability": {"type": "number", "minimum": 0, "maximum": 1},
+                      "limit": I, "expiresAt": L, "expiresInMillis": L, "seed": {"type": "integer", "minimum": 0}, "accountId": S, "injected": I, "createdAt": L}, ["match", "action"]),
+    "FaultRuleList": obj({"rules": arr(ref("FaultRule"))}, ["rules"]),
     "ClockState": obj({"now": L, "offset": L, "frozen": B}, ["now", "offset", "frozen"]),
     "ClockChange": obj({"advanceMillis": L, "frozen": B}),
     "StateStats": obj({**{k: I for k in STATS_COUNTS}, "frames": obj({k: I for k in FRAME_COUNTS}, FRAME_COUNTS),

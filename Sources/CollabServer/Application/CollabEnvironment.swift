@@ -18,6 +18,8 @@ final class CollabEnvironment: Sendable {
     let events: EventHub
     /// Co-browsing frames.
     let frames: FrameIngest
+    /// Fault rules in force (`/_mock/v1/faults`).
+    let faults = FaultRules()
     /// The bytes of files shared in conversations.
     let files: FileStorage
     let logger: Logger

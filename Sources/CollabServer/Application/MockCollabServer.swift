@@ -139,6 +139,7 @@ public final class MockCollabServer: Service {
         router.add(middleware: MetricsMiddleware())
         router.add(middleware: AnonymousOpsMiddleware())
         router.add(middleware: AuthenticationMiddleware(environment: environment))
+        router.add(middleware: FaultMiddleware(environment: environment))
         router.add(middleware: MessageInterceptionMiddleware(environment: environment, interception: messageInterception, webhooks: webhooks))
         OpsRoutes(environment: environment).register(on: router)
         WebAPIRoutes(environment: environment, webhooks: webhooks).register(on: router)
@@ -150,6 +151,7 @@ public final class MockCollabServer: Service {
         LiveRoutes(environment: environment).register(on: router)
         PushRoutes(environment: environment).register(on: router)
         CoBrowsingRoutes(environment: environment).register(on: router)
+        FaultRoutes(environment: environment).register(on: router)
         FileRoutes(environment: environment, review: FileReview(interception: interception, webhooks: webhooks, messageInterception: messageInterception)).register(on: router)
         return router
     }

@@ -16,14 +16,14 @@ struct JournalMiddleware: RouterMiddleware {
             let elapsed = ContinuousClock.now - started
             let micros = elapsed.components.seconds * 1_000_000 + elapsed.components.attoseconds / 1_000_000_000_000
             let principal = context.trace.principal
-            environment.journal.record(
-                JournalEntry(
-                    id: 0, timestamp: timestamp, method: request.method.rawValue, path: request.uri.path,
-                    query: RequestJournal.redact(query: request.uri.query), status: status, durationMicros: micros,
-                    accountId: principal?.accountId, userId: principal?.userId,
-                    clientCertificate: context.trace.clientCertificate
-                )
+            var entry = JournalEntry(
+                id: 0, timestamp: timestamp, method: request.method.rawValue, path: request.uri.path,
+                query: RequestJournal.redact(query: request.uri.query), status: status, durationMicros: micros,
+                accountId: principal?.accountId, userId: principal?.userId,
+                clientCertificate: context.trace.clientCertificate
             )
+            entry.faultRuleId = context.trace.faultRuleId
+            environment.journal.record(entry)
         }
         let response = try await next(request, context)
         status = response.status.code

@@ -18,5 +18,13 @@ final class RequestTrace: Sendable {
         set { clientCertificateBox.withLock { $0 = newValue } }
     }
 
+    private let faultRuleBox = Mutex<String?>(nil)
+
+    /// The fault rule injected into the request, if any.
+    var faultRuleId: String? {
+        get { faultRuleBox.withLock { $0 } }
+        set { faultRuleBox.withLock { $0 = newValue } }
+    }
+
     init() {}
 }

@@ -18,6 +18,8 @@ public struct JournalEntry: Codable, Sendable, Equatable {
 
     /// The subject of the client certificate the caller presented over mutual TLS, e.g. `OU=clients,O=MockCollab,CN=device-1`.
     public var clientCertificate: String?
+    /// The fault rule that hit this request (`/_mock/v1/faults`), if one did.
+    public var faultRuleId: String?
 
     public init(
         id: Int64, timestamp: Int64, method: String, path: String, query: String?, status: Int, durationMicros: Int64,

@@ -1,0 +1,62 @@
+import CollabCore
+import CollabWire
+import Hummingbird
+import Metrics
+
+/// Injects the faults of the rules in force (`/_mock/v1/faults`) into the Web API, mobile and agent
+/// surfaces: after authentication (rules can match an account, a device or a client), before any
+/// handler, so an injected error changes nothing. The journal records the rule's id and `/metrics`
+/// counts injections by action.
+struct FaultMiddleware: RouterMiddleware {
+    typealias Context = CollabRequestContext
+    let environment: CollabEnvironment
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        guard let surface = Self.surface(of: request.uri.path) else { return try await next(request, context) }
+        let faultable = FaultRules.Request(
+            surface: surface, method: request.method.rawValue, path: request.uri.path, accountId: context.principal.accountId,
+            deviceId: context.client?.deviceId, clientId: context.client?.clientId
+        )
+        guard let injection = environment.faults.injection(for: faultable, now: environment.clock.now()) else {
+            return try await next(request, context)
+        }
+        context.trace.faultRuleId = injection.ruleId
+        switch injection {
+        case .latency(_, let millis):
+            Counter(label: "mockcollab_faults_injected_total", dimensions: [("action", "latency")]).increment()
+            try await Task.sleep(for: .milliseconds(millis))
+            return try await next(request, context)
+        case .error(_, let status, let message):
+            Counter(label: "mockcollab_faults_injected_total", dimensions: [("action", "error")]).increment()
+            let status = HTTPResponse.Status(code: status)
+            if ErrorBody.usesTypedBody(request.uri.path) {
+                return JSONBody.response(APIErrorBody(type: Self.typeName(status.code), message: message, status: status.code), status: status)
+            }
+            return ErrorBody.response(status: status, message: message)
+        }
+    }
+
+    /// The faultable surface a path belongs to; `nil` for the control API and the operational routes.
+    static func surface(of path: String) -> String? {
+        if path.hasPrefix("/app/rest/v4/") || path.hasPrefix("/unblu/rest/v4/") { return "WEB_API" }
+        if path.hasPrefix("/mobile/v1/") { return "MOBILE" }
+        if path.hasPrefix("/agent/v1/") { return "AGENT" }
+        return nil
+    }
+
+    /// The mobile and agent APIs' error type for a status.
+    static func typeName(_ status: Int) -> String {
+        switch status {
+        case 400: "BAD_REQUEST"
+        case 401: "AUTHORIZATION"
+        case 403: "FORBIDDEN"
+        case 404: "NOT_FOUND"
+        case 409: "CONFLICT"
+        case 413: "PAYLOAD_TOO_LARGE"
+        case 429: "RATE_LIMITED"
+        case 503: "UNAVAILABLE"
+        case 500...599: "INTERNAL"
+        default: "BAD_REQUEST"
+        }
+    }
+}

@@ -1,0 +1,39 @@
+import CollabCore
+import CollabWire
+import Hummingbird
+
+/// `/_mock/v1/faults`: list, add, replace and remove fault rules. Account admins manage their own
+/// account's rules (a rule they make is confined to their account); super admins and the control token
+/// see and manage every rule.
+struct FaultRoutes {
+    let environment: CollabEnvironment
+
+    func register(on router: Router<CollabRequestContext>) {
+        let env = environment
+        let group = router.group("_mock/v1")
+        group.operation(.get, "faults", role: .admin) { _, context in
+            JSONBody.response(FaultRuleList(rules: env.faults.list(accountId: try context.inspectorConfinement())))
+        }
+        group.operation(.post, "faults", role: .admin) { request, context in
+            let submitted = try await env.decode(FaultRule.self, from: request)
+            let rule = try submitted.checked(id: env.ids.make(), now: env.clock.now(), confinement: try context.inspectorConfinement(), environment: env)
+            try env.faults.add(rule)
+            return JSONBody.response(rule, status: .created)
+        }
+        group.operation(.put, "faults/:id", role: .admin) { request, context in
+            let id = try context.pathParameter("id")
+            let confinement = try context.inspectorConfinement()
+            let submitted = try await env.decode(FaultRule.self, from: request)
+            let rule = try submitted.checked(id: id, now: env.clock.now(), confinement: confinement, environment: env)
+            return JSONBody.response(try env.faults.replace(id, with: rule, accountId: confinement))
+        }
+        group.operation(.delete, "faults/:id", role: .admin) { _, context in
+            try env.faults.remove(try context.pathParameter("id"), accountId: try context.inspectorConfinement())
+            return noContent
+        }
+        group.operation(.delete, "faults", role: .admin) { _, context in
+            env.faults.removeAll(accountId: try context.inspectorConfinement())
+            return noContent
+        }
+    }
+}

@@ -1,0 +1,72 @@
+import CollabCore
+import CollabWire
+
+extension FaultRule {
+    /// The surfaces a rule can hit.
+    static let surfaces: Set<String> = ["WEB_API", "MOBILE", "AGENT"]
+
+    /// The rule as stored: checked, with its id, account, expiry, seed and counters set.
+    /// - Parameters:
+    ///   - id: The rule's id.
+    ///   - confinement: The caller's account when the caller is an account admin (the rule is confined
+    ///     to it), `nil` for a super admin.
+    /// - Throws: `badRequest` naming the field; `notFound` for an account the caller cannot see.
+    func checked(id: String, now: Timestamp, confinement: String?, environment: CollabEnvironment) throws(CollabError) -> FaultRule {
+        var rule = self
+        rule.id = id
+        if let description, description.count > 256 { throw .badRequest("description is longer than 256 characters") }
+        if let surface = match.surface, !Self.surfaces.contains(surface) { throw .badRequest("match.surface must be WEB_API, MOBILE or AGENT") }
+        if let method = match.method, !(1...16).contains(method.count) || !method.allSatisfy(\.isLetter) {
+            throw .badRequest("match.method must be an HTTP method")
+        }
+        if let path = match.path, !path.hasPrefix("/") || path.count > 512 { throw .badRequest("match.path must start with / and be at most 512 characters") }
+        for (name, value) in [("match.deviceId", match.deviceId), ("match.clientId", match.clientId)] {
+            if let value, !(1...128).contains(value.count) { throw .badRequest("\(name) must be 1 to 128 characters") }
+        }
+        var accountId = confinement
+        if let reference = match.account {
+            accountId = try environment.inspectedAccountId(reference, confinedTo: confinement)
+        }
+        rule.accountId = accountId
+        switch action.type {
+        case "LATENCY":
+            let limit = FaultRules.maxLatencyMillis
+            func millis(_ name: String, _ value: Int?) throws(CollabError) -> Int {
+                guard let value else { throw .badRequest("action.\(name) is required for this distribution") }
+                guard (0...limit).contains(value) else { throw .badRequest("action.\(name) must be 0 to \(limit)") }
+                return value
+            }
+            switch action.distribution ?? "FIXED" {
+            case "FIXED": _ = try millis("millis", action.millis)
+            case "UNIFORM":
+                guard try millis("minMillis", action.minMillis) <= millis("maxMillis", action.maxMillis) else {
+                    throw .badRequest("action.minMillis must not exceed action.maxMillis")
+                }
+            case "LOGNORMAL":
+                _ = try millis("medianMillis", action.medianMillis)
+                if let sigma = action.sigma, !(sigma > 0 && sigma <= 5) { throw .badRequest("action.sigma must be above 0 and at most 5") }
+            default: throw .badRequest("action.distribution must be FIXED, UNIFORM or LOGNORMAL")
+            }
+        case "ERROR":
+            if let status = action.status, !(400...599).contains(status) { throw .badRequest("action.status must be 400 to 599") }
+            rule.action.status = action.status ?? 503
+            if let message = action.message, message.count > 1_024 { throw .badRequest("action.message is longer than 1024 characters") }
+        default:
+            throw .badRequest("action.type must be LATENCY or ERROR")
+        }
+        if let probability, !(probability >= 0 && probability <= 1) { throw .badRequest("probability must be 0 to 1") }
+        if let limit, limit < 1 { throw .badRequest("limit must be at least 1") }
+        if let expiresInMillis {
+            guard (1...(7 * 24 * 3_600_000)).contains(expiresInMillis) else { throw .badRequest("expiresInMillis must be 1 ms to 7 days") }
+            rule.expiresAt = now + expiresInMillis
+            rule.expiresInMillis = nil
+        } else if let expiresAt, expiresAt <= now {
+            throw .badRequest("expiresAt is in the past on the server clock")
+        }
+        // A default seed from the id: the same rule makes the same draws however often it is re-read.
+        rule.seed = seed ?? id.utf8.reduce(0xCBF2_9CE4_8422_2325) { ($0 ^ UInt64($1)) &* 0x0100_0000_01B3 }
+        rule.injected = 0
+        rule.createdAt = now
+        return rule
+    }
+}

@@ -1,0 +1,192 @@
+import CollabCore
+import CollabWire
+import Foundation
+import Synchronization
+
+/// The fault rules in force, in memory (a restart clears them), bounded in number.
+///
+/// Matching runs on every request of the faultable surfaces, so it costs the rules held (at most
+/// ``capacity``), never the server's data; with no rules it is one atomic load. Each rule draws its
+/// randomness (probability, latency) from its own seeded generator, so the same rules and the same
+/// requests make the same choices in every run.
+final class FaultRules: Sendable {
+    /// The most rules held at once.
+    static let capacity = 256
+    /// The longest latency a rule may add.
+    static let maxLatencyMillis = 60_000
+
+    /// A rule with its generator and its counters.
+    struct Entry: Sendable {
+        var rule: FaultRule
+        var generator: SplitMix64
+        var accountIds: Set<String>?
+    }
+
+    /// What a request is, for matching.
+    struct Request: Sendable {
+        var surface: String
+        var method: String
+        var path: String
+        var accountId: String?
+        var deviceId: String?
+        var clientId: String?
+    }
+
+    /// What to do with a request a rule hit.
+    enum Injection: Sendable, Equatable {
+        case latency(ruleId: String, millis: Int)
+        case error(ruleId: String, status: Int, message: String)
+
+        var ruleId: String {
+            switch self {
+            case .latency(let id, _), .error(let id, _, _): id
+            }
+        }
+    }
+
+    private let rules = Mutex<[Entry]>([])
+    private let count = Atomic<Int>(0)
+
+    /// The rules visible to `accountId` (all for `nil`), oldest first.
+    func list(accountId: String?) -> [FaultRule] {
+        rules.withLock { $0.filter { accountId == nil || $0.rule.accountId == accountId }.map(\.rule) }
+    }
+
+    /// Adds a checked rule.
+    func add(_ rule: FaultRule) throws(CollabError) {
+        try rules.withLock { rules throws(CollabError) in
+            guard rules.count < Self.capacity else { throw CollabError(.tooManyRequests, "at most \(Self.capacity) fault rules at once; remove some first") }
+            rules.append(Entry(rule: rule, generator: SplitMix64(seed: rule.seed ?? 0)))
+            count.store(rules.count, ordering: .relaxed)
+        }
+    }
+
+    /// Replaces rule `id` (keeping its count of injections), if `accountId` may see it.
+    func replace(_ id: String, with rule: FaultRule, accountId: String?) throws(CollabError) -> FaultRule {
+        try rules.withLock { rules throws(CollabError) in
+            guard let index = rules.firstIndex(where: { $0.rule.id == id && (accountId == nil || $0.rule.accountId == accountId) }) else {
+                throw .notFound("FaultRule", id)
+            }
+            var rule = rule
+            rule.injected = rules[index].rule.injected
+            rules[index] = Entry(rule: rule, generator: SplitMix64(seed: rule.seed ?? 0))
+            return rule
+        }
+    }
+
+    /// Removes rule `id`, if `accountId` may see it.
+    func remove(_ id: String, accountId: String?) throws(CollabError) {
+        try rules.withLock { rules throws(CollabError) in
+            guard let index = rules.firstIndex(where: { $0.rule.id == id && (accountId == nil || $0.rule.accountId == accountId) }) else {
+                throw .notFound("FaultRule", id)
+            }
+            rules.remove(at: index)
+            count.store(rules.count, ordering: .relaxed)
+        }
+    }
+
+    /// Removes every rule `accountId` may see (all for `nil`); returns how many.
+    @discardableResult
+    func removeAll(accountId: String?) -> Int {
+        rules.withLock { rules in
+            let before = rules.count
+            rules.removeAll { accountId == nil || $0.rule.accountId == accountId }
+            count.store(rules.count, ordering: .relaxed)
+            return before - rules.count
+        }
+    }
+
+    /// The first rule that hits `request` at `now`, counted, with its draw made.
+    func injection(for request: Request, now: Timestamp) -> Injection? {
+        guard count.load(ordering: .relaxed) > 0 else { return nil }
+        return rules.withLock { rules -> Injection? in
+            // Expired rules and spent ones go as they are met.
+            rules.removeAll { entry in
+                if let expiresAt = entry.rule.expiresAt, now >= expiresAt { return true }
+                if let limit = entry.rule.limit, (entry.rule.injected ?? 0) >= limit { return true }
+                return false
+            }
+            count.store(rules.count, ordering: .relaxed)
+            for index in rules.indices where Self.matches(rules[index].rule, request) {
+                var entry = rules[index]
+                defer { rules[index] = entry }
+                if let probability = entry.rule.probability, probability < 1, entry.generator.nextUnit() >= probability { continue }
+                entry.rule.injected = (entry.rule.injected ?? 0) + 1
+                let id = entry.rule.id ?? ""
+                let action = entry.rule.action
+                switch action.type {
+                case "LATENCY":
+                    return .latency(ruleId: id, millis: Self.latency(action, generator: &entry.generator))
+                default:
+                    return .error(ruleId: id, status: action.status ?? 503, message: action.message ?? "injected fault")
+                }
+            }
+            return nil
+        }
+    }
+
+    static func matches(_ rule: FaultRule, _ request: Request) -> Bool {
+        let match = rule.match
+        if let accountId = rule.accountId, accountId != request.accountId { return false }
+        if let surface = match.surface, surface != request.surface { return false }
+        if let method = match.method, method.uppercased() != request.method { return false }
+        if let deviceId = match.deviceId, deviceId != request.deviceId { return false }
+        if let clientId = match.clientId, clientId != request.clientId { return false }
+        if let pattern = match.path, !PathPattern.matches(pattern, request.path) { return false }
+        return true
+    }
+
+    static func latency(_ action: FaultAction, generator: inout SplitMix64) -> Int {
+        let millis: Double
+        switch action.distribution ?? "FIXED" {
+        case "UNIFORM":
+            let low = Double(action.minMillis ?? 0)
+            let high = Double(action.maxMillis ?? action.minMillis ?? 0)
+            millis = low + (high - low) * generator.nextUnit()
+        case "LOGNORMAL":
+            // Box–Muller: a standard normal draw from two uniform ones.
+            let u1 = max(generator.nextUnit(), .leastNonzeroMagnitude)
+            let u2 = generator.nextUnit()
+            let z = (-2 * Foundation.log(u1)).squareRoot() * Foundation.cos(2 * Double.pi * u2)
+            millis = Double(action.medianMillis ?? 0) * Foundation.exp((action.sigma ?? 0.5) * z)
+        default:
+            millis = Double(action.millis ?? 0)
+        }
+        return Int(min(Double(maxLatencyMillis), max(0, millis.rounded())))
+    }
+}
+
+/// `*` for one path segment, a trailing `**` for any rest.
+enum PathPattern {
+    static func matches(_ pattern: String, _ path: String) -> Bool {
+        let wanted = pattern.split(separator: "/", omittingEmptySubsequences: true)
+        let actual = path.split(separator: "/", omittingEmptySubsequences: true)
+        for (index, part) in wanted.enumerated() {
+            if part == "**" { return index == wanted.count - 1 }
+            guard index < actual.count, part == "*" || part == actual[index] else { return false }
+        }
+        return wanted.count == actual.count
+    }
+}
+
+/// A small, fast, seedable generator (SplitMix64): deterministic draws for fault rules.
+struct SplitMix64: Sendable, Equatable {
+    private(set) var state: UInt64
+
+    init(seed: UInt64) {
+        state = seed
+    }
+
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+
+    /// A uniform draw in [0, 1).
+    mutating func nextUnit() -> Double {
+        Double(next() >> 11) * 0x1.0p-53
+    }
+}

@@ -1,0 +1,116 @@
+/// A fault the server injects into matching requests (`/_mock/v1/faults`): latency or an error, on a
+/// chosen surface, route, account, device or client, with a probability, a count limit and an expiry.
+public struct FaultRule: Codable, Sendable, Equatable {
+    /// Assigned by the server.
+    public var id: String?
+    /// What the rule is for (shown in the inspector and the journal).
+    public var description: String?
+    /// Which requests it applies to.
+    public var match: FaultMatch
+    /// What happens to them.
+    public var action: FaultAction
+    /// The chance, 0 to 1, that a matching request is hit (default 1).
+    public var probability: Double?
+    /// At most this many injections, then the rule stops matching (default: no limit).
+    public var limit: Int?
+    /// Until when the rule applies, server clock in ms since the epoch (the virtual clock moves it).
+    public var expiresAt: Int64?
+    /// On create: expires this many ms after now on the server clock (sets `expiresAt`).
+    public var expiresInMillis: Int64?
+    /// Seeds the rule's random draws (probability, latency), so a run repeats exactly. Default: from
+    /// the rule's id.
+    public var seed: UInt64?
+    /// The account the rule is confined to (set by the server for an account admin's rules).
+    public var accountId: String?
+    /// Injections so far (read-only).
+    public var injected: Int?
+    /// When the rule was made, server clock (read-only).
+    public var createdAt: Int64?
+
+    public init(
+        description: String? = nil, match: FaultMatch, action: FaultAction, probability: Double? = nil, limit: Int? = nil,
+        expiresInMillis: Int64? = nil, seed: UInt64? = nil
+    ) {
+        self.description = description
+        self.match = match
+        self.action = action
+        self.probability = probability
+        self.limit = limit
+        self.expiresInMillis = expiresInMillis
+        self.seed = seed
+    }
+}
+
+/// Which requests a fault rule applies to. Every field that is set must match; the control API and the
+/// operational routes (`/_mock`, `/healthz`, `/readyz`, `/metrics`, `/openapi.json`) are never hit.
+public struct FaultMatch: Codable, Sendable, Equatable {
+    /// `WEB_API` (`/app/rest/v4`, `/unblu/rest/v4`), `MOBILE` (`/mobile/v1`) or `AGENT` (`/agent/v1`).
+    public var surface: String?
+    /// An HTTP method, e.g. `POST`.
+    public var method: String?
+    /// A path pattern: `*` stands for one segment, a trailing `**` for any rest, e.g.
+    /// `/mobile/v1/conversations/*/messages`.
+    public var path: String?
+    /// An account, by id or name (an account admin's rules are confined to their own account).
+    public var account: String?
+    /// A mobile device id: requests of the client started with it.
+    public var deviceId: String?
+    /// A started mobile client, by its id.
+    public var clientId: String?
+
+    public init(
+        surface: String? = nil, method: String? = nil, path: String? = nil, account: String? = nil, deviceId: String? = nil, clientId: String? = nil
+    ) {
+        self.surface = surface
+        self.method = method
+        self.path = path
+        self.account = account
+        self.deviceId = deviceId
+        self.clientId = clientId
+    }
+}
+
+/// What a fault rule does.
+public struct FaultAction: Codable, Sendable, Equatable {
+    /// `LATENCY` (the request is answered as usual, later) or `ERROR` (answered at once with `status`
+    /// and the surface's typed error body; nothing is changed).
+    public var type: String
+    /// LATENCY: `FIXED` (default; `millis`), `UNIFORM` (`minMillis`…`maxMillis`) or `LOGNORMAL`
+    /// (`medianMillis`, `sigma`: a long tail), capped at 60 s.
+    public var distribution: String?
+    public var millis: Int?
+    public var minMillis: Int?
+    public var maxMillis: Int?
+    public var medianMillis: Int?
+    public var sigma: Double?
+    /// ERROR: 400 to 599.
+    public var status: Int?
+    /// ERROR: the error message (default: "injected fault").
+    public var message: String?
+
+    public init(
+        type: String, distribution: String? = nil, millis: Int? = nil, minMillis: Int? = nil, maxMillis: Int? = nil, medianMillis: Int? = nil,
+        sigma: Double? = nil, status: Int? = nil, message: String? = nil
+    ) {
+        self.type = type
+        self.distribution = distribution
+        self.millis = millis
+        self.minMillis = minMillis
+        self.maxMillis = maxMillis
+        self.medianMillis = medianMillis
+        self.sigma = sigma
+        self.status = status
+        self.message = message
+    }
+
+    /// A fixed delay.
+    public static func latency(millis: Int) -> Self { .init(type: "LATENCY", distribution: "FIXED", millis: millis) }
+    /// An error status with the surface's typed body.
+    public static func error(status: Int, message: String? = nil) -> Self { .init(type: "ERROR", status: status, message: message) }
+}
+
+/// The rules in the caller's scope.
+public struct FaultRuleList: Codable, Sendable, Equatable {
+    public var rules: [FaultRule]
+    public init(rules: [FaultRule]) { self.rules = rules }
+}

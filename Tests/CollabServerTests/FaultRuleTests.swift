@@ -1,0 +1,188 @@
+import CollabCore
+import CollabWire
+import Foundation
+import HTTPTypes
+import Testing
+
+@testable import CollabServer
+
+/// Fault rules (`/_mock/v1/faults`) in process: errors with the surface's body that change nothing,
+/// latency, matching, limits, expiry on the server clock, seeded determinism, isolation between
+/// accounts and bad input.
+@Suite("Fault rules")
+struct FaultRuleTests {
+    static let root = InProcessServer.basic("root", "root")
+    static let alphaAdmin = InProcessServer.basic("alpha-admin", "pw-a")
+    static let betaAdmin = InProcessServer.basic("beta-admin", "pw-b")
+
+    /// A started alpha visitor with a conversation: its bearer header and the conversation's id.
+    static func visitor(_ server: InProcessServer, key: String = "alpha-key", device: String = "phone") async throws -> (String, String) {
+        let start = try await server.call(.post, "/mobile/v1/clients", body: ClientStartRequest(apiKey: key, deviceId: device, device: .init(os: "iOS")))
+            .decode(ClientStartResponse.self)
+        let bearer = "Bearer " + start.token
+        let conversation = try await server.call(.post, "/mobile/v1/conversations", authorization: bearer, body: StartConversationRequest())
+            .decode(ConversationView.self)
+        return (bearer, conversation.id)
+    }
+
+    static func add(_ server: InProcessServer, _ rule: FaultRule, as caller: String = root) async throws -> FaultRule {
+        let answer = try await server.call(.post, "/_mock/v1/faults", authorization: caller, body: rule)
+        #expect(answer.status == .created, "\(answer.text)")
+        return try answer.decode(FaultRule.self)
+    }
+
+    @Test("an error rule answers with the surface's typed body, changes nothing, is journaled, and stops at its limit")
+    func errorRule() async throws {
+        try await InProcessServer.with(seed: twoAccountSeed) { server in
+            let (visitor, conversation) = try await Self.visitor(server)
+            let rule = try await Self.add(
+                server,
+                FaultRule(
+                    match: FaultMatch(surface: "MOBILE", method: "POST", path: "/mobile/v1/conversations/*/messages"),
+                    action: .error(status: 503, message: "the network is down"), limit: 2
+                )
+            )
+            let before = try server.stats(account: nil)
+            for _ in 0..<2 {
+                let refused = try await server.call(.post, "/mobile/v1/conversations/\(conversation)/messages", authorization: visitor, body: SendMessageRequest(text: "hi"))
+                #expect(refused.status == .serviceUnavailable)
+                #expect(try refused.decode(APIErrorBody.self) == APIErrorBody(type: "UNAVAILABLE", message: "the network is down", status: 503))
+            }
+            #expect(try server.stats(account: nil) == before, "an injected error changes nothing")
+            let journal = try await server.call(.get, "/_mock/v1/journal?path=/mobile/v1/conversations", authorization: Self.root).decode(JournalPage.self)
+            #expect(journal.entries.filter { $0.faultRuleId == rule.id }.count == 2)
+            // The limit is spent: the next request goes through and the rule is gone.
+            let sent = try await server.call(.post, "/mobile/v1/conversations/\(conversation)/messages", authorization: visitor, body: SendMessageRequest(text: "hi"))
+            #expect(sent.status == .ok || sent.status == .created, "\(sent.text)")
+            #expect(try await server.call(.get, "/_mock/v1/faults", authorization: Self.root).decode(FaultRuleList.self).rules.isEmpty)
+
+            // The Web API answers with its Error body; the control API is never hit.
+            _ = try await Self.add(server, FaultRule(match: FaultMatch(path: "/**"), action: .error(status: 502)))
+            let web = try await server.call(.get, "/app/rest/v4/accounts/getCurrentAccount", authorization: Self.alphaAdmin)
+            #expect(web.status == .badGateway)
+            #expect(try web.decode(WebAPIError.self).errorMessage == "injected fault")
+            #expect(try await server.call(.get, "/_mock/v1/faults", authorization: Self.root).status == .ok)
+            #expect(try await server.call(.get, "/healthz").status == .ok)
+        }
+    }
+
+    @Test("latency delays the answer by at least the drawn time and is journaled")
+    func latency() async throws {
+        try await InProcessServer.with(seed: twoAccountSeed) { server in
+            let rule = try await Self.add(server, FaultRule(match: FaultMatch(surface: "WEB_API"), action: .latency(millis: 50)))
+            let answer = try await server.call(.get, "/app/rest/v4/accounts/getCurrentAccount", authorization: Self.alphaAdmin)
+            #expect(answer.status == .ok)
+            let journal = try await server.call(.get, "/_mock/v1/journal?path=/app/rest/v4/accounts", authorization: Self.root).decode(JournalPage.self)
+            let entry = try #require(journal.entries.last)
+            #expect(entry.faultRuleId == rule.id)
+            #expect(entry.durationMicros >= 50_000, "a sleep is never shorter than asked")
+        }
+    }
+
+    @Test("draws repeat with the same seed: two servers, the same rules, the same requests, the same hits")
+    func determinism() async throws {
+        func hits(seed: UInt64) async throws -> [Bool] {
+            try await InProcessServer.with(seed: twoAccountSeed) { server in
+                _ = try await Self.add(
+                    server, FaultRule(match: FaultMatch(surface: "WEB_API"), action: .error(status: 500), probability: 0.5, seed: seed)
+                )
+                var hits: [Bool] = []
+                for _ in 0..<40 {
+                    hits.append(try await server.call(.get, "/app/rest/v4/accounts/getCurrentAccount", authorization: Self.alphaAdmin).status == .internalServerError)
+                }
+                return hits
+            }
+        }
+        let first = try await hits(seed: 42)
+        #expect(try await hits(seed: 42) == first)
+        #expect(first.contains(true) && first.contains(false), "a probability of 0.5 hits some and spares some")
+        #expect(try await hits(seed: 7) != first)
+    }
+
+    @Test("rules expire on the server clock; device and client matchers pick one visitor")
+    func expiryAndDevices() async throws {
+        try await InProcessServer.with(seed: twoAccountSeed) { server in
+            let (first, _) = try await Self.visitor(server, device: "slow-phone")
+            let (second, _) = try await Self.visitor(server, device: "fast-phone")
+            _ = try await Self.add(
+                server, FaultRule(match: FaultMatch(deviceId: "slow-phone"), action: .error(status: 429), expiresInMillis: 60_000)
+            )
+            #expect(try await server.call(.get, "/mobile/v1/conversations", authorization: first).status == .tooManyRequests)
+            #expect(try await server.call(.get, "/mobile/v1/conversations", authorization: second).status == .ok)
+            server.server.environment.clock.advance(by: 60_001)
+            #expect(try await server.call(.get, "/mobile/v1/conversations", authorization: first).status == .ok, "expired on the virtual clock")
+            #expect(try await server.call(.get, "/_mock/v1/faults", authorization: Self.root).decode(FaultRuleList.self).rules.isEmpty)
+        }
+    }
+
+    @Test("an account admin's rules stay in its account; other admins neither see nor remove them")
+    func isolation() async throws {
+        try await InProcessServer.with(seed: twoAccountSeed) { server in
+            let rule = try await Self.add(server, FaultRule(match: FaultMatch(surface: "WEB_API"), action: .error(status: 503)), as: Self.alphaAdmin)
+            #expect(rule.accountId != nil)
+            #expect(try await server.call(.get, "/app/rest/v4/accounts/getCurrentAccount", authorization: Self.alphaAdmin).status == .serviceUnavailable)
+            #expect(try await server.call(.get, "/app/rest/v4/accounts/getCurrentAccount", authorization: Self.betaAdmin).status == .ok)
+            #expect(try await server.call(.get, "/_mock/v1/faults", authorization: Self.betaAdmin).decode(FaultRuleList.self).rules.isEmpty)
+            #expect(try await server.call(.delete, "/_mock/v1/faults/\(rule.id ?? "")", authorization: Self.betaAdmin).status == .notFound)
+            let aimed = try await server.call(
+                .post, "/_mock/v1/faults", authorization: Self.alphaAdmin, body: FaultRule(match: FaultMatch(account: "beta"), action: .error(status: 503))
+            )
+            #expect(aimed.status == .notFound, "an admin cannot aim a rule at another account")
+            let agent = try await server.call(.get, "/_mock/v1/faults", authorization: InProcessServer.basic("alpha-agent", "pw-a"))
+            #expect(agent.status == .forbidden)
+            #expect(try await server.call(.delete, "/_mock/v1/faults", authorization: Self.betaAdmin).status == .noContent)
+            #expect(try await server.call(.get, "/_mock/v1/faults", authorization: Self.alphaAdmin).decode(FaultRuleList.self).rules.count == 1)
+            #expect(try await server.call(.delete, "/_mock/v1/faults/\(rule.id ?? "")", authorization: Self.alphaAdmin).status == .noContent)
+        }
+    }
+
+    @Test("bad rules get a 400 naming the field and add nothing", arguments: [
+        (#"{"match":{},"action":{"type":"EXPLODE"}}"#, "action.type"),
+        (#"{"match":{},"action":{"type":"ERROR","status":600}}"#, "action.status"),
+        (#"{"match":{},"action":{"type":"LATENCY","millis":60001}}"#, "action.millis"),
+        (#"{"match":{},"action":{"type":"LATENCY","distribution":"UNIFORM","minMillis":9,"maxMillis":3}}"#, "minMillis"),
+        (#"{"match":{},"action":{"type":"LATENCY","distribution":"GAUSS"}}"#, "action.distribution"),
+        (#"{"match":{},"action":{"type":"ERROR"},"probability":2}"#, "probability"),
+        (#"{"match":{},"action":{"type":"ERROR"},"limit":0}"#, "limit"),
+        (#"{"match":{"surface":"CONTROL"},"action":{"type":"ERROR"}}"#, "match.surface"),
+        (#"{"match":{"path":"no-slash"},"action":{"type":"ERROR"}}"#, "match.path"),
+        (#"{"match":{},"action":{"type":"ERROR"},"expiresInMillis":0}"#, "expiresInMillis"),
+        (#"{"action":{"type":"ERROR"}}"#, "match"),
+    ])
+    func badRules(body: String, field: String) async throws {
+        try await InProcessServer.with(seed: twoAccountSeed) { server in
+            let answer = try await server.call(.post, "/_mock/v1/faults", authorization: Self.root, body: body)
+            #expect(answer.status == .badRequest, "\(body): \(answer.text)")
+            #expect(answer.text.contains(field), "\(body): \(answer.text)")
+            #expect(try await server.call(.get, "/_mock/v1/faults", authorization: Self.root).decode(FaultRuleList.self).rules.isEmpty)
+        }
+    }
+
+    @Test("latency draws: uniform stays in its bounds, log-normal has its median and a tail, both repeat with the seed")
+    func distributions() {
+        var generator = SplitMix64(seed: 1)
+        let uniform = FaultAction(type: "LATENCY", distribution: "UNIFORM", minMillis: 200, maxMillis: 1_500)
+        let draws = (0..<1_000).map { _ in FaultRules.latency(uniform, generator: &generator) }
+        #expect(draws.allSatisfy { (200...1_500).contains($0) })
+        #expect(Set(draws).count > 100, "spread over the range")
+        var again = SplitMix64(seed: 1)
+        #expect((0..<1_000).map { _ in FaultRules.latency(uniform, generator: &again) } == draws)
+
+        var tail = SplitMix64(seed: 2)
+        let logNormal = FaultAction(type: "LATENCY", distribution: "LOGNORMAL", medianMillis: 100, sigma: 1)
+        let sorted = (0..<2_001).map { _ in FaultRules.latency(logNormal, generator: &tail) }.sorted()
+        #expect((80...125).contains(sorted[1_000]), "the median is near 100 ms: \(sorted[1_000])")
+        #expect(sorted[1_980] > 500, "a long tail: the 99th percentile is several times the median")
+        #expect(sorted.last! <= FaultRules.maxLatencyMillis)
+    }
+
+    @Test("path patterns: * is one segment, a trailing ** any rest")
+    func patterns() {
+        #expect(PathPattern.matches("/mobile/v1/conversations/*/messages", "/mobile/v1/conversations/abc/messages"))
+        #expect(!PathPattern.matches("/mobile/v1/conversations/*/messages", "/mobile/v1/conversations/abc/messages/x"))
+        #expect(!PathPattern.matches("/mobile/v1/conversations/*", "/mobile/v1/conversations"))
+        #expect(PathPattern.matches("/agent/v1/**", "/agent/v1/conversations/x/accept"))
+        #expect(PathPattern.matches("/**", "/app/rest/v4/accounts/getCurrentAccount"))
+        #expect(!PathPattern.matches("/agent/v1/**", "/mobile/v1/clients"))
+    }
+}

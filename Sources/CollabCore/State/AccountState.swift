@@ -29,6 +29,7 @@ public struct AccountState: Sendable {
     public internal(set) var pushSettings: [String: PushSettings] = [:]
     public internal(set) var coBrowsingSessions = IndexedTable<CoBrowsingSession>(indexes: [Indexes.coBrowsingByOpenConversation])
     public internal(set) var invitations = IndexedTable<Invitation>(indexes: [Indexes.invitationByOpenToken, Indexes.invitationByConversation, Indexes.invitationByOpenAgentTarget])
+    public internal(set) var bots = IndexedTable<DialogBot>(indexes: [Indexes.botByName])
 
     // Secondary indexes that are not per-table, rebuilt on load and kept in step by every operation.
     var apiKeyIdByKey: [String: String] = [:]
@@ -110,6 +111,9 @@ public struct AccountState: Sendable {
             case .invitation:
                 let invitation = try RecordCoding.decode(Invitation.self, from: record)
                 state.invitations[invitation.id] = invitation
+            case .dialogBot:
+                let bot = try RecordCoding.decode(DialogBot.self, from: record)
+                state.bots[bot.id] = bot
             }
         }
         for key in state.messages.keys { state.messages[key]?.sort { $0.sequence < $1.sequence } }
@@ -206,4 +210,6 @@ enum Indexes {
     static let invitationByConversation = TableIndex<Invitation>(1) { [$0.conversationId] }
     /// Open agent invitations and forwardings by the agent they are addressed to.
     static let invitationByOpenAgentTarget = TableIndex<Invitation>(2) { $0.state == .open && $0.targetType == "AGENT" ? $0.targetId.map { [$0] } ?? [] : [] }
+    /// Dialog bots by name (unique within an account).
+    static let botByName = TableIndex<DialogBot>(0) { [$0.name] }
 }

@@ -20,6 +20,7 @@ public enum EntityKind: String, Sendable, Codable, CaseIterable {
     case pushSettings
     case coBrowsingSession
     case invitation
+    case dialogBot
 }
 
 /// One entity as the store keeps it: its kind, id, owning account and JSON body.

@@ -29,7 +29,8 @@ public struct AccountState: Sendable {
     public internal(set) var pushSettings: [String: PushSettings] = [:]
     public internal(set) var coBrowsingSessions = IndexedTable<CoBrowsingSession>(indexes: [Indexes.coBrowsingByOpenConversation])
     public internal(set) var invitations = IndexedTable<Invitation>(indexes: [Indexes.invitationByOpenToken, Indexes.invitationByConversation, Indexes.invitationByOpenAgentTarget])
-    public internal(set) var bots = IndexedTable<DialogBot>(indexes: [Indexes.botByName])
+    public internal(set) var bots = IndexedTable<DialogBot>(indexes: [Indexes.botByName, Indexes.botForOnboarding])
+    public internal(set) var botDialogs = IndexedTable<BotDialog>(indexes: [Indexes.dialogByOpenConversation])
 
     // Secondary indexes that are not per-table, rebuilt on load and kept in step by every operation.
     var apiKeyIdByKey: [String: String] = [:]
@@ -114,6 +115,9 @@ public struct AccountState: Sendable {
             case .dialogBot:
                 let bot = try RecordCoding.decode(DialogBot.self, from: record)
                 state.bots[bot.id] = bot
+            case .botDialog:
+                let dialog = try RecordCoding.decode(BotDialog.self, from: record)
+                state.botDialogs[dialog.id] = dialog
             }
         }
         for key in state.messages.keys { state.messages[key]?.sort { $0.sequence < $1.sequence } }
@@ -212,4 +216,10 @@ enum Indexes {
     static let invitationByOpenAgentTarget = TableIndex<Invitation>(2) { $0.state == .open && $0.targetType == "AGENT" ? $0.targetId.map { [$0] } ?? [] : [] }
     /// Dialog bots by name (unique within an account).
     static let botByName = TableIndex<DialogBot>(0) { [$0.name] }
+    /// Active bots that onboard visitors, under one key.
+    static let botForOnboarding = TableIndex<DialogBot>(1) {
+        $0.webhookStatus == .active && ($0.onboardingFilter == .visitors || $0.onboardingFilter == .both) ? ["ONBOARDING"] : []
+    }
+    /// Offered and open bot dialogs by conversation.
+    static let dialogByOpenConversation = TableIndex<BotDialog>(0) { $0.state == .finished ? [] : [$0.conversationId] }
 }

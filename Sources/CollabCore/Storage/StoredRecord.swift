@@ -21,6 +21,7 @@ public enum EntityKind: String, Sendable, Codable, CaseIterable {
     case coBrowsingSession
     case invitation
     case dialogBot
+    case botDialog
 }
 
 /// One entity as the store keeps it: its kind, id, owning account and JSON body.

@@ -70,6 +70,8 @@ public final class MockCollabServer: Service {
         )
         self.webhooks = dispatcher
         events.observe { batch in for event in batch { dispatcher.enqueue(event) } }
+        let bots = BotDialogService(environment: environment, dispatcher: dispatcher, logger: logger)
+        events.observe { batch in for event in batch { bots.observe(event.event) } }
         events.observe { [frames = environment.frames] batch in for event in batch { frames.observe(event.event) } }
         let pipeline = PushPipeline(
             state: PushStateAdapter(environment: environment), clock: clock, outboxCapacity: configuration.outboxCapacity,

@@ -27,6 +27,7 @@ struct WebAPIRoutes {
             InvitationRoutes(environment: environment).register(on: group.group("invitations"))
             WebhookRoutes(environment: environment, dispatcher: webhooks).register(on: group.group("webhookregistrations"))
             BotRoutes(environment: environment, dispatcher: webhooks).register(on: group.group("bots"))
+            BotDialogRoutes(environment: environment, dispatcher: webhooks).register(on: group.group("bots"))
         }
     }
 }

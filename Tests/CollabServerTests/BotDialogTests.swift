@@ -1,5 +1,6 @@
 import CollabClient
 import CollabCore
+import CollabStore
 import CollabWire
 import Crypto
 import Foundation
@@ -184,5 +185,33 @@ struct BotDialogTests {
         }
         try await refusing.stop()
         try await accepting.stop()
+    }
+
+    @Test("bots and open dialogs are stored: after a restart on the same SQLite file the bot is found by name and its dialog goes on")
+    func durable() async throws {
+        let bot = try await BotReceiver()
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("bots-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let storage = StorageLocation.sqlite(path: directory.appendingPathComponent("state.sqlite").path)
+        let (token, conversationId) = try await TestServer.with(storage: storage, seed: queueSeed) { server in
+            let admin = server.admin("admin-d", "pw").transport
+            _ = try await call(admin, "POST", "bots/create", botBody("Keeper", endpoint: bot.url), schema: "DialogBotData")
+            let app = visitor(server, device: "durable-phone")
+            try await app.start()
+            let conversation = try await app.startConversation(topic: "durable")
+            let opened = try await bot.wait(for: "bot.dialog.opened")
+            let token = try #require((try JSONSerialization.jsonObject(with: opened.body) as? [String: Any])?["dialogToken"] as? String)
+            return (token, conversation.id)
+        }
+        try await TestServer.with(storage: storage, seed: queueSeed) { server in
+            let admin = server.admin("admin-d", "pw").transport
+            _ = try await call(admin, "GET", "bots/getByName", query: [("name", "Keeper")], schema: "DialogBotData")
+            _ = try await call(admin, "POST", "bots/sendDialogMessage", #"{"dialogToken":"\#(token)","messageData":{"type":"TEXT","text":"still here"}}"#, schema: "SendMessageResult")
+            _ = try await call(admin, "POST", "bots/finishDialog", #"{"dialogToken":"\#(token)","reason":"HAND_OFF"}"#, status: 204)
+            let conversation = try await call(admin, "GET", "conversations/\(conversationId)/read")
+            #expect(conversation["state"] as? String == "QUEUED")
+        }
+        try await bot.stop()
     }
 }

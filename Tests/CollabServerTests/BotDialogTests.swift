@@ -98,7 +98,7 @@ struct BotDialogTests {
         try await bot.stop()
     }
 
-    @Test("onboarding: the bot accepts the offer, hears the visitor, answers (the visitor's client sees it), hands off to the queue")
+    @Test("onboarding: the bot accepts the offer, hears the visitor, types and answers (the visitor's client sees both), hands off to the queue")
     func onboardingHandOff() async throws {
         let bot = try await BotReceiver()
         try await TestServer.with(seed: queueSeed) { server in
@@ -124,6 +124,15 @@ struct BotDialogTests {
             #expect(heard["dialogToken"] as? String == token)
             #expect((heard["conversationMessage"] as? [String: Any])?["text"] as? String == "I lost my card")
 
+            for (path, typing) in [("startDialogBotTypingIndicator", "true"), ("cancelDialogBotTypingIndicator", "false")] {
+                _ = try await call(admin, "POST", "bots/\(path)", #"{"dialogToken":"\#(token)"}"#, status: 204)
+                _ = try await events.wait(for: "the bot typing: \(typing)") {
+                    if case .live(let event) = $0 {
+                        return event.type == "conversation.typing" && event.detail?["personId"] == botPersonId && event.detail?["typing"] == typing
+                    }
+                    return false
+                }
+            }
             let sent = try await call(
                 admin, "POST", "bots/sendDialogMessage",
                 #"{"$_type":"BotDialogPostMessage","dialogToken":"\#(token)","messageData":{"$_type":"TextPostMessageData","type":"TEXT","text":"Let me find an agent"}}"#,

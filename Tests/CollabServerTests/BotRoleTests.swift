@@ -28,6 +28,8 @@ struct BotRoleTests {
         .init(method: "POST", path: "/app/rest/v4/bots/unknown/sendPing", required: .admin),
         .init(method: "POST", path: "/app/rest/v4/bots/sendDialogMessage", body: "{}", required: .admin),
         .init(method: "POST", path: "/app/rest/v4/bots/finishDialog", body: "{}", required: .admin),
+        .init(method: "POST", path: "/app/rest/v4/bots/startDialogBotTypingIndicator", body: "{}", required: .admin),
+        .init(method: "POST", path: "/app/rest/v4/bots/cancelDialogBotTypingIndicator", body: "{}", required: .admin),
     ]
 
     @Test("each role may call exactly the operations at or below it; probing changes nothing", arguments: operations)

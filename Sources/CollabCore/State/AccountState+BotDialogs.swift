@@ -72,6 +72,24 @@ extension AccountState {
         )
     }
 
+    /// `bots/startDialogBotTypingIndicator` / `cancelDialogBotTypingIndicator`: the conversation's
+    /// participants see the bot typing (a live `conversation.typing` event; nothing is stored).
+    public mutating func setDialogBotTyping(
+        token: String, typing: Bool, for principal: Principal, context: OperationContext, changes: inout ChangeSet
+    ) throws(CollabError) {
+        let dialog = try botDialog(token: token, for: principal)
+        guard dialog.state == .open else { throw .conflict("the bot dialog is \(dialog.state.rawValue)") }
+        guard let conversation = conversations[dialog.conversationId], conversation.state.acceptsMessages else {
+            throw .conflict("the dialog's conversation accepts no more messages")
+        }
+        changes.emit(
+            DomainEvent(
+                kind: .typingChanged, accountId: dialog.accountId, timestamp: context.now, conversation: conversation,
+                personIds: Set(conversation.activeParticipantIds), detail: ["personId": dialog.botPersonId, "typing": String(typing)]
+            )
+        )
+    }
+
     /// `bots/finishDialog`: HAND_OFF puts the conversation into its queue, SOLVED leaves it unassigned
     /// (a new visitor message reboards it), ABORTED ends it.
     public mutating func finishDialog(

@@ -3,7 +3,8 @@ import CollabWire
 import Foundation
 import Hummingbird
 
-/// `/bots/sendDialogMessage` and `/bots/finishDialog`: what a dialog bot does in its dialog.
+/// `/bots/sendDialogMessage`, `finishDialog`, `startDialogBotTypingIndicator` and
+/// `cancelDialogBotTypingIndicator`: what a dialog bot does in its dialog.
 struct BotDialogRoutes {
     let environment: CollabEnvironment
     let dispatcher: WebhookDispatcher
@@ -22,6 +23,16 @@ struct BotDialogRoutes {
                 try state.sendDialogMessage(token: token, text: text, for: context.principal, context: op, changes: &changes)
             }
             return JSONBody.response(SendMessageResultBody(messageId: message.id))
+        }
+        for (path, typing) in [("startDialogBotTypingIndicator", true), ("cancelDialogBotTypingIndicator", false)] {
+            group.operation(.post, RouterPath(path), role: .admin) { request, context in
+                let body = try await env.decode(BotsFinishDialogBody.self, from: request)
+                guard let token = body.dialogToken, !token.isEmpty else { throw CollabError.badRequest("dialogToken is required") }
+                try await env.write(context.principal) { state, changes, op throws(CollabError) in
+                    try state.setDialogBotTyping(token: token, typing: typing, for: context.principal, context: op, changes: &changes)
+                }
+                return noContent
+            }
         }
         group.operation(.post, "finishDialog", role: .admin) { request, context in
             let body = try await env.decode(BotsFinishDialogBody.self, from: request)
@@ -60,7 +71,7 @@ struct BotDialogPostMessageBody: Codable, Sendable {
     enum CodingKeys: String, CodingKey { case type = "$_type", dialogToken, messageData }
 }
 
-/// `BotsFinishDialogBody`.
+/// `BotsFinishDialogBody` (and the typing indicator bodies, which carry only the `dialogToken`).
 struct BotsFinishDialogBody: Codable, Sendable {
     var dialogToken: String?
     var reason: String?

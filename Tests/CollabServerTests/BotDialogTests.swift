@@ -196,6 +196,39 @@ struct BotDialogTests {
         try await accepting.stop()
     }
 
+    @Test("an offer the bot never answers is given up when the server clock passes its expiry; a conversation that ends closes its dialog")
+    func offerExpiryAndConversationEnd() async throws {
+        let silent = try await SilentEndpoint()
+        let bot = try await BotReceiver()
+        try await TestServer.with(seed: queueSeed) { server in
+            let admin = server.admin("admin-d", "pw").transport
+            try await server.control.changeClock(ClockChange(frozen: true))
+            let mute = try await call(
+                admin, "POST", "bots/create", botBody("Mute", endpoint: silent.url, extra: #","outboundTimeoutMillis":60000"#), schema: "DialogBotData"
+            )
+            let app = visitor(server, device: "expiry-phone")
+            try await app.start()
+            let waiting = try await app.startConversation(topic: "anyone?")
+            #expect(try await app.conversation(waiting.id).state == "ONBOARDING")
+            try await server.control.changeClock(ClockChange(advanceMillis: 120_000))
+            #expect(try await app.conversation(waiting.id).state == "ONBOARDING", "not yet")
+            try await server.control.changeClock(ClockChange(advanceMillis: 2_000))
+            #expect(try await app.conversation(waiting.id).state == "QUEUED", "given up: handed over to the queue")
+            try await silent.stop()
+
+            _ = try await call(admin, "DELETE", "bots/\(try #require(mute["id"] as? String))/delete", status: 204)
+            _ = try await call(admin, "POST", "bots/create", botBody("Listener", endpoint: bot.url), schema: "DialogBotData")
+            let conversation = try await app.startConversation(topic: "bye")
+            let opened = try await bot.wait(for: "bot.dialog.opened")
+            let token = try #require((try JSONSerialization.jsonObject(with: opened.body) as? [String: Any])?["dialogToken"] as? String)
+            _ = try await app.endConversation(conversation.id)
+            let closed = try checkDelivery(try await bot.wait(for: "bot.dialog.closed"), schema: "BotDialogClosedEvent")
+            #expect(closed["dialogToken"] as? String == token)
+            _ = try await call(admin, "POST", "bots/finishDialog", #"{"dialogToken":"\#(token)","reason":"SOLVED"}"#, status: 409)
+        }
+        try await bot.stop()
+    }
+
     @Test("bots and open dialogs are stored: after a restart on the same SQLite file the bot is found by name and its dialog goes on")
     func durable() async throws {
         let bot = try await BotReceiver()

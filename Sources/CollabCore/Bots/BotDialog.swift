@@ -21,6 +21,9 @@ public struct BotDialog: Sendable, Codable, Equatable, Identifiable {
     /// `EBotDialogFinishReason` once finished (`DECLINED` when the bot refused or missed the offer).
     public var finishReason: String?
     public var creationTimestamp: Timestamp
+    /// When an unanswered offer is given up and the conversation handed over (a backstop for an offer
+    /// lost with a restart; the request itself times out after the bot's `outboundTimeoutMillis`).
+    public var offerExpiresAt: Timestamp?
 
     public init(id: String, accountId: String, bot: DialogBot, conversationId: String, counterpartPersonId: String, creationTimestamp: Timestamp) {
         self.id = id
@@ -32,6 +35,7 @@ public struct BotDialog: Sendable, Codable, Equatable, Identifiable {
         self.dialogType = "ONBOARDING"
         self.state = .offered
         self.creationTimestamp = creationTimestamp
+        self.offerExpiresAt = creationTimestamp + 2 * bot.outboundTimeoutMillis + 1000
     }
 }
 

@@ -38,6 +38,24 @@ extension AccountState {
         save(conversation, changes: &changes)
         botDialogs[dialog.id] = dialog
         changes.put(dialog)
+        deadlines.schedule(.botOffer(dialog.id), at: dialog.offerExpiresAt ?? context.now)
+    }
+
+    /// An offer still unanswered at its expiry is given up: the conversation goes to its queue.
+    mutating func expireBotOffer(_ token: String, context: OperationContext, changes: inout ChangeSet) {
+        guard let dialog = botDialogs[token], dialog.state == .offered else { return }
+        _ = try? finishDialog(dialog, reason: "DECLINED", handOver: .handOff, context: context, changes: &changes)
+    }
+
+    /// A dialog whose conversation ended is closed; returns it so the bot can be told.
+    public mutating func closeDialogOfEndedConversation(_ conversationId: String, context: OperationContext, changes: inout ChangeSet) -> BotDialog? {
+        guard var dialog = openBotDialog(conversationId: conversationId), conversations[conversationId]?.state == .ended else { return nil }
+        let wasOpen = dialog.state == .open
+        dialog.state = .finished
+        dialog.finishReason = "CONVERSATION_ENDED"
+        botDialogs[dialog.id] = dialog
+        changes.put(dialog)
+        return wasOpen ? dialog : nil
     }
 
     /// Records the bot's answer to an onboarding offer: accepted, the dialog opens; refused (or not

@@ -118,6 +118,7 @@ public struct AccountState: Sendable {
             case .botDialog:
                 let dialog = try RecordCoding.decode(BotDialog.self, from: record)
                 state.botDialogs[dialog.id] = dialog
+                if dialog.state == .offered { state.deadlines.schedule(.botOffer(dialog.id), at: dialog.offerExpiresAt ?? dialog.creationTimestamp) }
             }
         }
         for key in state.messages.keys { state.messages[key]?.sort { $0.sequence < $1.sequence } }

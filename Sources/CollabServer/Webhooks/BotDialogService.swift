@@ -49,8 +49,30 @@ struct BotDialogService: Sendable {
                 return (bot, data)
             }) else { return }
             dispatcher.enqueue(toBot: delivery.0, eventType: "bot.dialog.message", body: delivery.1, at: message.serverTimestamp)
+        case .conversationEnded:
+            guard let conversationId = event.conversation?.id,
+                (try? environment.read(account: event.accountId, { state in state.openBotDialog(conversationId: conversationId) != nil })) == true
+            else { return }
+            let accountId = event.accountId
+            Task { await self.close(conversationId: conversationId, accountId: accountId) }
         default:
             return
+        }
+    }
+
+    /// Closes the dialog of an ended conversation and tells its bot (`bot.dialog.closed`).
+    private func close(conversationId: String, accountId: String) async {
+        do {
+            let closed = try await environment.write(account: accountId) { state, changes, op throws(CollabError) -> (DialogBot, Data)? in
+                guard let dialog = state.closeDialogOfEndedConversation(conversationId, context: op, changes: &changes), let bot = state.bots[dialog.botId] else { return nil }
+                let event = BotDialogClosedEventBody(
+                    timestamp: op.now, accountId: accountId, dialogToken: dialog.id, conversationId: conversationId, counterpartPersonId: dialog.counterpartPersonId
+                )
+                return (try? JSONBody.encoder.encode(event)).map { (bot, $0) }
+            }
+            if let (bot, data) = closed { dispatcher.enqueue(toBot: bot, eventType: "bot.dialog.closed", body: data, at: environment.clock.now()) }
+        } catch {
+            logger.warning("closing a dialog bot's dialog failed", metadata: ["conversation": "\(conversationId)", "error": "\(error)"])
         }
     }
 

@@ -92,4 +92,38 @@ struct BotRoleTests {
             #expect(try await alpha.raw("GET", "/app/rest/v4/bots/\(id)/read").status == 200, "alpha's bot is untouched")
         }
     }
+
+    @Test("another account cannot write into, type in or finish a dialog even with its token")
+    func dialogIsolation() async throws {
+        let bot = try await BotReceiver()
+        try await TestServer.with(seed: twoAccountSeed) { server in
+            let alpha = server.admin("alpha-admin", "pw-a").transport
+            let beta = server.admin("beta-admin", "pw-b").transport
+            let created = try await alpha.raw(
+                "POST", "/app/rest/v4/bots/create",
+                body: Data(#"{"$_type":"DialogBotData","name":"Alpha onboarder","webhookEndpoint":"\#(bot.url)","onboardingFilter":"BOTH"}"#.utf8)
+            )
+            #expect(created.status == 200)
+            let person: WebPerson = try await alpha.send("POST", "/app/rest/v4/persons/createOrUpdateVirtual", body: WebPerson(sourceId: "alpha-bot-v", personType: "VISITOR"))
+            let personId = try #require(person.id)
+            let conversation = try await alpha.raw(
+                "POST", "/app/rest/v4/conversations/create",
+                body: Data(#"{"$_type":"ConversationCreationData","participants":[{"$_type":"ConversationCreationParticipantData","personId":"\#(personId)","participationType":"CONTEXT_PERSON"}]}"#.utf8)
+            )
+            #expect(conversation.status == 200)
+            let opened = try await bot.wait(for: "bot.dialog.opened")
+            let token = try #require((try JSONSerialization.jsonObject(with: opened.body) as? [String: Any])?["dialogToken"] as? String)
+            for (path, body) in [
+                ("sendDialogMessage", #"{"dialogToken":"\#(token)","messageData":{"type":"TEXT","text":"hijack"}}"#),
+                ("startDialogBotTypingIndicator", #"{"dialogToken":"\#(token)"}"#),
+                ("finishDialog", #"{"dialogToken":"\#(token)","reason":"ABORTED"}"#),
+            ] {
+                let status = try await beta.raw("POST", "/app/rest/v4/bots/\(path)", body: Data(body.utf8)).status
+                #expect(status == 404, "beta-admin \(path) → \(status)")
+            }
+            let finished = try await alpha.raw("POST", "/app/rest/v4/bots/finishDialog", body: Data(#"{"dialogToken":"\#(token)","reason":"HAND_OFF"}"#.utf8))
+            #expect(finished.status == 204, "the dialog is still alpha's to finish")
+        }
+        try await bot.stop()
+    }
 }

@@ -2,6 +2,7 @@ import CollabCore
 import CollabWire
 import Foundation
 import Logging
+import Synchronization
 
 /// Drives dialog bots from the event stream: offers a new conversation to its onboarding bot (the
 /// vendor's `outbound.bot.onboarding_offer` request, answered with `BotBoardingOfferResponse`), tells
@@ -11,6 +12,22 @@ struct BotDialogService: Sendable {
     let environment: CollabEnvironment
     let dispatcher: WebhookDispatcher
     let logger: Logger
+    /// Offers waiting for a bot's answer; past `maxPendingOffers` a new conversation goes straight to its queue.
+    private let pending = PendingOffers()
+    static let maxPendingOffers = 256
+
+    private final class PendingOffers: Sendable {
+        let count = Mutex(0)
+        /// Takes a slot, unless all are taken.
+        func take() -> Bool {
+            count.withLock { count in
+                guard count < BotDialogService.maxPendingOffers else { return false }
+                count += 1
+                return true
+            }
+        }
+        func release() { count.withLock { $0 -= 1 } }
+    }
 
     /// Looks at one published event; never blocks (an offer is posted from a task of its own).
     func observe(_ event: DomainEvent) {
@@ -80,11 +97,16 @@ struct BotDialogService: Sendable {
     /// conversation over to its queue.
     private func offer(token: String, accountId: String, bot: DialogBot, body: Data) async {
         var accepted = false
-        do {
-            let answer = try await dispatcher.call(bot: bot, eventType: "outbound.bot.onboarding_offer", body: body)
-            accepted = (try? JSONDecoder().decode(BotBoardingOfferResponseBody.self, from: answer))?.offerAccepted ?? false
-        } catch {
-            logger.notice("dialog bot did not take the onboarding offer", metadata: ["bot": "\(bot.id)", "error": "\(error.message)"])
+        if pending.take() {
+            do {
+                let answer = try await dispatcher.call(bot: bot, eventType: "outbound.bot.onboarding_offer", body: body)
+                accepted = (try? JSONDecoder().decode(BotBoardingOfferResponseBody.self, from: answer))?.offerAccepted ?? false
+            } catch {
+                logger.notice("dialog bot did not take the onboarding offer", metadata: ["bot": "\(bot.id)", "error": "\(error.message)"])
+            }
+            pending.release()
+        } else {
+            logger.warning("too many onboarding offers waiting for dialog bots; the conversation goes to its queue", metadata: ["bot": "\(bot.id)"])
         }
         do {
             let opened = try await environment.write(account: accountId) { state, changes, op throws(CollabError) -> (BotDialog, Data)? in

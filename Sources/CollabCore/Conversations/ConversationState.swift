@@ -22,7 +22,7 @@ public enum ConversationState: String, Sendable, Codable, CaseIterable {
     public var successors: Set<ConversationState> {
         switch self {
         case .created: [.onboarding, .ended]
-        case .onboarding: [.queued, .active, .ended]
+        case .onboarding: [.queued, .active, .unassigned, .ended]
         case .queued: [.active, .ended]
         case .active: [.unassigned, .reboarding, .queued, .offboarding, .ended]
         case .unassigned: [.queued, .active, .reboarding, .offboarding, .ended]

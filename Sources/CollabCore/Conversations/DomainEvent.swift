@@ -15,6 +15,8 @@ public struct DomainEvent: Sendable, Equatable {
         case conversationUpdated = "conversation.updated"
         case conversationDeleted = "conversation.deleted"
         case newMessage = "conversation.new_message"
+        /// A dialog bot started or stopped typing (live only; `detail`: `personId`, `typing`).
+        case typingChanged = "conversation.typing"
         /// The app should show the collaboration UI (e.g. an incoming call while in the foreground).
         case uiVisibilityRequest = "ui.visibility_request"
         case agentPresenceChanged = "agent.presence_changed"

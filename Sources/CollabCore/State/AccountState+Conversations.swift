@@ -152,6 +152,8 @@ extension AccountState {
             conversation.assigneeJoinTimestamp = context.now
             save(conversation, changes: &changes)
             emit(.conversationActive, conversation, context: context, changes: &changes)
+        } else if let bot = onboardingBot(for: conversation) {
+            offerOnboarding(conversation, to: bot, context: context, changes: &changes)
         } else {
             try conversation.move(to: .queued, at: context.now)
             save(conversation, changes: &changes)
@@ -389,11 +391,12 @@ extension AccountState {
             throw CollabError(.payloadTooLarge, "text is longer than \(ConversationMessage.maximumLength) bytes")
         }
         try Limits.checkOptional(clientMessageId, field: "clientMessageId")
-        guard conversation.participants.contains(where: { $0.personId == senderPersonId }) else {
+        let isDialogBot = isDialogBot(senderPersonId, conversationId: conversationId)
+        guard isDialogBot || conversation.participants.contains(where: { $0.personId == senderPersonId }) else {
             throw .forbidden("only participants may write in this conversation")
         }
         guard conversation.state.acceptsMessages else { throw .conflict("conversation \(conversationId) is \(conversation.state.rawValue); no more messages") }
-        guard conversation.isParticipant(senderPersonId) else { throw .forbidden("you have left this conversation") }
+        guard isDialogBot || conversation.isParticipant(senderPersonId) else { throw .forbidden("you have left this conversation") }
         if isInternal, !isAgent(senderPersonId, accountId: accountId) { throw .forbidden("only agents write internal messages") }
         if let clientMessageId, let existing = messages[conversationId]?.last(where: { $0.clientMessageId == clientMessageId && $0.senderPersonId == senderPersonId }) {
             return existing

@@ -33,6 +33,8 @@ extension AccountState {
                 }
             case .clientIdle(let token):
                 if expireIdleClient(token, now: now, idleTimeout: clientIdleTimeout, changes: &changes) { report.stoppedClients.append(token) }
+            case .botOffer(let token):
+                expireBotOffer(token, context: context, changes: &changes)
             }
         }
         return report

@@ -33,6 +33,8 @@ public struct AccountState: Sendable {
     public internal(set) var pushSettings: [String: PushSettings] = [:]
     public internal(set) var coBrowsingSessions = IndexedTable<CoBrowsingSession>(indexes: [Indexes.coBrowsingByOpenConversation])
     public internal(set) var invitations = IndexedTable<Invitation>(indexes: [Indexes.invitationByOpenToken, Indexes.invitationByConversation, Indexes.invitationByOpenAgentTarget])
+    public internal(set) var bots = IndexedTable<DialogBot>(indexes: [Indexes.botByName, Indexes.botForOnboarding])
+    public internal(set) var botDialogs = IndexedTable<BotDialog>(indexes: [Indexes.dialogByOpenConversation])
 
     // Secondary indexes that are not per-table, rebuilt on load and kept in step by every operation.
     var apiKeyIdByKey: [String: String] = [:]
@@ -120,6 +122,13 @@ public struct AccountState: Sendable {
             case .messageInterceptor:
                 let interceptor = try RecordCoding.decode(MessageInterceptor.self, from: record)
                 state.messageInterceptors[interceptor.id] = interceptor
+            case .dialogBot:
+                let bot = try RecordCoding.decode(DialogBot.self, from: record)
+                state.bots[bot.id] = bot
+            case .botDialog:
+                let dialog = try RecordCoding.decode(BotDialog.self, from: record)
+                state.botDialogs[dialog.id] = dialog
+                if dialog.state == .offered { state.deadlines.schedule(.botOffer(dialog.id), at: dialog.offerExpiresAt ?? dialog.creationTimestamp) }
             }
         }
         for key in state.messages.keys { state.messages[key]?.sort { $0.sequence < $1.sequence } }
@@ -217,4 +226,12 @@ enum Indexes {
     static let invitationByConversation = TableIndex<Invitation>(1) { [$0.conversationId] }
     /// Open agent invitations and forwardings by the agent they are addressed to.
     static let invitationByOpenAgentTarget = TableIndex<Invitation>(2) { $0.state == .open && $0.targetType == "AGENT" ? $0.targetId.map { [$0] } ?? [] : [] }
+    /// Dialog bots by name (unique within an account).
+    static let botByName = TableIndex<DialogBot>(0) { [$0.name] }
+    /// Active bots that onboard visitors, under one key.
+    static let botForOnboarding = TableIndex<DialogBot>(1) {
+        $0.webhookStatus == .active && ($0.onboardingFilter == .visitors || $0.onboardingFilter == .both) ? ["ONBOARDING"] : []
+    }
+    /// Offered and open bot dialogs by conversation.
+    static let dialogByOpenConversation = TableIndex<BotDialog>(0) { $0.state == .finished ? [] : [$0.conversationId] }
 }

@@ -17,6 +17,8 @@ public struct DeadlineQueue: Sendable {
         case sessionExpiry(String)
         /// A client's idle expiry (at its last activity plus the idle timeout).
         case clientIdle(String)
+        /// An onboarding offer to a dialog bot still unanswered (at the dialog's `offerExpiresAt`).
+        case botOffer(String)
     }
 
     struct Entry: Comparable, Sendable {
@@ -44,7 +46,7 @@ public struct DeadlineQueue: Sendable {
         switch work {
         case .keyRotation: keys.insert(entry)
         case .clientIdle: clients.insert(entry)
-        case .callTimeout, .sessionExpiry: fixed.insert(entry)
+        case .callTimeout, .sessionExpiry, .botOffer: fixed.insert(entry)
         }
     }
 

@@ -22,6 +22,8 @@ public enum EntityKind: String, Sendable, Codable, CaseIterable {
     case invitation
     case fileUploadInterceptor
     case messageInterceptor
+    case dialogBot
+    case botDialog
 }
 
 /// One entity as the store keeps it: its kind, id, owning account and JSON body.

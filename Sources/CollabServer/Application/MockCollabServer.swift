@@ -76,6 +76,8 @@ public final class MockCollabServer: Service {
         self.interception = FileInterception(allowedHosts: configuration.webhookAllowedHosts, logger: logger)
         self.messageInterception = MessageInterception(allowedHosts: configuration.webhookAllowedHosts, logger: logger)
         events.observe { batch in for event in batch { dispatcher.enqueue(event) } }
+        let bots = BotDialogService(environment: environment, dispatcher: dispatcher, logger: logger)
+        events.observe { batch in for event in batch { bots.observe(event.event) } }
         events.observe { [frames = environment.frames] batch in for event in batch { frames.observe(event.event) } }
         events.observe { [files = environment.files] batch in files.observe(batch.map(\.event)) }
         let pipeline = PushPipeline(

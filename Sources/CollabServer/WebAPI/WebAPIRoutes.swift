@@ -26,6 +26,8 @@ struct WebAPIRoutes {
             BackendBasicsRoutes(environment: environment).register(on: group)
             InvitationRoutes(environment: environment).register(on: group.group("invitations"))
             WebhookRoutes(environment: environment, dispatcher: webhooks).register(on: group.group("webhookregistrations"))
+            BotRoutes(environment: environment, dispatcher: webhooks).register(on: group.group("bots"))
+            BotDialogRoutes(environment: environment, dispatcher: webhooks).register(on: group.group("bots"))
         }
     }
 }

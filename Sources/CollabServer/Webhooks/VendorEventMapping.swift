@@ -22,7 +22,7 @@ enum VendorEventMapping {
         case .invitationChanged: event.invitation.map { [invitationEventName($0, action: event.detail["action"] ?? "")] } ?? []
         case .agentPresenceChanged, .notificationControlsChanged: ["agent_person_state.changed"]
         // Live-only: the vendor has no webhook for these.
-        case .conversationDeleted, .uiVisibilityRequest, .coBrowsingRequested, .coBrowsingStarted, .coBrowsingEnded: []
+        case .conversationDeleted, .uiVisibilityRequest, .coBrowsingRequested, .coBrowsingStarted, .coBrowsingEnded, .typingChanged: []
         }
     }
 

@@ -37,7 +37,7 @@ final class WebhookDispatcher: Service {
     }
 
     let log = WebhookDeliveryLog()
-    private let settings: Settings
+    let settings: Settings
     private let stream: AsyncStream<Job>
     private let continuation: AsyncStream<Job>.Continuation
     private let dropped = Mutex(0)

@@ -9,7 +9,7 @@ public struct LiveEvent: Codable, Sendable, Equatable {
     /// Increasing event id; `0` for control messages (`hello`, `resync`, `sync`).
     public var id: Int64
     /// `conversation.created`, `conversation.queued`, `conversation.active`, `conversation.ended`,
-    /// `conversation.new_message`, `conversation.updated`, `ui.visibility_request`,
+    /// `conversation.new_message`, `conversation.typing`, `conversation.updated`, `ui.visibility_request`,
     /// `agent.presence_changed`, … and the control messages `hello`, `resync` and `sync`.
     public var type: String
     /// Server time, ms since epoch.

@@ -1,0 +1,89 @@
+import CollabCore
+import CollabStore
+import CollabWire
+import Foundation
+import Hummingbird
+import NIOCore
+
+/// Snapshots on the control API: `GET /_mock/v1/snapshot[?account=]` exports the whole state (super
+/// admins) or one account (admins: their own only), `POST /_mock/v1/snapshot` imports one.
+struct SnapshotRoutes {
+    /// The largest snapshot an import accepts.
+    static let maxSnapshotBytes = 64 * 1024 * 1024
+
+    let environment: CollabEnvironment
+
+    func register(on router: Router<CollabRequestContext>) {
+        let env = environment
+        let group = router.group("_mock/v1")
+        group.operation(.get, "snapshot", role: .admin) { request, context in
+            let accountId = try env.inspectedAccountId(request.query("account"), confinedTo: try context.inspectorConfinement())
+            let data = try env.takeSnapshot(accountId: accountId).encoded()
+            return Response(status: .ok, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(bytes: data)))
+        }
+        group.operation(.post, "snapshot", role: .admin) { request, context in
+            let confinement = try context.inspectorConfinement()
+            let limit = max(env.configuration.maxBodySize, Self.maxSnapshotBytes)
+            let buffer = try await JSONBody.collect(request, limit: limit)
+            let snapshot = try Snapshot.decode(Data(buffer: buffer))
+            if confinement != nil, snapshot.scope != .account {
+                throw CollabError.forbidden("only a super admin imports a server snapshot; an admin imports their own account's")
+            }
+            return JSONBody.response(try await env.restore(snapshot, confinedTo: confinement))
+        }
+    }
+}
+
+extension CollabEnvironment {
+    /// A snapshot of one account, or of everything when `accountId` is `nil`.
+    func takeSnapshot(accountId: String?) throws(CollabError) -> Snapshot {
+        let clock = Snapshot.Clock(now: self.clock.now(), offset: self.clock.offset, frozen: self.clock.isFrozen)
+        if let accountId {
+            return Snapshot(scope: .account, takenAt: clock.now, clock: clock, globalConfiguration: nil, accounts: [try repository.snapshot(account: accountId)])
+        }
+        var accounts: [Snapshot.AccountData] = []
+        for id in repository.accountIds.sorted() {
+            do {
+                accounts.append(try repository.snapshot(account: id))
+            } catch where error.kind == .notFound {
+                continue  // deleted while the snapshot was taken
+            }
+        }
+        return Snapshot(
+            scope: .server, takenAt: clock.now, clock: clock, globalConfiguration: repository.directory.globalConfiguration, accounts: accounts
+        )
+    }
+
+    /// Imports a snapshot: a server snapshot replaces everything (and sets the clock), an account snapshot
+    /// replaces that account only (the clock, shared by every account, stays).
+    func restore(_ snapshot: Snapshot, confinedTo confinement: String? = nil) async throws -> SnapshotImportResult {
+        switch snapshot.scope {
+        case .server:
+            try await repository.replaceAll(with: snapshot)
+            if let saved = snapshot.clock { clock.restore(saved) }
+            frames.removeAll()
+            await clockTasks.runNow()
+        case .account:
+            guard let data = snapshot.accounts.first else { throw CollabError.badRequest("an account snapshot holds exactly one account") }
+            let replaced = try await repository.replaceAccount(with: data, confinedTo: confinement)
+            for id in replaced.union([data.account.id]) { frames.removeAll(accountId: id) }
+        }
+        return SnapshotImportResult(
+            scope: snapshot.scope.rawValue, accounts: snapshot.accounts.map(\.account.name),
+            records: snapshot.accounts.reduce(0) { $0 + $1.records.count + 1 }, version: snapshot.sourceVersion
+        )
+    }
+}
+
+extension AdjustableClock {
+    /// Sets the clock to a snapshot's: frozen at its instant, or running at its offset.
+    func restore(_ saved: Snapshot.Clock) {
+        if saved.frozen {
+            setFrozen(true)
+            advance(by: saved.now - now())
+        } else {
+            setFrozen(false)
+            advance(by: saved.offset - offset)
+        }
+    }
+}

@@ -136,16 +136,16 @@ struct ServeCommand: AsyncParsableCommand {
                 tls: tls.settings(storage: storage)
             )
             configuration.clientIdleTimeout = Int64(clientIdleSeconds) * 1000
-            if let path = restore ?? Self.environment["MOCK_COLLAB_RESTORE"] {
-                guard let data = FileManager.default.contents(atPath: path) else { throw CollabError.badRequest("cannot read the snapshot file '\(path)'") }
-                configuration.restoreSnapshot = data
-            }
-            configuration.snapshotOnExit = snapshotOnExit ?? Self.environment["MOCK_COLLAB_SNAPSHOT_ON_EXIT"]
             configuration.maxFrameBytes = maxFrameBytes
         } catch {
             throw ValidationError(error.message)
         }
         configuration.journalMaxBytes = journalMaxBytes
+        if let path = restore ?? Self.environment["MOCK_COLLAB_RESTORE"] {
+            guard let data = FileManager.default.contents(atPath: path) else { throw ValidationError("cannot read the snapshot file '\(path)'") }
+            configuration.restoreSnapshot = data
+        }
+        configuration.snapshotOnExit = snapshotOnExit ?? Self.environment["MOCK_COLLAB_SNAPSHOT_ON_EXIT"]
 
         let server = try await MockCollabServer(configuration: configuration, logger: logger)
         if server.usesDefaultTenant {

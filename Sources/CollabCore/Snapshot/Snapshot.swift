@@ -139,7 +139,7 @@ extension Snapshot {
                 throw .badRequest("accounts[\(index)] needs an 'account' object")
             }
             let account: Account
-            do { account = try JSONDecoder().decode(Account.self, from: try data(accountObject)) } catch {
+            do { account = try JSONDecoder().decode(Account.self, from: try jsonData(accountObject)) } catch {
                 throw .badRequest("accounts[\(index)].account is not an account record")
             }
             guard let recordList = entry["records"] as? [Any] else { throw .badRequest("accounts[\(index)] needs a 'records' list") }
@@ -152,7 +152,7 @@ extension Snapshot {
                 guard let kind = EntityKind(rawValue: kindText), kind != .account, kind != .globalConfiguration else {
                     throw .badRequest("accounts[\(index)].records[\(position)] has an unknown kind '\(kindText)'")
                 }
-                records.append(StoredRecord(kind: kind, id: id, accountId: account.id, body: try data(body)))
+                records.append(StoredRecord(kind: kind, id: id, accountId: account.id, body: try jsonData(body)))
             }
             accounts.append(AccountData(account: account, records: records))
         }
@@ -167,7 +167,7 @@ extension Snapshot {
         return snapshot
     }
 
-    private static func data(_ object: Any) throws(CollabError) -> Data {
+    private static func jsonData(_ object: Any) throws(CollabError) -> Data {
         do { return try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .fragmentsAllowed]) } catch {
             throw .badRequest("a snapshot record is not JSON")
         }

@@ -4,6 +4,7 @@ import CollabWire
 import Foundation
 import Hummingbird
 import NIOCore
+import NIOFoundationCompat
 
 /// Snapshots on the control API: `GET /_mock/v1/snapshot[?account=]` exports the whole state (super
 /// admins) or one account (admins: their own only), `POST /_mock/v1/snapshot` imports one.

@@ -97,11 +97,11 @@ add("/_mock/v1/snapshot", "get", op("Export a snapshot", "controlExportSnapshot"
     params=[q("account", S, "Account id or name; without it the whole state (super admins; an admin gets their own account)")],
     desc="A versioned JSON file of the stored records of every entity (accounts, users, API keys, named areas, persons, devices with their"
          " notification keys, conversations, messages, calls, webhooks, configuration) and the virtual clock." + SNAPSHOT_NOTE + ADMIN_NOTE))
-add("/_mock/v1/snapshot", "post", op("Import a snapshot", "controlImportSnapshot", {**ok(ref("SnapshotImportResult")), **errs(400, 401, 403, 404, 409, 413)}, C, INSPECTOR,
+add("/_mock/v1/snapshot", "post", op("Import a snapshot", "controlImportSnapshot", {**ok(ref("SnapshotImportResult")), **errs(400, 401, 403, 409, 413)}, C, CONTROL,
     request=body(ref("Snapshot"), desc="A file from GET /_mock/v1/snapshot, at most 64 MiB. Older versions are migrated; a newer version answers 400."),
     desc="A server snapshot replaces everything, the GLOBAL configuration and the clock (super admins only). An account snapshot replaces that"
          " account only (the one with its id, and the one with its name): other accounts are untouched, and a name, username, API key or token"
-         " another account holds answers 409. Admins import their own account's snapshot only. Malformed input changes nothing."))
+         " another account holds answers 409. Malformed input changes nothing."))
 add("/_mock/v1/webhooks/deliveries", "delete", op("Clear the webhook delivery log", "controlClearWebhookDeliveries", {"204": {"description": "Cleared"}, **errs(401, 403)}, C, CONTROL))
 
 # --- mobile -----------------------------------------------------------------------------------

@@ -7,7 +7,7 @@ import NIOCore
 import NIOFoundationCompat
 
 /// Snapshots on the control API: `GET /_mock/v1/snapshot[?account=]` exports the whole state (super
-/// admins) or one account (admins: their own only), `POST /_mock/v1/snapshot` imports one.
+/// admins) or one account (admins: their own only), `POST /_mock/v1/snapshot` imports one (super admins).
 struct SnapshotRoutes {
     /// The largest snapshot an import accepts.
     static let maxSnapshotBytes = 64 * 1024 * 1024
@@ -22,15 +22,11 @@ struct SnapshotRoutes {
             let data = try env.takeSnapshot(accountId: accountId).encoded()
             return Response(status: .ok, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(bytes: data)))
         }
-        group.operation(.post, "snapshot", role: .admin) { request, context in
-            let confinement = try context.inspectorConfinement()
+        // Importing changes state, so it stays with super admins and the control token like reset and seed.
+        group.operation(.post, "snapshot", role: .superAdmin) { request, context in
             let limit = max(env.configuration.maxBodySize, Self.maxSnapshotBytes)
             let buffer = try await JSONBody.collect(request, limit: limit)
-            let snapshot = try Snapshot.decode(Data(buffer: buffer))
-            if confinement != nil, snapshot.scope != .account {
-                throw CollabError.forbidden("only a super admin imports a server snapshot; an admin imports their own account's")
-            }
-            return JSONBody.response(try await env.restore(snapshot, confinedTo: confinement))
+            return JSONBody.response(try await env.restore(try Snapshot.decode(Data(buffer: buffer))))
         }
     }
 }
@@ -57,7 +53,7 @@ extension CollabEnvironment {
 
     /// Imports a snapshot: a server snapshot replaces everything (and sets the clock), an account snapshot
     /// replaces that account only (the clock, shared by every account, stays).
-    func restore(_ snapshot: Snapshot, confinedTo confinement: String? = nil) async throws -> SnapshotImportResult {
+    func restore(_ snapshot: Snapshot) async throws -> SnapshotImportResult {
         switch snapshot.scope {
         case .server:
             try await repository.replaceAll(with: snapshot)
@@ -66,7 +62,7 @@ extension CollabEnvironment {
             await clockTasks.runNow()
         case .account:
             guard let data = snapshot.accounts.first else { throw CollabError.badRequest("an account snapshot holds exactly one account") }
-            let replaced = try await repository.replaceAccount(with: data, confinedTo: confinement)
+            let replaced = try await repository.replaceAccount(with: data)
             for id in replaced.union([data.account.id]) { frames.removeAll(accountId: id) }
         }
         return SnapshotImportResult(

@@ -1,5 +1,6 @@
 import CollabClient
 import CollabCore
+import CollabServer
 import CollabStore
 import CollabWire
 import Foundation
@@ -159,6 +160,24 @@ struct SnapshotTests {
         let reopened = try await TestServer.start(storage: storage, seed: twoAccountSeed)
         #expect(try await webReads(reopened, username: "alpha-admin", password: "pw-a") == reads)
         try await reopened.stop()
+    }
+
+    @Test("a snapshot over the size limit is a 413 and changes nothing")
+    func oversized() async throws {
+        var configuration = ServerConfiguration(
+            host: "127.0.0.1", port: 0, storage: .memory, seed: twoAccountSeed, controlToken: "test-control-token", maxBodySize: 64 * 1024,
+            journalCapacity: 100, passwordHashCost: 4
+        )
+        configuration.maxSnapshotBytes = 8 * 1024
+        let server = try await TestServer.start(configuration: configuration)
+        let stats = try await server.entityStats()
+        var snapshot = try await server.control.exportSnapshot()
+        #expect(snapshot.count > 8 * 1024, "the seeded state's snapshot is over the limit")
+        snapshot.append(contentsOf: Data(repeating: 0x20, count: 1024))
+        let response = try await server.control.transport.raw("POST", "/_mock/v1/snapshot", body: snapshot)
+        #expect(response.status == 413)
+        #expect(try await server.entityStats() == stats)
+        try await server.stop()
     }
 
     @Test("a version-0 snapshot (one flat list of records) is migrated and restores the same state")

@@ -67,6 +67,8 @@ public struct ServerConfiguration: Sendable {
     public var restoreSnapshot: Data?
     /// Where to write a snapshot of the whole state on a graceful shutdown (`serve --snapshot-on-exit`).
     public var snapshotOnExit: String?
+    /// The largest snapshot `POST /_mock/v1/snapshot` accepts, in bytes.
+    public var maxSnapshotBytes: Int = 64 * 1024 * 1024
 
     public init(
         host: String = "127.0.0.1",

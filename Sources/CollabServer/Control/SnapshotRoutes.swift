@@ -9,9 +9,6 @@ import NIOFoundationCompat
 /// Snapshots on the control API: `GET /_mock/v1/snapshot[?account=]` exports the whole state (super
 /// admins) or one account (admins: their own only), `POST /_mock/v1/snapshot` imports one (super admins).
 struct SnapshotRoutes {
-    /// The largest snapshot an import accepts.
-    static let maxSnapshotBytes = 64 * 1024 * 1024
-
     let environment: CollabEnvironment
 
     func register(on router: Router<CollabRequestContext>) {
@@ -24,7 +21,7 @@ struct SnapshotRoutes {
         }
         // Importing changes state, so it stays with super admins and the control token like reset and seed.
         group.operation(.post, "snapshot", role: .superAdmin) { request, context in
-            let limit = max(env.configuration.maxBodySize, Self.maxSnapshotBytes)
+            let limit = env.configuration.maxSnapshotBytes
             let buffer = try await JSONBody.collect(request, limit: limit)
             return JSONBody.response(try await env.restore(try Snapshot.decode(Data(buffer: buffer))))
         }

@@ -242,6 +242,35 @@ add("/mobile/v1/cobrowsing/{id}/frames", "post", op("Upload a frame", "mobileUpl
     desc="The fallback for the WebSocket upload (binary MCF1 messages on /mobile/v1/events, each answered with a FrameAck text message). JPEG or PNG by signature, at most --max-frame-bytes (256 KiB). x-frame-width and x-frame-height default to the size the image's own header declares (PNG IHDR, JPEG start of frame); x-frame-sequence to 0; x-frame-capture-time to the server's time."))
 add("/_mock/v1/cobrowsing/{id}/stats", "get", op("Co-browsing statistics", "controlCoBrowsingStats", {**ok(ref("CoBrowsingStats")), **errs(401, 403, 404)}, C, INSPECTOR, params=[p("id", "Session id")], desc=ADMIN_NOTE.strip()))
 
+# --- files (mobile and agent) ----------------------------------------------------------------
+FERR = {"$ref": "#/components/responses/FileError"}
+def ferrs(*codes): return {str(c): FERR for c in codes}
+UPLOAD_DESC = ("The raw bytes as the body (streamed to storage, at most --max-file-size or com.unblu.filemanager.maxFileSize). The type is sniffed from the content; "
+               "the restrictions of the com.unblu.filemanager properties apply along the configuration cascade. Answers the FILE message, which flows like any message "
+               "(live event, history, webhooks, pushes saying 'sent a file'). A refused file leaves nothing behind: 415 FILE_TYPE_NOT_ALLOWED or FILE_TYPE_MISMATCH, "
+               "413 FILE_TOO_LARGE, 400 FILE_EMPTY, 507 FILE_QUOTA_EXCEEDED, 429 FILE_UPLOADS_BUSY, 403 FILE_REJECTED (a file-upload interceptor rejected it, or did not decide in time).")
+RAW = {"required": True, "description": "The file's bytes; Content-Type is the client's claim, refined only for text", "content": {"application/octet-stream": {"schema": {"type": "string", "format": "binary"}}, "*/*": {"schema": {"type": "string", "format": "binary"}}}}
+FNAME = q("name", {"type": "string", "minLength": 1, "maxLength": 255}, "The file name: one name without '/', '\\' or control characters", required=True)
+DOWNLOAD = {"200": {"description": "The file, with Content-Type, Content-Disposition (attachment), a strong ETag (its SHA-256) and Accept-Ranges", "content": {"*/*": {"schema": {"type": "string", "format": "binary"}}}},
+            "206": {"description": "One byte range (Range: bytes=a-b, a- or -n), with Content-Range"}, "304": {"description": "If-None-Match matched the ETag"},
+            "416": {"description": "An unsatisfiable or malformed range; Content-Range: bytes */size"}}
+DL_PARAMS = [{"name": "Range", "in": "header", "required": False, "schema": S, "description": "One range; several get the whole file"},
+             {"name": "If-None-Match", "in": "header", "required": False, "schema": S, "description": "The ETag a client holds"}]
+add("/mobile/v1/conversations/{id}/files", "post", op("Upload a file", "mobileUploadFile", {**ok(ref("MessageView"), "Stored", "201"), **ferrs(400, 403, 413, 415, 429, 507), **errs(401, 404, 409, **T)}, M, CLIENT,
+    params=[p("id", "Conversation id"), FNAME], request=RAW, desc=UPLOAD_DESC))
+add("/mobile/v1/conversations/{id}/files", "get", op("The conversation's files", "mobileFiles", {**ok(ref("FileList")), **errs(401, 404, **T)}, M, CLIENT, params=[p("id", "Conversation id")],
+    desc="The FILE messages, oldest first (internal ones are the agents' only)."))
+add("/mobile/v1/conversations/{id}/files/{fileId}", "get", op("Download a file", "mobileDownloadFile", {**DOWNLOAD, **errs(401, 404, **T)}, M, CLIENT,
+    params=[p("id", "Conversation id"), p("fileId", "File id"), *DL_PARAMS], desc="For the conversation's participants; everyone else gets 404."))
+add("/agent/v1/conversations/{id}/files", "post", op("Upload a file", "agentUploadFile", {**ok(ref("MessageView"), "Stored", "201"), **ferrs(400, 403, 413, 415, 429, 507), **errs(401, 404, 409, **T)}, ["agent"], AGENT,
+    params=[p("id", "Conversation id"), FNAME, q("internal", B, "An internal file, for agents only")], request=RAW,
+    desc=UPLOAD_DESC + " Agents must take part in the conversation; the cascade is the account's and the conversation's named area's."))
+add("/agent/v1/conversations/{id}/files", "get", op("The conversation's files", "agentFiles", {**ok(ref("FileList")), **errs(401, 403, 404, **T)}, ["agent"], AGENT, params=[p("id", "Conversation id")]))
+add("/agent/v1/conversations/{id}/files/{fileId}", "get", op("Download a file", "agentDownloadFile", {**DOWNLOAD, **errs(401, 403, 404, **T)}, ["agent"], AGENT,
+    params=[p("id", "Conversation id"), p("fileId", "File id"), *DL_PARAMS], desc="For the conversation's participants and the account's admins; everyone else gets 404. The AGENT_DESK link of getConversationFiles."))
+# The WEB_API download link (/app/rest/v4/conversations/{conversationId}/files/{fileId}/download) sits in the Web API's
+# prefix, which the vendor's spec documents (it leaves the link's URL to the server): see the README.
+
 conversation = obj({
     "id": S, "topic": S, "state": {"type": "string", "enum": ["CREATED", "ONBOARDING", "REBOARDING", "QUEUED", "ACTIVE", "UNASSIGNED", "OFFBOARDING", "ENDED"]},
     "recipient": obj({"type": {"type": "string", "enum": ["NAMED_AREA", "ACCOUNT", "AGENT"]}, "id": S}, ["type", "id"]),
@@ -249,13 +278,16 @@ conversation = obj({
     "participants": arr(obj({"personId": S, "type": {"type": "string", "enum": ["ASSIGNED_AGENT", "CONTEXT_PERSON", "SECONDARY_AGENT", "SECONDARY_VISITOR"]}, "state": S, "displayName": S}, ["personId", "type", "state"])),
     "assigneePersonId": S, "contextPersonId": S, "createdAt": L, "queuedAt": L, "endedAt": L, "endReason": S, "messageCount": I, "lastMessageAt": L,
 }, ["id", "state", "recipient", "engagementType", "participants", "createdAt", "messageCount"])
-message = obj({"id": S, "conversationId": S, "sequence": I, "senderPersonId": S, "text": S, "timestamp": L, "clientMessageId": S, "internal": B},
+message = obj({"id": S, "conversationId": S, "sequence": I, "senderPersonId": S, "text": S, "timestamp": L, "clientMessageId": S, "internal": B, "file": ref("FileView")},
               ["id", "conversationId", "sequence", "senderPersonId", "text", "timestamp", "internal"])
 person = obj({"id": S, "type": {"type": "string", "enum": ["VISITOR", "AGENT"]}, "displayName": S, "sourceId": S}, ["id", "type", "sourceId"])
 schemas = {
     "Error": obj({"$_type": {"const": "Error"}, "statusCode": I, "statusDescription": S, "errorMessage": S}, ["$_type", "statusCode", "statusDescription", "errorMessage"]),
     "TypedError": obj({"type": {"type": "string", "enum": ["AUTHORIZATION", "INVALID_API_KEY", "BAD_REQUEST", "FORBIDDEN", "NOT_FOUND", "CONFLICT", "PAYLOAD_TOO_LARGE", "RATE_LIMITED", "UNAVAILABLE", "INTERNAL"]}, "message": S, "status": I}, ["type", "message", "status"]),
     "Status": obj({"status": S}, ["status"]),
+    "FileView": obj({"id": S, "name": S, "mimeType": S, "size": L, "sha256": S}, ["id", "name", "mimeType", "size", "sha256"]),
+    "FileList": obj({"files": arr(ref("MessageView"))}, ["files"]),
+    "FileError": obj({"type": {"type": "string", "enum": ["FILE_TYPE_NOT_ALLOWED", "FILE_TYPE_MISMATCH", "FILE_TOO_LARGE", "FILE_QUOTA_EXCEEDED", "FILE_REJECTED", "FILE_EMPTY", "FILE_UPLOADS_BUSY", "BAD_REQUEST"]}, "message": S, "status": I}, ["type", "message", "status"]),
     "ResetRequest": obj({"account": S}),
     "Snapshot": {**obj({"format": {"type": "string", "enum": ["mock-collab-snapshot"]}, "version": I, "scope": {"type": "string", "enum": ["server", "account"]},
                        "takenAt": L, "clock": obj({"now": L, "offset": L, "frozen": B}, ["now", "offset", "frozen"]), "globalConfiguration": smap(),
@@ -360,6 +392,7 @@ doc = {
         "responses": {
             "Error": {"description": "A failure, with the Web API's Error body", "content": {"application/json": {"schema": ref("Error")}}},
             "TypedError": {"description": "A failure, with the typed error body", "content": {"application/json": {"schema": ref("TypedError")}}},
+            "FileError": {"description": "A refused file (or a bad name), with the typed error body", "content": {"application/json": {"schema": {"anyOf": [ref("FileError"), ref("TypedError")]}}}},
         },
         "schemas": schemas,
     },

@@ -21,14 +21,14 @@ public enum ClientCredentials: Sendable, Equatable {
 public final class HTTPTransport: Sendable {
     /// The server's root URL, e.g. `http://127.0.0.1:8080`.
     public let baseURL: String
-    private let client: HTTPClient
-    private let state: Mutex<State>
+    let client: HTTPClient
+    let state: Mutex<State>
     /// How long one request may take.
     public let timeout: TimeAmount
     /// TLS trust, pins and client certificate; `nil` uses the HTTP client's own configuration.
     public let tls: TLSOptions?
 
-    private struct State {
+    struct State {
         var credentials: ClientCredentials
         var sessionCookie: String?
         var customCookies: [String: String] = [:]

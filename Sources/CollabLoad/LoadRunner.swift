@@ -137,7 +137,7 @@ public final class LoadRunner: Sendable {
                         guard await context.visitorsStop.sleep(until: due) || due <= .now, !context.visitorsStop.isStopped else { break }
                         group.addTask {
                             switch role {
-                            case .chat, .push: await SimulatedVisitor(index: index, role: role, context: context).run()
+                            case .chat, .push, .files: await SimulatedVisitor(index: index, role: role, context: context).run()
                             case .cobrowse: await CoBrowsingDevice(index: index, context: context).run()
                             }
                         }

@@ -31,12 +31,14 @@ struct LoadCommand: AsyncParsableCommand {
     var rampUp: Double = 5
     @Option(help: "Seconds of load after the first visitor starts.")
     var duration: Double = 30
-    @Option(help: "chat, push, cobrowse or mixed.")
+    @Option(help: "chat, push, cobrowse, mixed or files.")
     var scenario: String = "chat"
     @Option(help: "Co-browsing frames per second per device.")
     var fps: Int = 5
     @Option(help: "Bytes per co-browsing frame.")
     var frameBytes: Int = 12_000
+    @Option(help: "Bytes of the picture each visitor of the files scenario uploads per conversation.")
+    var fileBytes: Int = 20_000
     @Option(help: "Comma-separated named areas (site ids) conversations start in.")
     var namedAreas: String = "demo-area"
     @Option(help: "Seed for every random choice; the same seed repeats the run's choices.")
@@ -93,6 +95,7 @@ struct LoadCommand: AsyncParsableCommand {
         configuration.scenario = scenario
         configuration.fps = fps
         configuration.frameBytes = frameBytes
+        configuration.fileBytes = fileBytes
         configuration.namedAreas = namedAreas.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
         configuration.seed = seed
         configuration.messageIntervalSeconds = messageInterval

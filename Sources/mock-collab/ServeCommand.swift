@@ -84,6 +84,8 @@ struct ServeCommand: AsyncParsableCommand {
 
     @OptionGroup(title: "TLS") var tls: ServeTLSOptions
 
+    @OptionGroup(title: "Files") var files: ServeFileOptions
+
     func validate() throws {
         guard clientIdleSeconds > 0 else { throw ValidationError("--client-idle-seconds must be positive") }
         guard maxConnections > 0 else { throw ValidationError("--max-connections must be positive") }
@@ -146,6 +148,7 @@ struct ServeCommand: AsyncParsableCommand {
             configuration.restoreSnapshot = data
         }
         configuration.snapshotOnExit = snapshotOnExit ?? Self.environment["MOCK_COLLAB_SNAPSHOT_ON_EXIT"]
+        configuration.files = files.settings
 
         let server = try await MockCollabServer(configuration: configuration, logger: logger)
         if server.usesDefaultTenant {

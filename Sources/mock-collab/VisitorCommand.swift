@@ -20,6 +20,10 @@ struct VisitorCommand: AsyncParsableCommand {
               answer           answer the ringing call (decline: decline it)
               call [video]     call the conversation's agent (audio unless "video")
               hangup           end the current call
+              file PATH        upload a local file into the current conversation
+              download FILEID [PATH]
+                               download a file of the current conversation (to PATH,
+                               else only its size and type are printed)
               state STATE      app state: background, foreground or open (UI open)
               end              end the current conversation
               quit             stop the client and exit (as does end of input)
@@ -177,6 +181,8 @@ actor VisitorSession {
                 output.write(["type": "result", "command": "say", "messageId": message.id, "sequence": String(message.sequence)])
             case "frame":
                 try await uploadFrame()
+            case "file", "download":
+                try await transferFile(command, argument)
             case "answer", "decline":
                 guard let notifications, let callId = ringingCallId else { throw VisitorInputError("no call is ringing") }
                 let call = command == "answer" ? try await notifications.answer(callId: callId) : try await notifications.decline(callId: callId)
@@ -209,6 +215,8 @@ actor VisitorSession {
         eventTask?.cancel()
         try? await client.stop()
     }
+
+    func currentConversationId() throws -> String { try currentConversation() }
 
     private func currentConversation() throws -> String {
         guard let conversationId else { throw VisitorInputError("no conversation: start one first") }

@@ -39,7 +39,9 @@ struct HeartbeatTests {
     func deadPeer() async throws {
         let configuration = ServerConfiguration(
             host: "127.0.0.1", port: 0, storage: .memory, seed: queueSeed, controlToken: "test-control-token", passwordHashCost: 4,
-            heartbeatInterval: .milliseconds(150)
+            // Long enough that a client on a loaded machine (the whole suite runs in parallel) still
+            // answers in time; the silent peer never does.
+            heartbeatInterval: .milliseconds(500)
         )
         let server = try await TestServer.start(configuration: configuration)
         do {
@@ -50,13 +52,13 @@ struct HeartbeatTests {
             let fd = try openSilentWebSocket(port: server.port, path: "/mobile/v1/events?token=\(started.token)")
             defer { close(fd) }
             var opened = false
-            for _ in 0..<100 where !opened {
+            for _ in 0..<500 where !opened {
                 opened = hub.connectionCount == baseline + 1
                 if !opened { try await Task.sleep(for: .milliseconds(10)) }
             }
             #expect(opened)
             var released = false
-            for _ in 0..<300 where !released {
+            for _ in 0..<1_000 where !released {
                 released = hub.connectionCount == baseline
                 if !released { try await Task.sleep(for: .milliseconds(10)) }
             }

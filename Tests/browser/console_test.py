@@ -294,6 +294,42 @@ class ConsoleTest:
         self.text_appears("#messages", "Hi from the app")
         assert self.find("#messages").get_attribute("aria-live") == "polite"
 
+        self.step = "the visitor sends a picture, the agent downloads it in the console"
+        files = tempfile.mkdtemp(prefix="console-files-")
+        picture = bytes([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]) + bytes(range(256)) * 8
+        with open(os.path.join(files, "receipt.png"), "wb") as out:
+            out.write(picture)
+        self.visitor.send("file " + os.path.join(files, "receipt.png"))
+        sent = ok(self.visitor.expect(result_of("file"), "file result"))
+        assert sent["mimeType"] == "image/png", sent
+        link = self.visible(f"#messages a.file[data-file-id='{sent['fileId']}']")
+        assert "receipt.png" in link.text, link.text
+        fetched = self.driver.execute_async_script(
+            "const done = arguments[1]; fetch(arguments[0].href, {credentials: 'same-origin'})"
+            ".then(async r => done([r.status, r.headers.get('content-type'), (await r.arrayBuffer()).byteLength]))"
+            ".catch(e => done(String(e)));", link)
+        assert fetched == [200, "image/png", len(picture)], fetched
+
+        self.step = "the agent sends a file, the visitor downloads it; a refused file shows the server's reason"
+        with open(os.path.join(files, "notes.pdf"), "wb") as out:
+            out.write(b"%PDF-1.4\n% a tiny document\n")
+        self.find("#composer-file").send_keys(os.path.join(files, "notes.pdf"))
+        self.find("#file-send").click()
+        event = self.visitor.expect(event_of("conversation.new_message", lambda e: (e["message"].get("file") or {}).get("name") == "notes.pdf"), "the agent's file")
+        self.visitor.send("download " + event["event"]["message"]["file"]["id"])
+        got = ok(self.visitor.expect(result_of("download"), "download result"))
+        assert got["mimeType"] == "application/pdf" and int(got["size"]) == event["event"]["message"]["file"]["size"], got
+        with open(os.path.join(files, "photo.jpg"), "wb") as out:
+            out.write(bytes([0x7F, 0x45, 0x4C, 0x46]) + bytes(200))  # an executable dressed as a picture
+        self.find("#composer-file").send_keys(os.path.join(files, "photo.jpg"))
+        self.find("#file-send").click()
+        self.text_appears("#toast", "not what the extension")
+        # The refused upload's 415 is the one error the browser logs here (as a failed network request).
+        unexpected = [e for e in self.collect_browser_log()
+                      if e.get("level") == "SEVERE" and not ("files?name=photo.jpg" in e.get("message", "") and "415" in e.get("message", ""))]
+        assert not unexpected, f"errors in the browser console: {unexpected}"
+        shutil.rmtree(files, ignore_errors=True)
+
         self.step = "a video call rings and is answered"
         self.find("#call-video").click()
         self.text_appears("#call-status", "VIDEO call: RINGING")

@@ -134,6 +134,8 @@ public struct ConversationMessage: Sendable, Codable, Equatable, Identifiable {
     public var clientMessageId: String?
     /// Agent-only message, hidden from visitors.
     public var isInternal: Bool
+    /// The file of a FILE message (`text` then holds its name, the fallback text).
+    public var file: FileAttachment?
 
     public init(
         id: String, accountId: String, conversationId: String, sequence: Int, senderPersonId: String, text: String,

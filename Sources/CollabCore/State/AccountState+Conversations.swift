@@ -369,6 +369,7 @@ extension AccountState {
         guard let removed = conversations.removeValue(forKey: id) else { return }
         queue.update(old: removed, new: nil)
         changes.delete(.conversation, id)
+        files.removeConversation(id)
         for message in messages.removeValue(forKey: id) ?? [] {
             changes.delete(.message, message.id)
         }
@@ -380,7 +381,7 @@ extension AccountState {
     /// message instead of a duplicate.
     public mutating func postMessage(
         _ conversationId: String, senderPersonId: String, text: String, clientMessageId: String?, isInternal: Bool, accountId: String,
-        context: OperationContext, changes: inout ChangeSet
+        file: FileAttachment? = nil, context: OperationContext, changes: inout ChangeSet
     ) throws(CollabError) -> ConversationMessage {
         var conversation = try ownConversation(conversationId, accountId: accountId)
         guard !text.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else { throw .badRequest("text must not be empty") }
@@ -400,13 +401,15 @@ extension AccountState {
         guard conversation.messageCount < ConversationLimits.messagesPerConversation else {
             throw .conflict("the conversation holds the maximum of \(ConversationLimits.messagesPerConversation) messages")
         }
-        let message = ConversationMessage(
+        var message = ConversationMessage(
             id: context.ids.make(), accountId: accountId, conversationId: conversationId, sequence: conversation.messageCount + 1,
             senderPersonId: senderPersonId, text: text, serverTimestamp: context.now, clientMessageId: clientMessageId, isInternal: isInternal
         )
         if conversation.state == .unassigned, !isAgent(senderPersonId, accountId: accountId) {
             try reboard(&conversation, context: context, changes: &changes)
         }
+        message.file = file
+        files.add(message)
         conversation.messageCount += 1
         conversation.lastMessageTimestamp = context.now
         messages[conversationId, default: []].append(message)
@@ -422,7 +425,7 @@ extension AccountState {
             let senderName = displayName(of: senderPersonId)
             for participant in conversation.participants where participant.state != .ended && participant.personId != senderPersonId
                 && (participant.type == .contextPerson || participant.type == .secondaryVisitor) {
-                var content = PushContent(type: .newMessage, title: senderName, text: text, conversationId: conversationId, timestamp: context.now)
+                var content = PushContent(type: .newMessage, title: senderName, text: file == nil ? text : "sent a file", conversationId: conversationId, timestamp: context.now)
                 content.messageId = message.id
                 content.senderName = senderName
                 content.senderPersonId = senderPersonId

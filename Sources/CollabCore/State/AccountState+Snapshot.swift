@@ -19,6 +19,8 @@ extension AccountState {
         entities.append(contentsOf: pushSettings.values.sorted { $0.id < $1.id } as [any StorableEntity])
         entities.append(contentsOf: coBrowsingSessions.values.sorted { $0.id < $1.id } as [any StorableEntity])
         entities.append(contentsOf: invitations.values.sorted { $0.id < $1.id } as [any StorableEntity])
+        entities.append(contentsOf: fileUploadInterceptors.values.sorted { $0.id < $1.id } as [any StorableEntity])
+        entities.append(contentsOf: messageInterceptors.values.sorted { $0.id < $1.id } as [any StorableEntity])
         return entities
     }
 

@@ -21,6 +21,10 @@ public struct AccountState: Sendable {
     public internal(set) var conversations = IndexedTable<Conversation>(indexes: [Indexes.conversationByParticipant])
     /// Messages per conversation, in sequence order.
     public internal(set) var messages: [String: [ConversationMessage]] = [:]
+    /// FILE messages' files by id and per conversation.
+    public internal(set) var files = FileIndex()
+    public internal(set) var fileUploadInterceptors: [String: FileUploadInterceptor] = [:]
+    public internal(set) var messageInterceptors: [String: MessageInterceptor] = [:]
     public internal(set) var clientSessions = IndexedTable<ClientSession>(indexes: [Indexes.clientByPerson, Indexes.clientByForegroundPerson])
     public internal(set) var presence = IndexedTable<PresenceRecord>(indexes: [Indexes.presenceByValue])
     public internal(set) var webhooks = IndexedTable<WebhookRegistration>(indexes: [Indexes.webhookByEvent, Indexes.webhookByName])
@@ -110,9 +114,16 @@ public struct AccountState: Sendable {
             case .invitation:
                 let invitation = try RecordCoding.decode(Invitation.self, from: record)
                 state.invitations[invitation.id] = invitation
+            case .fileUploadInterceptor:
+                let interceptor = try RecordCoding.decode(FileUploadInterceptor.self, from: record)
+                state.fileUploadInterceptors[interceptor.id] = interceptor
+            case .messageInterceptor:
+                let interceptor = try RecordCoding.decode(MessageInterceptor.self, from: record)
+                state.messageInterceptors[interceptor.id] = interceptor
             }
         }
         for key in state.messages.keys { state.messages[key]?.sort { $0.sequence < $1.sequence } }
+        for list in state.messages.values { for message in list where message.file != nil { state.files.add(message) } }
         for key in state.apiKeyIdByKey.keys { directory.load(.apiKey(key), for: account.id) }
         for name in state.userIdByUsername.keys { directory.load(.username(name), for: account.id) }
         for token in state.sessions.keys { directory.load(.session(token), for: account.id) }

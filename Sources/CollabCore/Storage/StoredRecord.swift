@@ -20,6 +20,8 @@ public enum EntityKind: String, Sendable, Codable, CaseIterable {
     case pushSettings
     case coBrowsingSession
     case invitation
+    case fileUploadInterceptor
+    case messageInterceptor
 }
 
 /// One entity as the store keeps it: its kind, id, owning account and JSON body.

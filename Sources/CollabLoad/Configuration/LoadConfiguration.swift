@@ -21,6 +21,8 @@ public struct LoadConfiguration: Sendable, Codable, Equatable {
     public var fps: Int = 5
     /// Bytes per co-browsing frame (a JPEG-signed payload, each frame different).
     public var frameBytes: Int = 12_000
+    /// The size of the file each `files` visitor uploads per conversation.
+    public var fileBytes: Int = 20_000
     /// Named areas conversations start in, chosen per conversation at random.
     public var namedAreas: [String] = ["demo-area"]
     /// Seed of every random choice (roles, areas, think times, tokens), so runs repeat.
@@ -78,6 +80,7 @@ public struct LoadConfiguration: Sendable, Codable, Equatable {
         try check(durationSeconds > 0 && durationSeconds <= Self.maxDurationSeconds, "--duration", "must be more than 0 and at most \(Int(Self.maxDurationSeconds)) seconds")
         try check((1...60).contains(fps), "--fps", "must be 1 to 60")
         try check((16...Self.maxFrameBytes).contains(frameBytes), "--frame-bytes", "must be 16 to \(Self.maxFrameBytes)")
+        try check((16...10 * 1024 * 1024).contains(fileBytes), "--file-bytes", "must be 16 to 10485760")
         try check(!namedAreas.isEmpty && namedAreas.allSatisfy { !$0.isEmpty }, "--named-areas", "must name at least one area")
         try check(messageIntervalSeconds >= 0.01 && messageIntervalSeconds <= 3_600, "--message-interval", "must be 0.01 to 3600 seconds")
         try check((1...10_000).contains(messagesPerConversation), "--messages-per-conversation", "must be 1 to 10000")
@@ -111,6 +114,8 @@ public enum LoadScenario: String, Sendable, Codable, CaseIterable {
     case cobrowse
     /// Half chat, a quarter push, a quarter co-browsing, chosen per visitor from the seed.
     case mixed
+    /// Chat whose first message in each conversation is a picture of `fileBytes` uploaded as a file.
+    case files
 }
 
 /// What one simulated visitor does.
@@ -118,6 +123,7 @@ public enum VisitorRole: String, Sendable, Codable, CaseIterable {
     case chat
     case push
     case cobrowse
+    case files
 
     /// The role of visitor `index` in a scenario: fixed for single scenarios, seeded for `mixed`.
     static func of(scenario: LoadScenario, random: inout SeededRandom) -> VisitorRole {
@@ -125,6 +131,7 @@ public enum VisitorRole: String, Sendable, Codable, CaseIterable {
         case .chat: return .chat
         case .push: return .push
         case .cobrowse: return .cobrowse
+        case .files: return .files
         case .mixed:
             let draw = random.next() % 4
             return draw < 2 ? .chat : draw == 2 ? .push : .cobrowse

@@ -9,6 +9,8 @@ public enum LoadOperation: String, Sendable, Codable, CaseIterable, Comparable {
     case queueWait = "conversation.queue_wait"
     case conversationAccept = "conversation.accept"
     case messageSend = "message.send"
+    /// A `files` visitor's upload (streamed request body) until the FILE message is stored.
+    case fileUpload = "file.upload"
     /// From a visitor's send until its agent receives `conversation.new_message`.
     case messageDeliver = "message.deliver"
     case replySend = "reply.send"

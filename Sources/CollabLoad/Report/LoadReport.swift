@@ -62,7 +62,8 @@ public struct LoadReport: Sendable, Codable {
             conversationsPerVisitor = configuration.conversationsPerVisitor
             framesPerDevice = configuration.framesPerDevice
             var byName: [String: Int] = [:]
-            for role in VisitorRole.allCases { byName[role.rawValue] = roles[role] ?? 0 }
+            // `files` shows only in runs that have it (the `files` scenario; `mixed` does not draw it).
+            for role in VisitorRole.allCases where role != .files || roles[role] != nil { byName[role.rawValue] = roles[role] ?? 0 }
             self.roles = byName
         }
     }

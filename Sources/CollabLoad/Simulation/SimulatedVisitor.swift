@@ -84,6 +84,14 @@ struct SimulatedVisitor: Sendable {
                     return false
                 }
                 guard !context.visitorsStop.isStopped else { break }
+                if role == .files, sent == 0 {
+                    let picture = LoadFiles.picture(bytes: configuration.fileBytes, seed: index)
+                    if await context.timed(.fileUpload, { try await client.uploadFile(data: picture, named: "load-\(index).png", in: conversation.id) }) != nil {
+                        sent += 1
+                        context.metrics.count(.messagesSent)
+                    }
+                    continue
+                }
                 let clientMessageId = "v\(index)-\(conversation.id)-\(sent + 1)"
                 context.messages.start(clientMessageId, at: .now)
                 let message = await context.timed(.messageSend) {

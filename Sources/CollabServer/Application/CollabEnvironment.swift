@@ -18,6 +18,8 @@ final class CollabEnvironment: Sendable {
     let events: EventHub
     /// Co-browsing frames.
     let frames: FrameIngest
+    /// The bytes of files shared in conversations.
+    let files: FileStorage
     let logger: Logger
     /// The seed applied at start, re-applied by a control-API reset.
     let startupSeed: Seed
@@ -42,6 +44,7 @@ final class CollabEnvironment: Sendable {
     ) {
         self.events = events
         self.frames = FrameIngest(maxFrameBytes: configuration.maxFrameBytes)
+        self.files = FileStorage(configuration: configuration)
         self.configuration = configuration
         self.repository = repository
         self.clock = clock

@@ -21,6 +21,10 @@ public final class MockCollabServer: Service {
     let webhooks: WebhookDispatcher
     let pushes: PushPipeline
     let clockTasks: ClockDrivenTasks
+    /// File-upload interceptors' pending decisions.
+    let interception: FileInterception
+    /// External message interceptors' calls.
+    let messageInterception: MessageInterception
     let logger: Logger
     private let listening = Mutex<ListeningState>(.init())
 
@@ -70,8 +74,11 @@ public final class MockCollabServer: Service {
             logger: logger
         )
         self.webhooks = dispatcher
+        self.interception = FileInterception(allowedHosts: configuration.webhookAllowedHosts, logger: logger)
+        self.messageInterception = MessageInterception(allowedHosts: configuration.webhookAllowedHosts, logger: logger)
         events.observe { batch in for event in batch { dispatcher.enqueue(event) } }
         events.observe { [frames = environment.frames] batch in for event in batch { frames.observe(event.event) } }
+        events.observe { [files = environment.files] batch in files.observe(batch.map(\.event)) }
         let pipeline = PushPipeline(
             state: PushStateAdapter(environment: environment), clock: clock, outboxCapacity: configuration.outboxCapacity,
             settings: .init(maxAttempts: max(1, configuration.pushMaxAttempts), initialBackoff: configuration.pushInitialBackoff), logger: logger
@@ -85,6 +92,7 @@ public final class MockCollabServer: Service {
             // A snapshot to start from comes before the seed (which then only adds to it).
             if let restore = configuration.restoreSnapshot { _ = try await environment.restore(try Snapshot.decode(restore)) }
             try await environment.applyStartupSeed(explicit: configuration.seed != nil)
+            try await environment.sweepFiles()
         } catch {
             try? await repository.close()
             throw error
@@ -134,6 +142,7 @@ public final class MockCollabServer: Service {
         router.add(middleware: MetricsMiddleware())
         router.add(middleware: AnonymousOpsMiddleware())
         router.add(middleware: AuthenticationMiddleware(environment: environment))
+        router.add(middleware: MessageInterceptionMiddleware(environment: environment, interception: messageInterception, webhooks: webhooks))
         OpsRoutes(environment: environment).register(on: router)
         WebAPIRoutes(environment: environment, webhooks: webhooks).register(on: router)
         ControlRoutes(environment: environment, webhooks: webhooks).register(on: router)
@@ -145,6 +154,7 @@ public final class MockCollabServer: Service {
         LiveRoutes(environment: environment).register(on: router)
         PushRoutes(environment: environment).register(on: router)
         CoBrowsingRoutes(environment: environment).register(on: router)
+        FileRoutes(environment: environment, review: FileReview(interception: interception, webhooks: webhooks, messageInterception: messageInterception)).register(on: router)
         return router
     }
 
@@ -193,7 +203,7 @@ public final class MockCollabServer: Service {
             },
             logger: logger
         )
-        app.addServices(webhooks, pushes, clockTasks)
+        app.addServices(webhooks, pushes, clockTasks, interception, messageInterception)
         if let plain = transport.plainListener(router: router, webSocket: webSocket, host: host, logger: logger) { app.addServices(plain) }
         return app
     }

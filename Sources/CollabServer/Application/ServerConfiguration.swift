@@ -69,6 +69,8 @@ public struct ServerConfiguration: Sendable {
     public var snapshotOnExit: String?
     /// The largest snapshot `POST /_mock/v1/snapshot` accepts, in bytes.
     public var maxSnapshotBytes: Int = 64 * 1024 * 1024
+    /// Files in conversations: maximum size, quota, concurrent uploads.
+    public var files = FileSettings()
 
     public init(
         host: String = "127.0.0.1",

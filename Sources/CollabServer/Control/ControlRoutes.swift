@@ -191,6 +191,7 @@ extension CollabEnvironment {
                 return try shards.apply(seed: accountSeed, passwordHashes: allHashes, context: op, changes: &changes)
             }
             frames.removeAll(accountId: account.id)
+            await files.removeAccount(account.id)
             return SeedResult(created: report.created, updated: report.updated, unchanged: report.unchanged)
         }
         let allHashes = try await passwordHashesIgnoringStored(for: seed)
@@ -199,6 +200,7 @@ extension CollabEnvironment {
             try shards.apply(seed: seed, passwordHashes: allHashes, context: op, changes: &changes)
         }
         frames.removeAll()
+        await files.removeAll()
         return SeedResult(created: report.created, updated: report.updated, unchanged: report.unchanged)
     }
 

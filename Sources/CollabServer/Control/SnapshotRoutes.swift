@@ -53,7 +53,11 @@ extension CollabEnvironment {
     func restore(_ snapshot: Snapshot) async throws -> SnapshotImportResult {
         switch snapshot.scope {
         case .server:
+            let before = Set(repository.accountIds)
             try await repository.replaceAll(with: snapshot)
+            // File contents are not in snapshots: an account that stays keeps its stored files (a restored
+            // FILE message still downloads on the same server); the files of accounts that went are removed.
+            for id in before.subtracting(snapshot.accounts.map(\.account.id)) { await files.removeAccount(id) }
             if let saved = snapshot.clock { clock.restore(saved) }
             frames.removeAll()
             await clockTasks.runNow()
@@ -61,6 +65,7 @@ extension CollabEnvironment {
             guard let data = snapshot.accounts.first else { throw CollabError.badRequest("an account snapshot holds exactly one account") }
             let replaced = try await repository.replaceAccount(with: data)
             for id in replaced.union([data.account.id]) { frames.removeAll(accountId: id) }
+            for id in replaced where id != data.account.id { await files.removeAccount(id) }
         }
         return SnapshotImportResult(
             scope: snapshot.scope.rawValue, accounts: snapshot.accounts.map(\.account.name),

@@ -21,7 +21,8 @@ extension MessageView {
     init(_ message: ConversationMessage) {
         self.init(
             id: message.id, conversationId: message.conversationId, sequence: message.sequence, senderPersonId: message.senderPersonId,
-            text: message.text, timestamp: message.serverTimestamp, clientMessageId: message.clientMessageId, internal: message.isInternal
+            text: message.text, timestamp: message.serverTimestamp, clientMessageId: message.clientMessageId, internal: message.isInternal,
+            file: message.file.map { FileView(id: $0.id, name: $0.name, mimeType: $0.mimeType, size: $0.size, sha256: $0.sha256) }
         )
     }
 }

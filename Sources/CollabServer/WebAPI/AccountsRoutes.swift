@@ -68,6 +68,7 @@ struct AccountsRoutes {
             try await env.repository.deleteAccount(id) { state throws(CollabError) in try state.checkCanDelete(for: context.principal) }
             env.events.disconnect(accountId: id)
             env.frames.removeAll(accountId: id)
+            await env.files.removeAccount(id)
             return noContent
         }
     }

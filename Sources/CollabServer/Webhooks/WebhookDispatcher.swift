@@ -109,7 +109,7 @@ final class WebhookDispatcher: Service {
         submit(Job(registration: registration, eventType: "ping", body: data, createdAt: environment.clock.now()))
     }
 
-    private func submit(_ job: Job) {
+    func submit(_ job: Job) {
         if case .dropped = continuation.yield(job) {
             dropped.withLock { $0 += 1 }
             logger.warning("webhook queue full; delivery dropped", metadata: ["event": "\(job.eventType)", "registration": "\(job.registration.id)"])

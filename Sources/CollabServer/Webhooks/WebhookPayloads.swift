@@ -41,6 +41,7 @@ enum WebhookPayloads {
                 senderPerson: state.persons[message.senderPersonId].map { WebPerson($0, expand: Expansion()) }, timestamp: message.serverTimestamp,
                 text: message.text, internal: message.isInternal
             )
+            if let file = message.file { body.conversationMessage?.describe(file) }
             body.conversation = nil
         }
         return body

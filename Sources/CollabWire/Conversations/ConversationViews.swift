@@ -76,8 +76,13 @@ public struct MessageView: Codable, Sendable, Equatable {
     public var clientMessageId: String?
     /// Agent-only message.
     public var `internal`: Bool
+    /// The file of a FILE message (`text` is then its name).
+    public var file: FileView?
 
-    public init(id: String, conversationId: String, sequence: Int, senderPersonId: String, text: String, timestamp: Int64, clientMessageId: String?, internal: Bool) {
+    public init(
+        id: String, conversationId: String, sequence: Int, senderPersonId: String, text: String, timestamp: Int64, clientMessageId: String?, internal: Bool,
+        file: FileView? = nil
+    ) {
         self.id = id
         self.conversationId = conversationId
         self.sequence = sequence
@@ -86,6 +91,7 @@ public struct MessageView: Codable, Sendable, Equatable {
         self.timestamp = timestamp
         self.clientMessageId = clientMessageId
         self.internal = `internal`
+        self.file = file
     }
 }
 

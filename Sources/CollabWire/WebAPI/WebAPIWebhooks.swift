@@ -42,11 +42,19 @@ public struct WebTextMessage: Codable, Sendable, Equatable {
     public var `internal`: Bool?
     public var text: String?
     public var textType: String?
+    /// `FileMessageData` fields, set for FILE messages.
+    public var fileName: String?
+    public var mimeType: String?
+    public var fileStoreId: String?
+    public var fileStatus: String?
+    public var totalSize: Int64?
+    public var uploadedSize: Int64?
 
     enum CodingKeys: String, CodingKey {
         case type = "$_type", id, conversationId, accountId, senderPerson, serverTimestamp, sendTimestamp
         case messageType = "type"
         case fallbackText, `internal`, text, textType
+        case fileName, mimeType, fileStoreId, fileStatus, totalSize, uploadedSize
     }
 
     public init(id: String, conversationId: String, accountId: String, senderPerson: WebPerson?, timestamp: Int64, text: String, internal: Bool) {

@@ -4,6 +4,7 @@ import { get, post, put, webAPI } from './api.js';
 import { $, el, fill, formatTime, guarded, notify } from './dom.js';
 import { LiveEvents } from './live.js';
 import { FrameViewer } from './cobrowse.js';
+import { fileLink, uploadFile } from './files.js';
 
 const CONVERSATION_EVENTS = new Set([
   'conversation.created', 'conversation.queued', 'conversation.active', 'conversation.requeued', 'conversation.unassigned',
@@ -33,6 +34,7 @@ export class Desk {
       [$('#presence'), 'change', (event) => guarded(() => put('/agent/v1/presence', { presence: event.target.value }))],
       [$('#area-filter'), 'change', () => this.filterChanged()],
       [$('#composer'), 'submit', (event) => { event.preventDefault(); this.send(); }],
+      [$('#file-send'), 'click', (event) => this.sendFile(event.currentTarget)],
       [$('#conversation-end'), 'click', (event) => this.end(event.currentTarget)],
       [$('#call-audio'), 'click', (event) => this.startCall('AUDIO', event.currentTarget)],
       [$('#call-video'), 'click', (event) => this.startCall('VIDEO', event.currentTarget)],
@@ -181,7 +183,7 @@ export class Desk {
     const item = el('li', { class: `message ${mine ? 'mine' : 'theirs'}${message.internal ? ' internal' : ''}`, dataset: { sequence: message.sequence } },
       el('span', { class: 'sender' }, this.nameOf(message.senderPersonId)),
       el('span', { class: 'time' }, formatTime(message.timestamp)),
-      el('p', { class: 'text' }, message.text));
+      message.file ? el('p', { class: 'text' }, fileLink(message)) : el('p', { class: 'text' }, message.text));
     const list = $('#messages');
     list.append(item);
     list.scrollTop = list.scrollHeight;
@@ -198,6 +200,17 @@ export class Desk {
       this.appendMessage(message);
     }
     input.focus();
+  }
+
+  async sendFile(button) {
+    const input = $('#composer-file');
+    const file = input.files?.[0];
+    if (!file || !this.current) return;
+    const message = await guarded(() => uploadFile(this.current.id, file), button);
+    if (message) {
+      input.value = '';
+      this.appendMessage(message);
+    }
   }
 
   async end(button) {

@@ -1,0 +1,73 @@
+/// A file shared in a conversation: what a FILE message carries. The bytes live in the server's file
+/// storage under `id`; the message row only names them.
+public struct FileAttachment: Sendable, Codable, Equatable {
+    /// The file's id, also its name in storage (the vendor's `fileStoreId`).
+    public var id: String
+    /// The name the uploader gave, for display and `Content-Disposition`; never used as a path.
+    public var name: String
+    /// The type sniffed from the content (the client's claim only refines plain text).
+    public var mimeType: String
+    /// Size in bytes.
+    public var size: Int64
+    /// Lower-case hex SHA-256 of the content: the download's strong `ETag`.
+    public var sha256: String
+
+    public init(id: String, name: String, mimeType: String, size: Int64, sha256: String) {
+        self.id = id
+        self.name = name
+        self.mimeType = mimeType
+        self.size = size
+        self.sha256 = sha256
+    }
+
+    /// The longest file name accepted, in UTF-8 bytes.
+    public static let maximumNameLength = 255
+
+    /// Checks a file name an uploader gave: present, bounded, one path component without control
+    /// characters (it is shown and sent back in `Content-Disposition`, never used as a path).
+    public static func checkName(_ name: String?) throws(CollabError) -> String {
+        guard let name, !name.isEmpty else { throw .badRequest("a file name is required (the 'name' query parameter)") }
+        guard name.utf8.count <= maximumNameLength else { throw .badRequest("the file name is longer than \(maximumNameLength) bytes") }
+        guard name != ".", name != "..", !name.contains("/"), !name.contains("\\"),
+            !name.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F })
+        else {
+            throw .badRequest("the file name must be a single name without '/', '\\' or control characters")
+        }
+        return name
+    }
+
+    /// The extension of the file name, lower-cased, without the dot; `nil` when there is none.
+    public var fileExtension: String? { Self.fileExtension(of: name) }
+
+    static func fileExtension(of name: String) -> String? {
+        guard let dot = name.lastIndex(of: "."), dot != name.startIndex else { return nil }
+        let ext = name[name.index(after: dot)...].lowercased()
+        return ext.isEmpty ? nil : ext
+    }
+}
+
+/// Where a file's message sits, for lookups by file id without scanning a conversation.
+public struct FileLocation: Sendable, Equatable {
+    public var conversationId: String
+    /// The FILE message's sequence number (its position in the conversation's messages).
+    public var sequence: Int
+}
+
+/// Files by id and per conversation, kept in step with the messages that carry them.
+public struct FileIndex: Sendable {
+    public private(set) var byId: [String: FileLocation] = [:]
+    /// File ids per conversation, in upload order.
+    public private(set) var byConversation: [String: [String]] = [:]
+
+    public init() {}
+
+    mutating func add(_ message: ConversationMessage) {
+        guard let file = message.file else { return }
+        byId[file.id] = FileLocation(conversationId: message.conversationId, sequence: message.sequence)
+        byConversation[message.conversationId, default: []].append(file.id)
+    }
+
+    mutating func removeConversation(_ conversationId: String) {
+        for id in byConversation.removeValue(forKey: conversationId) ?? [] { byId[id] = nil }
+    }
+}

@@ -1,0 +1,148 @@
+import AsyncHTTPClient
+import CollabCore
+import CollabWire
+import Foundation
+import Logging
+import NIOCore
+import NIOHTTP1
+import ServiceLifecycle
+import Synchronization
+
+/// Asks file-upload interceptors for their decision, the vendor's way: a signed
+/// `file_upload_interceptor.new_file` event carries a token; the backend answers later with
+/// `approveFileUpload` or `rejectFileUpload` and that token. The upload waits for the decision, at most
+/// the review timeout, after which it is rejected. Runs as a service so its HTTP client is shut down
+/// with the server.
+final class FileInterception: Service {
+    enum Decision: Sendable, Equatable {
+        case approved
+        case rejected(String)
+    }
+
+    /// A file waiting for an interceptor's decision.
+    struct Pending: Sendable {
+        var accountId: String
+        var conversationId: String
+        var file: FileAttachment
+        var decision: Decision?
+        var waiter: CheckedContinuation<Decision, Never>?
+    }
+
+    private let pending = Mutex<[String: Pending]>([:])
+    private let client = Mutex<HTTPClient?>(nil)
+    private let allowedHosts: Set<String>?
+    private let logger: Logger
+
+    init(allowedHosts: Set<String>?, logger: Logger) {
+        self.allowedHosts = allowedHosts
+        self.logger = logger
+    }
+
+    /// Files waiting for a decision now.
+    var pendingCount: Int { pending.withLock { $0.count } }
+
+    /// Sends the new-file event to `interceptor` and waits for its decision, at most `timeout`.
+    func review(
+        _ file: FileAttachment, accountId: String, conversationId: String, uploader: WebPerson?, interceptor: FileUploadInterceptor, baseURL: String,
+        now: Int64, timeout: Duration
+    ) async -> Decision {
+        let token = EntityIDGenerator.system.makeSecret()
+        pending.withLock { $0[token] = Pending(accountId: accountId, conversationId: conversationId, file: file) }
+        defer { _ = pending.withLock { $0.removeValue(forKey: token) } }
+        var event = WebInterceptorNewFileEvent()
+        event.timestamp = now
+        event.accountId = accountId
+        event.apiToken = token
+        event.name = file.name
+        event.mimeType = file.mimeType
+        event.length = file.size
+        // The token goes in the query, which the journal and logs redact (`token`), never in the path.
+        event.downloadLink = "\(baseURL)/app/rest/v4/fileuploadinterceptors/files?token=\(token)"
+        event.source = "CONVERSATION"
+        event.person = uploader
+        event.conversationId = conversationId
+        let timer = Task {
+            try? await Task.sleep(for: timeout)
+            if !Task.isCancelled { resolve(token, accountId: accountId, .rejected("the interceptor '\(interceptor.name)' did not decide in time")) }
+        }
+        defer { timer.cancel() }
+        if let failure = await send(event, to: interceptor) {
+            return .rejected(failure)
+        }
+        return await withCheckedContinuation { continuation in
+            let ready: Decision? = pending.withLock { all in
+                if let decision = all[token]?.decision { return decision }
+                all[token]?.waiter = continuation
+                return nil
+            }
+            if let ready { continuation.resume(returning: ready) }
+        }
+    }
+
+    /// Records a decision for a token of `accountId`; `false` when no such file waits.
+    @discardableResult
+    func resolve(_ token: String, accountId: String, _ decision: Decision) -> Bool {
+        let waiter: CheckedContinuation<Decision, Never>?? = pending.withLock { all in
+            guard var entry = all[token], entry.accountId == accountId, entry.decision == nil else { return nil }
+            entry.decision = decision
+            let waiter = entry.waiter
+            entry.waiter = nil
+            all[token] = entry
+            return .some(waiter)
+        }
+        guard let waiter else { return false }
+        waiter?.resume(returning: decision)
+        return true
+    }
+
+    /// The file a token lets an interceptor read, while its decision is pending.
+    func pendingFile(_ token: String) -> Pending? {
+        pending.withLock { all in all[token].flatMap { $0.decision == nil ? $0 : nil } }
+    }
+
+    /// POSTs the signed event; a failure message when it did not reach the endpoint with a 2xx.
+    private func send(_ event: WebInterceptorNewFileEvent, to interceptor: FileUploadInterceptor) async -> String? {
+        if let allowedHosts {
+            let host = URL(string: interceptor.endpoint)?.host?.lowercased() ?? ""
+            guard allowedHosts.contains(host) else { return "the interceptor's host '\(host)' is not in the allowed webhook hosts" }
+        }
+        guard let body = try? JSONBody.encoder.encode(event) else { return "the event could not be encoded" }
+        var request = HTTPClientRequest(url: interceptor.endpoint)
+        request.method = .POST
+        request.headers.add(name: "Content-Type", value: "application/json")
+        request.headers.add(name: "User-Agent", value: "mock-collab-interceptors")
+        request.headers.add(name: WebhookHeaders.event, value: "file_upload_interceptor.new_file")
+        request.headers.add(name: WebhookHeaders.signature, value: WebhookDispatcher.signature(of: body, secret: interceptor.secret))
+        request.headers.add(name: WebhookHeaders.delivery, value: UUID().uuidString.lowercased())
+        request.body = .bytes(ByteBuffer(bytes: body))
+        do {
+            let response = try await httpClient().execute(request, timeout: .seconds(10))
+            _ = try? await response.body.collect(upTo: 64 * 1024)
+            guard (200..<300).contains(Int(response.status.code)) else {
+                return "the interceptor '\(interceptor.name)' answered \(response.status.code)"
+            }
+            return nil
+        } catch {
+            logger.notice("file upload interceptor unreachable", metadata: ["endpoint": "\(RedactedURL.string(interceptor.endpoint))"])
+            return "the interceptor '\(interceptor.name)' could not be reached"
+        }
+    }
+
+    private func httpClient() -> HTTPClient {
+        client.withLock { client in
+            if let client { return client }
+            // Redirects are never followed, as for webhooks.
+            let created = HTTPClient(eventLoopGroupProvider: .singleton, configuration: WebhookDispatcher.clientConfiguration)
+            client = created
+            return created
+        }
+    }
+
+    func run() async throws {
+        try? await gracefulShutdown()
+        // Uploads still waiting are rejected, so their requests can finish.
+        let waiting = pending.withLock { all in all.map { ($0.key, $0.value.accountId) } }
+        for (token, accountId) in waiting { resolve(token, accountId: accountId, .rejected("the server is shutting down")) }
+        if let client = client.withLock({ $0 }) { try? await client.shutdown() }
+    }
+}

@@ -1,0 +1,75 @@
+import CollabCore
+import CollabWire
+import Foundation
+
+/// What reviews an upload before its message is committed: the account's file-upload interceptors,
+/// and the webhook dispatcher that announces a rejection (`file_upload_interceptor.file_rejected`).
+struct FileReview: Sendable {
+    let interception: FileInterception
+    let webhooks: WebhookDispatcher
+    /// Message interceptors see the FILE message too, after the file interceptors approved the file.
+    let messageInterception: MessageInterception
+
+    static let rejectedEvent = "file_upload_interceptor.file_rejected"
+}
+
+extension CollabEnvironment {
+    /// Runs the interceptors that review `file`'s type, in order. The file is in storage already (the
+    /// interceptors read it through their download link); a rejection removes it, fires the
+    /// `file_upload_interceptor.file_rejected` webhook event and refuses the upload with 403 `FILE_REJECTED`.
+    func review(
+        _ file: FileAttachment, conversationId: String, personId: String, principal: Principal, timeoutMillis: Int, baseURL: String, with review: FileReview
+    ) async throws {
+        let accountId = principal.accountId ?? ""
+        let (interceptors, uploader) = try read(principal) { state in
+            (state.fileUploadInterceptors(reviewing: file.mimeType), state.persons[personId].map { WebPerson($0, expand: Expansion()) })
+        }
+        for interceptor in interceptors {
+            let decision = await review.interception.review(
+                file, accountId: accountId, conversationId: conversationId, uploader: uploader, interceptor: interceptor, baseURL: baseURL,
+                now: clock.now(), timeout: .milliseconds(timeoutMillis)
+            )
+            guard case .rejected(let reason) = decision else { continue }
+            await files.remove(accountId: accountId, conversationId: conversationId, fileId: file.id)
+            var event = WebInterceptorFileRejectedEvent()
+            event.timestamp = clock.now()
+            event.accountId = accountId
+            event.name = file.name
+            event.mimeType = file.mimeType
+            event.length = file.size
+            event.interceptorId = interceptor.id
+            event.source = "CONVERSATION"
+            event.personId = personId
+            event.conversationId = conversationId
+            event.reason = reason
+            announce(event, to: review.webhooks)
+            throw FileRefusal(.rejected, "the file was rejected: \(reason)")
+        }
+        let (messageInterceptors, timeout) = try read(principal) { state in
+            (state.messageInterceptors(reviewing: personId), MessageInterceptionMiddleware.timeoutMillis(state))
+        }
+        guard !messageInterceptors.isEmpty else { return }
+        var message = WebTextMessage(
+            id: "", conversationId: conversationId, accountId: accountId, senderPerson: uploader, timestamp: clock.now(), text: file.name, internal: false
+        )
+        message.describe(file)
+        for interceptor in messageInterceptors {
+            let decision = await review.messageInterception.ask(interceptor, about: message, accountId: accountId, timeout: .milliseconds(timeout))
+            guard case .rejected(let reason, let severity) = decision else { continue }
+            await files.remove(accountId: accountId, conversationId: conversationId, fileId: file.id)
+            announceRejected(message, reason: reason, severity: severity, accountId: accountId, to: review.webhooks)
+            throw FileRefusal(.messageRejected, "the message was rejected: \(reason)")
+        }
+    }
+
+    /// Queues the rejection for the webhook registrations that want it.
+    private func announce(_ event: WebInterceptorFileRejectedEvent, to dispatcher: WebhookDispatcher) {
+        guard let accountId = event.accountId,
+            let registrations = try? read(account: accountId, { $0.webhooks(accountId: accountId, wanting: FileReview.rejectedEvent) }),
+            !registrations.isEmpty, let body = try? JSONBody.encoder.encode(event)
+        else { return }
+        for registration in registrations {
+            dispatcher.submit(.init(registration: registration, eventType: FileReview.rejectedEvent, body: body, createdAt: event.timestamp ?? clock.now()))
+        }
+    }
+}

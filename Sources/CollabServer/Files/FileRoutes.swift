@@ -1,0 +1,216 @@
+import CollabCore
+import CollabWire
+import Hummingbird
+import HTTPTypes
+
+/// Files in conversations on every surface: uploads (`POST …/conversations/{id}/files?name=`, the raw
+/// bytes as the body) and downloads on the mobile and agent APIs, and the Web API's
+/// `conversations/{id}/getConversationFiles` with its `WEB_API` download links.
+struct FileRoutes {
+    let environment: CollabEnvironment
+    /// Interceptors and the webhooks that announce their rejections; `nil` reviews nothing.
+    let review: FileReview?
+
+    func register(on router: Router<CollabRequestContext>) {
+        let env = environment
+        let review = self.review
+        let mobile = router.group("mobile/v1")
+        mobile.post("conversations/:id/files") { request, context in
+            let session = try env.client(context)
+            let id = try context.pathParameter("id")
+            return try await env.upload(
+                request, conversationId: id, personId: session.personId, client: session, isInternal: false, principal: context.principal, review: review
+            )
+        }
+        mobile.get("conversations/:id/files") { _, context in
+            let session = try env.client(context)
+            let id = try context.pathParameter("id")
+            let list = try env.read(context.principal) { state throws(CollabError) in
+                _ = try state.visitorConversation(id, session: session)
+                return FileList(files: state.fileMessages(of: id, includeInternal: false).map(MessageView.init))
+            }
+            return JSONBody.response(list)
+        }
+        mobile.get("conversations/:id/files/:fileId") { request, context in
+            _ = try env.client(context)
+            return try await env.download(request, context: context)
+        }
+        let agent = router.group("agent/v1")
+        agent.post("conversations/:id/files") { request, context in
+            let caller = try env.agent(context)
+            let id = try context.pathParameter("id")
+            let isInternal = try request.query("internal").map { text throws(CollabError) in
+                guard let value = Bool(text) else { throw .badRequest("internal must be true or false") }
+                return value
+            } ?? false
+            return try await env.upload(
+                request, conversationId: id, personId: caller.personId, client: nil, isInternal: isInternal, principal: context.principal, review: review
+            )
+        }
+        agent.get("conversations/:id/files") { _, context in
+            let caller = try env.agent(context)
+            let id = try context.pathParameter("id")
+            let list = try env.read(context.principal) { state throws(CollabError) in
+                _ = try state.ownConversation(id, accountId: caller.accountId)
+                return FileList(files: state.fileMessages(of: id, includeInternal: true).map(MessageView.init))
+            }
+            return JSONBody.response(list)
+        }
+        agent.get("conversations/:id/files/:fileId") { request, context in
+            _ = try env.agent(context)
+            return try await env.download(request, context: context)
+        }
+        for prefix in WebAPIRoutes.prefixes {
+            let conversations = router.group(RouterPath(prefix)).group("conversations")
+            conversations.operation(.get, ":conversationId/getConversationFiles", role: .admin) { request, context in
+                let id = try context.pathParameter("conversationId")
+                let base = env.publicBaseURL(request)
+                let list = try env.read(context.principal) { state throws(CollabError) in
+                    _ = try state.conversation(id, for: context.principal)
+                    return WebConversationFileList(items: state.fileMessages(of: id, includeInternal: true).map { state.webFile($0, baseURL: base, prefix: prefix) })
+                }
+                return JSONBody.response(list)
+            }
+            conversations.operation(.get, ":conversationId/files/:fileId/download", role: .webuser) { request, context in
+                try await env.download(request, context: context)
+            }
+            if let review {
+                FileInterceptorRoutes(environment: env, interception: review.interception).register(on: router.group(RouterPath(prefix)).group("fileuploadinterceptors"))
+                MessageInterceptorRoutes(environment: env).register(on: router.group(RouterPath(prefix)).group("messageinterceptors"))
+            }
+        }
+    }
+}
+
+extension CollabEnvironment {
+    /// Streams an upload into storage within its bounds, checks it, makes it durable, then commits the
+    /// FILE message. A refused or failed upload leaves nothing behind.
+    func upload(
+        _ request: Request, conversationId: String, personId: String, client: ClientSession?, isInternal: Bool, principal: Principal,
+        review: FileReview? = nil
+    ) async throws -> Response {
+        let serverMax = configuration.files.maxFileSize
+        do {
+            let (name, restrictions) = try await beforeReading(request) { () throws -> (String, FileRestrictions) in
+                let name = try FileAttachment.checkName(request.query("name"))
+                let restrictions = try read(principal) { state throws(CollabError) in
+                    if let client { _ = try state.visitorConversation(conversationId, session: client) }
+                    try state.checkCanUpload(conversationId, personId: personId, isInternal: isInternal)
+                    return try state.fileRestrictions(conversationId: conversationId, client: client, serverMaxFileSize: serverMax)
+                }
+                try restrictions.checkName(name)
+                if let declared = request.headers[.contentLength].flatMap({ Int64($0) }) { try restrictions.checkSize(declared) }
+                return (name, restrictions)
+            }
+            let staged = try await files.stage(request.body, limit: restrictions.maxFileSize)
+            let type = ContentSniffer.effectiveType(sniffed: ContentSniffer.sniff(staged.head), declared: request.headers[.contentType])
+            do {
+                try restrictions.checkContent(name: name, type: type)
+            } catch {
+                await files.discard(staged)
+                throw error
+            }
+            let file = FileAttachment(id: ids.make(), name: name, mimeType: type, size: staged.size, sha256: staged.sha256)
+            try await files.commit(staged, accountId: principal.accountId ?? "", conversationId: conversationId, fileId: file.id)
+            if let review {
+                try await self.review(
+                    file, conversationId: conversationId, personId: personId, principal: principal, timeoutMillis: restrictions.interceptorTimeoutMillis,
+                    baseURL: publicBaseURL(request), with: review
+                )
+            }
+            let message: ConversationMessage
+            do {
+                message = try await write(principal) { state, changes, op throws(CollabError) in
+                    try state.postFileMessage(conversationId, senderPersonId: personId, file: file, isInternal: isInternal, context: op, changes: &changes)
+                }
+            } catch {
+                await files.remove(accountId: principal.accountId ?? "", conversationId: conversationId, fileId: file.id)
+                throw error
+            }
+            return JSONBody.response(MessageView(message), status: .created)
+        } catch let refusal as FileRefusal {
+            return refusal.response
+        }
+    }
+
+    /// Runs the checks made before any byte is read. When one refuses, a small body (at most 1 MiB
+    /// declared) is read and dropped first, so a client that sends its whole body before it reads the
+    /// answer gets the answer rather than a reset; a larger one is answered at once.
+    private func beforeReading<T>(_ request: Request, _ checks: () async throws -> T) async throws -> T {
+        do {
+            return try await checks()
+        } catch {
+            if let declared = request.headers[.contentLength].flatMap({ Int($0) }), declared <= 1 << 20 {
+                var read = 0
+                do {
+                    for try await chunk in request.body {
+                        read += chunk.readableBytes
+                        if read > 1 << 20 { break }
+                    }
+                } catch {}
+            }
+            throw error
+        }
+    }
+
+    /// A download through any surface: the caller must take part in the conversation or be an admin
+    /// of its account; everyone else gets 404.
+    func download(_ request: Request, context: CollabRequestContext) async throws -> Response {
+        // The Web API names the parameter as its spec does, the mobile and agent APIs `id`.
+        let conversationId = try context.parameters.get("conversationId") ?? context.pathParameter("id")
+        let fileId = try context.pathParameter("fileId")
+        let message = try read(context.principal) { state throws(CollabError) in
+            try state.downloadableFile(fileId, conversationId: conversationId, for: context.principal)
+        }
+        let file = message.file!  // downloadableFile only returns FILE messages
+        let location = files.location(accountId: message.accountId, conversationId: conversationId, fileId: fileId)
+        return try await FileDownload.response(for: file, location: location, request: request, context: context)
+    }
+
+    /// The server's address as the caller reached it, for absolute links.
+    func publicBaseURL(_ request: Request) -> String {
+        let scheme = configuration.tls == nil ? "http" : "https"
+        let host = request.head.authority ?? "\(configuration.host):\(configuration.port)"
+        return "\(scheme)://\(host)"
+    }
+}
+
+extension AccountState {
+    /// `ConversationFileData` for a FILE message, with its `WEB_API` and `AGENT_DESK` download links.
+    func webFile(_ message: ConversationMessage, baseURL: String, prefix: String) -> WebConversationFile {
+        let file = message.file!  // only FILE messages reach here
+        let path = "conversations/\(message.conversationId)/files/\(file.id)"
+        return WebConversationFile(
+            conversationId: message.conversationId, ownerPersonId: message.senderPersonId, name: file.name, mimeType: file.mimeType,
+            source: fileSource(message.senderPersonId), fileStoreId: file.id, totalSize: file.size,
+            downloadLinks: [
+                WebDownloadLink(linkType: "WEB_API", url: "\(baseURL)/\(prefix)/\(path)/download"),
+                WebDownloadLink(linkType: "AGENT_DESK", url: "\(baseURL)/agent/v1/\(path)"),
+            ],
+            creationTimestamp: message.serverTimestamp
+        )
+    }
+}
+
+extension FileRefusal {
+    /// The HTTP status of a refusal.
+    var status: HTTPResponse.Status {
+        switch code {
+        case .typeNotAllowed, .typeMismatch: .unsupportedMediaType
+        case .tooLarge: .contentTooLarge
+        case .quotaExceeded: HTTPResponse.Status(code: 507, reasonPhrase: "Insufficient Storage")
+        case .rejected, .messageRejected: .forbidden
+        case .empty: .badRequest
+        case .busy: .tooManyRequests
+        }
+    }
+
+    /// The typed error body with the refusal's own type (the uploads are on the mobile and agent APIs).
+    var response: Response {
+        var headers = HTTPFields()
+        if code == .busy { headers[.retryAfter] = "1" }
+        // The unread rest of a refused body is drained by the HTTP server after the answer (bounded by
+        // the idle timeout), so clients that send the whole body before reading still get the answer.
+        return JSONBody.response(APIErrorBody(type: code.rawValue, message: message, status: status.code), status: status, headers: headers)
+    }
+}

@@ -1,0 +1,161 @@
+import AsyncHTTPClient
+import CollabCore
+import CollabWire
+import Foundation
+import Hummingbird
+import Logging
+import NIOCore
+import NIOFoundationCompat
+import NIOHTTP1
+import ServiceLifecycle
+import Synchronization
+
+/// Asks external message interceptors, the vendor's way: a signed
+/// `outbound.message_interceptor.new_message` POST whose response body approves or rejects the
+/// message. No usable answer within the timeout follows the interceptor's `timeoutBehavior`.
+final class MessageInterception: Service {
+    enum Decision: Sendable, Equatable {
+        case approved
+        case rejected(reason: String, severity: String?)
+    }
+
+    private let client = Mutex<HTTPClient?>(nil)
+    private let allowedHosts: Set<String>?
+    private let logger: Logger
+
+    init(allowedHosts: Set<String>?, logger: Logger) {
+        self.allowedHosts = allowedHosts
+        self.logger = logger
+    }
+
+    /// The MockCollab property (ACCOUNT scope and above) bounding each interceptor's answer, in ms.
+    static let timeoutKey = "com.unblu.messageinterceptor.timeoutMillis"
+
+    func ask(_ interceptor: MessageInterceptor, about message: WebTextMessage, accountId: String, timeout: Duration) async -> Decision {
+        var request = WebInterceptorNewMessageRequest()
+        request.accountId = accountId
+        request.serviceName = "mock-collab"
+        request.conversationMessage = message
+        let fallback: Decision = interceptor.timeoutBehavior == .continue
+            ? .approved : .rejected(reason: "the message interceptor '\(interceptor.name)' did not answer in time", severity: nil)
+        if let allowedHosts {
+            let host = URL(string: interceptor.endpoint)?.host?.lowercased() ?? ""
+            guard allowedHosts.contains(host) else { return fallback }
+        }
+        guard let body = try? JSONBody.encoder.encode(request) else { return fallback }
+        var http = HTTPClientRequest(url: interceptor.endpoint)
+        http.method = .POST
+        http.headers.add(name: "Content-Type", value: "application/json")
+        http.headers.add(name: "User-Agent", value: "mock-collab-interceptors")
+        http.headers.add(name: WebhookHeaders.event, value: "outbound.message_interceptor.new_message")
+        http.headers.add(name: WebhookHeaders.signature, value: WebhookDispatcher.signature(of: body, secret: interceptor.secret))
+        http.headers.add(name: WebhookHeaders.delivery, value: UUID().uuidString.lowercased())
+        http.body = .bytes(ByteBuffer(bytes: body))
+        do {
+            let response = try await httpClient().execute(http, timeout: .nanoseconds(Int64(timeout.components.seconds) * 1_000_000_000 + timeout.components.attoseconds / 1_000_000_000))
+            let answer = try await response.body.collect(upTo: 64 * 1024)
+            guard (200..<300).contains(Int(response.status.code)),
+                let decision = try? JSONDecoder().decode(WebMessageInterceptorDecision.self, from: Data(buffer: answer))
+            else { return fallback }
+            switch decision.decision {
+            case "APPROVE": return .approved
+            case "REJECT": return .rejected(reason: decision.reason ?? "rejected by the message interceptor '\(interceptor.name)'", severity: decision.severity)
+            default: return fallback
+            }
+        } catch {
+            logger.notice("message interceptor did not answer", metadata: ["endpoint": "\(RedactedURL.string(interceptor.endpoint))"])
+            return fallback
+        }
+    }
+
+    private func httpClient() -> HTTPClient {
+        client.withLock { client in
+            if let client { return client }
+            let created = HTTPClient(eventLoopGroupProvider: .singleton, configuration: WebhookDispatcher.clientConfiguration)
+            client = created
+            return created
+        }
+    }
+
+    func run() async throws {
+        try? await gracefulShutdown()
+        if let client = client.withLock({ $0 }) { try? await client.shutdown() }
+    }
+}
+
+/// Puts text messages from the mobile and agent APIs before the account's message interceptors. Only
+/// accounts with interceptors pay for it (the body is collected and handed on unchanged); a rejection
+/// answers 403 `MESSAGE_REJECTED` and fires `message_interceptor.message_rejected`.
+struct MessageInterceptionMiddleware: RouterMiddleware {
+    typealias Context = CollabRequestContext
+    let environment: CollabEnvironment
+    let interception: MessageInterception
+    let webhooks: WebhookDispatcher
+
+    static let rejectedEvent = "message_interceptor.message_rejected"
+
+    /// The conversation id of `POST /mobile/v1/conversations/{id}/messages` and the agent API's twin.
+    static func conversationId(_ path: String) -> String? {
+        let parts = path.split(separator: "/", omittingEmptySubsequences: true)
+        guard parts.count == 5, parts[0] == "mobile" || parts[0] == "agent", parts[1] == "v1", parts[2] == "conversations", parts[4] == "messages" else {
+            return nil
+        }
+        return String(parts[3])
+    }
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        guard request.method == .post, let conversationId = Self.conversationId(request.uri.path), let accountId = context.principal.accountId,
+            let personId = context.client?.personId ?? context.principal.personId
+        else { return try await next(request, context) }
+        let env = environment
+        let found = try? env.read(account: accountId) { state -> ([MessageInterceptor], WebPerson?, Int)? in
+            let interceptors = state.messageInterceptors(reviewing: personId)
+            guard !interceptors.isEmpty, let conversation = state.conversations[conversationId], conversation.isParticipant(personId) else { return nil }
+            return (interceptors, state.persons[personId].map { WebPerson($0, expand: Expansion()) }, Self.timeoutMillis(state))
+        }
+        guard let (interceptors, sender, timeoutMillis) = found ?? nil else { return try await next(request, context) }
+        let buffer = try await JSONBody.collect(request, limit: env.configuration.maxBodySize)
+        var forwarded = request
+        forwarded.body = RequestBody(buffer: buffer)
+        // A malformed body is the route's to refuse.
+        guard let body = try? JSONDecoder().decode(SendMessageRequest.self, from: Data(buffer: buffer)) else { return try await next(forwarded, context) }
+        let message = WebTextMessage(
+            id: "", conversationId: conversationId, accountId: accountId, senderPerson: sender, timestamp: env.clock.now(), text: body.text,
+            internal: body.internal ?? false
+        )
+        for interceptor in interceptors {
+            let decision = await interception.ask(interceptor, about: message, accountId: accountId, timeout: .milliseconds(timeoutMillis))
+            guard case .rejected(let reason, let severity) = decision else { continue }
+            env.announceRejected(message, reason: reason, severity: severity, accountId: accountId, to: webhooks)
+            let status = HTTPResponse.Status.forbidden
+            return JSONBody.response(APIErrorBody(type: "MESSAGE_REJECTED", message: "the message was rejected: \(reason)", status: status.code), status: status)
+        }
+        return try await next(forwarded, context)
+    }
+
+    /// How long each interceptor may take to answer: `com.unblu.messageinterceptor.timeoutMillis`
+    /// along the account's cascade (default 5000, 100 to 60000).
+    static func timeoutMillis(_ state: borrowing AccountState) -> Int {
+        let configured = (try? state.configuration(accountId: state.accountId))?.int(MessageInterception.timeoutKey, default: 5000) ?? 5000
+        return min(max(configured, 100), 60_000)
+    }
+}
+
+extension CollabEnvironment {
+    /// Queues `message_interceptor.message_rejected` for the webhook registrations that want it.
+    func announceRejected(_ message: WebTextMessage, reason: String, severity: String?, accountId: String, to webhooks: WebhookDispatcher) {
+        var event = WebMessageRejectedEvent()
+        event.timestamp = clock.now()
+        event.accountId = accountId
+        event.message = message
+        event.reason = reason
+        event.severity = severity
+        let name = MessageInterceptionMiddleware.rejectedEvent
+        guard let registrations = try? read(account: accountId, { $0.webhooks(accountId: accountId, wanting: name) }),
+            !registrations.isEmpty, let body = try? JSONBody.encoder.encode(event)
+        else { return }
+        for registration in registrations {
+            webhooks.submit(.init(registration: registration, eventType: name, body: body, createdAt: event.timestamp ?? 0))
+        }
+    }
+}

@@ -1,0 +1,94 @@
+/// `FileUploadInterceptorData`.
+public struct WebFileUploadInterceptor: WebAPIObject, Equatable {
+    public static let typeName = "FileUploadInterceptorData"
+    public var type: String? = Self.typeName
+    public var id: String?
+    public var creationTimestamp: Int64?
+    public var modificationTimestamp: Int64?
+    public var version: Int64?
+    public var accountId: String?
+    public var name: String?
+    public var description: String?
+    public var order: Int?
+    public var mimeTypeRegex: String?
+    /// `ERegistrationStatus`.
+    public var webhookStatus: String?
+    public var webhookEndpoint: String?
+    public var webhookApiVersion: String?
+    public var webhookSecret: String?
+
+    enum CodingKeys: String, CodingKey {
+        case type = "$_type", id, creationTimestamp, modificationTimestamp, version, accountId, name, description, order, mimeTypeRegex
+        case webhookStatus, webhookEndpoint, webhookApiVersion, webhookSecret
+    }
+
+    public init(name: String? = nil, order: Int? = nil, mimeTypeRegex: String? = nil, webhookEndpoint: String? = nil, webhookSecret: String? = nil) {
+        self.name = name
+        self.order = order
+        self.mimeTypeRegex = mimeTypeRegex
+        self.webhookEndpoint = webhookEndpoint
+        self.webhookSecret = webhookSecret
+    }
+}
+
+/// The body of `approveFileUpload` (`token`) and `rejectFileUpload` (`token`, `reason`).
+public struct WebFileUploadDecision: Codable, Sendable {
+    public var type: String?
+    public var token: String?
+    public var reason: String?
+
+    enum CodingKeys: String, CodingKey {
+        case type = "$_type", token, reason
+    }
+
+    public init(token: String, reason: String? = nil) {
+        self.token = token
+        self.reason = reason
+    }
+}
+
+/// `InterceptorNewFileEvent`: what an interceptor's endpoint receives for a file to review.
+public struct WebInterceptorNewFileEvent: Codable, Sendable {
+    public var type: String? = "InterceptorNewFileEvent"
+    public var timestamp: Int64?
+    public var eventType: String? = "file_upload_interceptor.new_file"
+    public var accountId: String?
+    /// Approves or rejects the upload, and authorises `downloadLink`.
+    public var apiToken: String?
+    public var name: String?
+    public var mimeType: String?
+    public var length: Int64?
+    public var downloadLink: String?
+    /// `EFileUploadInterceptorSource`: `CONVERSATION`.
+    public var source: String?
+    public var person: WebPerson?
+    public var conversationId: String?
+
+    enum CodingKeys: String, CodingKey {
+        case type = "$_type", timestamp, eventType, accountId, apiToken, name, mimeType, length, downloadLink, source, person, conversationId
+    }
+
+    public init() {}
+}
+
+/// `InterceptorFileRejectedEvent`: the `file_upload_interceptor.file_rejected` webhook event.
+public struct WebInterceptorFileRejectedEvent: Codable, Sendable {
+    public var type: String? = "InterceptorFileRejectedEvent"
+    public var timestamp: Int64?
+    public var eventType: String? = "file_upload_interceptor.file_rejected"
+    public var accountId: String?
+    public var name: String?
+    public var mimeType: String?
+    public var length: Int64?
+    public var interceptorId: String?
+    public var source: String?
+    public var personId: String?
+    public var conversationId: String?
+    public var reason: String?
+
+    enum CodingKeys: String, CodingKey {
+        case type = "$_type", timestamp, eventType, accountId, name, mimeType, length, interceptorId, source, personId, conversationId, reason
+    }
+
+    public init() {}
+}

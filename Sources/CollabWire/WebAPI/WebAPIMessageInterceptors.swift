@@ -1,0 +1,92 @@
+/// `ExternalMessageInterceptorData` (the `MessageInterceptorData` variant MockCollab implements).
+public struct WebMessageInterceptor: WebAPIObject, Equatable {
+    public static let typeName = "ExternalMessageInterceptorData"
+    public var type: String? = Self.typeName
+    public var id: String?
+    public var creationTimestamp: Int64?
+    public var modificationTimestamp: Int64?
+    public var version: Int64?
+    public var accountId: String?
+    public var name: String?
+    public var description: String?
+    /// `EMessageInterceptorMessageFilter`: `AGENT`, `VISITOR` or `ALL`.
+    public var messageFilter: String?
+    /// `EMessageInterceptorTimeoutBehavior`: `REJECT` or `CONTINUE`.
+    public var timeoutBehavior: String?
+    /// `EMessageInterceptorType`: `EXTERNAL`.
+    public var interceptorType: String?
+    public var webhookStatus: String?
+    public var webhookEndpoint: String?
+    public var webhookApiVersion: String?
+    public var webhookSecret: String?
+
+    enum CodingKeys: String, CodingKey {
+        case type = "$_type", id, creationTimestamp, modificationTimestamp, version, accountId, name, description, messageFilter, timeoutBehavior
+        case interceptorType = "type"
+        case webhookStatus, webhookEndpoint, webhookApiVersion, webhookSecret
+    }
+
+    public init(name: String? = nil, messageFilter: String? = nil, timeoutBehavior: String? = nil, webhookEndpoint: String? = nil, webhookSecret: String? = nil) {
+        self.name = name
+        self.messageFilter = messageFilter
+        self.timeoutBehavior = timeoutBehavior
+        self.interceptorType = "EXTERNAL"
+        self.webhookEndpoint = webhookEndpoint
+        self.webhookSecret = webhookSecret
+    }
+}
+
+/// `InterceptorNewMessageRequest`: what an external message interceptor receives
+/// (`outbound.message_interceptor.new_message`) and answers with a ``WebMessageInterceptorDecision``.
+public struct WebInterceptorNewMessageRequest: Codable, Sendable {
+    public var type: String? = "InterceptorNewMessageRequest"
+    public var accountId: String?
+    public var serviceName: String?
+    public var conversationMessage: WebTextMessage?
+    public var conversationLanguage: String?
+
+    enum CodingKeys: String, CodingKey {
+        case type = "$_type", accountId, serviceName, conversationMessage, conversationLanguage
+    }
+
+    public init() {}
+}
+
+/// `MessageInterceptorOutboundApproveResponse` / `MessageInterceptorOutboundRejectResponse`.
+public struct WebMessageInterceptorDecision: Codable, Sendable {
+    public var type: String?
+    /// `APPROVE` or `REJECT`.
+    public var decision: String?
+    public var reason: String?
+    /// `ESentRejectionSeverity`.
+    public var severity: String?
+
+    enum CodingKeys: String, CodingKey {
+        case type = "$_type"
+        case decision = "type"
+        case reason, severity
+    }
+
+    public init(approve: Bool, reason: String? = nil) {
+        type = approve ? "MessageInterceptorOutboundApproveResponse" : "MessageInterceptorOutboundRejectResponse"
+        decision = approve ? "APPROVE" : "REJECT"
+        self.reason = reason
+    }
+}
+
+/// `MessageRejectedEvent`: the `message_interceptor.message_rejected` webhook event.
+public struct WebMessageRejectedEvent: Codable, Sendable {
+    public var type: String? = "MessageRejectedEvent"
+    public var timestamp: Int64?
+    public var eventType: String? = "message_interceptor.message_rejected"
+    public var accountId: String?
+    public var message: WebTextMessage?
+    public var severity: String?
+    public var reason: String?
+
+    enum CodingKeys: String, CodingKey {
+        case type = "$_type", timestamp, eventType, accountId, message, severity, reason
+    }
+
+    public init() {}
+}

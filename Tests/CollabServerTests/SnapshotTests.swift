@@ -180,6 +180,25 @@ struct SnapshotTests {
         try await server.stop()
     }
 
+    @Test("FILE messages are in an account snapshot; restored on the same server, their stored bytes still download")
+    func fileMessages() async throws {
+        try await TestServer.with(seed: fileSeed) { server in
+            let scenario = try await FileScenario.make(server)
+            let bytes = pngBytes(5_000)
+            let kept = try #require(try await scenario.app.uploadFile(data: bytes, named: "kept.png", contentType: "image/png", in: scenario.conversationId).file)
+            let snapshot = try await server.control.exportSnapshot(account: "files")
+            let later = try #require(try await scenario.app.uploadFile(data: pngBytes(3_000, seed: 2), named: "later.png", contentType: "image/png", in: scenario.conversationId).file)
+
+            try await server.control.importSnapshot(snapshot)
+            let files = try await scenario.app.files(in: scenario.conversationId).map(\.file)
+            #expect(files == [kept], "the file uploaded after the snapshot is gone with its message")
+            let download = try await scenario.agent.downloadFile(kept.id, in: scenario.conversationId)
+            #expect(download.status == 200)
+            #expect(download.data == bytes)
+            _ = later
+        }
+    }
+
     @Test("a version-0 snapshot (one flat list of records) is migrated and restores the same state")
     func migratesVersionZero() async throws {
         try await TestServer.with(seed: twoAccountSeed) { server in

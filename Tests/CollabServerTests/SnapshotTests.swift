@@ -195,7 +195,7 @@ struct SnapshotTests {
             let download = try await scenario.agent.downloadFile(kept.id, in: scenario.conversationId)
             #expect(download.status == 200)
             #expect(download.data == bytes)
-            _ = later
+            await #expect(throws: CollabClientError.self) { try await scenario.agent.downloadFile(later.id, in: scenario.conversationId) }
         }
     }
 

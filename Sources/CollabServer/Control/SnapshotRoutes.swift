@@ -54,7 +54,9 @@ extension CollabEnvironment {
         switch snapshot.scope {
         case .server:
             let before = Set(repository.accountIds)
+            let filesBefore = fileLocations(before)
             try await repository.replaceAll(with: snapshot)
+            await removeUnreferencedFiles(filesBefore)
             // File contents are not in snapshots: an account that stays keeps its stored files (a restored
             // FILE message still downloads on the same server); the files of accounts that went are removed.
             for id in before.subtracting(snapshot.accounts.map(\.account.id)) { await files.removeAccount(id) }
@@ -63,7 +65,9 @@ extension CollabEnvironment {
             await clockTasks.runNow()
         case .account:
             guard let data = snapshot.accounts.first else { throw CollabError.badRequest("an account snapshot holds exactly one account") }
+            let filesBefore = fileLocations([data.account.id])
             let replaced = try await repository.replaceAccount(with: data)
+            await removeUnreferencedFiles(filesBefore)
             for id in replaced.union([data.account.id]) { frames.removeAll(accountId: id) }
             for id in replaced where id != data.account.id { await files.removeAccount(id) }
         }
@@ -71,6 +75,26 @@ extension CollabEnvironment {
             scope: snapshot.scope.rawValue, accounts: snapshot.accounts.map(\.account.name),
             records: snapshot.accounts.reduce(0) { $0 + $1.records.count + 1 }, version: snapshot.sourceVersion
         )
+    }
+}
+
+extension CollabEnvironment {
+    /// The stored files of the given accounts, by account and file id.
+    fileprivate func fileLocations(_ accountIds: Set<String>) -> [String: [String: FileLocation]] {
+        var locations: [String: [String: FileLocation]] = [:]
+        for id in accountIds { locations[id] = try? read(account: id) { $0.files.byId } }
+        return locations
+    }
+
+    /// Removes the stored bytes of files that no FILE message names any more after a restore (uploaded
+    /// after the snapshot was taken), so they do not count against the quota.
+    fileprivate func removeUnreferencedFiles(_ before: [String: [String: FileLocation]]) async {
+        for (accountId, files) in before {
+            guard let now = try? read(account: accountId, { $0.files.byId }) else { continue }
+            for (fileId, location) in files where now[fileId] == nil {
+                await self.files.remove(accountId: accountId, conversationId: location.conversationId, fileId: fileId)
+            }
+        }
     }
 }
 

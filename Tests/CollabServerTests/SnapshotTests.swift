@@ -244,6 +244,12 @@ struct SnapshotTests {
         var document = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: file))) as? [String: Any])
         document["version"] = Snapshot.currentVersion + 1
         try JSONSerialization.data(withJSONObject: document).write(to: URL(fileURLWithPath: file))
-        await #expect(throws: ServerProcessError.self) { _ = try await ServerProcess(arguments: ["--storage", "memory", "--restore", file]) }
+        do {
+            let started = try await ServerProcess(arguments: ["--storage", "memory", "--restore", file])
+            Issue.record("a newer snapshot must not start a server")
+            started.signal(SIGKILL)
+        } catch ServerProcessError.exited(let standardError) {
+            #expect(standardError.contains("newer than this server understands"), "\(standardError)")
+        }
     }
 }

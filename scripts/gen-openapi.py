@@ -101,6 +101,17 @@ add("/_mock/v1/webhooks/deliveries", "get", op("Webhook delivery log", "controlW
 add("/_mock/v1/configuration", "get", op("The configuration cascade of a scope", "controlConfiguration", {**ok(ref("ConfigurationCascade")), **errs(400, 401, 403, 404)}, C, INSPECTOR,
     params=[q("account", S, "Account id or name (default: the caller's)"), q("namedArea", S, "Named area id or siteId"), q("apiKey", S, "API key id or key")],
     desc="Each scope's properties (GLOBAL, ACCOUNT, then AREA and APIKEY when named) and every effective property with the scope that set it (the most specific wins)." + ADMIN_NOTE))
+SNAPSHOT_NOTE = (" A snapshot holds secrets by design: API keys, push encryption keys, session and client tokens, JWT test secrets and"
+                 " password hashes (never plain passwords). Treat the file like a credential.")
+add("/_mock/v1/snapshot", "get", op("Export a snapshot", "controlExportSnapshot", {**ok(ref("Snapshot")), **errs(401, 403, 404)}, C, INSPECTOR,
+    params=[q("account", S, "Account id or name; without it the whole state (super admins; an admin gets their own account)")],
+    desc="A versioned JSON file of the stored records of every entity (accounts, users, API keys, named areas, persons, devices with their"
+         " notification keys, conversations, messages, calls, webhooks, configuration) and the virtual clock." + SNAPSHOT_NOTE + ADMIN_NOTE))
+add("/_mock/v1/snapshot", "post", op("Import a snapshot", "controlImportSnapshot", {**ok(ref("SnapshotImportResult")), **errs(400, 401, 403, 409, 413)}, C, CONTROL,
+    request=body(ref("Snapshot"), desc="A file from GET /_mock/v1/snapshot, at most 64 MiB. Older versions are migrated; a newer version answers 400."),
+    desc="A server snapshot replaces everything, the GLOBAL configuration and the clock (super admins only). An account snapshot replaces that"
+         " account only (the one with its id, and the one with its name): other accounts are untouched, and a name, username, API key or token"
+         " another account holds answers 409. Malformed input changes nothing."))
 add("/_mock/v1/webhooks/deliveries", "delete", op("Clear the webhook delivery log", "controlClearWebhookDeliveries", {"204": {"description": "Cleared"}, **errs(401, 403)}, C, CONTROL))
 
 # --- mobile -----------------------------------------------------------------------------------
@@ -288,6 +299,11 @@ schemas = {
     "FileList": obj({"files": arr(ref("MessageView"))}, ["files"]),
     "FileError": obj({"type": {"type": "string", "enum": ["FILE_TYPE_NOT_ALLOWED", "FILE_TYPE_MISMATCH", "FILE_TOO_LARGE", "FILE_QUOTA_EXCEEDED", "FILE_REJECTED", "FILE_EMPTY", "FILE_UPLOADS_BUSY", "BAD_REQUEST"]}, "message": S, "status": I}, ["type", "message", "status"]),
     "ResetRequest": obj({"account": S}),
+    "Snapshot": {**obj({"format": {"type": "string", "enum": ["mock-collab-snapshot"]}, "version": I, "scope": {"type": "string", "enum": ["server", "account"]},
+                       "takenAt": L, "clock": obj({"now": L, "offset": L, "frozen": B}, ["now", "offset", "frozen"]), "globalConfiguration": smap(),
+                       "accounts": arr(obj({"account": {"type": "object"}, "records": arr(obj({"kind": S, "id": S, "body": {"type": "object"}}, ["kind", "id", "body"]))}, ["account", "records"]))},
+                      ["version"])},
+    "SnapshotImportResult": obj({"scope": S, "accounts": arr(S), "records": I, "version": I}, ["scope", "accounts", "records", "version"]),
     "SeedResult": obj({"created": I, "updated": I, "unchanged": I}, ["created", "updated", "unchanged"]),
     "JournalEntry": obj({"id": L, "timestamp": L, "method": S, "path": S, "query": S, "status": I, "durationMicros": L, "accountId": S, "userId": S, "truncated": B,
                          "clientCertificate": S, "faultRuleId": S}, ["id", "timestamp", "method", "path", "status", "durationMicros"]),

@@ -52,7 +52,7 @@ public final class StateRepository: Sendable {
     /// Names, keys and tokens across accounts.
     public let directory: Directory
     public let timing: Timing
-    private let shards = Mutex<[String: Shard]>([:])
+    let shards = Mutex<[String: Shard]>([:])
     private let deadlines = Mutex(Heap<AccountDeadline>())
     private let writer: GroupCommitWriter
     private let store: any Store
@@ -110,7 +110,7 @@ public final class StateRepository: Sendable {
     /// The ids of every account.
     public var accountIds: [String] { shards.withLock { Array($0.keys) } }
 
-    private func shard(_ accountId: String) throws(CollabError) -> Shard {
+    func shard(_ accountId: String) throws(CollabError) -> Shard {
         guard let shard = shards.withLock({ $0[accountId] }) else { throw .notFound("Account", accountId) }
         return shard
     }
@@ -309,7 +309,7 @@ public final class StateRepository: Sendable {
 
     /// Locks `shards` one after another and runs `body` with all their boxes; the boxes `body` returns
     /// replace the locked ones.
-    private func withLocks(
+    func withLocks(
         _ remaining: ArraySlice<Shard>, collected: [String: Shard.Box], _ body: ([String: Shard.Box]) throws(CollabError) -> [String: Shard.Box]
     ) throws(CollabError) {
         guard let first = remaining.first else {
@@ -361,7 +361,7 @@ public final class StateRepository: Sendable {
     public var nextDeadline: Timestamp? { deadlines.withLock { $0.min?.at } }
 
     /// Hands the shard's earliest deadline to the scheduler when it is earlier than the one it has.
-    private func scheduleNext(_ box: inout Shard.Box, accountId: String) {
+    func scheduleNext(_ box: inout Shard.Box, accountId: String) {
         guard let next = box.state.deadlines.next(keyRotationInterval: timing.keyRotationInterval, clientIdleTimeout: timing.clientIdleTimeout)
         else { return }
         if let scheduled = box.scheduled, scheduled <= next { return }
@@ -371,7 +371,7 @@ public final class StateRepository: Sendable {
 
     // MARK: committing
 
-    private func checkWritable() throws(CollabError) {
+    func checkWritable() throws(CollabError) {
         if let failure = writer.failure {
             throw CollabError(.unavailable, "storage failed earlier and accepts no more writes: \(failure)")
         }
@@ -396,7 +396,7 @@ public final class StateRepository: Sendable {
 
     /// Submits `changes` (called under the changed shards' locks, so batches reach the writer in the
     /// order the shards changed) and resumes once they are durable.
-    private func submit<Result: Sendable>(_ changes: ChangeSet, result: Result, continuation: CheckedContinuation<Result, any Error>) {
+    func submit<Result: Sendable>(_ changes: ChangeSet, result: Result, continuation: CheckedContinuation<Result, any Error>) {
         guard !changes.isEmpty else {
             continuation.resume(returning: result)
             return

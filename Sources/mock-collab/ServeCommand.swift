@@ -31,6 +31,12 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "Seed file, YAML or JSON, applied idempotently at start (MOCK_COLLAB_SEED).")
     var seed: String?
 
+    @Option(help: "Snapshot file to import at start, before the seed (MOCK_COLLAB_RESTORE).")
+    var restore: String?
+
+    @Option(help: "Where to write a snapshot of the whole state on a graceful shutdown (MOCK_COLLAB_SNAPSHOT_ON_EXIT).")
+    var snapshotOnExit: String?
+
     @Option(help: "trace, debug, info, notice, warning, error or critical (MOCK_COLLAB_LOG_LEVEL).")
     var logLevel: String = environment["MOCK_COLLAB_LOG_LEVEL"] ?? "info"
 
@@ -137,6 +143,11 @@ struct ServeCommand: AsyncParsableCommand {
             throw ValidationError(error.message)
         }
         configuration.journalMaxBytes = journalMaxBytes
+        if let path = restore ?? Self.environment["MOCK_COLLAB_RESTORE"] {
+            guard let data = FileManager.default.contents(atPath: path) else { throw ValidationError("cannot read the snapshot file '\(path)'") }
+            configuration.restoreSnapshot = data
+        }
+        configuration.snapshotOnExit = snapshotOnExit ?? Self.environment["MOCK_COLLAB_SNAPSHOT_ON_EXIT"]
         configuration.files = files.settings
 
         let server = try await MockCollabServer(configuration: configuration, logger: logger)

@@ -20,10 +20,23 @@ enum ReadmeSamples {
         ("sample2", sample2),
         ("sample3", sample3),
         ("sample4", sample4),
+        ("sample5", sample5),
     ]
 
     /// README sample 2.
     static func sample2(baseURL: String) async throws {
+        let control = ControlClient(baseURL: baseURL, credentials: .basic(username: "superadmin", password: "superadmin"))
+        let fixture = FileManager.default.temporaryDirectory.appendingPathComponent("demo.snapshot.json")
+        // Once, after preparing the tenant:
+        let prepared = try await control.exportSnapshot(account: "demo")
+        try prepared.write(to: fixture)
+
+        // Before each test:
+        try await control.importSnapshot(try Data(contentsOf: fixture))
+    }
+
+    /// README sample 3.
+    static func sample3(baseURL: String) async throws {
         let admin = AdminClient(baseURL: baseURL, credentials: .basic(username: "admin", password: "admin"))
         let area = try await admin.namedAreas.create(WebNamedArea(name: "Support", siteId: "support"))
 
@@ -32,8 +45,8 @@ enum ReadmeSamples {
         let journal = try await control.journal(JournalFilter(status: 4))
     }
 
-    /// README sample 3.
-    static func sample3(baseURL: String) async throws {
+    /// README sample 4.
+    static func sample4(baseURL: String) async throws {
         let visitor = VisitorClient(configuration: ClientConfiguration(
             baseURL: baseURL, apiKey: "demo-api-key", namedArea: "demo-area", deviceId: "simulator-1"))
         try await visitor.start()                                   // device session + live events
@@ -52,8 +65,8 @@ enum ReadmeSamples {
         }
     }
 
-    /// README sample 4.
-    static func sample4(baseURL: String) async throws {
+    /// README sample 5.
+    static func sample5(baseURL: String) async throws {
         let control = ControlClient(baseURL: baseURL, credentials: .basic(username: "superadmin", password: "superadmin"))
         let app = VisitorClient(configuration: ClientConfiguration(
             baseURL: baseURL, apiKey: "demo-api-key", namedArea: "demo-area", deviceId: "phone-2"))

@@ -9,7 +9,7 @@
 /// a ``Principal`` so one account never sees another's data (another account's id is "not found").
 public struct AccountState: Sendable {
     /// Names, keys and tokens across accounts.
-    public let directory: Directory
+    public internal(set) var directory: Directory
     /// The account this shard holds.
     public internal(set) var account: Account
     public internal(set) var apiKeys: [String: ApiKey] = [:]

@@ -1,5 +1,6 @@
 public import CollabCore
 import CollabStore
+import Foundation
 import CollabPush
 import Hummingbird
 import HummingbirdCore
@@ -90,6 +91,8 @@ public final class MockCollabServer: Service {
         self.clockTasks = ClockDrivenTasks(environment: environment, logger: logger)
         environment.attach(pushes: pipeline, clockTasks: clockTasks)
         do {
+            // A snapshot to start from comes before the seed (which then only adds to it).
+            if let restore = configuration.restoreSnapshot { _ = try await environment.restore(try Snapshot.decode(restore)) }
             try await environment.applyStartupSeed(explicit: configuration.seed != nil)
             try await environment.sweepFiles()
         } catch {
@@ -146,6 +149,7 @@ public final class MockCollabServer: Service {
         OpsRoutes(environment: environment).register(on: router)
         WebAPIRoutes(environment: environment, webhooks: webhooks).register(on: router)
         ControlRoutes(environment: environment, webhooks: webhooks).register(on: router)
+        SnapshotRoutes(environment: environment).register(on: router)
         MobileRoutes(environment: environment).register(on: router)
         InvitationRedeemRoutes(environment: environment).register(on: router)
         AgentRoutes(environment: environment).register(on: router)
@@ -214,6 +218,14 @@ public final class MockCollabServer: Service {
         } catch {
             try? await environment.repository.close()
             throw error
+        }
+        if let path = environment.configuration.snapshotOnExit {
+            do {
+                try environment.takeSnapshot(accountId: nil).encoded().write(to: URL(fileURLWithPath: path), options: .atomic)
+                logger.info("snapshot written", metadata: ["path": .string(path)])
+            } catch {
+                logger.error("cannot write the snapshot on exit", metadata: ["path": .string(path), "error": .string("\(error)")])
+            }
         }
         try await environment.repository.close()
         logger.info("stopped; storage closed")

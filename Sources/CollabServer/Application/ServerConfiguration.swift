@@ -1,6 +1,7 @@
 public import CollabCore
 public import CollabStore
 public import Logging
+public import Foundation
 
 /// Everything `mock-collab serve` can be told.
 public struct ServerConfiguration: Sendable {
@@ -62,6 +63,12 @@ public struct ServerConfiguration: Sendable {
     public var connections: ConnectionSettings
     /// TLS (HTTPS, HTTP/2, mutual TLS); `nil` serves plain HTTP.
     public var tls: TLSSettings?
+    /// A snapshot file's contents to import at start, before the seed (`serve --restore`).
+    public var restoreSnapshot: Data?
+    /// Where to write a snapshot of the whole state on a graceful shutdown (`serve --snapshot-on-exit`).
+    public var snapshotOnExit: String?
+    /// The largest snapshot `POST /_mock/v1/snapshot` accepts, in bytes.
+    public var maxSnapshotBytes: Int = 64 * 1024 * 1024
     /// Files in conversations: maximum size, quota, concurrent uploads.
     public var files = FileSettings()
 

@@ -1,0 +1,112 @@
+import CollabCore
+import CollabStore
+import CollabWire
+import Foundation
+import Hummingbird
+import NIOCore
+import NIOFoundationCompat
+
+/// Snapshots on the control API: `GET /_mock/v1/snapshot[?account=]` exports the whole state (super
+/// admins) or one account (admins: their own only), `POST /_mock/v1/snapshot` imports one (super admins).
+struct SnapshotRoutes {
+    let environment: CollabEnvironment
+
+    func register(on router: Router<CollabRequestContext>) {
+        let env = environment
+        let group = router.group("_mock/v1")
+        group.operation(.get, "snapshot", role: .admin) { request, context in
+            let accountId = try env.inspectedAccountId(request.query("account"), confinedTo: try context.inspectorConfinement())
+            let data = try env.takeSnapshot(accountId: accountId).encoded()
+            return Response(status: .ok, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(bytes: data)))
+        }
+        // Importing changes state, so it stays with super admins and the control token like reset and seed.
+        group.operation(.post, "snapshot", role: .superAdmin) { request, context in
+            let limit = env.configuration.maxSnapshotBytes
+            let buffer = try await JSONBody.collect(request, limit: limit)
+            return JSONBody.response(try await env.restore(try Snapshot.decode(Data(buffer: buffer))))
+        }
+    }
+}
+
+extension CollabEnvironment {
+    /// A snapshot of one account, or of everything when `accountId` is `nil`.
+    func takeSnapshot(accountId: String?) throws(CollabError) -> Snapshot {
+        let clock = Snapshot.Clock(now: self.clock.now(), offset: self.clock.offset, frozen: self.clock.isFrozen)
+        if let accountId {
+            return Snapshot(scope: .account, takenAt: clock.now, clock: clock, globalConfiguration: nil, accounts: [try repository.snapshot(account: accountId)])
+        }
+        var accounts: [Snapshot.AccountData] = []
+        for id in repository.accountIds.sorted() {
+            do {
+                accounts.append(try repository.snapshot(account: id))
+            } catch where error.kind == .notFound {
+                continue  // deleted while the snapshot was taken
+            }
+        }
+        return Snapshot(
+            scope: .server, takenAt: clock.now, clock: clock, globalConfiguration: repository.directory.globalConfiguration, accounts: accounts
+        )
+    }
+
+    /// Imports a snapshot: a server snapshot replaces everything (and sets the clock), an account snapshot
+    /// replaces that account only (the clock, shared by every account, stays).
+    func restore(_ snapshot: Snapshot) async throws -> SnapshotImportResult {
+        switch snapshot.scope {
+        case .server:
+            let before = Set(repository.accountIds)
+            let filesBefore = fileLocations(before)
+            try await repository.replaceAll(with: snapshot)
+            await removeUnreferencedFiles(filesBefore)
+            // File contents are not in snapshots: an account that stays keeps its stored files (a restored
+            // FILE message still downloads on the same server); the files of accounts that went are removed.
+            for id in before.subtracting(snapshot.accounts.map(\.account.id)) { await files.removeAccount(id) }
+            if let saved = snapshot.clock { clock.restore(saved) }
+            frames.removeAll()
+            await clockTasks.runNow()
+        case .account:
+            guard let data = snapshot.accounts.first else { throw CollabError.badRequest("an account snapshot holds exactly one account") }
+            let filesBefore = fileLocations([data.account.id])
+            let replaced = try await repository.replaceAccount(with: data)
+            await removeUnreferencedFiles(filesBefore)
+            for id in replaced.union([data.account.id]) { frames.removeAll(accountId: id) }
+            for id in replaced where id != data.account.id { await files.removeAccount(id) }
+        }
+        return SnapshotImportResult(
+            scope: snapshot.scope.rawValue, accounts: snapshot.accounts.map(\.account.name),
+            records: snapshot.accounts.reduce(0) { $0 + $1.records.count + 1 }, version: snapshot.sourceVersion
+        )
+    }
+}
+
+extension CollabEnvironment {
+    /// The stored files of the given accounts, by account and file id.
+    fileprivate func fileLocations(_ accountIds: Set<String>) -> [String: [String: FileLocation]] {
+        var locations: [String: [String: FileLocation]] = [:]
+        for id in accountIds { locations[id] = try? read(account: id) { $0.files.byId } }
+        return locations
+    }
+
+    /// Removes the stored bytes of files that no FILE message names any more after a restore (uploaded
+    /// after the snapshot was taken), so they do not count against the quota.
+    fileprivate func removeUnreferencedFiles(_ before: [String: [String: FileLocation]]) async {
+        for (accountId, files) in before {
+            guard let now = try? read(account: accountId, { $0.files.byId }) else { continue }
+            for (fileId, location) in files where now[fileId] == nil {
+                await self.files.remove(accountId: accountId, conversationId: location.conversationId, fileId: fileId)
+            }
+        }
+    }
+}
+
+extension AdjustableClock {
+    /// Sets the clock to a snapshot's: frozen at its instant, or running at its offset.
+    func restore(_ saved: Snapshot.Clock) {
+        if saved.frozen {
+            setFrozen(true)
+            advance(by: saved.now - now())
+        } else {
+            setFrozen(false)
+            advance(by: saved.offset - offset)
+        }
+    }
+}

@@ -1,0 +1,117 @@
+public import CollabCore
+import Synchronization
+
+/// Snapshots: one account's records copied out, and accounts replaced by a snapshot's.
+extension StateRepository {
+    /// One account's stored records. Locks the account's shard while its entities are copied; they are
+    /// encoded after the lock is released.
+    public func snapshot(account accountId: String) throws(CollabError) -> Snapshot.AccountData {
+        let (account, entities) = try read(account: accountId) { state in (state.account, state.storedEntities) }
+        return Snapshot.AccountData(account: account, records: entities.dropFirst().map { StoredRecord(encoding: $0) })
+    }
+
+    /// Replaces an account with a snapshot's: the account with the snapshot account's id and the one with
+    /// its name (if another) lose their data, names and tokens, and the snapshot's account takes their
+    /// place. Costs the accounts it replaces only; one durable batch.
+    /// - Parameters:
+    ///   - data: The snapshot's account.
+    ///   - confinement: When set, the only account the caller may replace.
+    /// - Returns: The ids of the accounts replaced.
+    /// - Throws: `badRequest` for records that do not decode or belong elsewhere, `conflict` when another
+    ///   account holds one of the snapshot's names, keys or tokens, `notFound` when a confined caller would
+    ///   replace another account. Nothing changes then.
+    @discardableResult
+    public func replaceAccount(with data: Snapshot.AccountData, confinedTo confinement: String? = nil) async throws -> Set<String> {
+        try checkWritable()
+        var incoming = try AccountState.fromSnapshot(data)
+        let newId = data.account.id
+        var ids: Set<String> = []
+        if shards.withLock({ $0[newId] }) != nil { ids.insert(newId) }
+        if let named = directory.accountId(for: .accountName(data.account.name)) { ids.insert(named) }
+        if let confinement {
+            guard newId == confinement else { throw CollabError.notFound("Account", newId) }
+            for id in ids where id != confinement { throw CollabError.conflict("another account is named '\(data.account.name)'") }
+        }
+        let involved = ids.sorted().compactMap { id in shards.withLock { $0[id] } }
+        let entities = incoming.storedEntities
+        let keys = incoming.directoryKeys
+        let directory = self.directory
+        return try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Set<String>, any Error>) in
+            do {
+                try withLocks(involved[...], collected: [:]) { boxes throws(CollabError) in
+                    let replaced = Set(boxes.keys)
+                    for key in keys {
+                        if let owner = directory.accountId(for: key), !replaced.contains(owner) {
+                            throw .conflict("another account already holds \(Self.describe(key)) of the snapshot's account '\(data.account.name)'")
+                        }
+                    }
+                    var changes = ChangeSet()
+                    var updated: [String: Shard.Box] = [:]
+                    for (id, var box) in boxes {
+                        box.state.resetDirectoryLog()
+                        box.state.removeAccountData(keepAccount: false, changes: &changes)
+                        directory.commit(box.state.directoryLog)
+                        box.state.resetDirectoryLog()
+                        updated[id] = box
+                    }
+                    incoming.adopt(into: directory)
+                    for entity in entities { changes.put(entity) }
+                    if var box = updated[newId] {
+                        box.state = incoming
+                        scheduleNext(&box, accountId: newId)
+                        updated[newId] = box
+                    } else {
+                        let shard = Shard(incoming)
+                        shard.box.withLock { scheduleNext(&$0, accountId: newId) }
+                        shards.withLock { $0[newId] = shard }
+                    }
+                    shards.withLock { map in for id in replaced where id != newId { map[id] = nil } }
+                    submit(changes, result: replaced, continuation: continuation)
+                    return updated
+                }
+            } catch {
+                continuation.resume(throwing: error)
+            }
+        }
+    }
+
+    /// Replaces everything with a server snapshot: every account goes, the GLOBAL configuration and the
+    /// snapshot's accounts take their place. The whole snapshot is checked (records decode, no name, key
+    /// or token given to two accounts) before anything changes.
+    public func replaceAll(with snapshot: Snapshot) async throws {
+        try checkWritable()
+        var owners: [Directory.Key: String] = [:]
+        for data in snapshot.accounts {
+            let state = try AccountState.fromSnapshot(data)
+            for key in state.directoryKeys {
+                if let owner = owners[key], owner != data.account.id {
+                    throw CollabError.badRequest("the snapshot gives \(Self.describe(key)) to two accounts")
+                }
+                owners[key] = data.account.id
+            }
+        }
+        try await removeAll()
+        if let global = snapshot.globalConfiguration, !global.properties.isEmpty {
+            var log = DirectoryLog()
+            var changes = ChangeSet()
+            try AccountState.setGlobalConfiguration(global.properties, directory: directory, log: &log, changes: &changes)
+            directory.commit(log)
+            let submitted = changes
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+                submit(submitted, result: (), continuation: continuation)
+            }
+        }
+        for data in snapshot.accounts { try await replaceAccount(with: data) }
+    }
+
+    /// A directory entry as an error message names it (secrets are not repeated).
+    static func describe(_ key: Directory.Key) -> String {
+        switch key {
+        case .accountName(let name): "the account name '\(name)'"
+        case .apiKey: "an API key"
+        case .username(let name): "the username '\(name)'"
+        case .session: "a session token"
+        case .client: "a client token"
+        }
+    }
+}

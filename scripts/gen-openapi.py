@@ -317,7 +317,7 @@ schemas = {
         "resolved": {"type": "object", "additionalProperties": obj({"value": S, "scope": {"type": "string", "enum": ["GLOBAL", "ACCOUNT", "AREA", "APIKEY"]}}, ["value", "scope"])},
     }, ["accountId", "layers", "resolved"]),
     "FaultMatch": obj({"surface": {"type": "string", "enum": ["WEB_API", "MOBILE", "AGENT"]}, "method": S, "path": S, "account": S, "deviceId": S, "clientId": S}),
-    "FaultAction": obj({"type": {"type": "string", "enum": ["LATENCY", "ERROR"]}, "distribution": {"type": "string", "enum": ["FIXED", "UNIFORM", "LOGNORMAL"]},
+    "FaultAction": obj({"type": {"type": "string", "enum": ["LATENCY", "ERROR", "PUSH_FAILURE"]}, "reason": S, "distribution": {"type": "string", "enum": ["FIXED", "UNIFORM", "LOGNORMAL"]},
                         "millis": I, "minMillis": I, "maxMillis": I, "medianMillis": I, "sigma": {"type": "number"}, "status": I, "message": S}, ["type"]),
     "FaultRule": obj({"id": S, "description": S, "match": ref("FaultMatch"), "action": ref("FaultAction"), "probability": {"type": "number", "minimum": 0, "maximum": 1},
                       "limit": I, "expiresAt": L, "expiresInMillis": L, "seed": {"type": "integer", "minimum": 0}, "accountId": S, "injected": I, "createdAt": L}, ["match", "action"]),

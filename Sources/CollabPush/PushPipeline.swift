@@ -45,6 +45,7 @@ public final class PushPipeline: Service {
     private let dropped = Mutex(0)
     private let observers = Mutex<[@Sendable (OutboxEntry) -> Void]>([])
     private let progress = PushProgress()
+    let faultHook = PushFaultHook()
 
     public init(state: any PushStateAccess, clock: any CollabClock, outboxCapacity: Int = 10_000, settings: Settings = Settings(), logger: Logger) {
         self.state = state
@@ -103,6 +104,7 @@ public final class PushPipeline: Service {
                     for entry in compose(intent) {
                         let stored = outbox.record(entry)
                         for observer in observers.withLock({ $0 }) { observer(stored) }
+                        if stored.state == .pending || stored.state == .recorded, await applyInjectedFailure(to: stored) { continue }
                         guard stored.state == .pending else { continue }
                         if running >= settings.maxConcurrentDeliveries {
                             await group.next()
@@ -170,6 +172,11 @@ public final class PushPipeline: Service {
             entries.append(entry)
         }
         return entries
+    }
+
+    /// Removes the token of an entry whose injected failure unregisters it.
+    func removeInjectedToken(_ entry: OutboxEntry) async {
+        await state.removeToken(accountId: entry.accountId, deviceRecordId: entry.deviceRecordId, transport: entry.transport, token: entry.token)
     }
 
     private func deliver(_ entry: OutboxEntry, settings pushSettings: PushSettings?) async {

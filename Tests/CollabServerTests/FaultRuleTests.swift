@@ -158,6 +158,44 @@ struct FaultRuleTests {
         }
     }
 
+    @Test("APNs says the token is unregistered: a PUSH_FAILURE rule answers for the device, and its token is removed")
+    func pushFailure() async throws {
+        try await InProcessServer.with(seed: twoAccountSeed) { server in
+            let start = try await server.call(
+                .post, "/mobile/v1/clients", body: ClientStartRequest(apiKey: "alpha-key", deviceId: "gone-phone", device: .init(os: "iOS"))
+            ).decode(ClientStartResponse.self)
+            let visitor = "Bearer " + start.token
+            _ = try await server.call(
+                .put, "/mobile/v1/clients/current/push", authorization: visitor,
+                body: PushRegistrationRequest(apnsToken: String(repeating: "ab", count: 32), version: "NOT_ENCRYPTED")
+            )
+            _ = try await server.call(.put, "/mobile/v1/clients/current/app-state", authorization: visitor, body: AppStateRequest(appState: "BACKGROUND"))
+            let conversation = try await server.call(.post, "/mobile/v1/conversations", authorization: visitor, body: StartConversationRequest())
+                .decode(ConversationView.self)
+            let agent = "Bearer " + (try await server.call(.post, "/agent/v1/login", body: AgentLoginRequest(username: "alpha-agent", password: "pw-a"))
+                .decode(AgentLoginResponse.self).token)
+            _ = try await server.call(.post, "/agent/v1/conversations/\(conversation.id)/accept", authorization: agent)
+            let rule = try await Self.add(
+                server, FaultRule(match: FaultMatch(deviceId: "gone-phone"), action: .pushFailure(reason: "Unregistered")), as: Self.alphaAdmin
+            )
+            #expect(rule.action.status == 410)
+            _ = try await server.call(.post, "/agent/v1/conversations/\(conversation.id)/messages", authorization: agent, body: SendMessageRequest(text: "are you there?"))
+            #expect(try await server.call(.get, "/_mock/v1/pushes/settle", authorization: Self.root).status == .noContent)
+            let pushes = try await server.call(.get, "/_mock/v1/pushes?deviceId=gone-phone", authorization: Self.root).decode(PushPage.self).pushes
+            let push = try #require(pushes.last)
+            #expect(push.state == "UNREGISTERED")
+            #expect(push.attempts.last?.sink == "fault" && push.attempts.last?.reason == "Unregistered" && push.attempts.last?.status == 410)
+            let devices = try await server.call(.get, "/_mock/v1/devices", authorization: Self.root).decode([DeviceView].self)
+            #expect(devices.first { $0.deviceId == "gone-phone" }?.apnsToken == nil, "the token is removed as a real 410 would remove it")
+            // HTTP requests of that device are not hit by a push rule.
+            #expect(try await server.call(.get, "/mobile/v1/conversations", authorization: visitor).status == .ok)
+            let bad = try await server.call(
+                .post, "/_mock/v1/faults", authorization: Self.root, body: #"{"match":{},"action":{"type":"PUSH_FAILURE","reason":"Nope"}}"#
+            )
+            #expect(bad.status == .badRequest && bad.text.contains("action.reason"))
+        }
+    }
+
     @Test("latency draws: uniform stays in its bounds, log-normal has its median and a tail, both repeat with the seed")
     func distributions() {
         var generator = SplitMix64(seed: 1)

@@ -26,6 +26,9 @@ struct FaultMiddleware: RouterMiddleware {
             Counter(label: "mockcollab_faults_injected_total", dimensions: [("action", "latency")]).increment()
             try await Task.sleep(for: .milliseconds(millis))
             return try await next(request, context)
+        case .pushFailure:
+            // Never chosen for a request (push rules are asked by the push pipeline only).
+            return try await next(request, context)
         case .error(_, let status, let message):
             Counter(label: "mockcollab_faults_injected_total", dimensions: [("action", "error")]).increment()
             let status = HTTPResponse.Status(code: status)

@@ -51,8 +51,13 @@ extension FaultRule {
             if let status = action.status, !(400...599).contains(status) { throw .badRequest("action.status must be 400 to 599") }
             rule.action.status = action.status ?? 503
             if let message = action.message, message.count > 1_024 { throw .badRequest("action.message is longer than 1024 characters") }
+        case "PUSH_FAILURE":
+            guard let reason = action.reason, let status = FaultRules.pushFailureStatus[reason] else {
+                throw .badRequest("action.reason must be one of \(FaultRules.pushFailureStatus.keys.sorted().joined(separator: ", "))")
+            }
+            rule.action.status = status
         default:
-            throw .badRequest("action.type must be LATENCY or ERROR")
+            throw .badRequest("action.type must be LATENCY, ERROR or PUSH_FAILURE")
         }
         if let probability, !(probability >= 0 && probability <= 1) { throw .badRequest("probability must be 0 to 1") }
         if let limit, limit < 1 { throw .badRequest("limit must be at least 1") }

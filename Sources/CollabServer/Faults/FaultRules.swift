@@ -1,4 +1,5 @@
 import CollabCore
+import CollabPush
 import CollabWire
 import Foundation
 import Synchronization
@@ -36,10 +37,11 @@ final class FaultRules: Sendable {
     enum Injection: Sendable, Equatable {
         case latency(ruleId: String, millis: Int)
         case error(ruleId: String, status: Int, message: String)
+        case pushFailure(ruleId: String, status: Int, reason: String)
 
         var ruleId: String {
             switch self {
-            case .latency(let id, _), .error(let id, _, _): id
+            case .latency(let id, _), .error(let id, _, _), .pushFailure(let id, _, _): id
             }
         }
     }
@@ -96,8 +98,24 @@ final class FaultRules: Sendable {
         }
     }
 
-    /// The first rule that hits `request` at `now`, counted, with its draw made.
-    func injection(for request: Request, now: Timestamp) -> Injection? {
+    /// The statuses of the push services' failure answers a `PUSH_FAILURE` rule may inject.
+    static let pushFailureStatus: [String: Int] = [
+        "Unregistered": 410, "BadDeviceToken": 400, "DeviceTokenNotForTopic": 400, "TooManyRequests": 429, "InternalServerError": 500,
+        "ServiceUnavailable": 503, "UNREGISTERED": 404, "INVALID_ARGUMENT": 400, "QUOTA_EXCEEDED": 429, "UNAVAILABLE": 503, "INTERNAL": 500,
+    ]
+    /// The answers that mean the token is gone.
+    static let unregisteringReasons: Set<String> = ["Unregistered", "BadDeviceToken", "UNREGISTERED"]
+
+    /// The failure a `PUSH_FAILURE` rule puts in place of delivering a push to `deviceId` of `accountId`.
+    func pushFailure(accountId: String, deviceId: String, now: Timestamp) -> InjectedPushFailure? {
+        let request = Request(surface: "PUSH", method: "", path: "", accountId: accountId, deviceId: deviceId, clientId: nil)
+        guard case .pushFailure(let ruleId, let status, let reason)? = injection(for: request, now: now, pushes: true) else { return nil }
+        return InjectedPushFailure(ruleId: ruleId, status: status, reason: reason, unregistersToken: Self.unregisteringReasons.contains(reason))
+    }
+
+    /// The first rule that hits `request` at `now`, counted, with its draw made: HTTP rules for
+    /// requests, `PUSH_FAILURE` rules for pushes.
+    func injection(for request: Request, now: Timestamp, pushes: Bool = false) -> Injection? {
         guard count.load(ordering: .relaxed) > 0 else { return nil }
         return rules.withLock { rules -> Injection? in
             // Expired rules and spent ones go as they are met.
@@ -107,7 +125,7 @@ final class FaultRules: Sendable {
                 return false
             }
             count.store(rules.count, ordering: .relaxed)
-            for index in rules.indices where Self.matches(rules[index].rule, request) {
+            for index in rules.indices where (rules[index].rule.action.type == "PUSH_FAILURE") == pushes && Self.matches(rules[index].rule, request, push: pushes) {
                 var entry = rules[index]
                 defer { rules[index] = entry }
                 if let probability = entry.rule.probability, probability < 1, entry.generator.nextUnit() >= probability { continue }
@@ -115,6 +133,8 @@ final class FaultRules: Sendable {
                 let id = entry.rule.id ?? ""
                 let action = entry.rule.action
                 switch action.type {
+                case "PUSH_FAILURE":
+                    return .pushFailure(ruleId: id, status: action.status ?? 410, reason: action.reason ?? "Unregistered")
                 case "LATENCY":
                     return .latency(ruleId: id, millis: Self.latency(action, generator: &entry.generator))
                 default:
@@ -125,9 +145,11 @@ final class FaultRules: Sendable {
         }
     }
 
-    static func matches(_ rule: FaultRule, _ request: Request) -> Bool {
+    static func matches(_ rule: FaultRule, _ request: Request, push: Bool = false) -> Bool {
         let match = rule.match
         if let accountId = rule.accountId, accountId != request.accountId { return false }
+        // Pushes have no surface, method, path or client: a push rule matches by account and device.
+        if push { return match.deviceId.map { $0 == request.deviceId } ?? true }
         if let surface = match.surface, surface != request.surface { return false }
         if let method = match.method, method.uppercased() != request.method { return false }
         if let deviceId = match.deviceId, deviceId != request.deviceId { return false }

@@ -72,8 +72,10 @@ public struct FaultMatch: Codable, Sendable, Equatable {
 
 /// What a fault rule does.
 public struct FaultAction: Codable, Sendable, Equatable {
-    /// `LATENCY` (the request is answered as usual, later) or `ERROR` (answered at once with `status`
-    /// and the surface's typed error body; nothing is changed).
+    /// `LATENCY` (the request is answered as usual, later), `ERROR` (answered at once with `status`
+    /// and the surface's typed error body; nothing is changed) or `PUSH_FAILURE` (pushes to the matched
+    /// account or device get the push service's `reason` instead of being delivered; an unregistered
+    /// token is removed as a real answer would remove it).
     public var type: String
     /// LATENCY: `FIXED` (default; `millis`), `UNIFORM` (`minMillis`…`maxMillis`) or `LOGNORMAL`
     /// (`medianMillis`, `sigma`: a long tail), capped at 60 s.
@@ -87,6 +89,10 @@ public struct FaultAction: Codable, Sendable, Equatable {
     public var status: Int?
     /// ERROR: the error message (default: "injected fault").
     public var message: String?
+    /// PUSH_FAILURE: the push service's answer — APNs `Unregistered`, `BadDeviceToken`,
+    /// `DeviceTokenNotForTopic`, `TooManyRequests`, `InternalServerError`, `ServiceUnavailable`, or FCM
+    /// `UNREGISTERED`, `INVALID_ARGUMENT`, `QUOTA_EXCEEDED`, `UNAVAILABLE`, `INTERNAL`.
+    public var reason: String?
 
     public init(
         type: String, distribution: String? = nil, millis: Int? = nil, minMillis: Int? = nil, maxMillis: Int? = nil, medianMillis: Int? = nil,
@@ -107,6 +113,12 @@ public struct FaultAction: Codable, Sendable, Equatable {
     public static func latency(millis: Int) -> Self { .init(type: "LATENCY", distribution: "FIXED", millis: millis) }
     /// An error status with the surface's typed body.
     public static func error(status: Int, message: String? = nil) -> Self { .init(type: "ERROR", status: status, message: message) }
+    /// A push service's failure answer in place of delivery.
+    public static func pushFailure(reason: String) -> Self {
+        var action = Self(type: "PUSH_FAILURE")
+        action.reason = reason
+        return action
+    }
 }
 
 /// The rules in the caller's scope.

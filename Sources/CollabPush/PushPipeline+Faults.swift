@@ -1,0 +1,58 @@
+public import CollabCore
+import Synchronization
+
+/// A delivery failure a fault rule puts in place of the push service's answer (`PUSH_FAILURE` rules
+/// of `/_mock/v1/faults`): the outbox records it as an attempt of the sink `fault`, and the pipeline
+/// acts on it as on a real answer — an unregistered token is removed.
+public struct InjectedPushFailure: Sendable, Equatable {
+    /// The rule that injected it.
+    public var ruleId: String
+    /// The HTTP status the push service would have answered.
+    public var status: Int
+    /// The APNs `reason` or FCM error status.
+    public var reason: String
+    /// Whether the answer means the token is gone (APNs `Unregistered`/`BadDeviceToken`, FCM `UNREGISTERED`).
+    public var unregistersToken: Bool
+
+    public init(ruleId: String, status: Int, reason: String, unregistersToken: Bool) {
+        self.ruleId = ruleId
+        self.status = status
+        self.reason = reason
+        self.unregistersToken = unregistersToken
+    }
+}
+
+/// Where the pipeline asks for injected failures.
+final class PushFaultHook: Sendable {
+    private let injector = Mutex<(@Sendable (OutboxEntry) -> InjectedPushFailure?)?>(nil)
+
+    func set(_ injector: @escaping @Sendable (OutboxEntry) -> InjectedPushFailure?) {
+        self.injector.withLock { $0 = injector }
+    }
+
+    func failure(for entry: OutboxEntry) -> InjectedPushFailure? {
+        injector.withLock { $0 }?(entry)
+    }
+}
+
+extension PushPipeline {
+    /// Asks `injector` about every composed push before it is delivered; a failure it answers takes the
+    /// place of the push service's answer (no delivery is attempted, no retry is made).
+    public func injectFaults(_ injector: @escaping @Sendable (OutboxEntry) -> InjectedPushFailure?) {
+        faultHook.set(injector)
+    }
+
+    /// Records an injected failure and acts on it. Returns whether one was injected.
+    func applyInjectedFailure(to entry: OutboxEntry) async -> Bool {
+        guard let failure = faultHook.failure(for: entry) else { return false }
+        let attempt = OutboxEntry.Attempt(timestamp: entry.createdAt, sink: "fault", status: failure.status, reason: failure.reason, error: "injected by fault rule \(failure.ruleId)")
+        outbox.update(id: entry.id) { $0.attempts.append(attempt) }
+        if failure.unregistersToken {
+            await removeInjectedToken(entry)
+            outbox.update(id: entry.id) { $0.state = .unregistered }
+        } else {
+            outbox.update(id: entry.id) { $0.state = .failed }
+        }
+        return true
+    }
+}

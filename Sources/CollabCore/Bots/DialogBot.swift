@@ -75,11 +75,10 @@ extension DialogBot.Input {
     func validate() throws(CollabError) {
         _ = try Limits.checkName(name, field: "name")
         try Limits.checkOptional(description, field: "description", max: Limits.textLength)
-        guard let webhookEndpoint, webhookEndpoint.count <= 2048, webhookEndpoint.hasPrefix("http://") || webhookEndpoint.hasPrefix("https://"),
-            webhookEndpoint.count > "https://".count
-        else { throw .badRequest("webhookEndpoint must be an http:// or https:// URL") }
-        if let webhookSecret { guard !webhookSecret.isEmpty, webhookSecret.count <= 1024 else { throw .badRequest("webhookSecret must be 1 to 1024 characters") } }
-        if let webhookApiVersion, webhookApiVersion != "V4" { throw .badRequest("webhookApiVersion must be V4") }
+        try Limits.checkOutbound(
+            endpoint: webhookEndpoint, endpointField: "webhookEndpoint", apiVersion: webhookApiVersion, apiVersionField: "webhookApiVersion", secret: webhookSecret,
+            secretField: "webhookSecret"
+        )
         if let webhookStatus, WebhookRegistration.Status(rawValue: webhookStatus) == nil { throw .badRequest("unknown webhookStatus '\(webhookStatus)'") }
         for (field, value) in [("onboardingFilter", onboardingFilter), ("offboardingFilter", offboardingFilter)] {
             if let value, DialogBot.Filter(rawValue: value) == nil { throw .badRequest("unknown \(field) '\(value)': VISITORS, AGENTS, BOTH or NONE") }

@@ -68,11 +68,10 @@ public struct MessageInterceptorInput: Sendable {
         _ = try Limits.checkName(name, field: "name")
         guard let name, name.count <= 250 else { throw .badRequest("name is longer than 250 characters") }
         try Limits.checkOptional(description, field: "description", max: 500)
-        guard let endpoint, endpoint.count <= 2048, endpoint.hasPrefix("http://") || endpoint.hasPrefix("https://"), endpoint.count > "https://".count else {
-            throw .badRequest("webhookEndpoint must be an http:// or https:// URL")
-        }
-        if let apiVersion, apiVersion != "V4" { throw .badRequest("webhookApiVersion must be V4") }
-        if let secret { guard !secret.isEmpty, secret.count <= 1024 else { throw .badRequest("webhookSecret must be 1 to 1024 characters") } }
+        try Limits.checkOutbound(
+            endpoint: endpoint, endpointField: "webhookEndpoint", apiVersion: apiVersion, apiVersionField: "webhookApiVersion", secret: secret,
+            secretField: "webhookSecret"
+        )
     }
 }
 

@@ -37,6 +37,19 @@ public enum Limits {
         if let value, value.count > max { throw .badRequest("\(field) is longer than \(max) characters") }
     }
 
+    /// Validates what every outbound endpoint (webhooks, interceptors, bots) declares: an http(s) URL
+    /// of at most 2 KiB, API version V4, and a secret of 1 to 1,024 characters. Field names are the
+    /// caller's, so each entity's messages name its own fields.
+    public static func checkOutbound(
+        endpoint: String?, endpointField: String, apiVersion: String?, apiVersionField: String, secret: String?, secretField: String
+    ) throws(CollabError) {
+        guard let endpoint, endpoint.count <= 2048, endpoint.hasPrefix("http://") || endpoint.hasPrefix("https://"), endpoint.count > "https://".count else {
+            throw .badRequest("\(endpointField) must be an http:// or https:// URL")
+        }
+        if let apiVersion, apiVersion != "V4" { throw .badRequest("\(apiVersionField) must be V4") }
+        if let secret { guard !secret.isEmpty, secret.count <= 1024 else { throw .badRequest("\(secretField) must be 1 to 1024 characters") } }
+    }
+
     /// Validates a property map (configuration or metadata).
     public static func checkProperties(_ properties: [String: String]?, field: String) throws(CollabError) {
         guard let properties else { return }

@@ -89,16 +89,14 @@ public struct WebhookRegistrationInput: Sendable {
     func validate() throws(CollabError) {
         _ = try Limits.checkName(name, field: "name")
         try Limits.checkOptional(description, field: "description", max: Limits.textLength)
-        guard let endpoint, endpoint.count <= 2048, endpoint.hasPrefix("http://") || endpoint.hasPrefix("https://"), endpoint.count > "https://".count else {
-            throw .badRequest("endpoint must be an http:// or https:// URL")
-        }
+        try Limits.checkOutbound(
+            endpoint: endpoint, endpointField: "endpoint", apiVersion: apiVersion, apiVersionField: "apiVersion", secret: secret, secretField: "secret"
+        )
         guard let events, !events.isEmpty else { throw .badRequest("events must name at least one event") }
         guard events.count <= 100 else { throw .badRequest("events has too many entries") }
         for event in events where !WebhookRegistration.knownEvents.contains(WebhookRegistration.legacyEventNames[event] ?? event) {
             throw .badRequest("unknown event '\(event)': use an event name of the vendor's Web API v4 callbacks, or '*'")
         }
-        if let apiVersion, apiVersion != "V4" { throw .badRequest("apiVersion must be V4") }
-        if let secret { guard !secret.isEmpty, secret.count <= 1024 else { throw .badRequest("secret must be 1 to 1024 characters") } }
     }
 }
 

@@ -23,7 +23,8 @@ public struct DownloadedFile: Sendable {
 }
 
 extension HTTPTransport {
-    /// A request with this transport's credentials and cookies.
+    /// A request with this transport's credentials and cookies (TLS pins checked first); every request
+    /// the transport sends starts here.
     func authorizedRequest(_ method: String, _ path: String, query: [(String, String)]) async throws(CollabClientError) -> HTTPClientRequest {
         var components = URLComponents()
         components.queryItems = query.isEmpty ? nil : query.map { URLQueryItem(name: $0.0, value: $0.1) }

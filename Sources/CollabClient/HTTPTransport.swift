@@ -92,27 +92,8 @@ public final class HTTPTransport: Sendable {
         _ method: String, _ path: String, query: [(String, String)] = [], body: Data? = nil, contentType: String = "application/json",
         headers extraHeaders: [(String, String)] = []
     ) async throws(CollabClientError) -> RawResponse {
-        var components = URLComponents()
-        components.queryItems = query.isEmpty ? nil : query.map { URLQueryItem(name: $0.0, value: $0.1) }
-        let queryString = components.percentEncodedQuery.map { "?" + $0.replacingOccurrences(of: "+", with: "%2B") } ?? ""
-        var request = HTTPClientRequest(url: baseURL + path + queryString)
-        if let tls {
-            // A pin mismatch ends here, before anything is sent.
-            try await tls.verifyPins(url: baseURL)
-            request.tlsConfiguration = tls.configuration
-        }
-        request.method = HTTPMethod(rawValue: method)
-        let (credentials, cookie, customCookies) = state.withLock { ($0.credentials, $0.sessionCookie, $0.customCookies) }
-        switch credentials {
-        case .none: break
-        case .basic(let username, let password):
-            request.headers.add(name: "Authorization", value: "Basic " + Data("\(username):\(password)".utf8).base64EncodedString())
-        case .bearer(let token):
-            request.headers.add(name: "Authorization", value: "Bearer \(token)")
-        }
-        var cookies = customCookies.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }
-        if let cookie { cookies.append("\(webAPISessionCookieName)=\(cookie)") }
-        if !cookies.isEmpty { request.headers.add(name: "Cookie", value: cookies.joined(separator: "; ")) }
+        // A pin mismatch ends in authorizedRequest, before anything is sent.
+        var request = try await authorizedRequest(method, path, query: query)
         for (name, value) in extraHeaders { request.headers.add(name: name, value: value) }
         if let body {
             request.headers.add(name: "Content-Type", value: contentType)

@@ -198,15 +198,15 @@ struct FaultRuleTests {
 
     @Test("latency draws: uniform stays in its bounds, log-normal has its median and a tail, both repeat with the seed")
     func distributions() {
-        var generator = SplitMix64(seed: 1)
+        var generator = SeededRandom(seed: 1)
         let uniform = FaultAction(type: "LATENCY", distribution: "UNIFORM", minMillis: 200, maxMillis: 1_500)
         let draws = (0..<1_000).map { _ in FaultRules.latency(uniform, generator: &generator) }
         #expect(draws.allSatisfy { (200...1_500).contains($0) })
         #expect(Set(draws).count > 100, "spread over the range")
-        var again = SplitMix64(seed: 1)
+        var again = SeededRandom(seed: 1)
         #expect((0..<1_000).map { _ in FaultRules.latency(uniform, generator: &again) } == draws)
 
-        var tail = SplitMix64(seed: 2)
+        var tail = SeededRandom(seed: 2)
         let logNormal = FaultAction(type: "LATENCY", distribution: "LOGNORMAL", medianMillis: 100, sigma: 1)
         let sorted = (0..<2_001).map { _ in FaultRules.latency(logNormal, generator: &tail) }.sorted()
         #expect((80...125).contains(sorted[1_000]), "the median is near 100 ms: \(sorted[1_000])")

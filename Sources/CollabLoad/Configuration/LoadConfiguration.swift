@@ -1,3 +1,5 @@
+import CollabWire
+
 /// What a load run does: who it simulates, for how long, and against which server.
 ///
 /// Every field has the default `mock-collab load` uses; ``validate()`` bounds the counts and times

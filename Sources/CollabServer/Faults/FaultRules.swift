@@ -19,7 +19,7 @@ final class FaultRules: Sendable {
     /// A rule with its generator and its counters.
     struct Entry: Sendable {
         var rule: FaultRule
-        var generator: SplitMix64
+        var generator: SeededRandom
         var accountIds: Set<String>?
     }
 
@@ -58,7 +58,7 @@ final class FaultRules: Sendable {
     func add(_ rule: FaultRule) throws(CollabError) {
         try rules.withLock { rules throws(CollabError) in
             guard rules.count < Self.capacity else { throw CollabError(.tooManyRequests, "at most \(Self.capacity) fault rules at once; remove some first") }
-            rules.append(Entry(rule: rule, generator: SplitMix64(seed: rule.seed ?? 0)))
+            rules.append(Entry(rule: rule, generator: SeededRandom(seed: rule.seed ?? 0)))
             count.store(rules.count, ordering: .relaxed)
         }
     }
@@ -71,7 +71,7 @@ final class FaultRules: Sendable {
             }
             var rule = rule
             rule.injected = rules[index].rule.injected
-            rules[index] = Entry(rule: rule, generator: SplitMix64(seed: rule.seed ?? 0))
+            rules[index] = Entry(rule: rule, generator: SeededRandom(seed: rule.seed ?? 0))
             return rule
         }
     }
@@ -158,7 +158,7 @@ final class FaultRules: Sendable {
         return true
     }
 
-    static func latency(_ action: FaultAction, generator: inout SplitMix64) -> Int {
+    static func latency(_ action: FaultAction, generator: inout SeededRandom) -> Int {
         let millis: Double
         switch action.distribution ?? "FIXED" {
         case "UNIFORM":
@@ -191,23 +191,8 @@ enum PathPattern {
     }
 }
 
-/// A small, fast, seedable generator (SplitMix64): deterministic draws for fault rules.
-struct SplitMix64: Sendable, Equatable {
-    private(set) var state: UInt64
-
-    init(seed: UInt64) {
-        state = seed
-    }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-
-    /// A uniform draw in [0, 1).
+extension SeededRandom {
+    /// A uniform draw in [0, 1) from the top 53 bits.
     mutating func nextUnit() -> Double {
         Double(next() >> 11) * 0x1.0p-53
     }

@@ -1,5 +1,5 @@
-/// A small, fast random number generator (SplitMix64) that repeats for a seed, so two runs with the
-/// same `--seed` make the same choices.
+/// A small, fast random number generator (SplitMix64) that repeats for a seed: the load tool's
+/// `--seed` and the server's fault rules draw from it, so the same seed makes the same choices.
 public struct SeededRandom: RandomNumberGenerator, Sendable {
     private var state: UInt64
 
@@ -21,23 +21,5 @@ public struct SeededRandom: RandomNumberGenerator, Sendable {
         z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
         z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
         return z ^ (z >> 31)
-    }
-
-    /// `base` scaled by a random factor from 0.5 to 1.5.
-    mutating func jittered(_ base: Double) -> Double {
-        base * Double.random(in: 0.5...1.5, using: &self)
-    }
-
-    /// `count` random bytes as lowercase hex (device tokens).
-    mutating func hex(bytes count: Int) -> String {
-        let digits = Array("0123456789abcdef")
-        var text = ""
-        text.reserveCapacity(count * 2)
-        for _ in 0..<count {
-            let byte = UInt8(truncatingIfNeeded: next())
-            text.append(digits[Int(byte >> 4)])
-            text.append(digits[Int(byte & 0x0F)])
-        }
-        return text
     }
 }

@@ -21,9 +21,13 @@ actor PostgresProcessLock {
     private var session: PostgresConnection?
     private var generation: Int64 = 0
     private var supplanted = false
+    /// Replicas of a cluster hold the lock shared: they exclude a lone process, not each other, and
+    /// follow each other's changes, so a lost session needs no generation check.
+    private let shared: Bool
 
-    init(configuration: PostgresConnection.Configuration, logger: Logger) {
+    init(configuration: PostgresConnection.Configuration, shared: Bool = false, logger: Logger) {
         self.configuration = configuration
+        self.shared = shared
         self.logger = logger
     }
 
@@ -31,7 +35,11 @@ actor PostgresProcessLock {
     func acquire() async throws {
         let connection = try await PostgresConnection.connect(configuration: configuration, id: 0, logger: logger)
         do {
-            guard try await Self.tryLock(connection, logger: logger) else { throw Failure.taken }
+            guard try await Self.tryLock(connection, shared: shared, logger: logger) else { throw Failure.taken }
+            if shared {
+                session = connection
+                return
+            }
             var claimed: Int64 = 0
             let rows = try await connection.query(
                 """
@@ -57,10 +65,16 @@ actor PostgresProcessLock {
         session = nil
         do {
             let connection = try await PostgresConnection.connect(configuration: configuration, id: 0, logger: logger)
-            guard try await Self.tryLock(connection, logger: logger) else {
+            guard try await Self.tryLock(connection, shared: shared, logger: logger) else {
                 try? await connection.close()
-                supplanted = true
+                supplanted = !shared
+                if shared { return "a mock-collab process without --cluster holds this database" }
                 return "another mock-collab process holds this database; restart this one"
+            }
+            if shared {
+                session = connection
+                logger.notice("took the database's shared replica lock again after losing the session")
+                return nil
             }
             var current: Int64 = -1
             for try await value in try await connection.query("SELECT generation FROM mock_collab_owner WHERE id = 1", logger: logger).decode(Int64.self) {
@@ -84,9 +98,10 @@ actor PostgresProcessLock {
         session = nil
     }
 
-    private static func tryLock(_ connection: PostgresConnection, logger: Logger) async throws -> Bool {
+    private static func tryLock(_ connection: PostgresConnection, shared: Bool, logger: Logger) async throws -> Bool {
         var locked = false
-        for try await value in try await connection.query("SELECT pg_try_advisory_lock(\(key))", logger: logger).decode(Bool.self) {
+        let query: PostgresQuery = shared ? "SELECT pg_try_advisory_lock_shared(\(key))" : "SELECT pg_try_advisory_lock(\(key))"
+        for try await value in try await connection.query(query, logger: logger).decode(Bool.self) {
             locked = value
         }
         return locked

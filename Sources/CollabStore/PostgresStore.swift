@@ -19,7 +19,7 @@ import PostgresNIO
 /// whether the database answers right now.
 public final class PostgresStore: Store {
     /// The schema version this code writes.
-    public static let schemaVersion = 2
+    public static let schemaVersion = 3
 
     /// Numbered migrations: version → statements, applied in order, each version in one transaction.
     static let migrations: [(version: Int, statements: [String])] = [
@@ -45,22 +45,47 @@ public final class PostgresStore: Store {
                 "CREATE TABLE IF NOT EXISTS mock_collab_owner (id INTEGER PRIMARY KEY CHECK (id = 1), generation BIGINT NOT NULL)"
             ]
         ),
+        (
+            3,
+            [
+                // The ordered change log replicas follow (see PostgresStore+Cluster.swift).
+                """
+                CREATE TABLE IF NOT EXISTS mock_collab_changes (
+                    seq BIGSERIAL PRIMARY KEY,
+                    origin TEXT NOT NULL,
+                    entry TEXT NOT NULL,
+                    created_at TIMESTAMPTZ NOT NULL DEFAULT now()
+                )
+                """
+            ]
+        ),
     ]
 
     /// The advisory lock key that serializes migrations across processes ("MCMIGR" in ASCII).
     static let migrationLock: Int64 = 0x4D43_4D49_4752
 
-    private let client: PostgresClient
-    /// The one-process lock.
-    private let lock: PostgresProcessLock
+    let client: PostgresClient
+    /// The one-process lock (shared among the replicas of a cluster).
+    let lock: PostgresProcessLock
     private let runner: Task<Void, Never>
-    private let logger: Logger
+    let logger: Logger
+    /// How new connections are made (the listener and the leader lock hold their own).
+    let connectionConfiguration: PostgresConnection.Configuration
+    /// Whether several replicas share the database (`--cluster`).
+    public let isCluster: Bool
+    /// The leader lock of a cluster replica (see ``holdsLeadership()``).
+    let leadership = LeaderLock()
     /// Where the database is, without the password (for messages).
     public let displayLocation: String
 
-    private init(client: PostgresClient, lock: PostgresProcessLock, runner: Task<Void, Never>, logger: Logger, displayLocation: String) {
+    private init(
+        client: PostgresClient, lock: PostgresProcessLock, runner: Task<Void, Never>, logger: Logger, displayLocation: String,
+        connectionConfiguration: PostgresConnection.Configuration, isCluster: Bool
+    ) {
         self.client = client
         self.lock = lock
+        self.connectionConfiguration = connectionConfiguration
+        self.isCluster = isCluster
         self.runner = runner
         self.logger = logger
         self.displayLocation = displayLocation
@@ -69,7 +94,9 @@ public final class PostgresStore: Store {
     /// Connects, checks that the database answers within `timeout`, and migrates it.
     /// - Throws: ``PostgresStoreError`` with a clear message when the URL is malformed, the database
     ///   cannot be reached or refuses the credentials, or its schema is newer than this build.
-    public static func open(url: String, logger: Logger, timeout: Duration = .seconds(10)) async throws -> PostgresStore {
+    /// - Parameter cluster: Whether this process is one of several replicas sharing the database
+    ///   (they follow each other's changes through the change log) rather than its only server.
+    public static func open(url: String, logger: Logger, cluster: Bool = false, timeout: Duration = .seconds(10)) async throws -> PostgresStore {
         let location = try PostgresLocation(parsing: url)
         var configuration = PostgresClient.Configuration(
             host: location.host, port: location.port, username: location.username, password: location.password, database: location.database,
@@ -97,8 +124,11 @@ public final class PostgresStore: Store {
         // One process per database until replicas follow each other's changes: each process keeps
         // its state in memory, so a second one would work from a stale copy and overwrite the first's
         // writes.
-        let lock = PostgresProcessLock(configuration: probe, logger: quiet)
-        let store = PostgresStore(client: client, lock: lock, runner: runner, logger: logger, displayLocation: location.display)
+        let lock = PostgresProcessLock(configuration: probe, shared: cluster, logger: quiet)
+        let store = PostgresStore(
+            client: client, lock: lock, runner: runner, logger: logger, displayLocation: location.display, connectionConfiguration: probe,
+            isCluster: cluster
+        )
         do {
             if let problem = await store.checkHealth(timeout: timeout) {
                 throw PostgresStoreError.unreachable(location.display, problem)
@@ -107,7 +137,7 @@ public final class PostgresStore: Store {
             do {
                 try await lock.acquire()
             } catch PostgresProcessLock.Failure.taken {
-                throw PostgresStoreError.inUse(location.display)
+                throw cluster ? PostgresStoreError.servedAlone(location.display) : PostgresStoreError.inUse(location.display)
             }
         } catch let error as PostgresTransactionError {
             try? await store.close()
@@ -194,50 +224,55 @@ public final class PostgresStore: Store {
     private func write(_ changes: [StoreChange]) async throws {
         let logger = self.logger
         try await client.withTransaction(logger: logger) { connection in
-            // Runs of puts go out as one multi-row upsert each. One statement may not touch a row
-            // twice (ON CONFLICT DO UPDATE), so within a run only the last put of a key is sent: the
-            // same outcome as applying them in order.
-            var run: [String: StoredRecord] = [:]
-            var order: [String] = []
-            func flush() async throws {
-                guard !run.isEmpty else { return }
-                var bindings = PostgresBindings(capacity: order.count * 4)
-                var placeholders: [String] = []
-                placeholders.reserveCapacity(order.count)
-                for (index, key) in order.enumerated() {
-                    guard let record = run[key] else { continue }
-                    bindings.append(record.kind.rawValue)
-                    bindings.append(record.id)
-                    bindings.append(record.accountId)
-                    bindings.append(String(decoding: record.body, as: UTF8.self))
-                    let base = index * 4
-                    placeholders.append("($\(base + 1), $\(base + 2), $\(base + 3), $\(base + 4))")
-                }
-                let sql = """
-                    INSERT INTO mock_collab_records (kind, id, account_id, body) VALUES \(placeholders.joined(separator: ", "))
-                    ON CONFLICT (kind, id) DO UPDATE SET account_id = EXCLUDED.account_id, body = EXCLUDED.body
-                    """
-                try await connection.query(PostgresQuery(unsafeSQL: sql, binds: bindings), logger: logger)
-                run.removeAll(keepingCapacity: true)
-                order.removeAll(keepingCapacity: true)
-            }
-            for change in changes {
-                switch change {
-                case .put(let entity):
-                    let record = StoredRecord(encoding: entity)
-                    let key = record.kind.rawValue + "\u{0}" + record.id
-                    if run.updateValue(record, forKey: key) == nil { order.append(key) }
-                    if order.count >= Self.rowsPerInsert { try await flush() }
-                case .delete(let kind, let id):
-                    try await flush()
-                    try await connection.query("DELETE FROM mock_collab_records WHERE kind = \(kind.rawValue) AND id = \(id)", logger: logger)
-                case .deleteAccountData(let accountId):
-                    try await flush()
-                    try await connection.query("DELETE FROM mock_collab_records WHERE account_id = \(accountId)", logger: logger)
-                }
-            }
-            try await flush()
+            try await Self.writeRecords(changes, on: connection, logger: logger)
         }
+    }
+
+    /// Writes `changes` to the records table on `connection` (inside the caller's transaction).
+    static func writeRecords(_ changes: [StoreChange], on connection: PostgresConnection, logger: Logger) async throws {
+        // Runs of puts go out as one multi-row upsert each. One statement may not touch a row
+        // twice (ON CONFLICT DO UPDATE), so within a run only the last put of a key is sent: the
+        // same outcome as applying them in order.
+        var run: [String: StoredRecord] = [:]
+        var order: [String] = []
+        func flush() async throws {
+            guard !run.isEmpty else { return }
+            var bindings = PostgresBindings(capacity: order.count * 4)
+            var placeholders: [String] = []
+            placeholders.reserveCapacity(order.count)
+            for (index, key) in order.enumerated() {
+                guard let record = run[key] else { continue }
+                bindings.append(record.kind.rawValue)
+                bindings.append(record.id)
+                bindings.append(record.accountId)
+                bindings.append(String(decoding: record.body, as: UTF8.self))
+                let base = index * 4
+                placeholders.append("($\(base + 1), $\(base + 2), $\(base + 3), $\(base + 4))")
+            }
+            let sql = """
+                INSERT INTO mock_collab_records (kind, id, account_id, body) VALUES \(placeholders.joined(separator: ", "))
+                ON CONFLICT (kind, id) DO UPDATE SET account_id = EXCLUDED.account_id, body = EXCLUDED.body
+                """
+            try await connection.query(PostgresQuery(unsafeSQL: sql, binds: bindings), logger: logger)
+            run.removeAll(keepingCapacity: true)
+            order.removeAll(keepingCapacity: true)
+        }
+        for change in changes {
+            switch change {
+            case .put(let entity):
+                let record = StoredRecord(encoding: entity)
+                let key = record.kind.rawValue + "\u{0}" + record.id
+                if run.updateValue(record, forKey: key) == nil { order.append(key) }
+                if order.count >= Self.rowsPerInsert { try await flush() }
+            case .delete(let kind, let id):
+                try await flush()
+                try await connection.query("DELETE FROM mock_collab_records WHERE kind = \(kind.rawValue) AND id = \(id)", logger: logger)
+            case .deleteAccountData(let accountId):
+                try await flush()
+                try await connection.query("DELETE FROM mock_collab_records WHERE account_id = \(accountId)", logger: logger)
+            }
+        }
+        try await flush()
     }
 
     public func checkHealth() async -> String? {
@@ -272,6 +307,7 @@ public final class PostgresStore: Store {
         runner.cancel()
         await runner.value
         await lock.release()
+        await leadership.release()
     }
 }
 
@@ -317,6 +353,7 @@ public enum PostgresStoreError: Error, CustomStringConvertible {
     case unreachable(String, String)
     case newerSchema(found: Int, supported: Int)
     case inUse(String)
+    case servedAlone(String)
     case corruptRow
 
     public var description: String {
@@ -326,7 +363,9 @@ public enum PostgresStoreError: Error, CustomStringConvertible {
         case .newerSchema(let found, let supported):
             "the database has schema version \(found), newer than this build supports (\(supported)); use a newer mock-collab"
         case .inUse(let location):
-            "another mock-collab process is serving from the PostgreSQL database at \(location); one process per database (replicas that share one are not supported yet)"
+            "another mock-collab process is serving from the PostgreSQL database at \(location); start every process with --cluster to run replicas on one database"
+        case .servedAlone(let location):
+            "a mock-collab process without --cluster is serving from the PostgreSQL database at \(location); stop it, or start every process with --cluster"
         case .corruptRow: "the database holds a row that cannot be read"
         }
     }

@@ -56,7 +56,10 @@ public final class StateRepository: Sendable {
     private let deadlines = Mutex(Heap<AccountDeadline>())
     private let writer: GroupCommitWriter
     private let store: any Store
-    private let publish: @Sendable ([DomainEvent], [PushIntent]) -> Void
+    let publish: @Sendable ([DomainEvent], [PushIntent]) -> Void
+    /// Set when the store is a cluster's change log (``ChangeLog``): writes go through it, and the
+    /// shards follow what the other replicas commit.
+    let cluster: ClusterReplica?
 
     /// Loads the state from `store`.
     /// - Parameters:
@@ -74,7 +77,16 @@ public final class StateRepository: Sendable {
         self.directory = directory
         var accounts: [String: Account] = [:]
         var owned: [String: [StoredRecord]] = [:]
-        for record in try await store.loadAll() {
+        let records: [StoredRecord]
+        if let log = store as? any ChangeLog, (store as? PostgresStore)?.isCluster ?? true {
+            let (loaded, sequence) = try await log.loadAllWithSequence()
+            records = loaded
+            cluster = ClusterReplica(log: log, sequence: sequence)
+        } else {
+            records = try await store.loadAll()
+            cluster = nil
+        }
+        for record in records {
             switch record.kind {
             case .globalConfiguration: directory.load(try RecordCoding.decode(GlobalConfiguration.self, from: record))
             case .account:
@@ -101,6 +113,7 @@ public final class StateRepository: Sendable {
     /// database does not answer).
     public func storageProblem() async -> String? {
         if let failure = writer.failure { return "storage failed (\(failure)); the server accepts no writes" }
+        if let problem = clusterProblem() { return problem }
         return await store.checkHealth().map { "storage is unreachable: \($0)" }
     }
 
@@ -189,6 +202,26 @@ public final class StateRepository: Sendable {
     public func createAccount<Result: Sendable>(
         _ input: AccountInput, context: OperationContext, then body: (inout AccountState, inout ChangeSet) throws(CollabError) -> Result
     ) async throws -> (Account, Result) {
+        if let cluster {
+            return try await clusterCommit(cluster, .everything, accounts: []) { () throws(CollabError) in
+                var changes = ChangeSet()
+                var state = try AccountState.createAccount(input, directory: directory, context: context, changes: &changes)
+                let result: Result
+                do throws(CollabError) {
+                    result = try body(&state, &changes)
+                } catch {
+                    directory.revert(state.directoryLog)
+                    throw error
+                }
+                directory.commit(state.directoryLog)
+                state.resetDirectoryLog()
+                let account = state.account
+                let shard = Shard(state)
+                shard.box.withLock { scheduleNext(&$0, accountId: account.id) }
+                shards.withLock { $0[shard.accountId] = shard }
+                return ((account, result), changes)
+            }
+        }
         try checkWritable()
         var changes = ChangeSet()
         var state = try AccountState.createAccount(input, directory: directory, context: context, changes: &changes)
@@ -210,7 +243,7 @@ public final class StateRepository: Sendable {
     /// Deletes an account and everything it owns, after `check` allowed it.
     public func deleteAccount(_ accountId: String, check: (borrowing AccountState) throws(CollabError) -> Void) async throws {
         let shard = try shard(accountId)
-        try await commit(shard) { box throws(CollabError) in
+        try await commit(shard, scope: .everything) { box throws(CollabError) in
             try check(box.state)
             var changes = ChangeSet()
             try self.logged(&box.state) { state throws(CollabError) in state.removeAccountData(keepAccount: false, changes: &changes) }
@@ -244,36 +277,28 @@ public final class StateRepository: Sendable {
     public func writeAcross<Result: Sendable>(
         accountNames names: [String], _ body: (inout ShardSet, inout ChangeSet) throws(CollabError) -> Result
     ) async throws -> Result {
+        if let cluster {
+            return try await clusterCommit(cluster, .everything, accounts: []) { () throws(CollabError) in
+                // Looked up inside the cluster's lock, after catching up with the other replicas.
+                let ids = Set(names.compactMap { directory.accountId(for: .accountName($0)) })
+                let involved = try ids.sorted().map { id throws(CollabError) in try shard(id) }
+                var outcome: (Result, ChangeSet)?
+                try withLocks(involved[...], collected: [:]) { boxes throws(CollabError) in
+                    let (result, changes, updated) = try changeAcross(boxes, body)
+                    outcome = (result, changes)
+                    return updated
+                }
+                guard let outcome else { throw CollabError(.unavailable, "the change across accounts did not run") }
+                return outcome
+            }
+        }
         try checkWritable()
         let ids = Set(names.compactMap { directory.accountId(for: .accountName($0)) })
         let involved = try ids.sorted().map { id throws(CollabError) in try shard(id) }
         return try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Result, any Error>) in
             do {
                 try withLocks(involved[...], collected: [:]) { boxes throws(CollabError) in
-                    var set = ShardSet(directory: directory, states: boxes.mapValues { $0.state })
-                    for id in set.states.keys { set.states[id]?.resetDirectoryLog() }
-                    var changes = ChangeSet()
-                    let result: Result
-                    do throws(CollabError) {
-                        result = try body(&set, &changes)
-                    } catch {
-                        for log in set.logs { directory.revert(log) }
-                        throw error
-                    }
-                    for log in set.logs { directory.commit(log) }
-                    var updated: [String: Shard.Box] = [:]
-                    for (id, var state) in set.states {
-                        state.resetDirectoryLog()
-                        if var box = boxes[id] {
-                            box.state = state
-                            scheduleNext(&box, accountId: id)
-                            updated[id] = box
-                        } else {
-                            let shard = Shard(state)
-                            shard.box.withLock { scheduleNext(&$0, accountId: id) }
-                            shards.withLock { $0[id] = shard }
-                        }
-                    }
+                    let (result, changes, updated) = try changeAcross(boxes, body)
                     submit(changes, result: result, continuation: continuation)
                     return updated
                 }
@@ -283,9 +308,53 @@ public final class StateRepository: Sendable {
         }
     }
 
+    /// The core of ``writeAcross(accountNames:_:)``: runs `body` on copies of the locked shards and
+    /// returns its result, its changes and the boxes to swap in (new accounts' shards are added).
+    private func changeAcross<Result>(
+        _ boxes: [String: Shard.Box], _ body: (inout ShardSet, inout ChangeSet) throws(CollabError) -> Result
+    ) throws(CollabError) -> (Result, ChangeSet, [String: Shard.Box]) {
+        var set = ShardSet(directory: directory, states: boxes.mapValues { $0.state })
+        for id in set.states.keys { set.states[id]?.resetDirectoryLog() }
+        var changes = ChangeSet()
+        let result: Result
+        do throws(CollabError) {
+            result = try body(&set, &changes)
+        } catch {
+            for log in set.logs { directory.revert(log) }
+            throw error
+        }
+        for log in set.logs { directory.commit(log) }
+        var updated: [String: Shard.Box] = [:]
+        for (id, var state) in set.states {
+            state.resetDirectoryLog()
+            if var box = boxes[id] {
+                box.state = state
+                scheduleNext(&box, accountId: id)
+                updated[id] = box
+            } else {
+                let shard = Shard(state)
+                shard.box.withLock { scheduleNext(&$0, accountId: id) }
+                shards.withLock { $0[id] = shard }
+            }
+        }
+        return (result, changes, updated)
+    }
+
     /// Removes every account (a full reset): every shard is locked in turn and emptied.
     public func removeAll() async throws {
+        if let cluster {
+            try await clusterCommit(cluster, .everything, accounts: []) { () throws(CollabError) in ((), try removingAll()) }
+            return
+        }
         try checkWritable()
+        let submitted = try removingAll()
+        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+            submit(submitted, result: (), continuation: continuation)
+        }
+    }
+
+    /// Empties every shard and removes it; returns the changes to store.
+    private func removingAll() throws(CollabError) -> ChangeSet {
         let all = shards.withLock { $0.values.sorted { $0.accountId < $1.accountId } }
         var changes = ChangeSet()
         for shard in all {
@@ -301,10 +370,7 @@ public final class StateRepository: Sendable {
         if !directory.globalConfiguration.properties.isEmpty {
             try AccountState.setGlobalConfiguration([:], directory: directory, log: &log, changes: &changes)
         }
-        let submitted = changes
-        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-            submit(submitted, result: (), continuation: continuation)
-        }
+        return changes
     }
 
     /// Locks `shards` one after another and runs `body` with all their boxes; the boxes `body` returns
@@ -338,6 +404,8 @@ public final class StateRepository: Sendable {
     /// Runs the work that is due by `now` in every account that has some: `body` gets the shard and the
     /// due work items. Costs the accounts and items that are due, not the size of the state.
     public func runDueWork(now: Timestamp, _ body: (inout AccountState, inout ChangeSet) -> Void) async throws {
+        // In a cluster one replica runs timed work, so it fires once.
+        if let cluster, !(await cluster.log.holdsLeadership()) { return }
         let due: Set<String> = deadlines.withLock { heap in
             var accounts: Set<String> = []
             while let first = heap.min, first.at <= now {
@@ -372,14 +440,24 @@ public final class StateRepository: Sendable {
     // MARK: committing
 
     func checkWritable() throws(CollabError) {
+        if cluster != nil { return }
         if let failure = writer.failure {
             throw CollabError(.unavailable, "storage failed earlier and accepts no more writes: \(failure)")
         }
     }
 
     private func commit<Result: Sendable>(
-        _ shard: Shard, _ body: (inout Shard.Box) throws(CollabError) -> (Result, ChangeSet)
+        _ shard: Shard, scope: ChangeLogScope? = nil, _ body: (inout Shard.Box) throws(CollabError) -> (Result, ChangeSet)
     ) async throws -> Result {
+        if let cluster {
+            return try await clusterCommit(cluster, scope ?? .accounts([shard.accountId]), accounts: [shard.accountId]) { () throws(CollabError) in
+                try shard.box.withLock { box throws(CollabError) in
+                    let outcome = try body(&box)
+                    scheduleNext(&box, accountId: shard.accountId)
+                    return outcome
+                }
+            }
+        }
         try checkWritable()
         return try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Result, any Error>) in
             do {
@@ -399,6 +477,18 @@ public final class StateRepository: Sendable {
     func submit<Result: Sendable>(_ changes: ChangeSet, result: Result, continuation: CheckedContinuation<Result, any Error>) {
         guard !changes.isEmpty else {
             continuation.resume(returning: result)
+            return
+        }
+        if let cluster {
+            // Snapshot restores change memory first; their changes then go through the log like any write.
+            Task {
+                do {
+                    try await self.clusterCommit(cluster, .everything, accounts: []) { () throws(CollabError) in ((), changes) }
+                    continuation.resume(returning: result)
+                } catch {
+                    continuation.resume(throwing: error)
+                }
+            }
             return
         }
         // Event-only writes go through the writer too, so events keep commit order.

@@ -25,8 +25,11 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "Port to bind; 0 picks a free port (MOCK_COLLAB_PORT).")
     var port: Int = environment["MOCK_COLLAB_PORT"].flatMap(Int.init) ?? 8080
 
-    @Option(help: "'sqlite:PATH' or 'memory' (MOCK_COLLAB_STORAGE).")
+    @Option(help: "'sqlite:PATH', 'memory' or 'postgres://USER:PASS@HOST:PORT/DB' (MOCK_COLLAB_STORAGE).")
     var storage: String = environment["MOCK_COLLAB_STORAGE"] ?? "sqlite:./.mock-collab/state.sqlite"
+
+    @Flag(help: "Serve as one of several replicas sharing one postgres:// database; they act as one server (MOCK_COLLAB_CLUSTER=1).")
+    var cluster = false
 
     @Option(help: "Seed file, YAML or JSON, applied idempotently at start (MOCK_COLLAB_SEED).")
     var seed: String?
@@ -143,6 +146,10 @@ struct ServeCommand: AsyncParsableCommand {
             throw ValidationError(error.message)
         }
         configuration.journalMaxBytes = journalMaxBytes
+        configuration.cluster = cluster || ["1", "true", "yes"].contains(Self.environment["MOCK_COLLAB_CLUSTER"]?.lowercased() ?? "")
+        if configuration.cluster, case .postgres = configuration.storage {} else if configuration.cluster {
+            throw ValidationError("--cluster needs --storage postgres://USER:PASS@HOST:PORT/DB: replicas share one PostgreSQL database")
+        }
         if let path = restore ?? Self.environment["MOCK_COLLAB_RESTORE"] {
             guard let data = FileManager.default.contents(atPath: path) else { throw ValidationError("cannot read the snapshot file '\(path)'") }
             configuration.restoreSnapshot = data

@@ -89,3 +89,6 @@ public struct DomainEvent: Sendable, Equatable {
         self.detail = detail
     }
 }
+
+/// Events travel in the replicated change log (see ``ReplicatedChange``).
+extension DomainEvent: Codable {}

@@ -142,6 +142,20 @@ public final class Directory: Sendable {
         tables.withLock { $0.accounts[account.id] = account }
     }
 
+    /// Removes an entry without a log (a change another replica made, see ``AccountState/applyReplicated(_:)``).
+    func unload(_ key: Key) {
+        tables.withLock { _ = $0.owners.removeValue(forKey: key) }
+    }
+
+    /// Removes an account record and its name without a log (another replica deleted the account).
+    public func unloadAccount(_ id: String) {
+        tables.withLock { tables in
+            if let account = tables.accounts.removeValue(forKey: id), tables.owners[.accountName(account.name)] == id {
+                tables.owners[.accountName(account.name)] = nil
+            }
+        }
+    }
+
     /// Sets the GLOBAL configuration as loaded from storage (start-up only).
     public func load(_ global: GlobalConfiguration) {
         tables.withLock { $0.global = global }

@@ -1,15 +1,15 @@
 /// An account, API key, named area, user or person as it was created, updated or deleted: the vendor's
 /// `*ModificationEvent` webhooks (`account`, `api_key`, `named_area`, `user`, `person`) carry it.
-public struct EntityChange: Sendable, Equatable {
+public struct EntityChange: Sendable, Equatable, Codable {
     /// `EntityModificationAction`.
-    public enum Action: String, Sendable, Equatable {
+    public enum Action: String, Sendable, Equatable, Codable {
         case create = "CREATE"
         case update = "UPDATE"
         case delete = "DELETE"
     }
 
     /// The entity after the change (before it, for a deletion).
-    public enum Entity: Sendable, Equatable {
+    public enum Entity: Sendable, Equatable, Codable {
         case account(Account)
         case apiKey(ApiKey)
         case namedArea(NamedArea)

@@ -1,4 +1,5 @@
 public import CollabCore
+public import CollabStore
 import Foundation
 import Synchronization
 
@@ -55,6 +56,19 @@ public final class AdjustableClock: CollabClock {
 
     /// Whether time is frozen.
     public var isFrozen: Bool { state.withLock { $0.frozenAt != nil } }
+
+    /// The offset and frozen instant, as a cluster's replicas share them.
+    public var setting: ClockSetting {
+        state.withLock { ClockSetting(offset: $0.offset, frozenAt: $0.frozenAt) }
+    }
+
+    /// Takes the setting another replica of the cluster made.
+    public func apply(_ setting: ClockSetting) {
+        state.withLock { state in
+            state.offset = setting.offset
+            state.frozenAt = setting.frozenAt
+        }
+    }
 
     /// The offset from system time, in milliseconds.
     public var offset: Int64 { now() - system() }

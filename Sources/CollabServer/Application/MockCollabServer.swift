@@ -48,7 +48,7 @@ public final class MockCollabServer: Service {
         switch configuration.storage {
         case .memory: store = MemoryStore()
         case .sqlite(let path): store = try await SQLiteStore.open(path: path, logger: logger)
-        case .postgres(let url): store = try await PostgresStore.open(url: url, logger: logger)
+        case .postgres(let url): store = try await PostgresStore.open(url: url, logger: logger, cluster: configuration.cluster)
         }
         // Event ids start from the start time so they keep increasing across restarts.
         let events = EventHub(
@@ -60,6 +60,10 @@ public final class MockCollabServer: Service {
             events.publish(published)
             if !pushes.isEmpty { pushBox.pipeline?.enqueue(pushes) }
         })
+        if let sequence = repository.clusterStartSequence {
+            // A replica's event ids are the log's (cluster-wide); it has none before where it started.
+            events.restartIds(at: (sequence + 1) << EventHub.clusterEventBits)
+        }
         self.environment = CollabEnvironment(
             configuration: configuration, repository: repository, events: events, clock: clock,
             startupSeed: configuration.seed ?? .defaultTenant, logger: logger
@@ -79,7 +83,7 @@ public final class MockCollabServer: Service {
         events.observe { batch in for event in batch { dispatcher.enqueue(event) } }
         let bots = BotDialogService(environment: environment, dispatcher: dispatcher, logger: logger)
         events.observe { batch in for event in batch { bots.observe(event.event) } }
-        events.observe { [frames = environment.frames] batch in for event in batch { frames.observe(event.event) } }
+        events.observeOnEveryReplica { [frames = environment.frames] batch in for event in batch { frames.observe(event.event) } }
         events.observe { [files = environment.files] batch in files.observe(batch.map(\.event)) }
         let pipeline = PushPipeline(
             state: PushStateAdapter(environment: environment), clock: clock, outboxCapacity: configuration.outboxCapacity,
@@ -93,6 +97,19 @@ public final class MockCollabServer: Service {
         self.pushes = pipeline
         self.clockTasks = ClockDrivenTasks(environment: environment, logger: logger)
         environment.attach(pushes: pipeline, clockTasks: clockTasks)
+        repository.attachCluster(
+            ClusterHooks(
+                entryApplied: { sequence, published in events.publishLogged(EventHub.logged(published, sequence: sequence)) },
+                committed: { sequence, published, pushes in
+                    events.notifyObservers(EventHub.logged(published, sequence: sequence))
+                    if !pushes.isEmpty { pushBox.pipeline?.enqueue(pushes) }
+                },
+                clockChanged: { [clock, clockTasks] setting in
+                    clock.apply(setting)
+                    Task { await clockTasks.runNow() }
+                }
+            )
+        )
         do {
             // A snapshot to start from comes before the seed (which then only adds to it).
             if let restore = configuration.restoreSnapshot { _ = try await environment.restore(try Snapshot.decode(restore)) }
@@ -211,6 +228,7 @@ public final class MockCollabServer: Service {
             logger: logger
         )
         app.addServices(webhooks, pushes, clockTasks, interception, messageInterception)
+        if environment.repository.isClusterReplica { app.addServices(ClusterFollower(repository: environment.repository, clockTasks: clockTasks)) }
         if let plain = transport.plainListener(router: router, webSocket: webSocket, host: host, logger: logger) { app.addServices(plain) }
         return app
     }

@@ -11,6 +11,8 @@ public struct ServerConfiguration: Sendable {
     public var port: Int
     /// Where state is kept.
     public var storage: StorageLocation
+    /// Whether this process is one replica of several serving from one PostgreSQL database (`--cluster`).
+    public var cluster = false
     /// The seed applied at start; `nil` applies the default tenant to an empty store.
     public var seed: Seed?
     /// A bearer token that grants the control API (and super-admin rights) without a user.

@@ -79,6 +79,8 @@ struct ControlRoutes {
                 guard (-limit...limit).contains(millis) else { throw CollabError.badRequest("advanceMillis is out of range") }
                 env.clock.advance(by: millis)
             }
+            // The other replicas of a cluster take the same time.
+            try await env.repository.shareClock(env.clock.setting)
             // What fell due at the new time (missed calls, key rotation) happens before the answer.
             await env.clockTasks.runNow()
             return JSONBody.response(env.clockState)

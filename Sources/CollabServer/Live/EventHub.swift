@@ -144,6 +144,8 @@ final class EventHub: Sendable {
         var ring: [PublishedEvent] = []
         var ringStart = 0
         var nextId: Int64
+        /// The id of the newest event pushed out of the window: a client resuming from before it missed events.
+        var lastEvicted: Int64
         var nextSubscriptionId = 1
         var subscriptions: [Int: Subscription] = [:]
         var accounts: [String: AccountSubscribers] = [:]
@@ -156,6 +158,9 @@ final class EventHub: Sendable {
     /// for the delivery itself.
     private let publishing = Mutex(())
     private let observers = Mutex<[@Sendable ([PublishedEvent]) -> Void]>([])
+    /// Observers every replica of a cluster runs (local bookkeeping such as frame buffers), which also
+    /// see the events other replicas committed.
+    private let replicaObservers = Mutex<[@Sendable ([PublishedEvent]) -> Void]>([])
     /// Events held for replay.
     let windowSize: Int
     /// Events a connection may have pending before it is cut off.
@@ -163,7 +168,7 @@ final class EventHub: Sendable {
 
     /// - Parameter firstId: Ids start here; derived from the start time so they keep increasing across restarts.
     init(firstId: Int64, windowSize: Int = 10_000, bufferSize: Int = 1_000) {
-        self.state = Mutex(State(nextId: firstId))
+        self.state = Mutex(State(nextId: firstId, lastEvicted: firstId - 1))
         self.windowSize = max(1, windowSize)
         self.bufferSize = max(1, bufferSize)
     }
@@ -184,33 +189,85 @@ final class EventHub: Sendable {
                 defer { next += 1 }
                 return PublishedEvent(id: next, event: event)
             }
-            state.withLock { state in
-                for event in published where !event.event.isWebhookOnly {
-                    if state.ring.count < windowSize {
-                        state.ring.append(event)
-                    } else {
-                        state.ring[state.ringStart] = event
-                        state.ringStart = (state.ringStart + 1) % windowSize
-                    }
-                    guard let subscribers = state.accounts[event.event.accountId] else { continue }
-                    var candidates: Set<Int> = []
-                    for person in event.event.personIds { candidates.formUnion(subscribers.byPerson[person] ?? []) }
-                    if EventAudience.concernsAllAgents(event.event) { candidates.formUnion(subscribers.agents) }
-                    for id in candidates.sorted() {
-                        guard let subscription = state.subscriptions[id], subscription.audience.receives(event.event) else { continue }
-                        subscription.deliver(event)
-                    }
-                }
-            }
+            deliver(published)
             return published
         }
         // Webhook matching and the like run outside the hub's locks.
+        notifyObservers(published)
+        for observer in replicaObservers.withLock({ $0 }) { observer(published) }
+    }
+
+    /// Starts ids at `firstId` (a cluster replica's, before anything is published).
+    func restartIds(at firstId: Int64) {
+        state.withLock { state in
+            state.nextId = firstId
+            state.lastEvicted = firstId - 1
+        }
+    }
+
+    /// How many bits of a cluster event id number the events within one log entry.
+    static let clusterEventBits: Int64 = 16
+
+    /// The events of a cluster's log entry with their cluster-wide ids: the entry's sequence, then the
+    /// event's place among the entry's live events (webhook-only events take id 0).
+    static func logged(_ events: [DomainEvent], sequence: Int64) -> [PublishedEvent] {
+        var next = sequence << clusterEventBits
+        return events.map { event in
+            guard !event.isWebhookOnly else { return PublishedEvent(id: 0, event: event) }
+            defer { next += 1 }
+            return PublishedEvent(id: next, event: event)
+        }
+    }
+
+    /// Publishes the live events of a cluster's log entry to this replica's connections, with the ids
+    /// every replica gives them. Entries arrive in sequence order (the repository applies them so).
+    func publishLogged(_ published: [PublishedEvent]) {
+        let live = published.filter { !$0.event.isWebhookOnly }
+        guard !live.isEmpty else { return }
+        publishing.withLock { _ in
+            state.withLock { state in state.nextId = max(state.nextId, (live.last?.id ?? 0) + 1) }
+            deliver(live)
+        }
+        for observer in replicaObservers.withLock({ $0 }) { observer(live) }
+    }
+
+    /// Passes events this replica committed to its observers (webhooks, bots): once per cluster.
+    func notifyObservers(_ published: [PublishedEvent]) {
         for observer in observers.withLock({ $0 }) { observer(published) }
     }
 
-    /// Calls `observer` for every batch of published events, in order (webhooks queue them).
+    /// Puts events in the replay window and hands them to the connections they concern.
+    private func deliver(_ published: [PublishedEvent]) {
+        state.withLock { state in
+            for event in published where !event.event.isWebhookOnly {
+                if state.ring.count < windowSize {
+                    state.ring.append(event)
+                } else {
+                    state.lastEvicted = state.ring[state.ringStart].id
+                    state.ring[state.ringStart] = event
+                    state.ringStart = (state.ringStart + 1) % windowSize
+                }
+                guard let subscribers = state.accounts[event.event.accountId] else { continue }
+                var candidates: Set<Int> = []
+                for person in event.event.personIds { candidates.formUnion(subscribers.byPerson[person] ?? []) }
+                if EventAudience.concernsAllAgents(event.event) { candidates.formUnion(subscribers.agents) }
+                for id in candidates.sorted() {
+                    guard let subscription = state.subscriptions[id], subscription.audience.receives(event.event) else { continue }
+                    subscription.deliver(event)
+                }
+            }
+        }
+    }
+
+    /// Calls `observer` for every batch of published events, in order (webhooks queue them). In a
+    /// cluster it sees the events this replica committed.
     func observe(_ observer: @escaping @Sendable ([PublishedEvent]) -> Void) {
         observers.withLock { $0.append(observer) }
+    }
+
+    /// Calls `observer` for every batch of live events every replica publishes, wherever committed.
+    func observeOnEveryReplica(_ observer: @escaping @Sendable ([PublishedEvent]) -> Void) {
+        replicaObservers.withLock { $0.append(observer) }
     }
 
     /// Subscribes, replaying what the audience missed after `lastEventId`.
@@ -232,12 +289,18 @@ final class EventHub: Sendable {
             var replay: [PublishedEvent] = []
             var gap = false
             if let lastEventId {
-                let ordered = state.ring[state.ringStart...] + state.ring[..<state.ringStart]
-                if let oldest = ordered.first?.id, lastEventId < oldest - 1 { gap = true }
+                let ordered = Array(state.ring[state.ringStart...] + state.ring[..<state.ringStart])
+                if lastEventId < state.lastEvicted { gap = true }
                 if lastEventId >= state.nextId { gap = true }
-                // Ids in the window are consecutive: start right after the last one seen.
-                let skip = max(0, min(ordered.count, Int(lastEventId - (ordered.first?.id ?? lastEventId) + 1)))
-                replay = ordered.dropFirst(skip).filter { audience.receives($0.event) }
+                // Ids in the window increase (consecutive on one server, by log entry in a cluster):
+                // start right after the last one seen.
+                var low = 0
+                var high = ordered.count
+                while low < high {
+                    let middle = (low + high) / 2
+                    if ordered[middle].id <= lastEventId { low = middle + 1 } else { high = middle }
+                }
+                replay = ordered[low...].filter { audience.receives($0.event) }
             }
             return (subscription, replay, gap, state.nextId - 1)
         }

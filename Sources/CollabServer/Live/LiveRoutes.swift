@@ -4,6 +4,7 @@ import Foundation
 import Hummingbird
 import HummingbirdWebSocket
 import Logging
+import CollabStore
 import NIOCore
 import NIOWebSocket
 
@@ -72,6 +73,8 @@ extension CollabEnvironment {
         frameClient: ClientSession? = nil
     ) async throws {
         let lastEventId = request.query("lastEventId").flatMap { Int64($0) }
+        // A cluster replica first takes in what the other replicas committed: the id may be one of theirs.
+        if lastEventId != nil { try? await repository.catchUp() }
         let (subscription, replay, gap, position) = events.subscribe(audience, after: lastEventId)
         defer { events.unsubscribe(subscription) }
         let encoder = JSONEncoder()

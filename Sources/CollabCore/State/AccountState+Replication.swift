@@ -1,0 +1,210 @@
+import Foundation
+
+/// Applying changes another replica committed (see ``ReplicatedChange``).
+///
+/// A replica of a cluster keeps its shards as read models of the database's change log: each entry a
+/// replica commits carries the records it put or deleted, and every other replica applies them here,
+/// keeping the indexes, the deadline queue and the directory in step the way ``load(account:records:directory:)``
+/// builds them. Applying is idempotent (a put replaces by id, a delete of something absent is nothing),
+/// so an entry seen twice after a rebuild does no harm.
+extension AccountState {
+    /// A shard for an account another replica created; its records follow in the same log entry.
+    public static func replica(of account: Account, directory: Directory) -> AccountState {
+        directory.load(account)
+        directory.load(.accountName(account.name), for: account.id)
+        return AccountState(account: account, directory: directory)
+    }
+
+    /// Applies one change from the log.
+    /// - Returns: `false` when the change removed the account itself (the caller drops the shard),
+    ///   else `true`.
+    /// - Throws: When a record cannot be decoded.
+    public mutating func applyReplicated(_ change: ReplicatedChange) throws -> Bool {
+        switch change {
+        case .put(let record): try applyPut(record)
+        case .delete(let kind, let id): applyDelete(kind, id)
+        case .deleteAccountData(let id):
+            guard id == accountId else { return true }
+            unloadDirectoryEntries()
+            let kept = AccountState(account: account, directory: directory)
+            self = kept
+            return false
+        }
+        return true
+    }
+
+    /// Removes the shard's names and tokens from the directory before it is rebuilt from storage.
+    public func unloadReplicaDirectoryEntries() {
+        unloadDirectoryEntries()
+    }
+
+    /// Removes the shard's names and tokens from the directory (a reset or deletion elsewhere).
+    func unloadDirectoryEntries() {
+        for key in apiKeyIdByKey.keys { directory.unload(.apiKey(key)) }
+        for name in userIdByUsername.keys { directory.unload(.username(name)) }
+        for token in sessions.keys { directory.unload(.session(token)) }
+        for token in clientSessions.keys { directory.unload(.client(token)) }
+    }
+
+    private mutating func applyPut(_ record: StoredRecord) throws {
+        switch record.kind {
+        case .globalConfiguration: directory.load(try RecordCoding.decode(GlobalConfiguration.self, from: record))
+        case .account:
+            let updated = try RecordCoding.decode(Account.self, from: record)
+            if updated.name != account.name { directory.unload(.accountName(account.name)) }
+            account = updated
+            directory.load(updated)
+            directory.load(.accountName(updated.name), for: updated.id)
+        case .apiKey:
+            let key = try RecordCoding.decode(ApiKey.self, from: record)
+            if let old = apiKeys[key.id], old.key != key.key { directory.unload(.apiKey(old.key)) }
+            storeApiKey(key)
+            directory.load(.apiKey(key.key), for: accountId)
+        case .namedArea:
+            let area = try RecordCoding.decode(NamedArea.self, from: record)
+            namedAreas[area.id] = area
+        case .user:
+            let user = try RecordCoding.decode(User.self, from: record)
+            if let old = users[user.id], old.username != user.username { directory.unload(.username(old.username)) }
+            storeUser(user)
+            directory.load(.username(user.username), for: accountId)
+        case .person: storePerson(try RecordCoding.decode(Person.self, from: record))
+        case .session:
+            let session = try RecordCoding.decode(AuthSession.self, from: record)
+            sessions[session.id] = session
+            deadlines.schedule(.sessionExpiry(session.id), at: session.expiresAt)
+            directory.load(.session(session.id), for: accountId)
+        case .jwtSettings:
+            let settings = try RecordCoding.decode(JWTValidationSettings.self, from: record)
+            jwtSettings[settings.id] = settings
+        case .conversation:
+            let conversation = try RecordCoding.decode(Conversation.self, from: record)
+            let old = conversations[conversation.id]
+            conversations[conversation.id] = conversation
+            queue.update(old: old, new: conversation)
+        case .message:
+            let message = try RecordCoding.decode(ConversationMessage.self, from: record)
+            var list = messages[message.conversationId] ?? []
+            if let index = list.lastIndex(where: { $0.id == message.id }) {
+                list[index] = message
+            } else {
+                list.append(message)
+                if list.count > 1, list[list.count - 2].sequence > message.sequence { list.sort { $0.sequence < $1.sequence } }
+                files.add(message)
+            }
+            messages[message.conversationId] = list
+        case .clientSession:
+            let session = try RecordCoding.decode(ClientSession.self, from: record)
+            clientSessions[session.id] = session
+            deadlines.schedule(.clientIdle(session.id), at: session.lastSeenAt)
+            directory.load(.client(session.id), for: accountId)
+        case .presence:
+            let presenceRecord = try RecordCoding.decode(PresenceRecord.self, from: record)
+            presence[presenceRecord.id] = presenceRecord
+        case .webhookRegistration:
+            let registration = try RecordCoding.decode(WebhookRegistration.self, from: record)
+            webhooks[registration.id] = registration
+        case .device: storeDevice(try RecordCoding.decode(Device.self, from: record))
+        case .call: storeCall(try RecordCoding.decode(Call.self, from: record))
+        case .pushSettings:
+            let settings = try RecordCoding.decode(PushSettings.self, from: record)
+            pushSettings[settings.id] = settings
+        case .coBrowsingSession:
+            let session = try RecordCoding.decode(CoBrowsingSession.self, from: record)
+            coBrowsingSessions[session.id] = session
+        case .invitation:
+            let invitation = try RecordCoding.decode(Invitation.self, from: record)
+            invitations[invitation.id] = invitation
+        case .fileUploadInterceptor:
+            let interceptor = try RecordCoding.decode(FileUploadInterceptor.self, from: record)
+            fileUploadInterceptors[interceptor.id] = interceptor
+        case .messageInterceptor:
+            let interceptor = try RecordCoding.decode(MessageInterceptor.self, from: record)
+            messageInterceptors[interceptor.id] = interceptor
+        case .dialogBot:
+            let bot = try RecordCoding.decode(DialogBot.self, from: record)
+            bots[bot.id] = bot
+        case .botDialog:
+            let dialog = try RecordCoding.decode(BotDialog.self, from: record)
+            botDialogs[dialog.id] = dialog
+            if dialog.state == .offered { deadlines.schedule(.botOffer(dialog.id), at: dialog.offerExpiresAt ?? dialog.creationTimestamp) }
+        }
+    }
+
+    private mutating func applyDelete(_ kind: EntityKind, _ id: String) {
+        switch kind {
+        case .globalConfiguration, .account, .jwtSettings, .presence, .pushSettings, .coBrowsingSession, .invitation, .call, .botDialog:
+            // Never deleted one by one (they go with their account).
+            break
+        case .apiKey:
+            guard let old = apiKeys.removeValue(forKey: id) else { return }
+            apiKeyIdByKey[old.key] = nil
+            directory.unload(.apiKey(old.key))
+        case .namedArea: _ = namedAreas.removeValue(forKey: id)
+        case .user:
+            guard let old = users.removeValue(forKey: id) else { return }
+            userIdByUsername[old.username] = nil
+            directory.unload(.username(old.username))
+        case .person:
+            guard let old = persons.removeValue(forKey: id) else { return }
+            personIdBySource[PersonSourceKey(source: old.personSource, sourceId: old.sourceId)] = nil
+        case .session:
+            guard sessions.removeValue(forKey: id) != nil else { return }
+            directory.unload(.session(id))
+        case .conversation:
+            guard let removed = conversations.removeValue(forKey: id) else { return }
+            queue.update(old: removed, new: nil)
+            files.removeConversation(id)
+            messages[id] = nil
+        case .message:
+            // Messages go with their conversation, which removed them already.
+            break
+        case .clientSession:
+            guard clientSessions.removeValue(forKey: id) != nil else { return }
+            directory.unload(.client(id))
+        case .webhookRegistration: _ = webhooks.removeValue(forKey: id)
+        case .device: _ = devices.removeValue(forKey: id)
+        case .fileUploadInterceptor: fileUploadInterceptors[id] = nil
+        case .messageInterceptor: messageInterceptors[id] = nil
+        case .dialogBot: _ = bots.removeValue(forKey: id)
+        }
+    }
+}
+
+/// One change in a replicated log entry: ``StoreChange`` with the entity already encoded.
+public enum ReplicatedChange: Sendable, Codable, Equatable {
+    case put(StoredRecord)
+    case delete(EntityKind, id: String)
+    case deleteAccountData(String)
+
+    /// Encodes a store change for the log.
+    public init(_ change: StoreChange) {
+        switch change {
+        case .put(let entity): self = .put(StoredRecord(encoding: entity))
+        case .delete(let kind, let id): self = .delete(kind, id: id)
+        case .deleteAccountData(let id): self = .deleteAccountData(id)
+        }
+    }
+}
+
+extension StoredRecord: Codable {
+    private enum CodingKeys: String, CodingKey { case kind, id, accountId, body }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        self.init(
+            kind: try container.decode(EntityKind.self, forKey: .kind), id: try container.decode(String.self, forKey: .id),
+            accountId: try container.decodeIfPresent(String.self, forKey: .accountId),
+            body: Data(try container.decode(String.self, forKey: .body).utf8)
+        )
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(kind, forKey: .kind)
+        try container.encode(id, forKey: .id)
+        try container.encodeIfPresent(accountId, forKey: .accountId)
+        // The body is JSON already: kept as text so the log stays readable.
+        try container.encode(String(decoding: body, as: UTF8.self), forKey: .body)
+    }
+}

@@ -1,0 +1,190 @@
+public import CollabCore
+public import Foundation
+import Logging
+import PostgresNIO
+
+/// The cluster side of ``PostgresStore`` (`--cluster`): the change log replicas follow.
+///
+/// Locks, all transaction-scoped advisory locks:
+/// - a write within accounts takes the global key shared and each account's key exclusively, so writes
+///   to one account are serialized across the cluster while different accounts proceed in parallel;
+///   a write spanning accounts (`.everything`) takes the global key exclusively;
+/// - appending to the log takes the log key, held until commit, so entries become visible in
+///   sequence order and a replica that reads `seq > N` never skips one that commits later.
+extension PostgresStore: ChangeLog {
+    /// "MCGLOB": every write holds it, shared or exclusively.
+    static let globalLock: Int64 = 0x4D43_474C_4F42
+    /// "MCLOG": held from an entry's append to its commit.
+    static let logLock: Int64 = 0x4D43_4C4F_47
+    /// "MCLEAD": held by the replica that runs timed work.
+    static let leaderLock: Int64 = 0x4D43_4C45_4144
+    /// The channel the log's writers notify.
+    static let channel = "mock_collab_changes"
+
+    /// A stable 64-bit key for an account's advisory lock (FNV-1a of its id).
+    static func accountLock(_ accountId: String) -> Int64 {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in accountId.utf8 {
+            hash ^= UInt64(byte)
+            hash = hash &* 0x100_0000_01b3
+        }
+        return Int64(bitPattern: hash)
+    }
+
+    public func write<Result: Sendable>(_ scope: ChangeLogScope, _ body: (any ChangeLogTransaction) async throws -> Result) async throws -> Result {
+        let logger = self.logger
+        do {
+            return try await client.withTransaction(logger: logger) { connection in
+                switch scope {
+                case .everything:
+                    try await connection.query("SELECT pg_advisory_xact_lock(\(Self.globalLock))", logger: logger)
+                case .accounts(let ids):
+                    try await connection.query("SELECT pg_advisory_xact_lock_shared(\(Self.globalLock))", logger: logger)
+                    // In a fixed order, so two multi-account writes cannot deadlock.
+                    for key in Set(ids.map(Self.accountLock)).sorted() {
+                        try await connection.query("SELECT pg_advisory_xact_lock(\(key))", logger: logger)
+                    }
+                }
+                return try await body(PostgresLogTransaction(connection: connection, logger: logger))
+            }
+        } catch let error as PostgresTransactionError {
+            throw error.closureError ?? error.beginError ?? error.commitError ?? error
+        }
+    }
+
+    public func entries(after sequence: Int64) async throws -> [LoggedEntry] {
+        try await client.withConnection { connection in
+            try await PostgresLogTransaction(connection: connection, logger: logger).entries(after: sequence)
+        }
+    }
+
+    public func loadAllWithSequence() async throws -> (records: [StoredRecord], sequence: Int64) {
+        let logger = self.logger
+        return try await client.withConnection { connection in
+            try await connection.query("BEGIN ISOLATION LEVEL REPEATABLE READ", logger: logger)
+            do {
+                var sequence: Int64 = 0
+                for try await value in try await connection.query("SELECT COALESCE(MAX(seq), 0) FROM mock_collab_changes", logger: logger)
+                    .decode(Int64.self)
+                {
+                    sequence = value
+                }
+                var records: [StoredRecord] = []
+                let rows = try await connection.query("SELECT kind, id, account_id, body FROM mock_collab_records", logger: logger)
+                for try await (kindText, id, accountId, body) in rows.decode((String, String, String?, String).self) {
+                    guard let kind = EntityKind(rawValue: kindText) else { throw PostgresStoreError.corruptRow }
+                    records.append(StoredRecord(kind: kind, id: id, accountId: accountId, body: Data(body.utf8)))
+                }
+                try await connection.query("COMMIT", logger: logger)
+                return (records, sequence)
+            } catch {
+                _ = try? await connection.query("ROLLBACK", logger: logger)
+                throw error
+            }
+        }
+    }
+
+    public func follow(_ wake: @escaping @Sendable () -> Void) async {
+        var quiet = logger
+        quiet.logLevel = max(logger.logLevel, .warning)
+        while !Task.isCancelled {
+            do {
+                let connection = try await PostgresConnection.connect(configuration: connectionConfiguration, id: 1, logger: quiet)
+                defer { Task { try? await connection.close() } }
+                try await connection.listen(on: Self.channel) { notifications in
+                    // Anything committed while the listener was away is caught up now.
+                    wake()
+                    for try await _ in notifications { wake() }
+                }
+            } catch {
+                if Task.isCancelled { return }
+                logger.warning("change-log listener lost its connection; reconnecting", metadata: ["error": "\(Self.describe(error))"])
+            }
+            try? await Task.sleep(for: .milliseconds(500))
+        }
+    }
+
+    public func holdsLeadership() async -> Bool {
+        await leadership.holds(configuration: connectionConfiguration, key: Self.leaderLock, logger: logger)
+    }
+}
+
+/// The replica's hold on the leader lock: a session advisory lock on a connection of its own.
+actor LeaderLock {
+    private var session: PostgresConnection?
+
+    func holds(configuration: PostgresConnection.Configuration, key: Int64, logger: Logger) async -> Bool {
+        if let session, !session.isClosed { return true }
+        session = nil
+        var quiet = logger
+        quiet.logLevel = max(logger.logLevel, .warning)
+        do {
+            let connection = try await PostgresConnection.connect(configuration: configuration, id: 2, logger: quiet)
+            var locked = false
+            for try await value in try await connection.query("SELECT pg_try_advisory_lock(\(key))", logger: quiet).decode(Bool.self) {
+                locked = value
+            }
+            if locked {
+                session = connection
+                logger.notice("this replica now runs the cluster's timed work")
+                return true
+            }
+            try? await connection.close()
+            return false
+        } catch {
+            return false
+        }
+    }
+
+    func release() async {
+        try? await session?.close()
+        session = nil
+    }
+}
+
+/// A cluster write's transaction on one connection.
+struct PostgresLogTransaction: ChangeLogTransaction {
+    let connection: PostgresConnection
+    let logger: Logger
+
+    func entries(after sequence: Int64) async throws -> [LoggedEntry] {
+        var entries: [LoggedEntry] = []
+        let rows = try await connection.query(
+            "SELECT seq, origin, entry FROM mock_collab_changes WHERE seq > \(sequence) ORDER BY seq", logger: logger
+        )
+        for try await (seq, origin, entry) in rows.decode((Int64, String, String).self) {
+            entries.append(LoggedEntry(sequence: seq, origin: origin, body: Data(entry.utf8)))
+        }
+        return entries
+    }
+
+    func records(account: String) async throws -> [StoredRecord] {
+        var records: [StoredRecord] = []
+        let rows = try await connection.query(
+            "SELECT kind, id, account_id, body FROM mock_collab_records WHERE account_id = \(account)", logger: logger
+        )
+        for try await (kindText, id, accountId, body) in rows.decode((String, String, String?, String).self) {
+            guard let kind = EntityKind(rawValue: kindText) else { throw PostgresStoreError.corruptRow }
+            records.append(StoredRecord(kind: kind, id: id, accountId: accountId, body: Data(body.utf8)))
+        }
+        return records
+    }
+
+    func append(_ changes: [StoreChange], entry: Data, origin: String, since: @Sendable () -> Int64) async throws -> (
+        sequence: Int64, missing: [LoggedEntry]
+    ) {
+        try await PostgresStore.writeRecords(changes, on: connection, logger: logger)
+        try await connection.query("SELECT pg_advisory_xact_lock(\(PostgresStore.logLock))", logger: logger)
+        let missing = try await entries(after: since())
+        var sequence: Int64 = 0
+        let text = String(decoding: entry, as: UTF8.self)
+        for try await value in try await connection.query(
+            "INSERT INTO mock_collab_changes (origin, entry) VALUES (\(origin), \(text)) RETURNING seq", logger: logger
+        ).decode(Int64.self) {
+            sequence = value
+        }
+        // Delivered at commit; the payload only wakes the listeners, the log is the truth.
+        try await connection.query("SELECT pg_notify(\(PostgresStore.channel), \(String(sequence)))", logger: logger)
+        return (sequence, missing)
+    }
+}

@@ -1,0 +1,278 @@
+public import CollabCore
+import Foundation
+import Synchronization
+
+/// A replica's place in its cluster: the change log it writes through and follows, how far it has
+/// applied it, and where applied entries go.
+final class ClusterReplica: Sendable {
+    /// What the server does with the log's entries (see ``StateRepository/attachCluster(_:)``).
+    struct Hooks: Sendable {
+        var entryApplied: @Sendable (_ sequence: Int64, _ events: [DomainEvent]) -> Void = { _, _ in }
+        var committed: @Sendable (_ sequence: Int64, _ events: [DomainEvent], _ pushes: [PushIntent]) -> Void = { _, _, _ in }
+        var clockChanged: @Sendable (ClockSetting) -> Void = { _ in }
+    }
+
+    let log: any ChangeLog
+    /// This process's name in the log's `origin` column: entries it committed are already in its shards.
+    let origin = UUID().uuidString
+    /// The last sequence applied to the shards and published; entries apply under this lock, in order.
+    let applied: Mutex<Int64>
+    /// The sequence the replica started from (its event ids begin after it).
+    let startSequence: Int64
+    let hooks = Mutex(Hooks())
+    /// Accounts whose shard may hold a change that never committed: rebuilt from the tables before
+    /// their next write.
+    let stale = Mutex<Set<String>>([])
+    /// Set when a change spanning accounts failed after it changed memory: the replica must restart.
+    let broken = Mutex<String?>(nil)
+
+    init(log: any ChangeLog, sequence: Int64) {
+        self.log = log
+        self.applied = Mutex(sequence)
+        self.startSequence = sequence
+    }
+
+    var appliedSequence: Int64 { applied.withLock { $0 } }
+}
+
+/// Hooks a cluster replica's server installs.
+public struct ClusterHooks: Sendable {
+    /// The live events of each log entry, in sequence order, on every replica (ids derive from `sequence`).
+    public var entryApplied: @Sendable (_ sequence: Int64, _ events: [DomainEvent]) -> Void
+    /// What this replica committed (every event, webhook-only ones too, and the pushes), once per cluster.
+    public var committed: @Sendable (_ sequence: Int64, _ events: [DomainEvent], _ pushes: [PushIntent]) -> Void
+    /// The virtual clock another replica set.
+    public var clockChanged: @Sendable (ClockSetting) -> Void
+
+    public init(
+        entryApplied: @escaping @Sendable (Int64, [DomainEvent]) -> Void, committed: @escaping @Sendable (Int64, [DomainEvent], [PushIntent]) -> Void,
+        clockChanged: @escaping @Sendable (ClockSetting) -> Void
+    ) {
+        self.entryApplied = entryApplied
+        self.committed = committed
+        self.clockChanged = clockChanged
+    }
+}
+
+extension StateRepository {
+    /// Whether the state is one replica of a cluster sharing a database.
+    public var isClusterReplica: Bool { cluster != nil }
+
+    /// The log sequence this replica started from (`nil` outside a cluster): its live event ids begin after it.
+    public var clusterStartSequence: Int64? { cluster?.startSequence }
+
+    /// Installs what the server does with log entries; call before serving.
+    public func attachCluster(_ hooks: ClusterHooks) {
+        cluster?.hooks.withLock {
+            $0 = ClusterReplica.Hooks(entryApplied: hooks.entryApplied, committed: hooks.committed, clockChanged: hooks.clockChanged)
+        }
+    }
+
+    /// Follows the other replicas' changes until cancelled: wakes on the database's notifications and
+    /// applies what the log holds beyond this replica's position.
+    public func followCluster() async {
+        guard let cluster else { return }
+        let (wakes, continuation) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask { await cluster.log.follow { continuation.yield() } }
+            group.addTask {
+                for await _ in wakes {
+                    try? await self.catchUp()
+                }
+            }
+            await group.next()
+            continuation.finish()
+            group.cancelAll()
+        }
+    }
+
+    /// Applies every entry committed so far (before a live connection resumes from an id another
+    /// replica gave out, say).
+    public func catchUp() async throws {
+        guard let cluster else { return }
+        let entries = try await cluster.log.entries(after: cluster.appliedSequence)
+        applyLogged(entries, cluster)
+    }
+
+    /// Why this replica cannot take writes, if it cannot (for `/readyz`).
+    func clusterProblem() -> String? {
+        cluster?.broken.withLock { $0 }
+    }
+
+    /// Sets the virtual clock on every replica: an entry of its own in the log.
+    public func shareClock(_ setting: ClockSetting) async throws {
+        guard let cluster else { return }
+        try await clusterCommit(cluster, .everything, accounts: [], clock: setting) { () throws(CollabError) in ((), ChangeSet()) }
+    }
+
+    // MARK: writing
+
+    /// Runs `mutate` inside a cluster write: with the scope's locks held, after catching up with the
+    /// log (and rebuilding shards a failed write left stale), then appends its changes to the log and
+    /// commits. Publishes once committed.
+    func clusterCommit<Result: Sendable>(
+        _ cluster: ClusterReplica, _ scope: ChangeLogScope, accounts: [String], clock: ClockSetting? = nil,
+        _ mutate: () throws(CollabError) -> (Result, ChangeSet)
+    ) async throws -> Result {
+        if let problem = cluster.broken.withLock({ $0 }) { throw CollabError(.unavailable, problem) }
+        let mutated = Mutex(false)
+        let outcome: (Result, ChangeSet, Int64?, [LoggedEntry])
+        do {
+            outcome = try await cluster.log.write(scope) { transaction in
+                try await self.rebuildStale(accounts, scope: scope, cluster, transaction)
+                self.applyLogged(try await transaction.entries(after: cluster.appliedSequence), cluster)
+                let (result, changes) = try mutate()
+                guard !changes.changes.isEmpty || !changes.events.isEmpty || clock != nil else { return (result, changes, nil, []) }
+                mutated.withLock { $0 = true }
+                var touched = Set(accounts)
+                for change in changes.changes {
+                    switch change {
+                    case .put(let entity): if let id = entity.storageAccountId { touched.insert(id) }
+                    case .deleteAccountData(let id): touched.insert(id)
+                    case .delete: break
+                    }
+                }
+                let entry = ChangeLogEntry(
+                    accounts: touched.sorted(), changes: changes.changes.map(ReplicatedChange.init), events: changes.events.filter { !$0.isWebhookOnly },
+                    clock: clock
+                )
+                let body = try JSONEncoder().encode(entry)
+                let (sequence, missing) = try await transaction.append(changes.changes, entry: body, origin: cluster.origin) { cluster.appliedSequence }
+                return (result, changes, sequence, missing)
+            }
+        } catch let error as CollabError {
+            if mutated.withLock({ $0 }) { markStale(accounts, scope: scope, cluster) }
+            throw error
+        } catch {
+            if mutated.withLock({ $0 }) { markStale(accounts, scope: scope, cluster) }
+            throw CollabError(.unavailable, "storage failed: \(error)")
+        }
+        let (result, changes, sequence, missing) = outcome
+        guard let sequence else {
+            // Nothing to store; pushes without records (there are none today) still go out.
+            if !changes.pushes.isEmpty { publish([], changes.pushes) }
+            return result
+        }
+        applyLogged(missing, cluster, own: (sequence, changes.events.filter { !$0.isWebhookOnly }))
+        cluster.hooks.withLock { $0 }.committed(sequence, changes.events, changes.pushes)
+        return result
+    }
+
+    private func markStale(_ accounts: [String], scope: ChangeLogScope, _ cluster: ClusterReplica) {
+        switch scope {
+        case .accounts:
+            cluster.stale.withLock { $0.formUnion(accounts) }
+        case .everything:
+            cluster.stale.withLock { $0.formUnion(accountIds) }
+            if accounts.isEmpty {
+                cluster.broken.withLock { $0 = $0 ?? "a change across accounts failed after changing memory; restart this replica" }
+            }
+        }
+    }
+
+    /// Rebuilds the shards of `accounts` that a failed write left stale, from the tables (the caller
+    /// holds their locks).
+    private func rebuildStale(_ accounts: [String], scope: ChangeLogScope, _ cluster: ClusterReplica, _ transaction: any ChangeLogTransaction) async throws {
+        let due: [String] = cluster.stale.withLock { stale in
+            let due: [String]
+            switch scope {
+            case .accounts: due = accounts.filter { stale.contains($0) }
+            case .everything: due = Array(stale)
+            }
+            return due
+        }
+        for accountId in due.sorted() {
+            // The entries applied next may repeat what the tables already hold: applying is idempotent.
+            let sequence = cluster.appliedSequence
+            let records = try await transaction.records(account: accountId)
+            guard let accountRecord = records.first(where: { $0.kind == .account }) else {
+                if let shard = try? shard(accountId) {
+                    shard.box.withLock { box in box.state.unloadReplicaDirectoryEntries() }
+                    shards.withLock { _ = $0.removeValue(forKey: accountId) }
+                }
+                directory.unloadAccount(accountId)
+                cluster.stale.withLock { _ = $0.remove(accountId) }
+                continue
+            }
+            let account = try RecordCoding.decode(Account.self, from: accountRecord)
+            if let shard = try? shard(accountId) {
+                shard.box.withLock { box in box.state.unloadReplicaDirectoryEntries() }
+            }
+            let state = try AccountState.load(account: account, records: records, directory: directory)
+            let shard = Shard(state)
+            shard.box.withLock { scheduleNext(&$0, accountId: accountId) }
+            shards.withLock { $0[accountId] = shard }
+            cluster.stale.withLock { _ = $0.remove(accountId) }
+            _ = sequence
+        }
+    }
+
+    // MARK: following
+
+    /// Applies log entries in sequence order: another replica's changes go into the shards; every
+    /// entry's live events go to the connections. `own` is the entry this replica just committed.
+    func applyLogged(_ entries: [LoggedEntry], _ cluster: ClusterReplica, own: (sequence: Int64, events: [DomainEvent])? = nil) {
+        guard !entries.isEmpty || own != nil else { return }
+        let hooks = cluster.hooks.withLock { $0 }
+        cluster.applied.withLock { applied in
+            for logged in entries where logged.sequence > applied {
+                guard let entry = try? JSONDecoder().decode(ChangeLogEntry.self, from: logged.body) else {
+                    cluster.broken.withLock { $0 = $0 ?? "the change log holds entry \(logged.sequence), which this build cannot read" }
+                    return
+                }
+                if logged.origin != cluster.origin { apply(entry) }
+                if let clock = entry.clock, logged.origin != cluster.origin { hooks.clockChanged(clock) }
+                applied = logged.sequence
+                if !entry.events.isEmpty { hooks.entryApplied(logged.sequence, entry.events) }
+            }
+            if let own, own.sequence > applied {
+                applied = own.sequence
+                if !own.events.isEmpty { hooks.entryApplied(own.sequence, own.events) }
+            }
+        }
+    }
+
+    /// Applies another replica's entry to the shards it names.
+    private func apply(_ entry: ChangeLogEntry) {
+        var removed: Set<String> = []
+        for change in entry.changes {
+            switch change {
+            case .put(let record) where record.kind == .globalConfiguration:
+                if let global = try? RecordCoding.decode(GlobalConfiguration.self, from: record) { directory.load(global) }
+            case .put(let record):
+                guard let accountId = record.accountId else { continue }
+                if record.kind == .account { removed.remove(accountId) }
+                applyToShard(accountId, change, record: record, removed: &removed)
+            case .deleteAccountData(let accountId):
+                applyToShard(accountId, change, record: nil, removed: &removed)
+            case .delete:
+                for accountId in entry.accounts { applyToShard(accountId, change, record: nil, removed: &removed) }
+            }
+        }
+        for accountId in removed {
+            shards.withLock { _ = $0.removeValue(forKey: accountId) }
+            directory.unloadAccount(accountId)
+        }
+    }
+
+    private func applyToShard(_ accountId: String, _ change: ReplicatedChange, record: StoredRecord?, removed: inout Set<String>) {
+        let shard: Shard
+        if let existing = shards.withLock({ $0[accountId] }) {
+            shard = existing
+        } else {
+            // A new account: its record comes first in the entry that created it.
+            guard let record, record.kind == .account, let account = try? RecordCoding.decode(Account.self, from: record) else { return }
+            shard = Shard(AccountState.replica(of: account, directory: directory))
+            shards.withLock { $0[accountId] = shard }
+        }
+        shard.box.withLock { box in
+            do {
+                if try !box.state.applyReplicated(change) { removed.insert(accountId) }
+            } catch {
+                // A record this build cannot read: rebuild the shard from the tables before its next write.
+                _ = self.cluster?.stale.withLock { $0.insert(accountId) }
+            }
+            scheduleNext(&box, accountId: accountId)
+        }
+    }
+}

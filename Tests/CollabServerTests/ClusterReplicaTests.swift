@@ -1,0 +1,218 @@
+import AsyncHTTPClient
+import CollabClient
+import CollabWire
+import Foundation
+import NIOHTTP1
+import Synchronization
+import Testing
+
+/// Three `serve --cluster` processes on one PostgreSQL database behave as one server: live events
+/// cross replicas, ids are cluster-wide, the accept race has one winner, timed work fires once, the
+/// clock is shared, and a replica killed with -9 loses nothing it acknowledged. Needs
+/// `MOCK_COLLAB_TEST_POSTGRES` (scripts/test starts a throwaway PostgreSQL).
+@Suite(
+    "Replicas on one PostgreSQL database", .serialized,
+    .enabled(if: ProcessInfo.processInfo.environment["MOCK_COLLAB_TEST_POSTGRES"] != nil, "set MOCK_COLLAB_TEST_POSTGRES (scripts/test does)")
+)
+struct ClusterReplicaTests {
+    static let seedYAML = """
+        accounts:
+          - name: desk
+            apiKeys: [{key: desk-key}]
+            namedAreas: [{siteId: area-a, name: Area A}]
+            users:
+              - {username: admin-d, password: pw, role: ADMIN}
+              - {username: agent-a, password: pw, role: REGISTERED_USER, displayName: Agent A}
+              - {username: agent-b, password: pw, role: REGISTERED_USER, displayName: Agent B}
+        """
+
+    static let controlToken = "cluster-control-token"
+
+    /// Starts `count` replicas on a fresh database with the desk seed.
+    static func replicas(_ count: Int) async throws -> (url: String, replicas: [ServerProcess]) {
+        let url = try await PostgresServerTests.freshDatabase()
+        let seedPath = FileManager.default.temporaryDirectory.appendingPathComponent("cluster-seed-\(UUID().uuidString).yaml")
+        try seedYAML.write(to: seedPath, atomically: true, encoding: .utf8)
+        let files = FileManager.default.temporaryDirectory.appendingPathComponent("cluster-files-\(UUID().uuidString)").path
+        // Started together: the seed is applied once, whoever comes first.
+        let replicas = try await withThrowingTaskGroup(of: ServerProcess.self) { group in
+            for _ in 0..<count {
+                group.addTask {
+                    try await ServerProcess(arguments: [
+                        "--storage", url, "--cluster", "--seed", seedPath.path, "--files-dir", files, "--control-token", Self.controlToken,
+                    ])
+                }
+            }
+            var started: [ServerProcess] = []
+            for try await replica in group { started.append(replica) }
+            return started
+        }
+        return (url, replicas)
+    }
+
+    static func stop(_ replicas: [ServerProcess]) async throws {
+        for replica in replicas where replica.process.isRunning {
+            replica.signal(SIGTERM)
+            _ = try await replica.waitForExit()
+        }
+    }
+
+    static func login(_ replica: ServerProcess, _ username: String) async throws -> AgentClient {
+        let client = AgentClient(baseURL: replica.baseURL)
+        try await client.login(username: username, password: "pw")
+        return client
+    }
+
+    static func visitor(_ replica: ServerProcess, device: String) -> VisitorClient {
+        VisitorClient(configuration: ClientConfiguration(baseURL: replica.baseURL, apiKey: "desk-key", deviceId: device))
+    }
+
+    @Test("a visitor on one replica and an agent on another hold a conversation, live both ways; the agent resumes on a third")
+    func conversationAcrossReplicas() async throws {
+        let (_, replicas) = try await Self.replicas(3)
+        let agentOnB = try await Self.login(replicas[1], "agent-a")
+        try await agentOnB.setPresence("ONLINE")
+        let streamB = try await agentOnB.connectEvents()
+        let agentEvents = EventCollector(streamB.events)
+
+        let app = Self.visitor(replicas[0], device: "phone-cluster")
+        try await app.start()
+        let appEvents = EventCollector(app.events)
+        let conversation = try await app.startConversation(topic: "Across replicas")
+        try await agentEvents.wait(for: "queued, seen on B") { $0.type == "conversation.queued" && $0.conversation?.id == conversation.id }
+
+        _ = try await agentOnB.accept(conversation.id)
+        try await appEvents.wait(for: "active, seen on A") { $0.type == "conversation.active" }
+        for index in 1...3 {
+            _ = try await app.send("visitor \(index)", in: conversation.id)
+            _ = try await agentOnB.send("agent \(index)", in: conversation.id)
+        }
+        let expected = (1...3).flatMap { ["visitor \($0)", "agent \($0)"] }
+        let atAgent = try await agentEvents.wait(count: 6) { $0.type == "conversation.new_message" }
+        let atVisitor = try await appEvents.wait(count: 6) { $0.type == "conversation.new_message" }
+        #expect(atAgent.compactMap(\.message?.text) == expected)
+        #expect(atVisitor.compactMap(\.message?.text) == expected)
+        // Both replicas give an event the same, cluster-wide id.
+        #expect(atAgent.map(\.id) == atVisitor.map(\.id))
+
+        // Resume on a third replica from the last id seen on B: what was sent meanwhile arrives, once.
+        let lastSeen = try #require(atAgent.last?.id)
+        streamB.close()
+        _ = try await app.send("while away", in: conversation.id)
+        let agentOnC = try await Self.login(replicas[2], "agent-a")
+        let resumed = EventCollector(try await agentOnC.connectEvents(lastEventId: lastSeen).events)
+        let replayed = try await resumed.wait(for: "replayed on C") { $0.type == "conversation.new_message" }
+        #expect(replayed.message?.text == "while away")
+        #expect(replayed.id > lastSeen)
+        #expect(resumed.events.filter { $0.type == "conversation.new_message" }.count == 1, "nothing from before the resume point")
+        // Reads agree on every replica.
+        for replica in replicas {
+            let reader = try await Self.login(replica, "agent-a")
+            let page = try await reader.messages(in: conversation.id)
+            #expect(page.messages.map(\.text) == expected + ["while away"])
+        }
+        try await Self.stop(replicas)
+    }
+
+    @Test("agents on different replicas accepting the same conversation: exactly one wins")
+    func acceptRace() async throws {
+        let (_, replicas) = try await Self.replicas(3)
+        let agents = [
+            try await Self.login(replicas[1], "agent-a"), try await Self.login(replicas[2], "agent-b"),
+        ]
+        for round in 0..<5 {
+            let app = Self.visitor(replicas[0], device: "race-\(round)")
+            try await app.start(liveEvents: false)
+            let conversation = try await app.startConversation()
+            let outcomes = await withTaskGroup(of: Bool.self) { group in
+                for agent in agents {
+                    group.addTask { (try? await agent.accept(conversation.id)) != nil }
+                }
+                return await group.reduce(into: [Bool]()) { $0.append($1) }
+            }
+            #expect(outcomes.filter { $0 }.count == 1, "round \(round): \(outcomes)")
+        }
+        try await Self.stop(replicas)
+    }
+
+    @Test("the virtual clock is shared, and a missed call is timed out once for the cluster")
+    func sharedClockAndTimersOnce() async throws {
+        let (_, replicas) = try await Self.replicas(3)
+        let control = ControlClient(baseURL: replicas[0].baseURL, credentials: .bearer(Self.controlToken))
+        let agentOnB = try await Self.login(replicas[1], "agent-a")
+        let app = Self.visitor(replicas[2], device: "phone-call")
+        try await app.start()
+        let appEvents = EventCollector(app.events)
+        let conversation = try await app.startConversation()
+        _ = try await agentOnB.accept(conversation.id)
+        _ = try await agentOnB.startCall(in: conversation.id)
+        try await appEvents.wait(for: "call started") { $0.type == "conversation.call.started" }
+
+        // Moved on replica A, read on every replica.
+        let before = try await control.clock()
+        _ = try await control.changeClock(ClockChange(advanceMillis: 120_000))
+        for replica in replicas {
+            let reader = ControlClient(baseURL: replica.baseURL, credentials: .bearer(Self.controlToken))
+            var now = try await reader.clock().now
+            for _ in 0..<500 where now - before.now < 120_000 { now = try await reader.clock().now }
+            #expect(now - before.now >= 120_000, "replica \(replica.baseURL) did not take the shared clock")
+        }
+        try await appEvents.wait(for: "call ended as missed") { $0.type == "conversation.call.ended" }
+        try await appEvents.sync(app.liveConnection)
+        #expect(appEvents.events.filter { $0.type == "conversation.call.ended" }.count == 1, "timed out once, not once per replica")
+        try await Self.stop(replicas)
+    }
+
+    @Test("kill -9 of a replica under load loses no acknowledged write; its clients go on on another replica")
+    func killUnderLoad() async throws {
+        let (url, replicas) = try await Self.replicas(3)
+        let acknowledged = AcknowledgedWrites()
+        let victim = replicas[0]
+        // Writers on every replica; those on the victim fail once it dies and move to replica C.
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for (index, replica) in replicas.enumerated() {
+                group.addTask {
+                    var target = replica
+                    var written = 0
+                    var failures = 0
+                    while written < 40 {
+                        let admin = AdminClient(baseURL: target.baseURL, credentials: .basic(username: "admin-d", password: "pw"))
+                        let siteId = "r\(index)-\(written)"
+                        do {
+                            _ = try await admin.namedAreas.create(WebNamedArea(name: siteId, siteId: siteId))
+                            acknowledged.list.withLock { $0.append(siteId) }
+                            written += 1
+                        } catch {
+                            failures += 1
+                            guard failures < 50 else { throw error }
+                            target = replicas[2]
+                        }
+                    }
+                }
+            }
+            group.addTask {
+                // Mid-load: once some writes went through the victim.
+                while acknowledged.list.withLock({ list in list.filter { $0.hasPrefix("r0-") }.count }) < 10 { try await Task.sleep(for: .milliseconds(5)) }
+                victim.signal(SIGKILL)
+                _ = try await victim.waitForExit()
+            }
+            try await group.waitForAll()
+        }
+        let written = Set(acknowledged.list.withLock { $0 })
+        #expect(written.count == 120)
+        // Every acknowledged write is on the survivors, and on a replica started afterwards.
+        let late = try await ServerProcess(arguments: ["--storage", url, "--cluster"])
+        for replica in [replicas[1], replicas[2], late] {
+            let admin = AdminClient(baseURL: replica.baseURL, credentials: .basic(username: "admin-d", password: "pw"))
+            let areas = try await admin.namedAreas.search(WebQuery(type: "NamedAreaQuery", limit: 1000))
+            let found = Set((areas.items ?? []).compactMap(\.siteId))
+            #expect(written.isSubset(of: found), "missing on \(replica.baseURL): \(written.subtracting(found).sorted())")
+        }
+        try await Self.stop([replicas[1], replicas[2], late])
+    }
+}
+
+/// The writes a load acknowledged, shared by its writers.
+final class AcknowledgedWrites: Sendable {
+    let list = Mutex<[String]>([])
+}

@@ -10,6 +10,7 @@ final class ClusterReplica: Sendable {
         var entryApplied: @Sendable (_ sequence: Int64, _ events: [DomainEvent]) -> Void = { _, _ in }
         var committed: @Sendable (_ sequence: Int64, _ events: [DomainEvent], _ pushes: [PushIntent]) -> Void = { _, _, _ in }
         var clockChanged: @Sendable (ClockSetting) -> Void = { _ in }
+        var connectionsEnded: @Sendable (ReplicatedEffects) -> Void = { _ in }
     }
 
     let log: any ChangeLog
@@ -43,14 +44,17 @@ public struct ClusterHooks: Sendable {
     public var committed: @Sendable (_ sequence: Int64, _ events: [DomainEvent], _ pushes: [PushIntent]) -> Void
     /// The virtual clock another replica set.
     public var clockChanged: @Sendable (ClockSetting) -> Void
+    /// Sessions, users and accounts another replica's change ended: their live connections close here too.
+    public var connectionsEnded: @Sendable (ReplicatedEffects) -> Void
 
     public init(
         entryApplied: @escaping @Sendable (Int64, [DomainEvent]) -> Void, committed: @escaping @Sendable (Int64, [DomainEvent], [PushIntent]) -> Void,
-        clockChanged: @escaping @Sendable (ClockSetting) -> Void
+        clockChanged: @escaping @Sendable (ClockSetting) -> Void, connectionsEnded: @escaping @Sendable (ReplicatedEffects) -> Void
     ) {
         self.entryApplied = entryApplied
         self.committed = committed
         self.clockChanged = clockChanged
+        self.connectionsEnded = connectionsEnded
     }
 }
 
@@ -64,7 +68,9 @@ extension StateRepository {
     /// Installs what the server does with log entries; call before serving.
     public func attachCluster(_ hooks: ClusterHooks) {
         cluster?.hooks.withLock {
-            $0 = ClusterReplica.Hooks(entryApplied: hooks.entryApplied, committed: hooks.committed, clockChanged: hooks.clockChanged)
+            $0 = ClusterReplica.Hooks(
+                entryApplied: hooks.entryApplied, committed: hooks.committed, clockChanged: hooks.clockChanged, connectionsEnded: hooks.connectionsEnded
+            )
         }
     }
 
@@ -220,7 +226,10 @@ extension StateRepository {
                     cluster.broken.withLock { $0 = $0 ?? "the change log holds entry \(logged.sequence), which this build cannot read" }
                     return
                 }
-                if logged.origin != cluster.origin { apply(entry) }
+                if logged.origin != cluster.origin {
+                    let effects = apply(entry)
+                    if !effects.isEmpty { hooks.connectionsEnded(effects) }
+                }
                 if let clock = entry.clock, logged.origin != cluster.origin { hooks.clockChanged(clock) }
                 applied = logged.sequence
                 if !entry.events.isEmpty { hooks.entryApplied(logged.sequence, entry.events) }
@@ -233,7 +242,8 @@ extension StateRepository {
     }
 
     /// Applies another replica's entry to the shards it names.
-    private func apply(_ entry: ChangeLogEntry) {
+    private func apply(_ entry: ChangeLogEntry) -> ReplicatedEffects {
+        var effects = ReplicatedEffects()
         var removed: Set<String> = []
         for change in entry.changes {
             switch change {
@@ -242,20 +252,24 @@ extension StateRepository {
             case .put(let record):
                 guard let accountId = record.accountId else { continue }
                 if record.kind == .account { removed.remove(accountId) }
-                applyToShard(accountId, change, record: record, removed: &removed)
+                applyToShard(accountId, change, record: record, removed: &removed, effects: &effects)
             case .deleteAccountData(let accountId):
-                applyToShard(accountId, change, record: nil, removed: &removed)
+                applyToShard(accountId, change, record: nil, removed: &removed, effects: &effects)
             case .delete:
-                for accountId in entry.accounts { applyToShard(accountId, change, record: nil, removed: &removed) }
+                for accountId in entry.accounts { applyToShard(accountId, change, record: nil, removed: &removed, effects: &effects) }
             }
         }
-        for accountId in removed {
+        for accountId in removed.sorted() {
             shards.withLock { _ = $0.removeValue(forKey: accountId) }
             directory.unloadAccount(accountId)
+            effects.removedAccountIds.append(accountId)
         }
+        return effects
     }
 
-    private func applyToShard(_ accountId: String, _ change: ReplicatedChange, record: StoredRecord?, removed: inout Set<String>) {
+    private func applyToShard(
+        _ accountId: String, _ change: ReplicatedChange, record: StoredRecord?, removed: inout Set<String>, effects: inout ReplicatedEffects
+    ) {
         let shard: Shard
         if let existing = shards.withLock({ $0[accountId] }) {
             shard = existing
@@ -267,7 +281,7 @@ extension StateRepository {
         }
         shard.box.withLock { box in
             do {
-                if try !box.state.applyReplicated(change) { removed.insert(accountId) }
+                if try !box.state.applyReplicated(change, effects: &effects) { removed.insert(accountId) }
             } catch {
                 // A record this build cannot read: rebuild the shard from the tables before its next write.
                 _ = self.cluster?.stale.withLock { $0.insert(accountId) }

@@ -16,13 +16,15 @@ extension AccountState {
     }
 
     /// Applies one change from the log.
-    /// - Returns: `false` when the change removed the account itself (the caller drops the shard),
-    ///   else `true`.
+    /// - Parameter effects: Collects what the change ends for live connections (sessions, users, the
+    ///   account), as the replica that made it ended them.
+    /// - Returns: `false` when the change removed the account itself (the caller drops the shard
+    ///   unless the same entry puts the account back, as a reset does), else `true`.
     /// - Throws: When a record cannot be decoded.
-    public mutating func applyReplicated(_ change: ReplicatedChange) throws -> Bool {
+    public mutating func applyReplicated(_ change: ReplicatedChange, effects: inout ReplicatedEffects) throws -> Bool {
         switch change {
-        case .put(let record): try applyPut(record)
-        case .delete(let kind, let id): applyDelete(kind, id)
+        case .put(let record): try applyPut(record, effects: &effects)
+        case .delete(let kind, let id): applyDelete(kind, id, effects: &effects)
         case .deleteAccountData(let id):
             guard id == accountId else { return true }
             unloadDirectoryEntries()
@@ -46,7 +48,7 @@ extension AccountState {
         for token in clientSessions.keys { directory.unload(.client(token)) }
     }
 
-    private mutating func applyPut(_ record: StoredRecord) throws {
+    private mutating func applyPut(_ record: StoredRecord, effects: inout ReplicatedEffects) throws {
         switch record.kind {
         case .globalConfiguration: directory.load(try RecordCoding.decode(GlobalConfiguration.self, from: record))
         case .account:
@@ -66,11 +68,22 @@ extension AccountState {
         case .user:
             let user = try RecordCoding.decode(User.self, from: record)
             if let old = users[user.id], old.username != user.username { directory.unload(.username(old.username)) }
+            // A changed role or password ends the user's live connections.
+            if let old = users[user.id], old.authorizationRole != user.authorizationRole || old.passwordHash != user.passwordHash {
+                effects.endedUserIds.append(user.id)
+            }
             storeUser(user)
             directory.load(.username(user.username), for: accountId)
         case .person: storePerson(try RecordCoding.decode(Person.self, from: record))
         case .session:
             let session = try RecordCoding.decode(AuthSession.self, from: record)
+            // A session switched to another account or identity ends its live connections.
+            if let old = sessions[session.id],
+                old.accountId != session.accountId || old.actingAccountId != session.actingAccountId
+                    || old.impersonatedUserId != session.impersonatedUserId || old.role != session.role
+            {
+                effects.endedSessionKeys.append(session.id)
+            }
             sessions[session.id] = session
             deadlines.schedule(.sessionExpiry(session.id), at: session.expiresAt)
             directory.load(.session(session.id), for: accountId)
@@ -131,7 +144,7 @@ extension AccountState {
         }
     }
 
-    private mutating func applyDelete(_ kind: EntityKind, _ id: String) {
+    private mutating func applyDelete(_ kind: EntityKind, _ id: String, effects: inout ReplicatedEffects) {
         switch kind {
         case .globalConfiguration, .account, .jwtSettings, .presence, .pushSettings, .coBrowsingSession, .invitation, .call, .botDialog:
             // Never deleted one by one (they go with their account).
@@ -145,12 +158,14 @@ extension AccountState {
             guard let old = users.removeValue(forKey: id) else { return }
             userIdByUsername[old.username] = nil
             directory.unload(.username(old.username))
+            effects.endedUserIds.append(id)
         case .person:
             guard let old = persons.removeValue(forKey: id) else { return }
             personIdBySource[PersonSourceKey(source: old.personSource, sourceId: old.sourceId)] = nil
         case .session:
             guard sessions.removeValue(forKey: id) != nil else { return }
             directory.unload(.session(id))
+            effects.endedSessionKeys.append(id)
         case .conversation:
             guard let removed = conversations.removeValue(forKey: id) else { return }
             queue.update(old: removed, new: nil)
@@ -162,6 +177,7 @@ extension AccountState {
         case .clientSession:
             guard clientSessions.removeValue(forKey: id) != nil else { return }
             directory.unload(.client(id))
+            effects.endedSessionKeys.append(id)
         case .webhookRegistration: _ = webhooks.removeValue(forKey: id)
         case .device: _ = devices.removeValue(forKey: id)
         case .fileUploadInterceptor: fileUploadInterceptors[id] = nil
@@ -169,6 +185,20 @@ extension AccountState {
         case .dialogBot: _ = bots.removeValue(forKey: id)
         }
     }
+}
+
+/// What applying another replica's changes ends for this replica's live connections.
+public struct ReplicatedEffects: Sendable, Equatable {
+    /// Login sessions and client tokens that ended or changed identity.
+    public var endedSessionKeys: [String] = []
+    /// Users deleted, or whose role or password changed.
+    public var endedUserIds: [String] = []
+    /// Accounts deleted.
+    public var removedAccountIds: [String] = []
+
+    public init() {}
+
+    public var isEmpty: Bool { endedSessionKeys.isEmpty && endedUserIds.isEmpty && removedAccountIds.isEmpty }
 }
 
 /// One change in a replicated log entry: ``StoreChange`` with the entity already encoded.

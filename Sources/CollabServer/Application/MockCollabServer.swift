@@ -107,6 +107,11 @@ public final class MockCollabServer: Service {
                 clockChanged: { [clock, clockTasks] setting in
                     clock.apply(setting)
                     Task { await clockTasks.runNow() }
+                },
+                connectionsEnded: { effects in
+                    for key in effects.endedSessionKeys { events.disconnect(sessionKey: key) }
+                    for id in effects.endedUserIds { events.disconnect(userId: id) }
+                    for id in effects.removedAccountIds { events.disconnect(accountId: id) }
                 }
             )
         )

@@ -77,6 +77,24 @@ struct SnapshotFileContentTests {
         try await reopened.stop()
     }
 
+    @Test("an account snapshot carries its files to another server: the same bytes and ETag download there")
+    func anotherServer() async throws {
+        let bytes = pngBytes(12_000, seed: 9)
+        let (snapshot, file, conversationId) = try await TestServer.with(seed: fileSeed) { server in
+            let scenario = try await FileScenario.make(server)
+            let file = try #require(try await scenario.app.uploadFile(data: bytes, named: "travels.png", contentType: "image/png", in: scenario.conversationId).file)
+            return (try await server.control.exportSnapshot(account: "files"), file, scenario.conversationId)
+        }
+        try await TestServer.with(seed: fileSeed) { fresh in
+            // The fresh server's "files" account (another id, same name) is replaced by the snapshot's.
+            try await fresh.control.importSnapshot(snapshot)
+            let download = try await agent(fresh, "agent-a").downloadFile(file.id, in: conversationId)
+            #expect(download.data == bytes)
+            #expect(download.etag == "\"\(file.sha256)\"")
+            #expect(fresh.server.fileBytesStored == Int64(bytes.count))
+        }
+    }
+
     @Test("restoring one account brings back its files' bytes, removes the files uploaded after, and leaves another account's files untouched")
     func accountRestoreLeavesOthers() async throws {
         try await TestServer.with(seed: twoFileAccountsSeed) { server in

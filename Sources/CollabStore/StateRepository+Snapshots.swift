@@ -12,7 +12,9 @@ extension StateRepository {
 
     /// One account's stored records and, read under the same lock, the files its FILE messages name
     /// (conversation, file id, size), so the contents added later match the records exactly.
-    public func snapshotWithFiles(account accountId: String) throws(CollabError) -> (Snapshot.AccountData, [(conversationId: String, fileId: String, size: Int64)]) {
+    public func snapshotWithFiles(
+        account accountId: String
+    ) throws(CollabError) -> (Snapshot.AccountData, [(conversationId: String, fileId: String, size: Int64)]) {
         let (account, entities, files) = try read(account: accountId) { state in
             let files = state.files.byId.compactMap { fileId, location -> (conversationId: String, fileId: String, size: Int64)? in
                 guard let attachment = state.fileMessage(fileId, conversationId: location.conversationId)?.file else { return nil }

@@ -68,11 +68,16 @@ extension AccountState {
     func checkFileContents(_ files: [Snapshot.FileContent], accountName: String) throws(CollabError) {
         for file in files {
             guard let attachment = fileMessage(file.fileId, conversationId: file.conversationId)?.file else {
-                throw .badRequest("account '\(accountName)' of the snapshot holds the contents of file '\(file.fileId)', which no FILE message of conversation '\(file.conversationId)' names")
+                throw .badRequest(
+                    "account '\(accountName)' of the snapshot holds the contents of file '\(file.fileId)', "
+                        + "which no FILE message of conversation '\(file.conversationId)' names"
+                )
             }
             let digest = SHA256.hash(data: file.bytes).map { String(format: "%02x", $0) }.joined()
             guard attachment.size == Int64(file.bytes.count), attachment.sha256 == digest else {
-                throw .badRequest("account '\(accountName)' of the snapshot holds contents of file '\(file.fileId)' that do not match its FILE message's size and sha256")
+                throw .badRequest(
+                    "account '\(accountName)' of the snapshot holds contents of file '\(file.fileId)' that do not match its FILE message's size and sha256"
+                )
             }
         }
     }

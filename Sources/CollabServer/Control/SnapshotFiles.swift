@@ -27,7 +27,8 @@ extension CollabEnvironment {
     func snapshotTooLarge(_ bytes: Int) -> CollabError {
         CollabError(
             .payloadTooLarge,
-            "the snapshot's file contents would take \(bytes) bytes (base64), more than the \(configuration.maxSnapshotBytes) bytes a snapshot may have; remove files or snapshot one account"
+            "the snapshot's file contents would take \(bytes) bytes (base64), more than the \(configuration.maxSnapshotBytes) bytes a snapshot "
+                + "may have; remove files or snapshot one account"
         )
     }
 

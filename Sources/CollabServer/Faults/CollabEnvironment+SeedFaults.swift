@@ -20,7 +20,9 @@ extension CollabEnvironment {
             for (index, submitted) in (account.faults ?? []).enumerated() {
                 let place = "invalid seed: accounts[\(accountIndex)] ('\(account.name)').faults[\(index)]"
                 let id = submitted.id ?? Self.seedFaultId(accountName: account.name, index: index)
-                guard (1...64).contains(id.count), id.unicodeScalars.allSatisfy(Self.isIdCharacter) else { throw .badRequest("\(place).id must be 1 to 64 letters, digits, '-' or '_'") }
+                guard (1...64).contains(id.count), id.unicodeScalars.allSatisfy(Self.isIdCharacter) else {
+                    throw .badRequest("\(place).id must be 1 to 64 letters, digits, '-' or '_'")
+                }
                 guard ids.insert(id).inserted else { throw .badRequest("\(place).id '\(id)' is used twice in the seed") }
                 if let reference = submitted.match.account, reference != account.name {
                     throw .badRequest("\(place).match.account must be the seed account's name or absent (a seed account's rules are its own)")
@@ -38,7 +40,9 @@ extension CollabEnvironment {
         let held = Set(faults.list(accountId: nil).compactMap(\.id))
         let adding = ids.subtracting(held).count
         if held.count + adding > FaultRules.capacity {
-            throw CollabError(.tooManyRequests, "invalid seed: its \(adding) new fault rules do not fit beside the \(held.count) held (at most \(FaultRules.capacity))")
+            throw CollabError(
+                .tooManyRequests, "invalid seed: its \(adding) new fault rules do not fit beside the \(held.count) held (at most \(FaultRules.capacity))"
+            )
         }
         return checked
     }

@@ -49,6 +49,7 @@ let package = Package(
         .target(
             name: "CollabCore",
             dependencies: [
+                "CollabWire",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "HeapModule", package: "swift-collections"),
             ],

@@ -103,10 +103,11 @@ add("/_mock/v1/configuration", "get", op("The configuration cascade of a scope",
     desc="Each scope's properties (GLOBAL, ACCOUNT, then AREA and APIKEY when named) and every effective property with the scope that set it (the most specific wins)." + ADMIN_NOTE))
 SNAPSHOT_NOTE = (" A snapshot holds secrets by design: API keys, push encryption keys, session and client tokens, JWT test secrets and"
                  " password hashes (never plain passwords). Treat the file like a credential.")
-add("/_mock/v1/snapshot", "get", op("Export a snapshot", "controlExportSnapshot", {**ok(ref("Snapshot")), **errs(401, 403, 404)}, C, INSPECTOR,
+add("/_mock/v1/snapshot", "get", op("Export a snapshot", "controlExportSnapshot", {**ok(ref("Snapshot")), **errs(401, 403, 404, 413)}, C, INSPECTOR,
     params=[q("account", S, "Account id or name; without it the whole state (super admins; an admin gets their own account)")],
     desc="A versioned JSON file of the stored records of every entity (accounts, users, API keys, named areas, persons, devices with their"
-         " notification keys, conversations, messages, calls, webhooks, configuration) and the virtual clock." + SNAPSHOT_NOTE + ADMIN_NOTE))
+         " notification keys, conversations, messages, calls, webhooks, configuration), the contents of the files shared in conversations (base64)"
+         " and the virtual clock. A snapshot larger than the import limit (64 MiB) is refused with 413." + SNAPSHOT_NOTE + ADMIN_NOTE))
 add("/_mock/v1/snapshot", "post", op("Import a snapshot", "controlImportSnapshot", {**ok(ref("SnapshotImportResult")), **errs(400, 401, 403, 409, 413)}, C, CONTROL,
     request=body(ref("Snapshot"), desc="A file from GET /_mock/v1/snapshot, at most 64 MiB. Older versions are migrated; a newer version answers 400."),
     desc="A server snapshot replaces everything, the GLOBAL configuration and the clock (super admins only). An account snapshot replaces that"
@@ -301,7 +302,9 @@ schemas = {
     "ResetRequest": obj({"account": S}),
     "Snapshot": {**obj({"format": {"type": "string", "enum": ["mock-collab-snapshot"]}, "version": I, "scope": {"type": "string", "enum": ["server", "account"]},
                        "takenAt": L, "clock": obj({"now": L, "offset": L, "frozen": B}, ["now", "offset", "frozen"]), "globalConfiguration": smap(),
-                       "accounts": arr(obj({"account": {"type": "object"}, "records": arr(obj({"kind": S, "id": S, "body": {"type": "object"}}, ["kind", "id", "body"]))}, ["account", "records"]))},
+                       "accounts": arr(obj({"account": {"type": "object"}, "records": arr(obj({"kind": S, "id": S, "body": {"type": "object"}}, ["kind", "id", "body"])),
+                                            "files": arr(obj({"conversationId": S, "id": S, "content": {"type": "string", "format": "byte"}}, ["conversationId", "id", "content"]))},
+                                           ["account", "records"]))},
                       ["version"])},
     "SnapshotImportResult": obj({"scope": S, "accounts": arr(S), "records": I, "version": I}, ["scope", "accounts", "records", "version"]),
     "SeedResult": obj({"created": I, "updated": I, "unchanged": I}, ["created", "updated", "unchanged"]),
@@ -332,7 +335,7 @@ schemas = {
     "WebhookDeliveryPage": obj({"deliveries": arr(ref("WebhookDelivery"))}, ["deliveries"]),
     "Seed": obj({"global": obj({"configuration": smap()}), "accounts": arr(obj({"name": S, "configuration": smap(), "metadata": smap(),
         "apiKeys": arr(obj({"key": S}, ["key"])), "namedAreas": arr(obj({"siteId": S}, ["siteId"])), "users": arr(obj({"username": S}, ["username"])),
-        "persons": arr(obj({"sourceId": S}, ["sourceId"])), "jwt": {"type": "object"}}, ["name"]))}),
+        "persons": arr(obj({"sourceId": S}, ["sourceId"])), "jwt": {"type": "object"}, "faults": arr(ref("FaultRule"))}, ["name"]))}),
     "ClientStartRequest": obj({"apiKey": S, "accessToken": S, "deviceId": S, "namedArea": S,
         "deviceSecret": {"type": "string", "description": "An anonymous device's secret as its first start returned it; required on every later start with the same deviceId"},
         "device": obj({"os": S, "osVersion": S, "appId": S, "appVersion": S, "sdkVersion": S, "model": S}, ["os"])}, ["deviceId", "device"]),

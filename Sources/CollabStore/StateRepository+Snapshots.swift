@@ -10,6 +10,22 @@ extension StateRepository {
         return Snapshot.AccountData(account: account, records: entities.dropFirst().map { StoredRecord(encoding: $0) })
     }
 
+    /// One account's stored records and, read under the same lock, the files its FILE messages name
+    /// (conversation, file id, size), so the contents added later match the records exactly.
+    public func snapshotWithFiles(
+        account accountId: String
+    ) throws(CollabError) -> (Snapshot.AccountData, [(conversationId: String, fileId: String, size: Int64)]) {
+        let (account, entities, files) = try read(account: accountId) { state in
+            let files = state.files.byId.compactMap { fileId, location -> (conversationId: String, fileId: String, size: Int64)? in
+                guard let attachment = state.fileMessage(fileId, conversationId: location.conversationId)?.file else { return nil }
+                return (location.conversationId, fileId, attachment.size)
+            }
+            return (state.account, state.storedEntities, files)
+        }
+        let sorted = files.sorted { ($0.conversationId, $0.fileId) < ($1.conversationId, $1.fileId) }
+        return (Snapshot.AccountData(account: account, records: entities.dropFirst().map { StoredRecord(encoding: $0) }), sorted)
+    }
+
     /// Replaces an account with a snapshot's: the account with the snapshot account's id and the one with
     /// its name (if another) lose their data, names and tokens, and the snapshot's account takes their
     /// place. Costs the accounts it replaces only; one durable batch.

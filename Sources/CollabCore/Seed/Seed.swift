@@ -1,3 +1,5 @@
+public import CollabWire
+
 /// A declarative description of tenants: what `--seed FILE` and the control API's seed take.
 ///
 /// Applying a seed is idempotent: entities are matched by natural key (accounts by name, API keys by
@@ -29,10 +31,15 @@ public struct Seed: Sendable, Codable, Equatable {
         public var jwt: JWTSeed?
         /// Where the account's pushes go besides the outbox.
         public var push: PushSeed?
+        /// Fault rules installed for the account (the control API's rule body; the rule is confined to
+        /// this account). A rule keeps its `id` if it has one, else gets one from its position, so
+        /// applying the seed again replaces its rules instead of adding them twice.
+        public var faults: [FaultRule]?
 
         public init(
             name: String, configuration: [String: String]? = nil, metadata: [String: String]? = nil, apiKeys: [ApiKeySeed]? = nil,
-            namedAreas: [NamedAreaSeed]? = nil, users: [UserSeed]? = nil, persons: [PersonSeed]? = nil, jwt: JWTSeed? = nil, push: PushSeed? = nil
+            namedAreas: [NamedAreaSeed]? = nil, users: [UserSeed]? = nil, persons: [PersonSeed]? = nil, jwt: JWTSeed? = nil, push: PushSeed? = nil,
+            faults: [FaultRule]? = nil
         ) {
             self.name = name
             self.configuration = configuration
@@ -43,6 +50,7 @@ public struct Seed: Sendable, Codable, Equatable {
             self.persons = persons
             self.jwt = jwt
             self.push = push
+            self.faults = faults
         }
     }
 

@@ -4,13 +4,14 @@ public import Foundation
 /// store keeps them, so passwords stay hashes and secrets — API keys, push keys, tokens — are included),
 /// and the virtual clock.
 ///
-/// The file is JSON: `{"format": "mock-collab-snapshot", "version": 1, "scope": "server"|"account",
+/// The file is JSON: `{"format": "mock-collab-snapshot", "version": 2, "scope": "server"|"account",
 /// "takenAt": ms, "clock": {...}, "globalConfiguration": {...}, "accounts": [{"account": {...},
-/// "records": [{"kind", "id", "body"}]}]}`. Older versions are migrated on import (see
+/// "records": [{"kind", "id", "body"}], "files": [{"conversationId", "id", "content"}]}]}` — `content`
+/// is a file's bytes in base64. Older versions are migrated on import (see
 /// ``SnapshotMigrations``); newer ones are refused.
 public struct Snapshot: Sendable {
     /// The version this server writes.
-    public static let currentVersion = 1
+    public static let currentVersion = 2
     /// The `format` field every snapshot carries.
     public static let formatName = "mock-collab-snapshot"
 
@@ -34,14 +35,30 @@ public struct Snapshot: Sendable {
         }
     }
 
-    /// One account: its record and the records it owns.
+    /// One account: its record, the records it owns and the contents of its files.
     public struct AccountData: Sendable {
         public var account: Account
         /// Every record the account owns except the account record itself.
         public var records: [StoredRecord]
-        public init(account: Account, records: [StoredRecord]) {
+        /// The bytes of the files its FILE messages name (none in snapshots older than version 2).
+        public var files: [FileContent]
+        public init(account: Account, records: [StoredRecord], files: [FileContent] = []) {
             self.account = account
             self.records = records
+            self.files = files
+        }
+    }
+
+    /// The stored bytes of one file shared in a conversation.
+    public struct FileContent: Sendable, Equatable {
+        public var conversationId: String
+        /// The file's id (the FILE message's `file.id`).
+        public var fileId: String
+        public var bytes: Data
+        public init(conversationId: String, fileId: String, bytes: Data) {
+            self.conversationId = conversationId
+            self.fileId = fileId
+            self.bytes = bytes
         }
     }
 
@@ -79,7 +96,10 @@ extension Snapshot {
             for record in data.records {
                 records.append(["kind": record.kind.rawValue, "id": record.id, "body": try object(record.body)] as [String: Any])
             }
-            accountObjects.append(["account": try object(StoredRecord(encoding: data.account).body), "records": records] as [String: Any])
+            let files: [Any] = data.files.map { file in
+                ["conversationId": file.conversationId, "id": file.fileId, "content": file.bytes.base64EncodedString()] as [String: Any]
+            }
+            accountObjects.append(["account": try object(StoredRecord(encoding: data.account).body), "records": records, "files": files] as [String: Any])
         }
         var document: [String: Any] = [
             "format": Self.formatName, "version": Self.currentVersion, "scope": scope.rawValue, "takenAt": takenAt, "accounts": accountObjects,
@@ -154,7 +174,7 @@ extension Snapshot {
                 }
                 records.append(StoredRecord(kind: kind, id: id, accountId: account.id, body: try jsonData(body)))
             }
-            accounts.append(AccountData(account: account, records: records))
+            accounts.append(AccountData(account: account, records: records, files: try decodeFiles(entry["files"], index: index)))
         }
         if scope == .account, accounts.count != 1 { throw .badRequest("an account snapshot holds exactly one account") }
         let ids = accounts.map(\.account.id)
@@ -165,6 +185,24 @@ extension Snapshot {
         var snapshot = Snapshot(scope: scope, takenAt: takenAt, clock: clock, globalConfiguration: global, accounts: accounts)
         snapshot.sourceVersion = version
         return snapshot
+    }
+
+    /// An account's `files` list: each file once, with base64 `content`. Whether a FILE message names
+    /// each one is checked when the account's state is built (``AccountState/fromSnapshot(_:)``).
+    private static func decodeFiles(_ value: Any?, index: Int) throws(CollabError) -> [FileContent] {
+        guard let value else { throw .badRequest("accounts[\(index)] needs a 'files' list") }
+        guard let list = value as? [Any] else { throw .badRequest("accounts[\(index)].files must be a list") }
+        var files: [FileContent] = []
+        var seen: Set<String> = []
+        for (position, item) in list.enumerated() {
+            guard let object = item as? [String: Any], let conversationId = object["conversationId"] as? String, let id = object["id"] as? String,
+                let content = object["content"] as? String
+            else { throw .badRequest("accounts[\(index)].files[\(position)] needs 'conversationId', 'id' and 'content'") }
+            guard let bytes = Data(base64Encoded: content) else { throw .badRequest("accounts[\(index)].files[\(position)].content is not base64") }
+            guard seen.insert(id).inserted else { throw .badRequest("accounts[\(index)].files[\(position)] repeats the file '\(id)'") }
+            files.append(FileContent(conversationId: conversationId, fileId: id, bytes: bytes))
+        }
+        return files
     }
 
     private static func jsonData(_ object: Any) throws(CollabError) -> Data {
@@ -219,10 +257,25 @@ public enum SnapshotMigrations {
         return migrated
     }
 
+    /// Version 1 held no file contents: version 2 adds each account's `files` list, empty (a FILE
+    /// message restored from it downloads only where its bytes are still stored).
+    static func from1to2(_ document: [String: Any]) throws(CollabError) -> [String: Any] {
+        guard let accounts = document["accounts"] as? [Any] else { throw .badRequest("the snapshot has no 'accounts' list") }
+        var migrated = document
+        migrated["version"] = 2
+        migrated["accounts"] = accounts.map { item -> Any in
+            guard var entry = item as? [String: Any] else { return item }
+            if entry["files"] == nil { entry["files"] = [Any]() }
+            return entry
+        }
+        return migrated
+    }
+
     /// The step that upgrades from `version`, if there is one.
     static func step(from version: Int, _ document: [String: Any]) throws(CollabError) -> [String: Any] {
         switch version {
         case 0: try from0to1(document)
+        case 1: try from1to2(document)
         default: throw .badRequest("snapshot version \(version) cannot be migrated")
         }
     }

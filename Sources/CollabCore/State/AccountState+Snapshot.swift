@@ -1,3 +1,6 @@
+import Crypto
+import Foundation
+
 /// Snapshots of one shard: what it stores, and a shard built from a snapshot taking its place.
 extension AccountState {
     /// Every entity the shard stores, the account record first (what the store holds for this account).
@@ -43,6 +46,7 @@ extension AccountState {
         for entity in state.storedEntities where entity.storageAccountId != data.account.id {
             throw .badRequest("account '\(data.account.name)' of the snapshot holds a \(type(of: entity).kind.rawValue) '\(entity.id)' of another account")
         }
+        try state.checkFileContents(data.files, accountName: data.account.name)
         return state
     }
 
@@ -53,5 +57,28 @@ extension AccountState {
         directory.load(account)
         for key in directoryKeys { directory.load(key, for: accountId) }
         directoryLog = DirectoryLog()
+    }
+}
+
+extension AccountState {
+    /// Checks a snapshot's file contents against the FILE messages of the shard built from it: each
+    /// file is named by a FILE message of the same conversation and has its size and SHA-256 (the
+    /// download's `ETag`), so a restored download serves exactly what was uploaded.
+    /// - Throws: `badRequest` naming the first file that does not fit.
+    func checkFileContents(_ files: [Snapshot.FileContent], accountName: String) throws(CollabError) {
+        for file in files {
+            guard let attachment = fileMessage(file.fileId, conversationId: file.conversationId)?.file else {
+                throw .badRequest(
+                    "account '\(accountName)' of the snapshot holds the contents of file '\(file.fileId)', "
+                        + "which no FILE message of conversation '\(file.conversationId)' names"
+                )
+            }
+            let digest = SHA256.hash(data: file.bytes).map { String(format: "%02x", $0) }.joined()
+            guard attachment.size == Int64(file.bytes.count), attachment.sha256 == digest else {
+                throw .badRequest(
+                    "account '\(accountName)' of the snapshot holds contents of file '\(file.fileId)' that do not match its FILE message's size and sha256"
+                )
+            }
+        }
     }
 }

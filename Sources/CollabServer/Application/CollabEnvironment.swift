@@ -146,11 +146,14 @@ final class CollabEnvironment: Sendable {
 
     /// Applies a seed idempotently and atomically.
     func apply(seed: Seed) async throws -> SeedReport {
+        let faultRules = try checkedSeedFaults(seed)
         let hashes = try await passwordHashes(for: seed)
         let context = operation
-        return try await repository.writeAcross(accountNames: seed.accounts.map(\.name)) { shards, changes throws(CollabError) in
+        let report = try await repository.writeAcross(accountNames: seed.accounts.map(\.name)) { shards, changes throws(CollabError) in
             try shards.apply(seed: seed, passwordHashes: hashes, context: context, changes: &changes)
         }
+        try installSeedFaults(faultRules)
+        return report
     }
 
     /// The stored hash of a user's password, wherever the user is.

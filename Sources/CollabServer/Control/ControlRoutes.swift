@@ -194,6 +194,7 @@ extension CollabEnvironment {
             }
             frames.removeAll(accountId: account.id)
             faults.removeAll(accountId: account.id)
+            try installSeedFaults(checkedSeedFaults(accountSeed))
             await files.removeAccount(account.id)
             return SeedResult(created: report.created, updated: report.updated, unchanged: report.unchanged)
         }
@@ -204,6 +205,7 @@ extension CollabEnvironment {
         }
         frames.removeAll()
         faults.removeAll(accountId: nil)
+        try installSeedFaults(checkedSeedFaults(seed))
         await files.removeAll()
         return SeedResult(created: report.created, updated: report.updated, unchanged: report.unchanged)
     }

@@ -16,7 +16,7 @@ struct SnapshotRoutes {
         let group = router.group("_mock/v1")
         group.operation(.get, "snapshot", role: .admin) { request, context in
             let accountId = try env.inspectedAccountId(request.query("account"), confinedTo: try context.inspectorConfinement())
-            let data = try env.takeSnapshot(accountId: accountId).encoded()
+            let data = try await env.takeSnapshot(accountId: accountId).encoded()
             return Response(status: .ok, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(bytes: data)))
         }
         // Importing changes state, so it stays with super admins and the control token like reset and seed.
@@ -29,17 +29,22 @@ struct SnapshotRoutes {
 }
 
 extension CollabEnvironment {
-    /// A snapshot of one account, or of everything when `accountId` is `nil`.
-    func takeSnapshot(accountId: String?) throws(CollabError) -> Snapshot {
+    /// A snapshot of one account, or of everything when `accountId` is `nil`, with the contents of
+    /// the accounts' files.
+    /// - Throws: `payloadTooLarge` when the files' contents alone would be larger than
+    ///   `maxSnapshotBytes` (checked before a byte is read).
+    func takeSnapshot(accountId: String?) async throws -> Snapshot {
         let clock = Snapshot.Clock(now: self.clock.now(), offset: self.clock.offset, frozen: self.clock.isFrozen)
+        var budget = configuration.maxSnapshotBytes
         if let accountId {
-            return Snapshot(scope: .account, takenAt: clock.now, clock: clock, globalConfiguration: nil, accounts: [try repository.snapshot(account: accountId)])
+            let data = try await accountSnapshot(accountId, budget: &budget)
+            return Snapshot(scope: .account, takenAt: clock.now, clock: clock, globalConfiguration: nil, accounts: [data])
         }
         var accounts: [Snapshot.AccountData] = []
         for id in repository.accountIds.sorted() {
             do {
-                accounts.append(try repository.snapshot(account: id))
-            } catch where error.kind == .notFound {
+                accounts.append(try await accountSnapshot(id, budget: &budget))
+            } catch let error as CollabError where error.kind == .notFound {
                 continue  // deleted while the snapshot was taken
             }
         }
@@ -49,16 +54,33 @@ extension CollabEnvironment {
     }
 
     /// Imports a snapshot: a server snapshot replaces everything (and sets the clock), an account snapshot
-    /// replaces that account only (the clock, shared by every account, stays).
+    /// replaces that account only (the clock, shared by every account, stays). The snapshot's file
+    /// contents are checked against its FILE messages and stored durably before its records commit; if
+    /// the records are refused, the files it added are removed again.
     func restore(_ snapshot: Snapshot) async throws -> SnapshotImportResult {
+        for data in snapshot.accounts { _ = try AccountState.fromSnapshot(data) }
+        let added = try await putFiles(of: snapshot)
+        do {
+            try await replaceRecords(with: snapshot)
+        } catch {
+            for file in added { await files.remove(accountId: file.accountId, conversationId: file.conversationId, fileId: file.fileId) }
+            throw error
+        }
+        return SnapshotImportResult(
+            scope: snapshot.scope.rawValue, accounts: snapshot.accounts.map(\.account.name),
+            records: snapshot.accounts.reduce(0) { $0 + $1.records.count + 1 }, version: snapshot.sourceVersion
+        )
+    }
+
+    private func replaceRecords(with snapshot: Snapshot) async throws {
         switch snapshot.scope {
         case .server:
             let before = Set(repository.accountIds)
             let filesBefore = fileLocations(before)
             try await repository.replaceAll(with: snapshot)
             await removeUnreferencedFiles(filesBefore)
-            // File contents are not in snapshots: an account that stays keeps its stored files (a restored
-            // FILE message still downloads on the same server); the files of accounts that went are removed.
+            // An account that stays keeps the stored files its restored FILE messages name (a version-1
+            // snapshot carries no contents); the files of accounts that went are removed.
             for id in before.subtracting(snapshot.accounts.map(\.account.id)) { await files.removeAccount(id) }
             if let saved = snapshot.clock { clock.restore(saved) }
             frames.removeAll()
@@ -71,10 +93,6 @@ extension CollabEnvironment {
             for id in replaced.union([data.account.id]) { frames.removeAll(accountId: id) }
             for id in replaced where id != data.account.id { await files.removeAccount(id) }
         }
-        return SnapshotImportResult(
-            scope: snapshot.scope.rawValue, accounts: snapshot.accounts.map(\.account.name),
-            records: snapshot.accounts.reduce(0) { $0 + $1.records.count + 1 }, version: snapshot.sourceVersion
-        )
     }
 }
 

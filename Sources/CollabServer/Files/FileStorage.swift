@@ -29,9 +29,9 @@ final class FileStorage: Sendable {
     let backend: Backend
     let quota: Int64
     let maxConcurrentUploads: Int
-    private let state = Mutex<State>(State())
+    let state = Mutex<State>(State())
 
-    private struct State {
+    struct State {
         var used: Int64 = 0
         var uploads = 0
         /// Bytes per account and conversation (both backends), for quota and cleanup.
@@ -287,7 +287,7 @@ final class FileStorage: Sendable {
 
     // MARK: paths and blocking I/O
 
-    private static func key(_ account: String, _ conversation: String, _ file: String) -> String { "\(account)/\(conversation)/\(file)" }
+    static func key(_ account: String, _ conversation: String, _ file: String) -> String { "\(account)/\(conversation)/\(file)" }
 
     static func directory(root: String, accountId: String, conversationId: String) -> String {
         ((root as NSString).appendingPathComponent(component(accountId)) as NSString).appendingPathComponent(component(conversationId))

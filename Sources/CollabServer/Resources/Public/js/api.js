@@ -11,7 +11,7 @@ export class ApiError extends Error {
   }
 }
 
-async function errorFrom(response) {
+export async function errorFrom(response) {
   let message = `${response.status} ${response.statusText}`;
   let type;
   try {
@@ -68,6 +68,7 @@ export async function request(method, path, { body, contentType, query } = {}) {
 export const get = (path, query) => request('GET', path, { query });
 export const post = (path, body, options = {}) => request('POST', path, { body, ...options });
 export const put = (path, body) => request('PUT', path, { body });
+export const del = (path) => request('DELETE', path);
 
 /** The WebSocket URL for a path on this server. */
 export function socketURL(path, query = {}) {

@@ -3,6 +3,7 @@
 // Admins see their own account; super admins every account and the controls.
 import { get, post, request } from './api.js';
 import { $, el, fill, formatDateTime, formatTime, guarded, notify } from './dom.js';
+import { FaultsPanel } from './faults.js';
 
 const short = (text, length = 14) => (text && text.length > length ? `${text.slice(0, length)}…` : text || '');
 const pretty = (value) => {
@@ -31,6 +32,7 @@ export class Inspector {
       [$('#seed-form'), 'submit', (event) => { event.preventDefault(); this.applySeed(event.submitter); }],
     ];
     for (const [node, type, handler] of this.listeners) node.addEventListener(type, handler);
+    this.faults = new FaultsPanel({ me });
   }
 
   static allowed(me) {
@@ -44,11 +46,13 @@ export class Inspector {
     $('#config-form').elements.account.disabled = !this.superAdmin;
     if (this.loaded) return;
     this.loaded = true;
+    this.faults.show();
     this.followPushes();
     await Promise.all([this.loadDevices(), this.loadJournal(), this.loadWebhooks(), this.loadConfiguration(), this.loadClock()]);
   }
 
   stop() {
+    this.faults.stop();
     if (this.source) this.source.close();
     this.source = undefined;
     for (const [node, type, handler] of this.listeners) node.removeEventListener(type, handler);
@@ -57,7 +61,7 @@ export class Inspector {
   refreshClicked(event) {
     const button = event.target.closest('button[data-refresh]');
     if (!button) return;
-    const actions = { devices: () => this.loadDevices(), pushes: () => this.reloadPushes(), journal: () => this.loadJournal(), webhooks: () => this.loadWebhooks() };
+    const actions = { devices: () => this.loadDevices(), pushes: () => this.reloadPushes(), journal: () => this.loadJournal(), webhooks: () => this.loadWebhooks(), faults: () => this.faults.load() };
     actions[button.dataset.refresh]?.();
   }
 

@@ -1,0 +1,173 @@
+// The inspector's fault rules and snapshots: the active rules (refreshed while the inspector is shown),
+// a form for a latency or error rule, removing a rule; downloading a snapshot and restoring one.
+// Everything goes through the control API with the console's session: the server confines an admin
+// to their own account's rules and snapshot, and keeps restoring with super admins.
+import { ApiError, del, errorFrom, get, post, request } from './api.js';
+import { $, el, fill, formatDateTime, guarded, notify } from './dom.js';
+
+const REFRESH_MILLIS = 5000;
+const cell = (text, attributes = {}) => el('td', attributes, text);
+
+function describeMatch(match) {
+  const parts = [match.surface, match.method, match.path, match.deviceId && `device ${match.deviceId}`, match.clientId && `client ${match.clientId}`];
+  return parts.filter(Boolean).join(' ') || 'every request';
+}
+
+function describeAction(action) {
+  switch (action.type) {
+    case 'LATENCY':
+      if (action.distribution === 'UNIFORM') return `latency ${action.minMillis}–${action.maxMillis} ms`;
+      if (action.distribution === 'LOGNORMAL') return `latency ~${action.medianMillis} ms (σ ${action.sigma ?? 0.5})`;
+      return `latency ${action.millis} ms`;
+    case 'ERROR': return `error ${action.status}${action.message ? ` “${action.message}”` : ''}`;
+    case 'PUSH_FAILURE': return `push failure ${action.reason}`;
+    default: return action.type;
+  }
+}
+
+/** A whole number from a form field, or undefined when it is not one. */
+function integer(value) {
+  const text = String(value).trim();
+  return /^\d{1,9}$/.test(text) ? Number(text) : undefined;
+}
+
+export class FaultsPanel {
+  constructor({ me }) {
+    this.superAdmin = me.role === 'SUPER_ADMIN';
+    this.timer = undefined;
+    this.listeners = [
+      [$('#fault-form'), 'submit', (event) => { event.preventDefault(); this.addRule(event.submitter); }],
+      [$('#fault-form').elements.type, 'change', () => this.showActionFields()],
+      [$('#faults-table'), 'click', (event) => this.removeClicked(event)],
+      [$('#snapshot-take'), 'submit', (event) => { event.preventDefault(); this.takeSnapshot(event.submitter); }],
+      [$('#snapshot-restore'), 'submit', (event) => { event.preventDefault(); this.restoreSnapshot(event.submitter); }],
+      [document, 'visibilitychange', () => this.schedule()],
+    ];
+    for (const [node, type, handler] of this.listeners) node.addEventListener(type, handler);
+  }
+
+  /** Shows the panel's current state and keeps the rule list fresh while the inspector is visible. */
+  show() {
+    const form = $('#fault-form').elements;
+    form.account.disabled = !this.superAdmin;
+    form.account.placeholder = this.superAdmin ? 'any account' : 'your account';
+    $('#snapshot-take').elements.account.disabled = !this.superAdmin;
+    $('#snapshot-take').elements.account.placeholder = this.superAdmin ? 'whole server' : 'your account';
+    $('#snapshot-restore-fields').disabled = !this.superAdmin;
+    $('#snapshot-restore-denied').hidden = this.superAdmin;
+    $('#faults-scope').textContent = this.superAdmin ? 'Every account’s rules.' : 'Your account’s rules (rules you add apply to your account only).';
+    this.showActionFields();
+    this.load();
+    this.schedule();
+  }
+
+  stop() {
+    clearTimeout(this.timer);
+    this.timer = undefined;
+    for (const [node, type, handler] of this.listeners) node.removeEventListener(type, handler);
+  }
+
+  /** Reloads every few seconds while the page and the inspector are visible (rules expire and count). */
+  schedule() {
+    clearTimeout(this.timer);
+    this.timer = setTimeout(() => {
+      if (document.visibilityState === 'visible' && !$('#inspector-view').hidden) this.load();
+      this.schedule();
+    }, REFRESH_MILLIS);
+  }
+
+  showActionFields() {
+    const type = $('#fault-form').elements.type.value;
+    for (const label of document.querySelectorAll('#fault-form [data-action]')) label.hidden = label.dataset.action !== type;
+  }
+
+  async load() {
+    await guarded(async () => {
+      const list = await get('/_mock/v1/faults');
+      this.render(list.rules || []);
+    });
+  }
+
+  render(rules) {
+    fill($('#faults-table tbody'), rules.length ? rules.map((rule) => el('tr', { dataset: { ruleId: rule.id } },
+      cell(rule.description ? `${rule.id} (${rule.description})` : rule.id, { class: 'path' }),
+      cell(rule.accountId || 'any'),
+      cell(describeMatch(rule.match), { class: 'path' }),
+      cell(describeAction(rule.action)),
+      cell(`${rule.injected ?? 0}${rule.limit ? ` of ${rule.limit}` : ''}${rule.probability !== undefined && rule.probability !== null ? ` (p ${rule.probability})` : ''}`),
+      cell(rule.expiresAt ? formatDateTime(rule.expiresAt) : 'never'),
+      cell(el('button', { type: 'button', class: 'danger', dataset: { remove: rule.id }, 'aria-label': `Remove rule ${rule.id}` }, 'Remove'))))
+      : el('tr', {}, el('td', { colspan: 7, class: 'muted' }, 'No fault rules: every request is answered as usual.')));
+  }
+
+  async addRule(button) {
+    const form = $('#fault-form').elements;
+    const match = {};
+    for (const name of ['surface', 'method', 'path', 'account']) {
+      const value = form[name].value.trim();
+      if (value && !form[name].disabled) match[name] = value;
+    }
+    let action;
+    if (form.type.value === 'LATENCY') {
+      const millis = integer(form.millis.value);
+      if (millis === undefined) { notify('The delay is a whole number of milliseconds'); return; }
+      action = { type: 'LATENCY', distribution: 'FIXED', millis };
+    } else {
+      const status = integer(form.status.value);
+      if (status === undefined) { notify('The status is a number from 400 to 599'); return; }
+      action = { type: 'ERROR', status };
+    }
+    const rule = await guarded(() => post('/_mock/v1/faults', { match, action }), button);
+    if (rule) {
+      notify(`Rule ${rule.id} added: ${describeAction(rule.action)} for ${describeMatch(rule.match)}`, 'notice');
+      await this.load();
+    }
+  }
+
+  async removeClicked(event) {
+    const button = event.target.closest('button[data-remove]');
+    if (!button) return;
+    const id = button.dataset.remove;
+    const removed = await guarded(async () => { await del(`/_mock/v1/faults/${encodeURIComponent(id)}`); return true; }, button);
+    if (removed) await this.load();
+  }
+
+  /** Fetches the snapshot as the server wrote it and hands it to the browser as a file download. */
+  async takeSnapshot(button) {
+    const account = $('#snapshot-take').elements.account.value.trim();
+    await guarded(async () => {
+      const query = account ? `?account=${encodeURIComponent(account)}` : '';
+      let response;
+      try {
+        response = await fetch(`/_mock/v1/snapshot${query}`, {
+          headers: { accept: 'application/json', 'x-requested-with': 'XMLHttpRequest' }, credentials: 'same-origin',
+        });
+      } catch (error) {
+        throw new ApiError(0, `the server is unreachable (${error.message})`);
+      }
+      if (!response.ok) throw await errorFrom(response);
+      const blob = await response.blob();
+      const stamp = new Date().toISOString().replace(/[:.]/g, '-');
+      const name = `mock-collab-${account || 'server'}-${stamp}.snapshot.json`.replace(/[^A-Za-z0-9._-]/g, '_');
+      const url = URL.createObjectURL(blob);
+      const link = el('a', { href: url, download: name, hidden: true });
+      document.body.append(link);
+      link.click();
+      link.remove();
+      setTimeout(() => URL.revokeObjectURL(url), 60000);
+      $('#snapshot-result').textContent = `Snapshot downloaded: ${name} (${blob.size} bytes).`;
+    }, button);
+  }
+
+  async restoreSnapshot(button) {
+    const file = $('#snapshot-file').files[0];
+    if (!file) { notify('Choose a snapshot file'); return; }
+    if (!window.confirm(`Restore ${file.name}? The accounts it holds replace the server's (a server snapshot replaces everything).`)) return;
+    const text = await file.text();
+    const result = await guarded(() => request('POST', '/_mock/v1/snapshot', { body: text, contentType: 'application/json' }), button);
+    if (result) {
+      $('#snapshot-result').textContent = `Restored ${result.scope} snapshot (version ${result.version}): ${result.accounts.join(', ') || 'no accounts'}, ${result.records} records.`;
+      await this.load();
+    }
+  }
+}

@@ -1,0 +1,206 @@
+#!/usr/bin/env python3
+"""The inspector's fault rules and snapshots in a real browser (headless Chromium, Selenium).
+
+Starts `mock-collab serve` (in memory) and, as `superadmin`: adds a latency rule through the form and
+sees it listed (and on the control API), removes it with its button, adds an error rule the same way;
+downloads a snapshot of the whole server (a real browser download), changes the server, restores the
+downloaded file through the file picker and sees the change undone with the session kept. Then as
+`admin`: the rule it adds is confined to its own account, it does not see the super admin's rule, and
+restoring is disabled. No errors in the browser console.
+
+    python3 Tests/browser/inspector_faults_test.py [--bin PATH]
+
+On failure, screenshots, the page source, the browser log and the server's output are saved under
+$ARTIFACTS_DIR/browser-inspector (default .build/test-artifacts/browser-inspector/).
+"""
+import argparse
+import base64
+import glob
+import json
+import os
+import shutil
+import sys
+import tempfile
+import time
+import traceback
+import urllib.error
+import urllib.request
+
+from selenium import webdriver
+from selenium.common.exceptions import TimeoutException
+from selenium.webdriver.chrome.service import Service
+from selenium.webdriver.common.by import By
+from selenium.webdriver.common.keys import Keys
+from selenium.webdriver.support import expected_conditions as EC
+from selenium.webdriver.support.ui import Select, WebDriverWait
+
+from console_test import ROOT, WAIT_SECONDS, ConsoleTest
+
+
+class InspectorFaultsTest(ConsoleTest):
+    def __init__(self, binary, artifacts):
+        super().__init__(binary, artifacts)
+        self.downloads = tempfile.mkdtemp(prefix="mock-collab-browser-downloads-")
+
+    def start_browser(self):
+        options = webdriver.ChromeOptions()
+        for argument in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--window-size=1280,800", "--disable-gpu", "--no-first-run"):
+            options.add_argument(argument)
+        options.add_experimental_option("prefs", {
+            "download.default_directory": self.downloads, "download.prompt_for_download": False, "safebrowsing.enabled": False,
+        })
+        binary = os.environ.get("CHROMIUM_BIN", "/usr/bin/chromium")
+        if os.path.exists(binary):
+            options.binary_location = binary
+        options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+        service = Service(os.environ.get("CHROMEDRIVER", "/usr/bin/chromedriver"))
+        self.driver = webdriver.Chrome(service=service, options=options)
+        # Headless Chromium saves downloads only where it is told to.
+        self.driver.execute_cdp_cmd("Browser.setDownloadBehavior", {"behavior": "allow", "downloadPath": self.downloads})
+        self.driver.set_window_size(1280, 800)
+        self.wait = WebDriverWait(self.driver, WAIT_SECONDS)
+
+    def stop(self):
+        super().stop()
+        shutil.rmtree(self.downloads, ignore_errors=True)
+
+    def control(self, method, path, body=None, user=b"superadmin:superadmin"):
+        """A control API call outside the browser (HTTP basic): (status, parsed body or None)."""
+        data = None if body is None else (body if isinstance(body, bytes) else json.dumps(body).encode())
+        request = urllib.request.Request(self.url + path, method=method, data=data, headers={
+            "content-type": "application/json", "authorization": "Basic " + base64.b64encode(user).decode()})
+        try:
+            with urllib.request.urlopen(request, timeout=WAIT_SECONDS) as response:
+                text = response.read()
+                return response.status, (json.loads(text) if text else None)
+        except urllib.error.HTTPError as error:
+            return error.code, json.loads(error.read() or b"null")
+
+    def rules(self, user=b"superadmin:superadmin"):
+        status, body = self.control("GET", "/_mock/v1/faults", user=user)
+        assert status == 200, f"listing rules: {status} {body}"
+        return body["rules"]
+
+    def add_rule_in_form(self, surface, path, action, value):
+        form = self.find("#fault-form")
+        Select(form.find_element(By.NAME, "surface")).select_by_visible_text(surface)
+        field = form.find_element(By.NAME, "path")
+        field.clear()
+        field.send_keys(path)
+        Select(form.find_element(By.NAME, "type")).select_by_value(action)
+        name = "millis" if action == "LATENCY" else "status"
+        amount = self.visible(f"#fault-form input[name='{name}']")
+        amount.clear()
+        amount.send_keys(str(value))
+        form.find_element(By.CSS_SELECTOR, "button[type=submit]").click()
+
+    def open_inspector(self):
+        self.find(".view-tab[data-view='inspector']").send_keys(Keys.ENTER)
+        self.visible("#inspector-panels")
+        self.visible("#faults-panel")
+
+    def wait_for_download(self):
+        def finished(_):
+            names = [n for n in glob.glob(os.path.join(self.downloads, "*.snapshot.json"))]
+            return names[0] if names and not glob.glob(os.path.join(self.downloads, "*.crdownload")) else False
+        return self.wait.until(finished)
+
+    def run(self):
+        self.step = "start the server and the browser"
+        self.start_server()
+        self.start_browser()
+        self.driver.get(self.url + "/")
+
+        self.step = "log in as superadmin and open the inspector: no rules yet"
+        self.log_in("superadmin", "superadmin", "SUPER_ADMIN")
+        self.open_inspector()
+        self.text_appears("#faults-table tbody", "No fault rules")
+
+        self.step = "add a latency rule in the form: listed on the page and on the control API"
+        self.add_rule_in_form("MOBILE", "/mobile/v1/conversations/*/messages", "LATENCY", 250)
+        self.text_appears("#faults-table tbody", "latency 250 ms")
+        self.text_appears("#faults-table tbody", "MOBILE /mobile/v1/conversations/*/messages")
+        rules = self.rules()
+        assert len(rules) == 1, rules
+        latency = rules[0]
+        assert latency["action"] == {"type": "LATENCY", "distribution": "FIXED", "millis": 250}, latency
+        assert latency["match"] == {"surface": "MOBILE", "path": "/mobile/v1/conversations/*/messages"}, latency
+
+        self.step = "remove it with its button"
+        self.find(f"#faults-table button[data-remove='{latency['id']}']").click()
+        self.text_appears("#faults-table tbody", "No fault rules")
+        assert self.rules() == [], "the rule is gone on the server"
+
+        self.step = "add an error rule; a rule made elsewhere shows up by the refresh"
+        self.add_rule_in_form("WEB_API", "/app/rest/v4/webhookregistrations/**", "ERROR", 503)
+        self.text_appears("#faults-table tbody", "error 503")
+        status, added = self.control("POST", "/_mock/v1/faults", {"match": {"surface": "AGENT"}, "action": {"type": "LATENCY", "millis": 7}})
+        assert status == 201, added
+        self.text_appears("#faults-table tbody", "latency 7 ms")
+        self.snap("inspector-faults")
+
+        self.step = "download a snapshot of the whole server"
+        self.find("#snapshot-take button[type=submit]").click()
+        path = self.wait_for_download()
+        self.text_appears("#snapshot-result", "Snapshot downloaded")
+        with open(path) as handle:
+            document = json.load(handle)
+        assert document["format"] == "mock-collab-snapshot" and document["scope"] == "server", document.get("scope")
+
+        self.step = "change the server, then restore the downloaded snapshot through the file picker"
+        status, seeded = self.control("POST", "/_mock/v1/seed", {"accounts": [{"name": "later-account"}]})
+        assert status == 200, seeded
+        assert self.control("GET", "/_mock/v1/stats?account=later-account")[0] == 200
+        self.find("#snapshot-file").send_keys(path)
+        self.find("#snapshot-restore button[type=submit]").click()
+        self.wait.until(EC.alert_is_present()).accept()
+        self.text_appears("#snapshot-result", "Restored server snapshot (version 2)")
+        assert self.control("GET", "/_mock/v1/stats?account=later-account")[0] == 404, "the account made after the snapshot is gone"
+        assert self.visible("#who").is_displayed(), "the session in the snapshot keeps the console logged in"
+        self.snap("inspector-restored")
+        self.assert_no_console_errors()
+
+        self.step = "as admin: own account's rules only, restoring disabled"
+        self.find("#logout").click()
+        self.log_in("admin", "admin", "ADMIN")
+        self.open_inspector()
+        self.text_appears("#faults-scope", "Your account")
+        self.wait.until(lambda d: "latency 7 ms" not in self.find("#faults-table tbody").text and "error 503" not in self.find("#faults-table tbody").text)
+        assert self.find("#snapshot-restore-fields").get_attribute("disabled") is not None, "an admin cannot restore"
+        self.visible("#snapshot-restore-denied")
+        self.add_rule_in_form("MOBILE", "/mobile/v1/**", "LATENCY", 40)
+        self.text_appears("#faults-table tbody", "latency 40 ms")
+        mine = self.rules(user=b"admin:admin")
+        assert len(mine) == 1 and mine[0]["action"]["millis"] == 40 and mine[0]["accountId"], mine
+        assert len(self.rules()) == 3, "the super admin sees every account's rules"
+
+        self.step = "no errors in the browser console"
+        self.assert_no_console_errors()
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--bin", default=os.environ.get("MOCK_COLLAB_BIN", os.path.join(ROOT, ".build", "debug", "mock-collab")))
+    parser.add_argument("--screenshots", action="store_true", help="save screenshots of the main states even on success")
+    args = parser.parse_args()
+    artifacts = os.path.join(os.environ.get("ARTIFACTS_DIR", os.path.join(ROOT, ".build", "test-artifacts")), "browser-inspector")
+    test = InspectorFaultsTest(args.bin, artifacts)
+    test.screenshots = args.screenshots
+    started = time.monotonic()
+    try:
+        test.run()
+    except (AssertionError, TimeoutException, Exception) as error:
+        detail = "timed out waiting" if isinstance(error, TimeoutException) else str(error)
+        print(f"inspector browser test FAILED at step '{test.step}': {detail}", file=sys.stderr)
+        traceback.print_exc()
+        test.save_artifacts()
+        print(f"artifacts: {artifacts}", file=sys.stderr)
+        test.stop()
+        return 1
+    test.stop()
+    print(f"inspector browser test passed ({time.monotonic() - started:.1f} s)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

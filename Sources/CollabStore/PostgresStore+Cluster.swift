@@ -32,6 +32,26 @@ extension PostgresStore: ChangeLog {
     }
 
     public func write<Result: Sendable>(_ scope: ChangeLogScope, _ body: (any ChangeLogTransaction) async throws -> Result) async throws -> Result {
+        // A database that stopped answering (the pool keeps retrying to connect) must not hold the
+        // request forever: after the write timeout the transaction is cancelled and rolled back.
+        try await withoutActuallyEscaping(body) { body in
+            let work = UncheckedSendableBox(body)
+            return try await withThrowingTaskGroup(of: Result?.self) { group in
+                group.addTask { try await self.transaction(scope, work.value) }
+                group.addTask {
+                    try await Task.sleep(for: self.writeTimeout)
+                    return nil
+                }
+                defer { group.cancelAll() }
+                guard let first = try await group.next(), let result = first else {
+                    throw PostgresStoreError.unreachable(self.displayLocation, "a write got no answer within \(self.writeTimeout)")
+                }
+                return result
+            }
+        }
+    }
+
+    private func transaction<Result: Sendable>(_ scope: ChangeLogScope, _ body: (any ChangeLogTransaction) async throws -> Result) async throws -> Result {
         let logger = self.logger
         do {
             return try await client.withTransaction(logger: logger) { connection in
@@ -187,4 +207,11 @@ struct PostgresLogTransaction: ChangeLogTransaction {
         try await connection.query("SELECT pg_notify(\(PostgresStore.channel), \(String(sequence)))", logger: logger)
         return (sequence, missing)
     }
+}
+
+/// Carries a closure into the write's child task. Safe here: the parent waits for the child and the
+/// closure runs in that one task, so it is never used concurrently.
+private struct UncheckedSendableBox<Value>: @unchecked Sendable {
+    let value: Value
+    init(_ value: Value) { self.value = value }
 }

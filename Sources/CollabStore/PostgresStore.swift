@@ -80,8 +80,9 @@ public final class PostgresStore: Store {
 
     private init(
         client: PostgresClient, lock: PostgresProcessLock, runner: Task<Void, Never>, logger: Logger, displayLocation: String,
-        connectionConfiguration: PostgresConnection.Configuration, isCluster: Bool
+        connectionConfiguration: PostgresConnection.Configuration, isCluster: Bool, writeTimeout: Duration
     ) {
+        self.writeTimeout = writeTimeout
         self.client = client
         self.lock = lock
         self.connectionConfiguration = connectionConfiguration
@@ -96,7 +97,11 @@ public final class PostgresStore: Store {
     ///   cannot be reached or refuses the credentials, or its schema is newer than this build.
     /// - Parameter cluster: Whether this process is one of several replicas sharing the database
     ///   (they follow each other's changes through the change log) rather than its only server.
-    public static func open(url: String, logger: Logger, cluster: Bool = false, timeout: Duration = .seconds(10)) async throws -> PostgresStore {
+    /// - Parameter writeTimeout: How long a write may wait for the database before it fails (and the
+    ///   request is answered 503).
+    public static func open(
+        url: String, logger: Logger, cluster: Bool = false, timeout: Duration = .seconds(10), writeTimeout: Duration = .seconds(15)
+    ) async throws -> PostgresStore {
         let location = try PostgresLocation(parsing: url)
         var configuration = PostgresClient.Configuration(
             host: location.host, port: location.port, username: location.username, password: location.password, database: location.database,
@@ -127,7 +132,7 @@ public final class PostgresStore: Store {
         let lock = PostgresProcessLock(configuration: probe, shared: cluster, logger: quiet)
         let store = PostgresStore(
             client: client, lock: lock, runner: runner, logger: logger, displayLocation: location.display, connectionConfiguration: probe,
-            isCluster: cluster
+            isCluster: cluster, writeTimeout: writeTimeout
         )
         do {
             if let problem = await store.checkHealth(timeout: timeout) {
@@ -201,15 +206,15 @@ public final class PostgresStore: Store {
 
     /// How long a batch may take before it counts as failed (a database that stopped answering must
     /// not hold requests forever).
-    static let writeTimeout: Duration = .seconds(15)
+    let writeTimeout: Duration
 
     public func apply(_ changes: [StoreChange]) async throws {
         guard !changes.isEmpty else { return }
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { try await self.write(changes) }
             group.addTask {
-                try await Task.sleep(for: Self.writeTimeout)
-                throw PostgresStoreError.unreachable(self.displayLocation, "a write got no answer within \(Self.writeTimeout)")
+                try await Task.sleep(for: self.writeTimeout)
+                throw PostgresStoreError.unreachable(self.displayLocation, "a write got no answer within \(self.writeTimeout)")
             }
             do {
                 try await group.next()

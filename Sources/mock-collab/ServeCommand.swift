@@ -31,6 +31,9 @@ struct ServeCommand: AsyncParsableCommand {
     @Flag(help: "Serve as one of several replicas sharing one postgres:// database; they act as one server (MOCK_COLLAB_CLUSTER=1).")
     var cluster = false
 
+    @Option(help: "Seconds a write may wait for a PostgreSQL database before it is answered 503 (MOCK_COLLAB_DATABASE_TIMEOUT).")
+    var databaseTimeout: Int = environment["MOCK_COLLAB_DATABASE_TIMEOUT"].flatMap { Int($0) } ?? 15
+
     @Option(help: "Seed file, YAML or JSON, applied idempotently at start (MOCK_COLLAB_SEED).")
     var seed: String?
 
@@ -95,6 +98,7 @@ struct ServeCommand: AsyncParsableCommand {
         for (name, value) in [("idle", idleTimeout), ("header", headerTimeout), ("send", sendTimeout), ("shutdown", shutdownTimeout)] {
             guard value > 0, value <= 86_400 else { throw ValidationError("--\(name)-timeout must be between 0 and 86400 seconds") }
         }
+        guard (1...3600).contains(databaseTimeout) else { throw ValidationError("--database-timeout must be 1 to 3600 seconds") }
         guard heartbeatSeconds > 0 else { throw ValidationError("--heartbeat-seconds must be positive") }
         guard (0...65535).contains(port) else { throw ValidationError("--port must be between 0 and 65535") }
         guard Logger.Level(rawValue: logLevel) != nil else { throw ValidationError("--log-level '\(logLevel)' is not a log level") }
@@ -146,6 +150,7 @@ struct ServeCommand: AsyncParsableCommand {
             throw ValidationError(error.message)
         }
         configuration.journalMaxBytes = journalMaxBytes
+        configuration.databaseWriteTimeout = .seconds(databaseTimeout)
         configuration.cluster = cluster || ["1", "true", "yes"].contains(Self.environment["MOCK_COLLAB_CLUSTER"]?.lowercased() ?? "")
         if configuration.cluster, case .postgres = configuration.storage {} else if configuration.cluster {
             throw ValidationError("--cluster needs --storage postgres://USER:PASS@HOST:PORT/DB: replicas share one PostgreSQL database")

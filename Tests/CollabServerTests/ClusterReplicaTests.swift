@@ -163,6 +163,86 @@ struct ClusterReplicaTests {
         try await Self.stop(replicas)
     }
 
+    @Test("a push goes out once for the cluster, from the replica that committed the write")
+    func pushesOnce() async throws {
+        let (_, replicas) = try await Self.replicas(3)
+        let app = Self.visitor(replicas[0], device: "phone-push")
+        try await app.start()
+        let notifications = NotificationAPI(client: app)
+        _ = try await notifications.register(apnsToken: apnsToken, pushKitToken: nil, version: .encryptedService)
+        let conversation = try await app.startConversation(topic: "push once")
+        let agentOnB = try await Self.login(replicas[1], "agent-a")
+        _ = try await agentOnB.accept(conversation.id)
+        try await app.setAppState(.background)
+        _ = try await agentOnB.send("are you there?", in: conversation.id)
+
+        let onB = ControlClient(baseURL: replicas[1].baseURL, credentials: .bearer(Self.controlToken))
+        _ = try await onB.waitForPush(kind: "NEW_MESSAGE", conversationId: conversation.id)
+        var total = 0
+        for replica in replicas {
+            let control = ControlClient(baseURL: replica.baseURL, credentials: .bearer(Self.controlToken))
+            // Every push queued before this call is in that replica's outbox.
+            _ = try await control.transport.raw("GET", "/_mock/v1/pushes/settle")
+            total += try await control.pushes([("kind", "NEW_MESSAGE"), ("conversationId", conversation.id)]).count
+        }
+        #expect(total == 1, "one push for the cluster, not one per replica")
+        try await Self.stop(replicas)
+    }
+
+    @Test("logging out on one replica closes the agent's live connection on another")
+    func logoutEndsConnectionsEverywhere() async throws {
+        let (_, replicas) = try await Self.replicas(2)
+        let agentOnA = try await Self.login(replicas[0], "agent-a")
+        let token = try #require(agentOnA.session?.token)
+        // The same session, used on replica B.
+        let port = replicas[1].port
+        let stream = LiveEventStream(url: "ws://127.0.0.1:\(port)/agent/v1/events?token=\(token)")
+        await stream.waitUntilConnected()
+        try await replicas[1].waitForMetric("mockcollab_live_connections 1")
+        try await agentOnA.logout()
+        // B closes the connection once it applies the logout, and refuses the client's reconnects.
+        try await replicas[1].waitForMetric("mockcollab_live_connections 0")
+        stream.close()
+        try await Self.stop(replicas)
+    }
+
+    @Test("a replica that loses the database stops acknowledging writes and carries on once it is back")
+    func replicaLosesDatabase() async throws {
+        let (url, replicas) = try await Self.replicas(1)
+        var components = try #require(URLComponents(string: url))
+        let forwarder = try await TCPForwarder(targetPort: try #require(components.port))
+        components.port = forwarder.port
+        let cut = try await ServerProcess(arguments: ["--storage", try #require(components.string), "--cluster", "--database-timeout", "2"])
+        let adminOnCut = AdminClient(baseURL: cut.baseURL, credentials: .basic(username: "admin-d", password: "pw"))
+        let adminOnOther = AdminClient(baseURL: replicas[0].baseURL, credentials: .basic(username: "admin-d", password: "pw"))
+        _ = try await adminOnCut.namedAreas.create(WebNamedArea(name: "before", siteId: "before"))
+
+        await forwarder.cut()
+        do {
+            _ = try await adminOnCut.namedAreas.create(WebNamedArea(name: "lost", siteId: "lost"))
+            Issue.record("a write was acknowledged without its database")
+        } catch {
+            #expect(error.status == 503, "\(error)")
+        }
+        var status = 200
+        for _ in 0..<200 where status == 200 { status = try await PostgresServerTests.readiness(cut) }
+        #expect(status == 503)
+        // The cluster carries on without it.
+        _ = try await adminOnOther.namedAreas.create(WebNamedArea(name: "meanwhile", siteId: "meanwhile"))
+
+        forwarder.restore()
+        for _ in 0..<200 where status != 200 { status = try await PostgresServerTests.readiness(cut) }
+        #expect(status == 200)
+        _ = try await adminOnCut.namedAreas.create(WebNamedArea(name: "after", siteId: "after"))
+        for admin in [adminOnCut, adminOnOther] {
+            let found = Set((try await admin.namedAreas.search(WebQuery(type: "NamedAreaQuery", limit: 100)).items ?? []).compactMap(\.siteId))
+            #expect(found.isSuperset(of: ["before", "meanwhile", "after"]))
+            #expect(!found.contains("lost"), "the refused write is nowhere")
+        }
+        try await Self.stop(replicas + [cut])
+        await forwarder.close()
+    }
+
     @Test("kill -9 of a replica under load loses no acknowledged write; its clients go on on another replica")
     func killUnderLoad() async throws {
         let (url, replicas) = try await Self.replicas(3)

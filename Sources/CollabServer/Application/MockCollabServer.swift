@@ -48,7 +48,9 @@ public final class MockCollabServer: Service {
         switch configuration.storage {
         case .memory: store = MemoryStore()
         case .sqlite(let path): store = try await SQLiteStore.open(path: path, logger: logger)
-        case .postgres(let url): store = try await PostgresStore.open(url: url, logger: logger, cluster: configuration.cluster)
+        case .postgres(let url): store = try await PostgresStore.open(
+                url: url, logger: logger, cluster: configuration.cluster, writeTimeout: configuration.databaseWriteTimeout
+            )
         }
         // Event ids start from the start time so they keep increasing across restarts.
         let events = EventHub(

@@ -13,6 +13,8 @@ public struct ServerConfiguration: Sendable {
     public var storage: StorageLocation
     /// Whether this process is one replica of several serving from one PostgreSQL database (`--cluster`).
     public var cluster = false
+    /// How long a write may wait for a PostgreSQL database before it fails with 503.
+    public var databaseWriteTimeout: Duration = .seconds(15)
     /// The seed applied at start; `nil` applies the default tenant to an empty store.
     public var seed: Seed?
     /// A bearer token that grants the control API (and super-admin rights) without a user.

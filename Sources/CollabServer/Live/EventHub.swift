@@ -1,6 +1,7 @@
 import CollabCore
 import CollabWire
 import Foundation
+import Metrics
 import Synchronization
 
 /// Who a live connection belongs to, and what it wants to see.
@@ -79,6 +80,8 @@ final class EncodedOnce: Sendable {
 /// and is replayed what it missed from the window. Publishing never waits for a connection.
 final class EventHub: Sendable {
     static let encoder = JSONEncoder()
+    /// Open live connections, in `/metrics`.
+    static let connectionGauge = Gauge(label: "mockcollab_live_connections")
 
     /// A live subscription.
     final class Subscription: Sendable {
@@ -285,6 +288,7 @@ final class EventHub: Sendable {
             state.accounts[audience.accountId] = subscribers
             if let key = audience.sessionKey { state.bySessionKey[key, default: []].insert(subscription.id) }
             if let userId = audience.userId { state.byUser[userId, default: []].insert(subscription.id) }
+            Self.connectionGauge.record(state.subscriptions.count)
 
             var replay: [PublishedEvent] = []
             var gap = false
@@ -339,6 +343,7 @@ final class EventHub: Sendable {
 
     private static func remove(_ id: Int, from state: inout State) {
         guard let subscription = state.subscriptions.removeValue(forKey: id) else { return }
+        connectionGauge.record(state.subscriptions.count)
         let audience = subscription.audience
         if var subscribers = state.accounts[audience.accountId] {
             subscribers.all.remove(id)

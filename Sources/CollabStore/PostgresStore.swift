@@ -19,7 +19,7 @@ import PostgresNIO
 /// whether the database answers right now.
 public final class PostgresStore: Store {
     /// The schema version this code writes.
-    public static let schemaVersion = 3
+    public static let schemaVersion = 4
 
     /// Numbered migrations: version → statements, applied in order, each version in one transaction.
     static let migrations: [(version: Int, statements: [String])] = [
@@ -55,6 +55,22 @@ public final class PostgresStore: Store {
                     origin TEXT NOT NULL,
                     entry TEXT NOT NULL,
                     created_at TIMESTAMPTZ NOT NULL DEFAULT now()
+                )
+                """
+            ]
+        ),
+        (
+            4,
+            [
+                // The latest co-browsing frame per session, relayed between replicas: not durable
+                // (frames never are), so UNLOGGED — no write-ahead log, emptied after a crash.
+                """
+                CREATE UNLOGGED TABLE IF NOT EXISTS mock_collab_frames (
+                    session_id TEXT PRIMARY KEY,
+                    account_id TEXT NOT NULL,
+                    seq BIGINT NOT NULL,
+                    origin TEXT NOT NULL,
+                    frame BYTEA NOT NULL
                 )
                 """
             ]

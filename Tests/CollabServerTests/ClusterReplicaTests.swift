@@ -2,6 +2,9 @@ import AsyncHTTPClient
 import CollabClient
 import CollabWire
 import Foundation
+import HummingbirdWSClient
+import Logging
+import NIOCore
 import NIOHTTP1
 import Synchronization
 import Testing
@@ -241,6 +244,55 @@ struct ClusterReplicaTests {
         }
         try await Self.stop(replicas + [cut])
         await forwarder.close()
+    }
+
+    @Test("a co-browsing viewer on another replica than the device sees its frames, in order")
+    func framesAcrossReplicas() async throws {
+        let (_, replicas) = try await Self.replicas(2)
+        let app = Self.visitor(replicas[0], device: "phone-frames")
+        try await app.start(liveEvents: false)
+        let conversation = try await app.startConversation(engagementType: "MOBILE_COBROWSING_REQUEST")
+        let agentOnB = try await Self.login(replicas[1], "agent-a")
+        _ = try await agentOnB.accept(conversation.id)
+        let session = try await app.startCoBrowsing(in: conversation.id)
+        let agentToken = try #require(agentOnB.session?.token)
+
+        let seen = ListBox<UInt32>()
+        let viewerReady = PortBox()
+        let last: UInt32 = 5
+        let viewer = Task {
+            try await WebSocketClient.connect(
+                url: "ws://127.0.0.1:\(replicas[1].port)/agent/v1/cobrowsing/\(session.id)/frames?token=\(agentToken)",
+                configuration: .init(maxFrameSize: 1 << 20), logger: Logger(label: "viewer")
+            ) { inbound, _, _ in
+                viewerReady.set(1)
+                for try await message in inbound.messages(maxSize: 1 << 20) {
+                    guard case .binary(let buffer) = message, let frame = try? FrameHeader.decode(buffer.readableBytesView) else { continue }
+                    seen.append(frame.header.sequence)
+                    if frame.header.sequence == last { return }
+                }
+            }
+        }
+        _ = await viewerReady.wait()
+        // Uploaded to replica A, paced by the rate limit the server answers with.
+        var sequence: UInt32 = 0
+        while sequence <= last {
+            let answer = try await app.transport.raw(
+                "POST", "/mobile/v1/cobrowsing/\(session.id)/frames", body: jpeg(Int(sequence)), contentType: "image/jpeg",
+                headers: [("x-frame-sequence", String(sequence)), ("x-frame-width", "390"), ("x-frame-height", "844")]
+            )
+            let ack = try JSONDecoder().decode(FrameAck.self, from: answer.body)
+            if ack.type == "frame.throttled" {
+                try await Task.sleep(for: .milliseconds(ack.retryAfterMs ?? 100))
+                continue
+            }
+            #expect(ack.type == "frame.accepted", "\(ack)")
+            sequence += 1
+        }
+        try await viewer.value
+        #expect(seen.all.last == last, "the viewer on B saw the device's last frame")
+        #expect(seen.all == seen.all.sorted(), "in order")
+        try await Self.stop(replicas)
     }
 
     @Test("kill -9 of a replica under load loses no acknowledged write; its clients go on on another replica")

@@ -29,6 +29,14 @@ final class CollabEnvironment: Sendable {
     private let late = Mutex<(pushes: PushPipeline?, clockTasks: ClockDrivenTasks?)>((nil, nil))
 
     /// Connects the parts created after the environment.
+    private let relayBox = Mutex<FrameRelay?>(nil)
+
+    /// Co-browsing frames between cluster replicas, when this server is one.
+    var frameRelay: FrameRelay? {
+        get { relayBox.withLock { $0 } }
+        set { relayBox.withLock { $0 = newValue } }
+    }
+
     func attach(pushes: PushPipeline, clockTasks: ClockDrivenTasks) {
         late.withLock { $0 = (pushes, clockTasks) }
     }

@@ -21,6 +21,8 @@ public final class MockCollabServer: Service {
     let webhooks: WebhookDispatcher
     let pushes: PushPipeline
     let clockTasks: ClockDrivenTasks
+    /// Co-browsing frames between cluster replicas (`nil` outside a cluster).
+    let frameRelay: FrameRelay?
     /// File-upload interceptors' pending decisions.
     let interception: FileInterception
     /// External message interceptors' calls.
@@ -99,6 +101,18 @@ public final class MockCollabServer: Service {
         self.pushes = pipeline
         self.clockTasks = ClockDrivenTasks(environment: environment, logger: logger)
         environment.attach(pushes: pipeline, clockTasks: clockTasks)
+        if configuration.cluster, let postgres = store as? PostgresStore {
+            let relay = FrameRelay(store: postgres, frames: environment.frames, clock: clock, logger: logger)
+            environment.frameRelay = relay
+            events.observe { batch in
+                for event in batch where event.event.kind == .coBrowsingEnded {
+                    if let id = event.event.detail["coBrowsingSessionId"] { Task { await relay.remove(id) } }
+                }
+            }
+            self.frameRelay = relay
+        } else {
+            self.frameRelay = nil
+        }
         repository.attachCluster(
             ClusterHooks(
                 entryApplied: { sequence, published in events.publishLogged(EventHub.logged(published, sequence: sequence)) },
@@ -236,6 +250,7 @@ public final class MockCollabServer: Service {
         )
         app.addServices(webhooks, pushes, clockTasks, interception, messageInterception)
         if environment.repository.isClusterReplica { app.addServices(ClusterFollower(repository: environment.repository, clockTasks: clockTasks)) }
+        if let frameRelay { app.addServices(frameRelay) }
         if let plain = transport.plainListener(router: router, webSocket: webSocket, host: host, logger: logger) { app.addServices(plain) }
         return app
     }

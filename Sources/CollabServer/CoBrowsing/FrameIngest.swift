@@ -85,8 +85,34 @@ final class FrameIngest: Sendable {
     private let rejectedCounter = Counter(label: "mockcollab_cobrowsing_frames_rejected_total")
     private let bytesCounter = Counter(label: "mockcollab_cobrowsing_frame_bytes_total")
 
+    /// Called with every accepted frame (a cluster replica relays it to the others).
+    private let acceptedObserver = Mutex<(@Sendable (_ sessionId: String, _ accountId: String, _ frame: Frame) -> Void)?>(nil)
+
     init(maxFrameBytes: Int) {
         self.maxFrameBytes = maxFrameBytes
+    }
+
+    /// Sets what runs with every accepted frame.
+    func onAccepted(_ observer: @escaping @Sendable (_ sessionId: String, _ accountId: String, _ frame: Frame) -> Void) {
+        acceptedObserver.withLock { $0 = observer }
+    }
+
+    /// Whether anyone on this replica watches the session.
+    func hasViewers(sessionId: String) -> Bool {
+        sessions.withLock { !($0.live[sessionId]?.viewers.isEmpty ?? true) }
+    }
+
+    /// Hands a frame another replica accepted to this replica's viewers (it counts there, not here).
+    /// An older frame than the one held is ignored.
+    func relayed(sessionId: String, accountId: String, header: FrameHeader, image: Data, format: FrameImageFormat, now: Timestamp) {
+        sessions.withLock { sessions in
+            guard sessions.ended[sessionId] == nil, var state = sessions.live[sessionId] else { return }
+            if let latest = state.latest, latest.header.sequence >= header.sequence { return }
+            let frame = Frame(header: header, image: image, format: format, receivedAt: now)
+            state.latest = frame
+            for viewer in state.viewers.values { viewer.yield(frame) }
+            sessions.live[sessionId] = state
+        }
     }
 
     /// Takes one frame of an active session whose rate limit is `maxFps` right now.
@@ -142,6 +168,9 @@ final class FrameIngest: Sendable {
         }
         switch ack.type {
         case "frame.accepted":
+            if let observer = acceptedObserver.withLock({ $0 }), let frame = latest(sessionId: sessionId), frame.header.sequence == header.sequence {
+                observer(sessionId, accountId, frame)
+            }
             acceptedCounter.increment()
             bytesCounter.increment(by: image.count)
             totals.withLock { $0[accountId, default: .init()].accepted += 1 }

@@ -86,4 +86,15 @@ public protocol ChangeLog: Store {
     func follow(_ wake: @escaping @Sendable () -> Void) async
     /// Whether this replica is the one that runs timed work now (it takes the role when free).
     func holdsLeadership() async -> Bool
+    /// Removes entries older than `seconds` (every replica applied them long ago) and raises the floor.
+    /// - Returns: How many entries were removed.
+    func prune(olderThanSeconds seconds: Int) async throws -> Int
+    /// The newest entry pruned away: a replica that has not applied it cannot catch up.
+    func floor() async throws -> Int64
+    /// Announces this replica (its URL, for cluster-wide reads) and refreshes its `seen` time.
+    func announce(origin: String, url: String) async throws
+    /// Removes this replica from the announced ones (a graceful stop).
+    func withdraw(origin: String) async throws
+    /// The URLs of the replicas seen within `seconds`, this one included.
+    func replicaURLs(seenWithinSeconds seconds: Int) async throws -> [(origin: String, url: String)]
 }

@@ -124,6 +124,55 @@ extension PostgresStore: ChangeLog {
         }
     }
 
+    public func prune(olderThanSeconds seconds: Int) async throws -> Int {
+        var removed = 0
+        let rows = try await client.query(
+            """
+            WITH gone AS (
+                DELETE FROM mock_collab_changes WHERE created_at < now() - make_interval(secs => \(Double(seconds))) RETURNING seq
+            ), raised AS (
+                UPDATE mock_collab_log_floor SET seq = GREATEST(seq, (SELECT COALESCE(MAX(seq), 0) FROM gone)) WHERE id = 1
+            )
+            SELECT COUNT(*)::BIGINT FROM gone
+            """,
+            logger: logger
+        )
+        for try await count in rows.decode(Int64.self) { removed = Int(count) }
+        return removed
+    }
+
+    public func floor() async throws -> Int64 {
+        var floor: Int64 = 0
+        for try await value in try await client.query("SELECT seq FROM mock_collab_log_floor WHERE id = 1", logger: logger).decode(Int64.self) {
+            floor = value
+        }
+        return floor
+    }
+
+    public func announce(origin: String, url: String) async throws {
+        try await client.query(
+            """
+            INSERT INTO mock_collab_replicas (origin, url) VALUES (\(origin), \(url))
+            ON CONFLICT (origin) DO UPDATE SET url = EXCLUDED.url, seen_at = now()
+            """,
+            logger: logger
+        )
+    }
+
+    public func withdraw(origin: String) async throws {
+        try await client.query("DELETE FROM mock_collab_replicas WHERE origin = \(origin)", logger: logger)
+    }
+
+    public func replicaURLs(seenWithinSeconds seconds: Int) async throws -> [(origin: String, url: String)] {
+        var replicas: [(origin: String, url: String)] = []
+        let rows = try await client.query(
+            "SELECT origin, url FROM mock_collab_replicas WHERE seen_at > now() - make_interval(secs => \(Double(seconds))) ORDER BY url",
+            logger: logger
+        )
+        for try await (origin, url) in rows.decode((String, String).self) { replicas.append((origin, url)) }
+        return replicas
+    }
+
     public func holdsLeadership() async -> Bool {
         await leadership.holds(configuration: connectionConfiguration, key: Self.leaderLock, logger: logger)
     }

@@ -1,4 +1,4 @@
-public import Foundation
+import Foundation
 import Logging
 public import NIOCore
 import PostgresNIO

@@ -19,7 +19,7 @@ import PostgresNIO
 /// whether the database answers right now.
 public final class PostgresStore: Store {
     /// The schema version this code writes.
-    public static let schemaVersion = 4
+    public static let schemaVersion = 5
 
     /// Numbered migrations: version → statements, applied in order, each version in one transaction.
     static let migrations: [(version: Int, statements: [String])] = [
@@ -73,6 +73,22 @@ public final class PostgresStore: Store {
                     frame BYTEA NOT NULL
                 )
                 """
+            ]
+        ),
+        (
+            5,
+            [
+                // The newest change-log entry pruned away: a replica behind it cannot catch up.
+                "CREATE TABLE IF NOT EXISTS mock_collab_log_floor (id INTEGER PRIMARY KEY CHECK (id = 1), seq BIGINT NOT NULL)",
+                "INSERT INTO mock_collab_log_floor (id, seq) VALUES (1, 0) ON CONFLICT DO NOTHING",
+                // The replicas serving now, for cluster-wide journal and statistics.
+                """
+                CREATE TABLE IF NOT EXISTS mock_collab_replicas (
+                    origin TEXT PRIMARY KEY,
+                    url TEXT NOT NULL,
+                    seen_at TIMESTAMPTZ NOT NULL DEFAULT now()
+                )
+                """,
             ]
         ),
     ]

@@ -290,3 +290,47 @@ extension StateRepository {
         }
     }
 }
+
+extension StateRepository {
+    /// How long a replica keeps log entries it applied: a replica away longer must restart.
+    public static let logRetentionSeconds = 600
+
+    /// This replica's name in the log (`nil` outside a cluster).
+    public var clusterOrigin: String? { cluster?.origin }
+
+    /// Keeps this replica announced under `url`, prunes the log while it leads, and stops taking writes
+    /// if the log was pruned past what it applied (it was cut off longer than the retention). Runs until
+    /// cancelled, then withdraws the announcement.
+    public func maintainCluster(url: String, every interval: Duration = .seconds(5)) async {
+        guard let cluster else { return }
+        var lastPrune = ContinuousClock.now
+        while !Task.isCancelled {
+            do {
+                try await cluster.log.announce(origin: cluster.origin, url: url)
+                let floor = try await cluster.log.floor()
+                if cluster.appliedSequence < floor {
+                    try await catchUp()
+                    if cluster.appliedSequence < floor {
+                        cluster.broken.withLock {
+                            $0 = $0 ?? "this replica fell behind the change log's retained history (\(Self.logRetentionSeconds) s); restart it"
+                        }
+                    }
+                }
+                if ContinuousClock.now - lastPrune > .seconds(60), await cluster.log.holdsLeadership() {
+                    lastPrune = ContinuousClock.now
+                    _ = try await cluster.log.prune(olderThanSeconds: Self.logRetentionSeconds)
+                }
+            } catch {
+                // The database is away: /readyz says so; try again next round.
+            }
+            try? await Task.sleep(for: interval)
+        }
+        try? await cluster.log.withdraw(origin: cluster.origin)
+    }
+
+    /// The replicas announced recently (this one included), for cluster-wide reads.
+    public func clusterReplicas() async throws -> [(origin: String, url: String)] {
+        guard let cluster else { return [] }
+        return try await cluster.log.replicaURLs(seenWithinSeconds: 30)
+    }
+}

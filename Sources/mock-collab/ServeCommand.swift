@@ -31,6 +31,9 @@ struct ServeCommand: AsyncParsableCommand {
     @Flag(help: "Serve as one of several replicas sharing one postgres:// database; they act as one server (MOCK_COLLAB_CLUSTER=1).")
     var cluster = false
 
+    @Option(help: "URL the other replicas of a cluster reach this one at; default scheme://host:port (MOCK_COLLAB_ADVERTISE_URL).")
+    var advertiseURL: String?
+
     @Option(help: "Seconds a write may wait for a PostgreSQL database before it is answered 503 (MOCK_COLLAB_DATABASE_TIMEOUT).")
     var databaseTimeout: Int = environment["MOCK_COLLAB_DATABASE_TIMEOUT"].flatMap { Int($0) } ?? 15
 
@@ -151,6 +154,7 @@ struct ServeCommand: AsyncParsableCommand {
         }
         configuration.journalMaxBytes = journalMaxBytes
         configuration.databaseWriteTimeout = .seconds(databaseTimeout)
+        configuration.advertiseURL = advertiseURL ?? Self.environment["MOCK_COLLAB_ADVERTISE_URL"]
         configuration.cluster = cluster || ["1", "true", "yes"].contains(Self.environment["MOCK_COLLAB_CLUSTER"]?.lowercased() ?? "")
         if configuration.cluster, case .postgres = configuration.storage {} else if configuration.cluster {
             throw ValidationError("--cluster needs --storage postgres://USER:PASS@HOST:PORT/DB: replicas share one PostgreSQL database")

@@ -295,6 +295,37 @@ struct ClusterReplicaTests {
         try await Self.stop(replicas)
     }
 
+    @Test("the journal and statistics can be asked for the whole cluster")
+    func clusterWideReads() async throws {
+        let (_, replicas) = try await Self.replicas(2)
+        for (index, replica) in replicas.enumerated() {
+            let admin = AdminClient(baseURL: replica.baseURL, credentials: .basic(username: "admin-d", password: "pw"))
+            _ = try await admin.namedAreas.create(WebNamedArea(name: "on \(index)", siteId: "on-\(index)"))
+        }
+        let control = ControlClient(baseURL: replicas[0].baseURL, credentials: .basic(username: "admin-d", password: "pw"))
+        // Each replica announces itself once it listens; wait until both are known.
+        var page = try await control.transport.send("GET", "/_mock/v1/journal", query: [("scope", "cluster"), ("path", "/app/rest/v4/namedareas")], as: JournalPage.self)
+        for _ in 0..<500 where (page.replicas ?? []).count < 2 {
+            page = try await control.transport.send("GET", "/_mock/v1/journal", query: [("scope", "cluster"), ("path", "/app/rest/v4/namedareas")], as: JournalPage.self)
+        }
+        #expect(page.replicas?.count == 2)
+        #expect(page.missingReplicas == [])
+        let creations = page.entries.filter { $0.method == "POST" }
+        #expect(Set(creations.compactMap(\.replica)).count == 2, "one creation journaled on each replica")
+        #expect(creations.map(\.timestamp) == creations.map(\.timestamp).sorted())
+        let local = try await control.journal(JournalFilter(path: "/app/rest/v4/namedareas"))
+        #expect(local.replicas == nil && local.entries.filter { $0.method == "POST" }.count == 1, "without scope: this replica only")
+
+        let stats = try await control.transport.send("GET", "/_mock/v1/stats", query: [("scope", "cluster")], as: StateStats.self)
+        let own = try await control.stats()
+        #expect(stats.replicas?.count == 2)
+        #expect(stats.namedAreas == own.namedAreas, "the stored state is the same on every replica")
+        #expect(stats.journalEntries > own.journalEntries, "the journals of both replicas are counted")
+        let refused = try await control.transport.raw("GET", "/_mock/v1/stats", query: [("scope", "everywhere")])
+        #expect(refused.status == 400)
+        try await Self.stop(replicas)
+    }
+
     @Test("kill -9 of a replica under load loses no acknowledged write; its clients go on on another replica")
     func killUnderLoad() async throws {
         let (url, replicas) = try await Self.replicas(3)

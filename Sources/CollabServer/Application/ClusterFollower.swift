@@ -2,14 +2,20 @@ import CollabStore
 import ServiceLifecycle
 
 /// Keeps a cluster replica's shards following the change log (see ``StateRepository/followCluster()``)
-/// until the server shuts down, and lets timed work run when another replica moved the clock.
+/// and the replica announced under its URL (see ``StateRepository/maintainCluster(url:every:)``) until
+/// the server shuts down.
 struct ClusterFollower: Service {
     let repository: StateRepository
-    let clockTasks: ClockDrivenTasks
+    /// The URL other replicas reach this one at, once it listens.
+    let advertisedURL: @Sendable () async -> String
 
     func run() async throws {
         await cancelWhenGracefulShutdown {
-            await repository.followCluster()
+            await withTaskGroup(of: Void.self) { group in
+                group.addTask { await repository.followCluster() }
+                group.addTask { await repository.maintainCluster(url: await advertisedURL()) }
+                await group.waitForAll()
+            }
         }
     }
 }

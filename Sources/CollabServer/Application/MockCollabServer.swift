@@ -249,7 +249,16 @@ public final class MockCollabServer: Service {
             logger: logger
         )
         app.addServices(webhooks, pushes, clockTasks, interception, messageInterception)
-        if environment.repository.isClusterReplica { app.addServices(ClusterFollower(repository: environment.repository, clockTasks: clockTasks)) }
+        if environment.repository.isClusterReplica {
+            app.addServices(
+                ClusterFollower(repository: environment.repository) { [self] in
+                    let port = await self.waitUntilListening()
+                    if let advertised = self.environment.configuration.advertiseURL { return advertised }
+                    let bound = ["0.0.0.0", "::", "[::]"].contains(host) ? ProcessInfo.processInfo.hostName : host
+                    return "\(self.scheme)://\(bound.contains(":") ? "[\(bound)]" : bound):\(port)"
+                }
+            )
+        }
         if let frameRelay { app.addServices(frameRelay) }
         if let plain = transport.plainListener(router: router, webSocket: webSocket, host: host, logger: logger) { app.addServices(plain) }
         return app

@@ -13,6 +13,9 @@ public struct ServerConfiguration: Sendable {
     public var storage: StorageLocation
     /// Whether this process is one replica of several serving from one PostgreSQL database (`--cluster`).
     public var cluster = false
+    /// The URL the other replicas of a cluster reach this one at (cluster-wide journal and statistics);
+    /// by default the scheme, host and bound port, with the machine's name when bound to every address.
+    public var advertiseURL: String?
     /// How long a write may wait for a PostgreSQL database before it fails with 503.
     public var databaseWriteTimeout: Duration = .seconds(15)
     /// The seed applied at start; `nil` applies the default tenant to an empty store.

@@ -35,12 +35,12 @@ struct ControlRoutes {
             // `account` (id or name) like the other inspector routes; `accountId` as before.
             filter.accountId = try env.inspectedAccountId(request.query("account") ?? filter.accountId, confinedTo: try context.inspectorConfinement())
             let (entries, truncated) = env.journal.entries(matching: filter)
-            return JSONBody.response(
-                JournalPage(
-                    entries: entries, size: env.journal.count, capacity: env.journal.capacity, bytes: env.journal.bytes, maxBytes: env.journal.maxBytes,
-                    truncated: truncated
-                )
+            let page = JournalPage(
+                entries: entries, size: env.journal.count, capacity: env.journal.capacity, bytes: env.journal.bytes, maxBytes: env.journal.maxBytes,
+                truncated: truncated
             )
+            guard try ClusterReads.wanted(request) else { return JSONBody.response(page) }
+            return JSONBody.response(try await ClusterReads(repository: env.repository).journal(request, own: page, limit: max(0, filter.limit ?? 1000)))
         }
         group.operation(.delete, "journal", role: .superAdmin) { _, _ in
             env.journal.clear()
@@ -108,7 +108,8 @@ struct ControlRoutes {
             stats.pushesEmitted = env.pushes.outbox.recordedCount(accountId: accountId)
             stats.frames = env.frames.counts(accountId: accountId)
             stats.framesHeld = env.frames.held(accountId: accountId)
-            return JSONBody.response(stats)
+            guard try ClusterReads.wanted(request) else { return JSONBody.response(stats) }
+            return JSONBody.response(try await ClusterReads(repository: env.repository).stats(request, own: stats))
         }
         group.operation(.get, "configuration", role: .admin) { request, context in
             let confinement = try context.inspectorConfinement()

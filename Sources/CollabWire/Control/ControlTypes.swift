@@ -20,6 +20,8 @@ public struct JournalEntry: Codable, Sendable, Equatable {
     public var clientCertificate: String?
     /// The fault rule that hit this request (`/_mock/v1/faults`), if one did.
     public var faultRuleId: String?
+    /// The replica that served the request, in a cluster-wide read (`scope=cluster`).
+    public var replica: String?
 
     public init(
         id: Int64, timestamp: Int64, method: String, path: String, query: String?, status: Int, durationMicros: Int64,
@@ -74,6 +76,9 @@ public struct JournalPage: Codable, Sendable {
     public var maxBytes: Int
     /// True when the read's own byte bound left out older matching entries.
     public var truncated: Bool
+    /// In a cluster-wide read (`scope=cluster`): the replicas asked, and those that did not answer.
+    public var replicas: [String]? = nil
+    public var missingReplicas: [String]? = nil
     public init(entries: [JournalEntry], size: Int, capacity: Int, bytes: Int = 0, maxBytes: Int = 0, truncated: Bool = false) {
         self.entries = entries
         self.size = size
@@ -161,6 +166,10 @@ public struct ClockChange: Codable, Sendable {
 /// Entity counts, overall or for one account, and what the server has done since it started: the
 /// figures a load run checks its own counts against.
 public struct StateStats: Codable, Sendable, Equatable {
+    /// In a cluster-wide read (`scope=cluster`): the replicas whose figures are summed (journal,
+    /// pushes, frames; the stored state is the same on every replica), and those that did not answer.
+    public var replicas: [String]? = nil
+    public var missingReplicas: [String]? = nil
     public var accounts: Int
     public var apiKeys: Int
     public var namedAreas: Int

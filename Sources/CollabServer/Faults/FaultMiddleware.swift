@@ -21,21 +21,33 @@ struct FaultMiddleware: RouterMiddleware {
             return try await next(request, context)
         }
         context.trace.faultRuleId = injection.ruleId
+        context.trace.faultAction = injection.actionType
         switch injection {
         case .latency(_, let millis):
-            Counter(label: "mockcollab_faults_injected_total", dimensions: [("action", "latency")]).increment()
             try await Task.sleep(for: .milliseconds(millis))
             return try await next(request, context)
-        case .pushFailure:
-            // Never chosen for a request (push rules are asked by the push pipeline only).
+        case .pushFailure, .webSocketClose, .dropEvent, .delayEvent, .webhookFailure:
+            // Never chosen for a request (these rules are asked by the push pipeline, the live sockets
+            // and the webhook dispatcher).
             return try await next(request, context)
         case .error(_, let status, let message):
-            Counter(label: "mockcollab_faults_injected_total", dimensions: [("action", "error")]).increment()
             let status = HTTPResponse.Status(code: status)
             if ErrorBody.usesTypedBody(request.uri.path) {
                 return JSONBody.response(APIErrorBody(type: Self.typeName(status.code), message: message, status: status.code), status: status)
             }
             return ErrorBody.response(status: status, message: message)
+        case .emptyResponse:
+            return await FaultedConnection(channel: context.channel).closeWithoutAnswer()
+        case .connectionReset:
+            return await FaultedConnection(channel: context.channel).reset()
+        case .truncatedBody(_, let bytes, let fraction):
+            return FaultedConnection(channel: context.channel).truncate(try await next(request, context), bytes: bytes, fraction: fraction)
+        case .bandwidth(_, let bytesPerSecond):
+            var request = request
+            request.body = RequestBody(asyncSequence: PacedBody(base: request.body, bytesPerSecond: bytesPerSecond))
+            var response = try await next(request, context)
+            response.body = PacedBody.pace(response.body, bytesPerSecond: bytesPerSecond)
+            return response
         }
     }
 

@@ -74,6 +74,11 @@ extension CollabEnvironment {
         let lastEventId = request.query("lastEventId").flatMap { Int64($0) }
         let (subscription, replay, gap, position) = events.subscribe(audience, after: lastEventId)
         defer { events.unsubscribe(subscription) }
+        let faults = LiveConnectionFaults(environment: self, audience: audience, path: request.uri.path, client: frameClient)
+        if let close = faults.closeOnConnect() {
+            try await outbound.close(WebSocketErrorCode(codeNumber: close.code), reason: close.reason)
+            return
+        }
         let encoder = JSONEncoder()
         func send(_ event: LiveEvent) async throws {
             try await outbound.write(.text(String(decoding: try encoder.encode(event), as: UTF8.self)))
@@ -85,8 +90,13 @@ extension CollabEnvironment {
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask {
                 for await item in subscription.stream {
+                    guard await faults.admit(item) else { continue }
                     // An event's text was encoded once, when it was published.
                     try await outbound.write(.text(item.text))
+                    if let close = faults.closeDue(after: item) {
+                        try await outbound.close(WebSocketErrorCode(codeNumber: close.code), reason: close.reason)
+                        return
+                    }
                 }
                 if subscription.didOverflow {
                     logger.notice("closing a live connection that fell behind", metadata: ["person": "\(audience.personId)"])

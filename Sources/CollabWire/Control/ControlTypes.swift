@@ -20,6 +20,10 @@ public struct JournalEntry: Codable, Sendable, Equatable {
     public var clientCertificate: String?
     /// The fault rule that hit this request (`/_mock/v1/faults`), if one did.
     public var faultRuleId: String?
+    /// The injected fault's action (`LATENCY`, `EMPTY_RESPONSE`, `LIVE_EVENT_DROP`, …). Entries of
+    /// `EMPTY_RESPONSE` and `CONNECTION_RESET` have status 0: no answer was sent. Faults on a live
+    /// event socket are entries of their own (method `WS`, the socket's path, the event in `query`).
+    public var fault: String?
 
     public init(
         id: Int64, timestamp: Int64, method: String, path: String, query: String?, status: Int, durationMicros: Int64,

@@ -4,6 +4,11 @@ import CollabWire
 import CollabStore
 import Foundation
 import HTTPTypes
+import HummingbirdWSClient
+import Logging
+import NIOCore
+import NIOFoundationCompat
+import NIOWebSocket
 import Testing
 
 @testable import CollabServer
@@ -139,6 +144,47 @@ struct FaultActionTests {
             #expect(try await scenario.agent.downloadFile(file.id, in: scenario.conversationId).data == bytes)
             #expect(try await Self.journaled(server, ruleId: rule.id).count == 2)
             #expect(try await Self.metrics(server).contains(#"action="bandwidth""#))
+        }
+    }
+
+    @Test("BANDWIDTH paces co-browsing frames, over HTTP and over the live socket; both are accepted intact")
+    func frameBandwidth() async throws {
+        let clock = AdjustableClock(frozenAt: 1_900_000_000_000)
+        try await TestServer.with(seed: queueSeed, clock: clock) { server in
+            let app = visitor(server, device: "frame-phone")
+            try await app.start()
+            let agentA = try await agent(server, "agent-a")
+            let conversation = try await app.startConversation(engagementType: "MOBILE_COBROWSING_REQUEST")
+            _ = try await agentA.accept(conversation.id)
+            let session = try await app.startCoBrowsing(in: conversation.id)
+            let token = try #require(app.session?.token)
+            let rule = try await server.control.addFault(FaultRule(match: FaultMatch(deviceId: "frame-phone"), action: .bandwidth(bytesPerSecond: 100_000)))
+
+            let posted = try await app.transport.raw(
+                "POST", "/mobile/v1/cobrowsing/\(session.id)/frames", body: jpeg(1, size: 20_000), contentType: "image/jpeg",
+                headers: [("x-frame-sequence", "1"), ("x-frame-width", "390"), ("x-frame-height", "844")]
+            )
+            #expect((200..<300).contains(posted.status), "\(String(decoding: posted.body, as: UTF8.self))")
+            clock.advance(by: 200)
+
+            let acks = ListBox<FrameAck>()
+            try await WebSocketClient.connect(
+                url: "ws://127.0.0.1:\(server.port)/mobile/v1/events?token=\(token)", configuration: .init(maxFrameSize: 1 << 20), logger: Logger(label: "test")
+            ) { inbound, outbound, _ in
+                let header = FrameHeader(sessionId: session.id, sequence: 2, captureTime: clock.now(), width: 390, height: 844)
+                try await outbound.write(.binary(ByteBuffer(data: header.encode(image: jpeg(2, size: 20_000)))))
+                for try await message in inbound.messages(maxSize: 1 << 20) {
+                    guard case .text(let text) = message, let ack = try? JSONDecoder().decode(FrameAck.self, from: Data(text.utf8)), ack.sequence != nil else { continue }
+                    acks.append(ack)
+                    break
+                }
+                try await outbound.close(.normalClosure, reason: nil)
+            }
+            #expect(acks.all.map(\.type) == ["frame.accepted"])
+            let stats: CoBrowsingStats = try await server.control.transport.send("GET", "/_mock/v1/cobrowsing/\(session.id)/stats")
+            #expect(stats.accepted == 2)
+            let entries = try await Self.journaled(server, ruleId: rule.id, count: 2)
+            #expect(Set(entries.map(\.path)) == ["/mobile/v1/cobrowsing/\(session.id)/frames", "/mobile/v1/events"])
         }
     }
 

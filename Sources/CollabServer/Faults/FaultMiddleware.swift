@@ -12,10 +12,19 @@ struct FaultMiddleware: RouterMiddleware {
     let environment: CollabEnvironment
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
-        guard let surface = Self.surface(of: request.uri.path) else { return try await next(request, context) }
+        guard let surface = Self.surface(of: request.uri.path), environment.faults.isInForce else { return try await next(request, context) }
+        var accountId = context.principal.accountId
+        var client = context.client
+        // A live socket may authenticate with `?token=` (browsers cannot set headers on a WebSocket):
+        // its rules match by the account and device of that token all the same.
+        if accountId == nil, let token = request.uri.queryParameters.get("token"), request.uri.path.hasSuffix("/events") {
+            let authentication = AuthenticationMiddleware(environment: environment)
+            client = authentication.client(token: token)
+            accountId = client?.accountId ?? authentication.principal(forSession: token)?.accountId
+        }
         let faultable = FaultRules.Request(
-            surface: surface, method: request.method.rawValue, path: request.uri.path, accountId: context.principal.accountId,
-            deviceId: context.client?.deviceId, clientId: context.client?.clientId
+            surface: surface, method: request.method.rawValue, path: request.uri.path, accountId: accountId, deviceId: client?.deviceId,
+            clientId: client?.clientId
         )
         guard let injection = environment.faults.injection(for: faultable, now: environment.clock.now()) else {
             return try await next(request, context)
@@ -43,6 +52,8 @@ struct FaultMiddleware: RouterMiddleware {
         case .truncatedBody(_, let bytes, let fraction):
             return FaultedConnection(channel: context.channel).truncate(try await next(request, context), bytes: bytes, fraction: fraction)
         case .bandwidth(_, let bytesPerSecond):
+            // A live socket's upgrade: its co-browsing frames are read at the cap (see `stream`).
+            context.trace.bandwidthCap = bytesPerSecond
             var request = request
             request.body = RequestBody(asyncSequence: PacedBody(base: request.body, bytesPerSecond: bytesPerSecond))
             var response = try await next(request, context)

@@ -114,6 +114,9 @@ final class FaultRules: Sendable {
     private let rules = Mutex<[Entry]>([])
     private let count = Atomic<Int>(0)
 
+    /// Whether any rule is held (one atomic load).
+    var isInForce: Bool { count.load(ordering: .relaxed) > 0 }
+
     /// The rules visible to `accountId` (all for `nil`), oldest first.
     func list(accountId: String?) -> [FaultRule] {
         rules.withLock { $0.filter { accountId == nil || $0.rule.accountId == accountId }.map(\.rule) }

@@ -34,5 +34,13 @@ final class RequestTrace: Sendable {
         set { faultActionBox.withLock { $0 = newValue } }
     }
 
+    private let bandwidthBox = Mutex<Int?>(nil)
+
+    /// A `BANDWIDTH` rule's cap, bytes per second, for what the request's WebSocket receives (co-browsing frames).
+    var bandwidthCap: Int? {
+        get { bandwidthBox.withLock { $0 } }
+        set { bandwidthBox.withLock { $0 = newValue } }
+    }
+
     init() {}
 }

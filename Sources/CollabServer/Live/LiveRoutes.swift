@@ -23,7 +23,10 @@ struct LiveRoutes {
         } onUpgrade: { inbound, outbound, wsContext in
             let audience = try env.audience(for: wsContext.request, context: wsContext.requestContext, agent: false)
             let client = try env.read(account: audience.accountId) { $0.clientSession(token: audience.sessionKey ?? "") }
-            try await env.stream(audience, request: wsContext.request, inbound: inbound, outbound: outbound, logger: wsContext.logger, frameClient: client)
+            try await env.stream(
+                audience, request: wsContext.request, inbound: inbound, outbound: outbound, logger: wsContext.logger, frameClient: client,
+                frameBandwidth: wsContext.requestContext.trace.bandwidthCap
+            )
         }
         router.ws("agent/v1/events") { request, context in
             _ = try env.audience(for: request, context: context, agent: true)
@@ -69,7 +72,7 @@ extension CollabEnvironment {
     /// Streams events to one WebSocket until either side ends it.
     func stream(
         _ audience: EventAudience, request: Request, inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter, logger: Logger,
-        frameClient: ClientSession? = nil
+        frameClient: ClientSession? = nil, frameBandwidth: Int? = nil
     ) async throws {
         let lastEventId = request.query("lastEventId").flatMap { Int64($0) }
         let (subscription, replay, gap, position) = events.subscribe(audience, after: lastEventId)
@@ -119,6 +122,8 @@ extension CollabEnvironment {
                         continue
                     }
                     guard case .binary(let buffer) = message, let client = frameClient else { continue }
+                    // A BANDWIDTH fault rule: frames are taken no faster than the cap.
+                    if let frameBandwidth { try await PacedBody<RequestBody>.wait(for: buffer.readableBytes, bytesPerSecond: frameBandwidth) }
                     let ack: FrameAck
                     do {
                         let (header, image) = try FrameHeader.decode(buffer.readableBytesView)

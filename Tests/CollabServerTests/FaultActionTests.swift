@@ -188,16 +188,9 @@ struct FaultActionTests {
         }
     }
 
-    @Test("the WebSocket drops mid-call: closed with the rule's code after two events, the client reconnects and resumes with lastEventId")
+    @Test("the WebSocket drops mid-call: an open socket is closed with the rule's code after its next event; the client reconnects and resumes with lastEventId")
     func webSocketDropsMidCall() async throws {
         try await TestServer.with(seed: queueSeed) { server in
-            // Drawn when the phone's socket connects: close it with 4000 after two events, once.
-            let rule = try await server.control.addFault(
-                FaultRule(
-                    match: FaultMatch(path: "/mobile/v1/events", deviceId: "call-phone"),
-                    action: .webSocketClose(code: 4000, reason: "network lost", afterEvents: 2), limit: 1
-                )
-            )
             let app = visitor(server, device: "call-phone")
             try await app.start()
             let events = EventCollector(app.events)
@@ -205,17 +198,26 @@ struct FaultActionTests {
             let conversation = try await app.startConversation(topic: "call")
             _ = try await agentA.accept(conversation.id)
             let call = try await agentA.startCall(in: conversation.id)
+            try await events.wait(for: "the call ringing") { $0.type == "conversation.call.started" }
+            let live = try #require(app.liveConnection)
+            #expect(live.connectionCount == 1)
+
+            // Mid-call: the open socket draws the rule before its next event and closes after it, once.
+            let rule = try await server.control.addFault(
+                FaultRule(
+                    match: FaultMatch(path: "/mobile/v1/events", deviceId: "call-phone"),
+                    action: .webSocketClose(code: 4000, reason: "network lost", afterEvents: 1), limit: 1
+                )
+            )
             for text in ["one", "two", "three"] { _ = try await agentA.send(text, in: conversation.id) }
             _ = try await agentA.endCall(call.id)
             try await events.wait(for: "the call's end, after the drop") { $0.type == "conversation.call.ended" }
-            let live = try #require(app.liveConnection)
             try await events.sync(live)
             #expect(live.connectionCount == 2, "closed once, reconnected once")
             let received = events.events
             let ids = received.map(\.id).filter { $0 > 0 }
             #expect(ids == ids.sorted() && Set(ids).count == ids.count, "every event once, in order: \(ids)")
             #expect(received.compactMap { $0.type == "conversation.new_message" ? $0.message?.text : nil }.suffix(3) == ["one", "two", "three"])
-            #expect(received.contains { $0.type == "conversation.call.started" })
             let entries = try await Self.journaled(server, ruleId: rule.id)
             #expect(entries.count == 1 && entries.first?.fault == "WEBSOCKET_CLOSE" && entries.first?.method == "WS")
             #expect(entries.first?.query?.contains("closeCode=4000") == true)

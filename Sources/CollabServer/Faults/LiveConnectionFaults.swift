@@ -3,8 +3,9 @@ import CollabWire
 import Hummingbird
 import Synchronization
 
-/// The fault rules of one live event WebSocket: `WEBSOCKET_CLOSE` (asked once, when it connects),
-/// `LIVE_EVENT_DROP` and `LIVE_EVENT_DELAY` (asked for every event before it is sent).
+/// The fault rules of one live event WebSocket: `WEBSOCKET_CLOSE` (asked when it connects and, while
+/// no close is pending, before each event), `LIVE_EVENT_DROP` and `LIVE_EVENT_DELAY` (asked for every
+/// event before it is sent).
 ///
 /// Every injection is a journal entry of its own: method `WS`, the socket's path, the rule's id and
 /// action, and the event in `query` (`eventId=…&type=…`).
@@ -47,21 +48,48 @@ final class LiveConnectionFaults: Sendable {
         return close
     }
 
-    /// Whether `item` is sent: a dropped event is not; a delayed one is, after its delay.
-    func admit(_ item: EventHub.Subscription.Item) async -> Bool {
-        guard case .event(let published) = item else { return true }
+    /// What to do with an item about to be sent.
+    enum Decision: Sendable {
+        case send
+        /// Not sent (`LIVE_EVENT_DROP`).
+        case drop
+        /// Close the socket before sending it (`WEBSOCKET_CLOSE` drawn now, for no further events):
+        /// the item is replayed after the client reconnects with its `lastEventId`.
+        case close(Close)
+    }
+
+    /// Whether `item` is sent: a `WEBSOCKET_CLOSE` rule is drawn for a connection that has none
+    /// pending (so a rule added while a socket is open catches it at its next event); a dropped event
+    /// is not sent; a delayed one is, after its delay.
+    func decide(_ item: EventHub.Subscription.Item) async -> Decision {
+        guard case .event(let published) = item else { return .send }
+        if state.withLock({ $0.close == nil }),
+            case .webSocketClose(let ruleId, let code, let reason, let afterEvents)? = environment.faults.injection(
+                for: request, now: environment.clock.now(), kind: .liveConnection
+            )
+        {
+            let close = Close(ruleId: ruleId, code: code, reason: reason, afterEvents: afterEvents)
+            if afterEvents == 0 {
+                journal(ruleId: ruleId, action: "WEBSOCKET_CLOSE", query: "closeCode=\(code)&beforeEventId=\(published.id)")
+                return .close(close)
+            }
+            state.withLock { state in
+                state.close = close
+                state.sent = 0
+            }
+        }
         var request = self.request
         request.eventType = published.event.kind.rawValue
         switch environment.faults.injection(for: request, now: environment.clock.now(), kind: .liveEvent) {
         case .dropEvent(let ruleId)?:
             journal(ruleId: ruleId, action: "LIVE_EVENT_DROP", query: "eventId=\(published.id)&type=\(published.event.kind.rawValue)")
-            return false
+            return .drop
         case .delayEvent(let ruleId, let millis)?:
             journal(ruleId: ruleId, action: "LIVE_EVENT_DELAY", query: "eventId=\(published.id)&type=\(published.event.kind.rawValue)&millis=\(millis)")
             try? await Task.sleep(for: .milliseconds(millis))
-            return true
+            return .send
         default:
-            return true
+            return .send
         }
     }
 

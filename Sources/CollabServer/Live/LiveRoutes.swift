@@ -93,7 +93,13 @@ extension CollabEnvironment {
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask {
                 for await item in subscription.stream {
-                    guard await faults.admit(item) else { continue }
+                    switch await faults.decide(item) {
+                    case .send: break
+                    case .drop: continue
+                    case .close(let close):
+                        try await outbound.close(WebSocketErrorCode(codeNumber: close.code), reason: close.reason)
+                        return
+                    }
                     // An event's text was encoded once, when it was published.
                     try await outbound.write(.text(item.text))
                     if let close = faults.closeDue(after: item) {

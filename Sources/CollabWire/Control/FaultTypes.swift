@@ -106,7 +106,8 @@ public struct FaultAction: Codable, Sendable, Equatable {
     public var fraction: Double?
     /// WEBSOCKET_CLOSE: the close code, 1000 to 4999 except the reserved 1004–1006 and 1015 (default 1011).
     public var closeCode: Int?
-    /// WEBSOCKET_CLOSE: close after this many live events were sent on the connection (default 0: on connect).
+    /// WEBSOCKET_CLOSE: close after this many live events were sent from when the rule was drawn — when
+    /// the socket connects or, for a socket already open, before its next event (default 0: at once).
     public var afterEvents: Int?
     /// LIVE_EVENT_DROP, LIVE_EVENT_DELAY: only events of these types (default: every event).
     public var eventTypes: [String]?
@@ -152,7 +153,7 @@ public struct FaultAction: Codable, Sendable, Equatable {
         action.bytesPerSecond = bytesPerSecond
         return action
     }
-    /// A live event WebSocket closes with `code` and `reason`, on connect or after `afterEvents` events.
+    /// A live event WebSocket closes with `code` and `reason`, at once or after `afterEvents` events.
     public static func webSocketClose(code: Int, reason: String? = nil, afterEvents: Int? = nil) -> Self {
         var action = Self(type: "WEBSOCKET_CLOSE")
         action.closeCode = code

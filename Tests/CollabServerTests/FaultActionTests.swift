@@ -300,12 +300,12 @@ struct FaultActionTests {
             }
             /// Pings and waits until the delivery is settled (DELIVERED or FAILED).
             func ping(_ admin: HTTPTransport, _ id: String) async throws -> WebhookDelivery {
-                let known = try await server.control.transport.send("GET", "/_mock/v1/webhooks/deliveries", query: [("registrationId", id)], as: WebhookDeliveryPage.self)
+                let known = try await server.control.webhookDeliveries(registrationId: id)
                 try await admin.sendWithoutResult("POST", "/app/rest/v4/webhookregistrations/\(id)/sendPing")
                 let deadline = ContinuousClock.now + .seconds(10)
                 while ContinuousClock.now < deadline {
-                    let log = try await server.control.transport.send("GET", "/_mock/v1/webhooks/deliveries", query: [("registrationId", id)], as: WebhookDeliveryPage.self)
-                    if let delivery = log.deliveries.first(where: { new in !known.deliveries.contains { $0.deliveryId == new.deliveryId } }), delivery.state != "PENDING" {
+                    let log = try await server.control.webhookDeliveries(registrationId: id)
+                    if let delivery = log.first(where: { new in !known.contains { $0.deliveryId == new.deliveryId } }), delivery.state != "PENDING" {
                         return delivery
                     }
                     try await Task.sleep(for: .milliseconds(10))

@@ -57,7 +57,7 @@ struct FaultMiddleware: RouterMiddleware {
             var request = request
             request.body = RequestBody(asyncSequence: PacedBody(base: request.body, bytesPerSecond: bytesPerSecond))
             var response = try await next(request, context)
-            response.body = PacedBody.pace(response.body, bytesPerSecond: bytesPerSecond)
+            response.body = BandwidthPacing.pace(response.body, bytesPerSecond: bytesPerSecond)
             return response
         }
     }

@@ -129,7 +129,7 @@ extension CollabEnvironment {
                     }
                     guard case .binary(let buffer) = message, let client = frameClient else { continue }
                     // A BANDWIDTH fault rule: frames are taken no faster than the cap.
-                    if let frameBandwidth { try await PacedBody<RequestBody>.wait(for: buffer.readableBytes, bytesPerSecond: frameBandwidth) }
+                    if let frameBandwidth { try await BandwidthPacing.wait(for: buffer.readableBytes, bytesPerSecond: frameBandwidth) }
                     let ack: FrameAck
                     do {
                         let (header, image) = try FrameHeader.decode(buffer.readableBytesView)

@@ -27,7 +27,7 @@ struct PacedBody<Base: AsyncSequence & Sendable>: AsyncSequence, Sendable where 
                 pending = chunk
             }
             let slice = pending.readSlice(length: Swift.min(sliceSize, pending.readableBytes)) ?? ByteBuffer()
-            try await PacedBody.wait(for: slice.readableBytes, bytesPerSecond: bytesPerSecond)
+            try await BandwidthPacing.wait(for: slice.readableBytes, bytesPerSecond: bytesPerSecond)
             return slice
         }
     }
@@ -35,15 +35,16 @@ struct PacedBody<Base: AsyncSequence & Sendable>: AsyncSequence, Sendable where 
     func makeAsyncIterator() -> AsyncIterator {
         AsyncIterator(base: base.makeAsyncIterator(), bytesPerSecond: bytesPerSecond, sliceSize: sliceSize)
     }
+}
 
-    /// The time `bytes` take at the cap.
+/// The pauses of a `BANDWIDTH` rule.
+enum BandwidthPacing {
+    /// Waits the time `bytes` take at the cap.
     static func wait(for bytes: Int, bytesPerSecond: Int) async throws {
         guard bytes > 0 else { return }
         try await Task.sleep(for: .nanoseconds(Int64(bytes) * 1_000_000_000 / Int64(bytesPerSecond)))
     }
-}
 
-extension PacedBody where Base == RequestBody {
     /// `body` at most `bytesPerSecond`, with its length kept.
     static func pace(_ body: ResponseBody, bytesPerSecond: Int) -> ResponseBody {
         ResponseBody(contentLength: body.contentLength) { writer in
@@ -61,7 +62,7 @@ private struct PacingWriter: ResponseBodyWriter {
         var buffer = buffer
         while buffer.readableBytes > 0 {
             let slice = buffer.readSlice(length: min(max(1, bytesPerSecond / 10), buffer.readableBytes)) ?? ByteBuffer()
-            try await PacedBody<RequestBody>.wait(for: slice.readableBytes, bytesPerSecond: bytesPerSecond)
+            try await BandwidthPacing.wait(for: slice.readableBytes, bytesPerSecond: bytesPerSecond)
             try await base.write(slice)
         }
     }

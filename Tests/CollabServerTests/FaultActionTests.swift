@@ -342,6 +342,47 @@ struct FaultActionTests {
         try await receiver.stop()
     }
 
+    @Test("an account admin's connection and live rules act on its own account only")
+    func isolationAcrossAccounts() async throws {
+        try await TestServer.with(seed: twoAccountSeed) { server in
+            let alpha = ControlClient(baseURL: server.baseURL, credentials: .basic(username: "alpha-admin", password: "pw-a"))
+            var rules: [FaultRule] = []
+            for (match, action) in [
+                (FaultMatch(path: Self.whoAmI), FaultAction.connectionReset), (FaultMatch(), .dropLiveEvents()),
+                (FaultMatch(), .webSocketClose(code: 4000)), (FaultMatch(), .bandwidth(bytesPerSecond: 256)),
+            ] {
+                rules.append(try await alpha.addFault(FaultRule(match: match, action: action)))
+            }
+            #expect(Set(rules.map(\.accountId)).count == 1 && rules[0].accountId != nil, "confined to alpha")
+
+            let app = VisitorClient(configuration: ClientConfiguration(baseURL: server.baseURL, apiKey: "beta-key", deviceId: "beta-phone"))
+            try await app.start()
+            let events = EventCollector(app.events)
+            let betaAgent = AgentClient(baseURL: server.baseURL)
+            try await betaAgent.login(username: "beta-agent", password: "pw-b")
+            let conversation = try await app.startConversation(topic: "beta")
+            _ = try await betaAgent.accept(conversation.id)
+            _ = try await betaAgent.send("beta is fine", in: conversation.id)
+            try await events.wait(for: "beta's message") { $0.message?.text == "beta is fine" }
+            let live = try #require(app.liveConnection)
+            try await events.sync(live)
+            #expect(live.connectionCount == 1, "beta's socket was never closed")
+
+            let beta = await RawHTTPExchange.exchange(
+                "GET \(Self.whoAmI) HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: \(Self.basic("beta-agent", "pw-b"))\r\nConnection: close\r\n\r\n", port: server.port
+            )
+            #expect(beta.head.hasPrefix("HTTP/1.1 200") && beta.failure == nil, "\(beta.text)")
+            let alphaHit = await RawHTTPExchange.exchange(
+                "GET \(Self.whoAmI) HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: \(Self.basic("alpha-agent", "pw-a"))\r\nConnection: close\r\n\r\n", port: server.port
+            )
+            #expect(alphaHit.failure == ECONNRESET)
+            let entries = try await Self.journaled(server, ruleId: rules[0].id)
+            #expect(entries.count == 1 && entries.allSatisfy { $0.accountId == rules[0].accountId })
+            let ruleIds = Set(rules.compactMap(\.id))
+            #expect(try await server.control.journal().entries.filter { $0.faultRuleId.map(ruleIds.contains) == true }.count == 1, "nothing of beta's was hit")
+        }
+    }
+
     @Test("live event draws repeat with the seed, honour the event-type filter, and are never asked of another kind")
     func liveDeterminism() throws {
         func draws(seed: UInt64) throws -> [Int?] {

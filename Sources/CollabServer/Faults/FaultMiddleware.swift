@@ -1,12 +1,13 @@
 import CollabCore
 import CollabWire
 import Hummingbird
-import Metrics
 
 /// Injects the faults of the rules in force (`/_mock/v1/faults`) into the Web API, mobile and agent
 /// surfaces: after authentication (rules can match an account, a device or a client), before any
-/// handler, so an injected error changes nothing. The journal records the rule's id and `/metrics`
-/// counts injections by action.
+/// handler, so an injected error, empty answer or reset changes nothing. The journal records the
+/// rule's id and action; ``FaultRules`` counts injections by action for `/metrics`. Live-socket,
+/// push and webhook rules are asked where those happen (``LiveConnectionFaults``, the push pipeline,
+/// the webhook dispatcher).
 struct FaultMiddleware: RouterMiddleware {
     typealias Context = CollabRequestContext
     let environment: CollabEnvironment
@@ -18,9 +19,11 @@ struct FaultMiddleware: RouterMiddleware {
         // A live socket may authenticate with `?token=` (browsers cannot set headers on a WebSocket):
         // its rules match by the account and device of that token all the same.
         if accountId == nil, let token = request.uri.queryParameters.get("token"), request.uri.path.hasSuffix("/events") {
-            let authentication = AuthenticationMiddleware(environment: environment)
-            client = authentication.client(token: token)
-            accountId = client?.accountId ?? authentication.principal(forSession: token)?.accountId
+            // Read only: the socket's route authenticates (and notes the client's activity) itself.
+            if token.count <= 128, let owner = environment.accountId(for: .client(token)) {
+                client = (try? environment.read(account: owner) { $0.clientSession(token: token) }) ?? nil
+            }
+            accountId = client?.accountId ?? AuthenticationMiddleware(environment: environment).principal(forSession: token)?.accountId
         }
         let faultable = FaultRules.Request(
             surface: surface, method: request.method.rawValue, path: request.uri.path, accountId: accountId, deviceId: client?.deviceId,
@@ -50,7 +53,9 @@ struct FaultMiddleware: RouterMiddleware {
         case .connectionReset:
             return await FaultedConnection(channel: context.channel).reset()
         case .truncatedBody(_, let bytes, let fraction):
-            return FaultedConnection(channel: context.channel).truncate(try await next(request, context), bytes: bytes, fraction: fraction)
+            // The real answer, an error's typed body included, is what gets cut.
+            let answer = try await ErrorMiddleware().handle(request, context: context, next: next)
+            return FaultedConnection(channel: context.channel).truncate(answer, bytes: bytes, fraction: fraction)
         case .bandwidth(_, let bytesPerSecond):
             // A live socket's upgrade: its co-browsing frames are read at the cap (see `stream`).
             context.trace.bandwidthCap = bytesPerSecond

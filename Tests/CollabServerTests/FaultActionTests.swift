@@ -64,6 +64,21 @@ struct FaultActionTests {
             #expect(try await Self.metrics(server).contains(#"mockcollab_faults_injected_total{action="empty_response"}"#))
             // The companion client sees a transport failure.
             await #expect(throws: CollabClientError.self) { _ = try await agent(server, "agent-a").transport.send("GET", Self.whoAmI, as: WebPerson.self) }
+
+            // A request with a body gets the same orderly close (its body is read, not left to turn the close into a reset).
+            let app = visitor(server, device: "empty-phone")
+            let token = try await app.start().token
+            let conversation = try await app.startConversation(topic: "empty")
+            _ = try await server.control.addFault(FaultRule(match: FaultMatch(method: "POST", deviceId: "empty-phone"), action: .emptyResponse))
+            let before = try await server.entityStats()
+            let body = #"{"text":"\#(String(repeating: "x", count: 8_000))"}"#
+            let posted = await RawHTTPExchange.exchange(
+                "POST /mobile/v1/conversations/\(conversation.id)/messages HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer \(token)\r\n"
+                    + "Content-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\n\r\n\(body)",
+                port: server.port
+            )
+            #expect(posted.received.isEmpty && posted.failure == nil, "\(posted.text) \(String(describing: posted.failure))")
+            #expect(try await server.entityStats() == before, "nothing is changed")
         }
     }
 

@@ -49,7 +49,7 @@ struct FaultMiddleware: RouterMiddleware {
             }
             return ErrorBody.response(status: status, message: message)
         case .emptyResponse:
-            return await FaultedConnection(channel: context.channel).closeWithoutAnswer()
+            return await FaultedConnection(channel: context.channel).closeWithoutAnswer(draining: request.body, limit: environment.configuration.maxBodySize)
         case .connectionReset:
             return await FaultedConnection(channel: context.channel).reset()
         case .truncatedBody(_, let bytes, let fraction):

@@ -15,7 +15,19 @@ struct FaultedConnection {
 
     /// Closes the connection before any byte of an answer. The returned response is never sent (it
     /// only lets the journal and the metrics middleware finish).
-    func closeWithoutAnswer() async -> Response {
+    ///
+    /// The output is shut first (the client reads the end of the stream at once), then what the client
+    /// still sends of its request body is read, at most `limit` bytes: a socket closed with unread
+    /// input sends a reset instead of a FIN, and this fault is the orderly close.
+    func closeWithoutAnswer(draining body: RequestBody, limit: Int) async -> Response {
+        try? await channel.close(mode: .output)
+        var left = limit
+        do {
+            for try await chunk in body {
+                left -= chunk.readableBytes
+                if left < 0 { break }
+            }
+        } catch {}
         try? await channel.close()
         return Response(status: .internalServerError)
     }

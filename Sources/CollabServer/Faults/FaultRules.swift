@@ -41,17 +41,20 @@ final class FaultRules: Sendable {
     }
 
     /// Where a rule acts: each action belongs to one kind, and each kind is asked at its own place.
-    enum Kind: Sendable {
+    enum Kind: Int, Sendable {
         /// HTTP requests of the faultable surfaces (``FaultMiddleware``).
         case request
         /// Pushes before delivery (the push pipeline).
         case push
-        /// A live event WebSocket when it connects.
+        /// A live event WebSocket when it connects, and before each event while no close is pending.
         case liveConnection
         /// Each live event before it is sent to a connection.
         case liveEvent
         /// Each webhook delivery attempt of the rule's account.
         case webhook
+
+        /// The kind's bit in the mask of kinds held.
+        var bit: Int { 1 << rawValue }
     }
 
     /// The kind of place an action acts at.
@@ -113,6 +116,15 @@ final class FaultRules: Sendable {
 
     private let rules = Mutex<[Entry]>([])
     private let count = Atomic<Int>(0)
+    /// Which kinds of rule are held (``Kind/bit``): a place with no rule of its kind pays one atomic
+    /// load, however many rules of other kinds there are (a latency rule costs no live event a lock).
+    private let kinds = Atomic<Int>(0)
+
+    /// Notes how many rules, of which kinds, are held (under the rules' lock).
+    private func noteHeld(_ rules: [Entry]) {
+        count.store(rules.count, ordering: .relaxed)
+        kinds.store(rules.reduce(0) { $0 | Self.kind(of: $1.rule.action.type).bit }, ordering: .relaxed)
+    }
 
     /// Whether any rule is held (one atomic load).
     var isInForce: Bool { count.load(ordering: .relaxed) > 0 }
@@ -127,7 +139,7 @@ final class FaultRules: Sendable {
         try rules.withLock { rules throws(CollabError) in
             guard rules.count < Self.capacity else { throw CollabError(.tooManyRequests, "at most \(Self.capacity) fault rules at once; remove some first") }
             rules.append(Entry(rule: rule, generator: SeededRandom(seed: rule.seed ?? 0)))
-            count.store(rules.count, ordering: .relaxed)
+            noteHeld(rules)
         }
     }
 
@@ -140,6 +152,7 @@ final class FaultRules: Sendable {
             var rule = rule
             rule.injected = rules[index].rule.injected
             rules[index] = Entry(rule: rule, generator: SeededRandom(seed: rule.seed ?? 0))
+            noteHeld(rules)
             return rule
         }
     }
@@ -151,7 +164,7 @@ final class FaultRules: Sendable {
                 throw .notFound("FaultRule", id)
             }
             rules.remove(at: index)
-            count.store(rules.count, ordering: .relaxed)
+            noteHeld(rules)
         }
     }
 
@@ -161,7 +174,7 @@ final class FaultRules: Sendable {
         rules.withLock { rules in
             let before = rules.count
             rules.removeAll { accountId == nil || $0.rule.accountId == accountId }
-            count.store(rules.count, ordering: .relaxed)
+            noteHeld(rules)
             return before - rules.count
         }
     }
@@ -183,7 +196,7 @@ final class FaultRules: Sendable {
 
     /// The first rule of `kind` that hits `request` at `now`, counted, with its draw made.
     func injection(for request: Request, now: Timestamp, kind: Kind = .request) -> Injection? {
-        guard count.load(ordering: .relaxed) > 0 else { return nil }
+        guard kinds.load(ordering: .relaxed) & kind.bit != 0 else { return nil }
         let injection = rules.withLock { rules -> Injection? in
             // Expired rules and spent ones go as they are met.
             rules.removeAll { entry in
@@ -191,7 +204,7 @@ final class FaultRules: Sendable {
                 if let limit = entry.rule.limit, (entry.rule.injected ?? 0) >= limit { return true }
                 return false
             }
-            count.store(rules.count, ordering: .relaxed)
+            noteHeld(rules)
             for index in rules.indices where Self.kind(of: rules[index].rule.action.type) == kind && Self.matches(rules[index].rule, request, kind: kind) {
                 var entry = rules[index]
                 defer { rules[index] = entry }

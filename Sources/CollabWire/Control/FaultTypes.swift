@@ -1,5 +1,7 @@
-/// A fault the server injects into matching requests (`/_mock/v1/faults`): latency or an error, on a
-/// chosen surface, route, account, device or client, with a probability, a count limit and an expiry.
+/// A fault the server injects (`/_mock/v1/faults`): into matching requests (latency, an error, an empty
+/// answer, a reset, a cut body, a bandwidth cap), live event sockets (a close, dropped or delayed
+/// events), pushes or webhook deliveries — on a chosen surface, route, account, device or client, with a
+/// probability, a count limit, an expiry and a seed.
 public struct FaultRule: Codable, Sendable, Equatable {
     /// Assigned by the server.
     public var id: String?

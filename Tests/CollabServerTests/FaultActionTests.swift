@@ -348,6 +348,10 @@ struct FaultActionTests {
             #expect(late.state == "DELIVERED" && late.attempts.count == 2)
             #expect(late.attempts.first?.error?.contains("timed out") == true && late.attempts.first?.faultRuleId == timeout.id)
             #expect(try await Self.metrics(server).contains(#"action="webhook_failure""#))
+            // Each injected attempt is also a journal entry of its own.
+            let journaled = try await server.control.journal().entries.filter { $0.method == "WEBHOOK" }
+            #expect(journaled.map(\.faultRuleId) == [rule.id, rule.id, final.id, timeout.id])
+            #expect(journaled.map(\.status) == [503, 503, 410, 0] && journaled.allSatisfy { $0.fault == "WEBHOOK_FAILURE" && $0.path == receiver.url })
         } catch {
             try? await server.stop()
             try? await receiver.stop()

@@ -107,12 +107,6 @@ final class LiveConnectionFaults: Sendable {
     }
 
     private func journal(ruleId: String, action: String, query: String) {
-        var entry = JournalEntry(
-            id: 0, timestamp: environment.clock.now(), method: "WS", path: request.path, query: query, status: 101, durationMicros: 0,
-            accountId: request.accountId, userId: userId
-        )
-        entry.faultRuleId = ruleId
-        entry.fault = action
-        environment.journal.record(entry)
+        environment.journalFault(ruleId: ruleId, action: action, method: "WS", path: request.path, query: query, status: 101, accountId: request.accountId, userId: userId)
     }
 }

@@ -21,8 +21,10 @@ public struct JournalEntry: Codable, Sendable, Equatable {
     /// The fault rule that hit this request (`/_mock/v1/faults`), if one did.
     public var faultRuleId: String?
     /// The injected fault's action (`LATENCY`, `EMPTY_RESPONSE`, `LIVE_EVENT_DROP`, …). Entries of
-    /// `EMPTY_RESPONSE` and `CONNECTION_RESET` have status 0: no answer was sent. Faults on a live
-    /// event socket are entries of their own (method `WS`, the socket's path, the event in `query`).
+    /// `EMPTY_RESPONSE` and `CONNECTION_RESET` have status 0: no answer was sent. A fault outside an
+    /// HTTP request is an entry of its own: method `WS` (a live socket: its path, the event or close
+    /// code in `query`), `PUSH` (`/pushes/{pushId}`, the push service's status) or `WEBHOOK` (the
+    /// endpoint, the injected status or 0 for a time-out).
     public var fault: String?
 
     public init(

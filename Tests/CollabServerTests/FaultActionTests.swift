@@ -432,6 +432,19 @@ struct FaultActionTests {
         #expect(try draws(seed: 7) != first)
     }
 
+    @Test("a replacement with a bad action is refused and the rule stays as it was")
+    func badReplacement() async throws {
+        try await InProcessServer.with(seed: twoAccountSeed) { server in
+            let rule = try await FaultRuleTests.add(server, FaultRule(match: FaultMatch(deviceId: "phone"), action: .webSocketClose(code: 4000)))
+            let refused = try await server.call(
+                .put, "/_mock/v1/faults/\(rule.id ?? "")", authorization: FaultRuleTests.root,
+                body: #"{"match":{"deviceId":"phone"},"action":{"type":"WEBSOCKET_CLOSE","closeCode":1006}}"#
+            )
+            #expect(refused.status == .badRequest && refused.text.contains("action.closeCode"))
+            #expect(try await server.call(.get, "/_mock/v1/faults", authorization: FaultRuleTests.root).decode(FaultRuleList.self).rules == [rule])
+        }
+    }
+
     @Test("bad fault actions get a 400 naming the field and add nothing", arguments: [
         (#"{"match":{},"action":{"type":"WEBSOCKET_CLOSE","closeCode":1005}}"#, "action.closeCode"),
         (#"{"match":{},"action":{"type":"WEBSOCKET_CLOSE","closeCode":999}}"#, "action.closeCode"),

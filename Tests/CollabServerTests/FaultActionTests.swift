@@ -1,3 +1,4 @@
+import AsyncHTTPClient
 import CollabClient
 import CollabCore
 import CollabWire
@@ -8,6 +9,7 @@ import HummingbirdWSClient
 import Logging
 import NIOCore
 import NIOFoundationCompat
+import NIOHTTP1
 import NIOWebSocket
 import Testing
 
@@ -137,6 +139,41 @@ struct FaultActionTests {
             let conversation = try await app.startConversation(topic: "whole")
             #expect(try await app.send("sent whole", in: conversation.id).text == "sent whole")
             #expect(try await Self.metrics(server).contains(#"action="truncated_body""#))
+        }
+    }
+
+    @Test("over HTTP/2 an empty response, a reset and a cut body fail that request only; the server answers the next ones", arguments: [
+        FaultAction.emptyResponse, .connectionReset, .truncatedBody(bytes: 5),
+    ])
+    func http2Streams(action: FaultAction) async throws {
+        try await TLSSetup.with { setup in
+            let path = "/app/rest/v4/accounts/getCurrentAccount"
+            let rule = try await setup.control().addFault(FaultRule(match: FaultMatch(path: path), action: action, limit: 1))
+            var configuration = HTTPClient.Configuration(tlsConfiguration: try setup.tls().configuration)
+            configuration.httpVersion = .automatic
+            let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
+            do {
+                var request = HTTPClientRequest(url: setup.baseURL + path)
+                request.headers.add(name: "Authorization", value: Self.basic("admin", "admin"))
+                await #expect(throws: (any Error).self, "\(action.type)") {
+                    let response = try await client.execute(request, timeout: .seconds(10))
+                    _ = try await response.body.collect(upTo: 1 << 20)
+                }
+                let next = try await client.execute(request, timeout: .seconds(10))
+                #expect(next.version == .http2 && next.status == .ok)
+                _ = try await next.body.collect(upTo: 1 << 20)
+                var entries: [JournalEntry] = []
+                let deadline = ContinuousClock.now + .seconds(10)
+                while entries.isEmpty, ContinuousClock.now < deadline {
+                    entries = try await setup.control().journal().entries.filter { $0.faultRuleId == rule.id }
+                    if entries.isEmpty { try await Task.sleep(for: .milliseconds(10)) }
+                }
+                #expect(entries.map(\.fault) == [action.type])
+                try await client.shutdown()
+            } catch {
+                try? await client.shutdown()
+                throw error
+            }
         }
     }
 

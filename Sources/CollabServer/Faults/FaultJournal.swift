@@ -27,4 +27,15 @@ extension CollabEnvironment {
         )
         return failure
     }
+
+    /// The failure a `WEBHOOK_FAILURE` rule puts in place of attempt `attempt` of delivering `job`, journaled.
+    func injectedWebhookFailure(for job: WebhookDispatcher.Job, deliveryId: String, attempt: Int) -> WebhookFault? {
+        let accountId = job.registration.accountId
+        guard let fault = faults.webhookFailure(accountId: accountId, now: clock.now()) else { return nil }
+        journalFault(
+            ruleId: fault.ruleId, action: "WEBHOOK_FAILURE", method: "WEBHOOK", path: RedactedURL.string(job.registration.endpoint),
+            query: "event=\(job.eventType)&delivery=\(deliveryId)&attempt=\(attempt)", status: fault.status ?? 0, accountId: accountId
+        )
+        return fault
+    }
 }

@@ -176,13 +176,9 @@ final class WebhookDispatcher: Service {
             do {
                 let status: Int
                 var location: String?
-                if let fault = environment.faults.webhookFailure(accountId: job.registration.accountId, now: environment.clock.now()) {
+                if let fault = environment.injectedWebhookFailure(for: job, deliveryId: deliveryId, attempt: attempt) {
                     // A WEBHOOK_FAILURE rule answers in the endpoint's place; the retries below apply as to a real answer.
                     record.faultRuleId = fault.ruleId
-                    environment.journalFault(
-                        ruleId: fault.ruleId, action: "WEBHOOK_FAILURE", method: "WEBHOOK", path: RedactedURL.string(job.registration.endpoint),
-                        query: "event=\(job.eventType)&delivery=\(deliveryId)&attempt=\(attempt)", status: fault.status ?? 0, accountId: job.registration.accountId
-                    )
                     status = try await fault.answer(requestTimeout: settings.requestTimeout)
                     record.error = "answered by fault rule \(fault.ruleId)"
                 } else {

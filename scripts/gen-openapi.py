@@ -88,7 +88,7 @@ FAULT_NOTE = " Account admins manage their own account's rules (a rule they add 
 add("/_mock/v1/faults", "get", op("Fault rules in force", "controlFaults", {**ok(ref("FaultRuleList")), **errs(401, 403)}, C, INSPECTOR, desc="Oldest first, with how often each hit." + FAULT_NOTE))
 add("/_mock/v1/faults", "post", op("Add a fault rule", "controlAddFault", {**ok(ref("FaultRule"), "Added", "201"), **errs(400, 401, 403, 404, 429)}, C, INSPECTOR,
     request=body(ref("FaultRule")),
-    desc="Latency (fixed, uniform or log-normal) or an error status with the surface's typed body, on the Web API, mobile or agent surface, matched by method, path pattern (* one segment, trailing ** any rest), account, device or client; with a probability, a limit, an expiry on the server clock and a seed. At most 256 rules." + FAULT_NOTE))
+    desc="Latency (fixed, uniform or log-normal), an error status with the surface's typed body, an empty response, a connection reset, a truncated body (GET only) or a bandwidth cap, on the Web API, mobile or agent surface, matched by method, path pattern (* one segment, trailing ** any rest), account, device or client; a WebSocket close with a chosen code, dropped or delayed live events on the live event sockets; push delivery failures; webhook deliveries of an account failing or timing out. With a probability, a limit, an expiry on the server clock and a seed. At most 256 rules." + FAULT_NOTE))
 add("/_mock/v1/faults", "delete", op("Remove every fault rule in scope", "controlRemoveFaults", {"204": {"description": "Removed"}, **errs(401, 403)}, C, INSPECTOR, desc=FAULT_NOTE.strip()))
 add("/_mock/v1/faults/{id}", "put", op("Replace a fault rule", "controlReplaceFault", {**ok(ref("FaultRule")), **errs(400, 401, 403, 404)}, C, INSPECTOR,
     params=[p("id", "Rule id")], request=body(ref("FaultRule")), desc="Its count of injections is kept." + FAULT_NOTE))
@@ -309,7 +309,7 @@ schemas = {
     "SnapshotImportResult": obj({"scope": S, "accounts": arr(S), "records": I, "version": I}, ["scope", "accounts", "records", "version"]),
     "SeedResult": obj({"created": I, "updated": I, "unchanged": I}, ["created", "updated", "unchanged"]),
     "JournalEntry": obj({"id": L, "timestamp": L, "method": S, "path": S, "query": S, "status": I, "durationMicros": L, "accountId": S, "userId": S, "truncated": B,
-                         "clientCertificate": S, "faultRuleId": S}, ["id", "timestamp", "method", "path", "status", "durationMicros"]),
+                         "clientCertificate": S, "faultRuleId": S, "fault": S}, ["id", "timestamp", "method", "path", "status", "durationMicros"]),
     "JournalPage": obj({"entries": arr(ref("JournalEntry")), "size": I, "capacity": I, "bytes": I, "maxBytes": I, "truncated": B},
                        ["entries", "size", "capacity", "bytes", "maxBytes", "truncated"]),
     "TestTokenRequest": obj({"subject": S, "email": S, "firstName": S, "lastName": S, "lifetimeSeconds": L}, ["subject"]),
@@ -320,8 +320,13 @@ schemas = {
         "resolved": {"type": "object", "additionalProperties": obj({"value": S, "scope": {"type": "string", "enum": ["GLOBAL", "ACCOUNT", "AREA", "APIKEY"]}}, ["value", "scope"])},
     }, ["accountId", "layers", "resolved"]),
     "FaultMatch": obj({"surface": {"type": "string", "enum": ["WEB_API", "MOBILE", "AGENT"]}, "method": S, "path": S, "account": S, "deviceId": S, "clientId": S}),
-    "FaultAction": obj({"type": {"type": "string", "enum": ["LATENCY", "ERROR", "PUSH_FAILURE"]}, "reason": S, "distribution": {"type": "string", "enum": ["FIXED", "UNIFORM", "LOGNORMAL"]},
-                        "millis": I, "minMillis": I, "maxMillis": I, "medianMillis": I, "sigma": {"type": "number"}, "status": I, "message": S}, ["type"]),
+    "FaultAction": obj({"type": {"type": "string", "enum": ["LATENCY", "ERROR", "PUSH_FAILURE", "EMPTY_RESPONSE", "CONNECTION_RESET", "TRUNCATED_BODY", "BANDWIDTH",
+                                                            "WEBSOCKET_CLOSE", "LIVE_EVENT_DROP", "LIVE_EVENT_DELAY", "WEBHOOK_FAILURE"]},
+                        "reason": S, "distribution": {"type": "string", "enum": ["FIXED", "UNIFORM", "LOGNORMAL"]},
+                        "millis": I, "minMillis": I, "maxMillis": I, "medianMillis": I, "sigma": {"type": "number"}, "status": I, "message": S,
+                        "bytes": {"type": "integer", "minimum": 0, "maximum": 1048576}, "fraction": {"type": "number", "minimum": 0, "exclusiveMaximum": 1},
+                        "closeCode": {"type": "integer", "minimum": 1000, "maximum": 4999}, "afterEvents": {"type": "integer", "minimum": 0, "maximum": 100000},
+                        "eventTypes": arr(S), "bytesPerSecond": {"type": "integer", "minimum": 256, "maximum": 1073741824}, "timeout": B}, ["type"]),
     "FaultRule": obj({"id": S, "description": S, "match": ref("FaultMatch"), "action": ref("FaultAction"), "probability": {"type": "number", "minimum": 0, "maximum": 1},
                       "limit": I, "expiresAt": L, "expiresInMillis": L, "seed": {"type": "integer", "minimum": 0}, "accountId": S, "injected": I, "createdAt": L}, ["match", "action"]),
     "FaultRuleList": obj({"rules": arr(ref("FaultRule"))}, ["rules"]),
@@ -330,7 +335,7 @@ schemas = {
     "StateStats": obj({**{k: I for k in STATS_COUNTS}, "frames": obj({k: I for k in FRAME_COUNTS}, FRAME_COUNTS),
                          "framesHeld": obj({k: I for k in FRAMES_HELD}, FRAMES_HELD)}, STATS_COUNTS + ["frames", "framesHeld"]),
     "WebhookDelivery": obj({"deliveryId": S, "registrationId": S, "accountId": S, "eventType": S, "endpoint": S, "state": {"type": "string", "enum": ["PENDING", "DELIVERED", "FAILED"]},
-                            "attempts": arr(obj({"timestamp": L, "status": I, "error": S, "durationMillis": L}, ["timestamp", "durationMillis"])), "createdAt": L, "bodyBytes": I},
+                            "attempts": arr(obj({"timestamp": L, "status": I, "error": S, "durationMillis": L, "faultRuleId": S}, ["timestamp", "durationMillis"])), "createdAt": L, "bodyBytes": I},
                            ["deliveryId", "registrationId", "accountId", "eventType", "endpoint", "state", "attempts", "createdAt", "bodyBytes"]),
     "WebhookDeliveryPage": obj({"deliveries": arr(ref("WebhookDelivery"))}, ["deliveries"]),
     "Seed": obj({"global": obj({"configuration": smap()}), "accounts": arr(obj({"name": S, "configuration": smap(), "metadata": smap(),

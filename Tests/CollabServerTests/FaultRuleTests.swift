@@ -187,6 +187,9 @@ struct FaultRuleTests {
             #expect(push.attempts.last?.sink == "fault" && push.attempts.last?.reason == "Unregistered" && push.attempts.last?.status == 410)
             let devices = try await server.call(.get, "/_mock/v1/devices", authorization: Self.root).decode([DeviceView].self)
             #expect(devices.first { $0.deviceId == "gone-phone" }?.apnsToken == nil, "the token is removed as a real 410 would remove it")
+            let journal = try await server.call(.get, "/_mock/v1/journal", authorization: Self.root).decode(JournalPage.self)
+            let entry = try #require(journal.entries.first { $0.faultRuleId == rule.id })
+            #expect(entry.method == "PUSH" && entry.fault == "PUSH_FAILURE" && entry.status == 410 && entry.path == "/pushes/\(push.pushId)")
             // HTTP requests of that device are not hit by a push rule.
             #expect(try await server.call(.get, "/mobile/v1/conversations", authorization: visitor).status == .ok)
             let bad = try await server.call(

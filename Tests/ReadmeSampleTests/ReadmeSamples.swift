@@ -21,10 +21,22 @@ enum ReadmeSamples {
         ("sample3", sample3),
         ("sample4", sample4),
         ("sample5", sample5),
+        ("sample6", sample6),
     ]
 
     /// README sample 2.
     static func sample2(baseURL: String) async throws {
+        let control = ControlClient(baseURL: baseURL, credentials: .basic(username: "admin", password: "admin"))
+        // The WebSocket drops mid-call: the phone's live socket closes after its next event, once.
+        let drop = try await control.addFault(FaultRule(
+            match: FaultMatch(path: "/mobile/v1/events", deviceId: "simulator-3"),
+            action: .webSocketClose(code: 4000, reason: "network lost", afterEvents: 1), limit: 1))
+        print(drop.id ?? "", drop.accountId ?? "")                  // the rule is confined to the admin's account
+        try await control.removeAllFaults()
+    }
+
+    /// README sample 3.
+    static func sample3(baseURL: String) async throws {
         let control = ControlClient(baseURL: baseURL, credentials: .basic(username: "superadmin", password: "superadmin"))
         let fixture = FileManager.default.temporaryDirectory.appendingPathComponent("demo.snapshot.json")
         // Once, after preparing the tenant:
@@ -35,8 +47,8 @@ enum ReadmeSamples {
         try await control.importSnapshot(try Data(contentsOf: fixture))
     }
 
-    /// README sample 3.
-    static func sample3(baseURL: String) async throws {
+    /// README sample 4.
+    static func sample4(baseURL: String) async throws {
         let admin = AdminClient(baseURL: baseURL, credentials: .basic(username: "admin", password: "admin"))
         let area = try await admin.namedAreas.create(WebNamedArea(name: "Support", siteId: "support"))
 
@@ -45,8 +57,8 @@ enum ReadmeSamples {
         let journal = try await control.journal(JournalFilter(status: 4))
     }
 
-    /// README sample 4.
-    static func sample4(baseURL: String) async throws {
+    /// README sample 5.
+    static func sample5(baseURL: String) async throws {
         let visitor = VisitorClient(configuration: ClientConfiguration(
             baseURL: baseURL, apiKey: "demo-api-key", namedArea: "demo-area", deviceId: "simulator-1"))
         try await visitor.start()                                   // device session + live events
@@ -65,8 +77,8 @@ enum ReadmeSamples {
         }
     }
 
-    /// README sample 5.
-    static func sample5(baseURL: String) async throws {
+    /// README sample 6.
+    static func sample6(baseURL: String) async throws {
         let control = ControlClient(baseURL: baseURL, credentials: .basic(username: "superadmin", password: "superadmin"))
         let app = VisitorClient(configuration: ClientConfiguration(
             baseURL: baseURL, apiKey: "demo-api-key", namedArea: "demo-area", deviceId: "phone-2"))

@@ -94,9 +94,7 @@ public final class MockCollabServer: Service {
             settings: .init(maxAttempts: max(1, configuration.pushMaxAttempts), initialBackoff: configuration.pushInitialBackoff), logger: logger
         )
         pipeline.observe { dispatcher.enqueuePush($0) }
-        pipeline.injectFaults { [faults = environment.faults, clock] entry in
-            faults.pushFailure(accountId: entry.accountId, deviceId: entry.deviceId, now: clock.now())
-        }
+        pipeline.injectFaults { [environment] entry in environment.injectedPushFailure(for: entry) }
         pushBox.set(pipeline)
         self.pushes = pipeline
         self.clockTasks = ClockDrivenTasks(environment: environment, logger: logger)

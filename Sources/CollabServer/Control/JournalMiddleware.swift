@@ -23,6 +23,9 @@ struct JournalMiddleware: RouterMiddleware {
                 clientCertificate: context.trace.clientCertificate
             )
             entry.faultRuleId = context.trace.faultRuleId
+            entry.fault = context.trace.faultAction
+            // The connection was closed or reset: whatever the handler returned was never sent.
+            if entry.fault == "EMPTY_RESPONSE" || entry.fault == "CONNECTION_RESET" { entry.status = 0 }
             environment.journal.record(entry)
         }
         let response = try await next(request, context)

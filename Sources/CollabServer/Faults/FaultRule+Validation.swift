@@ -28,8 +28,9 @@ extension FaultRule {
             accountId = try environment.inspectedAccountId(reference, confinedTo: confinement)
         }
         rule.accountId = accountId
+        try checkLiveAndWebhookMatch()
         switch action.type {
-        case "LATENCY":
+        case "LATENCY", "LIVE_EVENT_DELAY":
             let limit = FaultRules.maxLatencyMillis
             func millis(_ name: String, _ value: Int?) throws(CollabError) -> Int {
                 guard let value else { throw .badRequest("action.\(name) is required for this distribution") }
@@ -56,8 +57,16 @@ extension FaultRule {
                 throw .badRequest("action.reason must be one of \(FaultRules.pushFailureStatus.keys.sorted().joined(separator: ", "))")
             }
             rule.action.status = status
+        case "EMPTY_RESPONSE", "CONNECTION_RESET", "LIVE_EVENT_DROP":
+            break
         default:
-            throw .badRequest("action.type must be LATENCY, ERROR or PUSH_FAILURE")
+            try rule.action.checkConnectionAction()
+        }
+        if let types = action.eventTypes {
+            guard ["LIVE_EVENT_DROP", "LIVE_EVENT_DELAY"].contains(action.type) else { throw .badRequest("action.eventTypes is for LIVE_EVENT_DROP and LIVE_EVENT_DELAY") }
+            guard (1...32).contains(types.count), types.allSatisfy({ DomainEvent.Kind(rawValue: $0) != nil }) else {
+                throw .badRequest("action.eventTypes must be 1 to 32 live event types, e.g. conversation.new_message")
+            }
         }
         if let probability, !(probability >= 0 && probability <= 1) { throw .badRequest("probability must be 0 to 1") }
         if let limit, limit < 1 { throw .badRequest("limit must be at least 1") }

@@ -2,6 +2,7 @@ import CollabCore
 import CollabPush
 import CollabWire
 import Foundation
+import Metrics
 import Synchronization
 
 /// The fault rules in force, in memory (a restart clears them), bounded in number.
@@ -15,6 +16,10 @@ final class FaultRules: Sendable {
     static let capacity = 256
     /// The longest latency a rule may add.
     static let maxLatencyMillis = 60_000
+    /// The lowest bandwidth cap, bytes per second (slower would hold a connection for hours).
+    static let minBytesPerSecond = 256
+    /// The highest bandwidth cap, bytes per second.
+    static let maxBytesPerSecond = 1 << 30
 
     /// A rule with its generator and its counters.
     struct Entry: Sendable {
@@ -31,6 +36,36 @@ final class FaultRules: Sendable {
         var accountId: String?
         var deviceId: String?
         var clientId: String?
+        /// A live event's type (for `LIVE_EVENT_DROP` and `LIVE_EVENT_DELAY` rules).
+        var eventType: String? = nil
+    }
+
+    /// Where a rule acts: each action belongs to one kind, and each kind is asked at its own place.
+    enum Kind: Int, Sendable {
+        /// HTTP requests of the faultable surfaces (``FaultMiddleware``).
+        case request
+        /// Pushes before delivery (the push pipeline).
+        case push
+        /// A live event WebSocket when it connects, and before each event while no close is pending.
+        case liveConnection
+        /// Each live event before it is sent to a connection.
+        case liveEvent
+        /// Each webhook delivery attempt of the rule's account.
+        case webhook
+
+        /// The kind's bit in the mask of kinds held.
+        var bit: Int { 1 << rawValue }
+    }
+
+    /// The kind of place an action acts at.
+    static func kind(of actionType: String) -> Kind {
+        switch actionType {
+        case "PUSH_FAILURE": .push
+        case "WEBSOCKET_CLOSE": .liveConnection
+        case "LIVE_EVENT_DROP", "LIVE_EVENT_DELAY": .liveEvent
+        case "WEBHOOK_FAILURE": .webhook
+        default: .request
+        }
     }
 
     /// What to do with a request a rule hit.
@@ -38,16 +73,61 @@ final class FaultRules: Sendable {
         case latency(ruleId: String, millis: Int)
         case error(ruleId: String, status: Int, message: String)
         case pushFailure(ruleId: String, status: Int, reason: String)
+        case emptyResponse(ruleId: String)
+        case connectionReset(ruleId: String)
+        /// Send `bytes` of the body, or `fraction` of it when `bytes` is `nil`.
+        case truncatedBody(ruleId: String, bytes: Int?, fraction: Double)
+        case bandwidth(ruleId: String, bytesPerSecond: Int)
+        case webSocketClose(ruleId: String, code: Int, reason: String, afterEvents: Int)
+        case dropEvent(ruleId: String)
+        case delayEvent(ruleId: String, millis: Int)
+        /// `status` answered, or a time-out after `timeoutMillis` (`nil`: the dispatcher's own).
+        case webhookFailure(ruleId: String, status: Int?, timeoutMillis: Int?)
 
         var ruleId: String {
             switch self {
-            case .latency(let id, _), .error(let id, _, _), .pushFailure(let id, _, _): id
+            case .latency(let id, _), .error(let id, _, _), .pushFailure(let id, _, _), .emptyResponse(let id), .connectionReset(let id),
+                .truncatedBody(let id, _, _), .bandwidth(let id, _), .webSocketClose(let id, _, _, _), .dropEvent(let id), .delayEvent(let id, _),
+                .webhookFailure(let id, _, _):
+                id
             }
         }
+
+        /// The label of `mockcollab_faults_injected_total{action}`.
+        var metricLabel: String {
+            switch self {
+            case .latency: "latency"
+            case .error: "error"
+            case .pushFailure: "push_failure"
+            case .emptyResponse: "empty_response"
+            case .connectionReset: "connection_reset"
+            case .truncatedBody: "truncated_body"
+            case .bandwidth: "bandwidth"
+            case .webSocketClose: "websocket_close"
+            case .dropEvent: "live_event_drop"
+            case .delayEvent: "live_event_delay"
+            case .webhookFailure: "webhook_failure"
+            }
+        }
+
+        /// The action's name, as in rules.
+        var actionType: String { metricLabel.uppercased() }
     }
 
     private let rules = Mutex<[Entry]>([])
     private let count = Atomic<Int>(0)
+    /// Which kinds of rule are held (``Kind/bit``): a place with no rule of its kind pays one atomic
+    /// load, however many rules of other kinds there are (a latency rule costs no live event a lock).
+    private let kinds = Atomic<Int>(0)
+
+    /// Notes how many rules, of which kinds, are held (under the rules' lock).
+    private func noteHeld(_ rules: [Entry]) {
+        count.store(rules.count, ordering: .relaxed)
+        kinds.store(rules.reduce(0) { $0 | Self.kind(of: $1.rule.action.type).bit }, ordering: .relaxed)
+    }
+
+    /// Whether any rule is held (one atomic load).
+    var isInForce: Bool { count.load(ordering: .relaxed) > 0 }
 
     /// The rules visible to `accountId` (all for `nil`), oldest first.
     func list(accountId: String?) -> [FaultRule] {
@@ -59,7 +139,7 @@ final class FaultRules: Sendable {
         try rules.withLock { rules throws(CollabError) in
             guard rules.count < Self.capacity else { throw CollabError(.tooManyRequests, "at most \(Self.capacity) fault rules at once; remove some first") }
             rules.append(Entry(rule: rule, generator: SeededRandom(seed: rule.seed ?? 0)))
-            count.store(rules.count, ordering: .relaxed)
+            noteHeld(rules)
         }
     }
 
@@ -72,6 +152,7 @@ final class FaultRules: Sendable {
             var rule = rule
             rule.injected = rules[index].rule.injected
             rules[index] = Entry(rule: rule, generator: SeededRandom(seed: rule.seed ?? 0))
+            noteHeld(rules)
             return rule
         }
     }
@@ -83,7 +164,7 @@ final class FaultRules: Sendable {
                 throw .notFound("FaultRule", id)
             }
             rules.remove(at: index)
-            count.store(rules.count, ordering: .relaxed)
+            noteHeld(rules)
         }
     }
 
@@ -93,7 +174,7 @@ final class FaultRules: Sendable {
         rules.withLock { rules in
             let before = rules.count
             rules.removeAll { accountId == nil || $0.rule.accountId == accountId }
-            count.store(rules.count, ordering: .relaxed)
+            noteHeld(rules)
             return before - rules.count
         }
     }
@@ -109,23 +190,22 @@ final class FaultRules: Sendable {
     /// The failure a `PUSH_FAILURE` rule puts in place of delivering a push to `deviceId` of `accountId`.
     func pushFailure(accountId: String, deviceId: String, now: Timestamp) -> InjectedPushFailure? {
         let request = Request(surface: "PUSH", method: "", path: "", accountId: accountId, deviceId: deviceId, clientId: nil)
-        guard case .pushFailure(let ruleId, let status, let reason)? = injection(for: request, now: now, pushes: true) else { return nil }
+        guard case .pushFailure(let ruleId, let status, let reason)? = injection(for: request, now: now, kind: .push) else { return nil }
         return InjectedPushFailure(ruleId: ruleId, status: status, reason: reason, unregistersToken: Self.unregisteringReasons.contains(reason))
     }
 
-    /// The first rule that hits `request` at `now`, counted, with its draw made: HTTP rules for
-    /// requests, `PUSH_FAILURE` rules for pushes.
-    func injection(for request: Request, now: Timestamp, pushes: Bool = false) -> Injection? {
-        guard count.load(ordering: .relaxed) > 0 else { return nil }
-        return rules.withLock { rules -> Injection? in
+    /// The first rule of `kind` that hits `request` at `now`, counted, with its draw made.
+    func injection(for request: Request, now: Timestamp, kind: Kind = .request) -> Injection? {
+        guard kinds.load(ordering: .relaxed) & kind.bit != 0 else { return nil }
+        let injection = rules.withLock { rules -> Injection? in
             // Expired rules and spent ones go as they are met.
             rules.removeAll { entry in
                 if let expiresAt = entry.rule.expiresAt, now >= expiresAt { return true }
                 if let limit = entry.rule.limit, (entry.rule.injected ?? 0) >= limit { return true }
                 return false
             }
-            count.store(rules.count, ordering: .relaxed)
-            for index in rules.indices where (rules[index].rule.action.type == "PUSH_FAILURE") == pushes && Self.matches(rules[index].rule, request, push: pushes) {
+            noteHeld(rules)
+            for index in rules.indices where Self.kind(of: rules[index].rule.action.type) == kind && Self.matches(rules[index].rule, request, kind: kind) {
                 var entry = rules[index]
                 defer { rules[index] = entry }
                 if let probability = entry.rule.probability, probability < 1, entry.generator.nextUnit() >= probability { continue }
@@ -137,19 +217,42 @@ final class FaultRules: Sendable {
                     return .pushFailure(ruleId: id, status: action.status ?? 410, reason: action.reason ?? "Unregistered")
                 case "LATENCY":
                     return .latency(ruleId: id, millis: Self.latency(action, generator: &entry.generator))
+                case "EMPTY_RESPONSE":
+                    return .emptyResponse(ruleId: id)
+                case "CONNECTION_RESET":
+                    return .connectionReset(ruleId: id)
+                case "TRUNCATED_BODY":
+                    return .truncatedBody(ruleId: id, bytes: action.bytes, fraction: action.fraction ?? 0.5)
+                case "BANDWIDTH":
+                    return .bandwidth(ruleId: id, bytesPerSecond: action.bytesPerSecond ?? Self.minBytesPerSecond)
+                case "WEBSOCKET_CLOSE":
+                    return .webSocketClose(ruleId: id, code: action.closeCode ?? 1011, reason: action.reason ?? "injected fault", afterEvents: action.afterEvents ?? 0)
+                case "LIVE_EVENT_DROP":
+                    return .dropEvent(ruleId: id)
+                case "LIVE_EVENT_DELAY":
+                    return .delayEvent(ruleId: id, millis: Self.latency(action, generator: &entry.generator))
+                case "WEBHOOK_FAILURE":
+                    return .webhookFailure(ruleId: id, status: action.timeout == true ? nil : action.status ?? 503, timeoutMillis: action.millis)
                 default:
                     return .error(ruleId: id, status: action.status ?? 503, message: action.message ?? "injected fault")
                 }
             }
             return nil
         }
+        if let injection { Counter(label: "mockcollab_faults_injected_total", dimensions: [("action", injection.metricLabel)]).increment() }
+        return injection
     }
 
-    static func matches(_ rule: FaultRule, _ request: Request, push: Bool = false) -> Bool {
+    static func matches(_ rule: FaultRule, _ request: Request, kind: Kind = .request) -> Bool {
         let match = rule.match
         if let accountId = rule.accountId, accountId != request.accountId { return false }
         // Pushes have no surface, method, path or client: a push rule matches by account and device.
-        if push { return match.deviceId.map { $0 == request.deviceId } ?? true }
+        if kind == .push { return match.deviceId.map { $0 == request.deviceId } ?? true }
+        // Webhook deliveries belong to an account and nothing else.
+        if kind == .webhook { return true }
+        // Only a read's answer is cut: a change must never be half done while its answer is lost.
+        if rule.action.type == "TRUNCATED_BODY", request.method != "GET" { return false }
+        if kind == .liveEvent, let types = rule.action.eventTypes, !types.contains(request.eventType ?? "") { return false }
         if let surface = match.surface, surface != request.surface { return false }
         if let method = match.method, method.uppercased() != request.method { return false }
         if let deviceId = match.deviceId, deviceId != request.deviceId { return false }

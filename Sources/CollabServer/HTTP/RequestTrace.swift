@@ -26,5 +26,21 @@ final class RequestTrace: Sendable {
         set { faultRuleBox.withLock { $0 = newValue } }
     }
 
+    private let faultActionBox = Mutex<String?>(nil)
+
+    /// The action of the fault rule injected into the request (`EMPTY_RESPONSE`, …), if any.
+    var faultAction: String? {
+        get { faultActionBox.withLock { $0 } }
+        set { faultActionBox.withLock { $0 = newValue } }
+    }
+
+    private let bandwidthBox = Mutex<Int?>(nil)
+
+    /// A `BANDWIDTH` rule's cap, bytes per second, for what the request's WebSocket receives (co-browsing frames).
+    var bandwidthCap: Int? {
+        get { bandwidthBox.withLock { $0 } }
+        set { bandwidthBox.withLock { $0 = newValue } }
+    }
+
     init() {}
 }

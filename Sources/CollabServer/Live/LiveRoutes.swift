@@ -24,7 +24,10 @@ struct LiveRoutes {
         } onUpgrade: { inbound, outbound, wsContext in
             let audience = try env.audience(for: wsContext.request, context: wsContext.requestContext, agent: false)
             let client = try env.read(account: audience.accountId) { $0.clientSession(token: audience.sessionKey ?? "") }
-            try await env.stream(audience, request: wsContext.request, inbound: inbound, outbound: outbound, logger: wsContext.logger, frameClient: client)
+            try await env.stream(
+                audience, request: wsContext.request, inbound: inbound, outbound: outbound, logger: wsContext.logger, frameClient: client,
+                frameBandwidth: wsContext.requestContext.trace.bandwidthCap
+            )
         }
         router.ws("agent/v1/events") { request, context in
             _ = try env.audience(for: request, context: context, agent: true)
@@ -70,13 +73,18 @@ extension CollabEnvironment {
     /// Streams events to one WebSocket until either side ends it.
     func stream(
         _ audience: EventAudience, request: Request, inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter, logger: Logger,
-        frameClient: ClientSession? = nil
+        frameClient: ClientSession? = nil, frameBandwidth: Int? = nil
     ) async throws {
         let lastEventId = request.query("lastEventId").flatMap { Int64($0) }
         // A cluster replica first takes in what the other replicas committed: the id may be one of theirs.
         if lastEventId != nil { try? await repository.catchUp() }
         let (subscription, replay, gap, position) = events.subscribe(audience, after: lastEventId)
         defer { events.unsubscribe(subscription) }
+        let faults = LiveConnectionFaults(environment: self, audience: audience, path: request.uri.path, client: frameClient)
+        if let close = faults.closeOnConnect() {
+            try await outbound.close(WebSocketErrorCode(codeNumber: close.code), reason: close.reason)
+            return
+        }
         let encoder = JSONEncoder()
         func send(_ event: LiveEvent) async throws {
             try await outbound.write(.text(String(decoding: try encoder.encode(event), as: UTF8.self)))
@@ -88,8 +96,19 @@ extension CollabEnvironment {
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask {
                 for await item in subscription.stream {
+                    switch await faults.decide(item) {
+                    case .send: break
+                    case .drop: continue
+                    case .close(let close):
+                        try await outbound.close(WebSocketErrorCode(codeNumber: close.code), reason: close.reason)
+                        return
+                    }
                     // An event's text was encoded once, when it was published.
                     try await outbound.write(.text(item.text))
+                    if let close = faults.closeDue(after: item) {
+                        try await outbound.close(WebSocketErrorCode(codeNumber: close.code), reason: close.reason)
+                        return
+                    }
                 }
                 if subscription.didOverflow {
                     logger.notice("closing a live connection that fell behind", metadata: ["person": "\(audience.personId)"])
@@ -112,6 +131,8 @@ extension CollabEnvironment {
                         continue
                     }
                     guard case .binary(let buffer) = message, let client = frameClient else { continue }
+                    // A BANDWIDTH fault rule: frames are taken no faster than the cap.
+                    if let frameBandwidth { try await BandwidthPacing.wait(for: buffer.readableBytes, bytesPerSecond: frameBandwidth) }
                     let ack: FrameAck
                     do {
                         let (header, image) = try FrameHeader.decode(buffer.readableBytesView)

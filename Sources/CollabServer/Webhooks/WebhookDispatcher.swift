@@ -174,9 +174,19 @@ final class WebhookDispatcher: Service {
             var retry = true
             var record = WebhookDelivery.Attempt(timestamp: environment.clock.now(), status: nil, error: nil, durationMillis: 0)
             do {
-                let response = try await client.execute(request, timeout: settings.requestTimeout)
-                _ = try? await response.body.collect(upTo: 64 * 1024)
-                let status = Int(response.status.code)
+                let status: Int
+                var location: String?
+                if let fault = environment.injectedWebhookFailure(for: job, deliveryId: deliveryId, attempt: attempt) {
+                    // A WEBHOOK_FAILURE rule answers in the endpoint's place; the retries below apply as to a real answer.
+                    record.faultRuleId = fault.ruleId
+                    status = try await fault.answer(requestTimeout: settings.requestTimeout)
+                    record.error = "answered by fault rule \(fault.ruleId)"
+                } else {
+                    let response = try await client.execute(request, timeout: settings.requestTimeout)
+                    _ = try? await response.body.collect(upTo: 64 * 1024)
+                    status = Int(response.status.code)
+                    location = response.headers.first(name: "location")
+                }
                 record.status = status
                 if (200..<300).contains(status) {
                     retry = false
@@ -185,8 +195,8 @@ final class WebhookDispatcher: Service {
                     // Not followed (see `clientConfiguration`), and a retry would be redirected again.
                     retry = false
                     delivery.state = "FAILED"
-                    let location = response.headers.first(name: "location").map { " to \(RedactedURL.string($0))" } ?? ""
-                    record.error = "redirect\(location) not followed: webhook deliveries go to the registered endpoint only"
+                    let target = location.map { " to \(RedactedURL.string($0))" } ?? ""
+                    record.error = "redirect\(target) not followed: webhook deliveries go to the registered endpoint only"
                 } else if (400..<500).contains(status), status != 408, status != 429 {
                     retry = false
                     delivery.state = "FAILED"

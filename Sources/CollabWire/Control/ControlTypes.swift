@@ -22,6 +22,12 @@ public struct JournalEntry: Codable, Sendable, Equatable {
     public var faultRuleId: String?
     /// The replica that served the request, in a cluster-wide read (`scope=cluster`).
     public var replica: String?
+    /// The injected fault's action (`LATENCY`, `EMPTY_RESPONSE`, `LIVE_EVENT_DROP`, …). Entries of
+    /// `EMPTY_RESPONSE` and `CONNECTION_RESET` have status 0: no answer was sent. A fault outside an
+    /// HTTP request is an entry of its own: method `WS` (a live socket: its path, the event or close
+    /// code in `query`), `PUSH` (`/pushes/{pushId}`, the push service's status) or `WEBHOOK` (the
+    /// endpoint, the injected status or 0 for a time-out).
+    public var fault: String?
 
     public init(
         id: Int64, timestamp: Int64, method: String, path: String, query: String?, status: Int, durationMicros: Int64,

@@ -120,6 +120,8 @@ public struct WebhookDelivery: Codable, Sendable, Equatable {
         public var status: Int?
         public var error: String?
         public var durationMillis: Int64
+        /// The fault rule (`WEBHOOK_FAILURE`) that answered this attempt in the endpoint's place, if one did.
+        public var faultRuleId: String?
         public init(timestamp: Int64, status: Int?, error: String?, durationMillis: Int64) {
             self.timestamp = timestamp
             self.status = status

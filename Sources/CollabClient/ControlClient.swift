@@ -65,7 +65,11 @@ public struct ControlClient: Sendable {
     }
 
     /// Entity counts, overall or for one account.
-    public func stats(account: String? = nil) async throws(CollabClientError) -> StateStats {
-        try await transport.send("GET", "/_mock/v1/stats", query: account.map { [("account", $0)] } ?? [])
+    /// - Parameter cluster: Sum the per-replica figures (journal, pushes, frames) over every replica of
+    ///   a cluster; on a single server the same as without.
+    public func stats(account: String? = nil, cluster: Bool = false) async throws(CollabClientError) -> StateStats {
+        var query = account.map { [("account", $0)] } ?? []
+        if cluster { query.append(("scope", "cluster")) }
+        return try await transport.send("GET", "/_mock/v1/stats", query: query)
     }
 }

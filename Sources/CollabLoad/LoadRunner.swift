@@ -76,7 +76,7 @@ public final class LoadRunner: Sendable {
         var serverUnavailable: String?
         if let control {
             do throws(CollabClientError) {
-                before = try await control.stats(account: account)
+                before = try await control.stats(account: account, cluster: true)
             } catch {
                 serverUnavailable = "GET /_mock/v1/stats failed: \(error)"
             }
@@ -103,7 +103,7 @@ public final class LoadRunner: Sendable {
         var server: ServerComparison?
         if let control, let before {
             do throws(CollabClientError) {
-                let after = try await control.stats(account: account)
+                let after = try await control.stats(account: account, cluster: true)
                 server = ServerComparison(account: account ?? "*", before: before, after: after, metrics: metrics)
             } catch {
                 serverUnavailable = "GET /_mock/v1/stats failed after the run: \(error)"

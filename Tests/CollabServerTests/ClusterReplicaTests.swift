@@ -32,7 +32,7 @@ struct ClusterReplicaTests {
     static let controlToken = "cluster-control-token"
 
     /// Starts `count` replicas on a fresh database with the desk seed.
-    static func replicas(_ count: Int) async throws -> (url: String, replicas: [ServerProcess]) {
+    static func replicas(_ count: Int, extra: [String] = []) async throws -> (url: String, replicas: [ServerProcess]) {
         let url = try await PostgresServerTests.freshDatabase()
         let seedPath = FileManager.default.temporaryDirectory.appendingPathComponent("cluster-seed-\(UUID().uuidString).yaml")
         try seedYAML.write(to: seedPath, atomically: true, encoding: .utf8)
@@ -43,7 +43,7 @@ struct ClusterReplicaTests {
                 group.addTask {
                     try await ServerProcess(arguments: [
                         "--storage", url, "--cluster", "--seed", seedPath.path, "--files-dir", files, "--control-token", Self.controlToken,
-                    ])
+                    ] + extra)
                 }
             }
             var started: [ServerProcess] = []
@@ -323,6 +323,37 @@ struct ClusterReplicaTests {
         #expect(stats.journalEntries > own.journalEntries, "the journals of both replicas are counted")
         let refused = try await control.transport.raw("GET", "/_mock/v1/stats", query: [("scope", "everywhere")])
         #expect(refused.status == 400)
+        try await Self.stop(replicas)
+    }
+
+    @Test("a client active on any replica is not stopped as idle by the replica that runs timed work; an idle one is")
+    func idleExpiryAcrossReplicas() async throws {
+        let (_, replicas) = try await Self.replicas(2, extra: ["--client-idle-seconds", "100"])
+        let controls = replicas.map { ControlClient(baseURL: $0.baseURL, credentials: .bearer(Self.controlToken)) }
+        _ = try await controls[0].changeClock(ClockChange(frozen: true))
+        // One client served only by each replica: whichever runs the expiry, one of them is served elsewhere.
+        let apps = [Self.visitor(replicas[0], device: "idle-a"), Self.visitor(replicas[1], device: "idle-b")]
+        for app in apps { try await app.start(liveEvents: false) }
+        /// Moves the shared clock, then lets every replica run what fell due before answering.
+        func advance(_ millis: Int64) async throws {
+            _ = try await controls[0].changeClock(ClockChange(advanceMillis: millis))
+            for control in controls { _ = try await control.changeClock(ClockChange(advanceMillis: 0)) }
+        }
+        for _ in 0..<5 {
+            try await advance(30_000)
+            for app in apps { _ = try await app.agentAvailability() }
+        }
+        // 150 s after start, active every 30 s: both still started.
+        for app in apps { _ = try await app.agentAvailability() }
+        try await advance(200_000)
+        for app in apps {
+            do {
+                _ = try await app.agentAvailability()
+                Issue.record("a client idle for 200 s was not stopped")
+            } catch {
+                #expect(error.status == 401, "\(error)")
+            }
+        }
         try await Self.stop(replicas)
     }
 

@@ -100,6 +100,7 @@ extension AccountState {
     /// Stops a client.
     public mutating func stopClient(token: String, changes: inout ChangeSet) {
         guard clientSessions.removeValue(forKey: token) != nil else { return }
+        clientActivityStored[token] = nil
         directory.release(.client(token), log: &directoryLog)
         changes.delete(.clientSession, token)
     }
@@ -119,10 +120,25 @@ extension AccountState {
 
     /// Notes that a client was active (any authenticated request). Kept in memory only: the idle
     /// expiry needs it, a restart may forget it (the stored `lastSeenAt` is the latest change).
-    public mutating func touchClient(token: String, now: Timestamp) {
-        guard var session = clientSessions[token], session.lastSeenAt < now else { return }
-        session.lastSeenAt = now
-        clientSessions[token] = session
+    /// - Returns: How long ago the activity last stored was (see ``storeClientActivity(token:changes:)``).
+    @discardableResult
+    public mutating func touchClient(token: String, now: Timestamp) -> Timestamp {
+        guard var session = clientSessions[token] else { return 0 }
+        let stored = clientActivityStored[token] ?? session.lastSeenAt
+        clientActivityStored[token] = stored
+        if session.lastSeenAt < now {
+            session.lastSeenAt = now
+            clientSessions[token] = session
+        }
+        return now - stored
+    }
+
+    /// Stores a client's last activity (a cluster replica does, now and then, so the replica that runs
+    /// the idle expiry sees activity another replica served).
+    public mutating func storeClientActivity(token: String, changes: inout ChangeSet) {
+        guard let session = clientSessions[token] else { return }
+        clientActivityStored[token] = session.lastSeenAt
+        changes.put(session)
     }
 
     /// The client sessions of a person (a visitor may use several devices), oldest first.

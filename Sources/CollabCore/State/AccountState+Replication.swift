@@ -107,7 +107,9 @@ extension AccountState {
             }
             messages[message.conversationId] = list
         case .clientSession:
-            let session = try RecordCoding.decode(ClientSession.self, from: record)
+            var session = try RecordCoding.decode(ClientSession.self, from: record)
+            // Activity this replica served since is newer than what another replica stored.
+            if let local = clientSessions[session.id], local.lastSeenAt > session.lastSeenAt { session.lastSeenAt = local.lastSeenAt }
             clientSessions[session.id] = session
             deadlines.schedule(.clientIdle(session.id), at: session.lastSeenAt)
             directory.load(.client(session.id), for: accountId)
@@ -176,6 +178,7 @@ extension AccountState {
             break
         case .clientSession:
             guard clientSessions.removeValue(forKey: id) != nil else { return }
+            clientActivityStored[id] = nil
             directory.unload(.client(id))
             effects.endedSessionKeys.append(id)
         case .webhookRegistration: _ = webhooks.removeValue(forKey: id)

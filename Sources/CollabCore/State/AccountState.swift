@@ -40,6 +40,9 @@ public struct AccountState: Sendable {
     var apiKeyIdByKey: [String: String] = [:]
     var userIdByUsername: [String: String] = [:]
     var personIdBySource: [PersonSourceKey: String] = [:]
+    /// A client's last activity as last stored, for clients active since (memory only; see
+    /// ``touchClient(token:now:)``).
+    var clientActivityStored: [String: Timestamp] = [:]
     /// Queued conversations per recipient, first queued first.
     public internal(set) var queue = QueueIndex()
     /// Work that falls due with time (missed calls, key rotation, expiring sessions and idle clients).

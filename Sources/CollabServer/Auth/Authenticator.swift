@@ -100,10 +100,16 @@ struct AuthenticationMiddleware: RouterMiddleware {
     func client(token: String) -> ClientSession? {
         guard token.count <= 128, let accountId = environment.accountId(for: .client(token)) else { return nil }
         let now = environment.clock.now()
-        return try? environment.repository.touch(account: accountId) { state in
-            state.touchClient(token: token, now: now)
-            return state.clientSession(token: token)
+        let repository = environment.repository
+        let touched = try? repository.touch(account: accountId) { state in
+            (idle: state.touchClient(token: token, now: now), session: state.clientSession(token: token))
         }
+        // In a cluster another replica may run the idle expiry: activity is stored (and so replicated)
+        // once a quarter of the idle timeout has passed since it was last stored, not on every request.
+        if repository.isClusterReplica, let touched, touched.idle >= environment.configuration.clientIdleTimeout / 4 {
+            Task { _ = try? await repository.write(account: accountId) { state, changes throws(CollabError) in state.storeClientActivity(token: token, changes: &changes) } }
+        }
+        return touched?.session
     }
 
     /// The caller behind a login session token. The role is read from the user as stored now (a session

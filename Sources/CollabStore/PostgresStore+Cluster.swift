@@ -73,8 +73,23 @@ extension PostgresStore: ChangeLog {
     }
 
     public func entries(after sequence: Int64) async throws -> [LoggedEntry] {
-        try await client.withConnection { connection in
-            try await PostgresLogTransaction(connection: connection, logger: logger).entries(after: sequence)
+        // Bounded like a write: a request waiting to catch up must not wait on a pool that keeps
+        // reconnecting to a database that is gone.
+        try await withThrowingTaskGroup(of: [LoggedEntry]?.self) { group in
+            group.addTask {
+                try await self.client.withConnection { connection in
+                    try await PostgresLogTransaction(connection: connection, logger: self.logger).entries(after: sequence)
+                }
+            }
+            group.addTask {
+                try await Task.sleep(for: self.writeTimeout)
+                return nil
+            }
+            defer { group.cancelAll() }
+            guard let first = try await group.next(), let entries = first else {
+                throw PostgresStoreError.unreachable(self.displayLocation, "reading the change log got no answer within \(self.writeTimeout)")
+            }
+            return entries
         }
     }
 

@@ -24,6 +24,8 @@ final class ClusterReplica: Sendable {
     /// Accounts whose shard may hold a change that never committed: rebuilt from the tables before
     /// their next write.
     let stale = Mutex<Set<String>>([])
+    /// Read barriers waiting for a catch-up (see ``StateRepository/catchUpBarrier()``).
+    let barrier = Mutex(BarrierRounds())
     /// Set when a change spanning accounts failed after it changed memory: the replica must restart.
     let broken = Mutex<String?>(nil)
 
@@ -34,6 +36,14 @@ final class ClusterReplica: Sendable {
     }
 
     var appliedSequence: Int64 { applied.withLock { $0 } }
+}
+
+/// The rounds of the read barrier: a round reads the log once for every request that arrived before it
+/// started; requests arriving meanwhile wait for the next round.
+struct BarrierRounds {
+    var running = false
+    var current: [CheckedContinuation<Void, any Error>] = []
+    var next: [CheckedContinuation<Void, any Error>] = []
 }
 
 /// Hooks a cluster replica's server installs.
@@ -98,6 +108,47 @@ extension StateRepository {
         guard let cluster else { return }
         let entries = try await cluster.log.entries(after: cluster.appliedSequence)
         applyLogged(entries, cluster)
+    }
+
+    /// Returns once everything committed before the call — by any replica — is applied here, so a request
+    /// served after it sees every write acknowledged before it arrived (read-your-writes across replicas,
+    /// with no sticky sessions). Concurrent callers share one read of the log per round.
+    public func catchUpBarrier() async throws {
+        guard let cluster else { return }
+        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+            let start: Bool = cluster.barrier.withLock { rounds in
+                if rounds.running {
+                    rounds.next.append(continuation)
+                    return false
+                }
+                rounds.running = true
+                rounds.current = [continuation]
+                return true
+            }
+            if start { Task { await self.runBarrierRounds(cluster) } }
+        }
+    }
+
+    private func runBarrierRounds(_ cluster: ClusterReplica) async {
+        while true {
+            var failure: (any Error)?
+            do {
+                try await catchUp()
+            } catch {
+                failure = error
+            }
+            let waiters: [CheckedContinuation<Void, any Error>] = cluster.barrier.withLock { rounds in
+                let done = rounds.current
+                rounds.current = rounds.next
+                rounds.next = []
+                if rounds.current.isEmpty { rounds.running = false }
+                return done
+            }
+            for waiter in waiters {
+                if let failure { waiter.resume(throwing: failure) } else { waiter.resume() }
+            }
+            guard cluster.barrier.withLock({ $0.running }) else { return }
+        }
     }
 
     /// Why this replica cannot take writes, if it cannot (for `/readyz`).

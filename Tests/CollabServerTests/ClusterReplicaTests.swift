@@ -357,6 +357,52 @@ struct ClusterReplicaTests {
         try await Self.stop(replicas)
     }
 
+    @Test("three replicas behind nginx: a conversation goes on through a kill -9 of one, and the live streams resume")
+    func behindNginx() async throws {
+        let (_, replicas) = try await Self.replicas(3)
+        let nginx = try await LoopbackNginx.start(inFrontOf: replicas.map(\.port))
+        /// A request the load balancer could not complete (its replica died mid-request) is sent again:
+        /// with the same clientMessageId, a message is stored once however often it is sent.
+        func retrying<T: Sendable>(_ body: () async throws -> T) async throws -> T {
+            var attempt = 0
+            while true {
+                do {
+                    return try await body()
+                } catch let error as CollabClientError where attempt < 20 && (error.status == nil || error.status == 502 || error.status == 503) {
+                    attempt += 1
+                }
+            }
+        }
+        let agent = AgentClient(baseURL: nginx.url)
+        _ = try await retrying { try await agent.login(username: "agent-a", password: "pw") }
+        let agentEvents = EventCollector(try await agent.connectEvents().events)
+        let app = VisitorClient(configuration: ClientConfiguration(baseURL: nginx.url, apiKey: "desk-key", deviceId: "phone-nginx"))
+        _ = try await app.start()
+        let appEvents = EventCollector(app.events)
+        let conversation = try await app.startConversation(topic: "through nginx")
+        _ = try await retrying { try await agent.accept(conversation.id) }
+
+        var sent: [String] = []
+        for index in 0..<30 {
+            if index == 10 {
+                replicas[0].signal(SIGKILL)
+                _ = try await replicas[0].waitForExit()
+            }
+            let text = "message \(index)"
+            _ = try await retrying { try await app.send(text, in: conversation.id, clientMessageId: "nginx-\(index)") }
+            sent.append(text)
+        }
+        // Whichever replica a stream was on, it reconnected through nginx and resumed: every message once, in order.
+        let atAgent = try await agentEvents.wait(count: 30) { $0.type == "conversation.new_message" }
+        let atVisitor = try await appEvents.wait(count: 30) { $0.type == "conversation.new_message" }
+        #expect(atAgent.compactMap(\.message?.text) == sent)
+        #expect(atVisitor.compactMap(\.message?.text) == sent)
+        let page = try await retrying { try await agent.messages(in: conversation.id) }
+        #expect(page.messages.map(\.text) == sent, "stored once each")
+        try await nginx.stop()
+        try await Self.stop(Array(replicas.dropFirst()))
+    }
+
     @Test("kill -9 of a replica under load loses no acknowledged write; its clients go on on another replica")
     func killUnderLoad() async throws {
         let (url, replicas) = try await Self.replicas(3)

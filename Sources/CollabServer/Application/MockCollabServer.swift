@@ -182,6 +182,7 @@ public final class MockCollabServer: Service {
         if let clientCertificates = transport.clientCertificateMiddleware { router.add(middleware: clientCertificates) }
         router.add(middleware: MetricsMiddleware())
         router.add(middleware: AnonymousOpsMiddleware())
+        if environment.repository.isClusterReplica { router.add(middleware: ClusterReadMiddleware(repository: environment.repository)) }
         router.add(middleware: AuthenticationMiddleware(environment: environment))
         router.add(middleware: FaultMiddleware(environment: environment))
         router.add(middleware: MessageInterceptionMiddleware(environment: environment, interception: messageInterception, webhooks: webhooks))

@@ -19,6 +19,8 @@ extension CollabEnvironment {
         let referenced = try repository.readEach { state in
             (state.accountId, state.files.byConversation.mapValues { Set($0) })
         }
-        await files.sweep(keeping: Dictionary(referenced, uniquingKeysWith: { first, _ in first }))
+        // Replicas of a cluster share the files directory: one starting must not remove another's
+        // uploads in flight (staged, or stored before their message commits).
+        await files.sweep(keeping: Dictionary(referenced, uniquingKeysWith: { first, _ in first }), removingOrphans: !repository.isClusterReplica)
     }
 }

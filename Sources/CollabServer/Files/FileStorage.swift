@@ -222,12 +222,13 @@ final class FileStorage: Sendable {
 
     /// Keeps exactly the files the state refers to (account → conversation → file ids): removes
     /// staging leftovers and files whose message never committed or whose conversation is gone, and
-    /// counts what stays against the quota. Runs once at start, before the server listens.
-    func sweep(keeping referenced: [String: [String: Set<String>]]) async {
+    /// counts what stays against the quota. Runs once at start, before the server listens. Without
+    /// `removeOrphans` (a cluster replica, whose directory other replicas write to) it only counts.
+    func sweep(keeping referenced: [String: [String: Set<String>]], removingOrphans removeOrphans: Bool = true) async {
         guard case .disk(let root) = backend else { return }
         let sizes: [String: [String: [String: Int64]]] = (try? await Self.blocking {
             let manager = FileManager.default
-            try? manager.removeItem(atPath: (root as NSString).appendingPathComponent(".staging"))
+            if removeOrphans { try? manager.removeItem(atPath: (root as NSString).appendingPathComponent(".staging")) }
             var byComponent: [String: (String, [String: (String, Set<String>)])] = [:]
             for (account, conversations) in referenced {
                 var inner: [String: (String, Set<String>)] = [:]
@@ -238,19 +239,19 @@ final class FileStorage: Sendable {
             for accountEntry in (try? manager.contentsOfDirectory(atPath: root)) ?? [] where accountEntry != ".staging" {
                 let accountPath = (root as NSString).appendingPathComponent(accountEntry)
                 guard let (account, conversations) = byComponent[accountEntry] else {
-                    try? manager.removeItem(atPath: accountPath)
+                    if removeOrphans { try? manager.removeItem(atPath: accountPath) }
                     continue
                 }
                 for conversationEntry in (try? manager.contentsOfDirectory(atPath: accountPath)) ?? [] {
                     let conversationPath = (accountPath as NSString).appendingPathComponent(conversationEntry)
                     guard let (conversation, files) = conversations[conversationEntry] else {
-                        try? manager.removeItem(atPath: conversationPath)
+                        if removeOrphans { try? manager.removeItem(atPath: conversationPath) }
                         continue
                     }
                     for fileEntry in (try? manager.contentsOfDirectory(atPath: conversationPath)) ?? [] {
                         let filePath = (conversationPath as NSString).appendingPathComponent(fileEntry)
                         guard files.contains(fileEntry) else {
-                            try? manager.removeItem(atPath: filePath)
+                            if removeOrphans { try? manager.removeItem(atPath: filePath) }
                             continue
                         }
                         let size = (try? manager.attributesOfItem(atPath: filePath)[.size] as? NSNumber)?.int64Value ?? 0

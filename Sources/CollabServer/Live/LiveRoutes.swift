@@ -77,7 +77,7 @@ extension CollabEnvironment {
     ) async throws {
         let lastEventId = request.query("lastEventId").flatMap { Int64($0) }
         // A cluster replica first takes in what the other replicas committed: the id may be one of theirs.
-        if lastEventId != nil { try? await repository.catchUp() }
+        if lastEventId != nil { try? await repository.catchUpBarrier() }
         let (subscription, replay, gap, position) = events.subscribe(audience, after: lastEventId)
         defer { events.unsubscribe(subscription) }
         let faults = LiveConnectionFaults(environment: self, audience: audience, path: request.uri.path, client: frameClient)

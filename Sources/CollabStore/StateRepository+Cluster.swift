@@ -24,6 +24,8 @@ final class ClusterReplica: Sendable {
     /// Accounts whose shard may hold a change that never committed: rebuilt from the tables before
     /// their next write.
     let stale = Mutex<Set<String>>([])
+    /// Group commit per account (see ``AccountWriteGate``).
+    let gates = Mutex<[String: AccountWriteGate]>([:])
     /// Read barriers waiting for a catch-up (see ``StateRepository/catchUpBarrier()``).
     let barrier = Mutex(BarrierRounds())
     /// Set when a change spanning accounts failed after it changed memory: the replica must restart.
@@ -36,6 +38,16 @@ final class ClusterReplica: Sendable {
     }
 
     var appliedSequence: Int64 { applied.withLock { $0 } }
+
+    /// The group-commit gate of an account's writes.
+    func gate(for accountId: String) -> AccountWriteGate {
+        gates.withLock { gates in
+            if let gate = gates[accountId] { return gate }
+            let gate = AccountWriteGate()
+            gates[accountId] = gate
+            return gate
+        }
+    }
 }
 
 /// The rounds of the read barrier: a round reads the log once for every request that arrived before it
@@ -172,6 +184,9 @@ extension StateRepository {
         _ mutate: () throws(CollabError) -> (Result, ChangeSet)
     ) async throws -> Result {
         if let problem = cluster.broken.withLock({ $0 }) { throw CollabError(.unavailable, problem) }
+        if case .accounts(let ids) = scope, ids.count == 1, accounts == ids, clock == nil {
+            return try await batchedCommit(cluster, accountId: ids[0], mutate)
+        }
         let mutated = Mutex(false)
         let outcome: (Result, ChangeSet, Int64?, [LoggedEntry])
         do {
@@ -213,6 +228,73 @@ extension StateRepository {
         applyLogged(missing, cluster, own: (sequence, changes.events.filter { !$0.isWebhookOnly }))
         cluster.hooks.withLock { $0 }.committed(sequence, changes.events, changes.pushes)
         return result
+    }
+
+    /// A write within one account, committed in a batch with the account's other writes that arrive
+    /// meanwhile (see ``AccountWriteGate``): one transaction, one lock, one log entry for all of them.
+    private func batchedCommit<Result: Sendable>(
+        _ cluster: ClusterReplica, accountId: String, _ mutate: () throws(CollabError) -> (Result, ChangeSet)
+    ) async throws -> Result {
+        let gate = cluster.gate(for: accountId)
+        switch await gate.arrive() {
+        case .failed(let error):
+            throw Self.unavailable(error)
+        case .joiner:
+            switch await gate.joinAndWait(mutate) {
+            case .success(let result): return result
+            case .failure(let error): throw Self.unavailable(error)
+            }
+        case .leader:
+            let progress = BatchProgress<Result>()
+            do {
+                let (sequence, missing, batch): (Int64?, [LoggedEntry], ChangeSet) = try await cluster.log.write(.accounts([accountId])) { transaction in
+                    try await self.rebuildStale([accountId], scope: .accounts([accountId]), cluster, transaction)
+                    self.applyLogged(try await transaction.entries(after: cluster.appliedSequence), cluster)
+                    var own = ChangeSet()
+                    do throws(CollabError) {
+                        let (result, changes) = try mutate()
+                        progress.own.withLock { $0 = .success(result) }
+                        own = changes
+                    } catch {
+                        progress.own.withLock { $0 = .failure(error) }
+                    }
+                    progress.opened.withLock { $0 = true }
+                    await gate.open(with: own)
+                    let batch = await gate.close()
+                    guard !batch.changes.isEmpty || !batch.events.isEmpty else { return (nil, [], batch) }
+                    progress.mutated.withLock { $0 = true }
+                    let entry = ChangeLogEntry(
+                        accounts: [accountId], changes: batch.changes.map(ReplicatedChange.init), events: batch.events.filter { !$0.isWebhookOnly }
+                    )
+                    let body = try JSONEncoder().encode(entry)
+                    let (sequence, missing) = try await transaction.append(batch.changes, entry: body, origin: cluster.origin) { cluster.appliedSequence }
+                    return (sequence, missing, batch)
+                }
+                if let sequence {
+                    applyLogged(missing, cluster, own: (sequence, batch.events.filter { !$0.isWebhookOnly }))
+                    cluster.hooks.withLock { $0 }.committed(sequence, batch.events, batch.pushes)
+                } else if !batch.pushes.isEmpty {
+                    publish([], batch.pushes)
+                }
+                gate.finish(nil, opened: true)
+            } catch {
+                if progress.mutated.withLock({ $0 }) { markStale([accountId], scope: .accounts([accountId]), cluster) }
+                let failure = Self.unavailable(error)
+                gate.finish(failure, opened: progress.opened.withLock { $0 })
+                throw failure
+            }
+            switch progress.own.withLock({ $0 }) {
+            case .success(let result)?: return result
+            case .failure(let error)?: throw error
+            case nil: throw CollabError(.unavailable, "the write did not run")
+            }
+        }
+    }
+
+    /// A storage failure as the typed error a request answers with (503), or the operation's own error.
+    static func unavailable(_ error: any Error) -> CollabError {
+        if let error = error as? CollabError { return error }
+        return CollabError(.unavailable, "storage failed: \(error)")
     }
 
     private func markStale(_ accounts: [String], scope: ChangeLogScope, _ cluster: ClusterReplica) {
@@ -384,4 +466,11 @@ extension StateRepository {
         guard let cluster else { return [] }
         return try await cluster.log.replicaURLs(seenWithinSeconds: 30)
     }
+}
+
+/// What a batch leader's transaction did, readable after it ends (whether it failed or not).
+final class BatchProgress<Result: Sendable>: Sendable {
+    let own = Mutex<Swift.Result<Result, CollabError>?>(nil)
+    let opened = Mutex(false)
+    let mutated = Mutex(false)
 }

@@ -6,8 +6,11 @@ import HummingbirdWSClient
 import Logging
 import NIOCore
 import NIOHTTP1
+import PostgresNIO
 import Synchronization
 import Testing
+
+@testable import CollabStore
 
 /// Three `serve --cluster` processes on one PostgreSQL database behave as one server: live events
 /// cross replicas, ids are cluster-wide, the accept race has one winner, timed work fires once, the
@@ -401,6 +404,45 @@ struct ClusterReplicaTests {
         #expect(page.messages.map(\.text) == sent, "stored once each")
         try await nginx.stop()
         try await Self.stop(Array(replicas.dropFirst()))
+    }
+
+    @Test("concurrent writes to one account on a replica commit together, in fewer transactions than writes, each answered once stored")
+    func groupCommit() async throws {
+        let (url, replicas) = try await Self.replicas(2)
+        let admin = AdminClient(baseURL: replicas[0].baseURL, credentials: .basic(username: "admin-d", password: "pw"))
+        let count = 60
+        let logBefore = try await Self.logLength(url)
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for index in 0..<count {
+                group.addTask { _ = try await admin.namedAreas.create(WebNamedArea(name: "batch \(index)", siteId: "batch-\(index)")) }
+            }
+            try await group.waitForAll()
+        }
+        let entries = try await Self.logLength(url) - logBefore
+        #expect(entries >= 1 && entries < count, "\(count) writes in \(entries) log entries")
+        // Acknowledged means stored: the other replica reads every one.
+        let other = AdminClient(baseURL: replicas[1].baseURL, credentials: .basic(username: "admin-d", password: "pw"))
+        let found = Set((try await other.namedAreas.search(WebQuery(type: "NamedAreaQuery", limit: 1000)).items ?? []).compactMap(\.siteId))
+        #expect(found.isSuperset(of: (0..<count).map { "batch-\($0)" }))
+        try await Self.stop(replicas)
+    }
+
+    /// How many entries the database's change log holds.
+    static func logLength(_ url: String) async throws -> Int {
+        let location = try PostgresLocation(parsing: url)
+        let connection = try await PostgresConnection.connect(
+            configuration: .init(
+                host: location.host, port: location.port, username: location.username, password: location.password, database: location.database,
+                tls: .disable
+            ),
+            id: 9, logger: TestServer.logger
+        )
+        defer { Task { try? await connection.close() } }
+        var count = 0
+        for try await value in try await connection.query("SELECT COUNT(*)::BIGINT FROM mock_collab_changes", logger: TestServer.logger).decode(Int64.self) {
+            count = Int(value)
+        }
+        return count
     }
 
     @Test("kill -9 of a replica under load loses no acknowledged write; its clients go on on another replica")

@@ -164,6 +164,13 @@ public struct ChangeSet: Sendable {
         changes.append(.delete(kind, id: id))
     }
 
+    /// Adds another operation's changes, events and pushes after these (a batch of writes committed together).
+    public mutating func append(contentsOf other: ChangeSet) {
+        changes += other.changes
+        events += other.events
+        pushes += other.pushes
+    }
+
     /// Whether the operation changed nothing and emitted nothing.
     public var isEmpty: Bool { changes.isEmpty && events.isEmpty && pushes.isEmpty }
 }

@@ -24,14 +24,22 @@ public struct InjectedPushFailure: Sendable, Equatable {
 
 /// Where the pipeline asks for injected failures.
 final class PushFaultHook: Sendable {
-    private let injector = Mutex<(@Sendable (OutboxEntry) -> InjectedPushFailure?)?>(nil)
+    /// The injector, held by a class: a function value kept in generic storage and read back on every
+    /// push was re-thunked by the optimizer until the release build's stack overflowed.
+    private final class Injector: Sendable {
+        let failure: @Sendable (OutboxEntry) -> InjectedPushFailure?
+        init(_ failure: @escaping @Sendable (OutboxEntry) -> InjectedPushFailure?) { self.failure = failure }
+    }
+
+    private let injector = Mutex<Injector?>(nil)
 
     func set(_ injector: @escaping @Sendable (OutboxEntry) -> InjectedPushFailure?) {
-        self.injector.withLock { $0 = injector }
+        self.injector.withLock { $0 = Injector(injector) }
     }
 
     func failure(for entry: OutboxEntry) -> InjectedPushFailure? {
-        injector.withLock { $0 }?(entry)
+        guard let injector = injector.withLock({ $0 }) else { return nil }
+        return injector.failure(entry)
     }
 }
 

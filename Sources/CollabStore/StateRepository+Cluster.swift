@@ -5,12 +5,29 @@ import Synchronization
 /// A replica's place in its cluster: the change log it writes through and follows, how far it has
 /// applied it, and where applied entries go.
 final class ClusterReplica: Sendable {
-    /// What the server does with the log's entries (see ``StateRepository/attachCluster(_:)``).
-    struct Hooks: Sendable {
-        var entryApplied: @Sendable (_ sequence: Int64, _ events: [DomainEvent]) -> Void = { _, _ in }
-        var committed: @Sendable (_ sequence: Int64, _ events: [DomainEvent], _ pushes: [PushIntent]) -> Void = { _, _, _ in }
-        var clockChanged: @Sendable (ClockSetting) -> Void = { _ in }
-        var connectionsEnded: @Sendable (ReplicatedEffects) -> Void = { _ in }
+    /// What the server does with the log's entries (see ``StateRepository/attachCluster(_:)``). A class:
+    /// function values kept in generic storage and read back on every entry get re-thunked by the
+    /// optimizer on each read (see PushFaultHook), a reference does not.
+    final class Hooks: Sendable {
+        let entryApplied: @Sendable (_ sequence: Int64, _ events: [DomainEvent]) -> Void
+        let committed: @Sendable (_ sequence: Int64, _ events: [DomainEvent], _ pushes: [PushIntent]) -> Void
+        let clockChanged: @Sendable (ClockSetting) -> Void
+        let connectionsEnded: @Sendable (ReplicatedEffects) -> Void
+
+        init(_ hooks: ClusterHooks) {
+            entryApplied = hooks.entryApplied
+            committed = hooks.committed
+            clockChanged = hooks.clockChanged
+            connectionsEnded = hooks.connectionsEnded
+        }
+
+        /// Until the server attaches its own: nothing is published.
+        init() {
+            entryApplied = { _, _ in }
+            committed = { _, _, _ in }
+            clockChanged = { _ in }
+            connectionsEnded = { _ in }
+        }
     }
 
     let log: any ChangeLog
@@ -89,11 +106,7 @@ extension StateRepository {
 
     /// Installs what the server does with log entries; call before serving.
     public func attachCluster(_ hooks: ClusterHooks) {
-        cluster?.hooks.withLock {
-            $0 = ClusterReplica.Hooks(
-                entryApplied: hooks.entryApplied, committed: hooks.committed, clockChanged: hooks.clockChanged, connectionsEnded: hooks.connectionsEnded
-            )
-        }
+        cluster?.hooks.withLock { $0 = ClusterReplica.Hooks(hooks) }
     }
 
     /// Follows the other replicas' changes until cancelled: wakes on the database's notifications and

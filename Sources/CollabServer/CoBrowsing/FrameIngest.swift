@@ -85,8 +85,15 @@ final class FrameIngest: Sendable {
     private let rejectedCounter = Counter(label: "mockcollab_cobrowsing_frames_rejected_total")
     private let bytesCounter = Counter(label: "mockcollab_cobrowsing_frame_bytes_total")
 
-    /// Called with every accepted frame (a cluster replica relays it to the others).
-    private let acceptedObserver = Mutex<(@Sendable (_ sessionId: String, _ accountId: String, _ frame: Frame) -> Void)?>(nil)
+    /// Called with every accepted frame (a cluster replica relays it to the others). Held by a class:
+    /// a function value in generic storage, read back per frame, is re-thunked by the optimizer on every
+    /// read (see PushFaultHook).
+    private final class AcceptedObserver: Sendable {
+        let call: @Sendable (_ sessionId: String, _ accountId: String, _ frame: Frame) -> Void
+        init(_ call: @escaping @Sendable (String, String, Frame) -> Void) { self.call = call }
+    }
+
+    private let acceptedObserver = Mutex<AcceptedObserver?>(nil)
 
     init(maxFrameBytes: Int) {
         self.maxFrameBytes = maxFrameBytes
@@ -94,7 +101,7 @@ final class FrameIngest: Sendable {
 
     /// Sets what runs with every accepted frame.
     func onAccepted(_ observer: @escaping @Sendable (_ sessionId: String, _ accountId: String, _ frame: Frame) -> Void) {
-        acceptedObserver.withLock { $0 = observer }
+        acceptedObserver.withLock { $0 = AcceptedObserver(observer) }
     }
 
     /// Whether anyone on this replica watches the session.
@@ -169,7 +176,7 @@ final class FrameIngest: Sendable {
         switch ack.type {
         case "frame.accepted":
             if let observer = acceptedObserver.withLock({ $0 }), let frame = latest(sessionId: sessionId), frame.header.sequence == header.sequence {
-                observer(sessionId, accountId, frame)
+                observer.call(sessionId, accountId, frame)
             }
             acceptedCounter.increment()
             bytesCounter.increment(by: image.count)

@@ -445,6 +445,41 @@ struct ClusterReplicaTests {
         return count
     }
 
+    @Test("webhooks go out once for the cluster; a reset on one replica empties every replica")
+    func webhooksOnceAndResetEverywhere() async throws {
+        let (_, replicas) = try await Self.replicas(3)
+        let receiver = try await WebhookReceiver()
+        let adminOnA = AdminClient(baseURL: replicas[0].baseURL, credentials: .basic(username: "admin-d", password: "pw"))
+        let _: WebWebhookRegistration = try await adminOnA.transport.send(
+            "POST", "/app/rest/v4/webhookregistrations/create",
+            body: WebWebhookRegistration(name: "cluster", endpoint: receiver.url, events: ["conversation.created", "conversation.new_message"])
+        )
+        let app = Self.visitor(replicas[1], device: "phone-hooks")
+        try await app.start(liveEvents: false)
+        let conversation = try await app.startConversation(topic: "hooks")
+        let agentOnC = try await Self.login(replicas[2], "agent-a")
+        _ = try await agentOnC.accept(conversation.id)
+        _ = try await app.send("hello hooks", in: conversation.id)
+        _ = try await receiver.wait(count: 2)
+        // Deliveries are logged when the write commits, before it is answered: every log is complete now.
+        var logged: [String] = []
+        for replica in replicas {
+            let control = ControlClient(baseURL: replica.baseURL, credentials: .bearer(Self.controlToken))
+            logged += try await control.webhookDeliveries().map(\.eventType)
+        }
+        #expect(logged.sorted() == ["conversation.created", "conversation.new_message"], "one delivery per event for the cluster: \(logged)")
+        #expect(receiver.all.count == 2)
+
+        let control = ControlClient(baseURL: replicas[0].baseURL, credentials: .bearer(Self.controlToken))
+        _ = try await control.reset()
+        for replica in replicas {
+            let stats = try await ControlClient(baseURL: replica.baseURL, credentials: .bearer(Self.controlToken)).stats()
+            #expect(stats.conversations == 0 && stats.accounts == 1, "replica \(replica.baseURL): \(stats.conversations) conversations")
+        }
+        try await receiver.stop()
+        try await Self.stop(replicas)
+    }
+
     @Test("kill -9 of a replica under load loses no acknowledged write; its clients go on on another replica")
     func killUnderLoad() async throws {
         let (url, replicas) = try await Self.replicas(3)

@@ -131,6 +131,11 @@ final class AccountWriteGate: Sendable {
         }
     }
 
+    /// Writes waiting for the next batch (tests wait on it instead of sleeping).
+    func waitingCountForTests() async -> Int {
+        state.withLock { $0.waiting.count }
+    }
+
     /// Ends the leader's transaction: answers the writes that joined (with `error` when it failed),
     /// then hands the next batch to a waiting write. When the batch never opened, the waiting writes
     /// fail with the same error instead of each waiting out its own attempt.

@@ -1,0 +1,86 @@
+import CollabCore
+import Synchronization
+import Testing
+
+@testable import CollabStore
+
+/// The per-account group commit of cluster writes on its own: who leads, who joins, what a batch
+/// holds, and how failures reach every write.
+@Suite("Account write gate")
+struct AccountWriteGateTests {
+    /// A change set with one deletion, named so a batch's content can be read back.
+    static func changes(_ name: String) -> ChangeSet {
+        var changes = ChangeSet()
+        changes.delete(.namedArea, name)
+        return changes
+    }
+
+    static func names(_ batch: ChangeSet) -> [String] {
+        batch.changes.compactMap { change in
+            if case .delete(_, let id) = change { return id }
+            return nil
+        }
+    }
+
+    @Test("the first write of a quiet account leads; writes arriving meanwhile join its batch, in order, and learn its outcome")
+    func leaderAndJoiners() async throws {
+        let gate = AccountWriteGate()
+        guard case .leader = await gate.arrive() else { Issue.record("the first write did not lead"); return }
+        // Three writes arrive while the leader is taking the lock: they wait for the batch to open.
+        let joined = await withTaskGroup(of: (Int, Result<Int, any Error>).self) { group in
+            for index in 1...3 {
+                group.addTask {
+                    guard case .joiner = await gate.arrive() else { return (index, .failure(CollabError(.conflict, "not a joiner"))) }
+                    let outcome = await gate.joinAndWait { () throws(CollabError) -> (Int, ChangeSet) in
+                        if index == 2 { throw CollabError(.badRequest, "write 2 is refused") }
+                        return (index * 10, Self.changes("w\(index)"))
+                    }
+                    return (index, outcome)
+                }
+            }
+            // The leader holds the lock and is caught up: it opens the batch with its own change,
+            // which returns once every waiting write has run its operation.
+            while await gate.waitingCountForTests() < 3 { await Task.yield() }
+            await gate.open(with: Self.changes("leader"))
+            let batch = await gate.close()
+            #expect(Self.names(batch).first == "leader")
+            #expect(Set(Self.names(batch).dropFirst()) == ["w1", "w3"], "a refused operation adds nothing")
+            gate.finish(nil, opened: true)
+            return await group.reduce(into: [Int: Result<Int, any Error>]()) { $0[$1.0] = $1.1 }
+        }
+        #expect((try? joined[1]?.get()) == 10)
+        #expect((try? joined[3]?.get()) == 30)
+        #expect((try? joined[2]?.get()) == nil, "the refused write gets its own error")
+        // Quiet again: the next write leads at once.
+        guard case .leader = await gate.arrive() else { Issue.record("the gate did not go idle"); return }
+        gate.finish(nil, opened: false)
+    }
+
+    @Test("a batch that fails to commit fails every write in it; a transaction that never opened fails the waiting ones too")
+    func failures() async throws {
+        let gate = AccountWriteGate()
+        guard case .leader = await gate.arrive() else { Issue.record("no leader"); return }
+        let joiner = Task { () -> (any Error)? in
+            guard case .joiner = await gate.arrive() else { return CollabError(.conflict, "not a joiner") }
+            let outcome = await gate.joinAndWait { () throws(CollabError) -> (Int, ChangeSet) in (1, Self.changes("j")) }
+            if case .failure(let error) = outcome { return error }
+            return nil
+        }
+        while await gate.waitingCountForTests() < 1 { await Task.yield() }
+        await gate.open(with: ChangeSet())
+        _ = await gate.close()
+        gate.finish(CollabError(.unavailable, "commit failed"), opened: true)
+        #expect((await joiner.value as? CollabError)?.kind == .unavailable)
+
+        // The database is gone before the batch opens: the waiting write fails at once instead of
+        // leading its own doomed attempt.
+        guard case .leader = await gate.arrive() else { Issue.record("no leader"); return }
+        let waiting = Task { () -> Bool in
+            if case .failed = await gate.arrive() { return true }
+            return false
+        }
+        while await gate.waitingCountForTests() < 1 { await Task.yield() }
+        gate.finish(CollabError(.unavailable, "no database"), opened: false)
+        #expect(await waiting.value)
+    }
+}

@@ -162,17 +162,19 @@ extension StateRepository {
             } catch {
                 failure = error
             }
-            let waiters: [CheckedContinuation<Void, any Error>] = cluster.barrier.withLock { rounds in
+            // One runner at a time: it stops in the same step that lets the next caller start another,
+            // so every waiter is answered by a read that started after it arrived.
+            let (waiters, more): ([CheckedContinuation<Void, any Error>], Bool) = cluster.barrier.withLock { rounds in
                 let done = rounds.current
                 rounds.current = rounds.next
                 rounds.next = []
                 if rounds.current.isEmpty { rounds.running = false }
-                return done
+                return (done, !rounds.current.isEmpty)
             }
             for waiter in waiters {
                 if let failure { waiter.resume(throwing: failure) } else { waiter.resume() }
             }
-            guard cluster.barrier.withLock({ $0.running }) else { return }
+            guard more else { return }
         }
     }
 
@@ -335,7 +337,6 @@ extension StateRepository {
         }
         for accountId in due.sorted() {
             // The entries applied next may repeat what the tables already hold: applying is idempotent.
-            let sequence = cluster.appliedSequence
             let records = try await transaction.records(account: accountId)
             guard let accountRecord = records.first(where: { $0.kind == .account }) else {
                 if let shard = try? shard(accountId) {
@@ -355,7 +356,6 @@ extension StateRepository {
             shard.box.withLock { scheduleNext(&$0, accountId: accountId) }
             shards.withLock { $0[accountId] = shard }
             cluster.stale.withLock { _ = $0.remove(accountId) }
-            _ = sequence
         }
     }
 

@@ -73,7 +73,7 @@ add("/_mock/v1/seed", "post", op("Apply a seed", "controlSeed", {**ok(ref("SeedR
 add("/_mock/v1/journal", "get", op("Read the request journal", "controlJournal", {**ok(ref("JournalPage")), **errs(400, 401, 403)}, C, INSPECTOR,
     params=[q("method", S, "HTTP method"), q("path", S, "Path prefix"), q("status", I, "Exact status (404) or class (4 for 4xx)"),
             q("since", L, "Earliest timestamp, ms"), q("until", L, "Latest timestamp, ms"), q("account", S, "Caller's account, id or name (404 when unknown or not yours)"), q("accountId", S, "Caller's account id (older spelling of account)"),
-            q("limit", I, "At most this many, the newest (default 1000)")],
+            q("limit", I, "At most this many, the newest (default 1000)"), q("scope", {"type": "string", "enum": ["replica", "cluster"]}, "cluster: every replica of a --cluster deployment, merged (journal entries name their replica; missingReplicas lists those that did not answer)")],
     desc="A bounded record of answered requests, oldest first: each entry keeps at most 2 KiB of path and of query (marked `truncated` when cut), "
          "the journal at most --journal-capacity entries and --journal-max-bytes bytes, and one answer at most 4 MiB of entries, the newest "
          "(`truncated` when older matches were left out). No bodies or headers; secrets in query strings are redacted." + ADMIN_NOTE))
@@ -94,7 +94,7 @@ add("/_mock/v1/faults/{id}", "put", op("Replace a fault rule", "controlReplaceFa
     params=[p("id", "Rule id")], request=body(ref("FaultRule")), desc="Its count of injections is kept." + FAULT_NOTE))
 add("/_mock/v1/faults/{id}", "delete", op("Remove a fault rule", "controlRemoveFault", {"204": {"description": "Removed"}, **errs(401, 403, 404)}, C, INSPECTOR,
     params=[p("id", "Rule id")], desc=FAULT_NOTE.strip()))
-add("/_mock/v1/stats", "get", op("Entity counts and activity since start", "controlStats", {**ok(ref("StateStats")), **errs(401, 403, 404)}, C, INSPECTOR, params=[q("account", S, "Account id or name")], desc=ADMIN_NOTE.strip()))
+add("/_mock/v1/stats", "get", op("Entity counts and activity since start", "controlStats", {**ok(ref("StateStats")), **errs(400, 401, 403, 404)}, C, INSPECTOR, params=[q("account", S, "Account id or name"), q("scope", {"type": "string", "enum": ["replica", "cluster"]}, "cluster: every replica of a --cluster deployment, merged (journal entries name their replica; missingReplicas lists those that did not answer)")], desc=ADMIN_NOTE.strip()))
 add("/_mock/v1/webhooks/deliveries", "get", op("Webhook delivery log", "controlWebhookDeliveries", {**ok(ref("WebhookDeliveryPage")), **errs(400, 401, 403)}, C, INSPECTOR,
     params=[q("registrationId", S, "Registration"), q("eventType", S, "Event name"), q("state", S, "PENDING, DELIVERED or FAILED"), q("limit", I, "At most this many, the newest")],
     desc="The last deliveries (bounded), with every attempt's status or error." + ADMIN_NOTE))
@@ -309,8 +309,9 @@ schemas = {
     "SnapshotImportResult": obj({"scope": S, "accounts": arr(S), "records": I, "version": I}, ["scope", "accounts", "records", "version"]),
     "SeedResult": obj({"created": I, "updated": I, "unchanged": I}, ["created", "updated", "unchanged"]),
     "JournalEntry": obj({"id": L, "timestamp": L, "method": S, "path": S, "query": S, "status": I, "durationMicros": L, "accountId": S, "userId": S, "truncated": B,
-                         "clientCertificate": S, "faultRuleId": S, "fault": S}, ["id", "timestamp", "method", "path", "status", "durationMicros"]),
-    "JournalPage": obj({"entries": arr(ref("JournalEntry")), "size": I, "capacity": I, "bytes": I, "maxBytes": I, "truncated": B},
+                         "clientCertificate": S, "faultRuleId": S, "fault": S, "replica": S}, ["id", "timestamp", "method", "path", "status", "durationMicros"]),
+    "JournalPage": obj({"entries": arr(ref("JournalEntry")), "size": I, "capacity": I, "bytes": I, "maxBytes": I, "truncated": B,
+                        "replicas": arr(S), "missingReplicas": arr(S)},
                        ["entries", "size", "capacity", "bytes", "maxBytes", "truncated"]),
     "TestTokenRequest": obj({"subject": S, "email": S, "firstName": S, "lastName": S, "lifetimeSeconds": L}, ["subject"]),
     "TestTokenResponse": obj({"token": S, "expiresAt": L}, ["token", "expiresAt"]),
@@ -333,7 +334,7 @@ schemas = {
     "ClockState": obj({"now": L, "offset": L, "frozen": B}, ["now", "offset", "frozen"]),
     "ClockChange": obj({"advanceMillis": L, "frozen": B}),
     "StateStats": obj({**{k: I for k in STATS_COUNTS}, "frames": obj({k: I for k in FRAME_COUNTS}, FRAME_COUNTS),
-                         "framesHeld": obj({k: I for k in FRAMES_HELD}, FRAMES_HELD)}, STATS_COUNTS + ["frames", "framesHeld"]),
+                         "framesHeld": obj({k: I for k in FRAMES_HELD}, FRAMES_HELD), "replicas": arr(S), "missingReplicas": arr(S)}, STATS_COUNTS + ["frames", "framesHeld"]),
     "WebhookDelivery": obj({"deliveryId": S, "registrationId": S, "accountId": S, "eventType": S, "endpoint": S, "state": {"type": "string", "enum": ["PENDING", "DELIVERED", "FAILED"]},
                             "attempts": arr(obj({"timestamp": L, "status": I, "error": S, "durationMillis": L, "faultRuleId": S}, ["timestamp", "durationMillis"])), "createdAt": L, "bodyBytes": I},
                            ["deliveryId", "registrationId", "accountId", "eventType", "endpoint", "state", "attempts", "createdAt", "bodyBytes"]),

@@ -36,18 +36,7 @@ extension PostgresStore: ChangeLog {
         // request forever: after the write timeout the transaction is cancelled and rolled back.
         try await withoutActuallyEscaping(body) { body in
             let work = UncheckedSendableBox(body)
-            return try await withThrowingTaskGroup(of: Result?.self) { group in
-                group.addTask { try await self.transaction(scope, work.value) }
-                group.addTask {
-                    try await Task.sleep(for: self.writeTimeout)
-                    return nil
-                }
-                defer { group.cancelAll() }
-                guard let first = try await group.next(), let result = first else {
-                    throw PostgresStoreError.unreachable(self.displayLocation, "a write got no answer within \(self.writeTimeout)")
-                }
-                return result
-            }
+            return try await withinWriteTimeout("a write") { try await self.transaction(scope, work.value) }
         }
     }
 
@@ -75,21 +64,10 @@ extension PostgresStore: ChangeLog {
     public func entries(after sequence: Int64) async throws -> [LoggedEntry] {
         // Bounded like a write: a request waiting to catch up must not wait on a pool that keeps
         // reconnecting to a database that is gone.
-        try await withThrowingTaskGroup(of: [LoggedEntry]?.self) { group in
-            group.addTask {
-                try await self.client.withConnection { connection in
-                    try await PostgresLogTransaction(connection: connection, logger: self.logger).entries(after: sequence)
-                }
+        try await withinWriteTimeout("reading the change log") {
+            try await self.client.withConnection { connection in
+                try await PostgresLogTransaction(connection: connection, logger: self.logger).entries(after: sequence)
             }
-            group.addTask {
-                try await Task.sleep(for: self.writeTimeout)
-                return nil
-            }
-            defer { group.cancelAll() }
-            guard let first = try await group.next(), let entries = first else {
-                throw PostgresStoreError.unreachable(self.displayLocation, "reading the change log got no answer within \(self.writeTimeout)")
-            }
-            return entries
         }
     }
 
@@ -104,12 +82,7 @@ extension PostgresStore: ChangeLog {
                 {
                     sequence = value
                 }
-                var records: [StoredRecord] = []
-                let rows = try await connection.query("SELECT kind, id, account_id, body FROM mock_collab_records", logger: logger)
-                for try await (kindText, id, accountId, body) in rows.decode((String, String, String?, String).self) {
-                    guard let kind = EntityKind(rawValue: kindText) else { throw PostgresStoreError.corruptRow }
-                    records.append(StoredRecord(kind: kind, id: id, accountId: accountId, body: Data(body.utf8)))
-                }
+                let records = try await Self.records(connection.query("SELECT kind, id, account_id, body FROM mock_collab_records", logger: logger))
                 try await connection.query("COMMIT", logger: logger)
                 return (records, sequence)
             } catch {
@@ -120,20 +93,29 @@ extension PostgresStore: ChangeLog {
     }
 
     public func follow(_ wake: @escaping @Sendable () -> Void) async {
+        // Anything committed while the listener was away is caught up once it listens again.
+        await listen(on: Self.channel, name: "change-log", connectionId: 1, listening: wake) { _ in wake() }
+    }
+
+    /// Listens on `channel` on a connection of its own until cancelled, reconnecting when the connection
+    /// is lost: `listening` runs each time it listens (again), `notified` with every payload.
+    func listen(
+        on channel: String, name: String, connectionId: Int, listening: @escaping @Sendable () -> Void = {},
+        _ notified: @escaping @Sendable (String) -> Void
+    ) async {
         var quiet = logger
         quiet.logLevel = max(logger.logLevel, .warning)
         while !Task.isCancelled {
             do {
-                let connection = try await PostgresConnection.connect(configuration: connectionConfiguration, id: 1, logger: quiet)
+                let connection = try await PostgresConnection.connect(configuration: connectionConfiguration, id: connectionId, logger: quiet)
                 defer { Task { try? await connection.close() } }
-                try await connection.listen(on: Self.channel) { notifications in
-                    // Anything committed while the listener was away is caught up now.
-                    wake()
-                    for try await _ in notifications { wake() }
+                try await connection.listen(on: channel) { notifications in
+                    listening()
+                    for try await notification in notifications { notified(notification.payload) }
                 }
             } catch {
                 if Task.isCancelled { return }
-                logger.warning("change-log listener lost its connection; reconnecting", metadata: ["error": "\(Self.describe(error))"])
+                logger.warning("\(name) listener lost its connection; reconnecting", metadata: ["error": "\(Self.describe(error))"])
             }
             try? await Task.sleep(for: .milliseconds(500))
         }
@@ -147,6 +129,9 @@ extension PostgresStore: ChangeLog {
                 DELETE FROM mock_collab_changes WHERE created_at < now() - make_interval(secs => \(Double(seconds))) RETURNING seq
             ), raised AS (
                 UPDATE mock_collab_log_floor SET seq = GREATEST(seq, (SELECT COALESCE(MAX(seq), 0) FROM gone)) WHERE id = 1
+            ), departed AS (
+                -- Replicas killed without withdrawing, long gone.
+                DELETE FROM mock_collab_replicas WHERE seen_at < now() - interval '1 hour'
             )
             SELECT COUNT(*)::BIGINT FROM gone
             """,
@@ -243,15 +228,9 @@ struct PostgresLogTransaction: ChangeLogTransaction {
     }
 
     func records(account: String) async throws -> [StoredRecord] {
-        var records: [StoredRecord] = []
-        let rows = try await connection.query(
-            "SELECT kind, id, account_id, body FROM mock_collab_records WHERE account_id = \(account)", logger: logger
+        try await PostgresStore.records(
+            connection.query("SELECT kind, id, account_id, body FROM mock_collab_records WHERE account_id = \(account)", logger: logger)
         )
-        for try await (kindText, id, accountId, body) in rows.decode((String, String, String?, String).self) {
-            guard let kind = EntityKind(rawValue: kindText) else { throw PostgresStoreError.corruptRow }
-            records.append(StoredRecord(kind: kind, id: id, accountId: accountId, body: Data(body.utf8)))
-        }
-        return records
     }
 
     func append(_ changes: [StoreChange], entry: Data, origin: String, since: @Sendable () -> Int64) async throws -> (

@@ -55,20 +55,6 @@ extension PostgresStore {
 
     /// Calls `frameArrived` with the session id of every frame a replica stores; runs until cancelled.
     public func followFrames(_ frameArrived: @escaping @Sendable (String) -> Void) async {
-        var quiet = logger
-        quiet.logLevel = max(logger.logLevel, .warning)
-        while !Task.isCancelled {
-            do {
-                let connection = try await PostgresConnection.connect(configuration: connectionConfiguration, id: 3, logger: quiet)
-                defer { Task { try? await connection.close() } }
-                try await connection.listen(on: Self.framesChannel) { notifications in
-                    for try await notification in notifications { frameArrived(notification.payload) }
-                }
-            } catch {
-                if Task.isCancelled { return }
-                logger.warning("frame relay listener lost its connection; reconnecting", metadata: ["error": "\(Self.describe(error))"])
-            }
-            try? await Task.sleep(for: .milliseconds(500))
-        }
+        await listen(on: Self.framesChannel, name: "frame relay", connectionId: 3, frameArrived)
     }
 }

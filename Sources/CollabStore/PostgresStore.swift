@@ -224,8 +224,12 @@ public final class PostgresStore: Store {
     }
 
     public func loadAll() async throws -> [StoredRecord] {
+        try await Self.records(client.query("SELECT kind, id, account_id, body FROM mock_collab_records", logger: logger))
+    }
+
+    /// The records of rows of `kind, id, account_id, body`.
+    static func records(_ rows: PostgresRowSequence) async throws -> [StoredRecord] {
         var records: [StoredRecord] = []
-        let rows = try await client.query("SELECT kind, id, account_id, body FROM mock_collab_records", logger: logger)
         for try await (kindText, id, accountId, body) in rows.decode((String, String, String?, String).self) {
             guard let kind = EntityKind(rawValue: kindText) else { throw PostgresStoreError.corruptRow }
             records.append(StoredRecord(kind: kind, id: id, accountId: accountId, body: Data(body.utf8)))
@@ -242,19 +246,28 @@ public final class PostgresStore: Store {
 
     public func apply(_ changes: [StoreChange]) async throws {
         guard !changes.isEmpty else { return }
-        try await withThrowingTaskGroup(of: Void.self) { group in
-            group.addTask { try await self.write(changes) }
+        do {
+            try await withinWriteTimeout("a write") { try await self.write(changes) }
+        } catch let error as PostgresTransactionError {
+            throw error.closureError ?? error.beginError ?? error.commitError ?? error
+        }
+    }
+
+    /// Runs `work`, cancelling it when it takes longer than the write timeout: a database that stopped
+    /// answering (the pool keeps trying to reconnect) must not hold a request forever.
+    /// - Throws: `unreachable` naming `what` after the timeout, or what `work` throws.
+    func withinWriteTimeout<Value: Sendable>(_ what: String, _ work: @escaping @Sendable () async throws -> Value) async throws -> Value {
+        try await withThrowingTaskGroup(of: Value?.self) { group in
+            group.addTask { try await work() }
             group.addTask {
                 try await Task.sleep(for: self.writeTimeout)
-                throw PostgresStoreError.unreachable(self.displayLocation, "a write got no answer within \(self.writeTimeout)")
+                return nil
             }
-            do {
-                try await group.next()
-                group.cancelAll()
-            } catch let error as PostgresTransactionError {
-                group.cancelAll()
-                throw error.closureError ?? error.beginError ?? error.commitError ?? error
+            defer { group.cancelAll() }
+            guard let first = try await group.next(), let value = first else {
+                throw PostgresStoreError.unreachable(self.displayLocation, "\(what) got no answer within \(self.writeTimeout)")
             }
+            return value
         }
     }
 

@@ -211,38 +211,48 @@ extension StateRepository {
                 let (result, changes) = try mutate()
                 guard !changes.changes.isEmpty || !changes.events.isEmpty || clock != nil else { return (result, changes, nil, []) }
                 mutated.withLock { $0 = true }
-                var touched = Set(accounts)
-                for change in changes.changes {
-                    switch change {
-                    case .put(let entity): if let id = entity.storageAccountId { touched.insert(id) }
-                    case .deleteAccountData(let id): touched.insert(id)
-                    case .delete: break
-                    }
-                }
-                let entry = ChangeLogEntry(
-                    accounts: touched.sorted(), changes: changes.changes.map(ReplicatedChange.init), events: changes.events.filter { !$0.isWebhookOnly },
-                    clock: clock
-                )
-                let body = try JSONEncoder().encode(entry)
-                let (sequence, missing) = try await transaction.append(changes.changes, entry: body, origin: cluster.origin) { cluster.appliedSequence }
+                let (sequence, missing) = try await self.append(changes, accounts: accounts, clock: clock, cluster, transaction)
                 return (result, changes, sequence, missing)
             }
-        } catch let error as CollabError {
-            if mutated.withLock({ $0 }) { markStale(accounts, scope: scope, cluster) }
-            throw error
         } catch {
             if mutated.withLock({ $0 }) { markStale(accounts, scope: scope, cluster) }
-            throw CollabError(.unavailable, "storage failed: \(error)")
+            throw Self.unavailable(error)
         }
         let (result, changes, sequence, missing) = outcome
+        publishCommitted(changes, sequence: sequence, missing: missing, cluster)
+        return result
+    }
+
+    /// Writes `changes` and appends their log entry (inside the write's transaction).
+    private func append(
+        _ changes: ChangeSet, accounts: [String], clock: ClockSetting?, _ cluster: ClusterReplica, _ transaction: any ChangeLogTransaction
+    ) async throws -> (sequence: Int64, missing: [LoggedEntry]) {
+        var touched = Set(accounts)
+        for change in changes.changes {
+            switch change {
+            case .put(let entity): if let id = entity.storageAccountId { touched.insert(id) }
+            case .deleteAccountData(let id): touched.insert(id)
+            case .delete: break
+            }
+        }
+        let entry = ChangeLogEntry(
+            accounts: touched.sorted(), changes: changes.changes.map(ReplicatedChange.init), events: changes.events.filter { !$0.isWebhookOnly },
+            clock: clock
+        )
+        let body = try JSONEncoder().encode(entry)
+        return try await transaction.append(changes.changes, entry: body, origin: cluster.origin) { cluster.appliedSequence }
+    }
+
+    /// Once committed: the entry's live events in log order with what other replicas committed before
+    /// it, then every event and push to this replica's observers and push pipeline. `sequence` is `nil`
+    /// when nothing was stored (pushes without records still go out).
+    private func publishCommitted(_ changes: ChangeSet, sequence: Int64?, missing: [LoggedEntry], _ cluster: ClusterReplica) {
         guard let sequence else {
-            // Nothing to store; pushes without records (there are none today) still go out.
             if !changes.pushes.isEmpty { publish([], changes.pushes) }
-            return result
+            return
         }
         applyLogged(missing, cluster, own: (sequence, changes.events.filter { !$0.isWebhookOnly }))
         cluster.hooks.withLock { $0 }.committed(sequence, changes.events, changes.pushes)
-        return result
     }
 
     /// A write within one account, committed in a batch with the account's other writes that arrive
@@ -278,19 +288,10 @@ extension StateRepository {
                     let batch = await gate.close()
                     guard !batch.changes.isEmpty || !batch.events.isEmpty else { return (nil, [], batch) }
                     progress.mutated.withLock { $0 = true }
-                    let entry = ChangeLogEntry(
-                        accounts: [accountId], changes: batch.changes.map(ReplicatedChange.init), events: batch.events.filter { !$0.isWebhookOnly }
-                    )
-                    let body = try JSONEncoder().encode(entry)
-                    let (sequence, missing) = try await transaction.append(batch.changes, entry: body, origin: cluster.origin) { cluster.appliedSequence }
+                    let (sequence, missing) = try await self.append(batch, accounts: [accountId], clock: nil, cluster, transaction)
                     return (sequence, missing, batch)
                 }
-                if let sequence {
-                    applyLogged(missing, cluster, own: (sequence, batch.events.filter { !$0.isWebhookOnly }))
-                    cluster.hooks.withLock { $0 }.committed(sequence, batch.events, batch.pushes)
-                } else if !batch.pushes.isEmpty {
-                    publish([], batch.pushes)
-                }
+                publishCommitted(batch, sequence: sequence, missing: missing, cluster)
                 gate.finish(nil, opened: true)
             } catch {
                 if progress.mutated.withLock({ $0 }) { markStale([accountId], scope: .accounts([accountId]), cluster) }
@@ -366,9 +367,12 @@ extension StateRepository {
     func applyLogged(_ entries: [LoggedEntry], _ cluster: ClusterReplica, own: (sequence: Int64, events: [DomainEvent])? = nil) {
         guard !entries.isEmpty || own != nil else { return }
         let hooks = cluster.hooks.withLock { $0 }
+        // Decoded before the lock that orders the applying (an entry already applied is decoded for nothing).
+        let decoder = JSONDecoder()
+        let decoded = entries.map { logged in (logged, try? decoder.decode(ChangeLogEntry.self, from: logged.body)) }
         cluster.applied.withLock { applied in
-            for logged in entries where logged.sequence > applied {
-                guard let entry = try? JSONDecoder().decode(ChangeLogEntry.self, from: logged.body) else {
+            for (logged, entry) in decoded where logged.sequence > applied {
+                guard let entry else {
                     cluster.broken.withLock { $0 = $0 ?? "the change log holds entry \(logged.sequence), which this build cannot read" }
                     return
                 }

@@ -86,7 +86,8 @@ public protocol ChangeLog: Store {
     func follow(_ wake: @escaping @Sendable () -> Void) async
     /// Whether this replica is the one that runs timed work now (it takes the role when free).
     func holdsLeadership() async -> Bool
-    /// Removes entries older than `seconds` (every replica applied them long ago) and raises the floor.
+    /// Removes entries older than `seconds` (every replica applied them long ago) and raises the floor;
+    /// also forgets replicas not seen for an hour.
     /// - Returns: How many entries were removed.
     func prune(olderThanSeconds seconds: Int) async throws -> Int
     /// The newest entry pruned away: a replica that has not applied it cannot catch up.

@@ -69,6 +69,30 @@ struct PostgresStoreTests {
         try await store.close()
     }
 
+    @Test("the change log: entries in order, pruning raises the floor, replicas announce and withdraw")
+    func changeLog() async throws {
+        let store = try await PostgresStore.open(url: try await PostgresTestDatabase.fresh(), logger: Self.logger, cluster: true)
+        for name in ["a", "b"] {
+            _ = try await store.write(.accounts(["acc"])) { transaction in
+                try await transaction.append([.put(Self.area(name))], entry: Data(#"{"n":"\#(name)"}"#.utf8), origin: "test") { 0 }
+            }
+        }
+        let entries = try await store.entries(after: 0)
+        #expect(entries.map { String(decoding: $0.body, as: UTF8.self) } == [#"{"n":"a"}"#, #"{"n":"b"}"#])
+        #expect(try await store.entries(after: entries[0].sequence).map(\.sequence) == [entries[1].sequence])
+        #expect(try await store.floor() == 0)
+        #expect(try await store.prune(olderThanSeconds: 0) == 2)
+        #expect(try await store.floor() == entries[1].sequence, "a replica behind this cannot catch up")
+        #expect(try await store.entries(after: 0).isEmpty)
+        #expect(try await store.loadAll().map(\.id).sorted() == ["a", "b"], "pruning the log keeps the records")
+
+        try await store.announce(origin: "r1", url: "http://r1:8080")
+        #expect(try await store.replicaURLs(seenWithinSeconds: 30).map(\.url) == ["http://r1:8080"])
+        try await store.withdraw(origin: "r1")
+        #expect(try await store.replicaURLs(seenWithinSeconds: 30).isEmpty)
+        try await store.close()
+    }
+
     @Test("one process per database; a newer schema is refused")
     func migrations() async throws {
         let url = try await PostgresTestDatabase.fresh()

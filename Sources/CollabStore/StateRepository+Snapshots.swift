@@ -3,17 +3,18 @@ import Synchronization
 
 /// Snapshots: one account's records copied out, and accounts replaced by a snapshot's.
 extension StateRepository {
-    /// One account's stored records. Locks the account's shard while its entities are copied; they are
-    /// encoded after the lock is released.
-    public func snapshot(account accountId: String) throws(CollabError) -> Snapshot.AccountData {
+    /// One account's stored records, with or without credentials. Locks the account's shard while its
+    /// entities are copied; they are redacted and encoded after the lock is released.
+    public func snapshot(account accountId: String, secrets: SnapshotSecrets = .included) throws(CollabError) -> Snapshot.AccountData {
         let (account, entities) = try read(account: accountId) { state in (state.account, state.storedEntities) }
-        return Snapshot.AccountData(account: account, records: entities.dropFirst().map { StoredRecord(encoding: $0) })
+        return Snapshot.AccountData(account: account, records: Self.records(entities.dropFirst(), secrets: secrets))
     }
 
-    /// One account's stored records and, read under the same lock, the files its FILE messages name
-    /// (conversation, file id, size), so the contents added later match the records exactly.
+    /// One account's stored records (with or without credentials) and, read under the same lock, the
+    /// files its FILE messages name (conversation, file id, size), so the contents added later match the
+    /// records exactly.
     public func snapshotWithFiles(
-        account accountId: String
+        account accountId: String, secrets: SnapshotSecrets = .included
     ) throws(CollabError) -> (Snapshot.AccountData, [(conversationId: String, fileId: String, size: Int64)]) {
         let (account, entities, files) = try read(account: accountId) { state in
             let files = state.files.byId.compactMap { fileId, location -> (conversationId: String, fileId: String, size: Int64)? in
@@ -23,7 +24,11 @@ extension StateRepository {
             return (state.account, state.storedEntities, files)
         }
         let sorted = files.sorted { ($0.conversationId, $0.fileId) < ($1.conversationId, $1.fileId) }
-        return (Snapshot.AccountData(account: account, records: entities.dropFirst().map { StoredRecord(encoding: $0) }), sorted)
+        return (Snapshot.AccountData(account: account, records: Self.records(entities.dropFirst(), secrets: secrets)), sorted)
+    }
+
+    private static func records(_ entities: ArraySlice<any StorableEntity>, secrets: SnapshotSecrets) -> [StoredRecord] {
+        entities.compactMap { SecretRedaction.apply(secrets, to: $0).map { StoredRecord(encoding: $0) } }
     }
 
     /// Replaces an account with a snapshot's: the account with the snapshot account's id and the one with

@@ -1,17 +1,17 @@
 public import Foundation
 
-/// A saved copy of the server's state, or of one account's: the stored records of every entity (as the
-/// store keeps them, so passwords stay hashes and secrets — API keys, push keys, tokens — are included),
-/// and the virtual clock.
+/// A saved copy of the server's state, or of one account's: the stored records of every entity and the
+/// virtual clock. With ``SnapshotSecrets/included`` the records are as the store keeps them (passwords
+/// as hashes, sessions, tokens, keys); a ``SnapshotSecrets/redacted`` snapshot leaves credentials out.
 ///
-/// The file is JSON: `{"format": "mock-collab-snapshot", "version": 2, "scope": "server"|"account",
-/// "takenAt": ms, "clock": {...}, "globalConfiguration": {...}, "accounts": [{"account": {...},
+/// The file is JSON: `{"format": "mock-collab-snapshot", "version": 3, "scope": "server"|"account",
+/// "secrets": "included"|"redacted", "takenAt": ms, "clock": {...}, "globalConfiguration": {...}, "accounts": [{"account": {...},
 /// "records": [{"kind", "id", "body"}], "files": [{"conversationId", "id", "content"}]}]}` — `content`
 /// is a file's bytes in base64. Older versions are migrated on import (see
 /// ``SnapshotMigrations``); newer ones are refused.
 public struct Snapshot: Sendable {
     /// The version this server writes.
-    public static let currentVersion = 2
+    public static let currentVersion = 3
     /// The `format` field every snapshot carries.
     public static let formatName = "mock-collab-snapshot"
 
@@ -63,6 +63,8 @@ public struct Snapshot: Sendable {
     }
 
     public var scope: Scope
+    /// Whether credentials are in it (see ``SnapshotSecrets``).
+    public var secrets: SnapshotSecrets = .included
     public var takenAt: Timestamp
     public var clock: Clock?
     /// The GLOBAL configuration (server snapshots only).
@@ -102,7 +104,8 @@ extension Snapshot {
             accountObjects.append(["account": try object(StoredRecord(encoding: data.account).body), "records": records, "files": files] as [String: Any])
         }
         var document: [String: Any] = [
-            "format": Self.formatName, "version": Self.currentVersion, "scope": scope.rawValue, "takenAt": takenAt, "accounts": accountObjects,
+            "format": Self.formatName, "version": Self.currentVersion, "scope": scope.rawValue, "secrets": secrets.rawValue, "takenAt": takenAt,
+            "accounts": accountObjects,
         ]
         if let clock { document["clock"] = ["now": clock.now, "offset": clock.offset, "frozen": clock.frozen] as [String: Any] }
         if let globalConfiguration { document["globalConfiguration"] = globalConfiguration.properties }
@@ -138,6 +141,9 @@ extension Snapshot {
         guard document["format"] as? String == formatName else { throw .badRequest("the snapshot's 'format' is not '\(formatName)'") }
         guard let scopeText = document["scope"] as? String, let scope = Scope(rawValue: scopeText) else {
             throw .badRequest("the snapshot's 'scope' must be 'server' or 'account'")
+        }
+        guard let secretsText = document["secrets"] as? String, let secrets = SnapshotSecrets(rawValue: secretsText) else {
+            throw .badRequest("the snapshot's 'secrets' must be 'included' or 'redacted'")
         }
         let takenAt = (document["takenAt"] as? Int).map(Timestamp.init) ?? 0
         var clock: Clock?
@@ -183,6 +189,7 @@ extension Snapshot {
             throw .badRequest("the snapshot names an account twice")
         }
         var snapshot = Snapshot(scope: scope, takenAt: takenAt, clock: clock, globalConfiguration: global, accounts: accounts)
+        snapshot.secrets = secrets
         snapshot.sourceVersion = version
         return snapshot
     }
@@ -271,11 +278,21 @@ public enum SnapshotMigrations {
         return migrated
     }
 
+    /// Version 2 always held every secret the store keeps: version 3 says so in `secrets`, which a
+    /// redacted export sets to `redacted`.
+    static func from2to3(_ document: [String: Any]) throws(CollabError) -> [String: Any] {
+        var migrated = document
+        migrated["version"] = 3
+        migrated["secrets"] = SnapshotSecrets.included.rawValue
+        return migrated
+    }
+
     /// The step that upgrades from `version`, if there is one.
     static func step(from version: Int, _ document: [String: Any]) throws(CollabError) -> [String: Any] {
         switch version {
         case 0: try from0to1(document)
         case 1: try from1to2(document)
+        case 2: try from2to3(document)
         default: throw .badRequest("snapshot version \(version) cannot be migrated")
         }
     }

@@ -101,10 +101,13 @@ add("/_mock/v1/webhooks/deliveries", "get", op("Webhook delivery log", "controlW
 add("/_mock/v1/configuration", "get", op("The configuration cascade of a scope", "controlConfiguration", {**ok(ref("ConfigurationCascade")), **errs(400, 401, 403, 404)}, C, INSPECTOR,
     params=[q("account", S, "Account id or name (default: the caller's)"), q("namedArea", S, "Named area id or siteId"), q("apiKey", S, "API key id or key")],
     desc="Each scope's properties (GLOBAL, ACCOUNT, then AREA and APIKEY when named) and every effective property with the scope that set it (the most specific wins)." + ADMIN_NOTE))
-SNAPSHOT_NOTE = (" A snapshot holds secrets by design: API keys, push encryption keys, session and client tokens, JWT test secrets and"
-                 " password hashes (never plain passwords). Treat the file like a credential.")
+SNAPSHOT_NOTE = (" What it holds depends on the caller (docs/secrets.md): the control token gets every credential (password hashes, sessions"
+                 " and client tokens, notification keys, signing secrets, push credentials) unless it asks for secrets=redacted; a super admin"
+                 " gets them only with secrets=included; everyone else gets a redacted export without them (secrets=included answers 403)."
+                 " Treat a full export like a credential.")
 add("/_mock/v1/snapshot", "get", op("Export a snapshot", "controlExportSnapshot", {**ok(ref("Snapshot")), **errs(401, 403, 404, 413)}, C, INSPECTOR,
-    params=[q("account", S, "Account id or name; without it the whole state (super admins; an admin gets their own account)")],
+    params=[q("account", S, "Account id or name; without it the whole state (super admins; an admin gets their own account)"),
+            q("secrets", {"type": "string", "enum": ["included", "redacted"]}, "Whether credentials are in the export (see the description)")],
     desc="A versioned JSON file of the stored records of every entity (accounts, users, API keys, named areas, persons, devices with their"
          " notification keys, conversations, messages, calls, webhooks, configuration), the contents of the files shared in conversations (base64)"
          " and the virtual clock. A snapshot larger than the import limit (64 MiB) is refused with 413." + SNAPSHOT_NOTE + ADMIN_NOTE))
@@ -301,6 +304,7 @@ schemas = {
     "FileError": obj({"type": {"type": "string", "enum": ["FILE_TYPE_NOT_ALLOWED", "FILE_TYPE_MISMATCH", "FILE_TOO_LARGE", "FILE_QUOTA_EXCEEDED", "FILE_REJECTED", "FILE_EMPTY", "FILE_UPLOADS_BUSY", "BAD_REQUEST"]}, "message": S, "status": I}, ["type", "message", "status"]),
     "ResetRequest": obj({"account": S}),
     "Snapshot": {**obj({"format": {"type": "string", "enum": ["mock-collab-snapshot"]}, "version": I, "scope": {"type": "string", "enum": ["server", "account"]},
+                       "secrets": {"type": "string", "enum": ["included", "redacted"]},
                        "takenAt": L, "clock": obj({"now": L, "offset": L, "frozen": B}, ["now", "offset", "frozen"]), "globalConfiguration": smap(),
                        "accounts": arr(obj({"account": {"type": "object"}, "records": arr(obj({"kind": S, "id": S, "body": {"type": "object"}}, ["kind", "id", "body"])),
                                             "files": arr(obj({"conversationId": S, "id": S, "content": {"type": "string", "format": "byte"}}, ["conversationId", "id", "content"]))},

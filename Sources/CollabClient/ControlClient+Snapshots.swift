@@ -3,9 +3,17 @@ public import Foundation
 
 extension ControlClient {
     /// A snapshot of the whole state (`account` nil; super admins) or of one account (id or name), as
-    /// the JSON file the server writes. It holds secrets (API keys, push keys, tokens, password hashes).
-    public func exportSnapshot(account: String? = nil) async throws(CollabClientError) -> Data {
-        let query = account.map { [("account", $0)] } ?? []
+    /// the JSON file the server writes.
+    ///
+    /// - Parameters:
+    ///   - account: The account's id or name; `nil` for every account.
+    ///   - includeSecrets: `true` asks for the credentials too (password hashes, sessions, client tokens,
+    ///     notification keys, signing secrets, push credentials): only the control token and super
+    ///     admins may, others get a `forbidden` error. `false` leaves them out. `nil` takes the server's
+    ///     default for the caller: included for the control token, left out for everyone else.
+    public func exportSnapshot(account: String? = nil, includeSecrets: Bool? = nil) async throws(CollabClientError) -> Data {
+        var query = account.map { [("account", $0)] } ?? []
+        if let includeSecrets { query.append(("secrets", includeSecrets ? "included" : "redacted")) }
         let response = try await transport.raw("GET", "/_mock/v1/snapshot", query: query)
         try HTTPTransport.check(response, method: "GET", path: "/_mock/v1/snapshot")
         return response.body

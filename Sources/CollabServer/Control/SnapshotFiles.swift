@@ -5,11 +5,12 @@ import Foundation
 /// The file contents of snapshots: read with an account's records on export, within the snapshot size
 /// limit; put in place before the records on import.
 extension CollabEnvironment {
-    /// One account's records and the contents of its files, charging the files' base64 size to `budget`.
+    /// One account's records (with or without credentials) and the contents of its files, charging the
+    /// files' base64 size to `budget`.
     /// - Throws: `payloadTooLarge` when the files do not fit in what is left of the budget; `notFound`
     ///   for an account that is gone.
-    func accountSnapshot(_ accountId: String, budget: inout Int) async throws -> Snapshot.AccountData {
-        var (data, stored) = try repository.snapshotWithFiles(account: accountId)
+    func accountSnapshot(_ accountId: String, secrets: SnapshotSecrets, budget: inout Int) async throws -> Snapshot.AccountData {
+        var (data, stored) = try repository.snapshotWithFiles(account: accountId, secrets: secrets)
         let encodedSize = stored.reduce(0) { $0 + Self.base64Size($1.size) }
         budget -= encodedSize
         guard budget >= 0 else { throw snapshotTooLarge(configuration.maxSnapshotBytes - budget) }

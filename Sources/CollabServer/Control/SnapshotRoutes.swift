@@ -6,8 +6,9 @@ import Hummingbird
 import NIOCore
 import NIOFoundationCompat
 
-/// Snapshots on the control API: `GET /_mock/v1/snapshot[?account=]` exports the whole state (super
-/// admins) or one account (admins: their own only), `POST /_mock/v1/snapshot` imports one (super admins).
+/// Snapshots on the control API: `GET /_mock/v1/snapshot[?account=][&secrets=]` exports the whole state
+/// (super admins) or one account (admins: their own only), `POST /_mock/v1/snapshot` imports one (super
+/// admins). What an export holds depends on the caller (``SnapshotSecrets/allowed(for:asked:)``).
 struct SnapshotRoutes {
     let environment: CollabEnvironment
 
@@ -16,7 +17,8 @@ struct SnapshotRoutes {
         let group = router.group("_mock/v1")
         group.operation(.get, "snapshot", role: .admin) { request, context in
             let accountId = try env.inspectedAccountId(request.query("account"), confinedTo: try context.inspectorConfinement())
-            let data = try await env.takeSnapshot(accountId: accountId).encoded()
+            let secrets = try SnapshotSecrets.allowed(for: context.principal, asked: request.query("secrets"))
+            let data = try await env.takeSnapshot(accountId: accountId, secrets: secrets).encoded()
             return Response(status: .ok, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(bytes: data)))
         }
         // Importing changes state, so it stays with super admins and the control token like reset and seed.
@@ -30,27 +32,31 @@ struct SnapshotRoutes {
 
 extension CollabEnvironment {
     /// A snapshot of one account, or of everything when `accountId` is `nil`, with the contents of
-    /// the accounts' files.
+    /// the accounts' files, with or without credentials.
     /// - Throws: `payloadTooLarge` when the files' contents alone would be larger than
     ///   `maxSnapshotBytes` (checked before a byte is read).
-    func takeSnapshot(accountId: String?) async throws -> Snapshot {
+    func takeSnapshot(accountId: String?, secrets: SnapshotSecrets) async throws -> Snapshot {
         let clock = Snapshot.Clock(now: self.clock.now(), offset: self.clock.offset, frozen: self.clock.isFrozen)
         var budget = configuration.maxSnapshotBytes
+        var snapshot: Snapshot
         if let accountId {
-            let data = try await accountSnapshot(accountId, budget: &budget)
-            return Snapshot(scope: .account, takenAt: clock.now, clock: clock, globalConfiguration: nil, accounts: [data])
-        }
-        var accounts: [Snapshot.AccountData] = []
-        for id in repository.accountIds.sorted() {
-            do {
-                accounts.append(try await accountSnapshot(id, budget: &budget))
-            } catch let error as CollabError where error.kind == .notFound {
-                continue  // deleted while the snapshot was taken
+            let data = try await accountSnapshot(accountId, secrets: secrets, budget: &budget)
+            snapshot = Snapshot(scope: .account, takenAt: clock.now, clock: clock, globalConfiguration: nil, accounts: [data])
+        } else {
+            var accounts: [Snapshot.AccountData] = []
+            for id in repository.accountIds.sorted() {
+                do {
+                    accounts.append(try await accountSnapshot(id, secrets: secrets, budget: &budget))
+                } catch let error as CollabError where error.kind == .notFound {
+                    continue  // deleted while the snapshot was taken
+                }
             }
+            snapshot = Snapshot(
+                scope: .server, takenAt: clock.now, clock: clock, globalConfiguration: repository.directory.globalConfiguration, accounts: accounts
+            )
         }
-        return Snapshot(
-            scope: .server, takenAt: clock.now, clock: clock, globalConfiguration: repository.directory.globalConfiguration, accounts: accounts
-        )
+        snapshot.secrets = secrets
+        return snapshot
     }
 
     /// Imports a snapshot: a server snapshot replaces everything (and sets the clock), an account snapshot
@@ -58,6 +64,11 @@ extension CollabEnvironment {
     /// contents are checked against its FILE messages and stored durably before its records commit; if
     /// the records are refused, the files it added are removed again.
     func restore(_ snapshot: Snapshot) async throws -> SnapshotImportResult {
+        var snapshot = snapshot
+        if snapshot.secrets == .redacted {
+            let context = operation
+            snapshot.accounts = try snapshot.accounts.map { data throws(CollabError) in try data.renewingRedactedSecrets(context: context) }
+        }
         for data in snapshot.accounts { _ = try AccountState.fromSnapshot(data) }
         let added = try await putFiles(of: snapshot)
         do {
@@ -113,6 +124,22 @@ extension CollabEnvironment {
                 await self.files.remove(accountId: accountId, conversationId: location.conversationId, fileId: fileId)
             }
         }
+    }
+}
+
+extension SnapshotSecrets {
+    /// What an export for `principal` holds: `asked` (`included` or `redacted`) when the caller may have
+    /// it, else the default — everything for the control token, no credentials for everyone else.
+    /// - Throws: `badRequest` for an unknown value; `forbidden` when a caller other than the control
+    ///   token or a super admin asks for the secrets.
+    static func allowed(for principal: Principal, asked: String?) throws(CollabError) -> SnapshotSecrets {
+        let mayInclude = principal.method == .controlToken || principal.role >= .superAdmin
+        guard let asked else { return principal.method == .controlToken ? .included : .redacted }
+        guard let wanted = SnapshotSecrets(rawValue: asked) else { throw .badRequest("secrets must be 'included' or 'redacted'") }
+        if wanted == .included, !mayInclude {
+            throw .forbidden("only the control token or a super admin may export secrets (secrets=included)")
+        }
+        return wanted
     }
 }
 

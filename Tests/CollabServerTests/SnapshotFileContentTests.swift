@@ -46,7 +46,7 @@ struct SnapshotFileContentTests {
 
         let snapshot = try await server.control.exportSnapshot()
         let document = try jsonObject(snapshot)
-        #expect(document["version"] as? Int == 2)
+        #expect(document["version"] as? Int == Snapshot.currentVersion)
         let account = try #require((document["accounts"] as? [[String: Any]])?.first { ($0["account"] as? [String: Any])?["name"] as? String == "files" })
         let entry = try #require((account["files"] as? [[String: Any]])?.first)
         #expect(entry["id"] as? String == file.id)
@@ -55,7 +55,7 @@ struct SnapshotFileContentTests {
         try await server.control.reset()
         #expect(server.server.fileBytesStored == 0, "a full reset removes every stored file")
         let result = try await server.control.importSnapshot(snapshot)
-        #expect(result.version == 2)
+        #expect(result.version == Snapshot.currentVersion)
         #expect(server.server.fileBytesStored == Int64(bytes.count))
 
         // The restored session of the agent is gone with the reset's tokens: log in again.

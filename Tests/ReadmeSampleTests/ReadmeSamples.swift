@@ -40,7 +40,7 @@ enum ReadmeSamples {
         let control = ControlClient(baseURL: baseURL, credentials: .basic(username: "superadmin", password: "superadmin"))
         let fixture = FileManager.default.temporaryDirectory.appendingPathComponent("demo.snapshot.json")
         // Once, after preparing the tenant:
-        let prepared = try await control.exportSnapshot(account: "demo")
+        let prepared = try await control.exportSnapshot(account: "demo", includeSecrets: true)
         try prepared.write(to: fixture)
 
         // Before each test:

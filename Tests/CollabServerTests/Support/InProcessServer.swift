@@ -6,6 +6,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
+import Logging
 import NIOCore
 
 /// A server driven in process through HummingbirdTesting's router mode: the same router and
@@ -30,13 +31,15 @@ struct InProcessServer {
 
     /// Builds a server with an in-memory store (and the socket tests' 64 KiB body limit) and runs
     /// `body` against its router.
-    static func with<T: Sendable>(seed: Seed? = nil, maxBodySize: Int = 64 * 1024, _ body: @escaping @Sendable (InProcessServer) async throws -> T) async throws -> T {
-        let server = try await MockCollabServer(
-            configuration: ServerConfiguration(port: 0, storage: .memory, seed: seed, controlToken: "test-control-token", maxBodySize: maxBodySize,
-                passwordHashCost: 4
-            ),
-            logger: TestServer.logger
+    static func with<T: Sendable>(
+        seed: Seed? = nil, maxBodySize: Int = 64 * 1024, logger: Logger = TestServer.logger,
+        configure: (inout ServerConfiguration) -> Void = { _ in }, _ body: @escaping @Sendable (InProcessServer) async throws -> T
+    ) async throws -> T {
+        var configuration = ServerConfiguration(
+            port: 0, storage: .memory, seed: seed, controlToken: "test-control-token", maxBodySize: maxBodySize, passwordHashCost: 4
         )
+        configure(&configuration)
+        let server = try await MockCollabServer(configuration: configuration, logger: logger)
         return try await server.buildApplication().test(.router) { client in
             try await body(InProcessServer(server: server, client: client))
         }
@@ -62,6 +65,12 @@ struct InProcessServer {
     /// `Basic` credentials.
     static func basic(_ username: String, _ password: String) -> String {
         "Basic " + Data("\(username):\(password)".utf8).base64EncodedString()
+    }
+
+    /// Every route the server registers, as `METHOD /path/{parameter}`.
+    func routes() throws -> [(method: HTTPRequest.Method, path: String)] {
+        let transport = try ServerTransport(configuration: server.environment.configuration, logger: server.logger)
+        return server.buildRouter(transport: transport).routes.map { ($0.method, "\($0.path)") }
     }
 
     /// Entity counts of one account or all, without the journal.

@@ -15,9 +15,8 @@ struct ControlRoutes {
     let environment: CollabEnvironment
     let webhooks: WebhookDispatcher
 
-    func register(on router: Router<CollabRequestContext>) {
+    func register(on group: RouterGroup<CollabRequestContext>) {
         let env = environment
-        let group = router.group("_mock/v1")
 
         group.operation(.post, "reset", role: .superAdmin) { request, context in
             let body = try await env.decode(ResetRequest?.self, fromOptional: request)

@@ -11,9 +11,8 @@ import NIOFoundationCompat
 struct SnapshotRoutes {
     let environment: CollabEnvironment
 
-    func register(on router: Router<CollabRequestContext>) {
+    func register(on group: RouterGroup<CollabRequestContext>) {
         let env = environment
-        let group = router.group("_mock/v1")
         group.operation(.get, "snapshot", role: .admin) { request, context in
             let accountId = try env.inspectedAccountId(request.query("account"), confinedTo: try context.inspectorConfinement())
             let data = try await env.takeSnapshot(accountId: accountId).encoded()

@@ -8,9 +8,8 @@ import Hummingbird
 struct FaultRoutes {
     let environment: CollabEnvironment
 
-    func register(on router: Router<CollabRequestContext>) {
+    func register(on group: RouterGroup<CollabRequestContext>) {
         let env = environment
-        let group = router.group("_mock/v1")
         group.operation(.get, "faults", role: .admin) { _, context in
             JSONBody.response(FaultRuleList(rules: env.faults.list(accountId: try context.inspectorConfinement())))
         }

@@ -12,15 +12,11 @@ import ServiceLifecycle
 struct PushRoutes {
     let environment: CollabEnvironment
 
-    func register(on router: Router<CollabRequestContext>) {
-        registerMobile(router.group("mobile/v1"))
-        registerAgent(router.group("agent/v1"))
-        registerOutgoingCalls(mobile: router.group("mobile/v1"), agent: router.group("agent/v1"))
-        registerControl(router.group("_mock/v1"))
-    }
-
-    private func registerMobile(_ group: RouterGroup<CollabRequestContext>) {
+    /// Push tokens, notification keys and the visitor's calls (answer, decline, end, and the
+    /// outgoing call: see `PushRoutes+OutgoingCalls.swift`).
+    func registerMobile(on group: RouterGroup<CollabRequestContext>) {
         let env = environment
+        registerOutgoingCall(on: group)
         group.put("clients/current/push") { request, context in
             let session = try env.client(context)
             let body = try await env.decode(PushRegistrationRequest.self, from: request)
@@ -85,8 +81,10 @@ struct PushRoutes {
         }
     }
 
-    private func registerAgent(_ group: RouterGroup<CollabRequestContext>) {
+    /// The agent's calls: start, read, end, and answering a visitor's outgoing call.
+    func registerAgent(on group: RouterGroup<CollabRequestContext>) {
         let env = environment
+        registerOutgoingCallAnswers(on: group)
         group.post("conversations/:id/calls") { request, context in
             let agent = try env.agent(context)
             let id = try context.pathParameter("id")
@@ -114,7 +112,8 @@ struct PushRoutes {
         }
     }
 
-    private func registerControl(_ group: RouterGroup<CollabRequestContext>) {
+    /// The outbox (read, wait, settle, stream, clear), devices, key rotation and push settings.
+    func registerControl(on group: RouterGroup<CollabRequestContext>) {
         let env = environment
         group.operation(.get, "pushes", role: .admin) { request, context in
             let filter = try OutboxFilter(request, environment: env, confinedTo: try context.inspectorConfinement())

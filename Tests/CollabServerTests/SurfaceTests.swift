@@ -48,8 +48,8 @@ struct SurfaceTests {
         // Mobile: a client's token only, in the typed body.
         .init(method: .get, path: "/mobile/v1/clients/current", credential: .clientToken, status: .ok, body: .success),
         .init(method: .get, path: "/mobile/v1/clients/current", credential: .adminBasic, status: .unauthorized, body: .typed, type: "AUTHORIZATION"),
-        .init(method: .get, path: "/mobile/v1/clients/current", credential: .agentSession, status: .unauthorized, body: .typed, type: "AUTHORIZATION"),
-        .init(method: .get, path: "/mobile/v1/clients/current", credential: .controlToken, status: .unauthorized, body: .typed, type: "AUTHORIZATION"),
+        .init(method: .get, path: "/mobile/v1/clients/current", credential: .agentSession, status: .unauthorized, body: .typed),
+        .init(method: .get, path: "/mobile/v1/clients/current", credential: .controlToken, status: .unauthorized, body: .typed),
         .init(method: .get, path: "/mobile/v1/clients/current", credential: .malformed, status: .unauthorized, body: .typed, type: "AUTHORIZATION"),
         .init(method: .get, path: "/mobile/v1/nothing", credential: .clientToken, status: .notFound, body: .typed, type: "NOT_FOUND"),
         .init(method: .get, path: "/mobile/v1/clients", credential: .none, status: .notFound, body: .typed, type: "NOT_FOUND"),

@@ -159,7 +159,7 @@ struct CoBrowsingRoutes {
     /// A session's frame statistics on the control API.
     func registerControl(on control: RouterGroup<CollabRequestContext>) {
         let env = environment
-        control.operation(.get, "cobrowsing/:id/stats", role: .admin) { _, context in
+        control.get("cobrowsing/:id/stats") { _, context in
             let id = try context.pathParameter("id")
             let confinement = try context.inspectorConfinement()
             let accountId = try env.account(holding: { $0.coBrowsingSessions[id] != nil }, confinedTo: confinement, entity: "CoBrowsingSession", id: id)

@@ -35,7 +35,8 @@ extension ObservationMiddleware {
             let status = HTTPResponse.Status(code: status)
             return surface.errors.response(CollabError.Kind(status: status), status: status, message: message, request: request)
         case .emptyResponse:
-            return await FaultedConnection(channel: context.channel).closeWithoutAnswer(draining: request.body, limit: environment.configuration.maxBodySize)
+            let limit = environment.configuration.maxBodySize
+            return await FaultedConnection(channel: context.channel).closeWithoutAnswer(draining: request.body, limit: limit)
         case .connectionReset:
             return await FaultedConnection(channel: context.channel).reset()
         case .truncatedBody(_, let bytes, let fraction):

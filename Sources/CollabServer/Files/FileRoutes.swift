@@ -75,7 +75,8 @@ struct FileRoutes {
             let base = env.publicBaseURL(request)
             let list = try env.read(context.principal) { state throws(CollabError) in
                 _ = try state.conversation(id, for: context.principal)
-                return WebConversationFileList(items: state.fileMessages(of: id, includeInternal: true).map { state.webFile($0, baseURL: base, prefix: prefix) })
+                let files = state.fileMessages(of: id, includeInternal: true)
+                return WebConversationFileList(items: files.map { state.webFile($0, baseURL: base, prefix: prefix) })
             }
             return JSONBody.response(list)
         }

@@ -37,9 +37,9 @@ struct ObservationMiddleware: RouterMiddleware {
         let elapsed = ContinuousClock.now - context.receivedAt
         let micros = elapsed.components.seconds * 1_000_000 + elapsed.components.attoseconds / 1_000_000_000_000
         var entry = JournalEntry(
-            id: 0, timestamp: timestamp, method: request.method.rawValue, path: request.uri.path, query: RequestJournal.redact(query: request.uri.query),
-            status: status, durationMicros: micros, accountId: context.principal.accountId, userId: context.principal.userId,
-            clientCertificate: context.clientCertificate
+            id: 0, timestamp: timestamp, method: request.method.rawValue, path: request.uri.path,
+            query: RequestJournal.redact(query: request.uri.query), status: status, durationMicros: micros,
+            accountId: context.principal.accountId, userId: context.principal.userId, clientCertificate: context.clientCertificate
         )
         entry.faultRuleId = fault?.ruleId
         entry.fault = fault?.actionType

@@ -26,7 +26,8 @@ struct SurfaceStack {
         if surface.readsClusterState, environment.repository.isClusterReplica {
             stack.append(ClusterReadMiddleware(repository: environment.repository))
         }
-        stack.append(AuthenticationMiddleware(authenticator: Authenticator(environment: environment), accepts: surface.credentials, readsCertificates: clientCertificates))
+        let authenticator = Authenticator(environment: environment)
+        stack.append(AuthenticationMiddleware(authenticator: authenticator, accepts: surface.credentials, readsCertificates: clientCertificates))
         stack.append(ObservationMiddleware(environment: environment, surface: surface))
         stack.append(ErrorMiddleware(format: surface.errors))
         stack.append(AccessMiddleware(role: surface.role))

@@ -58,10 +58,13 @@ extension CollabEnvironment {
             // The socket ends with the session it was opened with (logout, expiry) and with its user
             // (a changed role, deletion): see EventHub.disconnect.
             return EventAudience(
-                accountId: accountId, personId: personId, isAgent: true, namedAreaIds: areaIds, sessionKey: context.sessionToken, userId: principal.userId
+                accountId: accountId, personId: personId, isAgent: true, namedAreaIds: areaIds, sessionKey: context.sessionToken,
+                userId: principal.userId
             )
         }
-        guard principal.method == .client, let clientToken = context.clientToken else { throw .unauthorized("start a client first (POST /mobile/v1/clients)") }
+        guard principal.method == .client, let clientToken = context.clientToken else {
+            throw .unauthorized("start a client first (POST /mobile/v1/clients)")
+        }
         return EventAudience(accountId: accountId, personId: personId, isAgent: false, namedAreaIds: nil, sessionKey: clientToken)
     }
 

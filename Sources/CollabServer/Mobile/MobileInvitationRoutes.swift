@@ -14,7 +14,10 @@ struct MobileInvitationRoutes {
             let body = try await env.decode(RedeemInvitationRequest.self, from: request)
             guard let token = body.token, !token.isEmpty else { throw CollabError.badRequest("token is required") }
             let conversation = try await env.write(context.principal) { state, changes, op throws(CollabError) in
-                state.view(try state.redeemInvitation(token: token, personId: session.personId, accountId: session.accountId, context: op, changes: &changes))
+                let conversation = try state.redeemInvitation(
+                    token: token, personId: session.personId, accountId: session.accountId, context: op, changes: &changes
+                )
+                return state.view(conversation)
             }
             return JSONBody.response(conversation)
         }

@@ -115,7 +115,7 @@ struct PushRoutes {
     /// The outbox (read, wait, settle, stream, clear), devices, key rotation and push settings.
     func registerControl(on group: RouterGroup<CollabRequestContext>) {
         let env = environment
-        group.operation(.get, "pushes", role: .admin) { request, context in
+        group.get("pushes") { request, context in
             let filter = try OutboxFilter(request, environment: env, confinedTo: try context.inspectorConfinement())
             let limit = try request.query("limit").map { text throws(CollabError) in
                 guard let value = Int(text), value > 0 else { throw .badRequest("limit must be a positive integer") }
@@ -127,7 +127,7 @@ struct PushRoutes {
             env.pushes.outbox.clear()
             return noContent
         }
-        group.operation(.get, "pushes/wait", role: .admin) { request, context in
+        group.get("pushes/wait") { request, context in
             let filter = try OutboxFilter(request, environment: env, confinedTo: try context.inspectorConfinement())
             let timeout: Int64 = try request.query("timeoutMs").map { text throws(CollabError) -> Int64 in
                 guard let value = Int64(text), value >= 0, value <= 60_000 else { throw .badRequest("timeoutMs must be 0 to 60000") }
@@ -141,7 +141,7 @@ struct PushRoutes {
             }
             return JSONBody.response(entry)
         }
-        group.operation(.get, "pushes/settle", role: .admin) { request, _ in
+        group.get("pushes/settle") { request, _ in
             let timeout: Int64 = try request.query("timeoutMs").map { text throws(CollabError) -> Int64 in
                 guard let value = Int64(text), value >= 0, value <= 60_000 else { throw .badRequest("timeoutMs must be 0 to 60000") }
                 return value
@@ -155,7 +155,7 @@ struct PushRoutes {
             }
             return noContent
         }
-        group.operation(.get, "pushes/stream", role: .admin) { request, context in
+        group.get("pushes/stream") { request, context in
             let filter = try OutboxFilter(request, environment: env, confinedTo: try context.inspectorConfinement())
             let (id, stream) = env.pushes.outbox.subscribe()
             let encoder = JSONEncoder()
@@ -177,7 +177,7 @@ struct PushRoutes {
             }
             return Response(status: .ok, headers: [.contentType: "text/event-stream", .cacheControl: "no-cache"], body: body)
         }
-        group.operation(.get, "devices", role: .admin) { request, context in
+        group.get("devices") { request, context in
             let accountId = try env.inspectedAccountId(request.query("account"), confinedTo: try context.inspectorConfinement())
             let personId = request.query("personId")
             func list(_ state: borrowing AccountState) -> [DeviceView] {

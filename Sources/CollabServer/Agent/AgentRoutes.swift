@@ -12,7 +12,6 @@ struct AgentRoutes {
 
     func register(on group: RouterGroup<CollabRequestContext>) {
         let env = environment
-        let messages = self.messages
 
         group.post("login") { request, _ in
             let body = try await env.decode(AgentLoginRequest.self, from: request)

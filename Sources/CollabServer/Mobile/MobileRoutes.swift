@@ -11,7 +11,6 @@ struct MobileRoutes {
 
     func register(on group: RouterGroup<CollabRequestContext>) {
         let env = environment
-        let messages = self.messages
 
         group.post("clients") { request, context in
             let body = try await env.decode(ClientStartRequest.self, from: request)

@@ -7,9 +7,8 @@ import Hummingbird
 struct AgentInvitationRoutes {
     let environment: CollabEnvironment
 
-    func register(on router: Router<CollabRequestContext>) {
+    func register(on group: RouterGroup<CollabRequestContext>) {
         let env = environment
-        let group = router.group("agent/v1")
         group.get("invitations") { _, context in
             let agent = try env.agent(context)
             let now = env.clock.now()

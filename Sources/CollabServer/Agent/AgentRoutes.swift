@@ -7,14 +7,15 @@ import Hummingbird
 /// the token from `login` (bearer), HTTP basic, or the Web API session cookie.
 struct AgentRoutes {
     let environment: CollabEnvironment
+    /// The account's message interceptors, asked before a message is stored.
+    let messages: MessageReview
 
-    func register(on router: Router<CollabRequestContext>) {
+    func register(on group: RouterGroup<CollabRequestContext>) {
         let env = environment
-        let group = router.group("agent/v1")
 
         group.post("login") { request, _ in
             let body = try await env.decode(AgentLoginRequest.self, from: request)
-            let principal = try await AuthenticationMiddleware(environment: env).principal(username: body.username, password: body.password)
+            let principal = try await Authenticator(environment: env).principal(username: body.username, password: body.password)
             guard principal.role >= .registeredUser else { throw CollabError.forbidden("only agents use the agent API") }
             let lifetime = env.configuration.sessionLifetime
             let (session, person) = try await env.write(principal) { state, changes, op throws(CollabError) in
@@ -128,6 +129,7 @@ struct AgentRoutes {
             let agent = try env.agent(context)
             let id = try context.pathParameter("id")
             let body = try await env.decode(SendMessageRequest.self, from: request)
+            try await messages.review(body, conversationId: id, senderPersonId: agent.personId, principal: context.principal)
             let message = try await env.write(context.principal) { state, changes, op throws(CollabError) in
                 try state.postMessage(
                     id, senderPersonId: agent.personId, text: body.text, clientMessageId: body.clientMessageId, isInternal: body.internal ?? false,

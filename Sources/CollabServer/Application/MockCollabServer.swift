@@ -171,34 +171,22 @@ public final class MockCollabServer: Service {
         onListening.withLock { $0 = handler }
     }
 
-    /// The router with every surface and middleware: what the server answers, without a socket.
+    /// The router: every surface, each a router group with its own middleware stack (``SurfaceStack``),
+    /// then the console's files, then the 404 for what no surface serves. What the server answers,
+    /// without a socket.
     func buildRouter(transport: ServerTransport) -> Router<CollabRequestContext> {
-        let configuration = environment.configuration
+        let env = environment
         let router = Router(context: CollabRequestContext.self)
-        router.add(middleware: ConsoleMiddleware(assets: .load(configuration: configuration, logger: logger)))
-        router.add(middleware: JournalMiddleware(environment: environment))
-        router.add(middleware: RefusedUpgradeMiddleware())
-        router.add(middleware: ErrorMiddleware())
-        if let clientCertificates = transport.clientCertificateMiddleware { router.add(middleware: clientCertificates) }
-        router.add(middleware: MetricsMiddleware())
-        router.add(middleware: AnonymousOpsMiddleware())
-        if environment.repository.isClusterReplica { router.add(middleware: ClusterReadMiddleware(repository: environment.repository)) }
-        router.add(middleware: AuthenticationMiddleware(environment: environment))
-        router.add(middleware: FaultMiddleware(environment: environment))
-        router.add(middleware: MessageInterceptionMiddleware(environment: environment, interception: messageInterception, webhooks: webhooks))
-        OpsRoutes(environment: environment).register(on: router)
-        WebAPIRoutes(environment: environment, webhooks: webhooks).register(on: router)
-        ControlRoutes(environment: environment, webhooks: webhooks).register(on: router)
-        SnapshotRoutes(environment: environment).register(on: router)
-        MobileRoutes(environment: environment).register(on: router)
-        InvitationRedeemRoutes(environment: environment).register(on: router)
-        AgentRoutes(environment: environment).register(on: router)
-        AgentInvitationRoutes(environment: environment).register(on: router)
-        LiveRoutes(environment: environment).register(on: router)
-        PushRoutes(environment: environment).register(on: router)
-        CoBrowsingRoutes(environment: environment).register(on: router)
-        FaultRoutes(environment: environment).register(on: router)
-        FileRoutes(environment: environment, review: FileReview(interception: interception, webhooks: webhooks, messageInterception: messageInterception)).register(on: router)
+        let stack = SurfaceStack(environment: env, clientCertificates: transport.readsClientCertificates)
+        let messages = MessageReview(environment: env, interception: messageInterception, webhooks: webhooks)
+        let files = FileReview(interception: interception, webhooks: webhooks, messages: messages)
+        OpsRoutes(environment: env).register(on: router, stack: stack)  // /healthz, /readyz, /metrics, /openapi.json
+        WebAPISurface(environment: env, webhooks: webhooks, files: files).register(on: router, stack: stack)  // /app/rest/v4, /unblu/rest/v4
+        MobileSurface(environment: env, messages: messages, files: files).register(on: router, stack: stack)  // /mobile/v1
+        AgentSurface(environment: env, messages: messages, files: files).register(on: router, stack: stack)  // /agent/v1
+        ControlSurface(environment: env, webhooks: webhooks).register(on: router, stack: stack)  // /_mock/v1
+        ConsoleRoutes(assets: .load(configuration: env.configuration, logger: logger)).register(on: router)  // the console at /
+        stack.answerOutsideEverySurface(on: router)
         return router
     }
 

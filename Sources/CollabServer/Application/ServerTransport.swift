@@ -75,11 +75,11 @@ struct ServerTransport: Sendable {
         self.settings = settings
     }
 
-    /// The middleware that records client certificates (and enforces them on the device API); `nil`
-    /// without mutual TLS.
-    var clientCertificateMiddleware: ClientCertificateMiddleware? {
-        guard let settings, settings.clientAuthentication != .none else { return nil }
-        return ClientCertificateMiddleware(requireForDeviceAPI: true)
+    /// Whether connections may present client certificates (mutual TLS): the surfaces then read them
+    /// for the journal, and the device API requires one.
+    var readsClientCertificates: Bool {
+        guard let settings else { return false }
+        return settings.clientAuthentication != .none
     }
 
     /// The main listener's server builder.

@@ -1,7 +1,7 @@
 import CollabCore
 import CollabStore
 
-extension AuthenticationMiddleware {
+extension Authenticator {
     /// The caller a super admin's session acts as: itself in the account it switched to, or the user it
     /// impersonates. Both need the session's own user to be a super admin now: a demoted user's session
     /// falls back to its own account and role.

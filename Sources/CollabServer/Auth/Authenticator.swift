@@ -5,69 +5,16 @@ import Crypto
 import Foundation
 import Hummingbird
 
-/// Works out who is calling: HTTP basic credentials, the session cookie, a session token as bearer,
-/// or the control token. All paths end in the same ``Principal``.
-struct AuthenticationMiddleware: RouterMiddleware {
-    typealias Context = CollabRequestContext
+/// Checks credentials against the state: a user's name and password, a login session, a started
+/// mobile client, the control token. Every check ends in the same ``Principal``. Which of them a
+/// request may present is its surface's to say (``AuthenticationMiddleware``).
+struct Authenticator: Sendable {
     let environment: CollabEnvironment
 
-    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
-        var context = context
-        if let authorization = request.headers[.authorization] {
-            try await authenticate(authorization: authorization, context: &context)
-        } else if let token = request.cookies[webAPISessionCookieName]?.value, let principal = principal(forSession: token) {
-            // A stale cookie is simply "not logged in": the caller stays anonymous.
-            context.principal = principal
-            context.sessionToken = token
-        }
-        context.trace.principal = context.principal
-        return try await next(request, context)
-    }
-
-    /// `text` without leading and trailing spaces and tabs, found on its UTF-8 bytes.
-    static func trimmingBlanks(_ text: Substring) -> String {
-        let bytes = text.utf8
-        var start = bytes.startIndex
-        var end = bytes.endIndex
-        func isBlank(_ byte: UInt8) -> Bool { byte == 0x20 || byte == 0x09 }
-        while start < end, isBlank(bytes[start]) { start = bytes.index(after: start) }
-        while end > start, isBlank(bytes[bytes.index(before: end)]) { end = bytes.index(before: end) }
-        return String(text[start..<end])
-    }
-
-    private func authenticate(authorization: String, context: inout Context) async throws(CollabError) {
-        let parts = authorization.split(separator: " ", maxSplits: 1)
-        guard parts.count == 2 else { throw .unauthorized("malformed Authorization header") }
-        let scheme = parts[0].lowercased()
-        // Trimmed by hand: Foundation's trimmingCharacters(in:) goes through NSString on Linux and
-        // showed up in the Web API read's profile.
-        let credentials = Self.trimmingBlanks(parts[1])
-        switch scheme {
-        case "basic":
-            guard let decoded = Data(base64Encoded: credentials).flatMap({ String(data: $0, encoding: .utf8) }),
-                let colon = decoded.firstIndex(of: ":")
-            else {
-                throw .unauthorized("malformed basic credentials")
-            }
-            let username = String(decoded[..<colon])
-            let password = String(decoded[decoded.index(after: colon)...])
-            context.principal = try await principal(username: username, password: password)
-        case "bearer":
-            if let control = environment.configuration.controlToken, constantTimeEquals(control, credentials) {
-                context.principal = .control
-            } else if let principal = principal(forSession: credentials) {
-                context.principal = principal
-                context.sessionToken = credentials
-            } else if let client = client(token: credentials) {
-                context.principal = Principal(accountId: client.accountId, userId: nil, personId: client.personId, role: .webuser, method: .client)
-                context.clientToken = credentials
-                context.client = client
-            } else {
-                throw .unauthorized("unknown or expired bearer token")
-            }
-        default:
-            throw .unauthorized("unsupported authorization scheme '\(parts[0])'")
-        }
+    /// Whether `token` is the control token (compared in constant time).
+    func isControlToken(_ token: String) -> Bool {
+        guard let control = environment.configuration.controlToken else { return false }
+        return constantTimeEquals(control, token)
     }
 
     /// Verifies a username and password (bcrypt, cached per credential). The role is the user's as

@@ -13,9 +13,9 @@ import HTTPTypes
 struct CoBrowsingRoutes {
     let environment: CollabEnvironment
 
-    func register(on router: Router<CollabRequestContext>) {
+    /// The agent's side: request, read, stop, the latest frame, and the live frame viewer.
+    func registerAgent(on agent: RouterGroup<CollabRequestContext>) {
         let env = environment
-        let agent = router.group("agent/v1")
         agent.post("conversations/:id/cobrowsing") { _, context in
             let identity = try env.agent(context)
             let id = try context.pathParameter("id")
@@ -53,13 +53,13 @@ struct CoBrowsingRoutes {
                 body: .init(byteBuffer: ByteBuffer(data: frame.image))
             )
         }
-        router.ws("agent/v1/cobrowsing/:id/frames") { request, context in
-            _ = try env.viewerSession(request: request, context: context)
+        agent.ws("cobrowsing/:id/frames") { _, context in
+            _ = try env.viewerSession(context: context)
             return .upgrade([:])
         } onUpgrade: { inbound, outbound, wsContext in
             let session: CoBrowsingSession
             do {
-                session = try env.viewerSession(request: wsContext.request, context: wsContext.requestContext)
+                session = try env.viewerSession(context: wsContext.requestContext)
             } catch {
                 wsContext.logger.error("viewer refused", metadata: ["error": "\(error)", "path": "\(RedactedURL.string(wsContext.request.uri))"])
                 throw error
@@ -84,8 +84,11 @@ struct CoBrowsingRoutes {
                 group.cancelAll()
             }
         }
+    }
 
-        let mobile = router.group("mobile/v1")
+    /// The visitor's side: start, read, accept, stop, and frame uploads over HTTP.
+    func registerMobile(on mobile: RouterGroup<CollabRequestContext>) {
+        let env = environment
         mobile.post("conversations/:id/cobrowsing") { _, context in
             let client = try env.client(context)
             let id = try context.pathParameter("id")
@@ -151,8 +154,12 @@ struct CoBrowsingRoutes {
                 return JSONBody.response(ack, status: .accepted)
             }
         }
+    }
 
-        router.group("_mock/v1").operation(.get, "cobrowsing/:id/stats", role: .admin) { _, context in
+    /// A session's frame statistics on the control API.
+    func registerControl(on control: RouterGroup<CollabRequestContext>) {
+        let env = environment
+        control.get("cobrowsing/:id/stats") { _, context in
             let id = try context.pathParameter("id")
             let confinement = try context.inspectorConfinement()
             let accountId = try env.account(holding: { $0.coBrowsingSessions[id] != nil }, confinedTo: confinement, entity: "CoBrowsingSession", id: id)
@@ -201,16 +208,11 @@ extension CollabEnvironment {
     }
 
     /// The session an agent's frame viewer asks for.
-    func viewerSession(request: Request, context: CollabRequestContext) throws(CollabError) -> CoBrowsingSession {
-        var principal = context.principal
-        if principal.method == .anonymous, let token = request.query("token"), let session = AuthenticationMiddleware(environment: self).principal(forSession: token) {
-            principal = session
-        }
+    func viewerSession(context: CollabRequestContext) throws(CollabError) -> CoBrowsingSession {
+        let principal = context.principal
         try principal.require(.registeredUser)
         guard let accountId = principal.accountId else { throw .unauthorized("authentication required") }
-        // The id is the path segment before `/frames` (parameters are not kept across the upgrade).
-        let segments = request.uri.path.split(separator: "/")
-        let id = segments.firstIndex(of: "cobrowsing").flatMap { $0 + 1 < segments.count ? String(segments[$0 + 1]) : nil } ?? ""
+        let id = try context.pathParameter("id")
         return try read(account: accountId) { state throws(CollabError) in try state.coBrowsingSession(id, accountId: accountId) }
     }
 }

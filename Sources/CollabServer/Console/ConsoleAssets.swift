@@ -37,13 +37,6 @@ struct ConsoleAssets: Sendable {
         self.files = files
     }
 
-    /// The asset a request path names: `/` is `index.html`; anything not loaded at start is `nil`.
-    func asset(forPath path: String) -> Asset? {
-        guard path.hasPrefix("/") else { return nil }
-        let relative = path == "/" ? "index.html" : String(path.dropFirst())
-        return files[relative]
-    }
-
     /// The console bundled with the server (the `Public` resource of this module), if present.
     static var bundledDirectory: URL? {
         Bundle.module.url(forResource: "Public", withExtension: nil)

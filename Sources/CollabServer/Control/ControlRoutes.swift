@@ -15,9 +15,8 @@ struct ControlRoutes {
     let environment: CollabEnvironment
     let webhooks: WebhookDispatcher
 
-    func register(on router: Router<CollabRequestContext>) {
+    func register(on group: RouterGroup<CollabRequestContext>) {
         let env = environment
-        let group = router.group("_mock/v1")
 
         group.operation(.post, "reset", role: .superAdmin) { request, context in
             let body = try await env.decode(ResetRequest?.self, fromOptional: request)
@@ -30,7 +29,7 @@ struct ControlRoutes {
             let report = try await env.apply(seed: seed)
             return JSONBody.response(SeedResult(created: report.created, updated: report.updated, unchanged: report.unchanged))
         }
-        group.operation(.get, "journal", role: .admin) { request, context in
+        group.get("journal") { request, context in
             var filter = try JournalFilter(request)
             // `account` (id or name) like the other inspector routes; `accountId` as before.
             filter.accountId = try env.inspectedAccountId(request.query("account") ?? filter.accountId, confinedTo: try context.inspectorConfinement())
@@ -67,7 +66,7 @@ struct ControlRoutes {
             )
             return JSONBody.response(TestTokenResponse(token: issued.token, expiresAt: issued.expiresAt))
         }
-        group.operation(.get, "clock", role: .admin) { _, _ in
+        group.get("clock") { _, _ in
             JSONBody.response(env.clockState)
         }
         group.operation(.post, "clock", role: .superAdmin) { request, context in
@@ -86,7 +85,7 @@ struct ControlRoutes {
             return JSONBody.response(env.clockState)
         }
         let log = webhooks.log
-        group.operation(.get, "webhooks/deliveries", role: .admin) { request, context in
+        group.get("webhooks/deliveries") { request, context in
             let accountId = try context.inspectorConfinement()
             let limit = try request.query("limit").map { text throws(CollabError) in
                 guard let value = Int(text), value > 0 else { throw .badRequest("limit must be a positive integer") }
@@ -101,7 +100,7 @@ struct ControlRoutes {
             log.clear()
             return noContent
         }
-        group.operation(.get, "stats", role: .admin) { request, context in
+        group.get("stats") { request, context in
             let accountId = try env.inspectedAccountId(request.query("account"), confinedTo: try context.inspectorConfinement())
             let journalCount = accountId == nil ? env.journal.count : env.journal.count(matching: JournalFilter(accountId: accountId))
             var stats = try env.stats(accountId: accountId, journalEntries: journalCount)
@@ -111,7 +110,7 @@ struct ControlRoutes {
             guard try ClusterReads.wanted(request) else { return JSONBody.response(stats) }
             return JSONBody.response(try await ClusterReads(repository: env.repository).stats(request, own: stats))
         }
-        group.operation(.get, "configuration", role: .admin) { request, context in
+        group.get("configuration") { request, context in
             let confinement = try context.inspectorConfinement()
             guard let accountId = try env.inspectedAccountId(request.query("account"), confinedTo: confinement) ?? context.principal.accountId else {
                 throw CollabError.badRequest("the query parameter 'account' is required")

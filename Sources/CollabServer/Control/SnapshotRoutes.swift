@@ -12,10 +12,9 @@ import NIOFoundationCompat
 struct SnapshotRoutes {
     let environment: CollabEnvironment
 
-    func register(on router: Router<CollabRequestContext>) {
+    func register(on group: RouterGroup<CollabRequestContext>) {
         let env = environment
-        let group = router.group("_mock/v1")
-        group.operation(.get, "snapshot", role: .admin) { request, context in
+        group.get("snapshot") { request, context in
             let accountId = try env.inspectedAccountId(request.query("account"), confinedTo: try context.inspectorConfinement())
             let secrets = try SnapshotSecrets.allowed(for: context.principal, asked: request.query("secrets"))
             let data = try await env.takeSnapshot(accountId: accountId, secrets: secrets).encoded()

@@ -8,30 +8,29 @@ import Hummingbird
 struct FaultRoutes {
     let environment: CollabEnvironment
 
-    func register(on router: Router<CollabRequestContext>) {
+    func register(on group: RouterGroup<CollabRequestContext>) {
         let env = environment
-        let group = router.group("_mock/v1")
-        group.operation(.get, "faults", role: .admin) { _, context in
+        group.get("faults") { _, context in
             JSONBody.response(FaultRuleList(rules: env.faults.list(accountId: try context.inspectorConfinement())))
         }
-        group.operation(.post, "faults", role: .admin) { request, context in
+        group.post("faults") { request, context in
             let submitted = try await env.decode(FaultRule.self, from: request)
             let rule = try submitted.checked(id: env.ids.make(), now: env.clock.now(), confinement: try context.inspectorConfinement(), environment: env)
             try env.faults.add(rule)
             return JSONBody.response(rule, status: .created)
         }
-        group.operation(.put, "faults/:id", role: .admin) { request, context in
+        group.put("faults/:id") { request, context in
             let id = try context.pathParameter("id")
             let confinement = try context.inspectorConfinement()
             let submitted = try await env.decode(FaultRule.self, from: request)
             let rule = try submitted.checked(id: id, now: env.clock.now(), confinement: confinement, environment: env)
             return JSONBody.response(try env.faults.replace(id, with: rule, accountId: confinement))
         }
-        group.operation(.delete, "faults/:id", role: .admin) { _, context in
+        group.delete("faults/:id") { _, context in
             try env.faults.remove(try context.pathParameter("id"), accountId: try context.inspectorConfinement())
             return noContent
         }
-        group.operation(.delete, "faults", role: .admin) { _, context in
+        group.delete("faults") { _, context in
             env.faults.removeAll(accountId: try context.inspectorConfinement())
             return noContent
         }

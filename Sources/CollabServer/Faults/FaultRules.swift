@@ -42,7 +42,7 @@ final class FaultRules: Sendable {
 
     /// Where a rule acts: each action belongs to one kind, and each kind is asked at its own place.
     enum Kind: Int, Sendable {
-        /// HTTP requests of the faultable surfaces (``FaultMiddleware``).
+        /// HTTP requests of the faultable surfaces (``ObservationMiddleware``).
         case request
         /// Pushes before delivery (the push pipeline).
         case push

@@ -2,7 +2,7 @@ import HTTPTypes
 import Hummingbird
 import NIOCore
 
-/// The connection-level faults of ``FaultMiddleware``: a connection closed without an answer, a reset,
+/// The connection-level request faults (``ObservationMiddleware``): a connection closed without an answer, a reset,
 /// an answer cut after part of its body. Each works on the channel the request came on.
 ///
 /// Over HTTP/2 the channel is the request's stream: closing it resets that stream only.

@@ -8,7 +8,7 @@ struct FileReview: Sendable {
     let interception: FileInterception
     let webhooks: WebhookDispatcher
     /// Message interceptors see the FILE message too, after the file interceptors approved the file.
-    let messageInterception: MessageInterception
+    let messages: MessageReview
 
     static let rejectedEvent = "file_upload_interceptor.file_rejected"
 }
@@ -21,8 +21,12 @@ extension CollabEnvironment {
         _ file: FileAttachment, conversationId: String, personId: String, principal: Principal, timeoutMillis: Int, baseURL: String, with review: FileReview
     ) async throws {
         let accountId = principal.accountId ?? ""
-        let (interceptors, uploader) = try read(principal) { state in
-            (state.fileUploadInterceptors(reviewing: file.mimeType), state.persons[personId].map { WebPerson($0, expand: Expansion()) })
+        // One read for both kinds of interceptor.
+        let (interceptors, uploader, messageInterceptors, messageTimeout) = try read(principal) { state in
+            (
+                state.fileUploadInterceptors(reviewing: file.mimeType), state.persons[personId].map { WebPerson($0, expand: Expansion()) },
+                state.messageInterceptors(reviewing: personId), MessageReview.timeoutMillis(state)
+            )
         }
         for interceptor in interceptors {
             let decision = await review.interception.review(
@@ -45,20 +49,16 @@ extension CollabEnvironment {
             announce(event, to: review.webhooks)
             throw FileRefusal(.rejected, "the file was rejected: \(reason)")
         }
-        let (messageInterceptors, timeout) = try read(principal) { state in
-            (state.messageInterceptors(reviewing: personId), MessageInterceptionMiddleware.timeoutMillis(state))
-        }
         guard !messageInterceptors.isEmpty else { return }
         var message = WebTextMessage(
             id: "", conversationId: conversationId, accountId: accountId, senderPerson: uploader, timestamp: clock.now(), text: file.name, internal: false
         )
         message.describe(file)
-        for interceptor in messageInterceptors {
-            let decision = await review.messageInterception.ask(interceptor, about: message, accountId: accountId, timeout: .milliseconds(timeout))
-            guard case .rejected(let reason, let severity) = decision else { continue }
+        do {
+            try await review.messages.ask(messageInterceptors, about: message, accountId: accountId, timeoutMillis: messageTimeout)
+        } catch {
             await files.remove(accountId: accountId, conversationId: conversationId, fileId: file.id)
-            announceRejected(message, reason: reason, severity: severity, accountId: accountId, to: review.webhooks)
-            throw FileRefusal(.messageRejected, "the message was rejected: \(reason)")
+            throw error
         }
     }
 

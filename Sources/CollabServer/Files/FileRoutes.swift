@@ -1,6 +1,6 @@
-import CollabCore
+public import CollabCore
 import CollabWire
-import Hummingbird
+public import Hummingbird
 import HTTPTypes
 
 /// Files in conversations on every surface: uploads (`POST …/conversations/{id}/files?name=`, the raw
@@ -11,10 +11,10 @@ struct FileRoutes {
     /// Interceptors and the webhooks that announce their rejections; `nil` reviews nothing.
     let review: FileReview?
 
-    func register(on router: Router<CollabRequestContext>) {
+    /// A visitor's uploads, list and downloads.
+    func registerMobile(on mobile: RouterGroup<CollabRequestContext>) {
         let env = environment
         let review = self.review
-        let mobile = router.group("mobile/v1")
         mobile.post("conversations/:id/files") { request, context in
             let session = try env.client(context)
             let id = try context.pathParameter("id")
@@ -35,7 +35,12 @@ struct FileRoutes {
             _ = try env.client(context)
             return try await env.download(request, context: context)
         }
-        let agent = router.group("agent/v1")
+    }
+
+    /// An agent's uploads (internal ones too), list and downloads.
+    func registerAgent(on agent: RouterGroup<CollabRequestContext>) {
+        let env = environment
+        let review = self.review
         agent.post("conversations/:id/files") { request, context in
             let caller = try env.agent(context)
             let id = try context.pathParameter("id")
@@ -60,24 +65,23 @@ struct FileRoutes {
             _ = try env.agent(context)
             return try await env.download(request, context: context)
         }
-        for prefix in WebAPIRoutes.prefixes {
-            let conversations = router.group(RouterPath(prefix)).group("conversations")
-            conversations.operation(.get, ":conversationId/getConversationFiles", role: .admin) { request, context in
-                let id = try context.pathParameter("conversationId")
-                let base = env.publicBaseURL(request)
-                let list = try env.read(context.principal) { state throws(CollabError) in
-                    _ = try state.conversation(id, for: context.principal)
-                    return WebConversationFileList(items: state.fileMessages(of: id, includeInternal: true).map { state.webFile($0, baseURL: base, prefix: prefix) })
-                }
-                return JSONBody.response(list)
+    }
+
+    /// The Web API's `conversations/{id}/getConversationFiles` and its download links, under `prefix`.
+    func registerWebAPI(on conversations: RouterGroup<CollabRequestContext>, prefix: String) {
+        let env = environment
+        conversations.operation(.get, ":conversationId/getConversationFiles", role: .admin) { request, context in
+            let id = try context.pathParameter("conversationId")
+            let base = env.publicBaseURL(request)
+            let list = try env.read(context.principal) { state throws(CollabError) in
+                _ = try state.conversation(id, for: context.principal)
+                let files = state.fileMessages(of: id, includeInternal: true)
+                return WebConversationFileList(items: files.map { state.webFile($0, baseURL: base, prefix: prefix) })
             }
-            conversations.operation(.get, ":conversationId/files/:fileId/download", role: .webuser) { request, context in
-                try await env.download(request, context: context)
-            }
-            if let review {
-                FileInterceptorRoutes(environment: env, interception: review.interception).register(on: router.group(RouterPath(prefix)).group("fileuploadinterceptors"))
-                MessageInterceptorRoutes(environment: env).register(on: router.group(RouterPath(prefix)).group("messageinterceptors"))
-            }
+            return JSONBody.response(list)
+        }
+        conversations.operation(.get, ":conversationId/files/:fileId/download", role: .webuser) { request, context in
+            try await env.download(request, context: context)
         }
     }
 }
@@ -192,9 +196,9 @@ extension AccountState {
     }
 }
 
-extension FileRefusal {
+extension FileRefusal: HTTPResponseError {
     /// The HTTP status of a refusal.
-    var status: HTTPResponse.Status {
+    public var status: HTTPResponse.Status {
         switch code {
         case .typeNotAllowed, .typeMismatch: .unsupportedMediaType
         case .tooLarge: .contentTooLarge
@@ -205,7 +209,11 @@ extension FileRefusal {
         }
     }
 
-    /// The typed error body with the refusal's own type (the uploads are on the mobile and agent APIs).
+    /// The typed error body with the refusal's own type (uploads and messages are on the mobile and
+    /// agent APIs), whatever surface throws it.
+    public func response(from request: Request, context: some RequestContext) throws -> Response { response }
+
+    /// The typed error body with the refusal's own type.
     var response: Response {
         var headers = HTTPFields()
         if code == .busy { headers[.retryAfter] = "1" }

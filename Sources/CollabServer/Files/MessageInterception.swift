@@ -83,54 +83,45 @@ final class MessageInterception: Service {
     }
 }
 
-/// Puts text messages from the mobile and agent APIs before the account's message interceptors. Only
-/// accounts with interceptors pay for it (the body is collected and handed on unchanged); a rejection
-/// answers 403 `MESSAGE_REJECTED` and fires `message_interceptor.message_rejected`.
-struct MessageInterceptionMiddleware: RouterMiddleware {
-    typealias Context = CollabRequestContext
+/// What reviews a message before it is stored: the account's message interceptors, and the webhook
+/// dispatcher that announces a rejection (`message_interceptor.message_rejected`). The routes that
+/// post messages call it with the body they decoded; uploads call it (through ``FileReview``) with the
+/// FILE message. A rejection is the 403 `MESSAGE_REJECTED` refusal a FILE message gets too.
+struct MessageReview: Sendable {
     let environment: CollabEnvironment
     let interception: MessageInterception
     let webhooks: WebhookDispatcher
 
     static let rejectedEvent = "message_interceptor.message_rejected"
 
-    /// The conversation id of `POST /mobile/v1/conversations/{id}/messages` and the agent API's twin.
-    static func conversationId(_ path: String) -> String? {
-        let parts = path.split(separator: "/", omittingEmptySubsequences: true)
-        guard parts.count == 5, parts[0] == "mobile" || parts[0] == "agent", parts[1] == "v1", parts[2] == "conversations", parts[4] == "messages" else {
-            return nil
+    /// Asks the interceptors that review the sender's messages about a text message to `conversationId`.
+    /// One read of the account finds them (only accounts with interceptors pay more than that read).
+    func review(_ body: SendMessageRequest, conversationId: String, senderPersonId: String, principal: Principal) async throws(FileRefusal) {
+        guard let accountId = principal.accountId else { return }
+        let found = try? environment.read(account: accountId) { state -> ([MessageInterceptor], WebPerson?, Int)? in
+            let interceptors = state.messageInterceptors(reviewing: senderPersonId)
+            guard !interceptors.isEmpty, let conversation = state.conversations[conversationId], conversation.isParticipant(senderPersonId) else {
+                return nil
+            }
+            return (interceptors, state.persons[senderPersonId].map { WebPerson($0, expand: Expansion()) }, Self.timeoutMillis(state))
         }
-        return String(parts[3])
-    }
-
-    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
-        guard request.method == .post, let conversationId = Self.conversationId(request.uri.path), let accountId = context.principal.accountId,
-            let personId = context.client?.personId ?? context.principal.personId
-        else { return try await next(request, context) }
-        let env = environment
-        let found = try? env.read(account: accountId) { state -> ([MessageInterceptor], WebPerson?, Int)? in
-            let interceptors = state.messageInterceptors(reviewing: personId)
-            guard !interceptors.isEmpty, let conversation = state.conversations[conversationId], conversation.isParticipant(personId) else { return nil }
-            return (interceptors, state.persons[personId].map { WebPerson($0, expand: Expansion()) }, Self.timeoutMillis(state))
-        }
-        guard let (interceptors, sender, timeoutMillis) = found ?? nil else { return try await next(request, context) }
-        let buffer = try await JSONBody.collect(request, limit: env.configuration.maxBodySize)
-        var forwarded = request
-        forwarded.body = RequestBody(buffer: buffer)
-        // A malformed body is the route's to refuse.
-        guard let body = try? JSONDecoder().decode(SendMessageRequest.self, from: Data(buffer: buffer)) else { return try await next(forwarded, context) }
+        // An unknown conversation, or one the sender is not in, is the route's to refuse.
+        guard let (interceptors, sender, timeoutMillis) = found ?? nil else { return }
         let message = WebTextMessage(
-            id: "", conversationId: conversationId, accountId: accountId, senderPerson: sender, timestamp: env.clock.now(), text: body.text,
+            id: "", conversationId: conversationId, accountId: accountId, senderPerson: sender, timestamp: environment.clock.now(), text: body.text,
             internal: body.internal ?? false
         )
+        try await ask(interceptors, about: message, accountId: accountId, timeoutMillis: timeoutMillis)
+    }
+
+    /// Asks `interceptors` in order; the first rejection fires the webhook event and refuses the message.
+    func ask(_ interceptors: [MessageInterceptor], about message: WebTextMessage, accountId: String, timeoutMillis: Int) async throws(FileRefusal) {
         for interceptor in interceptors {
             let decision = await interception.ask(interceptor, about: message, accountId: accountId, timeout: .milliseconds(timeoutMillis))
             guard case .rejected(let reason, let severity) = decision else { continue }
-            env.announceRejected(message, reason: reason, severity: severity, accountId: accountId, to: webhooks)
-            let status = HTTPResponse.Status.forbidden
-            return JSONBody.response(APIErrorBody(type: "MESSAGE_REJECTED", message: "the message was rejected: \(reason)", status: status.code), status: status)
+            environment.announceRejected(message, reason: reason, severity: severity, accountId: accountId, to: webhooks)
+            throw FileRefusal(.messageRejected, "the message was rejected: \(reason)")
         }
-        return try await next(forwarded, context)
     }
 
     /// How long each interceptor may take to answer: `com.unblu.messageinterceptor.timeoutMillis`
@@ -150,7 +141,7 @@ extension CollabEnvironment {
         event.message = message
         event.reason = reason
         event.severity = severity
-        let name = MessageInterceptionMiddleware.rejectedEvent
+        let name = MessageReview.rejectedEvent
         guard let registrations = try? read(account: accountId, { $0.webhooks(accountId: accountId, wanting: name) }),
             !registrations.isEmpty, let body = try? JSONBody.encoder.encode(event)
         else { return }

@@ -6,6 +6,7 @@ import Logging
 /// arrived (``StateRepository/catchUpBarrier()``), so a load balancer may send each request anywhere:
 /// a client reads its own writes whichever replica answers. Concurrent requests share one read of the
 /// change log. Sits before authentication: a session opened on another replica must be known here.
+/// Not in the ops surface's stack: a probe answers from this replica alone.
 ///
 /// When the database does not answer, the request goes on with what this replica has (reads may be
 /// stale; writes fail on their own, 503).
@@ -14,12 +15,10 @@ struct ClusterReadMiddleware: RouterMiddleware {
     let repository: StateRepository
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
-        if !AnonymousOpsMiddleware.paths.contains(request.uri.path) {
-            do {
-                try await repository.catchUpBarrier()
-            } catch {
-                context.logger.debug("cluster catch-up failed; serving from this replica's state", metadata: ["error": "\(error)"])
-            }
+        do {
+            try await repository.catchUpBarrier()
+        } catch {
+            context.logger.debug("cluster catch-up failed; serving from this replica's state", metadata: ["error": "\(error)"])
         }
         return try await next(request, context)
     }

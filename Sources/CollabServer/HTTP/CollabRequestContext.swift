@@ -3,19 +3,27 @@ import Hummingbird
 import HummingbirdWebSocket
 import NIOCore
 
-/// The per-request context: Hummingbird's core storage plus who is calling.
+/// The per-request context: Hummingbird's core storage plus who is calling, as the surface's
+/// ``AuthenticationMiddleware`` resolved it once.
 struct CollabRequestContext: RequestContext, WebSocketRequestContext {
     public var coreContext: CoreRequestContextStorage
     /// The authenticated caller; anonymous until the authentication middleware says otherwise.
     public var principal: Principal = .anonymous
+    /// Why the credentials the caller presented were refused, if they were. ``AccessMiddleware``
+    /// answers with it, inside the journal, so a refused request is recorded like any other.
+    public var authenticationFailure: CollabError?
     /// The session token the caller presented, if any (for logout).
     public var sessionToken: String?
     /// The mobile client token the caller presented, if any.
     public var clientToken: String?
-    /// The started mobile client behind `clientToken`, resolved once by the authentication middleware.
+    /// The started mobile client behind `clientToken`.
     public var client: ClientSession?
-    /// Carries the caller out to the journal.
-    let trace = RequestTrace()
+    /// The subject of the client certificate the connection presented (mutual TLS), for the journal.
+    public var clientCertificate: String?
+    /// A `BANDWIDTH` fault rule's cap, bytes per second, for what the request's WebSocket receives.
+    public var bandwidthCap: Int?
+    /// When the request arrived: the journal's durations count from here.
+    let receivedAt = ContinuousClock.now
     /// Hands a WebSocket upgrade its handler.
     let webSocket = WebSocketHandlerReference<CollabRequestContext>()
     /// The connection (or HTTP/2 stream) the request came on: a refused WebSocket upgrade answers

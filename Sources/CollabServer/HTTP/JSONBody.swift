@@ -61,3 +61,13 @@ enum JSONBody {
         error.readableDescription
     }
 }
+
+extension CollabEnvironment {
+    /// Decodes a JSON body within the configured size limit.
+    func decode<T: Decodable>(_ type: T.Type, from request: Request) async throws(CollabError) -> T {
+        try await JSONBody.decode(type, from: request, limit: configuration.maxBodySize)
+    }
+}
+
+/// The 204 answer of delete and logout operations.
+let noContent = Response(status: .noContent)

@@ -10,26 +10,33 @@ import NIOWebSocket
 
 /// The live event WebSockets: `/mobile/v1/events` for started clients, `/agent/v1/events` for agents.
 ///
-/// Authenticate with `Authorization: Bearer TOKEN` or `?token=TOKEN`; resume with `?lastEventId=N`;
-/// agents filter the queue events with `?namedAreas=id-or-siteId,…`. The server pings every
-/// heartbeat interval and closes connections that stop answering.
+/// Authenticate with `Authorization: Bearer TOKEN` or `?token=TOKEN` (the surfaces take a WebSocket
+/// upgrade's token from the query); resume with `?lastEventId=N`; agents filter the queue events with
+/// `?namedAreas=id-or-siteId,…`. The server pings every heartbeat interval and closes connections that
+/// stop answering.
 struct LiveRoutes {
     let environment: CollabEnvironment
 
-    func register(on router: Router<CollabRequestContext>) {
+    /// `events` on the mobile API: a started client's socket, which also takes its co-browsing frames.
+    func registerMobile(on group: RouterGroup<CollabRequestContext>) {
         let env = environment
-        router.ws("mobile/v1/events") { request, context in
+        group.ws("events") { request, context in
             _ = try env.audience(for: request, context: context, agent: false)
             return .upgrade([:])
         } onUpgrade: { inbound, outbound, wsContext in
-            let audience = try env.audience(for: wsContext.request, context: wsContext.requestContext, agent: false)
-            let client = try env.read(account: audience.accountId) { $0.clientSession(token: audience.sessionKey ?? "") }
+            let context = wsContext.requestContext
+            let audience = try env.audience(for: wsContext.request, context: context, agent: false)
             try await env.stream(
-                audience, request: wsContext.request, inbound: inbound, outbound: outbound, logger: wsContext.logger, frameClient: client,
-                frameBandwidth: wsContext.requestContext.trace.bandwidthCap
+                audience, request: wsContext.request, inbound: inbound, outbound: outbound, logger: wsContext.logger, frameClient: context.client,
+                frameBandwidth: context.bandwidthCap
             )
         }
-        router.ws("agent/v1/events") { request, context in
+    }
+
+    /// `events` on the agent API.
+    func registerAgent(on group: RouterGroup<CollabRequestContext>) {
+        let env = environment
+        group.ws("events") { request, context in
             _ = try env.audience(for: request, context: context, agent: true)
             return .upgrade([:])
         } onUpgrade: { inbound, outbound, wsContext in
@@ -40,23 +47,9 @@ struct LiveRoutes {
 }
 
 extension CollabEnvironment {
-    /// The audience of a live connection, from its credentials.
+    /// The audience of a live connection: the caller the surface authenticated.
     func audience(for request: Request, context: CollabRequestContext, agent: Bool) throws(CollabError) -> EventAudience {
-        var principal = context.principal
-        var clientToken = context.clientToken
-        var sessionToken = context.sessionToken
-        if principal.method == .anonymous, let token = request.query("token") {
-            let auth = AuthenticationMiddleware(environment: self)
-            if let client = auth.client(token: token) {
-                principal = Principal(accountId: client.accountId, userId: nil, personId: client.personId, role: .webuser, method: .client)
-                clientToken = token
-            } else if let session = auth.principal(forSession: token) {
-                principal = session
-                sessionToken = token
-            } else {
-                throw .unauthorized("unknown or expired token")
-            }
-        }
+        let principal = context.principal
         guard let accountId = principal.accountId, let personId = principal.personId else { throw .unauthorized("authentication required") }
         if agent {
             try principal.require(.registeredUser)
@@ -64,9 +57,14 @@ extension CollabEnvironment {
             let areaIds = filter.isEmpty ? nil : try read(account: accountId) { state throws(CollabError) in try state.namedAreaIds(filter, accountId: accountId) }
             // The socket ends with the session it was opened with (logout, expiry) and with its user
             // (a changed role, deletion): see EventHub.disconnect.
-            return EventAudience(accountId: accountId, personId: personId, isAgent: true, namedAreaIds: areaIds, sessionKey: sessionToken, userId: principal.userId)
+            return EventAudience(
+                accountId: accountId, personId: personId, isAgent: true, namedAreaIds: areaIds, sessionKey: context.sessionToken,
+                userId: principal.userId
+            )
         }
-        guard principal.method == .client, let clientToken else { throw .unauthorized("start a client first (POST /mobile/v1/clients)") }
+        guard principal.method == .client, let clientToken = context.clientToken else {
+            throw .unauthorized("start a client first (POST /mobile/v1/clients)")
+        }
         return EventAudience(accountId: accountId, personId: personId, isAgent: false, namedAreaIds: nil, sessionKey: clientToken)
     }
 

@@ -2,15 +2,15 @@ import CollabCore
 import CollabWire
 import Hummingbird
 
-/// The mobile device API under `/mobile/v1`: what the SDK in an app does — start a client with the API
-/// key (and optionally an access token), report app state, hold conversations. Errors use the typed
-/// body whose `type` mirrors the SDK's client error types.
+/// Clients and conversations on the mobile device API: what the SDK in an app does — start a client
+/// with the API key (and optionally an access token), report app state, hold conversations.
 struct MobileRoutes {
     let environment: CollabEnvironment
+    /// The account's message interceptors, asked before a message is stored.
+    let messages: MessageReview
 
-    func register(on router: Router<CollabRequestContext>) {
+    func register(on group: RouterGroup<CollabRequestContext>) {
         let env = environment
-        let group = router.group("mobile/v1")
 
         group.post("clients") { request, context in
             let body = try await env.decode(ClientStartRequest.self, from: request)
@@ -130,6 +130,7 @@ struct MobileRoutes {
             let id = try context.pathParameter("id")
             let body = try await env.decode(SendMessageRequest.self, from: request)
             guard body.internal != true else { throw CollabError.forbidden("visitors cannot write internal messages") }
+            try await messages.review(body, conversationId: id, senderPersonId: session.personId, principal: context.principal)
             let message = try await env.write(context.principal) { state, changes, op throws(CollabError) in
                 _ = try state.visitorConversation(id, session: session)
                 return try state.postMessage(

@@ -6,7 +6,8 @@ import Hummingbird
 /// `reportOutgoingCall`): the visitor rings the conversation's assigned agent, who answers or
 /// declines on the agent API; unanswered, the call becomes missed on the server clock.
 extension PushRoutes {
-    func registerOutgoingCalls(mobile: RouterGroup<CollabRequestContext>, agent: RouterGroup<CollabRequestContext>) {
+    /// The visitor's side: `conversations/{id}/calls` on the mobile API.
+    func registerOutgoingCall(on mobile: RouterGroup<CollabRequestContext>) {
         let env = environment
         mobile.post("conversations/:id/calls") { request, context in
             let session = try env.client(context)
@@ -22,6 +23,11 @@ extension PushRoutes {
             }
             return JSONBody.response(CallView(call), status: .created)
         }
+    }
+
+    /// The agent's side: answer or decline on the agent API.
+    func registerOutgoingCallAnswers(on agent: RouterGroup<CollabRequestContext>) {
+        let env = environment
         agent.post("calls/:id/answer") { _, context in
             let caller = try env.agent(context)
             let id = try callId(context)

@@ -12,15 +12,11 @@ import ServiceLifecycle
 struct PushRoutes {
     let environment: CollabEnvironment
 
-    func register(on router: Router<CollabRequestContext>) {
-        registerMobile(router.group("mobile/v1"))
-        registerAgent(router.group("agent/v1"))
-        registerOutgoingCalls(mobile: router.group("mobile/v1"), agent: router.group("agent/v1"))
-        registerControl(router.group("_mock/v1"))
-    }
-
-    private func registerMobile(_ group: RouterGroup<CollabRequestContext>) {
+    /// Push tokens, notification keys and the visitor's calls (answer, decline, end, and the
+    /// outgoing call: see `PushRoutes+OutgoingCalls.swift`).
+    func registerMobile(on group: RouterGroup<CollabRequestContext>) {
         let env = environment
+        registerOutgoingCall(on: group)
         group.put("clients/current/push") { request, context in
             let session = try env.client(context)
             let body = try await env.decode(PushRegistrationRequest.self, from: request)
@@ -85,8 +81,10 @@ struct PushRoutes {
         }
     }
 
-    private func registerAgent(_ group: RouterGroup<CollabRequestContext>) {
+    /// The agent's calls: start, read, end, and answering a visitor's outgoing call.
+    func registerAgent(on group: RouterGroup<CollabRequestContext>) {
         let env = environment
+        registerOutgoingCallAnswers(on: group)
         group.post("conversations/:id/calls") { request, context in
             let agent = try env.agent(context)
             let id = try context.pathParameter("id")
@@ -114,9 +112,10 @@ struct PushRoutes {
         }
     }
 
-    private func registerControl(_ group: RouterGroup<CollabRequestContext>) {
+    /// The outbox (read, wait, settle, stream, clear), devices, key rotation and push settings.
+    func registerControl(on group: RouterGroup<CollabRequestContext>) {
         let env = environment
-        group.operation(.get, "pushes", role: .admin) { request, context in
+        group.get("pushes") { request, context in
             let filter = try OutboxFilter(request, environment: env, confinedTo: try context.inspectorConfinement())
             let limit = try request.query("limit").map { text throws(CollabError) in
                 guard let value = Int(text), value > 0 else { throw .badRequest("limit must be a positive integer") }
@@ -128,7 +127,7 @@ struct PushRoutes {
             env.pushes.outbox.clear()
             return noContent
         }
-        group.operation(.get, "pushes/wait", role: .admin) { request, context in
+        group.get("pushes/wait") { request, context in
             let filter = try OutboxFilter(request, environment: env, confinedTo: try context.inspectorConfinement())
             let timeout: Int64 = try request.query("timeoutMs").map { text throws(CollabError) -> Int64 in
                 guard let value = Int64(text), value >= 0, value <= 60_000 else { throw .badRequest("timeoutMs must be 0 to 60000") }
@@ -142,7 +141,7 @@ struct PushRoutes {
             }
             return JSONBody.response(entry)
         }
-        group.operation(.get, "pushes/settle", role: .admin) { request, _ in
+        group.get("pushes/settle") { request, _ in
             let timeout: Int64 = try request.query("timeoutMs").map { text throws(CollabError) -> Int64 in
                 guard let value = Int64(text), value >= 0, value <= 60_000 else { throw .badRequest("timeoutMs must be 0 to 60000") }
                 return value
@@ -156,7 +155,7 @@ struct PushRoutes {
             }
             return noContent
         }
-        group.operation(.get, "pushes/stream", role: .admin) { request, context in
+        group.get("pushes/stream") { request, context in
             let filter = try OutboxFilter(request, environment: env, confinedTo: try context.inspectorConfinement())
             let (id, stream) = env.pushes.outbox.subscribe()
             let encoder = JSONEncoder()
@@ -178,7 +177,7 @@ struct PushRoutes {
             }
             return Response(status: .ok, headers: [.contentType: "text/event-stream", .cacheControl: "no-cache"], body: body)
         }
-        group.operation(.get, "devices", role: .admin) { request, context in
+        group.get("devices") { request, context in
             let accountId = try env.inspectedAccountId(request.query("account"), confinedTo: try context.inspectorConfinement())
             let personId = request.query("personId")
             func list(_ state: borrowing AccountState) -> [DeviceView] {

@@ -73,7 +73,7 @@ struct AuthenticatorRoutes {
 
     private func verifiedUser(_ username: String?, _ password: String?) async throws -> User {
         guard let username, let password else { throw CollabError.badRequest("username and password are required") }
-        let principal = try await AuthenticationMiddleware(environment: environment).principal(username: username, password: password)
+        let principal = try await Authenticator(environment: environment).principal(username: username, password: password)
         return try environment.read(principal) { state throws(CollabError) in
             guard let id = principal.userId, let user = state.users[id] else { throw .unauthorized("invalid username or password") }
             return user

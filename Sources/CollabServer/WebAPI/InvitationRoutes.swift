@@ -80,31 +80,6 @@ struct InvitationRoutes {
     }
 }
 
-/// `POST /mobile/v1/invitations/redeem`: a started client redeems a PIN or link token of its account
-/// and its visitor joins the conversation.
-struct InvitationRedeemRoutes {
-    let environment: CollabEnvironment
-
-    func register(on router: Router<CollabRequestContext>) {
-        let env = environment
-        router.group("mobile/v1").post("invitations/redeem") { request, context in
-            let session = try env.client(context)
-            let body = try await env.decode(RedeemInvitationRequest.self, from: request)
-            guard let token = body.token, !token.isEmpty else { throw CollabError.badRequest("token is required") }
-            let conversation = try await env.write(context.principal) { state, changes, op throws(CollabError) in
-                state.view(try state.redeemInvitation(token: token, personId: session.personId, accountId: session.accountId, context: op, changes: &changes))
-            }
-            return JSONBody.response(conversation)
-        }
-    }
-}
-
-/// The body of `POST /mobile/v1/invitations/redeem`.
-struct RedeemInvitationRequest: Codable, Sendable {
-    /// The PIN or the link invitation's token.
-    var token: String?
-}
-
 /// `InvitationsInviteAgentToConversationBody` / `InvitationsForwardConversationToAgentBody`.
 struct WebInviteAgentBody: Codable, Sendable {
     var conversationId: String?

@@ -1,7 +1,7 @@
 import CollabCore
 import Hummingbird
 
-extension RouterGroup where Context == CollabRequestContext {
+extension RouterMethods where Context == CollabRequestContext {
     /// Registers a handler that runs only for callers whose role is at least `role` (the operation's
     /// `x-required-role` in the vendor's spec).
     @discardableResult

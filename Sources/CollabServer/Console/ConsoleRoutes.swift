@@ -3,18 +3,17 @@ import Hummingbird
 import HTTPTypes
 import NIOCore
 
-/// Serves the web console at `/` (GET and HEAD of the files loaded at start) and hands every other
-/// request on untouched, so the console never shadows an API route and unknown paths keep the
-/// surfaces' typed 404.
+/// The web console at `/`: a GET and a HEAD route for each file loaded at start, and nothing else, so
+/// the console never shadows an API route and unknown paths keep the surfaces' 404.
 ///
 /// Caching: `Cache-Control: no-cache` with a strong `ETag` and `Last-Modified`, so a browser always
 /// revalidates and gets a 304 while the file is unchanged (the files change with every build, and a
 /// stale console against a newer server is worse than one round trip). Text files go out gzipped
 /// to clients that accept it.
 ///
-/// It runs first, before the journal and authentication: the console's files are public and would
-/// only crowd the request journal the inspector shows.
-struct ConsoleMiddleware: RouterMiddleware {
+/// The routes have no middleware: the console's files are public, and would only crowd the request
+/// journal the inspector shows.
+struct ConsoleRoutes {
     typealias Context = CollabRequestContext
     let assets: ConsoleAssets
 
@@ -23,10 +22,26 @@ struct ConsoleMiddleware: RouterMiddleware {
         "default-src 'self'; img-src 'self' blob: data:; connect-src 'self'; style-src 'self'; script-src 'self'; "
         + "object-src 'none'; base-uri 'none'; frame-ancestors 'none'; form-action 'self'"
 
-    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
-        guard request.method == .get || request.method == .head, let asset = assets.asset(forPath: request.uri.path) else {
-            return try await next(request, context)
+    /// Registers the files after the surfaces: a file at a path an API serves is left out, and so is one
+    /// whose name the router would read as a pattern (`:id`, `*`, `{id}`).
+    func register(on router: Router<Context>) {
+        let taken = Set(router.routes.map { Self.key($0.path) })
+        for (relative, asset) in assets.files {
+            for path in relative == "index.html" ? ["", relative] : [relative] {
+                let routerPath = RouterPath(path)
+                guard !path.contains(where: { ":*{}".contains($0) }), !taken.contains(Self.key(routerPath)) else { continue }
+                router.get(routerPath) { request, _ in Self.answer(request, with: asset) }
+                router.head(routerPath) { request, _ in Self.answer(request, with: asset) }
+            }
         }
+    }
+
+    private static func key(_ path: RouterPath) -> String {
+        path.components.map(\.description).joined(separator: "/")
+    }
+
+    /// The file, or 304 when the client's copy is current; HEAD gets the headers only.
+    static func answer(_ request: Request, with asset: ConsoleAssets.Asset) -> Response {
         let useGzip = asset.gzipped != nil && Self.acceptsGzip(request.headers[.acceptEncoding])
         let etag = useGzip ? asset.gzipETag : asset.etag
         var headers: HTTPFields = [

@@ -1,0 +1,31 @@
+import CollabCore
+import Hummingbird
+
+extension Surface {
+    /// The agent API: the session token from `login` (bearer, or `?token=` on the sockets), HTTP Basic,
+    /// or the Web API session cookie (the console); the typed error body. Only `login` is open, so the
+    /// agent role is checked per operation.
+    static let agent = Surface(faultName: "AGENT", credentials: [.basic, .session, .socketToken], errors: .typed)
+}
+
+/// The agent API under `/agent/v1`, for the agent client and the web console, registered here in one
+/// place: the route files of the other concerns each give their agent part.
+struct AgentSurface {
+    let environment: CollabEnvironment
+    /// Message interceptors, asked before an agent's message is stored.
+    let messages: MessageReview
+    /// Upload interceptors, asked before an agent's file is stored.
+    let files: FileReview
+
+    func register(on router: Router<CollabRequestContext>, stack: SurfaceStack) {
+        let env = environment
+        let routes = stack.routes(.agent, under: "agent/v1", on: router)
+        AgentRoutes(environment: env, messages: messages).register(on: routes.group())  // login, presence, queue, conversations, messages
+        AgentInvitationRoutes(environment: env).register(on: routes.group())  // invitations addressed to the agent
+        PushRoutes(environment: env).registerAgent(on: routes.group())  // calls
+        CoBrowsingRoutes(environment: env).registerAgent(on: routes.group())  // co-browsing and the frame viewer
+        FileRoutes(environment: env, review: files).registerAgent(on: routes.group())  // conversation files
+        LiveRoutes(environment: env).registerAgent(on: routes.group())  // the live event socket
+        routes.answerTheRest()
+    }
+}

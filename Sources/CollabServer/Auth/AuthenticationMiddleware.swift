@@ -1,0 +1,108 @@
+import CollabCore
+import CollabWire
+import Foundation
+import Hummingbird
+
+/// Resolves the caller once per request, from the credentials its surface takes
+/// (``Surface/Credentials``), into the context: the principal, the session or started client behind a
+/// token, the client certificate's subject.
+///
+/// It never throws: credentials the surface does not take, or that do not check out, are kept as
+/// ``CollabRequestContext/authenticationFailure`` and answered by ``AccessMiddleware``, so the refusal
+/// is journaled and written in the surface's error body. A surface that takes no credentials (the
+/// probes) ignores whatever comes: a scraper with a stale `Authorization` header still sees the
+/// server's health.
+struct AuthenticationMiddleware: RouterMiddleware {
+    typealias Context = CollabRequestContext
+    let authenticator: Authenticator
+    let accepts: Surface.Credentials
+    /// Whether connections may carry client certificates (mutual TLS).
+    let readsCertificates: Bool
+
+    /// The credentials that name a caller (as opposed to the certificate and where a token may come).
+    private static let callerCredentials: Surface.Credentials = [.basic, .session, .controlToken, .client]
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        var context = context
+        do {
+            try await authenticate(request, context: &context)
+        } catch {
+            context.principal = .anonymous
+            context.authenticationFailure = error
+        }
+        return try await next(request, context)
+    }
+
+    private func authenticate(_ request: Request, context: inout Context) async throws(CollabError) {
+        if readsCertificates {
+            context.clientCertificate = await ClientCertificate.subject(on: context.channel)
+            if context.clientCertificate == nil, accepts.contains(.clientCertificate) {
+                throw .unauthorized("a client certificate is required for the device API (mutual TLS)")
+            }
+        }
+        guard !accepts.isDisjoint(with: Self.callerCredentials) else { return }
+        if let authorization = request.headers[.authorization] {
+            try await authenticate(authorization: authorization, context: &context)
+        } else if accepts.contains(.session), let token = request.cookies[webAPISessionCookieName]?.value,
+            let principal = authenticator.principal(forSession: token)
+        {
+            // A stale cookie is simply "not logged in": the caller stays anonymous.
+            context.principal = principal
+            context.sessionToken = token
+        } else if accepts.contains(.socketToken), request.headers[.upgrade]?.lowercased() == "websocket", let token = request.query("token") {
+            guard bearer(token, context: &context) else { throw .unauthorized("unknown or expired token") }
+        }
+    }
+
+    private func authenticate(authorization: String, context: inout Context) async throws(CollabError) {
+        let parts = authorization.split(separator: " ", maxSplits: 1)
+        guard parts.count == 2 else { throw .unauthorized("malformed Authorization header") }
+        // Trimmed by hand: Foundation's trimmingCharacters(in:) goes through NSString on Linux and
+        // showed up in the Web API read's profile.
+        let credentials = Self.trimmingBlanks(parts[1])
+        switch parts[0].lowercased() {
+        case "basic":
+            guard accepts.contains(.basic) else { throw .unauthorized("this API does not take basic credentials") }
+            guard let decoded = Data(base64Encoded: credentials).flatMap({ String(data: $0, encoding: .utf8) }),
+                let colon = decoded.firstIndex(of: ":")
+            else {
+                throw .unauthorized("malformed basic credentials")
+            }
+            let username = String(decoded[..<colon])
+            let password = String(decoded[decoded.index(after: colon)...])
+            context.principal = try await authenticator.principal(username: username, password: password)
+        case "bearer":
+            guard bearer(credentials, context: &context) else { throw .unauthorized("unknown or expired bearer token") }
+        default:
+            throw .unauthorized("unsupported authorization scheme '\(parts[0])'")
+        }
+    }
+
+    /// Takes a token of a kind the surface accepts; `false` when it is none of them.
+    private func bearer(_ token: String, context: inout Context) -> Bool {
+        if accepts.contains(.controlToken), authenticator.isControlToken(token) {
+            context.principal = .control
+        } else if accepts.contains(.session), let principal = authenticator.principal(forSession: token) {
+            context.principal = principal
+            context.sessionToken = token
+        } else if accepts.contains(.client), let client = authenticator.client(token: token) {
+            context.principal = Principal(accountId: client.accountId, userId: nil, personId: client.personId, role: .webuser, method: .client)
+            context.clientToken = token
+            context.client = client
+        } else {
+            return false
+        }
+        return true
+    }
+
+    /// `text` without leading and trailing spaces and tabs, found on its UTF-8 bytes.
+    static func trimmingBlanks(_ text: Substring) -> String {
+        let bytes = text.utf8
+        var start = bytes.startIndex
+        var end = bytes.endIndex
+        func isBlank(_ byte: UInt8) -> Bool { byte == 0x20 || byte == 0x09 }
+        while start < end, isBlank(bytes[start]) { start = bytes.index(after: start) }
+        while end > start, isBlank(bytes[bytes.index(before: end)]) { end = bytes.index(before: end) }
+        return String(text[start..<end])
+    }
+}

@@ -1,0 +1,54 @@
+import Hummingbird
+import Synchronization
+
+/// The routes of one surface: its router group, behind the surface's middleware stack, noting every
+/// path and method registered so that ``answerTheRest()`` can answer every other request under the
+/// prefix through the same stack — with the surface's own 404 body, not the router's.
+struct SurfaceRoutes: RouterMethods {
+    typealias Context = CollabRequestContext
+
+    private let group: RouterGroup<Context>
+    private let served = Served()
+
+    /// The methods a surface answers with 404 where it serves others (and everywhere it serves nothing).
+    static let methods: [HTTPRequest.Method] = [.get, .head, .post, .put, .patch, .delete, .options]
+
+    init(group: RouterGroup<Context>) {
+        self.group = group
+    }
+
+    @discardableResult
+    func on<Responder: HTTPResponder>(_ path: RouterPath, method: HTTPRequest.Method, responder: Responder) -> Self
+    where Responder.Context == Context {
+        served.note(path, method)
+        group.on(path, method: method, responder: responder)
+        return self
+    }
+
+    @discardableResult
+    func add(middleware: any MiddlewareProtocol<Request, Response, Context>) -> Self {
+        group.add(middleware: middleware)
+        return self
+    }
+
+    /// Answers the rest of the prefix with 404 through the surface's stack: the other methods of the
+    /// paths it serves, and every path it does not (`**` is the router's least specific match).
+    func answerTheRest() {
+        let notFound: @Sendable (Request, Context) async throws -> Response = { _, _ in throw HTTPError(.notFound) }
+        for (path, methods) in served.all {
+            for method in Self.methods where !methods.contains(method) { group.on(path, method: method, use: notFound) }
+        }
+        for method in Self.methods { group.on("**", method: method, use: notFound) }
+    }
+
+    /// Paths registered so far, with their methods.
+    private final class Served: Sendable {
+        private let paths = Mutex<[String: (path: RouterPath, methods: Set<HTTPRequest.Method>)]>([:])
+
+        func note(_ path: RouterPath, _ method: HTTPRequest.Method) {
+            paths.withLock { _ = $0[path.description, default: (path, [])].methods.insert(method) }
+        }
+
+        var all: [(path: RouterPath, methods: Set<HTTPRequest.Method>)] { paths.withLock { Array($0.values) } }
+    }
+}

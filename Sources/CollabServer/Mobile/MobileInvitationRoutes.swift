@@ -1,0 +1,31 @@
+import CollabCore
+import CollabWire
+import Hummingbird
+
+/// `POST /mobile/v1/invitations/redeem`: a started client redeems a PIN or link token of its account
+/// and its visitor joins the conversation.
+struct MobileInvitationRoutes {
+    let environment: CollabEnvironment
+
+    func register(on group: RouterGroup<CollabRequestContext>) {
+        let env = environment
+        group.post("invitations/redeem") { request, context in
+            let session = try env.client(context)
+            let body = try await env.decode(RedeemInvitationRequest.self, from: request)
+            guard let token = body.token, !token.isEmpty else { throw CollabError.badRequest("token is required") }
+            let conversation = try await env.write(context.principal) { state, changes, op throws(CollabError) in
+                let conversation = try state.redeemInvitation(
+                    token: token, personId: session.personId, accountId: session.accountId, context: op, changes: &changes
+                )
+                return state.view(conversation)
+            }
+            return JSONBody.response(conversation)
+        }
+    }
+}
+
+/// The body of `POST /mobile/v1/invitations/redeem`.
+struct RedeemInvitationRequest: Codable, Sendable {
+    /// The PIN or the link invitation's token.
+    var token: String?
+}

@@ -1,0 +1,47 @@
+import CollabCore
+import Hummingbird
+
+extension Surface {
+    /// The Web API v4 subset: HTTP Basic, a login session (bearer token or cookie) or the control
+    /// token; the vendor's `Error` body; each operation's role is its `x-required-role` in the vendor's
+    /// spec (they differ, so none is checked for the whole group).
+    static let webAPI = Surface(faultName: "WEB_API", credentials: [.basic, .session, .controlToken], errors: .webAPI)
+}
+
+/// The Web API v4 subset, served under `/app/rest/v4` and its alias `/unblu/rest/v4`.
+struct WebAPISurface {
+    /// The prefixes the vendor serves the Web API under.
+    static let prefixes = ["app/rest/v4", "unblu/rest/v4"]
+
+    let environment: CollabEnvironment
+    let webhooks: WebhookDispatcher
+    /// File-upload interceptors (and the message interceptors that see FILE messages).
+    let files: FileReview
+
+    func register(on router: Router<CollabRequestContext>, stack: SurfaceStack) {
+        let env = environment
+        for prefix in Self.prefixes {
+            let routes = stack.routes(.webAPI, under: RouterPath(prefix), on: router)
+            AccountsRoutes(environment: env).register(on: routes.group("accounts"))
+            ApiKeysRoutes(environment: env).register(on: routes.group("apikeys"))
+            NamedAreasRoutes(environment: env).register(on: routes.group("namedareas"))
+            UsersRoutes(environment: env).register(on: routes.group("users"))
+            UserPasswordRoutes(environment: env).register(on: routes.group("users"))
+            PersonsRoutes(environment: env).register(on: routes.group("persons"))
+            PersonNotificationRoutes(environment: env).register(on: routes.group("persons"))
+            AuthenticatorRoutes(environment: env).register(on: routes.group("authenticator"))
+            ImpersonationRoutes(environment: env).register(on: routes.group("authenticator"))
+            ConversationsRoutes(environment: env).register(on: routes.group())
+            ConversationParticipantsRoutes(environment: env).register(on: routes.group())
+            BackendBasicsRoutes(environment: env).register(on: routes.group())
+            FileRoutes(environment: env, review: files).registerWebAPI(on: routes.group("conversations"), prefix: prefix)
+            InvitationRoutes(environment: env).register(on: routes.group("invitations"))
+            WebhookRoutes(environment: env, dispatcher: webhooks).register(on: routes.group("webhookregistrations"))
+            BotRoutes(environment: env, dispatcher: webhooks).register(on: routes.group("bots"))
+            BotDialogRoutes(environment: env, dispatcher: webhooks).register(on: routes.group("bots"))
+            FileInterceptorRoutes(environment: env, interception: files.interception).register(on: routes.group("fileuploadinterceptors"))
+            MessageInterceptorRoutes(environment: env).register(on: routes.group("messageinterceptors"))
+            routes.answerTheRest()
+        }
+    }
+}

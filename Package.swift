@@ -164,7 +164,7 @@ let package = Package(
             resources: [.copy("Resources/openapi.json"), .copy("Resources/Public")],
             swiftSettings: swiftSettings
         ),
-        // The companion client library (Linux, macOS, iOS 18; see README "Platforms").
+        // The companion client library (Linux, macOS, iOS 18; see docs/client-library.md, "Platforms").
         .target(
             name: "CollabClient",
             dependencies: [

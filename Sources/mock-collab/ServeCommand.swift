@@ -31,7 +31,12 @@ struct ServeCommand: AsyncParsableCommand {
     @Flag(help: "Serve as one of several replicas sharing one postgres:// database; they act as one server (MOCK_COLLAB_CLUSTER=1).")
     var cluster = false
 
-    @Option(help: "URL the other replicas of a cluster reach this one at; default: scheme://host:port, the machine's name when bound to 0.0.0.0 (MOCK_COLLAB_ADVERTISE_URL).")
+    @Option(
+        help: """
+            URL the other replicas of a cluster reach this one at; \
+            default: scheme://host:port, the machine's name when bound to 0.0.0.0 (MOCK_COLLAB_ADVERTISE_URL).
+            """
+    )
     var advertiseURL: String?
 
     @Option(help: "Seconds a write may wait for a PostgreSQL database before it is answered 503 (MOCK_COLLAB_DATABASE_TIMEOUT).")
@@ -76,7 +81,12 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "Seconds a started mobile client may make no request before it is stopped (MOCK_COLLAB_CLIENT_IDLE_SECONDS).")
     var clientIdleSeconds: Int = environment["MOCK_COLLAB_CLIENT_IDLE_SECONDS"].flatMap(Int.init) ?? 86_400
 
-    @Option(help: "Open connections at most; one more is answered 503 and closed. Keep it below the open-file limit, ulimit -n (MOCK_COLLAB_MAX_CONNECTIONS).")
+    @Option(
+        help: """
+            Open connections at most; one more is answered 503 and closed. \
+            Keep it below the open-file limit, ulimit -n (MOCK_COLLAB_MAX_CONNECTIONS).
+            """
+    )
     var maxConnections: Int = environment["MOCK_COLLAB_MAX_CONNECTIONS"].flatMap(Int.init) ?? 10_000
 
     @Option(help: "Seconds a connection may sit idle, or a request stall, before it is closed (MOCK_COLLAB_IDLE_TIMEOUT).")

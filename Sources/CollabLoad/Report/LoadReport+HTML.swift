@@ -129,8 +129,9 @@ extension LoadReport {
             svg += "<polyline fill=\"none\" stroke=\"\(line.color)\" stroke-width=\"1.5\"\(line.dashed ? " stroke-dasharray=\"4 3\"" : "") points=\"\(path)\"><title>\(escape(line.name))</title></polyline>\n"
             if !line.dashed, !legend.contains(line.name) {
                 let row = Double(legend.count)
-                svg += "<rect x=\"\(left + plotWidth + 16)\" y=\"\(f(top + row * legendRowHeight))\" width=\"12\" height=\"3\" fill=\"\(line.color)\"/>"
-                svg += "<text x=\"\(left + plotWidth + 34)\" y=\"\(f(top + row * legendRowHeight + 5))\">\(escape(line.name))</text>\n"
+                let y = top + row * legendRowHeight
+                svg += "<rect x=\"\(left + plotWidth + 16)\" y=\"\(f(y))\" width=\"12\" height=\"3\" fill=\"\(line.color)\"/>"
+                svg += "<text x=\"\(left + plotWidth + 34)\" y=\"\(f(y + 5))\">\(escape(line.name))</text>\n"
                 legend.append(line.name)
             }
         }

@@ -43,21 +43,13 @@ extension StateRepository {
         }
         for log in set.logs { directory.commit(log) }
         var staged = StagedCommit(changes: changes.changes, events: changes.events, accountIds: set.states.keys.sorted())
-        var updated: [String: Shard.Box] = [:]
+        var updated: [String: Shard.Box?] = [:]
         for (id, var state) in set.states {
             state.resetDirectoryLog()
             staged.effects.append(contentsOf: resolver.resolve(changes, in: state))
-            if var box = boxes[id] {
-                box.state = state
-                scheduleNext(&box, accountId: id)
-                updated[id] = box
-            } else {
-                let shard = Shard(state)
-                shard.withLock { scheduleNext(&$0, accountId: id) }
-                shards.withLock { $0[id] = shard }
-            }
+            updated[id] = install(state, replacing: boxes[id])
         }
-        return (result, staged, updated)
+        return (result, staged, updated.compactMapValues { $0 })
     }
 
     /// Removes every account (a full reset): every shard is locked in turn and emptied.
@@ -80,6 +72,20 @@ extension StateRepository {
             }
             stage(StagedCommit(changes: changes.changes, events: changes.events, accountIds: all.map(\.accountId)))
         }
+    }
+
+    /// Puts `state` in place of a locked shard's (the new box to swap in), or, for an account that had no
+    /// shard, in a shard of its own (`nil`: nothing to swap).
+    func install(_ state: AccountState, replacing box: Shard.Box?) -> Shard.Box? {
+        guard var box else {
+            let shard = Shard(state)
+            shard.withLock { scheduleNext(&$0, accountId: state.accountId) }
+            shards.withLock { $0[state.accountId] = shard }
+            return nil
+        }
+        box.state = state
+        scheduleNext(&box, accountId: state.accountId)
+        return box
     }
 
     /// Locks `shards` one after another and runs `body` with all their boxes; the boxes `body` returns

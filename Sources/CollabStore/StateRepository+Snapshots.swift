@@ -72,15 +72,7 @@ extension StateRepository {
                 }
                 incoming.adopt(into: directory)
                 for entity in entities { changes.put(entity) }
-                if var box = updated[newId] {
-                    box.state = incoming
-                    scheduleNext(&box, accountId: newId)
-                    updated[newId] = box
-                } else {
-                    let shard = Shard(incoming)
-                    shard.withLock { scheduleNext(&$0, accountId: newId) }
-                    shards.withLock { $0[newId] = shard }
-                }
+                updated[newId] = install(incoming, replacing: updated[newId])
                 shards.withLock { map in for id in replaced where id != newId { map[id] = nil } }
                 stage(StagedCommit(changes: changes.changes, accountIds: replaced.union([newId]).sorted()))
                 return updated

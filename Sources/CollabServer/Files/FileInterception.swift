@@ -1,5 +1,6 @@
 import AsyncHTTPClient
 import CollabCore
+import CollabPush
 import CollabWire
 import Foundation
 import Logging

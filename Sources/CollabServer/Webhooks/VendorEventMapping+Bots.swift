@@ -24,10 +24,7 @@ extension VendorEventMapping {
             return try? JSONBody.encoder.encode(
                 BotDialogMessageEventBody(
                     timestamp: message.serverTimestamp, accountId: dialog.accountId, dialogToken: dialog.id,
-                    conversationMessage: WebTextMessage(
-                        id: message.id, conversationId: message.conversationId, accountId: message.accountId, senderPerson: person(message.senderPersonId),
-                        timestamp: message.serverTimestamp, text: message.text, internal: false
-                    )
+                    conversationMessage: WebTextMessage(message, sender: person(message.senderPersonId))
                 )
             )
         case .dialogClosed(let dialog, let time):

@@ -48,7 +48,7 @@ public struct EffectResolver: Sendable {
                 suppressedReason: intent.suppressedReason, createdAt: intent.createdAt
             )
             effects.pushes.append(push)
-            guard push.suppressedReason == nil, let formats else { continue }
+            guard push.suppressedReason == nil, let formats, !state.webhooks.isEmpty else { continue }
             let name = intent.content.type.webhookEvent
             let registrations = state.webhooks(accountId: intent.accountId, wanting: name)
             guard !registrations.isEmpty, let body = formats.pushWebhookBody(for: push, recipient: state.persons[intent.personId]) else { continue }
@@ -60,7 +60,8 @@ public struct EffectResolver: Sendable {
 
     /// The deliveries of `event` under the vendor's names, to every registration that wants one.
     private func resolveWebhooks(_ event: DomainEvent, in state: borrowing AccountState, into effects: inout ResolvedEffects) {
-        guard let formats else { return }
+        // Most accounts register nothing: they pay one comparison per event.
+        guard let formats, !state.webhooks.isEmpty else { return }
         let names = formats.webhookEventNames(for: event)
         guard !names.isEmpty else { return }
         var wanting: [String: [WebhookRegistration]] = [:]
@@ -79,7 +80,7 @@ public struct EffectResolver: Sendable {
     /// What the dialog bot of the event's conversation is sent: the onboarding offer of a new
     /// conversation, the counterpart's messages, and its dialog opening and closing.
     private func resolveBots(_ event: DomainEvent, in state: borrowing AccountState, into effects: inout ResolvedEffects) {
-        guard let formats else { return }
+        guard let formats, !state.botDialogs.isEmpty else { return }
         switch event.kind {
         case .conversationOnboarding:
             guard let conversationId = event.conversation?.id, let dialog = state.openBotDialog(conversationId: conversationId), dialog.state == .offered,

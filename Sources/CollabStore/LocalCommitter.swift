@@ -60,7 +60,11 @@ final class LocalCommitter: Committer {
             numbering.withLock { numbering in
                 numbering.sequence += 1
                 let events = CommittedEvent.numbering(staged.events, from: &numbering.nextEventId)
-                sink.committed(CommittedBatch(sequence: numbering.sequence, accountIds: staged.accountIds, events: events, effects: staged.effects, isLocal: true))
+                sink.committed(
+                    CommittedBatch(
+                        sequence: numbering.sequence, accountIds: staged.accountIds, events: events, effects: staged.effects, isLocal: true
+                    )
+                )
             }
             ticket.finish(nil)
         }

@@ -142,10 +142,13 @@ extension StateRepository {
                 var next = logged.sequence << CommittedEvent.clusterEventBits
                 let batch: CommittedBatch
                 if logged.origin == cluster.origin {
-                    // Appended here: its records are in the shards already.
-                    let staged = applied.pending.removeValue(forKey: logged.sequence)
-                        ?? (try? decoder.decode(ChangeLogEntry.self, from: logged.body)).map { StagedCommit(events: $0.events, accountIds: $0.accounts) }
-                        ?? StagedCommit()
+                    // Appended here: its records are in the shards already, its events and effects kept since
+                    // the append (an entry whose commit reported a failure is read back, without effects).
+                    var kept = applied.pending.removeValue(forKey: logged.sequence)
+                    if kept == nil, let entry = try? decoder.decode(ChangeLogEntry.self, from: logged.body) {
+                        kept = StagedCommit(events: entry.events, accountIds: entry.accounts)
+                    }
+                    let staged = kept ?? StagedCommit()
                     batch = CommittedBatch(
                         sequence: logged.sequence, accountIds: staged.accountIds, events: CommittedEvent.numbering(staged.events, from: &next),
                         effects: staged.effects, isLocal: true

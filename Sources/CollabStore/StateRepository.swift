@@ -95,7 +95,8 @@ public final class StateRepository: Sendable {
     /// follow what the other replicas commit. Live event ids derive from the log's sequence (the same on
     /// every replica).
     public convenience init(
-        replicaOf log: any ChangeLog, timing: Timing = Timing(), resolver: EffectResolver = EffectResolver(), sink: any CommitSink = DiscardingCommitSink()
+        replicaOf log: any ChangeLog, timing: Timing = Timing(), resolver: EffectResolver = EffectResolver(),
+        sink: any CommitSink = DiscardingCommitSink()
     ) async throws {
         let (records, sequence) = try await log.loadAllWithSequence()
         try self.init(records: records, timing: timing, resolver: resolver) { _ in

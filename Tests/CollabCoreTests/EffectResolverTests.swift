@@ -27,7 +27,10 @@ struct EffectResolverTests {
 
     let context = OperationContext(now: 5_000, ids: .system)
     let resolver = EffectResolver(formats: LabelledFormats())
-    let apns = PushSettings.APNs(teamId: "TEAM123456", keyId: "KEY1234567", privateKeyPEM: "-----BEGIN PRIVATE KEY-----\nnot used to sign here\n-----END PRIVATE KEY-----", topic: "com.example.topic")
+    let apns = PushSettings.APNs(
+        teamId: "TEAM123456", keyId: "KEY1234567", privateKeyPEM: "-----BEGIN PRIVATE KEY-----\nnot used to sign here\n-----END PRIVATE KEY-----",
+        topic: "com.example.topic"
+    )
 
     /// Account "a": an agent, a visitor with a device (APNs and PushKit tokens, encrypted), the account's
     /// APNs settings, and an active conversation between them.
@@ -62,6 +65,16 @@ struct EffectResolverTests {
         return (state, agent, visitor, device, conversation)
     }
 
+    /// The change set of `sender` writing `text` into `conversationId`.
+    func post(_ text: String, by sender: String, in conversationId: String, _ state: inout AccountState) throws -> (ChangeSet, ConversationMessage) {
+        var changes = ChangeSet()
+        let message = try state.postMessage(
+            conversationId, senderPersonId: sender, text: text, clientMessageId: nil, isInternal: false, accountId: state.accountId, context: context,
+            changes: &changes
+        )
+        return (changes, message)
+    }
+
     /// An active bot that onboards visitors.
     static var greeter: DialogBot.Input {
         var input = DialogBot.Input()
@@ -75,7 +88,9 @@ struct EffectResolverTests {
     func register(_ events: [String], status: WebhookRegistration.Status = .active, in state: inout AccountState) throws -> WebhookRegistration {
         var changes = ChangeSet()
         return try state.createWebhook(
-            WebhookRegistrationInput(name: "hook \(events) \(status.rawValue)", status: status, endpoint: "https://hooks.example/in", secret: "s3cret", events: events),
+            WebhookRegistrationInput(
+                name: "hook \(events) \(status.rawValue)", status: status, endpoint: "https://hooks.example/in", secret: "s3cret", events: events
+            ),
             accountId: state.accountId, context: context, changes: &changes
         )
     }
@@ -83,11 +98,7 @@ struct EffectResolverTests {
     @Test("an agent's message: one push per token of the visitor's device, with its key, the topic and the account's sinks at commit")
     func pushes() throws {
         var (state, agent, visitor, device, conversation) = try scenario()
-        var changes = ChangeSet()
-        _ = try state.postMessage(
-            conversation.id, senderPersonId: agent, text: "hello", clientMessageId: nil, isInternal: false, accountId: state.accountId, context: context,
-            changes: &changes
-        )
+        let (changes, _) = try post("hello", by: agent, in: conversation.id, &state)
         let effects = resolver.resolve(changes, in: state)
         let push = try #require(effects.pushes.first)
         #expect(effects.pushes.count == 1, "a new message goes to the APNs token only, not PushKit")
@@ -113,8 +124,11 @@ struct EffectResolverTests {
         let (state, _, visitor, device, conversation) = try scenario()
         var changes = ChangeSet()
         let call = PushContent(type: .incomingCall, title: "Agent", text: "calling", conversationId: conversation.id, timestamp: 1)
-        changes.push(PushIntent(accountId: state.accountId, deviceRecordId: device.id, personId: visitor, content: call, transports: [.apnsVoIP], createdAt: 7))
-        changes.push(PushIntent(accountId: "elsewhere", deviceRecordId: device.id, personId: visitor, content: call, transports: [.apns], createdAt: 7))
+        for (accountId, transport) in [(state.accountId, PushTransport.apnsVoIP), ("elsewhere", .apns)] {
+            changes.push(
+                PushIntent(accountId: accountId, deviceRecordId: device.id, personId: visitor, content: call, transports: [transport], createdAt: 7)
+            )
+        }
         let pushes = resolver.resolve(changes, in: state).pushes
         #expect(pushes.map(\.token) == ["voip-token"])
         #expect(pushes.first?.topic == "com.example.topic.voip")
@@ -126,11 +140,7 @@ struct EffectResolverTests {
         let messages = try register(["conversation.new_message"], in: &state)
         let pushes = try register(["push_notification.new_message"], in: &state)
         _ = try register(["conversation.new_message"], status: .inactive, in: &state)
-        var changes = ChangeSet()
-        let message = try state.postMessage(
-            conversation.id, senderPersonId: agent, text: "hi", clientMessageId: nil, isInternal: false, accountId: state.accountId, context: context,
-            changes: &changes
-        )
+        let (changes, message) = try post("hi", by: agent, in: conversation.id, &state)
         let webhooks = resolver.resolve(changes, in: state).webhooks
         #expect(webhooks.count == 2, "the inactive registration gets nothing")
         let event = try #require(webhooks.first { $0.eventType == "conversation.new_message" })
@@ -162,7 +172,9 @@ struct EffectResolverTests {
         let bot = try state.createBot(Self.greeter, accountId: state.accountId, context: context, changes: &setup)
 
         var created = ChangeSet()
-        let conversation = try state.createConversation(ConversationInput(contextPersonId: visitor), accountId: state.accountId, context: context, changes: &created)
+        let conversation = try state.createConversation(
+            ConversationInput(contextPersonId: visitor), accountId: state.accountId, context: context, changes: &created
+        )
         let offer = try #require(resolver.resolve(created, in: state).botOffers.first)
         let dialog = try #require(state.openBotDialog(conversationId: conversation.id))
         #expect(offer.dialogToken == dialog.id && offer.bot.id == bot.id && offer.bot.webhookEndpoint == "https://bot.example/hook")
@@ -174,16 +186,15 @@ struct EffectResolverTests {
         #expect(opened.map(\.eventType) == ["bot.dialog.opened"])
         #expect(opened.first?.endpoint == bot.webhookEndpoint && opened.first?.secret == "bot-secret" && opened.first?.registrationId == bot.id)
 
-        var fromVisitor = ChangeSet()
-        _ = try state.postMessage(
-            conversation.id, senderPersonId: visitor, text: "hi bot", clientMessageId: nil, isInternal: false, accountId: state.accountId, context: context,
-            changes: &fromVisitor
-        )
+        let (fromVisitor, _) = try post("hi bot", by: visitor, in: conversation.id, &state)
         #expect(resolver.resolve(fromVisitor, in: state).webhooks.map(\.eventType) == ["bot.dialog.message"])
 
         var ended = ChangeSet()
-        _ = try state.endConversation(conversation.id, by: agent, reason: .canceled, comment: nil, accountId: state.accountId, context: context, changes: &ended)
-        #expect(resolver.resolve(ended, in: state).webhooks.map(\.eventType) == ["bot.dialog.closed"], "ending the conversation closes its dialog in the same write")
+        _ = try state.endConversation(
+            conversation.id, by: agent, reason: .canceled, comment: nil, accountId: state.accountId, context: context, changes: &ended
+        )
+        let closed = resolver.resolve(ended, in: state).webhooks.map(\.eventType)
+        #expect(closed == ["bot.dialog.closed"], "ending the conversation closes its dialog in the same write")
         #expect(state.openBotDialog(conversationId: conversation.id) == nil)
     }
 
@@ -193,16 +204,14 @@ struct EffectResolverTests {
         var input = Self.greeter
         var setup = ChangeSet()
         let bot = try state.createBot(input, accountId: state.accountId, context: context, changes: &setup)
-        let conversation = try state.createConversation(ConversationInput(contextPersonId: visitor), accountId: state.accountId, context: context, changes: &setup)
+        let conversation = try state.createConversation(
+            ConversationInput(contextPersonId: visitor), accountId: state.accountId, context: context, changes: &setup
+        )
         let dialog = try #require(state.openBotDialog(conversationId: conversation.id))
         _ = try state.answerOnboardingOffer(token: dialog.id, accepted: true, context: context, changes: &setup)
         input.webhookStatus = "INACTIVE"
         _ = try state.updateBot(id: bot.id, version: bot.version, input, for: .control, context: context, changes: &setup)
-        var fromVisitor = ChangeSet()
-        _ = try state.postMessage(
-            conversation.id, senderPersonId: visitor, text: "anyone?", clientMessageId: nil, isInternal: false, accountId: state.accountId, context: context,
-            changes: &fromVisitor
-        )
+        let (fromVisitor, _) = try post("anyone?", by: visitor, in: conversation.id, &state)
         #expect(state.openBotDialog(conversationId: conversation.id)?.state == .open)
         #expect(resolver.resolve(fromVisitor, in: state).webhooks.isEmpty)
     }

@@ -46,17 +46,19 @@ struct CommitPathTests {
                 name: "everything", endpoint: "https://hooks.example/in", events: ["conversation.new_message", "push_notification.new_message"]
             )
             #expect(try await server.call(.post, "/app/rest/v4/webhookregistrations/create", authorization: admin, body: registration).status == .ok)
-            let start = try await server.call(
-                .post, "/mobile/v1/clients", body: ClientStartRequest(apiKey: "demo-api-key", deviceId: "phone", device: .init(os: "iOS", appId: "com.example.app"))
-            ).decode(ClientStartResponse.self)
+            let phone = ClientStartRequest(apiKey: "demo-api-key", deviceId: "phone", device: .init(os: "iOS", appId: "com.example.app"))
+            let start = try await server.call(.post, "/mobile/v1/clients", body: phone).decode(ClientStartResponse.self)
             let visitor = "Bearer " + start.token
             let push = PushRegistrationRequest(apnsToken: String(repeating: "a1", count: 32), version: "NOT_ENCRYPTED")
             #expect(try await server.call(.put, "/mobile/v1/clients/current/push", authorization: visitor, body: push).status == .ok)
-            let background = try await server.call(.put, "/mobile/v1/clients/current/app-state", authorization: visitor, body: AppStateRequest(appState: "BACKGROUND"))
+            let background = try await server.call(
+                .put, "/mobile/v1/clients/current/app-state", authorization: visitor, body: AppStateRequest(appState: "BACKGROUND")
+            )
             #expect(background.status.kind == .successful)
             let conversation = try await server.call(.post, "/mobile/v1/conversations", authorization: visitor, body: StartConversationRequest())
                 .decode(ConversationView.self)
-            let login = try await server.call(.post, "/agent/v1/login", body: AgentLoginRequest(username: "agent", password: "agent")).decode(AgentLoginResponse.self)
+            let login = try await server.call(.post, "/agent/v1/login", body: AgentLoginRequest(username: "agent", password: "agent"))
+                .decode(AgentLoginResponse.self)
             let agent = "Bearer " + login.token
             #expect(try await server.call(.post, "/agent/v1/conversations/\(conversation.id)/accept", authorization: agent).status == .ok)
             let repository = server.server.environment.repository

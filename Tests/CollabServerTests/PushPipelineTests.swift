@@ -32,8 +32,8 @@ struct PushPipelineTests {
         let token = transport == .apnsVoIP ? device.pushKitToken : device.apnsToken
         return ResolvedPush(
             accountId: "acc", personId: "person", deviceRecordId: device.id, deviceId: device.deviceId, content: content, transport: transport,
-            version: device.version, token: token ?? "", topic: transport == .apnsVoIP ? "com.example.app.voip" : "com.example.app", key: device.keys?.current,
-            settings: nil, suppressedReason: nil, createdAt: 1_700_000_000_000
+            version: device.version, token: token ?? "", topic: transport == .apnsVoIP ? "com.example.app.voip" : "com.example.app",
+            key: device.keys?.current, settings: nil, suppressedReason: nil, createdAt: 1_700_000_000_000
         )
     }
 

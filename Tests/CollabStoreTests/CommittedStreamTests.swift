@@ -70,7 +70,8 @@ struct CommittedStreamTests {
 
     /// An account with a registration for every event and a device with an APNs token; returns the account and device.
     static func prepare(_ repository: StateRepository) async throws -> (accountId: String, device: Device) {
-        let (account, device) = try await repository.createAccount(AccountInput(name: "acc"), context: context) { state, changes throws(CollabError) in
+        let (account, device) = try await repository.createAccount(AccountInput(name: "acc"), context: context) {
+            state, changes throws(CollabError) in
             _ = try state.createWebhook(
                 WebhookRegistrationInput(name: "all", endpoint: "https://hooks.example/in", secret: "s", events: ["*"]), accountId: state.accountId,
                 context: context, changes: &changes
@@ -94,12 +95,15 @@ struct CommittedStreamTests {
             _ = try state.createNamedArea(NamedAreaInput(name: label, siteId: label), accountId: accountId, context: context, changes: &changes)
             changes.emit(
                 DomainEvent(
-                    kind: .conversationUpdated, accountId: accountId, timestamp: context.now, personIds: ["p"], detail: ["write": label, "place": String(place)]
+                    kind: .conversationUpdated, accountId: accountId, timestamp: context.now, personIds: ["p"],
+                    detail: ["write": label, "place": String(place)]
                 )
             )
             let content = PushContent(type: .newMessage, title: "t", text: label, conversationId: "c", timestamp: context.now)
             changes.push(
-                PushIntent(accountId: accountId, deviceRecordId: device.id, personId: device.personId, content: content, transports: [.apns], createdAt: 1)
+                PushIntent(
+                    accountId: accountId, deviceRecordId: device.id, personId: device.personId, content: content, transports: [.apns], createdAt: 1
+                )
             )
         }
     }
@@ -126,14 +130,19 @@ struct CommittedStreamTests {
             let batches = sink.batches
             #expect(zip(batches, batches.dropFirst()).allSatisfy { $0.sequence < $1.sequence }, "\(storage): sequences increase in commit order")
             let markers = batches.flatMap(\.events).filter { $0.event.detail["write"] != nil }
-            #expect(markers.map { $0.event.detail["write"] ?? "" }.sorted() == labels.sorted(), "\(storage): every write's event once, on every replica")
+            let written = markers.map { $0.event.detail["write"] ?? "" }
+            #expect(written.sorted() == labels.sorted(), "\(storage): every write's event once, on every replica")
             let places = markers.compactMap { $0.event.detail["place"].flatMap(Int.init) }
             #expect(places == places.sorted() && Set(places).count == places.count, "\(storage): the stream follows the order the shard changed in")
             let ids = markers.map(\.id)
             #expect(zip(ids, ids.dropFirst()).allSatisfy { $0 < $1 }, "\(storage): live ids increase along the stream")
             for marker in markers {
                 let label = marker.event.detail["write"] ?? ""
-                if index == 0 { idsOnFirst[label] = marker.id } else { #expect(idsOnFirst[label] == marker.id, "a live id is the same on every replica") }
+                if index == 0 {
+                    idsOnFirst[label] = marker.id
+                } else {
+                    #expect(idsOnFirst[label] == marker.id, "a live id is the same on every replica")
+                }
             }
             for batch in batches {
                 #expect(batch.isLocal || batch.effects.isEmpty, "\(storage): another replica's commit brings no effects")
@@ -141,8 +150,9 @@ struct CommittedStreamTests {
                 for push in batch.effects.pushes { pushesByLabel[push.content.text, default: 0] += 1 }
             }
         }
-        #expect(effectsByLabel == Dictionary(uniqueKeysWithValues: labels.map { ($0, 1) }), "\(storage): each write's webhook once across the cluster")
-        #expect(pushesByLabel == Dictionary(uniqueKeysWithValues: labels.map { ($0, 1) }), "\(storage): each write's push once across the cluster")
+        let once = Dictionary(uniqueKeysWithValues: labels.map { ($0, 1) })
+        #expect(effectsByLabel == once, "\(storage): each write's webhook once across the cluster")
+        #expect(pushesByLabel == once, "\(storage): each write's push once across the cluster")
         for (repository, _) in replicas { try await repository.close() }
     }
 }

@@ -83,8 +83,8 @@ public struct EffectResolver: Sendable {
         guard let formats, !state.botDialogs.isEmpty else { return }
         switch event.kind {
         case .conversationOnboarding:
-            guard let conversationId = event.conversation?.id, let dialog = state.openBotDialog(conversationId: conversationId), dialog.state == .offered,
-                let bot = state.bots[dialog.botId], let conversation = state.conversations[conversationId],
+            guard let conversationId = event.conversation?.id, let dialog = state.openBotDialog(conversationId: conversationId),
+                dialog.state == .offered, let bot = state.bots[dialog.botId], let conversation = state.conversations[conversationId],
                 let body = formats.botBody(.onboardingOffer(dialog, conversation), in: state)
             else { return }
             effects.botOffers.append(ResolvedBotOffer(dialogToken: dialog.id, accountId: dialog.accountId, bot: bot, body: body))

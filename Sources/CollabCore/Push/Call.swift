@@ -92,7 +92,9 @@ public struct PushIntent: Sendable, Equatable {
     /// When the operation decided it.
     public var createdAt: Timestamp
 
-    public init(accountId: String, deviceRecordId: String, personId: String, content: PushContent, transports: [PushTransport], createdAt: Timestamp) {
+    public init(
+        accountId: String, deviceRecordId: String, personId: String, content: PushContent, transports: [PushTransport], createdAt: Timestamp
+    ) {
         self.accountId = accountId
         self.deviceRecordId = deviceRecordId
         self.personId = personId

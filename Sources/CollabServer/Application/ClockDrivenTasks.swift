@@ -20,8 +20,8 @@ final class ClockDrivenTasks: Service {
     private let logger: Logger
 
     init(
-        repository: StateRepository, configuration: ServerConfiguration, clock: AdjustableClock, events: EventHub, interval: Duration = .milliseconds(100),
-        logger: Logger
+        repository: StateRepository, configuration: ServerConfiguration, clock: AdjustableClock, events: EventHub,
+        interval: Duration = .milliseconds(100), logger: Logger
     ) {
         self.repository = repository
         self.configuration = configuration

@@ -24,7 +24,8 @@ struct FollowUpWrites: Service {
                 for await rejected in pushes.rejectedTokens {
                     await write(rejected.accountId, "removing a rejected push token") { state, changes, context in
                         state.removeRejectedToken(
-                            deviceRecordId: rejected.deviceRecordId, transport: rejected.transport, token: rejected.token, context: context, changes: &changes
+                            deviceRecordId: rejected.deviceRecordId, transport: rejected.transport, token: rejected.token, context: context,
+                            changes: &changes
                         )
                     }
                     pushes.tokenRemoved()

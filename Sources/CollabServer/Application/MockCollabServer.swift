@@ -55,14 +55,16 @@ public final class MockCollabServer: Service {
             configuration: configuration, repository: repository, parts: parts, clockTasks: clockTasks, clock: clock, logger: logger
         )
         let followUps = FollowUpWrites(repository: repository, clock: clock, pushes: parts.pushes, bots: parts.bots, logger: logger)
-        let interception = FileInterception(client: parts.clients.interceptors, allowedHosts: configuration.webhookAllowedHosts, logger: logger)
+        let allowedHosts = configuration.webhookAllowedHosts
+        let interception = FileInterception(client: parts.clients.interceptors, allowedHosts: allowedHosts, logger: logger)
         self.environment = environment
         self.webhooks = parts.webhooks
         self.pushes = parts.pushes
         self.interception = interception
-        self.messageInterception = MessageInterception(client: parts.clients.interceptors, allowedHosts: configuration.webhookAllowedHosts, logger: logger)
+        self.messageInterception = MessageInterception(client: parts.clients.interceptors, allowedHosts: allowedHosts, logger: logger)
         self.logger = logger
-        self.services = [parts.clients, followUps, parts.webhooks, parts.pushes, parts.bots, parts.fanOut, clockTasks, interception] + (parts.relay.map { [$0] } ?? [])
+        let relay: [any Service] = parts.relay.map { [$0] } ?? []
+        self.services = [parts.clients, followUps, parts.webhooks, parts.pushes, parts.bots, parts.fanOut, clockTasks, interception] + relay
         do {
             // A snapshot to start from comes before the seed (which then only adds to it).
             if let restore = configuration.restoreSnapshot { _ = try await environment.restore(try Snapshot.decode(restore)) }

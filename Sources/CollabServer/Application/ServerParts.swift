@@ -14,7 +14,9 @@ enum ServerStorage {
         case .memory: return .local(MemoryStore())
         case .sqlite(let path): return .local(try await SQLiteStore.open(path: path, logger: logger))
         case .postgres(let url):
-            let store = try await PostgresStore.open(url: url, logger: logger, cluster: configuration.cluster, writeTimeout: configuration.databaseWriteTimeout)
+            let store = try await PostgresStore.open(
+                url: url, logger: logger, cluster: configuration.cluster, writeTimeout: configuration.databaseWriteTimeout
+            )
             return configuration.cluster ? .cluster(store) : .local(store)
         }
     }
@@ -27,10 +29,13 @@ enum ServerStorage {
 
     /// Loads the state, whose committed stream goes to `sink`.
     func repository(_ configuration: ServerConfiguration, sink: any CommitSink, firstEventId: Int64) async throws -> StateRepository {
-        let timing = StateRepository.Timing(keyRotationInterval: configuration.keyRotationInterval, clientIdleTimeout: configuration.clientIdleTimeout)
+        let timing = StateRepository.Timing(
+            keyRotationInterval: configuration.keyRotationInterval, clientIdleTimeout: configuration.clientIdleTimeout
+        )
         let resolver = EffectResolver(formats: VendorEventMapping())
         switch self {
-        case .local(let store): return try await StateRepository(store: store, timing: timing, resolver: resolver, sink: sink, firstEventId: firstEventId)
+        case .local(let store):
+            return try await StateRepository(store: store, timing: timing, resolver: resolver, sink: sink, firstEventId: firstEventId)
         case .cluster(let log): return try await StateRepository(replicaOf: log, timing: timing, resolver: resolver, sink: sink)
         }
     }
@@ -53,9 +58,8 @@ struct ServerParts {
     let fanOut: CommitFanOut
 
     init(configuration: ServerConfiguration, storage: ServerStorage, clock: AdjustableClock, logger: Logger) {
-        let faults = FaultInjection(
-            rules: FaultRules(), journal: RequestJournal(capacity: configuration.journalCapacity, maxBytes: configuration.journalMaxBytes), clock: clock
-        )
+        let journal = RequestJournal(capacity: configuration.journalCapacity, maxBytes: configuration.journalMaxBytes)
+        let faults = FaultInjection(rules: FaultRules(), journal: journal, clock: clock)
         let frames = FrameIngest(maxFrameBytes: configuration.maxFrameBytes, relaying: storage.clusterStore != nil)
         let webhookSettings = WebhookDispatcher.Settings(
             maxAttempts: max(1, configuration.webhookMaxAttempts), initialBackoff: configuration.webhookInitialBackoff,
@@ -72,6 +76,8 @@ struct ServerParts {
         events = EventHub(windowSize: configuration.eventReplayWindow, bufferSize: configuration.eventBufferPerConnection)
         files = FileStorage(configuration: configuration)
         bots = BotDialogService(dispatcher: webhooks, logger: logger)
-        fanOut = CommitFanOut(events: events, frames: frames, clock: clock, pushes: pushes, webhooks: webhooks, bots: bots, relay: relay, files: files)
+        fanOut = CommitFanOut(
+            events: events, frames: frames, clock: clock, pushes: pushes, webhooks: webhooks, bots: bots, relay: relay, files: files
+        )
     }
 }

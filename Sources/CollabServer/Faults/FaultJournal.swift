@@ -49,10 +49,12 @@ extension CollabEnvironment {
     /// Fault rules as work outside a request meets them.
     var faultInjection: FaultInjection { FaultInjection(rules: faults, journal: journal, clock: clock) }
 
-    /// Records a fault injected outside an HTTP request (see ``FaultInjection/journalFault(ruleId:action:method:path:query:status:accountId:userId:)``).
+    /// Records a fault injected outside an HTTP request (see ``FaultInjection``).
     func journalFault(
         ruleId: String, action: String, method: String, path: String, query: String?, status: Int, accountId: String?, userId: String? = nil
     ) {
-        faultInjection.journalFault(ruleId: ruleId, action: action, method: method, path: path, query: query, status: status, accountId: accountId, userId: userId)
+        faultInjection.journalFault(
+            ruleId: ruleId, action: action, method: method, path: path, query: query, status: status, accountId: accountId, userId: userId
+        )
     }
 }

@@ -54,7 +54,8 @@ final class MessageInterception: Sendable {
         http.headers.add(name: WebhookHeaders.delivery, value: UUID().uuidString.lowercased())
         http.body = .bytes(ByteBuffer(bytes: body))
         do {
-            let response = try await client.execute(http, timeout: .nanoseconds(Int64(timeout.components.seconds) * 1_000_000_000 + timeout.components.attoseconds / 1_000_000_000))
+            let nanoseconds = Int64(timeout.components.seconds) * 1_000_000_000 + timeout.components.attoseconds / 1_000_000_000
+            let response = try await client.execute(http, timeout: .nanoseconds(nanoseconds))
             let answer = try await response.body.collect(upTo: 64 * 1024)
             guard (200..<300).contains(Int(response.status.code)),
                 let decision = try? JSONDecoder().decode(WebMessageInterceptorDecision.self, from: Data(buffer: answer))

@@ -5,8 +5,8 @@ extension WebTextMessage {
     /// A stored message as the vendor's `TextPostMessageData` (or `FileMessageData`), sent by `sender`.
     init(_ message: ConversationMessage, sender: WebPerson?) {
         self.init(
-            id: message.id, conversationId: message.conversationId, accountId: message.accountId, senderPerson: sender, timestamp: message.serverTimestamp,
-            text: message.text, internal: message.isInternal
+            id: message.id, conversationId: message.conversationId, accountId: message.accountId, senderPerson: sender,
+            timestamp: message.serverTimestamp, text: message.text, internal: message.isInternal
         )
         if let file = message.file { describe(file) }
     }

@@ -37,7 +37,9 @@ final class BotDialogService: Service {
     func offer(_ offers: [ResolvedBotOffer]) {
         for offer in offers {
             if case .dropped = offerInput.yield(offer) {
-                logger.warning("too many onboarding offers waiting for dialog bots; the conversation goes to its queue", metadata: ["bot": "\(offer.bot.id)"])
+                logger.warning(
+                    "too many onboarding offers waiting for dialog bots; the conversation goes to its queue", metadata: ["bot": "\(offer.bot.id)"]
+                )
                 answerInput.yield(Answer(accountId: offer.accountId, dialogToken: offer.dialogToken, accepted: false))
             }
         }

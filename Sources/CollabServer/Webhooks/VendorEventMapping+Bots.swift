@@ -61,7 +61,9 @@ struct BotDialogOpenEventBody: Encodable {
     var counterpartPerson: WebPerson?
     var conversation: WebConversation
 
-    enum CodingKeys: String, CodingKey { case type = "$_type", timestamp, eventType, accountId, dialogToken, dialogType, counterpartPerson, conversation }
+    enum CodingKeys: String, CodingKey {
+        case type = "$_type", timestamp, eventType, accountId, dialogToken, dialogType, counterpartPerson, conversation
+    }
 }
 
 /// `BotDialogMessageEvent`.

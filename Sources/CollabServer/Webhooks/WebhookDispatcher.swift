@@ -59,7 +59,9 @@ final class WebhookDispatcher: Service {
         for delivery in deliveries {
             if case .dropped = continuation.yield(delivery) {
                 dropped.withLock { $0 += 1 }
-                logger.warning("webhook queue full; delivery dropped", metadata: ["event": "\(delivery.eventType)", "registration": "\(delivery.registrationId)"])
+                logger.warning(
+                    "webhook queue full; delivery dropped", metadata: ["event": "\(delivery.eventType)", "registration": "\(delivery.registrationId)"]
+                )
             }
         }
     }
@@ -109,7 +111,8 @@ final class WebhookDispatcher: Service {
             let host = URL(string: job.endpoint)?.host?.lowercased() ?? ""
             guard allowed.contains(host) else {
                 delivery.state = "FAILED"
-                delivery.attempts.append(.init(timestamp: clock.now(), status: nil, error: "host '\(host)' is not in the allowed webhook hosts", durationMillis: 0))
+                let refusal = "host '\(host)' is not in the allowed webhook hosts"
+                delivery.attempts.append(.init(timestamp: clock.now(), status: nil, error: refusal, durationMillis: 0))
                 log.record(delivery)
                 return
             }
@@ -160,12 +163,16 @@ final class WebhookDispatcher: Service {
             } catch {
                 record.error = "\(error)"
             }
-            record.durationMillis = Int64((ContinuousClock.now - started).components.seconds * 1000 + (ContinuousClock.now - started).components.attoseconds / 1_000_000_000_000_000)
+            let took = (ContinuousClock.now - started).components
+            record.durationMillis = Int64(took.seconds * 1000 + took.attoseconds / 1_000_000_000_000_000)
             delivery.attempts.append(record)
             if !retry || attempt == settings.maxAttempts {
                 if delivery.state == "PENDING" { delivery.state = "FAILED" }
                 if delivery.state == "FAILED" {
-                    logger.notice("webhook delivery failed", metadata: ["event": "\(job.eventType)", "endpoint": "\(RedactedURL.string(job.endpoint))", "attempts": "\(attempt)"])
+                    logger.notice(
+                        "webhook delivery failed",
+                        metadata: ["event": "\(job.eventType)", "endpoint": "\(RedactedURL.string(job.endpoint))", "attempts": "\(attempt)"]
+                    )
                 }
                 log.record(delivery)
                 return

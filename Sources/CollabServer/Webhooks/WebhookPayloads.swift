@@ -36,7 +36,8 @@ enum WebhookPayloads {
             body.call = state.webCall(call)
         }
         if let message = event.message {
-            body.conversationMessage = WebTextMessage(message, sender: state.persons[message.senderPersonId].map { WebPerson($0, expand: Expansion()) })
+            let sender = state.persons[message.senderPersonId].map { WebPerson($0, expand: Expansion()) }
+            body.conversationMessage = WebTextMessage(message, sender: sender)
             body.conversation = nil
         }
         return body

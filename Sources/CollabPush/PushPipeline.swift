@@ -102,20 +102,9 @@ public final class PushPipeline: Service {
 
     public func run() async throws {
         await withGracefulShutdownHandler {
-            await withTaskGroup(of: Void.self) { group in
-                var running = 0
-                for await push in stream {
-                    let stored = outbox.record(compose(push))
-                    let injected = (stored.state == .pending || stored.state == .recorded) && applyInjectedFailure(to: stored)
-                    progress.composed()
-                    guard !injected, stored.state == .pending else { continue }
-                    if running >= settings.maxConcurrentDeliveries {
-                        await group.next()
-                        running -= 1
-                    }
-                    running += 1
-                    group.addTask { await self.deliver(stored, settings: push.settings) }
-                }
+            // Composed in order, as they come; delivered concurrently.
+            await stream.compactMap { self.record($0) }.forEach(concurrently: settings.maxConcurrentDeliveries) { stored, sinks in
+                await self.deliver(stored, settings: sinks)
             }
         } onGracefulShutdown: {
             self.continuation.finish()
@@ -125,6 +114,16 @@ public final class PushPipeline: Service {
         rejections.finish()
         await apns.shutdown()
         await fcm.shutdown()
+    }
+
+    /// Composes a push into the outbox; returns it with its sinks when it is to be delivered (not
+    /// recorded only, suppressed, failed, or answered by a fault rule).
+    private func record(_ push: ResolvedPush) -> (OutboxEntry, PushSettings?)? {
+        let stored = outbox.record(compose(push))
+        let injected = (stored.state == .pending || stored.state == .recorded) && applyInjectedFailure(to: stored)
+        progress.composed()
+        guard !injected, stored.state == .pending else { return nil }
+        return (stored, push.settings)
     }
 
     /// Hands a rejected token on for removal. Until ``tokenRemoved()`` says it is gone, ``settle(timeout:)``

@@ -41,22 +41,9 @@ public struct CommittedBatch: Sendable {
     /// Whether this process committed the batch (`false`: another replica did).
     public var isLocal: Bool
     /// Sessions, users and accounts another replica's commit ended: their live connections close here too.
-    public var endedConnections: ReplicatedEffects
+    public var endedConnections = ReplicatedEffects()
     /// The virtual clock, when another replica set it.
     public var clock: ClockSetting?
-
-    public init(
-        sequence: Int64, accountIds: [String], events: [CommittedEvent], effects: ResolvedEffects, isLocal: Bool,
-        endedConnections: ReplicatedEffects = ReplicatedEffects(), clock: ClockSetting? = nil
-    ) {
-        self.sequence = sequence
-        self.accountIds = accountIds
-        self.events = events
-        self.effects = effects
-        self.isLocal = isLocal
-        self.endedConnections = endedConnections
-        self.clock = clock
-    }
 }
 
 /// Where the committed stream starts.
@@ -65,11 +52,6 @@ public struct CommitPosition: Sendable, Equatable {
     public var sequence: Int64
     /// The first live event id the repository will give out.
     public var nextEventId: Int64
-
-    public init(sequence: Int64, nextEventId: Int64) {
-        self.sequence = sequence
-        self.nextEventId = nextEventId
-    }
 }
 
 /// Receives the repository's committed stream.

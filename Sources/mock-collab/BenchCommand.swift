@@ -128,10 +128,8 @@ final class BenchDevices: Sendable {
     }
 
     func push(_ content: PushContent, at time: Timestamp) -> ResolvedPush {
-        ResolvedPush(
-            accountId: "bench", personId: "p", deviceRecordId: device.id, deviceId: device.deviceId, content: content, transport: .apns,
-            version: device.version, token: device.apnsToken ?? "", topic: "com.example.bench", key: device.keys?.current,
-            settings: settings.withLock { $0 }, suppressedReason: nil, createdAt: time
-        )
+        let intent = PushIntent(accountId: "bench", deviceRecordId: device.id, personId: "p", content: content, transports: [.apns], createdAt: time)
+        // The device has an APNs token.
+        return ResolvedPush(intent, to: device, over: .apns, settings: settings.withLock { $0 })!
     }
 }

@@ -28,13 +28,11 @@ struct PushPipelineTests {
     }
 
     /// A push to `device` over `transport`, as the resolver makes it at commit.
-    static func push(_ device: Device, _ transport: PushTransport = .apns, _ content: PushContent = message()) -> ResolvedPush {
-        let token = transport == .apnsVoIP ? device.pushKitToken : device.apnsToken
-        return ResolvedPush(
-            accountId: "acc", personId: "person", deviceRecordId: device.id, deviceId: device.deviceId, content: content, transport: transport,
-            version: device.version, token: token ?? "", topic: transport == .apnsVoIP ? "com.example.app.voip" : "com.example.app",
-            key: device.keys?.current, settings: nil, suppressedReason: nil, createdAt: 1_700_000_000_000
+    static func push(_ device: Device, _ transport: PushTransport = .apns, _ content: PushContent = message()) throws -> ResolvedPush {
+        let intent = PushIntent(
+            accountId: "acc", deviceRecordId: device.id, personId: "person", content: content, transports: [transport], createdAt: 1_700_000_000_000
         )
+        return try #require(ResolvedPush(intent, to: device, over: transport, settings: nil))
     }
 
     static func message(_ text: String = "hello") -> PushContent {
@@ -71,7 +69,7 @@ struct PushPipelineTests {
         let sealed = Self.device("sealed", version: .encrypted)
         let pipeline = PushPipeline(clock: FixedClock(), logger: Self.logger())
         try await Self.running(pipeline) {
-            pipeline.enqueue([Self.push(plain, .apns), Self.push(plain, .apnsVoIP), Self.push(sealed, .apns, Self.message("secret"))])
+            pipeline.enqueue([try Self.push(plain, .apns), try Self.push(plain, .apnsVoIP), try Self.push(sealed, .apns, Self.message("secret"))])
             #expect(await pipeline.settle(timeout: .seconds(10)))
         }
         let entries = pipeline.outbox.entries(matching: OutboxFilter())
@@ -79,6 +77,7 @@ struct PushPipelineTests {
         #expect(entries.allSatisfy { $0.state == .recorded }, "no sink configured: recorded, not pending")
         #expect(entries.map(\.transport) == [.apns, .apnsVoIP, .apns])
         #expect(entries[0].pushType == "alert" && entries[1].pushType == "voip")
+        #expect(entries[0].topic == "com.example.app" && entries[1].topic == "com.example.app.voip", "the app's id, with .voip for VoIP")
         #expect(entries[0].payload.contains("hello"))
         #expect(entries[2].keyId == "key-1")
         #expect(!entries[2].payload.contains("secret"), "an encrypted push never carries the text in the clear")
@@ -90,7 +89,7 @@ struct PushPipelineTests {
         let device = Self.device("phone", version: .notEncrypted)
         let pipeline = PushPipeline(clock: FixedClock(), settings: .init(queueCapacity: 4), logger: Self.logger())
         // Not running yet: the queue holds 4 and drops the rest.
-        pipeline.enqueue(Array(repeating: Self.push(device), count: 10))
+        pipeline.enqueue(Array(repeating: try Self.push(device), count: 10))
         #expect(pipeline.droppedCount == 6)
         #expect(await pipeline.settle(timeout: .zero) == false, "four pushes wait for a pipeline that is not running")
         try await Self.running(pipeline) {

@@ -34,19 +34,7 @@ public struct EffectResolver: Sendable {
         guard let device = state.devices[intent.deviceRecordId] else { return }
         let settings = state.pushSettings[intent.accountId]
         for transport in intent.transports {
-            let token: String? = switch transport {
-            case .apns: device.apnsToken
-            case .apnsVoIP: device.pushKitToken
-            case .fcm: device.fcmToken
-            }
-            guard let token else { continue }
-            let topic = settings?.apns?.topic ?? device.device.appId ?? "com.example.app"
-            let push = ResolvedPush(
-                accountId: intent.accountId, personId: intent.personId, deviceRecordId: device.id, deviceId: device.deviceId, content: intent.content,
-                transport: transport, version: device.version, token: token,
-                topic: transport == .fcm ? nil : (transport == .apnsVoIP ? topic + ".voip" : topic), key: device.keys?.current, settings: settings,
-                suppressedReason: intent.suppressedReason, createdAt: intent.createdAt
-            )
+            guard let push = ResolvedPush(intent, to: device, over: transport, settings: settings) else { continue }
             effects.pushes.append(push)
             guard push.suppressedReason == nil, let formats, !state.webhooks.isEmpty else { continue }
             let name = intent.content.type.webhookEvent

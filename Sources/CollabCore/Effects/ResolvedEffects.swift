@@ -11,11 +11,7 @@ public struct ResolvedEffects: Sendable, Equatable {
     /// Onboarding offers to dialog bots, whose answer the server records with a write of its own.
     public var botOffers: [ResolvedBotOffer] = []
 
-    public init(pushes: [ResolvedPush] = [], webhooks: [ResolvedWebhook] = [], botOffers: [ResolvedBotOffer] = []) {
-        self.pushes = pushes
-        self.webhooks = webhooks
-        self.botOffers = botOffers
-    }
+    public init() {}
 
     /// Whether there is nothing to carry out.
     public var isEmpty: Bool { pushes.isEmpty && webhooks.isEmpty && botOffers.isEmpty }
@@ -53,24 +49,31 @@ public struct ResolvedPush: Sendable, Equatable {
     /// When the write that decided it committed.
     public var createdAt: Timestamp
 
-    public init(
-        accountId: String, personId: String, deviceRecordId: String, deviceId: String, content: PushContent, transport: PushTransport,
-        version: PushVersion, token: String, topic: String?, key: NotificationKey?, settings: PushSettings?, suppressedReason: String?,
-        createdAt: Timestamp
-    ) {
-        self.accountId = accountId
-        self.personId = personId
-        self.deviceRecordId = deviceRecordId
-        self.deviceId = deviceId
-        self.content = content
+    /// The push of `intent` over `transport` to `device`, composed under the account's `settings`; `nil`
+    /// when the device has no token for the transport. The topic is the account's APNs topic, else the
+    /// app's id, with `.voip` for VoIP pushes.
+    public init?(_ intent: PushIntent, to device: Device, over transport: PushTransport, settings: PushSettings?) {
+        let token: String? =
+            switch transport {
+            case .apns: device.apnsToken
+            case .apnsVoIP: device.pushKitToken
+            case .fcm: device.fcmToken
+            }
+        guard let token else { return nil }
+        let topic = settings?.apns?.topic ?? device.device.appId ?? "com.example.app"
+        accountId = intent.accountId
+        personId = intent.personId
+        deviceRecordId = device.id
+        deviceId = device.deviceId
+        content = intent.content
         self.transport = transport
-        self.version = version
+        version = device.version
         self.token = token
-        self.topic = topic
-        self.key = key
+        self.topic = transport == .fcm ? nil : (transport == .apnsVoIP ? topic + ".voip" : topic)
+        key = device.keys?.current
         self.settings = settings
-        self.suppressedReason = suppressedReason
-        self.createdAt = createdAt
+        suppressedReason = intent.suppressedReason
+        createdAt = intent.createdAt
     }
 }
 
@@ -130,11 +133,4 @@ public struct ResolvedBotOffer: Sendable, Equatable {
     public var bot: DialogBot
     /// The `BotOnboardingOfferRequest` body.
     public var body: Data
-
-    public init(dialogToken: String, accountId: String, bot: DialogBot, body: Data) {
-        self.dialogToken = dialogToken
-        self.accountId = accountId
-        self.bot = bot
-        self.body = body
-    }
 }

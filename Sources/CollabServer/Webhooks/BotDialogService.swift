@@ -1,4 +1,5 @@
 import CollabCore
+import CollabPush
 import Foundation
 import Logging
 import ServiceLifecycle
@@ -47,17 +48,7 @@ final class BotDialogService: Service {
 
     func run() async throws {
         await withGracefulShutdownHandler {
-            await withTaskGroup(of: Void.self) { group in
-                var running = 0
-                for await offer in offers {
-                    if running >= Self.maxPendingOffers {
-                        await group.next()
-                        running -= 1
-                    }
-                    running += 1
-                    group.addTask { self.answerInput.yield(await self.ask(offer)) }
-                }
-            }
+            await offers.forEach(concurrently: Self.maxPendingOffers) { self.answerInput.yield(await self.ask($0)) }
         } onGracefulShutdown: {
             self.offerInput.finish()
         }

@@ -79,17 +79,7 @@ final class WebhookDispatcher: Service {
 
     func run() async throws {
         await withGracefulShutdownHandler {
-            await withTaskGroup(of: Void.self) { group in
-                var running = 0
-                for await delivery in stream {
-                    if running >= settings.maxConcurrentDeliveries {
-                        await group.next()
-                        running -= 1
-                    }
-                    running += 1
-                    group.addTask { await self.deliver(delivery) }
-                }
-            }
+            await stream.forEach(concurrently: settings.maxConcurrentDeliveries) { await self.deliver($0) }
         } onGracefulShutdown: {
             self.continuation.finish()
         }

@@ -60,8 +60,10 @@ final class CommitFanOut: CommitSink, Service {
             let event = committed.event
             switch event.kind {
             case .coBrowsingEnded:
-                frames.observe(event)
-                if batch.isLocal, let id = event.detail["coBrowsingSessionId"] { relay?.forget(sessionId: id) }
+                // A session that ends (stopped by either side, or with its conversation) frees its frames.
+                guard let id = event.detail["coBrowsingSessionId"] else { continue }
+                frames.end(sessionId: id)
+                if batch.isLocal { relay?.forget(sessionId: id) }
             case .conversationDeleted:
                 if let conversation = event.conversation {
                     files.forgetConversation(accountId: event.accountId, conversationId: conversation.id)

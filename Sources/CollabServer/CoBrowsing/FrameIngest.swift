@@ -283,13 +283,6 @@ final class FrameIngest: Sendable {
         for viewer in viewers { viewer.finish() }
     }
 
-    /// Follows the session lifecycle: a session that ends (stopped by either side, or with its
-    /// conversation) frees its frame state. Called for every published event, in commit order.
-    func observe(_ event: DomainEvent) {
-        guard event.kind == .coBrowsingEnded, let id = event.detail["coBrowsingSessionId"] else { return }
-        end(sessionId: id)
-    }
-
     /// What the ingest holds now, for one account or all: live sessions, their viewers and bytes.
     func held(accountId: String?) -> StateStats.FramesHeld {
         sessions.withLock { sessions in

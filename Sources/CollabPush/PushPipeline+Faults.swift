@@ -1,4 +1,4 @@
-public import CollabCore
+import CollabCore
 import Synchronization
 
 /// A delivery failure a fault rule puts in place of the push service's answer (`PUSH_FAILURE` rules

@@ -1,4 +1,4 @@
-public import CollabCore
+import CollabCore
 import Synchronization
 
 /// Group commit of one account's writes on a cluster replica.

@@ -1,4 +1,4 @@
-public import CollabCore
+import CollabCore
 import Synchronization
 
 /// What one operation hands to the commit path: its durable changes, its events and the effects resolved

@@ -1,4 +1,4 @@
-public import CollabCore
+import CollabCore
 import Synchronization
 
 /// The commit path of a process that owns its store (memory, SQLite, a lone PostgreSQL): staged commits

@@ -1,4 +1,4 @@
-public import CollabCore
+import CollabCore
 import Foundation
 import Synchronization
 

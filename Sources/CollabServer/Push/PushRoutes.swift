@@ -229,7 +229,8 @@ struct PushSettingsBody: Codable, Sendable {
         var apns = settings.apns
         var fcm = settings.fcm
         if redacted {
-            apns?.privateKeyPEM = "REDACTED"
+            if apns?.privateKeyPEM != nil { apns?.privateKeyPEM = "REDACTED" }
+            if apns?.certificate != nil { apns?.certificate = .init(pkcs12: "REDACTED", password: "REDACTED") }
             fcm?.privateKeyPEM = "REDACTED"
         }
         self.apns = apns

@@ -39,7 +39,7 @@ public struct EffectResolver: Sendable {
             guard push.suppressedReason == nil, let formats, !state.webhooks.isEmpty else { continue }
             let name = intent.content.type.webhookEvent
             let registrations = state.webhooks(accountId: intent.accountId, wanting: name)
-            guard !registrations.isEmpty, let body = formats.pushWebhookBody(for: push, recipient: state.persons[intent.personId]) else { continue }
+            guard !registrations.isEmpty, let body = formats.pushWebhookBody(for: push, in: state) else { continue }
             for registration in registrations {
                 effects.webhooks.append(ResolvedWebhook(registration, eventType: name, body: body, createdAt: push.createdAt))
             }

@@ -14,8 +14,9 @@ public protocol VendorFormats: Sendable {
     /// The bodies of the vendor events `event` stands for, for the names in `wanted`.
     func webhookBodies(for event: DomainEvent, wanted: Set<String>, in state: borrowing AccountState) -> [(name: String, body: Data)]
 
-    /// The `*PushNotificationEvent` body of a push, for the registrations that want `push_notification.*`.
-    func pushWebhookBody(for push: ResolvedPush, recipient: Person?) -> Data?
+    /// The `*PushNotificationEvent` body of a push, for the registrations that want `push_notification.*`
+    /// (its recipient and, for inbound requests, the visitor are read from `state`).
+    func pushWebhookBody(for push: ResolvedPush, in state: borrowing AccountState) -> Data?
 
     /// The body of a request or event to a dialog bot.
     func botBody(_ message: BotMessage, in state: borrowing AccountState) -> Data?

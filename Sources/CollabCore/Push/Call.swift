@@ -49,6 +49,17 @@ public struct Call: Sendable, Codable, Equatable, Identifiable {
     public var ringingDeviceIds: [String]
     /// The device that answered.
     public var answeredDeviceId: String?
+    /// The call service provider as the account's configuration named it when the call started (the
+    /// vendor's `ECallServiceProvider`: `OPENTOK`, `LIVEKIT`, `ACS`). Media is not simulated: the
+    /// provider and its session fields are what an app hands to its call module.
+    public var serviceProvider: String?
+    /// The provider's session (an OpenTok session id, a LiveKit room name, an ACS group call id).
+    public var providerSessionId: String?
+    /// `com.unblu.mobiledevice.deviceAudioGreeting` when the call started.
+    public var audioGreeting: String?
+    /// The call's own secret: the per-device credentials its VoIP pushes carry and the per-person
+    /// provider tokens are derived from it (see ``CallCredential``). Never shown.
+    public var secret: String?
 
     public init(
         id: String, accountId: String, conversationId: String, callType: CallType, initiatorPersonId: String, initiationTimestamp: Timestamp,
@@ -79,6 +90,15 @@ public struct Call: Sendable, Codable, Equatable, Identifiable {
 extension Call: StorableEntity {
     public static var kind: EntityKind { .call }
     public var storageAccountId: String? { accountId }
+}
+
+extension Call: SecretBearingEntity {
+    /// Without the call's secret (its credentials and provider tokens are derived from it).
+    public var redactingSecrets: Call? {
+        var call = self
+        call.secret = nil
+        return call
+    }
 }
 
 /// A push the state decided to send: resolved into ``ResolvedPush``es at commit, composed and delivered once stored.

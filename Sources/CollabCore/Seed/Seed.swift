@@ -147,12 +147,19 @@ public struct Seed: Sendable, Codable, Equatable {
         public var jwks: String?
         /// The HS256 secret the control API signs test tokens with (generated when absent).
         public var testTokenSecret: String?
-        public init(issuer: String? = nil, audience: String? = nil, keys: [JWTValidationSettings.Key]? = nil, jwks: String? = nil, testTokenSecret: String? = nil) {
+        /// A cookie that carries an access token (the SDK's custom cookies): clients starting without one
+        /// are identified by it.
+        public var cookie: String?
+        public init(
+            issuer: String? = nil, audience: String? = nil, keys: [JWTValidationSettings.Key]? = nil, jwks: String? = nil, testTokenSecret: String? = nil,
+            cookie: String? = nil
+        ) {
             self.issuer = issuer
             self.audience = audience
             self.keys = keys
             self.jwks = jwks
             self.testTokenSecret = testTokenSecret
+            self.cookie = cookie
         }
     }
 

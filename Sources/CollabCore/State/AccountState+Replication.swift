@@ -111,7 +111,7 @@ extension AccountState {
             // Activity this replica served since is newer than what another replica stored.
             if let local = clientSessions[session.id], local.lastSeenAt > session.lastSeenAt { session.lastSeenAt = local.lastSeenAt }
             clientSessions[session.id] = session
-            deadlines.schedule(.clientIdle(session.id), at: session.lastSeenAt)
+            scheduleDeadlines(of: session)
             directory.load(.client(session.id), for: accountId)
         case .presence:
             let presenceRecord = try RecordCoding.decode(PresenceRecord.self, from: record)

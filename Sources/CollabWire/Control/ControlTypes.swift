@@ -18,6 +18,9 @@ public struct JournalEntry: Codable, Sendable, Equatable {
 
     /// The subject of the client certificate the caller presented over mutual TLS, e.g. `OU=clients,O=MockCollab,CN=device-1`.
     public var clientCertificate: String?
+    /// The credential that identified the caller where it was not a header: `cookie NAME` for an
+    /// account's token cookie at a client start (the cookie's value is never recorded).
+    public var authenticatedBy: String?
     /// The fault rule that hit this request (`/_mock/v1/faults`), if one did.
     public var faultRuleId: String?
     /// The replica that served the request, in a cluster-wide read (`scope=cluster`).
@@ -140,6 +143,25 @@ public struct TestTokenResponse: Codable, Sendable {
     public init(token: String, expiresAt: Int64) {
         self.token = token
         self.expiresAt = expiresAt
+    }
+}
+
+/// `POST /_mock/v1/accounts/{account}/tokens/revoke`: revokes an access token of the account.
+public struct TokenRevocationRequest: Codable, Sendable {
+    /// The access token (JWT), as the app presented it.
+    public var token: String
+    public init(token: String) { self.token = token }
+}
+
+/// The answer to a revocation.
+public struct TokenRevocationResponse: Codable, Sendable, Equatable {
+    /// How many running apps the token had started, now ended (each was told by a `client.error` event).
+    public var endedClients: Int
+    /// Until when the token is refused (its expiry; afterwards it is refused as expired).
+    public var revokedUntil: Int64
+    public init(endedClients: Int, revokedUntil: Int64) {
+        self.endedClients = endedClients
+        self.revokedUntil = revokedUntil
     }
 }
 

@@ -62,4 +62,7 @@ public enum LiveCloseCode {
     public static let slowConsumer: UInt16 = 4008
     /// The session ended (logout, client stopped, token unknown).
     public static let sessionEnded: UInt16 = 4001
+    /// The access token the client started with expired or was revoked, after a `client.error` event
+    /// saying so: stop, get a new token, start again (do not reconnect with this client's token).
+    public static let authorizationEnded: UInt16 = 4003
 }

@@ -11,7 +11,7 @@ import Synchronization
 /// let conversation = try await visitor.startConversation(topic: "Help")
 /// for await event in visitor.events { … }
 /// ```
-public final class VisitorClient: Sendable {
+public final class VisitorClient: AppClient {
     /// How the client connects.
     public let configuration: ClientConfiguration
     /// The HTTP transport (token, cookies).
@@ -34,6 +34,17 @@ public final class VisitorClient: Sendable {
 
     /// What the server answered on start: the visitor, the effective configuration.
     public var session: ClientStartResponse? { state.withLock { $0.start } }
+
+    /// `/mobile/v1`: the device API.
+    public var apiPrefix: String { "/mobile/v1" }
+
+    /// Whether ``start(liveEvents:)`` succeeded and ``stop()`` has not been called since.
+    public var isStarted: Bool { session != nil }
+
+    /// Reports an event on ``clientEvents``.
+    public func report(_ event: ClientEvent) {
+        clientEventHub.emit(event)
+    }
 
     /// Live events; available after ``start(liveEvents:)``. One consumer.
     public var events: AsyncStream<LiveEvent> {
@@ -107,21 +118,20 @@ public final class VisitorClient: Sendable {
         return webSocketURL(configuration.baseURL, path: "/mobile/v1/events", query: [("token", token)])
     }
 
-    /// Stops the client: the server forgets the device session and closes the live stream.
+    /// Stops the client: the server forgets the device session and closes the live stream. A client
+    /// whose access token expired or was revoked is already stopped at the server: stopping it succeeds.
     public func stop() async throws(CollabClientError) {
         let live = state.withLock { state -> LiveEventStream? in
             defer { state.live = nil }
             return state.live
         }
         live?.close()
-        try await transport.sendWithoutResult("DELETE", "/mobile/v1/clients/current")
+        do {
+            try await transport.sendWithoutResult("DELETE", "/mobile/v1/clients/current")
+        } catch where error.code == .authorization {
+            // The server ended the client already (its authorization ended).
+        }
         state.withLock { $0.start = nil }
-    }
-
-    /// Reports the app state (background, foreground with the UI closed or open).
-    @discardableResult
-    public func setAppState(_ appState: ClientAppState) async throws(CollabClientError) -> ClientView {
-        try await transport.send("PUT", "/mobile/v1/clients/current/app-state", body: AppStateRequest(appState: appState.rawValue))
     }
 
     /// Changes the named area for new conversations.
@@ -167,10 +177,19 @@ public final class VisitorClient: Sendable {
         return view
     }
 
-    /// The user asks to leave the collaboration UI (the SDK's collapse action): a hide request with
-    /// `requestedByUser: true` on ``clientEvents``.
+    /// The user asks to leave the collaboration UI from the app's own controls: a hide request with
+    /// `requestedByUser: true` on ``clientEvents``, without the server.
     public func requestHideUI() {
         clientEventHub.emit(.hideUIRequested(UIRequest(reason: .other, requestedByUser: true, conversationId: openConversationId)))
+    }
+
+    /// The user taps the collapse action of the visitor UI (shown when the server configures
+    /// `com.unblu.visitor.ui.showOverviewActionBarCollapseAction`): the server answers with a hide request
+    /// for this client, which arrives on ``clientEvents`` as `.hideUIRequested` (reason `.collapse`,
+    /// `requestedByUser: true`).
+    /// - Throws: `.conflict` when the configuration does not show the action.
+    public func collapse() async throws(CollabClientError) {
+        try await transport.sendWithoutResult("POST", "/mobile/v1/clients/current/collapse")
     }
 
     /// Ends a conversation.

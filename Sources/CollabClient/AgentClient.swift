@@ -16,14 +16,8 @@ public final class AgentClient: AppClient {
     /// How an agent's app connects; `nil` for a desk client.
     public let configuration: ClientConfiguration?
     private let login = Mutex<AgentLoginResponse?>(nil)
-    private let app = Mutex(AppSession())
-    /// The typed events of an agent's app.
-    let clientEventHub = ClientEventHub()
-
-    private struct AppSession {
-        var start: ClientStartResponse?
-        var live: LiveEventStream?
-    }
+    /// An agent's app: its start's answer, its live stream, its typed events.
+    private let app = AppSession()
 
     /// Creates a desk client; call ``login(username:password:)`` first.
     public init(baseURL: String, client: HTTPClient = .shared, tls: TLSOptions? = nil) {
@@ -45,7 +39,7 @@ public final class AgentClient: AppClient {
     public var session: AgentLoginResponse? { login.withLock { $0 } }
 
     /// What the server answered when the agent's app started: the agent's person, the configuration.
-    public var appSession: ClientStartResponse? { app.withLock { $0.start } }
+    public var appSession: ClientStartResponse? { app.start }
 
     /// `/agent/v1`: the agent API.
     public var apiPrefix: String { "/agent/v1" }
@@ -55,14 +49,14 @@ public final class AgentClient: AppClient {
 
     /// Reports an event on ``clientEvents``.
     public func report(_ event: ClientEvent) {
-        clientEventHub.emit(event)
+        app.events.emit(event)
     }
 
     /// The agent's app's events, typed as the SDK's agent delegate reports them (UI requests, errors —
     /// an expired or revoked access token included — and every other live event). One consumer.
     public var clientEvents: AsyncStream<ClientEvent> {
-        clientEventHub.enableForwarding(from: app.withLock { $0.live })
-        return clientEventHub.stream
+        app.events.enableForwarding(from: app.live)
+        return app.events.stream
     }
 
     /// Starts the agent's app with the configuration's API key and access token (or, without one, the
@@ -89,42 +83,15 @@ public final class AgentClient: AppClient {
             apiKey: configuration.apiKey, accessToken: configuration.accessToken, username: username, password: password, deviceId: configuration.deviceId,
             device: configuration.device, namedArea: configuration.namedArea
         )
-        let response: ClientStartResponse
-        do {
-            response = try await transport.send("POST", "/agent/v1/clients", body: request)
-        } catch {
-            clientEventHub.emit(.error(ClientError(error)))
-            throw error
-        }
-        transport.setCredentials(.bearer(response.token))
-        let live = liveEvents
-            ? LiveEventStream(url: webSocketURL(baseURL, path: "/agent/v1/events", query: [("token", response.token)]), tls: configuration.tls) : nil
-        let previous = app.withLock { app -> LiveEventStream? in
-            defer { app = AppSession(start: response, live: live) }
-            return app.live
-        }
-        previous?.close()
-        if let live {
-            clientEventHub.forward(live)
-            await live.waitUntilConnected()
-        }
+        let response = try await app.request(transport, path: "/agent/v1/clients", body: request)
+        await app.begin(response, transport: transport, livePath: liveEvents ? "/agent/v1/events" : nil, tls: configuration.tls)
         return response
     }
 
     /// Stops the agent's app: the server forgets its client (its device keeps its push registration)
     /// and the live stream closes. A client whose access token expired or was revoked is already stopped.
     public func stop() async throws(CollabClientError) {
-        let live = app.withLock { app -> LiveEventStream? in
-            defer { app.live = nil }
-            return app.live
-        }
-        live?.close()
-        do {
-            try await transport.sendWithoutResult("DELETE", "/agent/v1/clients/current")
-        } catch where error.code == .authorization {
-            // The server ended the client already (its authorization ended).
-        }
-        app.withLock { $0.start = nil }
+        try await app.end(transport, path: "/agent/v1/clients/current")
     }
 
     /// Logs in; the token is used for every further call.
@@ -211,9 +178,5 @@ public final class AgentClient: AppClient {
         let stream = LiveEventStream(url: webSocketURL(baseURL, path: "/agent/v1/events", query: query), lastEventId: lastEventId, tls: transport.tls)
         await stream.waitUntilConnected()
         return stream
-    }
-
-    deinit {
-        app.withLock { $0.live?.close() }
     }
 }

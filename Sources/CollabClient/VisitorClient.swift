@@ -1,7 +1,6 @@
 public import AsyncHTTPClient
 public import CollabWire
 import Foundation
-import Synchronization
 
 /// A visitor app against MockCollab, on async/await: what the SDK's visitor client does.
 ///
@@ -16,14 +15,9 @@ public final class VisitorClient: AppClient {
     public let configuration: ClientConfiguration
     /// The HTTP transport (token, cookies).
     public let transport: HTTPTransport
-    private let state = Mutex(State())
-    /// The typed events (``clientEvents``) and the open conversation.
-    let clientEventHub = ClientEventHub()
-
-    private struct State {
-        var start: ClientStartResponse?
-        var live: LiveEventStream?
-    }
+    /// The start's answer, the live stream, the typed events (``clientEvents``) and the open conversation.
+    private let app = AppSession()
+    var clientEventHub: ClientEventHub { app.events }
 
     /// Creates a client; nothing is sent before ``start(liveEvents:)``.
     public init(configuration: ClientConfiguration, client: HTTPClient = .shared) {
@@ -33,7 +27,7 @@ public final class VisitorClient: AppClient {
     }
 
     /// What the server answered on start: the visitor, the effective configuration.
-    public var session: ClientStartResponse? { state.withLock { $0.start } }
+    public var session: ClientStartResponse? { app.start }
 
     /// `/mobile/v1`: the device API.
     public var apiPrefix: String { "/mobile/v1" }
@@ -48,7 +42,7 @@ public final class VisitorClient: AppClient {
 
     /// Live events; available after ``start(liveEvents:)``. One consumer.
     public var events: AsyncStream<LiveEvent> {
-        state.withLock { $0.live?.events } ?? AsyncStream { $0.finish() }
+        app.live?.events ?? AsyncStream { $0.finish() }
     }
 
     /// The client's events, typed as the SDK's client delegate reports them: UI show and hide requests
@@ -56,7 +50,7 @@ public final class VisitorClient: AppClient {
     /// their type and fatality, and every other live event. Use either this or ``events`` (the live
     /// events untyped), not both: asking for this stream takes the live events over. One consumer.
     public var clientEvents: AsyncStream<ClientEvent> {
-        clientEventHub.enableForwarding(from: state.withLock { $0.live })
+        clientEventHub.enableForwarding(from: app.live)
         return clientEventHub.stream
     }
 
@@ -64,7 +58,7 @@ public final class VisitorClient: AppClient {
     public var openConversationId: String? { clientEventHub.openConversationId }
 
     /// The live connection (for its last event id, or to force a reconnect).
-    public var liveConnection: LiveEventStream? { state.withLock { $0.live } }
+    public var liveConnection: LiveEventStream? { app.live }
 
     /// Starts the client: registers the device, identifies the visitor, opens the live event stream.
     /// - Parameter liveEvents: Whether to open the live event stream (``events``); pass `false` when
@@ -80,13 +74,7 @@ public final class VisitorClient: AppClient {
             apiKey: configuration.apiKey, accessToken: configuration.accessToken, deviceId: configuration.deviceId, device: configuration.device,
             namedArea: configuration.namedArea, deviceSecret: storedSecret
         )
-        let response: ClientStartResponse
-        do {
-            response = try await transport.send("POST", "/mobile/v1/clients", body: request)
-        } catch {
-            clientEventHub.emit(.error(ClientError(error)))
-            throw error
-        }
+        let response = try await app.request(transport, path: "/mobile/v1/clients", body: request)
         if let issued = response.deviceSecret {
             do {
                 try preferences.set(issued, forKey: secretKey)
@@ -94,21 +82,7 @@ public final class VisitorClient: AppClient {
                 throw CollabClientError(code: .transport, status: nil, message: "could not store the device secret: \(error)")
             }
         }
-        transport.setCredentials(.bearer(response.token))
-        guard liveEvents else {
-            state.withLock { $0.start = response }
-            return response
-        }
-        let live = LiveEventStream(url: webSocketURL(configuration.baseURL, path: "/mobile/v1/events", query: [("token", response.token)]), tls: configuration.tls)
-        let previous = state.withLock { state -> LiveEventStream? in
-            let previous = state.live
-            state.start = response
-            state.live = live
-            return previous
-        }
-        previous?.close()
-        clientEventHub.forward(live)
-        await live.waitUntilConnected()
+        await app.begin(response, transport: transport, livePath: liveEvents ? "/mobile/v1/events" : nil, tls: configuration.tls)
         return response
     }
 
@@ -121,17 +95,7 @@ public final class VisitorClient: AppClient {
     /// Stops the client: the server forgets the device session and closes the live stream. A client
     /// whose access token expired or was revoked is already stopped at the server: stopping it succeeds.
     public func stop() async throws(CollabClientError) {
-        let live = state.withLock { state -> LiveEventStream? in
-            defer { state.live = nil }
-            return state.live
-        }
-        live?.close()
-        do {
-            try await transport.sendWithoutResult("DELETE", "/mobile/v1/clients/current")
-        } catch where error.code == .authorization {
-            // The server ended the client already (its authorization ended).
-        }
-        state.withLock { $0.start = nil }
+        try await app.end(transport, path: "/mobile/v1/clients/current")
     }
 
     /// Changes the named area for new conversations.
@@ -207,9 +171,5 @@ public final class VisitorClient: AppClient {
     /// Messages after `sequence`, oldest first.
     public func messages(in conversationId: String, after sequence: Int = 0, limit: Int = 100) async throws(CollabClientError) -> MessagePage {
         try await transport.send("GET", "/mobile/v1/conversations/\(conversationId)/messages", query: [("after", String(sequence)), ("limit", String(limit))])
-    }
-
-    deinit {
-        state.withLock { $0.live?.close() }
     }
 }

@@ -51,8 +51,23 @@ struct PushRoutes {
         }
     }
 
-    /// Answer, decline and end, for the party `resolve` finds. An app's answer names its device, so the
-    /// call's other devices get their revoke.
+    /// What a call action does to the state, for a party.
+    private typealias CallAction = @Sendable (inout AccountState, String, CallParty, OperationContext, inout ChangeSet) throws(CollabError) -> Call
+
+    /// Answer (an app's names its device: the call's other devices get a revoke), decline and end.
+    private static let callActions: [(name: String, perform: CallAction)] = [
+        ("answer", { state, id, party, op, changes throws(CollabError) in
+            try state.answerCall(id, personId: party.personId, deviceId: party.deviceId, accountId: party.accountId, context: op, changes: &changes)
+        }),
+        ("decline", { state, id, party, op, changes throws(CollabError) in
+            try state.declineCall(id, personId: party.personId, accountId: party.accountId, context: op, changes: &changes)
+        }),
+        ("end", { state, id, party, op, changes throws(CollabError) in
+            try state.endCall(id, personId: party.personId, accountId: party.accountId, context: op, changes: &changes)
+        }),
+    ]
+
+    /// The call actions, for the party `resolve` finds.
     /// - Parameter participantsOnly: Whether a call the party is not in answers 404 (else the state's own
     ///   check answers: 403 for a call not meant for the caller).
     private func registerCallActions(
@@ -60,32 +75,16 @@ struct PushRoutes {
         _ resolve: @escaping @Sendable (CollabRequestContext, String) throws(CollabError) -> CallParty
     ) {
         let env = environment
-        group.post("calls/:id/answer") { _, context in
-            let id = try callId(context)
-            let party = try resolve(context, id)
-            let call = try await env.write(account: party.accountId) { state, changes, op throws(CollabError) in
-                if participantsOnly { _ = try state.participantCall(id, party) }
-                return try state.answerCall(id, personId: party.personId, deviceId: party.deviceId, accountId: party.accountId, context: op, changes: &changes)
+        for action in Self.callActions {
+            group.post(RouterPath("calls/:id/\(action.name)")) { _, context in
+                let id = try callId(context)
+                let party = try resolve(context, id)
+                let call = try await env.write(account: party.accountId) { state, changes, op throws(CollabError) in
+                    if participantsOnly { _ = try state.participantCall(id, party) }
+                    return try action.perform(&state, id, party, op, &changes)
+                }
+                return JSONBody.response(CallView(call, viewer: party.personId))
             }
-            return JSONBody.response(CallView(call, viewer: party.personId))
-        }
-        group.post("calls/:id/decline") { _, context in
-            let id = try callId(context)
-            let party = try resolve(context, id)
-            let call = try await env.write(account: party.accountId) { state, changes, op throws(CollabError) in
-                if participantsOnly { _ = try state.participantCall(id, party) }
-                return try state.declineCall(id, personId: party.personId, accountId: party.accountId, context: op, changes: &changes)
-            }
-            return JSONBody.response(CallView(call, viewer: party.personId))
-        }
-        group.post("calls/:id/end") { _, context in
-            let id = try callId(context)
-            let party = try resolve(context, id)
-            let call = try await env.write(account: party.accountId) { state, changes, op throws(CollabError) in
-                if participantsOnly { _ = try state.participantCall(id, party) }
-                return try state.endCall(id, personId: party.personId, accountId: party.accountId, context: op, changes: &changes)
-            }
-            return JSONBody.response(CallView(call, viewer: party.personId))
         }
     }
 

@@ -80,7 +80,8 @@ public final class AgentClient: AppClient {
             throw CollabClientError(code: .badRequest, status: nil, message: "an agent's app is created with init(configuration:)")
         }
         let request = AgentClientStartRequest(
-            apiKey: configuration.apiKey, accessToken: configuration.accessToken, username: username, password: password, deviceId: configuration.deviceId,
+            apiKey: configuration.apiKey, accessToken: configuration.accessToken, username: username, password: password,
+            deviceId: configuration.deviceId,
             device: configuration.device, namedArea: configuration.namedArea
         )
         let response = try await app.request(transport, path: "/agent/v1/clients", body: request)

@@ -19,7 +19,9 @@ final class AppSession: Sendable {
     var live: LiveEventStream? { state.withLock { $0.live } }
 
     /// Sends a start; a failed start is reported on the typed events too, as the SDK's delegate hears of it.
-    func request<Body: Encodable & Sendable>(_ transport: HTTPTransport, path: String, body: Body) async throws(CollabClientError) -> ClientStartResponse {
+    func request<Body: Encodable & Sendable>(
+        _ transport: HTTPTransport, path: String, body: Body
+    ) async throws(CollabClientError) -> ClientStartResponse {
         do {
             return try await transport.send("POST", path, body: body)
         } catch {

@@ -101,7 +101,8 @@ public final class CallAPI: Sendable {
         let uuid = try Self.uuid(callId)
         if let credential = content.callCredential { remember(credential, for: uuid) }
         return IncomingCall(
-            uuid: uuid, conversationId: content.conversationId, handlerName: content.callerName ?? content.title, callType: content.callType ?? "AUDIO",
+            uuid: uuid, conversationId: content.conversationId, handlerName: content.callerName ?? content.title,
+            callType: content.callType ?? "AUDIO",
             audioGreeting: content.audioGreeting, serviceProvider: content.callServiceProvider
         )
     }

@@ -199,7 +199,8 @@ final class ClientEventHub: Sendable {
             emit(.showUIRequested(request))
         case "ui.hide_request":
             let reason = UIRequestReason(pushType: event.detail?["reason"] ?? "")
-            emit(.hideUIRequested(UIRequest(reason: reason, requestedByUser: event.detail?["requestedByUser"] == "true", conversationId: event.detail?["conversationId"])))
+            let byUser = event.detail?["requestedByUser"] == "true"
+            emit(.hideUIRequested(UIRequest(reason: reason, requestedByUser: byUser, conversationId: event.detail?["conversationId"])))
         case "client.error":
             let type = ClientErrorType(rawValue: event.detail?["errorType"] ?? "") ?? .authorization
             emit(.error(ClientError(type: type, isFatal: event.detail?["fatal"] == "true", message: event.detail?["message"] ?? type.rawValue)))

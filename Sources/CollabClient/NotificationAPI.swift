@@ -73,7 +73,8 @@ public final class NotificationAPI: Sendable {
     ///   PushKit token says.
     @discardableResult
     public func register(
-        apnsToken: String? = nil, pushKitToken: String? = nil, fcmToken: String? = nil, version: PushNotificationVersion, apnsEnvironment: String? = nil,
+        apnsToken: String? = nil, pushKitToken: String? = nil, fcmToken: String? = nil, version: PushNotificationVersion,
+        apnsEnvironment: String? = nil,
         nativeInboundCall: Bool? = nil
     ) async throws -> PushRegistrationResponse {
         let body = PushRegistrationRequest(

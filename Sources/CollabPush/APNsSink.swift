@@ -61,7 +61,8 @@ final class APNsSink: Sendable {
             var request = HTTPClientRequest(url: "\(settings.baseURL)/3/device/\(entry.token)")
             request.method = .POST
             if let certificate = settings.certificate, settings.usesCertificate(for: entry.transport) {
-                client = try await certificateClients.client(accountId: entry.accountId, certificate: certificate, insecureTLS: settings.insecureTLS == true)
+                client = try await certificateClients.client(
+                    accountId: entry.accountId, certificate: certificate, insecureTLS: settings.insecureTLS == true)
             } else {
                 client = settings.insecureTLS == true ? insecureClient : secureClient
                 request.headers.add(name: "authorization", value: "bearer \(try await tokens.token(for: settings, renew: renewToken))")

@@ -82,7 +82,8 @@ struct APNsSimCommand: AsyncParsableCommand {
         }
         if let bundleId = issueCertificate, let output = issuedCertificateOut {
             let kind: APNsCertificateKind = certificateKind == "push" ? .pushServices : .voipServices
-            try writeCertificate(try simulator.issueCertificate(bundleId: bundleId, kind: kind, teamId: teamId), authority: simulator.certificateAuthority, to: output)
+            try writeCertificate(
+                try simulator.issueCertificate(bundleId: bundleId, kind: kind, teamId: teamId), authority: simulator.certificateAuthority, to: output)
         }
         let group = ServiceGroup(configuration: .init(services: [simulator], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
         let announce = Task {

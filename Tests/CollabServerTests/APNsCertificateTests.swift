@@ -12,10 +12,14 @@ import Testing
 @Suite("APNs certificates", .serialized)
 struct APNsCertificateTests {
     /// A certificate the simulator issued, as the `.p12` push settings take (base64) and its password.
-    static func pkcs12(_ sim: APNsSimHarness, kind: APNsCertificateKind, password: String = "p12-password") throws -> (base64: String, password: String) {
+    static func pkcs12(
+        _ sim: APNsSimHarness, kind: APNsCertificateKind, password: String = "p12-password"
+    ) throws -> (base64: String, password: String) {
         let identity = try sim.simulator.issueCertificate(bundleId: "com.example.app", kind: kind, teamId: APNsSimHarness.teamId)
         let directory = try temporaryDirectory()
-        let files = ["cert.pem": identity.certificatePEM, "key.pem": identity.privateKeyPEM, "ca.pem": sim.simulator.certificateAuthority.certificatePEM]
+        let files = [
+            "cert.pem": identity.certificatePEM, "key.pem": identity.privateKeyPEM, "ca.pem": sim.simulator.certificateAuthority.certificatePEM,
+        ]
         for (name, text) in files { try text.write(to: directory.appendingPathComponent(name), atomically: true, encoding: .utf8) }
         let output = directory.appendingPathComponent("voip.p12").path
         try PKCS12Exporter.export(
@@ -43,7 +47,8 @@ struct APNsCertificateTests {
     func certificateBesidesToken() async throws {
         let sim = try await APNsSimHarness(topics: ["com.example.app"])
         try await TestServer.with(seed: queueSeed) { server in
-            try await server.configurePush(account: "desk", try Self.settings(sim, certificate: try Self.pkcs12(sim, kind: .voipServices), withToken: true))
+            try await server.configurePush(
+                account: "desk", try Self.settings(sim, certificate: try Self.pkcs12(sim, kind: .voipServices), withToken: true))
             let shown = try await server.control.transport.raw("GET", "/_mock/v1/accounts/desk/push-settings")
             let text = String(decoding: shown.body, as: UTF8.self)
             #expect(text.contains("REDACTED") && !text.contains("p12-password"))
@@ -61,7 +66,9 @@ struct APNsCertificateTests {
         try await sim.stop()
     }
 
-    @Test("a certificate alone: Apple's refusal of a topic the certificate does not name (TopicDisallowed) fails the push; a wrong password fails without retries")
+    @Test(
+        "a certificate alone: a topic it does not name is refused (TopicDisallowed) and fails the push; a wrong password fails without retries"
+    )
     func certificateAlone() async throws {
         let sim = try await APNsSimHarness(topics: ["com.example.app"])
         try await TestServer.with(seed: queueSeed) { server in
@@ -78,7 +85,8 @@ struct APNsCertificateTests {
             #expect(refused.attempts.last?.reason == "TopicDisallowed")
 
             // An Apple Push Services certificate names the bundle too: the alert goes.
-            try await server.configurePush(account: "desk", try Self.settings(sim, certificate: try Self.pkcs12(sim, kind: .pushServices), withToken: false))
+            try await server.configurePush(
+                account: "desk", try Self.settings(sim, certificate: try Self.pkcs12(sim, kind: .pushServices), withToken: false))
             _ = try await scenario.agent.send("accepted", in: scenario.conversationId)
             _ = try await server.waitForPush([("kind", "NEW_MESSAGE"), ("state", "DELIVERED")])
 
@@ -97,7 +105,8 @@ struct APNsCertificateTests {
         let sim = try await APNsSimHarness(topics: ["com.example.app"])
         // One attempt per push: the refused handshake is final, and the test need not wait for retries.
         var configuration = ServerConfiguration(
-            host: "127.0.0.1", port: 0, storage: .memory, seed: queueSeed, controlToken: "test-control-token", maxBodySize: 64 * 1024, passwordHashCost: 4,
+            host: "127.0.0.1", port: 0, storage: .memory, seed: queueSeed, controlToken: "test-control-token", maxBodySize: 64 * 1024,
+            passwordHashCost: 4,
             pushMaxAttempts: 1
         )
         configuration.clientIdleTimeout = 24 * 3600 * 1000
@@ -107,13 +116,16 @@ struct APNsCertificateTests {
             let partial = try JSONSerialization.data(withJSONObject: ["apns": ["teamId": APNsSimHarness.teamId, "environment": "sandbox"]])
             let answer = try await server.control.transport.raw("PUT", "/_mock/v1/accounts/desk/push-settings", body: partial)
             #expect(answer.status == 400)
-            let notBase64 = try JSONSerialization.data(withJSONObject: ["apns": ["certificate": ["pkcs12": "%%%", "password": "x"], "environment": "sandbox"]])
+            let notBase64 = try JSONSerialization.data(withJSONObject: [
+                "apns": ["certificate": ["pkcs12": "%%%", "password": "x"], "environment": "sandbox"]
+            ])
             #expect(try await server.control.transport.raw("PUT", "/_mock/v1/accounts/desk/push-settings", body: notBase64).status == 400)
             #expect(try await server.control.transport.raw("GET", "/_mock/v1/accounts/desk/push-settings").body == before.body)
 
             // Another authority's certificate (another simulator's) is not Apple's: the TLS handshake fails.
             let stranger = try await APNsSimHarness(topics: ["com.example.app"])
-            try await server.configurePush(account: "desk", try Self.settings(sim, certificate: try Self.pkcs12(stranger, kind: .voipServices), withToken: false))
+            try await server.configurePush(
+                account: "desk", try Self.settings(sim, certificate: try Self.pkcs12(stranger, kind: .voipServices), withToken: false))
             let scenario = try await PushScenario.make(server, device: "stranger-phone")
             _ = try await scenario.agent.startCall(in: scenario.conversationId)
             // The handshake fails: the attempt has an error and no status, and the push failed, unseen.

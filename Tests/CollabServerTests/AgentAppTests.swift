@@ -8,8 +8,12 @@ import Testing
 @Suite("Agent apps: start, devices, pushes")
 struct AgentAppTests {
     /// An agent's app of the `desk` account, on `device`.
-    static func agentApp(_ server: TestServer, device: String, accessToken: String? = nil, namedArea: String? = nil, apiKey: String = "desk-key") -> AgentClient {
-        AgentClient(configuration: ClientConfiguration(baseURL: server.baseURL, apiKey: apiKey, accessToken: accessToken, namedArea: namedArea, deviceId: device))
+    static func agentApp(
+        _ server: TestServer, device: String, accessToken: String? = nil, namedArea: String? = nil, apiKey: String = "desk-key"
+    ) -> AgentClient {
+        AgentClient(
+            configuration: ClientConfiguration(
+                baseURL: server.baseURL, apiKey: apiKey, accessToken: accessToken, namedArea: namedArea, deviceId: device))
     }
 
     @Test("an agent's app starts with an access token or the login, gets the typed errors, and works the agent API with its token")
@@ -46,16 +50,20 @@ struct AgentAppTests {
                 #expect(error.code == .authorization && error.type == "AUTHORIZATION")
             }
             let otherAccountAgent = Self.agentApp(server, device: "p3", apiKey: "other-key")
-            await #expect(throws: CollabClientError.self, "an agent of another account") { try await otherAccountAgent.start(username: "agent-a", password: "pw") }
+            await #expect(throws: CollabClientError.self, "an agent of another account") {
+                try await otherAccountAgent.start(username: "agent-a", password: "pw")
+            }
 
             // Each API takes its own kind of app: a visitor's token is refused by the agent API, an
             // agent's by the device API, each in the typed body.
             let visitorApp = visitor(server, device: "visitor-phone")
             let visitorStart = try await visitorApp.start(liveEvents: false)
-            let onAgentAPI = try await HTTPTransport(baseURL: server.baseURL, credentials: .bearer(visitorStart.token)).raw("GET", "/agent/v1/conversations")
+            let onAgentAPI = try await HTTPTransport(baseURL: server.baseURL, credentials: .bearer(visitorStart.token)).raw(
+                "GET", "/agent/v1/conversations")
             #expect(onAgentAPI.status == 401)
             #expect(String(decoding: onAgentAPI.body, as: UTF8.self).contains("AUTHORIZATION"))
-            let onDeviceAPI = try await HTTPTransport(baseURL: server.baseURL, credentials: .bearer(started.token)).raw("GET", "/mobile/v1/conversations")
+            let onDeviceAPI = try await HTTPTransport(baseURL: server.baseURL, credentials: .bearer(started.token)).raw(
+                "GET", "/mobile/v1/conversations")
             #expect(onDeviceAPI.status == 401)
 
             // Stopping ends the token.
@@ -71,7 +79,9 @@ struct AgentAppTests {
             let admin = server.admin("admin-d", "pw").transport
             let _: WebWebhookRegistration = try await admin.send(
                 "POST", "/app/rest/v4/webhookregistrations/create",
-                body: WebWebhookRegistration(name: "agent pushes", endpoint: receiver.url, events: ["push_notification.inbound_request", "push_notification.revoke_inbound_request"])
+                body: WebWebhookRegistration(
+                    name: "agent pushes", endpoint: receiver.url,
+                    events: ["push_notification.inbound_request", "push_notification.revoke_inbound_request"])
             )
             // Agent A's app, filtered on area A, in the background with an encrypted registration.
             let app = Self.agentApp(server, device: "agent-a-phone", namedArea: "area-a")
@@ -109,7 +119,9 @@ struct AgentAppTests {
                 "POST", "/app/rest/v4/invitations/inviteAgentToConversation",
                 body: ["conversationId": conversation.id, "agentPersonId": agentPerson], as: Invited.self
             )
-            let invited = try await server.waitForPush([("kind", "INBOUND_REQUEST"), ("conversationId", conversation.id), ("after", String(revoked.id))])
+            let invited = try await server.waitForPush([
+                ("kind", "INBOUND_REQUEST"), ("conversationId", conversation.id), ("after", String(revoked.id)),
+            ])
             #expect(try await notifications.handleRemoteNotification(userInfo: try userInfo(invited)).invitationId == invitation.id)
             let _: ConversationView = try await app.transport.send("POST", "/agent/v1/invitations/\(invitation.id)/accept")
             _ = try await server.waitForPush([("kind", "REVOKE_INBOUND_REQUEST"), ("after", String(invited.id))])

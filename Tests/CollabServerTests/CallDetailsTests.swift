@@ -44,7 +44,9 @@ struct CallDetailsTests {
     ])
 
     /// A started visitor in the background with a conversation agent A took.
-    static func scenario(_ server: TestServer, device: String, apns: String? = apnsToken, voip: String? = voipToken, pushKitEnabled: Bool = true) async throws
+    static func scenario(
+        _ server: TestServer, device: String, apns: String? = apnsToken, voip: String? = voipToken, pushKitEnabled: Bool = true
+    ) async throws
         -> (app: VisitorClient, notifications: NotificationAPI, agent: AgentClient, conversationId: String)
     {
         let app = visitor(server, device: device)
@@ -153,13 +155,17 @@ struct CallDetailsTests {
             let call = try await agentA.startCall(in: conversation.id)
             let ring = try await server.waitForPush([("kind", "INCOMING_CALL"), ("deviceId", "voip-only")])
             let uuid = try #require(UUID(uuidString: call.id))
-            #expect(try await calls.pushRegistry(payload: try userInfo(ring), bridge: bridge) == .incoming(try await calls.incomingCall(fromVoIPPayload: try userInfo(ring))))
+            #expect(
+                try await calls.pushRegistry(payload: try userInfo(ring), bridge: bridge)
+                    == .incoming(try await calls.incomingCall(fromVoIPPayload: try userInfo(ring))))
             // Answered on the other device: the phone's revoke comes by VoIP, with the state.
             let answered: CallView = try await watch.transport.send("POST", "/mobile/v1/calls/\(call.id)/answer")
             #expect(answered.state == "ACTIVE")
             let revoke = try await server.waitForPush([("kind", "REVOKE_CALL"), ("deviceId", "voip-only")])
             #expect(revoke.transport == "APNS_VOIP")
-            #expect(try await calls.pushRegistry(payload: try userInfo(revoke), bridge: bridge) == .unsuccessful(uuid, state: "ACTIVE", reason: "ANSWERED_ELSEWHERE"))
+            #expect(
+                try await calls.pushRegistry(payload: try userInfo(revoke), bridge: bridge)
+                    == .unsuccessful(uuid, state: "ACTIVE", reason: "ANSWERED_ELSEWHERE"))
             _ = try await agentA.endCall(call.id)
 
             // A ringing call's push delivered late, after the call was declined: the server says it is over.
@@ -168,7 +174,9 @@ struct CallDetailsTests {
             let declined: CallView = try await watch.transport.send("POST", "/mobile/v1/calls/\(late.id)/decline")
             #expect(declined.endReason == "DECLINED")
             let lateUUID = try #require(UUID(uuidString: late.id))
-            #expect(try await calls.pushRegistry(payload: try userInfo(latePush), bridge: bridge) == .unsuccessful(lateUUID, state: "IDLE", reason: "DECLINED"))
+            #expect(
+                try await calls.pushRegistry(payload: try userInfo(latePush), bridge: bridge)
+                    == .unsuccessful(lateUUID, state: "IDLE", reason: "DECLINED"))
             #expect(bridge.reports == [
                 .incoming(uuid, handlerName: "Agent A", callType: "AUDIO"), .unsuccessful(uuid), .unsuccessful(lateUUID),
             ])

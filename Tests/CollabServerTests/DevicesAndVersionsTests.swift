@@ -15,9 +15,13 @@ struct DevicesAndVersionsTests {
             let scenario = try await PushScenario.make(server, device: "managed-phone", version: .encrypted)
             let personId = try #require(scenario.app.session?.person.id)
             let admin = server.admin("admin-d", "pw").transport
-            let query = #"{"$_type":"PersonPresenceQuery","searchFilters":[{"$_type":"PersonIdPersonPresenceSearchFilter","field":"PERSON_ID","operator":{"$_type":"EqualsIdOperator","type":"EQUALS","value":"\#(personId)"}}]}"#
+            let query =
+                #"{"$_type":"PersonPresenceQuery","searchFilters":[{"$_type":"PersonIdPersonPresenceSearchFilter","field":"PERSON_ID","#
+                    + #""operator":{"$_type":"EqualsIdOperator","type":"EQUALS","value":"\#(personId)"}}]}"#
             let found = try await admin.raw("POST", "/app/rest/v4/personpresences/search", body: Data(query.utf8))
-            #expect(VendorSchemaCheck.problems(found.body, schema: "PersonPresenceResult").isEmpty, "\(VendorSchemaCheck.problems(found.body, schema: "PersonPresenceResult"))")
+            #expect(
+                VendorSchemaCheck.problems(found.body, schema: "PersonPresenceResult").isEmpty,
+                "\(VendorSchemaCheck.problems(found.body, schema: "PersonPresenceResult"))")
             let items = try #require((try JSONSerialization.jsonObject(with: found.body) as? [String: Any])?["items"] as? [[String: Any]])
             let presence = try #require(items.first)
             let deviceInfo = try #require(presence["deviceInfo"] as? [String: Any])
@@ -38,7 +42,8 @@ struct DevicesAndVersionsTests {
             #expect(try await outsider.raw("POST", "/app/rest/v4/persons/\(personId)/removeDevices").status == 403)
 
             // Removing the device: its tokens go, no more pushes reach it.
-            let removed = try await admin.raw("POST", "/app/rest/v4/persons/\(personId)/removeDevices", body: Data(#"{"deviceIdentifiers":["managed-phone"]}"#.utf8))
+            let removed = try await admin.raw(
+                "POST", "/app/rest/v4/persons/\(personId)/removeDevices", body: Data(#"{"deviceIdentifiers":["managed-phone"]}"#.utf8))
             #expect(removed.status == 204)
             let after = try await admin.raw("GET", "/app/rest/v4/personpresences/\(clientId)/read")
             let info = try #require((try JSONSerialization.jsonObject(with: after.body) as? [String: Any])?["deviceInfo"] as? [String: Any])
@@ -52,11 +57,14 @@ struct DevicesAndVersionsTests {
         }
     }
 
-    @Test("global/productVersion answers the configured vendor version; an app whose SDK major it does not pair with gets the fatal UNSUPPORTED_SERVER_VERSION")
+    @Test(
+        "global/productVersion answers the configured vendor version; an SDK major it does not pair with is the fatal UNSUPPORTED_SERVER_VERSION"
+    )
     func versionPairing() async throws {
         for (product, refused, accepted) in [("7.49.2", "5.0.1", "4.2.0"), ("6.30.1", "4.0.0", "3.9.1")] {
             var configuration = ServerConfiguration(
-                host: "127.0.0.1", port: 0, storage: .memory, seed: queueSeed, controlToken: "test-control-token", maxBodySize: 64 * 1024, passwordHashCost: 4
+                host: "127.0.0.1", port: 0, storage: .memory, seed: queueSeed, controlToken: "test-control-token", maxBodySize: 64 * 1024,
+                passwordHashCost: 4
             )
             configuration.productVersion = ProductVersion(product)
             let server = try await TestServer.start(configuration: configuration)

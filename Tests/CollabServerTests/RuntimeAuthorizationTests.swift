@@ -18,7 +18,9 @@ struct RuntimeAuthorizationTests {
         )
     ])
 
-    @Test("a token that expires while the app runs: a typed non-fatal AUTHORIZATION event, the socket closes with 4003, the next request is refused; a new token starts again")
+    @Test(
+        "a token that expires while the app runs: a non-fatal AUTHORIZATION event, close 4003, the next request refused; a new token starts again"
+    )
     func expiry() async throws {
         try await TestServer.with(seed: queueSeed) { server in
             let token = try await server.control.issueToken(account: "desk", TestTokenRequest(subject: "expiring", lifetimeSeconds: 60)).token
@@ -139,7 +141,8 @@ struct RuntimeAuthorizationTests {
         let closed = Task {
             var logger = Logger(label: "close-code")
             logger.logLevel = .critical
-            let frame = try await WebSocketClient.connect(url: "ws://127.0.0.1:\(server.port)/mobile/v1/events?token=\(token)", logger: logger) { inbound, _, _ in
+            let frame = try await WebSocketClient.connect(url: "ws://127.0.0.1:\(server.port)/mobile/v1/events?token=\(token)", logger: logger) {
+                inbound, _, _ in
                 for try await _ in inbound.messages(maxSize: 1 << 20) { hello.yield() }
             }
             hello.finish()

@@ -8,7 +8,9 @@ import Testing
 /// start changes.
 @Suite("UI requests and named areas")
 struct UIRequestTests {
-    @Test("mobile co-browsing an agent asks for: a show request for an app in the foreground with the UI closed, none in the background or with the UI open")
+    @Test(
+        "mobile co-browsing an agent asks for: a show request in the foreground with the UI closed, none in the background or with the UI open"
+    )
     func coBrowsingShowRequest() async throws {
         try await TestServer.with(seed: queueSeed) { server in
             let app = visitor(server, device: "cobrowse-phone")
@@ -46,7 +48,8 @@ struct UIRequestTests {
     func hideRequests() async throws {
         let seed = Seed(accounts: [
             .init(
-                name: "desk", configuration: [UIRequests.autoCollapseKey: "true"], apiKeys: [.init(key: "desk-key"), .init(key: "collapse-key", configuration: [UIRequests.collapseActionKey: "true"])],
+                name: "desk", configuration: [UIRequests.autoCollapseKey: "true"],
+                apiKeys: [.init(key: "desk-key"), .init(key: "collapse-key", configuration: [UIRequests.collapseActionKey: "true"])],
                 namedAreas: [.init(siteId: "area-a")], users: [.init(username: "agent-a", password: "pw", role: .registeredUser)]
             )
         ])
@@ -64,7 +67,8 @@ struct UIRequestTests {
             _ = try await agentA.accept(conversation.id)
 
             // The agent asks, the visitor accepts: the co-browsing layer activates, the UI collapses.
-            let session = try await agentA.transport.send("POST", "/agent/v1/conversations/\(conversation.id)/cobrowsing", as: CoBrowsingSessionView.self)
+            let session = try await agentA.transport.send(
+                "POST", "/agent/v1/conversations/\(conversation.id)/cobrowsing", as: CoBrowsingSessionView.self)
             let _: CoBrowsingSessionView = try await app.transport.send("POST", "/mobile/v1/cobrowsing/\(session.id)/accept")
             try await events.wait(for: "hide on layer activation") {
                 $0 == .hideUIRequested(UIRequest(reason: .layerActivated, requestedByUser: false, conversationId: conversation.id))
@@ -89,7 +93,10 @@ struct UIRequestTests {
                 if case .live(let event) = $0 { return event.type == LiveEvent.sync && event.detail?["id"] == syncId }
                 return false
             }
-            #expect(!tabletEvents.events.contains { if case .hideUIRequested(let request) = $0 { return request.reason == .collapse } else { return false } })
+            #expect(
+                !tabletEvents.events.contains {
+                    if case .hideUIRequested(let request) = $0 { return request.reason == .collapse } else { return false }
+                })
         }
     }
 

@@ -45,7 +45,8 @@ public struct JWTValidationSettings: Sendable, Codable, Equatable, Identifiable 
     public static let maxRevokedTokens = 1_000
 
     public init(
-        id: String, issuer: String? = nil, audience: String? = nil, keys: [Key] = [], jwks: String? = nil, testTokenSecret: String, cookieName: String? = nil
+        id: String, issuer: String? = nil, audience: String? = nil, keys: [Key] = [], jwks: String? = nil, testTokenSecret: String,
+        cookieName: String? = nil
     ) {
         self.id = id
         self.issuer = issuer

@@ -99,7 +99,9 @@ public enum PushComposer {
         case .fcm:
             // FCM data values are strings: the Unblu part travels as one JSON string.
             let data: [String: JSONValue] = ["unblu": .string(String(decoding: try json(unblu), as: UTF8.self))]
-            return ComposedPush(transport: transport, pushType: content.type.isSilent ? "background" : "alert", priority: 10, collapseId: collapseId, payload: try json(data), keyId: keyId, truncated: false)
+            return ComposedPush(
+                transport: transport, pushType: content.type.isSilent ? "background" : "alert", priority: 10, collapseId: collapseId,
+                payload: try json(data), keyId: keyId, truncated: false)
         case .apns:
             var aps: [String: JSONValue] = [:]
             var pushType = "alert"

@@ -151,7 +151,8 @@ public struct Seed: Sendable, Codable, Equatable {
         /// are identified by it.
         public var cookie: String?
         public init(
-            issuer: String? = nil, audience: String? = nil, keys: [JWTValidationSettings.Key]? = nil, jwks: String? = nil, testTokenSecret: String? = nil,
+            issuer: String? = nil, audience: String? = nil, keys: [JWTValidationSettings.Key]? = nil, jwks: String? = nil,
+            testTokenSecret: String? = nil,
             cookie: String? = nil
         ) {
             self.issuer = issuer

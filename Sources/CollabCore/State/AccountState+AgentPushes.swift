@@ -26,12 +26,16 @@ extension AccountState {
         let isOpen = new.state(at: context.now) == .open
         guard wasOpen != isOpen else { return }
         let kind: PushKind = isOpen ? .inboundRequest : .revokeInboundRequest
-        notify(personId: agentId, accountId: accountId, content: inboundContent(kind, conversation, invitationId: new.id, context: context), context: context, changes: &changes)
+        notify(
+            personId: agentId, accountId: accountId, content: inboundContent(kind, conversation, invitationId: new.id, context: context),
+            context: context, changes: &changes)
     }
 
     /// The person read their messages on one device (its collaboration UI opened): the other devices
     /// get a read-message push per conversation that had unread messages, so they clear their badge.
-    mutating func notifyRead(personId: String, onDevice deviceRecordId: String, counts: [String: Int], context: OperationContext, changes: inout ChangeSet) {
+    mutating func notifyRead(
+        personId: String, onDevice deviceRecordId: String, counts: [String: Int], context: OperationContext, changes: inout ChangeSet
+    ) {
         let others = Set(devices.ids(Indexes.deviceByPerson, personId)).subtracting([deviceRecordId])
         guard !others.isEmpty else { return }
         for id in others.sorted() {

@@ -68,9 +68,12 @@ extension AccountState {
             content.callServiceProvider = call.serviceProvider
             // Each device's push carries its own credential for this call (the locked-phone answer).
             let ringing = call
-            call.ringingDeviceIds += notify(personId: callee, accountId: accountId, content: content, context: context, changes: &changes) { content, device in
+            let personalize = { (content: inout PushContent, device: Device) in
                 content.callCredential = CallCredential.make(for: ringing, deviceRecordId: device.id)
             }
+            call.ringingDeviceIds += notify(
+                personId: callee, accountId: accountId, content: content, context: context, changes: &changes, personalize: personalize
+            )
         }
         storeCall(call)
         changes.put(call)

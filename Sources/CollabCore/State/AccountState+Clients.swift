@@ -170,7 +170,9 @@ extension AccountState {
     /// Revokes an access token of the account until it expires: it starts no client any more, and the
     /// clients it started end now.
     /// - Returns: The tokens of the clients ended (their live sockets close).
-    public mutating func revokeAccessToken(_ stamp: AccessTokenStamp, context: OperationContext, changes: inout ChangeSet) throws(CollabError) -> [String] {
+    public mutating func revokeAccessToken(
+        _ stamp: AccessTokenStamp, context: OperationContext, changes: inout ChangeSet
+    ) throws(CollabError) -> [String] {
         guard var settings = jwtSettings[accountId] else { throw .notFound("Account", accountId) }
         settings.revoke(digest: stamp.digest, expiresAt: stamp.expiresAt, now: context.now)
         jwtSettings[accountId] = settings
@@ -192,7 +194,9 @@ extension AccountState {
         guard var session = clientSessions[token] else { throw .unauthorized("unknown or stopped client") }
         try update(&session)
         session.lastSeenAt = context.now
-        if session.appState == .foregroundUIOpen { resetBadge(personId: session.personId, deviceId: session.deviceId, context: context, changes: &changes) }
+        if session.appState == .foregroundUIOpen {
+            resetBadge(personId: session.personId, deviceId: session.deviceId, context: context, changes: &changes)
+        }
         clientSessions[token] = session
         changes.put(session)
         return session

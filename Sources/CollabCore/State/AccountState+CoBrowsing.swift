@@ -13,7 +13,8 @@ extension AccountState {
         guard conversation.state == .active else { throw .conflict("co-browsing starts in ACTIVE conversations") }
         guard conversation.isParticipant(agentPersonId), isAgent(agentPersonId, accountId: accountId) else { throw .forbidden("only agents in the conversation request co-browsing") }
         guard let visitor = conversation.contextPersonId else { throw .conflict("the conversation has no visitor") }
-        let session = try open(conversation: conversation, visitor: visitor, requestedBy: agentPersonId, active: false, context: context, changes: &changes)
+        let session = try open(
+            conversation: conversation, visitor: visitor, requestedBy: agentPersonId, active: false, context: context, changes: &changes)
         // The visitor's app in the foreground is asked to show the UI, where the request is accepted.
         requestUI(
             personId: visitor, reason: UIRequests.coBrowsingReason, conversationId: conversationId, detail: ["coBrowsingSessionId": session.id],

@@ -432,11 +432,14 @@ extension AccountState {
         for participant in conversation.participants where participant.state != .ended && participant.personId != senderPersonId {
             let isVisitor = participant.type == .contextPerson || participant.type == .secondaryVisitor
             if isVisitor ? isInternal : devices.count(Indexes.deviceByPerson, participant.personId) == 0 { continue }
-            var content = PushContent(type: .newMessage, title: senderName, text: file == nil ? text : "sent a file", conversationId: conversationId, timestamp: context.now)
+            var content = PushContent(
+                type: .newMessage, title: senderName, text: file == nil ? text : "sent a file", conversationId: conversationId, timestamp: context.now
+            )
             content.messageId = message.id
             content.senderName = senderName
             content.senderPersonId = senderPersonId
-            notify(personId: participant.personId, accountId: accountId, content: content, context: context, changes: &changes, countsTowardBadge: true)
+            notify(
+                personId: participant.personId, accountId: accountId, content: content, context: context, changes: &changes, countsTowardBadge: true)
         }
         return message
     }

@@ -183,7 +183,9 @@ extension AccountState {
         if NotificationPolicy.decide(content.type, appState: .foregroundUIClosed) == .uiVisibilityRequest {
             var detail: [String: String] = [:]
             if let callId = content.callId { detail["callId"] = callId }
-            requestUI(personId: personId, reason: content.type.rawValue, conversationId: content.conversationId, detail: detail, context: context, changes: &changes)
+            requestUI(
+                personId: personId, reason: content.type.rawValue, conversationId: content.conversationId, detail: detail, context: context,
+                changes: &changes)
         }
         return pushed
     }

@@ -19,7 +19,8 @@ extension AccountState {
     /// Apps in the background hear of it by push where there is one (incoming calls); apps showing the
     /// UI need nothing.
     mutating func requestUI(
-        personId: String, reason: String, conversationId: String, detail extra: [String: String] = [:], context: OperationContext, changes: inout ChangeSet
+        personId: String, reason: String, conversationId: String, detail extra: [String: String] = [:], context: OperationContext,
+        changes: inout ChangeSet
     ) {
         guard clientSessions.count(Indexes.clientByForegroundPerson, personId) > 0 else { return }
         var detail = extra
@@ -31,10 +32,16 @@ extension AccountState {
     /// A co-browsing layer activated for the visitor: with `autoCollapseIndividualUiOnLayerActivation`
     /// on (along the conversation's cascade) the visitor's apps are asked to hide the collaboration UI,
     /// so the app's own screens — what is shared — show.
-    mutating func collapseOnLayerActivation(_ session: CoBrowsingSession, conversation: Conversation, context: OperationContext, changes: inout ChangeSet) {
+    mutating func collapseOnLayerActivation(
+        _ session: CoBrowsingSession, conversation: Conversation, context: OperationContext, changes: inout ChangeSet
+    ) {
         guard Self.isEnabled(UIRequests.autoCollapseKey, in: configuration(of: conversation)) else { return }
-        let detail = ["reason": UIRequests.layerActivatedReason, "requestedByUser": "false", "conversationId": conversation.id, "coBrowsingSessionId": session.id]
-        changes.emit(DomainEvent(kind: .uiHideRequest, accountId: accountId, timestamp: context.now, personIds: [session.visitorPersonId], detail: detail))
+        let detail = [
+            "reason": UIRequests.layerActivatedReason, "requestedByUser": "false", "conversationId": conversation.id,
+            "coBrowsingSessionId": session.id,
+        ]
+        changes.emit(
+            DomainEvent(kind: .uiHideRequest, accountId: accountId, timestamp: context.now, personIds: [session.visitorPersonId], detail: detail))
     }
 
     /// The user tapped the collapse action of the visitor UI (shown when `showOverviewActionBarCollapseAction`

@@ -36,7 +36,9 @@ struct AgentRoutes {
             let agent = try env.agent(context)
             if let client = context.client {
                 // An agent's app logs out by stopping its client.
-                try await env.write(account: agent.accountId) { state, changes, _ throws(CollabError) in state.stopClient(token: client.id, changes: &changes) }
+                try await env.write(account: agent.accountId) { state, changes, _ throws(CollabError) in
+                    state.stopClient(token: client.id, changes: &changes)
+                }
                 env.events.disconnect(sessionKey: client.id)
             } else if let token = context.sessionToken {
                 try await env.write(account: agent.accountId) { state, changes, _ throws(CollabError) in state.closeSession(token: token, changes: &changes) }

@@ -96,7 +96,9 @@ struct AuthenticationMiddleware: RouterMiddleware {
             context.sessionToken = token
         } else if !accepts.isDisjoint(with: [.client, .agentClient]), let client = authenticator.client(token: token) {
             guard accepts.contains(client.isAgent ? .agentClient : .client) else {
-                throw .unauthorized(client.isAgent ? "an agent app's token is for the agent API (/agent/v1)" : "a visitor app's token is for the device API (/mobile/v1)")
+                throw .unauthorized(
+                    client.isAgent
+                        ? "an agent app's token is for the agent API (/agent/v1)" : "a visitor app's token is for the device API (/mobile/v1)")
             }
             context.principal = try authenticator.principal(of: client)
             context.clientToken = token

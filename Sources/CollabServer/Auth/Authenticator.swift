@@ -74,7 +74,8 @@ struct Authenticator: Sendable {
     /// The callee a call's device credential names, while the call is not over.
     func callParty(credential: String) -> (Principal, CallCredential.Claims)? {
         guard let claims = CallCredential.claims(of: credential), environment.repository.directory.account(claims.accountId) != nil,
-            let valid = try? environment.read(account: claims.accountId, { state in state.calls[claims.callId].map { CallCredential.isValid(credential, for: $0) } }),
+            let valid = try? environment.read(
+                account: claims.accountId, { state in state.calls[claims.callId].map { CallCredential.isValid(credential, for: $0) } }),
             valid == true, let personId = claims.deviceRecordId.split(separator: ":", maxSplits: 1).first.map(String.init)
         else { return nil }
         return (Principal(accountId: claims.accountId, userId: nil, personId: personId, role: .webuser, method: .callCredential), claims)

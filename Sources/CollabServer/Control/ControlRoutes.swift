@@ -70,7 +70,9 @@ struct ControlRoutes {
             let accountRef = try context.pathParameter("account")
             let body = try await env.decode(TokenRevocationRequest.self, from: request)
             let accountId = try env.resolveAccount(accountRef).id
-            guard let settings = try env.read(account: accountId, { $0.jwtValidation(accountId: accountId) }) else { throw CollabError.notFound("Account", accountRef) }
+            guard let settings = try env.read(account: accountId, { $0.jwtValidation(accountId: accountId) }) else {
+                throw CollabError.notFound("Account", accountRef)
+            }
             let expiresAt: Timestamp
             do {
                 expiresAt = try await env.tokens.validate(body.token, settings: settings).expiresAt

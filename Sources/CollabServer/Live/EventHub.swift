@@ -219,7 +219,9 @@ final class EventHub: Sendable {
     /// Subscribes, replaying what the audience missed after `lastEventId`.
     /// - Returns: The subscription, the replayed events, and whether events were lost (the client
     ///   must resync), and the id the stream is at.
-    func subscribe(_ audience: EventAudience, after lastEventId: Int64?) -> (subscription: Subscription, replay: [PublishedEvent], gap: Bool, position: Int64) {
+    func subscribe(
+        _ audience: EventAudience, after lastEventId: Int64?
+    ) -> (subscription: Subscription, replay: [PublishedEvent], gap: Bool, position: Int64) {
         state.withLock { state in
             let subscription = Subscription(id: state.nextSubscriptionId, audience: audience, bufferSize: bufferSize)
             state.nextSubscriptionId += 1

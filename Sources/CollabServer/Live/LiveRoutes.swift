@@ -59,7 +59,8 @@ extension CollabEnvironment {
             // (a changed role, deletion): see EventHub.disconnect.
             // An agent's app: its client's token and id, like a visitor's app.
             return EventAudience(
-                accountId: accountId, personId: personId, isAgent: true, namedAreaIds: areaIds, sessionKey: context.clientToken ?? context.sessionToken,
+                accountId: accountId, personId: personId, isAgent: true, namedAreaIds: areaIds,
+                sessionKey: context.clientToken ?? context.sessionToken,
                 userId: principal.userId, clientId: context.client?.clientId
             )
         }

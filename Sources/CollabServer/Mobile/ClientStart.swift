@@ -49,13 +49,16 @@ extension CollabEnvironment {
             stamp = AccessTokenStamp(token: token, expiresAt: claims.expiresAt)
         } else if let username = body.username, let password = body.password {
             let principal = try await Authenticator(environment: self).principal(username: username, password: password)
-            guard principal.accountId == accountId, let found = principal.userId else { throw CollabError.unauthorized("invalid username or password") }
+            guard principal.accountId == accountId, let found = principal.userId else {
+                throw CollabError.unauthorized("invalid username or password")
+            }
             userId = found
         } else {
             throw CollabError.unauthorized("an agent's app starts with an access token, the account's token cookie, or username and password")
         }
         let input = ClientStartInput(
-            apiKey: apiKey, deviceId: body.deviceId, device: DeviceInfo(body.device), namedArea: body.namedArea, agentUserId: userId, accessToken: stamp
+            apiKey: apiKey, deviceId: body.deviceId, device: DeviceInfo(body.device), namedArea: body.namedArea, agentUserId: userId,
+            accessToken: stamp
         )
         return try await start(input)
     }
@@ -106,7 +109,8 @@ extension CollabEnvironment {
 extension DeviceInfo {
     init(_ device: ClientStartRequest.Device) {
         self.init(
-            os: device.os, osVersion: device.osVersion, appId: device.appId, appVersion: device.appVersion, sdkVersion: device.sdkVersion, model: device.model
+            os: device.os, osVersion: device.osVersion, appId: device.appId, appVersion: device.appVersion, sdkVersion: device.sdkVersion,
+            model: device.model
         )
     }
 }

@@ -134,7 +134,8 @@ extension CollabEnvironment {
     func client(_ context: CollabRequestContext) throws(CollabError) -> ClientSession {
         // Resolved once by the authentication middleware.
         guard context.principal.method == .client, let session = context.client else {
-            throw .unauthorized("start a client first (POST /mobile/v1/clients, or /agent/v1/clients for an agent's app) and send its token as a bearer token")
+            throw .unauthorized(
+                "start a client first (POST /mobile/v1/clients, or /agent/v1/clients for an agent's app) and send its token as a bearer token")
         }
         return session
     }

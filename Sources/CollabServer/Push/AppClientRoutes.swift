@@ -47,7 +47,9 @@ struct AppClientRoutes {
         }
         group.delete("clients/current/push") { _, context in
             let session = try env.client(context)
-            try await env.write(context.principal) { state, changes, op throws(CollabError) in try state.disablePush(clientToken: session.id, context: op, changes: &changes) }
+            try await env.write(context.principal) { state, changes, op throws(CollabError) in
+                try state.disablePush(clientToken: session.id, context: op, changes: &changes)
+            }
             return noContent
         }
         group.get("clients/current/notification-keys") { _, context in

@@ -101,9 +101,13 @@ struct BackendBasicsRoutes {
         group.group("persons").operation(.post, ":personId/removeDevices", role: .admin) { request, context in
             let id = try context.pathParameter("personId")
             let body = try await env.decode(WebRemoveDevicesBody?.self, fromOptional: request)
-            if let type = body?.type, type != "PersonsRemoveDevicesBody" { throw CollabError.badRequest("$_type must be 'PersonsRemoveDevicesBody', not '\(type)'") }
+            if let type = body?.type, type != "PersonsRemoveDevicesBody" {
+                throw CollabError.badRequest("$_type must be 'PersonsRemoveDevicesBody', not '\(type)'")
+            }
             let identifiers = try body?.deviceIdentifiers.map { list throws(CollabError) in
-                guard list.count <= Limits.readMultipleCount else { throw .badRequest("deviceIdentifiers holds at most \(Limits.readMultipleCount) ids") }
+                guard list.count <= Limits.readMultipleCount else {
+                    throw .badRequest("deviceIdentifiers holds at most \(Limits.readMultipleCount) ids")
+                }
                 return Set(list)
             }
             try await env.write(context.principal) { state, changes, _ throws(CollabError) in

@@ -142,7 +142,8 @@ struct CallEventBody: Encodable {
 
     enum CodingKeys: String, CodingKey {
         case type = "$_type", timestamp, eventType, accountId, conversationId, serviceProviderCallId, serviceProviderType, initiatorPersonId, callType
-        case initiationTimestamp, acceptTimestamp, establishedTimestamp, endTimestamp, endReason, personId, joinedTimestamp, connectedTimestamp, leftTimestamp, leftReason
+        case initiationTimestamp, acceptTimestamp, establishedTimestamp, endTimestamp, endReason, personId, joinedTimestamp, connectedTimestamp,
+            leftTimestamp, leftReason
     }
 
     init(call: Call, accountId: String, timestamp: Int64) {

@@ -68,9 +68,15 @@ public final class NotificationAPI: Sendable {
 
     /// Registers the device's tokens (re-registration replaces them) and stores the notification keys
     /// the server shares for encrypted versions.
-    /// - Parameter nativeInboundCall: Whether the app rings natively (CallKit through PushKit; the SDK's
-    ///   capability of that name); `false` makes calls ring by an alert push, never by VoIP. `nil`: as the
-    ///   PushKit token says.
+    /// - Parameters:
+    ///   - apnsToken: The APNs device token (hex).
+    ///   - pushKitToken: The PushKit (VoIP) token (hex).
+    ///   - fcmToken: The FCM registration token.
+    ///   - version: The push-notification version (the SDK's `unbluPushNotificationVersion`).
+    ///   - apnsEnvironment: `sandbox` (the default) or `production`.
+    ///   - nativeInboundCall: Whether the app rings natively (CallKit through PushKit; the SDK's
+    ///     capability of that name); `false` makes calls ring by an alert push, never by VoIP. `nil`: as
+    ///     the PushKit token says.
     @discardableResult
     public func register(
         apnsToken: String? = nil, pushKitToken: String? = nil, fcmToken: String? = nil, version: PushNotificationVersion,

@@ -77,12 +77,8 @@ struct AgentAppTests {
         let receiver = try await WebhookReceiver()
         try await TestServer.with(seed: queueSeed) { server in
             let admin = server.admin("admin-d", "pw").transport
-            let _: WebWebhookRegistration = try await admin.send(
-                "POST", "/app/rest/v4/webhookregistrations/create",
-                body: WebWebhookRegistration(
-                    name: "agent pushes", endpoint: receiver.url,
-                    events: ["push_notification.inbound_request", "push_notification.revoke_inbound_request"])
-            )
+            let events = ["push_notification.inbound_request", "push_notification.revoke_inbound_request"]
+            try await receiver.register(as: admin, name: "agent pushes", events: events)
             // Agent A's app, filtered on area A, in the background with an encrypted registration.
             let app = Self.agentApp(server, device: "agent-a-phone", namedArea: "area-a")
             try await app.start(username: "agent-a", password: "pw")

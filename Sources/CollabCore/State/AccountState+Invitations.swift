@@ -147,11 +147,11 @@ extension AccountState {
     private func freshToken(_ kind: Invitation.Kind, context: OperationContext) -> String {
         guard kind == .pin else { return context.ids.makeSecret() }
         for _ in 0..<20 {
-            let pin = String(context.ids.make(length: 6).unicodeScalars.map { Character(String($0.value % 10)) })
+            let pin = context.ids.makeDigits(6)
             if invitations.count(Indexes.invitationByOpenToken, pin) == 0 { return pin }
         }
         // A million PINs and twenty misses: the account holds an implausible number of open PINs.
-        return String(context.ids.make(length: 9).unicodeScalars.map { Character(String($0.value % 10)) })
+        return context.ids.makeDigits(9)
     }
 }
 

@@ -58,11 +58,16 @@ extension AccountState {
 
     /// A visitor's device redeems a PIN or link token of its account: the visitor joins the conversation
     /// (as its context person when it has none yet, else as a secondary visitor).
+    /// - Parameter guessBudgetSpent: Whether the account has seen so many failed redemptions since a
+    ///   time that a PIN open since then no longer redeems (``RedemptionAttempts/isBudgetSpent(accountId:since:)``);
+    ///   such a PIN answers like a wrong one, so the answer tells a guesser nothing.
     public mutating func redeemInvitation(
-        token: String, personId: String, accountId: String, context: OperationContext, changes: inout ChangeSet
+        token: String, personId: String, accountId: String, guessBudgetSpent: (Timestamp) -> Bool = { _ in false }, context: OperationContext,
+        changes: inout ChangeSet
     ) throws(CollabError) -> Conversation {
         guard token.count <= Limits.nameLength, var invitation = invitations.rows(Indexes.invitationByOpenToken, token).first,
-            invitation.accountId == accountId, invitation.kind != .assignmentRequest, invitation.state(at: context.now) == .open
+            invitation.accountId == accountId, invitation.kind != .assignmentRequest, invitation.state(at: context.now) == .open,
+            invitation.kind != .pin || !guessBudgetSpent(invitation.validSince)
         else {
             throw .notFound("ConversationInvitation", "with this PIN or link")
         }

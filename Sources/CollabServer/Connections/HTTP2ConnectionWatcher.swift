@@ -1,0 +1,34 @@
+import NIOCore
+import NIOHTTP2
+
+/// Sits right after an HTTP/2 connection's `NIOHTTP2Handler` and tells the ``ConnectionGuardHandler``
+/// when the first stream opens (over HTTP/2 the first request, which ends the header timeout) and
+/// when a GOAWAY goes out (the guard then bounds how long the connection may stay).
+final class HTTP2ConnectionWatcher: ChannelDuplexHandler, RemovableChannelHandler {
+    typealias InboundIn = Never
+    typealias OutboundIn = HTTP2Frame
+    typealias OutboundOut = HTTP2Frame
+
+    private let guardHandler: ConnectionGuardHandler
+
+    init(guardHandler: ConnectionGuardHandler) {
+        self.guardHandler = guardHandler
+    }
+
+    /// Adds a watcher right after the connection's HTTP/2 handler, so frames the framework's
+    /// connection manager writes pass through it.
+    static func install(on channel: any Channel, guardHandler: ConnectionGuardHandler) throws {
+        let http2 = try channel.pipeline.syncOperations.handler(type: NIOHTTP2Handler.self)
+        try channel.pipeline.syncOperations.addHandler(HTTP2ConnectionWatcher(guardHandler: guardHandler), position: .after(http2))
+    }
+
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        if event is NIOHTTP2StreamCreatedEvent { guardHandler.headReceived() }
+        context.fireUserInboundEventTriggered(event)
+    }
+
+    func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
+        if case .goAway = unwrapOutboundIn(data).payload { guardHandler.http2GoingAway() }
+        context.write(data, promise: promise)
+    }
+}

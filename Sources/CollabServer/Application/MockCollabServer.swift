@@ -56,7 +56,8 @@ public final class MockCollabServer: Service {
         }
         // Event ids start from the start time so they keep increasing across restarts.
         let events = EventHub(
-            firstId: clock.now() * 1000, windowSize: configuration.eventReplayWindow, bufferSize: configuration.eventBufferPerConnection
+            firstId: clock.now() * 1000, windowSize: configuration.eventReplayWindow, bufferSize: configuration.eventBufferPerConnection,
+            socketLimits: configuration.liveSocketLimits
         )
         let pushBox = PipelineBox()
         let timing = StateRepository.Timing(keyRotationInterval: configuration.keyRotationInterval, clientIdleTimeout: configuration.clientIdleTimeout)

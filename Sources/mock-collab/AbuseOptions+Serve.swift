@@ -16,7 +16,7 @@ struct ServeAbuseOptions: ParsableArguments {
     @Option(help: "Wrong invitation tokens all addresses may try in one account per window (MOCK_COLLAB_PIN_ATTEMPTS_PER_ACCOUNT).")
     var pinAttemptsPerAccount: Int = environment["MOCK_COLLAB_PIN_ATTEMPTS_PER_ACCOUNT"].flatMap(Int.init) ?? 100
 
-    @Option(help: "Wrong tokens an account may see while a PIN is open before that PIN stops working until renewed (MOCK_COLLAB_PIN_ATTEMPTS_PER_INVITATION).")
+    @Option(help: "Wrong tokens an account may see while a PIN is open; then it fails until renewed (MOCK_COLLAB_PIN_ATTEMPTS_PER_INVITATION).")
     var pinAttemptsPerInvitation: Int = environment["MOCK_COLLAB_PIN_ATTEMPTS_PER_INVITATION"].flatMap(Int.init) ?? 1_000
 
     @Option(help: "Seconds the per-address and per-account PIN attempt counts cover (MOCK_COLLAB_PIN_ATTEMPT_WINDOW).")
@@ -29,10 +29,13 @@ struct ServeAbuseOptions: ParsableArguments {
     var maxLivePerAccount: Int = environment["MOCK_COLLAB_MAX_LIVE_PER_ACCOUNT"].flatMap(Int.init) ?? 10_000
 
     func validate() throws {
-        guard handshakeTimeout > 0, handshakeTimeout <= 86_400 else { throw ValidationError("--handshake-timeout must be between 0 and 86400 seconds") }
+        guard handshakeTimeout > 0, handshakeTimeout <= 86_400 else {
+            throw ValidationError("--handshake-timeout must be between 0 and 86400 seconds")
+        }
         for (name, value) in [
             ("pin-attempts-per-address", pinAttemptsPerAddress), ("pin-attempts-per-account", pinAttemptsPerAccount),
-            ("pin-attempts-per-invitation", pinAttemptsPerInvitation), ("max-live-per-client", maxLivePerClient), ("max-live-per-account", maxLivePerAccount),
+            ("pin-attempts-per-invitation", pinAttemptsPerInvitation), ("max-live-per-client", maxLivePerClient),
+            ("max-live-per-account", maxLivePerAccount),
         ] {
             guard value > 0 else { throw ValidationError("--\(name) must be positive") }
         }

@@ -13,15 +13,21 @@ struct InvitationGuessingTests {
         var shards = ShardSet(directory: Directory())
         var changes = ChangeSet()
         _ = try shards.apply(
-            seed: Seed(accounts: [.init(name: "a", users: [.init(username: "a-admin", role: .admin), .init(username: "a-agent", role: .registeredUser)])]),
+            seed: Seed(accounts: [
+                .init(name: "a", users: [.init(username: "a-admin", role: .admin), .init(username: "a-agent", role: .registeredUser)])
+            ]),
             passwordHashes: [:], context: context, changes: &changes
         )
         var state = try #require(try shards.state(named: "a"))
         let user = try #require(state.user(loginName: "a-admin"))
-        let admin = Principal(accountId: user.accountId, userId: user.id, personId: state.person(ofUser: user)?.id, role: user.authorizationRole, method: .basic)
+        let admin = Principal(
+            accountId: user.accountId, userId: user.id, personId: state.person(ofUser: user)?.id, role: user.authorizationRole, method: .basic
+        )
         let agentUser = try #require(state.user(loginName: "a-agent"))
         let agent = try #require(state.person(ofUser: agentUser))
-        let conversation = try state.createConversation(ConversationInput(topic: "pins"), accountId: user.accountId, context: context, changes: &changes)
+        let conversation = try state.createConversation(
+            ConversationInput(topic: "pins"), accountId: user.accountId, context: context, changes: &changes
+        )
         let invitation = try state.inviteAnonymousVisitor(
             .pin, conversationId: conversation.id, nickname: nil, creatorPersonId: nil, for: admin, context: context, changes: &changes
         )
@@ -52,13 +58,18 @@ struct InvitationGuessingTests {
         #expect(generator.makeDigits(6) == "905905")
     }
 
+    /// `count` admitted attempts at account "a" at time 0 that all fail, from `address(n)`.
+    func fail(_ attempts: inout RedemptionAttempts, _ count: Int, from address: (Int) -> String) {
+        for n in 0..<count {
+            #expect(attempts.admit(accountId: "a", address: address(n), now: 0) == .admitted)
+            attempts.failed(accountId: "a", now: 0)
+        }
+    }
+
     @Test("per address: a burst, then 429 until the window frees a slot; other addresses and other accounts are not locked out")
     func perAddress() {
         var attempts = RedemptionAttempts(limits: RedemptionLimits(perAddress: 3, perAccount: 100, perInvitation: 1_000, window: 60_000))
-        for _ in 0..<3 {
-            #expect(attempts.admit(accountId: "a", address: "10.0.0.1", now: 0) == .admitted)
-            attempts.failed(accountId: "a", now: 0)
-        }
+        fail(&attempts, 3) { _ in "10.0.0.1" }
         #expect(attempts.admit(accountId: "a", address: "10.0.0.1", now: 0) == .refused(retryAfter: 20_000))
         #expect(attempts.admit(accountId: "a", address: "10.0.0.2", now: 0) == .admitted, "another address of the same account")
         #expect(attempts.admit(accountId: "b", address: "10.0.0.1", now: 0) == .admitted, "the same address at another tenant")
@@ -78,10 +89,7 @@ struct InvitationGuessingTests {
     @Test("per account: many addresses together hit the account's own limit, and only it")
     func perAccount() {
         var attempts = RedemptionAttempts(limits: RedemptionLimits(perAddress: 10, perAccount: 5, perInvitation: 1_000, window: 60_000))
-        for n in 0..<5 {
-            #expect(attempts.admit(accountId: "a", address: "10.0.1.\(n)", now: 0) == .admitted)
-            attempts.failed(accountId: "a", now: 0)
-        }
+        fail(&attempts, 5) { "10.0.1.\($0)" }
         #expect(attempts.admit(accountId: "a", address: "10.0.2.1", now: 0) == .refused(retryAfter: 12_000))
         #expect(attempts.admit(accountId: "b", address: "10.0.2.1", now: 0) == .admitted, "another tenant is not slowed")
     }

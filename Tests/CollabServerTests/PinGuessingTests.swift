@@ -29,7 +29,8 @@ struct PinGuessingTests {
             .post, "/app/rest/v4/invitations/inviteAnonymousVisitorToConversationWithPin", authorization: InProcessServer.basic(admin, "pw"),
             body: #"{"conversationId":"\#(conversation.id)"}"#
         )
-        let pin = try #require((try JSONSerialization.jsonObject(with: Data(invitation.body.readableBytesView)) as? [String: Any])?["token"] as? String)
+        let fields = try JSONSerialization.jsonObject(with: Data(invitation.body.readableBytesView)) as? [String: Any]
+        let pin = try #require(fields?["token"] as? String)
         return (visitor, pin)
     }
 
@@ -39,18 +40,34 @@ struct PinGuessingTests {
         return guess == pin ? String(format: "%06d", n + 1) : guess
     }
 
-    @Test("wrong PINs beyond the per-address limit get 429 RATE_LIMITED with Retry-After, even the right one; another tenant is not locked out; the window passes on the virtual clock")
-    func perAddressLimit() async throws {
+    /// Runs `body` against a server with these redemption limits (60 s windows), its clock frozen so
+    /// only the virtual clock moves the windows.
+    static func with(perAddress: Int, perAccount: Int, _ body: @escaping @Sendable (InProcessServer) async throws -> Void) async throws {
         try await InProcessServer.with(seed: Self.seed, configure: { configuration in
-            configuration.redemptionLimits = RedemptionLimits(perAddress: 5, perAccount: 1_000, perInvitation: 1_000, window: 60_000)
+            configuration.redemptionLimits = RedemptionLimits(perAddress: perAddress, perAccount: perAccount, perInvitation: 1_000, window: 60_000)
         }) { server in
+            server.server.clock.setFrozen(true)
+            try await body(server)
+        }
+    }
+
+    /// Redeems `token` as `visitor`.
+    static func redeem(_ server: InProcessServer, _ visitor: String, _ token: String) async throws -> InProcessServer.Answer {
+        try await server.call(.post, "/mobile/v1/invitations/redeem", authorization: visitor, body: RedeemInvitationRequest(token: token))
+    }
+
+    @Test(
+        "beyond the per-address limit: 429 RATE_LIMITED with Retry-After, the right PIN too; other tenants unaffected; the virtual clock lifts it"
+    )
+    func perAddressLimit() async throws {
+        try await Self.with(perAddress: 5, perAccount: 1_000) { server in
             let (visitor, pin) = try await Self.visitorAndPin(server, apiKey: "one-key", admin: "admin-one")
             for n in 0..<5 {
-                let answer = try await server.call(.post, "/mobile/v1/invitations/redeem", authorization: visitor, body: RedeemInvitationRequest(token: Self.wrong(pin, n)))
+                let answer = try await Self.redeem(server, visitor, Self.wrong(pin, n))
                 #expect(answer.status == .notFound)
             }
             for token in [Self.wrong(pin, 5), pin] {
-                let refused = try await server.call(.post, "/mobile/v1/invitations/redeem", authorization: visitor, body: RedeemInvitationRequest(token: token))
+                let refused = try await Self.redeem(server, visitor, token)
                 #expect(refused.status == .tooManyRequests)
                 #expect(refused.headers[.retryAfter] == "12", "one attempt frees up every 60 s / 5")
                 let body = try refused.decode(APIErrorBody.self)
@@ -58,26 +75,24 @@ struct PinGuessingTests {
             }
             // The same address at another tenant still redeems.
             let (other, otherPin) = try await Self.visitorAndPin(server, apiKey: "two-key", admin: "admin-two")
-            #expect(try await server.call(.post, "/mobile/v1/invitations/redeem", authorization: other, body: RedeemInvitationRequest(token: otherPin)).status == .ok)
+            #expect(try await Self.redeem(server, other, otherPin).status == .ok)
             // The virtual clock moves the window.
             _ = try await server.call(.post, "/_mock/v1/clock", authorization: "Bearer test-control-token", body: ClockChange(advanceMillis: 12_000))
-            #expect(try await server.call(.post, "/mobile/v1/invitations/redeem", authorization: visitor, body: RedeemInvitationRequest(token: pin)).status == .ok)
+            #expect(try await Self.redeem(server, visitor, pin).status == .ok)
         }
     }
 
     @Test("the per-account limit answers 429 for every address of that account only")
     func perAccountLimit() async throws {
-        try await InProcessServer.with(seed: Self.seed, configure: { configuration in
-            configuration.redemptionLimits = RedemptionLimits(perAddress: 1_000, perAccount: 3, perInvitation: 1_000, window: 60_000)
-        }) { server in
+        try await Self.with(perAddress: 1_000, perAccount: 3) { server in
             let (visitor, pin) = try await Self.visitorAndPin(server, apiKey: "one-key", admin: "admin-one")
             for n in 0..<3 {
-                #expect(try await server.call(.post, "/mobile/v1/invitations/redeem", authorization: visitor, body: RedeemInvitationRequest(token: Self.wrong(pin, n))).status == .notFound)
+                #expect(try await Self.redeem(server, visitor, Self.wrong(pin, n)).status == .notFound)
             }
-            let refused = try await server.call(.post, "/mobile/v1/invitations/redeem", authorization: visitor, body: RedeemInvitationRequest(token: pin))
+            let refused = try await Self.redeem(server, visitor, pin)
             #expect(refused.status == .tooManyRequests && refused.headers[.retryAfter] == "20")
             let (other, otherPin) = try await Self.visitorAndPin(server, apiKey: "two-key", admin: "admin-two")
-            #expect(try await server.call(.post, "/mobile/v1/invitations/redeem", authorization: other, body: RedeemInvitationRequest(token: otherPin)).status == .ok)
+            #expect(try await Self.redeem(server, other, otherPin).status == .ok)
         }
     }
 }

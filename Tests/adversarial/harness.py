@@ -190,7 +190,8 @@ def connect(server: Server, rcvbuf: int | None = None) -> socket.socket:
 
 
 def read_until_closed(sock: socket.socket, timeout: float = 10) -> tuple[bytes, bool]:
-    """Reads until the server closes (returns the bytes and True) or `timeout` passes (bytes, False)."""
+    """Reads until the server closes (returns the bytes and True) or `timeout` passes (bytes, False);
+    a TLS socket gives the decrypted bytes."""
     sock.settimeout(timeout)
     data = b""
     deadline = time.monotonic() + timeout
@@ -201,7 +202,7 @@ def read_until_closed(sock: socket.socket, timeout: float = 10) -> tuple[bytes, 
             if not chunk:
                 return data, True
             data += chunk
-    except (ConnectionResetError, BrokenPipeError):
+    except (ConnectionResetError, BrokenPipeError, ssl.SSLEOFError, ssl.SSLZeroReturnError):
         return data, True
     except (socket.timeout, TimeoutError):
         pass
@@ -307,24 +308,6 @@ def client_hello() -> bytes:
     except ssl.SSLWantReadError:
         pass
     return outgoing.read()
-
-
-def read_tls_until_closed(sock: ssl.SSLSocket, timeout: float = 10) -> tuple[bytes, bool]:
-    """`read_until_closed` for a TLS socket: decrypted bytes, and whether the server closed."""
-    data = b""
-    deadline = time.monotonic() + timeout
-    try:
-        while time.monotonic() < deadline:
-            sock.settimeout(max(0.01, deadline - time.monotonic()))
-            chunk = sock.recv(65536)
-            if not chunk:
-                return data, True
-            data += chunk
-    except (ConnectionResetError, BrokenPipeError, ssl.SSLEOFError, ssl.SSLZeroReturnError):
-        return data, True
-    except (socket.timeout, TimeoutError):
-        pass
-    return data, False
 
 
 def typed_error(body: bytes) -> dict:

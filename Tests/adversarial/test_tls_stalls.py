@@ -6,7 +6,7 @@ import tempfile
 import time
 
 from harness import (
-    Server, client_hello, connect, parse_response, read_all_until_closed, read_tls_until_closed, tls_args, tls_connect, typed_error,
+    Server, client_hello, connect, parse_response, read_all_until_closed, read_until_closed, tls_args, tls_connect, typed_error,
 )
 
 # A bound under test plus this much for a loaded machine.
@@ -30,7 +30,7 @@ def test_stalled_tls_connections_are_closed_within_their_timeouts():
         # Handshaken over HTTP/1.1 without a request: the header timeout answers 408 over TLS.
         started = time.monotonic()
         http1 = tls_connect(server, ["http/1.1"])
-        answer, closed = read_tls_until_closed(http1, timeout=2 + SLACK)
+        answer, closed = read_until_closed(http1, timeout=2 + SLACK)
         assert closed, f"a handshaken HTTP/1.1 connection without a request was open after {time.monotonic() - started:.1f} s"
         status, headers, body = parse_response(answer)
         assert status == 408 and typed_error(body)["status"] == 408, answer
@@ -40,7 +40,7 @@ def test_stalled_tls_connections_are_closed_within_their_timeouts():
         started = time.monotonic()
         h2 = tls_connect(server, ["h2"])
         assert h2.selected_alpn_protocol() == "h2"
-        _, closed = read_tls_until_closed(h2, timeout=2 + SLACK)
+        _, closed = read_until_closed(h2, timeout=2 + SLACK)
         assert closed, f"a handshaken HTTP/2 connection without a request was open after {time.monotonic() - started:.1f} s"
         h2.close()
 
@@ -62,7 +62,7 @@ def test_tls_connections_count_toward_max_connections():
             try:
                 fresh = tls_connect(server, ["http/1.1"])
                 fresh.sendall(b"GET /healthz HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n")
-                answer, _ = read_tls_until_closed(fresh, timeout=5)
+                answer, _ = read_until_closed(fresh, timeout=5)
                 fresh.close()
                 if answer.startswith(b"HTTP/1.1 200"):
                     break
@@ -102,7 +102,7 @@ def test_http2_connections_close_after_the_idle_timeout():
         headers = b"\x82\x87\x04\x08/healthz\x01\x09localhost"
         h2.sendall(b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n" + _frame(0x4, 0, 0) + _frame(0x1, 0x5, 1, headers))
         started = time.monotonic()
-        received, closed = read_tls_until_closed(h2, timeout=idle + shutdown + SLACK)
+        received, closed = read_until_closed(h2, timeout=idle + shutdown + SLACK)
         h2.close()
         assert (0x1, 1) in _frame_types(received), "no response HEADERS on stream 1"
         assert closed, f"an idle HTTP/2 connection was still open {time.monotonic() - started:.1f} s after its request (--idle-timeout {idle}, --shutdown-timeout {shutdown})"

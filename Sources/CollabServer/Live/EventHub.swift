@@ -287,7 +287,9 @@ final class EventHub: Sendable {
         // A client is its token (a started device, an agent's session); without one, its person.
         let clientCount = audience.sessionKey.map { state.bySessionKey[$0]?.count ?? 0 } ?? account?.byPerson[audience.personId]?.count ?? 0
         if clientCount >= socketLimits.perClient {
-            return CollabError(.tooManyRequests, "this client holds \(clientCount) live sockets, the most it may (--max-live-per-client); close one first")
+            return CollabError(
+                .tooManyRequests, "this client holds \(clientCount) live sockets, the most it may (--max-live-per-client); close one first"
+            )
         }
         if let count = account?.all.count, count >= socketLimits.perAccount {
             return CollabError(.tooManyRequests, "the account holds \(count) live sockets, the most it may (--max-live-per-account)")

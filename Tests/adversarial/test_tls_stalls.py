@@ -88,6 +88,44 @@ def _frame_types(data: bytes) -> list[tuple[int, int]]:
     return frames
 
 
+# The client preface and an empty SETTINGS frame, then GET /healthz (HPACK: :method GET, :scheme https,
+# :path and :authority as literals with indexed names).
+PREFACE = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n" + _frame(0x4, 0, 0)
+HEALTHZ = b"\x82\x87\x04\x08/healthz\x01\x09localhost"
+
+
+def _answered(sock, received: bytearray, stream: int, timeout: float) -> bool:
+    """Reads into `received` (everything the connection sent) until the response HEADERS of `stream`
+    arrive (True), or the connection closes or `timeout` passes (False)."""
+    deadline = time.monotonic() + timeout
+    while (0x1, stream) not in _frame_types(bytes(received)):
+        if time.monotonic() >= deadline:
+            return False
+        sock.settimeout(max(0.01, deadline - time.monotonic()))
+        try:
+            chunk = sock.recv(65536)
+        except (TimeoutError, OSError):
+            return False
+        if not chunk:
+            return False
+        received += chunk
+    return True
+
+
+def test_http2_requests_are_served_past_the_header_timeout():
+    # The header timeout ends with the first request: a connection in use outlives it.
+    header = 2
+    with tempfile.TemporaryDirectory() as data, Server(*tls_args(data), "--header-timeout", str(header), "--idle-timeout", "60") as server:
+        h2 = tls_connect(server, ["h2"])
+        received = bytearray()
+        h2.sendall(PREFACE + _frame(0x1, 0x5, 1, HEALTHZ))
+        assert _answered(h2, received, 1, timeout=SLACK), "no answer to the first request"
+        time.sleep(header + 1)
+        h2.sendall(_frame(0x1, 0x5, 3, HEALTHZ))
+        assert _answered(h2, received, 3, timeout=SLACK), f"the connection did not answer a request {header + 1} s after its first (--header-timeout {header})"
+        h2.close()
+
+
 def test_http2_connections_close_after_the_idle_timeout():
     # After --idle-timeout without streams the server sends a GOAWAY and a PING; this client never
     # answers the PING (a real one would, and be closed at once), so the shutdown timeout ends it.
@@ -97,10 +135,7 @@ def test_http2_connections_close_after_the_idle_timeout():
     ) as server:
         h2 = tls_connect(server, ["h2"])
         assert h2.selected_alpn_protocol() == "h2"
-        # Preface, empty SETTINGS, then GET /healthz on stream 1 (HPACK: :method GET, :scheme https,
-        # :path and :authority as literals with indexed names).
-        headers = b"\x82\x87\x04\x08/healthz\x01\x09localhost"
-        h2.sendall(b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n" + _frame(0x4, 0, 0) + _frame(0x1, 0x5, 1, headers))
+        h2.sendall(PREFACE + _frame(0x1, 0x5, 1, HEALTHZ))
         started = time.monotonic()
         received, closed = read_until_closed(h2, timeout=idle + shutdown + SLACK)
         h2.close()

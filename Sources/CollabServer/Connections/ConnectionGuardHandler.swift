@@ -57,6 +57,8 @@ final class ConnectionGuardHandler: ChannelDuplexHandler, RemovableChannelHandle
     private let tls: Bool
     /// The connection negotiated HTTP/2: no HTTP/1 answers on it.
     private var http2 = false
+    /// Over HTTP/2, looks for the first request until it comes.
+    private var http2Scanner: HTTP2RequestScanner?
 
     /// - Parameters:
     ///   - admitted: Whether the connection fits under the limit (counted by the caller, who skips the
@@ -159,6 +161,10 @@ final class ConnectionGuardHandler: ChannelDuplexHandler, RemovableChannelHandle
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         guard phase != .closing else { return }
+        if phase == .awaitingHead, http2Scanner?.sawRequest(in: unwrapInboundIn(data)) == true {
+            http2Scanner = nil
+            headReceived()
+        }
         context.fireChannelRead(data)
     }
 
@@ -240,10 +246,11 @@ final class ConnectionGuardHandler: ChannelDuplexHandler, RemovableChannelHandle
 
     // MARK: called by the head watcher, the upgrade middleware and the shutdown handler
 
-    /// The TLS connection negotiated HTTP/2: a header timeout closes it (there is no stream to answer
-    /// 408 on), and its bytes are never HTTP/1 answers.
+    /// The TLS connection negotiated HTTP/2: its first HEADERS frame ends the header timeout, which
+    /// closes it (there is no stream to answer 408 on), and its bytes are never HTTP/1 answers.
     func servesHTTP2() {
         http2 = true
+        if phase == .awaitingHead { http2Scanner = HTTP2RequestScanner() }
     }
 
     /// The HTTP/2 connection sent a GOAWAY (idle, or shutting down). The framework closes it once the
@@ -257,8 +264,8 @@ final class ConnectionGuardHandler: ChannelDuplexHandler, RemovableChannelHandle
         }
     }
 
-    /// The first request head was decoded (over HTTP/2: the first stream opened): the header timeout
-    /// no longer applies.
+    /// The first request head was decoded (over HTTP/2: the first HEADERS frame arrived): the header
+    /// timeout no longer applies.
     func headReceived() {
         guard phase == .awaitingHead else { return }
         phase = .http

@@ -8,7 +8,8 @@ import ServiceLifecycle
 
 /// A child channel that takes a ``ConnectionGuardHandler``: it puts the guard where it belongs in its
 /// pipeline (first on plain connections, right after the TLS handler on encrypted ones) and tells it
-/// when the first request arrives (``HTTPHeadWatcher``, ``HTTP2ConnectionWatcher``).
+/// when the first request arrives (``HTTPHeadWatcher``; over HTTP/2 the guard finds it itself) and, over
+/// HTTP/2, when a GOAWAY goes out (``HTTP2ConnectionWatcher``).
 protocol GuardableChildChannel: ServerChildChannel {
     /// Whether connections speak TLS: the guard then times the handshake, and refuses a connection
     /// beyond the limit by closing it.

@@ -2,10 +2,9 @@ import NIOCore
 import NIOHTTP2
 
 /// Sits right after an HTTP/2 connection's `NIOHTTP2Handler` and tells the ``ConnectionGuardHandler``
-/// when the first stream opens (over HTTP/2 the first request, which ends the header timeout) and
-/// when a GOAWAY goes out (the guard then bounds how long the connection may stay).
-final class HTTP2ConnectionWatcher: ChannelDuplexHandler, RemovableChannelHandler {
-    typealias InboundIn = Never
+/// when a GOAWAY goes out (idle, or shutting down): the guard then bounds how long the connection may
+/// stay.
+final class HTTP2ConnectionWatcher: ChannelOutboundHandler, RemovableChannelHandler {
     typealias OutboundIn = HTTP2Frame
     typealias OutboundOut = HTTP2Frame
 
@@ -20,11 +19,6 @@ final class HTTP2ConnectionWatcher: ChannelDuplexHandler, RemovableChannelHandle
     static func install(on channel: any Channel, guardHandler: ConnectionGuardHandler) throws {
         let http2 = try channel.pipeline.syncOperations.handler(type: NIOHTTP2Handler.self)
         try channel.pipeline.syncOperations.addHandler(HTTP2ConnectionWatcher(guardHandler: guardHandler), position: .after(http2))
-    }
-
-    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
-        if event is NIOHTTP2StreamCreatedEvent { guardHandler.headReceived() }
-        context.fireUserInboundEventTriggered(event)
     }
 
     func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {

@@ -44,6 +44,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-collections.git", from: "1.6.0"),
         .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift.git", from: "0.2.0"),
         .package(url: "https://github.com/adam-fowler/compress-nio.git", from: "1.5.0"),
+        // `swift package generate-documentation --target CollabClient` (scripts/test runs it).
+        .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
     ],
     targets: [
         // Domain rules without I/O: entities, roles, search, configuration cascade, seed model.
@@ -153,7 +155,6 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOFoundationCompat", package: "swift-nio"),
-                .product(name: "NIOWebSocket", package: "swift-nio"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "JWTKit", package: "jwt-kit"),
                 .product(name: "Logging", package: "swift-log"),
@@ -166,7 +167,7 @@ let package = Package(
             resources: [.copy("Resources/openapi.json"), .copy("Resources/Public")],
             swiftSettings: swiftSettings
         ),
-        // The companion client library (Linux, macOS, iOS 18; see README "Platforms").
+        // The companion client library (Linux, macOS, iOS 18; see docs/client-library.md, "Platforms").
         .target(
             name: "CollabClient",
             dependencies: [

@@ -86,7 +86,7 @@ add("/_mock/v1/clock", "post", op("Move or freeze the server clock", "controlCha
     request=body(ref("ClockChange")), desc="Every timestamp, expiry and timeout of the server follows this clock."))
 FAULT_NOTE = " Account admins manage their own account's rules (a rule they add is confined to it); super admins and the control token manage every rule."
 add("/_mock/v1/faults", "get", op("Fault rules in force", "controlFaults", {**ok(ref("FaultRuleList")), **errs(401, 403)}, C, INSPECTOR, desc="Oldest first, with how often each hit." + FAULT_NOTE))
-add("/_mock/v1/faults", "post", op("Add a fault rule", "controlAddFault", {**ok(ref("FaultRule"), "Added", "201"), **errs(400, 401, 403, 404, 429)}, C, INSPECTOR,
+add("/_mock/v1/faults", "post", op("Add a fault rule", "controlAddFault", {**ok(ref("FaultRule"), "Added", "201"), **errs(400, 401, 403, 404, 409, 429)}, C, INSPECTOR,
     request=body(ref("FaultRule")),
     desc="Latency (fixed, uniform or log-normal), an error status with the surface's typed body, an empty response, a connection reset, a truncated body (GET only) or a bandwidth cap, on the Web API, mobile or agent surface, matched by method, path pattern (* one segment, trailing ** any rest), account, device or client; a WebSocket close with a chosen code, dropped or delayed live events on the live event sockets; push delivery failures; webhook deliveries of an account failing or timing out. With a probability, a limit, an expiry on the server clock and a seed. At most 256 rules." + FAULT_NOTE))
 add("/_mock/v1/faults", "delete", op("Remove every fault rule in scope", "controlRemoveFaults", {"204": {"description": "Removed"}, **errs(401, 403)}, C, INSPECTOR, desc=FAULT_NOTE.strip()))
@@ -196,7 +196,7 @@ add("/mobile/v1/clients/current/push", "put", op("Register push tokens", "mobile
     desc="APNs, PushKit (VoIP) and FCM tokens with the push-notification version; re-registration replaces. APNs tokens are hex of even length (8 to 200 bytes). Encrypted versions receive the device's notification key here."))
 add("/mobile/v1/clients/current/push", "delete", op("Disable push", "mobileDisablePush", {"204": {"description": "Tokens and key deleted"}, **errs(401, **T)}, M, CLIENT))
 add("/mobile/v1/clients/current/notification-keys", "get", op("Notification keys", "mobileNotificationKeys", {**ok(arr(ref("NotificationKeyView"))), **errs(401, 404, **T)}, M, CLIENT,
-    desc="The current key, and the previous one while its overlap after a rotation lasts."))
+    desc="The current key, and the previous one while its overlap after a rotation lasts, as a bare JSON array (the registration's answer wraps the same list as `keys` beside `device`)."))
 add("/mobile/v1/calls/{id}", "get", op("A call", "mobileCall", {**ok(ref("CallView")), **errs(400, 401, 404, **T)}, M, CLIENT, params=[callid()]))
 for action, summary in [("answer", "Answer a ringing call (other devices get a revoke)"), ("decline", "Decline a ringing call"), ("end", "End a call")]:
     add(f"/mobile/v1/calls/{{id}}/{action}", "post", op(summary, f"mobile{action.title()}Call", {**ok(ref("CallView")), **errs(400, 401, 403, 404, 409, **T)}, M, CLIENT, params=[callid()]))
@@ -214,7 +214,7 @@ add("/agent/v1/calls/{id}/end", "post", op("End a call", "agentEndCall", {**ok(r
 add("/_mock/v1/pushes", "get", op("The push outbox", "controlPushes", {**ok(ref("PushPage")), **errs(400, 401, 403)}, C, INSPECTOR,
     params=[q("account", S, "Account id or name"), q("personId", S, "Recipient"), q("deviceId", S, "Device id or record id"), q("conversationId", S, "Conversation"),
             q("kind", S, "NEW_MESSAGE, INCOMING_CALL, MISSED_CALL or REVOKE_CALL"), q("transport", S, "APNS, APNS_VOIP or FCM"),
-            q("state", S, "RECORDED, PENDING, DELIVERED, UNREGISTERED, FAILED or SUPPRESSED"), q("after", L, "Only entries after this id"), q("limit", I, "At most this many, the newest")],
+            q("state", S, "RECORDED (no sink for its transport: in the outbox only), PENDING, DELIVERED, UNREGISTERED, FAILED or SUPPRESSED"), q("after", L, "Only entries after this id"), q("limit", I, "At most this many, the newest")],
     desc="Every composed push (bounded): plain content, payload exactly as sent, key id, delivery state and attempts." + ADMIN_NOTE))
 add("/_mock/v1/pushes", "delete", op("Empty the outbox", "controlClearPushes", {"204": {"description": "Emptied"}, **errs(401, 403)}, C, CONTROL))
 add("/_mock/v1/pushes/wait", "get", op("Wait for a push", "controlWaitForPush", {**ok(ref("PushView")), **errs(400, 401, 403, 404, 503)}, C, INSPECTOR,
@@ -288,7 +288,7 @@ add("/agent/v1/conversations/{id}/files", "get", op("The conversation's files", 
 add("/agent/v1/conversations/{id}/files/{fileId}", "get", op("Download a file", "agentDownloadFile", {**DOWNLOAD, **errs(401, 403, 404, **T)}, ["agent"], AGENT,
     params=[p("id", "Conversation id"), p("fileId", "File id"), *DL_PARAMS], desc="For the conversation's participants and the account's admins; everyone else gets 404. The AGENT_DESK link of getConversationFiles."))
 # The WEB_API download link (/app/rest/v4/conversations/{conversationId}/files/{fileId}/download) sits in the Web API's
-# prefix, which the vendor's spec documents (it leaves the link's URL to the server): see the README.
+# prefix, which the vendor's spec documents (it leaves the link's URL to the server): see docs/files.md.
 
 conversation = obj({
     "id": S, "topic": S, "state": {"type": "string", "enum": ["CREATED", "ONBOARDING", "REBOARDING", "QUEUED", "ACTIVE", "UNASSIGNED", "OFFBOARDING", "ENDED"]},
@@ -337,8 +337,10 @@ schemas = {
                         "bytes": {"type": "integer", "minimum": 0, "maximum": 1048576}, "fraction": {"type": "number", "minimum": 0, "exclusiveMaximum": 1},
                         "closeCode": {"type": "integer", "minimum": 1000, "maximum": 4999}, "afterEvents": {"type": "integer", "minimum": 0, "maximum": 100000},
                         "eventTypes": arr(S), "bytesPerSecond": {"type": "integer", "minimum": 256, "maximum": 1073741824}, "timeout": B}, ["type"]),
-    "FaultRule": obj({"id": S, "description": S, "match": ref("FaultMatch"), "action": ref("FaultAction"), "probability": {"type": "number", "minimum": 0, "maximum": 1},
-                      "limit": I, "expiresAt": L, "expiresInMillis": L, "seed": {"type": "integer", "minimum": 0}, "accountId": S, "injected": I, "createdAt": L}, ["match", "action"]),
+    "FaultRule": obj({"id": {"type": "string", "pattern": "^[A-Za-z0-9_-]{1,64}$", "description": "Kept as given (a 409 when a rule holds it already); chosen by the server when absent"},
+                      "description": S, "match": ref("FaultMatch"), "action": ref("FaultAction"), "probability": {"type": "number", "minimum": 0, "maximum": 1},
+                      "limit": I, "expiresAt": L, "expiresInMillis": L, "seed": {"type": "integer", "minimum": 0, "maximum": 9007199254740991,
+                      "description": "At most 2^53 - 1, so that JSON tools keep it exact; from the id when absent"}, "accountId": S, "injected": I, "createdAt": L}, ["match", "action"]),
     "FaultRuleList": obj({"rules": arr(ref("FaultRule"))}, ["rules"]),
     "ClockState": obj({"now": L, "offset": L, "frozen": B}, ["now", "offset", "frozen"]),
     "ClockChange": obj({"advanceMillis": L, "frozen": B}),
@@ -387,8 +389,12 @@ schemas = {
                             "callId": UUID, "callType": S, "callerName": S, "callerPersonId": S, "callState": S, "callEndReason": S, "timestamp": L},
                            ["type", "title", "text", "conversationId", "timestamp"]),
     "PushView": obj({"id": L, "pushId": S, "accountId": S, "personId": S, "deviceRecordId": S, "deviceId": S, "kind": S, "transport": S, "version": S, "token": S,
-                     "topic": S, "pushType": S, "priority": I, "collapseId": S, "keyId": S, "content": ref("PushContentView"), "payload": S, "payloadBytes": I,
-                     "truncated": B, "state": S, "attempts": arr(obj({"timestamp": L, "sink": S, "status": I, "reason": S, "error": S}, ["timestamp", "sink"])), "createdAt": L},
+                     "topic": S, "pushType": S, "priority": I, "collapseId": S, "keyId": S, "content": ref("PushContentView"),
+                     "payload": {"type": "string", "description": "The payload exactly as sent: APNs or FCM JSON, as a string (parse it, e.g. jq's fromjson)"}, "payloadBytes": I,
+                     "truncated": B,
+                     "state": {"type": "string", "enum": ["RECORDED", "PENDING", "DELIVERED", "UNREGISTERED", "FAILED", "SUPPRESSED"],
+                               "description": "RECORDED: no sink for its transport, in the outbox only; SUPPRESSED: the person's notifications are paused"},
+                     "attempts": arr(obj({"timestamp": L, "sink": S, "status": I, "reason": S, "error": S}, ["timestamp", "sink"])), "createdAt": L},
                     ["id", "pushId", "accountId", "personId", "deviceRecordId", "deviceId", "kind", "transport", "version", "token", "pushType", "priority", "content",
                      "payload", "payloadBytes", "truncated", "state", "attempts", "createdAt"]),
     "PushPage": obj({"pushes": arr(ref("PushView"))}, ["pushes"]),

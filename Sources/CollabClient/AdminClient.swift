@@ -17,6 +17,8 @@ public struct AdminClient: Sendable {
     ///   - baseURL: The server's root URL, e.g. `http://127.0.0.1:8080`.
     ///   - credentials: How to authenticate; log in with ``Authenticator/login(username:password:)`` for a session instead.
     ///   - client: The HTTP client to use.
+    ///   - prefix: The Web API prefix (`/unblu/rest/v4` is the alias).
+    ///   - tls: Trust, pins and client certificate for an `https://` server.
     public init(
         baseURL: String, credentials: ClientCredentials = .none, client: HTTPClient = .shared, prefix: String = "/app/rest/v4", tls: TLSOptions? = nil
     ) {
@@ -24,11 +26,17 @@ public struct AdminClient: Sendable {
         self.prefix = prefix
     }
 
+    /// Accounts: the caller's, and every account for a super admin.
     public var accounts: Accounts { Accounts(client: self) }
+    /// The account's API keys.
     public var apiKeys: ApiKeys { ApiKeys(client: self) }
+    /// The account's named areas.
     public var namedAreas: NamedAreas { NamedAreas(client: self) }
+    /// The account's users.
     public var users: Users { Users(client: self) }
+    /// The account's persons: users' persons, visitors and virtual persons.
     public var persons: Persons { Persons(client: self) }
+    /// Log in, out, switch account, impersonate.
     public var authenticator: Authenticator { Authenticator(client: self) }
 
     func expand(_ fields: [String]) -> [(String, String)] {
@@ -40,24 +48,44 @@ public struct AdminClient: Sendable {
         let client: AdminClient
         private var base: String { client.prefix + "/accounts" }
 
+        /// The caller's account (`getCurrentAccount`).
+        /// - Parameter expand: Parts to include, e.g. `["configuration", "metadata"]`.
         public func current(expand: [String] = []) async throws(CollabClientError) -> WebAccount {
             try await client.transport.send("GET", base + "/getCurrentAccount", query: client.expand(expand))
         }
+        /// Reads an account by id.
+        /// - Parameters:
+        ///   - id: Its id.
+        ///   - expand: Parts to include, e.g. `["configuration"]`.
         public func read(_ id: String, expand: [String] = []) async throws(CollabClientError) -> WebAccount {
             try await client.transport.send("GET", base + "/\(id)/read", query: client.expand(expand))
         }
+        /// Searches the accounts the caller may see (`searchFilters`, `orderBy`, `offset`, `limit`).
+        /// - Parameter query: The vendor's query; all when empty.
         public func search(_ query: WebQuery = WebQuery(type: "AccountQuery")) async throws(CollabClientError) -> WebResult<WebAccount> {
             try await client.transport.send("POST", base + "/search", body: query)
         }
+        /// Creates an account.
+        /// - Parameter account: The account to create; the server sets its id and version.
         public func create(_ account: WebAccount) async throws(CollabClientError) -> WebAccount {
             try await client.transport.send("POST", base + "/create", body: account)
         }
+        /// Creates an account with its first admin (`createAccountWithNewAdmin`).
+        /// - Parameters:
+        ///   - account: The account to create.
+        ///   - admin: Its first admin user.
         public func createWithNewAdmin(_ account: WebAccount, admin: WebUser) async throws(CollabClientError) -> WebAccountUserContainer {
             try await client.transport.send("POST", base + "/createAccountWithNewAdmin", body: WebAccountUserContainer(account: account, adminUser: admin))
         }
+        /// Updates an account; a stale `version` is a conflict.
+        /// - Parameters:
+        ///   - account: The account as read, changed.
+        ///   - expand: Parts to include in the answer.
         public func update(_ account: WebAccount, expand: [String] = []) async throws(CollabClientError) -> WebAccount {
             try await client.transport.send("POST", base + "/update", query: client.expand(expand), body: account)
         }
+        /// Deletes an account.
+        /// - Parameter id: Its id.
         public func delete(_ id: String) async throws(CollabClientError) {
             try await client.transport.sendWithoutResult("DELETE", base + "/\(id)/delete")
         }
@@ -68,27 +96,46 @@ public struct AdminClient: Sendable {
         let client: AdminClient
         private var base: String { client.prefix + "/apikeys" }
 
+        /// Creates an API key.
+        /// - Parameter key: The API key to create; the server sets its id and version.
         public func create(_ key: WebApiKey) async throws(CollabClientError) -> WebApiKey {
             try await client.transport.send("POST", base + "/create", body: key)
         }
+        /// Reads an API key by id.
+        /// - Parameters:
+        ///   - id: Its id.
+        ///   - expand: Parts to include, e.g. `["configuration"]`.
         public func read(_ id: String, expand: [String] = []) async throws(CollabClientError) -> WebApiKey {
             try await client.transport.send("GET", base + "/\(id)/read", query: client.expand(expand))
         }
+        /// The API key with this key string.
+        /// - Parameter key: The key apps send.
         public func getByKey(_ key: String) async throws(CollabClientError) -> WebApiKey {
             try await client.transport.send("GET", base + "/getByKey", query: [("apiKey", key)])
         }
+        /// The account's default API key.
         public func getDefault() async throws(CollabClientError) -> WebApiKey {
             try await client.transport.send("GET", base + "/getDefault")
         }
+        /// Reads several API keys at once.
+        /// - Parameter ids: Their ids.
         public func readMultiple(_ ids: [String]) async throws(CollabClientError) -> WebList<WebApiKey> {
             try await client.transport.send("POST", base + "/readMultiple", body: ids)
         }
+        /// Searches the API keys the caller may see (`searchFilters`, `orderBy`, `offset`, `limit`).
+        /// - Parameter query: The vendor's query; all when empty.
         public func search(_ query: WebQuery = WebQuery(type: "ApiKeyQuery")) async throws(CollabClientError) -> WebResult<WebApiKey> {
             try await client.transport.send("POST", base + "/search", body: query)
         }
+        /// Updates an API key; a stale `version` is a conflict.
+        /// - Parameters:
+        ///   - key: The API key as read, changed.
+        ///   - expand: Parts to include in the answer.
         public func update(_ key: WebApiKey, expand: [String] = []) async throws(CollabClientError) -> WebApiKey {
             try await client.transport.send("POST", base + "/update", query: client.expand(expand), body: key)
         }
+        /// Deletes an API key.
+        /// - Parameter id: Its id.
         public func delete(_ id: String) async throws(CollabClientError) {
             try await client.transport.sendWithoutResult("DELETE", base + "/\(id)/delete")
         }
@@ -99,21 +146,37 @@ public struct AdminClient: Sendable {
         let client: AdminClient
         private var base: String { client.prefix + "/namedareas" }
 
+        /// Creates a named area.
+        /// - Parameter area: The named area to create; the server sets its id and version.
         public func create(_ area: WebNamedArea) async throws(CollabClientError) -> WebNamedArea {
             try await client.transport.send("POST", base + "/create", body: area)
         }
+        /// Reads a named area by id.
+        /// - Parameters:
+        ///   - id: Its id.
+        ///   - expand: Parts to include, e.g. `["configuration"]`.
         public func read(_ id: String, expand: [String] = []) async throws(CollabClientError) -> WebNamedArea {
             try await client.transport.send("GET", base + "/\(id)/read", query: client.expand(expand))
         }
+        /// Reads several named areas at once.
+        /// - Parameter ids: Their ids.
         public func readMultiple(_ ids: [String]) async throws(CollabClientError) -> WebList<WebNamedArea> {
             try await client.transport.send("POST", base + "/readMultiple", body: ids)
         }
+        /// Searches the named areas the caller may see (`searchFilters`, `orderBy`, `offset`, `limit`).
+        /// - Parameter query: The vendor's query; all when empty.
         public func search(_ query: WebQuery = WebQuery(type: "NamedAreaQuery")) async throws(CollabClientError) -> WebResult<WebNamedArea> {
             try await client.transport.send("POST", base + "/search", body: query)
         }
+        /// Updates a named area; a stale `version` is a conflict.
+        /// - Parameters:
+        ///   - area: The named area as read, changed.
+        ///   - expand: Parts to include in the answer.
         public func update(_ area: WebNamedArea, expand: [String] = []) async throws(CollabClientError) -> WebNamedArea {
             try await client.transport.send("POST", base + "/update", query: client.expand(expand), body: area)
         }
+        /// Deletes a named area.
+        /// - Parameter id: Its id.
         public func delete(_ id: String) async throws(CollabClientError) {
             try await client.transport.sendWithoutResult("DELETE", base + "/\(id)/delete")
         }
@@ -124,27 +187,49 @@ public struct AdminClient: Sendable {
         let client: AdminClient
         private var base: String { client.prefix + "/users" }
 
+        /// Creates an user.
+        /// - Parameter user: The user to create; the server sets its id and version.
         public func create(_ user: WebUser) async throws(CollabClientError) -> WebUser {
             try await client.transport.send("POST", base + "/create", body: user)
         }
+        /// Creates a user with a password (`createWithPassword`).
+        /// - Parameters:
+        ///   - user: The user to create.
+        ///   - password: Its password (stored as a bcrypt hash only).
         public func create(_ user: WebUser, password: String) async throws(CollabClientError) -> WebUser {
             try await client.transport.send("POST", base + "/createWithPassword", body: WebUserPasswordContainer(user: user, password: password))
         }
+        /// Reads an user by id.
+        /// - Parameters:
+        ///   - id: Its id.
+        ///   - expand: Parts to include, e.g. `["configuration"]`.
         public func read(_ id: String, expand: [String] = []) async throws(CollabClientError) -> WebUser {
             try await client.transport.send("GET", base + "/\(id)/read", query: client.expand(expand))
         }
+        /// The user with this username.
+        /// - Parameter username: The username.
         public func getByUsername(_ username: String) async throws(CollabClientError) -> WebUser {
             try await client.transport.send("GET", base + "/getByUsername", query: [("username", username)])
         }
+        /// Searches the users the caller may see (`searchFilters`, `orderBy`, `offset`, `limit`).
+        /// - Parameter query: The vendor's query; all when empty.
         public func search(_ query: WebQuery = WebQuery(type: "UserQuery")) async throws(CollabClientError) -> WebResult<WebUser> {
             try await client.transport.send("POST", base + "/search", body: query)
         }
+        /// Updates an user; a stale `version` is a conflict.
+        /// - Parameter user: The user as read, changed.
         public func update(_ user: WebUser) async throws(CollabClientError) -> WebUser {
             try await client.transport.send("POST", base + "/update", body: user)
         }
+        /// Deletes an user.
+        /// - Parameter id: Its id.
         public func delete(_ id: String) async throws(CollabClientError) {
             try await client.transport.sendWithoutResult("DELETE", base + "/\(id)/delete")
         }
+        /// Sets a user's password; the user's sessions end.
+        /// - Parameters:
+        ///   - id: The user's id.
+        ///   - password: The new password.
         public func setPassword(_ id: String, password: String) async throws(CollabClientError) -> WebUser {
             try await client.transport.send("POST", base + "/\(id)/setPassword", body: WebSetPasswordBody(password: password))
         }
@@ -155,21 +240,35 @@ public struct AdminClient: Sendable {
         let client: AdminClient
         private var base: String { client.prefix + "/persons" }
 
+        /// Reads a person by id.
+        /// - Parameter id: Its id.
         public func read(_ id: String) async throws(CollabClientError) -> WebPerson {
             try await client.transport.send("GET", base + "/\(id)/read")
         }
+        /// The person with this source and source id.
+        /// - Parameters:
+        ///   - source: `VIRTUAL` or `USER_DB`.
+        ///   - sourceId: Its id in that source.
         public func getBySource(_ source: String, sourceId: String) async throws(CollabClientError) -> WebPerson {
             try await client.transport.send("GET", base + "/getBySource", query: [("personSource", source), ("sourceId", sourceId)])
         }
+        /// Creates a virtual person, or updates the one with the same `sourceId`.
+        /// - Parameter person: The person.
         public func createOrUpdateVirtual(_ person: WebPerson) async throws(CollabClientError) -> WebPerson {
             try await client.transport.send("POST", base + "/createOrUpdateVirtual", body: person)
         }
+        /// Searches the persons the caller may see (`searchFilters`, `orderBy`, `offset`, `limit`).
+        /// - Parameter query: The vendor's query; all when empty.
         public func search(_ query: WebQuery = WebQuery(type: "PersonQuery")) async throws(CollabClientError) -> WebResult<WebPerson> {
             try await client.transport.send("POST", base + "/search", body: query)
         }
+        /// Searches the account's agents.
+        /// - Parameter query: The vendor's `PersonTypedQuery`.
         public func searchAgents(_ query: WebQuery = WebQuery(type: "PersonTypedQuery")) async throws(CollabClientError) -> WebResult<WebPerson> {
             try await client.transport.send("POST", base + "/searchAgents", body: query)
         }
+        /// Searches the account's visitors.
+        /// - Parameter query: The vendor's `PersonTypedQuery`.
         public func searchVisitors(_ query: WebQuery = WebQuery(type: "PersonTypedQuery")) async throws(CollabClientError) -> WebResult<WebPerson> {
             try await client.transport.send("POST", base + "/searchVisitors", body: query)
         }

@@ -5,7 +5,9 @@ import Synchronization
 
 /// An agent against MockCollab: log in, set presence, work the queue, chat, end conversations.
 public final class AgentClient: Sendable {
+    /// The server's root URL, e.g. `http://127.0.0.1:8080`.
     public let baseURL: String
+    /// The HTTP transport (the login token, or the credentials given).
     public let transport: HTTPTransport
     private let login = Mutex<AgentLoginResponse?>(nil)
 

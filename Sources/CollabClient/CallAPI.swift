@@ -130,7 +130,9 @@ public final class CallAPI: Sendable {
 extension VisitorClient {
     /// Starts an audio or video call to the conversation's assigned agent (the app's outgoing call);
     /// ``CallAPI/startCall(in:hasVideo:handlerName:)`` gives it the CallKit bridge's shape.
-    /// - Parameter callType: `AUDIO` or `VIDEO`.
+    /// - Parameters:
+    ///   - conversationId: The conversation, with an assigned agent.
+    ///   - callType: `AUDIO` or `VIDEO`.
     public func startCall(in conversationId: String, callType: String = "AUDIO") async throws(CollabClientError) -> CallView {
         try await transport.send("POST", "/mobile/v1/conversations/\(conversationId)/calls", body: StartCallRequest(callType: callType))
     }

@@ -21,6 +21,17 @@ public struct ClientConfiguration: Sendable {
     /// TLS trust, pins and client certificate for an `https://` server (the SDK's `authenticationChallengeDelegate`).
     public var tls: TLSOptions?
 
+    /// A configuration; every property has the meaning of the one it sets.
+    /// - Parameters:
+    ///   - baseURL: The server's root URL.
+    ///   - apiKey: The account's API key.
+    ///   - accessToken: A JWT naming the visitor; `nil` for an anonymous one.
+    ///   - namedArea: A named area's id or site id.
+    ///   - customCookies: Cookies sent with every request.
+    ///   - deviceId: The app's stable device id.
+    ///   - device: What the app says about the device.
+    ///   - preferences: Where the device secret is kept between starts.
+    ///   - tls: Trust, pins and client certificate for an `https://` server.
     public init(
         baseURL: String, apiKey: String, accessToken: String? = nil, namedArea: String? = nil, customCookies: [String: String] = [:],
         deviceId: String, device: ClientStartRequest.Device = .init(os: "iOS", osVersion: "18.0", appId: "com.example.app", sdkVersion: "mock-collab"),
@@ -44,8 +55,11 @@ public struct ClientConfiguration: Sendable {
 
 /// The SDK's app states, for ``VisitorClient/setAppState(_:)``.
 public enum ClientAppState: String, Sendable, CaseIterable {
+    /// The app is not on screen: messages and calls arrive as pushes.
     case background = "BACKGROUND"
+    /// The app is on screen with the collaboration UI closed: messages push, calls ask for the UI.
     case foregroundUIClosed = "FOREGROUND_UI_CLOSED"
+    /// The user sees the collaboration UI: nothing is pushed, and the notification counts are read.
     case foregroundUIOpen = "FOREGROUND_UI_OPEN"
 }
 

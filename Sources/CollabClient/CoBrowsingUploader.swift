@@ -4,7 +4,7 @@ public import Foundation
 import Synchronization
 
 /// Uploads co-browsing frames like the SDK does: only when the screen changed, and never faster than
-/// the session's rate limit (the same ``FrameRateLimiter`` rule the server enforces).
+/// the session's rate limit (the same `FrameRateLimiter` rule the server enforces).
 ///
 /// The uploader does not mask private areas in the image (it has no image codec); it declares them
 /// with every frame, and the server keeps the declarations so tests can check them.
@@ -19,7 +19,9 @@ public final class CoBrowsingUploader: Sendable {
         case tooEarly(Int64)
     }
 
+    /// The started visitor client whose live socket carries the frames.
     public let client: VisitorClient
+    /// The co-browsing session the frames belong to.
     public let sessionId: String
     private let state: Mutex<State>
     private let now: @Sendable () -> Int64
@@ -31,8 +33,11 @@ public final class CoBrowsingUploader: Sendable {
         var sequence: UInt32 = 0
     }
 
+    /// Creates an uploader for one session; nothing is sent before ``submit(image:width:height:privateAreas:)``.
     /// - Parameters:
-    ///   - maxFps: The session's limit (``CoBrowsingSessionView/maxFps``).
+    ///   - client: The started visitor client.
+    ///   - sessionId: The co-browsing session, accepted or started by the visitor.
+    ///   - maxFps: The session's limit (`CoBrowsingSessionView.maxFps`).
     ///   - now: Milliseconds since the epoch; the system clock by default.
     public init(client: VisitorClient, sessionId: String, maxFps: Int, now: @escaping @Sendable () -> Int64 = { Int64(Date().timeIntervalSince1970 * 1000) }) {
         self.client = client

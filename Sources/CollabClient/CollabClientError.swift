@@ -37,6 +37,7 @@ public struct CollabClientError: Error, Sendable, Equatable, CustomStringConvert
         /// The client's TLS material (CA, client certificate, PKCS#12 file or password) could not be loaded.
         public static let tlsSetup = Code(.tlsSetup)
 
+        /// The code's name, e.g. `notFound`.
         public var description: String { value.rawValue }
 
         /// The code for an HTTP status.
@@ -64,6 +65,12 @@ public struct CollabClientError: Error, Sendable, Equatable, CustomStringConvert
     /// when the server sent one.
     public var type: String?
 
+    /// An error.
+    /// - Parameters:
+    ///   - code: What kind of failure.
+    ///   - status: The HTTP status, when the server answered.
+    ///   - message: The explanation.
+    ///   - type: The typed error body's `type`, when there was one.
     public init(code: Code, status: Int?, message: String, type: String? = nil) {
         self.code = code
         self.status = status
@@ -71,6 +78,7 @@ public struct CollabClientError: Error, Sendable, Equatable, CustomStringConvert
         self.type = type
     }
 
+    /// The code, the status and the message, e.g. `notFound (HTTP 404): conversation x not found`.
     public var description: String {
         if let status { return "\(code) (HTTP \(status)): \(message)" }
         return "\(code): \(message)"

@@ -5,6 +5,7 @@ import Foundation
 /// A client for the control API (`/_mock/v1`): what tests and tools use to reset, seed, inspect the
 /// request journal, issue test access tokens and move the virtual clock.
 public struct ControlClient: Sendable {
+    /// The HTTP transport (a super admin's or admin's credentials, or the control token).
     public let transport: HTTPTransport
 
     /// Creates a control client; use a super admin's credentials or the server's control token.
@@ -65,8 +66,10 @@ public struct ControlClient: Sendable {
     }
 
     /// Entity counts, overall or for one account.
-    /// - Parameter cluster: Sum the per-replica figures (journal, pushes, frames) over every replica of
-    ///   a cluster; on a single server the same as without.
+    /// - Parameters:
+    ///   - account: An account's id or name; `nil` for the whole server.
+    ///   - cluster: Sum the per-replica figures (journal, pushes, frames) over every replica of
+    ///     a cluster; on a single server the same as without.
     public func stats(account: String? = nil, cluster: Bool = false) async throws(CollabClientError) -> StateStats {
         var query = account.map { [("account", $0)] } ?? []
         if cluster { query.append(("scope", "cluster")) }

@@ -10,7 +10,9 @@ import Synchronization
 public struct DownloadedFile: Sendable {
     /// 200 for the whole file, 206 for a range.
     public var status: Int
+    /// The file's sniffed type (`Content-Type`).
     public var contentType: String?
+    /// `attachment` with the file's name (`Content-Disposition`).
     public var contentDisposition: String?
     /// The strong ETag (the SHA-256 in quotes).
     public var etag: String?

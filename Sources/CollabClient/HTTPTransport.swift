@@ -77,8 +77,11 @@ public final class HTTPTransport: Sendable {
 
     /// The raw answer to a request.
     public struct RawResponse: Sendable {
+        /// The HTTP status.
         public var status: Int
+        /// The headers, in order, names as sent.
         public var headers: [(String, String)]
+        /// The body, whole.
         public var body: Data
 
         /// The first value of a header.

@@ -8,7 +8,7 @@ import Synchronization
 
 /// A live event WebSocket that reconnects by itself and resumes where it left off.
 ///
-/// Iterate ``events`` to receive ``LiveEvent``s in order. When the connection drops (network, server
+/// Iterate ``events`` to receive `LiveEvent`s in order. When the connection drops (network, server
 /// restart, the server closing a slow reader) the stream reconnects with the last event id it saw, and
 /// the server replays what was missed; if that is no longer possible the next event is a `resync`.
 /// The stream ends when ``close()`` is called or the session ends (close code 4001).
@@ -66,7 +66,7 @@ public final class LiveEventStream: Sendable {
         }
     }
 
-    /// Asks the server for a `sync` event: it arrives in ``events`` (type ``LiveEvent/sync``, the
+    /// Asks the server for a `sync` event: it arrives in ``events`` (type `sync`, the
     /// returned id in `detail["id"]`) after every event published before the request reached the
     /// server. Events are published before the request that caused them answers, so once the sync
     /// event is consumed, every event caused by requests that have answered has been consumed too.

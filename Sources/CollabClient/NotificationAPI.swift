@@ -30,8 +30,11 @@ public enum NotificationProcessingError: Error, Equatable, Sendable {
 /// What the client should do with a new message or an incoming call, by app state: the SDK's
 /// notification table, applied on the device.
 public enum ClientNotificationDecision: Sendable, Equatable {
+    /// Show a notification (the app is in the background, or a message arrived with the UI closed).
     case showNotification
+    /// Bring the collaboration UI forward instead (an incoming call with the app on screen).
     case requestUIVisibility
+    /// Nothing: the user already sees the conversation.
     case nothing
 
     /// The SDK's table: background → show; foreground with the UI closed → show a message, ask to show
@@ -48,10 +51,16 @@ public enum ClientNotificationDecision: Sendable, Equatable {
 /// Push notifications for a visitor client: token registration, notification keys, handling and
 /// decrypting received notifications, and answering calls.
 public final class NotificationAPI: Sendable {
+    /// The started visitor client whose device registers.
     public let client: VisitorClient
+    /// Where the device's notification keys are kept.
     public let storage: any NotificationKeyStorage
     let tokens = Mutex(TokenState())
 
+    /// The notification API of one client (one per client: there is no singleton).
+    /// - Parameters:
+    ///   - client: The visitor client, started before tokens are set.
+    ///   - storage: Where the notification keys are kept; in memory by default.
     public init(client: VisitorClient, storage: any NotificationKeyStorage = MemoryKeyStorage()) {
         self.client = client
         self.storage = storage

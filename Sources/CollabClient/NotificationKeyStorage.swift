@@ -14,6 +14,7 @@ public protocol NotificationKeyStorage: Sendable {
 /// Keys in memory only.
 public final class MemoryKeyStorage: NotificationKeyStorage {
     private let keys = Mutex<[NotificationKeyView]>([])
+    /// An empty store.
     public init() {}
     public func load() throws -> [NotificationKeyView] { keys.withLock { $0 } }
     public func save(_ keys: [NotificationKeyView]) throws { self.keys.withLock { $0 = keys } }
@@ -21,7 +22,9 @@ public final class MemoryKeyStorage: NotificationKeyStorage {
 
 /// Keys in a JSON file (readable by whoever can read the file).
 public final class FileKeyStorage: NotificationKeyStorage {
+    /// The JSON file.
     public let url: URL
+    /// Keys in `url` (created on the first save).
     public init(url: URL) { self.url = url }
 
     public func load() throws -> [NotificationKeyView] {
@@ -36,9 +39,11 @@ public final class FileKeyStorage: NotificationKeyStorage {
 
 /// Keys in a file sealed with AES-256-GCM under a key the app keeps elsewhere (e.g. the keychain).
 public final class EncryptedFileKeyStorage: NotificationKeyStorage {
+    /// The sealed file.
     public let url: URL
     private let key: SymmetricKey
 
+    /// Keys sealed in `url`.
     /// - Parameters:
     ///   - url: The file.
     ///   - key: A 256-bit key that seals the file.

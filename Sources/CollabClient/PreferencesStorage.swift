@@ -19,6 +19,7 @@ public final class MemoryPreferencesStorage: PreferencesStorage {
     /// The process-wide default.
     public static let shared = MemoryPreferencesStorage()
 
+    /// An empty store of its own.
     public init() {}
 
     public func string(forKey key: String) throws -> String? { values.withLock { $0[key] } }
@@ -28,9 +29,11 @@ public final class MemoryPreferencesStorage: PreferencesStorage {
 /// Preferences in a JSON file, readable by whoever can read the file (`mock-collab visitor` uses one so
 /// a device id keeps working across runs).
 public final class FilePreferencesStorage: PreferencesStorage {
+    /// The JSON file.
     public let url: URL
     private let lock = Mutex(())
 
+    /// Preferences in `url` (created on the first save).
     public init(url: URL) { self.url = url }
 
     public func string(forKey key: String) throws -> String? {
@@ -62,6 +65,7 @@ public final class EncryptedFilePreferencesStorage: PreferencesStorage {
     private let key: SymmetricKey
     private let lock = Mutex(())
 
+    /// Preferences sealed in `url`.
     /// - Parameters:
     ///   - url: The file.
     ///   - key: A 256-bit key that seals the file.

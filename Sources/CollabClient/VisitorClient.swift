@@ -12,6 +12,7 @@ import Synchronization
 /// for await event in visitor.events { … }
 /// ```
 public final class VisitorClient: Sendable {
+    /// How the client connects.
     public let configuration: ClientConfiguration
     /// The HTTP transport (token, cookies).
     public let transport: HTTPTransport
@@ -24,7 +25,7 @@ public final class VisitorClient: Sendable {
         var live: LiveEventStream?
     }
 
-    /// Creates a client; nothing is sent before ``start()``.
+    /// Creates a client; nothing is sent before ``start(liveEvents:)``.
     public init(configuration: ClientConfiguration, client: HTTPClient = .shared) {
         self.configuration = configuration
         self.transport = HTTPTransport(baseURL: configuration.baseURL, client: client, tls: configuration.tls)
@@ -34,7 +35,7 @@ public final class VisitorClient: Sendable {
     /// What the server answered on start: the visitor, the effective configuration.
     public var session: ClientStartResponse? { state.withLock { $0.start } }
 
-    /// Live events; available after ``start()``. One consumer.
+    /// Live events; available after ``start(liveEvents:)``. One consumer.
     public var events: AsyncStream<LiveEvent> {
         state.withLock { $0.live?.events } ?? AsyncStream { $0.finish() }
     }

@@ -173,13 +173,16 @@ public final class LoadRunner: Sendable {
 
 extension ServerComparison {
     init(account: String, before: StateStats, after: StateStats, metrics: LoadMetrics) {
-        func check(_ name: String, _ server: Int, _ load: Int) -> Check { Check(name: name, server: server, load: load, agrees: server == load) }
+        func check(_ name: String, _ server: Int, _ load: Int, counted: String? = nil) -> Check {
+            Check(name: name, server: server, load: load, agrees: server == load, counted: counted)
+        }
         let counted = { (counter: LoadCounter) in metrics.value(of: counter) }
+        let sent = counted(.messagesSent), replies = counted(.repliesSent)
         self.init(
             account: account, before: before, after: after,
             checks: [
                 check("conversations", after.conversations - before.conversations, counted(.conversationsStarted)),
-                check("messages", after.messages - before.messages, counted(.messagesSent) + counted(.repliesSent)),
+                check("messages", after.messages - before.messages, sent + replies, counted: "\(sent) visitor messages + \(replies) agent replies"),
                 check("calls", after.calls - before.calls, counted(.callsStarted)),
                 check("devices", after.devices - before.devices, counted(.pushRegistrations)),
                 check("frames.accepted", after.frames.accepted - before.frames.accepted, counted(.framesAccepted)),

@@ -14,8 +14,10 @@ struct LoadCommand: AsyncParsableCommand {
             Visitors start clients, start conversations in named areas and chat (chat), do so from the \
             background with push tokens registered and take a call per conversation (push), or share \
             their screen at --fps (cobrowse); mixed is half chat, a quarter push, a quarter co-browsing. \
-            Agents accept and reply. The run stops by itself after --ramp-up plus --duration; Ctrl-C \
-            stops it early and it still reports (a second Ctrl-C quits at once).
+            Agents accept and reply. --duration counts from the first visitor's start (the ramp-up is \
+            part of it); then devices finish what they are doing for at most --drain seconds, and the \
+            server's counts are read: a run takes about --duration plus the drain. Ctrl-C stops it \
+            early the same way and it still reports (a second Ctrl-C quits at once).
             """
     )
 
@@ -29,7 +31,7 @@ struct LoadCommand: AsyncParsableCommand {
     var agents: Int = 2
     @Option(help: "Seconds over which visitors start.")
     var rampUp: Double = 5
-    @Option(help: "Seconds of load after the first visitor starts.")
+    @Option(help: "Seconds of load from the first visitor's start, the ramp-up included.")
     var duration: Double = 30
     @Option(help: "chat, push, cobrowse, mixed or files.")
     var scenario: String = "chat"

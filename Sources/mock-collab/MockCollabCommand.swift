@@ -6,7 +6,9 @@ struct MockCollabCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "mock-collab",
         abstract: "A local, stateful stand-in for a Collaboration Server (Web API v4 subset, mobile and agent APIs).",
-        subcommands: [ServeCommand.self, CertsCommand.self, LoadCommand.self, VisitorCommand.self, APNsSimCommand.self, BenchCommand.self],
+        subcommands: [
+            ServeCommand.self, CertsCommand.self, LoadCommand.self, VisitorCommand.self, APNsSimCommand.self, BenchCommand.self, DocsCommand.self,
+        ],
         defaultSubcommand: ServeCommand.self
     )
 }

@@ -22,16 +22,21 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "Address to bind (MOCK_COLLAB_HOST).")
     var host: String = environment["MOCK_COLLAB_HOST"] ?? "127.0.0.1"
 
-    @Option(help: "Port to bind; 0 picks a free port (MOCK_COLLAB_PORT).")
+    @Option(help: "Port to bind; 0 picks a free one (read it from the listening line) (MOCK_COLLAB_PORT).")
     var port: Int = environment["MOCK_COLLAB_PORT"].flatMap(Int.init) ?? 8080
 
-    @Option(help: "'sqlite:PATH', 'memory' or 'postgres://USER:PASS@HOST:PORT/DB' (MOCK_COLLAB_STORAGE).")
+    @Option(help: "'sqlite:PATH', 'memory' or 'postgres://USER:PASS@HOST:PORT/DB' (add ?sslmode=require for TLS) (MOCK_COLLAB_STORAGE).")
     var storage: String = environment["MOCK_COLLAB_STORAGE"] ?? "sqlite:./.mock-collab/state.sqlite"
 
     @Flag(help: "Serve as one of several replicas sharing one postgres:// database; they act as one server (MOCK_COLLAB_CLUSTER=1).")
     var cluster = false
 
-    @Option(help: "URL the other replicas of a cluster reach this one at; default scheme://host:port (MOCK_COLLAB_ADVERTISE_URL).")
+    @Option(
+        help: """
+            URL the other replicas of a cluster reach this one at; \
+            default: scheme://host:port, the machine's name when bound to 0.0.0.0 (MOCK_COLLAB_ADVERTISE_URL).
+            """
+    )
     var advertiseURL: String?
 
     @Option(help: "Seconds a write may wait for a PostgreSQL database before it is answered 503 (MOCK_COLLAB_DATABASE_TIMEOUT).")
@@ -40,7 +45,7 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "Seed file, YAML or JSON, applied idempotently at start (MOCK_COLLAB_SEED).")
     var seed: String?
 
-    @Option(help: "Snapshot file to import at start, before the seed (MOCK_COLLAB_RESTORE).")
+    @Option(help: "Snapshot file to import at start, before the seed; a newer snapshot version stops the start (MOCK_COLLAB_RESTORE).")
     var restore: String?
 
     @Option(help: "Where to write a snapshot of the whole state on a graceful shutdown (MOCK_COLLAB_SNAPSHOT_ON_EXIT).")
@@ -52,10 +57,10 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "Bearer token granting the control API without a user (MOCK_COLLAB_CONTROL_TOKEN).")
     var controlToken: String?
 
-    @Option(help: "Largest request body in bytes (MOCK_COLLAB_MAX_BODY_SIZE).")
+    @Option(help: "Largest request body in bytes; a larger one is answered 413 (MOCK_COLLAB_MAX_BODY_SIZE).")
     var maxBodySize: Int = environment["MOCK_COLLAB_MAX_BODY_SIZE"].flatMap(Int.init) ?? 1024 * 1024
 
-    @Option(help: "Largest co-browsing frame image in bytes, 1 KiB to 16 MiB (MOCK_COLLAB_MAX_FRAME_BYTES).")
+    @Option(help: "Largest co-browsing frame image in bytes, 1 KiB to 16 MiB; a larger one is rejected (MOCK_COLLAB_MAX_FRAME_BYTES).")
     var maxFrameBytes: Int = environment["MOCK_COLLAB_MAX_FRAME_BYTES"].flatMap(Int.init) ?? 256 * 1024
 
     @Option(help: "Requests kept in the journal (MOCK_COLLAB_JOURNAL_CAPACITY).")
@@ -64,28 +69,33 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "Bytes the journal's entries may take in all (MOCK_COLLAB_JOURNAL_MAX_BYTES).")
     var journalMaxBytes: Int = environment["MOCK_COLLAB_JOURNAL_MAX_BYTES"].flatMap(Int.init) ?? 16 * 1024 * 1024
 
-    @Option(help: "Bcrypt cost for password hashes, 4 to 31 (MOCK_COLLAB_PASSWORD_HASH_COST).")
+    @Option(help: "Bcrypt cost for password hashes, 4 to 31; tests use 4 (MOCK_COLLAB_PASSWORD_HASH_COST).")
     var passwordHashCost: UInt8 = environment["MOCK_COLLAB_PASSWORD_HASH_COST"].flatMap(UInt8.init) ?? 10
 
     @Option(help: "Comma-separated hosts webhook deliveries may go to; all when absent (MOCK_COLLAB_WEBHOOK_HOSTS).")
     var webhookHosts: String?
 
-    @Option(help: "Seconds between WebSocket heartbeats (MOCK_COLLAB_HEARTBEAT_SECONDS).")
+    @Option(help: "Seconds between WebSocket pings; a peer that misses a pong is dropped (MOCK_COLLAB_HEARTBEAT_SECONDS).")
     var heartbeatSeconds: Int = environment["MOCK_COLLAB_HEARTBEAT_SECONDS"].flatMap(Int.init) ?? 15
 
     @Option(help: "Seconds a started mobile client may make no request before it is stopped (MOCK_COLLAB_CLIENT_IDLE_SECONDS).")
     var clientIdleSeconds: Int = environment["MOCK_COLLAB_CLIENT_IDLE_SECONDS"].flatMap(Int.init) ?? 86_400
 
-    @Option(help: "Open connections at most; more are answered 503 (MOCK_COLLAB_MAX_CONNECTIONS).")
+    @Option(
+        help: """
+            Open connections at most; one more is answered 503 and closed. \
+            Keep it below the open-file limit, ulimit -n (MOCK_COLLAB_MAX_CONNECTIONS).
+            """
+    )
     var maxConnections: Int = environment["MOCK_COLLAB_MAX_CONNECTIONS"].flatMap(Int.init) ?? 10_000
 
     @Option(help: "Seconds a connection may sit idle, or a request stall, before it is closed (MOCK_COLLAB_IDLE_TIMEOUT).")
     var idleTimeout: Double = environment["MOCK_COLLAB_IDLE_TIMEOUT"].flatMap(Double.init) ?? 60
 
-    @Option(help: "Seconds a new connection has to send its request head (MOCK_COLLAB_HEADER_TIMEOUT).")
+    @Option(help: "Seconds a new connection has to send its first request head, else 408 and closed (MOCK_COLLAB_HEADER_TIMEOUT).")
     var headerTimeout: Double = environment["MOCK_COLLAB_HEADER_TIMEOUT"].flatMap(Double.init) ?? 10
 
-    @Option(help: "Seconds a peer may stop reading before its connection is closed (MOCK_COLLAB_SEND_TIMEOUT).")
+    @Option(help: "Seconds a peer may stop reading before its connection is closed, WebSockets included (MOCK_COLLAB_SEND_TIMEOUT).")
     var sendTimeout: Double = environment["MOCK_COLLAB_SEND_TIMEOUT"].flatMap(Double.init) ?? 30
 
     @Option(help: "Seconds a graceful shutdown waits for requests in flight (MOCK_COLLAB_SHUTDOWN_TIMEOUT).")

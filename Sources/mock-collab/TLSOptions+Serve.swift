@@ -35,7 +35,7 @@ struct ServeTLSOptions: ParsableArguments {
     @Flag(help: "Serve HTTPS (HTTP/2 and HTTP/1.1 by ALPN, WebSockets) with a development CA made on first use (MOCK_COLLAB_TLS=1).")
     var tls: Bool = ["1", "true", "yes"].contains(environment["MOCK_COLLAB_TLS"]?.lowercased() ?? "")
 
-    @Option(help: "Your own server certificate chain, PEM, instead of the development one; needs --tls-key (MOCK_COLLAB_TLS_CERT).")
+    @Option(help: "Your own server certificate chain, PEM, instead of the development one; needs --tls-key, implies --tls (MOCK_COLLAB_TLS_CERT).")
     var tlsCert: String?
 
     @Option(help: "The private key for --tls-cert, PEM (MOCK_COLLAB_TLS_KEY).")

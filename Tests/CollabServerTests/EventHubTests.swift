@@ -1,4 +1,5 @@
 import CollabCore
+import CollabStore
 import Testing
 
 @testable import CollabServer
@@ -7,6 +8,11 @@ import Testing
 struct EventHubTests {
     static func event(_ kind: DomainEvent.Kind = .newMessage, account: String = "acc", persons: Set<String> = ["visitor"], queue: Set<ConversationRecipient> = []) -> DomainEvent {
         DomainEvent(kind: kind, accountId: account, timestamp: 1, personIds: persons, queueRecipients: queue)
+    }
+
+    /// `count` events numbered from `first`, as the repository commits them.
+    static func committed(_ count: Int, from first: Int64) -> [CommittedEvent] {
+        (0..<count).map { CommittedEvent(id: first + Int64($0), event: event()) }
     }
 
     let visitor = EventAudience(accountId: "acc", personId: "visitor", isAgent: false, namedAreaIds: nil, sessionKey: "token")
@@ -18,7 +24,7 @@ struct EventHubTests {
         #expect(replay.isEmpty)
         #expect(!gap)
         #expect(position == 99)
-        hub.publish((0..<20).map { _ in Self.event() })
+        hub.publish(Self.committed(20, from: 100))
         #expect(subscription.didOverflow, "publishing never waits: the reader that fell behind is cut off")
         var received: [Int64] = []
         for await item in subscription.stream {
@@ -53,7 +59,7 @@ struct EventHubTests {
     @Test("resuming from before the window reports a gap")
     func gap() throws {
         let hub = EventHub(firstId: 1, windowSize: 10, bufferSize: 100)
-        hub.publish((0..<25).map { _ in Self.event() })
+        hub.publish(Self.committed(25, from: 1))
         let late = try hub.subscribe(visitor, after: 3)
         #expect(late.gap)
         #expect(late.replay.map(\.id) == Array(16...25))

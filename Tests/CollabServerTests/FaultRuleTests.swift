@@ -136,6 +136,26 @@ struct FaultRuleTests {
         }
     }
 
+    @Test("a posted rule keeps its id, as a seed's does; the id is taken until the rule goes; seeds fit in 53 bits")
+    func chosenIdsAndSeeds() async throws {
+        try await InProcessServer.with(seed: twoAccountSeed) { server in
+            let rule = FaultRule(id: "flaky-send", match: FaultMatch(method: "POST"), action: .error(status: 503), seed: (1 << 53) - 1)
+            let added = try await Self.add(server, rule, as: Self.alphaAdmin)
+            #expect(added.id == "flaky-send")
+            #expect(added.seed == (1 << 53) - 1)
+            // Another admin cannot take the id either: ids name rules server-wide, as PUT and DELETE do.
+            let again = try await server.call(.post, "/_mock/v1/faults", authorization: Self.betaAdmin, body: rule)
+            #expect(again.status == .conflict, "\(again.text)")
+            #expect(try await server.call(.get, "/_mock/v1/faults", authorization: Self.root).decode(FaultRuleList.self).rules.count == 1)
+            #expect(try await server.call(.delete, "/_mock/v1/faults/flaky-send", authorization: Self.alphaAdmin).status == .noContent)
+            #expect(try await Self.add(server, rule, as: Self.betaAdmin).id == "flaky-send")
+            // Without an id or a seed, the server picks both; the seed stays exact in any JSON reader.
+            let picked = try await Self.add(server, FaultRule(match: FaultMatch(method: "GET"), action: .error(status: 503)))
+            #expect(picked.id != nil && picked.id != "flaky-send")
+            #expect(try #require(picked.seed) <= (1 << 53) - 1)
+        }
+    }
+
     @Test("bad rules get a 400 naming the field and add nothing", arguments: [
         (#"{"match":{},"action":{"type":"EXPLODE"}}"#, "action.type"),
         (#"{"match":{},"action":{"type":"ERROR","status":600}}"#, "action.status"),
@@ -148,6 +168,9 @@ struct FaultRuleTests {
         (#"{"match":{"path":"no-slash"},"action":{"type":"ERROR"}}"#, "match.path"),
         (#"{"match":{},"action":{"type":"ERROR"},"expiresInMillis":0}"#, "expiresInMillis"),
         (#"{"action":{"type":"ERROR"}}"#, "match"),
+        (#"{"match":{},"action":{"type":"ERROR"},"seed":9007199254740992}"#, "seed"),
+        (#"{"id":"no spaces","match":{},"action":{"type":"ERROR"}}"#, "id"),
+        (#"{"id":"","match":{},"action":{"type":"ERROR"}}"#, "id"),
     ])
     func badRules(body: String, field: String) async throws {
         try await InProcessServer.with(seed: twoAccountSeed) { server in

@@ -1,8 +1,9 @@
 import CollabClient
-import CollabLoad
 import CollabWire
 import Foundation
 import Testing
+
+@testable import CollabLoad
 
 /// The load tool against a real server on port 0: its runs complete, its counts agree with the
 /// server's own, its reports validate, and Ctrl-C still reports.
@@ -45,6 +46,11 @@ import Testing
             #expect(report.counter(.conversationsStarted) == 16)
             #expect(report.counter(.messagesSent) == 3 * (16 - report.configuration.roles["cobrowse", default: 0]))
             #expect(report.counter(.repliesSent) == report.counter(.messagesSent))
+            // The server counts every message stored, so the tool's figure is sends plus replies, and says so.
+            let messages = try #require(comparison.checks.first { $0.name == "messages" })
+            let counted = "\(report.counter(.messagesSent)) visitor messages + \(report.counter(.repliesSent)) agent replies"
+            #expect(messages.counted == counted)
+            #expect(report.text.contains("messages: server \(messages.server), load \(messages.load) (\(counted))"), "\(report.text)")
             #expect(report.counter(.conversationsEnded) == report.counter(.conversationsStarted))
             if report.configuration.roles["push", default: 0] > 0 {
                 #expect(report.counter(.pushRegistrations) == report.configuration.roles["push"])
@@ -79,6 +85,23 @@ import Testing
             #expect(html.contains("<polyline"))
             #expect(!html.lowercased().contains("<script"))
             #expect(!report.text.isEmpty)
+        }
+    }
+
+    @Test("the HTML chart grows to hold a legend entry for every operation")
+    func chartLegendHoldsEveryOperation() throws {
+        let series = LoadOperation.allCases.enumerated().map { index, operation in
+            (name: operation.rawValue, color: "#000000", dashed: false, points: [(0.0, Double(index)), (1.0, Double(index))])
+        }
+        let svg = LoadReport.chart(series: series, unit: "ms")
+        let viewBox = try #require(svg.firstMatch(of: /viewBox="0 0 (\d+) (\d+)"/))
+        let height = try #require(Double(viewBox.2))
+        for operation in LoadOperation.allCases {
+            let entry = try #require(
+                svg.firstMatch(of: try Regex<(Substring, Substring)>(#"<text x="[0-9.]+" y="([0-9.]+)">"# + operation.rawValue + "</text>")),
+                "\(operation.rawValue) has a legend entry"
+            )
+            #expect(try #require(Double(entry.1)) < height, "\(operation.rawValue)'s legend entry is inside the chart")
         }
     }
 

@@ -96,10 +96,17 @@ extension LoadReport {
         return Self.chart(series: series, unit: "/s")
     }
 
-    /// A line chart with axes, grid and a legend (one entry per name).
-    private static func chart(series: [(name: String, color: String, dashed: Bool, points: [(Double, Double)])], unit: String) -> String {
-        let width = 960.0, height = 320.0, left = 60.0, right = 200.0, top = 12.0, bottom = 32.0
-        let plotWidth = width - left - right, plotHeight = height - top - bottom
+    /// The height of a legend row, in the chart's units.
+    static let legendRowHeight = 18.0
+
+    /// A line chart with axes, grid and a legend (one entry per name) beside the plot. The chart grows
+    /// taller than the plot when the legend needs it, so every operation keeps its entry.
+    static func chart(series: [(name: String, color: String, dashed: Bool, points: [(Double, Double)])], unit: String) -> String {
+        let width = 960.0, left = 60.0, right = 200.0, top = 12.0, bottom = 32.0, plotHeight = 276.0
+        let plotWidth = width - left - right
+        var legendNames: [String] = []
+        for line in series where !line.points.isEmpty && !line.dashed && !legendNames.contains(line.name) { legendNames.append(line.name) }
+        let height = max(top + plotHeight + bottom, top + Double(legendNames.count) * legendRowHeight + 8)
         let maxX = max(series.flatMap { $0.points.map(\.0) }.max() ?? 1, 1)
         let maxY = niceCeiling(series.flatMap { $0.points.map(\.1) }.max() ?? 1)
         func x(_ value: Double) -> Double { left + value / maxX * plotWidth }
@@ -112,7 +119,7 @@ extension LoadReport {
         }
         for step in 0...5 {
             let value = maxX * Double(step) / 5
-            svg += "<text x=\"\(f(x(value)))\" y=\"\(height - 10)\" text-anchor=\"middle\">\(axisLabel(value)) s</text>"
+            svg += "<text x=\"\(f(x(value)))\" y=\"\(top + plotHeight + bottom - 10)\" text-anchor=\"middle\">\(axisLabel(value)) s</text>"
         }
         svg += "\n<line x1=\"\(left)\" x2=\"\(left)\" y1=\"\(top)\" y2=\"\(top + plotHeight)\" stroke=\"#8a93a6\"/>"
         svg += "<line x1=\"\(left)\" x2=\"\(left + plotWidth)\" y1=\"\(top + plotHeight)\" y2=\"\(top + plotHeight)\" stroke=\"#8a93a6\"/>\n"
@@ -122,8 +129,9 @@ extension LoadReport {
             svg += "<polyline fill=\"none\" stroke=\"\(line.color)\" stroke-width=\"1.5\"\(line.dashed ? " stroke-dasharray=\"4 3\"" : "") points=\"\(path)\"><title>\(escape(line.name))</title></polyline>\n"
             if !line.dashed, !legend.contains(line.name) {
                 let row = Double(legend.count)
-                svg += "<rect x=\"\(left + plotWidth + 16)\" y=\"\(f(top + row * 18))\" width=\"12\" height=\"3\" fill=\"\(line.color)\"/>"
-                svg += "<text x=\"\(left + plotWidth + 34)\" y=\"\(f(top + row * 18 + 5))\">\(escape(line.name))</text>\n"
+                let y = top + row * legendRowHeight
+                svg += "<rect x=\"\(left + plotWidth + 16)\" y=\"\(f(y))\" width=\"12\" height=\"3\" fill=\"\(line.color)\"/>"
+                svg += "<text x=\"\(left + plotWidth + 34)\" y=\"\(f(y + 5))\">\(escape(line.name))</text>\n"
                 legend.append(line.name)
             }
         }

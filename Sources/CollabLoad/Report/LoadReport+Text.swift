@@ -35,7 +35,8 @@ extension LoadReport {
         if let server {
             lines.append("server (account \(server.account)): pushes emitted \(server.pushesEmitted)")
             for check in server.checks where check.server != 0 || check.load != 0 {
-                lines.append("  \(check.name): server \(check.server), load \(check.load)\(check.agrees ? "" : "  ← differs")")
+                let counted = check.counted.map { " (\($0))" } ?? ""
+                lines.append("  \(check.name): server \(check.server), load \(check.load)\(counted)\(check.agrees ? "" : "  ← differs")")
             }
         } else if let serverUnavailable {
             lines.append("server counts unavailable: \(serverUnavailable)")

@@ -71,7 +71,7 @@ struct CoBrowsingRoutes {
             let (viewer, frames) = env.frames.view(sessionId: session.id, accountId: session.accountId)
             defer { env.frames.stopViewing(sessionId: session.id, viewer: viewer) }
             // In a cluster the device may upload to another replica: start from the frame it stored.
-            if let relay = env.frameRelay { Task { await relay.fetch(session.id) } }
+            env.frameRelay?.requestFetch(sessionId: session.id)
             try await withThrowingTaskGroup(of: Void.self) { group in
                 group.addTask {
                     for await frame in frames {

@@ -8,8 +8,9 @@ import Synchronization
 ///
 /// Bounded three ways, because anonymous callers choose what goes in: each entry keeps at most
 /// ``maxFieldBytes`` of path and of query (cut entries are marked `truncated`); the journal keeps at most
-/// `capacity` entries and at most `maxBytes` bytes (the oldest go first); a read returns at most its
-/// `limit` and at most ``maxReadBytes`` (newest first, marked `truncated` when cut). Entries hold no
+/// `capacity` entries and at most `maxBytes` bytes (the oldest go first); a read returns the newest
+/// `limit` matching entries that fit in ``maxReadBytes``, oldest first (marked `truncated` when older
+/// matches were left out). Entries hold no
 /// bodies, headers or secrets; query parameters that carry secrets (API keys, tokens) are redacted.
 final class RequestJournal: Sendable {
     private struct Held {

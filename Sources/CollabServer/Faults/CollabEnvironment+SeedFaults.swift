@@ -20,7 +20,7 @@ extension CollabEnvironment {
             for (index, submitted) in (account.faults ?? []).enumerated() {
                 let place = "invalid seed: accounts[\(accountIndex)] ('\(account.name)').faults[\(index)]"
                 let id = submitted.id ?? Self.seedFaultId(accountName: account.name, index: index)
-                guard (1...64).contains(id.count), id.unicodeScalars.allSatisfy(Self.isIdCharacter) else {
+                guard FaultRule.isValidId(id) else {
                     throw .badRequest("\(place).id must be 1 to 64 letters, digits, '-' or '_'")
                 }
                 guard ids.insert(id).inserted else { throw .badRequest("\(place).id '\(id)' is used twice in the seed") }
@@ -60,10 +60,6 @@ extension CollabEnvironment {
                 try faults.add(rule)
             }
         }
-    }
-
-    private static func isIdCharacter(_ scalar: Unicode.Scalar) -> Bool {
-        scalar.isASCII && (scalar.properties.isAlphabetic || ("0"..."9").contains(scalar) || scalar == "-" || scalar == "_")
     }
 
     /// The id of a seed rule without one: stable across applications of the same seed.

@@ -4,7 +4,7 @@ import Hummingbird
 
 /// `/_mock/v1/faults`: list, add, replace and remove fault rules. Account admins manage their own
 /// account's rules (a rule they make is confined to their account); super admins and the control token
-/// see and manage every rule.
+/// see and manage every rule. A rule keeps the `id` it is posted with, as a seed file's rules do.
 struct FaultRoutes {
     let environment: CollabEnvironment
 
@@ -15,7 +15,9 @@ struct FaultRoutes {
         }
         group.post("faults") { request, context in
             let submitted = try await env.decode(FaultRule.self, from: request)
-            let rule = try submitted.checked(id: env.ids.make(), now: env.clock.now(), confinement: try context.inspectorConfinement(), environment: env)
+            if let id = submitted.id, !FaultRule.isValidId(id) { throw CollabError.badRequest("id must be 1 to 64 letters, digits, '-' or '_'") }
+            let id = submitted.id ?? env.ids.make()
+            let rule = try submitted.checked(id: id, now: env.clock.now(), confinement: try context.inspectorConfinement(), environment: env)
             try env.faults.add(rule)
             return JSONBody.response(rule, status: .created)
         }

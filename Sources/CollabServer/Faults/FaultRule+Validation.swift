@@ -4,6 +4,15 @@ import CollabWire
 extension FaultRule {
     /// The surfaces a rule can hit.
     static let surfaces: Set<String> = ["WEB_API", "MOBILE", "AGENT"]
+    /// The largest seed: 2^53 − 1, the largest integer a JSON number read as a double (jq, JavaScript)
+    /// keeps exact, so a rule read back and posted again draws the same.
+    static let maxSeed: UInt64 = (1 << 53) - 1
+
+    /// Whether `id` is a rule id a caller may choose: 1 to 64 letters, digits, `-` or `_`.
+    static func isValidId(_ id: String) -> Bool {
+        (1...64).contains(id.unicodeScalars.count)
+            && id.unicodeScalars.allSatisfy { $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || $0 == "-" || $0 == "_") }
+    }
 
     /// The rule as stored: checked, with its id, account, expiry, seed and counters set.
     /// - Parameters:
@@ -77,8 +86,9 @@ extension FaultRule {
         } else if let expiresAt, expiresAt <= now {
             throw .badRequest("expiresAt is in the past on the server clock")
         }
+        if let seed, seed > Self.maxSeed { throw .badRequest("seed must be 0 to \(Self.maxSeed) (2^53 - 1), so that JSON tools keep it exact") }
         // A default seed from the id: the same rule makes the same draws however often it is re-read.
-        rule.seed = seed ?? id.utf8.reduce(0xCBF2_9CE4_8422_2325) { ($0 ^ UInt64($1)) &* 0x0100_0000_01B3 }
+        rule.seed = seed ?? id.utf8.reduce(0xCBF2_9CE4_8422_2325) { ($0 ^ UInt64($1)) &* 0x0100_0000_01B3 } & Self.maxSeed
         rule.injected = 0
         rule.createdAt = now
         return rule

@@ -135,8 +135,13 @@ final class FaultRules: Sendable {
     }
 
     /// Adds a checked rule.
+    /// - Throws: `conflict` when a rule holds its id already (`PUT` replaces one); `tooManyRequests`
+    ///   beyond ``capacity``.
     func add(_ rule: FaultRule) throws(CollabError) {
         try rules.withLock { rules throws(CollabError) in
+            if let id = rule.id, rules.contains(where: { $0.rule.id == id }) {
+                throw CollabError(.conflict, "a fault rule with the id '\(id)' exists: PUT /_mock/v1/faults/\(id) replaces it")
+            }
             guard rules.count < Self.capacity else { throw CollabError(.tooManyRequests, "at most \(Self.capacity) fault rules at once; remove some first") }
             rules.append(Entry(rule: rule, generator: SeededRandom(seed: rule.seed ?? 0)))
             noteHeld(rules)

@@ -3,7 +3,8 @@
 /// events), pushes or webhook deliveries — on a chosen surface, route, account, device or client, with a
 /// probability, a count limit, an expiry and a seed.
 public struct FaultRule: Codable, Sendable, Equatable {
-    /// Assigned by the server.
+    /// 1 to 64 letters, digits, `-` or `_`, kept as given (a 409 when a rule holds it already); assigned
+    /// by the server when absent.
     public var id: String?
     /// What the rule is for (shown in the inspector and the journal).
     public var description: String?
@@ -20,7 +21,7 @@ public struct FaultRule: Codable, Sendable, Equatable {
     /// On create: expires this many ms after now on the server clock (sets `expiresAt`).
     public var expiresInMillis: Int64?
     /// Seeds the rule's random draws (probability, latency), so a run repeats exactly. Default: from
-    /// the rule's id.
+    /// the rule's id. At most 2^53 − 1, the largest integer JSON readers that use doubles keep exact.
     public var seed: UInt64?
     /// The account the rule is confined to (set by the server for an account admin's rules).
     public var accountId: String?
@@ -29,10 +30,21 @@ public struct FaultRule: Codable, Sendable, Equatable {
     /// When the rule was made, server clock (read-only).
     public var createdAt: Int64?
 
+    /// A rule to post.
+    /// - Parameters:
+    ///   - id: The rule's id; the server picks one when `nil`.
+    ///   - description: What the rule is for.
+    ///   - match: Which requests it applies to.
+    ///   - action: What happens to them.
+    ///   - probability: The chance, 0 to 1, that a matching request is hit.
+    ///   - limit: At most this many injections.
+    ///   - expiresInMillis: Expires this many ms after now on the server clock.
+    ///   - seed: Seeds the rule's draws, 0 to 2^53 − 1.
     public init(
-        description: String? = nil, match: FaultMatch, action: FaultAction, probability: Double? = nil, limit: Int? = nil,
+        id: String? = nil, description: String? = nil, match: FaultMatch, action: FaultAction, probability: Double? = nil, limit: Int? = nil,
         expiresInMillis: Int64? = nil, seed: UInt64? = nil
     ) {
+        self.id = id
         self.description = description
         self.match = match
         self.action = action

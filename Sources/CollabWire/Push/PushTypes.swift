@@ -139,11 +139,13 @@ public struct PushView: Codable, Sendable, Equatable {
     public var collapseId: String?
     public var keyId: String?
     public var content: PushContentView
-    /// The payload exactly as sent.
+    /// The payload exactly as sent: the APNs or FCM JSON, as a string (``userInfo`` in CollabClient
+    /// parses it).
     public var payload: String
     public var payloadBytes: Int
     public var truncated: Bool
-    /// `RECORDED`, `PENDING`, `DELIVERED`, `UNREGISTERED`, `FAILED` or `SUPPRESSED` (paused notifications; the attempt says why).
+    /// `RECORDED` (no sink for its transport: in the outbox only), `PENDING`, `DELIVERED`, `UNREGISTERED`, `FAILED` or
+    /// `SUPPRESSED` (paused notifications; the attempt says why).
     public var state: String
     public var attempts: [Attempt]
     public var createdAt: Int64

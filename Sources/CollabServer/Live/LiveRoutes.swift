@@ -140,7 +140,14 @@ extension CollabEnvironment {
             group.addTask {
                 // Visitors upload co-browsing frames as binary messages (MCF1 header + image); each gets
                 // a text acknowledgement. Reading also keeps pings answered and notices a close.
-                for try await message in inbound.messages(maxSize: self.configuration.maxFrameBytes + 4096) {
+                let maxMessage = self.configuration.maxFrameBytes + 4096
+                for try await message in inbound.messages(maxSize: maxMessage) {
+                    // The library bounds messages it reassembles from fragments; one frame up to the
+                    // frame bound (1 MiB) passes it, so its size is checked here.
+                    guard message.size <= maxMessage else {
+                        try await outbound.close(.messageTooLarge, reason: "message larger than \(maxMessage) bytes")
+                        return
+                    }
                     if case .text(let text) = message {
                         // `{"type":"sync","id":"…"}`: answered with a `sync` event queued behind every
                         // event published so far (a barrier for clients and tests).
@@ -167,6 +174,16 @@ extension CollabEnvironment {
             }
             try await group.next()
             group.cancelAll()
+        }
+    }
+}
+
+extension WebSocketMessage {
+    /// The message's size in bytes.
+    fileprivate var size: Int {
+        switch self {
+        case .text(let text): text.utf8.count
+        case .binary(let buffer): buffer.readableBytes
         }
     }
 }

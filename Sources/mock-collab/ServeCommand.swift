@@ -105,6 +105,8 @@ struct ServeCommand: AsyncParsableCommand {
 
     @OptionGroup(title: "Files") var files: ServeFileOptions
 
+    @OptionGroup(title: "Abuse limits") var abuse: ServeAbuseOptions
+
     func validate() throws {
         guard clientIdleSeconds > 0 else { throw ValidationError("--client-idle-seconds must be positive") }
         guard maxConnections > 0 else { throw ValidationError("--max-connections must be positive") }
@@ -175,6 +177,7 @@ struct ServeCommand: AsyncParsableCommand {
         }
         configuration.snapshotOnExit = snapshotOnExit ?? Self.environment["MOCK_COLLAB_SNAPSHOT_ON_EXIT"]
         configuration.files = files.settings
+        abuse.apply(to: &configuration)
 
         let server = try await MockCollabServer(configuration: configuration, logger: logger)
         if server.usesDefaultTenant {

@@ -78,6 +78,10 @@ public struct ServerConfiguration: Sendable {
     public var maxSnapshotBytes: Int = 64 * 1024 * 1024
     /// Files in conversations: maximum size, quota, concurrent uploads.
     public var files = FileSettings()
+    /// How many wrong invitation tokens (PINs, links) visitors may try (`serve --pin-attempts…`).
+    public var redemptionLimits = RedemptionLimits()
+    /// Live event sockets one client and one account may hold open (`serve --max-live-…`).
+    public var liveSocketLimits = LiveSocketLimits()
 
     public init(
         host: String = "127.0.0.1",

@@ -113,6 +113,8 @@ struct ServeCommand: AsyncParsableCommand {
 
     @OptionGroup(title: "Files") var files: ServeFileOptions
 
+    @OptionGroup(title: "Abuse limits") var abuse: ServeAbuseOptions
+
     func validate() throws {
         guard clientIdleSeconds > 0 else { throw ValidationError("--client-idle-seconds must be positive") }
         guard maxConnections > 0 else { throw ValidationError("--max-connections must be positive") }
@@ -187,6 +189,7 @@ struct ServeCommand: AsyncParsableCommand {
         configuration.snapshotOnExit = snapshotOnExit ?? Self.environment["MOCK_COLLAB_SNAPSHOT_ON_EXIT"]
         configuration.files = files.settings
         configuration.productVersion = (productVersion ?? Self.environment["MOCK_COLLAB_PRODUCT_VERSION"]).flatMap(ProductVersion.init)
+        abuse.apply(to: &configuration)
 
         let server = try await MockCollabServer(configuration: configuration, logger: logger)
         if server.usesDefaultTenant {

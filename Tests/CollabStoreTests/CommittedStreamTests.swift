@@ -61,7 +61,9 @@ struct CommittedStreamTests {
             var replicas: [(StateRepository, RecordingSink)] = []
             for _ in 0..<2 {
                 let sink = RecordingSink()
-                let log = try await PostgresStore.open(url: url, logger: logger, cluster: true, writeTimeout: .seconds(15))
+                let log = try await PostgresStore.open(
+                    url: url, logger: logger, cluster: true, timeout: PostgresTestDatabase.openTimeout, writeTimeout: .seconds(15)
+                )
                 replicas.append((try await StateRepository(replicaOf: log, resolver: resolver, sink: sink), sink))
             }
             return replicas

@@ -137,22 +137,14 @@ public final class MockCollabServer: Service {
         let webSocket = WebSocketServerConfiguration(
             maxFrameSize: 1 << 20, autoPing: .enabled(timePeriod: configuration.heartbeatInterval), closeTimeout: configuration.heartbeatInterval
         )
-        // Plain HTTP goes through the connection guard (cap, header and send timeouts, bounded shutdown);
-        // TLS through the ALPN channel (HTTP/2 and HTTP/1.1 with WebSockets on one port), which has the
-        // HTTP/1 and HTTP/2 idle timeouts but not yet the guard.
-        let server: HTTPServerBuilder
-        if transport.tlsConfiguration == nil {
-            server = .guardedHTTP1WebSocketUpgrade(
-                webSocketRouter: router,
-                configuration: .init(http1: .init(idleTimeout: TimeAmount(configuration.connections.idleTimeout)), ws: webSocket),
-                limits: ConnectionLimits(
-                    maxConnections: configuration.connections.maxConnections, headerTimeout: configuration.connections.headerTimeout,
-                    sendTimeout: configuration.connections.sendTimeout, shutdownTimeout: configuration.connections.shutdownTimeout
-                )
-            )
-        } else {
-            server = try transport.serverBuilder(router: router, webSocket: webSocket)
-        }
+        // Every connection, plain or TLS, on either listener, goes through the connection guard and
+        // counts under one cap.
+        let connections = configuration.connections
+        let limits = ConnectionLimits(
+            maxConnections: connections.maxConnections, headerTimeout: connections.headerTimeout, handshakeTimeout: connections.handshakeTimeout,
+            sendTimeout: connections.sendTimeout, shutdownTimeout: connections.shutdownTimeout
+        )
+        let server = try transport.serverBuilder(router: router, webSocket: webSocket, limits: limits, idleTimeout: connections.idleTimeout)
         var app = Application(
             router: router,
             server: server,
@@ -182,7 +174,11 @@ public final class MockCollabServer: Service {
                 }
             )
         }
-        if let plain = transport.plainListener(router: router, webSocket: webSocket, host: host, logger: logger) { app.addServices(plain) }
+        if let plain = transport.plainListener(
+            router: router, webSocket: webSocket, limits: limits, idleTimeout: connections.idleTimeout, host: host, logger: logger
+        ) {
+            app.addServices(plain)
+        }
         return app
     }
 

@@ -81,6 +81,10 @@ public struct ServerConfiguration: Sendable {
     /// The vendor version `global/productVersion` answers, whose major decides which mobile SDK majors
     /// may start clients; `nil` answers MockCollab's own name and checks no SDK version.
     public var productVersion: ProductVersion?
+    /// How many wrong invitation tokens (PINs, links) visitors may try (`serve --pin-attempts…`).
+    public var redemptionLimits = RedemptionLimits()
+    /// Live event sockets one client and one account may hold open (`serve --max-live-…`).
+    public var liveSocketLimits = LiveSocketLimits()
 
     public init(
         host: String = "127.0.0.1",

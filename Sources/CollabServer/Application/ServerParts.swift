@@ -73,7 +73,10 @@ struct ServerParts {
         )
         let relay = storage.clusterStore.map { FrameRelay(store: $0, frames: frames, clock: clock, logger: logger) }
         (self.faults, self.frames, self.webhooks, self.pushes, self.relay) = (faults, frames, webhooks, pushes, relay)
-        events = EventHub(windowSize: configuration.eventReplayWindow, bufferSize: configuration.eventBufferPerConnection)
+        events = EventHub(
+            windowSize: configuration.eventReplayWindow, bufferSize: configuration.eventBufferPerConnection,
+            socketLimits: configuration.liveSocketLimits
+        )
         files = FileStorage(configuration: configuration)
         bots = BotDialogService(dispatcher: webhooks, logger: logger)
         fanOut = CommitFanOut(

@@ -77,6 +77,8 @@ struct CoBrowsingRoutes {
                     for await frame in frames {
                         try await outbound.write(.binary(frame.wire))
                     }
+                    // Cancelled: the reader ended first and its outcome (a 1009 for an oversized message) decides the close.
+                    try Task.checkCancellation()
                     try await outbound.close(.normalClosure, reason: "session ended")
                 }
                 group.addTask { for try await _ in inbound.messages(maxSize: 4096) {} }

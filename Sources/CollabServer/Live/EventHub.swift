@@ -166,12 +166,15 @@ final class EventHub: Sendable {
     let windowSize: Int
     /// Events a connection may have pending before it is cut off.
     let bufferSize: Int
+    /// Live connections one client and one account may hold.
+    let socketLimits: LiveSocketLimits
 
     /// - Parameter firstId: The first id events will carry, until ``start(at:)`` says otherwise.
-    init(firstId: Int64 = 1, windowSize: Int = 10_000, bufferSize: Int = 1_000) {
+    init(firstId: Int64 = 1, windowSize: Int = 10_000, bufferSize: Int = 1_000, socketLimits: LiveSocketLimits = LiveSocketLimits()) {
         self.state = Mutex(State(nextId: firstId, lastEvicted: firstId - 1))
         self.windowSize = max(1, windowSize)
         self.bufferSize = max(1, bufferSize)
+        self.socketLimits = socketLimits
     }
 
     /// Starts at the committed stream's position (before anything is published): ids come from the
@@ -216,13 +219,37 @@ final class EventHub: Sendable {
         }
     }
 
+    /// Why `audience` may not open another live connection now (its client or its account holds as
+    /// many as ``socketLimits`` allow), or `nil`: the check before a WebSocket upgrade.
+    func refusal(for audience: EventAudience) -> CollabError? {
+        state.withLock { state in refusal(for: audience, in: state) }
+    }
+
+    private func refusal(for audience: EventAudience, in state: State) -> CollabError? {
+        let account = state.accounts[audience.accountId]
+        // A client is its token (a started device, an agent's session); without one, its person.
+        let clientCount = audience.sessionKey.map { state.bySessionKey[$0]?.count ?? 0 } ?? account?.byPerson[audience.personId]?.count ?? 0
+        if clientCount >= socketLimits.perClient {
+            return CollabError(
+                .tooManyRequests, "this client holds \(clientCount) live sockets, the most it may (--max-live-per-client); close one first"
+            )
+        }
+        if let count = account?.all.count, count >= socketLimits.perAccount {
+            return CollabError(.tooManyRequests, "the account holds \(count) live sockets, the most it may (--max-live-per-account)")
+        }
+        return nil
+    }
+
     /// Subscribes, replaying what the audience missed after `lastEventId`.
     /// - Returns: The subscription, the replayed events, and whether events were lost (the client
     ///   must resync), and the id the stream is at.
+    /// - Throws: `TOO_MANY_REQUESTS` when the audience's client or account holds as many live
+    ///   connections as it may (checked under the same lock that counts them).
     func subscribe(
         _ audience: EventAudience, after lastEventId: Int64?
-    ) -> (subscription: Subscription, replay: [PublishedEvent], gap: Bool, position: Int64) {
-        state.withLock { state in
+    ) throws(CollabError) -> (subscription: Subscription, replay: [PublishedEvent], gap: Bool, position: Int64) {
+        try state.withLock { state throws(CollabError) in
+            if let refusal = refusal(for: audience, in: state) { throw refusal }
             let subscription = Subscription(id: state.nextSubscriptionId, audience: audience, bufferSize: bufferSize)
             state.nextSubscriptionId += 1
             state.subscriptions[subscription.id] = subscription

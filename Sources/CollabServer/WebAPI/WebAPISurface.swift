@@ -41,6 +41,8 @@ struct WebAPISurface {
             BotDialogRoutes(environment: env, dispatcher: webhooks).register(on: routes.group("bots"))
             FileInterceptorRoutes(environment: env, interception: files.interception).register(on: routes.group("fileuploadinterceptors"))
             MessageInterceptorRoutes(environment: env).register(on: routes.group("messageinterceptors"))
+            EntityRoutes(environment: env).register(on: routes.group())
+            EntityBehaviourRoutes(environment: env, dispatcher: webhooks).register(on: routes.group())
             routes.answerTheRest()
         }
     }

@@ -70,3 +70,40 @@ struct PushNotificationWebhookBody: Encodable {
         }
     }
 }
+
+extension VendorEventMapping {
+    func deputyDelegationBody(_ delegation: DeputyDelegation, in state: borrowing AccountState) -> Data? {
+        let invitation = delegation.invitation
+        let conversation = state.conversations[invitation.conversationId]
+        let tokens = state.devices(ofPerson: delegation.deputy.id).sorted { $0.id < $1.id }
+            .flatMap { [$0.apnsToken, $0.fcmToken].compactMap { $0 } }
+        let body = DeputyDelegationBody(
+            type: VendorWebhookEvents.schemas[delegation.eventName] ?? "", timestamp: delegation.timestamp, eventType: delegation.eventName,
+            accountId: invitation.accountId, recipient: WebPerson(delegation.deputy, expand: Expansion()), conversationId: invitation.conversationId,
+            deviceTokens: tokens, invitationId: invitation.id, initialEngagementType: conversation?.initialEngagementType.rawValue,
+            contextPerson: conversation?.contextPersonId.flatMap { state.persons[$0] }.map { WebPerson($0, expand: Expansion()) },
+            primaryAgentPerson: WebPerson(delegation.primaryAgent, expand: Expansion())
+        )
+        return try? JSONBody.encoder.encode(body)
+    }
+}
+
+/// `DeputyDelegationPushNotificationEvent` and `RevokeDeputyDelegationPushNotificationEvent`.
+struct DeputyDelegationBody: Encodable {
+    var type: String
+    var timestamp: Int64
+    var eventType: String
+    var accountId: String
+    var recipient: WebPerson
+    var conversationId: String
+    var deviceTokens: [String]
+    var invitationId: String
+    var initialEngagementType: String?
+    var contextPerson: WebPerson?
+    var primaryAgentPerson: WebPerson
+
+    enum CodingKeys: String, CodingKey {
+        case type = "$_type", timestamp, eventType, accountId, recipient, conversationId, deviceTokens, invitationId, initialEngagementType
+        case contextPerson, primaryAgentPerson
+    }
+}

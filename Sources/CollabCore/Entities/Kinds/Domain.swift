@@ -1,0 +1,20 @@
+/// A domain the account's visitors come from (`Domain`); names are unique within an account.
+public struct Domain: DeclaredEntity {
+    public var id: String
+    public var accountId: String
+    public var creationTimestamp: Int64
+    public var modificationTimestamp: Int64?
+    public var version: Int64?
+    public var domainName: String?
+
+    public static let declaration = EntityDeclaration<Domain>(
+        typeName: "Domain", path: "domains", idParameter: "domainId", seedKey: "domains",
+        operations: EntityOperations(create: .admin, read: .admin, update: .admin, delete: .admin, search: .admin, readMultiple: .admin),
+        fields: [.creationTimestamp, .name("DOMAIN_NAME") { $0.domainName }, .modificationTimestamp],
+        uniqueName: .name("DOMAIN_NAME") { $0.domainName },
+        webhookEvent: "domain",
+        rules: EntityRules(validate: { domain, _, _ throws(CollabError) in
+            try Limits.check(domain.domainName, field: "domainName", max: 250, required: true)
+        })
+    )
+}

@@ -89,12 +89,14 @@ public struct EntityDeclaration<Entity: DeclaredEntity>: Sendable {
     public var secrets: EntitySecrets<Entity>?
     /// The `$_type` of one entity (one schema per variant for kinds with several).
     public var wireType: @Sendable (Entity) -> String
+    /// Fields the layer keeps that the vendor's schema does not have (left out of the wire object).
+    public var storedOnly: Set<String>
 
     public init(
         typeName: String, path: String, idParameter: String, queryType: String? = nil, resultType: String? = nil, listType: String? = nil,
         seedKey: String, operations: EntityOperations, fields: [EntityField<Entity>], uniqueName: EntityField<Entity>? = nil,
         webhookEvent: String? = nil, audited: Bool = true, versioned: Bool = true, tracksModification: Bool = true, maxPerAccount: Int = 200_000, rules: EntityRules<Entity> = EntityRules(), secrets: EntitySecrets<Entity>? = nil,
-        wireType: (@Sendable (Entity) -> String)? = nil
+        wireType: (@Sendable (Entity) -> String)? = nil, storedOnly: Set<String> = []
     ) {
         self.typeName = typeName
         self.path = path
@@ -114,6 +116,7 @@ public struct EntityDeclaration<Entity: DeclaredEntity>: Sendable {
         self.rules = rules
         self.secrets = secrets
         self.wireType = wireType ?? { _ in typeName }
+        self.storedOnly = storedOnly
     }
 
     /// The field named `name` (the vendor's `E…SearchFilterField`).

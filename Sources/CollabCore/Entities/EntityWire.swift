@@ -16,6 +16,7 @@ public enum EntityWire {
         // Encoding our own model types cannot fail: they hold only strings, numbers, lists and maps.
         let data = (try? RecordCoding.encoder.encode(entity)) ?? Data("{}".utf8)
         guard case .object(var object) = (try? JSONDecoder().decode(JSONValue.self, from: data)) ?? .object([:]) else { return .object([:]) }
+        for field in E.declaration.storedOnly { object[field] = nil }
         object["$_type"] = .string(E.declaration.wireType(entity))
         return .object(object)
     }

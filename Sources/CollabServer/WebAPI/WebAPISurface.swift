@@ -18,8 +18,12 @@ struct WebAPISurface {
     /// File-upload interceptors (and the message interceptors that see FILE messages).
     let files: FileReview
 
-    func register(on router: Router<CollabRequestContext>, stack: SurfaceStack) {
+    /// Registers the surface under both prefixes.
+    /// - Returns: Its operations (the same under each prefix).
+    @discardableResult
+    func register(on router: Router<CollabRequestContext>, stack: SurfaceStack) -> [WebAPIOperation] {
         let env = environment
+        var operations: [WebAPIOperation] = []
         for prefix in Self.prefixes {
             let routes = stack.routes(.webAPI, under: RouterPath(prefix), on: router)
             AccountsRoutes(environment: env).register(on: routes.group("accounts"))
@@ -43,7 +47,25 @@ struct WebAPISurface {
             MessageInterceptorRoutes(environment: env).register(on: routes.group("messageinterceptors"))
             EntityRoutes(environment: env).register(on: routes.group())
             EntityBehaviourRoutes(environment: env, dispatcher: webhooks).register(on: routes.group())
+            operations = routes.operations
             routes.answerTheRest()
         }
+        return operations
     }
+}
+
+/// One operation the Web API serves: its method and its path under `/app/rest/v4`, with `:name` for a
+/// path parameter in braces, as the vendor's spec writes it (`cannedresponses/{cannedResponseId}/read`).
+public struct WebAPIOperation: Sendable, Hashable, Comparable, CustomStringConvertible {
+    public var method: String
+    public var path: String
+
+    public init(method: String, path: String) {
+        self.method = method
+        self.path = path
+    }
+
+    public static func < (lhs: Self, rhs: Self) -> Bool { (lhs.path, lhs.method) < (rhs.path, rhs.method) }
+
+    public var description: String { "\(method) /\(path)" }
 }

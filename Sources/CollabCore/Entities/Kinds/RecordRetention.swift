@@ -35,6 +35,8 @@ public struct RecordRetention: DeclaredEntity {
             ] {
                 if let value, value < 0 || value > 100 * 365 * 86_400 { throw .badRequest("\(field) must be between 0 and 100 years in seconds") }
             }
-        })
+        }),
+        // One per account, named by the account: the vendor's schema has no id, timestamps or version.
+        storedOnly: ["id", "creationTimestamp", "modificationTimestamp", "version"]
     )
 }

@@ -20,7 +20,8 @@ struct EntityLayerTests {
             #expect(created.status == 200, "\(typeName) create: \(created.object)")
             let id = try #require(created.object["id"] as? String)
             #expect(created.object["accountId"] != nil && created.object["creationTimestamp"] != nil)
-            #expect((created.object["$_type"] as? String)?.isEmpty == false)
+            let wireType = try #require(created.object["$_type"] as? String)
+            #expect(VendorSchemaCheck.problems(try JSONSerialization.data(withJSONObject: created.object), schema: wireType).isEmpty)
 
             let read = try await server.json(.get, "\(path)/\(id)/read")
             #expect(read.status == 200 && read.object["id"] as? String == id)
@@ -42,6 +43,9 @@ struct EntityLayerTests {
             let query = #"{"searchFilters":[{"field":"CREATION_TIMESTAMP","operator":{"type":"EQUALS","value":\#(timestamp)}}]}"#
             if type.hasField("CREATION_TIMESTAMP") {
                 let found = try await server.json(.post, "\(path)/search", body: query)
+                let resultType = try #require(found.object["$_type"] as? String)
+                let problems = VendorSchemaCheck.problems(try JSONSerialization.data(withJSONObject: found.object), schema: resultType)
+                #expect(problems.isEmpty, "\(typeName) search result: \(problems)")
                 #expect((found.object["items"] as? [[String: Any]])?.contains { $0["id"] as? String == id } == true, "\(typeName) search: \(found.object)")
             }
 

@@ -24,8 +24,8 @@ extension EntityTable {
             }
             sorters.append((field, order.descending))
         }
-        var matched = try matching(query.filters, visible: visible)
-        matched.sort { a, b in
+        let matched = try matching(query.filters, visible: visible)
+        func before(_ a: Entity, _ b: Entity) -> Bool {
             for (field, descending) in sorters {
                 let va = field.value(a)
                 let vb = field.value(b)
@@ -36,7 +36,27 @@ extension EntityTable {
         let start = min(query.offset, matched.count)
         let end = min(start + query.limit, matched.count)
         let hasMore = end < matched.count
-        return SearchPage(items: Array(matched[start..<end]), hasMoreItems: hasMore, nextOffset: hasMore ? end : nil)
+        return SearchPage(items: Array(Self.first(end, of: matched, by: before)[start...]), hasMoreItems: hasMore, nextOffset: hasMore ? end : nil)
+    }
+
+    /// The first `count` of `items` in the order `before` gives: a full sort when that is most of them,
+    /// else one pass that keeps the smallest `count` (a page of a large scan costs n·log(count)).
+    private static func first(_ count: Int, of items: [Entity], by before: (Entity, Entity) -> Bool) -> [Entity] {
+        guard count * 4 < items.count else { return Array(items.sorted(by: before).prefix(count)) }
+        var kept: [Entity] = []
+        kept.reserveCapacity(count + 1)
+        for item in items {
+            if kept.count == count, let last = kept.last, !before(item, last) { continue }
+            var low = 0
+            var high = kept.count
+            while low < high {
+                let middle = (low + high) / 2
+                if before(kept[middle], item) { low = middle + 1 } else { high = middle }
+            }
+            kept.insert(item, at: low)
+            if kept.count > count { kept.removeLast() }
+        }
+        return kept
     }
 
     /// How many entities pass `filters` (the vendor's `…CountQuery`).

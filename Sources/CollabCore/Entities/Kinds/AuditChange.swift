@@ -5,11 +5,7 @@ import CollabWire
 /// writes and the admin writes of accounts, API keys, named areas and users record, searched with
 /// `audit/search`. An account keeps its newest ``AuditChange/retained`` entries.
 public struct AuditChange: DeclaredEntity {
-    public var id: String
-    public var accountId: String
-    public var creationTimestamp: Int64
-    public var modificationTimestamp: Int64?
-    public var version: Int64?
+    public var id: String, accountId: String, creationTimestamp: Int64, modificationTimestamp: Int64?, version: Int64?
     public var interactionType: String?
     public var interactionName: String?
     public var userName: String?
@@ -69,7 +65,7 @@ extension AccountState {
             return String(decoding: data, as: UTF8.self)
         }
         let entry = AuditChange(
-            id: context.ids.make(), accountId: accountId, creationTimestamp: context.now, interactionType: "API",
+            id: context.ids.make(), accountId: accountId, creationTimestamp: context.now, modificationTimestamp: nil, version: nil, interactionType: "API",
             interactionName: "\(change.entityType).\(change.action.rawValue.lowercased())", userName: user?.username, userId: user?.id,
             userRole: principal?.role.rawValue, userAnonymous: principal.map { $0.method == .anonymous }, userVirtual: user?.virtualUser,
             userPropagated: false, changeType: change.action.rawValue, entityType: change.entityType, entityName: change.entityName,

@@ -1,11 +1,7 @@
 /// An avatar image (`Avatar`), read by id; persons and users name theirs. The mock stores what it is
 /// given (a data URL of at most 16 KiB) and does not crop or rotate.
 public struct Avatar: DeclaredEntity {
-    public var id: String
-    public var accountId: String
-    public var creationTimestamp: Int64
-    public var modificationTimestamp: Int64?
-    public var version: Int64?
+    public var id: String, accountId: String, creationTimestamp: Int64, modificationTimestamp: Int64?, version: Int64?
     public var imageZoomFactor: Double?
     public var imageXPositionRatio: Double?
     public var imageYPositionRatio: Double?

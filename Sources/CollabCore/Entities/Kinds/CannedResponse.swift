@@ -7,11 +7,7 @@ public import CollabWire
 /// members and supervisors and up, changed by supervisors and up; a USER (personal) response only by its
 /// owner, and by admins who manage the account. A response without an owner is the caller's own.
 public struct CannedResponse: DeclaredEntity {
-    public var id: String
-    public var accountId: String
-    public var creationTimestamp: Int64
-    public var modificationTimestamp: Int64?
-    public var version: Int64?
+    public var id: String, accountId: String, creationTimestamp: Int64, modificationTimestamp: Int64?, version: Int64?
     public var ownerId: String?
     public var ownerType: String?
     /// Kept as the client sent them (`Placeholder` objects).
@@ -76,11 +72,7 @@ public struct CannedResponse: DeclaredEntity {
 
 /// A record that a canned response was used in a message (`CannedResponseUsage`).
 public struct CannedResponseUsage: DeclaredEntity {
-    public var id: String
-    public var accountId: String
-    public var creationTimestamp: Int64
-    public var modificationTimestamp: Int64?
-    public var version: Int64?
+    public var id: String, accountId: String, creationTimestamp: Int64, modificationTimestamp: Int64?, version: Int64?
     public var cannedResponseId: String?
     public var personId: String?
     public var messageId: String?

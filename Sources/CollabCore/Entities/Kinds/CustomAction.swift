@@ -4,11 +4,7 @@ public import CollabWire
 /// (`CustomConversationActionData`, `CustomPersonActionData`, `CustomMessageActionData`: one kind, told
 /// apart by `type`). The mock keeps the configuration; fields it does not interpret are kept as sent.
 public struct CustomAction: DeclaredEntity {
-    public var id: String
-    public var accountId: String
-    public var creationTimestamp: Int64
-    public var modificationTimestamp: Int64?
-    public var version: Int64?
+    public var id: String, accountId: String, creationTimestamp: Int64, modificationTimestamp: Int64?, version: Int64?
     public var key: String?
     public var name: String?
     public var description: String?

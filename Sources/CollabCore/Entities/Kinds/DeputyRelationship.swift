@@ -1,11 +1,7 @@
 /// A deputy of an agent (`DeputyRelationship`): another agent, or a team, that receives the agent's
 /// inbound requests (`push_notification.deputy_delegation`) at an escalation level.
 public struct DeputyRelationship: DeclaredEntity {
-    public var id: String
-    public var accountId: String
-    public var creationTimestamp: Int64
-    public var modificationTimestamp: Int64?
-    public var version: Int64?
+    public var id: String, accountId: String, creationTimestamp: Int64, modificationTimestamp: Int64?, version: Int64?
     public var agentUserId: String?
     public var deputyType: String?
     public var deputyId: String?

@@ -1,10 +1,6 @@
 /// A domain the account's visitors come from (`Domain`); names are unique within an account.
 public struct Domain: DeclaredEntity {
-    public var id: String
-    public var accountId: String
-    public var creationTimestamp: Int64
-    public var modificationTimestamp: Int64?
-    public var version: Int64?
+    public var id: String, accountId: String, creationTimestamp: Int64, modificationTimestamp: Int64?, version: Int64?
     public var domainName: String?
 
     public static let declaration = EntityDeclaration<Domain>(

@@ -2,11 +2,7 @@ import Foundation
 /// A label set on persons (`PersonLabel`); names are unique within an account (`scope::value` for
 /// scoped labels). Labels on persons drive ``PersonVisibilityRule``s.
 public struct PersonLabel: DeclaredEntity {
-    public var id: String
-    public var accountId: String
-    public var creationTimestamp: Int64
-    public var modificationTimestamp: Int64?
-    public var version: Int64?
+    public var id: String, accountId: String, creationTimestamp: Int64, modificationTimestamp: Int64?, version: Int64?
     public var name: String?
     public var description: String?
     public var color: String?
@@ -48,11 +44,7 @@ public struct PersonLabel: DeclaredEntity {
 /// Which agents see which visitors (`PersonVisibilityRuleData`): while an account has an enabled rule,
 /// an agent below ADMIN sees a visitor only when an enabled rule selects both (by their labels).
 public struct PersonVisibilityRule: DeclaredEntity {
-    public var id: String
-    public var accountId: String
-    public var creationTimestamp: Int64
-    public var modificationTimestamp: Int64?
-    public var version: Int64?
+    public var id: String, accountId: String, creationTimestamp: Int64, modificationTimestamp: Int64?, version: Int64?
     public var name: String?
     public var enabled: Bool?
     public var description: String?

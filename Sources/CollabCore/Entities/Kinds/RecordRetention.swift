@@ -1,11 +1,7 @@
 /// An account's record retention intervals (`RecordRetentionData`): one per account, read and
 /// replaced whole. The mock keeps the values; it deletes nothing on their account.
 public struct RecordRetention: DeclaredEntity {
-    public var id: String
-    public var accountId: String
-    public var creationTimestamp: Int64
-    public var modificationTimestamp: Int64?
-    public var version: Int64?
+    public var id: String, accountId: String, creationTimestamp: Int64, modificationTimestamp: Int64?, version: Int64?
     public var retentionIntervalConversationSeconds: Int64?
     public var retentionIntervalPresenceSeconds: Int64?
     public var retentionIntervalWebhookDeliveryLogSeconds: Int64?
@@ -15,7 +11,8 @@ public struct RecordRetention: DeclaredEntity {
     /// 30 days for presences and webhook delivery logs.
     public static func defaults(accountId: String) -> RecordRetention {
         RecordRetention(
-            id: accountId, accountId: accountId, creationTimestamp: 0, retentionIntervalConversationSeconds: 365 * 86_400,
+            id: accountId, accountId: accountId, creationTimestamp: 0, modificationTimestamp: nil, version: nil,
+            retentionIntervalConversationSeconds: 365 * 86_400,
             retentionIntervalPresenceSeconds: 30 * 86_400, retentionIntervalWebhookDeliveryLogSeconds: 30 * 86_400,
             retentionIntervalAuditLogSeconds: 365 * 86_400
         )

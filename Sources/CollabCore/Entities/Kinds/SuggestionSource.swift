@@ -1,11 +1,7 @@
 /// An external service that suggests chat answers (`SuggestionSourceData`). The mock keeps its
 /// registration and answers its ping; it does not call it for suggestions.
 public struct SuggestionSource: DeclaredEntity {
-    public var id: String
-    public var accountId: String
-    public var creationTimestamp: Int64
-    public var modificationTimestamp: Int64?
-    public var version: Int64?
+    public var id: String, accountId: String, creationTimestamp: Int64, modificationTimestamp: Int64?, version: Int64?
     public var name: String?
     public var description: String?
     public var outboundApiVersion: String?

@@ -21,11 +21,15 @@ struct EntityRoutes {
         let operations = declaration.operations
         let group = routes.group(RouterPath(declaration.path))
         let idPath = ":\(declaration.idParameter)"
-        if let role = operations.create {
-            group.operation(.post, "create", role: role) { request, context in
+        // create and update: a draft from the body, stored by the layer, answered as stored.
+        for (path, role, isCreate) in [("create", operations.create, true), ("update", operations.update, false)] {
+            guard let role else { continue }
+            group.operation(.post, RouterPath(path), role: role) { request, context in
                 let draft = try await env.decodeEntity(E.self, from: request)
                 let entity = try await env.write(context.principal) { state, changes, op throws(CollabError) in
-                    try state.createEntity(draft, for: context.principal, context: op, changes: &changes)
+                    isCreate
+                        ? try state.createEntity(draft, for: context.principal, context: op, changes: &changes)
+                        : try state.updateEntity(draft, for: context.principal, context: op, changes: &changes)
                 }
                 return JSONBody.response(EntityWire.json(entity))
             }
@@ -34,15 +38,6 @@ struct EntityRoutes {
             group.operation(.get, RouterPath("\(idPath)/read"), role: role) { _, context in
                 let id = try context.pathParameter(declaration.idParameter)
                 let entity = try env.read(context.principal) { state throws(CollabError) in try state.entity(E.self, id, for: context.principal) }
-                return JSONBody.response(EntityWire.json(entity))
-            }
-        }
-        if let role = operations.update {
-            group.operation(.post, "update", role: role) { request, context in
-                let draft = try await env.decodeEntity(E.self, from: request)
-                let entity = try await env.write(context.principal) { state, changes, op throws(CollabError) in
-                    try state.updateEntity(draft, for: context.principal, context: op, changes: &changes)
-                }
                 return JSONBody.response(EntityWire.json(entity))
             }
         }

@@ -13,7 +13,8 @@ import Synchronization
 struct BenchCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "bench", abstract: "Measure throughput (use a release build).", subcommands: [
-            BenchPushCommand.self, BenchCoBrowseCommand.self, BenchSinkCommand.self, BenchWSClientsCommand.self, BenchGrowthCommand.self, BenchEntitiesCommand.self,
+            BenchPushCommand.self, BenchCoBrowseCommand.self, BenchSinkCommand.self, BenchWSClientsCommand.self, BenchGrowthCommand.self,
+            BenchEntitiesCommand.self,
         ]
     )
 }

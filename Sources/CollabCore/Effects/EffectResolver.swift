@@ -84,7 +84,9 @@ public struct EffectResolver: Sendable {
         let registrations = state.webhooks(accountId: event.accountId, wanting: name)
         guard !registrations.isEmpty else { return }
         for deputy in state.deputyPersons(ofUser: primary.sourceId) {
-            let delegation = DeputyDelegation(eventName: name, invitation: invitation, deputy: deputy, primaryAgent: primary, timestamp: event.timestamp)
+            let delegation = DeputyDelegation(
+                eventName: name, invitation: invitation, deputy: deputy, primaryAgent: primary, timestamp: event.timestamp
+            )
             guard let body = formats.deputyDelegationBody(delegation, in: state) else { continue }
             for registration in registrations {
                 effects.webhooks.append(ResolvedWebhook(registration, eventType: name, body: body, createdAt: event.timestamp))

@@ -51,6 +51,13 @@ public struct EntityOperations: Sendable, Equatable {
     }
 }
 
+extension EntityOperations {
+    /// create, read, update, delete and readMultiple with `role`; search with `search` (else `role`).
+    public static func standard(_ role: AuthorizationRole, search: AuthorizationRole? = nil, getByNames: AuthorizationRole? = nil) -> Self {
+        Self(create: role, read: role, update: role, delete: role, search: search ?? role, readMultiple: role, getByNames: getByNames)
+    }
+}
+
 /// Everything the layer needs to know about a declared entity, in one place.
 public struct EntityDeclaration<Entity: DeclaredEntity>: Sendable {
     /// The vendor's schema name: the `$_type` of the wire object, the name in errors and audit entries,
@@ -72,6 +79,9 @@ public struct EntityDeclaration<Entity: DeclaredEntity>: Sendable {
     /// The field whose values are unique within an account (a second entity with the same value is a
     /// conflict), used by `getByName`, seeds and audit entries; `nil` when the kind has none.
     public var uniqueName: EntityField<Entity>?
+    /// What identifies an entity in a seed file when the kind has no unique name (a seed applied again
+    /// updates the entity instead of adding one); `nil`: the seed's `id`.
+    public var naturalKey: (@Sendable (Entity) -> String?)?
     /// The vendor's webhook event for creations, updates and deletions (`person_label` →
     /// `PersonLabelModificationEvent`), if it has one.
     public var webhookEvent: String?
@@ -95,8 +105,9 @@ public struct EntityDeclaration<Entity: DeclaredEntity>: Sendable {
     public init(
         typeName: String, path: String, idParameter: String, queryType: String? = nil, resultType: String? = nil, listType: String? = nil,
         seedKey: String, operations: EntityOperations, fields: [EntityField<Entity>], uniqueName: EntityField<Entity>? = nil,
-        webhookEvent: String? = nil, audited: Bool = true, versioned: Bool = true, tracksModification: Bool = true, maxPerAccount: Int = 200_000, rules: EntityRules<Entity> = EntityRules(), secrets: EntitySecrets<Entity>? = nil,
-        wireType: (@Sendable (Entity) -> String)? = nil, storedOnly: Set<String> = []
+        naturalKey: (@Sendable (Entity) -> String?)? = nil, webhookEvent: String? = nil, audited: Bool = true, versioned: Bool = true,
+        tracksModification: Bool = true, maxPerAccount: Int = 200_000, rules: EntityRules<Entity> = EntityRules(),
+        secrets: EntitySecrets<Entity>? = nil, wireType: (@Sendable (Entity) -> String)? = nil, storedOnly: Set<String> = []
     ) {
         self.typeName = typeName
         self.path = path
@@ -108,6 +119,7 @@ public struct EntityDeclaration<Entity: DeclaredEntity>: Sendable {
         self.operations = operations
         self.fields = fields
         self.uniqueName = uniqueName
+        self.naturalKey = naturalKey
         self.webhookEvent = webhookEvent
         self.audited = audited
         self.versioned = versioned
@@ -140,7 +152,8 @@ public struct EntityRules<Entity: DeclaredEntity>: Sendable {
     public var complete: @Sendable (inout Entity, Principal) -> Void
 
     public init(
-        validate: @escaping Check = { _, _, _ throws(CollabError) in }, visible: @escaping @Sendable (Entity, Principal, borrowing AccountState) -> Bool = { _, _, _ in true },
+        validate: @escaping Check = { _, _, _ throws(CollabError) in },
+        visible: @escaping @Sendable (Entity, Principal, borrowing AccountState) -> Bool = { _, _, _ in true },
         writable: @escaping Check = { _, _, _ throws(CollabError) in }, complete: @escaping @Sendable (inout Entity, Principal) -> Void = { _, _ in }
     ) {
         self.validate = validate

@@ -80,7 +80,9 @@ public struct EntityField<Entity>: Sendable {
     }
 
     /// An enum field (`kind` .enumeration or .selection), in a hashed index.
-    public static func enumeration(_ name: String, _ kind: Kind = .enumeration, filterable: Bool = true, _ value: @escaping @Sendable (Entity) -> String?) -> Self {
+    public static func enumeration(
+        _ name: String, _ kind: Kind = .enumeration, filterable: Bool = true, _ value: @escaping @Sendable (Entity) -> String?
+    ) -> Self {
         Self(name, kind, index: .hashed, filterable: filterable) { .of(value($0)) }
     }
 

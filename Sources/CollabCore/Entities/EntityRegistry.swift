@@ -45,7 +45,9 @@ extension EntityRegistry {
         return try renewingSecrets(type, record, context: context)
     }
 
-    private static func renewingSecrets<E: DeclaredEntity>(_ type: E.Type, _ record: StoredRecord, context: OperationContext) throws(CollabError) -> StoredRecord? {
+    private static func renewingSecrets<E: DeclaredEntity>(
+        _ type: E.Type, _ record: StoredRecord, context: OperationContext
+    ) throws(CollabError) -> StoredRecord? {
         guard let secrets = E.declaration.secrets else { return nil }
         let entity: E
         do { entity = try RecordCoding.decode(DeclaredRecord<E>.self, from: record).entity } catch {

@@ -67,7 +67,9 @@ public enum EntityWire {
         case .object(let fields):
             guard fields.count <= Limits.propertyCount else { throw .badRequest("\(name) has more than \(Limits.propertyCount) fields") }
             for (key, field) in fields {
-                guard key.utf8.count <= Limits.propertyKeyLength else { throw .badRequest("\(name) has a field name longer than \(Limits.propertyKeyLength) bytes") }
+                guard key.utf8.count <= Limits.propertyKeyLength else {
+                    throw .badRequest("\(name) has a field name longer than \(Limits.propertyKeyLength) bytes")
+                }
                 try checkBounds(field, at: path.isEmpty ? key : "\(path).\(key)", depth: depth + 1)
             }
         case .int, .double, .bool, .null:

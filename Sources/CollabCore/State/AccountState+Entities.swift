@@ -49,7 +49,9 @@ extension AccountState {
     }
 
     /// Searches the caller's entities of kind `type` (see ``EntityTable/search(_:visible:)``).
-    public func searchEntities<E: DeclaredEntity>(_ type: E.Type, _ query: SearchQuery, for principal: Principal) throws(CollabError) -> SearchPage<E> {
+    public func searchEntities<E: DeclaredEntity>(
+        _ type: E.Type, _ query: SearchQuery, for principal: Principal
+    ) throws(CollabError) -> SearchPage<E> {
         _ = try callerAccountId(principal)
         return try declared.table(E.self).search(query) { E.declaration.rules.visible($0, principal, self) }
     }
@@ -62,7 +64,8 @@ extension AccountState {
         let accountId = try callerAccountId(principal)
         if !draft.accountId.isEmpty, draft.accountId != accountId { throw .notFound("Account", draft.accountId) }
         guard declared.table(E.self).count < E.declaration.maxPerAccount else {
-            throw CollabError(.tooManyRequests, "the account holds the most \(E.declaration.typeName) entities it may (\(E.declaration.maxPerAccount))")
+            let bound = E.declaration.maxPerAccount
+            throw CollabError(.tooManyRequests, "the account holds the most \(E.declaration.typeName) entities it may (\(bound))")
         }
         var entity = draft
         entity.id = id ?? context.ids.make()

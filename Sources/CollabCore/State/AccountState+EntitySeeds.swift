@@ -31,8 +31,13 @@ extension AccountState {
         let existing: E? =
             if let field = E.declaration.uniqueName, let name = field.value(draft).indexKey {
                 table.ids(field.name, name).first.flatMap { table[$0] }
+            } else if !draft.id.isEmpty {
+                table[draft.id]
+            } else if let key = E.declaration.naturalKey, let value = key(draft) {
+                // Seeds are small and applied rarely: a look through the kind is fine here.
+                table.rows.values.first { key($0) == value }
             } else {
-                draft.id.isEmpty ? nil : table[draft.id]
+                nil
             }
         do {
             guard let existing else {

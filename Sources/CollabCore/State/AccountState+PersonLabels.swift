@@ -35,7 +35,9 @@ extension AccountState {
         for (position, name) in names.enumerated() {
             guard let label = personLabel(named: name) else { throw .badRequest("[\(position)]: no person label is named '\(name)'") }
             guard label.isSettable(by: principal) else { throw .badRequest("[\(position)]: the caller may not set the label '\(name)'") }
-            guard label.isSettable(on: person) else { throw .badRequest("[\(position)]: the label '\(name)' cannot be set on a \(person.labelTarget)") }
+            guard label.isSettable(on: person) else {
+                throw .badRequest("[\(position)]: the label '\(name)' cannot be set on a \(person.labelTarget)")
+            }
             given.append(label)
         }
         var current = labels(of: person)

@@ -49,7 +49,9 @@ public struct PersonInput: Sendable {
 extension AccountState {
     /// A person of the caller's account.
     public func person(_ id: String, for principal: Principal) throws(CollabError) -> Person {
-        guard let person = persons[id], principal.canAccess(accountId: person.accountId), visibilityRules(for: principal).allows(person, in: self) else {
+        guard let person = persons[id], principal.canAccess(accountId: person.accountId),
+            visibilityRules(for: principal).allows(person, in: self)
+        else {
             throw .notFound("Person", id)
         }
         return person

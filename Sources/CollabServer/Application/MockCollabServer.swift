@@ -124,7 +124,8 @@ public final class MockCollabServer: Service {
         let messages = MessageReview(environment: env, interception: messageInterception, webhooks: webhooks)
         let files = FileReview(interception: interception, webhooks: webhooks, messages: messages)
         OpsRoutes(environment: env).register(on: router, stack: stack)  // /healthz, /readyz, /metrics, /openapi.json
-        let webAPI = WebAPISurface(environment: env, webhooks: webhooks, files: files).register(on: router, stack: stack)  // /app/rest/v4, /unblu/rest/v4
+        // /app/rest/v4, /unblu/rest/v4
+        let webAPI = WebAPISurface(environment: env, webhooks: webhooks, files: files).register(on: router, stack: stack)
         MobileSurface(environment: env, messages: messages, files: files).register(on: router, stack: stack)  // /mobile/v1
         AgentSurface(environment: env, messages: messages, files: files).register(on: router, stack: stack)  // /agent/v1
         ControlSurface(environment: env, webhooks: webhooks).register(on: router, stack: stack)  // /_mock/v1

@@ -33,7 +33,9 @@ struct EntityInspectorRoutes {
         }
     }
 
-    private static func page<E: DeclaredEntity>(_ type: E.Type, _ state: borrowing AccountState, offset: Int, limit: Int) throws(CollabError) -> WebResult<JSONValue> {
+    private static func page<E: DeclaredEntity>(
+        _ type: E.Type, _ state: borrowing AccountState, offset: Int, limit: Int
+    ) throws(CollabError) -> WebResult<JSONValue> {
         let order = E.declaration.field("CREATION_TIMESTAMP") == nil ? "ID" : "CREATION_TIMESTAMP"
         let query = try SearchQuery(orderBy: [SearchOrder(field: order)], offset: offset, limit: limit)
         let result = try state.declared.table(E.self).search(query) { _ in true }

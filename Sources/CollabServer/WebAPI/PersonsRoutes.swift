@@ -23,7 +23,9 @@ struct PersonsRoutes {
                 throw CollabError.badRequest("personSource must be USER_DB or VIRTUAL")
             }
             let sourceId = try request.requireQuery("sourceId")
-            let person = try env.read(context.principal) { state throws(CollabError) in try state.person(source: source, sourceId: sourceId, for: context.principal) }
+            let person = try env.read(context.principal) { state throws(CollabError) in
+                try state.person(source: source, sourceId: sourceId, for: context.principal)
+            }
             return JSONBody.response(WebPerson(person, expand: expand))
         }
         group.operation(.post, "createOrUpdateVirtual", role: .admin) { request, context in

@@ -12,7 +12,9 @@ extension WebhookDispatcher {
     /// - Throws: `UNAVAILABLE` when the bot is inactive, its host is not allowed, or it does not answer 2xx in time.
     func call(bot: DialogBot, eventType: String, body: Data) async throws(CollabError) -> Data {
         guard bot.webhookStatus == .active else { throw CollabError(.unavailable, "the dialog bot is \(bot.webhookStatus.rawValue)") }
-        let target = OutboundTarget(name: "the dialog bot", endpoint: bot.webhookEndpoint, secret: bot.webhookSecret, timeoutMillis: bot.outboundTimeoutMillis)
+        let target = OutboundTarget(
+            name: "the dialog bot", endpoint: bot.webhookEndpoint, secret: bot.webhookSecret, timeoutMillis: bot.outboundTimeoutMillis
+        )
         return try await call(target, eventType: eventType, body: body)
     }
 
@@ -41,7 +43,8 @@ extension WebhookDispatcher {
         } catch let error as CollabError {
             throw error
         } catch {
-            throw CollabError(.unavailable, "the endpoint \(RedactedURL.string(target.endpoint)) of \(target.name) did not answer \(eventType): \(error)")
+            let endpoint = RedactedURL.string(target.endpoint)
+            throw CollabError(.unavailable, "the endpoint \(endpoint) of \(target.name) did not answer \(eventType): \(error)")
         }
     }
 }

@@ -65,7 +65,8 @@ extension AccountState {
             return String(decoding: data, as: UTF8.self)
         }
         let entry = AuditChange(
-            id: context.ids.make(), accountId: accountId, creationTimestamp: context.now, modificationTimestamp: nil, version: nil, interactionType: "API",
+            id: context.ids.make(), accountId: accountId, creationTimestamp: context.now, modificationTimestamp: nil, version: nil,
+            interactionType: "API",
             interactionName: "\(change.entityType).\(change.action.rawValue.lowercased())", userName: user?.username, userId: user?.id,
             userRole: principal?.role.rawValue, userAnonymous: principal.map { $0.method == .anonymous }, userVirtual: user?.virtualUser,
             userPropagated: false, changeType: change.action.rawValue, entityType: change.entityType, entityName: change.entityName,

@@ -20,15 +20,13 @@ public struct CannedResponse: DeclaredEntity {
 
     public static let declaration = EntityDeclaration<CannedResponse>(
         typeName: "CannedResponse", path: "cannedresponses", idParameter: "cannedResponseId", seedKey: "cannedResponses",
-        operations: EntityOperations(
-            create: .registeredUser, read: .registeredUser, update: .registeredUser, delete: .registeredUser, search: .registeredUser,
-            readMultiple: .registeredUser
-        ),
+        operations: .standard(.registeredUser),
         fields: [
             .creationTimestamp, .modificationTimestamp, .text("TEXT") { $0.text }, .name("TITLE") { $0.title },
             .id("OWNER_ID") { $0.ownerId }, .enumeration("OWNER_TYPE") { $0.ownerType },
             .text("KEY", filterable: false) { $0.title },
         ],
+        naturalKey: { [$0.ownerType, $0.ownerId, $0.title].map { $0 ?? "" }.joined(separator: "/") },
         rules: EntityRules(
             validate: { response, _, _ throws(CollabError) in
                 try Limits.check(response.title, field: "title", max: 250, required: true)

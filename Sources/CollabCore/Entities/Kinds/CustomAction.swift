@@ -32,7 +32,9 @@ public struct CustomAction: DeclaredEntity {
     public var invocableForMessagesSentBy: [String]?
 
     /// `type` → the schema of that variant.
-    public static let variants = ["CONVERSATION": "CustomConversationActionData", "PERSON": "CustomPersonActionData", "MESSAGE": "CustomMessageActionData"]
+    public static let variants = [
+        "CONVERSATION": "CustomConversationActionData", "PERSON": "CustomPersonActionData", "MESSAGE": "CustomMessageActionData",
+    ]
 
     public static let declaration = EntityDeclaration<CustomAction>(
         typeName: "CustomActionData", path: "customactions", idParameter: "customActionId", queryType: "CustomActionQuery",

@@ -11,14 +11,12 @@ public struct DeputyRelationship: DeclaredEntity {
 
     public static let declaration = EntityDeclaration<DeputyRelationship>(
         typeName: "DeputyRelationship", path: "deputyrelationships", idParameter: "deputyRelationshipId", seedKey: "deputyRelationships",
-        operations: EntityOperations(
-            create: .registeredUser, read: .registeredUser, update: .registeredUser, delete: .registeredUser, search: .admin,
-            readMultiple: .registeredUser
-        ),
+        operations: .standard(.registeredUser, search: .admin),
         fields: [
             .id("AGENT_USER_ID") { $0.agentUserId }, .creationTimestamp, .id("DEPUTY_ID") { $0.deputyId },
             .enumeration("DEPUTY_TYPE") { $0.deputyType }, .enumeration("ESCALATION_LEVEL") { $0.escalationLevel }, .modificationTimestamp,
         ],
+        naturalKey: { [$0.agentUserId, $0.deputyType, $0.deputyId].map { $0 ?? "" }.joined(separator: "/") },
         webhookEvent: "deputy_relationship",
         rules: EntityRules(
             validate: { relationship, _, state throws(CollabError) in try relationship.check(in: state) },

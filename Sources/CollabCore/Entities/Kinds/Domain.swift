@@ -5,7 +5,7 @@ public struct Domain: DeclaredEntity {
 
     public static let declaration = EntityDeclaration<Domain>(
         typeName: "Domain", path: "domains", idParameter: "domainId", seedKey: "domains",
-        operations: EntityOperations(create: .admin, read: .admin, update: .admin, delete: .admin, search: .admin, readMultiple: .admin),
+        operations: .standard(.admin),
         fields: [.creationTimestamp, .name("DOMAIN_NAME") { $0.domainName }, .modificationTimestamp],
         uniqueName: .name("DOMAIN_NAME") { $0.domainName },
         webhookEvent: "domain",

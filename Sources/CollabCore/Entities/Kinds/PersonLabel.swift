@@ -68,9 +68,7 @@ public struct PersonVisibilityRule: DeclaredEntity {
     public static let declaration = EntityDeclaration<PersonVisibilityRule>(
         typeName: "PersonVisibilityRuleData", path: "personvisibilityrules", idParameter: "personVisibilityRuleId",
         queryType: "PersonVisibilityRuleQuery", resultType: "PersonVisibilityRuleResult", seedKey: "personVisibilityRules",
-        operations: EntityOperations(
-            create: .admin, read: .admin, update: .admin, delete: .admin, search: .admin, readMultiple: .admin, getByNames: .admin
-        ),
+        operations: .standard(.admin, getByNames: .admin),
         fields: [
             .enumeration("AGENT_LABEL_SELECTION", .selection) { $0.agentLabelSelection }, .name("NAME") { $0.name },
             .enumeration("VISITOR_LABEL_SELECTION", .selection) { $0.visitorLabelSelection }, .creationTimestamp,
@@ -84,9 +82,12 @@ public struct PersonVisibilityRule: DeclaredEntity {
                 try Limits.check(rule.agentLabelSelection, field: "agentLabelSelection", oneOf: selections)
                 try Limits.check(rule.visitorLabelSelection, field: "visitorLabelSelection", oneOf: selections)
                 for (field, selection, names) in [
-                    ("agentLabelNames", rule.agentLabelSelection, rule.agentLabelNames), ("visitorLabelNames", rule.visitorLabelSelection, rule.visitorLabelNames),
+                    ("agentLabelNames", rule.agentLabelSelection, rule.agentLabelNames),
+                    ("visitorLabelNames", rule.visitorLabelSelection, rule.visitorLabelNames),
                 ] {
-                    if selection == "DEFINED_LABELS", names?.isEmpty ?? true { throw .badRequest("\(field) is required when the selection is DEFINED_LABELS") }
+                    if selection == "DEFINED_LABELS", names?.isEmpty ?? true {
+                        throw .badRequest("\(field) is required when the selection is DEFINED_LABELS")
+                    }
                     for name in names ?? [] where state.personLabel(named: name) == nil {
                         throw .badRequest("\(field) names '\(name)', which is no person label of this account")
                     }

@@ -21,7 +21,9 @@ struct EntityBehaviourRoutes {
         let env = environment
         routes.operation(.post, "personlabels/getByScope", role: .registeredUser) { request, context in
             let body = try await env.decode(LabelScopeBody.self, from: request)
-            let labels = try env.read(context.principal) { state throws(CollabError) in try state.personLabels(scope: body.scope ?? "", for: context.principal) }
+            let labels = try env.read(context.principal) { state throws(CollabError) in
+                try state.personLabels(scope: body.scope ?? "", for: context.principal)
+            }
             return JSONBody.response(WebList(type: PersonLabel.declaration.listType, items: labels.map { EntityWire.json($0) }))
         }
         routes.operation(.post, "personvisibilityrules/getByUsedLabelName", role: .admin) { request, context in

@@ -53,28 +53,36 @@ struct EntityRoutes {
         if let role = operations.search {
             group.operation(.post, "search", role: role) { request, context in
                 let query = try await env.decode(WebQuery.self, from: request).searchQuery(expectedType: declaration.queryType)
-                let page = try env.read(context.principal) { state throws(CollabError) in try state.searchEntities(E.self, query, for: context.principal) }
+                let page = try env.read(context.principal) { state throws(CollabError) in
+                    try state.searchEntities(E.self, query, for: context.principal)
+                }
                 return JSONBody.response(page.webResult(declaration.resultType, offset: query.offset) { EntityWire.json($0) })
             }
         }
         if let role = operations.readMultiple {
             group.operation(.post, "readMultiple", role: role) { request, context in
                 let ids = try await env.decode([String].self, from: request)
-                let entities = try env.read(context.principal) { state throws(CollabError) in try state.entities(E.self, ids: ids, for: context.principal) }
+                let entities = try env.read(context.principal) { state throws(CollabError) in
+                    try state.entities(E.self, ids: ids, for: context.principal)
+                }
                 return JSONBody.response(WebList(type: declaration.listType, items: entities.map { EntityWire.json($0) }))
             }
         }
         if let role = operations.getByName {
             group.operation(.get, "getByName", role: role) { request, context in
                 let name = try request.requireQuery("name")
-                let entity = try env.read(context.principal) { state throws(CollabError) in try state.entity(E.self, named: name, for: context.principal) }
+                let entity = try env.read(context.principal) { state throws(CollabError) in
+                    try state.entity(E.self, named: name, for: context.principal)
+                }
                 return JSONBody.response(EntityWire.json(entity))
             }
         }
         if let role = operations.getByNames {
             group.operation(.post, "getByNames", role: role) { request, context in
                 let names = try await env.decode([String].self, from: request)
-                let entities = try env.read(context.principal) { state throws(CollabError) in try state.entities(E.self, names: names, for: context.principal) }
+                let entities = try env.read(context.principal) { state throws(CollabError) in
+                    try state.entities(E.self, names: names, for: context.principal)
+                }
                 return JSONBody.response(WebList(type: declaration.listType, items: entities.map { EntityWire.json($0) }))
             }
         }

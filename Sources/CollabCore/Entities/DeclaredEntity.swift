@@ -24,31 +24,16 @@ public protocol DeclaredEntity: Codable, Sendable, Equatable {
 /// The Web API operations of a declared entity, each with the role the vendor's spec gives it
 /// (`x-required-role`).
 public struct EntityOperations: Sendable, Equatable {
-    public var create: AuthorizationRole?
-    public var read: AuthorizationRole?
-    public var update: AuthorizationRole?
-    public var delete: AuthorizationRole?
-    public var search: AuthorizationRole?
-    public var readMultiple: AuthorizationRole?
+    public var create: AuthorizationRole? = nil
+    public var read: AuthorizationRole? = nil
+    public var update: AuthorizationRole? = nil
+    public var delete: AuthorizationRole? = nil
+    public var search: AuthorizationRole? = nil
+    public var readMultiple: AuthorizationRole? = nil
     /// `GET …/getByName?name=` on the declaration's unique name.
-    public var getByName: AuthorizationRole?
+    public var getByName: AuthorizationRole? = nil
     /// `POST …/getByNames` with a list of unique names.
-    public var getByNames: AuthorizationRole?
-
-    public init(
-        create: AuthorizationRole? = nil, read: AuthorizationRole? = nil, update: AuthorizationRole? = nil, delete: AuthorizationRole? = nil,
-        search: AuthorizationRole? = nil, readMultiple: AuthorizationRole? = nil, getByName: AuthorizationRole? = nil,
-        getByNames: AuthorizationRole? = nil
-    ) {
-        self.create = create
-        self.read = read
-        self.update = update
-        self.delete = delete
-        self.search = search
-        self.readMultiple = readMultiple
-        self.getByName = getByName
-        self.getByNames = getByNames
-    }
+    public var getByNames: AuthorizationRole? = nil
 }
 
 extension EntityOperations {

@@ -60,11 +60,6 @@ public struct WebAPIOperation: Sendable, Hashable, Comparable, CustomStringConve
     public var method: String
     public var path: String
 
-    public init(method: String, path: String) {
-        self.method = method
-        self.path = path
-    }
-
     public static func < (lhs: Self, rhs: Self) -> Bool { (lhs.path, lhs.method) < (rhs.path, rhs.method) }
 
     public var description: String { "\(method) /\(path)" }

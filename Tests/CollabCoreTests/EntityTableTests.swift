@@ -62,9 +62,8 @@ struct EntityTableTests {
     func storedEntities() throws {
         var (state, admin) = try shard()
         var changes = ChangeSet()
-        let source = try EntityWire.draft(
-            SuggestionSource.self, from: Data(#"{"name":"s","outboundEndpoint":"http://x/y","outboundSecret":"s3cret","outboundTimeoutMillis":5}"#.utf8)
-        )
+        let body = #"{"name":"s","outboundEndpoint":"http://x/y","outboundSecret":"s3cret","outboundTimeoutMillis":5}"#
+        let source = try EntityWire.draft(SuggestionSource.self, from: Data(body.utf8))
         _ = try state.createEntity(source, for: admin, context: context, changes: &changes)
         let records = state.storedEntities.map { StoredRecord(encoding: $0) }
         let rebuilt = try AccountState.load(account: state.account, records: records, directory: Directory())

@@ -39,8 +39,9 @@ struct EntityBehaviourTests {
             }
             #expect(try await call("admin-d", "create", #"{"title":"everyone","ownerType":"ACCOUNT"}"#).0 == 200)
             #expect(try await call("agent-a", "create", #"{"title":"mine","text":"personal"}"#).0 == 200, "no owner: the caller's own")
-            #expect(try await call("agent-a", "create", #"{"title":"team","ownerType":"TEAM","ownerId":"team-1"}"#).0 == 403, "agents do not write team responses")
-            #expect(try await call("lead", "create", #"{"title":"team","ownerType":"TEAM","ownerId":"team-1"}"#).0 == 200)
+            let team = #"{"title":"team","ownerType":"TEAM","ownerId":"team-1"}"#
+            #expect(try await call("agent-a", "create", team).0 == 403, "agents do not write team responses")
+            #expect(try await call("lead", "create", team).0 == 200)
             #expect(try await call("agent-a", "create", #"{"title":"all","ownerType":"ACCOUNT"}"#).0 == 403)
 
             #expect(try await titles("agent-a") == ["everyone", "mine", "team"])
@@ -72,19 +73,26 @@ struct EntityBehaviourTests {
             _ = try await post("personlabels/create", #"{"name":"vip-desk","color":"blue","settableByRoles":["SUPERVISOR"]}"#)
             #expect(try await visitors("agent-a") == ["Plain", "Vip"], "no rule: everyone sees everyone")
 
-            let vip = try await post("persons/search", #"{"searchFilters":[{"field":"SOURCE_ID","operator":{"type":"EQUALS","value":"vip-visitor"}}]}"#)
+            func equals(_ field: String, _ value: String) -> String {
+                #"{"searchFilters":[{"field":"\#(field)","operator":{"type":"EQUALS","value":"\#(value)"}}]}"#
+            }
+            let vip = try await post("persons/search", equals("SOURCE_ID", "vip-visitor"))
             let vipId = try #require((vip["items"] as? [[String: Any]])?.first?["id"] as? String)
             let labelled = try await post("persons/\(vipId)/setLabels", #"["tier::vip"]"#)
             #expect((labelled["labels"] as? [[String: Any]])?.compactMap { $0["name"] as? String } == ["tier::vip"])
-            let agentA = try await post("persons/searchAgents", #"{"searchFilters":[{"field":"USERNAME","operator":{"type":"EQUALS","value":"agent-a"}}]}"#)
+            let agentA = try await post("persons/searchAgents", equals("USERNAME", "agent-a"))
             let agentAId = try #require((agentA["items"] as? [[String: Any]])?.first?["id"] as? String)
             _ = try await post("persons/\(agentAId)/addLabels", #"["vip-desk"]"#)
-            let refused = try await server.admin("agent-b", "pw").transport.raw("POST", "/app/rest/v4/persons/\(agentAId)/addLabels", body: Data(#"["vip-desk"]"#.utf8))
+            let agentB = server.admin("agent-b", "pw").transport
+            let refused = try await agentB.raw("POST", "/app/rest/v4/persons/\(agentAId)/addLabels", body: Data(#"["vip-desk"]"#.utf8))
             #expect(refused.status == 400, "only supervisors and admins may set vip-desk")
 
             // VIP visitors only for the VIP desk; unlabelled visitors for agents without labels.
-            _ = try await post("personvisibilityrules/create", #"{"name":"vip","agentLabelSelection":"DEFINED_LABELS","agentLabelNames":["vip-desk"],"visitorLabelSelection":"DEFINED_LABELS","visitorLabelNames":["tier::vip"]}"#)
-            _ = try await post("personvisibilityrules/create", #"{"name":"rest","agentLabelSelection":"UNLABELED","visitorLabelSelection":"UNLABELED"}"#)
+            let vipRule = #"{"name":"vip","agentLabelSelection":"DEFINED_LABELS","agentLabelNames":["vip-desk"],"#
+                + #""visitorLabelSelection":"DEFINED_LABELS","visitorLabelNames":["tier::vip"]}"#
+            _ = try await post("personvisibilityrules/create", vipRule)
+            let restRule = #"{"name":"rest","agentLabelSelection":"UNLABELED","visitorLabelSelection":"UNLABELED"}"#
+            _ = try await post("personvisibilityrules/create", restRule)
             #expect(try await visitors("agent-a") == ["Vip"])
             #expect(try await visitors("agent-b") == ["Plain"])
             #expect(try await visitors("admin-d") == ["Plain", "Vip"], "admins see every person")
@@ -102,7 +110,8 @@ struct EntityBehaviourTests {
             let admin = server.admin("admin-d", "pw").transport
             let events = ["push_notification.deputy_delegation", "push_notification.revoke_deputy_delegation", "deputy_relationship"]
             let _: WebWebhookRegistration = try await admin.send(
-                "POST", "/app/rest/v4/webhookregistrations/create", body: WebWebhookRegistration(name: "deputies", endpoint: receiver.url, events: events)
+                "POST", "/app/rest/v4/webhookregistrations/create",
+                body: WebWebhookRegistration(name: "deputies", endpoint: receiver.url, events: events)
             )
             func user(_ name: String) async throws -> (userId: String, personId: String) {
                 let user: WebUser = try await admin.send("GET", "/app/rest/v4/users/getByUsername", query: [("username", name)])
@@ -153,7 +162,8 @@ struct EntityBehaviourTests {
         try await TestServer.with(seed: queueSeed) { server in
             let admin = server.admin("admin-d", "pw").transport
             let _: WebWebhookRegistration = try await admin.send(
-                "POST", "/app/rest/v4/webhookregistrations/create", body: WebWebhookRegistration(name: "labels", endpoint: receiver.url, events: ["person_label"])
+                "POST", "/app/rest/v4/webhookregistrations/create",
+                body: WebWebhookRegistration(name: "labels", endpoint: receiver.url, events: ["person_label"])
             )
             let created = try await admin.raw("POST", "/app/rest/v4/personlabels/create", body: Data(#"{"name":"gold","color":"gold"}"#.utf8))
             #expect(created.status == 200)
@@ -163,7 +173,8 @@ struct EntityBehaviourTests {
             let eventBody = try #require(try JSONSerialization.jsonObject(with: event.body) as? [String: Any])
             #expect(eventBody["action"] as? String == "CREATE" && (eventBody["entity"] as? [String: Any])?["name"] as? String == "gold")
 
-            let area = try await admin.raw("POST", "/app/rest/v4/namedareas/create", body: Data(#"{"$_type":"NamedArea","name":"Audited","siteId":"audited"}"#.utf8))
+            let areaBody = Data(#"{"$_type":"NamedArea","name":"Audited","siteId":"audited"}"#.utf8)
+            let area = try await admin.raw("POST", "/app/rest/v4/namedareas/create", body: areaBody)
             #expect(area.status == 200)
             let search = try await admin.raw(
                 "POST", "/app/rest/v4/audit/search",

@@ -27,7 +27,8 @@ struct EntityLayerTests {
             #expect(read.status == 200 && read.object["id"] as? String == id)
             if type.readsMultiple {
                 let list = try await server.json(.post, "\(path)/readMultiple", body: #"["\#(id)","missing","\#(id)"]"#)
-                #expect((list.object["items"] as? [[String: Any]])?.compactMap { $0["id"] as? String } == [id, id], "missing ids are left out, order kept")
+                let ids = (list.object["items"] as? [[String: Any]])?.compactMap { $0["id"] as? String }
+                #expect(ids == [id, id], "missing ids are left out, order kept")
             }
 
             let version = try #require(created.object["version"] as? Int)
@@ -46,7 +47,8 @@ struct EntityLayerTests {
                 let resultType = try #require(found.object["$_type"] as? String)
                 let problems = VendorSchemaCheck.problems(try JSONSerialization.data(withJSONObject: found.object), schema: resultType)
                 #expect(problems.isEmpty, "\(typeName) search result: \(problems)")
-                #expect((found.object["items"] as? [[String: Any]])?.contains { $0["id"] as? String == id } == true, "\(typeName) search: \(found.object)")
+                let hit = (found.object["items"] as? [[String: Any]])?.contains { $0["id"] as? String == id }
+                #expect(hit == true, "\(typeName) search: \(found.object)")
             }
 
             #expect(try await server.json(.delete, "\(path)/\(id)/delete").status == 204)
@@ -80,7 +82,8 @@ struct EntityLayerTests {
             #expect(try await names(filter(#"{"type":"CONTAINS","value":"C-LAB"}"#)) == ["c-label"])
             #expect(try await names(filter(#"{"type":"IS_NOT_NULL"}"#)).count == 4)
             #expect(try await names(filter(#"{"type":"IS_NULL"}"#)).isEmpty)
-            let page = try await server.json(.post, "personlabels/search", body: #"{"orderBy":[{"field":"NAME","order":"DESCENDING"}],"offset":1,"limit":2}"#)
+            let descending = #"{"orderBy":[{"field":"NAME","order":"DESCENDING"}],"offset":1,"limit":2}"#
+            let page = try await server.json(.post, "personlabels/search", body: descending)
             #expect((page.object["items"] as? [[String: Any]])?.compactMap { $0["name"] as? String } == ["c-label", "b-label"])
             #expect(page.object["hasMoreItems"] as? Bool == true && page.object["nextOffset"] as? Int == 3)
             let last = try await server.json(.post, "personlabels/search", body: #"{"offset":3,"limit":2}"#)

@@ -20,7 +20,8 @@ struct EntityRoleTableTests {
     static var operations: [RoleRulesTests.Operation] {
         VendorOperations.all.filter { tags.contains($0.tag) || labelPaths.contains($0.path) }.map { operation in
             let path = "/app/rest/v4" + operation.path.replacingOccurrences(of: #"\{[^}]+\}"#, with: "unknown", options: .regularExpression)
-            let body: String? = operation.method == "POST" ? (operation.path.hasSuffix("readMultiple") || operation.path.hasSuffix("Labels") ? "[]" : "{}") : nil
+            let takesList = operation.path.hasSuffix("readMultiple") || operation.path.hasSuffix("Labels")
+            let body: String? = operation.method == "POST" ? (takesList ? "[]" : "{}") : nil
             return RoleRulesTests.Operation(
                 method: operation.method, path: path + (operation.path.hasSuffix("getByName") ? "?name=unknown" : ""), body: body,
                 required: AuthorizationRole(rawValue: operation.role) ?? .superAdmin
@@ -35,7 +36,8 @@ struct EntityRoleTableTests {
             let method = try #require(HTTPRequest.Method(operation.method))
             for caller in RoleRulesTests.callers {
                 let password = caller.username == "root" ? "root" : "pw-a"
-                let status = try await server.call(method, operation.path, authorization: InProcessServer.basic(caller.username, password), body: operation.body).status
+                let authorization = InProcessServer.basic(caller.username, password)
+                let status = try await server.call(method, operation.path, authorization: authorization, body: operation.body).status
                 if caller.role >= operation.required {
                     #expect(status != .forbidden && status != .unauthorized && status.code < 500, "\(caller.username) \(operation) → \(status)")
                 } else {
@@ -69,7 +71,8 @@ struct EntityRoleTableTests {
             for (operation, body, named) in cases where type.hasField("CREATION_TIMESTAMP") || !body.contains("CREATION_TIMESTAMP") {
                 let answer = try await server.json(.post, "\(type.path)/\(operation)", as: "root", password: "root", body: body)
                 let message = answer.object["errorMessage"] as? String ?? ""
-                #expect((400...404).contains(answer.status) && message.contains(named), "\(typeName) \(operation) \(body.prefix(80)) → \(answer.status) \(message)")
+                let context = "\(typeName) \(operation) \(body.prefix(80)) → \(answer.status) \(message)"
+                #expect((400...404).contains(answer.status) && message.contains(named), "\(context)")
             }
             #expect(try server.stats() == before, "bad input changed state")
         }

@@ -45,9 +45,9 @@ extension InProcessServer {
     }
 
     /// Sends `body` as alpha's admin (or `user`) and returns the answer's JSON object.
-    func json(_ method: HTTPRequest.Method, _ path: String, as user: String = "alpha-admin", password: String = "pw-a", body: String? = nil) async throws -> (
-        status: Int, object: [String: Any]
-    ) {
+    func json(
+        _ method: HTTPRequest.Method, _ path: String, as user: String = "alpha-admin", password: String = "pw-a", body: String? = nil
+    ) async throws -> (status: Int, object: [String: Any]) {
         let answer = try await call(method, "/app/rest/v4/" + path, authorization: Self.basic(user, password), body: body)
         let object = (try? JSONSerialization.jsonObject(with: Data(answer.body.readableBytesView))) as? [String: Any] ?? [:]
         return (Int(answer.status.code), object)

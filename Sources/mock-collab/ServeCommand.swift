@@ -39,6 +39,14 @@ struct ServeCommand: AsyncParsableCommand {
     )
     var advertiseURL: String?
 
+    @Option(
+        help: """
+            URL clients reach this server at, for the absolute links it hands out (download links, an interceptor's downloadLink), \
+            never taken from a request's Host; default: scheme://host:port as it listens (MOCK_COLLAB_PUBLIC_URL).
+            """
+    )
+    var publicURL: String?
+
     @Option(help: "Seconds a write may wait for a PostgreSQL database before it is answered 503 (MOCK_COLLAB_DATABASE_TIMEOUT).")
     var databaseTimeout: Int = environment["MOCK_COLLAB_DATABASE_TIMEOUT"].flatMap { Int($0) } ?? 15
 
@@ -165,6 +173,11 @@ struct ServeCommand: AsyncParsableCommand {
         configuration.journalMaxBytes = journalMaxBytes
         configuration.databaseWriteTimeout = .seconds(databaseTimeout)
         configuration.advertiseURL = advertiseURL ?? Self.environment["MOCK_COLLAB_ADVERTISE_URL"]
+        do {
+            configuration.publicURL = try (publicURL ?? Self.environment["MOCK_COLLAB_PUBLIC_URL"]).map(ServerConfiguration.normalizedPublicURL)
+        } catch {
+            throw ValidationError("--public-url: \(error.message)")
+        }
         configuration.cluster = cluster || ["1", "true", "yes"].contains(Self.environment["MOCK_COLLAB_CLUSTER"]?.lowercased() ?? "")
         if configuration.cluster, case .postgres = configuration.storage {} else if configuration.cluster {
             throw ValidationError("--cluster needs --storage postgres://USER:PASS@HOST:PORT/DB: replicas share one PostgreSQL database")

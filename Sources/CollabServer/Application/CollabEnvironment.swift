@@ -22,6 +22,8 @@ final class CollabEnvironment: Sendable {
     let faults = FaultRules()
     /// The bytes of files shared in conversations.
     let files: FileStorage
+    /// The base of absolute links.
+    let publicURL: PublicURL
     let logger: Logger
     /// The seed applied at start, re-applied by a control-API reset.
     let startupSeed: Seed
@@ -55,6 +57,7 @@ final class CollabEnvironment: Sendable {
         self.events = events
         self.frames = FrameIngest(maxFrameBytes: configuration.maxFrameBytes)
         self.files = FileStorage(configuration: configuration)
+        self.publicURL = PublicURL(configuration: configuration)
         self.configuration = configuration
         self.repository = repository
         self.clock = clock

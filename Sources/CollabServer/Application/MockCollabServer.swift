@@ -223,6 +223,7 @@ public final class MockCollabServer: Service {
             configuration: .init(address: .hostname(host, port: configuration.port), serverName: "mock-collab"),
             onServerRunning: { [self] channel in
                 let port = channel.localAddress?.port ?? configuration.port
+                environment.publicURL.listening(on: port)
                 let plainHTTPPort = await transport.plainHTTPPort()
                 let waiters = self.listening.withLock { state in
                     state.port = port
@@ -240,9 +241,7 @@ public final class MockCollabServer: Service {
             app.addServices(
                 ClusterFollower(repository: environment.repository) { [self] in
                     let port = await self.waitUntilListening()
-                    if let advertised = self.environment.configuration.advertiseURL { return advertised }
-                    let bound = ["0.0.0.0", "::", "[::]"].contains(host) ? ProcessInfo.processInfo.hostName : host
-                    return "\(self.scheme)://\(bound.contains(":") ? "[\(bound)]" : bound):\(port)"
+                    return self.environment.configuration.advertiseURL ?? PublicURL.listening(scheme: self.scheme, host: host, port: port)
                 }
             )
         }

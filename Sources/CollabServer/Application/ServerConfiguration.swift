@@ -16,6 +16,9 @@ public struct ServerConfiguration: Sendable {
     /// The URL the other replicas of a cluster reach this one at (cluster-wide journal and statistics);
     /// by default the scheme, host and bound port, with the machine's name when bound to every address.
     public var advertiseURL: String?
+    /// The URL clients reach this server at, for absolute links (download links, an interceptor's
+    /// `downloadLink`); by default the scheme, host and bound port. Never taken from a request's `Host`.
+    public var publicURL: String?
     /// How long a write may wait for a PostgreSQL database before it fails with 503.
     public var databaseWriteTimeout: Duration = .seconds(15)
     /// The seed applied at start; `nil` applies the default tenant to an empty store.

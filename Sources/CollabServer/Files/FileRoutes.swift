@@ -70,9 +70,9 @@ struct FileRoutes {
     /// The Web API's `conversations/{id}/getConversationFiles` and its download links, under `prefix`.
     func registerWebAPI(on conversations: RouterGroup<CollabRequestContext>, prefix: String) {
         let env = environment
-        conversations.operation(.get, ":conversationId/getConversationFiles", role: .admin) { request, context in
+        conversations.operation(.get, ":conversationId/getConversationFiles", role: .admin) { _, context in
             let id = try context.pathParameter("conversationId")
-            let base = env.publicBaseURL(request)
+            let base = env.publicURL.base
             let list = try env.read(context.principal) { state throws(CollabError) in
                 _ = try state.conversation(id, for: context.principal)
                 let files = state.fileMessages(of: id, includeInternal: true)
@@ -119,7 +119,7 @@ extension CollabEnvironment {
             if let review {
                 try await self.review(
                     file, conversationId: conversationId, personId: personId, principal: principal, timeoutMillis: restrictions.interceptorTimeoutMillis,
-                    baseURL: publicBaseURL(request), with: review
+                    baseURL: publicURL.base, with: review
                 )
             }
             let message: ConversationMessage
@@ -169,13 +169,6 @@ extension CollabEnvironment {
         let file = message.file!  // downloadableFile only returns FILE messages
         let location = files.location(accountId: message.accountId, conversationId: conversationId, fileId: fileId)
         return try await FileDownload.response(for: file, location: location, request: request, context: context)
-    }
-
-    /// The server's address as the caller reached it, for absolute links.
-    func publicBaseURL(_ request: Request) -> String {
-        let scheme = configuration.tls == nil ? "http" : "https"
-        let host = request.head.authority ?? "\(configuration.host):\(configuration.port)"
-        return "\(scheme)://\(host)"
     }
 }
 

@@ -113,6 +113,8 @@ struct ServeCommand: AsyncParsableCommand {
 
     @OptionGroup(title: "Files") var files: ServeFileOptions
 
+    @OptionGroup(title: "Fault rules and snapshots") var limits: ServeLimitOptions
+
     func validate() throws {
         guard clientIdleSeconds > 0 else { throw ValidationError("--client-idle-seconds must be positive") }
         guard maxConnections > 0 else { throw ValidationError("--max-connections must be positive") }
@@ -188,6 +190,7 @@ struct ServeCommand: AsyncParsableCommand {
         }
         configuration.snapshotOnExit = snapshotOnExit ?? Self.environment["MOCK_COLLAB_SNAPSHOT_ON_EXIT"]
         configuration.files = files.settings
+        limits.apply(to: &configuration)
 
         let server = try await MockCollabServer(configuration: configuration, logger: logger)
         if server.usesDefaultTenant {

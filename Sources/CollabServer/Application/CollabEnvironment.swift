@@ -19,7 +19,7 @@ final class CollabEnvironment: Sendable {
     /// Co-browsing frames.
     let frames: FrameIngest
     /// Fault rules in force (`/_mock/v1/faults`).
-    let faults = FaultRules()
+    let faults: FaultRules
     /// The bytes of files shared in conversations.
     let files: FileStorage
     /// The base of absolute links.
@@ -58,6 +58,7 @@ final class CollabEnvironment: Sendable {
         self.frames = FrameIngest(maxFrameBytes: configuration.maxFrameBytes)
         self.files = FileStorage(configuration: configuration)
         self.publicURL = PublicURL(configuration: configuration)
+        self.faults = FaultRules(limits: configuration.faultRuleLimits)
         self.configuration = configuration
         self.repository = repository
         self.clock = clock

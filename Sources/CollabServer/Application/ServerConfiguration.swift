@@ -81,6 +81,11 @@ public struct ServerConfiguration: Sendable {
     public var maxSnapshotBytes: Int = 64 * 1024 * 1024
     /// Files in conversations: maximum size, quota, concurrent uploads.
     public var files = FileSettings()
+    /// How many fault rules each account's admins, and the operator, may hold.
+    public var faultRuleLimits = FaultRuleLimits()
+    /// The clock uploads' minimum rate is measured on: the system's monotonic clock; tests give one they
+    /// move themselves.
+    public var uploadClock: any Clock<Duration> = ContinuousClock()
 
     public init(
         host: String = "127.0.0.1",

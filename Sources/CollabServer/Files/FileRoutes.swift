@@ -106,7 +106,7 @@ extension CollabEnvironment {
                 if let declared = request.headers[.contentLength].flatMap({ Int64($0) }) { try restrictions.checkSize(declared) }
                 return (name, restrictions)
             }
-            let staged = try await files.stage(request.body, limit: restrictions.maxFileSize)
+            let staged = try await files.stage(request.body, limit: restrictions.maxFileSize, accountId: principal.accountId ?? "")
             let type = ContentSniffer.effectiveType(sniffed: ContentSniffer.sniff(staged.head), declared: request.headers[.contentType])
             do {
                 try restrictions.checkContent(name: name, type: type)
@@ -199,6 +199,7 @@ extension FileRefusal: HTTPResponseError {
         case .rejected, .messageRejected: .forbidden
         case .empty: .badRequest
         case .busy: .tooManyRequests
+        case .tooSlow: .requestTimeout
         }
     }
 

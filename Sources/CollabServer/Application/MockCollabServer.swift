@@ -131,7 +131,7 @@ public final class MockCollabServer: Service {
         )
         do {
             // A snapshot to start from comes before the seed (which then only adds to it).
-            if let restore = configuration.restoreSnapshot { _ = try await environment.restore(try Snapshot.decode(restore)) }
+            if let restore = configuration.restoreSnapshot { _ = try await environment.importSnapshot(from: restore) }
             try await environment.applyStartupSeed(explicit: configuration.seed != nil)
             try await environment.sweepFiles()
         } catch {

@@ -286,20 +286,30 @@ final class FileStorage: Sendable {
         for account in accounts { await removeAccount(account) }
     }
 
-    /// Keeps exactly the files the state refers to (account → conversation → file ids): removes
+    /// Keeps exactly the files the state refers to (account → conversation → file id → SHA-256): finishes
+    /// the imports a crash interrupted after their commit, removes
     /// staging leftovers and files whose message never committed or whose conversation is gone, and
     /// counts what stays against the quota. Runs once at start, before the server listens. Without
     /// `removeOrphans` (a cluster replica, whose directory other replicas write to) it only counts.
-    func sweep(keeping referenced: [String: [String: Set<String>]], removingOrphans removeOrphans: Bool = true) async {
+    func sweep(keeping referenced: [String: [String: [String: String]]], removingOrphans removeOrphans: Bool = true) async {
         guard case .disk(let root) = backend else { return }
         let sizes: [String: [String: [String: Int64]]] = (try? await Self.blocking {
             let manager = FileManager.default
-            if removeOrphans { try? manager.removeItem(atPath: (root as NSString).appendingPathComponent(".staging")) }
             var byComponent: [String: (String, [String: (String, Set<String>)])] = [:]
+            var ids: [String: String] = [:]
             for (account, conversations) in referenced {
                 var inner: [String: (String, Set<String>)] = [:]
-                for (conversation, files) in conversations { inner[Self.component(conversation)] = (conversation, Set(files.map(Self.component))) }
+                for (conversation, files) in conversations {
+                    inner[Self.component(conversation)] = (conversation, Set(files.keys.map(Self.component)))
+                    ids[Self.component(conversation)] = conversation
+                    for file in files.keys { ids[Self.component(file)] = file }
+                }
                 byComponent[Self.component(account)] = (account, inner)
+                ids[Self.component(account)] = account
+            }
+            if removeOrphans {
+                Self.finishImports(root: root, referenced: referenced, byComponent: ids)
+                try? manager.removeItem(atPath: Self.importsDirectory(root: root))
             }
             var result: [String: [String: [String: Int64]]] = [:]
             for accountEntry in (try? manager.contentsOfDirectory(atPath: root)) ?? [] where accountEntry != ".staging" {

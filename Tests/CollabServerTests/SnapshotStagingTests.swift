@@ -109,4 +109,42 @@ struct SnapshotStagingTests {
             #expect(try await server.entityStats() == stats)
         }
     }
+
+    @Test("a crash between an import's commit and its renames is finished at the next start: staged files the FILE messages name go into place")
+    func interruptedImportFinishedAtStart() async throws {
+        let directory = try temporaryDirectory()
+        let storage = StorageLocation.sqlite(path: directory.appendingPathComponent("state.sqlite").path)
+        let filesRoot = directory.appendingPathComponent("files")
+        let first = try await TestServer.start(configuration: fileConfiguration(storage: storage))
+        let kept: FileView
+        let conversationId: String
+        do {
+            let scenario = try await FileScenario.make(first)
+            kept = try #require(try await scenario.app.uploadFile(data: pngBytes(900), named: "kept.png", in: scenario.conversationId).file)
+            conversationId = scenario.conversationId
+            try await first.stop()
+        } catch {
+            try? await first.stop()
+            throw error
+        }
+        // What a crash after the records committed and before the renames leaves: the file only staged, and
+        // beside it a staged file no FILE message names with those bytes.
+        let stored = try #require(storedFiles(filesRoot).first)
+        let staged = filesRoot.appendingPathComponent(".staging/import-crashed").appendingPathComponent(stored)
+        try FileManager.default.createDirectory(at: staged.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try FileManager.default.moveItem(at: filesRoot.appendingPathComponent(stored), to: staged)
+        try Data("not the bytes its message names".utf8).write(to: staged.deletingLastPathComponent().appendingPathComponent("stray"))
+
+        let second = try await TestServer.start(configuration: fileConfiguration(storage: storage))
+        do {
+            #expect(storedFiles(filesRoot) == [stored], "the staged file is in place, the staging area gone")
+            #expect(second.server.fileBytesStored == 900)
+            let download = try await agent(second, "agent-a").downloadFile(kept.id, in: conversationId)
+            #expect(download.data == pngBytes(900))
+            try await second.stop()
+        } catch {
+            try? await second.stop()
+            throw error
+        }
+    }
 }

@@ -80,6 +80,7 @@ public struct SnapshotReader: Sendable {
     private var scanner = JSONStreamScanner(handling: SnapshotReader.handling)
     private var header: [String: [UInt8]] = [:]
     private var sawAccounts = false
+    private var sawFlatRecords = false
     private var accounts: [PendingAccount] = []
     private var partial = PartialObject()
     /// Files read and not yet handed out.
@@ -148,6 +149,9 @@ public struct SnapshotReader: Sendable {
         case (1, .key("accounts")):
             guard !sawAccounts else { throw .badRequest("the snapshot has two 'accounts' lists") }
             sawAccounts = true
+        case (1, .key("records")):
+            guard !sawFlatRecords else { throw .badRequest("the snapshot has two 'records' lists") }
+            sawFlatRecords = true
         case (2, .key("accounts")):
             accounts.append(PendingAccount())
         case (3, .key("accounts")):
@@ -224,6 +228,7 @@ public struct SnapshotReader: Sendable {
         guard version >= 0 else { throw .badRequest("the snapshot version \(version) is not a version") }
         var states: [AccountState]
         if version == 0 {
+            guard sawFlatRecords else { throw .badRequest("a version-0 snapshot needs a 'records' list") }
             states = try flatAccounts()
         } else {
             guard headerString("format") == Snapshot.formatName else { throw .badRequest("the snapshot's 'format' is not '\(Snapshot.formatName)'") }

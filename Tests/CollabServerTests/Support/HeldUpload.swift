@@ -14,14 +14,7 @@ final class HeldUpload: Sendable {
     /// Connects to 127.0.0.1:`port` and sends `head` (without the blank line) and `firstBytes`.
     init(port: Int, head: [String], firstBytes: [UInt8]) throws {
         fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = in_port_t(UInt16(port).bigEndian)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
-        guard connected == 0 else {
+        guard connectLoopback(fd, port: port) else {
             posixClose(fd)
             throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .ECONNREFUSED)
         }

@@ -135,10 +135,13 @@ add("/mobile/v1/availability", "get", op("Agent availability", "mobileAvailabili
 add("/mobile/v1/conversations", "get", op("The visitor's conversations", "mobileConversations", {**ok(ref("ConversationList")), **errs(401, **T)}, M, CLIENT))
 add("/mobile/v1/conversations", "post", op("Start a conversation", "mobileStartConversation", {**ok(ref("ConversationView"), "Created", "201"), **errs(400, 401, 404, **T)}, M, CLIENT,
     request=body(ref("StartConversationRequest")), desc="Enters the queue of the named area given here, else the client's, else the account's."))
-add("/mobile/v1/invitations/redeem", "post", op("Redeem a PIN or invitation link", "mobileRedeemInvitation", {**ok(ref("ConversationView")), **errs(400, 401, 404, 409, **T)}, M, CLIENT,
+add("/mobile/v1/invitations/redeem", "post", op("Redeem a PIN or invitation link", "mobileRedeemInvitation", {**ok(ref("ConversationView")), **errs(400, 401, 404, 409, 429, **T)}, M, CLIENT,
     request=body(ref("RedeemInvitationRequest")),
     desc="The visitor joins the conversation of an open PIN or link invitation of its account (Web API invitations/inviteAnonymousVisitorToConversationWith…): "
-         "as its context person when it has none, else as a secondary visitor. Unknown, expired, revoked or used tokens answer 404."))
+         "as its context person when it has none, else as a secondary visitor. Unknown, expired, revoked or used tokens answer 404. "
+         "Wrong tokens are limited per client address and per account (serve --pin-attempts-per-address, --pin-attempts-per-account): beyond a limit "
+         "every redemption there answers 429 RATE_LIMITED with Retry-After in seconds. A PIN whose account saw --pin-attempts-per-invitation failures "
+         "while it was open answers 404 until it is renewed."))
 add("/mobile/v1/conversations/{id}", "get", op("A conversation", "mobileConversation", {**ok(ref("ConversationView")), **errs(401, 404, **T)}, M, CLIENT, params=[p("id", "Conversation id")]))
 for action, summary in [("open", "Show the conversation in the collaboration UI"), ("close", "Close the conversation in the UI")]:
     add(f"/mobile/v1/conversations/{{id}}/{action}", "post", op(summary, f"mobile{action.title()}Conversation", {**ok(ref("ClientView")), **errs(401, 404, **T)}, M, CLIENT, params=[p("id", "Conversation id")]))
@@ -148,9 +151,11 @@ add("/mobile/v1/conversations/{id}/messages", "get", op("Messages", "mobileMessa
     params=[p("id", "Conversation id"), q("after", {"type": "integer", "minimum": 0}, "Messages after this sequence (default 0)"), q("limit", {"type": "integer", "minimum": 1}, "At most this many (default 100, at most 500)")]))
 add("/mobile/v1/conversations/{id}/messages", "post", op("Send a message", "mobileSendMessage", {**ok(ref("MessageView"), "Stored", "201"), **errs(400, 401, 403, 404, 409, 413, **T)}, M, CLIENT,
     params=[p("id", "Conversation id")], request=body(ref("SendMessageRequest")), desc="A repeated clientMessageId returns the stored message instead of a duplicate."))
-add("/mobile/v1/events", "get", op("Live events (WebSocket)", "mobileEvents", {"101": {"description": "Switching to the WebSocket protocol; every text message is a LiveEvent"}, **errs(401, **T)}, M, CLIENT,
+add("/mobile/v1/events", "get", op("Live events (WebSocket)", "mobileEvents", {"101": {"description": "Switching to the WebSocket protocol; every text message is a LiveEvent"}, **errs(401, 429, **T)}, M, CLIENT,
     params=[q("token", S, "The client token, when no Authorization header can be sent"), q("lastEventId", L, "Resume after this event")],
-    desc="One WebSocket per client. The first message is `hello`; a reconnect with lastEventId replays what was missed from a bounded window, else starts with `resync`. The server pings every heartbeat interval and drops peers that stop answering; a reader whose buffer overflows is closed with code 4008 and should reconnect with lastEventId; a stopped client is closed with 4001."))
+    desc="One WebSocket per client. The first message is `hello`; a reconnect with lastEventId replays what was missed from a bounded window, else starts with `resync`. The server pings every heartbeat interval and drops peers that stop answering; a reader whose buffer overflows is closed with code 4008 and should reconnect with lastEventId; a stopped client is closed with 4001. "
+         "A client (its token) holds at most --max-live-per-client sockets and an account --max-live-per-account: more are refused before the upgrade with 429 "
+         "RATE_LIMITED (4029 when parallel upgrades race past that check). A message larger than the co-browsing frame bound plus 4 KiB is closed with 1009."))
 
 # --- agent ------------------------------------------------------------------------------------
 A = ["agent"]
@@ -181,9 +186,9 @@ add("/agent/v1/conversations/{id}/messages", "get", op("Messages", "agentMessage
     params=[p("id", "Conversation id"), q("after", {"type": "integer", "minimum": 0}, "After this sequence (default 0)"), q("limit", {"type": "integer", "minimum": 1}, "At most this many (default 100, at most 500)")]))
 add("/agent/v1/conversations/{id}/messages", "post", op("Send a message", "agentSendMessage", {**ok(ref("MessageView"), "Stored", "201"), **errs(400, 401, 403, 404, 409, 413, **T)}, A, AGENT,
     params=[p("id", "Conversation id")], request=body(ref("SendMessageRequest")), desc="internal: true writes an agent-only note."))
-add("/agent/v1/events", "get", op("Live events (WebSocket)", "agentEvents", {"101": {"description": "Switching to the WebSocket protocol; every text message is a LiveEvent"}, **errs(401, 403, 404, **T)}, A, AGENT,
+add("/agent/v1/events", "get", op("Live events (WebSocket)", "agentEvents", {"101": {"description": "Switching to the WebSocket protocol; every text message is a LiveEvent"}, **errs(401, 403, 404, 429, **T)}, A, AGENT,
     params=[q("token", S, "The agent token"), q("lastEventId", L, "Resume after this event"), q("namedAreas", S, "Queue filter, as for /agent/v1/queue")],
-    desc="Conversation events of the agent's conversations and queue events matching the filter. Same resume, heartbeat and back-pressure rules as the mobile stream."))
+    desc="Conversation events of the agent's conversations and queue events matching the filter. Same resume, heartbeat, back-pressure and socket-limit rules as the mobile stream (the client is the agent's session)."))
 
 # --- push and calls ---------------------------------------------------------------------------
 add("/mobile/v1/clients/current/push", "put", op("Register push tokens", "mobileRegisterPush", {**ok(ref("PushRegistrationResponse")), **errs(400, 401, **T)}, M, CLIENT,

@@ -23,8 +23,8 @@ struct SinkResult: Sendable {
 /// 200 is delivered; 410 Unregistered and 400 BadDeviceToken remove the token; 403
 /// ExpiredProviderToken renews the provider token and retries; 429 and 5xx retry with backoff.
 final class APNsSink: Sendable {
-    private let secureClient: HTTPClient
-    private let insecureClient: HTTPClient
+    private let secureClient: SharedHTTPClient
+    private let insecureClient: SharedHTTPClient
     private let tokens: APNsProviderTokens
     private let clock: any CollabClock
 
@@ -36,17 +36,17 @@ final class APNsSink: Sendable {
         secure.timeout = .init(connect: .seconds(5), read: .seconds(10))
         // APNs never redirects; following one would send the provider token elsewhere.
         secure.redirectConfiguration = .disallow
-        self.secureClient = HTTPClient(eventLoopGroupProvider: .singleton, configuration: secure)
+        self.secureClient = SharedHTTPClient(configuration: secure)
         var insecure = secure
         var tls = TLSConfiguration.makeClientConfiguration()
         tls.certificateVerification = .none
         insecure.tlsConfiguration = tls
-        self.insecureClient = HTTPClient(eventLoopGroupProvider: .singleton, configuration: insecure)
+        self.insecureClient = SharedHTTPClient(configuration: insecure)
     }
 
     func shutdown() async {
-        try? await secureClient.shutdown()
-        try? await insecureClient.shutdown()
+        await secureClient.shutdown()
+        await insecureClient.shutdown()
     }
 
     func send(_ entry: OutboxEntry, settings: PushSettings.APNs, renewToken: Bool = false) async -> SinkResult {

@@ -20,7 +20,7 @@ final class FCMSink: Sendable {
         var expiresAt: Timestamp
     }
 
-    private let client: HTTPClient
+    private let client: SharedHTTPClient
     private let clock: any CollabClock
     private let cache = Mutex<[String: CachedToken]>([:])
 
@@ -30,11 +30,11 @@ final class FCMSink: Sendable {
         configuration.timeout = .init(connect: .seconds(5), read: .seconds(10))
         // FCM never redirects; following one would send the OAuth assertion and pushes elsewhere.
         configuration.redirectConfiguration = .disallow
-        self.client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
+        self.client = SharedHTTPClient(configuration: configuration)
     }
 
     func shutdown() async {
-        try? await client.shutdown()
+        await client.shutdown()
     }
 
     struct Assertion: JWTPayload {

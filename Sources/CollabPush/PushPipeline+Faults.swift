@@ -1,4 +1,4 @@
-public import CollabCore
+import CollabCore
 import Synchronization
 
 /// A delivery failure a fault rule puts in place of the push service's answer (`PUSH_FAILURE` rules
@@ -27,36 +27,30 @@ final class PushFaultHook: Sendable {
     /// The injector, held by a class: a function value kept in generic storage and read back on every
     /// push was re-thunked by the optimizer until the release build's stack overflowed.
     private final class Injector: Sendable {
-        let failure: @Sendable (OutboxEntry) -> InjectedPushFailure?
-        init(_ failure: @escaping @Sendable (OutboxEntry) -> InjectedPushFailure?) { self.failure = failure }
+        let failure: PushPipeline.FaultInjector
+        init(_ failure: @escaping PushPipeline.FaultInjector) { self.failure = failure }
     }
 
-    private let injector = Mutex<Injector?>(nil)
+    private let injector: Injector?
 
-    func set(_ injector: @escaping @Sendable (OutboxEntry) -> InjectedPushFailure?) {
-        self.injector.withLock { $0 = Injector(injector) }
+    init(_ injector: PushPipeline.FaultInjector?) {
+        self.injector = injector.map(Injector.init)
     }
 
     func failure(for entry: OutboxEntry) -> InjectedPushFailure? {
-        guard let injector = injector.withLock({ $0 }) else { return nil }
-        return injector.failure(entry)
+        injector?.failure(entry)
     }
 }
 
 extension PushPipeline {
-    /// Asks `injector` about every composed push before it is delivered; a failure it answers takes the
-    /// place of the push service's answer (no delivery is attempted, no retry is made).
-    public func injectFaults(_ injector: @escaping @Sendable (OutboxEntry) -> InjectedPushFailure?) {
-        faultHook.set(injector)
-    }
-
-    /// Records an injected failure and acts on it. Returns whether one was injected.
-    func applyInjectedFailure(to entry: OutboxEntry) async -> Bool {
-        guard let failure = faultHook.failure(for: entry) else { return false }
+    /// Records an injected failure in place of the push service's answer, and acts on it (no delivery is
+    /// attempted, no retry is made). Returns whether one was injected.
+    func applyInjectedFailure(to entry: OutboxEntry) -> Bool {
+        guard let failure = faults.failure(for: entry) else { return false }
         let attempt = OutboxEntry.Attempt(timestamp: entry.createdAt, sink: "fault", status: failure.status, reason: failure.reason, error: "injected by fault rule \(failure.ruleId)")
         outbox.update(id: entry.id) { $0.attempts.append(attempt) }
         if failure.unregistersToken {
-            await removeInjectedToken(entry)
+            reject(entry)
             outbox.update(id: entry.id) { $0.state = .unregistered }
         } else {
             outbox.update(id: entry.id) { $0.state = .failed }

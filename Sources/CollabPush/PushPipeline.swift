@@ -4,20 +4,22 @@ public import Logging
 public import ServiceLifecycle
 import Synchronization
 
-/// What the push pipeline needs from the server's state.
-public protocol PushStateAccess: Sendable {
-    /// The device and the account's push settings for an intent, if the device still exists.
-    func target(for intent: PushIntent) -> (device: Device, settings: PushSettings?)?
-    /// Removes a token an endpoint reported as gone.
-    func removeToken(accountId: String, deviceRecordId: String, transport: PushTransport, token: String) async
+/// A token a push service reported gone (APNs `Unregistered`/`BadDeviceToken`, FCM `UNREGISTERED`), to
+/// be removed from its device by a write of its own.
+public struct RejectedToken: Sendable, Equatable {
+    public var accountId: String
+    public var deviceRecordId: String
+    public var transport: PushTransport
+    public var token: String
 }
 
-/// compose → encrypt → outbox → sinks. Takes push intents after their state change is stored, never
-/// blocking the request that caused them.
+/// compose → encrypt → outbox → sinks. Takes pushes resolved at commit (device token, version, key,
+/// topic and the account's sinks: see ``ResolvedPush``), never blocking the write that caused them, and
+/// never reading the state again.
 ///
 /// Every push lands in the outbox. Sinks configured for the account deliver it for real: APNs over
 /// HTTP/2 for alert, background and VoIP pushes, FCM HTTP v1 for FCM tokens, `.apns` files for the
-/// simulator (alert pushes).
+/// simulator (alert pushes). Tokens a push service rejects come out of ``rejectedTokens``.
 public final class PushPipeline: Service {
     /// Tuning.
     public struct Settings: Sendable {
@@ -33,36 +35,43 @@ public final class PushPipeline: Service {
         }
     }
 
+    /// Decides whether a fault rule answers for the push service (see ``InjectedPushFailure``).
+    public typealias FaultInjector = @Sendable (OutboxEntry) -> InjectedPushFailure?
+
     public let outbox: PushOutbox
-    private let state: any PushStateAccess
+    /// Tokens the push services rejected, in the order they did; ends when the pipeline stops.
+    public let rejectedTokens: AsyncStream<RejectedToken>
+    private let rejections: AsyncStream<RejectedToken>.Continuation
     private let clock: any CollabClock
     private let logger: Logger
     private let settings: Settings
     private let apns: APNsSink
     private let fcm: FCMSink
-    private let stream: AsyncStream<PushIntent>
-    private let continuation: AsyncStream<PushIntent>.Continuation
+    private let stream: AsyncStream<ResolvedPush>
+    private let continuation: AsyncStream<ResolvedPush>.Continuation
     private let dropped = Mutex(0)
-    private let observers = Mutex<[@Sendable (OutboxEntry) -> Void]>([])
     private let progress = PushProgress()
-    let faultHook = PushFaultHook()
+    let faults: PushFaultHook
 
-    public init(state: any PushStateAccess, clock: any CollabClock, outboxCapacity: Int = 10_000, settings: Settings = Settings(), logger: Logger) {
-        self.state = state
+    public init(
+        clock: any CollabClock, outboxCapacity: Int = 10_000, settings: Settings = Settings(), faults: FaultInjector? = nil, logger: Logger
+    ) {
         self.clock = clock
         self.logger = logger
         self.settings = settings
+        self.faults = PushFaultHook(faults)
         self.outbox = PushOutbox(capacity: outboxCapacity)
         self.apns = APNsSink(clock: clock)
         self.fcm = FCMSink(clock: clock)
-        (stream, continuation) = AsyncStream.makeStream(of: PushIntent.self, bufferingPolicy: .bufferingOldest(settings.queueCapacity))
+        (stream, continuation) = AsyncStream.makeStream(of: ResolvedPush.self, bufferingPolicy: .bufferingOldest(settings.queueCapacity))
+        (rejectedTokens, rejections) = AsyncStream.makeStream(of: RejectedToken.self, bufferingPolicy: .bufferingOldest(settings.queueCapacity))
     }
 
-    /// Intents dropped because the queue was full.
+    /// Pushes dropped because the queue was full.
     public var droppedCount: Int { dropped.withLock { $0 } }
 
-    /// Waits until every intent queued before the call has been composed into the outbox (or dropped),
-    /// at most `timeout`.
+    /// Waits until every push queued before the call has been composed into the outbox (or dropped), and
+    /// every token rejected meanwhile removed, at most `timeout`.
     /// - Returns: Whether it settled in time (`false` as well when the pipeline stopped).
     public func settle(timeout: Duration) async -> Bool {
         let (queued, composed) = progress.counts
@@ -79,104 +88,89 @@ public final class PushPipeline: Service {
         }
     }
 
-    /// Calls `observer` with every composed push (push webhooks use it).
-    public func observe(_ observer: @escaping @Sendable (OutboxEntry) -> Void) {
-        observers.withLock { $0.append(observer) }
-    }
-
-    /// Queues intents. Never blocks.
-    public func enqueue(_ intents: [PushIntent]) {
-        for intent in intents {
+    /// Queues pushes. Never blocks.
+    public func enqueue(_ pushes: [ResolvedPush]) {
+        for push in pushes {
             progress.queued()
-            if case .dropped = continuation.yield(intent) {
+            if case .dropped = continuation.yield(push) {
                 progress.composed()
                 dropped.withLock { $0 += 1 }
-                logger.warning("push queue full; push dropped", metadata: ["kind": "\(intent.content.type.rawValue)"])
+                logger.warning("push queue full; push dropped", metadata: ["kind": "\(push.content.type.rawValue)"])
             }
         }
     }
 
     public func run() async throws {
         await withGracefulShutdownHandler {
-            await withTaskGroup(of: Void.self) { group in
-                var running = 0
-                for await intent in stream {
-                    for entry in compose(intent) {
-                        let stored = outbox.record(entry)
-                        for observer in observers.withLock({ $0 }) { observer(stored) }
-                        if stored.state == .pending || stored.state == .recorded, await applyInjectedFailure(to: stored) { continue }
-                        guard stored.state == .pending else { continue }
-                        if running >= settings.maxConcurrentDeliveries {
-                            await group.next()
-                            running -= 1
-                        }
-                        running += 1
-                        let target = state.target(for: intent)
-                        group.addTask { await self.deliver(stored, settings: target?.settings) }
-                    }
-                    progress.composed()
-                }
+            // Composed in order, as they come; delivered concurrently.
+            await stream.compactMap { self.record($0) }.forEach(concurrently: settings.maxConcurrentDeliveries) { stored, sinks in
+                await self.deliver(stored, settings: sinks)
             }
         } onGracefulShutdown: {
             self.continuation.finish()
         }
         progress.finish()
         outbox.finishAll()
+        rejections.finish()
         await apns.shutdown()
         await fcm.shutdown()
     }
 
-    /// Composes one outbox entry per transport of the intent.
-    func compose(_ intent: PushIntent) -> [OutboxEntry] {
-        guard let (device, pushSettings) = state.target(for: intent) else { return [] }
-        let now = clock.now()
-        var entries: [OutboxEntry] = []
-        for transport in intent.transports {
-            let token: String?
-            switch transport {
-            case .apns: token = device.apnsToken
-            case .apnsVoIP: token = device.pushKitToken
-            case .fcm: token = device.fcmToken
-            }
-            guard let token else { continue }
-            let baseTopic = pushSettings?.apns?.topic ?? device.device.appId ?? "com.example.app"
-            let topic: String? = transport == .fcm ? nil : (transport == .apnsVoIP ? baseTopic + ".voip" : baseTopic)
-            var entry = OutboxEntry(
-                id: 0, pushId: UUID().uuidString, accountId: intent.accountId, personId: intent.personId, deviceRecordId: device.id,
-                deviceId: device.deviceId, kind: intent.content.type, transport: transport, version: device.version, token: token, topic: topic,
-                pushType: "alert", priority: 10, collapseId: nil, keyId: nil, content: intent.content, payload: "", payloadBytes: 0, truncated: false,
-                state: .recorded, attempts: [], createdAt: now
-            )
-            do {
-                let composed = try PushComposer.compose(
-                    intent.content, transport: transport, version: device.version, key: device.keys?.current, badge: intent.content.notificationCount
-                )
-                entry.pushType = composed.pushType
-                entry.priority = composed.priority
-                entry.collapseId = composed.collapseId
-                entry.keyId = composed.keyId
-                entry.payload = String(decoding: composed.payload, as: UTF8.self)
-                entry.payloadBytes = composed.payload.count
-                entry.truncated = composed.truncated
-                let hasSink = (transport != .fcm && pushSettings?.apns != nil) || (transport == .fcm && pushSettings?.fcm != nil)
-                    || (pushSettings?.simulatorDirectory != nil && transport == .apns && composed.pushType == "alert")
-                entry.state = hasSink ? .pending : .recorded
-                if let reason = intent.suppressedReason {
-                    entry.state = .suppressed
-                    entry.attempts.append(.init(timestamp: now, sink: "policy", reason: reason))
-                }
-            } catch {
-                entry.state = .failed
-                entry.attempts.append(.init(timestamp: now, sink: "composer", error: error.message))
-            }
-            entries.append(entry)
-        }
-        return entries
+    /// Composes a push into the outbox; returns it with its sinks when it is to be delivered (not
+    /// recorded only, suppressed, failed, or answered by a fault rule).
+    private func record(_ push: ResolvedPush) -> (OutboxEntry, PushSettings?)? {
+        let stored = outbox.record(compose(push))
+        let injected = (stored.state == .pending || stored.state == .recorded) && applyInjectedFailure(to: stored)
+        progress.composed()
+        guard !injected, stored.state == .pending else { return nil }
+        return (stored, push.settings)
     }
 
-    /// Removes the token of an entry whose injected failure unregisters it.
-    func removeInjectedToken(_ entry: OutboxEntry) async {
-        await state.removeToken(accountId: entry.accountId, deviceRecordId: entry.deviceRecordId, transport: entry.transport, token: entry.token)
+    /// Hands a rejected token on for removal. Until ``tokenRemoved()`` says it is gone, ``settle(timeout:)``
+    /// waits for it too.
+    func reject(_ entry: OutboxEntry) {
+        progress.queued()
+        let token = RejectedToken(accountId: entry.accountId, deviceRecordId: entry.deviceRecordId, transport: entry.transport, token: entry.token)
+        if case .dropped = rejections.yield(token) { progress.composed() }
+    }
+
+    /// A token from ``rejectedTokens`` was removed (or could not be).
+    public func tokenRemoved() {
+        progress.composed()
+    }
+
+    /// Composes the outbox entry of a push (encrypting for the encrypted versions).
+    func compose(_ push: ResolvedPush) -> OutboxEntry {
+        var entry = OutboxEntry(
+            id: 0, pushId: UUID().uuidString, accountId: push.accountId, personId: push.personId, deviceRecordId: push.deviceRecordId,
+            deviceId: push.deviceId, kind: push.content.type, transport: push.transport, version: push.version, token: push.token, topic: push.topic,
+            pushType: "alert", priority: 10, collapseId: nil, keyId: nil, content: push.content, payload: "", payloadBytes: 0, truncated: false,
+            state: .recorded, attempts: [], createdAt: push.createdAt
+        )
+        do {
+            let composed = try PushComposer.compose(
+                push.content, transport: push.transport, version: push.version, key: push.key, badge: push.content.notificationCount
+            )
+            entry.pushType = composed.pushType
+            entry.priority = composed.priority
+            entry.collapseId = composed.collapseId
+            entry.keyId = composed.keyId
+            entry.payload = String(decoding: composed.payload, as: UTF8.self)
+            entry.payloadBytes = composed.payload.count
+            entry.truncated = composed.truncated
+            let sinks = push.settings
+            let hasSink = (push.transport != .fcm && sinks?.apns != nil) || (push.transport == .fcm && sinks?.fcm != nil)
+                || (sinks?.simulatorDirectory != nil && push.transport == .apns && composed.pushType == "alert")
+            entry.state = hasSink ? .pending : .recorded
+            if let reason = push.suppressedReason {
+                entry.state = .suppressed
+                entry.attempts.append(.init(timestamp: push.createdAt, sink: "policy", reason: reason))
+            }
+        } catch {
+            entry.state = .failed
+            entry.attempts.append(.init(timestamp: push.createdAt, sink: "composer", error: error.message))
+        }
+        return entry
     }
 
     private func deliver(_ entry: OutboxEntry, settings pushSettings: PushSettings?) async {
@@ -208,7 +202,7 @@ public final class PushPipeline: Service {
                 outbox.update(id: entry.id) { $0.state = .delivered }
                 return
             case .unregistered:
-                await state.removeToken(accountId: entry.accountId, deviceRecordId: entry.deviceRecordId, transport: entry.transport, token: entry.token)
+                reject(entry)
                 outbox.update(id: entry.id) { $0.state = .unregistered }
                 return
             case .failed:

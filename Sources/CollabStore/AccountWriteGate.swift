@@ -1,4 +1,4 @@
-public import CollabCore
+import CollabCore
 import Synchronization
 
 /// Group commit of one account's writes on a cluster replica.
@@ -32,7 +32,7 @@ final class AccountWriteGate: Sendable {
 
     private struct State {
         var phase = Phase.idle
-        var batch = ChangeSet()
+        var batch = StagedCommit()
         /// Writes that joined the open batch, answered when it commits.
         var joined: [CheckedContinuation<(any Error)?, Never>] = []
         /// Writes waiting for the next batch to open.
@@ -69,7 +69,7 @@ final class AccountWriteGate: Sendable {
     /// ``arrive()`` answered `.joiner`.
     /// - Returns: The operation's result, or its error (nothing of it joined the batch then), or the
     ///   batch's failure.
-    func joinAndWait<Result>(_ operation: () throws(CollabError) -> (Result, ChangeSet)) async -> Swift.Result<Result, any Error> {
+    func joinAndWait<Result>(_ operation: () throws(CollabError) -> (Result, StagedCommit)) async -> Swift.Result<Result, any Error> {
         var outcome: Swift.Result<Result, any Error>?
         let committed: (any Error)? = await withCheckedContinuation { (continuation: CheckedContinuation<(any Error)?, Never>) in
             let wake: CheckedContinuation<Void, Never>? = state.withLock { state in
@@ -96,7 +96,7 @@ final class AccountWriteGate: Sendable {
 
     /// The leader, holding the lock and caught up, opens the batch with its own changes: the writes
     /// waiting are woken to join, and this returns once they all have (or failed their operation).
-    func open(with changes: ChangeSet) async {
+    func open(with changes: StagedCommit) async {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             let (waiting, mustWait): ([CheckedContinuation<Role, Never>], Bool) = state.withLock { state in
                 state.phase = .accepting
@@ -114,7 +114,7 @@ final class AccountWriteGate: Sendable {
     }
 
     /// Closes the open batch and returns everything in it, in join order.
-    func close() async -> ChangeSet {
+    func close() async -> StagedCommit {
         // Writes that arrived in `accepting` and have not run their operation yet are waited for.
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             let ready = state.withLock { state in
@@ -126,7 +126,7 @@ final class AccountWriteGate: Sendable {
         }
         return state.withLock { state in
             state.phase = .committing
-            defer { state.batch = ChangeSet() }
+            defer { state.batch = StagedCommit() }
             return state.batch
         }
     }
@@ -144,7 +144,7 @@ final class AccountWriteGate: Sendable {
             state.withLock { state in
                 let joined = state.joined
                 state.joined = []
-                state.batch = ChangeSet()
+                state.batch = StagedCommit()
                 if !opened, error != nil {
                     let failed = state.waiting
                     state.waiting = []

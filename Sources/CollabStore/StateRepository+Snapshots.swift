@@ -42,57 +42,47 @@ extension StateRepository {
     ///   `notFound` when a confined caller would replace another account. Nothing changes then.
     @discardableResult
     public func replaceAccount(with incoming: AccountState, confinedTo confinement: String? = nil) async throws -> Set<String> {
-        try checkWritable()
         var incoming = incoming
         let account = incoming.account
         let newId = account.id
-        var ids: Set<String> = []
-        if shards.withLock({ $0[newId] }) != nil { ids.insert(newId) }
-        if let named = directory.accountId(for: .accountName(account.name)) { ids.insert(named) }
-        if let confinement {
-            guard newId == confinement else { throw CollabError.notFound("Account", newId) }
-            for id in ids where id != confinement { throw CollabError.conflict("another account is named '\(account.name)'") }
-        }
-        let involved = ids.sorted().compactMap { id in shards.withLock { $0[id] } }
         let entities = incoming.storedEntities
         let keys = incoming.directoryKeys
         let directory = self.directory
-        return try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Set<String>, any Error>) in
-            do {
-                try withLocks(involved[...], collected: [:]) { boxes throws(CollabError) in
-                    let replaced = Set(boxes.keys)
-                    for key in keys {
-                        if let owner = directory.accountId(for: key), !replaced.contains(owner) {
-                            throw .conflict("another account already holds \(Self.describe(key)) of the snapshot's account '\(account.name)'")
-                        }
-                    }
-                    var changes = ChangeSet()
-                    var updated: [String: Shard.Box] = [:]
-                    for (id, var box) in boxes {
-                        box.state.resetDirectoryLog()
-                        box.state.removeAccountData(keepAccount: false, changes: &changes)
-                        directory.commit(box.state.directoryLog)
-                        box.state.resetDirectoryLog()
-                        updated[id] = box
-                    }
-                    incoming.adopt(into: directory)
-                    for entity in entities { changes.put(entity) }
-                    if var box = updated[newId] {
-                        box.state = incoming
-                        scheduleNext(&box, accountId: newId)
-                        updated[newId] = box
-                    } else {
-                        let shard = Shard(incoming)
-                        shard.box.withLock { scheduleNext(&$0, accountId: newId) }
-                        shards.withLock { $0[newId] = shard }
-                    }
-                    shards.withLock { map in for id in replaced where id != newId { map[id] = nil } }
-                    submit(changes, result: replaced, continuation: continuation)
-                    return updated
-                }
-            } catch {
-                continuation.resume(throwing: error)
+        return try await committer.commit(.everything, accounts: [], in: self) { stage throws(CollabError) in
+            // Looked up inside the commit: on a replica, after catching up with the other replicas.
+            var ids: Set<String> = []
+            if shards.withLock({ $0[newId] }) != nil { ids.insert(newId) }
+            if let named = directory.accountId(for: .accountName(account.name)) { ids.insert(named) }
+            if let confinement {
+                guard newId == confinement else { throw CollabError.notFound("Account", newId) }
+                for id in ids where id != confinement { throw CollabError.conflict("another account is named '\(account.name)'") }
             }
+            let involved = ids.sorted().compactMap { id in shards.withLock { $0[id] } }
+            var replaced: Set<String> = []
+            try withLocks(involved[...], collected: [:]) { boxes throws(CollabError) in
+                replaced = Set(boxes.keys)
+                for key in keys {
+                    if let owner = directory.accountId(for: key), !replaced.contains(owner) {
+                        throw .conflict("another account already holds \(Self.describe(key)) of the snapshot's account '\(account.name)'")
+                    }
+                }
+                var changes = ChangeSet()
+                var updated: [String: Shard.Box] = [:]
+                for (id, var box) in boxes {
+                    box.state.resetDirectoryLog()
+                    box.state.removeAccountData(keepAccount: false, changes: &changes)
+                    directory.commit(box.state.directoryLog)
+                    box.state.resetDirectoryLog()
+                    updated[id] = box
+                }
+                incoming.adopt(into: directory)
+                for entity in entities { changes.put(entity) }
+                updated[newId] = install(incoming, replacing: updated[newId])
+                shards.withLock { map in for id in replaced where id != newId { map[id] = nil } }
+                stage(StagedCommit(changes: changes.changes, accountIds: replaced.union([newId]).sorted()))
+                return updated
+            }
+            return replaced
         }
     }
 
@@ -103,7 +93,6 @@ extension StateRepository {
     ///   - accounts: The snapshot's accounts, built by ``SnapshotReader``.
     ///   - globalConfiguration: The snapshot's GLOBAL configuration.
     public func replaceAll(with accounts: [AccountState], globalConfiguration: GlobalConfiguration?) async throws {
-        try checkWritable()
         var owners: [Directory.Key: String] = [:]
         for state in accounts {
             for key in state.directoryKeys {
@@ -115,13 +104,12 @@ extension StateRepository {
         }
         try await removeAll()
         if let global = globalConfiguration, !global.properties.isEmpty {
-            var log = DirectoryLog()
-            var changes = ChangeSet()
-            try AccountState.setGlobalConfiguration(global.properties, directory: directory, log: &log, changes: &changes)
-            directory.commit(log)
-            let submitted = changes
-            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-                submit(submitted, result: (), continuation: continuation)
+            try await committer.commit(.everything, accounts: [], in: self) { stage throws(CollabError) in
+                var log = DirectoryLog()
+                var changes = ChangeSet()
+                try AccountState.setGlobalConfiguration(global.properties, directory: directory, log: &log, changes: &changes)
+                directory.commit(log)
+                stage(StagedCommit(changes: changes.changes))
             }
         }
         for state in accounts { try await replaceAccount(with: state) }

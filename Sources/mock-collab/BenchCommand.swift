@@ -67,7 +67,7 @@ struct BenchPushCommand: AsyncParsableCommand {
             customURL: nil, insecureTLS: true
         ))
         let pipeline = PushPipeline(
-            state: device, clock: clock, outboxCapacity: deliver + 10, settings: .init(maxAttempts: 1, maxConcurrentDeliveries: concurrency), logger: logger
+            clock: clock, outboxCapacity: deliver + 10, settings: .init(maxAttempts: 1, maxConcurrentDeliveries: concurrency), logger: logger
         )
         let group = ServiceGroup(configuration: .init(services: [simulator, pipeline], gracefulShutdownSignals: [], logger: logger))
         let running = Task { try await group.run() }
@@ -75,11 +75,11 @@ struct BenchPushCommand: AsyncParsableCommand {
         device.setURL("https://127.0.0.1:\(port)")
 
         // Warm up the HTTP/2 connection and the provider token.
-        pipeline.enqueue([device.intent(content)])
+        pipeline.enqueue([device.push(content, at: clock.now())])
         _ = await pipeline.outbox.wait(for: OutboxFilter(state: .delivered), timeout: .seconds(10))
         let baseline = pipeline.outbox.count
         let started = ContinuousClock.now
-        pipeline.enqueue((0..<deliver).map { _ in device.intent(content) })
+        pipeline.enqueue((0..<deliver).map { _ in device.push(content, at: clock.now()) })
         while pipeline.outbox.entries(matching: OutboxFilter(state: .delivered), limit: deliver + 10).count < deliver + 1 {
             if ContinuousClock.now - started > .seconds(120) { break }
             try await Task.sleep(for: .milliseconds(5))
@@ -110,8 +110,8 @@ struct SystemBenchClock: CollabClock {
     func now() -> Timestamp { Timestamp(Date().timeIntervalSince1970 * 1000) }
 }
 
-/// One registered device for the push benchmark.
-final class BenchDevices: PushStateAccess {
+/// One registered device for the push benchmark, and its pushes as a commit would resolve them.
+final class BenchDevices: Sendable {
     private let settings: Mutex<PushSettings>
     private let device: Device
 
@@ -130,13 +130,9 @@ final class BenchDevices: PushStateAccess {
         settings.withLock { $0.apns?.customURL = url }
     }
 
-    func intent(_ content: PushContent) -> PushIntent {
-        PushIntent(accountId: "bench", deviceRecordId: device.id, personId: "p", content: content, transports: [.apns])
+    func push(_ content: PushContent, at time: Timestamp) -> ResolvedPush {
+        let intent = PushIntent(accountId: "bench", deviceRecordId: device.id, personId: "p", content: content, transports: [.apns], createdAt: time)
+        // The device has an APNs token.
+        return ResolvedPush(intent, to: device, over: .apns, settings: settings.withLock { $0 })!
     }
-
-    func target(for intent: PushIntent) -> (device: Device, settings: PushSettings?)? {
-        (device, settings.withLock { $0 })
-    }
-
-    func removeToken(accountId: String, deviceRecordId: String, transport: PushTransport, token: String) async {}
 }

@@ -62,7 +62,16 @@ struct BenchNoisyNeighbourCommand: AsyncParsableCommand {
 
     func run() async throws {
         let http = HTTPClient(eventLoopGroupProvider: .singleton, configuration: .init(timeout: .init(connect: .seconds(10), read: .seconds(60))))
-        defer { try? http.syncShutdown() }
+        do {
+            try await run(http: http)
+        } catch {
+            try? await http.shutdown()
+            throw error
+        }
+        try await http.shutdown()
+    }
+
+    func run(http: HTTPClient) async throws {
         let tenants = try await NoisyTenants.make(url: url, controlToken: controlToken, http: http)
         var rows: [Row] = []
         for scenario in scenarios(tenants) {

@@ -34,7 +34,7 @@ struct NoisyTenants: Sendable {
 }
 
 /// One account of the benchmark and what it can do.
-struct BenchTenant: Sendable {
+final class BenchTenant: Sendable {
     let url: String
     let http: HTTPClient
     let visitor: HTTPTransport
@@ -44,7 +44,15 @@ struct BenchTenant: Sendable {
     let coBrowsing: String
     /// The agent's live events, and who waits for which message text.
     let events: LiveEventStream
-    let waiters: Mutex<[String: CheckedContinuation<Bool, Never>]>
+    let waiters = Mutex<[String: CheckedContinuation<Bool, Never>]>([:])
+
+    private init(
+        url: String, http: HTTPClient, visitor: HTTPTransport, admin: HTTPTransport, agent: AgentClient, conversation: String, coBrowsing: String,
+        events: LiveEventStream
+    ) {
+        (self.url, self.http, self.visitor, self.admin, self.agent) = (url, http, visitor, admin, agent)
+        (self.conversation, self.coBrowsing, self.events) = (conversation, coBrowsing, events)
+    }
 
     static func make(name: String, url: String, http: HTTPClient) async throws -> BenchTenant {
         let app = VisitorClient(configuration: ClientConfiguration(baseURL: url, apiKey: "\(name)-key", namedArea: "\(name)-area", deviceId: "\(name)-phone"), client: http)
@@ -61,7 +69,7 @@ struct BenchTenant: Sendable {
         let tenant = BenchTenant(
             url: url, http: http, visitor: HTTPTransport(baseURL: url, credentials: .bearer(started.token), client: http),
             admin: HTTPTransport(baseURL: url, credentials: .basic(username: "\(name)-admin", password: "\(name)-pw"), client: http), agent: agent,
-            conversation: conversation, coBrowsing: session.id, events: events, waiters: Mutex([:])
+            conversation: conversation, coBrowsing: session.id, events: events
         )
         Task { [tenant] in
             for await event in events.events {

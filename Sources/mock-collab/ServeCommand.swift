@@ -115,6 +115,8 @@ struct ServeCommand: AsyncParsableCommand {
 
     @OptionGroup(title: "Fault rules and snapshots") var limits: ServeLimitOptions
 
+    @OptionGroup(title: "Abuse limits") var abuse: ServeAbuseOptions
+
     func validate() throws {
         guard clientIdleSeconds > 0 else { throw ValidationError("--client-idle-seconds must be positive") }
         guard maxConnections > 0 else { throw ValidationError("--max-connections must be positive") }
@@ -191,6 +193,7 @@ struct ServeCommand: AsyncParsableCommand {
         configuration.snapshotOnExit = snapshotOnExit ?? Self.environment["MOCK_COLLAB_SNAPSHOT_ON_EXIT"]
         configuration.files = files.settings
         limits.apply(to: &configuration)
+        abuse.apply(to: &configuration)
 
         let server = try await MockCollabServer(configuration: configuration, logger: logger)
         if server.usesDefaultTenant {

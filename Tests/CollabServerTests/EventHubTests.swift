@@ -1,4 +1,5 @@
 import CollabCore
+import CollabStore
 import Testing
 
 @testable import CollabServer
@@ -9,16 +10,21 @@ struct EventHubTests {
         DomainEvent(kind: kind, accountId: account, timestamp: 1, personIds: persons, queueRecipients: queue)
     }
 
+    /// `count` events numbered from `first`, as the repository commits them.
+    static func committed(_ count: Int, from first: Int64) -> [CommittedEvent] {
+        (0..<count).map { CommittedEvent(id: first + Int64($0), event: event()) }
+    }
+
     let visitor = EventAudience(accountId: "acc", personId: "visitor", isAgent: false, namedAreaIds: nil, sessionKey: "token")
 
     @Test("a slow consumer is cut off when its buffer overflows, and resumes from the window without loss")
-    func slowConsumer() async {
+    func slowConsumer() async throws {
         let hub = EventHub(firstId: 100, windowSize: 1_000, bufferSize: 5)
-        let (subscription, replay, gap, position) = hub.subscribe(visitor, after: nil)
+        let (subscription, replay, gap, position) = try hub.subscribe(visitor, after: nil)
         #expect(replay.isEmpty)
         #expect(!gap)
         #expect(position == 99)
-        hub.publish((0..<20).map { _ in Self.event() })
+        hub.publish(Self.committed(20, from: 100))
         #expect(subscription.didOverflow, "publishing never waits: the reader that fell behind is cut off")
         var received: [Int64] = []
         for await item in subscription.stream {
@@ -27,23 +33,40 @@ struct EventHubTests {
         #expect(received == [100, 101, 102, 103, 104], "the buffered events are still delivered, then the stream ends")
         hub.unsubscribe(subscription)
 
-        let resumed = hub.subscribe(visitor, after: received.last)
+        let resumed = try hub.subscribe(visitor, after: received.last)
         #expect(!resumed.gap)
         #expect(resumed.replay.map(\.id) == Array(105...119))
         hub.unsubscribe(resumed.subscription)
     }
 
+    @Test("live sockets are capped per client and per account, counted under the hub's lock; closing one frees its place")
+    func socketLimits() throws {
+        let hub = EventHub(firstId: 1, socketLimits: LiveSocketLimits(perClient: 2, perAccount: 3))
+        let first = try hub.subscribe(visitor, after: nil)
+        _ = try hub.subscribe(visitor, after: nil)
+        #expect(hub.refusal(for: visitor)?.kind == .tooManyRequests)
+        #expect(throws: CollabError.self) { _ = try hub.subscribe(visitor, after: nil) }
+        let other = EventAudience(accountId: "acc", personId: "other", isAgent: false, namedAreaIds: nil, sessionKey: "other-token")
+        _ = try hub.subscribe(other, after: nil)
+        let third = EventAudience(accountId: "acc", personId: "third", isAgent: false, namedAreaIds: nil, sessionKey: "third-token")
+        #expect(hub.refusal(for: third)?.message.contains("--max-live-per-account") == true)
+        let elsewhere = EventAudience(accountId: "elsewhere", personId: "x", isAgent: false, namedAreaIds: nil, sessionKey: "x-token")
+        #expect(hub.refusal(for: elsewhere) == nil, "another account has its own budget")
+        hub.unsubscribe(first.subscription)
+        #expect(hub.refusal(for: visitor) == nil && hub.refusal(for: third) == nil)
+    }
+
     @Test("resuming from before the window reports a gap")
-    func gap() {
+    func gap() throws {
         let hub = EventHub(firstId: 1, windowSize: 10, bufferSize: 100)
-        hub.publish((0..<25).map { _ in Self.event() })
-        let late = hub.subscribe(visitor, after: 3)
+        hub.publish(Self.committed(25, from: 1))
+        let late = try hub.subscribe(visitor, after: 3)
         #expect(late.gap)
         #expect(late.replay.map(\.id) == Array(16...25))
-        let fine = hub.subscribe(visitor, after: 20)
+        let fine = try hub.subscribe(visitor, after: 20)
         #expect(!fine.gap)
         #expect(fine.replay.map(\.id) == [21, 22, 23, 24, 25])
-        let future = hub.subscribe(visitor, after: 999)
+        let future = try hub.subscribe(visitor, after: 999)
         #expect(future.gap, "an id the server never issued (a restart) also means resync")
     }
 

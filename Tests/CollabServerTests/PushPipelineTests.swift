@@ -7,25 +7,10 @@ import Testing
 
 @testable import CollabPush
 
-/// The push pipeline on its own, without a server: composition per transport and version, the
-/// outbox states without sinks, dropped intents, and the settle barrier.
+/// The push pipeline on its own, without a server: composition per transport and version of pushes as
+/// a commit resolves them, the outbox states without sinks, dropped pushes, and the settle barrier.
 @Suite("Push pipeline")
 struct PushPipelineTests {
-    /// Devices the pipeline composes for, without sinks (every push is recorded, none delivered).
-    final class Devices: PushStateAccess {
-        private let devices: Mutex<[String: Device]>
-
-        init(_ devices: [Device]) {
-            self.devices = Mutex(Dictionary(uniqueKeysWithValues: devices.map { ($0.id, $0) }))
-        }
-
-        func target(for intent: PushIntent) -> (device: Device, settings: PushSettings?)? {
-            devices.withLock { $0[intent.deviceRecordId] }.map { ($0, nil) }
-        }
-
-        func removeToken(accountId: String, deviceRecordId: String, transport: PushTransport, token: String) async {}
-    }
-
     /// A fixed clock.
     struct FixedClock: CollabClock {
         func now() -> Timestamp { 1_800_000_000_000 }
@@ -40,6 +25,14 @@ struct PushPipelineTests {
         if voip { device.pushKitToken = String(repeating: "cd", count: 32) }
         device.keys = NotificationKeyRing(current: NotificationKey(id: "key-1", material: PushEncryption.makeKeyMaterial(), createdAt: 0))
         return device
+    }
+
+    /// A push to `device` over `transport`, as the resolver makes it at commit.
+    static func push(_ device: Device, _ transport: PushTransport = .apns, _ content: PushContent = message()) throws -> ResolvedPush {
+        let intent = PushIntent(
+            accountId: "acc", deviceRecordId: device.id, personId: "person", content: content, transports: [transport], createdAt: 1_700_000_000_000
+        )
+        return try #require(ResolvedPush(intent, to: device, over: transport, settings: nil))
     }
 
     static func message(_ text: String = "hello") -> PushContent {
@@ -70,43 +63,35 @@ struct PushPipelineTests {
         }
     }
 
-    @Test("one entry per transport the device has a token for, composed per version, recorded without sinks")
+    @Test("one entry per resolved push, composed per version, recorded without sinks")
     func composition() async throws {
         let plain = Self.device("plain", version: .notEncrypted, voip: true)
         let sealed = Self.device("sealed", version: .encrypted)
-        let noToken = Self.device("none", version: .notEncrypted, apns: false)
-        let pipeline = PushPipeline(state: Devices([plain, sealed, noToken]), clock: FixedClock(), logger: Self.logger())
+        let pipeline = PushPipeline(clock: FixedClock(), logger: Self.logger())
         try await Self.running(pipeline) {
-            pipeline.enqueue([
-                PushIntent(accountId: "acc", deviceRecordId: "plain", personId: "person", content: Self.message(), transports: [.apns, .apnsVoIP]),
-                PushIntent(accountId: "acc", deviceRecordId: "sealed", personId: "person", content: Self.message("secret"), transports: [.apns]),
-                PushIntent(accountId: "acc", deviceRecordId: "none", personId: "person", content: Self.message(), transports: [.apns]),
-                PushIntent(accountId: "acc", deviceRecordId: "gone", personId: "person", content: Self.message(), transports: [.apns]),
-            ])
+            pipeline.enqueue([try Self.push(plain, .apns), try Self.push(plain, .apnsVoIP), try Self.push(sealed, .apns, Self.message("secret"))])
             #expect(await pipeline.settle(timeout: .seconds(10)))
         }
         let entries = pipeline.outbox.entries(matching: OutboxFilter())
-        #expect(entries.map(\.deviceId) == ["plain", "plain", "sealed"], "no entry without a token or a device")
+        #expect(entries.map(\.deviceId) == ["plain", "plain", "sealed"])
         #expect(entries.allSatisfy { $0.state == .recorded }, "no sink configured: recorded, not pending")
         #expect(entries.map(\.transport) == [.apns, .apnsVoIP, .apns])
-        #expect(entries[0].topic == "com.example.app" && entries[1].topic == "com.example.app.voip")
+        #expect(entries[0].pushType == "alert" && entries[1].pushType == "voip")
+        #expect(entries[0].topic == "com.example.app" && entries[1].topic == "com.example.app.voip", "the app's id, with .voip for VoIP")
         #expect(entries[0].payload.contains("hello"))
         #expect(entries[2].keyId == "key-1")
         #expect(!entries[2].payload.contains("secret"), "an encrypted push never carries the text in the clear")
-        #expect(entries.allSatisfy { $0.createdAt == 1_800_000_000_000 }, "times come from the injected clock")
+        #expect(entries.allSatisfy { $0.createdAt == 1_700_000_000_000 }, "a push is dated by the commit that decided it")
     }
 
-    @Test("settle waits for every intent queued before it; dropped intents count as settled")
+    @Test("settle waits for every push queued before it; dropped pushes count as settled")
     func settle() async throws {
         let device = Self.device("phone", version: .notEncrypted)
-        let pipeline = PushPipeline(
-            state: Devices([device]), clock: FixedClock(), settings: .init(queueCapacity: 4), logger: Self.logger()
-        )
+        let pipeline = PushPipeline(clock: FixedClock(), settings: .init(queueCapacity: 4), logger: Self.logger())
         // Not running yet: the queue holds 4 and drops the rest.
-        let intent = PushIntent(accountId: "acc", deviceRecordId: "phone", personId: "person", content: Self.message(), transports: [.apns])
-        pipeline.enqueue(Array(repeating: intent, count: 10))
+        pipeline.enqueue(Array(repeating: try Self.push(device), count: 10))
         #expect(pipeline.droppedCount == 6)
-        #expect(await pipeline.settle(timeout: .zero) == false, "four intents wait for a pipeline that is not running")
+        #expect(await pipeline.settle(timeout: .zero) == false, "four pushes wait for a pipeline that is not running")
         try await Self.running(pipeline) {
             #expect(await pipeline.settle(timeout: .seconds(10)))
             #expect(pipeline.outbox.count == 4)

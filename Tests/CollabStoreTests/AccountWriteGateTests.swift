@@ -8,14 +8,12 @@ import Testing
 /// holds, and how failures reach every write.
 @Suite("Account write gate")
 struct AccountWriteGateTests {
-    /// A change set with one deletion, named so a batch's content can be read back.
-    static func changes(_ name: String) -> ChangeSet {
-        var changes = ChangeSet()
-        changes.delete(.namedArea, name)
-        return changes
+    /// A commit with one deletion, named so a batch's content can be read back.
+    static func changes(_ name: String) -> StagedCommit {
+        StagedCommit(changes: [.delete(.namedArea, id: name)])
     }
 
-    static func names(_ batch: ChangeSet) -> [String] {
+    static func names(_ batch: StagedCommit) -> [String] {
         batch.changes.compactMap { change in
             if case .delete(_, let id) = change { return id }
             return nil
@@ -31,7 +29,7 @@ struct AccountWriteGateTests {
             for index in 1...3 {
                 group.addTask {
                     guard case .joiner = await gate.arrive() else { return (index, .failure(CollabError(.conflict, "not a joiner"))) }
-                    let outcome = await gate.joinAndWait { () throws(CollabError) -> (Int, ChangeSet) in
+                    let outcome = await gate.joinAndWait { () throws(CollabError) -> (Int, StagedCommit) in
                         if index == 2 { throw CollabError(.badRequest, "write 2 is refused") }
                         return (index * 10, Self.changes("w\(index)"))
                     }
@@ -62,12 +60,12 @@ struct AccountWriteGateTests {
         guard case .leader = await gate.arrive() else { Issue.record("no leader"); return }
         let joiner = Task { () -> (any Error)? in
             guard case .joiner = await gate.arrive() else { return CollabError(.conflict, "not a joiner") }
-            let outcome = await gate.joinAndWait { () throws(CollabError) -> (Int, ChangeSet) in (1, Self.changes("j")) }
+            let outcome = await gate.joinAndWait { () throws(CollabError) -> (Int, StagedCommit) in (1, Self.changes("j")) }
             if case .failure(let error) = outcome { return error }
             return nil
         }
         while await gate.waitingCountForTests() < 1 { await Task.yield() }
-        await gate.open(with: ChangeSet())
+        await gate.open(with: StagedCommit())
         _ = await gate.close()
         gate.finish(CollabError(.unavailable, "commit failed"), opened: true)
         #expect((await joiner.value as? CollabError)?.kind == .unavailable)

@@ -27,13 +27,13 @@ struct PostgresStoreTests {
     @Test("put, replace, delete, an account's data in one statement, and reload after reopening")
     func roundTrip() async throws {
         let url = try await PostgresTestDatabase.fresh()
-        let store = try await PostgresStore.open(url: url, logger: Self.logger)
+        let store = try await PostgresStore.open(url: url, logger: Self.logger, timeout: PostgresTestDatabase.openTimeout)
         try await store.apply([.put(Self.area("a1")), .put(Self.area("a2")), .put(Self.area("b1", account: "other"))])
         // The same key twice in one run of puts: the last one wins, as applied in order.
         try await store.apply([.put(Self.area("a1", name: "first")), .put(Self.area("a1", name: "second")), .delete(.namedArea, id: "a2")])
         try await store.close()
 
-        let reopened = try await PostgresStore.open(url: url, logger: Self.logger)
+        let reopened = try await PostgresStore.open(url: url, logger: Self.logger, timeout: PostgresTestDatabase.openTimeout)
         var records = try await reopened.loadAll().sorted { $0.id < $1.id }
         #expect(records.map(\.id) == ["a1", "b1"])
         #expect(try RecordCoding.decode(NamedArea.self, from: records[0]).name == "second")
@@ -45,7 +45,9 @@ struct PostgresStoreTests {
 
     @Test("a batch larger than one statement keeps its order")
     func largeBatch() async throws {
-        let store = try await PostgresStore.open(url: try await PostgresTestDatabase.fresh(), logger: Self.logger)
+        let store = try await PostgresStore.open(
+            url: try await PostgresTestDatabase.fresh(), logger: Self.logger, timeout: PostgresTestDatabase.openTimeout
+        )
         var changes: [StoreChange] = (0..<1_500).map { .put(Self.area("area-\($0)")) }
         changes.append(.delete(.namedArea, id: "area-7"))
         changes += (0..<1_500).map { .put(Self.area("area-\($0)", name: "renamed")) }
@@ -58,7 +60,9 @@ struct PostgresStoreTests {
 
     @Test("a failing batch leaves nothing behind")
     func atomic() async throws {
-        let store = try await PostgresStore.open(url: try await PostgresTestDatabase.fresh(), logger: Self.logger)
+        let store = try await PostgresStore.open(
+            url: try await PostgresTestDatabase.fresh(), logger: Self.logger, timeout: PostgresTestDatabase.openTimeout
+        )
         try await store.apply([.put(Self.area("kept"))])
         // A NUL byte is not valid in PostgreSQL text (the id is stored as it is): the statement fails,
         // and the whole batch with it.
@@ -71,7 +75,9 @@ struct PostgresStoreTests {
 
     @Test("the change log: entries in order, pruning raises the floor, replicas announce and withdraw")
     func changeLog() async throws {
-        let store = try await PostgresStore.open(url: try await PostgresTestDatabase.fresh(), logger: Self.logger, cluster: true)
+        let store = try await PostgresStore.open(
+            url: try await PostgresTestDatabase.fresh(), logger: Self.logger, cluster: true, timeout: PostgresTestDatabase.openTimeout
+        )
         for name in ["a", "b"] {
             _ = try await store.write(.accounts(["acc"])) { transaction in
                 try await transaction.append([.put(Self.area(name))], entry: Data(#"{"n":"\#(name)"}"#.utf8), origin: "test") { 0 }
@@ -96,18 +102,18 @@ struct PostgresStoreTests {
     @Test("one process per database; a newer schema is refused")
     func migrations() async throws {
         let url = try await PostgresTestDatabase.fresh()
-        let first = try await PostgresStore.open(url: url, logger: Self.logger)
+        let first = try await PostgresStore.open(url: url, logger: Self.logger, timeout: PostgresTestDatabase.openTimeout)
         do {
-            _ = try await PostgresStore.open(url: url, logger: Self.logger)
+            _ = try await PostgresStore.open(url: url, logger: Self.logger, timeout: PostgresTestDatabase.openTimeout)
             Issue.record("a second process opened the same database")
         } catch let error as PostgresStoreError {
             #expect(error.description.contains("another mock-collab process"))
         }
         try await first.close()
-        try await PostgresStore.open(url: url, logger: Self.logger).close()
+        try await PostgresStore.open(url: url, logger: Self.logger, timeout: PostgresTestDatabase.openTimeout).close()
         try await PostgresTestDatabase.execute("INSERT INTO mock_collab_migrations (version) VALUES (99)", in: url)
         do {
-            _ = try await PostgresStore.open(url: url, logger: Self.logger)
+            _ = try await PostgresStore.open(url: url, logger: Self.logger, timeout: PostgresTestDatabase.openTimeout)
             Issue.record("a newer schema was opened")
         } catch let error as PostgresStoreError {
             #expect(error.description.contains("schema version 99"))
@@ -159,6 +165,10 @@ struct PostgresLocationTests {
 /// Databases for the PostgreSQL tests, made in the cluster `MOCK_COLLAB_TEST_POSTGRES` names.
 enum PostgresTestDatabase {
     static var baseURL: String? { ProcessInfo.processInfo.environment["MOCK_COLLAB_TEST_POSTGRES"] }
+
+    /// How long opening a store may wait for the database. Generous: the suite runs in parallel with
+    /// every other test, and these tests check behaviour, not how fast a busy machine connects.
+    static let openTimeout: Duration = .seconds(60)
 
     /// Creates an empty database and returns its URL.
     static func fresh() async throws -> String {

@@ -4,7 +4,8 @@ Add a case: write a `test_*` function (plain or `async def`) in a `test_*.py` fi
 Start a server with `with Server(...) as server:` (extra `serve` flags as arguments), then talk to it:
 `server.url`, `server.ws_url(path)`, `server.get(path)` / `server.post(path, json=...)` (httpx),
 `server.start_visitor()` (a started mobile client's token), `server.agent_token()`,
-`server.control` (headers with the control token), `raw_exchange(server, bytes)` for raw HTTP.
+`server.control` (headers with the control token), `raw_exchange(server, bytes)` for raw HTTP,
+`tls_connect(server, alpn)` for a handshaken TLS socket (start the server with `tls_args(directory)`).
 `run.py` runs every case and ends with 'N passed, N failed'; pytest runs the same files.
 """
 
@@ -14,6 +15,7 @@ import json
 import os
 import signal
 import socket
+import ssl
 import subprocess
 import tempfile
 import time
@@ -163,6 +165,11 @@ class Server:
         return response.json()
 
 
+def tls_args(data_directory: str) -> list[str]:
+    """`serve` flags for TLS with a development CA made in `data_directory` (a temporary one)."""
+    return ["--tls", "--data-dir", data_directory]
+
+
 def wait_until(predicate, timeout: float = 10, interval: float = 0.05) -> bool:
     """Polls `predicate` until it holds or `timeout` passes; returns whether it held."""
     deadline = time.monotonic() + timeout
@@ -183,7 +190,8 @@ def connect(server: Server, rcvbuf: int | None = None) -> socket.socket:
 
 
 def read_until_closed(sock: socket.socket, timeout: float = 10) -> tuple[bytes, bool]:
-    """Reads until the server closes (returns the bytes and True) or `timeout` passes (bytes, False)."""
+    """Reads until the server closes (returns the bytes and True) or `timeout` passes (bytes, False);
+    a TLS socket gives the decrypted bytes."""
     sock.settimeout(timeout)
     data = b""
     deadline = time.monotonic() + timeout
@@ -194,7 +202,7 @@ def read_until_closed(sock: socket.socket, timeout: float = 10) -> tuple[bytes, 
             if not chunk:
                 return data, True
             data += chunk
-    except (ConnectionResetError, BrokenPipeError):
+    except (ConnectionResetError, BrokenPipeError, ssl.SSLEOFError, ssl.SSLZeroReturnError):
         return data, True
     except (socket.timeout, TimeoutError):
         pass
@@ -272,6 +280,34 @@ def open_silent_websocket(server: Server, path: str, rcvbuf: int = 4096) -> sock
         head += chunk
     assert head.startswith(b"HTTP/1.1 101"), head
     return sock
+
+
+# -- TLS -------------------------------------------------------------------------------------------
+def tls_context(alpn: list[str]) -> ssl.SSLContext:
+    """A client context that takes the development certificate unchecked (the TLS suite checks it)."""
+    context = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
+    context.check_hostname = False
+    context.verify_mode = ssl.CERT_NONE
+    context.set_alpn_protocols(alpn)
+    return context
+
+
+def tls_connect(server: Server, alpn: list[str], timeout: float = 10) -> ssl.SSLSocket:
+    """A TLS connection with the handshake done, offering `alpn`."""
+    sock = connect(server)
+    sock.settimeout(timeout)
+    return tls_context(alpn).wrap_socket(sock, server_hostname="localhost")
+
+
+def client_hello() -> bytes:
+    """The bytes of a real TLS ClientHello (what a client sends first)."""
+    incoming, outgoing = ssl.MemoryBIO(), ssl.MemoryBIO()
+    handshake = tls_context(["h2", "http/1.1"]).wrap_bio(incoming, outgoing, server_hostname="localhost")
+    try:
+        handshake.do_handshake()
+    except ssl.SSLWantReadError:
+        pass
+    return outgoing.read()
 
 
 def typed_error(body: bytes) -> dict:

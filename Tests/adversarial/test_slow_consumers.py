@@ -41,7 +41,8 @@ def test_viewers_blocked_on_a_full_buffer_are_closed():
 
 
 def test_non_reading_event_sockets_are_closed_and_memory_returns():
-    with Server("--send-timeout", "2", "--heartbeat-seconds", "2") as server:
+    # 200 sockets of one agent session: above the default per-client cap of live sockets.
+    with Server("--send-timeout", "2", "--heartbeat-seconds", "2", "--max-live-per-client", "250") as server:
         visitor, agent = server.start_visitor(), server.agent_token()
         baseline_rss = server.rss_kib()
         silent = [open_silent_websocket(server, f"/agent/v1/events?token={agent}", rcvbuf=2048) for _ in range(200)]

@@ -38,6 +38,10 @@ public struct DomainEvent: Sendable, Equatable {
         case invitationChanged = "invitation.changed"
         /// A person's notification controls changed (``entity`` holds the person).
         case notificationControlsChanged = "notification_controls.changed"
+        /// A dialog bot took its onboarding offer (``detail``["dialogToken"]): the bot is told (`bot.dialog.opened`).
+        case botDialogOpened = "bot.dialog.opened"
+        /// An open bot dialog ended (``detail``["dialogToken"]): the bot is told (`bot.dialog.closed`).
+        case botDialogClosed = "bot.dialog.closed"
     }
 
     public var kind: Kind
@@ -63,11 +67,12 @@ public struct DomainEvent: Sendable, Equatable {
     /// The invitation after the change, for ``Kind/invitationChanged``.
     public var invitation: Invitation?
 
-    /// Events only webhooks receive: live clients and the replay window never see them.
+    /// Events no live client receives (only webhooks and bots do): they take no live id, stay out of the
+    /// replay window and out of a cluster's change log.
     public var isWebhookOnly: Bool {
         switch kind {
         case .participationCreated, .participationActivated, .participationLeft, .participationHidden, .participationUnhidden, .entityModified, .invitationChanged,
-            .notificationControlsChanged: true
+            .notificationControlsChanged, .botDialogOpened, .botDialogClosed: true
         // The mock passes through these states within one operation; live clients see where it lands.
         case .conversationOnboarding, .conversationOffboarding: true
         default: false

@@ -32,6 +32,9 @@ public struct CollabError: Error, Sendable, Equatable, CustomStringConvertible {
     public var kind: Kind
     /// A human-readable explanation, safe to show to the caller.
     public var message: String
+    /// For a refusal that passes with time (``Kind/tooManyRequests``): seconds until a retry may
+    /// succeed, answered as `Retry-After`.
+    public var retryAfterSeconds: Int?
 
     /// Creates an error of the given kind.
     /// - Parameters:
@@ -54,6 +57,12 @@ public struct CollabError: Error, Sendable, Equatable, CustomStringConvertible {
     public static func conflict(_ message: String) -> Self { .init(.conflict, message) }
     /// A caller without the needed right.
     public static func forbidden(_ message: String) -> Self { .init(.forbidden, message) }
+    /// A bound on a rate was hit; a retry after `seconds` may succeed.
+    public static func tooManyRequests(_ message: String, retryAfterSeconds seconds: Int) -> Self {
+        var error = Self(.tooManyRequests, message)
+        error.retryAfterSeconds = max(1, seconds)
+        return error
+    }
     /// A caller that is not authenticated.
     public static func unauthorized(_ message: String) -> Self { .init(.unauthorized, message) }
 }

@@ -59,6 +59,11 @@ public struct Invitation: Sendable, Codable, Equatable, Identifiable {
         state == .open && now >= expirationTimestamp ? .expired : state
     }
 
+    /// Since when the token redeems: a renewed PIN's validity starts at its renewal.
+    public var validSince: Timestamp {
+        kind == .pin ? max(createdTimestamp, expirationTimestamp - Self.pinLifetime) : createdTimestamp
+    }
+
     /// How long a PIN stays valid; a link lives longer.
     public static let pinLifetime: Int64 = 60 * 60 * 1000
     public static let linkLifetime: Int64 = 7 * 24 * 60 * 60 * 1000

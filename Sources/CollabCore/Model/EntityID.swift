@@ -36,6 +36,32 @@ public struct EntityIDGenerator: Sendable {
         return result
     }
 
+    /// `count` decimal digits, each equally likely: random bytes from 250 up are drawn again (250 is
+    /// the largest multiple of ten a byte holds), so reducing the rest modulo ten favours no digit.
+    public func makeDigits(_ count: Int) -> String {
+        var digits = ""
+        digits.reserveCapacity(count)
+        var bits: UInt64 = 0
+        var available = 0
+        var draws = 0
+        while digits.count < count {
+            if available == 0 {
+                bits = random()
+                available = 8
+                draws += 1
+                // A source that keeps answering bytes ≥ 250 (a broken or constant test source) would
+                // never end; a sound one needs a second draw per digit with a chance of 1 in 2^64.
+                precondition(draws <= 8 * count + 64, "the random source gives no usable bytes")
+            }
+            let byte = UInt8(truncatingIfNeeded: bits)
+            bits >>= 8
+            available -= 1
+            guard byte < 250 else { continue }
+            digits.unicodeScalars.append(Unicode.Scalar(UInt8(ascii: "0") + byte % 10))
+        }
+        return digits
+    }
+
     /// 64 bits from the generator's random source (for identifiers of another shape, e.g. ``CallID``).
     public func randomBits() -> UInt64 { random() }
 

@@ -79,7 +79,7 @@ extension Call: StorableEntity {
     public var storageAccountId: String? { accountId }
 }
 
-/// A push the state decided to send, composed and delivered once the change is stored.
+/// A push the state decided to send: resolved into ``ResolvedPush``es at commit, composed and delivered once stored.
 public struct PushIntent: Sendable, Equatable {
     public var accountId: String
     /// The device record.
@@ -89,13 +89,18 @@ public struct PushIntent: Sendable, Equatable {
     public var transports: [PushTransport]
     /// Why the push is recorded but not sent (the person paused notifications), if it is not sent.
     public var suppressedReason: String?
+    /// When the operation decided it.
+    public var createdAt: Timestamp
 
-    public init(accountId: String, deviceRecordId: String, personId: String, content: PushContent, transports: [PushTransport]) {
+    public init(
+        accountId: String, deviceRecordId: String, personId: String, content: PushContent, transports: [PushTransport], createdAt: Timestamp
+    ) {
         self.accountId = accountId
         self.deviceRecordId = deviceRecordId
         self.personId = personId
         self.content = content
         self.transports = transports
+        self.createdAt = createdAt
     }
 }
 

@@ -47,15 +47,26 @@ extension AccountState {
         _ = try? finishDialog(dialog, reason: "DECLINED", handOver: .handOff, context: context, changes: &changes)
     }
 
-    /// A dialog whose conversation ended is closed; returns it so the bot can be told.
-    public mutating func closeDialogOfEndedConversation(_ conversationId: String, context: OperationContext, changes: inout ChangeSet) -> BotDialog? {
-        guard var dialog = openBotDialog(conversationId: conversationId), conversations[conversationId]?.state == .ended else { return nil }
+    /// Closes the offered or open dialog of a conversation that ends (in the same write); the bot of an
+    /// open one is told (`bot.dialog.closed`).
+    mutating func closeDialog(ofEndingConversation conversationId: String, context: OperationContext, changes: inout ChangeSet) {
+        guard var dialog = openBotDialog(conversationId: conversationId) else { return }
         let wasOpen = dialog.state == .open
         dialog.state = .finished
         dialog.finishReason = "CONVERSATION_ENDED"
         botDialogs[dialog.id] = dialog
         changes.put(dialog)
-        return wasOpen ? dialog : nil
+        if wasOpen { emitDialogEvent(.botDialogClosed, dialog, context: context, changes: &changes) }
+    }
+
+    /// Records that the bot of `dialog` must be told it opened or closed (the resolver finds its endpoint).
+    private func emitDialogEvent(_ kind: DomainEvent.Kind, _ dialog: BotDialog, context: OperationContext, changes: inout ChangeSet) {
+        changes.emit(
+            DomainEvent(
+                kind: kind, accountId: dialog.accountId, timestamp: context.now, conversation: conversations[dialog.conversationId],
+                detail: ["dialogToken": dialog.id]
+            )
+        )
     }
 
     /// Records the bot's answer to an onboarding offer: accepted, the dialog opens; refused (or not
@@ -67,6 +78,7 @@ extension AccountState {
             dialog.state = .open
             botDialogs[dialog.id] = dialog
             changes.put(dialog)
+            emitDialogEvent(.botDialogOpened, dialog, context: context, changes: &changes)
             return dialog
         }
         return try finishDialog(dialog, reason: "DECLINED", handOver: .handOff, context: context, changes: &changes)
@@ -115,7 +127,9 @@ extension AccountState {
     ) throws(CollabError) -> BotDialog {
         let dialog = try botDialog(token: token, for: principal)
         guard dialog.state == .open else { throw .conflict("the bot dialog is \(dialog.state.rawValue)") }
-        return try finishDialog(dialog, reason: reason.rawValue, handOver: reason, context: context, changes: &changes)
+        let finished = try finishDialog(dialog, reason: reason.rawValue, handOver: reason, context: context, changes: &changes)
+        emitDialogEvent(.botDialogClosed, finished, context: context, changes: &changes)
+        return finished
     }
 
     private mutating func finishDialog(

@@ -351,6 +351,7 @@ extension AccountState {
             .conversationEnded, conversation, queue: wasQueued ? [conversation.recipient] : [],
             extraPersons: Set(conversation.participants.map(\.personId)), context: context, changes: &changes
         )
+        closeDialog(ofEndingConversation: conversation.id, context: context, changes: &changes)
         return conversation
     }
 

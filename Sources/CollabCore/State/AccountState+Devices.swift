@@ -162,7 +162,9 @@ extension AccountState {
                 changes.put(updated)
                 payload.notificationCount = badge ?? updated.notificationCount
             }
-            var intent = PushIntent(accountId: accountId, deviceRecordId: device.id, personId: personId, content: payload, transports: transports)
+            var intent = PushIntent(
+                accountId: accountId, deviceRecordId: device.id, personId: personId, content: payload, transports: transports, createdAt: context.now
+            )
             intent.suppressedReason = pausedBecause
             changes.push(intent)
             pushed.append(device.id)
@@ -175,6 +177,21 @@ extension AccountState {
             changes.emit(DomainEvent(kind: .uiVisibilityRequest, accountId: accountId, timestamp: context.now, personIds: [personId], detail: detail))
         }
         return pushed
+    }
+
+    /// Forgets a token a push service reported as unregistered (only if it is still the registered one).
+    public mutating func removeRejectedToken(
+        deviceRecordId: String, transport: PushTransport, token: String, context: OperationContext, changes: inout ChangeSet
+    ) {
+        guard var device = devices[deviceRecordId] else { return }
+        switch transport {
+        case .apns where device.apnsToken == token: device.apnsToken = nil
+        case .apnsVoIP where device.pushKitToken == token: device.pushKitToken = nil
+        case .fcm where device.fcmToken == token: device.fcmToken = nil
+        default: return
+        }
+        device.updatedAt = context.now
+        setDevice(device, changes: &changes)
     }
 
     /// Resets a person's badge counts on a device (the collaboration UI was opened there).

@@ -58,11 +58,16 @@ extension AccountState {
 
     /// A visitor's device redeems a PIN or link token of its account: the visitor joins the conversation
     /// (as its context person when it has none yet, else as a secondary visitor).
+    /// - Parameter guessBudgetSpent: Whether the account has seen so many failed redemptions since a
+    ///   time that a PIN open since then no longer redeems (``RedemptionAttempts/isBudgetSpent(accountId:since:)``);
+    ///   such a PIN answers like a wrong one, so the answer tells a guesser nothing.
     public mutating func redeemInvitation(
-        token: String, personId: String, accountId: String, context: OperationContext, changes: inout ChangeSet
+        token: String, personId: String, accountId: String, guessBudgetSpent: (Timestamp) -> Bool = { _ in false }, context: OperationContext,
+        changes: inout ChangeSet
     ) throws(CollabError) -> Conversation {
         guard token.count <= Limits.nameLength, var invitation = invitations.rows(Indexes.invitationByOpenToken, token).first,
-            invitation.accountId == accountId, invitation.kind != .assignmentRequest, invitation.state(at: context.now) == .open
+            invitation.accountId == accountId, invitation.kind != .assignmentRequest, invitation.state(at: context.now) == .open,
+            invitation.kind != .pin || !guessBudgetSpent(invitation.validSince)
         else {
             throw .notFound("ConversationInvitation", "with this PIN or link")
         }
@@ -147,11 +152,11 @@ extension AccountState {
     private func freshToken(_ kind: Invitation.Kind, context: OperationContext) -> String {
         guard kind == .pin else { return context.ids.makeSecret() }
         for _ in 0..<20 {
-            let pin = String(context.ids.make(length: 6).unicodeScalars.map { Character(String($0.value % 10)) })
+            let pin = context.ids.makeDigits(6)
             if invitations.count(Indexes.invitationByOpenToken, pin) == 0 { return pin }
         }
         // A million PINs and twenty misses: the account holds an implausible number of open PINs.
-        return String(context.ids.make(length: 9).unicodeScalars.map { Character(String($0.value % 10)) })
+        return context.ids.makeDigits(9)
     }
 }
 

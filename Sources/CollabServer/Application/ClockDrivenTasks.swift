@@ -9,14 +9,24 @@ import Synchronization
 /// It checks the injected clock a few times a second, and at once when the control API moves the
 /// virtual clock, so tests that advance time see the consequences without waiting.
 final class ClockDrivenTasks: Service {
-    private let environment: CollabEnvironment
+    private let repository: StateRepository
+    private let configuration: ServerConfiguration
+    private let clock: AdjustableClock
+    /// Connections of stopped clients and expired sessions close.
+    private let events: EventHub
     private let interval: Duration
     private let kicks: AsyncStream<Void>
     private let kickContinuation: AsyncStream<Void>.Continuation
     private let logger: Logger
 
-    init(environment: CollabEnvironment, interval: Duration = .milliseconds(100), logger: Logger) {
-        self.environment = environment
+    init(
+        repository: StateRepository, configuration: ServerConfiguration, clock: AdjustableClock, events: EventHub,
+        interval: Duration = .milliseconds(100), logger: Logger
+    ) {
+        self.repository = repository
+        self.configuration = configuration
+        self.clock = clock
+        self.events = events
         self.interval = interval
         self.logger = logger
         (kicks, kickContinuation) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
@@ -49,13 +59,13 @@ final class ClockDrivenTasks: Service {
     /// Runs what is due: the repository knows which accounts have work due (a deadline queue per
     /// account and one across accounts), so a tick with nothing due costs one comparison.
     private func tick() async {
-        let configuration = environment.configuration
-        let now = environment.clock.now()
-        guard let next = environment.repository.nextDeadline, next <= now else { return }
-        let context = OperationContext(now: now, ids: environment.ids)
+        let configuration = configuration
+        let now = clock.now()
+        guard let next = repository.nextDeadline, next <= now else { return }
+        let context = OperationContext(now: now, ids: .system)
         let stopped = Mutex<[String]>([])
         do {
-            try await environment.repository.runDueWork(now: now) { state, changes in
+            try await repository.runDueWork(now: now) { state, changes in
                 let report = state.runDueWork(
                     keyRotationInterval: configuration.keyRotationInterval, keyOverlap: configuration.keyOverlap,
                     clientIdleTimeout: configuration.clientIdleTimeout, context: context, changes: &changes
@@ -65,6 +75,6 @@ final class ClockDrivenTasks: Service {
         } catch {
             logger.warning("clock-driven work failed", metadata: ["error": "\(error)"])
         }
-        for token in stopped.withLock({ $0 }) { environment.events.disconnect(sessionKey: token) }
+        for token in stopped.withLock({ $0 }) { events.disconnect(sessionKey: token) }
     }
 }

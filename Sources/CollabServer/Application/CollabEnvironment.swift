@@ -4,7 +4,8 @@ import CollabStore
 import Logging
 import Synchronization
 
-/// The parts every surface of the server shares: state, clock, identifiers, auth helpers, journal.
+/// The parts every surface of the server shares: state, clock, identifiers, auth helpers, journal. The
+/// route handlers' view of the server; the consumers of the committed stream never hold it.
 final class CollabEnvironment: Sendable {
     let configuration: ServerConfiguration
     let repository: StateRepository
@@ -14,7 +15,7 @@ final class CollabEnvironment: Sendable {
     let credentials = CredentialCache()
     let tokens: AccessTokenValidator
     let journal: RequestJournal
-    /// Live events for WebSockets and webhooks.
+    /// Live events for WebSockets.
     let events: EventHub
     /// Co-browsing frames.
     let frames: FrameIngest
@@ -24,49 +25,40 @@ final class CollabEnvironment: Sendable {
     let files: FileStorage
     /// The base of absolute links.
     let publicURL: PublicURL
+    /// The push pipeline (its outbox).
+    let pushes: PushPipeline
+    /// Work driven by the clock.
+    let clockTasks: ClockDrivenTasks
+    /// Co-browsing frames between cluster replicas, when this server is one.
+    let frameRelay: FrameRelay?
     let logger: Logger
     /// The seed applied at start, re-applied by a control-API reset.
     let startupSeed: Seed
     private let startupHashes = Mutex<[String: String]>([:])
-    private let late = Mutex<(pushes: PushPipeline?, clockTasks: ClockDrivenTasks?)>((nil, nil))
-
-    /// Connects the parts created after the environment.
-    private let relayBox = Mutex<FrameRelay?>(nil)
-
-    /// Co-browsing frames between cluster replicas, when this server is one.
-    var frameRelay: FrameRelay? {
-        get { relayBox.withLock { $0 } }
-        set { relayBox.withLock { $0 = newValue } }
-    }
-
-    func attach(pushes: PushPipeline, clockTasks: ClockDrivenTasks) {
-        late.withLock { $0 = (pushes, clockTasks) }
-    }
-
-    /// The push pipeline (its outbox).
-    var pushes: PushPipeline { late.withLock { $0.pushes! } }
-    /// Work driven by the clock.
-    var clockTasks: ClockDrivenTasks { late.withLock { $0.clockTasks! } }
 
     /// The password hashes of the startup seed's users as stored right after start.
     var startupPasswordHashes: [String: String] { startupHashes.withLock { $0 } }
 
     init(
-        configuration: ServerConfiguration, repository: StateRepository, events: EventHub, clock: AdjustableClock, startupSeed: Seed, logger: Logger
+        configuration: ServerConfiguration, repository: StateRepository, parts: ServerParts, clockTasks: ClockDrivenTasks, clock: AdjustableClock,
+        logger: Logger
     ) {
-        self.events = events
-        self.frames = FrameIngest(maxFrameBytes: configuration.maxFrameBytes)
-        self.files = FileStorage(configuration: configuration)
-        self.publicURL = PublicURL(configuration: configuration)
-        self.faults = FaultRules(limits: configuration.faultRuleLimits)
         self.configuration = configuration
         self.repository = repository
+        self.events = parts.events
+        self.frames = parts.frames
+        self.files = parts.files
+        self.publicURL = PublicURL(configuration: configuration)
+        self.journal = parts.faults.journal
+        self.faults = parts.faults.rules
+        self.pushes = parts.pushes
+        self.frameRelay = parts.relay
+        self.clockTasks = clockTasks
         self.clock = clock
         self.ids = .system
         self.hasher = PasswordHasher(cost: configuration.passwordHashCost)
         self.tokens = AccessTokenValidator(clock: clock)
-        self.journal = RequestJournal(capacity: configuration.journalCapacity, maxBytes: configuration.journalMaxBytes)
-        self.startupSeed = startupSeed
+        self.startupSeed = configuration.seed ?? .defaultTenant
         self.logger = logger
     }
 

@@ -1,4 +1,4 @@
-public import CollabCore
+import CollabCore
 import CollabStore
 import Foundation
 import CollabPush
@@ -20,13 +20,12 @@ public final class MockCollabServer: Service {
     let environment: CollabEnvironment
     let webhooks: WebhookDispatcher
     let pushes: PushPipeline
-    let clockTasks: ClockDrivenTasks
-    /// Co-browsing frames between cluster replicas (`nil` outside a cluster).
-    let frameRelay: FrameRelay?
     /// File-upload interceptors' pending decisions.
     let interception: FileInterception
     /// External message interceptors' calls.
     let messageInterception: MessageInterception
+    /// What runs beside the HTTP server, in start order (a graceful shutdown stops them in reverse).
+    let services: [any Service]
     let logger: Logger
     private let listening = Mutex<ListeningState>(.init())
 
@@ -39,96 +38,33 @@ public final class MockCollabServer: Service {
     /// The clock the server runs on (the control API's virtual clock moves it).
     public var clock: AdjustableClock { environment.clock }
 
-    /// Opens storage, loads state and applies the seed.
+    /// Opens storage, builds the parts in dependency order (the parts the state's committed stream feeds,
+    /// then the state, then what works on the state), loads state and applies the seed.
     /// - Parameters:
     ///   - configuration: What to serve and where to keep state.
     ///   - clock: The clock; a fresh system-following clock by default.
     ///   - logger: Where logs go.
     public init(configuration: ServerConfiguration, clock: AdjustableClock = AdjustableClock(), logger: Logger) async throws {
         _ = MetricsBootstrap.registry
-        let store: any Store
-        switch configuration.storage {
-        case .memory: store = MemoryStore()
-        case .sqlite(let path): store = try await SQLiteStore.open(path: path, logger: logger)
-        case .postgres(let url): store = try await PostgresStore.open(
-                url: url, logger: logger, cluster: configuration.cluster, writeTimeout: configuration.databaseWriteTimeout
-            )
-        }
-        // Event ids start from the start time so they keep increasing across restarts.
-        let events = EventHub(
-            firstId: clock.now() * 1000, windowSize: configuration.eventReplayWindow, bufferSize: configuration.eventBufferPerConnection
+        let storage = try await ServerStorage.open(configuration, logger: logger)
+        let parts = ServerParts(configuration: configuration, storage: storage, clock: clock, logger: logger)
+        // Event ids start from the start time so they keep increasing across restarts (a replica's come from the log).
+        let repository = try await storage.repository(configuration, sink: parts.fanOut, firstEventId: clock.now() * 1000)
+        let clockTasks = ClockDrivenTasks(repository: repository, configuration: configuration, clock: clock, events: parts.events, logger: logger)
+        let environment = CollabEnvironment(
+            configuration: configuration, repository: repository, parts: parts, clockTasks: clockTasks, clock: clock, logger: logger
         )
-        let pushBox = PipelineBox()
-        let timing = StateRepository.Timing(keyRotationInterval: configuration.keyRotationInterval, clientIdleTimeout: configuration.clientIdleTimeout)
-        let repository = try await StateRepository(store: store, timing: timing, publish: { published, pushes in
-            events.publish(published)
-            if !pushes.isEmpty { pushBox.pipeline?.enqueue(pushes) }
-        })
-        if let sequence = repository.clusterStartSequence {
-            // A replica's event ids are the log's (cluster-wide); it has none before where it started.
-            events.restartIds(at: (sequence + 1) << EventHub.clusterEventBits)
-        }
-        self.environment = CollabEnvironment(
-            configuration: configuration, repository: repository, events: events, clock: clock,
-            startupSeed: configuration.seed ?? .defaultTenant, logger: logger
-        )
+        let followUps = FollowUpWrites(repository: repository, clock: clock, pushes: parts.pushes, bots: parts.bots, logger: logger)
+        let allowedHosts = configuration.webhookAllowedHosts
+        let interception = FileInterception(client: parts.clients.interceptors, allowedHosts: allowedHosts, logger: logger)
+        self.environment = environment
+        self.webhooks = parts.webhooks
+        self.pushes = parts.pushes
+        self.interception = interception
+        self.messageInterception = MessageInterception(client: parts.clients.interceptors, allowedHosts: allowedHosts, logger: logger)
         self.logger = logger
-        let dispatcher = WebhookDispatcher(
-            environment: environment,
-            settings: .init(
-                maxAttempts: max(1, configuration.webhookMaxAttempts), initialBackoff: configuration.webhookInitialBackoff,
-                allowedHosts: configuration.webhookAllowedHosts
-            ),
-            logger: logger
-        )
-        self.webhooks = dispatcher
-        self.interception = FileInterception(allowedHosts: configuration.webhookAllowedHosts, logger: logger)
-        self.messageInterception = MessageInterception(allowedHosts: configuration.webhookAllowedHosts, logger: logger)
-        events.observe { batch in for event in batch { dispatcher.enqueue(event) } }
-        let bots = BotDialogService(environment: environment, dispatcher: dispatcher, logger: logger)
-        events.observe { batch in for event in batch { bots.observe(event.event) } }
-        events.observeOnEveryReplica { [frames = environment.frames] batch in for event in batch { frames.observe(event.event) } }
-        events.observe { [files = environment.files] batch in files.observe(batch.map(\.event)) }
-        let pipeline = PushPipeline(
-            state: PushStateAdapter(environment: environment), clock: clock, outboxCapacity: configuration.outboxCapacity,
-            settings: .init(maxAttempts: max(1, configuration.pushMaxAttempts), initialBackoff: configuration.pushInitialBackoff), logger: logger
-        )
-        pipeline.observe { dispatcher.enqueuePush($0) }
-        pipeline.injectFaults { [environment] entry in environment.injectedPushFailure(for: entry) }
-        pushBox.set(pipeline)
-        self.pushes = pipeline
-        self.clockTasks = ClockDrivenTasks(environment: environment, logger: logger)
-        environment.attach(pushes: pipeline, clockTasks: clockTasks)
-        if configuration.cluster, let postgres = store as? PostgresStore {
-            let relay = FrameRelay(store: postgres, frames: environment.frames, clock: clock, logger: logger)
-            environment.frameRelay = relay
-            events.observe { batch in
-                for event in batch where event.event.kind == .coBrowsingEnded {
-                    if let id = event.event.detail["coBrowsingSessionId"] { Task { await relay.remove(id) } }
-                }
-            }
-            self.frameRelay = relay
-        } else {
-            self.frameRelay = nil
-        }
-        repository.attachCluster(
-            ClusterHooks(
-                entryApplied: { sequence, published in events.publishLogged(EventHub.logged(published, sequence: sequence)) },
-                committed: { sequence, published, pushes in
-                    events.notifyObservers(EventHub.logged(published, sequence: sequence))
-                    if !pushes.isEmpty { pushBox.pipeline?.enqueue(pushes) }
-                },
-                clockChanged: { [clock, clockTasks] setting in
-                    clock.apply(setting)
-                    Task { await clockTasks.runNow() }
-                },
-                connectionsEnded: { effects in
-                    for key in effects.endedSessionKeys { events.disconnect(sessionKey: key) }
-                    for id in effects.endedUserIds { events.disconnect(userId: id) }
-                    for id in effects.removedAccountIds { events.disconnect(accountId: id) }
-                }
-            )
-        )
+        let relay: [any Service] = parts.relay.map { [$0] } ?? []
+        self.services = [parts.clients, followUps, parts.webhooks, parts.pushes, parts.bots, parts.fanOut, clockTasks, interception] + relay
         do {
             // A snapshot to start from comes before the seed (which then only adds to it).
             if let restore = configuration.restoreSnapshot { _ = try await environment.importSnapshot(from: restore) }
@@ -201,22 +137,14 @@ public final class MockCollabServer: Service {
         let webSocket = WebSocketServerConfiguration(
             maxFrameSize: 1 << 20, autoPing: .enabled(timePeriod: configuration.heartbeatInterval), closeTimeout: configuration.heartbeatInterval
         )
-        // Plain HTTP goes through the connection guard (cap, header and send timeouts, bounded shutdown);
-        // TLS through the ALPN channel (HTTP/2 and HTTP/1.1 with WebSockets on one port), which has the
-        // HTTP/1 and HTTP/2 idle timeouts but not yet the guard.
-        let server: HTTPServerBuilder
-        if transport.tlsConfiguration == nil {
-            server = .guardedHTTP1WebSocketUpgrade(
-                webSocketRouter: router,
-                configuration: .init(http1: .init(idleTimeout: TimeAmount(configuration.connections.idleTimeout)), ws: webSocket),
-                limits: ConnectionLimits(
-                    maxConnections: configuration.connections.maxConnections, headerTimeout: configuration.connections.headerTimeout,
-                    sendTimeout: configuration.connections.sendTimeout, shutdownTimeout: configuration.connections.shutdownTimeout
-                )
-            )
-        } else {
-            server = try transport.serverBuilder(router: router, webSocket: webSocket)
-        }
+        // Every connection, plain or TLS, on either listener, goes through the connection guard and
+        // counts under one cap.
+        let connections = configuration.connections
+        let limits = ConnectionLimits(
+            maxConnections: connections.maxConnections, headerTimeout: connections.headerTimeout, handshakeTimeout: connections.handshakeTimeout,
+            sendTimeout: connections.sendTimeout, shutdownTimeout: connections.shutdownTimeout
+        )
+        let server = try transport.serverBuilder(router: router, webSocket: webSocket, limits: limits, idleTimeout: connections.idleTimeout)
         var app = Application(
             router: router,
             server: server,
@@ -236,7 +164,7 @@ public final class MockCollabServer: Service {
             },
             logger: logger
         )
-        app.addServices(webhooks, pushes, clockTasks, interception, messageInterception)
+        app.addServices(services)
         if environment.repository.isClusterReplica {
             app.addServices(
                 ClusterFollower(repository: environment.repository) { [self] in
@@ -245,8 +173,11 @@ public final class MockCollabServer: Service {
                 }
             )
         }
-        if let frameRelay { app.addServices(frameRelay) }
-        if let plain = transport.plainListener(router: router, webSocket: webSocket, host: host, logger: logger) { app.addServices(plain) }
+        if let plain = transport.plainListener(
+            router: router, webSocket: webSocket, limits: limits, idleTimeout: connections.idleTimeout, host: host, logger: logger
+        ) {
+            app.addServices(plain)
+        }
         return app
     }
 
@@ -268,11 +199,4 @@ public final class MockCollabServer: Service {
         try await environment.repository.close()
         logger.info("stopped; storage closed")
     }
-}
-
-/// Lets the repository reach the push pipeline, which is created after it.
-final class PipelineBox: Sendable {
-    private let box = Mutex<PushPipeline?>(nil)
-    var pipeline: PushPipeline? { box.withLock { $0 } }
-    func set(_ pipeline: PushPipeline) { box.withLock { $0 = pipeline } }
 }

@@ -86,6 +86,10 @@ public struct ServerConfiguration: Sendable {
     /// The clock uploads' minimum rate is measured on: the system's monotonic clock; tests give one they
     /// move themselves.
     public var uploadClock: any Clock<Duration> = ContinuousClock()
+    /// How many wrong invitation tokens (PINs, links) visitors may try (`serve --pin-attempts…`).
+    public var redemptionLimits = RedemptionLimits()
+    /// Live event sockets one client and one account may hold open (`serve --max-live-…`).
+    public var liveSocketLimits = LiveSocketLimits()
 
     public init(
         host: String = "127.0.0.1",

@@ -82,34 +82,49 @@ struct ServerTransport: Sendable {
         return settings.clientAuthentication != .none
     }
 
-    /// The main listener's server builder.
-    func serverBuilder(router: Router<CollabRequestContext>, webSocket: WebSocketServerConfiguration) throws -> HTTPServerBuilder {
+    /// The main listener's server builder: every connection guarded by `limits` (the connection cap,
+    /// handshake, header and send timeouts, bounded shutdown), HTTP/1 and HTTP/2 closed after
+    /// `idleTimeout` without traffic.
+    func serverBuilder(
+        router: Router<CollabRequestContext>, webSocket: WebSocketServerConfiguration, limits: ConnectionLimits, idleTimeout: Duration
+    ) throws -> HTTPServerBuilder {
+        let http1 = HTTP1Channel.Configuration(idleTimeout: TimeAmount(idleTimeout))
         guard let tlsConfiguration else {
-            return .http1WebSocketUpgrade(webSocketRouter: router, configuration: webSocket)
+            return .guardedHTTP1WebSocketUpgrade(webSocketRouter: router, configuration: .init(http1: http1, ws: webSocket), limits: limits)
         }
         let sslContext = try NIOSSLContext(configuration: tlsConfiguration)
         let webSocketResponder = router.buildResponder()
         return HTTPServerBuilder { responder in
-            TLSHTTPChannel(
-                sslContext: sslContext,
-                http1: HTTP1WebSocketUpgradeChannel(
-                    responder: responder, webSocketResponder: webSocketResponder, configuration: .init(http1: .init(), ws: webSocket)
+            GuardedChildChannel(
+                inner: TLSHTTPChannel(
+                    sslContext: sslContext,
+                    http1: HTTP1WebSocketUpgradeChannel(
+                        responder: responder, webSocketResponder: webSocketResponder, configuration: .init(http1: http1, ws: webSocket)
+                    ),
+                    // An HTTP/2 connection without open streams is closed after the idle timeout, a
+                    // stalled stream after the same; a graceful shutdown gives open streams 10 s.
+                    http2: HTTP2Channel(
+                        responder: responder,
+                        configuration: .init(idleTimeout: idleTimeout, gracefulCloseTimeout: .seconds(10), streamConfiguration: http1)
+                    )
                 ),
-                // An HTTP/2 connection without open streams is closed after two minutes (slow or
-                // abandoned clients must not hold sockets); a graceful shutdown gives open streams 10 s.
-                http2: HTTP2Channel(responder: responder, configuration: .init(idleTimeout: .seconds(120), gracefulCloseTimeout: .seconds(10)))
+                limits: limits
             )
         }
     }
 
-    /// The second, plain-HTTP listener, when asked for.
+    /// The second, plain-HTTP listener, when asked for: guarded like the main one, its connections
+    /// counted under the same cap.
     func plainListener(
-        router: Router<CollabRequestContext>, webSocket: WebSocketServerConfiguration, host: String, logger: Logger
+        router: Router<CollabRequestContext>, webSocket: WebSocketServerConfiguration, limits: ConnectionLimits, idleTimeout: Duration,
+        host: String, logger: Logger
     ) -> (any Service)? {
         guard let port = settings?.plainHTTPPort else { return nil }
         let box = plainPort
+        let http1 = HTTP1Channel.Configuration(idleTimeout: TimeAmount(idleTimeout))
         return Application(
-            router: router, server: .http1WebSocketUpgrade(webSocketRouter: router, configuration: webSocket),
+            router: router,
+            server: .guardedHTTP1WebSocketUpgrade(webSocketRouter: router, configuration: .init(http1: http1, ws: webSocket), limits: limits),
             configuration: .init(address: .hostname(host, port: port), serverName: "mock-collab"),
             onServerRunning: { channel in box.set(channel.localAddress?.port ?? port) },
             logger: logger

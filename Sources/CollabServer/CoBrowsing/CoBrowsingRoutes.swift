@@ -71,12 +71,14 @@ struct CoBrowsingRoutes {
             let (viewer, frames) = env.frames.view(sessionId: session.id, accountId: session.accountId)
             defer { env.frames.stopViewing(sessionId: session.id, viewer: viewer) }
             // In a cluster the device may upload to another replica: start from the frame it stored.
-            if let relay = env.frameRelay { Task { await relay.fetch(session.id) } }
+            env.frameRelay?.requestFetch(sessionId: session.id)
             try await withThrowingTaskGroup(of: Void.self) { group in
                 group.addTask {
                     for await frame in frames {
                         try await outbound.write(.binary(frame.wire))
                     }
+                    // Cancelled: the reader ended first and its outcome (a 1009 for an oversized message) decides the close.
+                    try Task.checkCancellation()
                     try await outbound.close(.normalClosure, reason: "session ended")
                 }
                 group.addTask { for try await _ in inbound.messages(maxSize: 4096) {} }

@@ -85,23 +85,27 @@ final class FrameIngest: Sendable {
     private let rejectedCounter = Counter(label: "mockcollab_cobrowsing_frames_rejected_total")
     private let bytesCounter = Counter(label: "mockcollab_cobrowsing_frame_bytes_total")
 
-    /// Called with every accepted frame (a cluster replica relays it to the others). Held by a class:
-    /// a function value in generic storage, read back per frame, is re-thunked by the optimizer on every
-    /// read (see PushFaultHook).
-    private final class AcceptedObserver: Sendable {
-        let call: @Sendable (_ sessionId: String, _ accountId: String, _ frame: Frame) -> Void
-        init(_ call: @escaping @Sendable (String, String, Frame) -> Void) { self.call = call }
+    /// A frame this process accepted, for the other replicas of a cluster.
+    struct Accepted: Sendable {
+        var sessionId: String
+        var accountId: String
+        var frame: Frame
     }
 
-    private let acceptedObserver = Mutex<AcceptedObserver?>(nil)
+    /// Every accepted frame, newest first when the reader falls behind (`nil` outside a cluster: the
+    /// frame relay reads it).
+    let accepted: AsyncStream<Accepted>?
+    private let acceptedInput: AsyncStream<Accepted>.Continuation?
 
-    init(maxFrameBytes: Int) {
+    /// - Parameter relaying: Whether accepted frames go out on ``accepted`` (a cluster replica).
+    init(maxFrameBytes: Int, relaying: Bool = false) {
         self.maxFrameBytes = maxFrameBytes
-    }
-
-    /// Sets what runs with every accepted frame.
-    func onAccepted(_ observer: @escaping @Sendable (_ sessionId: String, _ accountId: String, _ frame: Frame) -> Void) {
-        acceptedObserver.withLock { $0 = AcceptedObserver(observer) }
+        if relaying {
+            let (stream, input) = AsyncStream.makeStream(of: Accepted.self, bufferingPolicy: .bufferingNewest(256))
+            (accepted, acceptedInput) = (stream, input)
+        } else {
+            (accepted, acceptedInput) = (nil, nil)
+        }
     }
 
     /// Whether anyone on this replica watches the session.
@@ -175,8 +179,8 @@ final class FrameIngest: Sendable {
         }
         switch ack.type {
         case "frame.accepted":
-            if let observer = acceptedObserver.withLock({ $0 }), let frame = latest(sessionId: sessionId), frame.header.sequence == header.sequence {
-                observer.call(sessionId, accountId, frame)
+            if let acceptedInput, let frame = latest(sessionId: sessionId), frame.header.sequence == header.sequence {
+                acceptedInput.yield(Accepted(sessionId: sessionId, accountId: accountId, frame: frame))
             }
             acceptedCounter.increment()
             bytesCounter.increment(by: image.count)
@@ -277,13 +281,6 @@ final class FrameIngest: Sendable {
         }
         totals.withLock { $0 = [:] }
         for viewer in viewers { viewer.finish() }
-    }
-
-    /// Follows the session lifecycle: a session that ends (stopped by either side, or with its
-    /// conversation) frees its frame state. Called for every published event, in commit order.
-    func observe(_ event: DomainEvent) {
-        guard event.kind == .coBrowsingEnded, let id = event.detail["coBrowsingSessionId"] else { return }
-        end(sessionId: id)
     }
 
     /// What the ingest holds now, for one account or all: live sessions, their viewers and bytes.

@@ -14,47 +14,53 @@ import ServiceLifecycle
 /// Publishing runs in the background, newest first when it falls behind, so an upload's answer never
 /// waits for the database; a viewer on another replica is drop-to-latest, like one on this replica.
 final class FrameRelay: Service {
-    private struct Pending: Sendable {
-        var sessionId: String
-        var accountId: String
-        var sequence: Int64
-        var wire: ByteBuffer
-    }
-
     private let store: PostgresStore
     private let frames: FrameIngest
     private let clock: AdjustableClock
     private let logger: Logger
     /// This process's name on the frames it stores, so it ignores its own announcements.
     private let origin = UUID().uuidString
-    private let pending: AsyncStream<Pending>
-    private let pendingInput: AsyncStream<Pending>.Continuation
+    /// Sessions whose latest frame to fetch for this replica's viewers, and ended ones to forget.
+    private let fetches: AsyncStream<String>
+    private let fetchInput: AsyncStream<String>.Continuation
+    private let endings: AsyncStream<String>
+    private let endingInput: AsyncStream<String>.Continuation
 
     init(store: PostgresStore, frames: FrameIngest, clock: AdjustableClock, logger: Logger) {
         self.store = store
         self.frames = frames
         self.clock = clock
         self.logger = logger
-        (pending, pendingInput) = AsyncStream.makeStream(of: Pending.self, bufferingPolicy: .bufferingNewest(256))
-        frames.onAccepted { [pendingInput] sessionId, accountId, frame in
-            pendingInput.yield(Pending(sessionId: sessionId, accountId: accountId, sequence: Int64(frame.header.sequence), wire: frame.wire))
-        }
+        (fetches, fetchInput) = AsyncStream.makeStream(of: String.self, bufferingPolicy: .bufferingNewest(256))
+        (endings, endingInput) = AsyncStream.makeStream(of: String.self, bufferingPolicy: .bufferingOldest(1_024))
     }
 
     func run() async throws {
         await cancelWhenGracefulShutdown {
             await withTaskGroup(of: Void.self) { group in
                 group.addTask { await self.publishAll() }
-                group.addTask { await self.store.followFrames { sessionId in Task { await self.fetch(sessionId) } } }
+                group.addTask { await self.store.followFrames { sessionId in self.fetchInput.yield(sessionId) } }
+                group.addTask { for await sessionId in self.fetches { await self.fetch(sessionId) } }
+                group.addTask { for await sessionId in self.endings { try? await self.store.removeFrame(sessionId: sessionId) } }
                 await group.next()
                 group.cancelAll()
             }
         }
     }
 
+    /// Asks for a session's latest frame for this replica's viewers (one starts watching). Never blocks.
+    func requestFetch(sessionId: String) {
+        fetchInput.yield(sessionId)
+    }
+
+    /// Forgets an ended session's frame. Never blocks.
+    func forget(sessionId: String) {
+        endingInput.yield(sessionId)
+    }
+
     /// Fetches a session's latest frame for this replica's viewers (when it starts watching, and when
     /// another replica announced one).
-    func fetch(_ sessionId: String) async {
+    private func fetch(_ sessionId: String) async {
         guard frames.hasViewers(sessionId: sessionId) else { return }
         do {
             guard let stored = try await store.latestFrame(sessionId: sessionId), stored.origin != origin else { return }
@@ -66,20 +72,17 @@ final class FrameRelay: Service {
         }
     }
 
-    /// Forgets an ended session's frame.
-    func remove(_ sessionId: String) async {
-        try? await store.removeFrame(sessionId: sessionId)
-    }
-
     private func publishAll() async {
-        for await frame in pending {
+        guard let accepted = frames.accepted else { return }
+        for await accepted in accepted {
             do {
                 try await store.publishFrame(
-                    sessionId: frame.sessionId, accountId: frame.accountId, sequence: frame.sequence, origin: origin, wire: frame.wire
+                    sessionId: accepted.sessionId, accountId: accepted.accountId, sequence: Int64(accepted.frame.header.sequence), origin: origin,
+                    wire: accepted.frame.wire
                 )
             } catch {
                 // Frames are not durable: a viewer elsewhere simply gets the next one.
-                logger.debug("a frame could not be relayed", metadata: ["session": "\(frame.sessionId)", "error": "\(error)"])
+                logger.debug("a frame could not be relayed", metadata: ["session": "\(accepted.sessionId)", "error": "\(error)"])
             }
         }
     }

@@ -1,18 +1,26 @@
 import Logging
 import NIOCore
 import NIOHTTP1
+import NIOTLS
 
 /// Sits first in every connection's pipeline, on raw bytes, and keeps a connection's cost bounded:
 ///
-/// - refuses connections beyond ``ConnectionLimits/maxConnections`` with a 503 (typed body);
-/// - closes a connection whose first request head does not arrive within the header timeout (408);
+/// - refuses connections beyond ``ConnectionLimits/maxConnections`` with a 503 (typed body), or over
+///   TLS by closing them before the handshake (an answer would cost the handshake the limit saves);
+/// - over TLS, closes a connection whose handshake does not complete within the handshake timeout;
+/// - closes a connection whose first request head does not arrive within the header timeout (408; over
+///   HTTP/2, where no request means no stream to answer on, it is closed);
 /// - answers a malformed or oversized first request head with a typed 400 / 431, then closes;
 /// - closes a connection whose peer has not read for the send timeout, which also ends a WebSocket
 ///   send that is blocked on a full TCP buffer (the slow-consumer close cannot fire while it waits);
 /// - on graceful shutdown, sends open WebSockets a close frame with code 1001 (going away) and closes
 ///   what is still open when the shutdown timeout ends;
-/// - swaps the framework's empty 400 for a refused WebSocket upgrade for the router's real answer.
+/// - swaps the framework's empty 400 for a refused WebSocket upgrade for the router's real answer;
+/// - closes a WebSocket gracefully: FIN after the last frame, then what the peer still sends is read
+///   and dropped for the linger time (a close with unread input resets the connection, and the reset
+///   can destroy the close frame, e.g. the 1009 for an oversized frame, before the peer reads it).
 ///
+/// Over TLS it sits right after the TLS handler, on decrypted bytes, so its answers are encrypted.
 /// Everything runs on the connection's event loop.
 final class ConnectionGuardHandler: ChannelDuplexHandler, RemovableChannelHandler {
     typealias InboundIn = ByteBuffer
@@ -21,6 +29,8 @@ final class ConnectionGuardHandler: ChannelDuplexHandler, RemovableChannelHandle
     typealias OutboundOut = IOData
 
     private enum Phase {
+        /// Connected over TLS; the handshake has not completed yet.
+        case handshaking
         /// Connected; the first request head has not arrived yet.
         case awaitingHead
         /// Serving HTTP requests.
@@ -44,14 +54,23 @@ final class ConnectionGuardHandler: ChannelDuplexHandler, RemovableChannelHandle
     private var context: ChannelHandlerContext?
 
     private let admitted: Bool
+    private let tls: Bool
+    /// The connection negotiated HTTP/2: no HTTP/1 answers on it.
+    private var http2 = false
+    /// Over HTTP/2, looks for the first request until it comes.
+    private var http2Scanner: HTTP2RequestScanner?
 
-    /// - Parameter admitted: Whether the connection fits under the limit (counted by the caller, who
-    ///   skips the HTTP pipeline of a refused one); a refused connection is answered 503 and closed.
-    init(limits: ConnectionLimits, logger: Logger, admitted: Bool) {
+    /// - Parameters:
+    ///   - admitted: Whether the connection fits under the limit (counted by the caller, who skips the
+    ///     HTTP pipeline of a refused one); a refused connection is answered 503 and closed.
+    ///   - tls: Whether the guard sits behind a TLS handler, whose handshake it times.
+    init(limits: ConnectionLimits, logger: Logger, admitted: Bool, tls: Bool = false) {
         self.limits = limits
         self.logger = logger
         self.admitted = admitted
         self.counted = admitted
+        self.tls = tls
+        self.phase = tls ? .handshaking : .awaitingHead
     }
 
     // MARK: lifecycle
@@ -83,15 +102,38 @@ final class ConnectionGuardHandler: ChannelDuplexHandler, RemovableChannelHandle
         activated = true
         if !admitted {
             logger.debug("refusing a connection: at the connection limit", metadata: ["limit": "\(limits.maxConnections)"])
+            if tls {
+                phase = .closing
+                context.close(promise: nil)
+                return
+            }
             answer(
                 status: "503 Service Unavailable", type: "UNAVAILABLE",
                 message: "the server is at its connection limit (\(limits.maxConnections)); try again", extraHeaders: "retry-after: 1\r\n"
             )
             return
         }
+        if tls {
+            headerTimer = schedule(after: limits.handshakeTimeout) { handler in
+                guard handler.phase == .handshaking else { return }
+                handler.logger.debug("closing a connection whose TLS handshake did not complete in time")
+                handler.phase = .closing
+                handler.context?.close(promise: nil)
+            }
+        } else {
+            startHeaderTimer()
+        }
+    }
+
+    private func startHeaderTimer() {
         headerTimer = schedule(after: limits.headerTimeout) { handler in
             guard handler.phase == .awaitingHead else { return }
             handler.logger.debug("closing a connection that sent no complete request head in time")
+            guard !handler.http2 else {
+                handler.phase = .closing
+                handler.context?.close(promise: nil)
+                return
+            }
             handler.answer(
                 status: "408 Request Timeout", type: "BAD_REQUEST",
                 message: "the request head did not arrive within \(handler.limits.headerTimeout)"
@@ -119,13 +161,33 @@ final class ConnectionGuardHandler: ChannelDuplexHandler, RemovableChannelHandle
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         guard phase != .closing else { return }
+        if phase == .awaitingHead, http2Scanner?.sawRequest(in: unwrapInboundIn(data)) == true {
+            http2Scanner = nil
+            headReceived()
+        }
         context.fireChannelRead(data)
+    }
+
+    func channelReadComplete(context: ChannelHandlerContext) {
+        // While closing, this handler reads on its own (the handlers behind it may have stopped asking
+        // for reads): a peer still sending must not fill the window and be reset at the close.
+        guard phase != .closing else {
+            context.read()
+            return
+        }
+        context.fireChannelReadComplete()
     }
 
     func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
         if phase == .closing, let event = event as? ChannelEvent, event == .inputClosed {
             context.close(promise: nil)
             return
+        }
+        if phase == .handshaking, let event = event as? TLSUserEvent, case .handshakeCompleted = event {
+            // The header timeout starts once the handshake is done.
+            phase = .awaitingHead
+            headerTimer?.cancel()
+            startHeaderTimer()
         }
         context.fireUserInboundEventTriggered(event)
     }
@@ -135,7 +197,7 @@ final class ConnectionGuardHandler: ChannelDuplexHandler, RemovableChannelHandle
             promise?.succeed()
             return
         }
-        if phase != .webSocket, case .byteBuffer(let buffer) = unwrapOutboundIn(data), buffer.starts(with: "HTTP/1.1 ") {
+        if phase != .webSocket, !http2, case .byteBuffer(let buffer) = unwrapOutboundIn(data), buffer.starts(with: "HTTP/1.1 ") {
             if buffer.starts(with: "HTTP/1.1 101") {
                 phase = .webSocket
             } else if let replacement = refusedUpgradeResponse {
@@ -147,6 +209,26 @@ final class ConnectionGuardHandler: ChannelDuplexHandler, RemovableChannelHandle
             }
         }
         context.write(data, promise: promise)
+    }
+
+    func close(context: ChannelHandlerContext, mode: CloseMode, promise: EventLoopPromise<Void>?) {
+        guard mode == .all, context.channel.isActive, phase == .webSocket || phase == .closing else {
+            context.close(mode: mode, promise: promise)
+            return
+        }
+        // A WebSocket closes gracefully: FIN after what was written, then what still arrives is dropped
+        // until the linger time ends. A close asked for while lingering (or while an answer of this
+        // handler is being read) waits for the same end.
+        if let promise { context.channel.closeFuture.cascade(to: promise) }
+        if phase == .webSocket {
+            phase = .closing
+            discardOutbound = true
+            context.close(mode: .output, promise: nil)
+            context.read()
+            closeTimer?.cancel()
+            closeTimer = nil
+        }
+        if closeTimer == nil { closeTimer = schedule(after: limits.lingerTime) { $0.context?.close(promise: nil) } }
     }
 
     func channelWritabilityChanged(context: ChannelHandlerContext) {
@@ -164,7 +246,26 @@ final class ConnectionGuardHandler: ChannelDuplexHandler, RemovableChannelHandle
 
     // MARK: called by the head watcher, the upgrade middleware and the shutdown handler
 
-    /// The first request head was decoded: the header timeout no longer applies.
+    /// The TLS connection negotiated HTTP/2: its first HEADERS frame ends the header timeout, which
+    /// closes it (there is no stream to answer 408 on), and its bytes are never HTTP/1 answers.
+    func servesHTTP2() {
+        http2 = true
+        if phase == .awaitingHead { http2Scanner = HTTP2RequestScanner() }
+    }
+
+    /// The HTTP/2 connection sent a GOAWAY (idle, or shutting down). The framework closes it once the
+    /// peer acknowledges the PING sent with it; a peer that never does would keep it open, so it is
+    /// closed after the shutdown timeout whatever the peer does.
+    func http2GoingAway() {
+        guard closeTimer == nil else { return }
+        closeTimer = schedule(after: limits.shutdownTimeout) { handler in
+            handler.logger.debug("closing an HTTP/2 connection whose peer did not end it after a GOAWAY")
+            handler.context?.close(promise: nil)
+        }
+    }
+
+    /// The first request head was decoded (over HTTP/2: the first HEADERS frame arrived): the header
+    /// timeout no longer applies.
     func headReceived() {
         guard phase == .awaitingHead else { return }
         phase = .http
@@ -199,7 +300,7 @@ final class ConnectionGuardHandler: ChannelDuplexHandler, RemovableChannelHandle
     func beginShutdown() {
         guard let context else { return }
         switch phase {
-        case .awaitingHead:
+        case .handshaking, .awaitingHead:
             context.close(promise: nil)
         case .webSocket:
             // Written here, ahead of anything the WebSocket layer sends, so the peer sees 1001 first.
@@ -243,6 +344,7 @@ final class ConnectionGuardHandler: ChannelDuplexHandler, RemovableChannelHandle
         discardOutbound = true
         // Closing the write side first lets the peer read the answer even if it is still sending.
         context.close(mode: .output, promise: nil)
+        context.read()
         closeTimer = schedule(after: limits.lingerTime) { $0.context?.close(promise: nil) }
         // The upgrade handler still waits for a request head; telling it the input ended lets it give up
         // quietly instead of logging an error when the connection closes under it.

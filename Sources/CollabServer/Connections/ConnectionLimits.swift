@@ -8,8 +8,11 @@ import Synchronization
 struct ConnectionLimits: Sendable {
     /// Open connections beyond this are answered 503 and closed.
     var maxConnections: Int
-    /// A new connection must deliver its first request head within this, or it gets a 408 and is closed.
+    /// A new connection must deliver its first request head within this, or it gets a 408 and is closed
+    /// (over TLS: counted from the end of the handshake).
     var headerTimeout: Duration
+    /// A TLS connection must complete its handshake within this, or it is closed.
+    var handshakeTimeout: Duration
     /// A connection whose peer stops reading (the socket's send buffer stays full) for this long is closed.
     var sendTimeout: Duration
     /// How long a graceful shutdown waits for requests in flight before it closes their connections.

@@ -6,13 +6,25 @@ import NIOCore
 import NIOHTTP1
 import ServiceLifecycle
 
-/// Wraps Hummingbird's HTTP/1 + WebSocket child channel with a ``ConnectionGuardHandler`` (first in
-/// the pipeline) and an ``HTTPHeadWatcher`` (after the request decoder), and tells the guard when a
-/// graceful shutdown begins.
+/// A child channel that takes a ``ConnectionGuardHandler``: it puts the guard where it belongs in its
+/// pipeline (first on plain connections, right after the TLS handler on encrypted ones) and tells it
+/// when the first request arrives (``HTTPHeadWatcher``; over HTTP/2 the guard finds it itself) and, over
+/// HTTP/2, when a GOAWAY goes out (``HTTP2ConnectionWatcher``).
+protocol GuardableChildChannel: ServerChildChannel {
+    /// Whether connections speak TLS: the guard then times the handshake, and refuses a connection
+    /// beyond the limit by closing it.
+    var speaksTLS: Bool { get }
+
+    /// Sets the connection up with `guardHandler` in its pipeline.
+    func setup(channel: any Channel, logger: Logger, guardHandler: ConnectionGuardHandler) -> EventLoopFuture<Value>
+}
+
+/// Wraps a child channel (Hummingbird's HTTP/1 + WebSocket, or ``TLSHTTPChannel``) with a
+/// ``ConnectionGuardHandler`` and tells the guard when a graceful shutdown begins.
 ///
 /// Hummingbird's own connection limit (`availableConnectionsDelegate`) stops accepting at the limit, so
 /// further connections wait in the listen backlog with no answer; this one answers them with a 503.
-struct GuardedChildChannel<Inner: ServerChildChannel>: ServerChildChannel {
+struct GuardedChildChannel<Inner: GuardableChildChannel>: ServerChildChannel {
     struct Value: ServerChildChannelValue {
         /// `nil` for a connection refused at the limit: it gets no HTTP pipeline.
         let inner: Inner.Value?
@@ -26,19 +38,22 @@ struct GuardedChildChannel<Inner: ServerChildChannel>: ServerChildChannel {
     func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Value> {
         let admitted = limits.counter.open() <= limits.maxConnections
         if !admitted { limits.counter.close() }
-        let guardHandler = ConnectionGuardHandler(limits: limits, logger: logger, admitted: admitted)
-        do {
-            try channel.pipeline.syncOperations.addHandler(guardHandler, position: .first)
-        } catch {
-            if admitted { limits.counter.close() }
-            return channel.eventLoop.makeFailedFuture(error)
-        }
+        let guardHandler = ConnectionGuardHandler(limits: limits, logger: logger, admitted: admitted, tls: inner.speaksTLS)
         let bound = NIOLoopBound(guardHandler, eventLoop: channel.eventLoop)
-        guard admitted else { return channel.eventLoop.makeSucceededFuture(Value(inner: nil, guardHandler: bound, channel: channel)) }
-        return inner.setup(channel: channel, logger: logger).assumeIsolated().flatMapThrowing { value in
-            let decoder = try channel.pipeline.syncOperations.handler(type: ByteToMessageHandler<HTTPRequestDecoder>.self)
-            try channel.pipeline.syncOperations.addHandler(HTTPHeadWatcher(guardHandler: guardHandler), position: .after(decoder))
-            return Value(inner: value, guardHandler: bound, channel: channel)
+        guard admitted else {
+            do {
+                try channel.pipeline.syncOperations.addHandler(guardHandler, position: .first)
+            } catch {
+                return channel.eventLoop.makeFailedFuture(error)
+            }
+            return channel.eventLoop.makeSucceededFuture(Value(inner: nil, guardHandler: bound, channel: channel))
+        }
+        return inner.setup(channel: channel, logger: logger, guardHandler: guardHandler).assumeIsolated().map { value in
+            Value(inner: value, guardHandler: bound, channel: channel)
+        }.flatMapErrorThrowing { error in
+            // The guard releases its count when it is removed with the pipeline; one never added never will.
+            if (try? channel.pipeline.syncOperations.handler(type: ConnectionGuardHandler.self)) == nil { limits.counter.close() }
+            throw error
         }.nonisolated()
     }
 
@@ -52,6 +67,23 @@ struct GuardedChildChannel<Inner: ServerChildChannel>: ServerChildChannel {
         } onGracefulShutdown: {
             channel.eventLoop.execute { guardHandler.value.beginShutdown() }
         }
+    }
+}
+
+extension HTTP1WebSocketUpgradeChannel: GuardableChildChannel {
+    var speaksTLS: Bool { false }
+
+    /// The guard first, on raw bytes; the head watcher right after the request decoder.
+    func setup(channel: any Channel, logger: Logger, guardHandler: ConnectionGuardHandler) -> EventLoopFuture<Value> {
+        do {
+            try channel.pipeline.syncOperations.addHandler(guardHandler, position: .first)
+        } catch {
+            return channel.eventLoop.makeFailedFuture(error)
+        }
+        return setup(channel: channel, logger: logger).assumeIsolated().flatMapThrowing { value in
+            try HTTPHeadWatcher.install(on: channel, guardHandler: guardHandler)
+            return value
+        }.nonisolated()
     }
 }
 

@@ -17,6 +17,12 @@ final class HTTPHeadWatcher: ChannelInboundHandler, RemovableChannelHandler {
         self.guardHandler = guardHandler
     }
 
+    /// Adds a watcher right after the connection's HTTP/1 request decoder.
+    static func install(on channel: any Channel, guardHandler: ConnectionGuardHandler) throws {
+        let decoder = try channel.pipeline.syncOperations.handler(type: ByteToMessageHandler<HTTPRequestDecoder>.self)
+        try channel.pipeline.syncOperations.addHandler(HTTPHeadWatcher(guardHandler: guardHandler), position: .after(decoder))
+    }
+
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         if !sawHead {
             sawHead = true

@@ -1,5 +1,6 @@
 import AsyncHTTPClient
 import CollabCore
+import CollabPush
 import CollabWire
 import Foundation
 import Logging
@@ -11,8 +12,8 @@ import Synchronization
 /// Asks file-upload interceptors for their decision, the vendor's way: a signed
 /// `file_upload_interceptor.new_file` event carries a token; the backend answers later with
 /// `approveFileUpload` or `rejectFileUpload` and that token. The upload waits for the decision, at most
-/// the review timeout, after which it is rejected. Runs as a service so its HTTP client is shut down
-/// with the server.
+/// the review timeout, after which it is rejected. Runs as a service so uploads still waiting are
+/// rejected when the server stops.
 final class FileInterception: Service {
     enum Decision: Sendable, Equatable {
         case approved
@@ -29,11 +30,12 @@ final class FileInterception: Service {
     }
 
     private let pending = Mutex<[String: Pending]>([:])
-    private let client = Mutex<HTTPClient?>(nil)
+    private let client: SharedHTTPClient
     private let allowedHosts: Set<String>?
     private let logger: Logger
 
-    init(allowedHosts: Set<String>?, logger: Logger) {
+    init(client: SharedHTTPClient, allowedHosts: Set<String>?, logger: Logger) {
+        self.client = client
         self.allowedHosts = allowedHosts
         self.logger = logger
     }
@@ -116,7 +118,7 @@ final class FileInterception: Service {
         request.headers.add(name: WebhookHeaders.delivery, value: UUID().uuidString.lowercased())
         request.body = .bytes(ByteBuffer(bytes: body))
         do {
-            let response = try await httpClient().execute(request, timeout: .seconds(10))
+            let response = try await client.execute(request, timeout: .seconds(10))
             _ = try? await response.body.collect(upTo: 64 * 1024)
             guard (200..<300).contains(Int(response.status.code)) else {
                 return "the interceptor '\(interceptor.name)' answered \(response.status.code)"
@@ -128,21 +130,10 @@ final class FileInterception: Service {
         }
     }
 
-    private func httpClient() -> HTTPClient {
-        client.withLock { client in
-            if let client { return client }
-            // Redirects are never followed, as for webhooks.
-            let created = HTTPClient(eventLoopGroupProvider: .singleton, configuration: WebhookDispatcher.clientConfiguration)
-            client = created
-            return created
-        }
-    }
-
     func run() async throws {
         try? await gracefulShutdown()
         // Uploads still waiting are rejected, so their requests can finish.
         let waiting = pending.withLock { all in all.map { ($0.key, $0.value.accountId) } }
         for (token, accountId) in waiting { resolve(token, accountId: accountId, .rejected("the server is shutting down")) }
-        if let client = client.withLock({ $0 }) { try? await client.shutdown() }
     }
 }

@@ -68,8 +68,7 @@ extension CollabEnvironment {
             let registrations = try? read(account: accountId, { $0.webhooks(accountId: accountId, wanting: FileReview.rejectedEvent) }),
             !registrations.isEmpty, let body = try? JSONBody.encoder.encode(event)
         else { return }
-        for registration in registrations {
-            dispatcher.submit(.init(registration: registration, eventType: FileReview.rejectedEvent, body: body, createdAt: event.timestamp ?? clock.now()))
-        }
+        let createdAt = event.timestamp ?? clock.now()
+        dispatcher.enqueue(registrations.map { ResolvedWebhook($0, eventType: FileReview.rejectedEvent, body: body, createdAt: createdAt) })
     }
 }

@@ -1,18 +1,6 @@
 import CollabCore
 import CollabStore
 
-extension FileStorage {
-    /// Follows committed events: a deleted conversation's files go with it. The accounting changes at
-    /// once; the directory is removed in the background (the sweep at start catches a crash between).
-    func observe(_ events: [DomainEvent]) {
-        for event in events where event.kind == .conversationDeleted {
-            guard let conversation = event.conversation else { continue }
-            let accountId = event.accountId
-            Task { await self.removeConversation(accountId: accountId, conversationId: conversation.id) }
-        }
-    }
-}
-
 extension CollabEnvironment {
     /// Reconciles stored files with the state at start: keeps exactly the files FILE messages name, and
     /// finishes the imports a crash interrupted.

@@ -252,18 +252,22 @@ final class FileStorage: Sendable {
 
     // MARK: cleanup
 
-    /// Removes a conversation's files (it was deleted).
-    func removeConversation(accountId: String, conversationId: String) async {
+    /// Forgets a deleted conversation's files: their bytes leave the quota (and memory) at once; on disk
+    /// their directory stays until ``removeDirectory(accountId:conversationId:)``.
+    func forgetConversation(accountId: String, conversationId: String) {
         state.withLock { state in
             for (fileId, size) in state.sizes[accountId]?.removeValue(forKey: conversationId) ?? [:] {
                 state.stored.release(size, for: accountId)
                 state.contents[Self.key(accountId, conversationId, fileId)] = nil
             }
         }
-        if case .disk(let root) = backend {
-            let path = Self.directory(root: root, accountId: accountId, conversationId: conversationId)
-            _ = try? await Self.blocking { try? FileManager.default.removeItem(atPath: path) }
-        }
+    }
+
+    /// Removes a deleted conversation's directory from disk (the sweep at start catches a crash before).
+    func removeDirectory(accountId: String, conversationId: String) async {
+        guard case .disk(let root) = backend else { return }
+        let path = Self.directory(root: root, accountId: accountId, conversationId: conversationId)
+        _ = try? await Self.blocking { try? FileManager.default.removeItem(atPath: path) }
     }
 
     /// Removes an account's files (it was deleted or reset).

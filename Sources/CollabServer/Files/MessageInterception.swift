@@ -1,5 +1,6 @@
 import AsyncHTTPClient
 import CollabCore
+import CollabPush
 import CollabWire
 import Foundation
 import Hummingbird
@@ -13,17 +14,18 @@ import Synchronization
 /// Asks external message interceptors, the vendor's way: a signed
 /// `outbound.message_interceptor.new_message` POST whose response body approves or rejects the
 /// message. No usable answer within the timeout follows the interceptor's `timeoutBehavior`.
-final class MessageInterception: Service {
+final class MessageInterception: Sendable {
     enum Decision: Sendable, Equatable {
         case approved
         case rejected(reason: String, severity: String?)
     }
 
-    private let client = Mutex<HTTPClient?>(nil)
+    private let client: SharedHTTPClient
     private let allowedHosts: Set<String>?
     private let logger: Logger
 
-    init(allowedHosts: Set<String>?, logger: Logger) {
+    init(client: SharedHTTPClient, allowedHosts: Set<String>?, logger: Logger) {
+        self.client = client
         self.allowedHosts = allowedHosts
         self.logger = logger
     }
@@ -52,7 +54,8 @@ final class MessageInterception: Service {
         http.headers.add(name: WebhookHeaders.delivery, value: UUID().uuidString.lowercased())
         http.body = .bytes(ByteBuffer(bytes: body))
         do {
-            let response = try await httpClient().execute(http, timeout: .nanoseconds(Int64(timeout.components.seconds) * 1_000_000_000 + timeout.components.attoseconds / 1_000_000_000))
+            let nanoseconds = Int64(timeout.components.seconds) * 1_000_000_000 + timeout.components.attoseconds / 1_000_000_000
+            let response = try await client.execute(http, timeout: .nanoseconds(nanoseconds))
             let answer = try await response.body.collect(upTo: 64 * 1024)
             guard (200..<300).contains(Int(response.status.code)),
                 let decision = try? JSONDecoder().decode(WebMessageInterceptorDecision.self, from: Data(buffer: answer))
@@ -66,20 +69,6 @@ final class MessageInterception: Service {
             logger.notice("message interceptor did not answer", metadata: ["endpoint": "\(RedactedURL.string(interceptor.endpoint))"])
             return fallback
         }
-    }
-
-    private func httpClient() -> HTTPClient {
-        client.withLock { client in
-            if let client { return client }
-            let created = HTTPClient(eventLoopGroupProvider: .singleton, configuration: WebhookDispatcher.clientConfiguration)
-            client = created
-            return created
-        }
-    }
-
-    func run() async throws {
-        try? await gracefulShutdown()
-        if let client = client.withLock({ $0 }) { try? await client.shutdown() }
     }
 }
 
@@ -145,8 +134,6 @@ extension CollabEnvironment {
         guard let registrations = try? read(account: accountId, { $0.webhooks(accountId: accountId, wanting: name) }),
             !registrations.isEmpty, let body = try? JSONBody.encoder.encode(event)
         else { return }
-        for registration in registrations {
-            webhooks.submit(.init(registration: registration, eventType: name, body: body, createdAt: event.timestamp ?? 0))
-        }
+        webhooks.enqueue(registrations.map { ResolvedWebhook($0, eventType: name, body: body, createdAt: event.timestamp ?? 0) })
     }
 }

@@ -19,7 +19,9 @@ enum ErrorFormat: Sendable {
     func response(for error: any Error, request: Request, context: CollabRequestContext) -> Response {
         switch error {
         case let error as CollabError:
-            return response(error.kind, status: error.status, message: error.message, request: request)
+            var answer = response(error.kind, status: error.status, message: error.message, request: request)
+            if let seconds = error.retryAfterSeconds { answer.headers[.retryAfter] = String(seconds) }
+            return answer
         case let error as HTTPError:
             let message = error.body ?? Self.defaultMessage(for: error.status, request: request)
             guard self == .webAPI else {
@@ -133,7 +135,7 @@ extension CollabError: HTTPResponseError {
     /// The Web API `Error` body: what a failure outside every surface's stack answers with (inside
     /// one, its ``ErrorMiddleware`` answers in the surface's format first).
     public func response(from request: Request, context: some RequestContext) throws -> Response {
-        ErrorBody.response(status: status, message: message)
+        ErrorBody.response(status: status, message: message, headers: retryAfterSeconds.map { [.retryAfter: String($0)] } ?? [:])
     }
 }
 

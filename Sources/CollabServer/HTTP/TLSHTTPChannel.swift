@@ -16,7 +16,10 @@ import NIOTLS
 /// `HTTP1WebSocketUpgradeChannel`. Browsers open WebSockets on their own HTTP/1.1 connection when the
 /// HTTP/2 server does not offer RFC 8441 extended CONNECT (NIOHTTP2 does not), so both kinds of
 /// traffic work side by side on one port.
-struct TLSHTTPChannel: ServerChildChannel {
+///
+/// Run inside ``GuardedChildChannel``: the ``ConnectionGuardHandler`` sits right after the TLS
+/// handler (handshake and header timeouts, the connection limit, graceful WebSocket closes).
+struct TLSHTTPChannel: GuardableChildChannel {
     enum Negotiated: Sendable {
         case http1(HTTP1WebSocketUpgradeChannel.Value)
         case http2(HTTP2Channel.Value)
@@ -36,15 +39,33 @@ struct TLSHTTPChannel: ServerChildChannel {
     /// The ALPN protocols offered, most preferred first.
     static let applicationProtocols = ["h2", "http/1.1"]
 
+    var speaksTLS: Bool { true }
+
     func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Value> {
+        setup(channel: channel, logger: logger, guardHandler: nil)
+    }
+
+    func setup(channel: any Channel, logger: Logger, guardHandler: ConnectionGuardHandler) -> EventLoopFuture<Value> {
+        setup(channel: channel, logger: logger, guardHandler: Optional(guardHandler))
+    }
+
+    private func setup(channel: any Channel, logger: Logger, guardHandler: ConnectionGuardHandler?) -> EventLoopFuture<Value> {
         channel.eventLoop.makeCompletedFuture {
             try channel.pipeline.syncOperations.addHandler(NIOSSLServerHandler(context: sslContext))
+            if let guardHandler { try channel.pipeline.syncOperations.addHandler(guardHandler) }
             let negotiation = NIOTypedApplicationProtocolNegotiationHandler<Negotiated> { result, channel in
                 switch result {
                 case .negotiated("h2"):
-                    return http2.setup(channel: channel, logger: logger).map { .http2($0) }
+                    guardHandler?.servesHTTP2()
+                    return http2.setup(channel: channel, logger: logger).assumeIsolated().flatMapThrowing { value in
+                        if let guardHandler { try HTTP2ConnectionWatcher.install(on: channel, guardHandler: guardHandler) }
+                        return .http2(value)
+                    }.nonisolated()
                 case .negotiated("http/1.1"), .fallback:
-                    return http1.setup(channel: channel, logger: logger).map { .http1($0) }
+                    return http1.setup(channel: channel, logger: logger).assumeIsolated().flatMapThrowing { value in
+                        if let guardHandler { try HTTPHeadWatcher.install(on: channel, guardHandler: guardHandler) }
+                        return .http1(value)
+                    }.nonisolated()
                 case .negotiated:
                     return channel.close().flatMapThrowing { throw UnsupportedProtocol() }
                 }

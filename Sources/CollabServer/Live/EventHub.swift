@@ -1,4 +1,5 @@
 import CollabCore
+import CollabStore
 import CollabWire
 import Foundation
 import Metrics
@@ -34,7 +35,7 @@ struct EventAudience: Sendable {
     }
 }
 
-/// An event with its id and its wire form, encoded once for every subscriber and the replay window.
+/// A live event with its id and its wire form, encoded once for every subscriber and the replay window.
 struct PublishedEvent: Sendable {
     var id: Int64
     var event: DomainEvent
@@ -44,9 +45,7 @@ struct PublishedEvent: Sendable {
     /// connection's writer, outside the hub's locks), then shared. An event nobody is connected to
     /// receive is never encoded.
     var text: String {
-        // Webhook-only events never reach a live connection: no live form.
-        guard !event.isWebhookOnly else { return "" }
-        return encoded.value { String(decoding: (try? EventHub.encoder.encode(LiveEvent(id: id, event: event))) ?? Data(), as: UTF8.self) }
+        encoded.value { String(decoding: (try? EventHub.encoder.encode(LiveEvent(id: id, event: event))) ?? Data(), as: UTF8.self) }
     }
 
     init(id: Int64, event: DomainEvent) {
@@ -78,6 +77,9 @@ final class EncodedOnce: Sendable {
 /// Back-pressure policy: every connection has a bounded buffer. A connection that falls so far behind
 /// that its buffer overflows is closed (close code 4008); the client reconnects with the last id it saw
 /// and is replayed what it missed from the window. Publishing never waits for a connection.
+///
+/// Ids come with the events: the repository numbers live events in commit order (consecutively on one
+/// server; from the log's sequence in a cluster, the same on every replica).
 final class EventHub: Sendable {
     static let encoder = JSONEncoder()
     /// Open live connections, in `/metrics`.
@@ -157,127 +159,94 @@ final class EventHub: Sendable {
     }
 
     private let state: Mutex<State>
-    /// Serializes publishers, so ids, encoding and delivery keep one order while subscribers only wait
-    /// for the delivery itself.
-    private let publishing = Mutex(())
-    private let observers = Mutex<[@Sendable ([PublishedEvent]) -> Void]>([])
-    /// Observers every replica of a cluster runs (local bookkeeping such as frame buffers), which also
-    /// see the events other replicas committed.
-    private let replicaObservers = Mutex<[@Sendable ([PublishedEvent]) -> Void]>([])
     /// Events held for replay.
     let windowSize: Int
     /// Events a connection may have pending before it is cut off.
     let bufferSize: Int
+    /// Live connections one client and one account may hold.
+    let socketLimits: LiveSocketLimits
 
-    /// - Parameter firstId: Ids start here; derived from the start time so they keep increasing across restarts.
-    init(firstId: Int64, windowSize: Int = 10_000, bufferSize: Int = 1_000) {
+    /// - Parameter firstId: The first id events will carry, until ``start(at:)`` says otherwise.
+    init(firstId: Int64 = 1, windowSize: Int = 10_000, bufferSize: Int = 1_000, socketLimits: LiveSocketLimits = LiveSocketLimits()) {
         self.state = Mutex(State(nextId: firstId, lastEvicted: firstId - 1))
         self.windowSize = max(1, windowSize)
         self.bufferSize = max(1, bufferSize)
+        self.socketLimits = socketLimits
     }
 
-    /// Publishes events in order. Called by the repository once the changes are durable.
-    func publish(_ events: [DomainEvent]) {
-        guard !events.isEmpty else { return }
-        let published: [PublishedEvent] = publishing.withLock { _ in
-            // Webhook-only events take no id (id 0): the ids of the replay window stay consecutive.
-            let liveCount = events.count { !$0.isWebhookOnly }
-            var next = state.withLock { state in
-                defer { state.nextId += Int64(liveCount) }
-                return state.nextId
-            }
-            // Mapped once; encoded once, lazily, by the first connection that sends it.
-            let published = events.map { event in
-                guard !event.isWebhookOnly else { return PublishedEvent(id: 0, event: event) }
-                defer { next += 1 }
-                return PublishedEvent(id: next, event: event)
-            }
-            deliver(published)
-            return published
-        }
-        // Webhook matching and the like run outside the hub's locks.
-        notifyObservers(published)
-        for observer in replicaObservers.withLock({ $0 }) { observer(published) }
-    }
-
-    /// Starts ids at `firstId` (a cluster replica's, before anything is published).
-    func restartIds(at firstId: Int64) {
+    /// Starts at the committed stream's position (before anything is published): ids come from the
+    /// repository, which numbers events in commit order.
+    func start(at firstId: Int64) {
         state.withLock { state in
             state.nextId = firstId
             state.lastEvicted = firstId - 1
         }
     }
 
-    /// How many bits of a cluster event id number the events within one log entry.
-    static let clusterEventBits: Int64 = 16
-
-    /// The events of a cluster's log entry with their cluster-wide ids: the entry's sequence, then the
-    /// event's place among the entry's live events (webhook-only events take id 0).
-    static func logged(_ events: [DomainEvent], sequence: Int64) -> [PublishedEvent] {
-        var next = sequence << clusterEventBits
-        return events.map { event in
-            guard !event.isWebhookOnly else { return PublishedEvent(id: 0, event: event) }
-            defer { next += 1 }
-            return PublishedEvent(id: next, event: event)
+    /// Publishes committed events, in commit order (the fan-out calls it from the commit path, before the
+    /// write that committed them answers). Events no live client receives are skipped.
+    func publish(_ events: [CommittedEvent]) {
+        // Mapped once; encoded once, lazily, by the first connection that sends it.
+        let live = events.compactMap { $0.event.isWebhookOnly ? nil : PublishedEvent(id: $0.id, event: $0.event) }
+        guard let last = live.last else { return }
+        state.withLock { state in
+            state.nextId = max(state.nextId, last.id + 1)
+            deliver(live, in: &state)
         }
-    }
-
-    /// Publishes the live events of a cluster's log entry to this replica's connections, with the ids
-    /// every replica gives them. Entries arrive in sequence order (the repository applies them so).
-    func publishLogged(_ published: [PublishedEvent]) {
-        let live = published.filter { !$0.event.isWebhookOnly }
-        guard !live.isEmpty else { return }
-        publishing.withLock { _ in
-            state.withLock { state in state.nextId = max(state.nextId, (live.last?.id ?? 0) + 1) }
-            deliver(live)
-        }
-        for observer in replicaObservers.withLock({ $0 }) { observer(live) }
-    }
-
-    /// Passes events this replica committed to its observers (webhooks, bots): once per cluster.
-    func notifyObservers(_ published: [PublishedEvent]) {
-        for observer in observers.withLock({ $0 }) { observer(published) }
     }
 
     /// Puts events in the replay window and hands them to the connections they concern.
-    private func deliver(_ published: [PublishedEvent]) {
-        state.withLock { state in
-            for event in published where !event.event.isWebhookOnly {
-                if state.ring.count < windowSize {
-                    state.ring.append(event)
-                } else {
-                    state.lastEvicted = state.ring[state.ringStart].id
-                    state.ring[state.ringStart] = event
-                    state.ringStart = (state.ringStart + 1) % windowSize
-                }
-                guard let subscribers = state.accounts[event.event.accountId] else { continue }
-                var candidates: Set<Int> = []
-                for person in event.event.personIds { candidates.formUnion(subscribers.byPerson[person] ?? []) }
-                if EventAudience.concernsAllAgents(event.event) { candidates.formUnion(subscribers.agents) }
-                for id in candidates.sorted() {
-                    guard let subscription = state.subscriptions[id], subscription.audience.receives(event.event) else { continue }
-                    subscription.deliver(event)
-                }
+    private func deliver(_ published: [PublishedEvent], in state: inout State) {
+        for event in published {
+            if state.ring.count < windowSize {
+                state.ring.append(event)
+            } else {
+                state.lastEvicted = state.ring[state.ringStart].id
+                state.ring[state.ringStart] = event
+                state.ringStart = (state.ringStart + 1) % windowSize
+            }
+            guard let subscribers = state.accounts[event.event.accountId] else { continue }
+            var candidates: Set<Int> = []
+            for person in event.event.personIds { candidates.formUnion(subscribers.byPerson[person] ?? []) }
+            if EventAudience.concernsAllAgents(event.event) { candidates.formUnion(subscribers.agents) }
+            for id in candidates.sorted() {
+                guard let subscription = state.subscriptions[id], subscription.audience.receives(event.event) else { continue }
+                subscription.deliver(event)
             }
         }
     }
 
-    /// Calls `observer` for every batch of published events, in order (webhooks queue them). In a
-    /// cluster it sees the events this replica committed.
-    func observe(_ observer: @escaping @Sendable ([PublishedEvent]) -> Void) {
-        observers.withLock { $0.append(observer) }
+    /// Why `audience` may not open another live connection now (its client or its account holds as
+    /// many as ``socketLimits`` allow), or `nil`: the check before a WebSocket upgrade.
+    func refusal(for audience: EventAudience) -> CollabError? {
+        state.withLock { state in refusal(for: audience, in: state) }
     }
 
-    /// Calls `observer` for every batch of live events every replica publishes, wherever committed.
-    func observeOnEveryReplica(_ observer: @escaping @Sendable ([PublishedEvent]) -> Void) {
-        replicaObservers.withLock { $0.append(observer) }
+    private func refusal(for audience: EventAudience, in state: State) -> CollabError? {
+        let account = state.accounts[audience.accountId]
+        // A client is its token (a started device, an agent's session); without one, its person.
+        let clientCount = audience.sessionKey.map { state.bySessionKey[$0]?.count ?? 0 } ?? account?.byPerson[audience.personId]?.count ?? 0
+        if clientCount >= socketLimits.perClient {
+            return CollabError(
+                .tooManyRequests, "this client holds \(clientCount) live sockets, the most it may (--max-live-per-client); close one first"
+            )
+        }
+        if let count = account?.all.count, count >= socketLimits.perAccount {
+            return CollabError(.tooManyRequests, "the account holds \(count) live sockets, the most it may (--max-live-per-account)")
+        }
+        return nil
     }
 
     /// Subscribes, replaying what the audience missed after `lastEventId`.
     /// - Returns: The subscription, the replayed events, and whether events were lost (the client
     ///   must resync), and the id the stream is at.
-    func subscribe(_ audience: EventAudience, after lastEventId: Int64?) -> (subscription: Subscription, replay: [PublishedEvent], gap: Bool, position: Int64) {
-        state.withLock { state in
+    /// - Throws: `TOO_MANY_REQUESTS` when the audience's client or account holds as many live
+    ///   connections as it may (checked under the same lock that counts them).
+    func subscribe(
+        _ audience: EventAudience, after lastEventId: Int64?
+    ) throws(CollabError) -> (subscription: Subscription, replay: [PublishedEvent], gap: Bool, position: Int64) {
+        try state.withLock { state throws(CollabError) in
+            if let refusal = refusal(for: audience, in: state) { throw refusal }
             let subscription = Subscription(id: state.nextSubscriptionId, audience: audience, bufferSize: bufferSize)
             state.nextSubscriptionId += 1
             state.subscriptions[subscription.id] = subscription

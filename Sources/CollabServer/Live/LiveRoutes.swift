@@ -21,7 +21,7 @@ struct LiveRoutes {
     func registerMobile(on group: RouterGroup<CollabRequestContext>) {
         let env = environment
         group.ws("events") { request, context in
-            _ = try env.audience(for: request, context: context, agent: false)
+            try env.admitLive(try env.audience(for: request, context: context, agent: false))
             return .upgrade([:])
         } onUpgrade: { inbound, outbound, wsContext in
             let context = wsContext.requestContext
@@ -37,7 +37,7 @@ struct LiveRoutes {
     func registerAgent(on group: RouterGroup<CollabRequestContext>) {
         let env = environment
         group.ws("events") { request, context in
-            _ = try env.audience(for: request, context: context, agent: true)
+            try env.admitLive(try env.audience(for: request, context: context, agent: true))
             return .upgrade([:])
         } onUpgrade: { inbound, outbound, wsContext in
             let audience = try env.audience(for: wsContext.request, context: wsContext.requestContext, agent: true)
@@ -68,7 +68,17 @@ extension CollabEnvironment {
         return EventAudience(accountId: accountId, personId: personId, isAgent: false, namedAreaIds: nil, sessionKey: clientToken)
     }
 
+    /// Refuses, before the upgrade, a live socket its client or account has no room for (a typed 429
+    /// instead of the 101).
+    func admitLive(_ audience: EventAudience) throws(CollabError) {
+        if let refusal = events.refusal(for: audience) { throw refusal }
+    }
+
     /// Streams events to one WebSocket until either side ends it.
+    ///
+    /// A message larger than the co-browsing frame bound (or a frame larger than the WebSocket frame
+    /// bound) ends the socket with close code 1009 at once: the reader's error ends the stream, and the
+    /// sender, cancelled by it, closes nothing of its own.
     func stream(
         _ audience: EventAudience, request: Request, inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter, logger: Logger,
         frameClient: ClientSession? = nil, frameBandwidth: Int? = nil
@@ -76,7 +86,16 @@ extension CollabEnvironment {
         let lastEventId = request.query("lastEventId").flatMap { Int64($0) }
         // A cluster replica first takes in what the other replicas committed: the id may be one of theirs.
         if lastEventId != nil { try? await repository.catchUpBarrier() }
-        let (subscription, replay, gap, position) = events.subscribe(audience, after: lastEventId)
+        let subscribed: (subscription: EventHub.Subscription, replay: [PublishedEvent], gap: Bool, position: Int64)
+        do {
+            subscribed = try events.subscribe(audience, after: lastEventId)
+        } catch {
+            // Parallel upgrades of one client can all pass the check before the upgrade; the hub counts
+            // under its lock and this one came too late.
+            try await outbound.close(WebSocketErrorCode(codeNumber: Int(LiveCloseCode.tooManySockets)), reason: "too many live sockets")
+            return
+        }
+        let (subscription, replay, gap, position) = subscribed
         defer { events.unsubscribe(subscription) }
         let faults = LiveConnectionFaults(environment: self, audience: audience, path: request.uri.path, client: frameClient)
         if let close = faults.closeOnConnect() {
@@ -108,6 +127,9 @@ extension CollabEnvironment {
                         return
                     }
                 }
+                // Cancelled: the reader ended first (the peer closed, or sent too much), and its outcome
+                // decides the close code.
+                try Task.checkCancellation()
                 if subscription.didOverflow {
                     logger.notice("closing a live connection that fell behind", metadata: ["person": "\(audience.personId)"])
                     try await outbound.close(WebSocketErrorCode(codeNumber: Int(LiveCloseCode.slowConsumer)), reason: "slow consumer: reconnect with lastEventId")
@@ -118,7 +140,14 @@ extension CollabEnvironment {
             group.addTask {
                 // Visitors upload co-browsing frames as binary messages (MCF1 header + image); each gets
                 // a text acknowledgement. Reading also keeps pings answered and notices a close.
-                for try await message in inbound.messages(maxSize: self.configuration.maxFrameBytes + 4096) {
+                let maxMessage = self.configuration.maxFrameBytes + 4096
+                for try await message in inbound.messages(maxSize: maxMessage) {
+                    // The library bounds messages it reassembles from fragments; one frame up to the
+                    // frame bound (1 MiB) passes it, so its size is checked here.
+                    guard message.size <= maxMessage else {
+                        try await outbound.close(.messageTooLarge, reason: "message larger than \(maxMessage) bytes")
+                        return
+                    }
                     if case .text(let text) = message {
                         // `{"type":"sync","id":"…"}`: answered with a `sync` event queued behind every
                         // event published so far (a barrier for clients and tests).
@@ -145,6 +174,16 @@ extension CollabEnvironment {
             }
             try await group.next()
             group.cancelAll()
+        }
+    }
+}
+
+extension WebSocketMessage {
+    /// The message's size in bytes.
+    fileprivate var size: Int {
+        switch self {
+        case .text(let text): text.utf8.count
+        case .binary(let buffer): buffer.readableBytes
         }
     }
 }

@@ -21,7 +21,9 @@ struct MobileSurface {
         let env = environment
         let routes = stack.routes(.mobile, under: "mobile/v1", on: router)
         MobileRoutes(environment: env, messages: messages).register(on: routes.group())  // clients, app state, conversations, messages
-        MobileInvitationRoutes(environment: env).register(on: routes.group())  // invitations/redeem
+        MobileInvitationRoutes(
+            environment: env, redemptions: RedemptionGuard(limits: env.configuration.redemptionLimits, clock: env.clock)
+        ).register(on: routes.group())  // invitations/redeem
         PushRoutes(environment: env).registerMobile(on: routes.group())  // push tokens, notification keys, calls
         CoBrowsingRoutes(environment: env).registerMobile(on: routes.group())  // co-browsing and frame uploads
         FileRoutes(environment: env, review: files).registerMobile(on: routes.group())  // conversation files

@@ -11,7 +11,6 @@ struct BotDialogRoutes {
 
     func register(on group: RouterGroup<CollabRequestContext>) {
         let env = environment
-        let dispatcher = self.dispatcher
         group.operation(.post, "sendDialogMessage", role: .admin) { request, context in
             let body = try await env.decode(BotDialogPostMessageBody.self, from: request)
             if let type = body.type, type != "BotDialogPostMessage" { throw CollabError.badRequest("$_type must be 'BotDialogPostMessage', not '\(type)'") }
@@ -40,16 +39,9 @@ struct BotDialogRoutes {
             guard let reasonText = body.reason, let reason = AccountState.BotDialogFinishReason(rawValue: reasonText) else {
                 throw CollabError.badRequest("reason must be HAND_OFF, SOLVED or ABORTED")
             }
-            let (dialog, bot) = try await env.write(context.principal) { state, changes, op throws(CollabError) in
-                let dialog = try state.finishDialog(token: token, reason: reason, for: context.principal, context: op, changes: &changes)
-                return (dialog, state.bots[dialog.botId])
-            }
-            if let bot {
-                let now = env.clock.now()
-                let event = BotDialogClosedEventBody(
-                    timestamp: now, accountId: dialog.accountId, dialogToken: dialog.id, conversationId: dialog.conversationId, counterpartPersonId: dialog.counterpartPersonId
-                )
-                if let data = try? JSONBody.encoder.encode(event) { dispatcher.enqueue(toBot: bot, eventType: "bot.dialog.closed", body: data, at: now) }
+            // The bot is told (`bot.dialog.closed`) by the write's resolved effects.
+            _ = try await env.write(context.principal) { state, changes, op throws(CollabError) in
+                try state.finishDialog(token: token, reason: reason, for: context.principal, context: op, changes: &changes)
             }
             return noContent
         }

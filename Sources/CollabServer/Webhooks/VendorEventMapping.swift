@@ -2,14 +2,13 @@ import CollabCore
 import CollabWire
 import Foundation
 
-/// Which of the vendor's webhook events a domain event stands for, and their bodies in the vendor's
-/// schemas. One domain event can be several vendor events: an answered call is `conversation.call.accepted`,
-/// `conversation.call.established` (the mock has no media negotiation, so a call is established when
-/// it is accepted) and `conversation.call.participant.joined` for the person who answered.
-enum VendorEventMapping {
-    /// The vendor event names `event` stands for, without building a body (checked first, so events
-    /// nobody registered for cost no encoding).
-    static func names(for event: DomainEvent) -> [String] {
+/// The vendor's formats (see ``VendorFormats``): which of the vendor's webhook events a domain event
+/// stands for, and their bodies in the vendor's schemas. One domain event can be several vendor events:
+/// an answered call is `conversation.call.accepted`, `conversation.call.established` (the mock has no media
+/// negotiation, so a call is established when it is accepted) and `conversation.call.participant.joined`
+/// for the person who answered. Called at commit, under the account's lock, by the ``EffectResolver``.
+struct VendorEventMapping: VendorFormats {
+    func webhookEventNames(for event: DomainEvent) -> [String] {
         switch event.kind {
         case .conversationCreated, .conversationOnboarding, .conversationQueued, .conversationActive, .conversationUnassigned, .conversationRequeued,
             .conversationReboarding, .conversationOffboarding, .conversationEnded, .conversationUpdated, .newMessage, .participationCreated,
@@ -21,13 +20,14 @@ enum VendorEventMapping {
         case .entityModified: event.entity.map { [$0.entity.eventName] } ?? []
         case .invitationChanged: event.invitation.map { [invitationEventName($0, action: event.detail["action"] ?? "")] } ?? []
         case .agentPresenceChanged, .notificationControlsChanged: ["agent_person_state.changed"]
-        // Live-only: the vendor has no webhook for these.
-        case .conversationDeleted, .uiVisibilityRequest, .coBrowsingRequested, .coBrowsingStarted, .coBrowsingEnded, .typingChanged: []
+        // Live-only, or for a dialog bot only: the vendor has no webhook for these.
+        case .conversationDeleted, .uiVisibilityRequest, .coBrowsingRequested, .coBrowsingStarted, .coBrowsingEnded, .typingChanged, .botDialogOpened,
+            .botDialogClosed:
+            []
         }
     }
 
-    /// The bodies of the vendor events `event` stands for, for the names in `wanted`, each encoded once.
-    static func bodies(for event: DomainEvent, wanted: Set<String>, state: borrowing AccountState) -> [(name: String, body: Data)] {
+    func webhookBodies(for event: DomainEvent, wanted: Set<String>, in state: borrowing AccountState) -> [(name: String, body: Data)] {
         var result: [(name: String, body: Data)] = []
         func add(_ name: String, _ body: some Encodable) {
             guard wanted.contains(name), let data = try? JSONBody.encoder.encode(body) else { return }
@@ -84,7 +84,7 @@ enum VendorEventMapping {
             if action == "redeemed" { body.redeemingPerson = redeemer }
             add(name, body)
         default:
-            for name in names(for: event) { add(name, WebhookPayloads.body(for: event, state: state)) }
+            for name in webhookEventNames(for: event) { add(name, WebhookPayloads.body(for: event, state: state)) }
         }
         return result
     }

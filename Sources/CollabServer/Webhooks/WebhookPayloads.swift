@@ -36,12 +36,8 @@ enum WebhookPayloads {
             body.call = state.webCall(call)
         }
         if let message = event.message {
-            body.conversationMessage = WebTextMessage(
-                id: message.id, conversationId: message.conversationId, accountId: message.accountId,
-                senderPerson: state.persons[message.senderPersonId].map { WebPerson($0, expand: Expansion()) }, timestamp: message.serverTimestamp,
-                text: message.text, internal: message.isInternal
-            )
-            if let file = message.file { body.conversationMessage?.describe(file) }
+            let sender = state.persons[message.senderPersonId].map { WebPerson($0, expand: Expansion()) }
+            body.conversationMessage = WebTextMessage(message, sender: sender)
             body.conversation = nil
         }
         return body

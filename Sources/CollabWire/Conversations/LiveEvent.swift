@@ -62,4 +62,7 @@ public enum LiveCloseCode {
     public static let slowConsumer: UInt16 = 4008
     /// The session ended (logout, client stopped, token unknown).
     public static let sessionEnded: UInt16 = 4001
+    /// The client or its account already holds as many live sockets as it may (`serve --max-live-per-client`,
+    /// `--max-live-per-account`); sent when parallel upgrades pass the check before the upgrade together.
+    public static let tooManySockets: UInt16 = 4029
 }

@@ -1,0 +1,47 @@
+public import Foundation
+
+/// The vendor's formats for what the ``EffectResolver`` finds: which webhook events a domain event stands
+/// for, and the bodies of webhook events and of requests to dialog bots.
+///
+/// The resolver decides *whether* and *to whom* (by index lookups); a format only shapes bytes. It is
+/// pure: a function of its arguments and of the account's state at commit, which it gets under the
+/// account's lock and must not keep. The server supplies the vendor's JSON shapes.
+public protocol VendorFormats: Sendable {
+    /// The vendor webhook event names `event` stands for (checked before any body is built, so events
+    /// nobody registered for cost no encoding).
+    func webhookEventNames(for event: DomainEvent) -> [String]
+
+    /// The bodies of the vendor events `event` stands for, for the names in `wanted`.
+    func webhookBodies(for event: DomainEvent, wanted: Set<String>, in state: borrowing AccountState) -> [(name: String, body: Data)]
+
+    /// The `*PushNotificationEvent` body of a push, for the registrations that want `push_notification.*`.
+    func pushWebhookBody(for push: ResolvedPush, recipient: Person?) -> Data?
+
+    /// The body of a request or event to a dialog bot.
+    func botBody(_ message: BotMessage, in state: borrowing AccountState) -> Data?
+}
+
+/// What the server tells a dialog bot (the vendor's bot protocol).
+public enum BotMessage: Sendable {
+    /// `outbound.bot.onboarding_offer`: a new conversation is offered to the bot.
+    case onboardingOffer(BotDialog, Conversation)
+    /// `bot.dialog.opened`: the bot took the offer.
+    case dialogOpened(BotDialog, Conversation, at: Timestamp)
+    /// `bot.dialog.message`: the counterpart wrote in the dialog's conversation.
+    case dialogMessage(BotDialog, ConversationMessage)
+    /// `bot.dialog.closed`: the dialog ended (finished by the bot, or its conversation ended).
+    case dialogClosed(BotDialog, at: Timestamp)
+
+    /// The event type of an onboarding offer.
+    public static let onboardingOfferEventType = "outbound.bot.onboarding_offer"
+
+    /// The event type named in the signed request's header.
+    public var eventType: String {
+        switch self {
+        case .onboardingOffer: Self.onboardingOfferEventType
+        case .dialogOpened: "bot.dialog.opened"
+        case .dialogMessage: "bot.dialog.message"
+        case .dialogClosed: "bot.dialog.closed"
+        }
+    }
+}

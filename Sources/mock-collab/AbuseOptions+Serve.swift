@@ -1,0 +1,54 @@
+import ArgumentParser
+import CollabCore
+import CollabServer
+import Foundation
+
+/// `serve`'s bounds on what one client may try: the TLS handshake, guesses at invitation PINs, live sockets.
+struct ServeAbuseOptions: ParsableArguments {
+    private static let environment = ProcessInfo.processInfo.environment
+
+    @Option(help: "Seconds a TLS connection has to complete its handshake (MOCK_COLLAB_HANDSHAKE_TIMEOUT).")
+    var handshakeTimeout: Double = environment["MOCK_COLLAB_HANDSHAKE_TIMEOUT"].flatMap(Double.init) ?? 10
+
+    @Option(help: "Wrong invitation tokens one client address may try in one account per window (MOCK_COLLAB_PIN_ATTEMPTS_PER_ADDRESS).")
+    var pinAttemptsPerAddress: Int = environment["MOCK_COLLAB_PIN_ATTEMPTS_PER_ADDRESS"].flatMap(Int.init) ?? 10
+
+    @Option(help: "Wrong invitation tokens all addresses may try in one account per window (MOCK_COLLAB_PIN_ATTEMPTS_PER_ACCOUNT).")
+    var pinAttemptsPerAccount: Int = environment["MOCK_COLLAB_PIN_ATTEMPTS_PER_ACCOUNT"].flatMap(Int.init) ?? 100
+
+    @Option(help: "Wrong tokens an account may see while a PIN is open; then it fails until renewed (MOCK_COLLAB_PIN_ATTEMPTS_PER_INVITATION).")
+    var pinAttemptsPerInvitation: Int = environment["MOCK_COLLAB_PIN_ATTEMPTS_PER_INVITATION"].flatMap(Int.init) ?? 1_000
+
+    @Option(help: "Seconds the per-address and per-account PIN attempt counts cover (MOCK_COLLAB_PIN_ATTEMPT_WINDOW).")
+    var pinAttemptWindow: Double = environment["MOCK_COLLAB_PIN_ATTEMPT_WINDOW"].flatMap(Double.init) ?? 60
+
+    @Option(help: "Live event sockets one client (device token, agent session) may hold open (MOCK_COLLAB_MAX_LIVE_PER_CLIENT).")
+    var maxLivePerClient: Int = environment["MOCK_COLLAB_MAX_LIVE_PER_CLIENT"].flatMap(Int.init) ?? 8
+
+    @Option(help: "Live event sockets one account may hold open (MOCK_COLLAB_MAX_LIVE_PER_ACCOUNT).")
+    var maxLivePerAccount: Int = environment["MOCK_COLLAB_MAX_LIVE_PER_ACCOUNT"].flatMap(Int.init) ?? 10_000
+
+    func validate() throws {
+        guard handshakeTimeout > 0, handshakeTimeout <= 86_400 else {
+            throw ValidationError("--handshake-timeout must be between 0 and 86400 seconds")
+        }
+        for (name, value) in [
+            ("pin-attempts-per-address", pinAttemptsPerAddress), ("pin-attempts-per-account", pinAttemptsPerAccount),
+            ("pin-attempts-per-invitation", pinAttemptsPerInvitation), ("max-live-per-client", maxLivePerClient),
+            ("max-live-per-account", maxLivePerAccount),
+        ] {
+            guard value > 0 else { throw ValidationError("--\(name) must be positive") }
+        }
+        guard pinAttemptWindow >= 1, pinAttemptWindow <= 86_400 else { throw ValidationError("--pin-attempt-window must be 1 to 86400 seconds") }
+    }
+
+    /// Puts the options into a server configuration.
+    func apply(to configuration: inout ServerConfiguration) {
+        configuration.connections.handshakeTimeout = .seconds(handshakeTimeout)
+        configuration.redemptionLimits = RedemptionLimits(
+            perAddress: pinAttemptsPerAddress, perAccount: pinAttemptsPerAccount, perInvitation: pinAttemptsPerInvitation,
+            window: Int64(pinAttemptWindow * 1000)
+        )
+        configuration.liveSocketLimits = LiveSocketLimits(perClient: maxLivePerClient, perAccount: maxLivePerAccount)
+    }
+}

@@ -56,6 +56,8 @@ struct BenchNoisyNeighbourCommand: AsyncParsableCommand {
         var resource: String
         var quietRequest: String
         var samples: Int
+        /// A pause before each quiet request, not measured (a rate the request must keep).
+        var pace: Duration = .zero
         var quiet: @Sendable (Int) async throws -> Bool
         var noise: @Sendable (NoiseCount) async throws -> Void
     }
@@ -72,14 +74,18 @@ struct BenchNoisyNeighbourCommand: AsyncParsableCommand {
     }
 
     func run(http: HTTPClient) async throws {
+        FileHandle.standardError.write(Data("seeding the quiet and the noisy account\n".utf8))
         let tenants = try await NoisyTenants.make(url: url, controlToken: controlToken, http: http)
         var rows: [Row] = []
         for scenario in scenarios(tenants) {
+            FileHandle.standardError.write(Data("\(scenario.resource): the quiet account alone\n".utf8))
             let alone = try await measure(scenario)
             let done = NoiseCount()
             let noise = Task { try await scenario.noise(done) }
-            // The quiet account is measured once the noise is under way.
-            while done.value < Self.warmUp { try await Task.sleep(for: .milliseconds(50)) }
+            // The quiet account is measured once the noise is under way (or after 30 s, whatever it did).
+            let warmUpEnd = ContinuousClock.now + .seconds(30)
+            while done.value < Self.warmUp, ContinuousClock.now < warmUpEnd { try await Task.sleep(for: .milliseconds(50)) }
+            FileHandle.standardError.write(Data("\(scenario.resource): beside the noisy one\n".utf8))
             let beside = try await measure(scenario)
             noise.cancel()
             _ = await noise.result
@@ -119,6 +125,7 @@ struct BenchNoisyNeighbourCommand: AsyncParsableCommand {
         var histogram = Histogram<UInt64>(lowestDiscernibleValue: 1, highestTrackableValue: 120_000_000, numberOfSignificantValueDigits: .three)
         var failures = 0
         for index in 0..<scenario.samples {
+            if scenario.pace > .zero { try await Task.sleep(for: scenario.pace) }
             let begin = ContinuousClock.now
             let succeeded = (try? await scenario.quiet(index)) ?? false
             _ = histogram.record(UInt64(max(1, (ContinuousClock.now - begin).seconds * 1_000_000)))
@@ -145,6 +152,12 @@ struct BenchNoisyNeighbourCommand: AsyncParsableCommand {
     func scenarios(_ t: NoisyTenants) -> [Scenario] {
         let width = noise
         return [
+            // No shared budget: what the noisy account's requests cost the quiet one in CPU alone, to read the rest against.
+            Scenario(
+                resource: "none (the CPU)", quietRequest: "visitor reads 20 messages", samples: samples,
+                quiet: { _ in try await t.quiet.readMessages() },
+                noise: { done in try await Self.loops(width, done) { _ in _ = try await t.noisy.readMessages() } }
+            ),
             Scenario(
                 resource: "upload slots", quietRequest: "4 KiB upload", samples: samples,
                 quiet: { i in try await t.quiet.upload(bytes: 4_096, seed: i) },
@@ -173,17 +186,15 @@ struct BenchNoisyNeighbourCommand: AsyncParsableCommand {
                 resource: "live events", quietRequest: "message to the agent's live event", samples: samples,
                 quiet: { i in try await t.quiet.messageToLiveEvent(i) },
                 noise: { done in
-                    let listeners = try await t.noisy.listen(count: 20)
+                    // Six more sockets of the agent's: with its first, seven of the eight a client may hold (--max-live-per-client).
+                    let listeners = try await t.noisy.listen(count: 6)
                     defer { for listener in listeners { listener.cancel() } }
                     try await Self.loops(width, done) { loop in _ = try await t.noisy.message("noise \(loop)") }
                 }
             ),
             Scenario(
-                resource: "co-browsing frames", quietRequest: "20 KB frame at 4 fps", samples: max(20, samples / 4),
-                quiet: { i in
-                    try await Task.sleep(for: .milliseconds(250))
-                    return try await t.quiet.frame(sequence: i)
-                },
+                resource: "co-browsing frames", quietRequest: "20 KB frame at 4 fps", samples: max(20, samples / 4), pace: .milliseconds(250),
+                quiet: { i in try await t.quiet.frame(sequence: i) },
                 noise: { done in try await Self.loops(width, done) { loop in _ = try await t.noisy.frame(sequence: loop) } }
             ),
             Scenario(

@@ -107,7 +107,8 @@ struct BenchNoisyNeighbourCommand: AsyncParsableCommand {
         for row in rows {
             print(
                 String(
-                    format: "%@\t%@\t%.1f / %.1f\t%.1f / %.1f\t%.2f / %.2f\t%d / %d\t%d", row.resource, row.quietRequest, row.aloneP50Millis, row.aloneP99Millis,
+                    format: "%@\t%@\t%.1f / %.1f\t%.1f / %.1f\t%.2f / %.2f\t%d / %d\t%d", row.resource, row.quietRequest, row.aloneP50Millis,
+                    row.aloneP99Millis,
                     row.noisyP50Millis, row.noisyP99Millis, row.p50Ratio, row.p99Ratio, row.aloneFailures, row.noisyFailures, row.noisyOperations
                 )
             )
@@ -131,7 +132,9 @@ struct BenchNoisyNeighbourCommand: AsyncParsableCommand {
             _ = histogram.record(UInt64(max(1, (ContinuousClock.now - begin).seconds * 1_000_000)))
             if !succeeded { failures += 1 }
         }
-        return Measurement(p50: Double(histogram.valueAtPercentile(50)) / 1000, p99: Double(histogram.valueAtPercentile(99)) / 1000, failures: failures)
+        return Measurement(
+            p50: Double(histogram.valueAtPercentile(50)) / 1000, p99: Double(histogram.valueAtPercentile(99)) / 1000, failures: failures
+        )
     }
 
     /// Runs `body` in `width` loops until cancelled, counting each round.

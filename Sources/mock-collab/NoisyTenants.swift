@@ -29,7 +29,10 @@ struct NoisyTenants: Sendable {
                     """
                 }.joined()
         )
-        return NoisyTenants(quiet: try await BenchTenant.make(name: names[0], url: url, http: http), noisy: try await BenchTenant.make(name: names[1], url: url, http: http))
+        return NoisyTenants(
+            quiet: try await BenchTenant.make(name: names[0], url: url, http: http),
+            noisy: try await BenchTenant.make(name: names[1], url: url, http: http)
+        )
     }
 }
 
@@ -55,7 +58,10 @@ final class BenchTenant: Sendable {
     }
 
     static func make(name: String, url: String, http: HTTPClient) async throws -> BenchTenant {
-        let app = VisitorClient(configuration: ClientConfiguration(baseURL: url, apiKey: "\(name)-key", namedArea: "\(name)-area", deviceId: "\(name)-phone"), client: http)
+        let app = VisitorClient(
+            configuration: ClientConfiguration(baseURL: url, apiKey: "\(name)-key", namedArea: "\(name)-area", deviceId: "\(name)-phone"),
+            client: http
+        )
         let started = try await app.start(liveEvents: false)
         let conversation = try await app.startConversation(topic: "noisy neighbour").id
         let agent = AgentClient(baseURL: url, client: http)
@@ -88,7 +94,8 @@ final class BenchTenant: Sendable {
     /// The visitor uploads a picture: `true` when it is stored.
     func upload(bytes: Int, seed: Int) async throws -> Bool {
         let response = try await visitor.raw(
-            "POST", "/mobile/v1/conversations/\(conversation)/files", query: [("name", "b\(seed).png")], body: Self.png(bytes, seed: seed), contentType: "image/png"
+            "POST", "/mobile/v1/conversations/\(conversation)/files", query: [("name", "b\(seed).png")], body: Self.png(bytes, seed: seed),
+            contentType: "image/png"
         )
         return response.status == 201
     }

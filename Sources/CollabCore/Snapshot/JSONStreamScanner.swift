@@ -245,7 +245,9 @@ public struct JSONStreamScanner: Sendable {
 
     private func decodedKey() throws(Failure) -> String {
         guard keyHasEscape else { return String(decoding: keyBytes, as: UTF8.self) }
-        guard let key = JSONString.decode([UInt8(ascii: "\"")] + keyBytes + [UInt8(ascii: "\"")]) else { throw failure("an object key is not a valid string") }
+        guard let key = JSONString.decode([UInt8(ascii: "\"")] + keyBytes + [UInt8(ascii: "\"")]) else {
+            throw failure("an object key is not a valid string")
+        }
         return key
     }
 

@@ -136,7 +136,8 @@ public struct SnapshotReader: Sendable {
             }
         case (4, .key("accounts")): return .object
         case (5, .key("accounts")):
-            let fields: [Step] = path[2] == .key("records") ? [.key("kind"), .key("id"), .key("body")] : [.key("conversationId"), .key("id"), .key("content")]
+            let fields: [Step] =
+                path[2] == .key("records") ? [.key("kind"), .key("id"), .key("body")] : [.key("conversationId"), .key("id"), .key("content")]
             return fields.contains(path[4]) ? .capture : .skip
         default: return .skip
         }
@@ -178,7 +179,9 @@ public struct SnapshotReader: Sendable {
             try accountRecord(bytes)
         case (3, .key("records")), (5, .key("accounts")):
             guard case .key(let field) = path.last else { return }
-            guard partial.fields.updateValue(bytes, forKey: field) == nil else { throw .badRequest("\(Self.place(path.dropLast())) names '\(field)' twice") }
+            guard partial.fields.updateValue(bytes, forKey: field) == nil else {
+                throw .badRequest("\(Self.place(path.dropLast())) names '\(field)' twice")
+            }
         default:
             break
         }

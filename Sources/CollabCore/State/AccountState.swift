@@ -129,12 +129,16 @@ public struct AccountState: Sendable {
             case .botDialog:
                 return try stored(record, BotDialog.self) { state, dialog in
                     state.botDialogs[dialog.id] = dialog
-                    if dialog.state == .offered { state.deadlines.schedule(.botOffer(dialog.id), at: dialog.offerExpiresAt ?? dialog.creationTimestamp) }
+                    if dialog.state == .offered {
+                        state.deadlines.schedule(.botOffer(dialog.id), at: dialog.offerExpiresAt ?? dialog.creationTimestamp)
+                    }
                 }
             }
         }
 
-        private mutating func stored<E: StorableEntity>(_ record: StoredRecord, _ type: E.Type, _ keep: (inout AccountState, E) -> Void) throws -> String? {
+        private mutating func stored<E: StorableEntity>(
+            _ record: StoredRecord, _ type: E.Type, _ keep: (inout AccountState, E) -> Void
+        ) throws -> String? {
             let entity = try RecordCoding.decode(E.self, from: record)
             keep(&state, entity)
             return entity.storageAccountId

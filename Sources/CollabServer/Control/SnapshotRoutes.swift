@@ -78,7 +78,9 @@ extension CollabEnvironment {
             var received = 0
             for try await chunk in body {
                 received += chunk.readableBytes
-                guard received <= limit else { throw CollabError(.payloadTooLarge, "the snapshot is larger than the \(limit) bytes a snapshot may have") }
+                guard received <= limit else {
+                    throw CollabError(.payloadTooLarge, "the snapshot is larger than the \(limit) bytes a snapshot may have")
+                }
                 let items = try chunk.withUnsafeReadableBytes { bytes in try reader.read(bytes) }
                 for item in items {
                     reader.staged(try await files.stage(item.content, accountId: item.accountId, in: staging), account: item.account)
@@ -88,7 +90,8 @@ extension CollabEnvironment {
             try files.checkRoom(for: staging)
             try await replaceRecords(with: snapshot, files: staging)
             return SnapshotImportResult(
-                scope: snapshot.scope.rawValue, accounts: snapshot.accounts.map(\.account.name), records: snapshot.records, version: snapshot.sourceVersion
+                scope: snapshot.scope.rawValue, accounts: snapshot.accounts.map(\.account.name), records: snapshot.records,
+                version: snapshot.sourceVersion
             )
         } catch {
             await files.discard(staging)

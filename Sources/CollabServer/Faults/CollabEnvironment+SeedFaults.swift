@@ -43,7 +43,8 @@ extension CollabEnvironment {
         if held + adding > faults.limits.server {
             throw CollabError(
                 .tooManyRequests,
-                "invalid seed: its \(adding) new fault rules do not fit beside the operator's \(held) (at most \(faults.limits.server), --max-server-fault-rules)"
+                "invalid seed: its \(adding) new fault rules do not fit beside the operator's \(held) "
+                    + "(at most \(faults.limits.server), --max-server-fault-rules)"
             )
         }
         return checked

@@ -79,12 +79,14 @@ struct FaultRuleBook: Sendable {
         switch owner {
         case .account where held >= limits.perAccount:
             throw CollabError(
-                .tooManyRequests, "this account holds \(held) fault rules, the most one account may (--max-fault-rules-per-account); remove some first"
+                .tooManyRequests,
+                "this account holds \(held) fault rules, the most one account may (--max-fault-rules-per-account); remove some first"
             )
         case .server where held >= limits.server:
             throw CollabError(
                 .tooManyRequests,
-                "the operator's fault rules (control token, super admins, seeds) number \(held), the most (--max-server-fault-rules); remove some first"
+                "the operator's fault rules (control token, super admins, seeds) number \(held), "
+                    + "the most (--max-server-fault-rules); remove some first"
             )
         default:
             break

@@ -221,7 +221,9 @@ final class FaultRules: Sendable {
         case "BANDWIDTH":
             return .bandwidth(ruleId: id, bytesPerSecond: action.bytesPerSecond ?? minBytesPerSecond)
         case "WEBSOCKET_CLOSE":
-            return .webSocketClose(ruleId: id, code: action.closeCode ?? 1011, reason: action.reason ?? "injected fault", afterEvents: action.afterEvents ?? 0)
+            return .webSocketClose(
+                ruleId: id, code: action.closeCode ?? 1011, reason: action.reason ?? "injected fault", afterEvents: action.afterEvents ?? 0
+            )
         case "LIVE_EVENT_DROP":
             return .dropEvent(ruleId: id)
         case "LIVE_EVENT_DELAY":

@@ -83,7 +83,12 @@ extension FileStorage {
             location = .buffer(ByteBuffer(data: bytes))
         }
         staging.files.withLock {
-            $0.append(.init(accountId: accountId, conversationId: content.conversationId, fileId: content.fileId, size: Int64(bytes.count), location: location))
+            $0.append(
+                .init(
+                    accountId: accountId, conversationId: content.conversationId, fileId: content.fileId, size: Int64(bytes.count),
+                    location: location
+                )
+            )
         }
         return SnapshotReader.StagedFile(conversationId: content.conversationId, fileId: content.fileId, size: Int64(bytes.count), sha256: digest)
     }
@@ -98,7 +103,8 @@ extension FileStorage {
             let needed = state.stored.used - replaced + files.reduce(0) { $0 + $1.size }
             guard needed <= state.stored.ceiling else {
                 throw CollabError(
-                    .payloadTooLarge, "the snapshot's files do not fit in the file storage quota (\(state.stored.ceiling) bytes, \(state.stored.used) used)"
+                    .payloadTooLarge,
+                    "the snapshot's files do not fit in the file storage quota (\(state.stored.ceiling) bytes, \(state.stored.used) used)"
                 )
             }
         }
@@ -126,7 +132,9 @@ extension FileStorage {
                 }
             }
             state.withLock { state in
-                if let previous = state.sizes[file.accountId]?[file.conversationId]?[file.fileId] { state.stored.release(previous, for: file.accountId) }
+                if let previous = state.sizes[file.accountId]?[file.conversationId]?[file.fileId] {
+                    state.stored.release(previous, for: file.accountId)
+                }
                 state.stored.force(file.size, for: file.accountId)
                 state.sizes[file.accountId, default: [:]][file.conversationId, default: [:]][file.fileId] = file.size
                 if case .buffer(let buffer) = file.location { state.contents[Self.key(file.accountId, file.conversationId, file.fileId)] = buffer }

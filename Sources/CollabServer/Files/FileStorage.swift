@@ -77,7 +77,10 @@ final class FileStorage: Sendable {
             self.init(backend: .memory, quota: settings.quota ?? FileSettings.defaultMemoryQuota, settings: settings, clock: clock)
         case .sqlite(path: let path):
             let root = settings.directory ?? ((path as NSString).deletingLastPathComponent as NSString).appendingPathComponent("files")
-            self.init(backend: .disk(root: root.isEmpty ? "files" : root), quota: settings.quota ?? FileSettings.defaultDiskQuota, settings: settings, clock: clock)
+            self.init(
+                backend: .disk(root: root.isEmpty ? "files" : root), quota: settings.quota ?? FileSettings.defaultDiskQuota, settings: settings,
+                clock: clock
+            )
         case .postgres:
             // The database keeps records, not file contents: files stay on this machine's disk (one
             // serving process per database, see docs/SCALE-OUT.md).

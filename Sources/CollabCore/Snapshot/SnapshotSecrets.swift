@@ -104,8 +104,9 @@ public enum SecretRedaction {
 extension AccountState {
     /// Issues anew what a redacted export left out, so a restored account works: a device with an
     /// encrypted push version gets a new notification key (it fetches it like after a rotation), the
-    /// account a new test-token secret, a bot a new signing secret. Sessions and client tokens stay gone
-    /// (users log in again, apps start again); passwords stay unset (a seed or `setPassword` sets them).
+    /// account a new test-token secret, a bot a new signing secret, a declared entity the secrets its
+    /// declaration names. Sessions and client tokens stay gone (users log in again, apps start again);
+    /// passwords stay unset (a seed or `setPassword` sets them).
     public mutating func renewRedactedSecrets(context: OperationContext) {
         for var device in devices.values where device.keys == nil && device.version.isEncrypted {
             device.keys = NotificationKeyRing(
@@ -120,6 +121,11 @@ extension AccountState {
         for var bot in bots.values where bot.webhookSecret.isEmpty {
             bot.webhookSecret = context.ids.makeSecret()
             bots[bot.id] = bot
+        }
+        for entity in declared.storedEntities {
+            // A declared kind's secrets go through its declaration; records of our own encoding always decode.
+            guard let renewed = try? EntityRegistry.renewingSecrets(of: StoredRecord(encoding: entity), context: context) else { continue }
+            try? declared.load(renewed)
         }
     }
 }

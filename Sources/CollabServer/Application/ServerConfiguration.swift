@@ -86,6 +86,9 @@ public struct ServerConfiguration: Sendable {
     /// The clock uploads' minimum rate is measured on: the system's monotonic clock; tests give one they
     /// move themselves.
     public var uploadClock: any Clock<Duration> = ContinuousClock()
+    /// The vendor version `global/productVersion` answers, whose major decides which mobile SDK majors
+    /// may start clients; `nil` answers MockCollab's own name and checks no SDK version.
+    public var productVersion: ProductVersion?
     /// How many wrong invitation tokens (PINs, links) visitors may try (`serve --pin-attempts…`).
     public var redemptionLimits = RedemptionLimits()
     /// Live event sockets one client and one account may hold open (`serve --max-live-…`).

@@ -1,3 +1,5 @@
+import CollabClient
+import CollabWire
 import Foundation
 import Hummingbird
 import Logging
@@ -105,5 +107,14 @@ final class FailureCounter: Sendable {
             left -= 1
             return true
         }
+    }
+}
+
+extension WebhookReceiver {
+    /// Registers this receiver for `events` with `admin`'s account (the Web API's `webhookregistrations/create`).
+    func register(as admin: HTTPTransport, name: String, events: [String]) async throws {
+        let _: WebWebhookRegistration = try await admin.send(
+            "POST", "/app/rest/v4/webhookregistrations/create", body: WebWebhookRegistration(name: name, endpoint: url, events: events)
+        )
     }
 }

@@ -109,7 +109,7 @@ add("/_mock/v1/entities/{typeName}", "get", op("A page of one declared kind's en
     params=[p("typeName", "The kind's vendor type name (CannedResponse, PersonLabel, AuditChange, …)"), q("account", S, "Account id or name (default: the caller's)"),
             q("offset", I, "Entities to skip"), q("limit", I, "Page size (at most 1000, default 100)")], desc=ADMIN_NOTE.strip()))
 add("/_mock/v1/webhooks/deliveries", "get", op("Webhook delivery log", "controlWebhookDeliveries", {**ok(ref("WebhookDeliveryPage")), **errs(400, 401, 403)}, C, INSPECTOR,
-    params=[q("registrationId", S, "Registration"), q("eventType", S, "Event name"), q("state", S, "PENDING, DELIVERED or FAILED"), q("limit", I, "At most this many, the newest")],
+    params=[q("registrationId", S, "Registration"), q("eventType", S, "Event name"), q("state", S, "PENDING, DELIVERED, FAILED or DROPPED (never sent: a queue was full)"), q("limit", I, "At most this many, the newest")],
     desc="The last deliveries (bounded), with every attempt's status or error." + ADMIN_NOTE))
 add("/_mock/v1/configuration", "get", op("The configuration cascade of a scope", "controlConfiguration", {**ok(ref("ConfigurationCascade")), **errs(400, 401, 403, 404)}, C, INSPECTOR,
     params=[q("account", S, "Account id or name (default: the caller's)"), q("namedArea", S, "Named area id or siteId"), q("apiKey", S, "API key id or key")],
@@ -386,8 +386,9 @@ schemas = {
     "EntityPage": obj({"$_type": S, "items": arr({"type": "object"}), "hasMoreItems": B, "nextOffset": I}),
     "StateStats": obj({**{k: I for k in STATS_COUNTS}, "declared": {"type": "object", "additionalProperties": I}, "frames": obj({k: I for k in FRAME_COUNTS}, FRAME_COUNTS),
                          "framesHeld": obj({k: I for k in FRAMES_HELD}, FRAMES_HELD), "replicas": arr(S), "missingReplicas": arr(S)}, STATS_COUNTS + ["frames", "framesHeld"]),
-    "WebhookDelivery": obj({"deliveryId": S, "registrationId": S, "accountId": S, "eventType": S, "endpoint": S, "state": {"type": "string", "enum": ["PENDING", "DELIVERED", "FAILED"]},
-                            "attempts": arr(obj({"timestamp": L, "status": I, "error": S, "durationMillis": L, "faultRuleId": S}, ["timestamp", "durationMillis"])), "createdAt": L, "bodyBytes": I},
+    "WebhookDelivery": obj({"deliveryId": S, "registrationId": S, "accountId": S, "eventType": S, "endpoint": S, "state": {"type": "string", "enum": ["PENDING", "DELIVERED", "FAILED", "DROPPED"]},
+                            "attempts": arr(obj({"timestamp": L, "status": I, "error": S, "durationMillis": L, "faultRuleId": S}, ["timestamp", "durationMillis"])), "createdAt": L, "bodyBytes": I,
+                            "reason": S},
                            ["deliveryId", "registrationId", "accountId", "eventType", "endpoint", "state", "attempts", "createdAt", "bodyBytes"]),
     "WebhookDeliveryPage": obj({"deliveries": arr(ref("WebhookDelivery"))}, ["deliveries"]),
     "Seed": obj({"global": obj({"configuration": smap()}), "accounts": arr(obj({"name": S, "configuration": smap(), "metadata": smap(),

@@ -125,6 +125,8 @@ struct ServeCommand: AsyncParsableCommand {
 
     @OptionGroup(title: "Abuse limits") var abuse: ServeAbuseOptions
 
+    @OptionGroup(title: "Webhook deliveries and pushes per account") var outbound: ServeOutboundOptions
+
     func validate() throws {
         guard clientIdleSeconds > 0 else { throw ValidationError("--client-idle-seconds must be positive") }
         guard maxConnections > 0 else { throw ValidationError("--max-connections must be positive") }
@@ -206,6 +208,7 @@ struct ServeCommand: AsyncParsableCommand {
         limits.apply(to: &configuration)
         configuration.productVersion = (productVersion ?? Self.environment["MOCK_COLLAB_PRODUCT_VERSION"]).flatMap(ProductVersion.init)
         abuse.apply(to: &configuration)
+        outbound.apply(to: &configuration)
 
         let server = try await MockCollabServer(configuration: configuration, logger: logger)
         if server.usesDefaultTenant {

@@ -93,6 +93,8 @@ public struct ServerConfiguration: Sendable {
     public var redemptionLimits = RedemptionLimits()
     /// Live event sockets one client and one account may hold open (`serve --max-live-…`).
     public var liveSocketLimits = LiveSocketLimits()
+    /// Each account's share of webhook deliveries and pushes (`serve --webhook-…-per-account`, `--push-…-per-account`).
+    public var outboundShares = OutboundShares()
 
     public init(
         host: String = "127.0.0.1",

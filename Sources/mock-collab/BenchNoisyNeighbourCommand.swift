@@ -9,7 +9,7 @@ import Synchronization
 
 /// `mock-collab bench noisy-neighbour`: whether one tenant saturating a shared resource slows or refuses
 /// another. For each resource — upload slots, the file quota, fault rules, live events, co-browsing
-/// frames, database writes — a quiet account's requests are measured alone, then while a noisy account
+/// frames, database writes, webhook deliveries — a quiet account's requests are measured alone, then while a noisy account
 /// saturates that resource, in the same run; the table gives p50 and p99 both ways, their ratios, and
 /// how many of the quiet account's requests failed. Use a release build and a durable (SQLite) server
 /// started with `--control-token` and a small `--file-quota` (see scripts/bench, step 7).
@@ -63,21 +63,41 @@ struct BenchNoisyNeighbourCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let http = HTTPClient(eventLoopGroupProvider: .singleton, configuration: .init(timeout: .init(connect: .seconds(10), read: .seconds(60))))
-        do {
-            try await run(http: http)
-        } catch {
-            try? await http.shutdown()
-            throw error
-        }
-        try await http.shutdown()
+        try await HTTPClient.forBenchmark { try await run(http: $0) }
     }
 
     func run(http: HTTPClient) async throws {
         FileHandle.standardError.write(Data("seeding the quiet and the noisy account\n".utf8))
         let tenants = try await NoisyTenants.make(url: url, controlToken: controlToken, http: http)
+        let rows = try await BenchWebhookEndpoints.serving { hooks in
+            let webhooks = WebhookScenario(
+                hooks: hooks, quiet: try await tenants.quiet.registerWebhook(hooks.quietURL),
+                noisy: try await tenants.noisy.registerWebhook(hooks.hangURL)
+            )
+            return try await measure(scenarios(tenants, webhooks))
+        }
+        if json {
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+            print(String(decoding: try encoder.encode(rows), as: UTF8.self))
+            return
+        }
+        print("resource\tquiet request\talone p50/p99 ms\tnoisy p50/p99 ms\tratio p50/p99\tquiet failures alone/noisy\tnoisy ops")
+        for row in rows {
+            print(
+                String(
+                    format: "%@\t%@\t%.1f / %.1f\t%.1f / %.1f\t%.2f / %.2f\t%d / %d\t%d", row.resource, row.quietRequest, row.aloneP50Millis,
+                    row.aloneP99Millis,
+                    row.noisyP50Millis, row.noisyP99Millis, row.p50Ratio, row.p99Ratio, row.aloneFailures, row.noisyFailures, row.noisyOperations
+                )
+            )
+        }
+    }
+
+    /// Each scenario's quiet requests alone, then beside its noise.
+    func measure(_ scenarios: [Scenario]) async throws -> [Row] {
         var rows: [Row] = []
-        for scenario in scenarios(tenants) {
+        for scenario in scenarios {
             FileHandle.standardError.write(Data("\(scenario.resource): the quiet account alone\n".utf8))
             let alone = try await measure(scenario)
             let done = NoiseCount()
@@ -97,22 +117,15 @@ struct BenchNoisyNeighbourCommand: AsyncParsableCommand {
                 )
             )
         }
-        if json {
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-            print(String(decoding: try encoder.encode(rows), as: UTF8.self))
-            return
-        }
-        print("resource\tquiet request\talone p50/p99 ms\tnoisy p50/p99 ms\tratio p50/p99\tquiet failures alone/noisy\tnoisy ops")
-        for row in rows {
-            print(
-                String(
-                    format: "%@\t%@\t%.1f / %.1f\t%.1f / %.1f\t%.2f / %.2f\t%d / %d\t%d", row.resource, row.quietRequest, row.aloneP50Millis,
-                    row.aloneP99Millis,
-                    row.noisyP50Millis, row.noisyP99Millis, row.p50Ratio, row.p99Ratio, row.aloneFailures, row.noisyFailures, row.noisyOperations
-                )
-            )
-        }
+        return rows
+    }
+
+    /// The webhook row's endpoints and registrations: the quiet account's endpoint answers, the noisy
+    /// account's never does.
+    struct WebhookScenario: Sendable {
+        var hooks: BenchWebhookEndpoints
+        var quiet: String
+        var noisy: String
     }
 
     struct Measurement {
@@ -152,7 +165,7 @@ struct BenchNoisyNeighbourCommand: AsyncParsableCommand {
         }
     }
 
-    func scenarios(_ t: NoisyTenants) -> [Scenario] {
+    func scenarios(_ t: NoisyTenants, _ webhooks: WebhookScenario) -> [Scenario] {
         let width = noise
         return [
             // No shared budget: what the noisy account's requests cost the quiet one in CPU alone, to read the rest against.
@@ -204,6 +217,16 @@ struct BenchNoisyNeighbourCommand: AsyncParsableCommand {
                 resource: "database writes", quietRequest: "visitor message", samples: samples,
                 quiet: { i in try await t.quiet.message("quiet \(i)") },
                 noise: { done in try await Self.loops(width * 2, done) { loop in _ = try await t.noisy.message("noise \(loop)") } }
+            ),
+            // Last: the noisy account's queue of deliveries to its endpoint that never answers outlives the row.
+            Scenario(
+                resource: "webhook deliveries", quietRequest: "ping until its endpoint has it", samples: samples,
+                quiet: { _ in
+                    let target = webhooks.hooks.arrived + 1
+                    guard try await t.quiet.sendPing(webhooks.quiet) else { return false }
+                    return await webhooks.hooks.wait(untilArrived: target, timeout: .seconds(30))
+                },
+                noise: { done in try await Self.loops(width, done) { _ in _ = try await t.noisy.sendPing(webhooks.noisy) } }
             ),
         ]
     }

@@ -183,6 +183,23 @@ final class BenchTenant: Sendable {
         for id in ids { _ = try? await admin.raw("DELETE", "/_mock/v1/faults/\(id)") }
     }
 
+    /// The admin registers a webhook for pings to `endpoint`; returns its id.
+    func registerWebhook(_ endpoint: String) async throws -> String {
+        let registration: WebWebhookRegistration = try await admin.send(
+            "POST", "/app/rest/v4/webhookregistrations/create",
+            body: WebWebhookRegistration(name: "noisy-neighbour-\(UInt32.random(in: 0...UInt32.max))", endpoint: endpoint, events: ["webhook.ping"])
+        )
+        guard let id = registration.id else {
+            throw CollabClientError(code: .decoding, status: nil, message: "the registration came back without an id")
+        }
+        return id
+    }
+
+    /// The admin asks for a ping to registration `id`: `true` when it is queued.
+    func sendPing(_ id: String) async throws -> Bool {
+        (200..<300).contains(try await admin.raw("POST", "/app/rest/v4/webhookregistrations/\(id)/sendPing").status)
+    }
+
     /// The admin adds a rule and removes it again: `true` when both worked.
     func addAndRemoveRule(_ index: Int) async throws -> Bool {
         let response = try await admin.raw("POST", "/_mock/v1/faults", body: ruleBody(index))

@@ -98,6 +98,30 @@ struct WebhookFairnessTests {
         try await receiver.stop()
     }
 
+    @Test("the delivery log keeps each account's newest entries: one account's flood pushes out only its own, then the largest gives way")
+    func deliveryLogPerAccount() {
+        let log = WebhookDeliveryLog(capacity: 3, serverCapacity: 5)
+        func record(_ account: String, _ index: Int) {
+            log.record(
+                WebhookDelivery(
+                    deliveryId: "\(account)\(index)", registrationId: "\(account)-hook", accountId: account, eventType: "webhook.ping",
+                    endpoint: "http://127.0.0.1:9/hooks", state: "DROPPED", attempts: [], createdAt: Int64(index), bodyBytes: 2
+                )
+            )
+        }
+        for index in 0..<2 { record("quiet", index) }
+        for index in 0..<10 { record("noisy", index) }
+        #expect(log.deliveries(registrationId: nil, eventType: nil, deliveryState: nil, limit: 100).map(\.deliveryId) == [
+            "quiet0", "quiet1", "noisy7", "noisy8", "noisy9",
+        ])
+        // A third account's entry passes the server's five: the account holding the most gives up its oldest.
+        record("third", 0)
+        #expect(log.deliveries(registrationId: nil, eventType: nil, deliveryState: nil, limit: 100).map(\.deliveryId) == [
+            "quiet0", "quiet1", "noisy8", "noisy9", "third0",
+        ])
+        #expect(log.deliveries(accountId: "quiet", registrationId: nil, eventType: nil, deliveryState: nil, limit: 1).map(\.deliveryId) == ["quiet1"])
+    }
+
     @Test("a WEBHOOK_FAILURE time-out rule on one account holds that account's slots only")
     func faultTimeoutDelaysOnlyItsAccount() async throws {
         let receiver = try await WebhookReceiver()

@@ -5,8 +5,8 @@ import ServiceLifecycle
 import Synchronization
 
 /// The webhook endpoints of `bench noisy-neighbour`, on a port of their own: `POST /hooks/quiet` counts
-/// what arrives and wakes whoever waits for it; `POST /hooks/hang` does not answer for an hour (the
-/// dispatcher's request timeout ends each attempt first).
+/// what arrives and wakes whoever waits for it; `POST /hooks/hang` does not answer until the endpoints
+/// stop (the dispatcher's request timeout ends each attempt first).
 final class BenchWebhookEndpoints: Sendable {
     private struct Arrivals {
         var count = 0
@@ -14,6 +14,8 @@ final class BenchWebhookEndpoints: Sendable {
     }
 
     private let arrivals = Mutex(Arrivals())
+    /// Requests to the hanging endpoint, held until the endpoints stop (`nil` then).
+    private let held = Mutex<[CheckedContinuation<Void, Never>]?>([])
     private let port = Mutex(0)
 
     var quietURL: String { "http://127.0.0.1:\(port.withLock { $0 })/hooks/quiet" }
@@ -32,7 +34,7 @@ final class BenchWebhookEndpoints: Sendable {
             return .noContent
         }
         router.post("hooks/hang") { _, _ -> HTTPResponse.Status in
-            try await Task.sleep(for: .seconds(3_600))
+            await endpoints.hang()
             return .noContent
         }
         var logger = Logger(label: "bench-webhooks")
@@ -49,11 +51,14 @@ final class BenchWebhookEndpoints: Sendable {
                 endpoints.port.withLock { $0 = port }
                 break
             }
+            // Stopping waits for requests in progress: the held ones are let go first.
             do {
                 let result = try await body(endpoints)
+                endpoints.releaseHeld()
                 await group.triggerGracefulShutdown()
                 return result
             } catch {
+                endpoints.releaseHeld()
                 await group.triggerGracefulShutdown()
                 throw error
             }
@@ -87,6 +92,25 @@ final class BenchWebhookEndpoints: Sendable {
             group.cancelAll()
             return first
         }
+    }
+
+    private func hang() async {
+        await withCheckedContinuation { continuation in
+            let stopped = held.withLock { held in
+                guard held != nil else { return true }
+                held?.append(continuation)
+                return false
+            }
+            if stopped { continuation.resume() }
+        }
+    }
+
+    private func releaseHeld() {
+        let waiting = held.withLock { held in
+            defer { held = nil }
+            return held ?? []
+        }
+        for continuation in waiting { continuation.resume() }
     }
 
     private func arrive() {

@@ -14,10 +14,13 @@ import Testing
 /// (``SilentEndpoint``) and one that records (``WebhookReceiver``).
 @Suite("Webhook fairness")
 struct WebhookFairnessTests {
-    /// Runs a dispatcher of its own for `body`; it stops (its in-flight deliveries cancelled) after.
-    static func withDispatcher(_ settings: WebhookDispatcher.Settings, _ body: @Sendable (WebhookDispatcher) async throws -> Void) async throws {
+    /// Runs a dispatcher of its own, meeting `rules`, for `body`; it stops (its in-flight deliveries
+    /// cancelled) after.
+    static func withDispatcher(
+        _ settings: WebhookDispatcher.Settings, rules: FaultRules = FaultRules(), _ body: @Sendable (WebhookDispatcher) async throws -> Void
+    ) async throws {
         let client = SharedHTTPClient(configuration: .init())
-        let faults = FaultInjection(rules: FaultRules(), journal: RequestJournal(capacity: 100), clock: AdjustableClock())
+        let faults = FaultInjection(rules: rules, journal: RequestJournal(capacity: 100), clock: AdjustableClock())
         let dispatcher = WebhookDispatcher(settings: settings, client: client, botClient: client, faults: faults, logger: TestServer.logger)
         do {
             try await withThrowingTaskGroup(of: Void.self) { group in
@@ -125,18 +128,13 @@ struct WebhookFairnessTests {
     @Test("a WEBHOOK_FAILURE time-out rule on one account holds that account's slots only")
     func faultTimeoutDelaysOnlyItsAccount() async throws {
         let receiver = try await WebhookReceiver()
-        let client = SharedHTTPClient(configuration: .init())
         let rules = FaultRules()
-        let clock = AdjustableClock()
         // The noisy account's endpoint times out after ten minutes: its deliveries hold their slots.
         var rule = FaultRule(match: FaultMatch(), action: .webhookTimeout(millis: 600_000))
         rule.id = "hang"
         rule.accountId = "noisy"
-        try rules.add(rule, owner: .account("noisy"), now: clock.now())
-        let faults = FaultInjection(rules: rules, journal: RequestJournal(capacity: 100), clock: clock)
-        let dispatcher = WebhookDispatcher(settings: Self.settings, client: client, botClient: client, faults: faults, logger: TestServer.logger)
-        try await withThrowingTaskGroup(of: Void.self) { group in
-            group.addTask { try await dispatcher.run() }
+        try rules.add(rule, owner: .account("noisy"), now: 0)
+        try await Self.withDispatcher(Self.settings, rules: rules) { dispatcher in
             dispatcher.enqueue(Self.deliveries(account: "noisy", endpoint: receiver.url, count: 40))
             // The noisy account's share is in flight (waiting on the rule) before the quiet account's deliveries come.
             let deadline = ContinuousClock.now + .seconds(30)
@@ -145,9 +143,7 @@ struct WebhookFairnessTests {
             let arrived = try await receiver.wait(count: 5)
             #expect(arrived.count == 5, "only the quiet account's deliveries reach the endpoint")
             #expect(dispatcher.counts(accountId: "noisy").running <= 2)
-            group.cancelAll()
         }
-        await client.shutdown()
         try await receiver.stop()
     }
 }

@@ -135,16 +135,22 @@ public struct EntityRules<Entity: DeclaredEntity>: Sendable {
     public var writable: Check
     /// Fills what the vendor fills when a client leaves it out (before `validate`).
     public var complete: @Sendable (inout Entity, Principal) -> Void
+    /// What a create or update through the Web API changes beyond the entity (run after it is stored,
+    /// in the same operation).
+    public var afterWrite: AfterWrite
+    public typealias AfterWrite = @Sendable (Entity, Principal, inout AccountState, OperationContext, inout ChangeSet) -> Void
 
     public init(
         validate: @escaping Check = { _, _, _ throws(CollabError) in },
         visible: @escaping @Sendable (Entity, Principal, borrowing AccountState) -> Bool = { _, _, _ in true },
-        writable: @escaping Check = { _, _, _ throws(CollabError) in }, complete: @escaping @Sendable (inout Entity, Principal) -> Void = { _, _ in }
+        writable: @escaping Check = { _, _, _ throws(CollabError) in }, complete: @escaping @Sendable (inout Entity, Principal) -> Void = { _, _ in },
+        afterWrite: @escaping AfterWrite = { _, _, _, _, _ in }
     ) {
         self.validate = validate
         self.visible = visible
         self.writable = writable
         self.complete = complete
+        self.afterWrite = afterWrite
     }
 }
 

@@ -57,7 +57,9 @@ extension AccountState {
         var targets: [String: Set<String>] = [:]
         for device in devices.rows(Indexes.deviceOfAgent, "agent") {
             let filter = clientSession(on: device)?.namedAreaId.map { Set([$0]) }
-            guard Self.queueShows(conversation.recipient, declinedBy: conversation.declinedBy, to: device.personId, filter: filter) else { continue }
+            let teams = conversation.recipient.type == .team ? queueTeams(ofAgent: device.personId) : []
+            let declined = conversation.declinedBy
+            guard Self.queueShows(conversation.recipient, declinedBy: declined, to: device.personId, filter: filter, teams: teams) else { continue }
             targets[device.personId, default: []].insert(device.id)
         }
         for (personId, deviceIds) in targets.sorted(by: { $0.key < $1.key }) {

@@ -76,6 +76,7 @@ extension AccountState {
         E.declaration.rules.complete(&entity, principal)
         try checkWrite(entity, for: principal)
         putEntity(entity, action: .create, previous: nil, by: principal, context: context, changes: &changes)
+        E.declaration.rules.afterWrite(entity, principal, &self, context, &changes)
         return entity
     }
 
@@ -98,6 +99,7 @@ extension AccountState {
         E.declaration.rules.complete(&entity, principal)
         try checkWrite(entity, for: principal)
         putEntity(entity, action: .update, previous: current, by: principal, context: context, changes: &changes)
+        E.declaration.rules.afterWrite(entity, principal, &self, context, &changes)
         return entity
     }
 

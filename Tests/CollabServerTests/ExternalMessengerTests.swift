@@ -26,6 +26,7 @@ struct ExternalMessengerTests {
             )
             let channelId = try #require(channel["id"] as? String)
             #expect(channel["$_type"] as? String == "CustomExternalMessengerChannel" && channel["webhookStatus"] as? String == "ACTIVE")
+            #expect(channel["webhookSecret"] == nil, "the secret is never shown")
             let (_, contact) = try await call(
                 "POST", "externalmessengercontacts/create", #"{"externalMessengerChannelId":"\#(channelId)","sourceId":"user-42","name":"Zed"}"#
             )
@@ -61,8 +62,11 @@ struct ExternalMessengerTests {
             let deliveries = try await endpoint.wait(count: 2) { $0.headers["x-unblu-event"] == "outbound.external_messenger.new_message" }
             let delivered = try #require(deliveries.last, "the first attempt failed; the dispatcher retried")
             #expect(deliveries.first?.body == delivered.body)
-            let signature = HMAC<SHA256>.authenticationCode(for: delivered.body, using: SymmetricKey(data: Data("channel-secret".utf8)))
-            #expect(delivered.headers["x-unblu-signature-256"] == signature.map { String(format: "%02x", $0) }.joined())
+            func signature(_ body: Data) -> String {
+                let code = HMAC<SHA256>.authenticationCode(for: body, using: SymmetricKey(data: Data("channel-secret".utf8)))
+                return code.map { String(format: "%02x", $0) }.joined()
+            }
+            #expect(delivered.headers["x-unblu-signature-256"] == signature(delivered.body))
             #expect(VendorSchemaCheck.problems(delivered.body, schema: "ExternalMessengerNewMessageRequest").isEmpty)
             let request = try #require(try JSONSerialization.jsonObject(with: delivered.body) as? [String: Any])
             #expect((request["conversationMessage"] as? [String: Any])?["text"] as? String == "hi back")
@@ -78,6 +82,8 @@ struct ExternalMessengerTests {
             #expect(updatedStatus == 200)
             let (pingStatus, pong) = try await call("POST", "externalmessengers/\(channelId)/sendPing")
             #expect(pingStatus == 200 && pong["$_type"] as? String == "PingResponse")
+            let ping = try #require(pinger.all.last, "an update without the secret kept it: the ping is signed with it")
+            #expect(ping.headers["x-unblu-signature-256"] == signature(ping.body))
             var inactive = updated
             inactive["webhookStatus"] = "INACTIVE"
             #expect(try await call("POST", "externalmessengers/update", try EntityLayerTests.text(inactive)).0 == 200)

@@ -153,7 +153,55 @@ struct TeamQueueTests {
             #expect(VendorSchemaCheck.problems(forwarded.body, schema: "AgentForwardingCreatedEvent").isEmpty)
             let target = (try JSONSerialization.jsonObject(with: forwarded.body) as? [String: Any])?["target"] as? [String: Any]
             #expect(target?["$_type"] as? String == "TeamData" && target?["id"] as? String == "team-s")
+            for (team, reason) in [("team-n", "child teams"), ("team-s", "wait for the team"), ("team-ne", "users belong")] {
+                let refused = try await admin.raw("DELETE", "/app/rest/v4/teams/\(team)/delete")
+                let message = (try JSONSerialization.jsonObject(with: refused.body) as? [String: Any])?["errorMessage"] as? String ?? ""
+                #expect(refused.status == 409 && message.contains(reason), "\(team): \(refused.status) \(message)")
+            }
         }
         try await receiver.stop()
+    }
+
+    @Test("an agent's device is pushed the requests of its team's queue and its team's invitations; another team's agent is not")
+    func teamPushes() async throws {
+        try await TestServer.with(seed: Self.seed) { server in
+            let admin = server.admin("admin-d", "pw").transport
+            var persons: [String: String] = [:]
+            var apps: [AgentClient] = []  // kept running to the end: a stopped app is pushed nothing
+            // A push token belongs to one device: each app registers its own.
+            for (username, device, tokens) in [("agent-s", "south-phone", ("c3", "e5")), ("agent-ne", "north-east-phone", ("d4", "f6"))] {
+                let app = AgentAppTests.agentApp(server, device: device)
+                apps.append(app)
+                try await app.start(username: username, password: "pw")
+                let (apns, voip) = (String(repeating: tokens.0, count: 32), String(repeating: tokens.1, count: 32))
+                try await NotificationAPI(client: app).register(apnsToken: apns, pushKitToken: voip, version: .encrypted)
+                try await app.setAppState(.background)
+                persons[username] = try #require(app.appSession?.person.id)
+            }
+            let northEast = try await agent(server, "agent-ne")
+            let visitorApp = visitor(server, device: "push-caller")
+            try await visitorApp.start()
+            let conversation = try await visitorApp.startConversation(topic: "push me")
+            _ = try await northEast.accept(conversation.id)
+            try await server.settlePushes()
+            let before = String(try await server.pushes().map(\.id).max() ?? 0)
+
+            let invite = #"{"conversationId":"\#(conversation.id)","teamId":"team-s"}"#
+            #expect(try await admin.raw("POST", "/app/rest/v4/invitations/inviteTeamToConversation", body: Data(invite.utf8)).status == 200)
+            let request = [("kind", "INBOUND_REQUEST"), ("conversationId", conversation.id), ("after", before)]
+            let invited = try await server.waitForPush(request)
+            #expect(invited.personId == persons["agent-s"])
+            try await server.settlePushes()
+            let toNorthEast = try await server.pushes(request + [("personId", persons["agent-ne"] ?? "")])
+            #expect(toNorthEast.isEmpty, "North-East does not see South's invitations")
+
+            let afterInvitation = String(try await server.pushes().map(\.id).max() ?? 0)
+            #expect(try await admin.raw("POST", "/app/rest/v4/invitations/forwardConversationToTeam", body: Data(invite.utf8)).status == 200)
+            let queued = [("kind", "INBOUND_REQUEST"), ("conversationId", conversation.id), ("after", afterInvitation)]
+            #expect(try await server.waitForPush(queued).personId == persons["agent-s"], "the team's queue is pushed to its agents")
+            try await server.settlePushes()
+            #expect(try await server.pushes(queued + [("personId", persons["agent-ne"] ?? "")]).isEmpty)
+            for app in apps { try await app.stop() }
+        }
     }
 }

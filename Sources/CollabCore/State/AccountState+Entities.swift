@@ -88,7 +88,7 @@ extension AccountState {
         guard !draft.id.isEmpty else { throw .badRequest("id is required") }
         let current = try entity(E.self, draft.id, for: principal)
         try E.declaration.rules.writable(current, principal, self)
-        var entity = draft
+        var entity = E.declaration.secrets?.keep?(draft, current) ?? draft
         if E.declaration.versioned {
             try Self.checkVersion(draft.version, current: current.version ?? 1, entity: E.declaration.typeName)
             entity.version = (current.version ?? 1) + 1
@@ -110,6 +110,7 @@ extension AccountState {
     ) throws(CollabError) -> E {
         let current = try entity(E.self, id, for: principal)
         try E.declaration.rules.writable(current, principal, self)
+        try E.declaration.rules.deletable(current, principal, self)
         removeEntity(current, by: principal, context: context, changes: &changes)
         return current
     }

@@ -52,6 +52,9 @@ public struct QueueIndex: Sendable, Equatable {
         }
     }
 
+    /// How many conversations wait in `recipient`'s line.
+    func count(of recipient: ConversationRecipient) -> Int { lines[recipient]?.count ?? 0 }
+
     /// The lines an agent's queue draws from: its own requests, its teams' (`teams`), and without a
     /// filter the account-wide line and every area; with one, only those areas.
     func recipients(agentPersonId: String, teams: Set<String>, filter namedAreaIds: Set<String>?, accountId: String) -> [ConversationRecipient] {

@@ -72,9 +72,17 @@ public struct ExternalMessenger: DeclaredEntity {
                 if renewed.webhookSecret == "" { renewed.webhookSecret = makeSecret() }
                 if renewed.twilioAuthToken == "" { renewed.twilioAuthToken = makeSecret() }
                 return renewed
+            },
+            keep: { draft, current in
+                var kept = draft
+                if kept.webhookSecret == nil { kept.webhookSecret = current.webhookSecret }
+                if kept.twilioAuthToken == nil { kept.twilioAuthToken = current.twilioAuthToken }
+                return kept
             }
         ),
-        wireType: { variants[$0.type ?? ""] ?? "CustomExternalMessengerChannel" }
+        wireType: { variants[$0.type ?? ""] ?? "CustomExternalMessengerChannel" },
+        // Any agent reads a channel: its secrets are accepted, used and never shown (an update without them keeps them).
+        storedOnly: ["webhookSecret", "twilioAuthToken"]
     )
 
     func check() throws(CollabError) {

@@ -29,19 +29,24 @@ public struct Team: DeclaredEntity {
         ],
         naturalKey: { $0.name },
         webhookEvent: "team",
-        rules: EntityRules(validate: { team, _, state throws(CollabError) in
-            try Limits.check(team.name, field: "name", max: 250, required: true)
-            try Limits.check(team.description, field: "description", max: 500)
-            try Limits.checkProperties(team.configuration, field: "configuration")
-            try Limits.checkProperties(team.metadata, field: "metadata")
-            guard let parentId = team.parentId, !parentId.isEmpty else { return }
-            guard parentId != team.id else { throw .badRequest("parentId must not be the team itself") }
-            guard state.declared.table(Team.self)[parentId] != nil else { throw .badRequest("parentId must name a team of this account") }
-            let ancestors = state.teamAncestors(of: parentId)
-            guard !ancestors.contains(team.id) else { throw .badRequest("parentId would make the team its own ancestor") }
-            guard ancestors.count < maxDepth else { throw .badRequest("parentId would nest teams deeper than \(maxDepth) levels") }
-        })
+        rules: EntityRules(
+            validate: { team, _, state throws(CollabError) in try team.check(in: state) },
+            deletable: { team, _, state throws(CollabError) in try state.checkTeamRemovable(team.id) }
+        )
     )
+
+    func check(in state: borrowing AccountState) throws(CollabError) {
+        try Limits.check(name, field: "name", max: 250, required: true)
+        try Limits.check(description, field: "description", max: 500)
+        try Limits.checkProperties(configuration, field: "configuration")
+        try Limits.checkProperties(metadata, field: "metadata")
+        guard let parentId, !parentId.isEmpty else { return }
+        guard parentId != id else { throw .badRequest("parentId must not be the team itself") }
+        guard state.declared.table(Team.self)[parentId] != nil else { throw .badRequest("parentId must name a team of this account") }
+        let ancestors = state.teamAncestors(of: parentId)
+        guard !ancestors.contains(id) else { throw .badRequest("parentId would make the team its own ancestor") }
+        guard ancestors.count < Self.maxDepth else { throw .badRequest("parentId would nest teams deeper than \(Self.maxDepth) levels") }
+    }
 }
 
 extension AccountState {
@@ -75,6 +80,25 @@ extension AccountState {
     public func queueTeams(ofAgent personId: String) -> Set<String> {
         guard let teamId = persons[personId]?.teamId, declared.table(Team.self)[teamId] != nil else { return [] }
         return Set([teamId] + teamDescendants(of: teamId).map(\.id))
+    }
+
+    /// Refuses to delete a team something still depends on: child teams, users, or requests and
+    /// invitations waiting for it (they would wait for nobody).
+    func checkTeamRemovable(_ teamId: String) throws(CollabError) {
+        guard declared.table(Team.self).ids("PARENT_ID", teamId).isEmpty else { throw .conflict("the team has child teams") }
+        guard queue.count(of: ConversationRecipient(type: .team, id: teamId)) == 0,
+            invitations.count(Indexes.invitationByOpenTeamTarget, teamId) == 0
+        else { throw .conflict("conversations or invitations wait for the team") }
+        // Deleting a team is rare: a look through the account's users is fine here.
+        guard !users.values.contains(where: { $0.teamId == teamId }) else { throw .conflict("users belong to the team") }
+    }
+
+    /// The persons of the users who see `teamId`'s queue: its users and those of the teams above it.
+    /// A team invitation is rare: a look through the account's users is fine here.
+    func agentPersons(seeingTeam teamId: String) -> [String] {
+        let teams = Set(teamAncestors(of: teamId))
+        return users.values.filter { user in user.teamId.map { teams.contains($0) } ?? false }
+            .compactMap { personIdBySource[PersonSourceKey(source: .userDB, sourceId: $0.id)] }.sorted()
     }
 
     /// The team of the calling user.

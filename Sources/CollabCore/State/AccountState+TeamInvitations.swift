@@ -21,16 +21,17 @@ extension AccountState {
                 throw .conflict("the team already has an open invitation to this conversation")
             }
         } else {
-            for var previous in open where previous.kind == .agentForwarding || previous.kind == .assignmentRequest {
-                previous.state = .revoked
-                saveInvitation(previous, action: "revoked", context: context, changes: &changes)
-            }
+            // The move is checked (on this copy) before anything is stored.
+            let wasQueued = conversation.state == .queued
+            if !wasQueued { try conversation.move(to: .queued, at: context.now) }
             let team = ConversationRecipient(type: .team, id: teamId)
             let previous = conversation.recipient
             conversation.recipient = team
             conversation.declinedBy = []
-            let wasQueued = conversation.state == .queued
-            if !wasQueued { try conversation.move(to: .queued, at: context.now) }
+            for var replaced in open where replaced.kind == .agentForwarding || replaced.kind == .assignmentRequest {
+                replaced.state = .revoked
+                saveInvitation(replaced, action: "revoked", context: context, changes: &changes)
+            }
             save(conversation, context: context, changes: &changes)
             // The previous queue's agents are told it left; the team's that it arrived.
             emit(wasQueued ? .conversationUpdated : .conversationQueued, conversation, queue: [previous, team], context: context, changes: &changes)

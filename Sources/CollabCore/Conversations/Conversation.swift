@@ -69,6 +69,17 @@ public struct Conversation: Sendable, Codable, Equatable, Identifiable {
     public var metadata: [String: String]?
     /// Custom data the visitor side may read (`setVisitorData`); never anything confidential.
     public var visitorData: String?
+    /// The CONVERSATION scope of the configuration cascade (`updateConfiguration`).
+    public var configuration: [String: String]?
+    /// Texts by key and locale (`updateText`).
+    public var text: [String: [String: String]]?
+    /// The template the conversation was created from (see ``ConversationTemplate``).
+    public var conversationTemplateId: String?
+    /// Whether the conversation follows its template's configuration and texts (the mock copies them at
+    /// creation either way).
+    public var inheritConfigurationAndTexts: Bool?
+    /// The external messenger channel the conversation runs over (``ExternalMessenger``).
+    public var externalMessengerChannelId: String?
 
     public init(
         id: String, accountId: String, topic: String?, recipient: ConversationRecipient, initialEngagementType: EngagementType,

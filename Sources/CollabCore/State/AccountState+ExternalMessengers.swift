@@ -87,9 +87,8 @@ extension AccountState {
         _ = try callerAccountId(principal)
         try Limits.checkOptional(sourceId, field: "sourceId")
         try Limits.checkOptional(channelId, field: "externalMessengerChannelId")
-        let found = conversations.values.filter {
-            $0.sourceId == sourceId && $0.externalMessengerChannelId == channelId && $0.state != .ended
-        }.min { ($0.creationTimestamp, $0.id) < ($1.creationTimestamp, $1.id) }
+        let found = conversations.rows(Indexes.conversationByOpenSource, Indexes.openSourceKey(sourceId: sourceId, channelId: channelId))
+            .min { ($0.creationTimestamp, $0.id) < ($1.creationTimestamp, $1.id) }
         guard let conversation = found, mayReadBySource(conversation, principal) else {
             throw CollabError(.notFound, "no open conversation with sourceId '\(sourceId)' on this channel")
         }

@@ -87,9 +87,3 @@ final class FCMReceiver: Sendable {
         func isUnregistered(_ token: String) -> Bool { gone.withLock { $0.contains(token) } }
     }
 }
-
-final class ListBox<Element: Sendable>: Sendable {
-    private let items = Mutex<[Element]>([])
-    func append(_ item: Element) { items.withLock { $0.append(item) } }
-    var all: [Element] { items.withLock { $0 } }
-}

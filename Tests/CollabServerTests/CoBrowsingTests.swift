@@ -11,14 +11,6 @@ import NIOFoundationCompat
 import NIOWebSocket
 import Testing
 
-/// A small JPEG-signed image; `n` makes it distinct.
-func jpeg(_ n: Int, size: Int = 12_000) -> Data {
-    var data = Data([0xFF, 0xD8, 0xFF, 0xE0])
-    data.append(contentsOf: withUnsafeBytes(of: UInt32(n).bigEndian) { Array($0) })
-    data.append(Data(repeating: UInt8(n % 251), count: max(0, size - data.count)))
-    return data
-}
-
 @Suite("Co-browsing", .serialized)
 struct CoBrowsingTests {
     struct Setup {

@@ -114,7 +114,7 @@ struct FileStorageTests {
         do {
             #expect(storedFiles(filesRoot).count == 1)
             #expect(second.server.fileBytesStored == 700)
-            let agentA = try await CollabServerTests.agent(second, "agent-a")
+            let agentA = try await CollabTestSupport.agent(second, "agent-a")
             let download = try await agentA.downloadFile(kept.id, in: conversationId)
             #expect(download.data == pngBytes(700))
             try await second.stop()

@@ -97,6 +97,7 @@ public final class AgentClient: Sendable {
     /// Opens the agent's live event stream, its queue events filtered by named areas.
     public func connectEvents(namedAreas: [String] = [], lastEventId: Int64? = nil) async throws(CollabClientError) -> LiveEventStream {
         guard let token = session?.token else { throw CollabClientError(code: .authorization, status: nil, message: "log in first") }
+        try InProcessExchanges.requireSocket(baseURL, for: "the live event stream")
         var query = [("token", token)]
         if !namedAreas.isEmpty { query.append(("namedAreas", namedAreas.joined(separator: ","))) }
         let stream = LiveEventStream(url: webSocketURL(baseURL, path: "/agent/v1/events", query: query), lastEventId: lastEventId, tls: transport.tls)

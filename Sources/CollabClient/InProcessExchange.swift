@@ -51,3 +51,12 @@ package enum InProcessExchanges {
         return String(baseURL.dropFirst(prefix.count).prefix { $0 != "/" })
     }
 }
+
+extension InProcessExchanges {
+    /// Throws when `baseURL` names an in-process exchange: live WebSockets need a server on a socket, and
+    /// failing at once beats reconnecting forever.
+    static func requireSocket(_ baseURL: String, for what: String) throws(CollabClientError) {
+        guard baseURL.hasPrefix(scheme + "://") else { return }
+        throw CollabClientError(code: .transport, status: nil, message: "\(what) needs a server on a socket, not \(baseURL)")
+    }
+}

@@ -88,6 +88,7 @@ public final class VisitorClient: Sendable {
             state.withLock { $0.start = response }
             return response
         }
+        try InProcessExchanges.requireSocket(configuration.baseURL, for: "the live event stream")
         let live = LiveEventStream(url: webSocketURL(configuration.baseURL, path: "/mobile/v1/events", query: [("token", response.token)]), tls: configuration.tls)
         let previous = state.withLock { state -> LiveEventStream? in
             let previous = state.live

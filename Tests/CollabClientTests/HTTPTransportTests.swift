@@ -97,4 +97,10 @@ struct HTTPTransportTests {
         #expect(webSocketURL("https://mock.example", path: "/agent/v1/events", query: []) == "wss://mock.example/agent/v1/events")
         #expect(webSocketURL("https://h", path: "/p", query: [("ids", "1,2"), ("x", "é")]) == "wss://h/p?ids=1,2&x=%C3%A9")
     }
+
+    @Test("live events through an in-process server fail at once instead of reconnecting forever")
+    func liveEventsNeedASocket() throws {
+        #expect(throws: CollabClientError.self) { try InProcessExchanges.requireSocket("inprocess://abc", for: "the live event stream") }
+        try InProcessExchanges.requireSocket("http://127.0.0.1:8080", for: "the live event stream")
+    }
 }

@@ -50,6 +50,11 @@ INSPECTOR = [{"basicAuth": []}, {"sessionCookie": []}, {"controlToken": []}]
 ADMIN_NOTE = " Super admins and the control token see every account; ADMIN and TECHNICAL_ADMIN see their own account only (naming another answers 404)."
 CLIENT = [{"clientToken": []}]
 AGENT = [{"agentToken": []}, {"basicAuth": []}, {"sessionCookie": []}]
+# An agent's app: the token of POST /agent/v1/clients.
+AGENT_APP = [{"agentToken": []}]
+# Call routes also take the call's device credential from its incoming-call push (an app not started yet).
+CALL_CLIENT = CLIENT + [{"callCredential": []}]
+CALL_AGENT = AGENT + [{"callCredential": []}]
 NONE = []
 paths = {}
 def add(path, method, o): paths.setdefault(path, {})[method] = o
@@ -81,6 +86,9 @@ add("/_mock/v1/journal", "delete", op("Clear the request journal", "controlClear
 add("/_mock/v1/accounts/{account}/tokens", "post", op("Issue a test access token", "controlIssueToken", {**ok(ref("TestTokenResponse")), **errs(400, 401, 403, 404)}, C, CONTROL,
     params=[p("account", "Account id or name")], request=body(ref("TestTokenRequest")),
     desc="An HS256 JWT signed with the account's test-token secret, with its configured issuer and audience; valid for loginWithSecureToken and mobile client starts."))
+add("/_mock/v1/accounts/{account}/tokens/revoke", "post", op("Revoke an access token", "controlRevokeToken", {**ok(ref("TokenRevocationResponse")), **errs(400, 401, 403, 404)}, C, CONTROL,
+    params=[p("account", "Account id or name")], request=body(ref("TokenRevocationRequest")),
+    desc="The token (valid for the account, not expired) starts no app any more until it expires, and the apps it started end now: each gets a client.error live event (AUTHORIZATION, non-fatal, reason REVOKED) and its live socket closes with 4003; its next request answers 401 AUTHORIZATION."))
 add("/_mock/v1/clock", "get", op("Read the server clock", "controlClock", {**ok(ref("ClockState")), **errs(401, 403)}, C, INSPECTOR, desc=ADMIN_NOTE.strip()))
 add("/_mock/v1/clock", "post", op("Move or freeze the server clock", "controlChangeClock", {**ok(ref("ClockState")), **errs(400, 401, 403)}, C, CONTROL,
     request=body(ref("ClockChange")), desc="Every timestamp, expiry and timeout of the server follows this clock."))
@@ -95,6 +103,11 @@ add("/_mock/v1/faults/{id}", "put", op("Replace a fault rule", "controlReplaceFa
 add("/_mock/v1/faults/{id}", "delete", op("Remove a fault rule", "controlRemoveFault", {"204": {"description": "Removed"}, **errs(401, 403, 404)}, C, INSPECTOR,
     params=[p("id", "Rule id")], desc=FAULT_NOTE.strip()))
 add("/_mock/v1/stats", "get", op("Entity counts and activity since start", "controlStats", {**ok(ref("StateStats")), **errs(400, 401, 403, 404)}, C, INSPECTOR, params=[q("account", S, "Account id or name"), q("scope", {"type": "string", "enum": ["replica", "cluster"]}, "cluster: every replica of a --cluster deployment, merged (journal entries name their replica; missingReplicas lists those that did not answer)")], desc=ADMIN_NOTE.strip()))
+add("/_mock/v1/entities", "get", op("Declared entity kinds and their counts", "controlEntityKinds", {**ok(arr(ref("EntityKindCount"))), **errs(400, 401, 403, 404)}, C, INSPECTOR,
+    params=[q("account", S, "Account id or name (default: the caller's)")], desc=ADMIN_NOTE.strip()))
+add("/_mock/v1/entities/{typeName}", "get", op("A page of one declared kind's entities, oldest first", "controlEntities", {**ok(ref("EntityPage")), **errs(400, 401, 403, 404)}, C, INSPECTOR,
+    params=[p("typeName", "The kind's vendor type name (CannedResponse, PersonLabel, AuditChange, …)"), q("account", S, "Account id or name (default: the caller's)"),
+            q("offset", I, "Entities to skip"), q("limit", I, "Page size (at most 1000, default 100)")], desc=ADMIN_NOTE.strip()))
 add("/_mock/v1/webhooks/deliveries", "get", op("Webhook delivery log", "controlWebhookDeliveries", {**ok(ref("WebhookDeliveryPage")), **errs(400, 401, 403)}, C, INSPECTOR,
     params=[q("registrationId", S, "Registration"), q("eventType", S, "Event name"), q("state", S, "PENDING, DELIVERED or FAILED"), q("limit", I, "At most this many, the newest")],
     desc="The last deliveries (bounded), with every attempt's status or error." + ADMIN_NOTE))
@@ -124,13 +137,16 @@ T = dict(typed=True)
 add("/mobile/v1/clients", "post", op("Start a client", "mobileStartClient", {**ok(ref("ClientStartResponse"), "Started", "201"), **errs(400, 401, 404, 413, **T)}, M, NONE,
     request=body(ref("ClientStartRequest")),
     params=[{"name": "x-unblu-apikey", "in": "header", "required": False, "schema": S, "description": "The API key, if not in the body"}],
-    desc="What the SDK's start does: identifies the account by API key, the visitor by access token (or, anonymous, by device id), and returns the client token for every further call. INVALID_API_KEY for an unknown key, AUTHORIZATION for a bad token."))
+    desc="What the SDK's start does: identifies the account by API key, the visitor by access token — in the body, else the cookie the account names for access tokens (seed jwt.cookie; the journal names the cookie, never its value) — or, anonymous, by device id, and returns the client token for every further call. INVALID_API_KEY for an unknown key, AUTHORIZATION for a bad, expired or revoked token, UNSUPPORTED_SERVER_VERSION when device.sdkVersion's major does not pair with the server's --product-version. A client started with an access token ends when the token expires (server clock) or is revoked: a client.error live event, then close code 4003."))
 add("/mobile/v1/clients/current", "get", op("The client", "mobileClient", {**ok(ref("ClientView")), **errs(401, **T)}, M, CLIENT))
 add("/mobile/v1/clients/current", "delete", op("Stop the client", "mobileStopClient", {"204": {"description": "Stopped"}, **errs(401, **T)}, M, CLIENT,
     desc="Ends the device session and closes its live connection."))
 add("/mobile/v1/clients/current/app-state", "put", op("Report the app state", "mobileAppState", {**ok(ref("ClientView")), **errs(400, 401, **T)}, M, CLIENT,
     request=body(ref("AppStateRequest")), desc="BACKGROUND, FOREGROUND_UI_CLOSED or FOREGROUND_UI_OPEN: decides push versus in-app events."))
-add("/mobile/v1/clients/current/named-area", "put", op("Change the named area", "mobileNamedArea", {**ok(ref("ClientView")), **errs(400, 401, 404, **T)}, M, CLIENT, request=body(ref("NamedAreaRequest"))))
+add("/mobile/v1/clients/current/named-area", "put", op("Change the named area", "mobileNamedArea", {**ok(ref("ClientView")), **errs(400, 401, 404, **T)}, M, CLIENT, request=body(ref("NamedAreaRequest")),
+    desc="Where new conversations are queued from now on; the client keeps the configuration it started with (the named area given at start)."))
+add("/mobile/v1/clients/current/collapse", "post", op("The user's collapse action", "mobileCollapse", {"204": {"description": "A ui.hide_request live event goes to this client"}, **errs(401, 409, **T)}, M, CLIENT,
+    desc="The collapse action of the visitor UI, shown when com.unblu.visitor.ui.showOverviewActionBarCollapseAction is true along the client's cascade: the server answers with a ui.hide_request event (reason COLLAPSE, requestedByUser true) to this client only. 409 when the action is off."))
 add("/mobile/v1/availability", "get", op("Agent availability", "mobileAvailability", {**ok(ref("AvailabilityView")), **errs(401, **T)}, M, CLIENT))
 add("/mobile/v1/conversations", "get", op("The visitor's conversations", "mobileConversations", {**ok(ref("ConversationList")), **errs(401, **T)}, M, CLIENT))
 add("/mobile/v1/conversations", "post", op("Start a conversation", "mobileStartConversation", {**ok(ref("ConversationView"), "Created", "201"), **errs(400, 401, 404, **T)}, M, CLIENT,
@@ -160,6 +176,20 @@ add("/mobile/v1/events", "get", op("Live events (WebSocket)", "mobileEvents", {"
 # --- agent ------------------------------------------------------------------------------------
 A = ["agent"]
 add("/agent/v1/login", "post", op("Log in", "agentLogin", {**ok(ref("AgentLoginResponse")), **errs(400, 401, 403, **T)}, A, NONE, request=body(ref("AgentLoginRequest"))))
+add("/agent/v1/clients", "post", op("Start an agent's app", "agentStartClient", {**ok(ref("ClientStartResponse"), "Started", "201"), **errs(400, 401, 404, 413, **T)}, A, NONE,
+    request=body(ref("AgentClientStartRequest")),
+    params=[{"name": "x-unblu-apikey", "in": "header", "required": False, "schema": S, "description": "The API key, if not in the body"}],
+    desc="The SDK's agent client start: the API key names the account; an access token (in the body, else the account's token cookie) whose username or subject is an agent of the account, or the agent's username and password, names the agent. The token answered works as a bearer token on the whole agent API and (?token=) on its live socket; the app registers its device like a visitor's. INVALID_API_KEY, AUTHORIZATION and UNSUPPORTED_SERVER_VERSION as for the mobile start."))
+add("/agent/v1/clients/current", "get", op("The agent's app", "agentClient", {**ok(ref("ClientView")), **errs(401, **T)}, A, AGENT_APP))
+add("/agent/v1/clients/current", "delete", op("Stop the agent's app", "agentStopClient", {"204": {"description": "Stopped"}, **errs(401, **T)}, A, AGENT_APP,
+    desc="Ends the app's client and closes its live connection; its device keeps its push registration."))
+add("/agent/v1/clients/current/app-state", "put", op("Report the agent app's state", "agentAppState", {**ok(ref("ClientView")), **errs(400, 401, **T)}, A, AGENT_APP,
+    request=body(ref("AppStateRequest")), desc="The visitors' notification table applies to an agent's app too."))
+add("/agent/v1/clients/current/push", "put", op("Register the agent app's push tokens", "agentRegisterPush", {**ok(ref("PushRegistrationResponse")), **errs(400, 401, **T)}, A, AGENT_APP,
+    request=body(ref("PushRegistrationRequest")),
+    desc="As for a visitor's app. The agent's devices get new messages of its conversations, incoming calls from visitors (VoIP), missed calls, inbound requests (a new conversation in its queue — the app's named area filters them — or an invitation or forwarding to it) and their revocations, and read-message pushes."))
+add("/agent/v1/clients/current/push", "delete", op("Disable the agent app's push", "agentDisablePush", {"204": {"description": "Tokens and key deleted"}, **errs(401, **T)}, A, AGENT_APP))
+add("/agent/v1/clients/current/notification-keys", "get", op("The agent app's notification keys", "agentNotificationKeys", {**ok(arr(ref("NotificationKeyView"))), **errs(401, 404, **T)}, A, AGENT_APP))
 add("/agent/v1/logout", "post", op("Log out", "agentLogout", {"204": {"description": "Logged out"}, **errs(401, 403, **T)}, A, AGENT))
 add("/agent/v1/me", "get", op("The agent", "agentMe", {**ok(ref("PersonView")), **errs(401, 403, **T)}, A, AGENT))
 add("/agent/v1/presence", "put", op("Set presence", "agentPresence", {**ok(ref("PresenceRequest")), **errs(400, 401, 403, **T)}, A, AGENT, request=body(ref("PresenceRequest"))))
@@ -197,23 +227,25 @@ add("/mobile/v1/clients/current/push", "put", op("Register push tokens", "mobile
 add("/mobile/v1/clients/current/push", "delete", op("Disable push", "mobileDisablePush", {"204": {"description": "Tokens and key deleted"}, **errs(401, **T)}, M, CLIENT))
 add("/mobile/v1/clients/current/notification-keys", "get", op("Notification keys", "mobileNotificationKeys", {**ok(arr(ref("NotificationKeyView"))), **errs(401, 404, **T)}, M, CLIENT,
     desc="The current key, and the previous one while its overlap after a rotation lasts, as a bare JSON array (the registration's answer wraps the same list as `keys` beside `device`)."))
-add("/mobile/v1/calls/{id}", "get", op("A call", "mobileCall", {**ok(ref("CallView")), **errs(400, 401, 404, **T)}, M, CLIENT, params=[callid()]))
+CREDENTIAL_NOTE = " Also with the call's device credential from its incoming-call push (callCredential) as the bearer token, for an app that has not started: it acts on that call only (another's answers 403) and expires with the call (401 afterwards)."
+add("/mobile/v1/calls/{id}", "get", op("A call", "mobileCall", {**ok(ref("CallView")), **errs(400, 401, 403, 404, **T)}, M, CALL_CLIENT, params=[callid()], desc=CREDENTIAL_NOTE.strip()))
 for action, summary in [("answer", "Answer a ringing call (other devices get a revoke)"), ("decline", "Decline a ringing call"), ("end", "End a call")]:
-    add(f"/mobile/v1/calls/{{id}}/{action}", "post", op(summary, f"mobile{action.title()}Call", {**ok(ref("CallView")), **errs(400, 401, 403, 404, 409, **T)}, M, CLIENT, params=[callid()]))
+    add(f"/mobile/v1/calls/{{id}}/{action}", "post", op(summary, f"mobile{action.title()}Call", {**ok(ref("CallView")), **errs(400, 401, 403, 404, 409, **T)}, M, CALL_CLIENT, params=[callid()], desc=CREDENTIAL_NOTE.strip()))
 add("/mobile/v1/conversations/{id}/calls", "post", op("Start a call to the agent", "mobileStartCall", {**ok(ref("CallView"), "Ringing", "201"), **errs(400, 401, 403, 404, 409, **T)}, M, CLIENT,
     params=[p("id", "Conversation id")], request=body(ref("StartCallRequest")),
     desc="The visitor's outgoing call: rings the conversation's assigned agent (conversation.call.started on the agent's live events and webhooks), who answers or declines on the agent API. Unanswered after the call timeout it becomes missed (NOT_ANSWERED). 409 when the conversation is not ACTIVE, has no assigned agent or already has a call."))
 add("/agent/v1/conversations/{id}/calls", "post", op("Start a call", "agentStartCall", {**ok(ref("CallView"), "Ringing", "201"), **errs(400, 401, 403, 404, 409, **T)}, A, AGENT,
     params=[p("id", "Conversation id")], request=body(ref("StartCallRequest")),
     desc="Rings the visitors: a VoIP push to PushKit tokens (else an alert push) for apps in the background, a ui.visibility_request event for apps in the foreground with the UI closed, nothing for an open UI. Unanswered after the call timeout it becomes missed (NOT_ANSWERED) with revoke and missed-call pushes."))
-add("/agent/v1/calls/{id}", "get", op("A call", "agentCall", {**ok(ref("CallView")), **errs(400, 401, 403, 404, **T)}, A, AGENT, params=[callid()]))
+add("/agent/v1/calls/{id}", "get", op("A call", "agentCall", {**ok(ref("CallView")), **errs(400, 401, 403, 404, **T)}, A, CALL_AGENT, params=[callid()], desc=CREDENTIAL_NOTE.strip()))
 for action, summary in [("answer", "Answer a call a visitor started"), ("decline", "Decline a call a visitor started")]:
-    add(f"/agent/v1/calls/{{id}}/{action}", "post", op(summary, f"agent{action.title()}Call", {**ok(ref("CallView")), **errs(400, 401, 403, 404, 409, **T)}, A, AGENT, params=[callid()]))
-add("/agent/v1/calls/{id}/end", "post", op("End a call", "agentEndCall", {**ok(ref("CallView")), **errs(400, 401, 403, 404, 409, **T)}, A, AGENT, params=[callid()],
-    desc="A caller who hangs up before an answer leaves a missed call."))
+    add(f"/agent/v1/calls/{{id}}/{action}", "post", op(summary, f"agent{action.title()}Call", {**ok(ref("CallView")), **errs(400, 401, 403, 404, 409, **T)}, A, CALL_AGENT, params=[callid()],
+        desc="From an agent's app, the answer names its device (the agent's other devices get a revoke)." + CREDENTIAL_NOTE))
+add("/agent/v1/calls/{id}/end", "post", op("End a call", "agentEndCall", {**ok(ref("CallView")), **errs(400, 401, 403, 404, 409, **T)}, A, CALL_AGENT, params=[callid()],
+    desc="A caller who hangs up before an answer leaves a missed call." + CREDENTIAL_NOTE))
 add("/_mock/v1/pushes", "get", op("The push outbox", "controlPushes", {**ok(ref("PushPage")), **errs(400, 401, 403)}, C, INSPECTOR,
     params=[q("account", S, "Account id or name"), q("personId", S, "Recipient"), q("deviceId", S, "Device id or record id"), q("conversationId", S, "Conversation"),
-            q("kind", S, "NEW_MESSAGE, INCOMING_CALL, MISSED_CALL or REVOKE_CALL"), q("transport", S, "APNS, APNS_VOIP or FCM"),
+            q("kind", S, "NEW_MESSAGE, INCOMING_CALL, MISSED_CALL, REVOKE_CALL, INBOUND_REQUEST, REVOKE_INBOUND_REQUEST or READ_MESSAGE"), q("transport", S, "APNS, APNS_VOIP or FCM"),
             q("state", S, "RECORDED (no sink for its transport: in the outbox only), PENDING, DELIVERED, UNREGISTERED, FAILED or SUPPRESSED"), q("after", L, "Only entries after this id"), q("limit", I, "At most this many, the newest")],
     desc="Every composed push (bounded): plain content, payload exactly as sent, key id, delivery state and attempts." + ADMIN_NOTE))
 add("/_mock/v1/pushes", "delete", op("Empty the outbox", "controlClearPushes", {"204": {"description": "Emptied"}, **errs(401, 403)}, C, CONTROL))
@@ -302,7 +334,7 @@ message = obj({"id": S, "conversationId": S, "sequence": I, "senderPersonId": S,
 person = obj({"id": S, "type": {"type": "string", "enum": ["VISITOR", "AGENT"]}, "displayName": S, "sourceId": S}, ["id", "type", "sourceId"])
 schemas = {
     "Error": obj({"$_type": {"const": "Error"}, "statusCode": I, "statusDescription": S, "errorMessage": S}, ["$_type", "statusCode", "statusDescription", "errorMessage"]),
-    "TypedError": obj({"type": {"type": "string", "enum": ["AUTHORIZATION", "INVALID_API_KEY", "BAD_REQUEST", "FORBIDDEN", "NOT_FOUND", "CONFLICT", "PAYLOAD_TOO_LARGE", "RATE_LIMITED", "UNAVAILABLE", "INTERNAL"]}, "message": S, "status": I}, ["type", "message", "status"]),
+    "TypedError": obj({"type": {"type": "string", "enum": ["AUTHORIZATION", "INVALID_API_KEY", "UNSUPPORTED_SERVER_VERSION", "BAD_REQUEST", "FORBIDDEN", "NOT_FOUND", "CONFLICT", "PAYLOAD_TOO_LARGE", "RATE_LIMITED", "UNAVAILABLE", "INTERNAL"]}, "message": S, "status": I}, ["type", "message", "status"]),
     "Status": obj({"status": S}, ["status"]),
     "FileView": obj({"id": S, "name": S, "mimeType": S, "size": L, "sha256": S}, ["id", "name", "mimeType", "size", "sha256"]),
     "FileList": obj({"files": arr(ref("MessageView"))}, ["files"]),
@@ -318,12 +350,15 @@ schemas = {
     "SnapshotImportResult": obj({"scope": S, "accounts": arr(S), "records": I, "version": I}, ["scope", "accounts", "records", "version"]),
     "SeedResult": obj({"created": I, "updated": I, "unchanged": I}, ["created", "updated", "unchanged"]),
     "JournalEntry": obj({"id": L, "timestamp": L, "method": S, "path": S, "query": S, "status": I, "durationMicros": L, "accountId": S, "userId": S, "truncated": B,
-                         "clientCertificate": S, "faultRuleId": S, "fault": S, "replica": S}, ["id", "timestamp", "method", "path", "status", "durationMicros"]),
+                         "clientCertificate": S, "authenticatedBy": {"type": "string", "description": "cookie NAME: the account's token cookie identified the caller (its value is never recorded)"},
+                         "faultRuleId": S, "fault": S, "replica": S}, ["id", "timestamp", "method", "path", "status", "durationMicros"]),
     "JournalPage": obj({"entries": arr(ref("JournalEntry")), "size": I, "capacity": I, "bytes": I, "maxBytes": I, "truncated": B,
                         "replicas": arr(S), "missingReplicas": arr(S)},
                        ["entries", "size", "capacity", "bytes", "maxBytes", "truncated"]),
     "TestTokenRequest": obj({"subject": S, "email": S, "firstName": S, "lastName": S, "lifetimeSeconds": L}, ["subject"]),
     "TestTokenResponse": obj({"token": S, "expiresAt": L}, ["token", "expiresAt"]),
+    "TokenRevocationRequest": obj({"token": S}, ["token"]),
+    "TokenRevocationResponse": obj({"endedClients": I, "revokedUntil": L}, ["endedClients", "revokedUntil"]),
     "ConfigurationCascade": obj({
         "accountId": S, "namedAreaId": S, "apiKeyId": S,
         "layers": arr(obj({"scope": {"type": "string", "enum": ["GLOBAL", "ACCOUNT", "AREA", "APIKEY"]}, "entityId": S, "properties": smap()}, ["scope", "properties"])),
@@ -344,7 +379,9 @@ schemas = {
     "FaultRuleList": obj({"rules": arr(ref("FaultRule"))}, ["rules"]),
     "ClockState": obj({"now": L, "offset": L, "frozen": B}, ["now", "offset", "frozen"]),
     "ClockChange": obj({"advanceMillis": L, "frozen": B}),
-    "StateStats": obj({**{k: I for k in STATS_COUNTS}, "frames": obj({k: I for k in FRAME_COUNTS}, FRAME_COUNTS),
+    "EntityKindCount": obj({"typeName": S, "seedKey": S, "count": I}, ["typeName", "seedKey", "count"]),
+    "EntityPage": obj({"$_type": S, "items": arr({"type": "object"}), "hasMoreItems": B, "nextOffset": I}),
+    "StateStats": obj({**{k: I for k in STATS_COUNTS}, "declared": {"type": "object", "additionalProperties": I}, "frames": obj({k: I for k in FRAME_COUNTS}, FRAME_COUNTS),
                          "framesHeld": obj({k: I for k in FRAMES_HELD}, FRAMES_HELD), "replicas": arr(S), "missingReplicas": arr(S)}, STATS_COUNTS + ["frames", "framesHeld"]),
     "WebhookDelivery": obj({"deliveryId": S, "registrationId": S, "accountId": S, "eventType": S, "endpoint": S, "state": {"type": "string", "enum": ["PENDING", "DELIVERED", "FAILED"]},
                             "attempts": arr(obj({"timestamp": L, "status": I, "error": S, "durationMillis": L, "faultRuleId": S}, ["timestamp", "durationMillis"])), "createdAt": L, "bodyBytes": I},
@@ -355,6 +392,9 @@ schemas = {
         "persons": arr(obj({"sourceId": S}, ["sourceId"])), "jwt": {"type": "object"}, "faults": arr(ref("FaultRule"))}, ["name"]))}),
     "ClientStartRequest": obj({"apiKey": S, "accessToken": S, "deviceId": S, "namedArea": S,
         "deviceSecret": {"type": "string", "description": "An anonymous device's secret as its first start returned it; required on every later start with the same deviceId"},
+        "device": obj({"os": S, "osVersion": S, "appId": S, "appVersion": S, "sdkVersion": S, "model": S}, ["os"])}, ["deviceId", "device"]),
+    "AgentClientStartRequest": obj({"apiKey": S, "accessToken": {"type": "string", "description": "A JWT whose preferred_username (else sub) is an agent's username"},
+        "username": S, "password": S, "deviceId": S, "namedArea": {"type": "string", "description": "The queue the app's inbound requests come from, and the configuration it starts with"},
         "device": obj({"os": S, "osVersion": S, "appId": S, "appVersion": S, "sdkVersion": S, "model": S}, ["os"])}, ["deviceId", "device"]),
     "ClientStartResponse": obj({"token": S, "clientId": S, "accountId": S, "person": person, "namedAreaId": S, "configuration": smap(), "serverTime": L,
         "deviceSecret": {"type": "string", "description": "Issued on an anonymous device's first start only: keep it and present it as deviceSecret on later starts"}},
@@ -379,14 +419,19 @@ schemas = {
     "PresenceRequest": obj({"presence": {"type": "string", "enum": ["ONLINE", "AWAY", "OFFLINE"]}}, ["presence"]),
     "QueueView": obj({"entries": arr(obj({"position": I, "conversation": ref("ConversationView")}, ["position", "conversation"])),
         "nextCursor": {"type": "string", "description": "Pass as cursor for the next page; absent on the last page"}}, ["entries"]),
-    "PushRegistrationRequest": obj({"apnsToken": S, "pushKitToken": S, "fcmToken": S, "version": {"type": "string", "enum": ["ENCRYPTED", "ENCRYPTED_SERVICE", "NOT_ENCRYPTED"]}, "apnsEnvironment": {"type": "string", "enum": ["sandbox", "production"]}}, ["version"]),
+    "PushRegistrationRequest": obj({"apnsToken": S, "pushKitToken": S, "fcmToken": S, "version": {"type": "string", "enum": ["ENCRYPTED", "ENCRYPTED_SERVICE", "NOT_ENCRYPTED"]}, "apnsEnvironment": {"type": "string", "enum": ["sandbox", "production"]},
+                                    "nativeInboundCall": {"type": "boolean", "description": "The SDK's nativeInboundCall capability: false rings calls by an alert push (or a UI request in the foreground), never by VoIP; absent: as the PushKit token says"}}, ["version"]),
     "NotificationKeyView": obj({"keyId": S, "key": S, "createdAt": L, "validUntil": L}, ["keyId", "key", "createdAt"]),
     "DeviceView": obj({"id": S, "personId": S, "deviceId": S, "os": S, "osVersion": S, "appId": S, "apnsToken": S, "pushKitToken": S, "fcmToken": S, "version": S,
-                       "apnsEnvironment": S, "notificationCount": I, "keyId": S, "registeredAt": L, "updatedAt": L},
+                       "apnsEnvironment": S, "notificationCount": I, "keyId": S, "nativeInboundCall": B, "registeredAt": L, "updatedAt": L},
                       ["id", "personId", "deviceId", "os", "version", "apnsEnvironment", "notificationCount", "registeredAt", "updatedAt"]),
     "PushRegistrationResponse": obj({"device": ref("DeviceView"), "keys": arr(ref("NotificationKeyView"))}, ["device", "keys"]),
     "PushContentView": obj({"type": S, "title": S, "text": S, "conversationId": S, "messageId": S, "senderName": S, "senderPersonId": S, "notificationCount": I,
-                            "callId": UUID, "callType": S, "callerName": S, "callerPersonId": S, "callState": S, "callEndReason": S, "timestamp": L},
+                            "callId": UUID, "callType": S, "callerName": S, "callerPersonId": S, "callState": S, "callEndReason": S,
+                            "audioGreeting": {"type": "string", "description": "com.unblu.mobiledevice.deviceAudioGreeting, for incoming calls"},
+                            "callCredential": {"type": "string", "description": "Incoming calls: the bearer token that answers, declines, ends or reads this call from this device without a started app, until the call is over"},
+                            "callServiceProvider": {"type": "string", "enum": ["OPENTOK", "LIVEKIT", "ACS"]}, "invitationId": S, "contextPersonId": S, "initialEngagementType": S,
+                            "readTimestamp": L, "timestamp": L},
                            ["type", "title", "text", "conversationId", "timestamp"]),
     "PushView": obj({"id": L, "pushId": S, "accountId": S, "personId": S, "deviceRecordId": S, "deviceId": S, "kind": S, "transport": S, "version": S, "token": S,
                      "topic": S, "pushType": S, "priority": I, "collapseId": S, "keyId": S, "content": ref("PushContentView"),
@@ -399,13 +444,17 @@ schemas = {
                      "payload", "payloadBytes", "truncated", "state", "attempts", "createdAt"]),
     "PushPage": obj({"pushes": arr(ref("PushView"))}, ["pushes"]),
     "PushSettings": obj({
-        "apns": obj({"teamId": S, "keyId": S, "privateKeyPEM": S, "topic": S, "environment": {"type": "string", "enum": ["sandbox", "production", "custom"]}, "customURL": S, "insecureTLS": B},
-                    ["teamId", "keyId", "privateKeyPEM", "environment"]),
+        "apns": obj({"teamId": S, "keyId": S, "privateKeyPEM": S,
+                     "certificate": obj({"pkcs12": {"type": "string", "description": "The .p12 file, base64"}, "password": S}, ["pkcs12", "password"]),
+                     "topic": S, "environment": {"type": "string", "enum": ["sandbox", "production", "custom"]}, "customURL": S, "insecureTLS": B},
+                    ["environment"]),
         "fcm": obj({"projectId": S, "clientEmail": S, "privateKeyPEM": S, "tokenURL": S, "endpoint": S}, ["projectId", "clientEmail", "privateKeyPEM"]),
         "simulatorDirectory": S}),
     "StartCallRequest": obj({"callType": {"type": "string", "enum": ["AUDIO", "VIDEO"]}}, ["callType"]),
     "CallView": obj({"id": UUID, "conversationId": S, "callType": S, "initiatorPersonId": S, "state": {"type": "string", "enum": ["RINGING", "ACTIVE", "ENDED"]},
-                     "initiationTimestamp": L, "acceptTimestamp": L, "endTimestamp": L, "endReason": S, "timeoutAt": L},
+                     "initiationTimestamp": L, "acceptTimestamp": L, "endTimestamp": L, "endReason": S, "timeoutAt": L,
+                     "serviceProviderType": {"type": "string", "enum": ["OPENTOK", "LIVEKIT", "ACS"]},
+                     "providerSession": obj({"provider": S, "sessionId": S, "token": S, "serverURL": S}, ["provider", "sessionId", "token", "serverURL"])},
                     ["id", "conversationId", "callType", "initiatorPersonId", "state", "initiationTimestamp", "timeoutAt"]),
     "CoBrowsingSessionView": obj({"id": S, "conversationId": S, "visitorPersonId": S, "state": {"type": "string", "enum": ["REQUESTED", "ACTIVE", "ENDED"]}, "platform": S,
                                   "maxFps": I, "requestedAt": L, "startedAt": L, "endedAt": L}, ["id", "conversationId", "visitorPersonId", "state", "platform", "maxFps", "requestedAt"]),
@@ -426,7 +475,8 @@ doc = {
             "basicAuth": {"type": "http", "scheme": "basic"},
             "controlToken": {"type": "http", "scheme": "bearer", "description": "The --control-token value"},
             "clientToken": {"type": "http", "scheme": "bearer", "description": "The token of POST /mobile/v1/clients"},
-            "agentToken": {"type": "http", "scheme": "bearer", "description": "The token of POST /agent/v1/login (or a Web API session)"},
+            "agentToken": {"type": "http", "scheme": "bearer", "description": "The token of POST /agent/v1/login or of POST /agent/v1/clients (or a Web API session)"},
+            "callCredential": {"type": "http", "scheme": "bearer", "description": "An incoming call's device credential (callCredential in its push): that call only, until it is over"},
             "sessionCookie": {"type": "apiKey", "in": "cookie", "name": "x-unblu-authsession"},
         },
         "responses": {

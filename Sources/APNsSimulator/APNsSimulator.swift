@@ -19,8 +19,10 @@ public struct SimulatedPush: Sendable, Codable, Equatable {
     public var priority: Int?
     public var expiration: Int64?
     public var collapseId: String?
-    /// The provider token's `kid`.
+    /// The provider token's `kid`; empty for a push authenticated by certificate.
     public var keyId: String
+    /// `token` (a provider token) or `certificate` (the connection's client certificate).
+    public var authentication: String
     public var payload: String
     public var receivedAt: Int64
 }
@@ -57,9 +59,14 @@ public struct APNsSimulatorConfiguration: Sendable {
 /// An APNs-compatible HTTP/2 endpoint over TLS that validates pushes like Apple's provider API and
 /// records what it accepted.
 ///
-/// `POST /3/device/<token>` checks, in Apple's order of concern: the device token, the provider token
-/// (present, signed with a known key, issued by the team, at most an hour old), `apns-push-type`,
-/// `apns-topic` (allowed bundle, `.voip` exactly for VoIP), `apns-priority` (5 for background),
+/// Senders authenticate like with Apple: with a provider token, or with a certificate the connection
+/// presents (the simulator issues Apple-shaped ones, signed by its own authority:
+/// ``issueCertificate(bundleId:kind:teamId:)``), which then decides the topics it may push to.
+///
+/// `POST /3/device/<token>` checks, in Apple's order of concern: the device token, the sender (a
+/// certificate the simulator issued, else a provider token: present, signed with a known key, issued
+/// by the team, at most an hour old), `apns-push-type`,
+/// `apns-topic` (allowed bundle, `.voip` exactly for VoIP, one of the certificate's topics), `apns-priority` (5 for background),
 /// `apns-expiration`, `apns-collapse-id` (64 bytes), and the payload (JSON, within 4096 bytes, 5120
 /// for VoIP). Tokens marked unregistered answer 410. Errors carry Apple's `{"reason": …}` body.
 ///
@@ -69,6 +76,8 @@ public struct APNsSimulatorConfiguration: Sendable {
 public final class APNsSimulator: Service {
     public let configuration: APNsSimulatorConfiguration
     public let certificate: TLSIdentity
+    /// The authority the simulator signs senders' APNs certificates with (Apple's WWDR in the original).
+    public let certificateAuthority: TLSIdentity
     private let logger: Logger
     private let state = Mutex(State())
     private let now: @Sendable () -> Date
@@ -87,8 +96,15 @@ public final class APNsSimulator: Service {
     public init(configuration: APNsSimulatorConfiguration, logger: Logger, now: @escaping @Sendable () -> Date = { Date() }) throws {
         self.configuration = configuration
         self.certificate = try TLSIdentity.selfSigned(commonName: "mock-collab apns-sim")
+        self.certificateAuthority = try CertificateIssuer.makeAuthority(commonName: "mock-collab apns-sim certification authority", now: now())
         self.logger = logger
         self.now = now
+    }
+
+    /// An APNs certificate for `bundleId`, as Apple issues them, that this simulator accepts: a sender
+    /// presents it on its connection instead of sending provider tokens.
+    public func issueCertificate(bundleId: String, kind: APNsCertificateKind, teamId: String? = nil) throws -> TLSIdentity {
+        try APNsCertificates.make(bundleId: bundleId, kind: kind, teamId: teamId, authority: certificateAuthority, now: now())
     }
 
     /// Pushes accepted so far.
@@ -118,11 +134,12 @@ public final class APNsSimulator: Service {
     }
 
     public func run() async throws {
-        let router = Router()
+        let router = Router(context: SimulatorRequestContext.self)
         router.post("3/device/:token") { request, context -> Response in
             let token = context.parameters.get("token") ?? ""
             let body = try await request.body.collect(upTo: 64 * 1024)
-            return await self.handle(request: request, token: token, body: Data(buffer: body))
+            let certificate = await PeerCertificate.der(on: context.channel)
+            return await self.handle(request: request, token: token, body: Data(buffer: body), certificate: certificate)
         }
         router.get("_sim/pushes") { _, _ -> Response in
             let data = (try? JSONEncoder().encode(self.pushes)) ?? Data("[]".utf8)
@@ -154,7 +171,10 @@ public final class APNsSimulator: Service {
             self.markUnregistered(body.token)
             return Response(status: .noContent)
         }
-        let tls = try certificate.serverConfiguration()
+        var tls = try certificate.serverConfiguration()
+        // Certificates are optional: token senders present none. A presented one must be ours.
+        tls.certificateVerification = .optionalVerification
+        tls.trustRoots = .certificates(try NIOSSLCertificate.fromPEMBytes(Array(certificateAuthority.certificatePEM.utf8)))
         let app = Application(
             router: router, server: try .http2Upgrade(tlsConfiguration: tls),
             configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "mock-collab-apns-sim"),
@@ -196,29 +216,23 @@ public final class APNsSimulator: Service {
 
     private static let pushTypes: Set<String> = ["alert", "background", "voip", "complication", "fileprovider", "mdm", "liveactivity", "location", "pushtotalk"]
 
-    private func handle(request: Request, token rawToken: String, body: Data) async -> Response {
+    private func handle(request: Request, token rawToken: String, body: Data, certificate: [UInt8]?) async -> Response {
         let token = rawToken.lowercased()
         guard token.count.isMultiple(of: 2), (16...400).contains(token.count), token.allSatisfy(\.isHexDigit) else {
             return reject(.badRequest, "BadDeviceToken")
         }
-        // Provider token.
-        guard let authorization = request.headers[.authorization], authorization.lowercased().hasPrefix("bearer ") else {
-            return reject(.forbidden, "MissingProviderToken")
-        }
-        let jwt = String(authorization.dropFirst("bearer ".count))
-        if !verifierReady.withLock({ $0 }) {
-            for (kid, pem) in configuration.keys {
-                guard let key = try? ES256PublicKey(pem: pem) else { continue }
-                await verifier.add(ecdsa: key, kid: JWKIdentifier(string: kid))
+        // The sender: a certificate (its topics are all it may push to), else a provider token.
+        var certificateTopics: Set<String>?
+        var keyId = ""
+        if let certificate {
+            guard let topics = APNsCertificates.topics(ofDER: certificate) else { return reject(.forbidden, "BadCertificate") }
+            certificateTopics = topics
+        } else {
+            switch await verifyProviderToken(request) {
+            case .success(let kid): keyId = kid
+            case .failure(let refusal): return reject(.forbidden, refusal.reason)
             }
-            verifierReady.withLock { $0 = true }
         }
-        guard let claims = try? await verifier.verify(jwt, as: ProviderClaims.self) else { return reject(.forbidden, "InvalidProviderToken") }
-        if let team = configuration.teamId, claims.iss.value != team { return reject(.forbidden, "InvalidProviderToken") }
-        let age = now().timeIntervalSince(claims.iat.value)
-        if age > configuration.providerTokenMaxAge { return reject(.forbidden, "ExpiredProviderToken") }
-        if age < -600 { return reject(.forbidden, "InvalidProviderToken") }
-        let keyId = Self.keyId(of: jwt) ?? ""
         // Headers.
         guard let pushType = request.headers[.init("apns-push-type")!], Self.pushTypes.contains(pushType) else { return reject(.badRequest, "InvalidPushType") }
         guard let topic = request.headers[.init("apns-topic")!], !topic.isEmpty else { return reject(.badRequest, "MissingTopic") }
@@ -226,6 +240,8 @@ public final class APNsSimulator: Service {
         if (pushType == "voip") != isVoIPTopic { return reject(.badRequest, "TopicDisallowed") }
         let bundle = isVoIPTopic ? String(topic.dropLast(".voip".count)) : topic
         if !configuration.topics.isEmpty, !configuration.topics.contains(bundle) { return reject(.badRequest, "TopicDisallowed") }
+        // Apple refuses a topic the certificate does not name (a VoIP Services certificate: `.voip` only).
+        if let certificateTopics, !certificateTopics.contains(topic) { return reject(.badRequest, "TopicDisallowed") }
         var priority: Int?
         if let text = request.headers[.init("apns-priority")!] {
             guard let value = Int(text), [1, 5, 10].contains(value) else { return reject(.badRequest, "BadPriority") }
@@ -251,12 +267,51 @@ public final class APNsSimulator: Service {
         let apnsId = request.headers[.init("apns-id")!] ?? UUID().uuidString
         let push = SimulatedPush(
             apnsId: apnsId, token: token, topic: topic, pushType: pushType, priority: priority, expiration: expiration, collapseId: collapseId, keyId: keyId,
-            payload: String(decoding: body, as: UTF8.self), receivedAt: Int64(now().timeIntervalSince1970 * 1000)
+            authentication: certificateTopics == nil ? "token" : "certificate", payload: String(decoding: body, as: UTF8.self),
+            receivedAt: Int64(now().timeIntervalSince1970 * 1000)
         )
         state.withLock { state in
             state.pushes.append(push)
             if state.pushes.count > configuration.capacity { state.pushes.removeFirst(state.pushes.count - configuration.capacity) }
         }
         return Response(status: .ok, headers: [.init("apns-id")!: apnsId])
+    }
+
+    /// Why a provider token was refused: Apple's reason.
+    private struct Refusal: Error {
+        var reason: String
+    }
+
+    /// Checks the request's provider token: present, signed with a known key, issued by the team, at most
+    /// `providerTokenMaxAge` old. Returns its `kid`.
+    private func verifyProviderToken(_ request: Request) async -> Result<String, Refusal> {
+        guard let authorization = request.headers[.authorization], authorization.lowercased().hasPrefix("bearer ") else {
+            return .failure(Refusal(reason: "MissingProviderToken"))
+        }
+        let jwt = String(authorization.dropFirst("bearer ".count))
+        if !verifierReady.withLock({ $0 }) {
+            for (kid, pem) in configuration.keys {
+                guard let key = try? ES256PublicKey(pem: pem) else { continue }
+                await verifier.add(ecdsa: key, kid: JWKIdentifier(string: kid))
+            }
+            verifierReady.withLock { $0 = true }
+        }
+        guard let claims = try? await verifier.verify(jwt, as: ProviderClaims.self) else { return .failure(Refusal(reason: "InvalidProviderToken")) }
+        if let team = configuration.teamId, claims.iss.value != team { return .failure(Refusal(reason: "InvalidProviderToken")) }
+        let age = now().timeIntervalSince(claims.iat.value)
+        if age > configuration.providerTokenMaxAge { return .failure(Refusal(reason: "ExpiredProviderToken")) }
+        if age < -600 { return .failure(Refusal(reason: "InvalidProviderToken")) }
+        return .success(Self.keyId(of: jwt) ?? "")
+    }
+}
+
+/// The simulator's request context: the connection a request came on, for the sender's certificate.
+struct SimulatorRequestContext: RequestContext {
+    var coreContext: CoreRequestContextStorage
+    let channel: any Channel
+
+    init(source: ApplicationRequestContextSource) {
+        coreContext = .init(source: source)
+        channel = source.channel
     }
 }

@@ -3,22 +3,97 @@ public import CollabWire
 import Foundation
 import Synchronization
 
-/// An agent against MockCollab: log in, set presence, work the queue, chat, end conversations.
-public final class AgentClient: Sendable {
+/// An agent against MockCollab: log in, set presence, work the queue, chat, end conversations — at a
+/// desk (``login(username:password:)``), or as an agent's app like the SDK's agent client
+/// (``init(configuration:client:)``, then ``start(liveEvents:)``): an API key and an access token (or the
+/// account's token cookie, or ``start(username:password:liveEvents:)``), push registration through
+/// ``NotificationAPI``, app states, typed ``clientEvents``.
+public final class AgentClient: AppClient {
     /// The server's root URL, e.g. `http://127.0.0.1:8080`.
     public let baseURL: String
-    /// The HTTP transport (the login token, or the credentials given).
+    /// The HTTP transport (the login token, the app's token, or the credentials given).
     public let transport: HTTPTransport
+    /// How an agent's app connects; `nil` for a desk client.
+    public let configuration: ClientConfiguration?
     private let login = Mutex<AgentLoginResponse?>(nil)
+    /// An agent's app: its start's answer, its live stream, its typed events.
+    private let app = AppSession()
 
-    /// Creates a client; call ``login(username:password:)`` first.
+    /// Creates a desk client; call ``login(username:password:)`` first.
     public init(baseURL: String, client: HTTPClient = .shared, tls: TLSOptions? = nil) {
         self.baseURL = baseURL
+        self.configuration = nil
         self.transport = HTTPTransport(baseURL: baseURL, client: client, tls: tls)
+    }
+
+    /// Creates an agent's app (the SDK's `Unblu.createAgentClient`); nothing is sent before
+    /// ``start(liveEvents:)``. The configuration's custom cookies go with every request.
+    public init(configuration: ClientConfiguration, client: HTTPClient = .shared) {
+        self.baseURL = configuration.baseURL
+        self.configuration = configuration
+        self.transport = HTTPTransport(baseURL: configuration.baseURL, client: client, tls: configuration.tls)
+        transport.setCustomCookies(configuration.customCookies)
     }
 
     /// The logged-in agent.
     public var session: AgentLoginResponse? { login.withLock { $0 } }
+
+    /// What the server answered when the agent's app started: the agent's person, the configuration.
+    public var appSession: ClientStartResponse? { app.start }
+
+    /// `/agent/v1`: the agent API.
+    public var apiPrefix: String { "/agent/v1" }
+
+    /// Whether the agent's app is started.
+    public var isStarted: Bool { appSession != nil }
+
+    /// Reports an event on ``clientEvents``.
+    public func report(_ event: ClientEvent) {
+        app.events.emit(event)
+    }
+
+    /// The agent's app's events, typed as the SDK's agent delegate reports them (UI requests, errors —
+    /// an expired or revoked access token included — and every other live event). One consumer.
+    public var clientEvents: AsyncStream<ClientEvent> {
+        app.events.enableForwarding(from: app.live)
+        return app.events.stream
+    }
+
+    /// Starts the agent's app with the configuration's API key and access token (or, without one, the
+    /// account's token cookie among its custom cookies): the SDK's agent client `start`.
+    /// - Parameter liveEvents: Whether to open the live event stream (``clientEvents``).
+    /// - Throws: ``CollabClientError``: `.authorization` for a token that names no agent, an invalid
+    ///   API key, or a server that does not pair with the app's SDK (`type` names it).
+    @discardableResult
+    public func start(liveEvents: Bool = true) async throws(CollabClientError) -> ClientStartResponse {
+        try await startApp(username: nil, password: nil, liveEvents: liveEvents)
+    }
+
+    /// Starts the agent's app with the agent's username and password (the vendor's login).
+    @discardableResult
+    public func start(username: String, password: String, liveEvents: Bool = true) async throws(CollabClientError) -> ClientStartResponse {
+        try await startApp(username: username, password: password, liveEvents: liveEvents)
+    }
+
+    private func startApp(username: String?, password: String?, liveEvents: Bool) async throws(CollabClientError) -> ClientStartResponse {
+        guard let configuration else {
+            throw CollabClientError(code: .badRequest, status: nil, message: "an agent's app is created with init(configuration:)")
+        }
+        let request = AgentClientStartRequest(
+            apiKey: configuration.apiKey, accessToken: configuration.accessToken, username: username, password: password,
+            deviceId: configuration.deviceId,
+            device: configuration.device, namedArea: configuration.namedArea
+        )
+        let response = try await app.request(transport, path: "/agent/v1/clients", body: request)
+        try await app.begin(response, transport: transport, livePath: liveEvents ? "/agent/v1/events" : nil, tls: configuration.tls)
+        return response
+    }
+
+    /// Stops the agent's app: the server forgets its client (its device keeps its push registration)
+    /// and the live stream closes. A client whose access token expired or was revoked is already stopped.
+    public func stop() async throws(CollabClientError) {
+        try await app.end(transport, path: "/agent/v1/clients/current")
+    }
 
     /// Logs in; the token is used for every further call.
     @discardableResult
@@ -96,7 +171,9 @@ public final class AgentClient: Sendable {
 
     /// Opens the agent's live event stream, its queue events filtered by named areas.
     public func connectEvents(namedAreas: [String] = [], lastEventId: Int64? = nil) async throws(CollabClientError) -> LiveEventStream {
-        guard let token = session?.token else { throw CollabClientError(code: .authorization, status: nil, message: "log in first") }
+        guard let token = appSession?.token ?? session?.token else {
+            throw CollabClientError(code: .authorization, status: nil, message: "log in (or start the agent's app) first")
+        }
         try InProcessExchanges.requireSocket(baseURL, for: "the live event stream")
         var query = [("token", token)]
         if !namedAreas.isEmpty { query.append(("namedAreas", namedAreas.joined(separator: ","))) }

@@ -1,5 +1,6 @@
 public import CollabWire
 public import Foundation
+import Synchronization
 
 /// An incoming call as a CallKit bridge reports it (`reportNewIncomingCall(callId:handlerName:callType:)`).
 public struct IncomingCall: Sendable, Equatable {
@@ -11,8 +12,35 @@ public struct IncomingCall: Sendable, Equatable {
     public var handlerName: String
     /// `AUDIO` or `VIDEO`.
     public var callType: String
+    /// What to play once the call is answered through CallKit before the app has started (the server's
+    /// `com.unblu.mobiledevice.deviceAudioGreeting`), e.g. "Open the app to join the call".
+    public var audioGreeting: String?
+    /// The call's service provider (`OPENTOK`, `LIVEKIT`, `ACS`), which picks the app's call module.
+    public var serviceProvider: String?
     /// Whether to report the call as a video call.
     public var hasVideo: Bool { callType == "VIDEO" }
+}
+
+/// What the SDK's CallKit bridge does with CallKit (`UnbluCallKitApi`), for the app to implement with
+/// `CXProvider` — CollabClient cannot link CallKit. ``CallAPI/pushRegistry(payload:bridge:)`` drives it.
+public protocol CallKitBridge: Sendable {
+    /// Reports a new incoming call under `callId` (`reportNewIncomingCall(callId:handlerName:callType:_:)`).
+    /// - Throws: When CallKit refuses the report.
+    func reportNewIncomingCall(callId: UUID, handlerName: String, callType: String) async throws
+    /// Reports a call that is already over, as iOS requires of every VoIP push: a placeholder incoming
+    /// call, ended at once (`reportUnsuccessfulCall(_:_:)`).
+    func reportUnsuccessfulCall(_ uuid: UUID) async
+    /// Ends a reported call: `unanswered` for a missed one (`endIncomingCall(with:_:)`).
+    func endIncomingCall(with uuid: UUID, unanswered: Bool) async
+}
+
+/// What ``CallAPI/pushRegistry(payload:bridge:)`` reported to CallKit for a VoIP push.
+public enum VoIPPushOutcome: Sendable, Equatable {
+    /// A ringing call, reported as new.
+    case incoming(IncomingCall)
+    /// A call already over — answered elsewhere, ended, missed — reported as unsuccessful; `state` is the
+    /// vendor's `ECallState` and `reason` why (`ANSWERED_ELSEWHERE`, `NOT_ANSWERED`, …) when known.
+    case unsuccessful(UUID, state: String, reason: String?)
 }
 
 /// An outgoing call the visitor started, as a CallKit bridge reports it (`reportOutgoingCall(callId:handlerName:hasVideo:)`).
@@ -38,16 +66,23 @@ public enum CallUpdate: Sendable, Equatable {
     case ended(UUID, unanswered: Bool)
 }
 
-/// Calls on a visitor's device, shaped like the SDK's CallKit bridge: a VoIP push becomes an
-/// ``IncomingCall`` with a stable `UUID` (the server's call id itself), the user's answer, decline and
-/// hang-up go back under that UUID, revoke and missed-call pushes and the live call events tell the
-/// bridge when to end the call and whether it was missed, and the visitor can start an outgoing call
-/// to the conversation's agent.
+/// Calls on a device, shaped like the SDK's CallKit bridge — a visitor's app or an agent's: a VoIP push
+/// becomes an ``IncomingCall`` with a stable `UUID` (the server's call id itself), the user's answer,
+/// decline and hang-up go back under that UUID, revoke and missed-call pushes and the live call events
+/// tell the bridge when to end the call and whether it was missed, and an outgoing call can be started.
+///
+/// The locked-phone flow works before the app has started: each incoming-call push carries a credential
+/// for that call on that device, and ``answer(_:)``, ``decline(_:)``, ``end(_:)`` and ``call(_:)`` use it
+/// while the app is not started (it expires with the call).
 public final class CallAPI: Sendable {
     /// Decrypts VoIP payloads (fetching rotated keys) for ``incomingCall(fromVoIPPayload:)``.
     public let notifications: NotificationAPI
-    /// The visitor client the calls are made with.
-    public var client: VisitorClient { notifications.client }
+    /// The app the calls are made with.
+    public var client: any AppClient { notifications.client }
+    /// The call credentials of incoming calls seen, by call, for an app that has not started.
+    private let credentials = Mutex<[UUID: String]>([:])
+    /// How many credentials are kept (when full, one is forgotten: a call rings for seconds).
+    static let credentialCapacity = 64
 
     /// A call API on a client's notification API.
     public init(notifications: NotificationAPI) {
@@ -55,49 +90,103 @@ public final class CallAPI: Sendable {
     }
 
     /// Turns a PushKit payload into the incoming call to report to CallKit, decrypting it (and fetching
-    /// a rotated key) as needed.
+    /// a rotated key) as needed, and keeps the call's credential for an app that has not started.
     /// - Throws: ``NotificationProcessingError/foreignNotification`` for a payload that is not ours,
     ///   ``NotificationProcessingError/unexpectedKind(_:)`` for one that is not an incoming call (a
-    ///   CallKit bridge then reports an unsuccessful call, as iOS requires for every VoIP push).
+    ///   CallKit bridge then reports an unsuccessful call, as iOS requires for every VoIP push:
+    ///   ``pushRegistry(payload:bridge:)`` does all of it).
     public func incomingCall(fromVoIPPayload payload: [AnyHashable: Any]) async throws -> IncomingCall {
         let content = try await notifications.handleRemoteNotification(userInfo: payload)
         guard content.type == "INCOMING_CALL", let callId = content.callId else { throw NotificationProcessingError.unexpectedKind(content.type) }
-        guard let uuid = UUID(uuidString: callId) else { throw NotificationProcessingError.malformed("call id \(callId) is not a UUID") }
+        let uuid = try Self.uuid(callId)
+        if let credential = content.callCredential { remember(credential, for: uuid) }
         return IncomingCall(
-            uuid: uuid, conversationId: content.conversationId, handlerName: content.callerName ?? content.title, callType: content.callType ?? "AUDIO"
+            uuid: uuid, conversationId: content.conversationId, handlerName: content.callerName ?? content.title,
+            callType: content.callType ?? "AUDIO",
+            audioGreeting: content.audioGreeting, serviceProvider: content.callServiceProvider
         )
     }
 
-    /// Answers (CallKit's answer action).
+    /// Handles a VoIP push as the SDK's `pushRegistry(payload:completion:)` does, reporting to CallKit
+    /// what it means: a ringing call as new; a call already over — the push says so (a revoke sent by
+    /// VoIP to a device with no other channel), or the server does when asked (a push delivered late) —
+    /// as unsuccessful, so every VoIP push ends in a CallKit report, as iOS requires.
+    /// - Throws: What decrypting threw (a payload that is not ours, a key that cannot be had), and what
+    ///   the bridge threw reporting a new call.
+    @discardableResult
+    public func pushRegistry(payload: [AnyHashable: Any], bridge: any CallKitBridge) async throws -> VoIPPushOutcome {
+        let content = try await notifications.handleRemoteNotification(userInfo: payload)
+        guard let callId = content.callId else { throw NotificationProcessingError.unexpectedKind(content.type) }
+        let uuid = try Self.uuid(callId)
+        if content.type != "INCOMING_CALL" || content.callState != "CALLING" {
+            await bridge.reportUnsuccessfulCall(uuid)
+            return .unsuccessful(uuid, state: content.callState ?? "IDLE", reason: content.callEndReason)
+        }
+        let incoming = try await incomingCall(fromVoIPPayload: payload)
+        // Still ringing? A push delivered late rings for nothing; if the server cannot be asked, ring.
+        if let current = try? await call(uuid), current.state != "RINGING" {
+            await bridge.reportUnsuccessfulCall(uuid)
+            let reason = current.state == "ACTIVE" ? "ANSWERED_ELSEWHERE" : current.endReason
+            return .unsuccessful(uuid, state: current.state == "ACTIVE" ? "ACTIVE" : "IDLE", reason: reason)
+        }
+        try await bridge.reportNewIncomingCall(callId: uuid, handlerName: incoming.handlerName, callType: incoming.callType)
+        return .incoming(incoming)
+    }
+
+    /// Answers (CallKit's answer action) — with the call's credential when the app has not started.
     @discardableResult
     public func answer(_ uuid: UUID) async throws(CollabClientError) -> CallView {
-        try await client.transport.send("POST", "/mobile/v1/calls/\(uuid.uuidString)/answer")
+        try await send("POST", uuid, "answer")
     }
 
     /// Declines a ringing call (CallKit's end action before an answer).
     @discardableResult
     public func decline(_ uuid: UUID) async throws(CollabClientError) -> CallView {
-        try await client.transport.send("POST", "/mobile/v1/calls/\(uuid.uuidString)/decline")
+        try await send("POST", uuid, "decline")
     }
 
     /// Hangs up (CallKit's end action on an active or outgoing call). An outgoing call hung up before the
     /// agent answered becomes a missed call for the agent.
     @discardableResult
     public func end(_ uuid: UUID) async throws(CollabClientError) -> CallView {
-        try await client.transport.send("POST", "/mobile/v1/calls/\(uuid.uuidString)/end")
+        try await send("POST", uuid, "end")
     }
 
     /// The call's state on the server.
     public func call(_ uuid: UUID) async throws(CollabClientError) -> CallView {
-        try await client.transport.send("GET", "/mobile/v1/calls/\(uuid.uuidString)")
+        try await send("GET", uuid, nil)
     }
 
-    /// Starts an audio or video call to the conversation's agent: what the app reports to CallKit as an
-    /// outgoing call.
+    /// Sends a call request: through the started app, else with the call's credential from its push.
+    private func send(_ method: String, _ uuid: UUID, _ action: String?) async throws(CollabClientError) -> CallView {
+        let path = "\(client.apiPrefix)/calls/\(uuid.uuidString)" + (action.map { "/\($0)" } ?? "")
+        if !client.isStarted, let credential = credentials.withLock({ $0[uuid] }) {
+            let transport = client.transport
+            return try await HTTPTransport(baseURL: transport.baseURL, credentials: .bearer(credential), tls: transport.tls).send(method, path)
+        }
+        return try await client.transport.send(method, path)
+    }
+
+    private func remember(_ credential: String, for uuid: UUID) {
+        credentials.withLock { credentials in
+            if credentials.count >= Self.credentialCapacity, credentials[uuid] == nil, let any = credentials.keys.first { credentials[any] = nil }
+            credentials[uuid] = credential
+        }
+    }
+
+    private static func uuid(_ callId: String) throws -> UUID {
+        guard let uuid = UUID(uuidString: callId) else { throw NotificationProcessingError.malformed("call id \(callId) is not a UUID") }
+        return uuid
+    }
+
+    /// Starts an audio or video call in a conversation: a visitor's app calls the assigned agent, an
+    /// agent's app the visitors. What the app reports to CallKit as an outgoing call.
     public func startCall(
         in conversationId: String, hasVideo: Bool = false, handlerName: String = "Agent"
     ) async throws(CollabClientError) -> OutgoingCall {
-        let call = try await client.startCall(in: conversationId, callType: hasVideo ? "VIDEO" : "AUDIO")
+        let call: CallView = try await client.transport.send(
+            "POST", "\(client.apiPrefix)/conversations/\(conversationId)/calls", body: StartCallRequest(callType: hasVideo ? "VIDEO" : "AUDIO")
+        )
         guard let uuid = UUID(uuidString: call.id) else {
             throw CollabClientError(code: .decoding, status: nil, message: "the server's call id \(call.id) is not a UUID")
         }

@@ -53,7 +53,7 @@ public struct ClientConfiguration: Sendable {
     var deviceSecretKey: String { "mockcollab.deviceSecret.\(baseURL).\(apiKey).\(deviceId)" }
 }
 
-/// The SDK's app states, for ``VisitorClient/setAppState(_:)``.
+/// The SDK's app states, for ``AppClient/setAppState(_:)``.
 public enum ClientAppState: String, Sendable, CaseIterable {
     /// The app is not on screen: messages and calls arrive as pushes.
     case background = "BACKGROUND"

@@ -12,6 +12,14 @@ public enum UIRequestReason: String, Sendable, Equatable {
     case missedCall = "MISSED_CALL"
     /// The open conversation ended (hide requests).
     case conversationEnded = "CONVERSATION_ENDED"
+    /// An agent asked to co-browse the app while it is in the foreground with the UI closed (show
+    /// requests): the UI is where the user accepts.
+    case mobileCoBrowsing = "MOBILE_COBROWSING"
+    /// A co-browsing layer activated and the server configures the UI to collapse then
+    /// (`com.unblu.conversation.ui.autoCollapseIndividualUiOnLayerActivation`; hide requests).
+    case layerActivated = "LAYER_ACTIVATED"
+    /// The user tapped the UI's collapse action (``VisitorClient/collapse()``; hide requests).
+    case collapse = "COLLAPSE"
     /// The app asked, or a reason this version does not know.
     case other = "OTHER"
 
@@ -66,6 +74,8 @@ public enum ClientErrorType: String, Sendable, Equatable {
     case network = "NETWORK"
     /// Registering the device's push tokens failed (on the device or at the server).
     case notificationRegistration = "NOTIFICATION_REGISTRATION"
+    /// The server's version does not pair with the app's SDK major (fatal).
+    case unsupportedServerVersion = "UNSUPPORTED_SERVER_VERSION"
 }
 
 /// An error the client reports on its event stream (the SDK's `didReceiveError`), fatal or not.
@@ -102,15 +112,20 @@ public struct ClientError: Error, Sendable, Equatable {
         default: type = .badRequest
         }
         if let named = error.type.flatMap(ClientErrorType.init(rawValue:)) { type = named }
-        let fatal: Bool = switch type {
-        case .invalidApiKey, .internal, .unavailable: true
+        self.init(type: type, isFatal: Self.isFatal(type), message: error.message)
+    }
+
+    /// Whether errors of `type` stop the client: an unknown API key, a server that does not pair with
+    /// the SDK, a server failure.
+    static func isFatal(_ type: ClientErrorType) -> Bool {
+        switch type {
+        case .invalidApiKey, .internal, .unavailable, .unsupportedServerVersion: true
         default: false
         }
-        self.init(type: type, isFatal: fatal, message: error.message)
     }
 }
 
-/// What a visitor client reports, typed: the SDK's client delegate as one stream.
+/// What a started app reports, typed: the SDK's client delegate as one stream.
 public enum ClientEvent: Sendable, Equatable {
     /// Show the collaboration UI (`didRequestShowUi(reason:requestedByUser:)`).
     case showUIRequested(UIRequest)
@@ -118,13 +133,15 @@ public enum ClientEvent: Sendable, Equatable {
     case hideUIRequested(UIRequest)
     /// The conversation open in the UI changed; `nil` when none is (`didChangeOpenConversation`).
     case openConversationChanged(String?)
-    /// An error (`didReceiveError`), with whether it is fatal.
+    /// An error (`didReceiveError`), with whether it is fatal — also at run time: the access token the
+    /// client started with expired or was revoked (a non-fatal `.authorization`; stop, get a new token,
+    /// start again).
     case error(ClientError)
     /// Any other live event (messages, conversation and call changes), as the server sent it.
     case live(LiveEvent)
 }
 
-/// Holds the typed event stream of one visitor client and what it derives from (the open conversation).
+/// Holds the typed event stream of one started app and what it derives from (the open conversation).
 final class ClientEventHub: Sendable {
     let stream: AsyncStream<ClientEvent>
     private let continuation: AsyncStream<ClientEvent>.Continuation
@@ -180,6 +197,13 @@ final class ClientEventHub: Sendable {
             let reason = UIRequestReason(pushType: event.detail?["reason"] ?? "")
             let request = UIRequest(reason: reason, requestedByUser: false, conversationId: event.detail?["conversationId"], callId: event.detail?["callId"])
             emit(.showUIRequested(request))
+        case "ui.hide_request":
+            let reason = UIRequestReason(pushType: event.detail?["reason"] ?? "")
+            let byUser = event.detail?["requestedByUser"] == "true"
+            emit(.hideUIRequested(UIRequest(reason: reason, requestedByUser: byUser, conversationId: event.detail?["conversationId"])))
+        case "client.error":
+            let type = ClientErrorType(rawValue: event.detail?["errorType"] ?? "") ?? .authorization
+            emit(.error(ClientError(type: type, isFatal: event.detail?["fatal"] == "true", message: event.detail?["message"] ?? type.rawValue)))
         case "conversation.ended":
             emit(.live(event))
             if let id = event.conversation?.id, id == openConversationId {

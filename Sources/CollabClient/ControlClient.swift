@@ -54,6 +54,13 @@ public struct ControlClient: Sendable {
         try await transport.send("POST", "/_mock/v1/accounts/\(account)/tokens", body: request)
     }
 
+    /// Revokes an access token of an account: it starts no app any more, and the apps it started end
+    /// now (a `client.error` event, then their live sockets close with 4003).
+    @discardableResult
+    public func revokeToken(account: String, _ token: String) async throws(CollabClientError) -> TokenRevocationResponse {
+        try await transport.send("POST", "/_mock/v1/accounts/\(account)/tokens/revoke", body: TokenRevocationRequest(token: token))
+    }
+
     /// The server clock.
     public func clock() async throws(CollabClientError) -> ClockState {
         try await transport.send("GET", "/_mock/v1/clock")

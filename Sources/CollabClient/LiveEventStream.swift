@@ -11,7 +11,8 @@ import Synchronization
 /// Iterate ``events`` to receive `LiveEvent`s in order. When the connection drops (network, server
 /// restart, the server closing a slow reader) the stream reconnects with the last event id it saw, and
 /// the server replays what was missed; if that is no longer possible the next event is a `resync`.
-/// The stream ends when ``close()`` is called or the session ends (close code 4001).
+/// The stream ends when ``close()`` is called, the session ends (close code 4001) or its authorization
+/// does (4003, after a `client.error` event).
 public final class LiveEventStream: Sendable {
     /// The events, in order. One consumer.
     public let events: AsyncStream<LiveEvent>
@@ -135,7 +136,10 @@ public final class LiveEventStream: Sendable {
                             group.cancelAll()
                         }
                     }
-                    if let code = close?.closeCode, Self.number(of: code) == LiveCloseCode.sessionEnded {
+                    // The session is over (stopped, or its authorization ended): reconnecting cannot help.
+                    if let code = close?.closeCode, let number = Self.number(of: code),
+                        number == LiveCloseCode.sessionEnded || number == LiveCloseCode.authorizationEnded
+                    {
                         self.close()
                     }
                 } catch {

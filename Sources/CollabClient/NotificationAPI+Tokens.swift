@@ -8,7 +8,8 @@ struct TokenState: Sendable {
         var pushKitToken: String?
         var fcmToken: String?
         var version: PushNotificationVersion = .encrypted
-        var isEmpty: Bool { deviceToken == nil && pushKitToken == nil && fcmToken == nil }
+        var pushKitEnabled = true
+        var isEmpty: Bool { deviceToken == nil && (pushKitToken == nil || !pushKitEnabled) && fcmToken == nil }
     }
 
     var tokens = Tokens()
@@ -45,6 +46,15 @@ extension NotificationAPI {
         set { update { $0.version = newValue } }
     }
 
+    /// Whether the app rings calls natively through PushKit and CallKit (the SDK's `pushKitEnabled`,
+    /// `false` when its CallKit provider is disabled or CallKit is not supported, as in China). When
+    /// `false` the PushKit token is not registered and the device stops advertising the
+    /// `nativeInboundCall` capability: calls ring by an alert push, or a UI request in the foreground.
+    public var pushKitEnabled: Bool {
+        get { tokens.withLock { $0.tokens.pushKitEnabled } }
+        set { update { $0.pushKitEnabled = newValue } }
+    }
+
     /// Waits for the registration the last change started.
     /// - Returns: The server's answer (with the notification keys), or `nil` when push was disabled or
     ///   nothing has changed yet.
@@ -73,11 +83,12 @@ extension NotificationAPI {
                         return nil
                     }
                     return try await register(
-                        apnsToken: next.deviceToken, pushKitToken: next.pushKitToken, fcmToken: next.fcmToken, version: next.version
+                        apnsToken: next.deviceToken, pushKitToken: next.pushKitEnabled ? next.pushKitToken : nil, fcmToken: next.fcmToken,
+                        version: next.version, nativeInboundCall: next.pushKitEnabled
                     )
                 } catch {
                     let message = "registering push tokens failed: \(error)"
-                    client.clientEventHub.emit(.error(ClientError(type: .notificationRegistration, isFatal: false, message: message)))
+                    client.report(.error(ClientError(type: .notificationRegistration, isFatal: false, message: message)))
                     throw error
                 }
             }

@@ -48,48 +48,60 @@ public enum ClientNotificationDecision: Sendable, Equatable {
     }
 }
 
-/// Push notifications for a visitor client: token registration, notification keys, handling and
-/// decrypting received notifications, and answering calls.
+/// Push notifications for a started app — a visitor's or an agent's: token registration, notification
+/// keys, handling and decrypting received notifications, and answering calls.
 public final class NotificationAPI: Sendable {
-    /// The started visitor client whose device registers.
-    public let client: VisitorClient
+    /// The app whose device registers.
+    public let client: any AppClient
     /// Where the device's notification keys are kept.
     public let storage: any NotificationKeyStorage
     let tokens = Mutex(TokenState())
 
     /// The notification API of one client (one per client: there is no singleton).
     /// - Parameters:
-    ///   - client: The visitor client, started before tokens are set.
+    ///   - client: The app (``VisitorClient`` or ``AgentClient``), started before tokens are set.
     ///   - storage: Where the notification keys are kept; in memory by default.
-    public init(client: VisitorClient, storage: any NotificationKeyStorage = MemoryKeyStorage()) {
+    public init(client: any AppClient, storage: any NotificationKeyStorage = MemoryKeyStorage()) {
         self.client = client
         self.storage = storage
     }
 
     /// Registers the device's tokens (re-registration replaces them) and stores the notification keys
     /// the server shares for encrypted versions.
+    /// - Parameters:
+    ///   - apnsToken: The APNs device token (hex).
+    ///   - pushKitToken: The PushKit (VoIP) token (hex).
+    ///   - fcmToken: The FCM registration token.
+    ///   - version: The push-notification version (the SDK's `unbluPushNotificationVersion`).
+    ///   - apnsEnvironment: `sandbox` (the default) or `production`.
+    ///   - nativeInboundCall: Whether the app rings natively (CallKit through PushKit; the SDK's
+    ///     capability of that name); `false` makes calls ring by an alert push, never by VoIP. `nil`: as
+    ///     the PushKit token says.
     @discardableResult
     public func register(
-        apnsToken: String? = nil, pushKitToken: String? = nil, fcmToken: String? = nil, version: PushNotificationVersion, apnsEnvironment: String? = nil
+        apnsToken: String? = nil, pushKitToken: String? = nil, fcmToken: String? = nil, version: PushNotificationVersion,
+        apnsEnvironment: String? = nil,
+        nativeInboundCall: Bool? = nil
     ) async throws -> PushRegistrationResponse {
-        let response: PushRegistrationResponse = try await client.transport.send(
-            "PUT", "/mobile/v1/clients/current/push",
-            body: PushRegistrationRequest(apnsToken: apnsToken, pushKitToken: pushKitToken, fcmToken: fcmToken, version: version.rawValue, apnsEnvironment: apnsEnvironment)
+        let body = PushRegistrationRequest(
+            apnsToken: apnsToken, pushKitToken: pushKitToken, fcmToken: fcmToken, version: version.rawValue, apnsEnvironment: apnsEnvironment,
+            nativeInboundCall: nativeInboundCall
         )
+        let response: PushRegistrationResponse = try await client.transport.send("PUT", "\(client.apiPrefix)/clients/current/push", body: body)
         try storage.save(response.keys)
         return response
     }
 
     /// Disables push: the server deletes the device's tokens.
     public func disable() async throws {
-        try await client.transport.sendWithoutResult("DELETE", "/mobile/v1/clients/current/push")
+        try await client.transport.sendWithoutResult("DELETE", "\(client.apiPrefix)/clients/current/push")
         try storage.save([])
     }
 
     /// Fetches the current (and, during an overlap, previous) keys after a rotation.
     @discardableResult
     public func refreshKeys() async throws -> [NotificationKeyView] {
-        let keys: [NotificationKeyView] = try await client.transport.send("GET", "/mobile/v1/clients/current/notification-keys")
+        let keys: [NotificationKeyView] = try await client.transport.send("GET", "\(client.apiPrefix)/clients/current/notification-keys")
         try storage.save(keys)
         return keys
     }
@@ -136,7 +148,7 @@ public final class NotificationAPI: Sendable {
         let request = UIRequest(
             reason: UIRequestReason(pushType: content.type), requestedByUser: true, conversationId: content.conversationId, callId: content.callId
         )
-        client.clientEventHub.emit(.showUIRequested(request))
+        client.report(.showUIRequested(request))
         completionHandler?()
         return content
     }
@@ -145,7 +157,7 @@ public final class NotificationAPI: Sendable {
     /// ``ClientEvent/error(_:)`` (the app keeps working, without pushes).
     public func failedToRegisterForRemoteNotifications(error: any Error) {
         let message = "registering for remote notifications failed: \(error)"
-        client.clientEventHub.emit(.error(ClientError(type: .notificationRegistration, isFatal: false, message: message)))
+        client.report(.error(ClientError(type: .notificationRegistration, isFatal: false, message: message)))
     }
 
     static func stringKeyed(_ userInfo: [AnyHashable: Any]) -> [String: Any] {
@@ -159,18 +171,18 @@ public final class NotificationAPI: Sendable {
     /// Answers a call from the device (after CallKit reported the user's answer).
     @discardableResult
     public func answer(callId: String) async throws(CollabClientError) -> CallView {
-        try await client.transport.send("POST", "/mobile/v1/calls/\(callId)/answer")
+        try await client.transport.send("POST", "\(client.apiPrefix)/calls/\(callId)/answer")
     }
 
     /// Declines a call.
     @discardableResult
     public func decline(callId: String) async throws(CollabClientError) -> CallView {
-        try await client.transport.send("POST", "/mobile/v1/calls/\(callId)/decline")
+        try await client.transport.send("POST", "\(client.apiPrefix)/calls/\(callId)/decline")
     }
 
     /// Reads a call's state.
     public func call(_ callId: String) async throws(CollabClientError) -> CallView {
-        try await client.transport.send("GET", "/mobile/v1/calls/\(callId)")
+        try await client.transport.send("GET", "\(client.apiPrefix)/calls/\(callId)")
     }
 
     /// The content of a notification payload (APNs `userInfo`, or an FCM data message's `unblu` string

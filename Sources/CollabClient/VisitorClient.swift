@@ -1,7 +1,6 @@
 public import AsyncHTTPClient
 public import CollabWire
 import Foundation
-import Synchronization
 
 /// A visitor app against MockCollab, on async/await: what the SDK's visitor client does.
 ///
@@ -11,19 +10,14 @@ import Synchronization
 /// let conversation = try await visitor.startConversation(topic: "Help")
 /// for await event in visitor.events { … }
 /// ```
-public final class VisitorClient: Sendable {
+public final class VisitorClient: AppClient {
     /// How the client connects.
     public let configuration: ClientConfiguration
     /// The HTTP transport (token, cookies).
     public let transport: HTTPTransport
-    private let state = Mutex(State())
-    /// The typed events (``clientEvents``) and the open conversation.
-    let clientEventHub = ClientEventHub()
-
-    private struct State {
-        var start: ClientStartResponse?
-        var live: LiveEventStream?
-    }
+    /// The start's answer, the live stream, the typed events (``clientEvents``) and the open conversation.
+    private let app = AppSession()
+    var clientEventHub: ClientEventHub { app.events }
 
     /// Creates a client; nothing is sent before ``start(liveEvents:)``.
     public init(configuration: ClientConfiguration, client: HTTPClient = .shared) {
@@ -33,11 +27,22 @@ public final class VisitorClient: Sendable {
     }
 
     /// What the server answered on start: the visitor, the effective configuration.
-    public var session: ClientStartResponse? { state.withLock { $0.start } }
+    public var session: ClientStartResponse? { app.start }
+
+    /// `/mobile/v1`: the device API.
+    public var apiPrefix: String { "/mobile/v1" }
+
+    /// Whether ``start(liveEvents:)`` succeeded and ``stop()`` has not been called since.
+    public var isStarted: Bool { session != nil }
+
+    /// Reports an event on ``clientEvents``.
+    public func report(_ event: ClientEvent) {
+        clientEventHub.emit(event)
+    }
 
     /// Live events; available after ``start(liveEvents:)``. One consumer.
     public var events: AsyncStream<LiveEvent> {
-        state.withLock { $0.live?.events } ?? AsyncStream { $0.finish() }
+        app.live?.events ?? AsyncStream { $0.finish() }
     }
 
     /// The client's events, typed as the SDK's client delegate reports them: UI show and hide requests
@@ -45,7 +50,7 @@ public final class VisitorClient: Sendable {
     /// their type and fatality, and every other live event. Use either this or ``events`` (the live
     /// events untyped), not both: asking for this stream takes the live events over. One consumer.
     public var clientEvents: AsyncStream<ClientEvent> {
-        clientEventHub.enableForwarding(from: state.withLock { $0.live })
+        clientEventHub.enableForwarding(from: app.live)
         return clientEventHub.stream
     }
 
@@ -53,7 +58,7 @@ public final class VisitorClient: Sendable {
     public var openConversationId: String? { clientEventHub.openConversationId }
 
     /// The live connection (for its last event id, or to force a reconnect).
-    public var liveConnection: LiveEventStream? { state.withLock { $0.live } }
+    public var liveConnection: LiveEventStream? { app.live }
 
     /// Starts the client: registers the device, identifies the visitor, opens the live event stream.
     /// - Parameter liveEvents: Whether to open the live event stream (``events``); pass `false` when
@@ -69,13 +74,7 @@ public final class VisitorClient: Sendable {
             apiKey: configuration.apiKey, accessToken: configuration.accessToken, deviceId: configuration.deviceId, device: configuration.device,
             namedArea: configuration.namedArea, deviceSecret: storedSecret
         )
-        let response: ClientStartResponse
-        do {
-            response = try await transport.send("POST", "/mobile/v1/clients", body: request)
-        } catch {
-            clientEventHub.emit(.error(ClientError(error)))
-            throw error
-        }
+        let response = try await app.request(transport, path: "/mobile/v1/clients", body: request)
         if let issued = response.deviceSecret {
             do {
                 try preferences.set(issued, forKey: secretKey)
@@ -83,22 +82,7 @@ public final class VisitorClient: Sendable {
                 throw CollabClientError(code: .transport, status: nil, message: "could not store the device secret: \(error)")
             }
         }
-        transport.setCredentials(.bearer(response.token))
-        guard liveEvents else {
-            state.withLock { $0.start = response }
-            return response
-        }
-        try InProcessExchanges.requireSocket(configuration.baseURL, for: "the live event stream")
-        let live = LiveEventStream(url: webSocketURL(configuration.baseURL, path: "/mobile/v1/events", query: [("token", response.token)]), tls: configuration.tls)
-        let previous = state.withLock { state -> LiveEventStream? in
-            let previous = state.live
-            state.start = response
-            state.live = live
-            return previous
-        }
-        previous?.close()
-        clientEventHub.forward(live)
-        await live.waitUntilConnected()
+        try await app.begin(response, transport: transport, livePath: liveEvents ? "/mobile/v1/events" : nil, tls: configuration.tls)
         return response
     }
 
@@ -108,21 +92,10 @@ public final class VisitorClient: Sendable {
         return webSocketURL(configuration.baseURL, path: "/mobile/v1/events", query: [("token", token)])
     }
 
-    /// Stops the client: the server forgets the device session and closes the live stream.
+    /// Stops the client: the server forgets the device session and closes the live stream. A client
+    /// whose access token expired or was revoked is already stopped at the server: stopping it succeeds.
     public func stop() async throws(CollabClientError) {
-        let live = state.withLock { state -> LiveEventStream? in
-            defer { state.live = nil }
-            return state.live
-        }
-        live?.close()
-        try await transport.sendWithoutResult("DELETE", "/mobile/v1/clients/current")
-        state.withLock { $0.start = nil }
-    }
-
-    /// Reports the app state (background, foreground with the UI closed or open).
-    @discardableResult
-    public func setAppState(_ appState: ClientAppState) async throws(CollabClientError) -> ClientView {
-        try await transport.send("PUT", "/mobile/v1/clients/current/app-state", body: AppStateRequest(appState: appState.rawValue))
+        try await app.end(transport, path: "/mobile/v1/clients/current")
     }
 
     /// Changes the named area for new conversations.
@@ -168,10 +141,19 @@ public final class VisitorClient: Sendable {
         return view
     }
 
-    /// The user asks to leave the collaboration UI (the SDK's collapse action): a hide request with
-    /// `requestedByUser: true` on ``clientEvents``.
+    /// The user asks to leave the collaboration UI from the app's own controls: a hide request with
+    /// `requestedByUser: true` on ``clientEvents``, without the server.
     public func requestHideUI() {
         clientEventHub.emit(.hideUIRequested(UIRequest(reason: .other, requestedByUser: true, conversationId: openConversationId)))
+    }
+
+    /// The user taps the collapse action of the visitor UI (shown when the server configures
+    /// `com.unblu.visitor.ui.showOverviewActionBarCollapseAction`): the server answers with a hide request
+    /// for this client, which arrives on ``clientEvents`` as `.hideUIRequested` (reason `.collapse`,
+    /// `requestedByUser: true`).
+    /// - Throws: `.conflict` when the configuration does not show the action.
+    public func collapse() async throws(CollabClientError) {
+        try await transport.sendWithoutResult("POST", "/mobile/v1/clients/current/collapse")
     }
 
     /// Ends a conversation.
@@ -189,9 +171,5 @@ public final class VisitorClient: Sendable {
     /// Messages after `sequence`, oldest first.
     public func messages(in conversationId: String, after sequence: Int = 0, limit: Int = 100) async throws(CollabClientError) -> MessagePage {
         try await transport.send("GET", "/mobile/v1/conversations/\(conversationId)/messages", query: [("after", String(sequence)), ("limit", String(limit))])
-    }
-
-    deinit {
-        state.withLock { $0.live?.close() }
     }
 }

@@ -30,15 +30,18 @@ final class APNsProviderTokens: Sendable {
 
     /// A valid token for the settings; `renew` forces a new one.
     func token(for settings: PushSettings.APNs, renew: Bool = false) async throws -> String {
-        let key = "\(settings.teamId):\(settings.keyId)"
+        guard let teamId = settings.teamId, let keyId = settings.keyId, let pem = settings.privateKeyPEM else {
+            throw CollabError.badRequest("APNs token authentication needs teamId, keyId and privateKeyPEM")
+        }
+        let key = "\(teamId):\(keyId)"
         let now = clock.now()
         if !renew, let cached = cache.withLock({ $0[key] }), now - cached.issuedAt < Self.lifetime, now >= cached.issuedAt {
             return cached.token
         }
         let signer = JWTKeyCollection()
-        await signer.add(ecdsa: try ES256PrivateKey(pem: settings.privateKeyPEM), kid: JWKIdentifier(string: settings.keyId))
-        let claims = Claims(iss: IssuerClaim(value: settings.teamId), iat: IssuedAtClaim(value: Date(timeIntervalSince1970: Double(now) / 1000)))
-        let token = try await signer.sign(claims, kid: JWKIdentifier(string: settings.keyId))
+        await signer.add(ecdsa: try ES256PrivateKey(pem: pem), kid: JWKIdentifier(string: keyId))
+        let claims = Claims(iss: IssuerClaim(value: teamId), iat: IssuedAtClaim(value: Date(timeIntervalSince1970: Double(now) / 1000)))
+        let token = try await signer.sign(claims, kid: JWKIdentifier(string: keyId))
         cache.withLock { $0[key] = Cached(token: token, issuedAt: now) }
         return token
     }

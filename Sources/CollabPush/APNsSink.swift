@@ -17,14 +17,16 @@ struct SinkResult: Sendable {
 }
 
 /// Delivers pushes over the APNs provider API (HTTP/2): `POST /3/device/<token>` with
-/// `authorization: bearer <ES256 provider token>`, `apns-push-type`, `apns-topic` (`.voip` for VoIP),
-/// `apns-priority`, `apns-expiration`, `apns-collapse-id` and `apns-id`.
+/// `authorization: bearer <ES256 provider token>` — or, with certificate-based authentication, over a
+/// connection that presents the account's certificate and without the header — and `apns-push-type`,
+/// `apns-topic` (`.voip` for VoIP), `apns-priority`, `apns-expiration`, `apns-collapse-id` and `apns-id`.
 ///
 /// 200 is delivered; 410 Unregistered and 400 BadDeviceToken remove the token; 403
 /// ExpiredProviderToken renews the provider token and retries; 429 and 5xx retry with backoff.
 final class APNsSink: Sendable {
     private let secureClient: SharedHTTPClient
     private let insecureClient: SharedHTTPClient
+    private let certificateClients: APNsCertificateClients
     private let tokens: APNsProviderTokens
     private let clock: any CollabClock
 
@@ -37,6 +39,7 @@ final class APNsSink: Sendable {
         // APNs never redirects; following one would send the provider token elsewhere.
         secure.redirectConfiguration = .disallow
         self.secureClient = SharedHTTPClient(configuration: secure)
+        self.certificateClients = APNsCertificateClients(base: secure)
         var insecure = secure
         var tls = TLSConfiguration.makeClientConfiguration()
         tls.certificateVerification = .none
@@ -47,16 +50,23 @@ final class APNsSink: Sendable {
     func shutdown() async {
         await secureClient.shutdown()
         await insecureClient.shutdown()
+        await certificateClients.shutdown()
     }
 
     func send(_ entry: OutboxEntry, settings: PushSettings.APNs, renewToken: Bool = false) async -> SinkResult {
         let now = clock.now()
         var attempt = OutboxEntry.Attempt(timestamp: now, sink: "apns")
         do {
-            let token = try await tokens.token(for: settings, renew: renewToken)
+            let client: SharedHTTPClient
             var request = HTTPClientRequest(url: "\(settings.baseURL)/3/device/\(entry.token)")
             request.method = .POST
-            request.headers.add(name: "authorization", value: "bearer \(token)")
+            if let certificate = settings.certificate, settings.usesCertificate(for: entry.transport) {
+                client = try await certificateClients.client(
+                    accountId: entry.accountId, certificate: certificate, insecureTLS: settings.insecureTLS == true)
+            } else {
+                client = settings.insecureTLS == true ? insecureClient : secureClient
+                request.headers.add(name: "authorization", value: "bearer \(try await tokens.token(for: settings, renew: renewToken))")
+            }
             request.headers.add(name: "apns-push-type", value: entry.pushType)
             request.headers.add(name: "apns-topic", value: entry.topic ?? "")
             request.headers.add(name: "apns-priority", value: String(entry.priority))
@@ -67,7 +77,6 @@ final class APNsSink: Sendable {
             if let collapseId = entry.collapseId { request.headers.add(name: "apns-collapse-id", value: collapseId) }
             request.headers.add(name: "content-type", value: "application/json")
             request.body = .bytes(ByteBuffer(string: entry.payload))
-            let client = settings.insecureTLS == true ? insecureClient : secureClient
             let response = try await client.execute(request, timeout: .seconds(10))
             let body = try await response.body.collect(upTo: 64 * 1024)
             let status = Int(response.status.code)
@@ -84,6 +93,10 @@ final class APNsSink: Sendable {
             case 429, 500...: return SinkResult(outcome: .retry, attempt: attempt, retryAfter: retryAfter)
             default: return SinkResult(outcome: .failed, attempt: attempt)
             }
+        } catch let error as CollabError {
+            // The account's credentials are unusable: no retry helps.
+            attempt.error = error.message
+            return SinkResult(outcome: .failed, attempt: attempt)
         } catch {
             attempt.error = "\(error)"
             return SinkResult(outcome: .retry, attempt: attempt)

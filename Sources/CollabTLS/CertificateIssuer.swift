@@ -60,7 +60,7 @@ public enum CertificateIssuer {
         }
     }
 
-    private static func makeLeaf(
+    static func makeLeaf(
         subject: DistinguishedName, authority: TLSIdentity, now: Date,
         @ExtensionsBuilder usage: () throws -> Result<Certificate.Extensions, any Error>
     ) throws -> TLSIdentity {

@@ -101,6 +101,14 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "Seconds a graceful shutdown waits for requests in flight (MOCK_COLLAB_SHUTDOWN_TIMEOUT).")
     var shutdownTimeout: Double = environment["MOCK_COLLAB_SHUTDOWN_TIMEOUT"].flatMap(Double.init) ?? 10
 
+    @Option(
+        help: """
+            Vendor version global/productVersion answers (e.g. 7.49.2); apps declaring a mobile SDK major it does not pair with \
+            are refused with UNSUPPORTED_SERVER_VERSION (6 serves SDK 3, 7 serves SDK 3 and 4) (MOCK_COLLAB_PRODUCT_VERSION).
+            """
+    )
+    var productVersion: String?
+
     @OptionGroup(title: "TLS") var tls: ServeTLSOptions
 
     @OptionGroup(title: "Files") var files: ServeFileOptions
@@ -122,6 +130,9 @@ struct ServeCommand: AsyncParsableCommand {
         guard journalCapacity > 0 else { throw ValidationError("--journal-capacity must be positive") }
         guard journalMaxBytes >= 64 * 1024 else { throw ValidationError("--journal-max-bytes must be at least 65536") }
         guard (4...31).contains(passwordHashCost) else { throw ValidationError("--password-hash-cost must be between 4 and 31") }
+        if let version = productVersion ?? Self.environment["MOCK_COLLAB_PRODUCT_VERSION"], ProductVersion(version) == nil {
+            throw ValidationError("--product-version must start with a number, e.g. 7.49.2")
+        }
         do {
             _ = try StorageLocation(parsing: storage)
         } catch {
@@ -177,6 +188,7 @@ struct ServeCommand: AsyncParsableCommand {
         }
         configuration.snapshotOnExit = snapshotOnExit ?? Self.environment["MOCK_COLLAB_SNAPSHOT_ON_EXIT"]
         configuration.files = files.settings
+        configuration.productVersion = (productVersion ?? Self.environment["MOCK_COLLAB_PRODUCT_VERSION"]).flatMap(ProductVersion.init)
         abuse.apply(to: &configuration)
 
         let server = try await MockCollabServer(configuration: configuration, logger: logger)

@@ -16,8 +16,8 @@ struct EffectResolverTests {
             wanted.sorted().map { ($0, Data("\($0) \(event.message?.id ?? "")".utf8)) }
         }
 
-        func pushWebhookBody(for push: ResolvedPush, recipient: Person?) -> Data? {
-            Data("push to \(push.token) for \(recipient?.sourceId ?? "nobody")".utf8)
+        func pushWebhookBody(for push: ResolvedPush, in state: borrowing AccountState) -> Data? {
+            Data("push to \(push.token) for \(state.persons[push.personId]?.sourceId ?? "nobody")".utf8)
         }
 
         func botBody(_ message: BotMessage, in state: borrowing AccountState) -> Data? {

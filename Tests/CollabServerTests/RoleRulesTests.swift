@@ -67,6 +67,7 @@ struct RoleRulesTests {
         .init(method: "POST", path: "/_mock/v1/seed", body: "{]", required: .superAdmin),
         .init(method: "GET", path: "/_mock/v1/journal?limit=x", required: .admin),
         .init(method: "POST", path: "/_mock/v1/accounts/unknown/tokens", body: "{}", required: .superAdmin),
+        .init(method: "POST", path: "/_mock/v1/accounts/unknown/tokens/revoke", body: "{}", required: .superAdmin),
         .init(method: "GET", path: "/_mock/v1/clock", required: .admin),
         .init(method: "POST", path: "/_mock/v1/clock", body: "{]", required: .superAdmin),
         .init(method: "GET", path: "/_mock/v1/stats?account=unknown", required: .admin),

@@ -34,6 +34,8 @@ struct VendorOperationRoleTests {
         .init(method: "POST", path: "/app/rest/v4/persons/unknown/getNotificationCountForConversations", body: "{}", required: .registeredUser),
         .init(method: "POST", path: "/app/rest/v4/persons/searchAgentsByState", body: #"{"limit":-1}"#, required: .admin),
         .init(method: "POST", path: "/app/rest/v4/personpresences/search", body: #"{"limit":-1}"#, required: .admin),
+        .init(method: "GET", path: "/app/rest/v4/personpresences/unknown/read", required: .admin),
+        .init(method: "POST", path: "/app/rest/v4/persons/unknown/removeDevices", body: "{}", required: .admin),
         .init(method: "POST", path: "/app/rest/v4/conversations/unknown/offboardParticipant", body: "{}", required: .admin),
         .init(method: "POST", path: "/app/rest/v4/conversations/unknown/updateMetadata", body: "{}", required: .admin),
         .init(method: "POST", path: "/app/rest/v4/conversations/unknown/setVisitorData", body: "{}", required: .admin),
@@ -103,6 +105,7 @@ struct VendorOperationRoleTests {
             let invitationId = try #require((try JSONSerialization.jsonObject(with: pin.body) as? [String: Any])?["id"] as? String)
             for (method, path, body) in [
                 ("POST", "persons/\(personId)/pauseNotifications", "{}"), ("GET", "persons/\(personId)/getNotificationCount", nil),
+                ("POST", "persons/\(personId)/removeDevices", nil),
                 ("POST", "conversations/\(conversationId)/updateMetadata", "{}"), ("POST", "conversations/\(conversationId)/setVisitorData", "{}"),
                 ("POST", "conversations/\(conversationId)/offboardParticipant", #"{"personId":"\#(personId)"}"#),
                 ("POST", "conversationhistory/\(conversationId)/exportMessageLog", "{}"),

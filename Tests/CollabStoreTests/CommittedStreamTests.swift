@@ -28,7 +28,7 @@ struct CommittedStreamTests {
             [("test.write", Data((event.detail["write"] ?? "").utf8))]
         }
 
-        func pushWebhookBody(for push: ResolvedPush, recipient: Person?) -> Data? { nil }
+        func pushWebhookBody(for push: ResolvedPush, in state: borrowing AccountState) -> Data? { nil }
         func botBody(_ message: BotMessage, in state: borrowing AccountState) -> Data? { nil }
     }
 

@@ -1,3 +1,5 @@
+package import CollabClient
+import CollabWire
 package import Foundation
 package import Hummingbird
 package import Logging
@@ -112,5 +114,14 @@ package final class FailureCounter: Sendable {
             left -= 1
             return true
         }
+    }
+}
+
+extension WebhookReceiver {
+    /// Registers this receiver for `events` with `admin`'s account (the Web API's `webhookregistrations/create`).
+    package func register(as admin: HTTPTransport, name: String, events: [String]) async throws {
+        let _: WebWebhookRegistration = try await admin.send(
+            "POST", "/app/rest/v4/webhookregistrations/create", body: WebWebhookRegistration(name: name, endpoint: url, events: events)
+        )
     }
 }

@@ -53,13 +53,8 @@ struct ClientCallAPITests {
     func outgoingCalls() async throws {
         let receiver = try await WebhookReceiver()
         try await TestServer.with(seed: queueSeed) { server in
-            let admin = server.admin("admin-d", "pw").transport
-            let _: WebWebhookRegistration = try await admin.send(
-                "POST", "/app/rest/v4/webhookregistrations/create",
-                body: WebWebhookRegistration(
-                    name: "calls", endpoint: receiver.url, events: ["conversation.call.initiated", "conversation.call.accepted", "conversation.call.ended"]
-                )
-            )
+            let events = ["conversation.call.initiated", "conversation.call.accepted", "conversation.call.ended"]
+            try await receiver.register(as: server.admin("admin-d", "pw").transport, name: "calls", events: events)
             let scenario = try await PushScenario.make(server, device: "caller-phone", version: .notEncrypted, appState: .foregroundUIOpen)
             let agentEvents = EventCollector(try await scenario.agent.connectEvents().events)
             let visitorEvents = EventCollector(scenario.app.events)

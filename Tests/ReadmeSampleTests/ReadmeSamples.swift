@@ -125,6 +125,7 @@ enum ReadmeSamples {
         ("clientLibrary1", clientLibrary1),
         ("clientLibrary2", clientLibrary2),
         ("clientLibrary3", clientLibrary3),
+        ("clientLibrary4", clientLibrary4),
         ("faults1", faults1),
         ("snapshots1", snapshots1),
         ("administeringtheserver1", administeringtheserver1),
@@ -170,6 +171,21 @@ enum ReadmeSamples {
 
     /// docs/client-library.md, Swift block 3.
     static func clientLibrary3(baseURL: String) async throws {
+        let agentApp = AgentClient(configuration: ClientConfiguration(
+            baseURL: baseURL, apiKey: "demo-api-key", namedArea: "demo-area", deviceId: "agent-phone-1"))
+        try await agentApp.start(username: "agent", password: "agent")   // or start() with configuration.accessToken
+        let agentPush = NotificationAPI(client: agentApp)
+        agentPush.deviceToken = "c3c3c3c3c3c3c3c3"
+        agentPush.pushKitToken = "d4d4d4d4d4d4d4d4"
+        try await agentPush.registration()
+        try await agentApp.setAppState(.background)                       // queue requests, messages and calls now push
+        let queue = try await agentApp.queue(namedAreas: ["demo-area"])   // the agent API, with the app's token
+        print(queue.count)
+        try await agentApp.stop()
+    }
+
+    /// docs/client-library.md, Swift block 4.
+    static func clientLibrary4(baseURL: String) async throws {
         let control = ControlClient(baseURL: baseURL, credentials: .basic(username: "superadmin", password: "superadmin"))
         let app = VisitorClient(configuration: ClientConfiguration(
             baseURL: baseURL, apiKey: "demo-api-key", namedArea: "demo-area", deviceId: "phone-2"))

@@ -3,8 +3,10 @@ public struct Principal: Sendable, Equatable {
     /// How the caller proved who it is.
     public enum Method: String, Sendable, Equatable {
         case anonymous, basic, session, controlToken
-        /// A started mobile client (visitor app).
+        /// A started mobile client (a visitor's or an agent's app).
         case client
+        /// An incoming call's device credential (the locked-phone answer of an app not started yet).
+        case callCredential
     }
 
     /// The account the caller acts in; `nil` only for anonymous callers and the control token.

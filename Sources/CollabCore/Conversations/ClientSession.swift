@@ -37,7 +37,7 @@ public struct DeviceInfo: Sendable, Codable, Equatable {
     }
 }
 
-/// A started mobile client (visitor app): the SDK's `start` creates one, `stop` ends it.
+/// A started mobile client (a visitor's or an agent's app): the SDK's `start` creates one, `stop` ends it.
 public struct ClientSession: Sendable, Codable, Equatable, Identifiable {
     /// The client's secret token, also its identifier.
     public var id: String
@@ -49,12 +49,22 @@ public struct ClientSession: Sendable, Codable, Equatable, Identifiable {
     /// The app's stable device identifier.
     public var deviceId: String
     public var device: DeviceInfo
+    /// Where new conversations are queued; the app may change it while it runs.
     public var namedAreaId: String?
+    /// The named area the client started with, whose configuration it loaded: changing the named area
+    /// later changes where new conversations go, not the configuration (the vendor's rule).
+    public var configurationNamedAreaId: String?
     public var appState: AppState
     /// The conversation shown in the collaboration UI, if any.
     public var openConversationId: String?
     /// Whether the visitor is identified by an access token (not anonymous).
     public var identified: Bool
+    /// The agent user of an agent's app; `nil` for a visitor's.
+    public var userId: String?
+    /// When the access token the client started with expires: the client's authorization ends then.
+    public var accessTokenExpiresAt: Timestamp?
+    /// SHA-256 (hex) of the access token the client started with, so revoking the token ends the client.
+    public var accessTokenDigest: String?
     public var createdAt: Timestamp
     public var lastSeenAt: Timestamp
 
@@ -70,11 +80,15 @@ public struct ClientSession: Sendable, Codable, Equatable, Identifiable {
         self.deviceId = deviceId
         self.device = device
         self.namedAreaId = namedAreaId
+        self.configurationNamedAreaId = namedAreaId
         self.appState = appState
         self.identified = identified
         self.createdAt = createdAt
         self.lastSeenAt = createdAt
     }
+
+    /// Whether this is an agent's app.
+    public var isAgent: Bool { userId != nil }
 }
 
 /// An agent's availability.

@@ -17,8 +17,15 @@ public struct DomainEvent: Sendable, Equatable {
         case newMessage = "conversation.new_message"
         /// A dialog bot started or stopped typing (live only; `detail`: `personId`, `typing`).
         case typingChanged = "conversation.typing"
-        /// The app should show the collaboration UI (e.g. an incoming call while in the foreground).
+        /// The app should show the collaboration UI (an incoming call or a co-browsing request while in the
+        /// foreground with the UI closed).
         case uiVisibilityRequest = "ui.visibility_request"
+        /// The app should hide the collaboration UI (a layer activated, or the user's collapse action).
+        case uiHideRequest = "ui.hide_request"
+        /// An error the client reports through its delegate (`detail`: `errorType`, `fatal`, `reason`,
+        /// `message`): the access token it started with expired or was revoked. Sent to that client only,
+        /// which the server then disconnects.
+        case clientError = "client.error"
         case agentPresenceChanged = "agent.presence_changed"
         case callStarted = "conversation.call.started"
         case callAnswered = "conversation.call.answered"
@@ -66,6 +73,9 @@ public struct DomainEvent: Sendable, Equatable {
     public var entity: EntityChange?
     /// The invitation after the change, for ``Kind/invitationChanged``.
     public var invitation: Invitation?
+    /// The public id of the one client the event is for (a hide request the user asked for, a client
+    /// error): other connections of the same person do not receive it.
+    public var clientId: String?
 
     /// Events no live client receives (only webhooks and bots do): they take no live id, stay out of the
     /// replay window and out of a cluster's change log.

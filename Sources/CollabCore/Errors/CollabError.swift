@@ -12,6 +12,8 @@ public struct CollabError: Error, Sendable, Equatable, CustomStringConvertible {
         case unauthorized = "UNAUTHORIZED"
         /// The API key is unknown (HTTP 401; the SDK's invalid-API-key error).
         case invalidApiKey = "INVALID_API_KEY"
+        /// The app's SDK major does not pair with the server's version (HTTP 400; fatal for the SDK).
+        case unsupportedServerVersion = "UNSUPPORTED_SERVER_VERSION"
         /// The caller is known but lacks the role or the right (HTTP 403).
         case forbidden = "FORBIDDEN"
         /// The entity does not exist, or belongs to another account (HTTP 404).

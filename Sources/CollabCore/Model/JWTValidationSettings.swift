@@ -33,14 +33,49 @@ public struct JWTValidationSettings: Sendable, Codable, Equatable, Identifiable 
     public var jwks: String?
     /// The mock's own HS256 secret for test tokens issued through the control API.
     public var testTokenSecret: String
+    /// A cookie whose value is an access token (the SDK's custom cookies carrying authentication): a
+    /// client that starts without an access token is identified by it.
+    public var cookieName: String?
+    /// Access tokens revoked before they expire: SHA-256 (hex) of the token → its expiry. A revoked
+    /// token starts no client, and the clients it started stop. Forgotten once expired (they are refused
+    /// anyway), and at most ``maxRevokedTokens`` are held.
+    public var revokedTokens: [String: Timestamp]?
 
-    public init(id: String, issuer: String? = nil, audience: String? = nil, keys: [Key] = [], jwks: String? = nil, testTokenSecret: String) {
+    /// The most revoked tokens an account holds (the earliest to expire go first).
+    public static let maxRevokedTokens = 1_000
+
+    public init(
+        id: String, issuer: String? = nil, audience: String? = nil, keys: [Key] = [], jwks: String? = nil, testTokenSecret: String,
+        cookieName: String? = nil
+    ) {
         self.id = id
         self.issuer = issuer
         self.audience = audience
         self.keys = keys
         self.jwks = jwks
         self.testTokenSecret = testTokenSecret
+        self.cookieName = cookieName
+    }
+
+    /// Whether the token with `digest` was revoked.
+    public func isRevoked(digest: String) -> Bool {
+        revokedTokens?[digest] != nil
+    }
+
+    /// Records a revoked token, forgetting those expired by `now` and, beyond the bound, those that
+    /// expire first.
+    mutating func revoke(digest: String, expiresAt: Timestamp, now: Timestamp) {
+        var held = (revokedTokens ?? [:]).filter { $0.value > now }
+        held[digest] = expiresAt
+        while held.count > Self.maxRevokedTokens, let first = held.min(by: { ($0.value, $0.key) < ($1.value, $1.key) }) {
+            held[first.key] = nil
+        }
+        revokedTokens = held
+    }
+
+    /// Whether `name` can be a cookie name (RFC 6265 token characters, at most 64).
+    public static func isValidCookieName(_ name: String) -> Bool {
+        (1...64).contains(name.count) && name.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || "!#$%&'*+-.^_`|~".contains($0)) }
     }
 
     /// The issuer used for test tokens when none is configured.

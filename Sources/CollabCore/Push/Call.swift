@@ -1,3 +1,5 @@
+import Foundation
+
 /// The state of a call.
 public enum CallState: String, Sendable, Codable, CaseIterable {
     /// Ringing on the visitor's devices.
@@ -47,6 +49,17 @@ public struct Call: Sendable, Codable, Equatable, Identifiable {
     public var ringingDeviceIds: [String]
     /// The device that answered.
     public var answeredDeviceId: String?
+    /// The call service provider as the account's configuration named it when the call started (the
+    /// vendor's `ECallServiceProvider`: `OPENTOK`, `LIVEKIT`, `ACS`). Media is not simulated: the
+    /// provider and its session fields are what an app hands to its call module.
+    public var serviceProvider: String?
+    /// The provider's session (an OpenTok session id, a LiveKit room name, an ACS group call id).
+    public var providerSessionId: String?
+    /// `com.unblu.mobiledevice.deviceAudioGreeting` when the call started.
+    public var audioGreeting: String?
+    /// The call's own secret: the per-device credentials its VoIP pushes carry and the per-person
+    /// provider tokens are derived from it (see ``CallCredential``). Never shown.
+    public var secret: String?
 
     public init(
         id: String, accountId: String, conversationId: String, callType: CallType, initiatorPersonId: String, initiationTimestamp: Timestamp,
@@ -79,6 +92,15 @@ extension Call: StorableEntity {
     public var storageAccountId: String? { accountId }
 }
 
+extension Call: SecretBearingEntity {
+    /// Without the call's secret (its credentials and provider tokens are derived from it).
+    public var redactingSecrets: Call? {
+        var call = self
+        call.secret = nil
+        return call
+    }
+}
+
 /// A push the state decided to send: resolved into ``ResolvedPush``es at commit, composed and delivered once stored.
 public struct PushIntent: Sendable, Equatable {
     public var accountId: String
@@ -106,12 +128,29 @@ public struct PushIntent: Sendable, Equatable {
 
 /// Where an account's pushes go besides the outbox.
 public struct PushSettings: Sendable, Codable, Equatable, Identifiable {
-    /// APNs provider API settings.
+    /// APNs provider API settings: token authentication (a `.p8` key with its team and key ids), a
+    /// certificate (`.p12`, e.g. a VoIP Services certificate), or both — VoIP pushes then go with the
+    /// certificate, the others with the token.
     public struct APNs: Sendable, Codable, Equatable {
-        public var teamId: String
-        public var keyId: String
+        /// A client certificate for certificate-based authentication.
+        public struct Certificate: Sendable, Codable, Equatable {
+            /// The PKCS#12 file, standard base64; never returned by the server.
+            public var pkcs12: String
+            /// The file's password; never returned by the server.
+            public var password: String
+
+            public init(pkcs12: String, password: String) {
+                self.pkcs12 = pkcs12
+                self.password = password
+            }
+        }
+
+        public var teamId: String?
+        public var keyId: String?
         /// The `.p8` ES256 private key in PEM; never returned by the server.
-        public var privateKeyPEM: String
+        public var privateKeyPEM: String?
+        /// The certificate to authenticate with instead of (or, for VoIP pushes, besides) a provider token.
+        public var certificate: Certificate?
         /// `apns-topic` (the app's bundle id); the device's app id when absent. VoIP pushes add `.voip`.
         public var topic: String?
         /// `sandbox`, `production`, or `custom` with ``customURL``.
@@ -120,14 +159,28 @@ public struct PushSettings: Sendable, Codable, Equatable, Identifiable {
         /// Trust any certificate (for `mock-collab apns-sim` and its self-signed certificate).
         public var insecureTLS: Bool?
 
-        public init(teamId: String, keyId: String, privateKeyPEM: String, topic: String? = nil, environment: String = "sandbox", customURL: String? = nil, insecureTLS: Bool? = nil) {
+        public init(
+            teamId: String? = nil, keyId: String? = nil, privateKeyPEM: String? = nil, certificate: Certificate? = nil, topic: String? = nil,
+            environment: String = "sandbox", customURL: String? = nil, insecureTLS: Bool? = nil
+        ) {
             self.teamId = teamId
             self.keyId = keyId
             self.privateKeyPEM = privateKeyPEM
+            self.certificate = certificate
             self.topic = topic
             self.environment = environment
             self.customURL = customURL
             self.insecureTLS = insecureTLS
+        }
+
+        /// Whether a provider token can be made (team id, key id and key).
+        public var hasProviderKey: Bool { teamId != nil && keyId != nil && privateKeyPEM != nil }
+
+        /// Whether a push over `transport` authenticates with the certificate (else a provider token):
+        /// VoIP pushes whenever there is one, the others only without a provider key.
+        public func usesCertificate(for transport: PushTransport) -> Bool {
+            guard certificate != nil else { return false }
+            return transport == .apnsVoIP || !hasProviderKey
         }
 
         /// The base URL pushes go to.
@@ -180,9 +233,23 @@ public struct PushSettings: Sendable, Codable, Equatable, Identifiable {
 
     func validate() throws(CollabError) {
         if let apns {
-            guard apns.teamId.count == 10, apns.teamId.allSatisfy({ $0.isLetter || $0.isNumber }) else { throw .badRequest("apns.teamId must be 10 letters or digits") }
-            guard apns.keyId.count == 10, apns.keyId.allSatisfy({ $0.isLetter || $0.isNumber }) else { throw .badRequest("apns.keyId must be 10 letters or digits") }
-            guard apns.privateKeyPEM.contains("PRIVATE KEY"), apns.privateKeyPEM.count < 16 * 1024 else { throw .badRequest("apns.privateKeyPEM must be a PEM private key") }
+            if apns.teamId != nil || apns.keyId != nil || apns.privateKeyPEM != nil || apns.certificate == nil {
+                guard let teamId = apns.teamId, teamId.count == 10, teamId.allSatisfy({ $0.isLetter || $0.isNumber }) else {
+                    throw .badRequest("apns.teamId must be 10 letters or digits (or give apns.certificate alone)")
+                }
+                guard let keyId = apns.keyId, keyId.count == 10, keyId.allSatisfy({ $0.isLetter || $0.isNumber }) else {
+                    throw .badRequest("apns.keyId must be 10 letters or digits")
+                }
+                guard let key = apns.privateKeyPEM, key.contains("PRIVATE KEY"), key.count < 16 * 1024 else {
+                    throw .badRequest("apns.privateKeyPEM must be a PEM private key")
+                }
+            }
+            if let certificate = apns.certificate {
+                guard !certificate.pkcs12.isEmpty, certificate.pkcs12.count < 64 * 1024, Data(base64Encoded: certificate.pkcs12) != nil else {
+                    throw .badRequest("apns.certificate.pkcs12 must be a .p12 file in base64, under 48 KiB")
+                }
+                guard certificate.password.count <= 1024 else { throw .badRequest("apns.certificate.password is too long") }
+            }
             guard ["sandbox", "production", "custom"].contains(apns.environment) else { throw .badRequest("apns.environment must be sandbox, production or custom") }
             if apns.environment == "custom" {
                 guard let url = apns.customURL, url.hasPrefix("https://") || url.hasPrefix("http://") else { throw .badRequest("apns.customURL must be an http(s) URL") }

@@ -17,6 +17,12 @@ public struct Device: Sendable, Codable, Equatable, Identifiable {
     /// `sandbox` or `production` APNs environment the token belongs to.
     public var apnsEnvironment: String
     public var keys: NotificationKeyRing?
+    /// Whether the app rings natively (CallKit through PushKit: the SDK's `nativeInboundCall`
+    /// capability); `nil` counts as yes when a PushKit token is registered. Without it an incoming call
+    /// rings by an alert push, or a UI visibility request in the foreground.
+    public var nativeInboundCall: Bool?
+    /// Whether the device runs an agent's app (agents get inbound requests); `nil` for visitors.
+    public var agent: Bool?
     /// Unread notifications since the collaboration UI was last opened (the badge).
     public var notificationCount: Int
     public var registeredAt: Timestamp
@@ -43,6 +49,10 @@ public struct Device: Sendable, Codable, Equatable, Identifiable {
 
     /// Whether any push token is registered.
     public var hasTokens: Bool { apnsToken != nil || pushKitToken != nil || fcmToken != nil }
+
+    /// Whether an incoming call rings this device by a VoIP push: a PushKit token, and the app did
+    /// not say it cannot ring natively.
+    public var ringsNatively: Bool { pushKitToken != nil && nativeInboundCall != false }
 }
 
 extension Device: StorableEntity {

@@ -1,3 +1,4 @@
+import CollabWire
 public import Foundation
 
 /// A push ready for a sink: transport, APNs headers, the payload as sent.
@@ -87,19 +88,26 @@ public enum PushComposer {
         } else {
             unblu = content.jsonFields
         }
-        let collapseId = content.callId.map { "call-\($0)" } ?? "conversation-\(content.conversationId)"
+        // A later push about the same call, inbound request or conversation replaces an earlier one.
+        let collapseId: String
+        switch content.type {
+        case .inboundRequest, .revokeInboundRequest: collapseId = "inbound-\(content.conversationId)"
+        default: collapseId = content.callId.map { "call-\($0)" } ?? "conversation-\(content.conversationId)"
+        }
         switch transport {
         case .apnsVoIP:
             return ComposedPush(transport: transport, pushType: "voip", priority: 10, collapseId: nil, payload: try json(["unblu": .object(unblu)]), keyId: keyId, truncated: false)
         case .fcm:
             // FCM data values are strings: the Unblu part travels as one JSON string.
             let data: [String: JSONValue] = ["unblu": .string(String(decoding: try json(unblu), as: UTF8.self))]
-            return ComposedPush(transport: transport, pushType: content.type == .revokeCall ? "background" : "alert", priority: 10, collapseId: collapseId, payload: try json(data), keyId: keyId, truncated: false)
+            return ComposedPush(
+                transport: transport, pushType: content.type.isSilent ? "background" : "alert", priority: 10, collapseId: collapseId,
+                payload: try json(data), keyId: keyId, truncated: false)
         case .apns:
             var aps: [String: JSONValue] = [:]
             var pushType = "alert"
             var priority = 10
-            if content.type == .revokeCall {
+            if content.type.isSilent {
                 aps["content-available"] = .int(1)
                 pushType = "background"
                 priority = 5
@@ -131,37 +139,6 @@ public enum PushComposer {
     }
 }
 
-/// A JSON value for payloads whose shape varies.
-public enum JSONValue: Sendable, Codable, Equatable {
-    case string(String)
-    case int(Int)
-    case bool(Bool)
-    case object([String: JSONValue])
-
-    public func encode(to encoder: any Encoder) throws {
-        var container = encoder.singleValueContainer()
-        switch self {
-        case .string(let value): try container.encode(value)
-        case .int(let value): try container.encode(value)
-        case .bool(let value): try container.encode(value)
-        case .object(let value): try container.encode(value)
-        }
-    }
-
-    public init(from decoder: any Decoder) throws {
-        let container = try decoder.singleValueContainer()
-        if let value = try? container.decode(Int.self) {
-            self = .int(value)
-        } else if let value = try? container.decode(Bool.self) {
-            self = .bool(value)
-        } else if let value = try? container.decode(String.self) {
-            self = .string(value)
-        } else {
-            self = .object(try container.decode([String: JSONValue].self))
-        }
-    }
-}
-
 extension PushContent {
     /// The content as flat JSON fields (NotEncrypted payloads carry them in the clear).
     var jsonFields: [String: JSONValue] {
@@ -179,6 +156,13 @@ extension PushContent {
         if let callerPersonId { fields["callerPersonId"] = .string(callerPersonId) }
         if let callState { fields["callState"] = .string(callState) }
         if let callEndReason { fields["callEndReason"] = .string(callEndReason) }
+        if let audioGreeting { fields["audioGreeting"] = .string(audioGreeting) }
+        if let callCredential { fields["callCredential"] = .string(callCredential) }
+        if let callServiceProvider { fields["callServiceProvider"] = .string(callServiceProvider) }
+        if let invitationId { fields["invitationId"] = .string(invitationId) }
+        if let contextPersonId { fields["contextPersonId"] = .string(contextPersonId) }
+        if let initialEngagementType { fields["initialEngagementType"] = .string(initialEngagementType) }
+        if let readTimestamp { fields["readTimestamp"] = .int(Int(readTimestamp)) }
         return fields
     }
 }

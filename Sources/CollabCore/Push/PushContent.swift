@@ -17,8 +17,25 @@ public struct PushContent: Sendable, Codable, Equatable {
     public var callerPersonId: String?
     /// The vendor's `ECallState`.
     public var callState: String?
-    /// The vendor's `ECallParticipationEndReason`, for missed calls.
+    /// The vendor's `ECallParticipationEndReason`, for missed calls; for a revoke, why the call is over
+    /// (`ANSWERED_ELSEWHERE`, or the call's `ECallEndReason`).
     public var callEndReason: String?
+    /// `com.unblu.mobiledevice.deviceAudioGreeting`: what the device plays once the call is answered
+    /// through CallKit before the app has started (incoming calls).
+    public var audioGreeting: String?
+    /// A credential for this call on this device (incoming calls): it answers, declines, ends and reads
+    /// the call without a started client, and expires with the call.
+    public var callCredential: String?
+    /// The call's service provider, the vendor's `ECallServiceProvider` (incoming calls).
+    public var callServiceProvider: String?
+    /// The invitation behind an inbound request (absent for a new conversation in the queue).
+    public var invitationId: String?
+    /// The visitor of an inbound request's conversation.
+    public var contextPersonId: String?
+    /// The conversation's `EInitialEngagementType`, for inbound requests.
+    public var initialEngagementType: String?
+    /// When the messages were read, for read-message pushes.
+    public var readTimestamp: Timestamp?
     public var timestamp: Timestamp
 
     public init(type: PushKind, title: String, text: String, conversationId: String, timestamp: Timestamp) {
@@ -48,7 +65,7 @@ public enum NotificationDecision: String, Sendable, Equatable {
 /// | foreground, collaboration UI closed | push | UI visibility request |
 /// | foreground, collaboration UI open | nothing | nothing |
 ///
-/// Missed-call and revoke pushes follow the new-message column.
+/// Missed-call, inbound-request, read-message and revoke pushes follow the new-message column.
 public enum NotificationPolicy {
     public static func decide(_ kind: PushKind, appState: AppState?) -> NotificationDecision {
         switch (appState ?? .background, kind) {

@@ -18,6 +18,13 @@ public enum PushKind: String, Sendable, Codable, CaseIterable {
     case missedCall = "MISSED_CALL"
     /// A call that rang on this device ended or was answered elsewhere.
     case revokeCall = "REVOKE_CALL"
+    /// A conversation request for an agent: a new conversation in the agent's queue, or an invitation
+    /// or forwarding addressed to the agent.
+    case inboundRequest = "INBOUND_REQUEST"
+    /// An inbound request this device was told about was taken (accepted, by anyone), ended or revoked.
+    case revokeInboundRequest = "REVOKE_INBOUND_REQUEST"
+    /// The person read their unread messages on another device: this one clears its badge.
+    case readMessage = "READ_MESSAGE"
 
     /// The vendor's webhook event name for this push.
     public var webhookEvent: String {
@@ -26,6 +33,17 @@ public enum PushKind: String, Sendable, Codable, CaseIterable {
         case .incomingCall: "push_notification.incoming_call"
         case .missedCall: "push_notification.missed_call"
         case .revokeCall: "push_notification.revoke_call"
+        case .inboundRequest: "push_notification.inbound_request"
+        case .revokeInboundRequest: "push_notification.revoke_inbound_request"
+        case .readMessage: "push_notification.read_message"
+        }
+    }
+
+    /// Whether the push only tells the app to update what it shows (a background push, never an alert).
+    public var isSilent: Bool {
+        switch self {
+        case .revokeCall, .revokeInboundRequest, .readMessage: true
+        case .newMessage, .incomingCall, .missedCall, .inboundRequest: false
         }
     }
 }

@@ -109,6 +109,6 @@ public enum SearchSchemas {
         "END_TIMESTAMP": { $0.endTimestamp.map { .int($0) } ?? .null },
         "ESTABLISHED_TIMESTAMP": { $0.acceptTimestamp.map { .int($0) } ?? .null },
         "SERVICE_PROVIDER_CALL_ID": { .of($0.id) },
-        "SERVICE_PROVIDER_TYPE": { _ in .null },
+        "SERVICE_PROVIDER_TYPE": { $0.serviceProvider.map { .of($0) } ?? .null },
     ])
 }

@@ -35,6 +35,10 @@ public struct Seed: Sendable, Codable, Equatable {
         /// this account). A rule keeps its `id` if it has one, else gets one from its position, so
         /// applying the seed again replaces its rules instead of adding them twice.
         public var faults: [FaultRule]?
+        /// Entities of the declared kinds (``EntityRegistry``), by seed key (`cannedResponses`,
+        /// `personLabels`, …), each as its Web API object. Matched by unique name (or by `id` for kinds
+        /// without one) and updated in place.
+        public var entities: [String: [JSONValue]]?
 
         public init(
             name: String, configuration: [String: String]? = nil, metadata: [String: String]? = nil, apiKeys: [ApiKeySeed]? = nil,
@@ -147,12 +151,20 @@ public struct Seed: Sendable, Codable, Equatable {
         public var jwks: String?
         /// The HS256 secret the control API signs test tokens with (generated when absent).
         public var testTokenSecret: String?
-        public init(issuer: String? = nil, audience: String? = nil, keys: [JWTValidationSettings.Key]? = nil, jwks: String? = nil, testTokenSecret: String? = nil) {
+        /// A cookie that carries an access token (the SDK's custom cookies): clients starting without one
+        /// are identified by it.
+        public var cookie: String?
+        public init(
+            issuer: String? = nil, audience: String? = nil, keys: [JWTValidationSettings.Key]? = nil, jwks: String? = nil,
+            testTokenSecret: String? = nil,
+            cookie: String? = nil
+        ) {
             self.issuer = issuer
             self.audience = audience
             self.keys = keys
             self.jwks = jwks
             self.testTokenSecret = testTokenSecret
+            self.cookie = cookie
         }
     }
 

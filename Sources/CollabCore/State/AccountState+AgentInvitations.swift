@@ -59,7 +59,7 @@ extension AccountState {
                 conversation.participants.append(
                     Participation(personId: agentPersonId, type: .secondaryAgent, hidden: invitation.joinHidden ?? false, joinedTimestamp: context.now)
                 )
-                save(conversation, changes: &changes)
+                save(conversation, context: context, changes: &changes)
                 emit(.conversationUpdated, conversation, context: context, changes: &changes)
             }
         }

@@ -21,6 +21,13 @@ extension AccountState {
         return try SearchSchemas.agentState.run(query, over: rows, id: \.person.id)
     }
 
+    /// A started mobile client by its public id, as a person presence of the caller's account.
+    public func personPresence(_ clientId: String, for principal: Principal) throws(CollabError) -> ClientSession {
+        _ = try callerAccountId(principal)
+        guard let session = clientSessions.rows(Indexes.clientByPublicId, clientId).first else { throw .notFound("PersonPresence", clientId) }
+        return session
+    }
+
     /// Searches the started mobile clients as person presences.
     public func searchPersonPresences(_ query: SearchQuery, for principal: Principal) throws(CollabError) -> SearchPage<ClientSession> {
         _ = try callerAccountId(principal)

@@ -35,7 +35,7 @@ extension AccountState {
             id: context.ids.makeSecret(), accountId: conversation.accountId, bot: bot, conversationId: conversation.id, counterpartPersonId: visitor,
             creationTimestamp: context.now
         )
-        save(conversation, changes: &changes)
+        save(conversation, context: context, changes: &changes)
         botDialogs[dialog.id] = dialog
         changes.put(dialog)
         deadlines.schedule(.botOffer(dialog.id), at: dialog.offerExpiresAt ?? context.now)
@@ -144,11 +144,11 @@ extension AccountState {
         switch handOver {
         case .handOff:
             try conversation.move(to: .queued, at: context.now)
-            save(conversation, changes: &changes)
+            save(conversation, context: context, changes: &changes)
             emit(.conversationQueued, conversation, queue: [conversation.recipient], context: context, changes: &changes)
         case .solved:
             try conversation.move(to: .unassigned, at: context.now)
-            save(conversation, changes: &changes)
+            save(conversation, context: context, changes: &changes)
             emit(.conversationUnassigned, conversation, context: context, changes: &changes)
         case .aborted:
             _ = try endConversation(

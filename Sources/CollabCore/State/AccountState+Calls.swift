@@ -46,6 +46,12 @@ extension AccountState {
             id: CallID.make(context.ids), accountId: accountId, conversationId: conversationId, callType: callType, initiatorPersonId: initiatorPersonId,
             initiationTimestamp: context.now, timeoutAt: context.now + max(1_000, timeout)
         )
+        let configuration = configuration(of: conversation)
+        let provider = configuration.value(for: CallServiceProvider.propertyKey)?.value.uppercased()
+        call.serviceProvider = provider.flatMap { CallServiceProvider.all.contains($0) ? $0 : nil } ?? CallServiceProvider.openTok
+        call.providerSessionId = CallServiceProvider.sessionId(provider: call.serviceProvider!, callId: call.id, ids: context.ids)
+        call.audioGreeting = configuration.value(for: CallServiceProvider.audioGreetingKey)?.value
+        call.secret = context.ids.makeSecret()
         let callerName = displayName(of: initiatorPersonId)
         for callee in callees {
             call.participations.append(CallParticipation(personId: callee, ringingTimestamp: context.now))
@@ -58,7 +64,16 @@ extension AccountState {
             content.callerName = callerName
             content.callerPersonId = initiatorPersonId
             content.callState = "CALLING"
-            call.ringingDeviceIds += notify(personId: callee, accountId: accountId, content: content, context: context, changes: &changes)
+            content.audioGreeting = call.audioGreeting
+            content.callServiceProvider = call.serviceProvider
+            // Each device's push carries its own credential for this call (the locked-phone answer).
+            let ringing = call
+            let personalize = { (content: inout PushContent, device: Device) in
+                content.callCredential = CallCredential.make(for: ringing, deviceRecordId: device.id)
+            }
+            call.ringingDeviceIds += notify(
+                personId: callee, accountId: accountId, content: content, context: context, changes: &changes, personalize: personalize
+            )
         }
         storeCall(call)
         changes.put(call)
@@ -132,10 +147,9 @@ extension AccountState {
     mutating func endCalls(ofConversation conversationId: String, context: OperationContext, changes: inout ChangeSet) {
         for call in calls.rows(Indexes.callByOpenConversation, conversationId) {
             var ended = call
-            if ended.state == .ringing {
-                revoke(ended, except: nil, context: context, changes: &changes)
-            }
+            let wasRinging = ended.state == .ringing
             finish(&ended, reason: "CONVERSATION_ENDED", context: context)
+            if wasRinging { revoke(ended, except: nil, context: context, changes: &changes) }
             storeCall(ended)
             changes.put(ended)
             emitCall(.callEnded, ended, context: context, changes: &changes)
@@ -177,14 +191,18 @@ extension AccountState {
         }
     }
 
-    /// Tells the devices that rang that the call is over (ended, declined or answered elsewhere).
+    /// Tells the devices that rang that the call is over (ended, declined or answered elsewhere), and
+    /// why: the state and `callEndReason` (`ANSWERED_ELSEWHERE`, or the call's end reason), so an app
+    /// that gets it as a VoIP push reports an unsuccessful call.
     private mutating func revoke(_ call: Call, except deviceRecordId: String?, context: OperationContext, changes: inout ChangeSet) {
         let targets = Set(call.ringingDeviceIds).subtracting([deviceRecordId].compactMap { $0 })
         guard !targets.isEmpty else { return }
         for personId in Set(targets.compactMap { devices[$0]?.personId }) {
             var content = PushContent(type: .revokeCall, title: "", text: "", conversationId: call.conversationId, timestamp: context.now)
             content.callId = call.id
-            content.callState = call.state == .active ? "ACTIVE" : "IDLE"
+            content.callType = call.callType.rawValue
+            content.callState = call.vendorState
+            content.callEndReason = call.state == .active ? "ANSWERED_ELSEWHERE" : call.endReason
             notify(personId: personId, accountId: call.accountId, content: content, context: context, changes: &changes, only: targets)
         }
     }

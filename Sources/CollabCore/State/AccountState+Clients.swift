@@ -12,9 +12,15 @@ public struct ClientStartInput: Sendable {
     public var identity: PersonInput?
     /// The secret an anonymous device's first start was given, presented on every later start.
     public var deviceSecret: String?
+    /// The agent user an agent's app starts for (by access token or login); `nil` for a visitor's app.
+    public var agentUserId: String?
+    /// The access token the client starts with, when it has one: its expiry ends the client's
+    /// authorization, and revoking it (by digest) ends it sooner.
+    public var accessToken: AccessTokenStamp?
 
     public init(
-        apiKey: ApiKey, deviceId: String, device: DeviceInfo, namedArea: String? = nil, identity: PersonInput? = nil, deviceSecret: String? = nil
+        apiKey: ApiKey, deviceId: String, device: DeviceInfo, namedArea: String? = nil, identity: PersonInput? = nil, deviceSecret: String? = nil,
+        agentUserId: String? = nil, accessToken: AccessTokenStamp? = nil
     ) {
         self.apiKey = apiKey
         self.deviceId = deviceId
@@ -22,7 +28,34 @@ public struct ClientStartInput: Sendable {
         self.namedArea = namedArea
         self.identity = identity
         self.deviceSecret = deviceSecret
+        self.agentUserId = agentUserId
+        self.accessToken = accessToken
     }
+}
+
+/// What the server keeps of an access token a client started with: when it expires, and its SHA-256.
+public struct AccessTokenStamp: Sendable, Equatable {
+    public var expiresAt: Timestamp
+    /// SHA-256 of the token, hex.
+    public var digest: String
+
+    public init(expiresAt: Timestamp, digest: String) {
+        self.expiresAt = expiresAt
+        self.digest = digest
+    }
+
+    /// The stamp of `token`, which expires at `expiresAt`.
+    public init(token: String, expiresAt: Timestamp) {
+        self.init(expiresAt: expiresAt, digest: DeviceSecret.hash(token))
+    }
+}
+
+/// Why a client's authorization ended while it ran (the `reason` of its `client.error` event).
+public enum AuthorizationEnd: String, Sendable {
+    /// The access token's `exp` passed on the server clock.
+    case expired = "EXPIRED"
+    /// The access token was revoked.
+    case revoked = "REVOKED"
 }
 
 extension AccountState {
@@ -45,6 +78,12 @@ extension AccountState {
         }
         try input.device.validate()
         let areaId = try input.namedArea.map { reference throws(CollabError) in try namedAreaIds([reference], accountId: accountId).first! }
+        if let stamp = input.accessToken, jwtSettings[accountId]?.isRevoked(digest: stamp.digest) == true {
+            throw .unauthorized("the access token was revoked")
+        }
+        if let userId = input.agentUserId {
+            return (try startAgentClient(input, userId: userId, areaId: areaId, context: context, changes: &changes), nil)
+        }
         var issuedSecret: String?
         if let identity = input.identity {
             guard !(identity.sourceId ?? "").hasPrefix(Self.anonymousDevicePrefix) else {
@@ -68,15 +107,79 @@ extension AccountState {
             storePerson(person)
             changes.put(person)
         }
-        let session = ClientSession(
+        var session = ClientSession(
             id: context.ids.makeSecret(), clientId: context.ids.make(), accountId: accountId, apiKeyId: input.apiKey.id, personId: person.id,
             deviceId: input.deviceId, device: input.device, namedAreaId: areaId, identified: input.identity != nil, createdAt: context.now
         )
-        clientSessions[session.id] = session
-        try? directory.claim(.client(session.id), for: accountId, log: &directoryLog, conflict: .conflict("token clash"))
-        deadlines.schedule(.clientIdle(session.id), at: session.lastSeenAt)
-        changes.put(session)
+        session.accessTokenExpiresAt = input.accessToken?.expiresAt
+        session.accessTokenDigest = input.accessToken?.digest
+        storeStarted(session, context: context, changes: &changes)
         return (session, issuedSecret)
+    }
+
+    /// Starts an agent's app for an agent user of the account (its access token named the user, or it
+    /// logged in): the agent's person, with the device that registers like a visitor's.
+    private mutating func startAgentClient(
+        _ input: ClientStartInput, userId: String, areaId: String?, context: OperationContext, changes: inout ChangeSet
+    ) throws(CollabError) -> ClientSession {
+        guard let user = users[userId], user.accountId == input.apiKey.accountId, user.authorizationRole >= .registeredUser,
+            let person = person(ofUser: user)
+        else { throw .unauthorized("not an agent of this account") }
+        var session = ClientSession(
+            id: context.ids.makeSecret(), clientId: context.ids.make(), accountId: user.accountId, apiKeyId: input.apiKey.id, personId: person.id,
+            deviceId: input.deviceId, device: input.device, namedAreaId: areaId, identified: true, createdAt: context.now
+        )
+        session.userId = user.id
+        session.accessTokenExpiresAt = input.accessToken?.expiresAt
+        session.accessTokenDigest = input.accessToken?.digest
+        storeStarted(session, context: context, changes: &changes)
+        return session
+    }
+
+    private mutating func storeStarted(_ session: ClientSession, context: OperationContext, changes: inout ChangeSet) {
+        clientSessions[session.id] = session
+        try? directory.claim(.client(session.id), for: session.accountId, log: &directoryLog, conflict: .conflict("token clash"))
+        scheduleDeadlines(of: session)
+        changes.put(session)
+    }
+
+    /// Schedules a client's idle expiry and, when it started with an access token, the end of its
+    /// authorization at the token's expiry.
+    mutating func scheduleDeadlines(of session: ClientSession) {
+        deadlines.schedule(.clientIdle(session.id), at: session.lastSeenAt)
+        if let expiry = session.accessTokenExpiresAt { deadlines.schedule(.clientAuthorization(session.id), at: expiry) }
+    }
+
+    /// Ends a running client whose access token expired or was revoked: it is told by a `client.error`
+    /// event (the SDK's non-fatal AUTHORIZATION error), which its live socket delivers before closing, and
+    /// is stopped — the app stops, gets a new token and starts again.
+    /// - Returns: Whether a client was ended.
+    mutating func endAuthorization(ofClient token: String, reason: AuthorizationEnd, context: OperationContext, changes: inout ChangeSet) -> Bool {
+        guard let session = clientSessions[token] else { return false }
+        let message = reason == .expired ? "the access token expired: stop, and start again with a new one" : "the access token was revoked"
+        var event = DomainEvent(
+            kind: .clientError, accountId: session.accountId, timestamp: context.now, personIds: [session.personId],
+            detail: ["errorType": "AUTHORIZATION", "fatal": "false", "reason": reason.rawValue, "message": message, "clientId": session.clientId]
+        )
+        event.clientId = session.clientId
+        changes.emit(event)
+        stopClient(token: token, changes: &changes)
+        return true
+    }
+
+    /// Revokes an access token of the account until it expires: it starts no client any more, and the
+    /// clients it started end now.
+    /// - Returns: The tokens of the clients ended (their live sockets close).
+    public mutating func revokeAccessToken(
+        _ stamp: AccessTokenStamp, context: OperationContext, changes: inout ChangeSet
+    ) throws(CollabError) -> [String] {
+        guard var settings = jwtSettings[accountId] else { throw .notFound("Account", accountId) }
+        settings.revoke(digest: stamp.digest, expiresAt: stamp.expiresAt, now: context.now)
+        jwtSettings[accountId] = settings
+        changes.put(settings)
+        let ended = clientSessions.ids(Indexes.clientByAccessToken, stamp.digest).sorted()
+        for token in ended { _ = endAuthorization(ofClient: token, reason: .revoked, context: context, changes: &changes) }
+        return ended
     }
 
     /// A live client session by token.
@@ -91,7 +194,9 @@ extension AccountState {
         guard var session = clientSessions[token] else { throw .unauthorized("unknown or stopped client") }
         try update(&session)
         session.lastSeenAt = context.now
-        if session.appState == .foregroundUIOpen { resetBadge(personId: session.personId, deviceId: session.deviceId, changes: &changes) }
+        if session.appState == .foregroundUIOpen {
+            resetBadge(personId: session.personId, deviceId: session.deviceId, context: context, changes: &changes)
+        }
         clientSessions[token] = session
         changes.put(session)
         return session
@@ -146,9 +251,10 @@ extension AccountState {
         clientSessions.rows(Indexes.clientByPerson, personId).sorted { ($0.createdAt, $0.id) < ($1.createdAt, $1.id) }
     }
 
-    /// The configuration cascade a client sees: account, its named area, its API key.
+    /// The configuration cascade a client sees: account, the named area it started with, its API key.
+    /// A named area set later only decides where new conversations are queued (the vendor's rule).
     public func configuration(for session: ClientSession) throws(CollabError) -> ConfigurationCascade {
-        try configuration(accountId: session.accountId, namedAreaId: session.namedAreaId, apiKeyId: session.apiKeyId)
+        try configuration(accountId: session.accountId, namedAreaId: session.configurationNamedAreaId, apiKeyId: session.apiKeyId)
     }
 }
 

@@ -13,7 +13,14 @@ extension AccountState {
         guard conversation.state == .active else { throw .conflict("co-browsing starts in ACTIVE conversations") }
         guard conversation.isParticipant(agentPersonId), isAgent(agentPersonId, accountId: accountId) else { throw .forbidden("only agents in the conversation request co-browsing") }
         guard let visitor = conversation.contextPersonId else { throw .conflict("the conversation has no visitor") }
-        return try open(conversation: conversation, visitor: visitor, requestedBy: agentPersonId, active: false, context: context, changes: &changes)
+        let session = try open(
+            conversation: conversation, visitor: visitor, requestedBy: agentPersonId, active: false, context: context, changes: &changes)
+        // The visitor's app in the foreground is asked to show the UI, where the request is accepted.
+        requestUI(
+            personId: visitor, reason: UIRequests.coBrowsingReason, conversationId: conversationId, detail: ["coBrowsingSessionId": session.id],
+            context: context, changes: &changes
+        )
+        return session
     }
 
     /// The visitor starts sharing in one of their conversations (no request needed).
@@ -41,6 +48,7 @@ extension AccountState {
             session.startedAt = context.now
         }
         saveCoBrowsing(session, kind: active ? .coBrowsingStarted : .coBrowsingRequested, conversation: conversation, context: context, changes: &changes)
+        if active { collapseOnLayerActivation(session, conversation: conversation, context: context, changes: &changes) }
         return session
     }
 
@@ -52,6 +60,9 @@ extension AccountState {
         session.state = .active
         session.startedAt = context.now
         saveCoBrowsing(session, kind: .coBrowsingStarted, context: context, changes: &changes)
+        if let conversation = conversations[session.conversationId] {
+            collapseOnLayerActivation(session, conversation: conversation, context: context, changes: &changes)
+        }
         return session
     }
 

@@ -20,6 +20,18 @@ extension AccountState {
         )
     }
 
+    /// The configuration a conversation works under: the account's, and its named area's when it is
+    /// addressed to one (a deleted area counts as none).
+    func configuration(of conversation: Conversation) -> ConfigurationCascade {
+        let area = conversation.recipient.type == .namedArea ? namedAreas[conversation.recipient.id] : nil
+        return ConfigurationCascade(global: directory.globalConfiguration.properties, account: account.configuration, area: area?.configuration)
+    }
+
+    /// Whether a boolean property is `true` along `cascade`.
+    static func isEnabled(_ key: String, in cascade: ConfigurationCascade) -> Bool {
+        cascade.value(for: key)?.value.lowercased() == "true"
+    }
+
     /// Replaces the GLOBAL configuration scope (undone with the operation's log when it fails).
     public static func setGlobalConfiguration(
         _ properties: [String: String], directory: Directory, log: inout DirectoryLog, changes: inout ChangeSet

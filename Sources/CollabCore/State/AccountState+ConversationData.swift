@@ -9,7 +9,7 @@ extension AccountState {
         try Limits.checkProperties(metadata, field: "metadata")
         var conversation = try ownConversation(id, accountId: accountId)
         conversation.metadata = metadata
-        save(conversation, changes: &changes)
+        save(conversation, context: context, changes: &changes)
         emit(.conversationUpdated, conversation, context: context, changes: &changes)
         return conversation
     }
@@ -21,7 +21,7 @@ extension AccountState {
         if let visitorData, visitorData.utf8.count > Self.visitorDataLength { throw CollabError(.payloadTooLarge, "visitorData is longer than \(Self.visitorDataLength) bytes") }
         var conversation = try ownConversation(id, accountId: accountId)
         conversation.visitorData = visitorData
-        save(conversation, changes: &changes)
+        save(conversation, context: context, changes: &changes)
         emit(.conversationUpdated, conversation, context: context, changes: &changes)
         return conversation
     }

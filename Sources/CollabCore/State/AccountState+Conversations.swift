@@ -150,13 +150,13 @@ extension AccountState {
         if participations.contains(where: { $0.type == .assignedAgent }) {
             try conversation.move(to: .active, at: context.now)
             conversation.assigneeJoinTimestamp = context.now
-            save(conversation, changes: &changes)
+            save(conversation, context: context, changes: &changes)
             emit(.conversationActive, conversation, context: context, changes: &changes)
         } else if let bot = onboardingBot(for: conversation) {
             offerOnboarding(conversation, to: bot, context: context, changes: &changes)
         } else {
             try conversation.move(to: .queued, at: context.now)
-            save(conversation, changes: &changes)
+            save(conversation, context: context, changes: &changes)
             emit(.conversationQueued, conversation, queue: [recipient], context: context, changes: &changes)
         }
         return conversation
@@ -197,7 +197,7 @@ extension AccountState {
         conversation.participants.removeAll { $0.personId == agentPersonId && $0.type != .contextPerson }
         conversation.participants.append(Participation(personId: agentPersonId, type: .assignedAgent, joinedTimestamp: context.now))
         conversation.assigneeJoinTimestamp = context.now
-        save(conversation, changes: &changes)
+        save(conversation, context: context, changes: &changes)
         emit(.conversationActive, conversation, queue: wasQueued ? [conversation.recipient] : [], context: context, changes: &changes)
         redeemAssignmentRequests(conversationId: id, agentPersonId: agentPersonId, context: context, changes: &changes)
         return conversation
@@ -217,7 +217,7 @@ extension AccountState {
         }
         guard !conversation.declinedBy.contains(agentPersonId) else { return conversation }
         conversation.declinedBy.append(agentPersonId)
-        save(conversation, changes: &changes)
+        save(conversation, context: context, changes: &changes)
         emit(.conversationUpdated, conversation, queue: [conversation.recipient], context: context, changes: &changes)
         return conversation
     }
@@ -233,7 +233,7 @@ extension AccountState {
             conversation.participants[index].leftTimestamp = context.now
         }
         conversation.assigneeJoinTimestamp = nil
-        save(conversation, changes: &changes)
+        save(conversation, context: context, changes: &changes)
         emit(.conversationRequeued, conversation, queue: [conversation.recipient], extraPersons: endedAssignees(conversation), context: context, changes: &changes)
         return conversation
     }
@@ -250,7 +250,7 @@ extension AccountState {
         let previous = conversation.recipient
         conversation.recipient = recipient
         conversation.declinedBy = []
-        save(conversation, changes: &changes)
+        save(conversation, context: context, changes: &changes)
         emit(.conversationUpdated, conversation, queue: [previous, recipient], context: context, changes: &changes)
         return conversation
     }
@@ -277,10 +277,10 @@ extension AccountState {
         if conversation.state != .active {
             if conversation.state == .created { try conversation.move(to: .onboarding, at: context.now) }
             try conversation.move(to: .active, at: context.now)
-            save(conversation, changes: &changes)
+            save(conversation, context: context, changes: &changes)
             emit(.conversationActive, conversation, queue: wasQueued ? [conversation.recipient] : [], extraPersons: previous, context: context, changes: &changes)
         } else {
-            save(conversation, changes: &changes)
+            save(conversation, context: context, changes: &changes)
             emit(.conversationUpdated, conversation, extraPersons: previous, context: context, changes: &changes)
         }
         return conversation
@@ -297,7 +297,7 @@ extension AccountState {
         guard conversation.participants.count < ConversationLimits.participants else { throw .conflict("the conversation has the maximum number of participants") }
         let type: ParticipationType = person.personType == .agent ? .secondaryAgent : .secondaryVisitor
         conversation.participants.append(Participation(personId: personId, type: type, hidden: hidden, joinedTimestamp: context.now))
-        save(conversation, changes: &changes)
+        save(conversation, context: context, changes: &changes)
         emit(.conversationUpdated, conversation, context: context, changes: &changes)
         return conversation
     }
@@ -310,7 +310,7 @@ extension AccountState {
         try Limits.checkOptional(topic, field: "topic", max: Limits.textLength)
         guard conversation.state != .ended else { throw .conflict("conversation \(id) has ended") }
         conversation.topic = topic
-        save(conversation, changes: &changes)
+        save(conversation, context: context, changes: &changes)
         emit(.conversationUpdated, conversation, context: context, changes: &changes)
         return conversation
     }
@@ -346,7 +346,7 @@ extension AccountState {
             conversation.participants[index].state = .ended
             conversation.participants[index].leftTimestamp = context.now
         }
-        save(conversation, changes: &changes)
+        save(conversation, context: context, changes: &changes)
         emit(
             .conversationEnded, conversation, queue: wasQueued ? [conversation.recipient] : [],
             extraPersons: Set(conversation.participants.map(\.personId)), context: context, changes: &changes
@@ -418,23 +418,28 @@ extension AccountState {
         conversation.lastMessageTimestamp = context.now
         messages[conversationId, default: []].append(message)
         changes.put(message)
-        save(conversation, changes: &changes)
+        save(conversation, context: context, changes: &changes)
         var event = DomainEvent(
             kind: .newMessage, accountId: accountId, timestamp: context.now, conversation: conversation, message: message,
             personIds: Set(conversation.activeParticipantIds), agentsOnly: isInternal
         )
         if isInternal { event.personIds = event.personIds.filter { isAgent($0, accountId: accountId) } }
         changes.emit(event)
-        if !isInternal {
-            let senderName = displayName(of: senderPersonId)
-            for participant in conversation.participants where participant.state != .ended && participant.personId != senderPersonId
-                && (participant.type == .contextPerson || participant.type == .secondaryVisitor) {
-                var content = PushContent(type: .newMessage, title: senderName, text: file == nil ? text : "sent a file", conversationId: conversationId, timestamp: context.now)
-                content.messageId = message.id
-                content.senderName = senderName
-                content.senderPersonId = senderPersonId
-                notify(personId: participant.personId, accountId: accountId, content: content, context: context, changes: &changes, countsTowardBadge: true)
-            }
+        // Visitors are told of messages meant for them; agents (whose apps register devices too) of
+        // every message, internal ones included. An agent's unread count is kept only once an agent app
+        // registered: the desk needs none.
+        let senderName = displayName(of: senderPersonId)
+        for participant in conversation.participants where participant.state != .ended && participant.personId != senderPersonId {
+            let isVisitor = participant.type == .contextPerson || participant.type == .secondaryVisitor
+            if isVisitor ? isInternal : devices.count(Indexes.deviceByPerson, participant.personId) == 0 { continue }
+            var content = PushContent(
+                type: .newMessage, title: senderName, text: file == nil ? text : "sent a file", conversationId: conversationId, timestamp: context.now
+            )
+            content.messageId = message.id
+            content.senderName = senderName
+            content.senderPersonId = senderPersonId
+            notify(
+                personId: participant.personId, accountId: accountId, content: content, context: context, changes: &changes, countsTowardBadge: true)
         }
         return message
     }
@@ -446,11 +451,13 @@ extension AccountState {
         return conversation
     }
 
-    mutating func save(_ conversation: Conversation, changes: inout ChangeSet) {
-        emitParticipationChanges(from: conversations[conversation.id], to: conversation, changes: &changes)
-        queue.update(old: conversations[conversation.id], new: conversation)
+    mutating func save(_ conversation: Conversation, context: OperationContext, changes: inout ChangeSet) {
+        let old = conversations[conversation.id]
+        emitParticipationChanges(from: old, to: conversation, changes: &changes)
+        queue.update(old: old, new: conversation)
         conversations[conversation.id] = conversation
         changes.put(conversation)
+        notifyQueueChange(from: old, to: conversation, context: context, changes: &changes)
     }
 
     private func endedAssignees(_ conversation: Conversation) -> Set<String> {

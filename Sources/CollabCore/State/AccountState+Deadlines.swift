@@ -1,6 +1,6 @@
 /// What a run of due work did, for the caller to act on outside the state (closing live connections).
 public struct DueWorkReport: Sendable {
-    /// Clients stopped for idleness.
+    /// Clients stopped for idleness, or because their access token expired.
     public var stoppedClients: [String] = []
     /// Login sessions and tokens that expired.
     public var expiredSessions: [String] = []
@@ -33,6 +33,9 @@ extension AccountState {
                 }
             case .clientIdle(let token):
                 if expireIdleClient(token, now: now, idleTimeout: clientIdleTimeout, changes: &changes) { report.stoppedClients.append(token) }
+            case .clientAuthorization(let token):
+                guard let expiry = clientSessions[token]?.accessTokenExpiresAt, expiry <= now else { continue }
+                if endAuthorization(ofClient: token, reason: .expired, context: context, changes: &changes) { report.stoppedClients.append(token) }
             case .botOffer(let token):
                 expireBotOffer(token, context: context, changes: &changes)
             }

@@ -6,13 +6,20 @@ public struct PushRegistrationInput: Sendable {
     public var version: PushVersion
     /// `sandbox` (default) or `production`.
     public var apnsEnvironment: String?
+    /// Whether the app rings natively (the SDK's `nativeInboundCall` capability); `nil`: as its PushKit
+    /// token says.
+    public var nativeInboundCall: Bool?
 
-    public init(apnsToken: String? = nil, pushKitToken: String? = nil, fcmToken: String? = nil, version: PushVersion, apnsEnvironment: String? = nil) {
+    public init(
+        apnsToken: String? = nil, pushKitToken: String? = nil, fcmToken: String? = nil, version: PushVersion, apnsEnvironment: String? = nil,
+        nativeInboundCall: Bool? = nil
+    ) {
         self.apnsToken = apnsToken
         self.pushKitToken = pushKitToken
         self.fcmToken = fcmToken
         self.version = version
         self.apnsEnvironment = apnsEnvironment
+        self.nativeInboundCall = nativeInboundCall
     }
 }
 
@@ -54,6 +61,8 @@ extension AccountState {
         device.fcmToken = fcm
         device.version = input.version
         device.apnsEnvironment = environment
+        device.nativeInboundCall = input.nativeInboundCall
+        device.agent = session.isAgent ? true : nil
         device.updatedAt = context.now
         if input.version.isEncrypted, device.keys == nil {
             device.keys = NotificationKeyRing(current: NotificationKey(id: context.ids.make(length: 12), material: PushEncryption.makeKeyMaterial(), createdAt: context.now))
@@ -68,6 +77,22 @@ extension AccountState {
         guard let session = clientSessions[clientToken] else { throw .unauthorized("unknown or stopped client") }
         let id = Device.recordId(personId: session.personId, deviceId: session.deviceId)
         if devices.removeValue(forKey: id) != nil { changes.delete(.device, id) }
+    }
+
+    /// Removes a person's devices — all, or those whose app device ids are in `deviceIds` — with their
+    /// tokens and notification keys: they get no more pushes. The SDK gives users no way to manage their
+    /// devices; a backend does it (the Web API).
+    /// - Returns: The devices removed.
+    public mutating func removeDevices(
+        ofPerson personId: String, deviceIds: Set<String>?, for principal: Principal, changes: inout ChangeSet
+    ) throws(CollabError) -> [Device] {
+        _ = try person(personId, for: principal)
+        let removed = devices.rows(Indexes.deviceByPerson, personId).filter { deviceIds?.contains($0.deviceId) ?? true }.sorted { $0.id < $1.id }
+        for device in removed {
+            devices.removeValue(forKey: device.id)
+            changes.delete(.device, device.id)
+        }
+        return removed
     }
 
     /// Stores a changed device record.
@@ -106,8 +131,7 @@ extension AccountState {
 
     /// The app state of the client running on a device, `nil` when none runs.
     public func appState(of device: Device) -> AppState? {
-        clientSessions.rows(Indexes.clientByPerson, device.personId).filter { $0.deviceId == device.deviceId }
-            .max { ($0.lastSeenAt, $0.createdAt, $0.id) < ($1.lastSeenAt, $1.createdAt, $1.id) }?.appState
+        clientSession(on: device)?.appState
     }
 
     /// Sets the account's push sinks.
@@ -120,10 +144,13 @@ extension AccountState {
 
     /// Decides, per device of `personId`, between a push, a UI visibility request and nothing, and
     /// records the pushes. Returns the devices that got a push.
+    /// - Parameters:
+    ///   - only: The device records to consider (a revoke goes to the devices that rang); `nil`: all.
+    ///   - personalize: Adds what is particular to one device (a call's credential for that device).
     @discardableResult
     mutating func notify(
         personId: String, accountId: String, content: PushContent, context: OperationContext, changes: inout ChangeSet,
-        countsTowardBadge: Bool = false, only deviceIds: Set<String>? = nil
+        countsTowardBadge: Bool = false, only deviceIds: Set<String>? = nil, personalize: ((inout PushContent, Device) -> Void)? = nil
     ) -> [String] {
         var pushed: [String] = []
         guard accountId == self.accountId else { return [] }
@@ -132,29 +159,12 @@ extension AccountState {
         let pausedBecause = notificationPauseReason(personId: personId, now: context.now)
         for device in devices.rows(Indexes.deviceByPerson, personId).sorted(by: { $0.id < $1.id }) where device.hasTokens {
             if let only = deviceIds, !only.contains(device.id) { continue }
-            let decision = NotificationPolicy.decide(content.type, appState: appState(of: device))
-            switch decision {
-            case .nothing:
-                continue
-            case .uiVisibilityRequest:
-                continue
-            case .push:
-                break
-            }
-            var transports: [PushTransport] = []
-            switch content.type {
-            case .incomingCall:
-                if device.pushKitToken != nil {
-                    transports.append(.apnsVoIP)
-                } else if device.apnsToken != nil {
-                    transports.append(.apns)
-                }
-            case .revokeCall, .newMessage, .missedCall:
-                if device.apnsToken != nil { transports.append(.apns) }
-            }
+            guard NotificationPolicy.decide(content.type, appState: appState(of: device)) == .push else { continue }
+            var transports = Self.transports(for: content.type, to: device)
             if device.fcmToken != nil { transports.append(.fcm) }
             guard !transports.isEmpty else { continue }
             var payload = content
+            personalize?(&payload, device)
             if countsTowardBadge {
                 var updated = device
                 updated.notificationCount += 1
@@ -170,13 +180,32 @@ extension AccountState {
             pushed.append(device.id)
         }
         // A running app in the foreground with the UI closed is asked to show it (no push for it).
-        let foreground = clientSessions.count(Indexes.clientByForegroundPerson, personId) > 0
-        if foreground, NotificationPolicy.decide(content.type, appState: .foregroundUIClosed) == .uiVisibilityRequest {
-            var detail = ["reason": content.type.rawValue, "conversationId": content.conversationId]
+        if NotificationPolicy.decide(content.type, appState: .foregroundUIClosed) == .uiVisibilityRequest {
+            var detail: [String: String] = [:]
             if let callId = content.callId { detail["callId"] = callId }
-            changes.emit(DomainEvent(kind: .uiVisibilityRequest, accountId: accountId, timestamp: context.now, personIds: [personId], detail: detail))
+            requestUI(
+                personId: personId, reason: content.type.rawValue, conversationId: content.conversationId, detail: detail, context: context,
+                changes: &changes)
         }
         return pushed
+    }
+
+    /// The APNs transports a push of `kind` takes to `device` (FCM comes on top, when registered). An
+    /// incoming call rings by VoIP where the app rings natively, else by an alert push. A revoke goes as a
+    /// background push; a device that rang by VoIP and holds no APNs token can only learn that the call
+    /// is over by VoIP — with the call's state, so the app reports an unsuccessful call to CallKit, as iOS
+    /// requires of every VoIP push.
+    private static func transports(for kind: PushKind, to device: Device) -> [PushTransport] {
+        switch kind {
+        case .incomingCall:
+            if device.ringsNatively { return [.apnsVoIP] }
+            return device.apnsToken != nil ? [.apns] : []
+        case .revokeCall:
+            if device.apnsToken != nil { return [.apns] }
+            return device.ringsNatively ? [.apnsVoIP] : []
+        case .newMessage, .missedCall, .inboundRequest, .revokeInboundRequest, .readMessage:
+            return device.apnsToken != nil ? [.apns] : []
+        }
     }
 
     /// Forgets a token a push service reported as unregistered (only if it is still the registered one).
@@ -194,10 +223,13 @@ extension AccountState {
         setDevice(device, changes: &changes)
     }
 
-    /// Resets a person's badge counts on a device (the collaboration UI was opened there).
-    mutating func resetBadge(personId: String, deviceId: String, changes: inout ChangeSet) {
+    /// Resets a person's badge counts on a device (the collaboration UI was opened there); the person's
+    /// other devices are told the messages were read.
+    mutating func resetBadge(personId: String, deviceId: String, context: OperationContext, changes: inout ChangeSet) {
         let id = Device.recordId(personId: personId, deviceId: deviceId)
+        let unread = persons[personId]?.notifications?.counts ?? [:]
         clearNotificationCounts(personId: personId, changes: &changes)
+        if !unread.isEmpty { notifyRead(personId: personId, onDevice: id, counts: unread, context: context, changes: &changes) }
         guard var device = devices[id], device.notificationCount != 0 else { return }
         device.notificationCount = 0
         storeDevice(device)

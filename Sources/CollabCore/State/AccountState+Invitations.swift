@@ -77,7 +77,7 @@ extension AccountState {
             guard conversation.participants.count < ConversationLimits.participants else { throw .conflict("the conversation has the maximum number of participants") }
             let type: ParticipationType = conversation.participants.contains { $0.type == .contextPerson } ? .secondaryVisitor : .contextPerson
             conversation.participants.append(Participation(personId: personId, type: type, joinedTimestamp: context.now))
-            save(conversation, changes: &changes)
+            save(conversation, context: context, changes: &changes)
             emit(.conversationUpdated, conversation, context: context, changes: &changes)
         }
         invitation.state = .redeemed
@@ -118,7 +118,7 @@ extension AccountState {
         try conversation.move(to: .queued, at: context.now)
         conversation.assigneeJoinTimestamp = nil
         conversation.declinedBy = []
-        save(conversation, changes: &changes)
+        save(conversation, context: context, changes: &changes)
         emit(.conversationRequeued, conversation, queue: [conversation.recipient], context: context, changes: &changes)
         var invitation = Invitation(
             id: context.ids.make(), accountId: conversation.accountId, kind: .assignmentRequest, conversationId: conversationId, token: context.ids.makeSecret(),
@@ -140,7 +140,9 @@ extension AccountState {
     }
 
     mutating func saveInvitation(_ invitation: Invitation, action: String, context: OperationContext, changes: inout ChangeSet) {
+        let old = invitations[invitation.id]
         invitations[invitation.id] = invitation
+        notifyInvitationChange(from: old, to: invitation, context: context, changes: &changes)
         changes.put(invitation)
         var event = DomainEvent(kind: .invitationChanged, accountId: invitation.accountId, timestamp: context.now, detail: ["action": action])
         event.conversation = conversations[invitation.conversationId]

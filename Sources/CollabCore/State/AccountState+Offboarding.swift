@@ -15,16 +15,16 @@ extension AccountState {
         conversation.participants[index].leftTimestamp = context.now
         conversation.participants[index].leftReason = reason ?? "PARTICIPANT_LEFT"
         if type == .contextPerson {
-            save(conversation, changes: &changes)
+            save(conversation, context: context, changes: &changes)
             return try endConversation(id, by: nil, reason: .mandatoryParticipantGone, comment: nil, accountId: accountId, context: context, changes: &changes)
         }
         if type == .assignedAgent, conversation.state == .active {
             try conversation.move(to: .unassigned, at: context.now)
             conversation.assigneeJoinTimestamp = nil
-            save(conversation, changes: &changes)
+            save(conversation, context: context, changes: &changes)
             emit(.conversationUnassigned, conversation, extraPersons: [personId], context: context, changes: &changes)
         } else {
-            save(conversation, changes: &changes)
+            save(conversation, context: context, changes: &changes)
             emit(.conversationUpdated, conversation, extraPersons: [personId], context: context, changes: &changes)
         }
         return conversation

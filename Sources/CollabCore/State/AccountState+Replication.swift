@@ -111,7 +111,7 @@ extension AccountState {
             // Activity this replica served since is newer than what another replica stored.
             if let local = clientSessions[session.id], local.lastSeenAt > session.lastSeenAt { session.lastSeenAt = local.lastSeenAt }
             clientSessions[session.id] = session
-            deadlines.schedule(.clientIdle(session.id), at: session.lastSeenAt)
+            scheduleDeadlines(of: session)
             directory.load(.client(session.id), for: accountId)
         case .presence:
             let presenceRecord = try RecordCoding.decode(PresenceRecord.self, from: record)
@@ -143,6 +143,7 @@ extension AccountState {
             let dialog = try RecordCoding.decode(BotDialog.self, from: record)
             botDialogs[dialog.id] = dialog
             if dialog.state == .offered { deadlines.schedule(.botOffer(dialog.id), at: dialog.offerExpiresAt ?? dialog.creationTimestamp) }
+        case .declared: try declared.load(record)
         }
     }
 
@@ -186,6 +187,7 @@ extension AccountState {
         case .fileUploadInterceptor: fileUploadInterceptors[id] = nil
         case .messageInterceptor: messageInterceptors[id] = nil
         case .dialogBot: _ = bots.removeValue(forKey: id)
+        case .declared: declared.remove(recordId: id)
         }
     }
 }

@@ -65,6 +65,7 @@ public struct ShardSet: Sendable {
                 report.created += 1
             }
             try state.apply(accountSeed, passwordHashes: passwordHashes, context: context, changes: &changes, report: &report)
+            try state.applyEntities(accountSeed.entities, context: context, changes: &changes, report: &report)
             states[state.accountId] = state
         }
         return report
@@ -193,10 +194,12 @@ extension AccountState {
         if let jwt = seed.jwt {
             try jwt.validate()
             let current = jwtSettings[accountId]
-            let settings = JWTValidationSettings(
+            var settings = JWTValidationSettings(
                 id: accountId, issuer: jwt.issuer, audience: jwt.audience, keys: jwt.keys ?? [], jwks: jwt.jwks,
-                testTokenSecret: jwt.testTokenSecret ?? current?.testTokenSecret ?? context.ids.makeSecret()
+                testTokenSecret: jwt.testTokenSecret ?? current?.testTokenSecret ?? context.ids.makeSecret(), cookieName: jwt.cookie
             )
+            // Revocations are the server's own record, not the seed's: applying a seed keeps them.
+            settings.revokedTokens = current?.revokedTokens
             if settings != current {
                 jwtSettings[accountId] = settings
                 changes.put(settings)
@@ -224,6 +227,9 @@ extension Seed.JWTSeed {
         }
         for key in keys ?? [] where key.hs256Secret == nil && key.rs256PublicKeyPEM == nil && key.es256PublicKeyPEM == nil {
             throw .badRequest("seed: a JWT key needs hs256Secret, rs256PublicKeyPEM or es256PublicKeyPEM")
+        }
+        if let cookie, !JWTValidationSettings.isValidCookieName(cookie) {
+            throw .badRequest("seed: jwt.cookie must be a cookie name (1 to 64 letters, digits and !#$%&'*+-.^_`|~)")
         }
     }
 }

@@ -25,16 +25,20 @@ public struct AccountState: Sendable {
     public internal(set) var files = FileIndex()
     public internal(set) var fileUploadInterceptors: [String: FileUploadInterceptor] = [:]
     public internal(set) var messageInterceptors: [String: MessageInterceptor] = [:]
-    public internal(set) var clientSessions = IndexedTable<ClientSession>(indexes: [Indexes.clientByPerson, Indexes.clientByForegroundPerson])
+    public internal(set) var clientSessions = IndexedTable<ClientSession>(
+        indexes: [Indexes.clientByPerson, Indexes.clientByForegroundPerson, Indexes.clientByAccessToken, Indexes.clientByPublicId]
+    )
     public internal(set) var presence = IndexedTable<PresenceRecord>(indexes: [Indexes.presenceByValue])
     public internal(set) var webhooks = IndexedTable<WebhookRegistration>(indexes: [Indexes.webhookByEvent, Indexes.webhookByName])
-    public internal(set) var devices = IndexedTable<Device>(indexes: [Indexes.deviceByPerson, Indexes.deviceByToken])
+    public internal(set) var devices = IndexedTable<Device>(indexes: [Indexes.deviceByPerson, Indexes.deviceByToken, Indexes.deviceOfAgent])
     public internal(set) var calls = IndexedTable<Call>(indexes: [Indexes.callByOpenConversation])
     public internal(set) var pushSettings: [String: PushSettings] = [:]
     public internal(set) var coBrowsingSessions = IndexedTable<CoBrowsingSession>(indexes: [Indexes.coBrowsingByOpenConversation])
     public internal(set) var invitations = IndexedTable<Invitation>(indexes: [Indexes.invitationByOpenToken, Indexes.invitationByConversation, Indexes.invitationByOpenAgentTarget])
     public internal(set) var bots = IndexedTable<DialogBot>(indexes: [Indexes.botByName, Indexes.botForOnboarding])
     public internal(set) var botDialogs = IndexedTable<BotDialog>(indexes: [Indexes.dialogByOpenConversation])
+    /// The entities of every declared kind (``EntityRegistry``), with their indexes.
+    public internal(set) var declared = EntityTables()
 
     // Secondary indexes that are not per-table, rebuilt on load and kept in step by every operation.
     var apiKeyIdByKey: [String: String] = [:]
@@ -97,7 +101,7 @@ public struct AccountState: Sendable {
             case .clientSession:
                 let session = try RecordCoding.decode(ClientSession.self, from: record)
                 state.clientSessions[session.id] = session
-                state.deadlines.schedule(.clientIdle(session.id), at: session.lastSeenAt)
+                state.scheduleDeadlines(of: session)
             case .presence:
                 let record = try RecordCoding.decode(PresenceRecord.self, from: record)
                 state.presence[record.id] = record
@@ -132,6 +136,7 @@ public struct AccountState: Sendable {
                 let dialog = try RecordCoding.decode(BotDialog.self, from: record)
                 state.botDialogs[dialog.id] = dialog
                 if dialog.state == .offered { state.deadlines.schedule(.botOffer(dialog.id), at: dialog.offerExpiresAt ?? dialog.creationTimestamp) }
+            case .declared: try state.declared.load(record)
             }
         }
         for key in state.messages.keys { state.messages[key]?.sort { $0.sequence < $1.sequence } }
@@ -217,11 +222,17 @@ enum Indexes {
     static let clientByPerson = TableIndex<ClientSession>(0) { [$0.personId] }
     /// Clients in the foreground with the collaboration UI closed, by person (UI visibility requests).
     static let clientByForegroundPerson = TableIndex<ClientSession>(1) { $0.appState == .foregroundUIClosed ? [$0.personId] : [] }
+    /// Clients by the digest of the access token they started with (revoking the token stops them).
+    static let clientByAccessToken = TableIndex<ClientSession>(2) { $0.accessTokenDigest.map { [$0] } ?? [] }
+    /// Clients by their public id (a person presence in the Web API).
+    static let clientByPublicId = TableIndex<ClientSession>(3) { [$0.clientId] }
     static let presenceByValue = TableIndex<PresenceRecord>(0) { [$0.presence.rawValue] }
     static let webhookByEvent = TableIndex<WebhookRegistration>(0) { Array(Set($0.events)).sorted() }
     static let webhookByName = TableIndex<WebhookRegistration>(1) { [$0.name] }
     static let deviceByPerson = TableIndex<Device>(0) { [$0.personId] }
     static let deviceByToken = TableIndex<Device>(1) { [$0.apnsToken, $0.pushKitToken, $0.fcmToken].compactMap { $0 } }
+    /// Agents' devices with push tokens, under one key (inbound requests go to them).
+    static let deviceOfAgent = TableIndex<Device>(2) { $0.agent == true && $0.hasTokens ? ["agent"] : [] }
     static let callByOpenConversation = TableIndex<Call>(0) { $0.state == .ended ? [] : [$0.conversationId] }
     static let coBrowsingByOpenConversation = TableIndex<CoBrowsingSession>(0) { $0.state == .ended ? [] : [$0.conversationId] }
     /// Open invitations by the token a visitor redeems (PINs are unique among open ones).

@@ -17,6 +17,8 @@ public struct DeadlineQueue: Sendable {
         case sessionExpiry(String)
         /// A client's idle expiry (at its last activity plus the idle timeout).
         case clientIdle(String)
+        /// The expiry of the access token a client started with (at its `exp`).
+        case clientAuthorization(String)
         /// An onboarding offer to a dialog bot still unanswered (at the dialog's `offerExpiresAt`).
         case botOffer(String)
     }
@@ -46,7 +48,7 @@ public struct DeadlineQueue: Sendable {
         switch work {
         case .keyRotation: keys.insert(entry)
         case .clientIdle: clients.insert(entry)
-        case .callTimeout, .sessionExpiry, .botOffer: fixed.insert(entry)
+        case .callTimeout, .sessionExpiry, .botOffer, .clientAuthorization: fixed.insert(entry)
         }
     }
 

@@ -2,9 +2,10 @@ import CollabCore
 import CollabWire
 import Hummingbird
 
-/// The agent API under `/agent/v1`, for the agent client and the web console: log in, presence, the
-/// queue filtered by named area, accept / decline / requeue, messages, end, history. Authenticate with
-/// the token from `login` (bearer), HTTP basic, or the Web API session cookie.
+/// The agent API under `/agent/v1`, for the agent client and the web console: log in (or start an
+/// agent's app: `POST clients`), presence, the queue filtered by named area, accept / decline / requeue,
+/// messages, end, history. Authenticate with the token from `login` or of a started app (bearer), HTTP
+/// basic, or the Web API session cookie.
 struct AgentRoutes {
     let environment: CollabEnvironment
     /// The account's message interceptors, asked before a message is stored.
@@ -26,9 +27,20 @@ struct AgentRoutes {
             }
             return JSONBody.response(AgentLoginResponse(token: session.id, person: PersonView(person), accountId: session.accountId, expiresAt: session.expiresAt))
         }
+        group.post("clients") { request, context in
+            let body = try await env.decode(AgentClientStartRequest.self, from: request)
+            let response = try await env.startAgentClient(body, request: request, context: context)
+            return JSONBody.response(response, status: .created)
+        }
         group.post("logout") { _, context in
             let agent = try env.agent(context)
-            if let token = context.sessionToken {
+            if let client = context.client {
+                // An agent's app logs out by stopping its client.
+                try await env.write(account: agent.accountId) { state, changes, _ throws(CollabError) in
+                    state.stopClient(token: client.id, changes: &changes)
+                }
+                env.events.disconnect(sessionKey: client.id)
+            } else if let token = context.sessionToken {
                 try await env.write(account: agent.accountId) { state, changes, _ throws(CollabError) in state.closeSession(token: token, changes: &changes) }
                 env.events.disconnect(sessionKey: token)
             }

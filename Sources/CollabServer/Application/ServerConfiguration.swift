@@ -78,6 +78,9 @@ public struct ServerConfiguration: Sendable {
     public var maxSnapshotBytes: Int = 64 * 1024 * 1024
     /// Files in conversations: maximum size, quota, concurrent uploads.
     public var files = FileSettings()
+    /// The vendor version `global/productVersion` answers, whose major decides which mobile SDK majors
+    /// may start clients; `nil` answers MockCollab's own name and checks no SDK version.
+    public var productVersion: ProductVersion?
     /// How many wrong invitation tokens (PINs, links) visitors may try (`serve --pin-attempts…`).
     public var redemptionLimits = RedemptionLimits()
     /// Live event sockets one client and one account may hold open (`serve --max-live-…`).

@@ -37,6 +37,8 @@ struct AccessTokenValidator: Sendable {
         var lastName: String?
         var displayName: String?
         var username: String?
+        /// When the token expires (`exp`), ms since the epoch.
+        var expiresAt: Timestamp
     }
 
     let clock: any CollabClock
@@ -99,7 +101,7 @@ struct AccessTokenValidator: Sendable {
         return Identity(
             subject: subject, email: claims.email, firstName: claims.given_name ?? claims.firstName,
             lastName: claims.family_name ?? claims.lastName, displayName: claims.name,
-            username: claims.preferred_username ?? claims.username
+            username: claims.preferred_username ?? claims.username, expiresAt: Timestamp(exp.value.timeIntervalSince1970 * 1000)
         )
     }
 

@@ -20,7 +20,7 @@ struct AuthenticationMiddleware: RouterMiddleware {
     let readsCertificates: Bool
 
     /// The credentials that name a caller (as opposed to the certificate and where a token may come).
-    private static let callerCredentials: Surface.Credentials = [.basic, .session, .controlToken, .client]
+    private static let callerCredentials: Surface.Credentials = [.basic, .session, .controlToken, .client, .agentClient, .callCredential]
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         var context = context
@@ -40,6 +40,7 @@ struct AuthenticationMiddleware: RouterMiddleware {
                 throw .unauthorized("a client certificate is required for the device API (mutual TLS)")
             }
         }
+        context.takesAccountCookie = accepts.contains(.accountCookie)
         guard !accepts.isDisjoint(with: Self.callerCredentials) else { return }
         if let authorization = request.headers[.authorization] {
             try await authenticate(authorization: authorization, context: &context)
@@ -50,7 +51,7 @@ struct AuthenticationMiddleware: RouterMiddleware {
             context.principal = principal
             context.sessionToken = token
         } else if accepts.contains(.socketToken), request.headers[.upgrade]?.lowercased() == "websocket", let token = request.query("token") {
-            guard bearer(token, context: &context) else { throw .unauthorized("unknown or expired token") }
+            guard try bearer(token, context: &context) else { throw .unauthorized("unknown or expired token") }
         }
     }
 
@@ -72,21 +73,34 @@ struct AuthenticationMiddleware: RouterMiddleware {
             let password = String(decoded[decoded.index(after: colon)...])
             context.principal = try await authenticator.principal(username: username, password: password)
         case "bearer":
-            guard bearer(credentials, context: &context) else { throw .unauthorized("unknown or expired bearer token") }
+            guard try bearer(credentials, context: &context) else { throw .unauthorized("unknown or expired bearer token") }
         default:
             throw .unauthorized("unsupported authorization scheme '\(parts[0])'")
         }
     }
 
     /// Takes a token of a kind the surface accepts; `false` when it is none of them.
-    private func bearer(_ token: String, context: inout Context) -> Bool {
-        if accepts.contains(.controlToken), authenticator.isControlToken(token) {
+    /// - Throws: `unauthorized` for a started app's token of the other kind (a visitor's on the agent
+    ///   API, an agent's on the device API), so the mistake is named.
+    private func bearer(_ token: String, context: inout Context) throws(CollabError) -> Bool {
+        if accepts.contains(.callCredential), CallCredential.claims(of: token) != nil {
+            guard let (principal, claims) = authenticator.callParty(credential: token) else {
+                throw .unauthorized("the call credential is not valid, or its call is over")
+            }
+            context.principal = principal
+            context.callCredential = claims
+        } else if accepts.contains(.controlToken), authenticator.isControlToken(token) {
             context.principal = .control
         } else if accepts.contains(.session), let principal = authenticator.principal(forSession: token) {
             context.principal = principal
             context.sessionToken = token
-        } else if accepts.contains(.client), let client = authenticator.client(token: token) {
-            context.principal = Principal(accountId: client.accountId, userId: nil, personId: client.personId, role: .webuser, method: .client)
+        } else if !accepts.isDisjoint(with: [.client, .agentClient]), let client = authenticator.client(token: token) {
+            guard accepts.contains(client.isAgent ? .agentClient : .client) else {
+                throw .unauthorized(
+                    client.isAgent
+                        ? "an agent app's token is for the agent API (/agent/v1)" : "a visitor app's token is for the device API (/mobile/v1)")
+            }
+            context.principal = try authenticator.principal(of: client)
             context.clientToken = token
             context.client = client
         } else {

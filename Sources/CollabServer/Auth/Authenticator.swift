@@ -59,6 +59,28 @@ struct Authenticator: Sendable {
         return touched?.session
     }
 
+    /// The caller a started app acts as: a visitor, or an agent with the role its user holds now (a
+    /// demotion takes effect on the next request).
+    func principal(of client: ClientSession) throws(CollabError) -> Principal {
+        guard let userId = client.userId else {
+            return Principal(accountId: client.accountId, userId: nil, personId: client.personId, role: .webuser, method: .client)
+        }
+        guard let role = try? environment.read(account: client.accountId, { $0.users[userId]?.authorizationRole }) else {
+            throw .unauthorized("the agent of this app no longer exists")
+        }
+        return Principal(accountId: client.accountId, userId: userId, personId: client.personId, role: role, method: .client)
+    }
+
+    /// The callee a call's device credential names, while the call is not over.
+    func callParty(credential: String) -> (Principal, CallCredential.Claims)? {
+        guard let claims = CallCredential.claims(of: credential), environment.repository.directory.account(claims.accountId) != nil,
+            let valid = try? environment.read(
+                account: claims.accountId, { state in state.calls[claims.callId].map { CallCredential.isValid(credential, for: $0) } }),
+            valid == true, let personId = claims.deviceRecordId.split(separator: ":", maxSplits: 1).first.map(String.init)
+        else { return nil }
+        return (Principal(accountId: claims.accountId, userId: nil, personId: personId, role: .webuser, method: .callCredential), claims)
+    }
+
     /// The caller behind a login session token. The role is read from the user as stored now (a session
     /// also ends when its user's role changes), never from what the session was opened with.
     func principal(forSession token: String) -> Principal? {

@@ -66,6 +66,27 @@ struct ControlRoutes {
             )
             return JSONBody.response(TestTokenResponse(token: issued.token, expiresAt: issued.expiresAt))
         }
+        group.operation(.post, "accounts/:account/tokens/revoke", role: .superAdmin) { request, context in
+            let accountRef = try context.pathParameter("account")
+            let body = try await env.decode(TokenRevocationRequest.self, from: request)
+            let accountId = try env.resolveAccount(accountRef).id
+            guard let settings = try env.read(account: accountId, { $0.jwtValidation(accountId: accountId) }) else {
+                throw CollabError.notFound("Account", accountRef)
+            }
+            let expiresAt: Timestamp
+            do {
+                expiresAt = try await env.tokens.validate(body.token, settings: settings).expiresAt
+            } catch let error as CollabError {
+                // The caller is authorized; the token is what is wrong.
+                throw CollabError.badRequest("token: \(error.message)")
+            }
+            let stamp = AccessTokenStamp(token: body.token, expiresAt: expiresAt)
+            let ended = try await env.write(account: accountId) { state, changes, op throws(CollabError) in
+                try state.revokeAccessToken(stamp, context: op, changes: &changes)
+            }
+            for token in ended { env.events.disconnect(sessionKey: token) }
+            return JSONBody.response(TokenRevocationResponse(endedClients: ended.count, revokedUntil: expiresAt))
+        }
         group.get("clock") { _, _ in
             JSONBody.response(env.clockState)
         }
@@ -141,11 +162,14 @@ extension JournalFilter {
 extension AccountState {
     /// The account's entity counts.
     func stats(journalEntries: Int) -> StateStats {
-        StateStats(
+        var stats = StateStats(
             accounts: 1, apiKeys: apiKeys.count, namedAreas: namedAreas.count, users: users.count, persons: persons.count,
             sessions: sessions.count, journalEntries: journalEntries, conversations: conversations.count,
             messages: messages.values.reduce(0) { $0 + $1.count }, calls: calls.count, devices: devices.count
         )
+        let declared = self.declared.counts
+        stats.declared = declared.isEmpty ? nil : declared
+        return stats
     }
 }
 
@@ -172,6 +196,7 @@ extension CollabEnvironment {
             total.messages += stats.messages
             total.calls += stats.calls
             total.devices += stats.devices
+            if let declared = stats.declared { total.declared = (total.declared ?? [:]).merging(declared, uniquingKeysWith: +) }
         }
         return total
     }

@@ -2,6 +2,7 @@ import CollabCore
 import Hummingbird
 import HummingbirdWebSocket
 import NIOCore
+import Synchronization
 
 /// The per-request context: Hummingbird's core storage plus who is calling, as the surface's
 /// ``AuthenticationMiddleware`` resolved it once.
@@ -18,6 +19,13 @@ struct CollabRequestContext: RequestContext, WebSocketRequestContext {
     public var clientToken: String?
     /// The started mobile client behind `clientToken`.
     public var client: ClientSession?
+    /// What an incoming call's device credential names, when the caller presented one.
+    public var callCredential: CallCredential.Claims?
+    /// Whether the surface takes the account's token cookie (`jwt.cookie`) where a client starts.
+    public var takesAccountCookie = false
+    /// Credentials a route checked itself once it knew the account (the account's token cookie at a
+    /// client start), for the journal.
+    let credentialNote = CredentialNote()
     /// The subject of the client certificate the connection presented (mutual TLS), for the journal.
     public var clientCertificate: String?
     /// A `BANDWIDTH` fault rule's cap, bytes per second, for what the request's WebSocket receives.
@@ -33,5 +41,19 @@ struct CollabRequestContext: RequestContext, WebSocketRequestContext {
     public init(source: ApplicationRequestContextSource) {
         self.coreContext = .init(source: source)
         self.channel = source.channel
+    }
+}
+
+/// Which credential a route authenticated a request with, when the surface's middleware could not (it
+/// needs the account, which the body names): the journal records it, never its value.
+final class CredentialNote: Sendable {
+    private let value = Mutex<String?>(nil)
+
+    /// What authenticated the request, e.g. `cookie SSO_TOKEN` (never the value).
+    var text: String? { value.withLock { $0 } }
+
+    /// Notes a cookie by its name.
+    func cookie(_ name: String) {
+        value.withLock { $0 = "cookie \(name)" }
     }
 }

@@ -84,7 +84,7 @@ extension CollabError.Kind {
     /// The HTTP status a failure of this kind answers with.
     var status: HTTPResponse.Status {
         switch self {
-        case .badRequest: .badRequest
+        case .badRequest, .unsupportedServerVersion: .badRequest
         case .unauthorized, .invalidApiKey: .unauthorized
         case .forbidden: .forbidden
         case .notFound: .notFound
@@ -117,6 +117,7 @@ extension CollabError.Kind {
         case .badRequest: "BAD_REQUEST"
         case .unauthorized: "AUTHORIZATION"
         case .invalidApiKey: "INVALID_API_KEY"
+        case .unsupportedServerVersion: "UNSUPPORTED_SERVER_VERSION"
         case .forbidden: "FORBIDDEN"
         case .notFound: "NOT_FOUND"
         case .conflict: "CONFLICT"

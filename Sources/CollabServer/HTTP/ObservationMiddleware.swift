@@ -32,7 +32,8 @@ struct ObservationMiddleware: RouterMiddleware {
     }
 
     /// The journal entry: method, path, redacted query, status, duration since the request arrived,
-    /// the caller's account, the client certificate's subject and the fault injected, if any.
+    /// the caller's account, the client certificate's subject, the cookie a route authenticated it with
+    /// (its name) and the fault injected, if any.
     private func record(_ request: Request, context: Context, timestamp: Timestamp, status: Int, fault: FaultRules.Injection?) {
         let elapsed = ContinuousClock.now - context.receivedAt
         let micros = elapsed.components.seconds * 1_000_000 + elapsed.components.attoseconds / 1_000_000_000_000
@@ -41,6 +42,7 @@ struct ObservationMiddleware: RouterMiddleware {
             query: RequestJournal.redact(query: request.uri.query), status: status, durationMicros: micros,
             accountId: context.principal.accountId, userId: context.principal.userId, clientCertificate: context.clientCertificate
         )
+        entry.authenticatedBy = context.credentialNote.text
         entry.faultRuleId = fault?.ruleId
         entry.fault = fault?.actionType
         // The connection was closed or reset: whatever the handler returned was never sent.

@@ -17,8 +17,17 @@ struct Surface: Sendable {
         static let session = Credentials(rawValue: 1 << 1)
         /// The control token as a bearer token.
         static let controlToken = Credentials(rawValue: 1 << 2)
-        /// A started mobile client's token as a bearer token.
+        /// A started visitor app's token as a bearer token.
         static let client = Credentials(rawValue: 1 << 3)
+        /// A started agent app's token as a bearer token (the agent API's mobile clients).
+        static let agentClient = Credentials(rawValue: 1 << 6)
+        /// An incoming call's device credential, from its VoIP push, as a bearer token: the locked-phone
+        /// answer of an app that has not started. Only the call it names may be acted on with it.
+        static let callCredential = Credentials(rawValue: 1 << 7)
+        /// The cookie an account names for access tokens (`jwt.cookie`, the SDK's custom cookies): where
+        /// a client starts without an access token, it identifies the caller. The start reads it once it
+        /// knows the account (from the API key in the body); the journal names the cookie.
+        static let accountCookie = Credentials(rawValue: 1 << 8)
         /// On a WebSocket upgrade, the surface's tokens as `?token=` too: browsers cannot set headers on a WebSocket.
         static let socketToken = Credentials(rawValue: 1 << 4)
         /// A client certificate, required when the server asks for them (mutual TLS).

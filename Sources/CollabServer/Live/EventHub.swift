@@ -17,10 +17,13 @@ struct EventAudience: Sendable {
     var sessionKey: String?
     /// The user behind an agent connection, so a changed role or a deletion closes it.
     var userId: String? = nil
+    /// The public id of the started app the connection belongs to, for events meant for one client.
+    var clientId: String? = nil
 
     /// Whether this audience receives `event`.
     func receives(_ event: DomainEvent) -> Bool {
         guard event.accountId == accountId else { return false }
+        if let target = event.clientId { return target == clientId }
         if event.personIds.contains(personId) { return !event.agentsOnly || isAgent }
         guard isAgent else { return false }
         if event.kind == .agentPresenceChanged { return true }

@@ -54,18 +54,24 @@ extension CollabEnvironment {
         if agent {
             try principal.require(.registeredUser)
             let filter = request.queryList("namedAreas")
-            let areaIds = filter.isEmpty ? nil : try read(account: accountId) { state throws(CollabError) in try state.namedAreaIds(filter, accountId: accountId) }
+            let areaIds = filter.isEmpty ? nil : try read(account: accountId) { state throws(CollabError) in
+                try state.namedAreaIds(filter, accountId: accountId)
+            }
             // The socket ends with the session it was opened with (logout, expiry) and with its user
             // (a changed role, deletion): see EventHub.disconnect.
+            // An agent's app: its client's token and id, like a visitor's app.
             return EventAudience(
-                accountId: accountId, personId: personId, isAgent: true, namedAreaIds: areaIds, sessionKey: context.sessionToken,
-                userId: principal.userId
+                accountId: accountId, personId: personId, isAgent: true, namedAreaIds: areaIds,
+                sessionKey: context.clientToken ?? context.sessionToken,
+                userId: principal.userId, clientId: context.client?.clientId
             )
         }
         guard principal.method == .client, let clientToken = context.clientToken else {
             throw .unauthorized("start a client first (POST /mobile/v1/clients)")
         }
-        return EventAudience(accountId: accountId, personId: personId, isAgent: false, namedAreaIds: nil, sessionKey: clientToken)
+        return EventAudience(
+            accountId: accountId, personId: personId, isAgent: false, namedAreaIds: nil, sessionKey: clientToken, clientId: context.client?.clientId
+        )
     }
 
     /// Refuses, before the upgrade, a live socket its client or account has no room for (a typed 429
@@ -122,6 +128,12 @@ extension CollabEnvironment {
                     }
                     // An event's text was encoded once, when it was published.
                     try await outbound.write(.text(item.text))
+                    // The client's access token expired or was revoked: it was told, its session is over.
+                    if case .event(let published) = item, published.event.kind == .clientError, published.event.clientId == audience.clientId {
+                        let code = WebSocketErrorCode(codeNumber: Int(LiveCloseCode.authorizationEnded))
+                        try await outbound.close(code, reason: "authorization ended: start again with a new access token")
+                        return
+                    }
                     if let close = faults.closeDue(after: item) {
                         try await outbound.close(WebSocketErrorCode(codeNumber: close.code), reason: close.reason)
                         return

@@ -14,29 +14,15 @@ struct MobileRoutes {
 
         group.post("clients") { request, context in
             let body = try await env.decode(ClientStartRequest.self, from: request)
-            let response = try await env.startClient(body, headerApiKey: request.headers[.init("x-unblu-apikey")!])
+            let response = try await env.startClient(body, request: request, context: context)
             return JSONBody.response(response, status: .created)
         }
-        group.get("clients/current") { _, context in
+        group.post("clients/current/collapse") { _, context in
             let session = try env.client(context)
-            return JSONBody.response(ClientView(session))
-        }
-        group.delete("clients/current") { _, context in
-            let session = try env.client(context)
-            try await env.write(context.principal) { state, changes, _ throws(CollabError) in state.stopClient(token: session.id, changes: &changes) }
-            env.events.disconnect(sessionKey: session.id)
+            try await env.write(context.principal) { state, changes, op throws(CollabError) in
+                try state.collapseUI(clientToken: session.id, context: op, changes: &changes)
+            }
             return noContent
-        }
-        group.put("clients/current/app-state") { request, context in
-            let session = try env.client(context)
-            let body = try await env.decode(AppStateRequest.self, from: request)
-            guard let appState = AppState(rawValue: body.appState) else {
-                throw CollabError.badRequest("appState must be one of \(AppState.allCases.map(\.rawValue).joined(separator: ", "))")
-            }
-            let updated = try await env.write(context.principal) { state, changes, op throws(CollabError) in
-                try state.updateClient(token: session.id, context: op, changes: &changes) { $0.appState = appState }
-            }
-            return JSONBody.response(ClientView(updated))
         }
         group.put("clients/current/named-area") { request, context in
             let session = try env.client(context)
@@ -148,48 +134,10 @@ extension CollabEnvironment {
     func client(_ context: CollabRequestContext) throws(CollabError) -> ClientSession {
         // Resolved once by the authentication middleware.
         guard context.principal.method == .client, let session = context.client else {
-            throw .unauthorized("start a client first (POST /mobile/v1/clients) and send its token as a bearer token")
+            throw .unauthorized(
+                "start a client first (POST /mobile/v1/clients, or /agent/v1/clients for an agent's app) and send its token as a bearer token")
         }
         return session
-    }
-
-    /// Starts a mobile client.
-    func startClient(_ body: ClientStartRequest, headerApiKey: String?) async throws -> ClientStartResponse {
-        guard let keyString = body.apiKey ?? headerApiKey, !keyString.isEmpty else {
-            throw CollabError(.invalidApiKey, "an API key is required (apiKey or the x-unblu-apikey header)")
-        }
-        guard keyString.count <= Limits.nameLength, let accountId = accountId(for: .apiKey(keyString)),
-            let apiKey = try? read(account: accountId, { $0.apiKey(presented: keyString) })
-        else {
-            throw CollabError(.invalidApiKey, "unknown API key")
-        }
-        var identity: PersonInput?
-        if let token = body.accessToken {
-            guard let settings = try read(account: accountId, { $0.jwtValidation(accountId: accountId) }) else {
-                throw CollabError.unauthorized("the account accepts no access tokens")
-            }
-            let claims = try await tokens.validate(token, settings: settings)
-            identity = PersonInput(
-                sourceId: claims.subject, personType: .visitor, username: claims.username, firstName: claims.firstName, lastName: claims.lastName,
-                displayName: claims.displayName, email: claims.email
-            )
-        }
-        let device = DeviceInfo(
-            os: body.device.os, osVersion: body.device.osVersion, appId: body.device.appId, appVersion: body.device.appVersion,
-            sdkVersion: body.device.sdkVersion, model: body.device.model
-        )
-        let input = ClientStartInput(
-            apiKey: apiKey, deviceId: body.deviceId, device: device, namedArea: body.namedArea, identity: identity, deviceSecret: body.deviceSecret
-        )
-        return try await write(account: accountId) { state, changes, op throws(CollabError) in
-            let (session, deviceSecret) = try state.startClient(input, context: op, changes: &changes)
-            let person = state.persons[session.personId]!
-            let configuration = try state.configuration(for: session).resolved().mapValues(\.value)
-            return ClientStartResponse(
-                token: session.id, clientId: session.clientId, accountId: session.accountId, person: PersonView(person),
-                namedAreaId: session.namedAreaId, configuration: configuration, serverTime: op.now, deviceSecret: deviceSecret
-            )
-        }
     }
 }
 

@@ -2,10 +2,13 @@ import CollabCore
 import Hummingbird
 
 extension Surface {
-    /// The device API: a started client's token (and, for the live socket, `?token=`), a client
-    /// certificate where the server asks for one; the typed error body whose `type` mirrors the SDK's
-    /// client error types. Roles play no part: `POST clients` is open, everything else needs the client.
-    static let mobile = Surface(faultName: "MOBILE", credentials: [.client, .socketToken, .clientCertificate], errors: .typed)
+    /// The device API: a started visitor app's token (and, for the live socket, `?token=`), an incoming
+    /// call's device credential on the call routes, the account's token cookie where a client starts, a
+    /// client certificate where the server asks for one; the typed error body whose `type` mirrors the
+    /// SDK's client error types. Roles play no part: `POST clients` is open, everything else needs the client.
+    static let mobile = Surface(
+        faultName: "MOBILE", credentials: [.client, .callCredential, .accountCookie, .socketToken, .clientCertificate], errors: .typed
+    )
 }
 
 /// The mobile device API under `/mobile/v1`, everything an app's SDK calls, registered here in one
@@ -20,7 +23,8 @@ struct MobileSurface {
     func register(on router: Router<CollabRequestContext>, stack: SurfaceStack) {
         let env = environment
         let routes = stack.routes(.mobile, under: "mobile/v1", on: router)
-        MobileRoutes(environment: env, messages: messages).register(on: routes.group())  // clients, app state, conversations, messages
+        MobileRoutes(environment: env, messages: messages).register(on: routes.group())  // start, named area, collapse, conversations, messages
+        AppClientRoutes(environment: env).register(on: routes.group())  // the current client, app state, push tokens, notification keys
         MobileInvitationRoutes(
             environment: env, redemptions: RedemptionGuard(limits: env.configuration.redemptionLimits, clock: env.clock)
         ).register(on: routes.group())  // invitations/redeem

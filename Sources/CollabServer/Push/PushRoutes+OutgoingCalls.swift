@@ -4,7 +4,8 @@ import Hummingbird
 
 /// Calls a visitor starts (the app's outgoing call, which the SDK reports to CallKit with
 /// `reportOutgoingCall`): the visitor rings the conversation's assigned agent, who answers or
-/// declines on the agent API; unanswered, the call becomes missed on the server clock.
+/// declines on the agent API (at the desk, or from an agent's app that rang by VoIP); unanswered, the
+/// call becomes missed on the server clock.
 extension PushRoutes {
     /// The visitor's side: `conversations/{id}/calls` on the mobile API.
     func registerOutgoingCall(on mobile: RouterGroup<CollabRequestContext>) {
@@ -21,28 +22,7 @@ extension PushRoutes {
                     changes: &changes
                 )
             }
-            return JSONBody.response(CallView(call), status: .created)
-        }
-    }
-
-    /// The agent's side: answer or decline on the agent API.
-    func registerOutgoingCallAnswers(on agent: RouterGroup<CollabRequestContext>) {
-        let env = environment
-        agent.post("calls/:id/answer") { _, context in
-            let caller = try env.agent(context)
-            let id = try callId(context)
-            let call = try await env.write(context.principal) { state, changes, op throws(CollabError) in
-                try state.answerCall(id, personId: caller.personId, deviceId: nil, accountId: caller.accountId, context: op, changes: &changes)
-            }
-            return JSONBody.response(CallView(call))
-        }
-        agent.post("calls/:id/decline") { _, context in
-            let caller = try env.agent(context)
-            let id = try callId(context)
-            let call = try await env.write(context.principal) { state, changes, op throws(CollabError) in
-                try state.declineCall(id, personId: caller.personId, accountId: caller.accountId, context: op, changes: &changes)
-            }
-            return JSONBody.response(CallView(call))
+            return JSONBody.response(CallView(call, viewer: session.personId), status: .created)
         }
     }
 }

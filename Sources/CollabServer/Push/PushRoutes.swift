@@ -12,79 +12,26 @@ import ServiceLifecycle
 struct PushRoutes {
     let environment: CollabEnvironment
 
-    /// Push tokens, notification keys and the visitor's calls (answer, decline, end, and the
-    /// outgoing call: see `PushRoutes+OutgoingCalls.swift`).
+    /// The visitor's calls (answer, decline, end, read, and the outgoing call: see
+    /// `PushRoutes+OutgoingCalls.swift`), by a started app or with a call's device credential.
     func registerMobile(on group: RouterGroup<CollabRequestContext>) {
         let env = environment
         registerOutgoingCall(on: group)
-        group.put("clients/current/push") { request, context in
-            let session = try env.client(context)
-            let body = try await env.decode(PushRegistrationRequest.self, from: request)
-            let input = PushRegistrationInput(
-                apnsToken: body.apnsToken, pushKitToken: body.pushKitToken, fcmToken: body.fcmToken, version: try parsePushVersion(body.version),
-                apnsEnvironment: body.apnsEnvironment
-            )
-            let response = try await env.write(context.principal) { state, changes, op throws(CollabError) in
-                let device = try state.registerPush(input, clientToken: session.id, context: op, changes: &changes)
-                return PushRegistrationResponse(device: DeviceView(device), keys: device.keys?.views(now: op.now) ?? [])
-            }
-            return JSONBody.response(response)
-        }
-        group.delete("clients/current/push") { _, context in
-            let session = try env.client(context)
-            try await env.write(context.principal) { state, changes, op throws(CollabError) in try state.disablePush(clientToken: session.id, context: op, changes: &changes) }
-            return noContent
-        }
-        group.get("clients/current/notification-keys") { _, context in
-            let session = try env.client(context)
-            let now = env.clock.now()
-            let keys = try env.read(context.principal) { state throws(CollabError) in
-                guard let device = state.device(forClient: session.id), let ring = device.keys else {
-                    throw CollabError(.notFound, "the device has no notification key; register with an encrypted version")
-                }
-                return ring.views(now: now)
-            }
-            return JSONBody.response(keys)
-        }
         group.get("calls/:id") { _, context in
-            let session = try env.client(context)
             let id = try callId(context)
-            let call = try env.read(context.principal) { state throws(CollabError) in try state.visitorCall(id, session: session) }
-            return JSONBody.response(CallView(call))
+            let party = try env.visitorCallParty(context, call: id)
+            let call = try env.read(account: party.accountId) { state throws(CollabError) in try state.participantCall(id, party) }
+            return JSONBody.response(CallView(call, viewer: party.personId))
         }
-        group.post("calls/:id/answer") { _, context in
-            let session = try env.client(context)
-            let id = try callId(context)
-            let call = try await env.write(context.principal) { state, changes, op throws(CollabError) in
-                _ = try state.visitorCall(id, session: session)
-                return try state.answerCall(id, personId: session.personId, deviceId: session.deviceId, accountId: session.accountId, context: op, changes: &changes)
-            }
-            return JSONBody.response(CallView(call))
-        }
-        group.post("calls/:id/decline") { _, context in
-            let session = try env.client(context)
-            let id = try callId(context)
-            let call = try await env.write(context.principal) { state, changes, op throws(CollabError) in
-                _ = try state.visitorCall(id, session: session)
-                return try state.declineCall(id, personId: session.personId, accountId: session.accountId, context: op, changes: &changes)
-            }
-            return JSONBody.response(CallView(call))
-        }
-        group.post("calls/:id/end") { _, context in
-            let session = try env.client(context)
-            let id = try callId(context)
-            let call = try await env.write(context.principal) { state, changes, op throws(CollabError) in
-                _ = try state.visitorCall(id, session: session)
-                return try state.endCall(id, personId: session.personId, accountId: session.accountId, context: op, changes: &changes)
-            }
-            return JSONBody.response(CallView(call))
-        }
+        // A visitor's calls are their own: another's answers 404, like an unknown one.
+        registerCallActions(on: group, participantsOnly: true) { context, id throws(CollabError) in try env.visitorCallParty(context, call: id) }
     }
 
-    /// The agent's calls: start, read, end, and answering a visitor's outgoing call.
+    /// The agent's calls: start, read, end, and answering a visitor's outgoing call — at the desk, from
+    /// an agent's app, or with a call's device credential.
     func registerAgent(on group: RouterGroup<CollabRequestContext>) {
         let env = environment
-        registerOutgoingCallAnswers(on: group)
+        registerCallActions(on: group, participantsOnly: false) { context, id throws(CollabError) in try env.agentCallParty(context, call: id) }
         group.post("conversations/:id/calls") { request, context in
             let agent = try env.agent(context)
             let id = try context.pathParameter("id")
@@ -94,21 +41,50 @@ struct PushRoutes {
             let call = try await env.write(context.principal) { state, changes, op throws(CollabError) in
                 try state.startCall(conversationId: id, initiatorPersonId: agent.personId, callType: type, timeout: timeout, accountId: agent.accountId, context: op, changes: &changes)
             }
-            return JSONBody.response(CallView(call), status: .created)
+            return JSONBody.response(CallView(call, viewer: agent.personId), status: .created)
         }
         group.get("calls/:id") { _, context in
-            let agent = try env.agent(context)
             let id = try callId(context)
-            let call = try env.read(context.principal) { state throws(CollabError) in try state.call(id, accountId: agent.accountId) }
-            return JSONBody.response(CallView(call))
+            let party = try env.agentCallParty(context, call: id)
+            let call = try env.read(account: party.accountId) { state throws(CollabError) in try state.call(id, accountId: party.accountId) }
+            return JSONBody.response(CallView(call, viewer: party.personId))
         }
-        group.post("calls/:id/end") { _, context in
-            let agent = try env.agent(context)
-            let id = try callId(context)
-            let call = try await env.write(context.principal) { state, changes, op throws(CollabError) in
-                try state.endCall(id, personId: agent.personId, accountId: agent.accountId, context: op, changes: &changes)
+    }
+
+    /// What a call action does to the state, for a party.
+    private typealias CallAction = @Sendable (inout AccountState, String, CallParty, OperationContext, inout ChangeSet) throws(CollabError) -> Call
+
+    /// Answer (an app's names its device: the call's other devices get a revoke), decline and end.
+    private static let callActions: [(name: String, perform: CallAction)] = [
+        ("answer", { state, id, party, op, changes throws(CollabError) in
+            try state.answerCall(id, personId: party.personId, deviceId: party.deviceId, accountId: party.accountId, context: op, changes: &changes)
+        }),
+        ("decline", { state, id, party, op, changes throws(CollabError) in
+            try state.declineCall(id, personId: party.personId, accountId: party.accountId, context: op, changes: &changes)
+        }),
+        ("end", { state, id, party, op, changes throws(CollabError) in
+            try state.endCall(id, personId: party.personId, accountId: party.accountId, context: op, changes: &changes)
+        }),
+    ]
+
+    /// The call actions, for the party `resolve` finds.
+    /// - Parameter participantsOnly: Whether a call the party is not in answers 404 (else the state's own
+    ///   check answers: 403 for a call not meant for the caller).
+    private func registerCallActions(
+        on group: RouterGroup<CollabRequestContext>, participantsOnly: Bool,
+        _ resolve: @escaping @Sendable (CollabRequestContext, String) throws(CollabError) -> CallParty
+    ) {
+        let env = environment
+        for action in Self.callActions {
+            group.post(RouterPath("calls/:id/\(action.name)")) { _, context in
+                let id = try callId(context)
+                let party = try resolve(context, id)
+                let call = try await env.write(account: party.accountId) { state, changes, op throws(CollabError) in
+                    if participantsOnly { _ = try state.participantCall(id, party) }
+                    return try action.perform(&state, id, party, op, &changes)
+                }
+                return JSONBody.response(CallView(call, viewer: party.personId))
             }
-            return JSONBody.response(CallView(call))
         }
     }
 
@@ -229,7 +205,8 @@ struct PushSettingsBody: Codable, Sendable {
         var apns = settings.apns
         var fcm = settings.fcm
         if redacted {
-            apns?.privateKeyPEM = "REDACTED"
+            if apns?.privateKeyPEM != nil { apns?.privateKeyPEM = "REDACTED" }
+            if apns?.certificate != nil { apns?.certificate = .init(pkcs12: "REDACTED", password: "REDACTED") }
             fcm?.privateKeyPEM = "REDACTED"
         }
         self.apns = apns
@@ -274,9 +251,9 @@ struct OutboxPage: Encodable {
 }
 
 extension AccountState {
-    /// A call the visitor of `session` is part of.
-    func visitorCall(_ id: String, session: ClientSession) throws(CollabError) -> Call {
-        guard let call = calls[id], call.accountId == session.accountId, call.participations.contains(where: { $0.personId == session.personId }) else {
+    /// A call `party` takes part in (another's answers 404, like an unknown one).
+    func participantCall(_ id: String, _ party: CallParty) throws(CollabError) -> Call {
+        guard let call = calls[id], call.accountId == party.accountId, call.participations.contains(where: { $0.personId == party.personId }) else {
             throw .notFound("Call", id)
         }
         return call

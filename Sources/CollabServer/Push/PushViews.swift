@@ -9,6 +9,7 @@ extension DeviceView {
             version: device.version.rawValue, apnsEnvironment: device.apnsEnvironment, notificationCount: device.notificationCount,
             keyId: device.keys?.current.id, registeredAt: device.registeredAt, updatedAt: device.updatedAt
         )
+        nativeInboundCall = device.nativeInboundCall
     }
 }
 
@@ -24,12 +25,26 @@ extension NotificationKeyRing {
 }
 
 extension CallView {
-    init(_ call: Call) {
+    /// The call as `viewerPersonId` sees it: a participant gets its own token for the provider's session.
+    init(_ call: Call, viewer viewerPersonId: String? = nil) {
         self.init(
             id: call.id, conversationId: call.conversationId, callType: call.callType.rawValue, initiatorPersonId: call.initiatorPersonId,
             state: call.state.rawValue, initiationTimestamp: call.initiationTimestamp, acceptTimestamp: call.acceptTimestamp, endTimestamp: call.endTimestamp,
-            endReason: call.endReason, timeoutAt: call.timeoutAt
+            endReason: call.endReason, timeoutAt: call.timeoutAt, serviceProviderType: call.serviceProvider
         )
+        guard let viewerPersonId, call.participations.contains(where: { $0.personId == viewerPersonId }), let provider = call.serviceProvider,
+            let sessionId = call.providerSessionId, let token = CallCredential.providerToken(for: call, personId: viewerPersonId)
+        else { return }
+        providerSession = CallProviderSession(provider: provider, sessionId: sessionId, token: token, serverURL: Self.serverURL(of: provider))
+    }
+
+    /// Where a provider's call module would connect; `.invalid` hosts, as nothing is served there.
+    private static func serverURL(of provider: String) -> String {
+        switch provider {
+        case CallServiceProvider.liveKit: "wss://livekit.mock-collab.invalid"
+        case CallServiceProvider.acs: "https://acs.mock-collab.invalid"
+        default: "https://api.opentok.mock-collab.invalid"
+        }
     }
 }
 

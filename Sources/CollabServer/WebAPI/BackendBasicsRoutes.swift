@@ -4,11 +4,12 @@ import Hummingbird
 
 /// What a backend calls first: `conversations/{id}/updateMetadata`, `setVisitorData`,
 /// `conversationhistory/search`, `conversationhistory/{id}/exportMessageLog`, `global/ping`,
-/// `global/productVersion`, `persons/searchAgentsByState`, `personpresences/search`.
+/// `global/productVersion`, `persons/searchAgentsByState`, `personpresences/search` and `read` (with the
+/// app's `deviceInfo`), and MockCollab's `persons/{id}/removeDevices`.
 struct BackendBasicsRoutes {
     let environment: CollabEnvironment
 
-    /// What `global/productVersion` reports.
+    /// What `global/productVersion` reports when no vendor version is configured (`--product-version`).
     static let productVersion = "MockCollab (Web API v4 subset)"
 
     func register(on group: RouterGroup<CollabRequestContext>) {
@@ -62,7 +63,7 @@ struct BackendBasicsRoutes {
             JSONBody.response(WebGlobalPing())
         }
         global.operation(.get, "productVersion", role: .registeredUser) { _, _ in
-            JSONBody.response(WebProductVersion(productVersion: Self.productVersion))
+            JSONBody.response(WebProductVersion(productVersion: env.configuration.productVersion?.text ?? Self.productVersion))
         }
 
         group.group("persons").operation(.post, "searchAgentsByState", role: .admin) { request, context in
@@ -77,12 +78,42 @@ struct BackendBasicsRoutes {
             }
             return JSONBody.response(page)
         }
-        group.group("personpresences").operation(.post, "search", role: .admin) { request, context in
+        let presences = group.group("personpresences")
+        presences.operation(.post, "search", role: .admin) { request, context in
             let query = try await env.decode(WebQuery.self, from: request).searchQuery(expectedType: "PersonPresenceQuery")
             let page = try env.read(context.principal) { state throws(CollabError) in
-                try state.searchPersonPresences(query, for: context.principal).webResult("PersonPresenceResult", offset: query.offset) { WebPersonPresence($0) }
+                try state.searchPersonPresences(query, for: context.principal).webResult("PersonPresenceResult", offset: query.offset) {
+                    WebPersonPresence($0, device: state.device(forClient: $0.id))
+                }
             }
             return JSONBody.response(page)
+        }
+        presences.operation(.get, ":presenceId/read", role: .admin) { _, context in
+            let id = try context.pathParameter("presenceId")
+            let presence = try env.read(context.principal) { state throws(CollabError) in
+                let session = try state.personPresence(id, for: context.principal)
+                return WebPersonPresence(session, device: state.device(forClient: session.id))
+            }
+            return JSONBody.response(presence)
+        }
+        // MockCollab's own operation (the vendor's Web API has none): a backend removes a person's
+        // devices, as the SDK documentation leaves device management to it.
+        group.group("persons").operation(.post, ":personId/removeDevices", role: .admin) { request, context in
+            let id = try context.pathParameter("personId")
+            let body = try await env.decode(WebRemoveDevicesBody?.self, fromOptional: request)
+            if let type = body?.type, type != "PersonsRemoveDevicesBody" {
+                throw CollabError.badRequest("$_type must be 'PersonsRemoveDevicesBody', not '\(type)'")
+            }
+            let identifiers = try body?.deviceIdentifiers.map { list throws(CollabError) in
+                guard list.count <= Limits.readMultipleCount else {
+                    throw .badRequest("deviceIdentifiers holds at most \(Limits.readMultipleCount) ids")
+                }
+                return Set(list)
+            }
+            try await env.write(context.principal) { state, changes, _ throws(CollabError) in
+                _ = try state.removeDevices(ofPerson: id, deviceIds: identifiers, for: context.principal, changes: &changes)
+            }
+            return noContent
         }
     }
 }
@@ -147,7 +178,7 @@ struct WebHistoryMessage: Codable, Sendable {
 }
 
 /// `PersonPresenceData` for a started mobile client: the person is present from the client's start
-/// (a stopped client is gone, so `leftTimestamp` never shows).
+/// (a stopped client is gone, so `leftTimestamp` never shows), on the device its `deviceInfo` describes.
 struct WebPersonPresence: Codable, Sendable {
     var type = "PersonPresenceData"
     var id: String
@@ -156,12 +187,14 @@ struct WebPersonPresence: Codable, Sendable {
     var accountId: String
     var joinedTimestamp: Int64
     var personId: String
+    var deviceInfo: WebDeviceInfo
 
     enum CodingKeys: String, CodingKey {
-        case type = "$_type", id, creationTimestamp, modificationTimestamp, accountId, joinedTimestamp, personId
+        case type = "$_type", id, creationTimestamp, modificationTimestamp, accountId, joinedTimestamp, personId, deviceInfo
     }
 
-    init(_ session: ClientSession) {
+    /// - Parameter device: The client's device record, once it registered for push.
+    init(_ session: ClientSession, device: Device?) {
         // The public client id, never the client's token.
         id = session.clientId
         creationTimestamp = session.createdAt
@@ -169,5 +202,65 @@ struct WebPersonPresence: Codable, Sendable {
         accountId = session.accountId
         joinedTimestamp = session.createdAt
         personId = session.personId
+        deviceInfo = WebDeviceInfo(session, device: device)
+    }
+}
+
+/// The vendor's `DeviceInfo` of a mobile app: the app's device id, its system, and — once it registered
+/// — its push token (APNs, else FCM), PushKit token and push-notification version.
+struct WebDeviceInfo: Codable, Sendable {
+    var type = "DeviceInfo"
+    var id: String
+    var accountId: String
+    var creationTimestamp: Int64
+    var modificationTimestamp: Int64
+    var identifier: String
+    var identifierSource = "DEVICE_ID"
+    var deviceType = "MOBILE"
+    var osName: String
+    var osVersion: String?
+    var ownerPersonId: String
+    var pushToken: String?
+    var pushKitToken: String?
+    var mobilePushNotificationVersion: Int?
+
+    enum CodingKeys: String, CodingKey {
+        case type = "$_type", id, accountId, creationTimestamp, modificationTimestamp, identifier, identifierSource
+        case deviceType = "type"
+        case osName, osVersion, ownerPersonId, pushToken, pushKitToken, mobilePushNotificationVersion
+    }
+
+    init(_ session: ClientSession, device: Device?) {
+        id = Device.recordId(personId: session.personId, deviceId: session.deviceId)
+        accountId = session.accountId
+        creationTimestamp = device?.registeredAt ?? session.createdAt
+        modificationTimestamp = device?.updatedAt ?? session.lastSeenAt
+        identifier = session.deviceId
+        osName = session.device.os
+        osVersion = session.device.osVersion
+        ownerPersonId = session.personId
+        pushToken = device?.apnsToken ?? device?.fcmToken
+        pushKitToken = device?.pushKitToken
+        mobilePushNotificationVersion = device.map { Self.number(of: $0.version) }
+    }
+
+    /// The version as a number, as the vendor's field is an integer; the numbering is the mock's own
+    /// (1 NotEncrypted, the legacy version; 2 Encrypted; 3 EncryptedService).
+    static func number(of version: PushVersion) -> Int {
+        switch version {
+        case .notEncrypted: 1
+        case .encrypted: 2
+        case .encryptedService: 3
+        }
+    }
+}
+
+/// `POST persons/{personId}/removeDevices` (MockCollab's own): the app device ids to remove; absent: all.
+struct WebRemoveDevicesBody: Codable, Sendable {
+    var type: String?
+    var deviceIdentifiers: [String]?
+
+    enum CodingKeys: String, CodingKey {
+        case type = "$_type", deviceIdentifiers
     }
 }

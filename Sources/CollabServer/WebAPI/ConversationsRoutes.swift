@@ -207,7 +207,7 @@ extension WebRecipient {
 
 extension AccountState {
     func webCall(_ call: Call) -> WebCall {
-        WebCall(
+        var web = WebCall(
             id: call.id, accountId: call.accountId, conversationId: call.conversationId, initiatorPersonId: call.initiatorPersonId,
             callType: call.callType.rawValue, creationTimestamp: call.initiationTimestamp, initiationTimestamp: call.initiationTimestamp,
             acceptTimestamp: call.acceptTimestamp, establishedTimestamp: call.acceptTimestamp, endTimestamp: call.endTimestamp, endReason: call.endReason,
@@ -215,6 +215,9 @@ extension AccountState {
                 WebCallParticipation(accountId: call.accountId, personId: $0.personId, ringingTimestamp: $0.ringingTimestamp, joinedTimestamp: $0.joinedTimestamp, leftTimestamp: $0.leftTimestamp)
             }
         )
+        web.serviceProviderCallId = call.id
+        web.serviceProviderType = call.serviceProvider
+        return web
     }
 
     func webRecipient(_ recipient: ConversationRecipient, accountId: String) -> WebRecipient {

@@ -21,8 +21,8 @@ struct VendorEventMapping: VendorFormats {
         case .invitationChanged: event.invitation.map { [invitationEventName($0, action: event.detail["action"] ?? "")] } ?? []
         case .agentPresenceChanged, .notificationControlsChanged: ["agent_person_state.changed"]
         // Live-only, or for a dialog bot only: the vendor has no webhook for these.
-        case .conversationDeleted, .uiVisibilityRequest, .coBrowsingRequested, .coBrowsingStarted, .coBrowsingEnded, .typingChanged, .botDialogOpened,
-            .botDialogClosed:
+        case .conversationDeleted, .uiVisibilityRequest, .uiHideRequest, .clientError, .coBrowsingRequested, .coBrowsingStarted, .coBrowsingEnded,
+            .typingChanged, .botDialogOpened, .botDialogClosed:
             []
         }
     }
@@ -123,8 +123,10 @@ struct CallEventBody: Encodable {
     var eventType = ""
     var accountId: String
     var conversationId: String
-    /// The mock's call id (it has no call service provider, so `serviceProviderType` is absent).
+    /// The mock's call id (media is not simulated: no provider holds the call).
     var serviceProviderCallId: String
+    /// The provider the server configures for calls (the vendor's `ECallServiceProvider`).
+    var serviceProviderType: String?
     var initiatorPersonId: String
     var callType: String
     var initiationTimestamp: Int64?
@@ -139,8 +141,9 @@ struct CallEventBody: Encodable {
     var leftReason: String?
 
     enum CodingKeys: String, CodingKey {
-        case type = "$_type", timestamp, eventType, accountId, conversationId, serviceProviderCallId, initiatorPersonId, callType, initiationTimestamp
-        case acceptTimestamp, establishedTimestamp, endTimestamp, endReason, personId, joinedTimestamp, connectedTimestamp, leftTimestamp, leftReason
+        case type = "$_type", timestamp, eventType, accountId, conversationId, serviceProviderCallId, serviceProviderType, initiatorPersonId, callType
+        case initiationTimestamp, acceptTimestamp, establishedTimestamp, endTimestamp, endReason, personId, joinedTimestamp, connectedTimestamp,
+            leftTimestamp, leftReason
     }
 
     init(call: Call, accountId: String, timestamp: Int64) {
@@ -148,6 +151,7 @@ struct CallEventBody: Encodable {
         self.accountId = accountId
         self.conversationId = call.conversationId
         self.serviceProviderCallId = call.id
+        self.serviceProviderType = call.serviceProvider
         self.initiatorPersonId = call.initiatorPersonId
         self.callType = call.callType.rawValue
         self.initiationTimestamp = call.initiationTimestamp
@@ -279,6 +283,7 @@ struct EntityModificationEventBody: Encodable {
         case .namedArea(let area): try container.encode(WebNamedArea(area, expand: plain), forKey: .entity)
         case .user(let user): try container.encode(WebUser(user, expand: plain), forKey: .entity)
         case .person(let person): try container.encode(WebPerson(person, expand: plain), forKey: .entity)
+        case .declared(_, let entity): try container.encode(entity, forKey: .entity)
         }
     }
 }

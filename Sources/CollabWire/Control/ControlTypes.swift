@@ -18,6 +18,9 @@ public struct JournalEntry: Codable, Sendable, Equatable {
 
     /// The subject of the client certificate the caller presented over mutual TLS, e.g. `OU=clients,O=MockCollab,CN=device-1`.
     public var clientCertificate: String?
+    /// The credential that identified the caller where it was not a header: `cookie NAME` for an
+    /// account's token cookie at a client start (the cookie's value is never recorded).
+    public var authenticatedBy: String?
     /// The fault rule that hit this request (`/_mock/v1/faults`), if one did.
     public var faultRuleId: String?
     /// The replica that served the request, in a cluster-wide read (`scope=cluster`).
@@ -143,6 +146,25 @@ public struct TestTokenResponse: Codable, Sendable {
     }
 }
 
+/// `POST /_mock/v1/accounts/{account}/tokens/revoke`: revokes an access token of the account.
+public struct TokenRevocationRequest: Codable, Sendable {
+    /// The access token (JWT), as the app presented it.
+    public var token: String
+    public init(token: String) { self.token = token }
+}
+
+/// The answer to a revocation.
+public struct TokenRevocationResponse: Codable, Sendable, Equatable {
+    /// How many running apps the token had started, now ended (each was told by a `client.error` event).
+    public var endedClients: Int
+    /// Until when the token is refused (its expiry; afterwards it is refused as expired).
+    public var revokedUntil: Int64
+    public init(endedClients: Int, revokedUntil: Int64) {
+        self.endedClients = endedClients
+        self.revokedUntil = revokedUntil
+    }
+}
+
 /// The server clock as the control API reports it.
 public struct ClockState: Codable, Sendable, Equatable {
     /// Now, ms since epoch.
@@ -197,6 +219,9 @@ public struct StateStats: Codable, Sendable, Equatable {
     public var frames: FrameCounts
     /// What the co-browsing frame ingest holds right now (freed when sessions end and on reset).
     public var framesHeld: FramesHeld
+    /// Entities of the declared kinds (canned responses, person labels, audit entries, …) by type name;
+    /// absent when there are none.
+    public var declared: [String: Int]?
 
     /// Co-browsing frame state held in memory.
     public struct FramesHeld: Codable, Sendable, Equatable {

@@ -62,6 +62,9 @@ public enum LiveCloseCode {
     public static let slowConsumer: UInt16 = 4008
     /// The session ended (logout, client stopped, token unknown).
     public static let sessionEnded: UInt16 = 4001
+    /// The access token the client started with expired or was revoked, after a `client.error` event
+    /// saying so: stop, get a new token, start again (do not reconnect with this client's token).
+    public static let authorizationEnded: UInt16 = 4003
     /// The client or its account already holds as many live sockets as it may (`serve --max-live-per-client`,
     /// `--max-live-per-account`); sent when parallel upgrades pass the check before the upgrade together.
     public static let tooManySockets: UInt16 = 4029

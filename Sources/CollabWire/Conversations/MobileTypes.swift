@@ -186,3 +186,35 @@ public struct ConversationList: Codable, Sendable {
     public var conversations: [ConversationView]
     public init(conversations: [ConversationView]) { self.conversations = conversations }
 }
+
+/// `POST /agent/v1/clients`: starts an agent's app, like the SDK's agent client `start`: the API key,
+/// and an access token whose subject is the agent's username — or the account's token cookie, or the
+/// agent's username and password (the vendor's login).
+public struct AgentClientStartRequest: Codable, Sendable {
+    /// The API key; may also come as the `x-unblu-apikey` header.
+    public var apiKey: String?
+    /// An access token (JWT) naming the agent by username (`preferred_username`, else `sub`).
+    public var accessToken: String?
+    /// The agent's username, with ``password``, when no access token is given.
+    public var username: String?
+    public var password: String?
+    /// The app's stable device id.
+    public var deviceId: String
+    public var device: ClientStartRequest.Device
+    /// A named area id or site id: the inbound requests the app is told of are this area's (and its
+    /// configuration applies).
+    public var namedArea: String?
+
+    public init(
+        apiKey: String? = nil, accessToken: String? = nil, username: String? = nil, password: String? = nil, deviceId: String,
+        device: ClientStartRequest.Device, namedArea: String? = nil
+    ) {
+        self.apiKey = apiKey
+        self.accessToken = accessToken
+        self.username = username
+        self.password = password
+        self.deviceId = deviceId
+        self.device = device
+        self.namedArea = namedArea
+    }
+}

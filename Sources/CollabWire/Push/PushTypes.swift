@@ -10,13 +10,21 @@ public struct PushRegistrationRequest: Codable, Sendable {
     public var version: String
     /// `sandbox` (default) or `production`.
     public var apnsEnvironment: String?
+    /// The SDK's `nativeInboundCall` capability: whether the app rings natively (CallKit through
+    /// PushKit). Absent: as the PushKit token says. `false`: calls ring by an alert push (or, with the
+    /// app in the foreground, a UI visibility request), never by VoIP.
+    public var nativeInboundCall: Bool?
 
-    public init(apnsToken: String? = nil, pushKitToken: String? = nil, fcmToken: String? = nil, version: String, apnsEnvironment: String? = nil) {
+    public init(
+        apnsToken: String? = nil, pushKitToken: String? = nil, fcmToken: String? = nil, version: String, apnsEnvironment: String? = nil,
+        nativeInboundCall: Bool? = nil
+    ) {
         self.apnsToken = apnsToken
         self.pushKitToken = pushKitToken
         self.fcmToken = fcmToken
         self.version = version
         self.apnsEnvironment = apnsEnvironment
+        self.nativeInboundCall = nativeInboundCall
     }
 }
 
@@ -53,6 +61,8 @@ public struct DeviceView: Codable, Sendable, Equatable {
     public var notificationCount: Int
     /// The current key id (the key itself only goes to the device).
     public var keyId: String?
+    /// Whether the app rings natively (`nativeInboundCall`), as registered; absent: as the PushKit token says.
+    public var nativeInboundCall: Bool?
     public var registeredAt: Int64
     public var updatedAt: Int64
 
@@ -91,7 +101,8 @@ public struct PushRegistrationResponse: Codable, Sendable {
 
 /// The plain content of a push (what encrypted payloads seal), as JSON.
 public struct PushContentView: Codable, Sendable, Equatable {
-    /// `NEW_MESSAGE`, `INCOMING_CALL`, `MISSED_CALL` or `REVOKE_CALL`.
+    /// `NEW_MESSAGE`, `INCOMING_CALL`, `MISSED_CALL`, `REVOKE_CALL`, `INBOUND_REQUEST`,
+    /// `REVOKE_INBOUND_REQUEST` or `READ_MESSAGE`.
     public var type: String
     public var title: String
     public var text: String
@@ -106,6 +117,21 @@ public struct PushContentView: Codable, Sendable, Equatable {
     public var callerPersonId: String?
     public var callState: String?
     public var callEndReason: String?
+    /// `com.unblu.mobiledevice.deviceAudioGreeting`, for incoming calls: played once the call is
+    /// answered through CallKit before the app has started.
+    public var audioGreeting: String?
+    /// The call's device credential, for incoming calls: the bearer token that answers, declines, ends
+    /// or reads that call without a started client, until the call is over.
+    public var callCredential: String?
+    /// The call's service provider (`OPENTOK`, `LIVEKIT`, `ACS`), for incoming calls.
+    public var callServiceProvider: String?
+    /// For inbound requests: the invitation (absent for a new conversation in the queue), the visitor
+    /// and the engagement type.
+    public var invitationId: String?
+    public var contextPersonId: String?
+    public var initialEngagementType: String?
+    /// For read-message pushes: when the messages were read.
+    public var readTimestamp: Int64?
     public var timestamp: Int64
 }
 
@@ -126,7 +152,8 @@ public struct PushView: Codable, Sendable, Equatable {
     public var personId: String
     public var deviceRecordId: String
     public var deviceId: String
-    /// `NEW_MESSAGE`, `INCOMING_CALL`, `MISSED_CALL` or `REVOKE_CALL`.
+    /// `NEW_MESSAGE`, `INCOMING_CALL`, `MISSED_CALL`, `REVOKE_CALL`, `INBOUND_REQUEST`,
+    /// `REVOKE_INBOUND_REQUEST` or `READ_MESSAGE`.
     public var kind: String
     /// `APNS`, `APNS_VOIP` or `FCM`.
     public var transport: String
@@ -178,11 +205,19 @@ public struct CallView: Codable, Sendable, Equatable {
     /// The vendor's `ECallEndReason` (`NOT_ANSWERED` for a missed call).
     public var endReason: String?
     public var timeoutAt: Int64
+    /// The call service provider the server configures (`com.unblu.conversation.call.serviceProviderType`):
+    /// the vendor's `OPENTOK`, `LIVEKIT` or `ACS`.
+    public var serviceProviderType: String?
+    /// What a participant hands the provider's call module (media is not simulated: the fields are
+    /// plausible, not usable); absent for a caller who does not take part.
+    public var providerSession: CallProviderSession?
 
     public init(
         id: String, conversationId: String, callType: String, initiatorPersonId: String, state: String, initiationTimestamp: Int64, acceptTimestamp: Int64?,
-        endTimestamp: Int64?, endReason: String?, timeoutAt: Int64
+        endTimestamp: Int64?, endReason: String?, timeoutAt: Int64, serviceProviderType: String? = nil, providerSession: CallProviderSession? = nil
     ) {
+        self.serviceProviderType = serviceProviderType
+        self.providerSession = providerSession
         self.id = id
         self.conversationId = conversationId
         self.callType = callType
@@ -193,6 +228,26 @@ public struct CallView: Codable, Sendable, Equatable {
         self.endTimestamp = endTimestamp
         self.endReason = endReason
         self.timeoutAt = timeoutAt
+    }
+}
+
+/// A call's session at its service provider, as one participant joins it: an OpenTok session id and
+/// token, a LiveKit server URL, room and access token, an ACS group call id.
+public struct CallProviderSession: Codable, Sendable, Equatable {
+    /// `OPENTOK`, `LIVEKIT` or `ACS`.
+    public var provider: String
+    /// The OpenTok session id, the LiveKit room name, the ACS group call id.
+    public var sessionId: String
+    /// The participant's token for the session.
+    public var token: String
+    /// Where the call module connects (LiveKit's server, the OpenTok API), for show.
+    public var serverURL: String
+
+    public init(provider: String, sessionId: String, token: String, serverURL: String) {
+        self.provider = provider
+        self.sessionId = sessionId
+        self.token = token
+        self.serverURL = serverURL
     }
 }
 

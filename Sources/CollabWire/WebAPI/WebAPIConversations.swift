@@ -364,10 +364,14 @@ public struct WebCall: WebAPIObject, Equatable {
     /// The vendor's `ECallEndReason`.
     public var endReason: String?
     public var participations: [WebCallParticipation]?
+    /// The call's id at its service provider (the mock's call id: media is not simulated).
+    public var serviceProviderCallId: String?
+    /// The vendor's `ECallServiceProvider`: `OPENTOK`, `LIVEKIT` or `ACS`.
+    public var serviceProviderType: String?
 
     enum CodingKeys: String, CodingKey {
         case type = "$_type", id, creationTimestamp, accountId, conversationId, initiatorPersonId, callType, initiationTimestamp, acceptTimestamp
-        case establishedTimestamp, endTimestamp, endReason, participations
+        case establishedTimestamp, endTimestamp, endReason, participations, serviceProviderCallId, serviceProviderType
     }
 
     public init(

@@ -1,0 +1,86 @@
+/// The pushes only agents' apps get — inbound requests and their revocation, the vendor's
+/// `push_notification.inbound_request` and `.revoke_inbound_request` — and the read-message push every
+/// person's other devices get. Agents' devices otherwise get what visitors' do (new messages, incoming
+/// calls, missed calls, revokes), under the same app-state table.
+extension AccountState {
+    /// A conversation entering the queue is an inbound request for every agent whose queue shows it
+    /// (filtered by the named area the agent's app runs with); leaving the queue — taken by anyone,
+    /// ended, handed to a bot — revokes it on the same devices.
+    mutating func notifyQueueChange(from old: Conversation?, to new: Conversation, context: OperationContext, changes: inout ChangeSet) {
+        let wasQueued = old?.state == .queued
+        let isQueued = new.state == .queued
+        guard wasQueued != isQueued || (isQueued && old?.recipient != new.recipient) else { return }
+        // Most accounts have no agent app registered: one lookup.
+        guard devices.count(Indexes.deviceOfAgent, "agent") > 0 else { return }
+        if wasQueued, let old { tellAgents(.revokeInboundRequest, about: old, context: context, changes: &changes) }
+        if isQueued { tellAgents(.inboundRequest, about: new, context: context, changes: &changes) }
+    }
+
+    /// An invitation or forwarding addressed to an agent is an inbound request for that agent's apps;
+    /// once it is no longer open (accepted, revoked, replaced) it is revoked.
+    mutating func notifyInvitationChange(from old: Invitation?, to new: Invitation, context: OperationContext, changes: inout ChangeSet) {
+        guard new.kind == .agentInvitation || new.kind == .agentForwarding, new.targetType == "AGENT", let agentId = new.targetId,
+            let conversation = conversations[new.conversationId]
+        else { return }
+        let wasOpen = old?.state(at: context.now) == .open
+        let isOpen = new.state(at: context.now) == .open
+        guard wasOpen != isOpen else { return }
+        let kind: PushKind = isOpen ? .inboundRequest : .revokeInboundRequest
+        notify(
+            personId: agentId, accountId: accountId, content: inboundContent(kind, conversation, invitationId: new.id, context: context),
+            context: context, changes: &changes)
+    }
+
+    /// The person read their messages on one device (its collaboration UI opened): the other devices
+    /// get a read-message push per conversation that had unread messages, so they clear their badge.
+    mutating func notifyRead(
+        personId: String, onDevice deviceRecordId: String, counts: [String: Int], context: OperationContext, changes: inout ChangeSet
+    ) {
+        let others = Set(devices.ids(Indexes.deviceByPerson, personId)).subtracting([deviceRecordId])
+        guard !others.isEmpty else { return }
+        for id in others.sorted() {
+            guard var device = devices[id], device.notificationCount != 0 else { continue }
+            device.notificationCount = 0
+            storeDevice(device)
+            changes.put(device)
+        }
+        for conversationId in counts.keys.sorted() {
+            var content = PushContent(type: .readMessage, title: "", text: "", conversationId: conversationId, timestamp: context.now)
+            content.notificationCount = 0
+            content.readTimestamp = context.now
+            notify(personId: personId, accountId: accountId, content: content, context: context, changes: &changes, only: others)
+        }
+    }
+
+    /// Sends `kind` about `conversation` to every agent device whose queue shows it.
+    private mutating func tellAgents(_ kind: PushKind, about conversation: Conversation, context: OperationContext, changes: inout ChangeSet) {
+        var targets: [String: Set<String>] = [:]
+        for device in devices.rows(Indexes.deviceOfAgent, "agent") {
+            let filter = clientSession(on: device)?.namedAreaId.map { Set([$0]) }
+            guard Self.queueShows(conversation.recipient, declinedBy: conversation.declinedBy, to: device.personId, filter: filter) else { continue }
+            targets[device.personId, default: []].insert(device.id)
+        }
+        for (personId, deviceIds) in targets.sorted(by: { $0.key < $1.key }) {
+            let content = inboundContent(kind, conversation, invitationId: nil, context: context)
+            notify(personId: personId, accountId: accountId, content: content, context: context, changes: &changes, only: deviceIds)
+        }
+    }
+
+    /// The content of an inbound request (or its revocation): the vendor's `InboundRequestPushNotificationEvent` fields.
+    private func inboundContent(_ kind: PushKind, _ conversation: Conversation, invitationId: String?, context: OperationContext) -> PushContent {
+        let visitor = conversation.contextPersonId.map { displayName(of: $0) }
+        let title = kind == .inboundRequest ? (invitationId == nil ? "New request" : "You are invited") : ""
+        let text = kind == .inboundRequest ? (conversation.topic ?? visitor.map { "\($0) is waiting" } ?? "A visitor is waiting") : ""
+        var content = PushContent(type: kind, title: title, text: text, conversationId: conversation.id, timestamp: context.now)
+        content.invitationId = invitationId
+        content.contextPersonId = conversation.contextPersonId
+        content.initialEngagementType = conversation.initialEngagementType.rawValue
+        return content
+    }
+
+    /// The newest client running on a device, if any.
+    func clientSession(on device: Device) -> ClientSession? {
+        clientSessions.rows(Indexes.clientByPerson, device.personId).filter { $0.deviceId == device.deviceId }
+            .max { ($0.lastSeenAt, $0.createdAt, $0.id) < ($1.lastSeenAt, $1.createdAt, $1.id) }
+    }
+}

@@ -48,7 +48,7 @@ struct APNsProviderTokensTests {
         let first = try await tokens.token(for: settings)
 
         let verifier = JWTKeyCollection()
-        await verifier.add(ecdsa: try ES256PublicKey(pem: key.publicKey.pemRepresentation), kid: JWKIdentifier(string: settings.keyId))
+        await verifier.add(ecdsa: try ES256PublicKey(pem: key.publicKey.pemRepresentation), kid: JWKIdentifier(string: "KEY1234567"))
         let claims = try await verifier.verify(first, as: Claims.self)
         #expect(claims.iss.value == "TEAM123456")
         let header = try Self.parts(first).header

@@ -27,7 +27,7 @@ struct EntityPersistenceTests {
     /// A seed of the account with its admin only (sets the admin's password again).
     static let adminOnly = "accounts:\n  - name: desk\n    users:\n      - {username: admin-d, password: pw, role: ADMIN}\n"
 
-    static func items(_ server: TestServer, _ path: String) async throws -> [[String: Any]] {
+    static func items(_ server: some ServerUnderTest, _ path: String) async throws -> [[String: Any]] {
         let response = try await server.admin("admin-d", "pw").transport.raw("POST", "/app/rest/v4/\(path)/search", body: Data("{}".utf8))
         #expect(response.status == 200, "\(path)/search → \(response.status)")
         return (try JSONSerialization.jsonObject(with: response.body) as? [String: Any])?["items"] as? [[String: Any]] ?? []
@@ -35,7 +35,7 @@ struct EntityPersistenceTests {
 
     @Test("a seed's entities are created once and matched by name when applied again; an unknown kind is a 400")
     func seeded() async throws {
-        try await TestServer.with { server in
+        try await InProcessServer.with { server in
             let first = try await server.control.seed(Self.seedText)
             #expect(first.created >= 5)
             let again = try await server.control.seed(Self.seedText)
@@ -54,7 +54,7 @@ struct EntityPersistenceTests {
 
     @Test("export and import restore every declared entity; a redacted export leaves the source's secret out and the import issues a new one")
     func snapshotRoundTrip() async throws {
-        try await TestServer.with { server in
+        try await InProcessServer.with { server in
             _ = try await server.control.seed(Self.seedText)
             let before = try await Self.items(server, "suggestionsources")
             let labels = try await Self.items(server, "personlabels")

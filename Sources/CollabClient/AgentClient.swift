@@ -85,7 +85,7 @@ public final class AgentClient: AppClient {
             device: configuration.device, namedArea: configuration.namedArea
         )
         let response = try await app.request(transport, path: "/agent/v1/clients", body: request)
-        await app.begin(response, transport: transport, livePath: liveEvents ? "/agent/v1/events" : nil, tls: configuration.tls)
+        try await app.begin(response, transport: transport, livePath: liveEvents ? "/agent/v1/events" : nil, tls: configuration.tls)
         return response
     }
 
@@ -174,6 +174,7 @@ public final class AgentClient: AppClient {
         guard let token = appSession?.token ?? session?.token else {
             throw CollabClientError(code: .authorization, status: nil, message: "log in (or start the agent's app) first")
         }
+        try InProcessExchanges.requireSocket(baseURL, for: "the live event stream")
         var query = [("token", token)]
         if !namedAreas.isEmpty { query.append(("namedAreas", namedAreas.joined(separator: ","))) }
         let stream = LiveEventStream(url: webSocketURL(baseURL, path: "/agent/v1/events", query: query), lastEventId: lastEventId, tls: transport.tls)

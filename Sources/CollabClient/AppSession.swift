@@ -32,7 +32,11 @@ final class AppSession: Sendable {
 
     /// Takes a start in: its token authenticates every later request; with `livePath` a live stream
     /// opens (connected when this returns) and feeds the typed events; an earlier stream closes.
-    func begin(_ response: ClientStartResponse, transport: HTTPTransport, livePath: String?, tls: TLSOptions?) async {
+    /// - Throws: ``CollabClientError`` (`.transport`) for a live stream through an in-process exchange.
+    func begin(
+        _ response: ClientStartResponse, transport: HTTPTransport, livePath: String?, tls: TLSOptions?
+    ) async throws(CollabClientError) {
+        if livePath != nil { try InProcessExchanges.requireSocket(transport.baseURL, for: "the live event stream") }
         transport.setCredentials(.bearer(response.token))
         let live = livePath.map { LiveEventStream(url: webSocketURL(transport.baseURL, path: $0, query: [("token", response.token)]), tls: tls) }
         let previous = state.withLock { state -> LiveEventStream? in

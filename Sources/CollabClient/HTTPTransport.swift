@@ -84,6 +84,13 @@ public final class HTTPTransport: Sendable {
         /// The body, whole.
         public var body: Data
 
+        /// An answer (the in-process exchange builds one; see ``InProcessExchange``).
+        package init(status: Int, headers: [(String, String)], body: Data) {
+            self.status = status
+            self.headers = headers
+            self.body = body
+        }
+
         /// The first value of a header.
         public func header(_ name: String) -> String? {
             headers.first { $0.0.lowercased() == name.lowercased() }?.1
@@ -102,6 +109,9 @@ public final class HTTPTransport: Sendable {
             request.headers.add(name: "Content-Type", value: contentType)
             request.body = .bytes(ByteBuffer(bytes: body))
         }
+        if let inProcess = InProcessExchanges.exchange(for: baseURL) {
+            return try await exchange(request, body: body, through: inProcess)
+        }
         do {
             let response = try await client.execute(request, timeout: timeout)
             let buffer = try await response.body.collect(upTo: 64 * 1024 * 1024)
@@ -112,6 +122,21 @@ public final class HTTPTransport: Sendable {
             )
         } catch {
             throw CollabClientError(code: .transport, status: nil, message: "\(method) \(path) failed: \(error)")
+        }
+    }
+
+    /// The same request through an in-process exchange (see ``InProcessExchange``): no socket.
+    private func exchange(_ request: HTTPClientRequest, body: Data?, through inProcess: any InProcessExchange) async throws(CollabClientError) -> RawResponse {
+        let uri = String(request.url.dropFirst(baseURL.count))
+        do {
+            let response = try await inProcess.exchange(
+                method: request.method.rawValue, uri: uri.isEmpty ? "/" : uri, headers: request.headers.map { ($0.name, $0.value) },
+                body: body.map { ByteBuffer(bytes: $0) }
+            )
+            for (name, value) in response.headers where name.lowercased() == "set-cookie" { remember(setCookie: value) }
+            return response
+        } catch {
+            throw CollabClientError(code: .transport, status: nil, message: "\(request.method.rawValue) \(uri) failed: \(error)")
         }
     }
 

@@ -82,7 +82,7 @@ public final class VisitorClient: AppClient {
                 throw CollabClientError(code: .transport, status: nil, message: "could not store the device secret: \(error)")
             }
         }
-        await app.begin(response, transport: transport, livePath: liveEvents ? "/mobile/v1/events" : nil, tls: configuration.tls)
+        try await app.begin(response, transport: transport, livePath: liveEvents ? "/mobile/v1/events" : nil, tls: configuration.tls)
         return response
     }
 

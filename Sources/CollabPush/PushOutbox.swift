@@ -1,4 +1,5 @@
 public import CollabCore
+import DequeModule
 import Synchronization
 
 /// Every push the server composed, newest last, in a bounded ring; queryable, streamable, and waitable.
@@ -10,7 +11,9 @@ public final class PushOutbox: Sendable {
     }
 
     private struct State {
-        var entries: [OutboxEntry] = []
+        /// Oldest first; a deque, so trimming the oldest of a full outbox on every push costs O(1), not a
+        /// shift of the whole ring (which made each push beyond 10,000 copy every entry held).
+        var entries: Deque<OutboxEntry> = []
         var nextId: Int64 = 1
         /// Entries recorded since start per account (not reduced by trimming or clearing).
         var recordedByAccount: [String: Int] = [:]

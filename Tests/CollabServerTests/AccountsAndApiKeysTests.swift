@@ -7,7 +7,7 @@ import Testing
 struct AccountsAndApiKeysTests {
     @Test("getCurrentAccount, read, search, create, update, delete")
     func accountLifecycle() async throws {
-        try await TestServer.with { server in
+        try await InProcessServer.with { server in
             let root = server.admin("superadmin", "superadmin")
             let current = try await root.accounts.current()
             #expect(current.name == "demo")
@@ -57,7 +57,7 @@ struct AccountsAndApiKeysTests {
 
     @Test("createAccountWithNewAdmin creates an admin who can log in after setPassword")
     func accountWithAdmin() async throws {
-        try await TestServer.with { server in
+        try await InProcessServer.with { server in
             let root = server.admin("superadmin", "superadmin")
             let container = try await root.accounts.createWithNewAdmin(
                 WebAccount(name: "newco"), admin: WebUser(username: "newco-admin", firstName: "New", lastName: "Admin")
@@ -81,7 +81,7 @@ struct AccountsAndApiKeysTests {
 
     @Test("API keys: create, read, getByKey, getDefault, readMultiple, search, update, delete")
     func apiKeyLifecycle() async throws {
-        try await TestServer.with { server in
+        try await InProcessServer.with { server in
             let admin = server.admin("admin", "admin")
             let defaultKey = try await admin.apiKeys.getDefault()
             #expect(defaultKey.apiKey == "demo-api-key")

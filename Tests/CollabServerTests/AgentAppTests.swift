@@ -9,7 +9,7 @@ import Testing
 struct AgentAppTests {
     /// An agent's app of the `desk` account, on `device`.
     static func agentApp(
-        _ server: TestServer, device: String, accessToken: String? = nil, namedArea: String? = nil, apiKey: String = "desk-key"
+        _ server: some ServerUnderTest, device: String, accessToken: String? = nil, namedArea: String? = nil, apiKey: String = "desk-key"
     ) -> AgentClient {
         AgentClient(
             configuration: ClientConfiguration(
@@ -18,25 +18,25 @@ struct AgentAppTests {
 
     @Test("an agent's app starts with an access token or the login, gets the typed errors, and works the agent API with its token")
     func start() async throws {
-        try await TestServer.with(seed: queueSeed) { server in
+        try await InProcessServer.with(seed: queueSeed) { server in
             let token = try await server.control.issueToken(account: "desk", TestTokenRequest(subject: "agent-a")).token
             let app = Self.agentApp(server, device: "agent-phone", accessToken: token)
-            let started = try await app.start()
+            let started = try await app.start(liveEvents: false)
             #expect(started.person.type == "AGENT")
             #expect(started.person.displayName == "Agent A")
-            // The app's token works the whole agent API, and its live socket.
+            // The app's token works the whole agent API.
             try await app.setPresence("ONLINE")
             #expect(try await app.conversations().isEmpty)
             #expect(try await app.setAppState(.background).appState == "BACKGROUND")
 
             // The vendor's login instead of a token.
             let login = Self.agentApp(server, device: "agent-b-phone")
-            #expect(try await login.start(username: "agent-b", password: "pw").person.displayName == "Agent B")
+            #expect(try await login.start(username: "agent-b", password: "pw", liveEvents: false).person.displayName == "Agent B")
 
             // The visitor's typed errors: an unknown API key is fatal, a token naming no agent is not.
             let wrongKey = Self.agentApp(server, device: "p1", accessToken: token, apiKey: "no-such-key")
             let keyEvents = ClientEventCollector(wrongKey.clientEvents)
-            await #expect(throws: CollabClientError.self) { try await wrongKey.start() }
+            await #expect(throws: CollabClientError.self) { try await wrongKey.start(liveEvents: false) }
             try await keyEvents.wait(for: "fatal INVALID_API_KEY") {
                 if case .error(let error) = $0 { return error.type == .invalidApiKey && error.isFatal }
                 return false
@@ -44,14 +44,14 @@ struct AgentAppTests {
             let visitorToken = try await server.control.issueToken(account: "desk", TestTokenRequest(subject: "visitor-1")).token
             let notAnAgent = Self.agentApp(server, device: "p2", accessToken: visitorToken)
             do {
-                try await notAnAgent.start()
+                try await notAnAgent.start(liveEvents: false)
                 Issue.record("a token naming no agent started an agent's app")
             } catch let error as CollabClientError {
                 #expect(error.code == .authorization && error.type == "AUTHORIZATION")
             }
             let otherAccountAgent = Self.agentApp(server, device: "p3", apiKey: "other-key")
             await #expect(throws: CollabClientError.self, "an agent of another account") {
-                try await otherAccountAgent.start(username: "agent-a", password: "pw")
+                try await otherAccountAgent.start(username: "agent-a", password: "pw", liveEvents: false)
             }
 
             // Each API takes its own kind of app: a visitor's token is refused by the agent API, an
@@ -75,13 +75,13 @@ struct AgentAppTests {
     @Test("an agent's device gets inbound requests (queue and invitation), their revocation, new messages, VoIP calls from visitors — by app state")
     func pushes() async throws {
         let receiver = try await WebhookReceiver()
-        try await TestServer.with(seed: queueSeed) { server in
+        try await InProcessServer.with(seed: queueSeed) { server in
             let admin = server.admin("admin-d", "pw").transport
             let events = ["push_notification.inbound_request", "push_notification.revoke_inbound_request"]
             try await receiver.register(as: admin, name: "agent pushes", events: events)
             // Agent A's app, filtered on area A, in the background with an encrypted registration.
             let app = Self.agentApp(server, device: "agent-a-phone", namedArea: "area-a")
-            try await app.start(username: "agent-a", password: "pw")
+            try await app.start(username: "agent-a", password: "pw", liveEvents: false)
             let notifications = NotificationAPI(client: app)
             try await notifications.register(apnsToken: apnsToken, pushKitToken: voipToken, version: .encrypted)
             try await app.setAppState(.background)
@@ -89,7 +89,7 @@ struct AgentAppTests {
 
             // A visitor's conversation enters area A's queue: an inbound request.
             let visitorApp = visitor(server, device: "caller", namedArea: "area-a")
-            try await visitorApp.start()
+            try await visitorApp.start(liveEvents: false)
             let conversation = try await visitorApp.startConversation(topic: "Card blocked")
             let inbound = try await server.waitForPush([("kind", "INBOUND_REQUEST"), ("conversationId", conversation.id)])
             #expect(inbound.personId == agentPerson)
@@ -150,14 +150,14 @@ struct AgentAppTests {
 
     @Test("a visitor's call rings the assigned agent's app by VoIP; the app answers it under the same UUID")
     func incomingCall() async throws {
-        try await TestServer.with(seed: queueSeed) { server in
+        try await InProcessServer.with(seed: queueSeed) { server in
             let app = Self.agentApp(server, device: "agent-voip")
-            try await app.start(username: "agent-a", password: "pw")
+            try await app.start(username: "agent-a", password: "pw", liveEvents: false)
             let notifications = NotificationAPI(client: app)
             try await notifications.register(apnsToken: apnsToken, pushKitToken: voipToken, version: .encryptedService)
             try await app.setAppState(.background)
             let visitorApp = visitor(server, device: "visitor-voip")
-            try await visitorApp.start()
+            try await visitorApp.start(liveEvents: false)
             let conversation = try await visitorApp.startConversation(topic: "call me")
             _ = try await app.accept(conversation.id)
 
@@ -175,12 +175,12 @@ struct AgentAppTests {
 
     @Test("the other devices of a person are told when messages were read on one of them")
     func readMessage() async throws {
-        try await TestServer.with(seed: queueSeed) { server in
+        try await InProcessServer.with(seed: queueSeed) { server in
             let token = try await server.control.issueToken(account: "desk", TestTokenRequest(subject: "two-phones")).token
             let phone = visitor(server, device: "phone-1", accessToken: token)
             let tablet = visitor(server, device: "tablet-1", accessToken: token)
-            try await phone.start()
-            try await tablet.start()
+            try await phone.start(liveEvents: false)
+            try await tablet.start(liveEvents: false)
             let phoneNotifications = NotificationAPI(client: phone)
             try await phoneNotifications.register(apnsToken: apnsToken, version: .notEncrypted)
             try await NotificationAPI(client: tablet).register(apnsToken: String(repeating: "c3", count: 32), version: .notEncrypted)

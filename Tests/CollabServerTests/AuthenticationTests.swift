@@ -23,7 +23,7 @@ struct TestClaims: JWTPayload {
 struct AuthenticationTests {
     @Test("login sets the session cookie; logout ends it")
     func loginLogout() async throws {
-        try await TestServer.with { server in
+        try await InProcessServer.with { server in
             let client = server.anonymous
             try await client.authenticator.login(username: "agent", password: "agent")
             let token = try #require(client.transport.sessionToken)
@@ -46,7 +46,7 @@ struct AuthenticationTests {
     @Test("sessions expire on the server clock")
     func sessionExpiry() async throws {
         let clock = AdjustableClock(frozenAt: 1_800_000_000_000)
-        try await TestServer.with(clock: clock) { server in
+        try await InProcessServer.with(clock: clock) { server in
             let client = server.anonymous
             try await client.authenticator.login(username: "admin", password: "admin")
             #expect(try await client.accounts.current().name == "demo")
@@ -62,7 +62,7 @@ struct AuthenticationTests {
 
     @Test("one-time authentication tokens are exchanged for a session once")
     func authenticationTokens() async throws {
-        try await TestServer.with { server in
+        try await InProcessServer.with { server in
             let token = try await server.anonymous.authenticator.createAuthenticationToken(username: "admin", password: "admin")
             let client = server.anonymous
             try await client.authenticator.authenticate(withToken: token)
@@ -78,7 +78,7 @@ struct AuthenticationTests {
 
     @Test("loginWithSecureToken accepts test tokens from the control API and creates the visitor")
     func secureTokenWithTestToken() async throws {
-        try await TestServer.with { server in
+        try await InProcessServer.with { server in
             let issued = try await server.control.issueToken(account: "demo", TestTokenRequest(subject: "visitor-7", email: "v7@example.com", firstName: "Vee"))
             let visitor = server.anonymous
             try await visitor.authenticator.loginWithSecureToken(issued.token, apiKey: "demo-api-key")
@@ -129,7 +129,7 @@ struct AuthenticationTests {
         ])
         let clock = AdjustableClock(frozenAt: 1_800_000_000_000)
         let now = Date(timeIntervalSince1970: 1_800_000_000)
-        try await TestServer.with(seed: seed, clock: clock) { server in
+        try await InProcessServer.with(seed: seed, clock: clock) { server in
             let signers = JWTKeyCollection()
             await signers.add(hmac: HMACKey(from: "a-shared-secret-of-enough-length"), digestAlgorithm: .sha256, kid: "hs")
             await signers.add(rsa: try Insecure.RSA.PrivateKey(pem: rsa.pemRepresentation), digestAlgorithm: .sha256, kid: "rs")
@@ -175,7 +175,7 @@ struct AuthenticationTests {
 
     @Test("basic credentials with bad encodings are refused with 401")
     func malformedBasic() async throws {
-        try await TestServer.with { server in
+        try await InProcessServer.with { server in
             for header in ["Basic !!!", "Basic " + Data("no-colon".utf8).base64EncodedString(), "Digest abc", "Bearer unknown-token", "Basic"] {
                 let response = try await server.transport(.none).raw("GET", "/app/rest/v4/accounts/getCurrentAccount", headers: [("Authorization", header)])
                 #expect(response.status == 401, "\(header) → \(response.status)")
@@ -186,7 +186,7 @@ struct AuthenticationTests {
 
     @Test("passwords and secrets never appear in responses or the journal")
     func secretsStayHidden() async throws {
-        try await TestServer.with { server in
+        try await InProcessServer.with { server in
             let admin = server.admin("admin", "admin")
             _ = try await admin.users.create(WebUser(username: "secretive", authorizationRole: "REGISTERED_USER"), password: "hunter2-password")
             let raw = try await server.transport().raw("POST", "/app/rest/v4/users/search", body: Data("{}".utf8))

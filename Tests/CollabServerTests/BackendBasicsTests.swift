@@ -9,7 +9,7 @@ import Testing
 struct BackendBasicsTests {
     @Test("ping, product version, metadata, visitor data, history search, message export, agents by state, presences")
     func backendBasics() async throws {
-        try await TestServer.with(seed: queueSeed) { server in
+        try await InProcessServer.with(seed: queueSeed) { server in
             let admin = server.admin("admin-d", "pw").transport
             let anonymous = HTTPTransport(baseURL: server.baseURL)
             func json(_ method: String, _ path: String, _ body: String? = nil, as transport: HTTPTransport? = nil, schema: String? = nil) async throws -> [String: Any] {
@@ -24,7 +24,7 @@ struct BackendBasicsTests {
             #expect(try await json("GET", "global/productVersion", as: server.admin("agent-a", "pw").transport, schema: "ProductVersion")["productVersion"] != nil)
 
             let app = visitor(server, device: "basics-phone")
-            try await app.start()
+            try await app.start(liveEvents: false)
             let agentA = try await agent(server, "agent-a")
             try await agentA.setPresence("ONLINE")
             let conversation = try await app.startConversation(topic: "basics")

@@ -68,7 +68,7 @@ struct BadInputTests {
 
     @Test("the alias /unblu/rest/v4 serves the same API")
     func alias() async throws {
-        try await TestServer.with { server in
+        try await InProcessServer.with { server in
             let client = AdminClient(baseURL: server.baseURL, credentials: .basic(username: "admin", password: "admin"), prefix: "/unblu/rest/v4")
             let account = try await client.accounts.current()
             #expect(account.name == "demo")
@@ -77,7 +77,7 @@ struct BadInputTests {
 
     @Test("many concurrent bad and good requests leave the server healthy")
     func noWedge() async throws {
-        try await TestServer.with { server in
+        try await InProcessServer.with { server in
             let transport = server.transport()
             try await withThrowingTaskGroup(of: Int.self) { group in
                 for index in 0..<200 {

@@ -52,7 +52,7 @@ struct BotDialogTests {
     @Test("create, read, getByName, search, update (versioned), sendPing and delete; the secret is never returned; bad input is a 4xx")
     func crud() async throws {
         let bot = try await BotReceiver()
-        try await TestServer.with(seed: queueSeed) { server in
+        try await InProcessServer.with(seed: queueSeed) { server in
             let admin = server.admin("admin-d", "pw").transport
             let created = try await call(admin, "POST", "bots/create", botBody("Greeter", endpoint: bot.url, extra: #","description":"says hello""#), schema: "DialogBotData")
             let id = try #require(created["id"] as? String)
@@ -200,14 +200,14 @@ struct BotDialogTests {
     func offerExpiryAndConversationEnd() async throws {
         let silent = try await SilentEndpoint()
         let bot = try await BotReceiver()
-        try await TestServer.with(seed: queueSeed) { server in
+        try await InProcessServer.with(seed: queueSeed) { server in
             let admin = server.admin("admin-d", "pw").transport
             try await server.control.changeClock(ClockChange(frozen: true))
             let mute = try await call(
                 admin, "POST", "bots/create", botBody("Mute", endpoint: silent.url, extra: #","outboundTimeoutMillis":60000"#), schema: "DialogBotData"
             )
             let app = visitor(server, device: "expiry-phone")
-            try await app.start()
+            try await app.start(liveEvents: false)
             let waiting = try await app.startConversation(topic: "anyone?")
             #expect(try await app.conversation(waiting.id).state == "ONBOARDING")
             try await server.control.changeClock(ClockChange(advanceMillis: 120_000))
@@ -236,17 +236,17 @@ struct BotDialogTests {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         let storage = StorageLocation.sqlite(path: directory.appendingPathComponent("state.sqlite").path)
-        let (token, conversationId) = try await TestServer.with(storage: storage, seed: queueSeed) { server in
+        let (token, conversationId) = try await InProcessServer.with(storage: storage, seed: queueSeed) { server in
             let admin = server.admin("admin-d", "pw").transport
             _ = try await call(admin, "POST", "bots/create", botBody("Keeper", endpoint: bot.url), schema: "DialogBotData")
             let app = visitor(server, device: "durable-phone")
-            try await app.start()
+            try await app.start(liveEvents: false)
             let conversation = try await app.startConversation(topic: "durable")
             let opened = try await bot.wait(for: "bot.dialog.opened")
             let token = try #require((try JSONSerialization.jsonObject(with: opened.body) as? [String: Any])?["dialogToken"] as? String)
             return (token, conversation.id)
         }
-        try await TestServer.with(storage: storage, seed: queueSeed) { server in
+        try await InProcessServer.with(storage: storage, seed: queueSeed) { server in
             let admin = server.admin("admin-d", "pw").transport
             _ = try await call(admin, "GET", "bots/getByName", query: [("name", "Keeper")], schema: "DialogBotData")
             _ = try await call(admin, "POST", "bots/sendDialogMessage", #"{"dialogToken":"\#(token)","messageData":{"type":"TEXT","text":"still here"}}"#, schema: "SendMessageResult")

@@ -65,7 +65,7 @@ struct BotRoleTests {
 
     @Test("another account's bots answer 404 and are not found by name or search")
     func isolation() async throws {
-        try await TestServer.with(seed: twoAccountSeed) { server in
+        try await InProcessServer.with(seed: twoAccountSeed) { server in
             let alpha = server.admin("alpha-admin", "pw-a").transport
             let beta = server.admin("beta-admin", "pw-b").transport
             let created = try await alpha.raw(
@@ -96,7 +96,7 @@ struct BotRoleTests {
     @Test("another account cannot write into, type in or finish a dialog even with its token")
     func dialogIsolation() async throws {
         let bot = try await BotReceiver()
-        try await TestServer.with(seed: twoAccountSeed) { server in
+        try await InProcessServer.with(seed: twoAccountSeed) { server in
             let alpha = server.admin("alpha-admin", "pw-a").transport
             let beta = server.admin("beta-admin", "pw-b").transport
             let created = try await alpha.raw(

@@ -45,12 +45,12 @@ struct CallDetailsTests {
 
     /// A started visitor in the background with a conversation agent A took.
     static func scenario(
-        _ server: TestServer, device: String, apns: String? = apnsToken, voip: String? = voipToken, pushKitEnabled: Bool = true
+        _ server: some ServerUnderTest, device: String, apns: String? = apnsToken, voip: String? = voipToken, pushKitEnabled: Bool = true
     ) async throws
         -> (app: VisitorClient, notifications: NotificationAPI, agent: AgentClient, conversationId: String)
     {
         let app = visitor(server, device: device)
-        try await app.start()
+        try await app.start(liveEvents: server.carriesWebSockets)
         let notifications = NotificationAPI(client: app)
         notifications.version = .encrypted
         notifications.pushKitEnabled = pushKitEnabled
@@ -66,7 +66,7 @@ struct CallDetailsTests {
 
     @Test("the VoIP push carries the greeting and a credential: an app that has not started answers with it; it expires with the call")
     func greetingAndLockedPhoneAnswer() async throws {
-        try await TestServer.with(seed: Self.seed) { server in
+        try await InProcessServer.with(seed: Self.seed) { server in
             let (_, notifications, agentA, conversationId) = try await Self.scenario(server, device: "locked-phone")
             let call = try await agentA.startCall(in: conversationId, callType: "AUDIO")
             let voip = try await server.waitForPush([("kind", "INCOMING_CALL"), ("transport", "APNS_VOIP")])
@@ -133,16 +133,16 @@ struct CallDetailsTests {
 
     @Test("a VoIP push for a call already over carries its state; the client reports it to CallKit as unsuccessful")
     func unsuccessfulCalls() async throws {
-        try await TestServer.with(seed: Self.seed) { server in
+        try await InProcessServer.with(seed: Self.seed) { server in
             let token = try await server.control.issueToken(account: "desk", TestTokenRequest(subject: "two-devices")).token
             // The phone rings by VoIP only (no APNs token): it learns that the call is over by VoIP.
             let phone = visitor(server, device: "voip-only", accessToken: token)
-            try await phone.start()
+            try await phone.start(liveEvents: false)
             let phoneNotifications = NotificationAPI(client: phone)
             try await phoneNotifications.register(pushKitToken: voipToken, version: .encrypted)
             try await phone.setAppState(.background)
             let watch = visitor(server, device: "answering-device", accessToken: token)
-            try await watch.start()
+            try await watch.start(liveEvents: false)
             try await NotificationAPI(client: watch).register(apnsToken: apnsToken, version: .notEncrypted)
             try await watch.setAppState(.background)
             let agentA = try await agent(server, "agent-a")
@@ -185,7 +185,7 @@ struct CallDetailsTests {
 
     @Test("the call's provider as configured, with plausible session fields per participant; the Web API and webhooks name it")
     func provider() async throws {
-        try await TestServer.with(seed: Self.seed) { server in
+        try await InProcessServer.with(seed: Self.seed) { server in
             let (app, _, agentA, conversationId) = try await Self.scenario(server, device: "provider-phone")
             let call = try await agentA.startCall(in: conversationId, callType: "VIDEO")
             #expect(call.serviceProviderType == "LIVEKIT")

@@ -11,34 +11,35 @@ import NIOFoundationCompat
 import NIOWebSocket
 import Testing
 
-/// A small JPEG-signed image; `n` makes it distinct.
-func jpeg(_ n: Int, size: Int = 12_000) -> Data {
-    var data = Data([0xFF, 0xD8, 0xFF, 0xE0])
-    data.append(contentsOf: withUnsafeBytes(of: UInt32(n).bigEndian) { Array($0) })
-    data.append(Data(repeating: UInt8(n % 251), count: max(0, size - data.count)))
-    return data
-}
-
 @Suite("Co-browsing", .serialized)
 struct CoBrowsingTests {
-    struct Setup {
-        let server: TestServer
+    struct Setup: Sendable {
+        let server: any ServerUnderTest
         let clock: AdjustableClock
         let app: VisitorClient
         let agent: AgentClient
         let conversationId: String
+        /// The port of a server on a socket (raw WebSockets need one).
+        var port: Int? { (server as? TestServer)?.port }
     }
 
-    func withSetup(_ body: (Setup) async throws -> Void) async throws {
+    /// A visitor sharing its screen with `agent-a`, on a frozen clock; in process unless the test needs `live` sockets.
+    func withSetup(live: Bool = false, _ body: @escaping @Sendable (Setup) async throws -> Void) async throws {
         let clock = AdjustableClock(frozenAt: 1_900_000_000_000)
-        try await TestServer.with(seed: queueSeed, clock: clock) { server in
-            let app = visitor(server, device: "cobrowse-phone")
-            try await app.start()
-            let agentA = try await agent(server, "agent-a")
-            let conversation = try await app.startConversation(engagementType: "MOBILE_COBROWSING_REQUEST")
-            _ = try await agentA.accept(conversation.id)
-            try await body(Setup(server: server, clock: clock, app: app, agent: agentA, conversationId: conversation.id))
+        if live {
+            try await TestServer.with(seed: queueSeed, clock: clock) { server in try await Self.prepare(server, clock, body) }
+        } else {
+            try await InProcessServer.with(seed: queueSeed, clock: clock) { server in try await Self.prepare(server, clock, body) }
         }
+    }
+
+    static func prepare(_ server: some ServerUnderTest, _ clock: AdjustableClock, _ body: (Setup) async throws -> Void) async throws {
+        let app = visitor(server, device: "cobrowse-phone")
+        try await app.start(liveEvents: server.carriesWebSockets)
+        let agentA = try await agent(server, "agent-a")
+        let conversation = try await app.startConversation(engagementType: "MOBILE_COBROWSING_REQUEST")
+        _ = try await agentA.accept(conversation.id)
+        try await body(Setup(server: server, clock: clock, app: app, agent: agentA, conversationId: conversation.id))
     }
 
     func post(_ setup: Setup, session: String, image: Data, sequence: Int) async throws -> HTTPTransport.RawResponse {
@@ -127,7 +128,7 @@ struct CoBrowsingTests {
             let huge = try await post(setup, session: session.id, image: jpeg(1, size: 300 * 1024), sequence: 2)
             #expect(huge.status == 413)
             let stranger = visitor(setup.server, device: "other-phone")
-            try await stranger.start()
+            try await stranger.start(liveEvents: false)
             let foreign = try await stranger.transport.raw("POST", "/mobile/v1/cobrowsing/\(session.id)/frames", body: jpeg(3), contentType: "image/jpeg")
             #expect(foreign.status == 404)
             _ = try await setup.app.stopCoBrowsing(session.id)
@@ -141,11 +142,11 @@ struct CoBrowsingTests {
 
     @Test("frames over the client's WebSocket, acknowledged; a live viewer sees them; a stalled viewer does not block the uploader")
     func webSocketUploadAndViewing() async throws {
-        try await withSetup { setup in
+        try await withSetup(live: true) { setup in
             let session = try await setup.app.startCoBrowsing(in: setup.conversationId)
             let token = try #require(setup.app.session?.token)
             let agentToken = try #require(setup.agent.session?.token)
-            let wsBase = "ws://127.0.0.1:\(setup.server.port)"
+            let wsBase = "ws://127.0.0.1:\(try #require(setup.port))"
             let logger = Logger(label: "test")
 
             // A viewer that reads everything, and one that never reads (stalled).

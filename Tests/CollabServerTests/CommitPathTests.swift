@@ -17,15 +17,7 @@ struct CommitPathTests {
     /// A server whose webhook deliveries fail at once (their host is not allowed): the delivery log is the
     /// barrier that says a delivery was carried out, without any network.
     static func withServer<T: Sendable>(_ body: @escaping @Sendable (InProcessServer) async throws -> T) async throws -> T {
-        let server = try await MockCollabServer(
-            configuration: ServerConfiguration(
-                port: 0, storage: .memory, controlToken: "test-control-token", passwordHashCost: 4, webhookAllowedHosts: ["allowed.invalid"]
-            ),
-            logger: TestServer.logger
-        )
-        return try await server.buildApplication().test(.router) { client in
-            try await body(InProcessServer(server: server, client: client))
-        }
+        try await InProcessServer.with(configure: { $0.webhookAllowedHosts = ["allowed.invalid"] }, body)
     }
 
     /// Waits until the delivery log holds `count` failed deliveries of `eventType` (each a delivery carried out).

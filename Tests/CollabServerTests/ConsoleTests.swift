@@ -10,7 +10,7 @@ import Testing
 struct ConsoleTests {
     @Test("index at /, content types, cache headers")
     func files() async throws {
-        try await TestServer.with { server in
+        try await InProcessServer.with { server in
             let transport = server.transport(.none)
             let index = try await transport.raw("GET", "/")
             #expect(index.status == 200)
@@ -35,7 +35,7 @@ struct ConsoleTests {
 
     @Test("ETag and Last-Modified revalidate to 304")
     func revalidation() async throws {
-        try await TestServer.with { server in
+        try await InProcessServer.with { server in
             let transport = server.transport(.none)
             let first = try await transport.raw("GET", "/js/api.js")
             let etag = try #require(first.header("etag"))
@@ -77,7 +77,7 @@ struct ConsoleTests {
 
     @Test("only loaded files: unknown files, traversal and other methods fall through to the typed 404")
     func nothingElse() async throws {
-        try await TestServer.with { server in
+        try await InProcessServer.with { server in
             let transport = server.transport(.none)
             for path in ["/nope.js", "/..%2f..%2fetc/passwd", "/js/../../Package.swift", "/%2e%2e/%2e%2e/etc/passwd", "/js/", "/css"] {
                 let response = try await transport.raw("GET", path)
@@ -98,7 +98,7 @@ struct ConsoleTests {
 
     @Test("a script's 401 carries no Basic challenge (the browser would show its own dialog)")
     func noChallengeForScripts() async throws {
-        try await TestServer.with { server in
+        try await InProcessServer.with { server in
             let transport = server.transport(.basic(username: "agent", password: "wrong"))
             let body = Data(#"{"username":"agent","password":"wrong"}"#.utf8)
             let plain = try await server.transport(.none).raw("POST", "/app/rest/v4/authenticator/login", body: body)
@@ -130,9 +130,7 @@ struct ConsoleDirectoryTests {
         try Data("outside".utf8).write(to: outside.appendingPathComponent("secret.txt"))
         try FileManager.default.createSymbolicLink(at: directory.appendingPathComponent("leak.txt"), withDestinationURL: outside.appendingPathComponent("secret.txt"))
 
-        let configuration = ServerConfiguration(host: "127.0.0.1", port: 0, storage: .memory, passwordHashCost: 4, consoleDirectory: directory.path)
-        let server = try await TestServer.start(configuration: configuration)
-        do {
+        try await InProcessServer.with(configure: { $0.consoleDirectory = directory.path }) { server in
             let transport = server.transport(.none)
             #expect(String(decoding: try await transport.raw("GET", "/").body, as: UTF8.self).contains("<title>custom</title>"))
             let module = try await transport.raw("GET", "/js/app.mjs")
@@ -141,10 +139,6 @@ struct ConsoleDirectoryTests {
             #expect(try await transport.raw("GET", "/.env").status == 404)
             #expect(try await transport.raw("GET", "/leak.txt").status == 404)
             #expect(try await transport.raw("GET", "/js/console.css").status == 404, "the bundled console is not mixed in")
-            try await server.stop()
-        } catch {
-            try? await server.stop()
-            throw error
         }
     }
 }

@@ -4,31 +4,6 @@ import CollabWire
 import Foundation
 import Testing
 
-/// Seed with two named areas and three agents for queue tests.
-let queueSeed = Seed(accounts: [
-    .init(
-        name: "desk", apiKeys: [.init(key: "desk-key")],
-        namedAreas: [.init(siteId: "area-a", name: "Area A"), .init(siteId: "area-b", name: "Area B")],
-        users: [
-            .init(username: "admin-d", password: "pw", role: .admin),
-            .init(username: "agent-a", password: "pw", role: .registeredUser, displayName: "Agent A"),
-            .init(username: "agent-b", password: "pw", role: .registeredUser, displayName: "Agent B"),
-            .init(username: "agent-c", password: "pw", role: .registeredUser, displayName: "Agent C"),
-        ]
-    ),
-    .init(name: "other", apiKeys: [.init(key: "other-key")], namedAreas: [.init(siteId: "area-a")], users: [.init(username: "agent-x", password: "pw", role: .registeredUser)]),
-])
-
-func visitor(_ server: TestServer, device: String, apiKey: String = "desk-key", namedArea: String? = nil, accessToken: String? = nil) -> VisitorClient {
-    VisitorClient(configuration: ClientConfiguration(baseURL: server.baseURL, apiKey: apiKey, accessToken: accessToken, namedArea: namedArea, deviceId: device))
-}
-
-func agent(_ server: TestServer, _ username: String) async throws -> AgentClient {
-    let client = AgentClient(baseURL: server.baseURL)
-    try await client.login(username: username, password: "pw")
-    return client
-}
-
 @Suite("Conversations through the queue")
 struct ConversationFlowTests {
     @Test("a whole conversation: visitor in area A, agent filtering on A accepts, messages both ways in order, end")
@@ -105,10 +80,10 @@ struct ConversationFlowTests {
 
     @Test("when two agents accept the same conversation exactly one wins")
     func acceptRace() async throws {
-        try await TestServer.with(seed: queueSeed) { server in
+        try await InProcessServer.with(seed: queueSeed) { server in
             let agents = try await [agent(server, "agent-a"), agent(server, "agent-b"), agent(server, "agent-c")]
             let app = visitor(server, device: "phone-race")
-            try await app.start()
+            try await app.start(liveEvents: false)
             for round in 0..<10 {
                 let conversation = try await app.startConversation(topic: "race \(round)")
                 let outcomes = await withTaskGroup(of: Result<String, CollabClientError>.self) { group in
@@ -143,11 +118,11 @@ struct ConversationFlowTests {
 
     @Test("decline hides a request from the decliner; requeue puts an active conversation back, FIFO by queue time")
     func declineAndRequeue() async throws {
-        try await TestServer.with(seed: queueSeed) { server in
+        try await InProcessServer.with(seed: queueSeed) { server in
             let agentA = try await agent(server, "agent-a")
             let agentB = try await agent(server, "agent-b")
             let app = visitor(server, device: "phone-q")
-            try await app.start()
+            try await app.start(liveEvents: false)
             let first = try await app.startConversation(topic: "first")
             let second = try await app.startConversation(topic: "second")
             let third = try await app.startConversation(topic: "third")
@@ -235,22 +210,22 @@ struct ConversationFlowTests {
 
     @Test("anonymous visitors keep their identity per device; access tokens identify visitors")
     func identities() async throws {
-        try await TestServer.with(seed: queueSeed) { server in
-            let first = try await visitor(server, device: "device-same").start()
-            let second = try await visitor(server, device: "device-same").start()
-            let other = try await visitor(server, device: "device-other").start()
+        try await InProcessServer.with(seed: queueSeed) { server in
+            let first = try await visitor(server, device: "device-same").start(liveEvents: false)
+            let second = try await visitor(server, device: "device-same").start(liveEvents: false)
+            let other = try await visitor(server, device: "device-other").start(liveEvents: false)
             #expect(first.person.id == second.person.id)
             #expect(first.person.id != other.person.id)
             #expect(first.token != second.token)
 
             let token = try await server.control.issueToken(account: "desk", TestTokenRequest(subject: "customer-9", firstName: "Nina"))
-            let identified = try await visitor(server, device: "device-3", accessToken: token.token).start()
+            let identified = try await visitor(server, device: "device-3", accessToken: token.token).start(liveEvents: false)
             #expect(identified.person.sourceId == "customer-9")
-            let again = try await visitor(server, device: "device-4", accessToken: token.token).start()
+            let again = try await visitor(server, device: "device-4", accessToken: token.token).start(liveEvents: false)
             #expect(again.person.id == identified.person.id, "the same user on another device is the same person")
 
             do throws(CollabClientError) {
-                try await visitor(server, device: "d", accessToken: "not-a-token").start()
+                try await visitor(server, device: "d", accessToken: "not-a-token").start(liveEvents: false)
                 Issue.record("bad token accepted")
             } catch {
                 #expect(error.code == .authorization)
@@ -265,9 +240,9 @@ struct ConversationFlowTests {
 
     @Test("app state, named area and open conversation are stored per client")
     func clientState() async throws {
-        try await TestServer.with(seed: queueSeed) { server in
+        try await InProcessServer.with(seed: queueSeed) { server in
             let app = visitor(server, device: "phone-state")
-            let started = try await app.start()
+            let started = try await app.start(liveEvents: false)
             #expect(started.configuration.isEmpty)
             #expect(try await app.setAppState(.background).appState == "BACKGROUND")
             #expect(try await app.setNamedArea("area-b").namedAreaId != nil)

@@ -11,7 +11,7 @@ import Testing
 struct DevicesAndVersionsTests {
     @Test("personpresences answer the app's deviceInfo; a backend removes a person's devices through the Web API and they get no more pushes")
     func devices() async throws {
-        try await TestServer.with(seed: queueSeed) { server in
+        try await InProcessServer.with(seed: queueSeed) { server in
             let scenario = try await PushScenario.make(server, device: "managed-phone", version: .encrypted)
             let personId = try #require(scenario.app.session?.person.id)
             let admin = server.admin("admin-d", "pw").transport
@@ -62,13 +62,7 @@ struct DevicesAndVersionsTests {
     )
     func versionPairing() async throws {
         for (product, refused, accepted) in [("7.49.2", "5.0.1", "4.2.0"), ("6.30.1", "4.0.0", "3.9.1")] {
-            var configuration = ServerConfiguration(
-                host: "127.0.0.1", port: 0, storage: .memory, seed: queueSeed, controlToken: "test-control-token", maxBodySize: 64 * 1024,
-                passwordHashCost: 4
-            )
-            configuration.productVersion = ProductVersion(product)
-            let server = try await TestServer.start(configuration: configuration)
-            do {
+            try await InProcessServer.with(seed: queueSeed, configure: { $0.productVersion = ProductVersion(product) }) { server in
                 let version = try await server.admin("agent-a", "pw").transport.raw("GET", "/app/rest/v4/global/productVersion")
                 #expect((try JSONSerialization.jsonObject(with: version.body) as? [String: Any])?["productVersion"] as? String == product)
 
@@ -89,15 +83,11 @@ struct DevicesAndVersionsTests {
                 let agentApp = AgentClient(configuration: ClientConfiguration(
                     baseURL: server.baseURL, apiKey: "desk-key", deviceId: "agent-\(refused)", device: .init(os: "iOS", sdkVersion: refused)
                 ))
-                await #expect(throws: CollabClientError.self) { try await agentApp.start(username: "agent-a", password: "pw") }
+                await #expect(throws: CollabClientError.self) { try await agentApp.start(username: "agent-a", password: "pw", liveEvents: false) }
                 let current = VisitorClient(configuration: ClientConfiguration(
                     baseURL: server.baseURL, apiKey: "desk-key", deviceId: "sdk-\(accepted)", device: .init(os: "iOS", sdkVersion: accepted)
                 ))
                 try await current.start(liveEvents: false)
-                try await server.stop()
-            } catch {
-                try? await server.stop()
-                throw error
             }
         }
     }

@@ -28,7 +28,7 @@ struct EntityBehaviourTests {
 
     @Test("canned responses are seen per scope: the account's by all, a team's by its members, a personal one by its owner")
     func cannedResponseScopes() async throws {
-        try await TestServer.with(seed: Self.seed) { server in
+        try await InProcessServer.with(seed: Self.seed) { server in
             func call(_ user: String, _ path: String, _ body: String) async throws -> (Int, [String: Any]) {
                 let response = try await server.admin(user, "pw").transport.raw("POST", "/app/rest/v4/cannedresponses/\(path)", body: Data(body.utf8))
                 return (response.status, (try? JSONSerialization.jsonObject(with: response.body)) as? [String: Any] ?? [:])
@@ -58,7 +58,7 @@ struct EntityBehaviourTests {
 
     @Test("visibility rules hide visitors from agents whose labels the rules do not select")
     func visibilityRules() async throws {
-        try await TestServer.with(seed: Self.seed) { server in
+        try await InProcessServer.with(seed: Self.seed) { server in
             let admin = server.admin("admin-d", "pw").transport
             func post(_ path: String, _ body: String, as client: HTTPTransport? = nil) async throws -> [String: Any] {
                 let response = try await (client ?? admin).raw("POST", "/app/rest/v4/\(path)", body: Data(body.utf8))
@@ -106,7 +106,7 @@ struct EntityBehaviourTests {
     @Test("a deputy is told of the inbound requests addressed to the agent, and of their end, in the vendor's schema")
     func deputies() async throws {
         let receiver = try await WebhookReceiver()
-        try await TestServer.with(seed: queueSeed) { server in
+        try await InProcessServer.with(seed: queueSeed) { server in
             let admin = server.admin("admin-d", "pw").transport
             let events = ["push_notification.deputy_delegation", "push_notification.revoke_deputy_delegation", "deputy_relationship"]
             let _: WebWebhookRegistration = try await admin.send(
@@ -131,7 +131,7 @@ struct EntityBehaviourTests {
             #expect(VendorSchemaCheck.problems(modification.body, schema: "DeputyRelationshipModificationEvent").isEmpty)
 
             let app = visitor(server, device: "deputy-phone")
-            try await app.start()
+            try await app.start(liveEvents: false)
             let agentA = try await agent(server, "agent-a")
             let conversation = try await app.startConversation(topic: "needs B")
             _ = try await agentA.accept(conversation.id)
@@ -159,7 +159,7 @@ struct EntityBehaviourTests {
     @Test("admin changes are in the audit log; label changes go out as PersonLabelModificationEvent")
     func auditAndWebhooks() async throws {
         let receiver = try await WebhookReceiver()
-        try await TestServer.with(seed: queueSeed) { server in
+        try await InProcessServer.with(seed: queueSeed) { server in
             let admin = server.admin("admin-d", "pw").transport
             let _: WebWebhookRegistration = try await admin.send(
                 "POST", "/app/rest/v4/webhookregistrations/create",

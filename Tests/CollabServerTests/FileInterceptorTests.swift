@@ -20,7 +20,7 @@ struct FileInterceptorTests {
     }
 
     /// Registers an interceptor (and, when given, a webhook for rejections) as the account's admin.
-    static func register(_ server: TestServer, endpoint: String, mimeTypeRegex: String? = nil, rejections: String? = nil) async throws -> WebFileUploadInterceptor {
+    static func register(_ server: some ServerUnderTest, endpoint: String, mimeTypeRegex: String? = nil, rejections: String? = nil) async throws -> WebFileUploadInterceptor {
         let admin = HTTPTransport(baseURL: server.baseURL, credentials: .basic(username: "admin-f", password: "pw"))
         if let rejections {
             let _: WebWebhookRegistration = try await admin.send(
@@ -132,7 +132,7 @@ struct FileInterceptorTests {
 
     @Test("interceptors: read, getByName, search, update with version, delete; bad input refused; other accounts see none")
     func management() async throws {
-        try await TestServer.with(seed: interceptorSeed) { server in
+        try await InProcessServer.with(seed: interceptorSeed) { server in
             let created = try await Self.register(server, endpoint: "http://127.0.0.1:9/scan")
             let id = try #require(created.id)
             let admin = HTTPTransport(baseURL: server.baseURL, credentials: .basic(username: "admin-f", password: "pw"))

@@ -17,7 +17,7 @@ func fileConfiguration(storage: StorageLocation, files: FileSettings = FileSetti
 }
 
 /// Waits until `condition` holds (a barrier for work the server finishes after answering).
-func eventually(_ what: String, timeout: Duration = .seconds(10), _ condition: () -> Bool) async throws {
+func eventually(_ what: String, timeout: Duration = .seconds(30), _ condition: () -> Bool) async throws {
     let deadline = ContinuousClock.now + timeout
     while !condition() {
         guard ContinuousClock.now < deadline else { throw WaitTimeout(what: what) }
@@ -114,7 +114,7 @@ struct FileStorageTests {
         do {
             #expect(storedFiles(filesRoot).count == 1)
             #expect(second.server.fileBytesStored == 700)
-            let agentA = try await CollabServerTests.agent(second, "agent-a")
+            let agentA = try await CollabTestSupport.agent(second, "agent-a")
             let download = try await agentA.downloadFile(kept.id, in: conversationId)
             #expect(download.data == pngBytes(700))
             try await second.stop()

@@ -24,13 +24,6 @@ let fileSeed = Seed(accounts: [
     .init(name: "other", apiKeys: [.init(key: "other-key")], users: [.init(username: "admin-o", password: "pw", role: .admin)]),
 ])
 
-/// A PNG signature followed by `size - 8` deterministic bytes.
-func pngBytes(_ size: Int, seed: UInt8 = 1) -> Data {
-    var data = Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A])
-    data.append(contentsOf: (0..<max(0, size - 8)).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ Int(seed)) })
-    return data
-}
-
 /// An ELF header (a Linux executable) followed by filler.
 let elfBytes = Data([0x7F, 0x45, 0x4C, 0x46, 0x02, 0x01, 0x01, 0x00] + [UInt8](repeating: 0, count: 200))
 
@@ -40,10 +33,10 @@ struct FileScenario {
     let agent: AgentClient
     let conversationId: String
 
-    static func make(_ server: TestServer, device: String = "file-phone", area: String = "area-a") async throws -> FileScenario {
+    static func make(_ server: some ServerUnderTest, device: String = "file-phone", area: String = "area-a") async throws -> FileScenario {
         let app = visitor(server, device: device, apiKey: "files-key", namedArea: area)
-        try await app.start()
-        let agentA = try await CollabServerTests.agent(server, "agent-a")
+        try await app.start(liveEvents: server.carriesWebSockets)
+        let agentA = try await CollabTestSupport.agent(server, "agent-a")
         let conversation = try await app.startConversation(topic: "files")
         _ = try await agentA.accept(conversation.id)
         return FileScenario(app: app, agent: agentA, conversationId: conversation.id)
@@ -182,7 +175,7 @@ struct FileTransferTests {
             )
             let path = "conversations/\(scenario.conversationId)/files/\(file.id)"
             // Another agent of the account who does not take part.
-            let agentB = try await CollabServerTests.agent(server, "agent-b")
+            let agentB = try await CollabTestSupport.agent(server, "agent-b")
             #expect(try await agentB.transport.raw("GET", "/agent/v1/\(path)").status == 404)
             // The account's admin, through the agent API and the Web API link.
             let admin = AgentClient(baseURL: server.baseURL)

@@ -13,17 +13,17 @@ struct FrameMemoryTests {
     static let imageSize = 200_000
 
     struct Setup {
-        let server: TestServer
+        let server: InProcessServer
         let app: VisitorClient
         let agent: AgentClient
         let conversationId: String
         let accountId: String
     }
 
-    func withSetup(apiKey: String = "desk-key", agentName: String = "agent-a", _ body: (Setup) async throws -> Void) async throws {
-        try await TestServer.with(seed: queueSeed, maxBodySize: 512 * 1024) { server in
+    func withSetup(apiKey: String = "desk-key", agentName: String = "agent-a", _ body: @escaping @Sendable (Setup) async throws -> Void) async throws {
+        try await InProcessServer.with(seed: queueSeed, maxBodySize: 512 * 1024) { server in
             let app = visitor(server, device: "frames-phone", apiKey: apiKey)
-            let started = try await app.start()
+            let started = try await app.start(liveEvents: false)
             let agentA = try await agent(server, agentName)
             let conversation = try await app.startConversation(engagementType: "MOBILE_COBROWSING_REQUEST")
             _ = try await agentA.accept(conversation.id)

@@ -23,9 +23,9 @@ struct InspectorAccessTests {
 
     /// One visitor with a registered device, an accepted conversation, a message push and a
     /// co-browsing session, in `account`.
-    private func populate(_ server: TestServer, key: String, area: String, agent: String, password: String) async throws -> (conversation: String, coBrowsing: String) {
+    private func populate(_ server: InProcessServer, key: String, area: String, agent: String, password: String) async throws -> (conversation: String, coBrowsing: String) {
         let visitor = VisitorClient(configuration: ClientConfiguration(baseURL: server.baseURL, apiKey: key, namedArea: area, deviceId: "\(key)-device"))
-        try await visitor.start()
+        try await visitor.start(liveEvents: false)
         try await NotificationAPI(client: visitor).register(apnsToken: String(repeating: "ab", count: 32), version: .encrypted)
         try await visitor.setAppState(.background)
         let conversation = try await visitor.startConversation(topic: "help")
@@ -39,7 +39,7 @@ struct InspectorAccessTests {
 
     @Test("an admin sees its own account's devices, pushes, journal, deliveries, stats and co-browsing; another account is 404")
     func confinedToOwnAccount() async throws {
-        try await TestServer.with(seed: twoAccountSeed) { server in
+        try await InProcessServer.with(seed: twoAccountSeed) { server in
             let alphaId = try await server.admin("alpha-admin", "pw-a").accounts.current().id ?? ""
             let betaId = try await server.admin("beta-admin", "pw-b").accounts.current().id ?? ""
             // A webhook in beta, so beta has deliveries.
@@ -117,7 +117,7 @@ struct InspectorAccessTests {
                 ),
             ]
         )
-        try await TestServer.with(seed: seed) { server in
+        try await InProcessServer.with(seed: seed) { server in
             let admin = server.transport(.basic(username: "admin", password: "admin"))
             let full = try await admin.raw("GET", "/_mock/v1/configuration", query: [("namedArea", "demo-area"), ("apiKey", "demo-api-key")])
             #expect(full.status == 200)

@@ -10,14 +10,14 @@ struct InvitationTests {
     @Test("a visitor joins by PIN; links are revoked; PINs expire on the server clock and renew; events under the vendor's names")
     func pinAndLink() async throws {
         let receiver = try await WebhookReceiver()
-        try await TestServer.with(seed: queueSeed) { server in
+        try await InProcessServer.with(seed: queueSeed) { server in
             let admin = server.admin("admin-d", "pw").transport
             let names: Set<String> = ["pin.created", "pin.redeemed", "pin.renewed", "visitor_invitation.created", "visitor_invitation.revoked"]
             let _: WebWebhookRegistration = try await admin.send(
                 "POST", "/app/rest/v4/webhookregistrations/create", body: WebWebhookRegistration(name: "invites", endpoint: receiver.url, events: names.sorted() + ["pin.revoked"])
             )
             let host = visitor(server, device: "host-phone")
-            try await host.start()
+            try await host.start(liveEvents: false)
             let agentA = try await agent(server, "agent-a")
             let conversation = try await host.startConversation(topic: "invite a friend")
             _ = try await agentA.accept(conversation.id)
@@ -40,9 +40,9 @@ struct InvitationTests {
             #expect(pin["invitationType"] as? String == "PIN_CONVERSATION" && pin["invitationState"] as? String == "OPEN")
             #expect(pinToken.count == 6 && pinToken.allSatisfy(\.isNumber))
             let friend = visitor(server, device: "friend-phone")
-            try await friend.start()
+            try await friend.start(liveEvents: false)
             let outsider = visitor(server, device: "outsider-phone", apiKey: "other-key")
-            try await outsider.start()
+            try await outsider.start(liveEvents: false)
             do throws(CollabClientError) {
                 _ = try await outsider.redeemInvitation(pinToken)
                 Issue.record("another account's visitor redeemed the PIN")
@@ -73,7 +73,7 @@ struct InvitationTests {
             try await server.control.changeClock(ClockChange(advanceMillis: Invitation.pinLifetime + 1))
             #expect(try await read(lateId)["invitationState"] as? String == "EXPIRED")
             let third = visitor(server, device: "late-phone")
-            try await third.start()
+            try await third.start(liveEvents: false)
             let lateToken = try #require(late["token"] as? String)
             do throws(CollabClientError) {
                 _ = try await third.redeemInvitation(lateToken)
@@ -115,14 +115,14 @@ struct InvitationTests {
     @Test("requeueConversation puts the conversation back in its queue with an assignment request the accepting agent redeems")
     func requeueWithAssignmentRequest() async throws {
         let receiver = try await WebhookReceiver()
-        try await TestServer.with(seed: queueSeed) { server in
+        try await InProcessServer.with(seed: queueSeed) { server in
             let admin = server.admin("admin-d", "pw").transport
             let names: Set<String> = ["assignment_request.created", "assignment_request.redeemed"]
             let _: WebWebhookRegistration = try await admin.send(
                 "POST", "/app/rest/v4/webhookregistrations/create", body: WebWebhookRegistration(name: "assign", endpoint: receiver.url, events: names.sorted())
             )
             let app = visitor(server, device: "requeue-phone")
-            try await app.start()
+            try await app.start(liveEvents: false)
             let agentA = try await agent(server, "agent-a")
             let agentB = try await agent(server, "agent-b")
             let conversation = try await app.startConversation(topic: "pass it on")
@@ -160,14 +160,14 @@ struct InvitationTests {
     @Test("an agent invited joins as a secondary agent; a forwarded conversation changes its assignee; events under the vendor's names")
     func agentInvitationAndForwarding() async throws {
         let receiver = try await WebhookReceiver()
-        try await TestServer.with(seed: queueSeed) { server in
+        try await InProcessServer.with(seed: queueSeed) { server in
             let admin = server.admin("admin-d", "pw").transport
             let names: Set<String> = ["agent_invitation.created", "agent_invitation.redeemed", "agent_forwarding.created", "agent_forwarding.redeemed", "agent_forwarding.revoked"]
             let _: WebWebhookRegistration = try await admin.send(
                 "POST", "/app/rest/v4/webhookregistrations/create", body: WebWebhookRegistration(name: "agents", endpoint: receiver.url, events: names.sorted())
             )
             let app = visitor(server, device: "forward-phone")
-            try await app.start()
+            try await app.start(liveEvents: false)
             let agentA = try await agent(server, "agent-a")
             let agentB = try await agent(server, "agent-b")
             let agentC = try await agent(server, "agent-c")

@@ -9,7 +9,7 @@ import Testing
 struct IsolationTests {
     @Test("beta's admin cannot see or touch any of alpha's entities")
     func crossAccount() async throws {
-        try await TestServer.with(seed: twoAccountSeed) { server in
+        try await InProcessServer.with(seed: twoAccountSeed) { server in
             let alpha = server.admin("alpha-admin", "pw-a")
             let beta = server.admin("beta-admin", "pw-b")
             let alphaAccount = try await alpha.accounts.current()
@@ -84,7 +84,7 @@ struct IsolationTests {
 
     @Test("a session cookie of one account gives no access to another")
     func sessionIsolation() async throws {
-        try await TestServer.with(seed: twoAccountSeed) { server in
+        try await InProcessServer.with(seed: twoAccountSeed) { server in
             let alpha = server.admin("alpha-admin", "pw-a")
             let alphaKeyId = try #require(try await alpha.apiKeys.getDefault().id)
             let beta = server.anonymous

@@ -1,4 +1,3 @@
-import AsyncHTTPClient
 import CollabClient
 import CollabCore
 import CollabServer
@@ -6,21 +5,20 @@ import CollabStore
 import NIOCore
 import CollabWire
 import Foundation
+import HTTPTypes
 import Testing
 
 /// The request journal is bounded per entry, in total bytes and per read, whatever anonymous callers send.
 @Suite("Journal bounds", .serialized)
 struct JournalBoundsTests {
     /// Sends `count` anonymous GETs of `path` with a `queryBytes`-long query, a few at a time.
-    func flood(_ server: TestServer, count: Int, queryBytes: Int) async throws {
+    func flood(_ server: InProcessServer, count: Int, queryBytes: Int) async throws {
         let query = "q=" + String(repeating: "x", count: queryBytes - 2)
         try await withThrowingTaskGroup(of: Void.self) { group in
             for worker in 0..<8 {
                 group.addTask {
                     for index in stride(from: worker, to: count, by: 8) {
-                        let request = HTTPClientRequest(url: "\(server.baseURL)/healthz?n=\(index)&\(query)")
-                        let response = try await HTTPClient.shared.execute(request, timeout: .seconds(30))
-                        _ = try await response.body.collect(upTo: 1 << 20)
+                        _ = try await server.call(.get, "/healthz?n=\(index)&\(query)")
                     }
                 }
             }
@@ -30,12 +28,7 @@ struct JournalBoundsTests {
 
     @Test("4,000 requests with a 60 KB query: entries cut to 2 KiB and marked, the journal within its byte bound, reads bounded")
     func sixtyKilobyteQueries() async throws {
-        var configuration = ServerConfiguration(
-            host: "127.0.0.1", port: 0, storage: .memory, controlToken: "test-control-token", journalCapacity: 10_000, passwordHashCost: 4
-        )
-        configuration.journalMaxBytes = 4 * 1024 * 1024
-        let server = try await TestServer.start(configuration: configuration)
-        do {
+        try await InProcessServer.with(journalCapacity: 10_000, configure: { $0.journalMaxBytes = 4 * 1024 * 1024 }) { server in
             try await flood(server, count: 4_000, queryBytes: 60 * 1024)
             let page = try await server.control.journal(JournalFilter(path: "/healthz", limit: 100_000))
             #expect(page.maxBytes == 4 * 1024 * 1024)
@@ -52,21 +45,12 @@ struct JournalBoundsTests {
             #expect(read <= 4 * 1024 * 1024)
             let stats = try await server.control.stats()
             #expect(stats.journalEntries < 4_000)
-        } catch {
-            try? await server.stop()
-            throw error
         }
-        try await server.stop()
     }
 
     @Test("a read stops at its byte bound and says so; short entries are not marked")
     func readBound() async throws {
-        var configuration = ServerConfiguration(
-            host: "127.0.0.1", port: 0, storage: .memory, controlToken: "test-control-token", journalCapacity: 10_000, passwordHashCost: 4
-        )
-        configuration.journalMaxBytes = 16 * 1024 * 1024
-        let server = try await TestServer.start(configuration: configuration)
-        do {
+        try await InProcessServer.with(journalCapacity: 10_000, configure: { $0.journalMaxBytes = 16 * 1024 * 1024 }) { server in
             // 2,500 entries of ~2.2 KB: ~5.5 MB held, more than one read's 4 MiB.
             try await flood(server, count: 2_500, queryBytes: 3 * 1024)
             let page = try await server.control.journal(JournalFilter(path: "/healthz", limit: 100_000))
@@ -79,10 +63,6 @@ struct JournalBoundsTests {
             let short = try await server.control.journal(JournalFilter(path: "/healthz"))
             #expect(short.entries.first?.truncated == nil)
             #expect(short.truncated == false)
-        } catch {
-            try? await server.stop()
-            throw error
         }
-        try await server.stop()
     }
 }

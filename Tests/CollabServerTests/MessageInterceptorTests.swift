@@ -122,7 +122,7 @@ struct MessageInterceptorTests {
     @Test("no answer in time: REJECT refuses the message, CONTINUE lets it through")
     func timeoutBehavior() async throws {
         let moderation = try await ModerationEndpoint()
-        try await TestServer.with(seed: moderationSeed(timeoutMillis: 300)) { server in
+        try await InProcessServer.with(seed: moderationSeed(timeoutMillis: 300)) { server in
             let admin = HTTPTransport(baseURL: server.baseURL, credentials: .basic(username: "admin-f", password: "pw"))
             var interceptor: WebMessageInterceptor = try await admin.send(
                 "POST", "/app/rest/v4/messageinterceptors/create",

@@ -7,7 +7,7 @@ import Testing
 struct NamedAreasUsersPersonsTests {
     @Test("named areas: create, read, readMultiple, search by siteId, update, delete")
     func namedAreaLifecycle() async throws {
-        try await TestServer.with { server in
+        try await InProcessServer.with { server in
             let admin = server.admin("admin", "admin")
             let area = try await admin.namedAreas.create(WebNamedArea(name: "Support", siteId: "support", configuration: ["k": "v"]))
             let id = try #require(area.id)
@@ -56,7 +56,7 @@ struct NamedAreasUsersPersonsTests {
 
     @Test("users: create, createWithPassword, read, getByUsername, search, update, setPassword, delete")
     func userLifecycle() async throws {
-        try await TestServer.with { server in
+        try await InProcessServer.with { server in
             let admin = server.admin("admin", "admin")
             let plain = try await admin.users.create(WebUser(username: "no-password", authorizationRole: "REGISTERED_USER"))
             #expect(plain.authorizationRole == "REGISTERED_USER")
@@ -134,7 +134,7 @@ struct NamedAreasUsersPersonsTests {
 
     @Test("persons: read, getBySource, createOrUpdateVirtual, search, searchAgents, searchVisitors")
     func persons() async throws {
-        try await TestServer.with { server in
+        try await InProcessServer.with { server in
             let admin = server.admin("admin", "admin")
             let visitor = try await admin.persons.createOrUpdateVirtual(WebPerson(sourceId: "crm-42", personType: "VISITOR", firstName: "Vic", email: "vic@example.com"))
             let visitorId = try #require(visitor.id)
@@ -173,7 +173,7 @@ struct NamedAreasUsersPersonsTests {
 
     @Test("search pages with offset, limit, hasMoreItems and nextOffset")
     func paging() async throws {
-        try await TestServer.with { server in
+        try await InProcessServer.with { server in
             let admin = server.admin("admin", "admin")
             for index in 0..<7 {
                 _ = try await admin.namedAreas.create(WebNamedArea(name: "Area \(index)", siteId: "area-\(index)"))

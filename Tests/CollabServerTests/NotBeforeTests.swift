@@ -22,7 +22,7 @@ struct NotBeforeTests {
         let seed = Seed(accounts: [.init(name: "jwt", apiKeys: [.init(key: "jwt-key")], jwt: .init(keys: [.init(kid: "hs", hs256Secret: secret)]))])
         let clock = AdjustableClock(frozenAt: 1_800_000_000_000)
         let now = Date(timeIntervalSince1970: 1_800_000_000)
-        try await TestServer.with(seed: seed, clock: clock) { server in
+        try await InProcessServer.with(seed: seed, clock: clock) { server in
             let signers = JWTKeyCollection()
             await signers.add(hmac: HMACKey(from: secret), digestAlgorithm: .sha256, kid: "hs")
             let token = try await signers.sign(

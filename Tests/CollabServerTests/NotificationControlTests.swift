@@ -9,7 +9,7 @@ import Testing
 struct NotificationControlTests {
     @Test("a paused person's pushes are recorded as SUPPRESSED with the reason; pauses end on the server clock; counts match the badges")
     func pauseResumeAndCounts() async throws {
-        try await TestServer.with(seed: queueSeed) { server in
+        try await InProcessServer.with(seed: queueSeed) { server in
             let admin = server.admin("admin-d", "pw").transport
             let scenario = try await PushScenario.make(server, device: "paused-phone", version: .notEncrypted)
             let conversation: WebConversation = try await admin.send("GET", "/app/rest/v4/conversations/\(scenario.conversationId)/read")
@@ -82,7 +82,7 @@ struct NotificationControlTests {
     @Test("pausing and presence changes arrive as agent_person_state.changed in the vendor's schema")
     func personStateWebhook() async throws {
         let receiver = try await WebhookReceiver()
-        try await TestServer.with(seed: queueSeed) { server in
+        try await InProcessServer.with(seed: queueSeed) { server in
             let admin = server.admin("admin-d", "pw").transport
             let _: WebWebhookRegistration = try await admin.send(
                 "POST", "/app/rest/v4/webhookregistrations/create", body: WebWebhookRegistration(name: "states", endpoint: receiver.url, events: ["agent_person_state.changed"])
@@ -107,7 +107,7 @@ struct NotificationControlTests {
 
     @Test("bad input and foreign callers change nothing")
     func badInput() async throws {
-        try await TestServer.with(seed: queueSeed) { server in
+        try await InProcessServer.with(seed: queueSeed) { server in
             let admin = server.admin("admin-d", "pw").transport
             let person: WebPerson = try await admin.send("POST", "/app/rest/v4/persons/createOrUpdateVirtual", body: WebPerson(sourceId: "quiet", personType: "VISITOR"))
             let path = "/app/rest/v4/persons/\(try #require(person.id))"

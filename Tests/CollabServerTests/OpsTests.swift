@@ -10,7 +10,7 @@ private func method(of item: Any) -> String? {
 struct OpsTests {
     @Test("healthz, readyz, metrics and openapi.json")
     func ops() async throws {
-        try await TestServer.with { server in
+        try await InProcessServer.with { server in
             let transport = server.transport(.none)
             #expect(try await transport.raw("GET", "/healthz").status == 200)
             #expect(try await transport.raw("GET", "/readyz").status == 200)

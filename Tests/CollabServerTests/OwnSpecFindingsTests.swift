@@ -9,7 +9,7 @@ import Testing
 struct OwnSpecFindingsTests {
     @Test("advancing the clock by Int64.min or Int64.max is a 400, not a crash")
     func clockExtremes() async throws {
-        try await TestServer.with { server in
+        try await InProcessServer.with { server in
             for millis in [Int64.min, Int64.min + 1, Int64.max] {
                 let body = Data(#"{"advanceMillis": \#(millis), "frozen": false}"#.utf8)
                 let response = try await server.control.transport.raw("POST", "/_mock/v1/clock", body: body)

@@ -10,14 +10,14 @@ struct ReboardingTests {
     @Test("offboarding the assignee leaves the conversation UNASSIGNED; the visitor's next message reboards and queues it; requeue; events under the vendor's names")
     func unassignedReboardingRequeued() async throws {
         let receiver = try await WebhookReceiver()
-        try await TestServer.with(seed: queueSeed) { server in
+        try await InProcessServer.with(seed: queueSeed) { server in
             let admin = server.admin("admin-d", "pw").transport
             let names = ["conversation.unassigned", "conversation.reboarding", "conversation.requeued", "conversation.participation.left"]
             let _: WebWebhookRegistration = try await admin.send(
                 "POST", "/app/rest/v4/webhookregistrations/create", body: WebWebhookRegistration(name: "states", endpoint: receiver.url, events: names)
             )
             let app = visitor(server, device: "reboard-phone")
-            try await app.start()
+            try await app.start(liveEvents: false)
             let agentA = try await agent(server, "agent-a")
             let agentB = try await agent(server, "agent-b")
             let conversation = try await app.startConversation(topic: "reboard")
@@ -65,10 +65,10 @@ struct ReboardingTests {
 
     @Test("offboarding the visitor ends the conversation: a mandatory participant is gone")
     func visitorOffboarded() async throws {
-        try await TestServer.with(seed: queueSeed) { server in
+        try await InProcessServer.with(seed: queueSeed) { server in
             let admin = server.admin("admin-d", "pw").transport
             let app = visitor(server, device: "reboard-phone-2")
-            try await app.start()
+            try await app.start(liveEvents: false)
             let conversation = try await app.startConversation(topic: "leaving")
             let read: WebConversation = try await admin.send("GET", "/app/rest/v4/conversations/\(conversation.id)/read")
             let visitorId = try #require(read.participants?.first { $0.participationType == "CONTEXT_PERSON" }?.personId)

@@ -1,4 +1,3 @@
-import AsyncHTTPClient
 import CollabClient
 import CollabWire
 import Foundation
@@ -14,23 +13,14 @@ struct RedirectTests {
         "/%09/evil.example", "/%00", "evil.example", "///evil.example", "/\u{FF0F}evil.example",
     ]
 
-    /// A transport whose HTTP client does not follow redirects, so the test sees the 302 itself.
-    func withTransport(_ server: TestServer, _ body: (HTTPTransport) async throws -> Void) async throws {
-        var configuration = HTTPClient.Configuration()
-        configuration.redirectConfiguration = .disallow
-        let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
-        do {
-            try await body(HTTPTransport(baseURL: server.baseURL, client: client))
-        } catch {
-            try? await client.shutdown()
-            throw error
-        }
-        try await client.shutdown()
+    /// A transport to the server in process: nothing follows redirects there, so the test sees the 302 itself.
+    func withTransport(_ server: InProcessServer, _ body: (HTTPTransport) async throws -> Void) async throws {
+        try await body(server.transport(.none))
     }
 
     @Test("login: a same-origin path redirects; hosts, schemes, backslashes, control characters and encoded variants do not")
     func login() async throws {
-        try await TestServer.with { server in
+        try await InProcessServer.with { server in
             try await withTransport(server) { transport in
                 func login(_ redirect: String) async throws -> HTTPTransport.RawResponse {
                     let body = try JSONEncoder().encode(["username": "admin", "password": "admin", "redirectOnSuccess": redirect])
@@ -52,7 +42,7 @@ struct RedirectTests {
 
     @Test("authenticateWithToken: the same rules for the query parameter")
     func authenticateWithToken() async throws {
-        try await TestServer.with { server in
+        try await InProcessServer.with { server in
             try await withTransport(server) { transport in
                 func redeem(_ redirect: String) async throws -> HTTPTransport.RawResponse {
                     let token = try await server.anonymous.authenticator.createAuthenticationToken(username: "admin", password: "admin")

@@ -96,7 +96,7 @@ struct RuntimeAuthorizationTests {
 
     @Test("an account's token cookie identifies a visitor's and an agent's app; the journal names the cookie, never its value")
     func customCookie() async throws {
-        try await TestServer.with(seed: Self.cookieSeed) { server in
+        try await InProcessServer.with(seed: Self.cookieSeed) { server in
             let token = try await server.control.issueToken(account: "bank", TestTokenRequest(subject: "customer-7")).token
             let app = VisitorClient(configuration: ClientConfiguration(
                 baseURL: server.baseURL, apiKey: "bank-key", customCookies: ["SSO_TOKEN": token, "theme": "dark"], deviceId: "cookie-phone"

@@ -14,7 +14,7 @@ struct SeedAndControlTests {
 
     @Test("the documented example seed applies, and applying it again changes nothing")
     func exampleSeedIsIdempotent() async throws {
-        try await TestServer.with { server in
+        try await InProcessServer.with { server in
             let first = try await server.control.seed(Self.exampleSeed)
             #expect(first.created == 8, "account, 2 keys, 2 areas, 2 users, 1 person... and \(first)")
             let stats = try await server.entityStats(account: "acme")
@@ -38,7 +38,7 @@ struct SeedAndControlTests {
 
     @Test("a changed seed updates in place: new password, new configuration, same ids")
     func seedUpdates() async throws {
-        try await TestServer.with { server in
+        try await InProcessServer.with { server in
             try await server.control.seed("accounts:\n  - name: t\n    users: [{username: u1, password: one, role: ADMIN}]\n    apiKeys: [{key: k1, name: first}]\n")
             let before = try await server.admin("u1", "one").users.getByUsername("u1")
             let result = try await server.control.seed(
@@ -55,7 +55,7 @@ struct SeedAndControlTests {
 
     @Test("an invalid seed is refused whole and changes nothing")
     func invalidSeed() async throws {
-        try await TestServer.with { server in
+        try await InProcessServer.with { server in
             let before = try await server.entityStats()
             for text in ["accounts: [{name: ok}, {nameless: true}]", "accounts:\n  - name: ok2\n    apiKeys: [{key: demo-api-key}]\n", "{ not yaml: [", "accounts:\n  - name: ok3\n    users: [{username: agent, password: x}]\n"] {
                 do {
@@ -71,7 +71,7 @@ struct SeedAndControlTests {
 
     @Test("reset restores the startup tenant; resetting one account leaves the others alone")
     func reset() async throws {
-        try await TestServer.with(seed: twoAccountSeed) { server in
+        try await InProcessServer.with(seed: twoAccountSeed) { server in
             let alpha = server.admin("alpha-admin", "pw-a")
             let beta = server.admin("beta-admin", "pw-b")
             _ = try await alpha.namedAreas.create(WebNamedArea(name: "Extra", siteId: "extra"))
@@ -93,7 +93,7 @@ struct SeedAndControlTests {
 
     @Test("the journal records requests, filters them, is bounded, and can be cleared")
     func journal() async throws {
-        try await TestServer.with(journalCapacity: 20) { server in
+        try await InProcessServer.with(journalCapacity: 20) { server in
             let admin = server.admin("admin", "admin")
             try await server.control.clearJournal()
             _ = try await admin.accounts.current()
@@ -122,7 +122,7 @@ struct SeedAndControlTests {
 
     @Test("the virtual clock moves and freezes server time")
     func clock() async throws {
-        try await TestServer.with { server in
+        try await InProcessServer.with { server in
             let frozen = try await server.control.changeClock(ClockChange(frozen: true))
             #expect(frozen.frozen)
             // No sleeping: read the clock until the server's own real time has moved on (the offset
@@ -144,7 +144,7 @@ struct SeedAndControlTests {
 
     @Test("only super admins and the control token change state through the control API; admins read their own account")
     func controlAccess() async throws {
-        try await TestServer.with { server in
+        try await InProcessServer.with { server in
             let asAdmin = ControlClient(baseURL: server.baseURL, credentials: .basic(username: "admin", password: "admin"))
             do {
                 _ = try await asAdmin.reset()

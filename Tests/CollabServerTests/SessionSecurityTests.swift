@@ -47,7 +47,7 @@ struct SessionSecurityTests {
 
     @Test("an anonymous device id cannot be taken over: later starts need the secret the first start issued")
     func deviceImpersonation() async throws {
-        try await TestServer.with(seed: queueSeed) { server in
+        try await InProcessServer.with(seed: queueSeed) { server in
             let ownerStorage = MemoryPreferencesStorage()
             let owner = VisitorClient(configuration: ClientConfiguration(baseURL: server.baseURL, apiKey: "desk-key", deviceId: "phone-1", preferences: ownerStorage))
             let first = try await owner.start(liveEvents: false)
@@ -132,7 +132,7 @@ struct SessionSecurityTests {
     }
 
     /// Waits for a condition the server reaches by itself (a barrier), failing after a generous bound.
-    func waitFor(_ condition: () -> Bool, timeout: Duration = .seconds(10)) async throws {
+    func waitFor(_ condition: () -> Bool, timeout: Duration = .seconds(30)) async throws {
         let deadline = ContinuousClock.now + timeout
         while !condition() {
             guard ContinuousClock.now < deadline else {

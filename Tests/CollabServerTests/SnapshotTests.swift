@@ -7,7 +7,7 @@ import Foundation
 import Testing
 
 /// What the Web API answers to a fixed set of reads, as raw bodies, so two states can be compared.
-private func webReads(_ server: TestServer, username: String = "admin-d", password: String = "pw", conversationId: String? = nil) async throws -> [String: String] {
+private func webReads(_ server: some ServerUnderTest, username: String = "admin-d", password: String = "pw", conversationId: String? = nil) async throws -> [String: String] {
     let admin = server.admin(username, password).transport
     var reads: [(String, String, Data?)] = [
         ("GET", "/app/rest/v4/accounts/getCurrentAccount", nil),
@@ -39,7 +39,7 @@ private func sortedJSON(_ data: Data, without removed: [String] = []) throws -> 
 struct SnapshotTests {
     @Test("export, reset, import: identical Web API reads, and pushes decrypt with the keys the device kept")
     func roundTrip() async throws {
-        try await TestServer.with(seed: queueSeed) { server in
+        try await InProcessServer.with(seed: queueSeed) { server in
             let scenario = try await PushScenario.make(server, device: "snap-phone", version: .encrypted)
             let keys = try scenario.notifications.storage.load()
             let before = try await webReads(server, conversationId: scenario.conversationId)
@@ -72,7 +72,7 @@ struct SnapshotTests {
 
     @Test("an account snapshot restores that account only; the other account's changes stay; admins export their own only")
     func accountOnly() async throws {
-        try await TestServer.with(seed: twoAccountSeed) { server in
+        try await InProcessServer.with(seed: twoAccountSeed) { server in
             let alphaAdmin = server.admin("alpha-admin", "pw-a")
             let betaAdmin = server.admin("beta-admin", "pw-b")
             let alphaReads = try await webReads(server, username: "alpha-admin", password: "pw-a")
@@ -116,7 +116,7 @@ struct SnapshotTests {
 
     @Test("a newer version, malformed JSON or a snapshot at odds with another account is refused with a typed 4xx and changes nothing")
     func badInput() async throws {
-        try await TestServer.with(seed: twoAccountSeed) { server in
+        try await InProcessServer.with(seed: twoAccountSeed) { server in
             let snapshot = try await server.control.exportSnapshot(account: "alpha")
             let stats = try await server.entityStats()
             var newer = try #require(try JSONSerialization.jsonObject(with: snapshot) as? [String: Any])
@@ -148,40 +148,36 @@ struct SnapshotTests {
     func conflictAndDurability() async throws {
         let directory = try temporaryDirectory()
         let storage = StorageLocation.sqlite(path: directory.appendingPathComponent("state.sqlite").path)
-        let server = try await TestServer.start(storage: storage, seed: twoAccountSeed)
-        let snapshot = try await server.control.exportSnapshot(account: "alpha")
-        // The same account under a new id and name: its usernames and API key are alpha's.
-        let account = try await server.admin("alpha-admin", "pw-a").accounts.current()
-        let text = String(decoding: snapshot, as: UTF8.self).replacingOccurrences(of: account.id!, with: "gamma-id")
-            .replacingOccurrences(of: "\"name\" : \"alpha\"", with: "\"name\" : \"gamma\"")
-        let conflict = try await server.control.transport.raw("POST", "/_mock/v1/snapshot", body: Data(text.utf8))
-        #expect(conflict.status == 409, "\(String(decoding: conflict.body, as: UTF8.self))")
+        let reads = try await InProcessServer.with(storage: storage, seed: twoAccountSeed) { server in
+            let snapshot = try await server.control.exportSnapshot(account: "alpha")
+            // The same account under a new id and name: its usernames and API key are alpha's.
+            let account = try await server.admin("alpha-admin", "pw-a").accounts.current()
+            let text = String(decoding: snapshot, as: UTF8.self).replacingOccurrences(of: account.id!, with: "gamma-id")
+                .replacingOccurrences(of: "\"name\" : \"alpha\"", with: "\"name\" : \"gamma\"")
+            let conflict = try await server.control.transport.raw("POST", "/_mock/v1/snapshot", body: Data(text.utf8))
+            #expect(conflict.status == 409, "\(String(decoding: conflict.body, as: UTF8.self))")
 
-        _ = try await server.admin("alpha-admin", "pw-a").namedAreas.create(WebNamedArea(name: "Later", siteId: "alpha-later"))
-        try await server.control.importSnapshot(snapshot)
-        let reads = try await webReads(server, username: "alpha-admin", password: "pw-a")
-        try await server.stop()
-        let reopened = try await TestServer.start(storage: storage, seed: twoAccountSeed)
-        #expect(try await webReads(reopened, username: "alpha-admin", password: "pw-a") == reads)
-        try await reopened.stop()
+            _ = try await server.admin("alpha-admin", "pw-a").namedAreas.create(WebNamedArea(name: "Later", siteId: "alpha-later"))
+            try await server.control.importSnapshot(snapshot)
+            return try await webReads(server, username: "alpha-admin", password: "pw-a")
+        }
+        try await InProcessServer.with(storage: storage, seed: twoAccountSeed) { reopened in
+            let again = try await webReads(reopened, username: "alpha-admin", password: "pw-a")
+            #expect(again == reads)
+        }
     }
 
     @Test("a snapshot over the size limit is a 413 and changes nothing")
     func oversized() async throws {
-        var configuration = ServerConfiguration(
-            host: "127.0.0.1", port: 0, storage: .memory, seed: twoAccountSeed, controlToken: "test-control-token", maxBodySize: 64 * 1024,
-            journalCapacity: 100, passwordHashCost: 4
-        )
-        configuration.maxSnapshotBytes = 8 * 1024
-        let server = try await TestServer.start(configuration: configuration)
-        let stats = try await server.entityStats()
-        var snapshot = try await server.control.exportSnapshot()
-        #expect(snapshot.count > 8 * 1024, "the seeded state's snapshot is over the limit")
-        snapshot.append(contentsOf: Data(repeating: 0x20, count: 1024))
-        let response = try await server.control.transport.raw("POST", "/_mock/v1/snapshot", body: snapshot)
-        #expect(response.status == 413)
-        #expect(try await server.entityStats() == stats)
-        try await server.stop()
+        try await InProcessServer.with(seed: twoAccountSeed, journalCapacity: 100, configure: { $0.maxSnapshotBytes = 8 * 1024 }) { server in
+            let stats = try await server.entityStats()
+            var snapshot = try await server.control.exportSnapshot()
+            #expect(snapshot.count > 8 * 1024, "the seeded state's snapshot is over the limit")
+            snapshot.append(contentsOf: Data(repeating: 0x20, count: 1024))
+            let response = try await server.control.transport.raw("POST", "/_mock/v1/snapshot", body: snapshot)
+            #expect(response.status == 413)
+            #expect(try await server.entityStats() == stats)
+        }
     }
 
     @Test("FILE messages are in an account snapshot; restored on the same server, their stored bytes still download")
@@ -205,7 +201,7 @@ struct SnapshotTests {
 
     @Test("a version-0 snapshot (one flat list of records) is migrated and restores the same state")
     func migratesVersionZero() async throws {
-        try await TestServer.with(seed: twoAccountSeed) { server in
+        try await InProcessServer.with(seed: twoAccountSeed) { server in
             let reads = try await webReads(server, username: "alpha-admin", password: "pw-a")
             let current = try #require(try JSONSerialization.jsonObject(with: try await server.control.exportSnapshot(account: "alpha")) as? [String: Any])
             let entry = try #require((current["accounts"] as? [[String: Any]])?.first)

@@ -112,7 +112,7 @@ struct UIRequestTests {
                 users: [.init(username: "agent-a", password: "pw", role: .registeredUser)]
             )
         ])
-        try await TestServer.with(seed: seed) { server in
+        try await InProcessServer.with(seed: seed) { server in
             let agentA = try await agent(server, "agent-a")
             for (device, startArea, expectedFps) in [("started-in-a", "area-a", 3), ("started-without", nil, 5)] as [(String, String?, Int)] {
                 let app = visitor(server, device: device, namedArea: startArea)

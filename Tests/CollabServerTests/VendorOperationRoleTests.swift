@@ -88,7 +88,7 @@ struct VendorOperationRoleTests {
 
     @Test("another account's persons, conversations and invitations answer 404")
     func isolation() async throws {
-        try await TestServer.with(seed: twoAccountSeed) { server in
+        try await InProcessServer.with(seed: twoAccountSeed) { server in
             let alpha = server.admin("alpha-admin", "pw-a").transport
             let beta = server.admin("beta-admin", "pw-b").transport
             let person: WebPerson = try await alpha.send("POST", "/app/rest/v4/persons/createOrUpdateVirtual", body: WebPerson(sourceId: "alpha-v2", personType: "VISITOR"))

@@ -14,7 +14,7 @@ struct VendorWebhookEventTests {
 
     @Test("registration accepts every event name of the vendor's callbacks and '*'; legacy names become the vendor's; mock-only names are refused")
     func registrationNames() async throws {
-        try await TestServer.with(seed: queueSeed) { server in
+        try await InProcessServer.with(seed: queueSeed) { server in
             let admin = server.admin("admin-d", "pw").transport
             let all = VendorWebhookEvents.schemas.keys.sorted()
             #expect(all.count == 115, "the spec's callbacks name 115 events")
@@ -47,7 +47,7 @@ struct VendorWebhookEventTests {
     func vendorNamesAndSchemas() async throws {
         let receiver = try await WebhookReceiver()
         let callsOnly = try await WebhookReceiver()
-        try await TestServer.with(seed: queueSeed) { server in
+        try await InProcessServer.with(seed: queueSeed) { server in
             let admin = server.admin("admin-d", "pw").transport
             let secret = "vendor-events-secret"
             let registration: WebWebhookRegistration = try await admin.send(
@@ -76,7 +76,7 @@ struct VendorWebhookEventTests {
 
             // A conversation with a call, a message and an end.
             let app = visitor(server, device: "vendor-hooks-phone")
-            try await app.start()
+            try await app.start(liveEvents: false)
             let agentA = try await agent(server, "agent-a")
             let conversation = try await app.startConversation(topic: "vendor hooks")
             _ = try await agentA.accept(conversation.id)
@@ -134,7 +134,7 @@ struct VendorWebhookEventTests {
     @Test("push_notification events for new messages, incoming, missed and revoked calls fit the vendor's schemas")
     func pushNotificationEvents() async throws {
         let receiver = try await WebhookReceiver()
-        try await TestServer.with(seed: queueSeed) { server in
+        try await InProcessServer.with(seed: queueSeed) { server in
             let admin = server.admin("admin-d", "pw").transport
             let names: Set<String> = ["push_notification.new_message", "push_notification.incoming_call", "push_notification.missed_call", "push_notification.revoke_call"]
             let _: WebWebhookRegistration = try await admin.send(

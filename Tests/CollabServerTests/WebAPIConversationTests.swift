@@ -8,7 +8,7 @@ import Testing
 struct WebAPIConversationTests {
     @Test("create, read, search, setTopic, setRecipient, addParticipant, setAssigneePerson, bots/sendMessage, end, delete")
     func lifecycle() async throws {
-        try await TestServer.with(seed: queueSeed) { server in
+        try await InProcessServer.with(seed: queueSeed) { server in
             let admin = server.admin("admin-d", "pw").transport
             let areas: WebResult<WebNamedArea> = try await admin.send("POST", "/app/rest/v4/namedareas/search", body: WebQuery(type: "NamedAreaQuery", orderBy: [WebOrderBy(field: "SITE_ID")]))
             let areaA = try #require(areas.items?.first?.id)
@@ -73,7 +73,7 @@ struct WebAPIConversationTests {
 
     @Test("agent availability follows agent presence")
     func availability() async throws {
-        try await TestServer.with(seed: queueSeed) { server in
+        try await InProcessServer.with(seed: queueSeed) { server in
             let anonymous = server.transport(.none)
             let before: WebAgentAvailability = try await anonymous.send("GET", "/app/rest/v4/availability/getAgentAvailability", query: [("apiKey", "desk-key"), ("namedAreaSiteId", "area-a")])
             #expect(before.availabilityState == "UNAVAILABLE")
@@ -87,7 +87,7 @@ struct WebAPIConversationTests {
             #expect(agentState.type == "AgentPersonStateData")
             #expect(agentState.onlineState == "ONLINE")
             let app = visitor(server, device: "state-phone")
-            let visitorId = try await app.start().person.id
+            let visitorId = try await app.start(liveEvents: false).person.id
             let visitorState: WebPersonState = try await server.admin("admin-d", "pw").transport.send("GET", "/app/rest/v4/persons/\(visitorId)/readState")
             #expect(visitorState.onlineState == "ONLINE")
             #expect(visitorState.personType == "VISITOR")
@@ -100,7 +100,7 @@ struct WebAPIConversationTests {
 
     @Test("invalid creations and transitions are clear 4xx answers that change nothing")
     func invalid() async throws {
-        try await TestServer.with(seed: queueSeed) { server in
+        try await InProcessServer.with(seed: queueSeed) { server in
             let admin = server.admin("admin-d", "pw").transport
             let before = try await server.entityStats()
             let cases: [(String, String, Int)] = [

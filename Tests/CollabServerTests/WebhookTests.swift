@@ -16,7 +16,7 @@ struct WebhookTests {
     @Test("conversation events arrive signed, in the vendor's schema, with event and delivery headers")
     func conversationEvents() async throws {
         let receiver = try await WebhookReceiver()
-        try await TestServer.with(seed: queueSeed) { server in
+        try await InProcessServer.with(seed: queueSeed) { server in
             let admin = server.admin("admin-d", "pw").transport
             let registration: WebWebhookRegistration = try await admin.send(
                 "POST", "/app/rest/v4/webhookregistrations/create",
@@ -30,7 +30,7 @@ struct WebhookTests {
             #expect(registration.secret == "s3cr3t-for-signing")
 
             let app = visitor(server, device: "hook-phone")
-            try await app.start()
+            try await app.start(liveEvents: false)
             let agentA = try await agent(server, "agent-a")
             let conversation = try await app.startConversation(topic: "hooks")
             _ = try await agentA.accept(conversation.id)
@@ -76,12 +76,7 @@ struct WebhookTests {
     @Test("failed deliveries are retried with backoff and the log shows every attempt; sendPing reaches the endpoint")
     func retriesAndPing() async throws {
         let receiver = try await WebhookReceiver(failFirst: 2)
-        let configuration = ServerConfiguration(
-            host: "127.0.0.1", port: 0, storage: .memory, seed: queueSeed, controlToken: "test-control-token", passwordHashCost: 4,
-            webhookMaxAttempts: 4, webhookInitialBackoff: .milliseconds(20)
-        )
-        let server = try await TestServer.start(configuration: configuration)
-        do {
+        try await InProcessServer.with(seed: queueSeed, configure: { $0.webhookMaxAttempts = 4; $0.webhookInitialBackoff = .milliseconds(20) }) { server in
             let admin = server.admin("admin-d", "pw").transport
             let registration: WebWebhookRegistration = try await admin.send(
                 "POST", "/app/rest/v4/webhookregistrations/create", body: WebWebhookRegistration(name: "flaky", endpoint: receiver.url, events: ["webhook.ping"])
@@ -107,17 +102,13 @@ struct WebhookTests {
             let delivery = try #require(log.deliveries.first)
             #expect(delivery.state == "DELIVERED")
             #expect(delivery.attempts.map(\.status) == [500, 500, 204])
-        } catch {
-            try? await server.stop()
-            throw error
         }
-        try await server.stop()
         try await receiver.stop()
     }
 
     @Test("registrations: read, getByName, readMultiple, search, update, delete; bad input refused; other accounts cannot see them")
     func registrations() async throws {
-        try await TestServer.with(seed: queueSeed) { server in
+        try await InProcessServer.with(seed: queueSeed) { server in
             let admin = server.admin("admin-d", "pw").transport
             let created: WebWebhookRegistration = try await admin.send(
                 "POST", "/app/rest/v4/webhookregistrations/create", body: WebWebhookRegistration(name: "one", endpoint: "http://127.0.0.1:9/none", events: ["conversation.created"])
@@ -158,12 +149,7 @@ struct WebhookAllowlistTests {
     @Test("deliveries to hosts outside the allowlist fail without a request")
     func allowlist() async throws {
         let receiver = try await WebhookReceiver()
-        let configuration = ServerConfiguration(
-            host: "127.0.0.1", port: 0, storage: .memory, seed: queueSeed, controlToken: "test-control-token", passwordHashCost: 4,
-            webhookAllowedHosts: ["localhost"]
-        )
-        let server = try await TestServer.start(configuration: configuration)
-        do {
+        try await InProcessServer.with(seed: queueSeed, configure: { $0.webhookAllowedHosts = ["localhost"] }) { server in
             let admin = server.admin("admin-d", "pw").transport
             let registration: WebWebhookRegistration = try await admin.send(
                 "POST", "/app/rest/v4/webhookregistrations/create", body: WebWebhookRegistration(name: "elsewhere", endpoint: receiver.url, events: ["webhook.ping"])
@@ -178,11 +164,7 @@ struct WebhookAllowlistTests {
             #expect(delivery?.state == "FAILED")
             #expect(delivery?.attempts.first?.error?.contains("not in the allowed webhook hosts") == true)
             #expect(receiver.all.isEmpty)
-        } catch {
-            try? await server.stop()
-            throw error
         }
-        try await server.stop()
         try await receiver.stop()
     }
 }

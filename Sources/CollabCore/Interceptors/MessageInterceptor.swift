@@ -1,7 +1,7 @@
 /// An external message interceptor (the vendor's `ExternalMessageInterceptorData`): before a message
 /// is stored, its endpoint gets a signed `outbound.message_interceptor.new_message` request and answers
 /// APPROVE or REJECT in the response body. No answer in time follows `timeoutBehavior`.
-public struct MessageInterceptor: Sendable, Codable, Equatable, Identifiable {
+public struct MessageInterceptor: Interceptor, Codable, Equatable, Identifiable {
     /// `EMessageInterceptorMessageFilter`: whose messages it reviews.
     public enum MessageFilter: String, Sendable, Codable, CaseIterable {
         case agent = "AGENT"
@@ -33,13 +33,10 @@ public struct MessageInterceptor: Sendable, Codable, Equatable, Identifiable {
     public func reviews(fromAgent: Bool) -> Bool {
         status == .active && (messageFilter == .all || (messageFilter == .agent) == fromAgent)
     }
-
-    /// Interceptors one account may hold (each message calls every matching one in turn).
-    public static let maximumPerAccount = 20
 }
 
 /// The editable fields of a message interceptor.
-public struct MessageInterceptorInput: Sendable {
+public struct MessageInterceptorInput: InterceptorInput {
     public var name: String?
     public var description: String?
     public var messageFilter: MessageInterceptor.MessageFilter?
@@ -63,90 +60,36 @@ public struct MessageInterceptorInput: Sendable {
         self.apiVersion = apiVersion
         self.secret = secret
     }
-
-    func validate() throws(CollabError) {
-        _ = try Limits.checkName(name, field: "name")
-        guard let name, name.count <= 250 else { throw .badRequest("name is longer than 250 characters") }
-        try Limits.checkOptional(description, field: "description", max: 500)
-        try Limits.checkOutbound(
-            endpoint: endpoint, endpointField: "webhookEndpoint", apiVersion: apiVersion, apiVersionField: "webhookApiVersion", secret: secret,
-            secretField: "webhookSecret"
-        )
-    }
 }
 
-extension MessageInterceptor: StorableEntity {
+extension MessageInterceptor {
     public static var kind: EntityKind { .messageInterceptor }
-    public var storageAccountId: String? { accountId }
+    public static var entityName: String { "MessageInterceptor" }
+    public static var noun: String { "message interceptor" }
+    public static var table: WritableKeyPath<AccountState, [String: MessageInterceptor]> { \.messageInterceptors }
+
+    /// By name, then id.
+    public static func precedes(_ lhs: Self, _ rhs: Self) -> Bool { (lhs.name, lhs.id) < (rhs.name, rhs.id) }
+
+    public static func make(_ input: MessageInterceptorInput, id: String, accountId: String, secret: String, now: Timestamp) -> Self {
+        MessageInterceptor(
+            id: id, accountId: accountId, name: input.name!, description: input.description, messageFilter: input.messageFilter ?? .all,
+            timeoutBehavior: input.timeoutBehavior ?? .reject, status: input.status ?? .active, endpoint: input.endpoint!, apiVersion: "V4",
+            secret: secret, creationTimestamp: now, modificationTimestamp: now, version: 1
+        )
+    }
+
+    public mutating func applyOwnFields(_ input: MessageInterceptorInput) {
+        messageFilter = input.messageFilter ?? messageFilter
+        timeoutBehavior = input.timeoutBehavior ?? timeoutBehavior
+    }
 }
 
 extension AccountState {
-    /// An interceptor of the caller's account.
-    public func messageInterceptor(_ id: String, for principal: Principal) throws(CollabError) -> MessageInterceptor {
-        guard let interceptor = messageInterceptors[id], principal.canAccess(accountId: interceptor.accountId) else {
-            throw .notFound("MessageInterceptor", id)
-        }
-        return interceptor
-    }
-
-    /// The account's message interceptors by name, then id.
-    public var orderedMessageInterceptors: [MessageInterceptor] {
-        messageInterceptors.values.sorted { ($0.name, $0.id) < ($1.name, $1.id) }
-    }
-
     /// The active interceptors that review a message from `personId`.
     public func messageInterceptors(reviewing personId: String) -> [MessageInterceptor] {
         guard !messageInterceptors.isEmpty else { return [] }
         let fromAgent = isAgent(personId, accountId: accountId)
-        return orderedMessageInterceptors.filter { $0.reviews(fromAgent: fromAgent) }
-    }
-
-    public mutating func createMessageInterceptor(
-        _ input: MessageInterceptorInput, context: OperationContext, changes: inout ChangeSet
-    ) throws(CollabError) -> MessageInterceptor {
-        try input.validate()
-        guard messageInterceptors.count < MessageInterceptor.maximumPerAccount else {
-            throw .conflict("an account holds at most \(MessageInterceptor.maximumPerAccount) message interceptors")
-        }
-        guard !messageInterceptors.values.contains(where: { $0.name == input.name }) else {
-            throw .conflict("a message interceptor named '\(input.name!)' already exists")
-        }
-        let interceptor = MessageInterceptor(
-            id: context.ids.make(), accountId: accountId, name: input.name!, description: input.description, messageFilter: input.messageFilter ?? .all,
-            timeoutBehavior: input.timeoutBehavior ?? .reject, status: input.status ?? .active, endpoint: input.endpoint!, apiVersion: "V4",
-            secret: input.secret ?? context.ids.makeSecret(), creationTimestamp: context.now, modificationTimestamp: context.now, version: 1
-        )
-        messageInterceptors[interceptor.id] = interceptor
-        changes.put(interceptor)
-        return interceptor
-    }
-
-    public mutating func updateMessageInterceptor(
-        id: String, version: Int64?, _ input: MessageInterceptorInput, for principal: Principal, context: OperationContext, changes: inout ChangeSet
-    ) throws(CollabError) -> MessageInterceptor {
-        var interceptor = try messageInterceptor(id, for: principal)
-        try Self.checkVersion(version, current: interceptor.version, entity: "MessageInterceptor")
-        try input.validate()
-        guard !messageInterceptors.values.contains(where: { $0.name == input.name && $0.id != id }) else {
-            throw .conflict("a message interceptor named '\(input.name!)' already exists")
-        }
-        interceptor.name = input.name!
-        interceptor.description = input.description
-        interceptor.messageFilter = input.messageFilter ?? interceptor.messageFilter
-        interceptor.timeoutBehavior = input.timeoutBehavior ?? interceptor.timeoutBehavior
-        interceptor.status = input.status ?? interceptor.status
-        interceptor.endpoint = input.endpoint!
-        if let secret = input.secret { interceptor.secret = secret }
-        interceptor.version += 1
-        interceptor.modificationTimestamp = context.now
-        messageInterceptors[id] = interceptor
-        changes.put(interceptor)
-        return interceptor
-    }
-
-    public mutating func deleteMessageInterceptor(_ id: String, for principal: Principal, changes: inout ChangeSet) throws(CollabError) {
-        _ = try messageInterceptor(id, for: principal)
-        messageInterceptors[id] = nil
-        changes.delete(.messageInterceptor, id)
+        return interceptors(MessageInterceptor.self).filter { $0.reviews(fromAgent: fromAgent) }
     }
 }

@@ -73,9 +73,13 @@ public enum SearchSchemas {
         "MODIFICATION_TIMESTAMP": { .of($0.modificationTimestamp) },
     ])
 
-    public static let conversation = SearchSchema<Conversation>("Conversation", [
+    public static let conversation = SearchSchema<Conversation>(
+        "Conversation", conversationFields.merging(["ACCOUNT_ID": { .of($0.accountId) }]) { shared, _ in shared }
+    )
+
+    /// The fields a conversation search and a conversation history search share.
+    static let conversationFields: [String: SearchSchema<Conversation>.Extractor] = [
         "ID": { .of($0.id) },
-        "ACCOUNT_ID": { .of($0.accountId) },
         "TOPIC": { .of($0.topic) },
         "STATE": { .of($0.state.rawValue) },
         "RECIPIENT_ID": { .of($0.recipient.id) },
@@ -87,7 +91,7 @@ public enum SearchSchemas {
         "END_REASON": { .of($0.endReason?.rawValue) },
         "CREATION_TIMESTAMP": { .of($0.creationTimestamp) },
         "END_TIMESTAMP": { $0.endTimestamp.map { .int($0) } ?? .null },
-    ])
+    ]
 
     public static let webhook = SearchSchema<WebhookRegistration>("WebhookRegistration", [
         "ID": { .of($0.id) },

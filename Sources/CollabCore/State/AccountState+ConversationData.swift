@@ -42,22 +42,13 @@ extension AccountState {
 
 extension SearchSchemas {
     /// `EConversationHistorySearchFilterField` / `EConversationHistoryOrderByField`, as far as the mock models them.
-    public static let conversationHistory = SearchSchema<Conversation>("ConversationHistory", [
-        "ID": { .of($0.id) },
-        "TOPIC": { .of($0.topic) },
-        "STATE": { .of($0.state.rawValue) },
-        "RECIPIENT_ID": { .of($0.recipient.id) },
-        "RECIPIENT_TYPE": { .of($0.recipient.type.rawValue) },
-        "INITIAL_ENGAGEMENT_TYPE": { .of($0.initialEngagementType.rawValue) },
-        "ASSIGNEE_PERSON_ID": { .of($0.assigneePersonId) },
-        "CONTEXT_PERSON_ID": { .of($0.contextPersonId) },
-        "SOURCE_ID": { .of($0.sourceId) },
-        "END_REASON": { .of($0.endReason?.rawValue) },
-        "LOCALE": { .of($0.locale) },
-        "CREATION_TIMESTAMP": { .of($0.creationTimestamp) },
-        "END_TIMESTAMP": { $0.endTimestamp.map { .int($0) } ?? .null },
-        "LAST_MESSAGE_TIMESTAMP": { $0.lastMessageTimestamp.map { .int($0) } ?? .null },
-    ])
+    public static let conversationHistory = SearchSchema<Conversation>(
+        "ConversationHistory",
+        conversationFields.merging([
+            "LOCALE": { .of($0.locale) },
+            "LAST_MESSAGE_TIMESTAMP": { $0.lastMessageTimestamp.map { .int($0) } ?? .null },
+        ]) { shared, _ in shared }
+    )
 
     /// `EMessageExportFilterField` / `EMessageExportOrderByField`.
     public static let exportedMessage = SearchSchema<ConversationMessage>("MessageExport", [

@@ -104,19 +104,14 @@ final class FileInterception: Service {
 
     /// POSTs the signed event; a failure message when it did not reach the endpoint with a 2xx.
     private func send(_ event: WebInterceptorNewFileEvent, to interceptor: FileUploadInterceptor) async -> String? {
-        if let allowedHosts {
-            let host = URL(string: interceptor.endpoint)?.host?.lowercased() ?? ""
-            guard allowedHosts.contains(host) else { return "the interceptor's host '\(host)' is not in the allowed webhook hosts" }
+        if let host = SignedOutboundRequest.refusedHost(interceptor.endpoint, allowedHosts: allowedHosts) {
+            return "the interceptor's host '\(host)' is not in the allowed webhook hosts"
         }
         guard let body = try? JSONBody.encoder.encode(event) else { return "the event could not be encoded" }
-        var request = HTTPClientRequest(url: interceptor.endpoint)
-        request.method = .POST
-        request.headers.add(name: "Content-Type", value: "application/json")
-        request.headers.add(name: "User-Agent", value: "mock-collab-interceptors")
-        request.headers.add(name: WebhookHeaders.event, value: "file_upload_interceptor.new_file")
-        request.headers.add(name: WebhookHeaders.signature, value: WebhookDispatcher.signature(of: body, secret: interceptor.secret))
-        request.headers.add(name: WebhookHeaders.delivery, value: UUID().uuidString.lowercased())
-        request.body = .bytes(ByteBuffer(bytes: body))
+        let request = SignedOutboundRequest.post(
+            body, to: interceptor.endpoint, event: "file_upload_interceptor.new_file",
+            signature: WebhookDispatcher.signature(of: body, secret: interceptor.secret), userAgent: "mock-collab-interceptors"
+        )
         do {
             let response = try await client.execute(request, timeout: .seconds(10))
             _ = try? await response.body.collect(upTo: 64 * 1024)

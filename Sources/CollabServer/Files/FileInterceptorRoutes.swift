@@ -2,8 +2,8 @@ import CollabCore
 import CollabWire
 import Hummingbird
 
-/// `/fileuploadinterceptors/…`: create, read, getByName, search, update, delete, approveFileUpload,
-/// rejectFileUpload, and the download link an interceptor reads a pending file through.
+/// `/fileuploadinterceptors/…`: the operations of every interceptor kind (``InterceptorRoutes``),
+/// approveFileUpload, rejectFileUpload, and the download link an interceptor reads a pending file through.
 struct FileInterceptorRoutes {
     let environment: CollabEnvironment
     let interception: FileInterception
@@ -11,60 +11,7 @@ struct FileInterceptorRoutes {
     func register(on group: RouterGroup<CollabRequestContext>) {
         let env = environment
         let interception = self.interception
-        group.operation(.post, "create", role: .admin) { request, context in
-            let body = try await env.decode(WebFileUploadInterceptor.self, from: request)
-            try checkType(body)
-            _ = try ownAccount(body.accountId, context.principal)
-            let interceptor = try await env.write(context.principal) { state, changes, op throws(CollabError) in
-                try state.createFileUploadInterceptor(try body.input(), context: op, changes: &changes)
-            }
-            return JSONBody.response(WebFileUploadInterceptor(interceptor))
-        }
-        group.operation(.get, ":interceptorId/read", role: .admin) { _, context in
-            let id = try context.pathParameter("interceptorId")
-            let interceptor = try env.read(context.principal) { state throws(CollabError) in try state.fileUploadInterceptor(id, for: context.principal) }
-            return JSONBody.response(WebFileUploadInterceptor(interceptor))
-        }
-        group.operation(.get, "getByName", role: .admin) { request, context in
-            let name = try request.requireQuery("name")
-            let interceptor = try env.read(context.principal) { state throws(CollabError) in
-                guard let found = state.orderedFileUploadInterceptors.first(where: { $0.name == name }) else {
-                    throw .notFound("FileUploadInterceptor", name)
-                }
-                return found
-            }
-            return JSONBody.response(WebFileUploadInterceptor(interceptor))
-        }
-        group.operation(.post, "search", role: .admin) { request, context in
-            let query = try await env.decode(WebQuery.self, from: request)
-            guard query.type == nil || query.type == "FileUploadInterceptorQuery" else { throw CollabError.badRequest("$_type must be 'FileUploadInterceptorQuery'") }
-            let offset = max(0, query.offset ?? 0)
-            guard (query.limit ?? 100) >= 0 else { throw CollabError.badRequest("limit must not be negative") }
-            let limit = min(query.limit ?? 100, 1000)
-            // An account holds at most `FileUploadInterceptor.maximumPerAccount`: the list is short.
-            let all = try env.read(context.principal) { state in state.orderedFileUploadInterceptors }
-            let page = Array(all.dropFirst(offset).prefix(limit))
-            let more = offset + page.count < all.count
-            return JSONBody.response(
-                WebResult(type: "FileUploadInterceptorResult", items: page.map(WebFileUploadInterceptor.init), hasMoreItems: more, nextOffset: offset + page.count)
-            )
-        }
-        group.operation(.post, "update", role: .admin) { request, context in
-            let body = try await env.decode(WebFileUploadInterceptor.self, from: request)
-            try checkType(body)
-            guard let id = body.id else { throw CollabError.badRequest("id is required") }
-            let interceptor = try await env.write(context.principal) { state, changes, op throws(CollabError) in
-                try state.updateFileUploadInterceptor(id: id, version: body.version, try body.input(), for: context.principal, context: op, changes: &changes)
-            }
-            return JSONBody.response(WebFileUploadInterceptor(interceptor))
-        }
-        group.operation(.delete, ":interceptorId/delete", role: .admin) { _, context in
-            let id = try context.pathParameter("interceptorId")
-            try await env.write(context.principal) { state, changes, _ throws(CollabError) in
-                try state.deleteFileUploadInterceptor(id, for: context.principal, changes: &changes)
-            }
-            return noContent
-        }
+        InterceptorRoutes<WebFileUploadInterceptor>(environment: env).register(on: group)
         for (operation, approve) in [("approveFileUpload", true), ("rejectFileUpload", false)] {
             group.operation(.post, RouterPath(operation), role: .admin) { request, context in
                 let body = try await env.decode(WebFileUploadDecision.self, from: request)
@@ -88,7 +35,7 @@ struct FileInterceptorRoutes {
     }
 }
 
-extension WebFileUploadInterceptor {
+extension WebFileUploadInterceptor: InterceptorWire {
     init(_ interceptor: FileUploadInterceptor) {
         self.init(name: interceptor.name, order: interceptor.order, mimeTypeRegex: interceptor.mimeTypeRegex, webhookEndpoint: interceptor.endpoint)
         id = interceptor.id
@@ -103,6 +50,7 @@ extension WebFileUploadInterceptor {
     }
 
     func input() throws(CollabError) -> FileUploadInterceptorInput {
+        try checkType(self)
         var status: WebhookRegistration.Status?
         if let webhookStatus {
             guard let parsed = WebhookRegistration.Status(rawValue: webhookStatus) else {

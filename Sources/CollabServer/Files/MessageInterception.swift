@@ -40,19 +40,13 @@ final class MessageInterception: Sendable {
         request.conversationMessage = message
         let fallback: Decision = interceptor.timeoutBehavior == .continue
             ? .approved : .rejected(reason: "the message interceptor '\(interceptor.name)' did not answer in time", severity: nil)
-        if let allowedHosts {
-            let host = URL(string: interceptor.endpoint)?.host?.lowercased() ?? ""
-            guard allowedHosts.contains(host) else { return fallback }
-        }
-        guard let body = try? JSONBody.encoder.encode(request) else { return fallback }
-        var http = HTTPClientRequest(url: interceptor.endpoint)
-        http.method = .POST
-        http.headers.add(name: "Content-Type", value: "application/json")
-        http.headers.add(name: "User-Agent", value: "mock-collab-interceptors")
-        http.headers.add(name: WebhookHeaders.event, value: "outbound.message_interceptor.new_message")
-        http.headers.add(name: WebhookHeaders.signature, value: WebhookDispatcher.signature(of: body, secret: interceptor.secret))
-        http.headers.add(name: WebhookHeaders.delivery, value: UUID().uuidString.lowercased())
-        http.body = .bytes(ByteBuffer(bytes: body))
+        guard SignedOutboundRequest.refusedHost(interceptor.endpoint, allowedHosts: allowedHosts) == nil,
+            let body = try? JSONBody.encoder.encode(request)
+        else { return fallback }
+        let http = SignedOutboundRequest.post(
+            body, to: interceptor.endpoint, event: "outbound.message_interceptor.new_message",
+            signature: WebhookDispatcher.signature(of: body, secret: interceptor.secret), userAgent: "mock-collab-interceptors"
+        )
         do {
             let nanoseconds = Int64(timeout.components.seconds) * 1_000_000_000 + timeout.components.attoseconds / 1_000_000_000
             let response = try await client.execute(http, timeout: .nanoseconds(nanoseconds))

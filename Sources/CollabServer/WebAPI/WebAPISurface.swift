@@ -1,4 +1,5 @@
 import CollabCore
+import CollabWire
 import Hummingbird
 
 extension Surface {
@@ -44,7 +45,7 @@ struct WebAPISurface {
             BotRoutes(environment: env, dispatcher: webhooks).register(on: routes.group("bots"))
             BotDialogRoutes(environment: env, dispatcher: webhooks).register(on: routes.group("bots"))
             FileInterceptorRoutes(environment: env, interception: files.interception).register(on: routes.group("fileuploadinterceptors"))
-            MessageInterceptorRoutes(environment: env).register(on: routes.group("messageinterceptors"))
+            InterceptorRoutes<WebMessageInterceptor>(environment: env).register(on: routes.group("messageinterceptors"))
             EntityRoutes(environment: env).register(on: routes.group())
             EntityBehaviourRoutes(environment: env, dispatcher: webhooks).register(on: routes.group())
             TeamRoutes(environment: env).register(on: routes.group("teams"))

@@ -21,18 +21,12 @@ extension WebhookDispatcher {
     /// Posts an outbound request to `target`, signed like webhooks, and returns its answer's body.
     /// - Throws: `UNAVAILABLE` when its host is not allowed or it does not answer 2xx in time.
     func call(_ target: OutboundTarget, eventType: String, body: Data) async throws(CollabError) -> Data {
-        if let allowed = settings.allowedHosts {
-            let host = URL(string: target.endpoint)?.host?.lowercased() ?? ""
-            guard allowed.contains(host) else { throw CollabError(.unavailable, "host '\(host)' is not in the allowed webhook hosts") }
+        if let host = SignedOutboundRequest.refusedHost(target.endpoint, allowedHosts: settings.allowedHosts) {
+            throw CollabError(.unavailable, "host '\(host)' is not in the allowed webhook hosts")
         }
-        var request = HTTPClientRequest(url: target.endpoint)
-        request.method = .POST
-        request.headers.add(name: "Content-Type", value: "application/json")
-        request.headers.add(name: "User-Agent", value: "mock-collab-webhooks")
-        request.headers.add(name: WebhookHeaders.event, value: eventType)
-        request.headers.add(name: WebhookHeaders.signature, value: Self.signature(of: body, secret: target.secret))
-        request.headers.add(name: WebhookHeaders.delivery, value: UUID().uuidString.lowercased())
-        request.body = .bytes(ByteBuffer(bytes: body))
+        let request = SignedOutboundRequest.post(
+            body, to: target.endpoint, event: eventType, signature: Self.signature(of: body, secret: target.secret), userAgent: "mock-collab-webhooks"
+        )
         do {
             let response = try await botClient.execute(request, timeout: .milliseconds(target.timeoutMillis))
             let answer = try await response.body.collect(upTo: 64 * 1024)

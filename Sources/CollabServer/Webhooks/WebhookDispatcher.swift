@@ -113,28 +113,20 @@ final class WebhookDispatcher: Service {
             endpoint: job.endpoint, state: "PENDING", attempts: [], createdAt: job.createdAt, bodyBytes: job.body.count
         )
         log.record(delivery)
-        if let allowed = settings.allowedHosts {
-            let host = URL(string: job.endpoint)?.host?.lowercased() ?? ""
-            guard allowed.contains(host) else {
-                delivery.state = "FAILED"
-                let refusal = "host '\(host)' is not in the allowed webhook hosts"
-                delivery.attempts.append(.init(timestamp: clock.now(), status: nil, error: refusal, durationMillis: 0))
-                log.record(delivery)
-                return
-            }
+        if let host = SignedOutboundRequest.refusedHost(job.endpoint, allowedHosts: settings.allowedHosts) {
+            delivery.state = "FAILED"
+            let refusal = "host '\(host)' is not in the allowed webhook hosts"
+            delivery.attempts.append(.init(timestamp: clock.now(), status: nil, error: refusal, durationMillis: 0))
+            log.record(delivery)
+            return
         }
         let signature = Self.signature(of: job.body, secret: job.secret)
         var backoff = settings.initialBackoff
         for attempt in 1...settings.maxAttempts {
-            var request = HTTPClientRequest(url: job.endpoint)
-            request.method = .POST
-            request.headers.add(name: "Content-Type", value: "application/json")
-            request.headers.add(name: "User-Agent", value: "mock-collab-webhooks")
-            request.headers.add(name: WebhookHeaders.event, value: job.eventType)
-            request.headers.add(name: WebhookHeaders.signature, value: signature)
-            request.headers.add(name: WebhookHeaders.delivery, value: deliveryId)
+            var request = SignedOutboundRequest.post(
+                job.body, to: job.endpoint, event: job.eventType, signature: signature, deliveryId: deliveryId, userAgent: "mock-collab-webhooks"
+            )
             request.headers.add(name: WebhookHeaders.attempt, value: String(attempt))
-            request.body = .bytes(ByteBuffer(bytes: job.body))
             let started = ContinuousClock.now
             var retry = true
             var record = WebhookDelivery.Attempt(timestamp: clock.now(), status: nil, error: nil, durationMillis: 0)

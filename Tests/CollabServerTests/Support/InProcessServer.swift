@@ -1,3 +1,4 @@
+import CollabClient
 import CollabCore
 @testable import CollabServer
 import CollabStore
@@ -9,11 +10,15 @@ import HummingbirdTesting
 import Logging
 import NIOCore
 
-/// A server driven in process through HummingbirdTesting's router mode: the same router and
-/// middleware as over sockets, without them. For the large tables (roles, bad input, isolation).
-struct InProcessServer {
+/// A server driven in process through HummingbirdTesting's router mode: the same router, middleware
+/// and services as over sockets, without a socket. Its `baseURL` (`inprocess://…`) works with the
+/// client library (``ServerUnderTest``: `admin`, `control`, `visitor(…)`, …) for HTTP; WebSockets,
+/// TLS, connection faults and file streaming need a ``TestServer``.
+struct InProcessServer: ServerUnderTest {
     let server: MockCollabServer
     let client: any TestClientProtocol
+    /// Reaches this server's router through the client library (see `InProcessExchange`).
+    let baseURL: String
 
     /// An answer: status and body.
     struct Answer {
@@ -29,21 +34,27 @@ struct InProcessServer {
         var text: String { String(buffer: body) }
     }
 
-    /// Builds a server with an in-memory store (and the socket tests' 64 KiB body limit; `configure`
-    /// may choose another) and runs `body` against its router.
+    /// Builds a server (in memory unless a storage is given, with the socket tests' defaults: a 64 KiB
+    /// body limit, bcrypt cost 4, clients that never go idle) and runs `body` against its router; the
+    /// store is closed afterwards, so a test can open it again.
     static func with<T: Sendable>(
-        seed: Seed? = nil, maxBodySize: Int = 64 * 1024, logger: Logger = TestServer.logger,
-        configure: (inout ServerConfiguration) -> Void = { _ in }, _ body: @escaping @Sendable (InProcessServer) async throws -> T
+        storage: StorageLocation = .memory, seed: Seed? = nil, maxBodySize: Int = 64 * 1024, journalCapacity: Int = 1000,
+        clock: AdjustableClock = AdjustableClock(), logger: Logger = TestServer.logger, configure: (inout ServerConfiguration) -> Void = { _ in },
+        _ body: @escaping @Sendable (InProcessServer) async throws -> T
     ) async throws -> T {
+        // Tests move the virtual clock by days (key rotation): clients stay until a test says otherwise.
         var configuration = ServerConfiguration(
-            port: 0, storage: .memory, seed: seed, controlToken: "test-control-token", maxBodySize: maxBodySize, passwordHashCost: 4
+            host: "127.0.0.1", port: 0, storage: storage, seed: seed, controlToken: "test-control-token", maxBodySize: maxBodySize,
+            journalCapacity: journalCapacity, passwordHashCost: 4, clientIdleTimeout: 365 * 24 * 3600 * 1000
         )
         configure(&configuration)
-        let server = try await MockCollabServer(configuration: configuration, logger: logger)
+        let server = try await MockCollabServer(configuration: configuration, clock: clock, logger: logger)
         // The store is closed however the body ends: router mode never runs the server, which would.
         do {
             let result = try await server.buildApplication().test(.router) { client in
-                try await body(InProcessServer(server: server, client: client))
+                let baseURL = InProcessExchanges.register(RouterExchange(client: client))
+                defer { InProcessExchanges.unregister(baseURL) }
+                return try await body(InProcessServer(server: server, client: client, baseURL: baseURL))
             }
             try await server.environment.repository.close()
             return result
@@ -84,5 +95,21 @@ struct InProcessServer {
     /// Entity counts of one account or all, without the journal.
     func stats(account accountId: String? = nil) throws -> StateStats {
         try server.environment.stats(accountId: accountId, journalEntries: 0)
+    }
+}
+
+/// The client library's requests, answered by the router in process.
+private struct RouterExchange: InProcessExchange {
+    let client: any TestClientProtocol
+
+    func exchange(method: String, uri: String, headers: [(String, String)], body: ByteBuffer?) async throws -> HTTPTransport.RawResponse {
+        var fields = HTTPFields()
+        for (name, value) in headers {
+            if let name = HTTPField.Name(name) { fields.append(HTTPField(name: name, value: value)) }
+        }
+        let response = try await client.execute(uri: uri, method: HTTPRequest.Method(method) ?? .get, headers: fields, body: body)
+        return HTTPTransport.RawResponse(
+            status: Int(response.status.code), headers: response.headers.map { ($0.name.rawName, $0.value) }, body: Data(response.body.readableBytesView)
+        )
     }
 }

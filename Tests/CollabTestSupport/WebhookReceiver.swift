@@ -1,27 +1,32 @@
-import CollabClient
+package import CollabClient
 import CollabWire
-import Foundation
-import Hummingbird
-import Logging
-import NIOCore
-import ServiceLifecycle
-import Synchronization
+package import Foundation
+package import Hummingbird
+package import Logging
+package import NIOCore
+package import ServiceLifecycle
+package import Synchronization
 
 /// A real HTTP endpoint that records the webhook deliveries it receives, and can fail the first ones.
-final class WebhookReceiver: Sendable {
-    struct Received: Sendable {
-        var headers: [String: String]
-        var body: Data
+package final class WebhookReceiver: Sendable {
+    package struct Received: Sendable {
+        package var headers: [String: String]
+        package var body: Data
+
+        package init(headers: [String: String], body: Data) {
+            self.headers = headers
+            self.body = body
+        }
     }
 
     private let group: ServiceGroup
     private let task: Task<Void, any Error>
-    let port: Int
+    package let port: Int
 
-    var url: String { "http://127.0.0.1:\(port)/hooks" }
+    package var url: String { "http://127.0.0.1:\(port)/hooks" }
 
     /// Starts a receiver that answers 500 to the first `failFirst` requests.
-    init(failFirst: Int = 0) async throws {
+    package init(failFirst: Int = 0) async throws {
         let box = ReceivedBox()
         let failures = FailureCounter(failFirst)
         let router = Router()
@@ -50,10 +55,10 @@ final class WebhookReceiver: Sendable {
     private let box: ReceivedBox
 
     /// What arrived so far.
-    var all: [Received] { box.all }
+    package var all: [Received] { box.all }
 
     /// Waits until `count` deliveries matching `predicate` arrived.
-    func wait(count: Int, timeout: Duration = .seconds(10), _ predicate: @Sendable (Received) -> Bool = { _ in true }) async throws -> [Received] {
+    package func wait(count: Int, timeout: Duration = .seconds(30), _ predicate: @Sendable (Received) -> Bool = { _ in true }) async throws -> [Received] {
         let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline {
             let matches = box.all.filter(predicate)
@@ -63,21 +68,23 @@ final class WebhookReceiver: Sendable {
         throw CollectorTimeout(description: "\(count) webhook deliveries", seen: box.all.compactMap { $0.headers["x-unblu-event"] })
     }
 
-    func stop() async throws {
+    package func stop() async throws {
         await group.triggerGracefulShutdown()
         try await task.value
     }
 }
 
-final class ReceivedBox: Sendable {
+package final class ReceivedBox: Sendable {
+    package init() {}
     private let items = Mutex<[WebhookReceiver.Received]>([])
-    func append(_ item: WebhookReceiver.Received) { items.withLock { $0.append(item) } }
-    var all: [WebhookReceiver.Received] { items.withLock { $0 } }
+    package func append(_ item: WebhookReceiver.Received) { items.withLock { $0.append(item) } }
+    package var all: [WebhookReceiver.Received] { items.withLock { $0 } }
 }
 
-final class PortBox: Sendable {
+package final class PortBox: Sendable {
+    package init() {}
     private let state = Mutex<(port: Int?, waiters: [CheckedContinuation<Int, Never>])>((nil, []))
-    func set(_ port: Int) {
+    package func set(_ port: Int) {
         let waiters = state.withLock { state in
             state.port = port
             defer { state.waiters = [] }
@@ -85,7 +92,7 @@ final class PortBox: Sendable {
         }
         for waiter in waiters { waiter.resume(returning: port) }
     }
-    func wait() async -> Int {
+    package func wait() async -> Int {
         await withCheckedContinuation { continuation in
             let port = state.withLock { state -> Int? in
                 if let port = state.port { return port }
@@ -97,11 +104,11 @@ final class PortBox: Sendable {
     }
 }
 
-final class FailureCounter: Sendable {
+package final class FailureCounter: Sendable {
     private let left: Mutex<Int>
-    init(_ count: Int) { left = Mutex(count) }
+    package init(_ count: Int) { left = Mutex(count) }
     /// Whether this request should fail.
-    func takeOne() -> Bool {
+    package func takeOne() -> Bool {
         left.withLock { left in
             guard left > 0 else { return false }
             left -= 1
@@ -112,7 +119,7 @@ final class FailureCounter: Sendable {
 
 extension WebhookReceiver {
     /// Registers this receiver for `events` with `admin`'s account (the Web API's `webhookregistrations/create`).
-    func register(as admin: HTTPTransport, name: String, events: [String]) async throws {
+    package func register(as admin: HTTPTransport, name: String, events: [String]) async throws {
         let _: WebWebhookRegistration = try await admin.send(
             "POST", "/app/rest/v4/webhookregistrations/create", body: WebWebhookRegistration(name: name, endpoint: url, events: events)
         )

@@ -1,30 +1,30 @@
-import CollabClient
-import CollabServer
-import CollabStore
-import CollabTLS
-import Foundation
+package import CollabClient
+package import CollabServer
+package import CollabStore
+package import CollabTLS
+package import Foundation
 
 /// A TLS-speaking test server with its own data directory (development CA, server certificate).
-struct TLSSetup: Sendable {
-    let server: TestServer
-    let directory: TLSDirectory
-    let dataDirectory: String
+package struct TLSSetup: Sendable {
+    package let server: TestServer
+    package let directory: TLSDirectory
+    package let dataDirectory: String
 
-    var baseURL: String { "https://127.0.0.1:\(server.port)" }
-    var authorityFile: String { directory.authorityCertificatePath }
+    package var baseURL: String { "https://127.0.0.1:\(server.port)" }
+    package var authorityFile: String { directory.authorityCertificatePath }
 
     /// TLS options trusting the development CA, with optional pins and client identity.
-    func tls(pins: [TLSOptions.Pin] = [], identity: TLSOptions.ClientIdentity? = nil) throws -> TLSOptions {
+    package func tls(pins: [TLSOptions.Pin] = [], identity: TLSOptions.ClientIdentity? = nil) throws -> TLSOptions {
         try TLSOptions(trustedCAFiles: [authorityFile], pins: pins, clientIdentity: identity)
     }
 
     /// The control client over TLS (trusting the CA).
-    func control(identity: TLSOptions.ClientIdentity? = nil) throws -> ControlClient {
+    package func control(identity: TLSOptions.ClientIdentity? = nil) throws -> ControlClient {
         ControlClient(baseURL: baseURL, credentials: .bearer("test-control-token"), tls: try tls(identity: identity))
     }
 
     /// Runs `body` against a fresh TLS server and always stops it and removes its files.
-    static func with(
+    package static func with(
         clientAuthentication: TLSSettings.ClientAuthentication = .none, plainHTTPPort: Int? = nil, prepare: (TLSDirectory) throws -> Void = { _ in },
         _ body: (TLSSetup) async throws -> Void
     ) async throws {

@@ -1,14 +1,14 @@
-import CollabClient
-import CollabWire
-import Foundation
-import Synchronization
+package import CollabClient
+package import CollabWire
+package import Foundation
+package import Synchronization
 
 /// Collects a live stream's events in the background so tests can wait for the ones they expect.
-final class EventCollector: Sendable {
+package final class EventCollector: Sendable {
     private let received = SharedEvents()
     private let task: Task<Void, Never>
 
-    init(_ events: AsyncStream<LiveEvent>) {
+    package init(_ events: AsyncStream<LiveEvent>) {
         let box = received
         self.task = Task {
             for await event in events {
@@ -20,12 +20,12 @@ final class EventCollector: Sendable {
     deinit { task.cancel() }
 
     /// Everything received so far, without the answers to ``sync(_:)``.
-    var events: [LiveEvent] { received.all.filter { $0.type != LiveEvent.sync } }
+    package var events: [LiveEvent] { received.all.filter { $0.type != LiveEvent.sync } }
 
     /// Waits until every event the server published before this call has been collected: asks the
     /// server for a `sync` event, which it queues behind them, and waits for it. The barrier for
     /// "this connection received nothing": no sleeping.
-    func sync(_ stream: LiveEventStream?, timeout: Duration = .seconds(10)) async throws {
+    package func sync(_ stream: LiveEventStream?, timeout: Duration = .seconds(30)) async throws {
         guard let stream else { throw CollectorTimeout(description: "a sync on a live stream that is not open", seen: []) }
         let id = try stream.requestSync()
         try await wait(for: "sync \(id)", timeout: timeout) { $0.type == LiveEvent.sync && $0.detail?["id"] == id }
@@ -33,8 +33,8 @@ final class EventCollector: Sendable {
 
     /// Waits until an event matching `predicate` arrived (or fails after `timeout`).
     @discardableResult
-    func wait(
-        for description: String, timeout: Duration = .seconds(10), _ predicate: @Sendable (LiveEvent) -> Bool
+    package func wait(
+        for description: String, timeout: Duration = .seconds(30), _ predicate: @Sendable (LiveEvent) -> Bool
     ) async throws -> LiveEvent {
         let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline {
@@ -45,7 +45,7 @@ final class EventCollector: Sendable {
     }
 
     /// Waits until `count` events match.
-    func wait(count: Int, timeout: Duration = .seconds(10), _ predicate: @Sendable (LiveEvent) -> Bool) async throws -> [LiveEvent] {
+    package func wait(count: Int, timeout: Duration = .seconds(30), _ predicate: @Sendable (LiveEvent) -> Bool) async throws -> [LiveEvent] {
         let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline {
             let matches = received.all.filter(predicate)
@@ -56,14 +56,19 @@ final class EventCollector: Sendable {
     }
 }
 
-struct CollectorTimeout: Error, CustomStringConvertible {
-    var description: String
-    var seen: [String]
+package struct CollectorTimeout: Error, CustomStringConvertible {
+    package var description: String
+    package var seen: [String]
+
+    package init(description: String, seen: [String]) {
+        self.description = description
+        self.seen = seen
+    }
 }
 
 /// Events shared between the collecting task and the test.
-final class SharedEvents: Sendable {
+package final class SharedEvents: Sendable {
     private let events = Mutex<[LiveEvent]>([])
-    func append(_ event: LiveEvent) { events.withLock { $0.append(event) } }
-    var all: [LiveEvent] { events.withLock { $0 } }
+    package func append(_ event: LiveEvent) { events.withLock { $0.append(event) } }
+    package var all: [LiveEvent] { events.withLock { $0 } }
 }

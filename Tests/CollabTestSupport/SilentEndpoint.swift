@@ -1,21 +1,21 @@
-import NIOCore
+package import NIOCore
 import NIOPosix
-import Synchronization
+package import Synchronization
 
 /// A TCP endpoint that accepts connections and never answers: an HTTP peer that hangs. `stop()`
 /// closes the connections it holds, so a waiting client fails then.
-final class SilentEndpoint: Sendable {
+package final class SilentEndpoint: Sendable {
     private final class Accepted: Sendable {
         let channels = Mutex<[any Channel]>([])
     }
 
     private let channel: any Channel
     private let accepted = Accepted()
-    let port: Int
+    package let port: Int
 
-    var url: String { "http://127.0.0.1:\(port)/silent" }
+    package var url: String { "http://127.0.0.1:\(port)/silent" }
 
-    init() async throws {
+    package init() async throws {
         let accepted = self.accepted
         channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .childChannelInitializer { child in
@@ -27,9 +27,9 @@ final class SilentEndpoint: Sendable {
     }
 
     /// Connections accepted so far.
-    var connectionCount: Int { accepted.channels.withLock { $0.count } }
+    package var connectionCount: Int { accepted.channels.withLock { $0.count } }
 
-    func stop() async throws {
+    package func stop() async throws {
         for child in accepted.channels.withLock({ $0 }) { try? await child.close() }
         try await channel.close()
     }

@@ -1,4 +1,3 @@
-import CollabCore
 import CollabWire
 import Foundation
 import Testing
@@ -48,14 +47,5 @@ struct FrameTests {
         var accepted = 0
         for tick in 0..<100 where eager.admit(at: Int64(tick) * 180, fps: 5) == nil { accepted += 1 }
         #expect(accepted <= 1 + (99 * 180 + 50) / 200, "at most the rate over the whole run")
-    }
-
-    @Test("the rate resolves along the cascade for the platform, default 5, clamped")
-    func rate() {
-        #expect(CoBrowsingConfiguration.maxFps(cascade: ConfigurationCascade(global: [:]), ios: true) == 5)
-        let cascade = ConfigurationCascade(global: [CoBrowsingConfiguration.iosMaxFpsRate: "5", CoBrowsingConfiguration.androidMaxFpsRate: "8"], account: [CoBrowsingConfiguration.iosMaxFpsRate: "2"])
-        #expect(CoBrowsingConfiguration.maxFps(cascade: cascade, ios: true) == 2)
-        #expect(CoBrowsingConfiguration.maxFps(cascade: cascade, ios: false) == 8)
-        #expect(CoBrowsingConfiguration.maxFps(cascade: ConfigurationCascade(global: [CoBrowsingConfiguration.iosMaxFpsRate: "1000"]), ios: true) == 60)
     }
 }

@@ -1,4 +1,5 @@
 import CollabCore
+import CollabTestSupport
 import Foundation
 import Testing
 import _CryptoExtras

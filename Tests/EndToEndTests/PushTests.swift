@@ -5,30 +5,6 @@ import CollabWire
 import Foundation
 import Testing
 
-/// A visitor with a started client and push registered, and an agent in an active conversation with them.
-struct PushScenario {
-    let app: VisitorClient
-    let notifications: NotificationAPI
-    let agent: AgentClient
-    let conversationId: String
-    let registration: PushRegistrationResponse
-
-    static func make(
-        _ server: TestServer, device: String = "push-phone", version: PushNotificationVersion = .encryptedService, apns: String? = apnsToken,
-        voip: String? = voipToken, appState: ClientAppState = .background
-    ) async throws -> PushScenario {
-        let app = visitor(server, device: device)
-        try await app.start()
-        let notifications = NotificationAPI(client: app)
-        let registration = try await notifications.register(apnsToken: apns, pushKitToken: voip, version: version)
-        let agentA = try await CollabServerTests.agent(server, "agent-a")
-        let conversation = try await app.startConversation(topic: "push")
-        _ = try await agentA.accept(conversation.id)
-        try await app.setAppState(appState)
-        return PushScenario(app: app, notifications: notifications, agent: agentA, conversationId: conversation.id, registration: registration)
-    }
-}
-
 @Suite("Push and calls", .serialized)
 struct PushTests {
     @Test("the whole loop: register, message and call, the exact encrypted pushes reach an HTTP/2 APNs endpoint and decrypt")

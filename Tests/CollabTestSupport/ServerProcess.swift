@@ -1,19 +1,19 @@
-import AsyncHTTPClient
-import Foundation
-import NIOCore
-import Synchronization
+package import AsyncHTTPClient
+package import Foundation
+package import NIOCore
+package import Synchronization
 
 /// The real `mock-collab` executable, started as a child process, for tests of what only a process
 /// shows: the listening line, signals, `kill -9`.
-final class ServerProcess: Sendable {
-    let process: Process
+package final class ServerProcess: Sendable {
+    package let process: Process
     private let stdout = OutputBuffer()
     private let stderr = OutputBuffer()
-    let port: Int
+    package let port: Int
     private let outputs: [FileHandle]
 
     /// Where the built executable is: next to the test bundle, or `MOCK_COLLAB_BINARY`.
-    static var binary: URL {
+    package static var binary: URL {
         if let override = ProcessInfo.processInfo.environment["MOCK_COLLAB_BINARY"] { return URL(fileURLWithPath: override) }
         var directory = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
         // On macOS the test binary sits inside an .xctest bundle.
@@ -24,7 +24,7 @@ final class ServerProcess: Sendable {
     }
 
     /// Starts `mock-collab serve --port 0` with the given extra arguments and waits for the listening line.
-    init(arguments: [String], timeout: Duration = .seconds(30)) async throws {
+    package init(arguments: [String], timeout: Duration = .seconds(30)) async throws {
         let process = Process()
         process.executableURL = Self.binary
         process.arguments = ["serve", "--port", "0", "--password-hash-cost", "4"] + arguments
@@ -60,12 +60,12 @@ final class ServerProcess: Sendable {
         self.port = port!
     }
 
-    var baseURL: String { "http://127.0.0.1:\(port)" }
-    var standardOutput: String { stdout.text }
-    var standardError: String { stderr.text }
+    package var baseURL: String { "http://127.0.0.1:\(port)" }
+    package var standardOutput: String { stdout.text }
+    package var standardError: String { stderr.text }
 
     /// Waits until the process has written `text` to stderr.
-    func waitForStandardError(_ text: String, timeout: Duration = .seconds(30)) async throws {
+    package func waitForStandardError(_ text: String, timeout: Duration = .seconds(30)) async throws {
         let deadline = ContinuousClock.now + timeout
         while !stderr.text.contains(text) {
             guard ContinuousClock.now < deadline, process.isRunning else { throw ServerProcessError.exited(stderr.text) }
@@ -74,7 +74,7 @@ final class ServerProcess: Sendable {
     }
 
     /// Waits until `/metrics` shows a line starting with `line`.
-    func waitForMetric(_ line: String, timeout: Duration = .seconds(30)) async throws {
+    package func waitForMetric(_ line: String, timeout: Duration = .seconds(30)) async throws {
         let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline {
             let response = try await HTTPClient.shared.execute(HTTPClientRequest(url: baseURL + "/metrics"), timeout: .seconds(10))
@@ -86,12 +86,12 @@ final class ServerProcess: Sendable {
     }
 
     /// Sends a signal.
-    func signal(_ signal: Int32) {
+    package func signal(_ signal: Int32) {
         kill(process.processIdentifier, signal)
     }
 
     /// Waits for the process to exit and returns its status.
-    func waitForExit(timeout: Duration = .seconds(30)) async throws -> Int32 {
+    package func waitForExit(timeout: Duration = .seconds(30)) async throws -> Int32 {
         let deadline = ContinuousClock.now + timeout
         while process.isRunning {
             guard ContinuousClock.now < deadline else {
@@ -109,14 +109,15 @@ final class ServerProcess: Sendable {
     }
 }
 
-enum ServerProcessError: Error {
+package enum ServerProcessError: Error {
     case exited(String)
     case timeout
 }
 
 /// Bytes a child process wrote, collected from a pipe's handler thread.
-final class OutputBuffer: Sendable {
+package final class OutputBuffer: Sendable {
+    package init() {}
     private let data = Mutex(Data())
-    func append(_ chunk: Data) { data.withLock { $0.append(chunk) } }
-    var text: String { String(decoding: data.withLock { $0 }, as: UTF8.self) }
+    package func append(_ chunk: Data) { data.withLock { $0.append(chunk) } }
+    package var text: String { String(decoding: data.withLock { $0 }, as: UTF8.self) }
 }

@@ -1,18 +1,18 @@
-import CollabClient
-import Foundation
-import Synchronization
+package import CollabClient
+package import Foundation
+package import Synchronization
 
 /// Collects a visitor client's typed events (``VisitorClient/clientEvents``) in the background, so a
 /// test can wait for one.
-final class ClientEventCollector: Sendable {
+package final class ClientEventCollector: Sendable {
     private final class Received: Sendable {
-        let events = Mutex<[ClientEvent]>([])
+        package let events = Mutex<[ClientEvent]>([])
     }
 
     private let received = Received()
     private let task: Task<Void, Never>
 
-    init(_ events: AsyncStream<ClientEvent>) {
+    package init(_ events: AsyncStream<ClientEvent>) {
         let box = received
         self.task = Task {
             for await event in events { box.events.withLock { $0.append(event) } }
@@ -21,11 +21,11 @@ final class ClientEventCollector: Sendable {
 
     deinit { task.cancel() }
 
-    var events: [ClientEvent] { received.events.withLock { $0 } }
+    package var events: [ClientEvent] { received.events.withLock { $0 } }
 
     /// Waits until an event matching `predicate` arrived (or fails after `timeout`).
     @discardableResult
-    func wait(for description: String, timeout: Duration = .seconds(10), _ predicate: @Sendable (ClientEvent) -> Bool) async throws -> ClientEvent {
+    package func wait(for description: String, timeout: Duration = .seconds(30), _ predicate: @Sendable (ClientEvent) -> Bool) async throws -> ClientEvent {
         let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline {
             if let match = events.first(where: predicate) { return match }
@@ -35,13 +35,18 @@ final class ClientEventCollector: Sendable {
     }
 }
 
-struct ClientEventTimeout: Error, CustomStringConvertible {
-    var description: String
-    var seen: [String]
+package struct ClientEventTimeout: Error, CustomStringConvertible {
+    package var description: String
+    package var seen: [String]
+
+    package init(description: String, seen: [String]) {
+        self.description = description
+        self.seen = seen
+    }
 }
 
 /// A push's payload as the `userInfo` an app receives.
-func userInfo(_ push: PushView) throws -> [AnyHashable: Any] {
+package func userInfo(_ push: PushView) throws -> [AnyHashable: Any] {
     guard let object = try JSONSerialization.jsonObject(with: Data(push.payload.utf8)) as? [String: Any] else { throw ClientEventTimeout(description: "payload is not an object", seen: []) }
     return object
 }

@@ -55,7 +55,7 @@ final class APNsSimHarness: Sendable {
     }
 
     /// Waits until `count` pushes matching `predicate` arrived.
-    func wait(count: Int, timeout: Duration = .seconds(10), _ predicate: @Sendable (SimulatedPush) -> Bool = { _ in true }) async throws -> [SimulatedPush] {
+    func wait(count: Int, timeout: Duration = .seconds(30), _ predicate: @Sendable (SimulatedPush) -> Bool = { _ in true }) async throws -> [SimulatedPush] {
         let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline {
             let matches = simulator.pushes.filter(predicate)
@@ -77,30 +77,3 @@ final class ClockSkew: Sendable {
     var seconds: TimeInterval { value.withLock { $0 } }
     func advance(by seconds: TimeInterval) { value.withLock { $0 += seconds } }
 }
-
-/// Pushes from the control API.
-extension TestServer {
-    func pushes(_ query: [(String, String)] = []) async throws -> [PushView] {
-        try await control.transport.send("GET", "/_mock/v1/pushes", query: query, as: PushPage.self).pushes
-    }
-
-    func waitForPush(_ query: [(String, String)], timeoutMs: Int = 10_000) async throws -> PushView {
-        try await control.transport.send("GET", "/_mock/v1/pushes/wait", query: query + [("timeoutMs", String(timeoutMs))], as: PushView.self)
-    }
-
-    /// Waits until every push queued so far is in the outbox (the barrier for "no push was made").
-    func settlePushes() async throws {
-        let response = try await control.transport.raw("GET", "/_mock/v1/pushes/settle", query: [("timeoutMs", "10000")])
-        try HTTPTransport.check(response, method: "GET", path: "pushes/settle")
-    }
-
-    func configurePush(account: String, _ body: Data) async throws {
-        let response = try await control.transport.raw("PUT", "/_mock/v1/accounts/\(account)/push-settings", body: body)
-        try HTTPTransport.check(response, method: "PUT", path: "push-settings")
-    }
-}
-
-import CollabWire
-
-let apnsToken = String(repeating: "a1", count: 32)
-let voipToken = String(repeating: "b2", count: 32)

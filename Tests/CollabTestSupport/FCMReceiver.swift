@@ -11,21 +11,21 @@ import Synchronization
 /// `POST /token` checks the JWT-bearer grant and answers an access token; `POST
 /// /v1/projects/<project>/messages:send` checks the bearer token and records the message. Tokens in
 /// `unregistered` answer 404 UNREGISTERED.
-final class FCMReceiver: Sendable {
-    struct Received: Sendable {
-        var project: String
-        var message: [String: String]
-        var token: String
-        var authorization: String
+package final class FCMReceiver: Sendable {
+    package struct Received: Sendable {
+        package var project: String
+        package var message: [String: String]
+        package var token: String
+        package var authorization: String
     }
 
     private let group: ServiceGroup
     private let task: Task<Void, any Error>
-    let port: Int
+    package let port: Int
 
-    var baseURL: String { "http://127.0.0.1:\(port)" }
+    package var baseURL: String { "http://127.0.0.1:\(port)" }
 
-    init() async throws {
+    package init() async throws {
         let router = Router()
         let portBox = PortBox()
         let box = Boxes()
@@ -70,11 +70,11 @@ final class FCMReceiver: Sendable {
 
     private let boxes: Boxes
 
-    var all: [Received] { boxes.messages.all }
-    var assertionsSeen: [String] { boxes.assertions.all }
-    func unregister(_ token: String) { boxes.unregister(token) }
+    package var all: [Received] { boxes.messages.all }
+    package var assertionsSeen: [String] { boxes.assertions.all }
+    package func unregister(_ token: String) { boxes.unregister(token) }
 
-    func stop() async throws {
+    package func stop() async throws {
         await group.triggerGracefulShutdown()
         try await task.value
     }
@@ -83,13 +83,7 @@ final class FCMReceiver: Sendable {
         let messages = ListBox<Received>()
         let assertions = ListBox<String>()
         private let gone = Mutex<Set<String>>([])
-        func unregister(_ token: String) { gone.withLock { _ = $0.insert(token) } }
+        package func unregister(_ token: String) { gone.withLock { _ = $0.insert(token) } }
         func isUnregistered(_ token: String) -> Bool { gone.withLock { $0.contains(token) } }
     }
-}
-
-final class ListBox<Element: Sendable>: Sendable {
-    private let items = Mutex<[Element]>([])
-    func append(_ item: Element) { items.withLock { $0.append(item) } }
-    var all: [Element] { items.withLock { $0 } }
 }

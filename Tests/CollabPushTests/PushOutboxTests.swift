@@ -1,0 +1,92 @@
+import CollabCore
+import Testing
+
+@testable import CollabPush
+
+/// The outbox on its own: a bounded ring with increasing ids, filters, waits and streams.
+@Suite("Push outbox")
+struct PushOutboxTests {
+    static func entry(account: String = "acc", person: String = "person", device: String = "device", conversation: String = "conv") -> OutboxEntry {
+        OutboxEntry(
+            id: 0, pushId: "push", accountId: account, personId: person, deviceRecordId: "record-\(device)", deviceId: device, kind: .newMessage,
+            transport: .apns, version: .notEncrypted, token: "token", topic: "com.example.app", pushType: "alert", priority: 10, collapseId: nil,
+            keyId: nil, content: PushContent(type: .newMessage, title: "Agent", text: "hello", conversationId: conversation, timestamp: 1),
+            payload: "{}", payloadBytes: 2, truncated: false, state: .recorded, attempts: [], createdAt: 1
+        )
+    }
+
+    @Test("ids increase from 1; the ring keeps the newest `capacity`; the count per account survives trimming and clearing")
+    func ring() {
+        let outbox = PushOutbox(capacity: 3)
+        let ids = (0..<5).map { outbox.record(Self.entry(account: $0 < 4 ? "a" : "b")).id }
+        #expect(ids == [1, 2, 3, 4, 5])
+        #expect(outbox.entries(matching: OutboxFilter()).map(\.id) == [3, 4, 5])
+        #expect(outbox.count == 3)
+        outbox.clear()
+        #expect(outbox.count == 0)
+        #expect(outbox.recordedCount(accountId: "a") == 4 && outbox.recordedCount(accountId: "b") == 1 && outbox.recordedCount(accountId: nil) == 5)
+        #expect(outbox.record(Self.entry()).id == 6, "ids keep increasing after a clear")
+        #expect(PushOutbox(capacity: 0).capacity == 1)
+    }
+
+    @Test("filters: account, person, device by its id or record id, conversation, state, after; a limit keeps the newest")
+    func filters() {
+        let outbox = PushOutbox()
+        outbox.record(Self.entry(account: "a", person: "p1", device: "d1", conversation: "c1"))
+        outbox.record(Self.entry(account: "a", person: "p2", device: "d2", conversation: "c2"))
+        outbox.record(Self.entry(account: "b", person: "p1", device: "d1", conversation: "c1"))
+        func ids(_ filter: OutboxFilter, limit: Int = 1_000) -> [Int64] { outbox.entries(matching: filter, limit: limit).map(\.id) }
+        #expect(ids(OutboxFilter(accountId: "a")) == [1, 2])
+        #expect(ids(OutboxFilter(accountId: "a", personId: "p1")) == [1])
+        #expect(ids(OutboxFilter(deviceId: "record-d2")) == [2])
+        #expect(ids(OutboxFilter(deviceId: "d1")) == [1, 3])
+        #expect(ids(OutboxFilter(conversationId: "c2")) == [2])
+        #expect(ids(OutboxFilter(after: 1)) == [2, 3])
+        #expect(ids(OutboxFilter(), limit: 2) == [2, 3])
+        #expect(ids(OutboxFilter(), limit: -1).isEmpty)
+        outbox.update(id: 2) { $0.state = .delivered }
+        #expect(ids(OutboxFilter(state: .delivered)) == [2])
+        #expect(ids(OutboxFilter(transport: .fcm)).isEmpty)
+    }
+
+    @Test("a wait returns an entry already there, one recorded later, or one an update brings to the state asked for")
+    func waits() async {
+        let outbox = PushOutbox()
+        outbox.record(Self.entry(account: "a"))
+        #expect(await outbox.wait(for: OutboxFilter(accountId: "a"), timeout: .seconds(30))?.id == 1)
+
+        // Whether a wait parks before or after the entry arrives, it answers with it.
+        async let later = outbox.wait(for: OutboxFilter(accountId: "b"), timeout: .seconds(30))
+        async let delivered = outbox.wait(for: OutboxFilter(accountId: "a", state: .delivered), timeout: .seconds(30))
+        outbox.record(Self.entry(account: "b"))
+        outbox.update(id: 1) { $0.state = .delivered }
+        let (laterEntry, deliveredEntry) = await (later, delivered)
+        #expect(laterEntry?.accountId == "b" && laterEntry?.id == 2)
+        #expect(deliveredEntry?.id == 1 && deliveredEntry?.state == .delivered)
+    }
+
+    @Test("a wait with nothing to match ends after its timeout with nothing")
+    func waitTimesOut() async {
+        let outbox = PushOutbox()
+        #expect(await outbox.wait(for: OutboxFilter(accountId: "nobody"), timeout: .milliseconds(1)) == nil)
+    }
+
+    @Test("a stream sees new and updated entries; unsubscribing and finishing end streams")
+    func streams() async {
+        let outbox = PushOutbox()
+        let (id, stream) = outbox.subscribe()
+        let (_, other) = outbox.subscribe()
+        #expect(outbox.subscriberCount == 2)
+        outbox.record(Self.entry())
+        outbox.update(id: 1) { $0.state = .pending }
+        outbox.unsubscribe(id)
+        var seen: [OutboxEntry.State] = []
+        for await entry in stream { seen.append(entry.state) }
+        #expect(seen == [.recorded, .pending])
+        outbox.finishAll()
+        #expect(outbox.subscriberCount == 0)
+        var count = 0
+        for await _ in other { count += 1 }
+        #expect(count == 2)
+    }
+}

@@ -18,7 +18,7 @@ public struct AccountState: Sendable {
     public internal(set) var persons: [String: Person] = [:]
     public internal(set) var sessions = IndexedTable<AuthSession>(indexes: [Indexes.sessionByUser])
     public internal(set) var jwtSettings: [String: JWTValidationSettings] = [:]
-    public internal(set) var conversations = IndexedTable<Conversation>(indexes: [Indexes.conversationByParticipant])
+    public internal(set) var conversations = IndexedTable<Conversation>(indexes: [Indexes.conversationByParticipant, Indexes.conversationWithRecordings])
     /// Messages per conversation, in sequence order.
     public internal(set) var messages: [String: [ConversationMessage]] = [:]
     /// FILE messages' files by id and per conversation.
@@ -216,6 +216,8 @@ enum Indexes {
     static let areaBySiteId = TableIndex<NamedArea>(0) { [$0.siteId] }
     static let sessionByUser = TableIndex<AuthSession>(0) { $0.userId.map { [$0] } ?? [] }
     static let conversationByParticipant = TableIndex<Conversation>(0) { Array(Set($0.participants.map(\.personId))).sorted() }
+    /// Conversations with recordings, under one key (recorded minutes).
+    static let conversationWithRecordings = TableIndex<Conversation>(1) { ($0.recordings ?? []).isEmpty ? [] : ["recorded"] }
     static let clientByPerson = TableIndex<ClientSession>(0) { [$0.personId] }
     /// Clients in the foreground with the collaboration UI closed, by person (UI visibility requests).
     static let clientByForegroundPerson = TableIndex<ClientSession>(1) { $0.appState == .foregroundUIClosed ? [$0.personId] : [] }

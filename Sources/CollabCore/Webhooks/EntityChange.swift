@@ -59,6 +59,12 @@ extension AccountState {
         let before = old?.participants ?? []
         for participation in new.participants {
             guard let previous = before.first(where: { $0.personId == participation.personId && $0.type == participation.type && $0.joinedTimestamp == participation.joinedTimestamp }) else {
+                // The same participation in another role (a new context person) is updated, not new.
+                if before.contains(where: { $0.personId == participation.personId && $0.joinedTimestamp == participation.joinedTimestamp && $0.type != participation.type }),
+                    !new.participants.contains(where: { $0.personId == participation.personId && $0.joinedTimestamp == participation.joinedTimestamp && $0.type != participation.type }) {
+                    event(.participationUpdated, participation)
+                    continue
+                }
                 event(.participationCreated, participation)
                 if participation.state != .ended { event(.participationActivated, participation) }
                 continue

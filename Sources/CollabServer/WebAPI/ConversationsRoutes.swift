@@ -228,7 +228,8 @@ extension AccountState {
         }
     }
 
-    func webConversation(_ conversation: Conversation) -> WebConversation {
+    /// A conversation as the Web API shows it; its configuration and texts only when expanded.
+    func webConversation(_ conversation: Conversation, expand: Expansion = Expansion()) -> WebConversation {
         var web = WebConversation(id: conversation.id)
         web.accountId = conversation.accountId
         web.creationTimestamp = conversation.creationTimestamp
@@ -236,21 +237,24 @@ extension AccountState {
         web.topic = conversation.topic
         web.recipient = webRecipient(conversation.recipient, accountId: conversation.accountId)
         web.participants = conversation.participants.map {
-            WebParticipant(personId: $0.personId, participationType: $0.type.rawValue, state: $0.state.rawValue, hidden: $0.hidden)
+            var participant = WebParticipant(personId: $0.personId, participationType: $0.type.rawValue, state: $0.state.rawValue, hidden: $0.hidden)
+            participant.conversationStarred = $0.starred ?? false
+            return participant
         }
         web.state = conversation.state.rawValue
         web.initialEngagementType = conversation.initialEngagementType.rawValue
-        web.conversationVisibility = "PRIVATE"
+        web.conversationVisibility = (conversation.visibility ?? .private).rawValue
         web.locale = conversation.locale
         web.sourceId = conversation.sourceId
         web.sourceUrl = conversation.sourceUrl
         web.endReason = conversation.endReason?.rawValue
-        web.awaitedPersonType = switch conversation.state {
-        case .queued, .unassigned, .onboarding, .created: "AGENT"
-        default: "NONE"
-        }
+        web.awaitedPersonType = conversation.awaitedPersonType.rawValue
+        web.awaitedPersonTypeChangeTimestamp = conversation.awaitedPersonTypeChangeTimestamp
+        if conversation.initialEngagementType == .scheduledConversation { web.scheduledTimestamp = conversation.scheduledTimestamp }
         web.metadata = conversation.metadata
         web.visitorData = conversation.visitorData
+        if expand.configuration { web.configuration = conversation.configuration ?? [:] }
+        if expand.text { web.text = conversation.text ?? [:] }
         return web
     }
 

@@ -33,6 +33,8 @@ struct WebAPISurface {
             ImpersonationRoutes(environment: env).register(on: routes.group("authenticator"))
             ConversationsRoutes(environment: env).register(on: routes.group())
             ConversationParticipantsRoutes(environment: env).register(on: routes.group())
+            ConversationSettingsRoutes(environment: env).register(on: routes.group())
+            RecordingRoutes(environment: env).register(on: routes.group())
             BackendBasicsRoutes(environment: env).register(on: routes.group())
             FileRoutes(environment: env, review: files).registerWebAPI(on: routes.group("conversations"), prefix: prefix)
             InvitationRoutes(environment: env).register(on: routes.group("invitations"))

@@ -59,12 +59,19 @@ public struct WebConversation: WebAPIObject, Equatable {
     public var sourceUrl: String?
     public var endReason: String?
     public var awaitedPersonType: String?
+    public var awaitedPersonTypeChangeTimestamp: Int64?
+    public var scheduledTimestamp: Int64?
     public var metadata: [String: String]?
     public var visitorData: String?
+    /// The conversation's own configuration (CONVERSATION scope), with `expand=configuration`.
+    public var configuration: [String: String]?
+    /// The conversation's texts, with `expand=text`.
+    public var text: [String: [String: String]]?
 
     enum CodingKeys: String, CodingKey {
         case type = "$_type", id, accountId, creationTimestamp, endTimestamp, topic, recipient, participants, state, initialEngagementType
-        case conversationVisibility, locale, sourceId, sourceUrl, endReason, awaitedPersonType, metadata, visitorData
+        case conversationVisibility, locale, sourceId, sourceUrl, endReason, awaitedPersonType, awaitedPersonTypeChangeTimestamp, scheduledTimestamp
+        case metadata, visitorData, configuration, text
     }
 
     public init(id: String) { self.id = id }

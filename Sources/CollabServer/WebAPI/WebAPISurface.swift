@@ -41,6 +41,7 @@ struct WebAPISurface {
             WebhookRoutes(environment: env, dispatcher: webhooks).register(on: routes.group("webhookregistrations"))
             BotRoutes(environment: env, dispatcher: webhooks).register(on: routes.group("bots"))
             BotDialogRoutes(environment: env, dispatcher: webhooks).register(on: routes.group("bots"))
+            BotMessageRoutes(environment: env).register(on: routes.group("bots"))
             FileInterceptorRoutes(environment: env, interception: files.interception).register(on: routes.group("fileuploadinterceptors"))
             MessageInterceptorRoutes(environment: env).register(on: routes.group("messageinterceptors"))
             routes.answerTheRest()

@@ -12,7 +12,10 @@ import Synchronization
 /// APNs-compatible HTTP/2 receiver on loopback). Numbers only mean something from a release build.
 struct BenchCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "bench", abstract: "Measure throughput (use a release build).", subcommands: [BenchPushCommand.self, BenchCoBrowseCommand.self, BenchSinkCommand.self, BenchWSClientsCommand.self, BenchGrowthCommand.self]
+        commandName: "bench", abstract: "Measure throughput (use a release build).", subcommands: [
+            BenchPushCommand.self, BenchCoBrowseCommand.self, BenchSinkCommand.self, BenchWSClientsCommand.self, BenchGrowthCommand.self,
+            BenchEntitiesCommand.self,
+        ]
     )
 }
 

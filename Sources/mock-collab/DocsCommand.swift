@@ -3,12 +3,12 @@ import Foundation
 
 /// `mock-collab docs`: reference text generated from the commands' own definitions, so the
 /// documentation cannot drift from the parser. Hidden: it is for the project's scripts.
-struct DocsCommand: ParsableCommand {
+struct DocsCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "docs",
         abstract: "Write reference documentation generated from the commands' definitions.",
         shouldDisplay: false,
-        subcommands: [ConfigurationDocsCommand.self]
+        subcommands: [ConfigurationDocsCommand.self, WebAPIDocsCommand.self]
     )
 }
 
@@ -134,6 +134,11 @@ struct ServeOptionsTable {
 
     /// `text` with what stands between the markers replaced by `table`.
     static func replacingMarkedTable(in text: String, with table: String) throws -> String {
+        try replacingMarked(in: text, with: table, begin: beginMarker, end: endMarker)
+    }
+
+    /// `text` with what lies between the markers `beginMarker` and `endMarker` replaced by `table`.
+    static func replacingMarked(in text: String, with table: String, begin beginMarker: String, end endMarker: String) throws -> String {
         guard let begin = text.range(of: beginMarker), let end = text.range(of: endMarker, range: begin.upperBound..<text.endIndex) else {
             throw ValidationError("the file has no '\(beginMarker)' … '\(endMarker)' markers")
         }

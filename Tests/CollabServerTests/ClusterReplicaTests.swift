@@ -499,6 +499,10 @@ struct ClusterReplicaTests {
                             _ = try await admin.namedAreas.create(WebNamedArea(name: siteId, siteId: siteId))
                             acknowledged.list.withLock { $0.append(siteId) }
                             written += 1
+                        } catch let error as CollabClientError where error.code == .conflict && failures > 0 {
+                            // The victim stored this write but died before answering it: the retry finds it there.
+                            acknowledged.recovered.withLock { $0.append(siteId) }
+                            written += 1
                         } catch {
                             failures += 1
                             guard failures < 50 else { throw error }
@@ -516,14 +520,15 @@ struct ClusterReplicaTests {
             try await group.waitForAll()
         }
         let written = Set(acknowledged.list.withLock { $0 })
-        #expect(written.count == 120)
+        let recovered = Set(acknowledged.recovered.withLock { $0 })
+        #expect(written.count + recovered.count == 120 && recovered.count <= 1, "answered \(written.count), found on retry \(recovered.sorted())")
         // Every acknowledged write is on the survivors, and on a replica started afterwards.
         let late = try await ServerProcess(arguments: ["--storage", url, "--cluster"])
         for replica in [replicas[1], replicas[2], late] {
             let admin = AdminClient(baseURL: replica.baseURL, credentials: .basic(username: "admin-d", password: "pw"))
             let areas = try await admin.namedAreas.search(WebQuery(type: "NamedAreaQuery", limit: 1000))
             let found = Set((areas.items ?? []).compactMap(\.siteId))
-            #expect(written.isSubset(of: found), "missing on \(replica.baseURL): \(written.subtracting(found).sorted())")
+            #expect(written.union(recovered).isSubset(of: found), "missing on \(replica.baseURL): \(written.union(recovered).subtracting(found).sorted())")
         }
         try await Self.stop([replicas[1], replicas[2], late])
     }
@@ -532,4 +537,6 @@ struct ClusterReplicaTests {
 /// The writes a load acknowledged, shared by its writers.
 final class AcknowledgedWrites: Sendable {
     let list = Mutex<[String]>([])
+    /// Writes whose answer the kill lost but whose retry found them stored (409): at most the one in flight.
+    let recovered = Mutex<[String]>([])
 }

@@ -23,6 +23,7 @@ public struct EffectResolver: Sendable {
         }
         for event in changes.events where event.accountId == state.accountId {
             resolveWebhooks(event, in: state, into: &effects)
+            resolveDeputies(event, in: state, into: &effects)
             resolveBots(event, in: state, into: &effects)
         }
         return effects
@@ -60,6 +61,34 @@ public struct EffectResolver: Sendable {
         guard !wanting.isEmpty else { return }
         for (name, body) in formats.webhookBodies(for: event, wanted: Set(wanting.keys), in: state) {
             for registration in wanting[name] ?? [] {
+                effects.webhooks.append(ResolvedWebhook(registration, eventType: name, body: body, createdAt: event.timestamp))
+            }
+        }
+    }
+
+    /// `push_notification.deputy_delegation` to each deputy of the agent an inbound request (an agent
+    /// invitation or forwarding) is addressed to, and `push_notification.revoke_deputy_delegation` once it
+    /// is redeemed or revoked. Deputies are found by index (relationships by agent user); a TEAM deputy
+    /// stands for the team's users.
+    private func resolveDeputies(_ event: DomainEvent, in state: borrowing AccountState, into effects: inout ResolvedEffects) {
+        guard let formats, event.kind == .invitationChanged, !state.webhooks.isEmpty, let invitation = event.invitation,
+            invitation.kind == .agentInvitation || invitation.kind == .agentForwarding, let primaryId = invitation.targetId,
+            let primary = state.persons[primaryId], primary.personSource == .userDB
+        else { return }
+        let name: String
+        switch event.detail["action"] {
+        case "created": name = "push_notification.deputy_delegation"
+        case "redeemed", "revoked": name = "push_notification.revoke_deputy_delegation"
+        default: return
+        }
+        let registrations = state.webhooks(accountId: event.accountId, wanting: name)
+        guard !registrations.isEmpty else { return }
+        for deputy in state.deputyPersons(ofUser: primary.sourceId) {
+            let delegation = DeputyDelegation(
+                eventName: name, invitation: invitation, deputy: deputy, primaryAgent: primary, timestamp: event.timestamp
+            )
+            guard let body = formats.deputyDelegationBody(delegation, in: state) else { continue }
+            for registration in registrations {
                 effects.webhooks.append(ResolvedWebhook(registration, eventType: name, body: body, createdAt: event.timestamp))
             }
         }

@@ -20,6 +20,26 @@ public protocol VendorFormats: Sendable {
 
     /// The body of a request or event to a dialog bot.
     func botBody(_ message: BotMessage, in state: borrowing AccountState) -> Data?
+
+    /// The `DeputyDelegationPushNotificationEvent` (or its revocation) for one deputy.
+    func deputyDelegationBody(_ delegation: DeputyDelegation, in state: borrowing AccountState) -> Data?
+}
+
+extension VendorFormats {
+    /// No deputy bodies (formats that leave deputies out).
+    public func deputyDelegationBody(_ delegation: DeputyDelegation, in state: borrowing AccountState) -> Data? { nil }
+}
+
+/// An inbound request for an agent that one of the agent's deputies is told about (or no longer).
+public struct DeputyDelegation: Sendable {
+    /// `push_notification.deputy_delegation` or `push_notification.revoke_deputy_delegation`.
+    public var eventName: String
+    public var invitation: Invitation
+    /// The deputy's person.
+    public var deputy: Person
+    /// The agent the request is addressed to.
+    public var primaryAgent: Person
+    public var timestamp: Timestamp
 }
 
 /// What the server tells a dialog bot (the vendor's bot protocol).

@@ -39,6 +39,8 @@ public struct Person: Sendable, Codable, Equatable, Identifiable {
     public var deviceSecretHash: String?
     /// Paused notifications and unread notification counts (absent: never paused, nothing unread).
     public var notifications: PersonNotifications?
+    /// The ids of the ``PersonLabel``s set on the person (absent: none).
+    public var labelIds: [String]?
 
     /// Creates a person.
     public init(

@@ -1,3 +1,4 @@
+import CollabWire
 public import Foundation
 
 /// A push ready for a sink: transport, APNs headers, the payload as sent.
@@ -135,37 +136,6 @@ public enum PushComposer {
 
     private static func json(_ object: [String: JSONValue]) throws(CollabError) -> Data {
         do { return try encoder.encode(object) } catch { throw CollabError(.internalError, "cannot encode push payload") }
-    }
-}
-
-/// A JSON value for payloads whose shape varies.
-public enum JSONValue: Sendable, Codable, Equatable {
-    case string(String)
-    case int(Int)
-    case bool(Bool)
-    case object([String: JSONValue])
-
-    public func encode(to encoder: any Encoder) throws {
-        var container = encoder.singleValueContainer()
-        switch self {
-        case .string(let value): try container.encode(value)
-        case .int(let value): try container.encode(value)
-        case .bool(let value): try container.encode(value)
-        case .object(let value): try container.encode(value)
-        }
-    }
-
-    public init(from decoder: any Decoder) throws {
-        let container = try decoder.singleValueContainer()
-        if let value = try? container.decode(Int.self) {
-            self = .int(value)
-        } else if let value = try? container.decode(Bool.self) {
-            self = .bool(value)
-        } else if let value = try? container.decode(String.self) {
-            self = .string(value)
-        } else {
-            self = .object(try container.decode([String: JSONValue].self))
-        }
     }
 }
 

@@ -35,6 +35,10 @@ public struct Seed: Sendable, Codable, Equatable {
         /// this account). A rule keeps its `id` if it has one, else gets one from its position, so
         /// applying the seed again replaces its rules instead of adding them twice.
         public var faults: [FaultRule]?
+        /// Entities of the declared kinds (``EntityRegistry``), by seed key (`cannedResponses`,
+        /// `personLabels`, …), each as its Web API object. Matched by unique name (or by `id` for kinds
+        /// without one) and updated in place.
+        public var entities: [String: [JSONValue]]?
 
         public init(
             name: String, configuration: [String: String]? = nil, metadata: [String: String]? = nil, apiKeys: [ApiKeySeed]? = nil,

@@ -129,6 +129,9 @@ extension Snapshot.AccountData {
                 guard bot.webhookSecret.isEmpty else { continue }
                 bot.webhookSecret = context.ids.makeSecret()
                 renewed.records[index] = StoredRecord(encoding: bot)
+            case .declared:
+                guard let record = try EntityRegistry.renewingSecrets(of: record, context: context) else { continue }
+                renewed.records[index] = record
             default:
                 continue
             }

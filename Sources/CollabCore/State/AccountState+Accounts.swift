@@ -58,7 +58,7 @@ extension AccountState {
         var state = AccountState(account: account, directory: directory)
         try state.storeAccount(account)
         changes.put(account)
-        state.emitEntity(.create, .account(account), at: context.now, changes: &changes)
+        state.emitEntity(.create, .account(account), context: context, changes: &changes)
         let jwt = JWTValidationSettings(id: account.id, testTokenSecret: context.ids.makeSecret())
         state.jwtSettings[account.id] = jwt
         changes.put(jwt)
@@ -84,7 +84,7 @@ extension AccountState {
         account.modificationTimestamp = context.now
         try storeAccount(account)
         changes.put(account)
-        emitEntity(.update, .account(account), at: context.now, changes: &changes)
+        emitEntity(.update, .account(account), context: context, changes: &changes)
         return account
     }
 

@@ -91,7 +91,7 @@ extension AccountState {
         )
         storeApiKey(key)
         changes.put(key)
-        emitEntity(.create, .apiKey(key), at: context.now, changes: &changes)
+        emitEntity(.create, .apiKey(key), context: context, changes: &changes)
         return key
     }
 
@@ -118,7 +118,7 @@ extension AccountState {
         key.modificationTimestamp = context.now
         storeApiKey(key)
         changes.put(key)
-        emitEntity(.update, .apiKey(key), at: context.now, changes: &changes)
+        emitEntity(.update, .apiKey(key), context: context, changes: &changes)
         return key
     }
 
@@ -129,6 +129,6 @@ extension AccountState {
         apiKeyIdByKey[key.key] = nil
         directory.release(.apiKey(key.key), log: &directoryLog)
         changes.delete(.apiKey, id)
-        emitEntity(.delete, .apiKey(key), at: context.now, changes: &changes)
+        emitEntity(.delete, .apiKey(key), context: context, changes: &changes)
     }
 }

@@ -76,7 +76,7 @@ extension AccountState {
         )
         namedAreas[area.id] = area
         changes.put(area)
-        emitEntity(.create, .namedArea(area), at: context.now, changes: &changes)
+        emitEntity(.create, .namedArea(area), context: context, changes: &changes)
         return area
     }
 
@@ -103,7 +103,7 @@ extension AccountState {
         area.modificationTimestamp = context.now
         namedAreas[id] = area
         changes.put(area)
-        emitEntity(.update, .namedArea(area), at: context.now, changes: &changes)
+        emitEntity(.update, .namedArea(area), context: context, changes: &changes)
         return area
     }
 
@@ -112,6 +112,6 @@ extension AccountState {
         let area = try namedArea(id, for: principal)
         namedAreas[id] = nil
         changes.delete(.namedArea, id)
-        emitEntity(.delete, .namedArea(area), at: context.now, changes: &changes)
+        emitEntity(.delete, .namedArea(area), context: context, changes: &changes)
     }
 }

@@ -12,7 +12,7 @@ extension AccountState {
         user.modificationTimestamp = context.now
         storeUser(user)
         changes.put(user)
-        emitEntity(.update, .user(user), at: context.now, changes: &changes)
+        emitEntity(.update, .user(user), context: context, changes: &changes)
         closeSessions(ofUser: userId, changes: &changes)
         return user
     }

@@ -49,7 +49,11 @@ public struct PersonInput: Sendable {
 extension AccountState {
     /// A person of the caller's account.
     public func person(_ id: String, for principal: Principal) throws(CollabError) -> Person {
-        guard let person = persons[id], principal.canAccess(accountId: person.accountId) else { throw .notFound("Person", id) }
+        guard let person = persons[id], principal.canAccess(accountId: person.accountId),
+            visibilityRules(for: principal).allows(person, in: self)
+        else {
+            throw .notFound("Person", id)
+        }
         return person
     }
 
@@ -65,7 +69,10 @@ extension AccountState {
     /// Searches the caller's persons, optionally only of one type.
     public func searchPersons(_ query: SearchQuery, type: Person.PersonType? = nil, for principal: Principal) throws(CollabError) -> SearchPage<Person> {
         _ = try callerAccountId(principal)
-        return try SearchSchemas.person.run(query, over: persons.values.lazy.filter { type == nil || $0.personType == type }, id: \.id)
+        let rules = visibilityRules(for: principal)
+        return try SearchSchemas.person.run(
+            query, over: persons.values.lazy.filter { (type == nil || $0.personType == type) && rules.allows($0, in: self) }, id: \.id
+        )
     }
 
     /// Creates or updates the virtual person of `accountId` with the input's source id.
@@ -101,7 +108,7 @@ extension AccountState {
         person.modificationTimestamp = context.now
         storePerson(person)
         changes.put(person)
-        emitEntity(existing == nil ? .create : .update, .person(person), at: context.now, changes: &changes)
+        emitEntity(existing == nil ? .create : .update, .person(person), context: context, changes: &changes)
         return person
     }
 }

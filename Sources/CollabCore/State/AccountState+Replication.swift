@@ -143,6 +143,7 @@ extension AccountState {
             let dialog = try RecordCoding.decode(BotDialog.self, from: record)
             botDialogs[dialog.id] = dialog
             if dialog.state == .offered { deadlines.schedule(.botOffer(dialog.id), at: dialog.offerExpiresAt ?? dialog.creationTimestamp) }
+        case .declared: try declared.load(record)
         }
     }
 
@@ -186,6 +187,7 @@ extension AccountState {
         case .fileUploadInterceptor: fileUploadInterceptors[id] = nil
         case .messageInterceptor: messageInterceptors[id] = nil
         case .dialogBot: _ = bots.removeValue(forKey: id)
+        case .declared: declared.remove(recordId: id)
         }
     }
 }

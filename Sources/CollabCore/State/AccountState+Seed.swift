@@ -65,6 +65,7 @@ public struct ShardSet: Sendable {
                 report.created += 1
             }
             try state.apply(accountSeed, passwordHashes: passwordHashes, context: context, changes: &changes, report: &report)
+            try state.applyEntities(accountSeed.entities, context: context, changes: &changes, report: &report)
             states[state.accountId] = state
         }
         return report

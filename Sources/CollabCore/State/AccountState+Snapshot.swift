@@ -26,6 +26,7 @@ extension AccountState {
         entities.append(contentsOf: messageInterceptors.values.sorted { $0.id < $1.id } as [any StorableEntity])
         entities.append(contentsOf: bots.values.sorted { $0.id < $1.id } as [any StorableEntity])
         entities.append(contentsOf: botDialogs.values.sorted { $0.id < $1.id } as [any StorableEntity])
+        entities.append(contentsOf: declared.storedEntities)
         return entities
     }
 

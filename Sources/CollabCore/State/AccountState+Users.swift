@@ -96,7 +96,7 @@ extension AccountState {
         )
         storeUser(user)
         changes.put(user)
-        emitEntity(.create, .user(user), at: context.now, changes: &changes)
+        emitEntity(.create, .user(user), context: context, changes: &changes)
         syncPerson(of: user, context: context, changes: &changes)
         return user
     }
@@ -137,7 +137,7 @@ extension AccountState {
         user.modificationTimestamp = context.now
         storeUser(user)
         changes.put(user)
-        emitEntity(.update, .user(user), at: context.now, changes: &changes)
+        emitEntity(.update, .user(user), context: context, changes: &changes)
         syncPerson(of: user, context: context, changes: &changes)
         // Sessions carry the role they were opened with: a changed role ends them, so nobody keeps
         // rights they no longer have (the caller also closes live connections opened with them).
@@ -162,7 +162,7 @@ extension AccountState {
         user.modificationTimestamp = context.now
         storeUser(user)
         changes.put(user)
-        emitEntity(.update, .user(user), at: context.now, changes: &changes)
+        emitEntity(.update, .user(user), context: context, changes: &changes)
         // A new password ends the sessions opened with the old one.
         closeSessions(ofUser: userId, changes: &changes)
         return user
@@ -177,10 +177,10 @@ extension AccountState {
         userIdByUsername[user.username] = nil
         directory.release(.username(user.username), log: &directoryLog)
         changes.delete(.user, id)
-        emitEntity(.delete, .user(user), at: context.now, changes: &changes)
+        emitEntity(.delete, .user(user), context: context, changes: &changes)
         let key = PersonSourceKey(source: .userDB, sourceId: id)
         if let personId = personIdBySource.removeValue(forKey: key) {
-            if let person = persons[personId] { emitEntity(.delete, .person(person), at: context.now, changes: &changes) }
+            if let person = persons[personId] { emitEntity(.delete, .person(person), context: context, changes: &changes) }
             persons[personId] = nil
             changes.delete(.person, personId)
         }
@@ -214,7 +214,7 @@ extension AccountState {
         person.modificationTimestamp = context.now
         storePerson(person)
         changes.put(person)
-        emitEntity(existing == nil ? .create : .update, .person(person), at: context.now, changes: &changes)
+        emitEntity(existing == nil ? .create : .update, .person(person), context: context, changes: &changes)
     }
 
     /// The person mirroring a user.

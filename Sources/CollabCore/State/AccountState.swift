@@ -37,6 +37,8 @@ public struct AccountState: Sendable {
     public internal(set) var invitations = IndexedTable<Invitation>(indexes: [Indexes.invitationByOpenToken, Indexes.invitationByConversation, Indexes.invitationByOpenAgentTarget])
     public internal(set) var bots = IndexedTable<DialogBot>(indexes: [Indexes.botByName, Indexes.botForOnboarding])
     public internal(set) var botDialogs = IndexedTable<BotDialog>(indexes: [Indexes.dialogByOpenConversation])
+    /// The entities of every declared kind (``EntityRegistry``), with their indexes.
+    public internal(set) var declared = EntityTables()
 
     // Secondary indexes that are not per-table, rebuilt on load and kept in step by every operation.
     var apiKeyIdByKey: [String: String] = [:]
@@ -134,6 +136,7 @@ public struct AccountState: Sendable {
                 let dialog = try RecordCoding.decode(BotDialog.self, from: record)
                 state.botDialogs[dialog.id] = dialog
                 if dialog.state == .offered { state.deadlines.schedule(.botOffer(dialog.id), at: dialog.offerExpiresAt ?? dialog.creationTimestamp) }
+            case .declared: try state.declared.load(record)
             }
         }
         for key in state.messages.keys { state.messages[key]?.sort { $0.sequence < $1.sequence } }

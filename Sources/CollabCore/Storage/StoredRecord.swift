@@ -24,6 +24,8 @@ public enum EntityKind: String, Sendable, Codable, CaseIterable {
     case messageInterceptor
     case dialogBot
     case botDialog
+    /// Every kind declared to the entity layer (``DeclaredEntity``); the record id is `TypeName/id`.
+    case declared
 }
 
 /// One entity as the store keeps it: its kind, id, owning account and JSON body.

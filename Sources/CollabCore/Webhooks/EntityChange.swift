@@ -1,3 +1,5 @@
+public import CollabWire
+
 /// An account, API key, named area, user or person as it was created, updated or deleted: the vendor's
 /// `*ModificationEvent` webhooks (`account`, `api_key`, `named_area`, `user`, `person`) carry it.
 public struct EntityChange: Sendable, Equatable, Codable {
@@ -15,10 +17,13 @@ public struct EntityChange: Sendable, Equatable, Codable {
         case namedArea(NamedArea)
         case user(User)
         case person(Person)
+        /// A declared entity (see ``DeclaredEntity``): its kind's webhook event and its wire object.
+        case declared(event: String, entity: JSONValue)
 
         /// The vendor's webhook event name for changes of this kind of entity.
         public var eventName: String {
             switch self {
+            case .declared(let event, _): event
             case .account: "account"
             case .apiKey: "api_key"
             case .namedArea: "named_area"
@@ -38,11 +43,26 @@ public struct EntityChange: Sendable, Equatable, Codable {
 }
 
 extension AccountState {
-    /// Emits the webhook-only modification event of an entity of this account.
-    mutating func emitEntity(_ action: EntityChange.Action, _ entity: EntityChange.Entity, at now: Timestamp, changes: inout ChangeSet) {
-        var event = DomainEvent(kind: .entityModified, accountId: accountId, timestamp: now)
+    /// Emits the webhook-only modification event of an entity of this account, and records the admin
+    /// changes (accounts, API keys, named areas, users) in the audit log.
+    mutating func emitEntity(_ action: EntityChange.Action, _ entity: EntityChange.Entity, context: OperationContext, changes: inout ChangeSet) {
+        var event = DomainEvent(kind: .entityModified, accountId: accountId, timestamp: context.now)
         event.entity = EntityChange(action: action, entity: entity)
         changes.emit(event)
+        let audited: (type: String, id: String, name: String)? =
+            switch entity {
+            // A deleted account's log goes with it.
+            case .account(let account): action == .delete ? nil : ("Account", account.id, account.name)
+            case .apiKey(let key): ("ApiKey", key.id, key.name)
+            case .namedArea(let area): ("NamedArea", area.id, area.name)
+            case .user(let user): ("User", user.id, user.username)
+            case .person, .declared: nil
+            }
+        guard let audited else { return }
+        recordAudit(
+            AuditedChange(action: action, entityType: audited.type, entityId: audited.id, entityName: audited.name), by: nil, context: context,
+            changes: &changes
+        )
     }
 
     /// Emits the webhook-only participation events a conversation change implies: new participations are

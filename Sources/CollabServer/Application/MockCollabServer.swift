@@ -111,19 +111,27 @@ public final class MockCollabServer: Service {
     /// then the console's files, then the 404 for what no surface serves. What the server answers,
     /// without a socket.
     func buildRouter(transport: ServerTransport) -> Router<CollabRequestContext> {
+        buildRouter(readsClientCertificates: transport.readsClientCertificates).router
+    }
+
+    /// Every operation of the Web API surface, from its routes (what `mock-collab docs web-api` lists).
+    public var webAPIOperations: [WebAPIOperation] { buildRouter(readsClientCertificates: false).webAPI }
+
+    private func buildRouter(readsClientCertificates: Bool) -> (router: Router<CollabRequestContext>, webAPI: [WebAPIOperation]) {
         let env = environment
         let router = Router(context: CollabRequestContext.self)
-        let stack = SurfaceStack(environment: env, clientCertificates: transport.readsClientCertificates)
+        let stack = SurfaceStack(environment: env, clientCertificates: readsClientCertificates)
         let messages = MessageReview(environment: env, interception: messageInterception, webhooks: webhooks)
         let files = FileReview(interception: interception, webhooks: webhooks, messages: messages)
         OpsRoutes(environment: env).register(on: router, stack: stack)  // /healthz, /readyz, /metrics, /openapi.json
-        WebAPISurface(environment: env, webhooks: webhooks, files: files).register(on: router, stack: stack)  // /app/rest/v4, /unblu/rest/v4
+        // /app/rest/v4, /unblu/rest/v4
+        let webAPI = WebAPISurface(environment: env, webhooks: webhooks, files: files).register(on: router, stack: stack)
         MobileSurface(environment: env, messages: messages, files: files).register(on: router, stack: stack)  // /mobile/v1
         AgentSurface(environment: env, messages: messages, files: files).register(on: router, stack: stack)  // /agent/v1
         ControlSurface(environment: env, webhooks: webhooks).register(on: router, stack: stack)  // /_mock/v1
         ConsoleRoutes(assets: .load(configuration: env.configuration, logger: logger)).register(on: router)  // the console at /
         stack.answerOutsideEverySurface(on: router)
-        return router
+        return (router, webAPI)
     }
 
     /// The application: the router behind an HTTP/1.1 server with WebSocket upgrades, plus the services

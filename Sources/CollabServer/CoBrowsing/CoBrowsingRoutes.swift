@@ -26,7 +26,9 @@ struct CoBrowsingRoutes {
         }
         agent.get("cobrowsing/:id") { _, context in
             let identity = try env.agent(context)
-            let session = try env.read(context.principal) { state throws(CollabError) in try state.coBrowsingSession(try context.pathParameter("id"), accountId: identity.accountId) }
+            let session = try env.read(context.principal) { state throws(CollabError) in
+                try state.coBrowsingSession(try context.pathParameter("id"), accountId: identity.accountId)
+            }
             return JSONBody.response(try env.view(session))
         }
         agent.post("cobrowsing/:id/stop") { _, context in
@@ -191,7 +193,9 @@ extension CollabEnvironment {
 
     /// The session of the visitor behind `client`.
     func visitorSession(_ id: String, client: ClientSession) throws(CollabError) -> CoBrowsingSession {
-        let session = try read(account: client.accountId) { state throws(CollabError) in try state.coBrowsingSession(id, accountId: client.accountId) }
+        let session = try read(account: client.accountId) { state throws(CollabError) in
+            try state.coBrowsingSession(id, accountId: client.accountId)
+        }
         guard session.visitorPersonId == client.personId else { throw .notFound("CoBrowsingSession", id) }
         return session
     }

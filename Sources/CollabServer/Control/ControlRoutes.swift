@@ -162,11 +162,14 @@ extension JournalFilter {
 extension AccountState {
     /// The account's entity counts.
     func stats(journalEntries: Int) -> StateStats {
-        StateStats(
+        var stats = StateStats(
             accounts: 1, apiKeys: apiKeys.count, namedAreas: namedAreas.count, users: users.count, persons: persons.count,
             sessions: sessions.count, journalEntries: journalEntries, conversations: conversations.count,
             messages: messages.values.reduce(0) { $0 + $1.count }, calls: calls.count, devices: devices.count
         )
+        let declared = self.declared.counts
+        stats.declared = declared.isEmpty ? nil : declared
+        return stats
     }
 }
 
@@ -193,6 +196,7 @@ extension CollabEnvironment {
             total.messages += stats.messages
             total.calls += stats.calls
             total.devices += stats.devices
+            if let declared = stats.declared { total.declared = (total.declared ?? [:]).merging(declared, uniquingKeysWith: +) }
         }
         return total
     }

@@ -19,6 +19,7 @@ struct ControlSurface {
         let routes = stack.routes(.control, under: "_mock/v1", on: router)
         ControlRoutes(environment: env, webhooks: webhooks).register(on: routes.group())  // reset, seed, journal, clock, stats, configuration
         SnapshotRoutes(environment: env).register(on: routes.group())
+        EntityInspectorRoutes(environment: env).register(on: routes.group())  // declared entities by kind
         FaultRoutes(environment: env).register(on: routes.group())
         PushRoutes(environment: env).registerControl(on: routes.group())  // outbox, devices, keys, push settings
         CoBrowsingRoutes(environment: env).registerControl(on: routes.group())

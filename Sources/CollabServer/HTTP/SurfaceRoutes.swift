@@ -31,6 +31,14 @@ struct SurfaceRoutes: RouterMethods {
         return self
     }
 
+    /// The operations registered so far, as method and path relative to the prefix, sorted (not the 404
+    /// answers ``answerTheRest()`` adds).
+    var operations: [WebAPIOperation] {
+        served.all.flatMap { entry in
+            entry.methods.map { WebAPIOperation(method: $0.rawValue, path: String(entry.path.description.drop { $0 == "/" })) }
+        }.sorted()
+    }
+
     /// Answers the rest of the prefix with 404 through the surface's stack: the other methods of the
     /// paths it serves, and every path it does not (`**` is the router's least specific match).
     func answerTheRest() {

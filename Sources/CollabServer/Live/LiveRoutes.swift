@@ -54,7 +54,9 @@ extension CollabEnvironment {
         if agent {
             try principal.require(.registeredUser)
             let filter = request.queryList("namedAreas")
-            let areaIds = filter.isEmpty ? nil : try read(account: accountId) { state throws(CollabError) in try state.namedAreaIds(filter, accountId: accountId) }
+            let areaIds = filter.isEmpty ? nil : try read(account: accountId) { state throws(CollabError) in
+                try state.namedAreaIds(filter, accountId: accountId)
+            }
             // The socket ends with the session it was opened with (logout, expiry) and with its user
             // (a changed role, deletion): see EventHub.disconnect.
             // An agent's app: its client's token and id, like a visitor's app.

@@ -11,8 +11,10 @@ struct PersonsRoutes {
         group.operation(.get, ":personId/read", role: .registeredUser) { request, context in
             let expand = try Expansion(request)
             let id = try context.pathParameter("personId")
-            let person = try env.read(context.principal) { state throws(CollabError) in try state.person(id, for: context.principal) }
-            return JSONBody.response(WebPerson(person, expand: expand))
+            let person = try env.read(context.principal) { state throws(CollabError) in
+                state.webPerson(try state.person(id, for: context.principal), expand: expand)
+            }
+            return JSONBody.response(person)
         }
         group.operation(.get, "getBySource", role: .registeredUser) { request, context in
             let expand = try Expansion(request)
@@ -21,7 +23,9 @@ struct PersonsRoutes {
                 throw CollabError.badRequest("personSource must be USER_DB or VIRTUAL")
             }
             let sourceId = try request.requireQuery("sourceId")
-            let person = try env.read(context.principal) { state throws(CollabError) in try state.person(source: source, sourceId: sourceId, for: context.principal) }
+            let person = try env.read(context.principal) { state throws(CollabError) in
+                try state.person(source: source, sourceId: sourceId, for: context.principal)
+            }
             return JSONBody.response(WebPerson(person, expand: expand))
         }
         group.operation(.post, "createOrUpdateVirtual", role: .admin) { request, context in
@@ -58,8 +62,12 @@ struct PersonsRoutes {
         group.operation(.post, RouterPath(path), role: role) { request, context in
             let expand = try Expansion(request)
             let query = try await env.decode(WebQuery.self, from: request).searchQuery(expectedType: queryType)
-            let page = try env.read(context.principal) { state throws(CollabError) in try state.searchPersons(query, type: personType, for: context.principal) }
-            return JSONBody.response(page.webResult("PersonResult", offset: query.offset) { WebPerson($0, expand: expand) })
+            let result = try env.read(context.principal) { state throws(CollabError) in
+                try state.searchPersons(query, type: personType, for: context.principal).webResult("PersonResult", offset: query.offset) {
+                    state.webPerson($0, expand: expand)
+                }
+            }
+            return JSONBody.response(result)
         }
     }
 }

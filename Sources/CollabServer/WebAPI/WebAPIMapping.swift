@@ -138,6 +138,16 @@ extension WebPerson {
     }
 }
 
+extension AccountState {
+    /// A person as the Web API shows it, with the labels set on it.
+    func webPerson(_ person: Person, expand: Expansion) -> WebPerson {
+        var web = WebPerson(person, expand: expand)
+        let labels = labels(of: person)
+        if !labels.isEmpty { web.labels = labels.map { EntityWire.json($0) } }
+        return web
+    }
+}
+
 /// Parses an `EAuthorizationRole`.
 func parseRole(_ text: String) throws(CollabError) -> AuthorizationRole {
     guard let role = AuthorizationRole(rawValue: text) else {

@@ -18,8 +18,12 @@ struct WebAPISurface {
     /// File-upload interceptors (and the message interceptors that see FILE messages).
     let files: FileReview
 
-    func register(on router: Router<CollabRequestContext>, stack: SurfaceStack) {
+    /// Registers the surface under both prefixes.
+    /// - Returns: Its operations (the same under each prefix).
+    @discardableResult
+    func register(on router: Router<CollabRequestContext>, stack: SurfaceStack) -> [WebAPIOperation] {
         let env = environment
+        var operations: [WebAPIOperation] = []
         for prefix in Self.prefixes {
             let routes = stack.routes(.webAPI, under: RouterPath(prefix), on: router)
             AccountsRoutes(environment: env).register(on: routes.group("accounts"))
@@ -44,7 +48,33 @@ struct WebAPISurface {
             BotMessageRoutes(environment: env).register(on: routes.group("bots"))
             FileInterceptorRoutes(environment: env, interception: files.interception).register(on: routes.group("fileuploadinterceptors"))
             MessageInterceptorRoutes(environment: env).register(on: routes.group("messageinterceptors"))
+            EntityRoutes(environment: env).register(on: routes.group())
+            EntityBehaviourRoutes(environment: env, dispatcher: webhooks).register(on: routes.group())
+            operations = routes.operations
             routes.answerTheRest()
         }
+        return operations
     }
+}
+
+/// One operation the Web API serves: its method and its path under `/app/rest/v4`, with `:name` for a
+/// path parameter in braces, as the vendor's spec writes it (`cannedresponses/{cannedResponseId}/read`).
+public struct WebAPIOperation: Sendable, Hashable, Comparable, CustomStringConvertible {
+    public var method: String
+    public var path: String
+
+    public static func < (lhs: Self, rhs: Self) -> Bool { (lhs.path, lhs.method) < (rhs.path, rhs.method) }
+
+    /// The operations MockCollab adds under the Web API's prefix that the vendor's spec does not have.
+    public static let mockCollabOwn: Set<WebAPIOperation> = [
+        WebAPIOperation(method: "POST", path: "persons/{personId}/removeDevices"),
+        // Where the download links of getConversationFiles and of an interceptor's request point.
+        WebAPIOperation(method: "GET", path: "conversations/{conversationId}/files/{fileId}/download"),
+        WebAPIOperation(method: "GET", path: "fileuploadinterceptors/files"),
+    ]
+
+    /// Whether the vendor's spec has this operation (it is not one of ``mockCollabOwn``).
+    public var isVendor: Bool { !Self.mockCollabOwn.contains(self) }
+
+    public var description: String { "\(method) /\(path)" }
 }

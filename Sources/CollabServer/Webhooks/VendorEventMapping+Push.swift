@@ -11,7 +11,8 @@ extension VendorEventMapping {
 }
 
 /// The vendor's `*PushNotificationEvent` bodies: `NewMessage…`, `IncomingCall…`, `MissedCall…`,
-/// `RevokeCall…`, `InboundRequest…`, `RevokeInboundRequest…` and `ReadMessagePushNotificationEvent`.
+/// `RevokeCall…`, `InboundRequest…`, `RevokeInboundRequest…` and `ReadMessagePushNotificationEvent`, and the
+/// deputy delegation events.
 struct PushNotificationWebhookBody: Encodable {
     var type: String
     var timestamp: Int64
@@ -37,17 +38,31 @@ struct PushNotificationWebhookBody: Encodable {
     var contextPerson: WebPerson?
     var invitationId: String?
     var initialEngagementType: String?
+    // `DeputyDelegationPushNotificationEvent` and `RevokeDeputyDelegationPushNotificationEvent`.
+    var primaryAgentPerson: WebPerson?
 
     enum CodingKeys: String, CodingKey {
         case type = "$_type", timestamp, eventType, accountId, recipient, conversationId, deviceTokens, messageId, messageText, messageServerTimestamp
         case senderName, senderPersonId, notificationCount, recipientNotificationCount, readTimestamp, callState, callType, callStartTimestamp
-        case callerName, callerPersonId, callEndReason, contextPerson, invitationId, initialEngagementType
+        case callerName, callerPersonId, callEndReason, contextPerson, invitationId, initialEngagementType, primaryAgentPerson
+    }
+
+    init(
+        type: String, timestamp: Int64, eventType: String, accountId: String, recipient: WebPerson?, conversationId: String, deviceTokens: [String]
+    ) {
+        self.type = type
+        self.timestamp = timestamp
+        self.eventType = eventType
+        self.accountId = accountId
+        self.recipient = recipient
+        self.conversationId = conversationId
+        self.deviceTokens = deviceTokens
     }
 
     init(push: ResolvedPush, recipient: WebPerson?, contextPerson: WebPerson?) {
         let content = push.content
         let kind = content.type
-        self.type = switch kind {
+        let type = switch kind {
         case .newMessage: "NewMessagePushNotificationEvent"
         case .incomingCall: "IncomingCallPushNotificationEvent"
         case .missedCall: "MissedCallPushNotificationEvent"
@@ -56,12 +71,10 @@ struct PushNotificationWebhookBody: Encodable {
         case .revokeInboundRequest: "RevokeInboundRequestPushNotificationEvent"
         case .readMessage: "ReadMessagePushNotificationEvent"
         }
-        self.timestamp = push.createdAt
-        self.eventType = kind.webhookEvent
-        self.accountId = push.accountId
-        self.recipient = recipient
-        self.conversationId = content.conversationId
-        self.deviceTokens = [push.token]
+        self.init(
+            type: type, timestamp: push.createdAt, eventType: kind.webhookEvent, accountId: push.accountId, recipient: recipient,
+            conversationId: content.conversationId, deviceTokens: [push.token]
+        )
         switch kind {
         case .newMessage:
             messageId = content.messageId
@@ -88,5 +101,24 @@ struct PushNotificationWebhookBody: Encodable {
             callerPersonId = content.callerPersonId
             callEndReason = content.callEndReason
         }
+    }
+}
+
+extension VendorEventMapping {
+    func deputyDelegationBody(_ delegation: DeputyDelegation, in state: borrowing AccountState) -> Data? {
+        let invitation = delegation.invitation
+        let conversation = state.conversations[invitation.conversationId]
+        let devices = state.devices(ofPerson: delegation.deputy.id).sorted { $0.id < $1.id }
+        let tokens = devices.flatMap { [$0.apnsToken, $0.fcmToken].compactMap { $0 } }
+        var body = PushNotificationWebhookBody(
+            type: VendorWebhookEvents.schemas[delegation.eventName] ?? "", timestamp: delegation.timestamp, eventType: delegation.eventName,
+            accountId: invitation.accountId, recipient: WebPerson(delegation.deputy, expand: Expansion()), conversationId: invitation.conversationId,
+            deviceTokens: tokens
+        )
+        body.invitationId = invitation.id
+        body.initialEngagementType = conversation?.initialEngagementType.rawValue
+        body.contextPerson = conversation?.contextPersonId.flatMap { state.persons[$0] }.map { WebPerson($0, expand: Expansion()) }
+        body.primaryAgentPerson = WebPerson(delegation.primaryAgent, expand: Expansion())
+        return try? JSONBody.encoder.encode(body)
     }
 }

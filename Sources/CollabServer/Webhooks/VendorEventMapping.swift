@@ -290,6 +290,7 @@ struct EntityModificationEventBody: Encodable {
         case .namedArea(let area): try container.encode(WebNamedArea(area, expand: plain), forKey: .entity)
         case .user(let user): try container.encode(WebUser(user, expand: plain), forKey: .entity)
         case .person(let person): try container.encode(WebPerson(person, expand: plain), forKey: .entity)
+        case .declared(_, let entity): try container.encode(entity, forKey: .entity)
         }
     }
 }

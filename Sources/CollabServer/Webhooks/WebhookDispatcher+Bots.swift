@@ -12,29 +12,48 @@ extension WebhookDispatcher {
     /// - Throws: `UNAVAILABLE` when the bot is inactive, its host is not allowed, or it does not answer 2xx in time.
     func call(bot: DialogBot, eventType: String, body: Data) async throws(CollabError) -> Data {
         guard bot.webhookStatus == .active else { throw CollabError(.unavailable, "the dialog bot is \(bot.webhookStatus.rawValue)") }
+        let target = OutboundTarget(
+            name: "the dialog bot", endpoint: bot.webhookEndpoint, secret: bot.webhookSecret, timeoutMillis: bot.outboundTimeoutMillis
+        )
+        return try await call(target, eventType: eventType, body: body)
+    }
+
+    /// Posts an outbound request to `target`, signed like webhooks, and returns its answer's body.
+    /// - Throws: `UNAVAILABLE` when its host is not allowed or it does not answer 2xx in time.
+    func call(_ target: OutboundTarget, eventType: String, body: Data) async throws(CollabError) -> Data {
         if let allowed = settings.allowedHosts {
-            let host = URL(string: bot.webhookEndpoint)?.host?.lowercased() ?? ""
+            let host = URL(string: target.endpoint)?.host?.lowercased() ?? ""
             guard allowed.contains(host) else { throw CollabError(.unavailable, "host '\(host)' is not in the allowed webhook hosts") }
         }
-        var request = HTTPClientRequest(url: bot.webhookEndpoint)
+        var request = HTTPClientRequest(url: target.endpoint)
         request.method = .POST
         request.headers.add(name: "Content-Type", value: "application/json")
         request.headers.add(name: "User-Agent", value: "mock-collab-webhooks")
         request.headers.add(name: WebhookHeaders.event, value: eventType)
-        request.headers.add(name: WebhookHeaders.signature, value: Self.signature(of: body, secret: bot.webhookSecret))
+        request.headers.add(name: WebhookHeaders.signature, value: Self.signature(of: body, secret: target.secret))
         request.headers.add(name: WebhookHeaders.delivery, value: UUID().uuidString.lowercased())
         request.body = .bytes(ByteBuffer(bytes: body))
         do {
-            let response = try await botClient.execute(request, timeout: .milliseconds(bot.outboundTimeoutMillis))
+            let response = try await botClient.execute(request, timeout: .milliseconds(target.timeoutMillis))
             let answer = try await response.body.collect(upTo: 64 * 1024)
             guard (200..<300).contains(Int(response.status.code)) else {
-                throw CollabError(.unavailable, "the dialog bot answered \(eventType) with HTTP \(response.status.code)")
+                throw CollabError(.unavailable, "\(target.name) answered \(eventType) with HTTP \(response.status.code)")
             }
             return Data(answer.readableBytesView)
         } catch let error as CollabError {
             throw error
         } catch {
-            throw CollabError(.unavailable, "the dialog bot's endpoint \(RedactedURL.string(bot.webhookEndpoint)) did not answer \(eventType): \(error)")
+            let endpoint = RedactedURL.string(target.endpoint)
+            throw CollabError(.unavailable, "the endpoint \(endpoint) of \(target.name) did not answer \(eventType): \(error)")
         }
     }
+}
+
+/// Where an outbound request goes: a dialog bot, a suggestion source, a custom action's webhook.
+struct OutboundTarget: Sendable {
+    /// How messages name it ("the dialog bot").
+    var name: String
+    var endpoint: String
+    var secret: String
+    var timeoutMillis: Int64
 }

@@ -219,6 +219,9 @@ public struct StateStats: Codable, Sendable, Equatable {
     public var frames: FrameCounts
     /// What the co-browsing frame ingest holds right now (freed when sessions end and on reset).
     public var framesHeld: FramesHeld
+    /// Entities of the declared kinds (canned responses, person labels, audit entries, …) by type name;
+    /// absent when there are none.
+    public var declared: [String: Int]?
 
     /// Co-browsing frame state held in memory.
     public struct FramesHeld: Codable, Sendable, Equatable {

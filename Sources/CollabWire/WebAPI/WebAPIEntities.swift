@@ -191,11 +191,13 @@ public struct WebPerson: WebAPIObject, Equatable {
     public var email: String?
     public var phone: String?
     public var teamId: String?
+    /// The `PersonLabel`s set on the person.
+    public var labels: [JSONValue]?
     public var metadata: [String: String]?
 
     enum CodingKeys: String, CodingKey {
         case type = "$_type", id, accountId, personSource, sourceId, sourceUrl, sourceData, firstName, lastName, username, nickname
-        case displayName, personType, authorizationRole, email, phone, teamId, metadata
+        case displayName, personType, authorizationRole, email, phone, teamId, labels, metadata
     }
 
     public init(sourceId: String? = nil, personType: String? = nil, firstName: String? = nil, lastName: String? = nil, email: String? = nil) {

@@ -1,0 +1,162 @@
+/// An entity the entity layer keeps: a plain vendor entity that joins by declaring itself
+/// (see ``EntityDeclaration``) instead of being wired by hand into storage, replication, snapshots,
+/// seeds, search and the Web API.
+///
+/// The record is the vendor's wire object without its `$_type`: its stored JSON and its Web API JSON
+/// are the same, so a conforming type names its properties as the vendor's schema does. The layer owns
+/// the fields below; whatever a client sends for them is replaced.
+public protocol DeclaredEntity: Codable, Sendable, Equatable {
+    /// How the layer stores, indexes, searches, serves and announces the entity.
+    static var declaration: EntityDeclaration<Self> { get }
+    /// Unique among the entities of its kind (made by the layer on create).
+    var id: String { get set }
+    /// The account the entity belongs to (the caller's, set by the layer).
+    var accountId: String { get set }
+    /// Set by the layer on create.
+    var creationTimestamp: Int64 { get set }
+    /// Set by the layer on each write; `nil` for kinds whose vendor schema has none.
+    var modificationTimestamp: Int64? { get set }
+    /// Incremented by the layer on each update, which must name the current one; `nil` for kinds whose
+    /// vendor schema has none.
+    var version: Int64? { get set }
+}
+
+/// The Web API operations of a declared entity, each with the role the vendor's spec gives it
+/// (`x-required-role`).
+public struct EntityOperations: Sendable, Equatable {
+    public var create: AuthorizationRole? = nil
+    public var read: AuthorizationRole? = nil
+    public var update: AuthorizationRole? = nil
+    public var delete: AuthorizationRole? = nil
+    public var search: AuthorizationRole? = nil
+    public var readMultiple: AuthorizationRole? = nil
+    /// `GET …/getByName?name=` on the declaration's unique name.
+    public var getByName: AuthorizationRole? = nil
+    /// `POST …/getByNames` with a list of unique names.
+    public var getByNames: AuthorizationRole? = nil
+}
+
+extension EntityOperations {
+    /// create, read, update, delete and readMultiple with `role`; search with `search` (else `role`).
+    public static func standard(_ role: AuthorizationRole, search: AuthorizationRole? = nil, getByNames: AuthorizationRole? = nil) -> Self {
+        Self(create: role, read: role, update: role, delete: role, search: search ?? role, readMultiple: role, getByNames: getByNames)
+    }
+}
+
+/// Everything the layer needs to know about a declared entity, in one place.
+public struct EntityDeclaration<Entity: DeclaredEntity>: Sendable {
+    /// The vendor's schema name: the `$_type` of the wire object, the name in errors and audit entries,
+    /// and the key of its stored records.
+    public var typeName: String
+    /// The Web API path segment (`cannedresponses`) and the name of its id parameter (`cannedResponseId`).
+    public var path: String
+    public var idParameter: String
+    /// The vendor's `…Query`, `…Result` and `…List` schema names.
+    public var queryType: String
+    public var resultType: String
+    public var listType: String
+    /// The key of the entity's list under an account's `entities` in a seed file.
+    public var seedKey: String
+    /// The operations the Web API routes, with their roles.
+    public var operations: EntityOperations
+    /// The searchable fields (the vendor's `…SearchFilter` and `…OrderBy` fields), with their indexes.
+    public var fields: [EntityField<Entity>]
+    /// The field whose values are unique within an account (a second entity with the same value is a
+    /// conflict), used by `getByName`, seeds and audit entries; `nil` when the kind has none.
+    public var uniqueName: EntityField<Entity>?
+    /// What identifies an entity in a seed file when the kind has no unique name (a seed applied again
+    /// updates the entity instead of adding one); `nil`: the seed's `id`.
+    public var naturalKey: (@Sendable (Entity) -> String?)?
+    /// The vendor's webhook event for creations, updates and deletions (`person_label` →
+    /// `PersonLabelModificationEvent`), if it has one.
+    public var webhookEvent: String?
+    /// Whether writes are recorded in the account's audit log.
+    public var audited: Bool
+    /// Whether the vendor's schema has `version` (updates must name the current one) and
+    /// `modificationTimestamp`.
+    public var versioned: Bool
+    public var tracksModification: Bool
+    /// The most entities of the kind one account holds.
+    public var maxPerAccount: Int
+    /// The rules the vendor gives the entity beyond its shape.
+    public var rules: EntityRules<Entity>
+    /// Secrets no API returns: removed from redacted snapshots and audit states, renewed on import.
+    public var secrets: EntitySecrets<Entity>?
+    /// The `$_type` of one entity (one schema per variant for kinds with several).
+    public var wireType: @Sendable (Entity) -> String
+    /// Fields the layer keeps that the vendor's schema does not have (left out of the wire object).
+    public var storedOnly: Set<String>
+
+    public init(
+        typeName: String, path: String, idParameter: String, queryType: String? = nil, resultType: String? = nil, listType: String? = nil,
+        seedKey: String, operations: EntityOperations, fields: [EntityField<Entity>], uniqueName: EntityField<Entity>? = nil,
+        naturalKey: (@Sendable (Entity) -> String?)? = nil, webhookEvent: String? = nil, audited: Bool = true, versioned: Bool = true,
+        tracksModification: Bool = true, maxPerAccount: Int = 200_000, rules: EntityRules<Entity> = EntityRules(),
+        secrets: EntitySecrets<Entity>? = nil, wireType: (@Sendable (Entity) -> String)? = nil, storedOnly: Set<String> = []
+    ) {
+        self.typeName = typeName
+        self.path = path
+        self.idParameter = idParameter
+        self.queryType = queryType ?? typeName + "Query"
+        self.resultType = resultType ?? typeName + "Result"
+        self.listType = listType ?? typeName + "List"
+        self.seedKey = seedKey
+        self.operations = operations
+        self.fields = fields
+        self.uniqueName = uniqueName
+        self.naturalKey = naturalKey
+        self.webhookEvent = webhookEvent
+        self.audited = audited
+        self.versioned = versioned
+        self.tracksModification = tracksModification
+        self.maxPerAccount = maxPerAccount
+        self.rules = rules
+        self.secrets = secrets
+        self.wireType = wireType ?? { _ in typeName }
+        self.storedOnly = storedOnly
+    }
+
+    /// The field named `name` (the vendor's `E…SearchFilterField`).
+    public func field(_ name: String) -> EntityField<Entity>? {
+        fields.first { $0.name == name }
+    }
+}
+
+/// The vendor's rules for one kind, as functions of the entity, the caller and the account's state
+/// (run under the account's lock).
+public struct EntityRules<Entity: DeclaredEntity>: Sendable {
+    public typealias Check = @Sendable (Entity, Principal, borrowing AccountState) throws(CollabError) -> Void
+    /// Checks an entity about to be stored (shape, bounds, references); names the field at fault.
+    public var validate: Check
+    /// Whether the caller sees an entity (read, search, readMultiple); others are "not found".
+    public var visible: @Sendable (Entity, Principal, borrowing AccountState) -> Bool
+    /// Checks that the caller may create, change or delete an entity (its current state for an update
+    /// or delete, then the new one for an update).
+    public var writable: Check
+    /// Fills what the vendor fills when a client leaves it out (before `validate`).
+    public var complete: @Sendable (inout Entity, Principal) -> Void
+
+    public init(
+        validate: @escaping Check = { _, _, _ throws(CollabError) in },
+        visible: @escaping @Sendable (Entity, Principal, borrowing AccountState) -> Bool = { _, _, _ in true },
+        writable: @escaping Check = { _, _, _ throws(CollabError) in }, complete: @escaping @Sendable (inout Entity, Principal) -> Void = { _, _ in }
+    ) {
+        self.validate = validate
+        self.visible = visible
+        self.writable = writable
+        self.complete = complete
+    }
+}
+
+/// The secrets of a kind: how a redacted snapshot leaves them out and how an import renews them.
+public struct EntitySecrets<Entity: DeclaredEntity>: Sendable {
+    /// The entity without its secrets.
+    public var redact: @Sendable (Entity) -> Entity
+    /// The entity with redacted secrets issued anew (`makeSecret` gives a fresh one).
+    public var renew: @Sendable (Entity, _ makeSecret: () -> String) -> Entity
+
+    public init(redact: @escaping @Sendable (Entity) -> Entity, renew: @escaping @Sendable (Entity, _ makeSecret: () -> String) -> Entity) {
+        self.redact = redact
+        self.renew = renew
+    }
+}

@@ -1,0 +1,65 @@
+import CollabWire
+
+/// Seeding declared entities: a seed's `entities` section, by kind.
+extension AccountState {
+    /// Applies a seed's declared entities idempotently: an entity is matched by its kind's unique name,
+    /// or by `id` for kinds without one, and updated only when it differs.
+    /// - Throws: `badRequest` naming the seed key or item that does not fit.
+    mutating func applyEntities(
+        _ seeds: [String: [JSONValue]]?, context: OperationContext, changes: inout ChangeSet, report: inout SeedReport
+    ) throws(CollabError) {
+        guard let seeds else { return }
+        let system = Principal(accountId: accountId, userId: nil, personId: nil, role: .superAdmin, method: .controlToken)
+        for key in seeds.keys.sorted() {
+            guard let type = EntityRegistry.type(seedKey: key) else {
+                let known = EntityRegistry.kinds.map { $0.seedKey }.sorted().joined(separator: ", ")
+                throw .badRequest("seed: account '\(account.name)': entities.\(key) is no entity kind (known: \(known))")
+            }
+            for (position, item) in (seeds[key] ?? []).enumerated() {
+                let path = "seed: account '\(account.name)': entities.\(key)[\(position)]"
+                try applySeed(type, item, at: path, by: system, context: context, changes: &changes, report: &report)
+            }
+        }
+    }
+
+    private mutating func applySeed<E: DeclaredEntity>(
+        _ type: E.Type, _ item: JSONValue, at path: String, by system: Principal, context: OperationContext, changes: inout ChangeSet,
+        report: inout SeedReport
+    ) throws(CollabError) {
+        let draft = try EntityWire.draft(E.self, from: item, at: path)
+        let table = declared.table(E.self)
+        let existing: E? =
+            if let field = E.declaration.uniqueName, let name = field.value(draft).indexKey {
+                table.ids(field.name, name).first.flatMap { table[$0] }
+            } else if !draft.id.isEmpty {
+                table[draft.id]
+            } else if let key = E.declaration.naturalKey, let value = key(draft) {
+                // Seeds are small and applied rarely: a look through the kind is fine here.
+                table.rows.values.first { key($0) == value }
+            } else {
+                nil
+            }
+        do {
+            guard let existing else {
+                _ = try createEntity(draft, id: draft.id.isEmpty ? nil : draft.id, for: system, context: context, changes: &changes)
+                report.created += 1
+                return
+            }
+            var candidate = draft
+            candidate.id = existing.id
+            candidate.accountId = existing.accountId
+            candidate.creationTimestamp = existing.creationTimestamp
+            candidate.modificationTimestamp = existing.modificationTimestamp
+            candidate.version = existing.version
+            E.declaration.rules.complete(&candidate, system)
+            guard candidate != existing else {
+                report.unchanged += 1
+                return
+            }
+            _ = try updateEntity(candidate, for: system, context: context, changes: &changes)
+            report.updated += 1
+        } catch {
+            throw CollabError(error.kind, "\(path): \(error.message)")
+        }
+    }
+}

@@ -51,10 +51,11 @@ extension AccountState {
     ) throws(CollabError) -> AccountState {
         try input.validate()
         let name = try Limits.checkName(input.name, field: "name")
-        let account = Account(
+        var account = Account(
             id: context.ids.make(), name: name, creationTimestamp: context.now, modificationTimestamp: context.now,
             configuration: input.configuration ?? [:], metadata: input.metadata, translations: input.translations, text: input.text
         )
+        account.secret = AccountSecret(id: context.ids.make(), secretKey: context.ids.makeSecret(), creationTimestamp: context.now)
         var state = AccountState(account: account, directory: directory)
         try state.storeAccount(account)
         changes.put(account)

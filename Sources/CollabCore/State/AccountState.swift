@@ -16,7 +16,7 @@ public struct AccountState: Sendable {
     public internal(set) var namedAreas = IndexedTable<NamedArea>(indexes: [Indexes.areaBySiteId])
     public internal(set) var users: [String: User] = [:]
     public internal(set) var persons: [String: Person] = [:]
-    public internal(set) var sessions = IndexedTable<AuthSession>(indexes: [Indexes.sessionByUser])
+    public internal(set) var sessions = IndexedTable<AuthSession>(indexes: [Indexes.sessionByUser, Indexes.sessionByPerson])
     public internal(set) var jwtSettings: [String: JWTValidationSettings] = [:]
     public internal(set) var conversations = IndexedTable<Conversation>(indexes: [Indexes.conversationByParticipant, Indexes.conversationWithRecordings])
     /// Messages per conversation, in sequence order.
@@ -218,6 +218,8 @@ public struct AccountState: Sendable {
 enum Indexes {
     static let areaBySiteId = TableIndex<NamedArea>(0) { [$0.siteId] }
     static let sessionByUser = TableIndex<AuthSession>(0) { $0.userId.map { [$0] } ?? [] }
+    /// Sessions by person (visitors' sessions have no user).
+    static let sessionByPerson = TableIndex<AuthSession>(1) { [$0.personId] }
     static let conversationByParticipant = TableIndex<Conversation>(0) { Array(Set($0.participants.map(\.personId))).sorted() }
     /// Conversations with recordings, under one key (recorded minutes).
     static let conversationWithRecordings = TableIndex<Conversation>(1) { ($0.recordings ?? []).isEmpty ? [] : ["recorded"] }

@@ -2,7 +2,8 @@ import CollabCore
 import CollabWire
 import Hummingbird
 
-/// `/persons/…`: read, readState, getBySource, createOrUpdateVirtual, search, searchAgents, searchVisitors.
+/// `/persons/…`: read, readState, getBySource, createOrUpdateVirtual, createOrUpdateBot, search, searchAgents, searchVisitors,
+/// searchBots.
 struct PersonsRoutes {
     let environment: CollabEnvironment
 
@@ -28,15 +29,20 @@ struct PersonsRoutes {
             }
             return JSONBody.response(WebPerson(person, expand: expand))
         }
-        group.operation(.post, "createOrUpdateVirtual", role: .admin) { request, context in
-            let expand = try Expansion(request)
-            let body = try await env.decode(WebPerson.self, from: request)
-            try checkType(body)
-            let input = try body.input()
-            let person = try await env.write(context.principal) { state, changes, op throws(CollabError) in
-                try state.createOrUpdateVirtualPerson(input, accountId: try ownAccount(body.accountId, context.principal), context: op, changes: &changes)
+        for (path, bot) in [("createOrUpdateVirtual", false), ("createOrUpdateBot", true)] {
+            group.operation(.post, RouterPath(path), role: .admin) { request, context in
+                let expand = try Expansion(request)
+                let body = try await env.decode(WebPerson.self, from: request)
+                try checkType(body)
+                let input = try body.input()
+                let person = try await env.write(context.principal) { state, changes, op throws(CollabError) in
+                    let accountId = try ownAccount(body.accountId, context.principal)
+                    return bot
+                        ? try state.createOrUpdateBotPerson(input, accountId: accountId, context: op, changes: &changes)
+                        : try state.createOrUpdateVirtualPerson(input, accountId: accountId, context: op, changes: &changes)
+                }
+                return JSONBody.response(WebPerson(person, expand: expand))
             }
-            return JSONBody.response(WebPerson(person, expand: expand))
         }
         group.operation(.get, ":personId/readState", role: .admin) { _, context in
             let id = try context.pathParameter("personId")
@@ -53,6 +59,7 @@ struct PersonsRoutes {
         search("search", queryType: "PersonQuery", personType: nil, role: .admin, on: group)
         search("searchAgents", queryType: "PersonTypedQuery", personType: .agent, role: .registeredUser, on: group)
         search("searchVisitors", queryType: "PersonTypedQuery", personType: .visitor, role: .registeredUser, on: group)
+        search("searchBots", queryType: "PersonTypedQuery", personType: .bot, role: .registeredUser, on: group)
     }
 
     private func search(

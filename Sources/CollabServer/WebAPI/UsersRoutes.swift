@@ -2,7 +2,7 @@ import CollabCore
 import CollabWire
 import Hummingbird
 
-/// `/users/…`: create, createWithPassword, read, getByUsername, search, update, delete, setPassword.
+/// `/users/…`: create, createWithPassword, read, readMultiple, getByUsername, search, update, delete, setPassword.
 struct UsersRoutes {
     let environment: CollabEnvironment
 
@@ -27,6 +27,14 @@ struct UsersRoutes {
             let id = try context.pathParameter("userId")
             let user = try env.read(context.principal) { state throws(CollabError) in try state.user(id, for: context.principal) }
             return JSONBody.response(WebUser(user, expand: expand))
+        }
+        group.operation(.post, "readMultiple", role: .registeredUser) { request, context in
+            let expand = try Expansion(request)
+            let ids = try await env.decode([String].self, from: request)
+            guard ids.count <= Limits.readMultipleCount else { throw CollabError.badRequest("the body has more than \(Limits.readMultipleCount) ids") }
+            // In the order asked; ids of no user of the caller's account are left out, as the vendor does.
+            let users = try env.read(context.principal) { state throws(CollabError) in ids.compactMap { try? state.user($0, for: context.principal) } }
+            return JSONBody.response(WebList(type: "UserList", items: users.map { WebUser($0, expand: expand) }))
         }
         group.operation(.get, "getByUsername", role: .registeredUser) { request, context in
             let expand = try Expansion(request)

@@ -27,6 +27,7 @@ struct WebAPISurface {
         for prefix in Self.prefixes {
             let routes = stack.routes(.webAPI, under: RouterPath(prefix), on: router)
             AccountsRoutes(environment: env).register(on: routes.group("accounts"))
+            AccountAdministrationRoutes(environment: env).register(on: routes.group())
             ApiKeysRoutes(environment: env).register(on: routes.group("apikeys"))
             NamedAreasRoutes(environment: env).register(on: routes.group("namedareas"))
             UsersRoutes(environment: env).register(on: routes.group("users"))
@@ -48,6 +49,7 @@ struct WebAPISurface {
             BotMessageRoutes(environment: env).register(on: routes.group("bots"))
             FileInterceptorRoutes(environment: env, interception: files.interception).register(on: routes.group("fileuploadinterceptors"))
             MessageInterceptorRoutes(environment: env).register(on: routes.group("messageinterceptors"))
+            InterceptorPingRoutes(environment: env, dispatcher: webhooks).register(on: routes.group())
             EntityRoutes(environment: env).register(on: routes.group())
             EntityBehaviourRoutes(environment: env, dispatcher: webhooks).register(on: routes.group())
             operations = routes.operations

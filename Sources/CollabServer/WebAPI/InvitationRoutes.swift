@@ -10,14 +10,28 @@ struct InvitationRoutes {
 
     func register(on group: RouterGroup<CollabRequestContext>) {
         let env = environment
-        for (path, kind) in [("inviteAnonymousVisitorToConversationWithPin", Invitation.Kind.pin), ("inviteAnonymousVisitorToConversationWithLink", .visitorLink)] {
+        let visitorInvitations: [(String, Invitation.Kind, byEmail: Bool)] = [
+            ("inviteAnonymousVisitorToConversationWithPin", .pin, false), ("inviteAnonymousVisitorToConversationWithLink", .visitorLink, false),
+            ("inviteAnonymousVisitorToConversationWithEmail", .visitorLink, true),
+        ]
+        for (path, kind, byEmail) in visitorInvitations {
             group.operation(.post, RouterPath(path), role: .admin) { request, context in
                 let body = try await env.decode(WebInviteVisitorBody.self, from: request)
                 guard let conversationId = body.conversationId, !conversationId.isEmpty else { throw CollabError.badRequest("conversationId is required") }
+                let email = byEmail ? try Invitation.checkEmail(body.email) : nil
                 let invitation = try await env.write(context.principal) { state, changes, op throws(CollabError) in
                     try state.inviteAnonymousVisitor(
-                        kind, conversationId: conversationId, nickname: body.nickname, creatorPersonId: context.principal.personId, for: context.principal,
-                        context: op, changes: &changes
+                        kind, conversationId: conversationId, nickname: body.nickname, email: email, creatorPersonId: context.principal.personId,
+                        for: context.principal, context: op, changes: &changes
+                    )
+                }
+                // No mail leaves the mock: the message it would send is a journal entry of its own.
+                if let email {
+                    env.journal.record(
+                        JournalEntry(
+                            id: 0, timestamp: env.clock.now(), method: "EMAIL", path: "/invitations/\(invitation.id)", query: "to=\(email)",
+                            status: 250, durationMicros: 0, accountId: invitation.accountId, userId: context.principal.userId
+                        )
                     )
                 }
                 return JSONBody.response(WebInvitation(invitation, now: env.clock.now()))
@@ -98,6 +112,8 @@ struct WebRequeueBody: Codable, Sendable {
 struct WebInviteVisitorBody: Codable, Sendable {
     var conversationId: String?
     var nickname: String?
+    /// `…WithEmail` only.
+    var email: String?
 }
 
 /// `ConversationInvitationData`.

@@ -57,7 +57,6 @@ enum UnroutedOperations {
         "POST /global/update": partialUnnamed,
         "POST /invitations/forwardConversationToTeam": third,
         "POST /invitations/getAcceptLink": partialUnnamed,
-        "POST /invitations/inviteAnonymousVisitorToConversationWithEmail": partial,
         "POST /invitations/inviteTeamToConversation": third,
         "POST /invitations/startDeputyDelegation": partialUnnamed,
         "POST /invitations/{invitationId}/addSecondaryInvitationTarget": partialUnnamed,

@@ -56,6 +56,27 @@ struct PersonsRoutes {
             }
             return JSONBody.response(personState)
         }
+        group.operation(.post, ":personId/setNote", role: .registeredUser) { request, context in
+            let expand = try Expansion(request)
+            let id = try context.pathParameter("personId")
+            let body = try await env.decode(WebPersonNoteBody.self, from: request)
+            let person = try await env.write(context.principal) { state, changes, op throws(CollabError) in
+                state.webPerson(try state.setNote(body.note, personId: id, for: context.principal, context: op, changes: &changes), expand: expand)
+            }
+            return JSONBody.response(person)
+        }
+        group.operation(.post, ":personId/setStatusMessage", role: .admin) { request, context in
+            let id = try context.pathParameter("personId")
+            let body = try await env.decode(WebPersonNoteBody.self, from: request)
+            let now = env.clock.now()
+            let answer = try await env.write(context.principal) { state, changes, op throws(CollabError) in
+                let person = try state.setStatusMessage(body.statusMessage, personId: id, for: context.principal, context: op, changes: &changes)
+                var web = WebAgentPersonState(person, now: now)
+                web.onlineState = state.presence(of: id).rawValue
+                return web
+            }
+            return JSONBody.response(answer)
+        }
         search("search", queryType: "PersonQuery", personType: nil, role: .admin, on: group)
         search("searchAgents", queryType: "PersonTypedQuery", personType: .agent, role: .registeredUser, on: group)
         search("searchVisitors", queryType: "PersonTypedQuery", personType: .visitor, role: .registeredUser, on: group)
@@ -77,4 +98,10 @@ struct PersonsRoutes {
             return JSONBody.response(result)
         }
     }
+}
+
+/// `PersonsSetNoteBody` and `PersonsSetStatusMessageBody`.
+struct WebPersonNoteBody: Decodable, Sendable {
+    var note: String?
+    var statusMessage: String?
 }

@@ -25,14 +25,8 @@ struct InvitationRoutes {
                         for: context.principal, context: op, changes: &changes
                     )
                 }
-                // No mail leaves the mock: the message it would send is a journal entry of its own.
                 if let email {
-                    env.journal.record(
-                        JournalEntry(
-                            id: 0, timestamp: env.clock.now(), method: "EMAIL", path: "/invitations/\(invitation.id)", query: "to=\(email)",
-                            status: 250, durationMicros: 0, accountId: invitation.accountId, userId: context.principal.userId
-                        )
-                    )
+                    env.journalMail(about: "/invitations/\(invitation.id)", to: email, accountId: invitation.accountId, userId: context.principal.userId)
                 }
                 return JSONBody.response(WebInvitation(invitation, now: env.clock.now()))
             }

@@ -62,13 +62,10 @@ enum UnroutedOperations {
         "POST /invitations/{invitationId}/addSecondaryInvitationTarget": partialUnnamed,
         "POST /invitations/{invitationId}/cancelSecondaryInvitationTarget": partialUnnamed,
         "POST /persons/{personId}/setAway": partialUnnamed,
-        "POST /persons/{personId}/setNote": partialUnnamed,
-        "POST /persons/{personId}/setStatusMessage": partialUnnamed,
         "POST /teams/create": third,
         "POST /teams/readMultiple": third,
         "POST /teams/search": third,
         "POST /teams/update": third,
         "POST /users/transformVirtualToPhysical": partialUnnamed,
-        "POST /users/{userId}/setRandomPassword": partialUnnamed,
     ]
 }

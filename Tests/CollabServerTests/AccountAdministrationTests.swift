@@ -10,16 +10,11 @@ import Testing
 /// vendor's schema.
 @Suite("Accounts, authenticator, users and bot persons: the vendor's behaviour")
 struct AccountAdministrationTests {
-    /// Sends a Web API request as `transport`, expects `status`, checks the answer against `schema`.
     func call(
         _ transport: HTTPTransport, _ method: String, _ path: String, _ body: String? = nil, query: [(String, String)] = [], status: Int = 200,
-        schema: String? = nil
+        schema: String? = nil, sourceLocation: SourceLocation = #_sourceLocation
     ) async throws -> [String: Any] {
-        let response = try await transport.raw(method, "/app/rest/v4/\(path)", query: query, body: body.map { Data($0.utf8) })
-        #expect(response.status == status, "\(method) \(path) → \(response.status): \(String(decoding: response.body, as: UTF8.self))")
-        if let schema { #expect(VendorSchemaCheck.problems(response.body, schema: schema).isEmpty, "\(path): \(VendorSchemaCheck.problems(response.body, schema: schema))") }
-        if response.status >= 400 { #expect(VendorSchemaCheck.problems(response.body, schema: "Error").isEmpty, "\(path): the error body") }
-        return (try? JSONSerialization.jsonObject(with: response.body) as? [String: Any]) ?? [:]
+        try await transport.webAPI(method, path, body, query: query, status: status, schema: schema, sourceLocation: sourceLocation)
     }
 
     @Test("the account secret, ingress and quota usage: stored, per account, seen only by the roles the spec allows; kept over a restart")
@@ -62,15 +57,20 @@ struct AccountAdministrationTests {
             let betaIngress = try await call(root, "GET", "accounts/\(betaId)/getIngressStatus")
             #expect(betaIngress["enabled"] as? Bool == false, "beta's ingress is its own")
 
-            let quota = try await call(server.admin("alpha-supervisor", "pw-a").transport, "GET", "accounts/getQuotaUsage", schema: "AccountQuotaUsageData")
+            let quota = try await call(
+                server.admin("alpha-supervisor", "pw-a").transport, "GET", "accounts/getQuotaUsage", schema: "AccountQuotaUsageData")
             #expect((quota["users"] as? [String: Any])?["current"] as? Int == 5)
             #expect((quota["apiKeys"] as? [String: Any])?["current"] as? Int == 1)
             #expect((quota["teams"] as? [String: Any])?["limit"] as? String == "UNLIMITED")
             _ = try await call(server.admin("alpha-agent", "pw-a").transport, "GET", "accounts/getQuotaUsage", status: 403)
 
-            let minutes = try await call(admin, "GET", "accounts/\(alphaId)/getRecordedMinutes", query: [("fromTime", "0")], schema: "RecordedMinutesData")
+            let minutes = try await call(
+                admin, "GET", "accounts/\(alphaId)/getRecordedMinutes", query: [("fromTime", "0")], schema: "RecordedMinutesData")
             #expect(minutes["recordedMinutes"] as? Int == 0)
             _ = try await call(admin, "GET", "global/getRecordedMinutes", schema: "RecordedMinutesData")
+            let global = try await call(root, "GET", "global/read", query: [("expand", "configuration")], schema: "GlobalData")
+            #expect((global["currentLicense"] as? [String: Any])?["state"] as? String == "ACTIVE" && global["configuration"] != nil)
+            _ = try await call(admin, "GET", "global/read", status: 403)
             return (alphaId, key)
         }
         try await TestServer.with(storage: storage, seed: twoAccountSeed) { server in
@@ -91,8 +91,12 @@ struct AccountAdministrationTests {
             #expect(try await visitor.authenticator.currentPerson().sourceId == "sso-visitor")
 
             let backend = server.anonymous.transport
-            _ = try await call(backend, "POST", "authenticator/logoutWithSecureToken", #"{"token":"\#(issued.token)"}"#, query: [("x-unblu-apikey", "beta-key")], status: 401)
-            _ = try await call(backend, "POST", "authenticator/logoutWithSecureToken", #"{"token":"\#(issued.token)","type":"JWT"}"#, query: [("x-unblu-apikey", "alpha-key")], status: 204)
+            _ = try await call(
+                backend, "POST", "authenticator/logoutWithSecureToken", #"{"token":"\#(issued.token)"}"#, query: [("x-unblu-apikey", "beta-key")],
+                status: 401)
+            _ = try await call(
+                backend, "POST", "authenticator/logoutWithSecureToken", #"{"token":"\#(issued.token)","type":"JWT"}"#,
+                query: [("x-unblu-apikey", "alpha-key")], status: 204)
             do throws(CollabClientError) {
                 _ = try await visitor.authenticator.currentPerson()
                 Issue.record("the visitor's session outlived the backend's logout")
@@ -101,17 +105,22 @@ struct AccountAdministrationTests {
             }
 
             let agent = server.admin("alpha-agent", "pw-a").transport
-            let created = try await call(agent, "POST", "authenticator/createAuthenticationTokenForCurrentUser", schema: "AuthenticationTokenCreationResult")
+            let created = try await call(
+                agent, "POST", "authenticator/createAuthenticationTokenForCurrentUser", schema: "AuthenticationTokenCreationResult")
             let token = try #require(created["token"] as? String)
             let browser = server.anonymous
-            _ = try await call(browser.transport, "GET", "authenticator/authenticateWithToken", query: [("authenticationToken", token)], schema: "LoginResult")
+            _ = try await call(
+                browser.transport, "GET", "authenticator/authenticateWithToken", query: [("authenticationToken", token)], schema: "LoginResult")
             #expect(try await browser.authenticator.currentPerson().username == "alpha-agent")
-            _ = try await call(server.anonymous.transport, "GET", "authenticator/authenticateWithToken", query: [("authenticationToken", token)], status: 401)
+            _ = try await call(
+                server.anonymous.transport, "GET", "authenticator/authenticateWithToken", query: [("authenticationToken", token)], status: 401)
             _ = try await call(server.anonymous.transport, "POST", "authenticator/createAuthenticationTokenForCurrentUser", status: 401)
         }
     }
 
-    @Test("users/readMultiple keeps order and leaves out missing and other accounts' ids; bot persons are created, updated and searched; visitors by state")
+    @Test(
+        "users/readMultiple keeps order, leaves out missing and other accounts' ids; bot persons are created, updated, searched; visitors by state"
+    )
     func usersAndBotPersons() async throws {
         try await TestServer.with(seed: twoAccountSeed) { server in
             let agent = server.admin("alpha-agent", "pw-a").transport
@@ -119,15 +128,19 @@ struct AccountAdministrationTests {
             func userId(_ transport: HTTPTransport, _ name: String) async throws -> String {
                 try #require(try await call(transport, "GET", "users/getByUsername", query: [("username", name)])["id"] as? String)
             }
-            let ids = [try await userId(agent, "alpha-admin"), "missing", try await userId(server.admin("beta-admin", "pw-b").transport, "beta-agent"),
-                       try await userId(agent, "alpha-agent")]
+            let ids = [
+                try await userId(agent, "alpha-admin"), "missing", try await userId(server.admin("beta-admin", "pw-b").transport, "beta-agent"),
+                try await userId(agent, "alpha-agent"),
+            ]
             let body = String(data: try JSONEncoder().encode(ids), encoding: .utf8)
             let users = try await call(agent, "POST", "users/readMultiple", body, schema: "UserList")
             #expect((users["items"] as? [[String: Any]])?.compactMap { $0["username"] as? String } == ["alpha-admin", "alpha-agent"])
 
-            let created = try await call(admin, "POST", "persons/createOrUpdateBot", #"{"$_type":"PersonData","sourceId":"faq-bot","firstName":"Faq"}"#, schema: "PersonData")
+            let created = try await call(
+                admin, "POST", "persons/createOrUpdateBot", #"{"$_type":"PersonData","sourceId":"faq-bot","firstName":"Faq"}"#, schema: "PersonData")
             #expect(created["personType"] as? String == "BOT")
-            let updated = try await call(admin, "POST", "persons/createOrUpdateBot", #"{"sourceId":"faq-bot","firstName":"Helper"}"#, schema: "PersonData")
+            let updated = try await call(
+                admin, "POST", "persons/createOrUpdateBot", #"{"sourceId":"faq-bot","firstName":"Helper"}"#, schema: "PersonData")
             #expect(updated["id"] as? String == created["id"] as? String && updated["firstName"] as? String == "Helper")
             let found = try await call(agent, "POST", "persons/searchBots", #"{"$_type":"PersonTypedQuery"}"#, schema: "PersonResult")
             #expect((found["items"] as? [[String: Any]])?.compactMap { $0["sourceId"] as? String } == ["faq-bot"])
@@ -140,7 +153,8 @@ struct AccountAdministrationTests {
             let app = visitor(server, device: "state-phone", apiKey: "alpha-key")
             try await app.start()
             func visitorsBy(_ state: String) async throws -> [String] {
-                let body = #"{"$_type":"VisitorStateQuery","searchFilters":[{"field":"ONLINE_STATE","operator":{"type":"EQUALS","value":"\#(state)"}}]}"#
+                let body =
+                    #"{"$_type":"VisitorStateQuery","searchFilters":[{"field":"ONLINE_STATE","operator":{"type":"EQUALS","value":"\#(state)"}}]}"#
                 let page = try await call(admin, "POST", "persons/searchVisitorsByState", body, schema: "VisitorPersonStateResult")
                 return (page["items"] as? [[String: Any]])?.compactMap { $0["personId"] as? String } ?? []
             }

@@ -14,7 +14,7 @@ struct PartialOperationTableTests {
     static let paths: Set<String> = [
         "/accounts/getByName", "/accounts/getQuotaUsage", "/accounts/readMultiple", "/accounts/{accountId}/getAccountSecret",
         "/accounts/{accountId}/getIngressStatus", "/accounts/{accountId}/getRecordedMinutes", "/accounts/{accountId}/enableAccountIngress",
-        "/accounts/{accountId}/disableAccountIngress", "/accounts/{accountId}/restartIngressMigration", "/global/getRecordedMinutes",
+        "/accounts/{accountId}/disableAccountIngress", "/accounts/{accountId}/restartIngressMigration", "/global/getRecordedMinutes", "/global/read",
         "/authenticator/logoutWithSecureToken", "/users/readMultiple", "/persons/searchBots", "/persons/createOrUpdateBot",
         "/persons/searchVisitorsByState", "/persons/{personId}/setNote", "/persons/{personId}/setStatusMessage",
         "/users/{userId}/setRandomPassword", "/invitations/inviteAnonymousVisitorToConversationWithEmail",
@@ -31,44 +31,22 @@ struct PartialOperationTableTests {
 
     /// Each with an unknown id and an empty body; the role is the spec's `x-required-role`.
     static var operations: [RoleRulesTests.Operation] {
-        VendorOperations.all.filter { paths.contains($0.path) }.map { operation in
-            let path = "/app/rest/v4" + operation.path.replacingOccurrences(of: #"\{[^}]+\}"#, with: "unknown", options: .regularExpression)
-            let body: String? = operation.method == "POST" ? (operation.path.hasSuffix("readMultiple") ? "[]" : "{}") : nil
-            return RoleRulesTests.Operation(
-                method: operation.method, path: path + (operation.path.hasSuffix("getByName") ? "?name=unknown" : ""), body: body,
-                required: AuthorizationRole(rawValue: operation.role) ?? .superAdmin
-            )
-        }
+        VendorOperations.all.filter { paths.contains($0.path) }.map { .init(vendor: $0, takesList: $0.path.hasSuffix("readMultiple")) }
     }
 
     @Test("the table covers every operation this part routes")
     func coverage() {
         #expect(Self.operations.count == Self.paths.count)
-        #expect(Set(UnroutedOperations.owners.keys).isDisjoint(with: Self.paths.map { path in
-            "\(VendorOperations.all.first { $0.path == path }?.method ?? "") \(path)"
-        }))
+        #expect(
+            Set(UnroutedOperations.owners.keys).isDisjoint(
+                with: Self.paths.map { path in
+                    "\(VendorOperations.all.first { $0.path == path }?.method ?? "") \(path)"
+                }))
     }
 
     @Test("each role may call exactly the operations at or below the spec's role; probing changes nothing", arguments: operations)
     func roles(operation: RoleRulesTests.Operation) async throws {
-        try await InProcessServer.with(seed: twoAccountSeed) { server in
-            let before = try server.stats()
-            let method = try #require(HTTPRequest.Method(operation.method))
-            for caller in RoleRulesTests.callers {
-                let password = caller.username == "root" ? "root" : "pw-a"
-                let status = try await server.call(method, operation.path, authorization: InProcessServer.basic(caller.username, password), body: operation.body)
-                    .status
-                if caller.role >= operation.required {
-                    #expect(status != .forbidden && status != .unauthorized && status.code < 500, "\(caller.username) \(operation) → \(status)")
-                } else {
-                    #expect(status == .forbidden, "\(caller.username) (\(caller.role)) must be refused \(operation), got \(status)")
-                }
-            }
-            if operation.required > .anonymousUser {
-                #expect(try await server.call(method, operation.path, body: operation.body).status == .unauthorized, "anonymous \(operation)")
-            }
-            #expect(try server.stats() == before, "probing \(operation) changed state")
-        }
+        try await InProcessServer.with(seed: twoAccountSeed) { server in try await RoleRulesTests.expectRoles(operation, on: server) }
     }
 
     @Test("bad input is a 400 naming the field; a missing or another account's id is a 404; nothing changes")
@@ -96,15 +74,31 @@ struct PartialOperationTableTests {
                 (.post, "persons/createOrUpdateBot", #"{"sourceId":"alpha-visitor"}"#, "alpha-admin", 409, "VISITOR"),
                 (.post, "persons/createOrUpdateBot", #"{"firstName":"Bo"}"#, "alpha-admin", 400, "sourceId"),
                 (.post, "persons/searchBots", #"{"limit":-1}"#, "alpha-agent", 400, "limit"),
-                (.post, "persons/searchVisitorsByState", #"{"searchFilters":[{"field":"PAUSE_NOTIFICATIONS_MODE","operator":{"type":"EQUALS","value":"x"}}]}"#, "alpha-admin", 400, "PAUSE_NOTIFICATIONS_MODE"),
+                (
+                    .post, "persons/searchVisitorsByState",
+                    #"{"searchFilters":[{"field":"PAUSE_NOTIFICATIONS_MODE","operator":{"type":"EQUALS","value":"x"}}]}"#, "alpha-admin", 400,
+                    "PAUSE_NOTIFICATIONS_MODE"
+                ),
                 (.post, "authenticator/logoutWithSecureToken", #"{"token":"x"}"#, "alpha-agent", 400, "x-unblu-apikey"),
                 (.post, "authenticator/logoutWithSecureToken?x-unblu-apikey=alpha-key", "{}", "alpha-agent", 400, "token"),
                 (.post, "authenticator/logoutWithSecureToken?x-unblu-apikey=alpha-key", #"{"token":"x","type":"SAML"}"#, "alpha-agent", 400, "type"),
-                (.post, "authenticator/logoutWithSecureToken?x-unblu-apikey=alpha-key", #"{"token":"not-a-jwt"}"#, "alpha-agent", 401, "access token"),
+                (
+                    .post, "authenticator/logoutWithSecureToken?x-unblu-apikey=alpha-key", #"{"token":"not-a-jwt"}"#, "alpha-agent", 401,
+                    "access token"
+                ),
                 (.post, "invitations/inviteAnonymousVisitorToConversationWithEmail", #"{"conversationId":"c"}"#, "alpha-admin", 400, "email"),
-                (.post, "invitations/inviteAnonymousVisitorToConversationWithEmail", #"{"conversationId":"c","email":"a b@x.example"}"#, "alpha-admin", 400, "email"),
-                (.post, "invitations/inviteAnonymousVisitorToConversationWithEmail", #"{"conversationId":"c","email":"nobody"}"#, "alpha-admin", 400, "email"),
-                (.post, "invitations/inviteAnonymousVisitorToConversationWithEmail", #"{"conversationId":"unknown","email":"v@x.example"}"#, "alpha-admin", 404, "unknown"),
+                (
+                    .post, "invitations/inviteAnonymousVisitorToConversationWithEmail", #"{"conversationId":"c","email":"a b@x.example"}"#,
+                    "alpha-admin", 400, "email"
+                ),
+                (
+                    .post, "invitations/inviteAnonymousVisitorToConversationWithEmail", #"{"conversationId":"c","email":"nobody"}"#, "alpha-admin",
+                    400, "email"
+                ),
+                (
+                    .post, "invitations/inviteAnonymousVisitorToConversationWithEmail", #"{"conversationId":"unknown","email":"v@x.example"}"#,
+                    "alpha-admin", 404, "unknown"
+                ),
                 (.post, "users/unknown/setRandomPassword", nil, "alpha-admin", 404, "unknown"),
                 (.post, "persons/unknown/setNote", #"{"note":"n"}"#, "alpha-agent", 404, "unknown"),
                 (.post, "persons/unknown/setStatusMessage", #"{"statusMessage":"s"}"#, "alpha-admin", 404, "unknown"),

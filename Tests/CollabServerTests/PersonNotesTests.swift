@@ -10,12 +10,9 @@ import Testing
 struct PersonNotesTests {
     func call(
         _ transport: HTTPTransport, _ method: String, _ path: String, _ body: String? = nil, query: [(String, String)] = [], status: Int = 200,
-        schema: String? = nil
+        schema: String? = nil, sourceLocation: SourceLocation = #_sourceLocation
     ) async throws -> [String: Any] {
-        let response = try await transport.raw(method, "/app/rest/v4/\(path)", query: query, body: body.map { Data($0.utf8) })
-        #expect(response.status == status, "\(method) \(path) → \(response.status): \(String(decoding: response.body, as: UTF8.self))")
-        if let schema { #expect(VendorSchemaCheck.problems(response.body, schema: schema).isEmpty, "\(path): \(VendorSchemaCheck.problems(response.body, schema: schema))") }
-        return (try? JSONSerialization.jsonObject(with: response.body) as? [String: Any]) ?? [:]
+        try await transport.webAPI(method, path, body, query: query, status: status, schema: schema, sourceLocation: sourceLocation)
     }
 
     @Test("an agent notes on a visitor (who and when are kept); an admin sets an agent's status message; agents have no notes")
@@ -35,7 +32,8 @@ struct PersonNotesTests {
             _ = try await call(agent, "POST", "persons/\(agentId)/setNote", #"{"note":"x"}"#, status: 400)
             _ = try await call(server.admin("beta-agent", "pw-b").transport, "POST", "persons/\(visitorId)/setNote", #"{"note":"x"}"#, status: 404)
 
-            let status = try await call(admin, "POST", "persons/\(agentId)/setStatusMessage", #"{"statusMessage":"back at 2"}"#, schema: "AgentPersonStateData")
+            let status = try await call(
+                admin, "POST", "persons/\(agentId)/setStatusMessage", #"{"statusMessage":"back at 2"}"#, schema: "AgentPersonStateData")
             #expect(status["statusMessage"] as? String == "back at 2" && status["personId"] as? String == agentId)
             let cleared = try await call(admin, "POST", "persons/\(agentId)/setStatusMessage", "{}", schema: "AgentPersonStateData")
             #expect(cleared["statusMessage"] == nil)
@@ -50,7 +48,8 @@ struct PersonNotesTests {
             let admin = server.admin("alpha-admin", "pw-a").transport
             let created = try await call(
                 admin, "POST", "users/createWithPassword",
-                #"{"user":{"$_type":"User","username":"mailer","email":"mailer@example.com","authorizationRole":"REGISTERED_USER"},"password":"first-pw-1"}"#
+                #"{"user":{"$_type":"User","username":"mailer","email":"mailer@example.com","authorizationRole":"REGISTERED_USER"},"#
+                    + #""password":"first-pw-1"}"#
             )
             let id = try #require(created["id"] as? String)
             _ = try await call(server.admin("mailer", "first-pw-1").transport, "GET", "accounts/getCurrentAccount")

@@ -15,7 +15,8 @@ extension AccountState {
         _ = try callerAccountId(principal)
         let limit = Self.quotaLimit
         return [
-            "apiKeys": QuotaUsage(current: apiKeys.count, limit: limit), "domains": QuotaUsage(current: declared.table(Domain.self).count, limit: limit),
+            "apiKeys": QuotaUsage(current: apiKeys.count, limit: limit),
+            "domains": QuotaUsage(current: declared.table(Domain.self).count, limit: limit),
             "teams": QuotaUsage(current: 0, limit: limit), "users": QuotaUsage(current: users.count, limit: limit),
         ]
     }
@@ -25,7 +26,9 @@ extension AccountState {
 
     /// `accounts/{id}/getAccountSecret`: the account's secret, issued (and stored) on the first read
     /// when the account predates secrets (an older snapshot).
-    public mutating func accountSecret(_ id: String, for principal: Principal, context: OperationContext, changes: inout ChangeSet) throws(CollabError)
+    public mutating func accountSecret(
+        _ id: String, for principal: Principal, context: OperationContext, changes: inout ChangeSet
+    ) throws(CollabError)
         -> AccountSecret
     {
         var account = try self.account(id, for: principal)
@@ -55,11 +58,6 @@ extension AccountState {
         ingress.migrations += 1
         ingress.modificationTimestamp = context.now
         account.ingress = ingress
-        account.version += 1
-        account.modificationTimestamp = context.now
-        try storeAccount(account)
-        changes.put(account)
-        emitEntity(.update, .account(account), context: context, changes: &changes)
-        return ingress
+        return try saveChanged(account, context: context, changes: &changes).ingress ?? ingress
     }
 }

@@ -81,6 +81,12 @@ extension AccountState {
         if let metadata = input.metadata { account.metadata = metadata }
         if let translations = input.translations { account.translations = translations }
         if let text = input.text { account.text = text }
+        return try saveChanged(account, context: context, changes: &changes)
+    }
+
+    /// Stores a changed account under its next version and announces the update.
+    mutating func saveChanged(_ account: Account, context: OperationContext, changes: inout ChangeSet) throws(CollabError) -> Account {
+        var account = account
         account.version += 1
         account.modificationTimestamp = context.now
         try storeAccount(account)

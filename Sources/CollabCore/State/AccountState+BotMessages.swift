@@ -47,7 +47,9 @@ extension AccountState {
     ) throws(CollabError) {
         let conversation = try self.conversation(conversationId, for: principal)
         var message = try message(messageId, in: conversation.id)
-        guard persons[message.senderPersonId]?.personType == .bot else { throw .badRequest("questionMessageId: message \(messageId) is not from a bot") }
+        guard persons[message.senderPersonId]?.personType == .bot else {
+            throw .badRequest("questionMessageId: message \(messageId) is not from a bot")
+        }
         guard let question = message.question else { throw .badRequest("questionMessageId: message \(messageId) is not a question") }
         guard question.state == .pending else { throw .conflict("the question \(messageId) is \(question.state.rawValue)") }
         message.question?.state = .canceled
@@ -63,7 +65,8 @@ extension AccountState {
         let dialog = try openDialog(token: token, for: principal)
         guard let conversation = conversations[dialog.conversationId] else { return 0 }
         var canceled = 0
-        for var message in messages[dialog.conversationId] ?? [] where message.senderPersonId == dialog.botPersonId && message.question?.state == .pending {
+        for var message in messages[dialog.conversationId] ?? []
+        where message.senderPersonId == dialog.botPersonId && message.question?.state == .pending {
             message.question?.state = .canceled
             storeMessage(message, changes: &changes)
             announce(message, conversation: conversation, context: context, changes: &changes)

@@ -73,7 +73,10 @@ extension AccountState {
     ) throws(CollabError) -> Conversation {
         var conversation = try self.conversation(id, for: principal)
         guard conversation.initialEngagementType == .scheduledConversation else {
-            throw .badRequest("scheduledTimestamp can only be set for SCHEDULED_CONVERSATION conversations; this one is \(conversation.initialEngagementType.rawValue)")
+            throw .badRequest(
+                "scheduledTimestamp can only be set for SCHEDULED_CONVERSATION conversations; this one is "
+                    + conversation.initialEngagementType.rawValue
+            )
         }
         guard timestamp >= 0, timestamp <= Self.latestTimestamp else { throw .badRequest("scheduledTimestamp must be a Unix time in milliseconds") }
         guard conversation.state != .ended else { throw .conflict("conversation \(id) has ended") }
@@ -158,7 +161,8 @@ extension AccountState {
     /// A BCP 47 language tag: letters, then subtags of letters and digits, at most 35 characters.
     static func checkLocale(_ locale: String, field: String) throws(CollabError) -> String {
         let subtags = locale.split(separator: "-", omittingEmptySubsequences: false)
-        let valid = locale.count <= 35 && !subtags.isEmpty
+        let valid =
+            locale.count <= 35 && !subtags.isEmpty
             && (2...8).contains(subtags[0].count) && subtags[0].allSatisfy { $0.isASCII && $0.isLetter }
             && subtags.dropFirst().allSatisfy { (1...8).contains($0.count) && $0.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber) } }
         guard valid else { throw .badRequest("\(field) must be a BCP 47 language tag such as 'en' or 'de-CH', not '\(locale.prefix(40))'") }

@@ -2,11 +2,15 @@
 extension AccountState {
     /// `persons/{id}/setNote`: the note on a visitor (the vendor keeps notes on visitors only), with
     /// who edited it last and when; `nil` or empty removes it.
-    public mutating func setNote(_ note: String?, personId: String, for principal: Principal, context: OperationContext, changes: inout ChangeSet)
+    public mutating func setNote(
+        _ note: String?, personId: String, for principal: Principal, context: OperationContext, changes: inout ChangeSet
+    )
         throws(CollabError) -> Person
     {
         var person = try self.person(personId, for: principal)
-        guard person.personType == .visitor else { throw .badRequest("note: only visitors have a note; person \(personId) is \(person.personType.rawValue)") }
+        guard person.personType == .visitor else {
+            throw .badRequest("note: only visitors have a note; person \(personId) is \(person.personType.rawValue)")
+        }
         try Limits.checkOptional(note, field: "note", max: Limits.textLength)
         person.note = note?.isEmpty == false ? note : nil
         person.noteLastEditedTimestamp = context.now

@@ -42,7 +42,8 @@ extension AccountState {
         var recordings = conversation.recordings ?? []
         if recordings.count >= ConversationRecording.maximumPerConversation { recordings.removeFirst() }
         recordings.append(
-            ConversationRecording(id: context.ids.make(), recordingType: type, startTimestamp: context.now, callIds: openCalls.map(\.id), startedByPersonId: personId)
+            ConversationRecording(
+                id: context.ids.make(), recordingType: type, startTimestamp: context.now, callIds: openCalls.map(\.id), startedByPersonId: personId)
         )
         conversation.recordings = recordings
         save(conversation, context: context, changes: &changes)
@@ -85,10 +86,11 @@ extension AccountState {
     /// (each recording rounded up to whole minutes; running ones do not count yet).
     public func recordedMinutes(from: Timestamp?, to: Timestamp?) -> Int64 {
         conversations.rows(Indexes.conversationWithRecordings, "recorded").reduce(0) { total, conversation in
-            total + (conversation.recordings ?? []).reduce(0) { sum, recording in
-                let inRange = recording.startTimestamp >= (from ?? .min) && recording.startTimestamp < (to ?? .max)
-                return sum + (inRange ? recording.recordedMinutes : 0)
-            }
+            total
+                + (conversation.recordings ?? []).reduce(0) { sum, recording in
+                    let inRange = recording.startTimestamp >= (from ?? .min) && recording.startTimestamp < (to ?? .max)
+                    return sum + (inRange ? recording.recordedMinutes : 0)
+                }
         }
     }
 

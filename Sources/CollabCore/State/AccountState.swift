@@ -18,7 +18,9 @@ public struct AccountState: Sendable {
     public internal(set) var persons: [String: Person] = [:]
     public internal(set) var sessions = IndexedTable<AuthSession>(indexes: [Indexes.sessionByUser, Indexes.sessionByPerson])
     public internal(set) var jwtSettings: [String: JWTValidationSettings] = [:]
-    public internal(set) var conversations = IndexedTable<Conversation>(indexes: [Indexes.conversationByParticipant, Indexes.conversationWithRecordings])
+    public internal(set) var conversations = IndexedTable<Conversation>(
+        indexes: [Indexes.conversationByParticipant, Indexes.conversationWithRecordings]
+    )
     /// Messages per conversation, in sequence order.
     public internal(set) var messages: [String: [ConversationMessage]] = [:]
     /// FILE messages' files by id and per conversation.

@@ -4,7 +4,7 @@ import CollabWire
 import Hummingbird
 
 /// `/accounts/…` beyond the record: getByName, readMultiple, getQuotaUsage, getAccountSecret, the
-/// ingress operations and getRecordedMinutes; `/global/getRecordedMinutes`. An account id is the
+/// ingress operations and getRecordedMinutes. An account id is the
 /// caller's own account or, for a super admin, any account (another account's id is not found).
 struct AccountAdministrationRoutes {
     let environment: CollabEnvironment
@@ -15,13 +15,15 @@ struct AccountAdministrationRoutes {
         accounts.operation(.get, "getByName", role: .superAdmin) { request, _ in
             let expand = try Expansion(request)
             let name = try request.requireQuery("name")
-            guard let account = env.repository.directory.account(named: name) else { throw CollabError(.notFound, "Account named '\(name)' not found") }
+            guard let account = env.repository.directory.account(named: name) else {
+                throw CollabError(.notFound, "Account named '\(name)' not found")
+            }
             return JSONBody.response(WebAccount(account, expand: expand))
         }
         accounts.operation(.post, "readMultiple", role: .superAdmin) { request, _ in
             let expand = try Expansion(request)
             let ids = try await env.decode([String].self, from: request)
-            guard ids.count <= Limits.readMultipleCount else { throw CollabError.badRequest("the body has more than \(Limits.readMultipleCount) ids") }
+            try Limits.checkReadMultiple(ids)
             // In the order asked; unknown ids are left out, as the vendor does.
             let items = ids.compactMap { env.repository.directory.account($0) }.map { WebAccount($0, expand: expand) }
             return JSONBody.response(WebList(type: "AccountList", items: items))
@@ -62,17 +64,6 @@ struct AccountAdministrationRoutes {
             }
             return JSONBody.response(WebRecordedMinutes(recordedMinutes: minutes))
         }
-        group.group("global").operation(.get, "getRecordedMinutes", role: .admin) { request, context in
-            let (from, to) = try Self.timeRange(request)
-            // Over all accounts for a super admin; an admin's total is their own account's (one
-            // account never learns another's activity).
-            let accountIds = context.principal.role == .superAdmin ? env.repository.directory.accounts.map(\.id) : [context.principal.accountId].compactMap { $0 }
-            var total: Int64 = 0
-            for accountId in accountIds {
-                total += (try? env.read(account: accountId) { state in state.recordedMinutes(from: from, to: to) }) ?? 0
-            }
-            return JSONBody.response(WebRecordedMinutes(recordedMinutes: total))
-        }
     }
 
     /// The shard an account-id operation reads: the named account for a super admin, the caller's own
@@ -82,7 +73,7 @@ struct AccountAdministrationRoutes {
     }
 
     /// `fromTime` / `toTime` (epoch milliseconds), both optional.
-    private static func timeRange(_ request: Request) throws(CollabError) -> (Int64?, Int64?) {
+    static func timeRange(_ request: Request) throws(CollabError) -> (Int64?, Int64?) {
         func time(_ name: String) throws(CollabError) -> Int64? {
             guard let text = request.query(name) else { return nil }
             guard let value = Int64(text) else { throw .badRequest("\(name) must be a timestamp in epoch milliseconds, not '\(text)'") }
@@ -102,7 +93,10 @@ struct WebAccountQuotaUsage: Encodable, Sendable {
         var current: Int
         var limit: String
 
-        enum CodingKeys: String, CodingKey { case type = "$_type", current, limit }
+        enum CodingKeys: String, CodingKey {
+            case type = "$_type"
+            case current, limit
+        }
     }
 
     var type = "AccountQuotaUsageData"
@@ -111,7 +105,10 @@ struct WebAccountQuotaUsage: Encodable, Sendable {
     var teams: Usage?
     var users: Usage?
 
-    enum CodingKeys: String, CodingKey { case type = "$_type", apiKeys, domains, teams, users }
+    enum CodingKeys: String, CodingKey {
+        case type = "$_type"
+        case apiKeys, domains, teams, users
+    }
 
     init(_ usage: [String: AccountState.QuotaUsage]) {
         func wire(_ key: String) -> Usage? { usage[key].map { Usage(current: $0.current, limit: $0.limit) } }
@@ -132,7 +129,10 @@ struct WebAccountSecret: Encodable, Sendable {
     var accountId: String
     var secretKey: String
 
-    enum CodingKeys: String, CodingKey { case type = "$_type", id, creationTimestamp, modificationTimestamp, version, accountId, secretKey }
+    enum CodingKeys: String, CodingKey {
+        case type = "$_type"
+        case id, creationTimestamp, modificationTimestamp, version, accountId, secretKey
+    }
 
     init(_ secret: AccountSecret, accountId: String) {
         id = secret.id
@@ -152,7 +152,10 @@ struct WebAccountIngressStatus: Encodable, Sendable {
     var errorDetails: [String] = []
     var warningDetails: [String] = []
 
-    enum CodingKeys: String, CodingKey { case type = "$_type", enabled, ingressStatus, migrationStatus, errorDetails, warningDetails }
+    enum CodingKeys: String, CodingKey {
+        case type = "$_type"
+        case enabled, ingressStatus, migrationStatus, errorDetails, warningDetails
+    }
 
     init(_ ingress: AccountIngress) {
         enabled = ingress.enabled

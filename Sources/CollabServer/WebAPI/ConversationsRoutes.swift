@@ -20,9 +20,12 @@ struct ConversationsRoutes {
             }
             return JSONBody.response(conversation)
         }
-        conversations.operation(.get, ":conversationId/read", role: .registeredUser) { _, context in
+        conversations.operation(.get, ":conversationId/read", role: .registeredUser) { request, context in
+            let expand = try Expansion(request)
             let id = try context.pathParameter("conversationId")
-            let conversation = try env.read(context.principal) { state throws(CollabError) in state.webConversation(try state.conversation(id, for: context.principal)) }
+            let conversation = try env.read(context.principal) { state throws(CollabError) in
+                state.webConversation(try state.conversation(id, for: context.principal), expand: expand)
+            }
             return JSONBody.response(conversation)
         }
         conversations.operation(.post, "search", role: .registeredUser) { request, context in

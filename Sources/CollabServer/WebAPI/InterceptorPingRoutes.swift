@@ -14,7 +14,9 @@ struct InterceptorPingRoutes {
         let dispatcher = dispatcher
         group.group("fileuploadinterceptors").operation(.post, ":interceptorId/sendPing", role: .admin) { _, context in
             let id = try context.pathParameter("interceptorId")
-            let interceptor = try env.read(context.principal) { state throws(CollabError) in try state.fileUploadInterceptor(id, for: context.principal) }
+            let interceptor = try env.read(context.principal) { state throws(CollabError) in
+                try state.fileUploadInterceptor(id, for: context.principal)
+            }
             dispatcher.ping(interceptor, now: env.clock.now())
             return noContent
         }

@@ -26,7 +26,8 @@ struct InvitationRoutes {
                     )
                 }
                 if let email {
-                    env.journalMail(about: "/invitations/\(invitation.id)", to: email, accountId: invitation.accountId, userId: context.principal.userId)
+                    let path = "/invitations/\(invitation.id)"
+                    env.journalMail(about: path, to: email, accountId: invitation.accountId, userId: context.principal.userId)
                 }
                 return JSONBody.response(WebInvitation(invitation, now: env.clock.now()))
             }

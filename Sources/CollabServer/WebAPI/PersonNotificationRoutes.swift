@@ -121,7 +121,8 @@ struct WebAgentPersonState: Codable, Sendable {
     var autoPauseNotificationsReasons: [Reason]
 
     enum CodingKeys: String, CodingKey {
-        case type = "$_type", personId, onlineState, statusMessage, pauseNotificationsMode, pauseNotificationsState, pauseNotificationsEndTimestamp, autoPauseNotificationsReasons
+        case type = "$_type", personId, onlineState, statusMessage, pauseNotificationsMode, pauseNotificationsState, pauseNotificationsEndTimestamp
+        case autoPauseNotificationsReasons
     }
 
     init(_ person: Person, now: Int64) {

@@ -14,7 +14,8 @@ struct RecordingRoutes {
             let id = try context.pathParameter("conversationId")
             try await env.write(context.principal) { state, changes, op throws(CollabError) in
                 _ = try state.conversation(id, for: context.principal)
-                _ = try state.startRecording(id, personId: context.principal.personId, accountId: try ownAccount(nil, context.principal), context: op, changes: &changes)
+                _ = try state.startRecording(
+                    id, personId: context.principal.personId, accountId: try ownAccount(nil, context.principal), context: op, changes: &changes)
             }
             return noContent
         }
@@ -59,7 +60,8 @@ struct WebRecordingState: Codable, Sendable {
     var recordingStartTimestamp: Int64?
 
     enum CodingKeys: String, CodingKey {
-        case type = "$_type", conversationId, recordingState, recordingType, recordingStartTimestamp
+        case type = "$_type"
+        case conversationId, recordingState, recordingType, recordingStartTimestamp
     }
 }
 
@@ -81,7 +83,8 @@ struct WebRecordingHistory: Codable, Sendable {
     var callIds: [String]
 
     enum CodingKeys: String, CodingKey {
-        case type = "$_type", conversationId, blobStoreId, fileName, mimeType, totalSize, downloadLinks, recordingStartTimestamp, recordingEndTimestamp
+        case type = "$_type"
+        case conversationId, blobStoreId, fileName, mimeType, totalSize, downloadLinks, recordingStartTimestamp, recordingEndTimestamp
         case status, endReason, recordingType, callIds
     }
 
@@ -105,7 +108,10 @@ struct WebRecordingList: Codable, Sendable {
     var type = "ConversationRecordingHistoryDataList"
     var items: [WebRecordingHistory]
 
-    enum CodingKeys: String, CodingKey { case type = "$_type", items }
+    enum CodingKeys: String, CodingKey {
+        case type = "$_type"
+        case items
+    }
 }
 
 /// `RecordedMinutesData`.
@@ -113,5 +119,8 @@ struct WebRecordedMinutes: Codable, Sendable {
     var type = "RecordedMinutesData"
     var recordedMinutes: Int64
 
-    enum CodingKeys: String, CodingKey { case type = "$_type", recordedMinutes }
+    enum CodingKeys: String, CodingKey {
+        case type = "$_type"
+        case recordedMinutes
+    }
 }

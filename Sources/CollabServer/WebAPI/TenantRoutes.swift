@@ -105,7 +105,8 @@ struct UserPasswordRoutes {
                 return try state.setPassword(userId: id, passwordHash: hash, for: context.principal, context: op, changes: &changes)
             }
             env.events.disconnect(userId: id)
-            env.journalMail(about: "/users/\(id)/setRandomPassword", to: user.email ?? "", accountId: user.accountId, userId: context.principal.userId)
+            let path = "/users/\(id)/setRandomPassword"
+            env.journalMail(about: path, to: user.email ?? "", accountId: user.accountId, userId: context.principal.userId)
             return JSONBody.response(WebUser(user, expand: expand))
         }
         group.operation(.get, ":userId/hasPassword", role: .admin) { _, context in

@@ -31,9 +31,11 @@ struct UsersRoutes {
         group.operation(.post, "readMultiple", role: .registeredUser) { request, context in
             let expand = try Expansion(request)
             let ids = try await env.decode([String].self, from: request)
-            guard ids.count <= Limits.readMultipleCount else { throw CollabError.badRequest("the body has more than \(Limits.readMultipleCount) ids") }
+            try Limits.checkReadMultiple(ids)
             // In the order asked; ids of no user of the caller's account are left out, as the vendor does.
-            let users = try env.read(context.principal) { state throws(CollabError) in ids.compactMap { try? state.user($0, for: context.principal) } }
+            let users = try env.read(context.principal) { state throws(CollabError) in
+                ids.compactMap { try? state.user($0, for: context.principal) }
+            }
             return JSONBody.response(WebList(type: "UserList", items: users.map { WebUser($0, expand: expand) }))
         }
         group.operation(.get, "getByUsername", role: .registeredUser) { request, context in

@@ -28,6 +28,7 @@ struct WebAPISurface {
             let routes = stack.routes(.webAPI, under: RouterPath(prefix), on: router)
             AccountsRoutes(environment: env).register(on: routes.group("accounts"))
             AccountAdministrationRoutes(environment: env).register(on: routes.group())
+            GlobalRoutes(environment: env).register(on: routes.group())
             ApiKeysRoutes(environment: env).register(on: routes.group("apikeys"))
             NamedAreasRoutes(environment: env).register(on: routes.group("namedareas"))
             UsersRoutes(environment: env).register(on: routes.group("users"))

@@ -337,7 +337,8 @@ struct RecordingEventBody: Encodable {
     var endReason: String?
 
     enum CodingKeys: String, CodingKey {
-        case type = "$_type", timestamp, eventType, accountId, conversationId, recordingType, recordingStartTimestamp, blobStoreId, mimeType, totalSize
+        case type = "$_type", timestamp, eventType, accountId, conversationId, recordingType, recordingStartTimestamp, blobStoreId, mimeType
+        case totalSize
         case downloadLinks, recordingEndTimestamp, endReason
     }
 

@@ -20,7 +20,6 @@ enum UnroutedOperations {
         "GET /externalmessengers/{channelId}/read": third,
         "GET /fileuploadglobalinterceptors/getByName": globalInterceptors,
         "GET /fileuploadglobalinterceptors/{interceptorId}/read": globalInterceptors,
-        "GET /global/read": partialUnnamed,
         "GET /teams/getTeamOfCurrentUser": third,
         "GET /teams/{teamId}/getChildTeams": third,
         "GET /teams/{teamId}/read": third,

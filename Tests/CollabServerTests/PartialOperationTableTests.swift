@@ -17,7 +17,7 @@ struct PartialOperationTableTests {
         "/accounts/{accountId}/disableAccountIngress", "/accounts/{accountId}/restartIngressMigration", "/global/getRecordedMinutes", "/global/read",
         "/authenticator/logoutWithSecureToken", "/users/readMultiple", "/persons/searchBots", "/persons/createOrUpdateBot",
         "/persons/searchVisitorsByState", "/persons/{personId}/setNote", "/persons/{personId}/setStatusMessage",
-        "/users/{userId}/setRandomPassword", "/invitations/inviteAnonymousVisitorToConversationWithEmail",
+        "/users/{userId}/setRandomPassword", "/persons/{personId}/setAway", "/users/transformVirtualToPhysical", "/invitations/inviteAnonymousVisitorToConversationWithEmail",
         "/bots/dialogMessageDelivered", "/bots/dialogMessageRead", "/bots/cancelPendingQuestion", "/bots/cancelPendingDialogQuestions",
         "/bots/restrictDialogCounterpart", "/fileuploadinterceptors/{interceptorId}/sendPing", "/messageinterceptors/{interceptorId}/sendPing",
         "/conversations/{conversationId}/setContextPerson", "/conversations/{conversationId}/setVisibility",
@@ -100,6 +100,9 @@ struct PartialOperationTableTests {
                     "alpha-admin", 404, "unknown"
                 ),
                 (.post, "users/unknown/setRandomPassword", nil, "alpha-admin", 404, "unknown"),
+                (.post, "users/transformVirtualToPhysical", "{}", "alpha-admin", 400, "username"),
+                (.post, "users/transformVirtualToPhysical", #"{"username":"beta-admin"}"#, "alpha-admin", 404, "beta-admin"),
+                (.post, "persons/unknown/setAway", #"{"away":true}"#, "alpha-admin", 404, "unknown"),
                 (.post, "persons/unknown/setNote", #"{"note":"n"}"#, "alpha-agent", 404, "unknown"),
                 (.post, "persons/unknown/setStatusMessage", #"{"statusMessage":"s"}"#, "alpha-admin", 404, "unknown"),
                 (.post, "bots/dialogMessageRead", #"{"messageId":"m"}"#, "alpha-admin", 400, "dialogToken"),

@@ -38,6 +38,19 @@ struct PersonNotesTests {
             let cleared = try await call(admin, "POST", "persons/\(agentId)/setStatusMessage", "{}", schema: "AgentPersonStateData")
             #expect(cleared["statusMessage"] == nil)
             _ = try await call(admin, "POST", "persons/\(visitorId)/setStatusMessage", #"{"statusMessage":"x"}"#, status: 400)
+
+            // Away: at once while logged in (the agent's presence), kept for the next time it comes online.
+            let desk = AgentClient(baseURL: server.baseURL)
+            try await desk.login(username: "alpha-agent", password: "pw-a")
+            try await desk.setPresence("ONLINE")
+            let away = try await call(admin, "POST", "persons/\(agentId)/setAway", #"{"away":true}"#, schema: "AgentPersonStateData")
+            #expect(away["onlineState"] as? String == "AWAY")
+            _ = try await call(admin, "POST", "persons/\(agentId)/setAway", "{}", status: 400)
+            _ = try await call(admin, "POST", "persons/\(visitorId)/setAway", #"{"away":true}"#, status: 400)
+            let back = try await call(admin, "POST", "persons/\(agentId)/setAway", #"{"away":false}"#, schema: "AgentPersonStateData")
+            #expect(back["onlineState"] as? String == "ONLINE")
+            let physical = try await call(admin, "POST", "users/transformVirtualToPhysical", #"{"username":"alpha-agent"}"#, schema: "User")
+            #expect(physical["username"] as? String == "alpha-agent")
             _ = try await call(agent, "POST", "persons/\(agentId)/setStatusMessage", #"{"statusMessage":"x"}"#, status: 403)
         }
     }

@@ -65,17 +65,22 @@ struct PersonsRoutes {
             }
             return JSONBody.response(person)
         }
-        group.operation(.post, ":personId/setStatusMessage", role: .admin) { request, context in
-            let id = try context.pathParameter("personId")
-            let body = try await env.decode(WebPersonNoteBody.self, from: request)
-            let now = env.clock.now()
-            let answer = try await env.write(context.principal) { state, changes, op throws(CollabError) in
-                let person = try state.setStatusMessage(body.statusMessage, personId: id, for: context.principal, context: op, changes: &changes)
-                var web = WebAgentPersonState(person, now: now)
-                web.onlineState = state.presence(of: id).rawValue
-                return web
+        for path in ["setStatusMessage", "setAway"] {
+            group.operation(.post, RouterPath(":personId/\(path)"), role: .admin) { request, context in
+                let id = try context.pathParameter("personId")
+                let body = try await env.decode(WebPersonNoteBody.self, from: request)
+                let now = env.clock.now()
+                let answer = try await env.write(context.principal) { state, changes, op throws(CollabError) in
+                    let person =
+                        path == "setAway"
+                        ? try state.setAway(try requireField(body.away, "away"), personId: id, for: context.principal, context: op, changes: &changes)
+                        : try state.setStatusMessage(body.statusMessage, personId: id, for: context.principal, context: op, changes: &changes)
+                    var web = WebAgentPersonState(person, now: now)
+                    web.onlineState = state.presence(of: id).rawValue
+                    return web
+                }
+                return JSONBody.response(answer)
             }
-            return JSONBody.response(answer)
         }
         search("search", queryType: "PersonQuery", personType: nil, role: .admin, on: group)
         search("searchAgents", queryType: "PersonTypedQuery", personType: .agent, role: .registeredUser, on: group)
@@ -100,8 +105,9 @@ struct PersonsRoutes {
     }
 }
 
-/// `PersonsSetNoteBody` and `PersonsSetStatusMessageBody`.
+/// `PersonsSetNoteBody`, `PersonsSetStatusMessageBody` and `PersonsSetAwayBody`.
 struct WebPersonNoteBody: Decodable, Sendable {
     var note: String?
     var statusMessage: String?
+    var away: Bool?
 }

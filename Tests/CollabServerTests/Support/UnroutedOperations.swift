@@ -60,11 +60,9 @@ enum UnroutedOperations {
         "POST /invitations/startDeputyDelegation": partialUnnamed,
         "POST /invitations/{invitationId}/addSecondaryInvitationTarget": partialUnnamed,
         "POST /invitations/{invitationId}/cancelSecondaryInvitationTarget": partialUnnamed,
-        "POST /persons/{personId}/setAway": partialUnnamed,
         "POST /teams/create": third,
         "POST /teams/readMultiple": third,
         "POST /teams/search": third,
         "POST /teams/update": third,
-        "POST /users/transformVirtualToPhysical": partialUnnamed,
     ]
 }

@@ -71,6 +71,13 @@ struct AccountAdministrationTests {
             let global = try await call(root, "GET", "global/read", query: [("expand", "configuration")], schema: "GlobalData")
             #expect((global["currentLicense"] as? [String: Any])?["state"] as? String == "ACTIVE" && global["configuration"] != nil)
             _ = try await call(admin, "GET", "global/read", status: 403)
+            let updated = try await call(
+                root, "POST", "global/update", #"{"$_type":"GlobalData","configuration":{"com.unblu.mockcollab.example":"global"}}"#,
+                query: [("expand", "configuration")], schema: "GlobalData"
+            )
+            #expect((updated["configuration"] as? [String: String])?["com.unblu.mockcollab.example"] == "global")
+            let reread = try await call(root, "GET", "global/read", query: [("expand", "configuration")])
+            #expect((reread["configuration"] as? [String: String]) == ["com.unblu.mockcollab.example": "global"], "the GLOBAL level is replaced")
             return (alphaId, key)
         }
         try await TestServer.with(storage: storage, seed: twoAccountSeed) { server in
@@ -79,6 +86,8 @@ struct AccountAdministrationTests {
             let ingress = try await call(admin, "GET", "accounts/\(alphaId)/getIngressStatus")
             #expect(stored["secretKey"] as? String == secret, "the secret is stored")
             #expect(ingress["ingressStatus"] as? String == "ACCOUNT", "ingress is stored")
+            let global = try await call(server.admin("root", "root").transport, "GET", "global/read", query: [("expand", "configuration")])
+            #expect((global["configuration"] as? [String: String])?["com.unblu.mockcollab.example"] == "global", "the GLOBAL level is stored")
         }
     }
 

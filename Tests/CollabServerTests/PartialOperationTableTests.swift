@@ -14,7 +14,7 @@ struct PartialOperationTableTests {
     static let paths: Set<String> = [
         "/accounts/getByName", "/accounts/getQuotaUsage", "/accounts/readMultiple", "/accounts/{accountId}/getAccountSecret",
         "/accounts/{accountId}/getIngressStatus", "/accounts/{accountId}/getRecordedMinutes", "/accounts/{accountId}/enableAccountIngress",
-        "/accounts/{accountId}/disableAccountIngress", "/accounts/{accountId}/restartIngressMigration", "/global/getRecordedMinutes", "/global/read",
+        "/accounts/{accountId}/disableAccountIngress", "/accounts/{accountId}/restartIngressMigration", "/global/getRecordedMinutes", "/global/read", "/global/update",
         "/authenticator/logoutWithSecureToken", "/users/readMultiple", "/persons/searchBots", "/persons/createOrUpdateBot",
         "/persons/searchVisitorsByState", "/persons/{personId}/setNote", "/persons/{personId}/setStatusMessage",
         "/users/{userId}/setRandomPassword", "/persons/{personId}/setAway", "/users/transformVirtualToPhysical", "/invitations/inviteAnonymousVisitorToConversationWithEmail",
@@ -101,6 +101,8 @@ struct PartialOperationTableTests {
                 ),
                 (.post, "users/unknown/setRandomPassword", nil, "alpha-admin", 404, "unknown"),
                 (.post, "users/transformVirtualToPhysical", "{}", "alpha-admin", 400, "username"),
+                (.post, "global/update", #"{"text":{"k":{"en":"x"}}}"#, "root", 400, "text"),
+                (.post, "global/update", #"{"$_type":"Account"}"#, "root", 400, "$_type"),
                 (.post, "users/transformVirtualToPhysical", #"{"username":"beta-admin"}"#, "alpha-admin", 404, "beta-admin"),
                 (.post, "persons/unknown/setAway", #"{"away":true}"#, "alpha-admin", 404, "unknown"),
                 (.post, "persons/unknown/setNote", #"{"note":"n"}"#, "alpha-agent", 404, "unknown"),

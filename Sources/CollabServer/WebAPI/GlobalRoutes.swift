@@ -3,8 +3,9 @@ import CollabStore
 import CollabWire
 import Hummingbird
 
-/// `/global/read` and `/global/getRecordedMinutes`: the server as a whole. MockCollab needs no licence:
-/// `currentLicense` says `ACTIVE`, with no expiry and no features listed.
+/// `/global/read`, `update` and `getRecordedMinutes`: the server as a whole. MockCollab needs no
+/// licence: `currentLicense` says `ACTIVE`, with no expiry and no features listed. Its configuration is
+/// the GLOBAL level of the cascade; the mock keeps no global texts or metadata.
 struct GlobalRoutes {
     let environment: CollabEnvironment
 
@@ -15,13 +16,21 @@ struct GlobalRoutes {
         let env = environment
         let global = group.group("global")
         global.operation(.get, "read", role: .superAdmin) { request, _ in
+            JSONBody.response(WebGlobalData(env.repository.directory.globalConfiguration, expand: try Expansion(request)))
+        }
+        global.operation(.post, "update", role: .superAdmin) { request, _ in
             let expand = try Expansion(request)
-            var data = WebGlobalData()
-            if expand.configuration { data.configuration = env.repository.directory.globalConfiguration.properties }
-            // The mock keeps no global texts or metadata: expanded, they are empty.
-            if expand.text { data.text = [:] }
-            if expand.metadata { data.metadata = [:] }
-            return JSONBody.response(data)
+            let body = try await env.decode(WebGlobalData.self, from: request)
+            if let type = body.type, type != "GlobalData" { throw CollabError.badRequest("$_type must be 'GlobalData', not '\(type.prefix(40))'") }
+            guard body.text?.isEmpty ?? true else { throw CollabError.badRequest("text: MockCollab keeps no global texts") }
+            guard body.metadata?.isEmpty ?? true else { throw CollabError.badRequest("metadata: MockCollab keeps no global metadata") }
+            // Like the vendor's: the rest is read-only, and the configuration changes only when it is sent.
+            if let configuration = body.configuration {
+                try await env.repository.writeAcross(accountNames: []) { set, changes throws(CollabError) in
+                    try set.replaceGlobalConfiguration(configuration, changes: &changes)
+                }
+            }
+            return JSONBody.response(WebGlobalData(env.repository.directory.globalConfiguration, expand: expand))
         }
         global.operation(.get, "getRecordedMinutes", role: .admin) { request, context in
             let (from, to) = try AccountAdministrationRoutes.timeRange(request)
@@ -39,23 +48,30 @@ struct GlobalRoutes {
 }
 
 /// `GlobalData`.
-struct WebGlobalData: Encodable, Sendable {
+struct WebGlobalData: Codable, Sendable {
     /// `LicenseData`.
-    struct License: Encodable, Sendable {
-        var type = "LicenseData"
-        var state = "ACTIVE"
-        var licenseId = "mock-collab"
-        var features: [String: [String: String]] = [:]
+    struct License: Codable, Sendable {
+        var type: String? = "LicenseData"
+        var state: String? = "ACTIVE"
+        var licenseId: String? = "mock-collab"
+        var features: [String: [String: String]]? = [:]
 
         enum CodingKeys: String, CodingKey { case type = "$_type", state, licenseId, features }
     }
 
-    var type = "GlobalData"
-    var serverIdentifier = GlobalRoutes.serverIdentifier
-    var currentLicense = License()
+    var type: String? = "GlobalData"
+    var serverIdentifier: String? = GlobalRoutes.serverIdentifier
+    var currentLicense: License? = License()
     var configuration: [String: String]?
     var text: [String: [String: String]]?
     var metadata: [String: String]?
 
     enum CodingKeys: String, CodingKey { case type = "$_type", serverIdentifier, currentLicense, configuration, text, metadata }
+
+    /// The server as `global/read` answers it; configuration, texts (none) and metadata (none) on `expand`.
+    init(_ global: GlobalConfiguration, expand: Expansion) {
+        if expand.configuration { configuration = global.properties }
+        if expand.text { text = [:] }
+        if expand.metadata { metadata = [:] }
+    }
 }

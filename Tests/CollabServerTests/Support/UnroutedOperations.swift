@@ -53,7 +53,6 @@ enum UnroutedOperations {
         "POST /fileuploadglobalinterceptors/{interceptorId}/sendPing": globalInterceptors,
         "POST /global/installLicense": partialUnnamed,
         "POST /global/removeLicense": partialUnnamed,
-        "POST /global/update": partialUnnamed,
         "POST /invitations/forwardConversationToTeam": third,
         "POST /invitations/getAcceptLink": partialUnnamed,
         "POST /invitations/inviteTeamToConversation": third,

@@ -8,26 +8,36 @@ import Testing
 /// Conversation settings and recordings over real sockets, checked against the vendor's schemas.
 @Suite("Conversation settings and recordings")
 struct ConversationSettingsTests {
+    /// A visitor's conversation that agent-a accepted.
+    static func accepted(_ server: TestServer, device: String, topic: String) async throws -> (VisitorClient, AgentClient, ConversationView) {
+        let app = visitor(server, device: device)
+        try await app.start()
+        let conversation = try await app.startConversation(topic: topic)
+        let agentA = try await agent(server, "agent-a")
+        _ = try await agentA.accept(conversation.id)
+        return (app, agentA, conversation)
+    }
+
     @Test("settings are stored on the conversation and answered with it; bad values are a 400 naming the field")
     func settings() async throws {
         try await TestServer.with(seed: queueSeed) { server in
             let admin = server.admin("admin-d", "pw").transport
-            let app = visitor(server, device: "settings-phone")
-            try await app.start()
-            let conversation = try await app.startConversation(topic: "settings")
-            let agentA = try await agent(server, "agent-a")
-            _ = try await agentA.accept(conversation.id)
+            let (_, _, conversation) = try await Self.accepted(server, device: "settings-phone", topic: "settings")
             let path = "conversations/\(conversation.id)"
             let read = try await admin.webAPI("GET", "\(path)/read", schema: "ConversationData")
-            let agentId = try #require((read["participants"] as? [[String: Any]])?.first { $0["participationType"] as? String == "ASSIGNED_AGENT" }?["personId"] as? String)
+            let agentId = try #require(
+                (read["participants"] as? [[String: Any]])?.first { $0["participationType"] as? String == "ASSIGNED_AGENT" }?["personId"] as? String)
 
-            let visible = try await admin.webAPI("POST", "\(path)/setVisibility", #"{"conversationVisibility":"PRIVATE"}"#, schema: "ConversationData")
+            let visible = try await admin.webAPI(
+                "POST", "\(path)/setVisibility", #"{"conversationVisibility":"PRIVATE"}"#, schema: "ConversationData")
             #expect(visible["conversationVisibility"] as? String == "PRIVATE")
             _ = try await admin.webAPI("POST", "\(path)/setVisibility", #"{"conversationVisibility":"SECRET"}"#, status: 400)
-            let starred = try await admin.webAPI("POST", "\(path)/setStarred", #"{"personId":"\#(agentId)","starred":true}"#, schema: "ConversationData")
+            let starred = try await admin.webAPI(
+                "POST", "\(path)/setStarred", #"{"personId":"\#(agentId)","starred":true}"#, schema: "ConversationData")
             let participant = (starred["participants"] as? [[String: Any]])?.first { $0["personId"] as? String == agentId }
             #expect(participant?["conversationStarred"] as? Bool == true)
-            let awaited = try await admin.webAPI("POST", "\(path)/setAwaitedPersonType", #"{"awaitedPersonType":"VISITOR"}"#, schema: "ConversationData")
+            let awaited = try await admin.webAPI(
+                "POST", "\(path)/setAwaitedPersonType", #"{"awaitedPersonType":"VISITOR"}"#, schema: "ConversationData")
             #expect(awaited["awaitedPersonType"] as? String == "VISITOR")
             let locale = try await admin.webAPI("POST", "\(path)/setLocale", #"{"locale":"de-CH"}"#, schema: "ConversationData")
             #expect(locale["locale"] as? String == "de-CH")
@@ -45,11 +55,7 @@ struct ConversationSettingsTests {
         let clock = AdjustableClock()
         try await TestServer.with(seed: queueSeed, clock: clock) { server in
             let admin = server.admin("admin-d", "pw").transport
-            let app = visitor(server, device: "recorded-phone")
-            try await app.start()
-            let conversation = try await app.startConversation(topic: "record me")
-            let agentA = try await agent(server, "agent-a")
-            _ = try await agentA.accept(conversation.id)
+            let (app, agentA, conversation) = try await Self.accepted(server, device: "recorded-phone", topic: "record me")
             let path = "conversations/\(conversation.id)"
             _ = try await admin.webAPI("POST", "\(path)/startRecording", status: 409)
             let idle = try await admin.webAPI("POST", "\(path)/getRecordingState", schema: "ConversationRecordingState")
@@ -76,7 +82,8 @@ struct ConversationSettingsTests {
             #expect((recording["downloadLinks"] as? [Any])?.isEmpty == true, "no media is captured")
 
             let account = try await admin.webAPI("GET", "accounts/getCurrentAccount")
-            let minutes = try await admin.webAPI("GET", "accounts/\(try #require(account["id"] as? String))/getRecordedMinutes", schema: "RecordedMinutesData")
+            let minutes = try await admin.webAPI(
+                "GET", "accounts/\(try #require(account["id"] as? String))/getRecordedMinutes", schema: "RecordedMinutesData")
             #expect(minutes["recordedMinutes"] as? Int == 2, "90 s round up to 2 minutes")
             let later = try await admin.webAPI(
                 "GET", "accounts/\(try #require(account["id"] as? String))/getRecordedMinutes", query: [("fromTime", "\(clock.now())")]

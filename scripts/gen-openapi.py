@@ -96,7 +96,7 @@ FAULT_NOTE = " Account admins manage their own account's rules (a rule they add 
 add("/_mock/v1/faults", "get", op("Fault rules in force", "controlFaults", {**ok(ref("FaultRuleList")), **errs(401, 403)}, C, INSPECTOR, desc="Oldest first, with how often each hit." + FAULT_NOTE))
 add("/_mock/v1/faults", "post", op("Add a fault rule", "controlAddFault", {**ok(ref("FaultRule"), "Added", "201"), **errs(400, 401, 403, 404, 409, 429)}, C, INSPECTOR,
     request=body(ref("FaultRule")),
-    desc="Latency (fixed, uniform or log-normal), an error status with the surface's typed body, an empty response, a connection reset, a truncated body (GET only) or a bandwidth cap, on the Web API, mobile or agent surface, matched by method, path pattern (* one segment, trailing ** any rest), account, device or client; a WebSocket close with a chosen code, dropped or delayed live events on the live event sockets; push delivery failures; webhook deliveries of an account failing or timing out. With a probability, a limit, an expiry on the server clock and a seed. At most 256 rules." + FAULT_NOTE))
+    desc="Latency (fixed, uniform or log-normal), an error status with the surface's typed body, an empty response, a connection reset, a truncated body (GET only) or a bandwidth cap, on the Web API, mobile or agent surface, matched by method, path pattern (* one segment, trailing ** any rest), account, device or client; a WebSocket close with a chosen code, dropped or delayed live events on the live event sockets; push delivery failures; webhook deliveries of an account failing or timing out. With a probability, a limit, an expiry on the server clock and a seed. An account's admins hold at most --max-fault-rules-per-account rules (64), the control token, super admins and seeds --max-server-fault-rules (256); one more answers 429 to its maker alone." + FAULT_NOTE))
 add("/_mock/v1/faults", "delete", op("Remove every fault rule in scope", "controlRemoveFaults", {"204": {"description": "Removed"}, **errs(401, 403)}, C, INSPECTOR, desc=FAULT_NOTE.strip()))
 add("/_mock/v1/faults/{id}", "put", op("Replace a fault rule", "controlReplaceFault", {**ok(ref("FaultRule")), **errs(400, 401, 403, 404)}, C, INSPECTOR,
     params=[p("id", "Rule id")], request=body(ref("FaultRule")), desc="Its count of injections is kept." + FAULT_NOTE))
@@ -109,7 +109,7 @@ add("/_mock/v1/entities/{typeName}", "get", op("A page of one declared kind's en
     params=[p("typeName", "The kind's vendor type name (CannedResponse, PersonLabel, AuditChange, …)"), q("account", S, "Account id or name (default: the caller's)"),
             q("offset", I, "Entities to skip"), q("limit", I, "Page size (at most 1000, default 100)")], desc=ADMIN_NOTE.strip()))
 add("/_mock/v1/webhooks/deliveries", "get", op("Webhook delivery log", "controlWebhookDeliveries", {**ok(ref("WebhookDeliveryPage")), **errs(400, 401, 403)}, C, INSPECTOR,
-    params=[q("registrationId", S, "Registration"), q("eventType", S, "Event name"), q("state", S, "PENDING, DELIVERED or FAILED"), q("limit", I, "At most this many, the newest")],
+    params=[q("registrationId", S, "Registration"), q("eventType", S, "Event name"), q("state", S, "PENDING, DELIVERED, FAILED or DROPPED (never sent: a queue was full)"), q("limit", I, "At most this many, the newest")],
     desc="The last deliveries (bounded), with every attempt's status or error." + ADMIN_NOTE))
 add("/_mock/v1/configuration", "get", op("The configuration cascade of a scope", "controlConfiguration", {**ok(ref("ConfigurationCascade")), **errs(400, 401, 403, 404)}, C, INSPECTOR,
     params=[q("account", S, "Account id or name (default: the caller's)"), q("namedArea", S, "Named area id or siteId"), q("apiKey", S, "API key id or key")],
@@ -123,12 +123,12 @@ add("/_mock/v1/snapshot", "get", op("Export a snapshot", "controlExportSnapshot"
             q("secrets", {"type": "string", "enum": ["included", "redacted"]}, "Whether credentials are in the export (see the description)")],
     desc="A versioned JSON file of the stored records of every entity (accounts, users, API keys, named areas, persons, devices with their"
          " notification keys, conversations, messages, calls, webhooks, configuration), the contents of the files shared in conversations (base64)"
-         " and the virtual clock. A snapshot larger than the import limit (64 MiB) is refused with 413." + SNAPSHOT_NOTE + ADMIN_NOTE))
+         " and the virtual clock. A snapshot larger than the import limit (--max-snapshot-bytes, 64 MiB) is refused with 413." + SNAPSHOT_NOTE + ADMIN_NOTE))
 add("/_mock/v1/snapshot", "post", op("Import a snapshot", "controlImportSnapshot", {**ok(ref("SnapshotImportResult")), **errs(400, 401, 403, 409, 413)}, C, CONTROL,
-    request=body(ref("Snapshot"), desc="A file from GET /_mock/v1/snapshot, at most 64 MiB. Older versions are migrated; a newer version answers 400."),
+    request=body(ref("Snapshot"), desc="A file from GET /_mock/v1/snapshot, at most --max-snapshot-bytes (64 MiB), read as it arrives. Older versions are read too; a newer version answers 400."),
     desc="A server snapshot replaces everything, the GLOBAL configuration and the clock (super admins only). An account snapshot replaces that"
          " account only (the one with its id, and the one with its name): other accounts are untouched, and a name, username, API key or token"
-         " another account holds answers 409. Malformed input changes nothing."))
+         " another account holds answers 409. Malformed input changes nothing: the files are staged and put in place only once the records commit."))
 add("/_mock/v1/webhooks/deliveries", "delete", op("Clear the webhook delivery log", "controlClearWebhookDeliveries", {"204": {"description": "Cleared"}, **errs(401, 403)}, C, CONTROL))
 
 # --- mobile -----------------------------------------------------------------------------------
@@ -299,7 +299,10 @@ def ferrs(*codes): return {str(c): FERR for c in codes}
 UPLOAD_DESC = ("The raw bytes as the body (streamed to storage, at most --max-file-size or com.unblu.filemanager.maxFileSize). The type is sniffed from the content; "
                "the restrictions of the com.unblu.filemanager properties apply along the configuration cascade. Answers the FILE message, which flows like any message "
                "(live event, history, webhooks, pushes saying 'sent a file'). A refused file leaves nothing behind: 415 FILE_TYPE_NOT_ALLOWED or FILE_TYPE_MISMATCH, "
-               "413 FILE_TOO_LARGE, 400 FILE_EMPTY, 507 FILE_QUOTA_EXCEEDED, 429 FILE_UPLOADS_BUSY, 403 FILE_REJECTED (a file-upload interceptor rejected it, or did not decide in time).")
+               "413 FILE_TOO_LARGE, 400 FILE_EMPTY, 507 FILE_QUOTA_EXCEEDED (the account's share of --file-quota, --account-file-quota, or the server's quota is used up), "
+               "429 FILE_UPLOADS_BUSY (the account's --max-uploads-per-account or the server's --max-concurrent-uploads are streaming), "
+               "408 FILE_UPLOAD_TOO_SLOW (the body fell behind --upload-min-rate after --upload-rate-grace), "
+               "403 FILE_REJECTED (a file-upload interceptor rejected it, or did not decide in time).")
 RAW = {"required": True, "description": "The file's bytes; Content-Type is the client's claim, refined only for text", "content": {"application/octet-stream": {"schema": {"type": "string", "format": "binary"}}, "*/*": {"schema": {"type": "string", "format": "binary"}}}}
 FNAME = q("name", {"type": "string", "minLength": 1, "maxLength": 255}, "The file name: one name without '/', '\\' or control characters", required=True)
 DOWNLOAD = {"200": {"description": "The file, with Content-Type, Content-Disposition (attachment), a strong ETag (its SHA-256) and Accept-Ranges", "content": {"*/*": {"schema": {"type": "string", "format": "binary"}}}},
@@ -307,13 +310,13 @@ DOWNLOAD = {"200": {"description": "The file, with Content-Type, Content-Disposi
             "416": {"description": "An unsatisfiable or malformed range; Content-Range: bytes */size"}}
 DL_PARAMS = [{"name": "Range", "in": "header", "required": False, "schema": S, "description": "One range; several get the whole file"},
              {"name": "If-None-Match", "in": "header", "required": False, "schema": S, "description": "The ETag a client holds"}]
-add("/mobile/v1/conversations/{id}/files", "post", op("Upload a file", "mobileUploadFile", {**ok(ref("MessageView"), "Stored", "201"), **ferrs(400, 403, 413, 415, 429, 507), **errs(401, 404, 409, **T)}, M, CLIENT,
+add("/mobile/v1/conversations/{id}/files", "post", op("Upload a file", "mobileUploadFile", {**ok(ref("MessageView"), "Stored", "201"), **ferrs(400, 403, 408, 413, 415, 429, 507), **errs(401, 404, 409, **T)}, M, CLIENT,
     params=[p("id", "Conversation id"), FNAME], request=RAW, desc=UPLOAD_DESC))
 add("/mobile/v1/conversations/{id}/files", "get", op("The conversation's files", "mobileFiles", {**ok(ref("FileList")), **errs(401, 404, **T)}, M, CLIENT, params=[p("id", "Conversation id")],
     desc="The FILE messages, oldest first (internal ones are the agents' only)."))
 add("/mobile/v1/conversations/{id}/files/{fileId}", "get", op("Download a file", "mobileDownloadFile", {**DOWNLOAD, **errs(401, 404, **T)}, M, CLIENT,
     params=[p("id", "Conversation id"), p("fileId", "File id"), *DL_PARAMS], desc="For the conversation's participants; everyone else gets 404."))
-add("/agent/v1/conversations/{id}/files", "post", op("Upload a file", "agentUploadFile", {**ok(ref("MessageView"), "Stored", "201"), **ferrs(400, 403, 413, 415, 429, 507), **errs(401, 404, 409, **T)}, ["agent"], AGENT,
+add("/agent/v1/conversations/{id}/files", "post", op("Upload a file", "agentUploadFile", {**ok(ref("MessageView"), "Stored", "201"), **ferrs(400, 403, 408, 413, 415, 429, 507), **errs(401, 404, 409, **T)}, ["agent"], AGENT,
     params=[p("id", "Conversation id"), FNAME, q("internal", B, "An internal file, for agents only")], request=RAW,
     desc=UPLOAD_DESC + " Agents must take part in the conversation; the cascade is the account's and the conversation's named area's."))
 add("/agent/v1/conversations/{id}/files", "get", op("The conversation's files", "agentFiles", {**ok(ref("FileList")), **errs(401, 403, 404, **T)}, ["agent"], AGENT, params=[p("id", "Conversation id")]))
@@ -338,7 +341,7 @@ schemas = {
     "Status": obj({"status": S}, ["status"]),
     "FileView": obj({"id": S, "name": S, "mimeType": S, "size": L, "sha256": S}, ["id", "name", "mimeType", "size", "sha256"]),
     "FileList": obj({"files": arr(ref("MessageView"))}, ["files"]),
-    "FileError": obj({"type": {"type": "string", "enum": ["FILE_TYPE_NOT_ALLOWED", "FILE_TYPE_MISMATCH", "FILE_TOO_LARGE", "FILE_QUOTA_EXCEEDED", "FILE_REJECTED", "FILE_EMPTY", "FILE_UPLOADS_BUSY", "BAD_REQUEST"]}, "message": S, "status": I}, ["type", "message", "status"]),
+    "FileError": obj({"type": {"type": "string", "enum": ["FILE_TYPE_NOT_ALLOWED", "FILE_TYPE_MISMATCH", "FILE_TOO_LARGE", "FILE_QUOTA_EXCEEDED", "FILE_REJECTED", "FILE_EMPTY", "FILE_UPLOADS_BUSY", "FILE_UPLOAD_TOO_SLOW", "BAD_REQUEST"]}, "message": S, "status": I}, ["type", "message", "status"]),
     "ResetRequest": obj({"account": S}),
     "Snapshot": {**obj({"format": {"type": "string", "enum": ["mock-collab-snapshot"]}, "version": I, "scope": {"type": "string", "enum": ["server", "account"]},
                        "secrets": {"type": "string", "enum": ["included", "redacted"]},
@@ -383,8 +386,9 @@ schemas = {
     "EntityPage": obj({"$_type": S, "items": arr({"type": "object"}), "hasMoreItems": B, "nextOffset": I}),
     "StateStats": obj({**{k: I for k in STATS_COUNTS}, "declared": {"type": "object", "additionalProperties": I}, "frames": obj({k: I for k in FRAME_COUNTS}, FRAME_COUNTS),
                          "framesHeld": obj({k: I for k in FRAMES_HELD}, FRAMES_HELD), "replicas": arr(S), "missingReplicas": arr(S)}, STATS_COUNTS + ["frames", "framesHeld"]),
-    "WebhookDelivery": obj({"deliveryId": S, "registrationId": S, "accountId": S, "eventType": S, "endpoint": S, "state": {"type": "string", "enum": ["PENDING", "DELIVERED", "FAILED"]},
-                            "attempts": arr(obj({"timestamp": L, "status": I, "error": S, "durationMillis": L, "faultRuleId": S}, ["timestamp", "durationMillis"])), "createdAt": L, "bodyBytes": I},
+    "WebhookDelivery": obj({"deliveryId": S, "registrationId": S, "accountId": S, "eventType": S, "endpoint": S, "state": {"type": "string", "enum": ["PENDING", "DELIVERED", "FAILED", "DROPPED"]},
+                            "attempts": arr(obj({"timestamp": L, "status": I, "error": S, "durationMillis": L, "faultRuleId": S}, ["timestamp", "durationMillis"])), "createdAt": L, "bodyBytes": I,
+                            "reason": S},
                            ["deliveryId", "registrationId", "accountId", "eventType", "endpoint", "state", "attempts", "createdAt", "bodyBytes"]),
     "WebhookDeliveryPage": obj({"deliveries": arr(ref("WebhookDelivery"))}, ["deliveries"]),
     "Seed": obj({"global": obj({"configuration": smap()}), "accounts": arr(obj({"name": S, "configuration": smap(), "metadata": smap(),

@@ -6,7 +6,7 @@ extension ControlClient {
     /// - Parameters:
     ///   - registrationId: Only this registration's deliveries.
     ///   - eventType: Only deliveries of this event.
-    ///   - state: `PENDING`, `DELIVERED` or `FAILED`.
+    ///   - state: `PENDING`, `DELIVERED`, `FAILED` or `DROPPED`.
     public func webhookDeliveries(registrationId: String? = nil, eventType: String? = nil, state: String? = nil) async throws(CollabClientError) -> [WebhookDelivery] {
         var query: [(String, String)] = []
         if let registrationId { query.append(("registrationId", registrationId)) }

@@ -27,11 +27,20 @@ public final class PushPipeline: Service {
         public var initialBackoff: Duration
         public var queueCapacity: Int
         public var maxConcurrentDeliveries: Int
-        public init(maxAttempts: Int = 5, initialBackoff: Duration = .milliseconds(500), queueCapacity: Int = 10_000, maxConcurrentDeliveries: Int = 64) {
+        /// Composed pushes of one account waiting to be sent.
+        public var queueCapacityPerAccount: Int
+        /// Pushes of one account being sent at once.
+        public var maxConcurrentPerAccount: Int
+        public init(
+            maxAttempts: Int = 5, initialBackoff: Duration = .milliseconds(500), queueCapacity: Int = 10_000, maxConcurrentDeliveries: Int = 64,
+            queueCapacityPerAccount: Int = 2_500, maxConcurrentPerAccount: Int = 16
+        ) {
             self.maxAttempts = maxAttempts
             self.initialBackoff = initialBackoff
             self.queueCapacity = queueCapacity
             self.maxConcurrentDeliveries = maxConcurrentDeliveries
+            self.queueCapacityPerAccount = queueCapacityPerAccount
+            self.maxConcurrentPerAccount = maxConcurrentPerAccount
         }
     }
 
@@ -42,13 +51,15 @@ public final class PushPipeline: Service {
     /// Tokens the push services rejected, in the order they did; ends when the pipeline stops.
     public let rejectedTokens: AsyncStream<RejectedToken>
     private let rejections: AsyncStream<RejectedToken>.Continuation
-    private let clock: any CollabClock
-    private let logger: Logger
+    let clock: any CollabClock
+    let logger: Logger
     private let settings: Settings
     private let apns: APNsSink
     private let fcm: FCMSink
     private let stream: AsyncStream<ResolvedPush>
     private let continuation: AsyncStream<ResolvedPush>.Continuation
+    /// Composed pushes waiting to be sent, per account and push service (see ``FairQueue``).
+    private let sending: FairQueue<Sending>
     private let dropped = Mutex(0)
     private let progress = PushProgress()
     let faults: PushFaultHook
@@ -64,11 +75,26 @@ public final class PushPipeline: Service {
         self.apns = APNsSink(clock: clock)
         self.fcm = FCMSink(clock: clock)
         (stream, continuation) = AsyncStream.makeStream(of: ResolvedPush.self, bufferingPolicy: .bufferingOldest(settings.queueCapacity))
+        sending = FairQueue(
+            limits: .init(
+                running: settings.maxConcurrentDeliveries, runningPerAccount: settings.maxConcurrentPerAccount,
+                runningPerLane: settings.maxConcurrentPerAccount, queued: settings.queueCapacity, queuedPerAccount: settings.queueCapacityPerAccount
+            )
+        )
         (rejectedTokens, rejections) = AsyncStream.makeStream(of: RejectedToken.self, bufferingPolicy: .bufferingOldest(settings.queueCapacity))
     }
 
-    /// Pushes dropped because the queue was full.
+    /// Pushes dropped because a queue was full.
     public var droppedCount: Int { dropped.withLock { $0 } }
+
+    func countDropped() {
+        dropped.withLock { $0 += 1 }
+    }
+
+    /// Composed pushes of `accountId` waiting to be sent and being sent.
+    public func sendingCounts(accountId: String) -> (queued: Int, running: Int) {
+        sending.counts(account: accountId)
+    }
 
     /// Waits until every push queued before the call has been composed into the outbox (or dropped), and
     /// every token rejected meanwhile removed, at most `timeout`.
@@ -102,9 +128,20 @@ public final class PushPipeline: Service {
 
     public func run() async throws {
         await withGracefulShutdownHandler {
-            // Composed in order, as they come; delivered concurrently.
-            await stream.compactMap { self.record($0) }.forEach(concurrently: settings.maxConcurrentDeliveries) { stored, sinks in
-                await self.deliver(stored, settings: sinks)
+            // Composed in order, as they come; sent concurrently, each account's in its own queue per push
+            // service, so one account's push service that hangs holds back only that account's pushes.
+            await withDiscardingTaskGroup { group in
+                group.addTask { await self.sending.run { await self.deliver($0.entry, settings: $0.settings) } }
+                for await push in stream {
+                    guard let composed = record(push) else { continue }
+                    let (entry, sinks) = composed
+                    do throws(FairQueue<Sending>.Overflow) {
+                        try sending.enqueue(Sending(entry: entry, settings: sinks), account: entry.accountId, lane: entry.transport.rawValue)
+                    } catch {
+                        dropped(entry, error)
+                    }
+                }
+                sending.finish()
             }
         } onGracefulShutdown: {
             self.continuation.finish()

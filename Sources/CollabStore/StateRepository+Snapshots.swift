@@ -35,16 +35,16 @@ extension StateRepository {
     /// its name (if another) lose their data, names and tokens, and the snapshot's account takes their
     /// place. Costs the accounts it replaces only; one durable batch.
     /// - Parameters:
-    ///   - data: The snapshot's account.
+    ///   - incoming: The snapshot's account, built by ``SnapshotReader`` in a directory of its own.
     ///   - confinement: When set, the only account the caller may replace.
     /// - Returns: The ids of the accounts replaced.
-    /// - Throws: `badRequest` for records that do not decode or belong elsewhere, `conflict` when another
-    ///   account holds one of the snapshot's names, keys or tokens, `notFound` when a confined caller would
-    ///   replace another account. Nothing changes then.
+    /// - Throws: `conflict` when another account holds one of the snapshot's names, keys or tokens,
+    ///   `notFound` when a confined caller would replace another account. Nothing changes then.
     @discardableResult
-    public func replaceAccount(with data: Snapshot.AccountData, confinedTo confinement: String? = nil) async throws -> Set<String> {
-        var incoming = try AccountState.fromSnapshot(data)
-        let newId = data.account.id
+    public func replaceAccount(with incoming: AccountState, confinedTo confinement: String? = nil) async throws -> Set<String> {
+        var incoming = incoming
+        let account = incoming.account
+        let newId = account.id
         let entities = incoming.storedEntities
         let keys = incoming.directoryKeys
         let directory = self.directory
@@ -52,10 +52,10 @@ extension StateRepository {
             // Looked up inside the commit: on a replica, after catching up with the other replicas.
             var ids: Set<String> = []
             if shards.withLock({ $0[newId] }) != nil { ids.insert(newId) }
-            if let named = directory.accountId(for: .accountName(data.account.name)) { ids.insert(named) }
+            if let named = directory.accountId(for: .accountName(account.name)) { ids.insert(named) }
             if let confinement {
                 guard newId == confinement else { throw CollabError.notFound("Account", newId) }
-                for id in ids where id != confinement { throw CollabError.conflict("another account is named '\(data.account.name)'") }
+                for id in ids where id != confinement { throw CollabError.conflict("another account is named '\(account.name)'") }
             }
             let involved = ids.sorted().compactMap { id in shards.withLock { $0[id] } }
             var replaced: Set<String> = []
@@ -63,7 +63,7 @@ extension StateRepository {
                 replaced = Set(boxes.keys)
                 for key in keys {
                     if let owner = directory.accountId(for: key), !replaced.contains(owner) {
-                        throw .conflict("another account already holds \(Self.describe(key)) of the snapshot's account '\(data.account.name)'")
+                        throw .conflict("another account already holds \(Self.describe(key)) of the snapshot's account '\(account.name)'")
                     }
                 }
                 var changes = ChangeSet()
@@ -87,21 +87,23 @@ extension StateRepository {
     }
 
     /// Replaces everything with a server snapshot: every account goes, the GLOBAL configuration and the
-    /// snapshot's accounts take their place. The whole snapshot is checked (records decode, no name, key
-    /// or token given to two accounts) before anything changes.
-    public func replaceAll(with snapshot: Snapshot) async throws {
+    /// snapshot's accounts take their place. The whole snapshot is checked (no name, key or token given
+    /// to two accounts) before anything changes.
+    /// - Parameters:
+    ///   - accounts: The snapshot's accounts, built by ``SnapshotReader``.
+    ///   - globalConfiguration: The snapshot's GLOBAL configuration.
+    public func replaceAll(with accounts: [AccountState], globalConfiguration: GlobalConfiguration?) async throws {
         var owners: [Directory.Key: String] = [:]
-        for data in snapshot.accounts {
-            let state = try AccountState.fromSnapshot(data)
+        for state in accounts {
             for key in state.directoryKeys {
-                if let owner = owners[key], owner != data.account.id {
+                if let owner = owners[key], owner != state.accountId {
                     throw CollabError.badRequest("the snapshot gives \(Self.describe(key)) to two accounts")
                 }
-                owners[key] = data.account.id
+                owners[key] = state.accountId
             }
         }
         try await removeAll()
-        if let global = snapshot.globalConfiguration, !global.properties.isEmpty {
+        if let global = globalConfiguration, !global.properties.isEmpty {
             try await committer.commit(.everything, accounts: [], in: self) { stage throws(CollabError) in
                 var log = DirectoryLog()
                 var changes = ChangeSet()
@@ -110,7 +112,7 @@ extension StateRepository {
                 stage(StagedCommit(changes: changes.changes))
             }
         }
-        for data in snapshot.accounts { try await replaceAccount(with: data) }
+        for state in accounts { try await replaceAccount(with: state) }
     }
 
     /// A directory entry as an error message names it (secrets are not repeated).

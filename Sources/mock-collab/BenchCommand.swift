@@ -14,6 +14,7 @@ struct BenchCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "bench", abstract: "Measure throughput (use a release build).", subcommands: [
             BenchPushCommand.self, BenchCoBrowseCommand.self, BenchSinkCommand.self, BenchWSClientsCommand.self, BenchGrowthCommand.self,
+            BenchNoisyNeighbourCommand.self,
             BenchEntitiesCommand.self,
         ]
     )

@@ -47,14 +47,7 @@ struct BenchGrowthCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let http = HTTPClient(eventLoopGroupProvider: .singleton, configuration: .init(timeout: .init(connect: .seconds(10), read: .seconds(60))))
-        do {
-            try await run(http: http)
-        } catch {
-            try? await http.shutdown()
-            throw error
-        }
-        try await http.shutdown()
+        try await HTTPClient.forBenchmark { try await run(http: $0) }
     }
 
     func run(http: HTTPClient) async throws {

@@ -1,8 +1,10 @@
 import ArgumentParser
+import CollabCore
 import CollabServer
 import Foundation
 
-/// `serve`'s bounds on files shared in conversations.
+/// `serve`'s bounds on files shared in conversations: sizes, the quota and the upload slots, each with
+/// a share per account.
 struct ServeFileOptions: ParsableArguments {
     private static let environment = ProcessInfo.processInfo.environment
 
@@ -12,13 +14,54 @@ struct ServeFileOptions: ParsableArguments {
     @Option(help: "Bytes all stored files may take; default 1 GiB on disk, 64 MiB in memory (MOCK_COLLAB_FILE_QUOTA).")
     var fileQuota: Int64? = environment["MOCK_COLLAB_FILE_QUOTA"].flatMap(Int64.init)
 
+    @Option(
+        help: """
+            Bytes one account's stored files may take, beyond which its uploads are answered 507; \
+            default: a quarter of --file-quota (MOCK_COLLAB_ACCOUNT_FILE_QUOTA).
+            """
+    )
+    var accountFileQuota: Int64? = environment["MOCK_COLLAB_ACCOUNT_FILE_QUOTA"].flatMap(Int64.init)
+
+    @Option(help: "Uploads streaming at once on the server; one more is answered 429 (MOCK_COLLAB_MAX_CONCURRENT_UPLOADS).")
+    var maxConcurrentUploads: Int = environment["MOCK_COLLAB_MAX_CONCURRENT_UPLOADS"].flatMap(Int.init) ?? 16
+
+    @Option(
+        help: """
+            Uploads one account's callers may stream at once; one more of theirs is answered 429; \
+            default: a quarter of --max-concurrent-uploads, at least 1 (MOCK_COLLAB_MAX_UPLOADS_PER_ACCOUNT).
+            """
+    )
+    var maxUploadsPerAccount: Int? = environment["MOCK_COLLAB_MAX_UPLOADS_PER_ACCOUNT"].flatMap(Int.init)
+
+    @Option(
+        help: """
+            Bytes per second an upload must average once --upload-rate-grace is over, else it is answered 408 and its slot freed; \
+            0: no minimum (MOCK_COLLAB_UPLOAD_MIN_RATE).
+            """
+    )
+    var uploadMinRate: Int = environment["MOCK_COLLAB_UPLOAD_MIN_RATE"].flatMap(Int.init) ?? 1024
+
+    @Option(help: "Seconds an upload may take before it must keep up with --upload-min-rate (MOCK_COLLAB_UPLOAD_RATE_GRACE).")
+    var uploadRateGrace: Double = environment["MOCK_COLLAB_UPLOAD_RATE_GRACE"].flatMap(Double.init) ?? 10
+
     @Option(help: "Directory for stored files; default files/ beside the SQLite file, ./.mock-collab/files with PostgreSQL (MOCK_COLLAB_FILES_DIR).")
     var filesDir: String? = environment["MOCK_COLLAB_FILES_DIR"]
 
     func validate() throws {
         guard maxFileSize > 0 else { throw ValidationError("--max-file-size must be positive") }
         if let fileQuota { guard fileQuota > 0 else { throw ValidationError("--file-quota must be positive") } }
+        if let accountFileQuota { guard accountFileQuota > 0 else { throw ValidationError("--account-file-quota must be positive") } }
+        guard maxConcurrentUploads > 0 else { throw ValidationError("--max-concurrent-uploads must be positive") }
+        if let maxUploadsPerAccount, maxUploadsPerAccount <= 0 { throw ValidationError("--max-uploads-per-account must be positive") }
+        guard uploadMinRate >= 0 else { throw ValidationError("--upload-min-rate must be 0 or more") }
+        guard uploadRateGrace > 0, uploadRateGrace <= 86_400 else { throw ValidationError("--upload-rate-grace must be above 0 and at most 86400") }
     }
 
-    var settings: FileSettings { FileSettings(maxFileSize: maxFileSize, quota: fileQuota, directory: filesDir) }
+    var settings: FileSettings {
+        FileSettings(
+            maxFileSize: maxFileSize, quota: fileQuota, accountQuota: accountFileQuota, maxConcurrentUploads: maxConcurrentUploads,
+            maxUploadsPerAccount: maxUploadsPerAccount, minimumRate: MinimumRate(bytesPerSecond: uploadMinRate, grace: .seconds(uploadRateGrace)),
+            directory: filesDir
+        )
+    }
 }

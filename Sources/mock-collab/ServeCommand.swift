@@ -39,6 +39,14 @@ struct ServeCommand: AsyncParsableCommand {
     )
     var advertiseURL: String?
 
+    @Option(
+        help: """
+            URL clients reach this server at, for the absolute links it hands out (download links, an interceptor's downloadLink), \
+            never taken from a request's Host; default: scheme://host:port as it listens (MOCK_COLLAB_PUBLIC_URL).
+            """
+    )
+    var publicURL: String?
+
     @Option(help: "Seconds a write may wait for a PostgreSQL database before it is answered 503 (MOCK_COLLAB_DATABASE_TIMEOUT).")
     var databaseTimeout: Int = environment["MOCK_COLLAB_DATABASE_TIMEOUT"].flatMap { Int($0) } ?? 15
 
@@ -113,7 +121,11 @@ struct ServeCommand: AsyncParsableCommand {
 
     @OptionGroup(title: "Files") var files: ServeFileOptions
 
+    @OptionGroup(title: "Fault rules and snapshots") var limits: ServeLimitOptions
+
     @OptionGroup(title: "Abuse limits") var abuse: ServeAbuseOptions
+
+    @OptionGroup(title: "Webhook deliveries and pushes per account") var outbound: ServeOutboundOptions
 
     func validate() throws {
         guard clientIdleSeconds > 0 else { throw ValidationError("--client-idle-seconds must be positive") }
@@ -178,6 +190,11 @@ struct ServeCommand: AsyncParsableCommand {
         configuration.journalMaxBytes = journalMaxBytes
         configuration.databaseWriteTimeout = .seconds(databaseTimeout)
         configuration.advertiseURL = advertiseURL ?? Self.environment["MOCK_COLLAB_ADVERTISE_URL"]
+        do {
+            configuration.publicURL = try (publicURL ?? Self.environment["MOCK_COLLAB_PUBLIC_URL"]).map(ServerConfiguration.normalizedPublicURL)
+        } catch {
+            throw ValidationError("--public-url: \(error.message)")
+        }
         configuration.cluster = cluster || ["1", "true", "yes"].contains(Self.environment["MOCK_COLLAB_CLUSTER"]?.lowercased() ?? "")
         if configuration.cluster, case .postgres = configuration.storage {} else if configuration.cluster {
             throw ValidationError("--cluster needs --storage postgres://USER:PASS@HOST:PORT/DB: replicas share one PostgreSQL database")
@@ -188,8 +205,10 @@ struct ServeCommand: AsyncParsableCommand {
         }
         configuration.snapshotOnExit = snapshotOnExit ?? Self.environment["MOCK_COLLAB_SNAPSHOT_ON_EXIT"]
         configuration.files = files.settings
+        limits.apply(to: &configuration)
         configuration.productVersion = (productVersion ?? Self.environment["MOCK_COLLAB_PRODUCT_VERSION"]).flatMap(ProductVersion.init)
         abuse.apply(to: &configuration)
+        outbound.apply(to: &configuration)
 
         let server = try await MockCollabServer(configuration: configuration, logger: logger)
         if server.usesDefaultTenant {

@@ -87,4 +87,20 @@ struct FileRestrictionsTests {
         #expect(FileAttachment.fileExtension(of: "a.tar.GZ") == "gz")
         #expect(FileAttachment.fileExtension(of: "noext.") == nil)
     }
+
+    @Test("Windows drops trailing dots and spaces from a name: the extension is read as it will be saved, in any case (issue 25, item 12)")
+    func trailingDotsAndSpaces() throws {
+        for name in ["run.bat.", "run.bat ", "run.bat  ..", "RUN.BAT", "run.Bat. . .", "run.bat\u{20}.\u{20}"] {
+            #expect(FileAttachment.fileExtension(of: name) == "bat", "\(name)")
+            #expect(throws: FileRefusal.self, "\(name)") { try FileRestrictions(cascade: ConfigurationCascade(global: [:]), serverMaxFileSize: 10).checkName(name) }
+        }
+        let pictures = FileRestrictions(cascade: ConfigurationCascade(global: [FileRestrictions.allowedExtensionsKey: "png"]), serverMaxFileSize: 10)
+        try pictures.checkName("cat.png. ")
+        #expect(throws: FileRefusal.self) { try pictures.checkName("cat.png.exe.") }
+        #expect(throws: FileRefusal.self) { try pictures.checkContent(name: "cat.png .", type: "image/jpeg") }
+        #expect(FileAttachment.fileExtension(of: "notes. .") == nil)
+        for bad in [" ", ". .", "...", " .. "] {
+            #expect(throws: CollabError.self, "\(bad)") { try FileAttachment.checkName(bad) }
+        }
+    }
 }

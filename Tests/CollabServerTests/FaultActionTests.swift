@@ -449,7 +449,7 @@ struct FaultActionTests {
             )
             rule.id = "rule-\(seed)"
             rule.action.eventTypes = ["conversation.new_message"]
-            try rules.add(rule)
+            try rules.add(rule, owner: .server, now: 0)
             let message = FaultRules.Request(
                 surface: "MOBILE", method: "GET", path: "/mobile/v1/events", accountId: "a", deviceId: "d", clientId: "c", eventType: "conversation.new_message"
             )

@@ -10,7 +10,10 @@ struct FileProcessTests {
     func killNineAfterUploads() async throws {
         let directory = try temporaryDirectory()
         let storage = "sqlite:\(directory.path)/state.sqlite"
-        let first = try await ServerProcess(arguments: ["--storage", storage, "--password-hash-cost", "4", "--max-file-size", "200000"])
+        // Eight uploads of one account at once: more than its default share of the upload slots.
+        let first = try await ServerProcess(
+            arguments: ["--storage", storage, "--password-hash-cost", "4", "--max-file-size", "200000", "--max-uploads-per-account", "8"]
+        )
         let app = VisitorClient(configuration: ClientConfiguration(baseURL: first.baseURL, apiKey: "demo-api-key", namedArea: "demo-area", deviceId: "kill-phone"))
         try await app.start(liveEvents: false)
         let agent = AgentClient(baseURL: first.baseURL)

@@ -58,6 +58,17 @@ struct FileRulesTests {
         Row(name: "an executable called a picture", method: "POST", path: "/mobile/v1/conversations/{c}/files?name=a.png", caller: .visitor, body: elf, status: 415, type: "FILE_TYPE_MISMATCH"),
         Row(name: "an executable", method: "POST", path: "/agent/v1/conversations/{c}/files?name=run", caller: .agent, body: elf, status: 415, type: "FILE_TYPE_NOT_ALLOWED"),
         Row(name: "a blocked extension", method: "POST", path: "/agent/v1/conversations/{c}/files?name=a.exe", caller: .agent, body: png, status: 415, type: "FILE_TYPE_NOT_ALLOWED"),
+        // Windows saves these as `run.bat` (issue 25, item 12).
+        Row(name: "a blocked extension and a trailing dot", method: "POST", path: "/mobile/v1/conversations/{c}/files?name=run.bat.", caller: .visitor, body: png, status: 415,
+            type: "FILE_TYPE_NOT_ALLOWED"),
+        Row(name: "a blocked extension and a trailing space", method: "POST", path: "/mobile/v1/conversations/{c}/files?name=run.bat%20", caller: .visitor, body: png,
+            status: 415, type: "FILE_TYPE_NOT_ALLOWED"),
+        Row(name: "a blocked extension, spaces and dots", method: "POST", path: "/mobile/v1/conversations/{c}/files?name=run.bat%20%20..", caller: .visitor, body: png,
+            status: 415, type: "FILE_TYPE_NOT_ALLOWED"),
+        Row(name: "a blocked extension in capitals and a dot", method: "POST", path: "/agent/v1/conversations/{c}/files?name=RUN.BaT.", caller: .agent, body: png,
+            status: 415, type: "FILE_TYPE_NOT_ALLOWED"),
+        Row(name: "a name of dots and spaces only", method: "POST", path: "/mobile/v1/conversations/{c}/files?name=.%20.", caller: .visitor, body: png, status: 400,
+            type: "BAD_REQUEST"),
         // (A declared size over the maximum is refused before reading; router mode sets its own Content-Length,
         // so FileTransferTests.refusals covers it over a socket.)
         Row(name: "internal not a boolean", method: "POST", path: "/agent/v1/conversations/{c}/files?name=a.png&internal=perhaps", caller: .agent, body: png, status: 400),

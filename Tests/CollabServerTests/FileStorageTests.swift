@@ -45,7 +45,7 @@ struct FileStorageTests {
     func diskQuotaAndConversationDelete() async throws {
         let directory = try temporaryDirectory()
         let server = try await TestServer.start(
-            configuration: fileConfiguration(storage: .sqlite(path: directory.appendingPathComponent("state.sqlite").path), files: FileSettings(quota: 10_000))
+            configuration: fileConfiguration(storage: .sqlite(path: directory.appendingPathComponent("state.sqlite").path), files: FileSettings(quota: 10_000, accountQuota: 10_000))
         )
         do {
             let scenario = try await FileScenario.make(server)
@@ -126,7 +126,7 @@ struct FileStorageTests {
 
     @Test("memory storage keeps files in memory within its quota")
     func memoryQuota() async throws {
-        let server = try await TestServer.start(configuration: fileConfiguration(storage: .memory, files: FileSettings(quota: 4000)))
+        let server = try await TestServer.start(configuration: fileConfiguration(storage: .memory, files: FileSettings(quota: 4000, accountQuota: 4000)))
         do {
             let scenario = try await FileScenario.make(server)
             let file = try #require(try await scenario.app.uploadFile(data: pngBytes(3000), named: "m.png", in: scenario.conversationId).file)

@@ -139,13 +139,15 @@ class InspectorFaultsTest(ConsoleTest):
         self.text_appears("#faults-table tbody", "latency 7 ms")
         self.snap("inspector-faults")
 
-        self.step = "download a snapshot of the whole server"
+        self.step = "download a snapshot of the whole server, with its secrets"
+        self.find("#snapshot-take input[name=secrets]").click()
         self.find("#snapshot-take button[type=submit]").click()
         path = self.wait_for_download()
         self.text_appears("#snapshot-result", "Snapshot downloaded")
         with open(path) as handle:
             document = json.load(handle)
         assert document["format"] == "mock-collab-snapshot" and document["scope"] == "server", document.get("scope")
+        assert document["secrets"] == "included", document.get("secrets")
 
         self.step = "change the server, then restore the downloaded snapshot through the file picker"
         status, seeded = self.control("POST", "/_mock/v1/seed", {"accounts": [{"name": "later-account"}]})
@@ -154,8 +156,9 @@ class InspectorFaultsTest(ConsoleTest):
         self.find("#snapshot-file").send_keys(path)
         self.find("#snapshot-restore button[type=submit]").click()
         self.wait.until(EC.alert_is_present()).accept()
-        self.text_appears("#snapshot-result", "Restored server snapshot (version 2)")
-        assert self.control("GET", "/_mock/v1/stats?account=later-account")[0] == 404, "the account made after the snapshot is gone"
+        self.text_appears("#snapshot-result", f"Restored server snapshot (version {document['version']})")
+        gone = self.control("GET", "/_mock/v1/stats?account=later-account")
+        assert gone[0] == 404, f"the account made after the snapshot is gone: {gone}"
         assert self.visible("#who").is_displayed(), "the session in the snapshot keeps the console logged in"
         self.snap("inspector-restored")
         self.assert_no_console_errors()

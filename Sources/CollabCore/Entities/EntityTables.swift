@@ -33,15 +33,18 @@ public struct EntityTables: Sendable {
 
     /// Loads a stored record of a declared kind (a start, a snapshot, another replica's put).
     /// - Throws: When the record names no declared kind or does not decode.
-    mutating func load(_ record: StoredRecord) throws {
+    /// - Returns: The entity's owning account, as the entity says.
+    @discardableResult
+    mutating func load(_ record: StoredRecord) throws -> String? {
         let key = try DeclaredRecordKey(record.id)
         guard let type = EntityRegistry.type(named: key.typeName) else { throw DeclaredRecordKey.Failure.unknownKind(key.typeName) }
-        try load(type, record)
+        return try load(type, record)
     }
 
-    private mutating func load<E: DeclaredEntity>(_ type: E.Type, _ record: StoredRecord) throws {
-        let entity = try RecordCoding.decode(DeclaredRecord<E>.self, from: record).entity
-        modify(E.self) { table in table.put(entity) }
+    private mutating func load<E: DeclaredEntity>(_ type: E.Type, _ record: StoredRecord) throws -> String? {
+        let record = try RecordCoding.decode(DeclaredRecord<E>.self, from: record)
+        modify(E.self) { table in table.put(record.entity) }
+        return record.storageAccountId
     }
 
     /// Removes the entity a record key names (another replica's delete); unknown keys are nothing.

@@ -33,16 +33,28 @@ public struct FileAttachment: Sendable, Codable, Equatable {
         else {
             throw .badRequest("the file name must be a single name without '/', '\\' or control characters")
         }
+        guard !savedName(name).isEmpty else { throw .badRequest("the file name must not be only dots and spaces") }
         return name
     }
 
     /// The extension of the file name, lower-cased, without the dot; `nil` when there is none.
     public var fileExtension: String? { Self.fileExtension(of: name) }
 
+    /// The extension of the name as it will be saved (see ``savedName(_:)``), lower-cased.
     static func fileExtension(of name: String) -> String? {
-        guard let dot = name.lastIndex(of: "."), dot != name.startIndex else { return nil }
-        let ext = name[name.index(after: dot)...].lowercased()
+        let saved = savedName(name)
+        guard let dot = saved.lastIndex(of: "."), dot != saved.startIndex else { return nil }
+        let ext = saved[saved.index(after: dot)...].lowercased()
         return ext.isEmpty ? nil : ext
+    }
+
+    /// The name without trailing dots and spaces: Windows drops them when it saves a file, so
+    /// `run.bat.`, `run.bat ` and `run.bat  ..` all become `run.bat` on the recipient's disk, and the
+    /// extension checks must see the extension that will be saved.
+    static func savedName(_ name: String) -> Substring {
+        var saved = Substring(name)
+        while let last = saved.last, last == "." || last == " " { saved = saved.dropLast() }
+        return saved
     }
 }
 

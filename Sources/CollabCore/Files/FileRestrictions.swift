@@ -10,7 +10,7 @@ public struct FileRefusal: Error, Sendable, Equatable, CustomStringConvertible {
         case typeMismatch = "FILE_TYPE_MISMATCH"
         /// Larger than the configured maximum (HTTP 413).
         case tooLarge = "FILE_TOO_LARGE"
-        /// The storage quota is used up (HTTP 507).
+        /// The account's share of the storage quota, or the server's quota, is used up (HTTP 507).
         case quotaExceeded = "FILE_QUOTA_EXCEEDED"
         /// An upload interceptor rejected it (HTTP 403).
         case rejected = "FILE_REJECTED"
@@ -18,8 +18,10 @@ public struct FileRefusal: Error, Sendable, Equatable, CustomStringConvertible {
         case messageRejected = "MESSAGE_REJECTED"
         /// No content (HTTP 400).
         case empty = "FILE_EMPTY"
-        /// Too many uploads at once (HTTP 429).
+        /// Too many uploads at once, of the account or of the server (HTTP 429).
         case busy = "FILE_UPLOADS_BUSY"
+        /// The body arrived slower than the minimum rate (HTTP 408).
+        case tooSlow = "FILE_UPLOAD_TOO_SLOW"
     }
 
     public var code: Code

@@ -11,7 +11,7 @@ public enum SnapshotSecrets: String, Sendable, Codable, CaseIterable {
     /// JWT signing secrets, push credentials, bot secrets.
     case included
     /// Credentials left out; importing drops sessions, leaves passwords unset and issues new keys and
-    /// signing secrets (see ``Snapshot/AccountData/renewingRedactedSecrets(context:)``).
+    /// signing secrets (see ``AccountState/renewRedactedSecrets(context:)``).
     case redacted
 }
 
@@ -101,47 +101,31 @@ public enum SecretRedaction {
     }
 }
 
-extension Snapshot.AccountData {
-    /// The account's records with what a redacted export left out issued anew, so the restored account
-    /// works: a device with an encrypted push version gets a new notification key (it fetches it like
-    /// after a rotation), the account a new test-token secret, a bot a new signing secret. Sessions and
-    /// client tokens stay gone (users log in again, apps start again); passwords stay unset (a seed or
-    /// `setPassword` sets them).
-    /// - Throws: `badRequest` for a record that does not decode.
-    public func renewingRedactedSecrets(context: OperationContext) throws(CollabError) -> Snapshot.AccountData {
-        var renewed = self
-        for (index, record) in records.enumerated() {
-            switch record.kind {
-            case .device:
-                var device = try Self.decode(Device.self, record)
-                guard device.keys == nil, device.version.isEncrypted else { continue }
-                device.keys = NotificationKeyRing(
-                    current: NotificationKey(id: context.ids.make(length: 12), material: PushEncryption.makeKeyMaterial(), createdAt: context.now)
-                )
-                renewed.records[index] = StoredRecord(encoding: device)
-            case .jwtSettings:
-                var settings = try Self.decode(JWTValidationSettings.self, record)
-                guard settings.testTokenSecret.isEmpty else { continue }
-                settings.testTokenSecret = context.ids.makeSecret()
-                renewed.records[index] = StoredRecord(encoding: settings)
-            case .dialogBot:
-                var bot = try Self.decode(DialogBot.self, record)
-                guard bot.webhookSecret.isEmpty else { continue }
-                bot.webhookSecret = context.ids.makeSecret()
-                renewed.records[index] = StoredRecord(encoding: bot)
-            case .declared:
-                guard let record = try EntityRegistry.renewingSecrets(of: record, context: context) else { continue }
-                renewed.records[index] = record
-            default:
-                continue
-            }
+extension AccountState {
+    /// Issues anew what a redacted export left out, so a restored account works: a device with an
+    /// encrypted push version gets a new notification key (it fetches it like after a rotation), the
+    /// account a new test-token secret, a bot a new signing secret, a declared entity the secrets its
+    /// declaration names. Sessions and client tokens stay gone (users log in again, apps start again);
+    /// passwords stay unset (a seed or `setPassword` sets them).
+    public mutating func renewRedactedSecrets(context: OperationContext) {
+        for var device in devices.values where device.keys == nil && device.version.isEncrypted {
+            device.keys = NotificationKeyRing(
+                current: NotificationKey(id: context.ids.make(length: 12), material: PushEncryption.makeKeyMaterial(), createdAt: context.now)
+            )
+            storeDevice(device)
         }
-        return renewed
-    }
-
-    private static func decode<E: StorableEntity>(_ type: E.Type, _ record: StoredRecord) throws(CollabError) -> E {
-        do { return try RecordCoding.decode(E.self, from: record) } catch {
-            throw .badRequest("the snapshot's \(record.kind.rawValue) '\(record.id)' does not decode: \(error)")
+        for var settings in jwtSettings.values where settings.testTokenSecret.isEmpty {
+            settings.testTokenSecret = context.ids.makeSecret()
+            jwtSettings[settings.id] = settings
+        }
+        for var bot in bots.values where bot.webhookSecret.isEmpty {
+            bot.webhookSecret = context.ids.makeSecret()
+            bots[bot.id] = bot
+        }
+        for entity in declared.storedEntities {
+            // A declared kind's secrets go through its declaration; records of our own encoding always decode.
+            guard let renewed = try? EntityRegistry.renewingSecrets(of: StoredRecord(encoding: entity), context: context) else { continue }
+            try? declared.load(renewed)
         }
     }
 }

@@ -16,6 +16,15 @@ extension AccountState {
         return FileRestrictions(cascade: cascade, serverMaxFileSize: serverMaxFileSize)
     }
 
+    /// The SHA-256 of every file the FILE messages name, by conversation and file id.
+    public var fileDigests: [String: [String: String]] {
+        files.byConversation.reduce(into: [:]) { digests, entry in
+            for fileId in entry.value {
+                digests[entry.key, default: [:]][fileId] = fileMessage(fileId, conversationId: entry.key)?.file?.sha256 ?? ""
+            }
+        }
+    }
+
     /// Checks that `personId` may upload into a conversation now (before any byte is read), so a
     /// refused upload costs nothing.
     public func checkCanUpload(_ conversationId: String, personId: String, isInternal: Bool = false) throws(CollabError) {

@@ -1,6 +1,3 @@
-import Crypto
-import Foundation
-
 /// Snapshots of one shard: what it stores, and a shard built from a snapshot taking its place.
 extension AccountState {
     /// Every entity the shard stores, the account record first (what the store holds for this account).
@@ -36,24 +33,7 @@ extension AccountState {
             + sessions.keys.map { .session($0) } + clientSessions.keys.map { .client($0) }
     }
 
-    /// Builds a shard from a snapshot's records without touching the live directory (it loads into a
-    /// scratch one), checking that every record decodes and belongs to the account.
-    /// - Throws: `badRequest` naming the first record that does not fit.
-    public static func fromSnapshot(_ data: Snapshot.AccountData) throws(CollabError) -> AccountState {
-        let state: AccountState
-        do {
-            state = try AccountState.load(account: data.account, records: data.records, directory: Directory())
-        } catch {
-            throw .badRequest("account '\(data.account.name)' of the snapshot has a record that does not decode: \(error)")
-        }
-        for entity in state.storedEntities where entity.storageAccountId != data.account.id {
-            throw .badRequest("account '\(data.account.name)' of the snapshot holds a \(type(of: entity).kind.rawValue) '\(entity.id)' of another account")
-        }
-        try state.checkFileContents(data.files, accountName: data.account.name)
-        return state
-    }
-
-    /// Moves a shard built by ``fromSnapshot(_:)`` into `directory`: registers its account and entries
+    /// Moves a shard built from a snapshot (``SnapshotReader``) into `directory`: registers its account and entries
     /// there without a log. The caller has checked that no other account holds them.
     public mutating func adopt(into directory: Directory) {
         self.directory = directory
@@ -64,11 +44,11 @@ extension AccountState {
 }
 
 extension AccountState {
-    /// Checks a snapshot's file contents against the FILE messages of the shard built from it: each
+    /// Checks the files a snapshot brought against the FILE messages of the shard built from it: each
     /// file is named by a FILE message of the same conversation and has its size and SHA-256 (the
     /// download's `ETag`), so a restored download serves exactly what was uploaded.
     /// - Throws: `badRequest` naming the first file that does not fit.
-    func checkFileContents(_ files: [Snapshot.FileContent], accountName: String) throws(CollabError) {
+    func checkFileContents(_ files: [SnapshotReader.StagedFile], accountName: String) throws(CollabError) {
         for file in files {
             guard let attachment = fileMessage(file.fileId, conversationId: file.conversationId)?.file else {
                 throw .badRequest(
@@ -76,8 +56,7 @@ extension AccountState {
                         + "which no FILE message of conversation '\(file.conversationId)' names"
                 )
             }
-            let digest = SHA256.hash(data: file.bytes).map { String(format: "%02x", $0) }.joined()
-            guard attachment.size == Int64(file.bytes.count), attachment.sha256 == digest else {
+            guard attachment.size == file.size, attachment.sha256 == file.sha256 else {
                 throw .badRequest(
                     "account '\(accountName)' of the snapshot holds contents of file '\(file.fileId)' that do not match its FILE message's size and sha256"
                 )

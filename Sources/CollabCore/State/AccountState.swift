@@ -74,81 +74,95 @@ public struct AccountState: Sendable {
     /// directory.
     /// - Throws: When a record cannot be decoded (a corrupt or foreign database).
     public static func load(account: Account, records: some Sequence<StoredRecord>, directory: Directory) throws -> AccountState {
-        var state = AccountState(account: account, directory: directory)
-        directory.load(account)
-        directory.load(.accountName(account.name), for: account.id)
-        for record in records {
+        var loader = Loader(account: account, directory: directory)
+        for record in records { try loader.add(record) }
+        return loader.finish()
+    }
+
+    /// Builds a shard record by record (a store's rows, or a snapshot as it streams in), holding each
+    /// entity once: decoded from its record and kept in the shard's tables.
+    public struct Loader: Sendable {
+        private var state: AccountState
+
+        /// Starts a shard for `account`, registering its name in `directory`.
+        public init(account: Account, directory: Directory) {
+            state = AccountState(account: account, directory: directory)
+            directory.load(account)
+            directory.load(.accountName(account.name), for: account.id)
+        }
+
+        /// The account the shard holds.
+        public var account: Account { state.account }
+
+        /// Decodes a record into the shard.
+        /// - Returns: The entity's owning account, as the entity says.
+        /// - Throws: When the record does not decode.
+        @discardableResult
+        public mutating func add(_ record: StoredRecord) throws -> String? {
             switch record.kind {
-            case .globalConfiguration, .account: break
-            case .apiKey: state.storeApiKey(try RecordCoding.decode(ApiKey.self, from: record))
-            case .namedArea:
-                let area = try RecordCoding.decode(NamedArea.self, from: record)
-                state.namedAreas[area.id] = area
-            case .user: state.storeUser(try RecordCoding.decode(User.self, from: record))
-            case .person: state.storePerson(try RecordCoding.decode(Person.self, from: record))
+            case .globalConfiguration, .account: return state.accountId
+            case .apiKey: return try stored(record, ApiKey.self) { $0.storeApiKey($1) }
+            case .namedArea: return try stored(record, NamedArea.self) { $0.namedAreas[$1.id] = $1 }
+            case .user: return try stored(record, User.self) { $0.storeUser($1) }
+            case .person: return try stored(record, Person.self) { $0.storePerson($1) }
             case .session:
-                let session = try RecordCoding.decode(AuthSession.self, from: record)
-                state.sessions[session.id] = session
-                state.deadlines.schedule(.sessionExpiry(session.id), at: session.expiresAt)
-            case .jwtSettings:
-                let settings = try RecordCoding.decode(JWTValidationSettings.self, from: record)
-                state.jwtSettings[settings.id] = settings
+                return try stored(record, AuthSession.self) { state, session in
+                    state.sessions[session.id] = session
+                    state.deadlines.schedule(.sessionExpiry(session.id), at: session.expiresAt)
+                }
+            case .jwtSettings: return try stored(record, JWTValidationSettings.self) { $0.jwtSettings[$1.id] = $1 }
             case .conversation:
-                let conversation = try RecordCoding.decode(Conversation.self, from: record)
-                state.conversations[conversation.id] = conversation
-                state.queue.update(old: nil, new: conversation)
-            case .message:
-                let message = try RecordCoding.decode(ConversationMessage.self, from: record)
-                state.messages[message.conversationId, default: []].append(message)
+                return try stored(record, Conversation.self) { state, conversation in
+                    state.conversations[conversation.id] = conversation
+                    state.queue.update(old: nil, new: conversation)
+                }
+            case .message: return try stored(record, ConversationMessage.self) { $0.messages[$1.conversationId, default: []].append($1) }
             case .clientSession:
-                let session = try RecordCoding.decode(ClientSession.self, from: record)
-                state.clientSessions[session.id] = session
-                state.scheduleDeadlines(of: session)
-            case .presence:
-                let record = try RecordCoding.decode(PresenceRecord.self, from: record)
-                state.presence[record.id] = record
-            case .webhookRegistration:
-                let registration = try RecordCoding.decode(WebhookRegistration.self, from: record)
-                state.webhooks[registration.id] = registration
-            case .device:
-                let device = try RecordCoding.decode(Device.self, from: record)
-                state.storeDevice(device)
-            case .call:
-                let call = try RecordCoding.decode(Call.self, from: record)
-                state.storeCall(call)
-            case .pushSettings:
-                let settings = try RecordCoding.decode(PushSettings.self, from: record)
-                state.pushSettings[settings.id] = settings
-            case .coBrowsingSession:
-                let session = try RecordCoding.decode(CoBrowsingSession.self, from: record)
-                state.coBrowsingSessions[session.id] = session
-            case .invitation:
-                let invitation = try RecordCoding.decode(Invitation.self, from: record)
-                state.invitations[invitation.id] = invitation
-            case .fileUploadInterceptor:
-                let interceptor = try RecordCoding.decode(FileUploadInterceptor.self, from: record)
-                state.fileUploadInterceptors[interceptor.id] = interceptor
-            case .messageInterceptor:
-                let interceptor = try RecordCoding.decode(MessageInterceptor.self, from: record)
-                state.messageInterceptors[interceptor.id] = interceptor
-            case .dialogBot:
-                let bot = try RecordCoding.decode(DialogBot.self, from: record)
-                state.bots[bot.id] = bot
+                return try stored(record, ClientSession.self) { state, session in
+                    state.clientSessions[session.id] = session
+                    state.scheduleDeadlines(of: session)
+                }
+            case .presence: return try stored(record, PresenceRecord.self) { $0.presence[$1.id] = $1 }
+            case .webhookRegistration: return try stored(record, WebhookRegistration.self) { $0.webhooks[$1.id] = $1 }
+            case .device: return try stored(record, Device.self) { $0.storeDevice($1) }
+            case .call: return try stored(record, Call.self) { $0.storeCall($1) }
+            case .pushSettings: return try stored(record, PushSettings.self) { $0.pushSettings[$1.id] = $1 }
+            case .coBrowsingSession: return try stored(record, CoBrowsingSession.self) { $0.coBrowsingSessions[$1.id] = $1 }
+            case .invitation: return try stored(record, Invitation.self) { $0.invitations[$1.id] = $1 }
+            case .fileUploadInterceptor: return try stored(record, FileUploadInterceptor.self) { $0.fileUploadInterceptors[$1.id] = $1 }
+            case .messageInterceptor: return try stored(record, MessageInterceptor.self) { $0.messageInterceptors[$1.id] = $1 }
+            case .dialogBot: return try stored(record, DialogBot.self) { $0.bots[$1.id] = $1 }
             case .botDialog:
-                let dialog = try RecordCoding.decode(BotDialog.self, from: record)
-                state.botDialogs[dialog.id] = dialog
-                if dialog.state == .offered { state.deadlines.schedule(.botOffer(dialog.id), at: dialog.offerExpiresAt ?? dialog.creationTimestamp) }
-            case .declared: try state.declared.load(record)
+                return try stored(record, BotDialog.self) { state, dialog in
+                    state.botDialogs[dialog.id] = dialog
+                    if dialog.state == .offered {
+                        state.deadlines.schedule(.botOffer(dialog.id), at: dialog.offerExpiresAt ?? dialog.creationTimestamp)
+                    }
+                }
+            case .declared: return try state.declared.load(record)
             }
         }
-        for key in state.messages.keys { state.messages[key]?.sort { $0.sequence < $1.sequence } }
-        for list in state.messages.values { for message in list where message.file != nil { state.files.add(message) } }
-        for key in state.apiKeyIdByKey.keys { directory.load(.apiKey(key), for: account.id) }
-        for name in state.userIdByUsername.keys { directory.load(.username(name), for: account.id) }
-        for token in state.sessions.keys { directory.load(.session(token), for: account.id) }
-        for token in state.clientSessions.keys { directory.load(.client(token), for: account.id) }
-        state.directoryLog = DirectoryLog()
-        return state
+
+        private mutating func stored<E: StorableEntity>(
+            _ record: StoredRecord, _ type: E.Type, _ keep: (inout AccountState, E) -> Void
+        ) throws -> String? {
+            let entity = try RecordCoding.decode(E.self, from: record)
+            keep(&state, entity)
+            return entity.storageAccountId
+        }
+
+        /// The shard, its messages in order and its tokens registered in the directory.
+        public consuming func finish() -> AccountState {
+            for key in state.messages.keys { state.messages[key]?.sort { $0.sequence < $1.sequence } }
+            for list in state.messages.values { for message in list where message.file != nil { state.files.add(message) } }
+            let directory = state.directory
+            for key in state.apiKeyIdByKey.keys { directory.load(.apiKey(key), for: state.accountId) }
+            for name in state.userIdByUsername.keys { directory.load(.username(name), for: state.accountId) }
+            for token in state.sessions.keys { directory.load(.session(token), for: state.accountId) }
+            for token in state.clientSessions.keys { directory.load(.client(token), for: state.accountId) }
+            state.directoryLog = DirectoryLog()
+            return state
+        }
     }
 
     // MARK: index maintenance

@@ -23,6 +23,8 @@ final class CollabEnvironment: Sendable {
     let faults: FaultRules
     /// The bytes of files shared in conversations.
     let files: FileStorage
+    /// The base of absolute links.
+    let publicURL: PublicURL
     /// The push pipeline (its outbox).
     let pushes: PushPipeline
     /// Work driven by the clock.
@@ -46,6 +48,7 @@ final class CollabEnvironment: Sendable {
         self.events = parts.events
         self.frames = parts.frames
         self.files = parts.files
+        self.publicURL = PublicURL(configuration: configuration)
         self.journal = parts.faults.journal
         self.faults = parts.faults.rules
         self.pushes = parts.pushes

@@ -67,7 +67,7 @@ public final class MockCollabServer: Service {
         self.services = [parts.clients, followUps, parts.webhooks, parts.pushes, parts.bots, parts.fanOut, clockTasks, interception] + relay
         do {
             // A snapshot to start from comes before the seed (which then only adds to it).
-            if let restore = configuration.restoreSnapshot { _ = try await environment.restore(try Snapshot.decode(restore)) }
+            if let restore = configuration.restoreSnapshot { _ = try await environment.importSnapshot(from: restore) }
             try await environment.applyStartupSeed(explicit: configuration.seed != nil)
             try await environment.sweepFiles()
         } catch {
@@ -159,6 +159,7 @@ public final class MockCollabServer: Service {
             configuration: .init(address: .hostname(host, port: configuration.port), serverName: "mock-collab"),
             onServerRunning: { [self] channel in
                 let port = channel.localAddress?.port ?? configuration.port
+                environment.publicURL.listening(on: port)
                 let plainHTTPPort = await transport.plainHTTPPort()
                 let waiters = self.listening.withLock { state in
                     state.port = port
@@ -176,9 +177,7 @@ public final class MockCollabServer: Service {
             app.addServices(
                 ClusterFollower(repository: environment.repository) { [self] in
                     let port = await self.waitUntilListening()
-                    if let advertised = self.environment.configuration.advertiseURL { return advertised }
-                    let bound = ["0.0.0.0", "::", "[::]"].contains(host) ? ProcessInfo.processInfo.hostName : host
-                    return "\(self.scheme)://\(bound.contains(":") ? "[\(bound)]" : bound):\(port)"
+                    return self.environment.configuration.advertiseURL ?? PublicURL.listening(scheme: self.scheme, host: host, port: port)
                 }
             )
         }

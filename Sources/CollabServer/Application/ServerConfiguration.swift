@@ -16,6 +16,9 @@ public struct ServerConfiguration: Sendable {
     /// The URL the other replicas of a cluster reach this one at (cluster-wide journal and statistics);
     /// by default the scheme, host and bound port, with the machine's name when bound to every address.
     public var advertiseURL: String?
+    /// The URL clients reach this server at, for absolute links (download links, an interceptor's
+    /// `downloadLink`); by default the scheme, host and bound port. Never taken from a request's `Host`.
+    public var publicURL: String?
     /// How long a write may wait for a PostgreSQL database before it fails with 503.
     public var databaseWriteTimeout: Duration = .seconds(15)
     /// The seed applied at start; `nil` applies the default tenant to an empty store.
@@ -78,6 +81,11 @@ public struct ServerConfiguration: Sendable {
     public var maxSnapshotBytes: Int = 64 * 1024 * 1024
     /// Files in conversations: maximum size, quota, concurrent uploads.
     public var files = FileSettings()
+    /// How many fault rules each account's admins, and the operator, may hold.
+    public var faultRuleLimits = FaultRuleLimits()
+    /// The clock uploads' minimum rate is measured on: the system's monotonic clock; tests give one they
+    /// move themselves.
+    public var uploadClock: any Clock<Duration> = ContinuousClock()
     /// The vendor version `global/productVersion` answers, whose major decides which mobile SDK majors
     /// may start clients; `nil` answers MockCollab's own name and checks no SDK version.
     public var productVersion: ProductVersion?
@@ -85,6 +93,8 @@ public struct ServerConfiguration: Sendable {
     public var redemptionLimits = RedemptionLimits()
     /// Live event sockets one client and one account may hold open (`serve --max-live-…`).
     public var liveSocketLimits = LiveSocketLimits()
+    /// Each account's share of webhook deliveries and pushes (`serve --webhook-…-per-account`, `--push-…-per-account`).
+    public var outboundShares = OutboundShares()
 
     public init(
         host: String = "127.0.0.1",

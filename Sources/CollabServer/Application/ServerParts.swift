@@ -59,16 +59,21 @@ struct ServerParts {
 
     init(configuration: ServerConfiguration, storage: ServerStorage, clock: AdjustableClock, logger: Logger) {
         let journal = RequestJournal(capacity: configuration.journalCapacity, maxBytes: configuration.journalMaxBytes)
-        let faults = FaultInjection(rules: FaultRules(), journal: journal, clock: clock)
+        let faults = FaultInjection(rules: FaultRules(limits: configuration.faultRuleLimits), journal: journal, clock: clock)
         let frames = FrameIngest(maxFrameBytes: configuration.maxFrameBytes, relaying: storage.clusterStore != nil)
+        let shares = configuration.outboundShares
         let webhookSettings = WebhookDispatcher.Settings(
             maxAttempts: max(1, configuration.webhookMaxAttempts), initialBackoff: configuration.webhookInitialBackoff,
-            allowedHosts: configuration.webhookAllowedHosts
+            queueCapacityPerAccount: shares.webhookQueue, maxConcurrentPerAccount: shares.webhookDeliveries,
+            maxConcurrentPerEndpoint: shares.webhookDeliveriesPerEndpoint, allowedHosts: configuration.webhookAllowedHosts
         )
         let webhooks = WebhookDispatcher(settings: webhookSettings, client: clients.webhooks, botClient: clients.bots, faults: faults, logger: logger)
         let pushes = PushPipeline(
             clock: clock, outboxCapacity: configuration.outboxCapacity,
-            settings: .init(maxAttempts: max(1, configuration.pushMaxAttempts), initialBackoff: configuration.pushInitialBackoff),
+            settings: .init(
+                maxAttempts: max(1, configuration.pushMaxAttempts), initialBackoff: configuration.pushInitialBackoff,
+                queueCapacityPerAccount: shares.pushQueue, maxConcurrentPerAccount: shares.pushDeliveries
+            ),
             faults: { faults.pushFailure(for: $0) }, logger: logger
         )
         let relay = storage.clusterStore.map { FrameRelay(store: $0, frames: frames, clock: clock, logger: logger) }

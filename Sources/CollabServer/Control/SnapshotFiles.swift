@@ -1,9 +1,13 @@
 import CollabCore
 import CollabStore
+import CollabWire
 import Foundation
+import NIOCore
+import NIOFoundationCompat
 
 /// The file contents of snapshots: read with an account's records on export, within the snapshot size
-/// limit; put in place before the records on import.
+/// limit; on import staged as they are read and put in place once the records commit (see
+/// ``CollabEnvironment/importSnapshot(_:declaredLength:)``).
 extension CollabEnvironment {
     /// One account's records (with or without credentials) and the contents of its files, charging the
     /// files' base64 size to `budget`.
@@ -33,25 +37,29 @@ extension CollabEnvironment {
         )
     }
 
-    /// Stores the snapshot's file contents (checked against its FILE messages already).
-    /// - Returns: The files that were not stored before, to remove if the records are refused.
-    func putFiles(of snapshot: Snapshot) async throws -> [(accountId: String, conversationId: String, fileId: String)] {
-        var added: [(accountId: String, conversationId: String, fileId: String)] = []
-        do {
-            for data in snapshot.accounts {
-                let accountId = data.account.id
-                for file in data.files {
-                    let existed = files.contains(accountId: accountId, conversationId: file.conversationId, fileId: file.fileId)
-                    try await files.put(file.bytes, accountId: accountId, conversationId: file.conversationId, fileId: file.fileId)
-                    if !existed { added.append((accountId, file.conversationId, file.fileId)) }
-                }
-            }
-        } catch {
-            for file in added { await files.remove(accountId: file.accountId, conversationId: file.conversationId, fileId: file.fileId) }
-            throw error
-        }
-        return added
+    /// Imports a snapshot file read whole (`serve --restore`), in the pieces a request body would bring.
+    func importSnapshot(from data: Data) async throws -> SnapshotImportResult {
+        try await importSnapshot(DataPieces(data: data))
     }
 
     static func base64Size(_ bytes: Int64) -> Int { Int((bytes + 2) / 3 * 4) }
+}
+
+/// A file's bytes as a body of 64 KiB pieces.
+struct DataPieces: AsyncSequence, Sendable {
+    let data: Data
+
+    struct AsyncIterator: AsyncIteratorProtocol {
+        let data: Data
+        var offset: Int
+
+        mutating func next() async throws -> ByteBuffer? {
+            guard offset < data.endIndex else { return nil }
+            let end = Swift.min(offset + 64 * 1024, data.endIndex)
+            defer { offset = end }
+            return ByteBuffer(data: data[offset..<end])
+        }
+    }
+
+    func makeAsyncIterator() -> AsyncIterator { AsyncIterator(data: data, offset: data.startIndex) }
 }

@@ -21,10 +21,9 @@ struct SnapshotRoutes {
             return Response(status: .ok, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(bytes: data)))
         }
         // Importing changes state, so it stays with super admins and the control token like reset and seed.
-        group.operation(.post, "snapshot", role: .superAdmin) { request, context in
-            let limit = env.configuration.maxSnapshotBytes
-            let buffer = try await JSONBody.collect(request, limit: limit)
-            return JSONBody.response(try await env.restore(try Snapshot.decode(Data(buffer: buffer))))
+        group.operation(.post, "snapshot", role: .superAdmin) { request, _ in
+            let declared = request.headers[.contentLength].flatMap { Int($0) }
+            return JSONBody.response(try await env.importSnapshot(request.body, declaredLength: declared))
         }
     }
 }
@@ -58,50 +57,71 @@ extension CollabEnvironment {
         return snapshot
     }
 
-    /// Imports a snapshot: a server snapshot replaces everything (and sets the clock), an account snapshot
-    /// replaces that account only (the clock, shared by every account, stays). The snapshot's file
-    /// contents are checked against its FILE messages and stored durably before its records commit; if
-    /// the records are refused, the files it added are removed again.
-    func restore(_ snapshot: Snapshot) async throws -> SnapshotImportResult {
-        var snapshot = snapshot
-        if snapshot.secrets == .redacted {
-            let context = operation
-            snapshot.accounts = try snapshot.accounts.map { data throws(CollabError) in try data.renewingRedactedSecrets(context: context) }
+    /// Imports a snapshot as it arrives: a server snapshot replaces everything (and sets the clock), an
+    /// account snapshot replaces that account only (the clock, shared by every account, stays).
+    ///
+    /// The body is read piece by piece (``SnapshotReader``): the accounts' shards are built as their
+    /// records come and the files are staged as they are read, out of sight; a refusal — bad input, a
+    /// conflict, the size limit — drops what was staged and changes nothing. Only once the records
+    /// commit are the staged files put in place.
+    /// - Parameter declaredLength: The body's `Content-Length`, refused at once beyond the limit.
+    /// - Throws: `payloadTooLarge` beyond `maxSnapshotBytes`, `badRequest` naming what is wrong,
+    ///   `conflict` when another account holds a name, key or token of the snapshot's.
+    func importSnapshot(_ body: some AsyncSequence<ByteBuffer, any Error>, declaredLength: Int? = nil) async throws -> SnapshotImportResult {
+        let limit = configuration.maxSnapshotBytes
+        if let declaredLength, declaredLength > limit {
+            throw CollabError(.payloadTooLarge, "the snapshot of \(declaredLength) bytes is larger than the \(limit) bytes a snapshot may have")
         }
-        for data in snapshot.accounts { _ = try AccountState.fromSnapshot(data) }
-        let added = try await putFiles(of: snapshot)
+        var reader = SnapshotReader()
+        let staging = files.beginImport()
         do {
-            try await replaceRecords(with: snapshot)
+            var received = 0
+            for try await chunk in body {
+                received += chunk.readableBytes
+                guard received <= limit else {
+                    throw CollabError(.payloadTooLarge, "the snapshot is larger than the \(limit) bytes a snapshot may have")
+                }
+                let items = try chunk.withUnsafeReadableBytes { bytes in try reader.read(bytes) }
+                for item in items {
+                    reader.staged(try await files.stage(item.content, accountId: item.accountId, in: staging), account: item.account)
+                }
+            }
+            let snapshot = try reader.finish(context: operation)
+            try files.checkRoom(for: staging)
+            try await replaceRecords(with: snapshot, files: staging)
+            return SnapshotImportResult(
+                scope: snapshot.scope.rawValue, accounts: snapshot.accounts.map(\.account.name), records: snapshot.records,
+                version: snapshot.sourceVersion
+            )
         } catch {
-            for file in added { await files.remove(accountId: file.accountId, conversationId: file.conversationId, fileId: file.fileId) }
+            await files.discard(staging)
             throw error
         }
-        return SnapshotImportResult(
-            scope: snapshot.scope.rawValue, accounts: snapshot.accounts.map(\.account.name),
-            records: snapshot.accounts.reduce(0) { $0 + $1.records.count + 1 }, version: snapshot.sourceVersion
-        )
     }
 
-    private func replaceRecords(with snapshot: Snapshot) async throws {
+    /// Commits a snapshot's records, then puts its staged files in place.
+    private func replaceRecords(with snapshot: SnapshotReader.Prepared, files staging: FileStorage.ImportStaging) async throws {
         switch snapshot.scope {
         case .server:
             let before = Set(repository.accountIds)
             let filesBefore = fileLocations(before)
-            try await repository.replaceAll(with: snapshot)
+            try await repository.replaceAll(with: snapshot.accounts, globalConfiguration: snapshot.globalConfiguration)
+            await files.publish(staging)
             await removeUnreferencedFiles(filesBefore)
             // An account that stays keeps the stored files its restored FILE messages name (a version-1
             // snapshot carries no contents); the files of accounts that went are removed.
-            for id in before.subtracting(snapshot.accounts.map(\.account.id)) { await files.removeAccount(id) }
+            for id in before.subtracting(snapshot.accounts.map(\.accountId)) { await files.removeAccount(id) }
             if let saved = snapshot.clock { clock.restore(saved) }
             frames.removeAll()
             await clockTasks.runNow()
         case .account:
-            guard let data = snapshot.accounts.first else { throw CollabError.badRequest("an account snapshot holds exactly one account") }
-            let filesBefore = fileLocations([data.account.id])
-            let replaced = try await repository.replaceAccount(with: data)
+            guard let state = snapshot.accounts.first else { throw CollabError.badRequest("an account snapshot holds exactly one account") }
+            let filesBefore = fileLocations([state.accountId])
+            let replaced = try await repository.replaceAccount(with: state)
+            await files.publish(staging)
             await removeUnreferencedFiles(filesBefore)
-            for id in replaced.union([data.account.id]) { frames.removeAll(accountId: id) }
-            for id in replaced where id != data.account.id { await files.removeAccount(id) }
+            for id in replaced.union([state.accountId]) { frames.removeAll(accountId: id) }
+            for id in replaced where id != state.accountId { await files.removeAccount(id) }
         }
     }
 }

@@ -37,11 +37,14 @@ extension CollabEnvironment {
                 checked.rules.append((account.name, rule))
             }
         }
-        let held = Set(faults.list(accountId: nil).compactMap(\.id))
-        let adding = ids.subtracting(held).count
-        if held.count + adding > FaultRules.capacity {
+        // A seed's rules are the operator's: they count against the server's budget, never an account's.
+        let adding = ids.subtracting(faults.list(accountId: nil).compactMap(\.id)).count
+        let held = faults.held(by: .server)
+        if held + adding > faults.limits.server {
             throw CollabError(
-                .tooManyRequests, "invalid seed: its \(adding) new fault rules do not fit beside the \(held.count) held (at most \(FaultRules.capacity))"
+                .tooManyRequests,
+                "invalid seed: its \(adding) new fault rules do not fit beside the operator's \(held) "
+                    + "(at most \(faults.limits.server), --max-server-fault-rules)"
             )
         }
         return checked
@@ -57,7 +60,7 @@ extension CollabEnvironment {
             do {
                 _ = try faults.replace(id, with: rule, accountId: nil)
             } catch where error.kind == .notFound {
-                try faults.add(rule)
+                try faults.add(rule, owner: .server, now: clock.now())
             }
         }
     }

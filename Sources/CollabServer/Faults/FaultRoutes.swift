@@ -17,8 +17,11 @@ struct FaultRoutes {
             let submitted = try await env.decode(FaultRule.self, from: request)
             if let id = submitted.id, !FaultRule.isValidId(id) { throw CollabError.badRequest("id must be 1 to 64 letters, digits, '-' or '_'") }
             let id = submitted.id ?? env.ids.make()
-            let rule = try submitted.checked(id: id, now: env.clock.now(), confinement: try context.inspectorConfinement(), environment: env)
-            try env.faults.add(rule)
+            let confinement = try context.inspectorConfinement()
+            let now = env.clock.now()
+            let rule = try submitted.checked(id: id, now: now, confinement: confinement, environment: env)
+            // An account admin's rules count against their account's budget, the operator's against the server's.
+            try env.faults.add(rule, owner: confinement.map(FaultRuleBook.Owner.account) ?? .server, now: now)
             return JSONBody.response(rule, status: .created)
         }
         group.put("faults/:id") { request, context in

@@ -5,28 +5,21 @@ import Foundation
 import Metrics
 import Synchronization
 
-/// The fault rules in force, in memory (a restart clears them), bounded in number.
+/// The fault rules in force, in memory (a restart clears them), bounded in number per owner (see
+/// ``FaultRuleLimits``).
 ///
-/// Matching runs on every request of the faultable surfaces, so it costs the rules held (at most
-/// ``capacity``), never the server's data; with no rules it is one atomic load. Each rule draws its
-/// randomness (probability, latency) from its own seeded generator, so the same rules and the same
-/// requests make the same choices in every run.
+/// Matching runs on every request of the faultable surfaces, so it costs the rules that can hit the
+/// request — its account's and those of every account — never the server's data nor other accounts'
+/// rules; with no rules it is one atomic load. Each rule draws its randomness (probability, latency)
+/// from its own seeded generator, so the same rules and the same requests make the same choices in
+/// every run.
 final class FaultRules: Sendable {
-    /// The most rules held at once.
-    static let capacity = 256
     /// The longest latency a rule may add.
     static let maxLatencyMillis = 60_000
     /// The lowest bandwidth cap, bytes per second (slower would hold a connection for hours).
     static let minBytesPerSecond = 256
     /// The highest bandwidth cap, bytes per second.
     static let maxBytesPerSecond = 1 << 30
-
-    /// A rule with its generator and its counters.
-    struct Entry: Sendable {
-        var rule: FaultRule
-        var generator: SeededRandom
-        var accountIds: Set<String>?
-    }
 
     /// What a request is, for matching.
     struct Request: Sendable {
@@ -114,16 +107,36 @@ final class FaultRules: Sendable {
         var actionType: String { metricLabel.uppercased() }
     }
 
-    private let rules = Mutex<[Entry]>([])
+    private let book: Mutex<FaultRuleBook>
     private let count = Atomic<Int>(0)
     /// Which kinds of rule are held (``Kind/bit``): a place with no rule of its kind pays one atomic
     /// load, however many rules of other kinds there are (a latency rule costs no live event a lock).
     private let kinds = Atomic<Int>(0)
 
-    /// Notes how many rules, of which kinds, are held (under the rules' lock).
-    private func noteHeld(_ rules: [Entry]) {
-        count.store(rules.count, ordering: .relaxed)
-        kinds.store(rules.reduce(0) { $0 | Self.kind(of: $1.rule.action.type).bit }, ordering: .relaxed)
+    init(limits: FaultRuleLimits = FaultRuleLimits()) {
+        book = Mutex(FaultRuleBook(limits: limits))
+    }
+
+    /// The budgets rules count against.
+    var limits: FaultRuleLimits { book.withLock { $0.limits } }
+
+    /// Changes the book under its lock and notes how many rules, of which kinds, it holds then.
+    private func change<T>(_ body: (inout FaultRuleBook) throws(CollabError) -> T) throws(CollabError) -> T {
+        try book.withLock { book throws(CollabError) in
+            defer { noteHeld(book) }
+            return try body(&book)
+        }
+    }
+
+    /// Notes how many rules, of which kinds, `book` holds (under its lock).
+    private func noteHeld(_ book: FaultRuleBook) {
+        count.store(book.count, ordering: .relaxed)
+        kinds.store(book.all.reduce(0) { $0 | Self.kind(of: $1.rule.action.type).bit }, ordering: .relaxed)
+    }
+
+    /// How many rules count against `owner`'s budget.
+    func held(by owner: FaultRuleBook.Owner) -> Int {
+        book.withLock { $0.held(by: owner) }
     }
 
     /// Whether any rule is held (one atomic load).
@@ -131,57 +144,30 @@ final class FaultRules: Sendable {
 
     /// The rules visible to `accountId` (all for `nil`), oldest first.
     func list(accountId: String?) -> [FaultRule] {
-        rules.withLock { $0.filter { accountId == nil || $0.rule.accountId == accountId }.map(\.rule) }
+        book.withLock { $0.visible(to: accountId) }
     }
 
-    /// Adds a checked rule.
+    /// Adds a checked rule, counted against `owner`'s budget.
     /// - Throws: `conflict` when a rule holds its id already (`PUT` replaces one); `tooManyRequests`
-    ///   beyond ``capacity``.
-    func add(_ rule: FaultRule) throws(CollabError) {
-        try rules.withLock { rules throws(CollabError) in
-            if let id = rule.id, rules.contains(where: { $0.rule.id == id }) {
-                throw CollabError(.conflict, "a fault rule with the id '\(id)' exists: PUT /_mock/v1/faults/\(id) replaces it")
-            }
-            guard rules.count < Self.capacity else { throw CollabError(.tooManyRequests, "at most \(Self.capacity) fault rules at once; remove some first") }
-            rules.append(Entry(rule: rule, generator: SeededRandom(seed: rule.seed ?? 0)))
-            noteHeld(rules)
-        }
+    ///   when the owner's budget is spent (see ``FaultRuleLimits``).
+    func add(_ rule: FaultRule, owner: FaultRuleBook.Owner, now: Timestamp) throws(CollabError) {
+        try change { book throws(CollabError) in try book.add(rule, owner: owner, now: now) }
     }
 
-    /// Replaces rule `id` (keeping its count of injections), if `accountId` may see it.
+    /// Replaces rule `id` (keeping its count of injections and its owner), if `accountId` may see it.
     func replace(_ id: String, with rule: FaultRule, accountId: String?) throws(CollabError) -> FaultRule {
-        try rules.withLock { rules throws(CollabError) in
-            guard let index = rules.firstIndex(where: { $0.rule.id == id && (accountId == nil || $0.rule.accountId == accountId) }) else {
-                throw .notFound("FaultRule", id)
-            }
-            var rule = rule
-            rule.injected = rules[index].rule.injected
-            rules[index] = Entry(rule: rule, generator: SeededRandom(seed: rule.seed ?? 0))
-            noteHeld(rules)
-            return rule
-        }
+        try change { book throws(CollabError) in try book.replace(id, with: rule, visibleTo: accountId) }
     }
 
     /// Removes rule `id`, if `accountId` may see it.
     func remove(_ id: String, accountId: String?) throws(CollabError) {
-        try rules.withLock { rules throws(CollabError) in
-            guard let index = rules.firstIndex(where: { $0.rule.id == id && (accountId == nil || $0.rule.accountId == accountId) }) else {
-                throw .notFound("FaultRule", id)
-            }
-            rules.remove(at: index)
-            noteHeld(rules)
-        }
+        try change { book throws(CollabError) in try book.remove(id, visibleTo: accountId) }
     }
 
     /// Removes every rule `accountId` may see (all for `nil`); returns how many.
     @discardableResult
     func removeAll(accountId: String?) -> Int {
-        rules.withLock { rules in
-            let before = rules.count
-            rules.removeAll { accountId == nil || $0.rule.accountId == accountId }
-            noteHeld(rules)
-            return before - rules.count
-        }
+        (try? change { book in book.removeAll(visibleTo: accountId) }) ?? 0
     }
 
     /// The statuses of the push services' failure answers a `PUSH_FAILURE` rule may inject.
@@ -202,50 +188,51 @@ final class FaultRules: Sendable {
     /// The first rule of `kind` that hits `request` at `now`, counted, with its draw made.
     func injection(for request: Request, now: Timestamp, kind: Kind = .request) -> Injection? {
         guard kinds.load(ordering: .relaxed) & kind.bit != 0 else { return nil }
-        let injection = rules.withLock { rules -> Injection? in
+        let injection = book.withLock { book in
+            let held = book.count
             // Expired rules and spent ones go as they are met.
-            rules.removeAll { entry in
-                if let expiresAt = entry.rule.expiresAt, now >= expiresAt { return true }
-                if let limit = entry.rule.limit, (entry.rule.injected ?? 0) >= limit { return true }
-                return false
-            }
-            noteHeld(rules)
-            for index in rules.indices where Self.kind(of: rules[index].rule.action.type) == kind && Self.matches(rules[index].rule, request, kind: kind) {
-                var entry = rules[index]
-                defer { rules[index] = entry }
-                if let probability = entry.rule.probability, probability < 1, entry.generator.nextUnit() >= probability { continue }
+            defer { if book.count != held { noteHeld(book) } }
+            return book.first(for: request.accountId, now: now) { entry -> Injection? in
+                guard Self.kind(of: entry.rule.action.type) == kind, Self.matches(entry.rule, request, kind: kind) else { return nil }
+                if let probability = entry.rule.probability, probability < 1, entry.generator.nextUnit() >= probability { return nil }
                 entry.rule.injected = (entry.rule.injected ?? 0) + 1
-                let id = entry.rule.id ?? ""
-                let action = entry.rule.action
-                switch action.type {
-                case "PUSH_FAILURE":
-                    return .pushFailure(ruleId: id, status: action.status ?? 410, reason: action.reason ?? "Unregistered")
-                case "LATENCY":
-                    return .latency(ruleId: id, millis: Self.latency(action, generator: &entry.generator))
-                case "EMPTY_RESPONSE":
-                    return .emptyResponse(ruleId: id)
-                case "CONNECTION_RESET":
-                    return .connectionReset(ruleId: id)
-                case "TRUNCATED_BODY":
-                    return .truncatedBody(ruleId: id, bytes: action.bytes, fraction: action.fraction ?? 0.5)
-                case "BANDWIDTH":
-                    return .bandwidth(ruleId: id, bytesPerSecond: action.bytesPerSecond ?? Self.minBytesPerSecond)
-                case "WEBSOCKET_CLOSE":
-                    return .webSocketClose(ruleId: id, code: action.closeCode ?? 1011, reason: action.reason ?? "injected fault", afterEvents: action.afterEvents ?? 0)
-                case "LIVE_EVENT_DROP":
-                    return .dropEvent(ruleId: id)
-                case "LIVE_EVENT_DELAY":
-                    return .delayEvent(ruleId: id, millis: Self.latency(action, generator: &entry.generator))
-                case "WEBHOOK_FAILURE":
-                    return .webhookFailure(ruleId: id, status: action.timeout == true ? nil : action.status ?? 503, timeoutMillis: action.millis)
-                default:
-                    return .error(ruleId: id, status: action.status ?? 503, message: action.message ?? "injected fault")
-                }
+                return Self.draw(entry.rule, generator: &entry.generator)
             }
-            return nil
         }
         if let injection { Counter(label: "mockcollab_faults_injected_total", dimensions: [("action", injection.metricLabel)]).increment() }
         return injection
+    }
+
+    /// What a rule that hit does, with its draw made.
+    static func draw(_ rule: FaultRule, generator: inout SeededRandom) -> Injection {
+        let id = rule.id ?? ""
+        let action = rule.action
+        switch action.type {
+        case "PUSH_FAILURE":
+            return .pushFailure(ruleId: id, status: action.status ?? 410, reason: action.reason ?? "Unregistered")
+        case "LATENCY":
+            return .latency(ruleId: id, millis: latency(action, generator: &generator))
+        case "EMPTY_RESPONSE":
+            return .emptyResponse(ruleId: id)
+        case "CONNECTION_RESET":
+            return .connectionReset(ruleId: id)
+        case "TRUNCATED_BODY":
+            return .truncatedBody(ruleId: id, bytes: action.bytes, fraction: action.fraction ?? 0.5)
+        case "BANDWIDTH":
+            return .bandwidth(ruleId: id, bytesPerSecond: action.bytesPerSecond ?? minBytesPerSecond)
+        case "WEBSOCKET_CLOSE":
+            return .webSocketClose(
+                ruleId: id, code: action.closeCode ?? 1011, reason: action.reason ?? "injected fault", afterEvents: action.afterEvents ?? 0
+            )
+        case "LIVE_EVENT_DROP":
+            return .dropEvent(ruleId: id)
+        case "LIVE_EVENT_DELAY":
+            return .delayEvent(ruleId: id, millis: latency(action, generator: &generator))
+        case "WEBHOOK_FAILURE":
+            return .webhookFailure(ruleId: id, status: action.timeout == true ? nil : action.status ?? 503, timeoutMillis: action.millis)
+        default:
+            return .error(ruleId: id, status: action.status ?? 503, message: action.message ?? "injected fault")
+        }
     }
 
     static func matches(_ rule: FaultRule, _ request: Request, kind: Kind = .request) -> Bool {

@@ -70,9 +70,9 @@ struct FileRoutes {
     /// The Web API's `conversations/{id}/getConversationFiles` and its download links, under `prefix`.
     func registerWebAPI(on conversations: RouterGroup<CollabRequestContext>, prefix: String) {
         let env = environment
-        conversations.operation(.get, ":conversationId/getConversationFiles", role: .admin) { request, context in
+        conversations.operation(.get, ":conversationId/getConversationFiles", role: .admin) { _, context in
             let id = try context.pathParameter("conversationId")
-            let base = env.publicBaseURL(request)
+            let base = env.publicURL.base
             let list = try env.read(context.principal) { state throws(CollabError) in
                 _ = try state.conversation(id, for: context.principal)
                 let files = state.fileMessages(of: id, includeInternal: true)
@@ -106,7 +106,7 @@ extension CollabEnvironment {
                 if let declared = request.headers[.contentLength].flatMap({ Int64($0) }) { try restrictions.checkSize(declared) }
                 return (name, restrictions)
             }
-            let staged = try await files.stage(request.body, limit: restrictions.maxFileSize)
+            let staged = try await files.stage(request.body, limit: restrictions.maxFileSize, accountId: principal.accountId ?? "")
             let type = ContentSniffer.effectiveType(sniffed: ContentSniffer.sniff(staged.head), declared: request.headers[.contentType])
             do {
                 try restrictions.checkContent(name: name, type: type)
@@ -119,7 +119,7 @@ extension CollabEnvironment {
             if let review {
                 try await self.review(
                     file, conversationId: conversationId, personId: personId, principal: principal, timeoutMillis: restrictions.interceptorTimeoutMillis,
-                    baseURL: publicBaseURL(request), with: review
+                    baseURL: publicURL.base, with: review
                 )
             }
             let message: ConversationMessage
@@ -170,13 +170,6 @@ extension CollabEnvironment {
         let location = files.location(accountId: message.accountId, conversationId: conversationId, fileId: fileId)
         return try await FileDownload.response(for: file, location: location, request: request, context: context)
     }
-
-    /// The server's address as the caller reached it, for absolute links.
-    func publicBaseURL(_ request: Request) -> String {
-        let scheme = configuration.tls == nil ? "http" : "https"
-        let host = request.head.authority ?? "\(configuration.host):\(configuration.port)"
-        return "\(scheme)://\(host)"
-    }
 }
 
 extension AccountState {
@@ -206,6 +199,7 @@ extension FileRefusal: HTTPResponseError {
         case .rejected, .messageRejected: .forbidden
         case .empty: .badRequest
         case .busy: .tooManyRequests
+        case .tooSlow: .requestTimeout
         }
     }
 

@@ -13,13 +13,14 @@ import Darwin
 #endif
 
 /// The bytes of files shared in conversations, kept by id under `<account>/<conversation>/<file>` —
-/// on disk beside the SQLite file, or in memory — within a total quota.
+/// on disk beside the SQLite file, or in memory — within a quota each account has a share of.
 ///
-/// An upload is first streamed to a staging area (bounded by the upload's maximum size, hashed and
-/// sniffed on the way), then checked, then committed: on disk the file is fsynced, renamed into place
-/// and its directory fsynced before the message that names it is committed, so an acknowledged upload
-/// survives `kill -9`. A file whose message never committed (a crash in between) is removed by the
-/// sweep at start.
+/// An upload takes one of its account's upload slots, is streamed to a staging area (bounded by the
+/// upload's maximum size and the room its account has, hashed and sniffed on the way, cut when it
+/// arrives slower than the minimum rate), then checked, then committed: on disk the file is fsynced,
+/// renamed into place and its directory fsynced before the message that names it is committed, so an
+/// acknowledged upload survives `kill -9`. A file whose message never committed (a crash in between)
+/// is removed by the sweep at start.
 final class FileStorage: Sendable {
     enum Backend: Sendable {
         case disk(root: String)
@@ -27,13 +28,17 @@ final class FileStorage: Sendable {
     }
 
     let backend: Backend
-    let quota: Int64
-    let maxConcurrentUploads: Int
-    let state = Mutex<State>(State())
+    /// The slowest an upload's body may arrive.
+    let minimumRate: MinimumRate
+    /// The clock the minimum rate is measured on.
+    let clock: any Clock<Duration>
+    let state: Mutex<State>
 
     struct State {
-        var used: Int64 = 0
-        var uploads = 0
+        /// Stored bytes, per account within the quota.
+        var stored: SharedBudget
+        /// Uploads streaming now, per account within the slots.
+        var uploads: SharedBudget
         /// Bytes per account and conversation (both backends), for quota and cleanup.
         var sizes: [String: [String: [String: Int64]]] = [:]
         /// Contents with the memory backend.
@@ -49,50 +54,80 @@ final class FileStorage: Sendable {
         fileprivate var buffer: ByteBuffer?
     }
 
-    init(backend: Backend, quota: Int64, maxConcurrentUploads: Int) {
+    init(backend: Backend, quota: Int64, settings: FileSettings = FileSettings(), clock: any Clock<Duration> = ContinuousClock()) {
         self.backend = backend
-        self.quota = quota
-        self.maxConcurrentUploads = maxConcurrentUploads
+        self.minimumRate = settings.minimumRate
+        self.clock = clock
+        let slots = Int64(settings.maxConcurrentUploads)
+        state = Mutex(
+            State(
+                stored: SharedBudget(ceiling: quota, share: settings.accountQuota),
+                uploads: SharedBudget(ceiling: slots, share: settings.maxUploadsPerAccount.map(Int64.init))
+            )
+        )
     }
 
     /// The storage for a configuration: `files/` beside the SQLite file, `.mock-collab/files` with
     /// PostgreSQL (or the configured directory), or memory.
     convenience init(configuration: ServerConfiguration) {
         let settings = configuration.files
+        let clock = configuration.uploadClock
         switch configuration.storage {
         case .memory:
-            self.init(backend: .memory, quota: settings.quota ?? FileSettings.defaultMemoryQuota, maxConcurrentUploads: settings.maxConcurrentUploads)
+            self.init(backend: .memory, quota: settings.quota ?? FileSettings.defaultMemoryQuota, settings: settings, clock: clock)
         case .sqlite(path: let path):
             let root = settings.directory ?? ((path as NSString).deletingLastPathComponent as NSString).appendingPathComponent("files")
             self.init(
-                backend: .disk(root: root.isEmpty ? "files" : root), quota: settings.quota ?? FileSettings.defaultDiskQuota,
-                maxConcurrentUploads: settings.maxConcurrentUploads
+                backend: .disk(root: root.isEmpty ? "files" : root), quota: settings.quota ?? FileSettings.defaultDiskQuota, settings: settings,
+                clock: clock
             )
         case .postgres:
             // The database keeps records, not file contents: files stay on this machine's disk (one
             // serving process per database, see docs/SCALE-OUT.md).
             self.init(
                 backend: .disk(root: settings.directory ?? ".mock-collab/files"), quota: settings.quota ?? FileSettings.defaultDiskQuota,
-                maxConcurrentUploads: settings.maxConcurrentUploads
+                settings: settings, clock: clock
             )
         }
     }
 
     /// Bytes stored now.
-    var usedBytes: Int64 { state.withLock { $0.used } }
+    var usedBytes: Int64 { state.withLock { $0.stored.used } }
+
+    /// The server-wide quota in bytes.
+    var quota: Int64 { state.withLock { $0.stored.ceiling } }
 
     // MARK: uploading
 
-    /// Streams `body` into staging, refusing more than `limit` bytes (the rest is not read).
-    /// - Throws: ``FileRefusal`` (too large, busy, empty, quota) or an I/O error.
-    func stage(_ body: some AsyncSequence<ByteBuffer, any Error> & Sendable, limit: Int64) async throws -> Staged {
-        try state.withLock { state throws(FileRefusal) in
-            guard state.uploads < maxConcurrentUploads else { throw FileRefusal(.busy, "too many uploads at once; try again shortly") }
-            state.uploads += 1
+    /// Streams `body` into staging for `accountId`, refusing more than `limit` bytes or more than the
+    /// account has room for (the rest is not read), and a body slower than the minimum rate.
+    /// - Throws: ``FileRefusal`` (busy, too large, quota, empty, too slow) or an I/O error.
+    func stage(_ body: some AsyncSequence<ByteBuffer, any Error> & Sendable, limit: Int64, accountId: String) async throws -> Staged {
+        let room = try state.withLock { state throws(FileRefusal) -> (bytes: Int64, shortfall: SharedBudget.Shortfall) in
+            if let shortfall = state.uploads.take(1, for: accountId) { throw Self.busy(shortfall, state.uploads) }
+            let room = state.stored.room(for: accountId)
+            return (room, state.stored.shortfall(room + 1, for: accountId) ?? .server)
         }
-        defer { state.withLock { $0.uploads -= 1 } }
-        let room = max(0, quota - usedBytes)
-        let bound = min(limit, room)
+        defer { state.withLock { $0.uploads.release(1, for: accountId) } }
+        let bound = min(limit, room.bytes)
+        let received = ByteCount()
+        return try await withThrowingTaskGroup(of: Staged?.self) { group in
+            group.addTask { try await self.receive(body, bound: bound, limit: limit, room: room.shortfall, received: received) }
+            if minimumRate.isEnforced {
+                group.addTask { try await Self.watch(received, keepingUp: self.minimumRate, on: self.clock) }
+            }
+            defer { group.cancelAll() }
+            while let result = try await group.next() {
+                if let staged = result { return staged }
+            }
+            throw CancellationError()  // the receiving task always returns or throws
+        }
+    }
+
+    /// Reads the body into staging, hashing and keeping its head.
+    private func receive(
+        _ body: some AsyncSequence<ByteBuffer, any Error>, bound: Int64, limit: Int64, room: SharedBudget.Shortfall, received: ByteCount
+    ) async throws -> Staged {
         var hasher = SHA256()
         var head: [UInt8] = []
         var size: Int64 = 0
@@ -106,8 +141,9 @@ final class FileStorage: Sendable {
         do {
             for try await chunk in body {
                 size += Int64(chunk.readableBytes)
+                received.add(Int64(chunk.readableBytes))
                 if size > bound {
-                    if bound < limit { throw FileRefusal(.quotaExceeded, "the file storage quota is used up") }
+                    if bound < limit { throw Self.quotaExceeded(room) }
                     throw FileRefusal(.tooLarge, "the file is larger than the maximum of \(limit) bytes")
                 }
                 chunk.withUnsafeReadableBytes { hasher.update(bufferPointer: $0) }
@@ -116,6 +152,8 @@ final class FileStorage: Sendable {
                 }
                 if let writer { try await writer.write(chunk) } else { buffer?.writeImmutableBuffer(chunk) }
             }
+            // Cut off by the minimum rate: the body's end is not the file's.
+            try Task.checkCancellation()
             guard size > 0 else { throw FileRefusal(.empty, "the file is empty") }
             if let writer { try await writer.finish() }
         } catch {
@@ -124,6 +162,40 @@ final class FileStorage: Sendable {
         }
         let digest = hasher.finalize().map { String(format: "%02x", $0) }.joined()
         return Staged(size: size, sha256: digest, head: head, tempPath: writer?.path, buffer: buffer)
+    }
+
+    /// Returns when the upload ends (it is cancelled then); throws `tooSlow` once the bytes received fall
+    /// behind the minimum rate.
+    private static func watch<C: Clock<Duration>>(_ received: ByteCount, keepingUp rate: MinimumRate, on clock: C) async throws -> Staged? {
+        let start = clock.now
+        while true {
+            try await clock.sleep(until: start.advanced(by: rate.allowance(afterReceiving: received.value)), tolerance: nil)
+            let brought = received.value
+            if clock.now >= start.advanced(by: rate.allowance(afterReceiving: brought)) {
+                throw FileRefusal(
+                    .tooSlow,
+                    "the upload arrived slower than \(rate.bytesPerSecond) bytes per second (\(brought) bytes); send it again on a better connection"
+                )
+            }
+        }
+    }
+
+    /// The refusal of an upload when the slots are taken.
+    static func busy(_ shortfall: SharedBudget.Shortfall, _ slots: SharedBudget) -> FileRefusal {
+        switch shortfall {
+        case .account:
+            FileRefusal(.busy, "this account has \(slots.share) uploads in progress, the most one account may have at once; try again shortly")
+        case .server:
+            FileRefusal(.busy, "the server has \(slots.ceiling) uploads in progress, the most it takes at once; try again shortly")
+        }
+    }
+
+    /// The refusal of a file the quota has no room for.
+    static func quotaExceeded(_ shortfall: SharedBudget.Shortfall) -> FileRefusal {
+        switch shortfall {
+        case .account: FileRefusal(.quotaExceeded, "this account's share of the file storage quota is used up; remove files or conversations first")
+        case .server: FileRefusal(.quotaExceeded, "the file storage quota is used up")
+        }
     }
 
     /// Drops a staged upload that was refused.
@@ -136,8 +208,7 @@ final class FileStorage: Sendable {
     func commit(_ staged: Staged, accountId: String, conversationId: String, fileId: String) async throws {
         do {
             try state.withLock { state throws(FileRefusal) in
-                guard state.used + staged.size <= quota else { throw FileRefusal(.quotaExceeded, "the file storage quota is used up") }
-                state.used += staged.size
+                if let shortfall = state.stored.take(staged.size, for: accountId) { throw Self.quotaExceeded(shortfall) }
                 state.sizes[accountId, default: [:]][conversationId, default: [:]][fileId] = staged.size
             }
         } catch {
@@ -177,7 +248,7 @@ final class FileStorage: Sendable {
 
     private func forget(accountId: String, conversationId: String, fileId: String) {
         state.withLock { state in
-            if let size = state.sizes[accountId]?[conversationId]?.removeValue(forKey: fileId) { state.used -= size }
+            if let size = state.sizes[accountId]?[conversationId]?.removeValue(forKey: fileId) { state.stored.release(size, for: accountId) }
             state.contents[Self.key(accountId, conversationId, fileId)] = nil
         }
     }
@@ -189,7 +260,7 @@ final class FileStorage: Sendable {
     func forgetConversation(accountId: String, conversationId: String) {
         state.withLock { state in
             for (fileId, size) in state.sizes[accountId]?.removeValue(forKey: conversationId) ?? [:] {
-                state.used -= size
+                state.stored.release(size, for: accountId)
                 state.contents[Self.key(accountId, conversationId, fileId)] = nil
             }
         }
@@ -206,11 +277,9 @@ final class FileStorage: Sendable {
     func removeAccount(_ accountId: String) async {
         state.withLock { state in
             for (conversationId, files) in state.sizes.removeValue(forKey: accountId) ?? [:] {
-                for (fileId, size) in files {
-                    state.used -= size
-                    state.contents[Self.key(accountId, conversationId, fileId)] = nil
-                }
+                for fileId in files.keys { state.contents[Self.key(accountId, conversationId, fileId)] = nil }
             }
+            state.stored.releaseAll(for: accountId)
         }
         if case .disk(let root) = backend {
             let path = (root as NSString).appendingPathComponent(Self.component(accountId))
@@ -224,20 +293,30 @@ final class FileStorage: Sendable {
         for account in accounts { await removeAccount(account) }
     }
 
-    /// Keeps exactly the files the state refers to (account → conversation → file ids): removes
+    /// Keeps exactly the files the state refers to (account → conversation → file id → SHA-256): finishes
+    /// the imports a crash interrupted after their commit, removes
     /// staging leftovers and files whose message never committed or whose conversation is gone, and
     /// counts what stays against the quota. Runs once at start, before the server listens. Without
     /// `removeOrphans` (a cluster replica, whose directory other replicas write to) it only counts.
-    func sweep(keeping referenced: [String: [String: Set<String>]], removingOrphans removeOrphans: Bool = true) async {
+    func sweep(keeping referenced: [String: [String: [String: String]]], removingOrphans removeOrphans: Bool = true) async {
         guard case .disk(let root) = backend else { return }
         let sizes: [String: [String: [String: Int64]]] = (try? await Self.blocking {
             let manager = FileManager.default
-            if removeOrphans { try? manager.removeItem(atPath: (root as NSString).appendingPathComponent(".staging")) }
             var byComponent: [String: (String, [String: (String, Set<String>)])] = [:]
+            var ids: [String: String] = [:]
             for (account, conversations) in referenced {
                 var inner: [String: (String, Set<String>)] = [:]
-                for (conversation, files) in conversations { inner[Self.component(conversation)] = (conversation, Set(files.map(Self.component))) }
+                for (conversation, files) in conversations {
+                    inner[Self.component(conversation)] = (conversation, Set(files.keys.map(Self.component)))
+                    ids[Self.component(conversation)] = conversation
+                    for file in files.keys { ids[Self.component(file)] = file }
+                }
                 byComponent[Self.component(account)] = (account, inner)
+                ids[Self.component(account)] = account
+            }
+            if removeOrphans {
+                Self.finishImports(root: root, referenced: referenced, byComponent: ids)
+                try? manager.removeItem(atPath: Self.importsDirectory(root: root))
             }
             var result: [String: [String: [String: Int64]]] = [:]
             for accountEntry in (try? manager.contentsOfDirectory(atPath: root)) ?? [] where accountEntry != ".staging" {
@@ -267,7 +346,9 @@ final class FileStorage: Sendable {
         }) ?? [:]
         state.withLock { state in
             state.sizes = sizes
-            state.used = sizes.values.reduce(0) { $0 + $1.values.reduce(0) { $0 + $1.values.reduce(0, +) } }
+            // What is on disk counts, even past a share the configuration lowered since.
+            state.stored.reset()
+            for (account, conversations) in sizes { state.stored.force(conversations.values.reduce(0) { $0 + $1.values.reduce(0, +) }, for: account) }
         }
     }
 
@@ -342,6 +423,13 @@ enum FileStorageError: Error, CustomStringConvertible {
         case .io(let call, let code): "\(call) failed: \(String(cString: strerror(code)))"
         }
     }
+}
+
+/// Bytes an upload has brought so far, read by its minimum-rate watch.
+private final class ByteCount: Sendable {
+    private let count = Atomic<Int64>(0)
+    var value: Int64 { count.load(ordering: .relaxed) }
+    func add(_ bytes: Int64) { _ = count.wrappingAdd(bytes, ordering: .relaxed) }
 }
 
 /// A staging file written chunk by chunk on the thread pool, fsynced when finished.

@@ -14,10 +14,13 @@ import Synchronization
 /// caused them.
 ///
 /// Deliveries arrive resolved (endpoint, secret, body; see ``ResolvedWebhook``) and ``enqueue(_:)`` only
-/// appends them to a bounded queue (when the queue is full a delivery is dropped and counted). The
-/// dispatcher runs as a service, delivers up to `maxConcurrentDeliveries` at once, and retries 5xx, 408,
-/// 429 and network failures with exponential backoff; other 4xx answers are final. There is no ordering
-/// guarantee between deliveries.
+/// appends them to a queue per account and endpoint, bounded per account and for the server (a delivery
+/// beyond either bound is dropped, counted, logged and shown `DROPPED` in the delivery log). The
+/// dispatcher runs as a service and delivers up to `maxConcurrentDeliveries` at once, at most
+/// `maxConcurrentPerAccount` of one account and `maxConcurrentPerEndpoint` to one endpoint, the
+/// accounts taking turns (see ``FairQueue``): an endpoint that hangs delays only its own deliveries. It
+/// retries 5xx, 408, 429 and network failures with exponential backoff; other 4xx answers are final.
+/// There is no ordering guarantee between deliveries.
 final class WebhookDispatcher: Service {
     /// Tuning, with defaults a real endpoint expects and tests shorten.
     struct Settings: Sendable {
@@ -25,22 +28,27 @@ final class WebhookDispatcher: Service {
         var initialBackoff: Duration = .seconds(1)
         var requestTimeout: TimeAmount = .seconds(10)
         var queueCapacity = 10_000
+        /// Deliveries of one account waiting (`serve --webhook-queue-per-account`).
+        var queueCapacityPerAccount = 2_500
         var maxConcurrentDeliveries = 32
+        /// Deliveries of one account in flight at once (`serve --webhook-deliveries-per-account`).
+        var maxConcurrentPerAccount = 8
+        /// Deliveries to one endpoint in flight at once.
+        var maxConcurrentPerEndpoint = 4
         /// Hosts deliveries may go to; `nil` allows any.
         var allowedHosts: Set<String>?
     }
 
     let log = WebhookDeliveryLog()
     let settings: Settings
-    private let stream: AsyncStream<ResolvedWebhook>
-    private let continuation: AsyncStream<ResolvedWebhook>.Continuation
+    private let queue: FairQueue<ResolvedWebhook>
     private let dropped = Mutex(0)
     private let client: SharedHTTPClient
     /// Requests to dialog bots that wait for their answer.
     let botClient: SharedHTTPClient
     private let faults: FaultInjection
     private var clock: AdjustableClock { faults.clock }
-    private let logger: Logger
+    let logger: Logger
 
     init(settings: Settings, client: SharedHTTPClient, botClient: SharedHTTPClient, faults: FaultInjection, logger: Logger) {
         self.settings = settings
@@ -48,20 +56,28 @@ final class WebhookDispatcher: Service {
         self.botClient = botClient
         self.faults = faults
         self.logger = logger
-        (stream, continuation) = AsyncStream.makeStream(of: ResolvedWebhook.self, bufferingPolicy: .bufferingOldest(settings.queueCapacity))
+        queue = FairQueue(limits: Self.queueLimits(settings))
     }
 
-    /// Deliveries dropped because the queue was full.
+    /// Deliveries dropped because a queue was full.
     var droppedCount: Int { dropped.withLock { $0 } }
 
-    /// Queues deliveries. Never blocks.
+    func countDropped() {
+        dropped.withLock { $0 += 1 }
+    }
+
+    /// Deliveries of `accountId` waiting and in flight.
+    func counts(accountId: String) -> (queued: Int, running: Int) {
+        queue.counts(account: accountId)
+    }
+
+    /// Queues deliveries, each in its account's queue for its endpoint. Never blocks.
     func enqueue(_ deliveries: [ResolvedWebhook]) {
         for delivery in deliveries {
-            if case .dropped = continuation.yield(delivery) {
-                dropped.withLock { $0 += 1 }
-                logger.warning(
-                    "webhook queue full; delivery dropped", metadata: ["event": "\(delivery.eventType)", "registration": "\(delivery.registrationId)"]
-                )
+            do throws(FairQueue<ResolvedWebhook>.Overflow) {
+                try queue.enqueue(delivery, account: delivery.accountId, lane: delivery.endpoint)
+            } catch {
+                dropped(delivery, error)
             }
         }
     }
@@ -79,9 +95,9 @@ final class WebhookDispatcher: Service {
 
     func run() async throws {
         await withGracefulShutdownHandler {
-            await stream.forEach(concurrently: settings.maxConcurrentDeliveries) { await self.deliver($0) }
+            await queue.run { await self.deliver($0) }
         } onGracefulShutdown: {
-            self.continuation.finish()
+            self.queue.finish()
         }
     }
 

@@ -35,4 +35,5 @@ public enum FileErrorType {
     public static let rejected = "FILE_REJECTED"
     public static let empty = "FILE_EMPTY"
     public static let busy = "FILE_UPLOADS_BUSY"
+    public static let tooSlow = "FILE_UPLOAD_TOO_SLOW"
 }

@@ -135,11 +135,13 @@ public struct WebhookDelivery: Codable, Sendable, Equatable {
     public var accountId: String
     public var eventType: String
     public var endpoint: String
-    /// `PENDING`, `DELIVERED` or `FAILED`.
+    /// `PENDING`, `DELIVERED`, `FAILED`, or `DROPPED` (never sent: a queue was full, see ``reason``).
     public var state: String
     public var attempts: [Attempt]
     public var createdAt: Int64
     public var bodyBytes: Int
+    /// Why a `DROPPED` delivery was never sent.
+    public var reason: String?
 
     public init(deliveryId: String, registrationId: String, accountId: String, eventType: String, endpoint: String, state: String, attempts: [Attempt], createdAt: Int64, bodyBytes: Int) {
         self.deliveryId = deliveryId

@@ -29,8 +29,8 @@ struct InProcessServer {
         var text: String { String(buffer: body) }
     }
 
-    /// Builds a server with an in-memory store (and the socket tests' 64 KiB body limit) and runs
-    /// `body` against its router.
+    /// Builds a server with an in-memory store (and the socket tests' 64 KiB body limit; `configure`
+    /// may choose another) and runs `body` against its router.
     static func with<T: Sendable>(
         seed: Seed? = nil, maxBodySize: Int = 64 * 1024, logger: Logger = TestServer.logger,
         configure: (inout ServerConfiguration) -> Void = { _ in }, _ body: @escaping @Sendable (InProcessServer) async throws -> T
@@ -40,8 +40,16 @@ struct InProcessServer {
         )
         configure(&configuration)
         let server = try await MockCollabServer(configuration: configuration, logger: logger)
-        return try await server.buildApplication().test(.router) { client in
-            try await body(InProcessServer(server: server, client: client))
+        // The store is closed however the body ends: router mode never runs the server, which would.
+        do {
+            let result = try await server.buildApplication().test(.router) { client in
+                try await body(InProcessServer(server: server, client: client))
+            }
+            try await server.environment.repository.close()
+            return result
+        } catch {
+            try? await server.environment.repository.close()
+            throw error
         }
     }
 

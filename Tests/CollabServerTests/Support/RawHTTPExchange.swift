@@ -41,14 +41,7 @@ struct RawHTTPExchange: Sendable {
         defer { close(fd) }
         var timeout = timeval(tv_sec: 10, tv_usec: 0)
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = in_port_t(UInt16(port).bigEndian)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
-        guard connected == 0 else { return RawHTTPExchange(received: [], failure: errno) }
+        guard connectLoopback(fd, port: port) else { return RawHTTPExchange(received: [], failure: errno) }
         _ = request.withCString { send(fd, $0, strlen($0), 0) }
         var received: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 16 * 1024)
@@ -63,4 +56,15 @@ struct RawHTTPExchange: Sendable {
             }
         }
     }
+}
+
+/// Connects the TCP socket `fd` to 127.0.0.1:`port`; `false` with `errno` set when it fails.
+func connectLoopback(_ fd: Int32, port: Int) -> Bool {
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    address.sin_port = in_port_t(UInt16(port).bigEndian)
+    address.sin_addr.s_addr = inet_addr("127.0.0.1")
+    return withUnsafePointer(to: &address) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+    } == 0
 }

@@ -53,6 +53,7 @@ export class FaultsPanel {
     form.account.placeholder = this.superAdmin ? 'any account' : 'your account';
     $('#snapshot-take').elements.account.disabled = !this.superAdmin;
     $('#snapshot-take').elements.account.placeholder = this.superAdmin ? 'whole server' : 'your account';
+    $('#snapshot-take').elements.secrets.disabled = !this.superAdmin;
     $('#snapshot-restore-fields').disabled = !this.superAdmin;
     $('#snapshot-restore-denied').hidden = this.superAdmin;
     $('#faults-scope').textContent = this.superAdmin ? 'Every account’s rules.' : 'Your account’s rules (rules you add apply to your account only).';
@@ -134,9 +135,14 @@ export class FaultsPanel {
 
   /** Fetches the snapshot as the server wrote it and hands it to the browser as a file download. */
   async takeSnapshot(button) {
-    const account = $('#snapshot-take').elements.account.value.trim();
+    const form = $('#snapshot-take').elements;
+    const account = form.account.value.trim();
     await guarded(async () => {
-      const query = account ? `?account=${encodeURIComponent(account)}` : '';
+      const params = new URLSearchParams();
+      if (account) params.set('account', account);
+      // Without secrets the server redacts them (docs/snapshots.md): restoring such a file logs everyone out.
+      if (form.secrets.checked && !form.secrets.disabled) params.set('secrets', 'included');
+      const query = params.size ? `?${params}` : '';
       let response;
       try {
         response = await fetch(`/_mock/v1/snapshot${query}`, {

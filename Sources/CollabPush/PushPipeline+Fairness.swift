@@ -1,0 +1,22 @@
+import CollabCore
+import Logging
+
+extension PushPipeline {
+    /// A composed push on its way to its push service.
+    struct Sending: Sendable {
+        var entry: OutboxEntry
+        var settings: PushSettings?
+    }
+
+    /// A composed push the sending queue did not take: failed in the outbox with the reason, counted and
+    /// logged.
+    func dropped(_ entry: OutboxEntry, _ overflow: FairQueue<Sending>.Overflow) {
+        let reason = overflow.reason(queue: "push", accountOption: "--push-queue-per-account")
+        countDropped()
+        outbox.update(id: entry.id) { entry in
+            entry.state = .failed
+            entry.attempts.append(.init(timestamp: clock.now(), sink: "queue", error: reason))
+        }
+        logger.warning("push dropped", metadata: ["push": "\(entry.pushId)", "account": "\(entry.accountId)", "reason": "\(reason)"])
+    }
+}

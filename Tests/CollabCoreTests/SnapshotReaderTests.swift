@@ -1,0 +1,93 @@
+import CollabCore
+import Foundation
+import Testing
+
+/// The snapshot reader takes a file in pieces of any size (issue 25, item 14) and refuses what is not a
+/// snapshot with the place that is wrong.
+@Suite("Snapshot reader")
+struct SnapshotReaderTests {
+    let context = OperationContext(now: 1_000, ids: .system)
+
+    /// Account "a" of a seed, as an account snapshot file.
+    func accountSnapshot() throws -> (AccountState, [UInt8]) {
+        var shards = ShardSet(directory: Directory())
+        var changes = ChangeSet()
+        _ = try shards.apply(
+            seed: Seed(accounts: [
+                .init(
+                    name: "a", apiKeys: [.init(key: "a-key")], namedAreas: [.init(siteId: "a-area")],
+                    users: [.init(username: "a-admin", role: .admin), .init(username: "a-agent", role: .registeredUser)],
+                    persons: [.init(sourceId: "crm-1", personType: .visitor, firstName: "Vera \"the visitor\" \\ ü")]
+                )
+            ]),
+            passwordHashes: [:], context: context, changes: &changes
+        )
+        let state = try #require(shards.state(named: "a"))
+        let records = state.storedEntities.dropFirst().map { StoredRecord(encoding: $0) }
+        let snapshot = Snapshot(scope: .account, takenAt: 5, clock: nil, globalConfiguration: nil, accounts: [.init(account: state.account, records: records)])
+        return (state, Array(try snapshot.encoded()))
+    }
+
+    /// Reads `bytes` in pieces of `size`.
+    func read(_ bytes: [UInt8], pieces size: Int) throws -> SnapshotReader.Prepared {
+        var reader = SnapshotReader()
+        var offset = 0
+        while offset < bytes.count {
+            let end = min(offset + size, bytes.count)
+            let files = try bytes[offset..<end].withUnsafeBytes { piece in try reader.read(piece) }
+            #expect(files.isEmpty)
+            offset = end
+        }
+        return try reader.finish(context: context)
+    }
+
+    static func entities(_ state: AccountState) -> [String] {
+        state.storedEntities.map { "\(type(of: $0).kind.rawValue)/\($0.id)" }
+    }
+
+    @Test("a snapshot read in pieces of any size builds the same shard as read whole", arguments: [1, 2, 7, 64, 4096, Int.max])
+    func pieces(size: Int) throws {
+        let (state, bytes) = try accountSnapshot()
+        let prepared = try read(bytes, pieces: size)
+        #expect(prepared.scope == .account)
+        #expect(prepared.takenAt == 5)
+        #expect(prepared.records == state.storedEntities.count)
+        let restored = try #require(prepared.accounts.first)
+        #expect(Self.entities(restored) == Self.entities(state))
+        #expect(restored.persons.values.first { $0.sourceId == "crm-1" }?.firstName == "Vera \"the visitor\" \\ ü", "escaped strings come back as they were")
+    }
+
+    @Test("what is not a snapshot is refused with the place that is wrong", arguments: [
+        (#"[1]"#, "a snapshot is a JSON object"),
+        (#"{"accounts": 5, "version": 3}"#, "no 'accounts' list"),
+        (#"{"accounts": [5]}"#, "accounts[0] needs an 'account' object"),
+        (#"{"accounts": [{"records": [{"kind": "nonsense", "id": "1", "body": {}}]}]}"#, "accounts[0].records[0] has an unknown kind 'nonsense'"),
+        (#"{"accounts": [{"records": [{"kind": "user", "body": {}}]}]}"#, "accounts[0].records[0] needs 'kind', 'id' and 'body'"),
+        (#"{"accounts": [{"records": {}}]}"#, "accounts[0] needs a 'records' list"),
+        (#"{"accounts": [{"files": [{"id": "f", "conversationId": "c", "content": "%%%"}]}]}"#, "accounts[0].files[0].content is not base64"),
+        (#"{"accounts": []"#, "not valid JSON"),
+        (#"{"accounts": []} extra"#, "not valid JSON"),
+        (#"{"x": {"a": [1, 2}}"#, "not valid JSON"),
+        (#"{"x": [tru]}"#, "not valid JSON"),
+        (#"{"x" 1}"#, "not valid JSON"),
+        (#"{"version": 9, "accounts": []}"#, "newer than this server"),
+        (#"{"version": 3, "format": "other", "accounts": []}"#, "'format' is not 'mock-collab-snapshot'"),
+        (#"{"version": 3, "format": "mock-collab-snapshot", "scope": "server", "accounts": []}"#, "'secrets' must be 'included' or 'redacted'"),
+        (#"{"version": 3, "version": 3}"#, "names 'version' twice"),
+        (#"{"version": 0}"#, "a version-0 snapshot needs a 'records' list"),
+    ])
+    func refusals(document: String, message: String) {
+        let error = #expect(throws: CollabError.self) { _ = try read(Array(document.utf8), pieces: 3) }
+        #expect(error?.kind == .badRequest)
+        #expect(error?.message.contains(message) == true, "\(error?.message ?? "")")
+    }
+
+    @Test("keys may be escaped, unknown keys and values are walked over, older versions read without what they lacked")
+    func leniency() throws {
+        let document = #"{"acc\u006funts": [], "format": "mock-collab-snapshot", "version": 2, "scope": "server", "later": {"a": [1, "]", {"b": null}], "c": -1.5e3}}"#
+        let prepared = try read(Array(document.utf8), pieces: 5)
+        #expect(prepared.accounts.isEmpty)
+        #expect(prepared.secrets == .included, "version 2 held every secret")
+        #expect(prepared.sourceVersion == 2)
+    }
+}

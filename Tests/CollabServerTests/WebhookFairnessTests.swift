@@ -1,0 +1,149 @@
+import AsyncHTTPClient
+import CollabCore
+import CollabPush
+import CollabWire
+import Foundation
+import NIOCore
+import Testing
+
+@testable import CollabServer
+
+/// Webhook deliveries are queued per account and endpoint (issue 25, item 4): an endpoint that never
+/// answers delays only its own deliveries, and a full account queue drops only that account's, shown in
+/// the delivery log. The dispatcher runs in process against real endpoints: one that never answers
+/// (``SilentEndpoint``) and one that records (``WebhookReceiver``).
+@Suite("Webhook fairness")
+struct WebhookFairnessTests {
+    /// Runs a dispatcher of its own, meeting `rules`, for `body`; it stops (its in-flight deliveries
+    /// cancelled) after.
+    static func withDispatcher(
+        _ settings: WebhookDispatcher.Settings, rules: FaultRules = FaultRules(), _ body: @Sendable (WebhookDispatcher) async throws -> Void
+    ) async throws {
+        let client = SharedHTTPClient(configuration: .init())
+        let faults = FaultInjection(rules: rules, journal: RequestJournal(capacity: 100), clock: AdjustableClock())
+        let dispatcher = WebhookDispatcher(settings: settings, client: client, botClient: client, faults: faults, logger: TestServer.logger)
+        do {
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                group.addTask { try await dispatcher.run() }
+                try await body(dispatcher)
+                group.cancelAll()
+            }
+        } catch {
+            await client.shutdown()
+            throw error
+        }
+        await client.shutdown()
+    }
+
+    static func deliveries(account: String, endpoint: String, count: Int, from first: Int = 0) -> [ResolvedWebhook] {
+        (first..<first + count).map { index in
+            ResolvedWebhook(
+                registrationId: "\(account)-hook", accountId: account, name: "\(account) hook", endpoint: endpoint, secret: "secret",
+                eventType: "webhook.ping", body: Data(#"{"n":\#(index)}"#.utf8), createdAt: Int64(index)
+            )
+        }
+    }
+
+    /// The dispatcher's 32 slots would all go to the hanging endpoint without shares; a request timeout of
+    /// a minute keeps them held for the whole test.
+    static let settings = WebhookDispatcher.Settings(
+        maxAttempts: 1, requestTimeout: .seconds(60), maxConcurrentDeliveries: 6, maxConcurrentPerAccount: 4, maxConcurrentPerEndpoint: 2
+    )
+
+    /// Waits until `endpoint` holds `count` connections: the deliveries that hang are in flight.
+    static func waitForConnections(_ endpoint: SilentEndpoint, _ count: Int) async throws {
+        let deadline = ContinuousClock.now + .seconds(30)
+        while endpoint.connectionCount < count {
+            guard ContinuousClock.now < deadline else { throw CollectorTimeout(description: "\(count) hanging deliveries", seen: []) }
+            try await Task.sleep(for: .milliseconds(10))
+        }
+    }
+
+    @Test("40 deliveries to an endpoint that never answers hold two slots; the account's other endpoint and another account deliver")
+    func hangingEndpointDelaysOnlyItself() async throws {
+        let silent = try await SilentEndpoint()
+        let receiver = try await WebhookReceiver()
+        try await Self.withDispatcher(Self.settings) { dispatcher in
+            dispatcher.enqueue(Self.deliveries(account: "noisy", endpoint: silent.url, count: 40))
+            try await Self.waitForConnections(silent, 2)
+            dispatcher.enqueue(Self.deliveries(account: "noisy", endpoint: receiver.url, count: 3, from: 100))
+            dispatcher.enqueue(Self.deliveries(account: "quiet", endpoint: receiver.url, count: 5))
+            let arrived = try await receiver.wait(count: 8)
+            #expect(arrived.count == 8)
+            #expect(silent.connectionCount == 2, "the hanging endpoint never gets more than its share")
+            #expect(dispatcher.counts(accountId: "noisy").queued == 38)
+            #expect(dispatcher.droppedCount == 0)
+        }
+        try await silent.stop()
+        try await receiver.stop()
+    }
+
+    @Test("beyond --webhook-queue-per-account the account's deliveries are dropped, typed and in the log; another account's still go")
+    func fullAccountQueueDropsOnlyItsOwn() async throws {
+        let silent = try await SilentEndpoint()
+        let receiver = try await WebhookReceiver()
+        var settings = Self.settings
+        settings.queueCapacityPerAccount = 3
+        try await Self.withDispatcher(settings) { dispatcher in
+            dispatcher.enqueue(Self.deliveries(account: "noisy", endpoint: silent.url, count: 20))
+            // At most two run and three wait: at least fifteen were dropped, each logged with its reason.
+            let dropped = dispatcher.log.deliveries(registrationId: nil, eventType: nil, deliveryState: "DROPPED", limit: 100)
+            #expect(dropped.count >= 15)
+            #expect(dropped.count == dispatcher.droppedCount)
+            #expect(
+                dropped.allSatisfy { $0.accountId == "noisy" && $0.attempts.isEmpty && $0.reason?.contains("--webhook-queue-per-account") == true }
+            )
+            dispatcher.enqueue(Self.deliveries(account: "quiet", endpoint: receiver.url, count: 3))
+            _ = try await receiver.wait(count: 3)
+            #expect(dispatcher.log.deliveries(accountId: "quiet", registrationId: nil, eventType: nil, deliveryState: "DROPPED", limit: 100).isEmpty)
+        }
+        try await silent.stop()
+        try await receiver.stop()
+    }
+
+    @Test("the delivery log keeps each account's newest entries: one account's flood pushes out only its own, then the largest gives way")
+    func deliveryLogPerAccount() {
+        let log = WebhookDeliveryLog(capacity: 3, serverCapacity: 5)
+        func record(_ account: String, _ index: Int) {
+            log.record(
+                WebhookDelivery(
+                    deliveryId: "\(account)\(index)", registrationId: "\(account)-hook", accountId: account, eventType: "webhook.ping",
+                    endpoint: "http://127.0.0.1:9/hooks", state: "DROPPED", attempts: [], createdAt: Int64(index), bodyBytes: 2
+                )
+            )
+        }
+        for index in 0..<2 { record("quiet", index) }
+        for index in 0..<10 { record("noisy", index) }
+        #expect(log.deliveries(registrationId: nil, eventType: nil, deliveryState: nil, limit: 100).map(\.deliveryId) == [
+            "quiet0", "quiet1", "noisy7", "noisy8", "noisy9",
+        ])
+        // A third account's entry passes the server's five: the account holding the most gives up its oldest.
+        record("third", 0)
+        #expect(log.deliveries(registrationId: nil, eventType: nil, deliveryState: nil, limit: 100).map(\.deliveryId) == [
+            "quiet0", "quiet1", "noisy8", "noisy9", "third0",
+        ])
+        #expect(log.deliveries(accountId: "quiet", registrationId: nil, eventType: nil, deliveryState: nil, limit: 1).map(\.deliveryId) == ["quiet1"])
+    }
+
+    @Test("a WEBHOOK_FAILURE time-out rule on one account holds that account's slots only")
+    func faultTimeoutDelaysOnlyItsAccount() async throws {
+        let receiver = try await WebhookReceiver()
+        let rules = FaultRules()
+        // The noisy account's endpoint times out after ten minutes: its deliveries hold their slots.
+        var rule = FaultRule(match: FaultMatch(), action: .webhookTimeout(millis: 600_000))
+        rule.id = "hang"
+        rule.accountId = "noisy"
+        try rules.add(rule, owner: .account("noisy"), now: 0)
+        try await Self.withDispatcher(Self.settings, rules: rules) { dispatcher in
+            dispatcher.enqueue(Self.deliveries(account: "noisy", endpoint: receiver.url, count: 40))
+            // The noisy account's share is in flight (waiting on the rule) before the quiet account's deliveries come.
+            let deadline = ContinuousClock.now + .seconds(30)
+            while dispatcher.counts(accountId: "noisy").running < 2, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(10)) }
+            dispatcher.enqueue(Self.deliveries(account: "quiet", endpoint: receiver.url, count: 5))
+            let arrived = try await receiver.wait(count: 5)
+            #expect(arrived.count == 5, "only the quiet account's deliveries reach the endpoint")
+            #expect(dispatcher.counts(accountId: "noisy").running <= 2)
+        }
+        try await receiver.stop()
+    }
+}

@@ -88,7 +88,9 @@ EXTRA_SCHEMAS = ["GlobalPingResponse", "ProductVersion", "ConversationHistoryDat
                  "AuditChangeResult", "Avatar", "CannedResponseList", "CannedResponseResult", "CannedResponseUsageResult", "CountResult",
                  "CustomActionResult", "DeputyRelationshipList", "DeputyRelationshipResult", "DomainList", "DomainResult", "PersonLabelList",
                  "PersonLabelResult", "PersonVisibilityRuleDataList", "PersonVisibilityRuleResult", "RecordRetentionData",
-                 "SuggestionSourceResult", "PersonData",
+                 "SuggestionSourceResult", "PersonData", "TeamList", "TeamResult", "ConversationTemplateList", "ConversationTemplateResult",
+                 "ExternalMessengerChannelResult", "CustomExternalMessengerChannelResult", "SmsExternalMessengerChannelResult",
+                 "ExternalMessengerContactList", "ExternalMessengerContactResult",
                  # The partly routed tags' operations.
                  "AccountList", "AccountSecret", "AccountIngressStatus", "AccountQuotaUsageData", "RecordedMinutesData", "UserList",
                  "PersonResult", "AuthenticationTokenCreationResult", "VisitorPersonStateResult", "ConversationRecordingHistoryDataList",

@@ -22,6 +22,15 @@ struct EntityPersistenceTests {
                 - {name: helper, outboundEndpoint: "http://127.0.0.1:9/suggest", outboundSecret: s3cret, outboundTimeoutMillis: 1000}
               cannedResponses:
                 - {title: Hello, text: "Hello there", ownerType: ACCOUNT, ownerId: desk}
+              externalMessengerContacts:
+                - {externalMessengerChannelId: chat-app, sourceId: user-1, name: Zed}
+              externalMessengers:
+                - {id: chat-app, type: CUSTOM, name: chat-app, webhookEndpoint: "http://127.0.0.1:9/m", webhookSecret: m3ssenger}
+              teams:
+                - {id: north, name: North}
+                - {id: north-east, name: North-East, parentId: north}
+              conversationTemplates:
+                - {name: support, initialEngagementType: CHAT_REQUEST, defaultTemplate: true, configuration: {com.unblu.a: "1"}}
         """
 
     /// A seed of the account with its admin only (sets the admin's password again).
@@ -43,6 +52,10 @@ struct EntityPersistenceTests {
             #expect(try await Self.items(server, "personlabels").compactMap { $0["name"] as? String } == ["tier::gold"])
             #expect(try await Self.items(server, "domains").count == 1)
             #expect(try await Self.items(server, "cannedresponses").compactMap { $0["title"] as? String } == ["Hello"])
+            #expect(try await Self.items(server, "teams").compactMap { $0["parentId"] as? String } == ["north"])
+            let contacts = try await Self.items(server, "externalmessengercontacts")
+            #expect(contacts.compactMap { $0["externalMessengerChannelId"] as? String } == ["chat-app"], "contacts come after their channels")
+            #expect(try await Self.items(server, "conversationtemplates").count == 1)
             do throws(CollabClientError) {
                 _ = try await server.control.seed("accounts:\n  - name: desk\n    entities:\n      nothings: [{}]\n")
                 Issue.record("a seed with an unknown entity kind was applied")
@@ -66,8 +79,10 @@ struct EntityPersistenceTests {
             let secret = try await Self.items(server, "suggestionsources").first?["outboundSecret"] as? String
             #expect(secret == before.first?["outboundSecret"] as? String)
 
+            #expect(String(decoding: snapshot, as: UTF8.self).contains("m3ssenger"), "a full snapshot keeps the channel's secret")
             let redacted = try await server.control.exportSnapshot(includeSecrets: false)
             #expect(!String(decoding: redacted, as: UTF8.self).contains("s3cret"), "a redacted snapshot carries no outbound secret")
+            #expect(!String(decoding: redacted, as: UTF8.self).contains("m3ssenger"), "nor the channel's webhook secret")
             _ = try await server.control.importSnapshot(redacted)
             // A redacted import leaves passwords unset: the seed sets the admin's again.
             _ = try await server.control.seed(Self.adminOnly)

@@ -10,12 +10,16 @@ import Testing
 /// declarations, so a new kind or operation is covered without a new row.
 @Suite("Entity layer: roles, bad input and isolation")
 struct EntityRoleTableTests {
-    /// The tags the entity layer serves (whole), and the Persons operations it adds.
+    /// The tags the entity layer serves (whole), and the operations of other tags it adds.
     static let tags: Set<String> = [
         "Audit", "Avatars", "CannedResponses", "CannedResponsesUsage", "CustomActions", "DeputyRelationships", "Domains", "PersonLabels",
-        "PersonVisibilityRules", "RecordRetention", "SuggestionSources",
+        "PersonVisibilityRules", "RecordRetention", "SuggestionSources", "Teams", "ConversationTemplates", "ExternalMessengers",
+        "ExternalMessengerContacts",
     ]
-    static let labelPaths: Set<String> = ["/persons/{personId}/setLabels", "/persons/{personId}/addLabels", "/persons/{personId}/removeLabels"]
+    static let labelPaths: Set<String> = [
+        "/persons/{personId}/setLabels", "/persons/{personId}/addLabels", "/persons/{personId}/removeLabels",
+        "/invitations/inviteTeamToConversation", "/invitations/forwardConversationToTeam", "/conversations/getBySourceIdAndChannelId",
+    ]
 
     static var operations: [RoleRulesTests.Operation] {
         VendorOperations.all.filter { tags.contains($0.tag) || labelPaths.contains($0.path) }.map { operation in
@@ -61,7 +65,7 @@ struct EntityRoleTableTests {
     func isolation(typeName: String) async throws {
         try await InProcessServer.with(seed: twoAccountSeed) { server in
             let type = try #require(EntityRegistry.type(named: typeName))
-            let body = try #require(EntitySamples.create(typeName, tag: "alpha", users: try server.userIds()))
+            let body = try #require(try await server.sample(typeName, tag: "alpha"))
             let created = try await server.json(.post, "\(type.path)/create", body: body)
             let id = try #require(created.object["id"] as? String)
             func beta(_ method: HTTPRequest.Method, _ path: String, _ body: String? = nil) async throws -> Int {

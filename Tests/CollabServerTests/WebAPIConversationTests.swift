@@ -105,7 +105,7 @@ struct WebAPIConversationTests {
             let before = try await server.entityStats()
             let cases: [(String, String, Int)] = [
                 ("/app/rest/v4/conversations/create", #"{"recipient":{"type":"NAMED_AREA","id":"missing"}}"#, 404),
-                ("/app/rest/v4/conversations/create", #"{"recipient":{"type":"TEAM","id":"t"}}"#, 400),
+                ("/app/rest/v4/conversations/create", #"{"recipient":{"type":"TEAM","id":"t"}}"#, 404),
                 ("/app/rest/v4/conversations/create", #"{"initialEngagementType":"TELEPATHY"}"#, 400),
                 ("/app/rest/v4/conversations/create", #"{"participants":[{"personId":"nobody","participationType":"ASSIGNED_AGENT"}]}"#, 404),
                 ("/app/rest/v4/conversations/create", #"{"$_type":"ConversationData"}"#, 400),

@@ -84,6 +84,13 @@ public struct Conversation: Sendable, Codable, Equatable, Identifiable {
     public var text: [String: [String: String]]?
     /// Recordings, oldest first; the last one may still be running (see ``ConversationRecording``).
     public var recordings: [ConversationRecording]?
+    /// The template the conversation was created from (see ``ConversationTemplate``).
+    public var conversationTemplateId: String?
+    /// Whether the conversation follows its template's configuration and texts (the mock copies them at
+    /// creation either way).
+    public var inheritConfigurationAndTexts: Bool?
+    /// The external messenger channel the conversation runs over (``ExternalMessenger``).
+    public var externalMessengerChannelId: String?
 
     public init(
         id: String, accountId: String, topic: String?, recipient: ConversationRecipient, initialEngagementType: EngagementType,

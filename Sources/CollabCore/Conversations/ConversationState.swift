@@ -56,11 +56,13 @@ public enum ParticipationState: String, Sendable, Codable, CaseIterable {
     case ended = "ENDED"
 }
 
-/// `EConversationRecipientType` (TEAM is not modelled).
+/// `EConversationRecipientType`.
 public enum RecipientType: String, Sendable, Codable, CaseIterable {
     case namedArea = "NAMED_AREA"
     case account = "ACCOUNT"
     case agent = "AGENT"
+    /// A team's queue: its agents and the agents of its parent teams see it (``AccountState/queueTeams(ofAgent:)``).
+    case team = "TEAM"
 }
 
 /// `EInitialEngagementType`: how a conversation started.

@@ -25,6 +25,7 @@ public struct EffectResolver: Sendable {
             resolveWebhooks(event, in: state, into: &effects)
             resolveDeputies(event, in: state, into: &effects)
             resolveBots(event, in: state, into: &effects)
+            resolveExternalMessengers(event, in: state, into: &effects)
         }
         return effects
     }
@@ -121,6 +122,27 @@ public struct EffectResolver: Sendable {
         default:
             return
         }
+    }
+
+    /// A reply in a conversation bound to an external messenger channel, to the channel's endpoint
+    /// (signed with its secret) while the channel delivers: every message but the channel's contacts' own
+    /// and internal ones.
+    private func resolveExternalMessengers(_ event: DomainEvent, in state: borrowing AccountState, into effects: inout ResolvedEffects) {
+        guard let formats, event.kind == .newMessage, let message = event.message, !message.isInternal,
+            let channelId = event.conversation?.externalMessengerChannelId, let conversation = event.conversation,
+            let channel = state.declared.table(ExternalMessenger.self)[channelId], channel.delivers
+        else { return }
+        let contacts = state.receivingContacts(of: conversation, channelId: channelId)
+        guard !contacts.isEmpty, !contacts.contains(where: { $0.personId == message.senderPersonId }),
+            let reply = formats.externalMessengerBody(message, channel: channel, contacts: contacts, in: state)
+        else { return }
+        effects.webhooks.append(
+            ResolvedWebhook(
+                registrationId: channel.id, accountId: channel.accountId, name: "external messenger \(channel.name ?? channel.id)",
+                endpoint: channel.webhookEndpoint ?? "", secret: channel.webhookSecret ?? "", eventType: reply.eventType, body: reply.body,
+                createdAt: message.serverTimestamp
+            )
+        )
     }
 
     /// An event to the bot of `dialog`, signed with its secret; nothing while the bot is not ACTIVE.

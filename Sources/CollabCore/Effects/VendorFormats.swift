@@ -23,11 +23,22 @@ public protocol VendorFormats: Sendable {
 
     /// The `DeputyDelegationPushNotificationEvent` (or its revocation) for one deputy.
     func deputyDelegationBody(_ delegation: DeputyDelegation, in state: borrowing AccountState) -> Data?
+
+    /// The event type and body that tell an external messenger channel of a reply in one of its
+    /// conversations (`outbound.external_messenger.new_message` for V4 channels).
+    func externalMessengerBody(
+        _ message: ConversationMessage, channel: ExternalMessenger, contacts: [ExternalMessengerContact], in state: borrowing AccountState
+    ) -> (eventType: String, body: Data)?
 }
 
 extension VendorFormats {
     /// No deputy bodies (formats that leave deputies out).
     public func deputyDelegationBody(_ delegation: DeputyDelegation, in state: borrowing AccountState) -> Data? { nil }
+
+    /// No external messenger bodies (formats that leave external messengers out).
+    public func externalMessengerBody(
+        _ message: ConversationMessage, channel: ExternalMessenger, contacts: [ExternalMessengerContact], in state: borrowing AccountState
+    ) -> (eventType: String, body: Data)? { nil }
 }
 
 /// An inbound request for an agent that one of the agent's deputies is told about (or no longer).

@@ -84,7 +84,8 @@ public struct EntityDeclaration<Entity: DeclaredEntity>: Sendable {
     public var secrets: EntitySecrets<Entity>?
     /// The `$_type` of one entity (one schema per variant for kinds with several).
     public var wireType: @Sendable (Entity) -> String
-    /// Fields the layer keeps that the vendor's schema does not have (left out of the wire object).
+    /// Fields the layer keeps that the vendor's schema does not have, or that the Web API never shows
+    /// (write-only secrets): left out of the wire object.
     public var storedOnly: Set<String>
 
     public init(
@@ -135,16 +136,25 @@ public struct EntityRules<Entity: DeclaredEntity>: Sendable {
     public var writable: Check
     /// Fills what the vendor fills when a client leaves it out (before `validate`).
     public var complete: @Sendable (inout Entity, Principal) -> Void
+    /// What a create or update through the Web API changes beyond the entity (run after it is stored,
+    /// in the same operation).
+    public var afterWrite: AfterWrite
+    public typealias AfterWrite = @Sendable (Entity, Principal, inout AccountState, OperationContext, inout ChangeSet) -> Void
+    /// Checks that an entity may go (nothing still depends on it), after `writable`.
+    public var deletable: Check
 
     public init(
         validate: @escaping Check = { _, _, _ throws(CollabError) in },
         visible: @escaping @Sendable (Entity, Principal, borrowing AccountState) -> Bool = { _, _, _ in true },
-        writable: @escaping Check = { _, _, _ throws(CollabError) in }, complete: @escaping @Sendable (inout Entity, Principal) -> Void = { _, _ in }
+        writable: @escaping Check = { _, _, _ throws(CollabError) in }, complete: @escaping @Sendable (inout Entity, Principal) -> Void = { _, _ in },
+        afterWrite: @escaping AfterWrite = { _, _, _, _, _ in }, deletable: @escaping Check = { _, _, _ throws(CollabError) in }
     ) {
         self.validate = validate
         self.visible = visible
         self.writable = writable
         self.complete = complete
+        self.afterWrite = afterWrite
+        self.deletable = deletable
     }
 }
 
@@ -154,9 +164,16 @@ public struct EntitySecrets<Entity: DeclaredEntity>: Sendable {
     public var redact: @Sendable (Entity) -> Entity
     /// The entity with redacted secrets issued anew (`makeSecret` gives a fresh one).
     public var renew: @Sendable (Entity, _ makeSecret: () -> String) -> Entity
+    /// For kinds whose secrets the Web API never shows (``EntityDeclaration/storedOnly``): an update's
+    /// draft with the secrets it leaves out taken from the current entity.
+    public var keep: (@Sendable (_ draft: Entity, _ current: Entity) -> Entity)?
 
-    public init(redact: @escaping @Sendable (Entity) -> Entity, renew: @escaping @Sendable (Entity, _ makeSecret: () -> String) -> Entity) {
+    public init(
+        redact: @escaping @Sendable (Entity) -> Entity, renew: @escaping @Sendable (Entity, _ makeSecret: () -> String) -> Entity,
+        keep: (@Sendable (_ draft: Entity, _ current: Entity) -> Entity)? = nil
+    ) {
         self.redact = redact
         self.renew = renew
+        self.keep = keep
     }
 }

@@ -14,6 +14,10 @@ public enum EntityRegistry {
         Avatar.self,
         RecordRetention.self,
         AuditChange.self,
+        Team.self,
+        ConversationTemplate.self,
+        ExternalMessenger.self,
+        ExternalMessengerContact.self,
     ]
 
     private static let byTypeName: [String: any DeclaredEntity.Type] = Dictionary(

@@ -6,14 +6,8 @@ extension AccountState {
         _ kind: Invitation.Kind, conversationId: String, agentPersonId: String, comment: String?, joinHidden: Bool, creatorPersonId: String?,
         for principal: Principal, context: OperationContext, changes: inout ChangeSet
     ) throws(CollabError) -> Invitation {
-        try Limits.checkOptional(comment, field: "comment", max: Limits.textLength)
-        let conversation = try self.conversation(conversationId, for: principal)
-        guard conversation.state != .ended, conversation.state != .offboarding else { throw .conflict("conversation \(conversationId) is \(conversation.state.rawValue)") }
+        let (conversation, existing) = try invitableConversation(conversationId, comment: comment, for: principal, now: context.now)
         guard isAgent(agentPersonId, accountId: conversation.accountId) else { throw .badRequest("person \(agentPersonId) is not an agent of this account") }
-        let existing = invitations.rows(Indexes.invitationByConversation, conversationId)
-        guard existing.filter({ $0.state(at: context.now) == .open }).count < Invitation.maxOpenPerConversation else {
-            throw .conflict("the conversation has the most open invitations it may have")
-        }
         if kind == .agentForwarding {
             for var open in existing where open.kind == .agentForwarding && open.state(at: context.now) == .open {
                 open.state = .revoked
@@ -22,21 +16,51 @@ extension AccountState {
         } else if conversation.isParticipant(agentPersonId) {
             throw .conflict("person \(agentPersonId) already takes part")
         }
+        let target = (type: "AGENT", id: agentPersonId)
+        return addAgentInvitation(
+            kind, to: target, in: conversation, comment: comment, joinHidden: joinHidden, by: creatorPersonId, context, &changes
+        )
+    }
+
+    /// The conversation an agent or team invitation is for, with its invitations: it has not ended and
+    /// has room for another open invitation.
+    func invitableConversation(
+        _ id: String, comment: String?, for principal: Principal, now: Timestamp
+    ) throws(CollabError) -> (Conversation, [Invitation]) {
+        try Limits.checkOptional(comment, field: "comment", max: Limits.textLength)
+        let conversation = try self.conversation(id, for: principal)
+        guard conversation.state != .ended, conversation.state != .offboarding else {
+            throw .conflict("conversation \(id) is \(conversation.state.rawValue)")
+        }
+        let existing = invitations.rows(Indexes.invitationByConversation, id)
+        guard existing.filter({ $0.state(at: now) == .open }).count < Invitation.maxOpenPerConversation else {
+            throw .conflict("the conversation has the most open invitations it may have")
+        }
+        return (conversation, existing)
+    }
+
+    /// Stores a new open invitation or forwarding of `conversation`, addressed to an agent or a team.
+    mutating func addAgentInvitation(
+        _ kind: Invitation.Kind, to target: (type: String, id: String), in conversation: Conversation, comment: String?, joinHidden: Bool,
+        by creatorPersonId: String?, _ context: OperationContext, _ changes: inout ChangeSet
+    ) -> Invitation {
         var invitation = Invitation(
-            id: context.ids.make(), accountId: conversation.accountId, kind: kind, conversationId: conversationId, token: context.ids.makeSecret(),
+            id: context.ids.make(), accountId: conversation.accountId, kind: kind, conversationId: conversation.id, token: context.ids.makeSecret(),
             creatorPersonId: creatorPersonId, nickname: nil, createdTimestamp: context.now, expirationTimestamp: Timestamp.max
         )
-        invitation.targetType = "AGENT"
-        invitation.targetId = agentPersonId
+        invitation.targetType = target.type
+        invitation.targetId = target.id
         invitation.comment = comment
         if kind == .agentInvitation { invitation.joinHidden = joinHidden }
         saveInvitation(invitation, action: "created", context: context, changes: &changes)
         return invitation
     }
 
-    /// The open agent invitations and forwardings addressed to an agent.
+    /// The open agent invitations and forwardings addressed to an agent, or to a team whose queue it sees.
     public func openInvitations(forAgent personId: String, now: Timestamp) -> [Invitation] {
-        invitations.rows(Indexes.invitationByOpenAgentTarget, personId).filter { $0.state(at: now) == .open }.sorted { $0.createdTimestamp < $1.createdTimestamp }
+        (invitations.rows(Indexes.invitationByOpenAgentTarget, personId).filter { $0.state(at: now) == .open }
+            + openTeamInvitations(forAgent: personId, now: now))
+            .sorted { ($0.createdTimestamp, $0.id) < ($1.createdTimestamp, $1.id) }
     }
 
     /// The addressed agent accepts: invited, it joins as a secondary agent; forwarded to, it becomes the
@@ -44,7 +68,7 @@ extension AccountState {
     public mutating func acceptAgentInvitation(
         _ id: String, agentPersonId: String, accountId: String, context: OperationContext, changes: inout ChangeSet
     ) throws(CollabError) -> Conversation {
-        guard var invitation = invitations[id], invitation.accountId == accountId, invitation.targetId == agentPersonId,
+        guard var invitation = invitations[id], invitation.accountId == accountId, isAddressed(invitation, toAgent: agentPersonId),
             invitation.kind == .agentInvitation || invitation.kind == .agentForwarding
         else { throw .notFound("ConversationInvitation", id) }
         guard invitation.state(at: context.now) == .open else { throw .conflict("the invitation is \(invitation.state(at: context.now).rawValue)") }

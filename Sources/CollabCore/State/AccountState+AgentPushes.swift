@@ -16,19 +16,29 @@ extension AccountState {
         if isQueued { tellAgents(.inboundRequest, about: new, context: context, changes: &changes) }
     }
 
-    /// An invitation or forwarding addressed to an agent is an inbound request for that agent's apps;
-    /// once it is no longer open (accepted, revoked, replaced) it is revoked.
+    /// An invitation or forwarding addressed to an agent is an inbound request for that agent's apps,
+    /// and a team's invitation for the apps of the agents who see the team's queue; once it is no longer
+    /// open (accepted, revoked, replaced) it is revoked. (A team's forwarding queues the conversation,
+    /// whose queue pushes tell those agents.)
     mutating func notifyInvitationChange(from old: Invitation?, to new: Invitation, context: OperationContext, changes: inout ChangeSet) {
-        guard new.kind == .agentInvitation || new.kind == .agentForwarding, new.targetType == "AGENT", let agentId = new.targetId,
+        guard new.kind == .agentInvitation || new.kind == .agentForwarding, let targetId = new.targetId,
             let conversation = conversations[new.conversationId]
         else { return }
+        let recipients: [String]
+        switch new.targetType {
+        case "AGENT": recipients = [targetId]
+        case "TEAM" where new.kind == .agentInvitation: recipients = agentPersons(seeingTeam: targetId)
+        default: return
+        }
         let wasOpen = old?.state(at: context.now) == .open
         let isOpen = new.state(at: context.now) == .open
         guard wasOpen != isOpen else { return }
         let kind: PushKind = isOpen ? .inboundRequest : .revokeInboundRequest
-        notify(
-            personId: agentId, accountId: accountId, content: inboundContent(kind, conversation, invitationId: new.id, context: context),
-            context: context, changes: &changes)
+        for personId in recipients {
+            notify(
+                personId: personId, accountId: accountId, content: inboundContent(kind, conversation, invitationId: new.id, context: context),
+                context: context, changes: &changes)
+        }
     }
 
     /// The person read their messages on one device (its collaboration UI opened): the other devices
@@ -57,7 +67,9 @@ extension AccountState {
         var targets: [String: Set<String>] = [:]
         for device in devices.rows(Indexes.deviceOfAgent, "agent") {
             let filter = clientSession(on: device)?.namedAreaId.map { Set([$0]) }
-            guard Self.queueShows(conversation.recipient, declinedBy: conversation.declinedBy, to: device.personId, filter: filter) else { continue }
+            let teams = conversation.recipient.type == .team ? queueTeams(ofAgent: device.personId) : []
+            let declined = conversation.declinedBy
+            guard Self.queueShows(conversation.recipient, declinedBy: declined, to: device.personId, filter: filter, teams: teams) else { continue }
             targets[device.personId, default: []].insert(device.id)
         }
         for (personId, deviceIds) in targets.sorted(by: { $0.key < $1.key }) {

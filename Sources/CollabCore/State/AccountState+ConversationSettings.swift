@@ -183,15 +183,3 @@ extension AccountState {
         return conversation
     }
 }
-
-extension Limits {
-    /// Validates a text map (key → locale → text): at most ``propertyCount`` texts in all.
-    public static func checkTexts(_ text: [String: [String: String]]?, field: String) throws(CollabError) {
-        guard let text else { return }
-        guard text.values.reduce(0, { $0 + $1.count }) <= propertyCount else { throw .badRequest("\(field) has more than \(propertyCount) texts") }
-        for (key, translations) in text {
-            guard !key.isEmpty, key.count <= propertyKeyLength else { throw .badRequest("\(field) has an empty or over-long key") }
-            try checkProperties(translations, field: "\(field).\(key)")
-        }
-    }
-}

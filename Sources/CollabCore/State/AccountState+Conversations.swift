@@ -14,12 +14,24 @@ public struct ConversationInput: Sendable {
     public var sourceUrl: String?
     public var locale: String?
     public var metadata: [String: String]?
+    /// The template to start from (`nil`: the engagement type's default template, if any).
+    public var templateId: String?
+    /// Configuration and texts of the conversation's own, over its template's.
+    public var configuration: [String: String]?
+    public var text: [String: [String: String]]?
+    /// The external messenger channel the conversation runs over (``ExternalMessenger``).
+    public var externalMessengerChannelId: String?
 
     public init(
         topic: String? = nil, recipient: ConversationRecipient? = nil, engagementType: EngagementType = .chatRequest, contextPersonId: String? = nil,
         participants: [(personId: String, type: ParticipationType)] = [], sourceId: String? = nil, sourceUrl: String? = nil, locale: String? = nil,
-        metadata: [String: String]? = nil
+        metadata: [String: String]? = nil, templateId: String? = nil, configuration: [String: String]? = nil, text: [String: [String: String]]? = nil,
+        externalMessengerChannelId: String? = nil
     ) {
+        self.templateId = templateId
+        self.configuration = configuration
+        self.text = text
+        self.externalMessengerChannelId = externalMessengerChannelId
         self.topic = topic
         self.recipient = recipient
         self.engagementType = engagementType
@@ -112,6 +124,9 @@ extension AccountState {
         try Limits.checkOptional(input.sourceUrl, field: "sourceUrl", max: Limits.textLength)
         try Limits.checkOptional(input.locale, field: "locale")
         try Limits.checkProperties(input.metadata, field: "metadata")
+        try Limits.checkProperties(input.configuration, field: "configuration")
+        try Limits.checkTexts(input.text, field: "text")
+        let template = try self.template(named: input.templateId, for: input.engagementType)
         let recipient = input.recipient ?? ConversationRecipient(type: .account, id: accountId)
         try checkRecipient(recipient, accountId: accountId)
         guard input.participants.count + 1 <= ConversationLimits.participants else { throw .badRequest("too many participants") }
@@ -144,6 +159,15 @@ extension AccountState {
         conversation.sourceUrl = input.sourceUrl
         conversation.locale = input.locale
         conversation.metadata = input.metadata
+        conversation.externalMessengerChannelId = input.externalMessengerChannelId
+        if let template {
+            conversation.conversationTemplateId = template.id
+            conversation.inheritConfigurationAndTexts = template.inheritConfigurationAndTexts
+        }
+        let configuration = (template?.configuration ?? [:]).merging(input.configuration ?? [:]) { $1 }
+        let text = (template?.text ?? [:]).merging(input.text ?? [:]) { $0.merging($1) { $1 } }
+        conversation.configuration = configuration.isEmpty ? nil : configuration
+        conversation.text = text.isEmpty ? nil : text
         emit(.conversationCreated, conversation, context: context, changes: &changes)
         try conversation.move(to: .onboarding, at: context.now)
         emit(.conversationOnboarding, conversation, context: context, changes: &changes)
@@ -170,6 +194,8 @@ extension AccountState {
             guard let area = namedAreas[recipient.id], area.accountId == accountId else { throw .notFound("NamedArea", recipient.id) }
         case .agent:
             guard isAgent(recipient.id, accountId: accountId) else { throw .notFound("Agent person", recipient.id) }
+        case .team:
+            guard declared.table(Team.self)[recipient.id] != nil else { throw .notFound("Team", recipient.id) }
         }
     }
 
@@ -192,13 +218,21 @@ extension AccountState {
         if conversation.recipient.type == .agent, conversation.recipient.id != agentPersonId {
             throw .forbidden("this request is addressed to another agent")
         }
+        if conversation.recipient.type == .team, !queueTeams(ofAgent: agentPersonId).contains(conversation.recipient.id) {
+            throw .forbidden("this request is addressed to a team the agent does not belong to")
+        }
         let wasQueued = conversation.state == .queued
         try conversation.move(to: .active, at: context.now)
+        // A conversation forwarded to a team keeps its assigned agent in the queue until someone accepts.
+        let replaced = endAssignees(of: &conversation, except: agentPersonId, reason: "CONVERSATION_FORWARDED", at: context.now)
         conversation.participants.removeAll { $0.personId == agentPersonId && $0.type != .contextPerson }
         conversation.participants.append(Participation(personId: agentPersonId, type: .assignedAgent, joinedTimestamp: context.now))
         conversation.assigneeJoinTimestamp = context.now
         save(conversation, context: context, changes: &changes)
-        emit(.conversationActive, conversation, queue: wasQueued ? [conversation.recipient] : [], context: context, changes: &changes)
+        emit(
+            .conversationActive, conversation, queue: wasQueued ? [conversation.recipient] : [], extraPersons: replaced, context: context,
+            changes: &changes
+        )
         redeemAssignmentRequests(conversationId: id, agentPersonId: agentPersonId, context: context, changes: &changes)
         return conversation
     }
@@ -461,6 +495,20 @@ extension AccountState {
         conversations[conversation.id] = conversation
         changes.put(conversation)
         notifyQueueChange(from: old, to: conversation, context: context, changes: &changes)
+    }
+
+    /// Ends the active assigned agents of `conversation` but `agentPersonId`; who they were.
+    func endAssignees(of conversation: inout Conversation, except agentPersonId: String, reason: String, at now: Timestamp) -> Set<String> {
+        var ended: Set<String> = []
+        for index in conversation.participants.indices {
+            let participation = conversation.participants[index]
+            guard participation.type == .assignedAgent, participation.state != .ended, participation.personId != agentPersonId else { continue }
+            conversation.participants[index].state = .ended
+            conversation.participants[index].leftTimestamp = now
+            conversation.participants[index].leftReason = reason
+            ended.insert(participation.personId)
+        }
+        return ended
     }
 
     private func endedAssignees(_ conversation: Conversation) -> Set<String> {

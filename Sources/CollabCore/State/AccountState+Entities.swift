@@ -76,6 +76,7 @@ extension AccountState {
         E.declaration.rules.complete(&entity, principal)
         try checkWrite(entity, for: principal)
         putEntity(entity, action: .create, previous: nil, by: principal, context: context, changes: &changes)
+        E.declaration.rules.afterWrite(entity, principal, &self, context, &changes)
         return entity
     }
 
@@ -87,7 +88,7 @@ extension AccountState {
         guard !draft.id.isEmpty else { throw .badRequest("id is required") }
         let current = try entity(E.self, draft.id, for: principal)
         try E.declaration.rules.writable(current, principal, self)
-        var entity = draft
+        var entity = E.declaration.secrets?.keep?(draft, current) ?? draft
         if E.declaration.versioned {
             try Self.checkVersion(draft.version, current: current.version ?? 1, entity: E.declaration.typeName)
             entity.version = (current.version ?? 1) + 1
@@ -98,6 +99,7 @@ extension AccountState {
         E.declaration.rules.complete(&entity, principal)
         try checkWrite(entity, for: principal)
         putEntity(entity, action: .update, previous: current, by: principal, context: context, changes: &changes)
+        E.declaration.rules.afterWrite(entity, principal, &self, context, &changes)
         return entity
     }
 
@@ -108,6 +110,7 @@ extension AccountState {
     ) throws(CollabError) -> E {
         let current = try entity(E.self, id, for: principal)
         try E.declaration.rules.writable(current, principal, self)
+        try E.declaration.rules.deletable(current, principal, self)
         removeEntity(current, by: principal, context: context, changes: &changes)
         return current
     }

@@ -10,7 +10,9 @@ extension AccountState {
     ) throws(CollabError) {
         guard let seeds else { return }
         let system = Principal(accountId: accountId, userId: nil, personId: nil, role: .superAdmin, method: .controlToken)
-        for key in seeds.keys.sorted() {
+        // In the registry's order, so a kind comes after the kinds it refers to (contacts after channels).
+        let order = Dictionary(uniqueKeysWithValues: EntityRegistry.kinds.enumerated().map { ($1.seedKey, $0) })
+        for key in seeds.keys.sorted(by: { (order[$0] ?? .max, $0) < (order[$1] ?? .max, $1) }) {
             guard let type = EntityRegistry.type(seedKey: key) else {
                 let known = EntityRegistry.kinds.map { $0.seedKey }.sorted().joined(separator: ", ")
                 throw .badRequest("seed: account '\(account.name)': entities.\(key) is no entity kind (known: \(known))")

@@ -132,9 +132,11 @@ extension AccountState {
         return invitation
     }
 
-    /// The agent who accepts a queued conversation redeems its open assignment requests.
+    /// The agent who accepts a queued conversation redeems its open assignment requests and the team
+    /// forwarding that put it in a team's queue.
     mutating func redeemAssignmentRequests(conversationId: String, agentPersonId: String, context: OperationContext, changes: inout ChangeSet) {
-        for var invitation in invitations.rows(Indexes.invitationByConversation, conversationId) where invitation.kind == .assignmentRequest && invitation.state == .open {
+        for var invitation in invitations.rows(Indexes.invitationByConversation, conversationId) where invitation.state == .open {
+            guard invitation.kind == .assignmentRequest || invitation.kind == .agentForwarding && invitation.targetType == "TEAM" else { continue }
             invitation.state = .redeemed
             invitation.redeemingPersonId = agentPersonId
             saveInvitation(invitation, action: "redeemed", context: context, changes: &changes)
@@ -149,6 +151,10 @@ extension AccountState {
         var event = DomainEvent(kind: .invitationChanged, accountId: invitation.accountId, timestamp: context.now, detail: ["action": action])
         event.conversation = conversations[invitation.conversationId]
         event.invitation = invitation
+        // A team's invitation reaches the agents whose queue shows the team.
+        if invitation.targetType == "TEAM", let teamId = invitation.targetId {
+            event.queueRecipients = [ConversationRecipient(type: .team, id: teamId)]
+        }
         changes.emit(event)
     }
 

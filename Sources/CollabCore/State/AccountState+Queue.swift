@@ -37,12 +37,17 @@ public struct QueueEntry: Sendable, Equatable {
 extension AccountState {
     /// Whether a queued conversation shows in the queue of `agentPersonId` filtering on `namedAreaIds`
     /// (`nil` or empty: no filter). Account-wide requests show only without a filter; requests addressed
-    /// to an agent show only to that agent; declined requests no longer show to the decliner.
-    public static func queueShows(_ recipient: ConversationRecipient, declinedBy: [String], to agentPersonId: String, filter namedAreaIds: Set<String>?) -> Bool {
+    /// to an agent show only to that agent, and those addressed to a team only to the agents whose
+    /// ``queueTeams(ofAgent:)`` (`teams`) hold it, whatever the filter; declined requests no longer show
+    /// to the decliner.
+    public static func queueShows(
+        _ recipient: ConversationRecipient, declinedBy: [String], to agentPersonId: String, filter namedAreaIds: Set<String>?, teams: Set<String> = []
+    ) -> Bool {
         if declinedBy.contains(agentPersonId) { return false }
         let filtered = !(namedAreaIds?.isEmpty ?? true)
         switch recipient.type {
         case .agent: return recipient.id == agentPersonId
+        case .team: return teams.contains(recipient.id)
         case .account: return !filtered
         case .namedArea: return !filtered || namedAreaIds!.contains(recipient.id)
         }
@@ -58,7 +63,9 @@ extension AccountState {
         accountId: String, agentPersonId: String, namedAreaIds: Set<String>?, after cursor: QueueCursor? = nil, limit: Int = 100
     ) -> [QueueEntry] {
         guard accountId == self.accountId, limit > 0 else { return [] }
-        let recipients = queue.recipients(agentPersonId: agentPersonId, filter: namedAreaIds, accountId: accountId)
+        let recipients = queue.recipients(
+            agentPersonId: agentPersonId, teams: queueTeams(ofAgent: agentPersonId), filter: namedAreaIds, accountId: accountId
+        )
         let positions = queue.page(recipients: recipients, after: cursor?.position, limit: limit) { position in
             guard let conversation = conversations[position.conversationId] else { return false }
             return !conversation.declinedBy.contains(agentPersonId)

@@ -36,7 +36,9 @@ public struct AccountState: Sendable {
     public internal(set) var calls = IndexedTable<Call>(indexes: [Indexes.callByOpenConversation])
     public internal(set) var pushSettings: [String: PushSettings] = [:]
     public internal(set) var coBrowsingSessions = IndexedTable<CoBrowsingSession>(indexes: [Indexes.coBrowsingByOpenConversation])
-    public internal(set) var invitations = IndexedTable<Invitation>(indexes: [Indexes.invitationByOpenToken, Indexes.invitationByConversation, Indexes.invitationByOpenAgentTarget])
+    public internal(set) var invitations = IndexedTable<Invitation>(indexes: [
+        Indexes.invitationByOpenToken, Indexes.invitationByConversation, Indexes.invitationByOpenAgentTarget, Indexes.invitationByOpenTeamTarget,
+    ])
     public internal(set) var bots = IndexedTable<DialogBot>(indexes: [Indexes.botByName, Indexes.botForOnboarding])
     public internal(set) var botDialogs = IndexedTable<BotDialog>(indexes: [Indexes.dialogByOpenConversation])
     /// The entities of every declared kind (``EntityRegistry``), with their indexes.
@@ -260,6 +262,10 @@ enum Indexes {
     static let invitationByConversation = TableIndex<Invitation>(1) { [$0.conversationId] }
     /// Open agent invitations and forwardings by the agent they are addressed to.
     static let invitationByOpenAgentTarget = TableIndex<Invitation>(2) { $0.state == .open && $0.targetType == "AGENT" ? $0.targetId.map { [$0] } ?? [] : [] }
+    /// Open invitations and forwardings addressed to a team, by team id.
+    static let invitationByOpenTeamTarget = TableIndex<Invitation>(3) {
+        $0.state == .open && $0.targetType == "TEAM" ? $0.targetId.map { [$0] } ?? [] : []
+    }
     /// Dialog bots by name (unique within an account).
     static let botByName = TableIndex<DialogBot>(0) { [$0.name] }
     /// Active bots that onboard visitors, under one key.

@@ -52,10 +52,13 @@ public struct QueueIndex: Sendable, Equatable {
         }
     }
 
-    /// The lines an agent's queue draws from: its own requests, and without a filter the account-wide
-    /// line and every area; with one, only those areas.
-    func recipients(agentPersonId: String, filter namedAreaIds: Set<String>?, accountId: String) -> [ConversationRecipient] {
-        var result = [ConversationRecipient(type: .agent, id: agentPersonId)]
+    /// How many conversations wait in `recipient`'s line.
+    func count(of recipient: ConversationRecipient) -> Int { lines[recipient]?.count ?? 0 }
+
+    /// The lines an agent's queue draws from: its own requests, its teams' (`teams`), and without a
+    /// filter the account-wide line and every area; with one, only those areas.
+    func recipients(agentPersonId: String, teams: Set<String>, filter namedAreaIds: Set<String>?, accountId: String) -> [ConversationRecipient] {
+        var result = [ConversationRecipient(type: .agent, id: agentPersonId)] + teams.sorted().map { ConversationRecipient(type: .team, id: $0) }
         if let filter = namedAreaIds, !filter.isEmpty {
             result += filter.map { ConversationRecipient(type: .namedArea, id: $0) }
         } else {

@@ -12,6 +12,9 @@ struct EventAudience: Sendable {
     var isAgent: Bool
     /// Named areas an agent's queue is filtered on (`nil`: all).
     var namedAreaIds: Set<String>?
+    /// The teams whose queue an agent sees (its team and the teams below), as they were when the
+    /// connection opened: a change of team applies from the next connection.
+    var teamIds: Set<String> = []
     /// The token the connection was opened with (a mobile client's, or an agent's session), so
     /// stopping that client or ending that session closes it.
     var sessionKey: String?
@@ -29,7 +32,7 @@ struct EventAudience: Sendable {
         if event.kind == .agentPresenceChanged { return true }
         // Queue changes reach every agent whose queue shows (or showed) the conversation. Decliners
         // still get the update that takes the request out of their queue.
-        return event.queueRecipients.contains { AccountState.queueShows($0, declinedBy: [], to: personId, filter: namedAreaIds) }
+        return event.queueRecipients.contains { AccountState.queueShows($0, declinedBy: [], to: personId, filter: namedAreaIds, teams: teamIds) }
     }
 
     /// Whether an event may reach agents who are not among its persons (presence, queue changes).

@@ -54,14 +54,14 @@ extension CollabEnvironment {
         if agent {
             try principal.require(.registeredUser)
             let filter = request.queryList("namedAreas")
-            let areaIds = filter.isEmpty ? nil : try read(account: accountId) { state throws(CollabError) in
-                try state.namedAreaIds(filter, accountId: accountId)
+            let (areaIds, teamIds) = try read(account: accountId) { state throws(CollabError) in
+                (filter.isEmpty ? nil : try state.namedAreaIds(filter, accountId: accountId), state.queueTeams(ofAgent: personId))
             }
             // The socket ends with the session it was opened with (logout, expiry) and with its user
             // (a changed role, deletion): see EventHub.disconnect.
             // An agent's app: its client's token and id, like a visitor's app.
             return EventAudience(
-                accountId: accountId, personId: personId, isAgent: true, namedAreaIds: areaIds,
+                accountId: accountId, personId: personId, isAgent: true, namedAreaIds: areaIds, teamIds: teamIds,
                 sessionKey: context.clientToken ?? context.sessionToken,
                 userId: principal.userId, clientId: context.client?.clientId
             )

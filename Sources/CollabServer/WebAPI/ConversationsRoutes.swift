@@ -10,13 +10,14 @@ struct ConversationsRoutes {
         let env = environment
         let conversations = group.group("conversations")
         conversations.operation(.post, "create", role: .registeredUser) { request, context in
+            let expand = try Expansion(request)
             let body = try await env.decode(WebConversationCreation.self, from: request)
             try checkType(body)
             let accountId = try ownAccount(nil, context.principal)
             let input = try body.input(accountId: accountId)
             let conversation = try await env.write(context.principal) { state, changes, op throws(CollabError) in
                 let created = try state.createConversation(input, accountId: accountId, context: op, changes: &changes)
-                return state.webConversation(created)
+                return state.webConversation(created, expand: expand)
             }
             return JSONBody.response(conversation)
         }
@@ -131,10 +132,7 @@ struct ConversationsRoutes {
             guard let conversationId = body.conversationId, let sender = body.senderPersonId else {
                 throw CollabError.badRequest("conversationId and senderPersonId are required")
             }
-            guard let data = body.messageData, data.messageType == nil || data.messageType == "TEXT", data.type == nil || data.type == "TextPostMessageData" else {
-                throw CollabError.badRequest("only text messages (TextPostMessageData) are supported")
-            }
-            guard let text = data.text ?? data.fallbackText else { throw CollabError.badRequest("messageData.text is required") }
+            let text = try body.messageData.requiredText()
             let message = try await env.write(context.principal) { state, changes, op throws(CollabError) in
                 _ = try state.conversation(conversationId, for: context.principal)
                 return try state.postMessage(
@@ -171,7 +169,7 @@ extension WebConversationCreation {
         var recipient: ConversationRecipient?
         if let given = self.recipient {
             guard let typeText = given.recipientType, let type = RecipientType(rawValue: typeText) else {
-                throw .badRequest("recipient.type must be NAMED_AREA, ACCOUNT or AGENT")
+                throw .badRequest("recipient.type must be NAMED_AREA, ACCOUNT, AGENT or TEAM")
             }
             guard let id = given.id, !id.isEmpty else { throw .badRequest("recipient.id is required") }
             recipient = ConversationRecipient(type: type, id: id)
@@ -191,7 +189,8 @@ extension WebConversationCreation {
         }
         return ConversationInput(
             topic: topic, recipient: recipient, engagementType: try parseEngagement(initialEngagementType), contextPersonId: contextPerson,
-            participants: others, sourceId: sourceId, sourceUrl: sourceUrl, locale: locale, metadata: metadata
+            participants: others, sourceId: sourceId, sourceUrl: sourceUrl, locale: locale, metadata: metadata, templateId: conversationTemplateId,
+            configuration: configuration, text: text
         )
     }
 }
@@ -203,7 +202,8 @@ extension WebRecipient {
         case "NamedAreaData": return ConversationRecipient(type: .namedArea, id: id)
         case "AccountData": return ConversationRecipient(type: .account, id: id)
         case "PersonData": return ConversationRecipient(type: .agent, id: id)
-        default: throw .badRequest("$_type must be NamedAreaData, AccountData or PersonData")
+        case "TeamData": return ConversationRecipient(type: .team, id: id)
+        default: throw .badRequest("$_type must be NamedAreaData, AccountData, PersonData or TeamData")
         }
     }
 }
@@ -228,6 +228,7 @@ extension AccountState {
         case .account: WebRecipient(type: "AccountData", id: recipient.id, displayName: recipient.id == account.id ? account.name : nil)
         case .namedArea: WebRecipient(type: "NamedAreaData", id: recipient.id, accountId: accountId, displayName: namedAreas[recipient.id]?.name)
         case .agent: WebRecipient(type: "PersonData", id: recipient.id, accountId: accountId, displayName: persons[recipient.id]?.displayName)
+        case .team: WebRecipient(type: "TeamData", id: recipient.id, accountId: accountId, displayName: declared.table(Team.self)[recipient.id]?.name)
         }
     }
 
@@ -258,6 +259,9 @@ extension AccountState {
         web.visitorData = conversation.visitorData
         if expand.configuration { web.configuration = conversation.configuration ?? [:] }
         if expand.text { web.text = conversation.text ?? [:] }
+        web.conversationTemplateId = conversation.conversationTemplateId
+        web.inheritConfigurationAndTexts = conversation.inheritConfigurationAndTexts
+        web.externalMessengerChannelId = conversation.externalMessengerChannelId
         return web
     }
 
@@ -284,5 +288,17 @@ extension AccountState {
         history.sourceUrl = conversation.sourceUrl
         history.stateChanges = conversation.stateChanges.map { WebStateChange(state: $0.state.rawValue, timestamp: $0.timestamp) }
         return history
+    }
+}
+
+extension Optional where Wrapped == WebBotPostMessage.MessageData {
+    /// The text of a `TextPostMessageData`, the only kind of `PostMessageData` the mock posts.
+    /// - Throws: `badRequest` naming `messageData` when there is none or it is not a text message.
+    func requiredText() throws(CollabError) -> String {
+        guard let data = self, data.messageType == nil || data.messageType == "TEXT", data.type == nil || data.type == "TextPostMessageData" else {
+            throw .badRequest("messageData must be a text message (TextPostMessageData)")
+        }
+        guard let text = data.text ?? data.fallbackText else { throw .badRequest("messageData.text is required") }
+        return text
     }
 }

@@ -46,6 +46,20 @@ struct InvitationRoutes {
                 return JSONBody.response(WebInvitation(invitation, now: env.clock.now()))
             }
         }
+        for (path, kind) in [("inviteTeamToConversation", Invitation.Kind.agentInvitation), ("forwardConversationToTeam", .agentForwarding)] {
+            group.operation(.post, RouterPath(path), role: .admin) { request, context in
+                let body = try await env.decode(WebInviteTeamBody.self, from: request)
+                let conversationId = try Limits.checkName(body.conversationId, field: "conversationId")
+                let teamId = try Limits.checkName(body.teamId, field: "teamId")
+                let invitation = try await env.write(context.principal) { state, changes, op throws(CollabError) in
+                    try state.inviteTeam(
+                        kind, conversationId: conversationId, teamId: teamId, comment: body.comment, joinHidden: body.joinHidden ?? false,
+                        creatorPersonId: context.principal.personId, for: context.principal, context: op, changes: &changes
+                    )
+                }
+                return JSONBody.response(WebInvitation(invitation, now: env.clock.now()))
+            }
+        }
         group.operation(.post, "requeueConversation", role: .admin) { request, context in
             let body = try await env.decode(WebRequeueBody.self, from: request)
             guard let conversationId = body.conversationId, !conversationId.isEmpty else { throw CollabError.badRequest("conversationId is required") }
@@ -93,6 +107,14 @@ struct InvitationRoutes {
 struct WebInviteAgentBody: Codable, Sendable {
     var conversationId: String?
     var agentPersonId: String?
+    var comment: String?
+    var joinHidden: Bool?
+}
+
+/// `InvitationsInviteTeamToConversationBody` / `InvitationsForwardConversationToTeamBody`.
+struct WebInviteTeamBody: Codable, Sendable {
+    var conversationId: String?
+    var teamId: String?
     var comment: String?
     var joinHidden: Bool?
 }
@@ -171,12 +193,35 @@ struct InvitationEventBody: Encodable {
     var nickname: String?
     var expirationTimestamp: Int64?
     var redeemingPerson: WebPerson?
-    var target: WebPerson?
+    var target: InvitationTarget?
     var comment: String?
     var joinHidden: Bool?
 
     enum CodingKeys: String, CodingKey {
         case type = "$_type", timestamp, eventType, accountId, invitationId, conversation, token, creationTimestamp, creatorType, creatorPerson
         case nickname, expirationTimestamp, redeemingPerson, target, comment, joinHidden
+    }
+}
+
+/// `AgentTargetData`: the agent (`PersonData`) or team (`TeamData`) an agent invitation is addressed to.
+enum InvitationTarget: Encodable {
+    case person(WebPerson)
+    case team(WebRecipient)
+
+    func encode(to encoder: any Encoder) throws {
+        switch self {
+        case .person(let person): try person.encode(to: encoder)
+        case .team(let team): try team.encode(to: encoder)
+        }
+    }
+}
+
+extension AccountState {
+    /// The target of an agent invitation addressed to `type` (`AGENT` or `TEAM`) `id`, if it still exists.
+    func invitationTarget(type: String?, id: String) -> InvitationTarget? {
+        if type == "TEAM" {
+            return declared.table(Team.self)[id].map { .team(webRecipient(ConversationRecipient(type: .team, id: $0.id), accountId: $0.accountId)) }
+        }
+        return persons[id].map { .person(WebPerson($0, expand: Expansion())) }
     }
 }

@@ -53,6 +53,9 @@ struct WebAPISurface {
             InterceptorPingRoutes(environment: env, dispatcher: webhooks).register(on: routes.group())
             EntityRoutes(environment: env).register(on: routes.group())
             EntityBehaviourRoutes(environment: env, dispatcher: webhooks).register(on: routes.group())
+            TeamRoutes(environment: env).register(on: routes.group("teams"))
+            ConversationTemplateRoutes(environment: env).register(on: routes.group("conversationtemplates"))
+            ExternalMessengerRoutes(environment: env).register(on: routes.group())
             operations = routes.operations
             routes.answerTheRest()
         }

@@ -84,7 +84,7 @@ struct VendorEventMapping: VendorFormats {
             )
             if invitation.kind == .agentInvitation || invitation.kind == .agentForwarding {
                 body.comment = invitation.comment
-                body.target = invitation.targetId.flatMap { state.persons[$0] }.map { WebPerson($0, expand: Expansion()) }
+                body.target = invitation.targetId.flatMap { state.invitationTarget(type: invitation.targetType, id: $0) }
                 if invitation.kind == .agentInvitation { body.joinHidden = invitation.joinHidden }
             }
             if invitation.kind == .visitorLink { body.nickname = invitation.nickname }

@@ -1,6 +1,6 @@
 /// A conversation recipient (`ConversationRecipientData`): `AccountData`, `NamedAreaData` or `PersonData`.
 public struct WebRecipient: Codable, Sendable, Equatable {
-    /// `AccountData`, `NamedAreaData`, `PersonData` (or `TeamData`, which is not modelled).
+    /// `AccountData`, `NamedAreaData`, `PersonData` or `TeamData`.
     public var type: String?
     public var id: String?
     public var accountId: String?
@@ -67,11 +67,14 @@ public struct WebConversation: WebAPIObject, Equatable {
     public var configuration: [String: String]?
     /// The conversation's texts, with `expand=text`.
     public var text: [String: [String: String]]?
+    public var conversationTemplateId: String?
+    public var inheritConfigurationAndTexts: Bool?
+    public var externalMessengerChannelId: String?
 
     enum CodingKeys: String, CodingKey {
         case type = "$_type", id, accountId, creationTimestamp, endTimestamp, topic, recipient, participants, state, initialEngagementType
         case conversationVisibility, locale, sourceId, sourceUrl, endReason, awaitedPersonType, awaitedPersonTypeChangeTimestamp, scheduledTimestamp
-        case metadata, visitorData, configuration, text
+        case metadata, visitorData, configuration, text, conversationTemplateId, inheritConfigurationAndTexts, externalMessengerChannelId
     }
 
     public init(id: String) { self.id = id }
@@ -128,9 +131,14 @@ public struct WebConversationCreation: WebAPIObject {
     public var sourceId: String?
     public var sourceUrl: String?
     public var metadata: [String: String]?
+    /// The template to start from (absent: the engagement type's default template, if any).
+    public var conversationTemplateId: String?
+    public var configuration: [String: String]?
+    public var text: [String: [String: String]]?
 
     enum CodingKeys: String, CodingKey {
         case type = "$_type", topic, recipient, participants, initialEngagementType, locale, sourceId, sourceUrl, metadata
+        case conversationTemplateId, configuration, text
     }
 
     public init(topic: String? = nil, recipient: WebCreationRecipient? = nil, participants: [WebCreationParticipant]? = nil, initialEngagementType: String? = nil) {

@@ -8,7 +8,8 @@ import Testing
 @testable import CollabServer
 
 /// Valid Web API bodies of the declared kinds (``EntityRegistry``) for the layer's tables: one per kind
-/// that has `create`, made unique by `tag`; `users` gives the seeded users' ids by username.
+/// that has `create`, made unique by `tag`; `users` gives the seeded users' ids by username (and the ids
+/// of what a sample refers to, see ``InProcessServer/sample(_:tag:)``).
 enum EntitySamples {
     static func create(_ typeName: String, tag: String, users: [String: String]) -> String? {
         switch typeName {
@@ -21,6 +22,12 @@ enum EntitySamples {
         case "Domain": #"{"$_type":"Domain","domainName":"https://\#(tag).example"}"#
         case "SuggestionSourceData":
             #"{"$_type":"SuggestionSourceData","name":"source-\#(tag)","outboundEndpoint":"http://127.0.0.1:9/s","outboundTimeoutMillis":1000}"#
+        case "Team": #"{"$_type":"Team","name":"team-\#(tag)","description":"desk"}"#
+        case "ConversationTemplate": #"{"$_type":"ConversationTemplate","name":"template-\#(tag)","initialEngagementType":"CHAT_REQUEST"}"#
+        case "ExternalMessengerChannel":
+            #"{"$_type":"CustomExternalMessengerChannel","type":"CUSTOM","name":"channel-\#(tag)","webhookEndpoint":"http://127.0.0.1:9/m"}"#
+        case "ExternalMessengerContact":
+            #"{"$_type":"ExternalMessengerContact","externalMessengerChannelId":"\#(users["channel"] ?? "")","sourceId":"contact-\#(tag)"}"#
         default: nil
         }
     }
@@ -42,6 +49,16 @@ extension InProcessServer {
         return try server.environment.read(account: accountId) { state in
             Dictionary(uniqueKeysWithValues: state.users.values.map { ($0.username, $0.id) })
         }
+    }
+
+    /// A valid create body of `typeName` in alpha, after creating what it refers to (a contact's channel).
+    func sample(_ typeName: String, tag: String) async throws -> String? {
+        var references = try userIds()
+        if typeName == ExternalMessengerContact.typeName {
+            let body = try #require(EntitySamples.create(ExternalMessenger.typeName, tag: "for-\(tag)", users: references))
+            references["channel"] = try await json(.post, "externalmessengers/create", body: body).object["id"] as? String
+        }
+        return EntitySamples.create(typeName, tag: tag, users: references)
     }
 
     /// Sends `body` as alpha's admin (or `user`) and returns the answer's JSON object.

@@ -5,7 +5,7 @@ import Hummingbird
 
 /// The operations of declared kinds that the layer's generic ones do not cover: labels on persons
 /// and their look-ups, the deputies of an agent written at once, canned-response usage counts, the
-/// account's record retention, and pings of suggestion sources and custom actions.
+/// account's record retention, and pings of suggestion sources, custom actions and external messengers.
 struct EntityBehaviourRoutes {
     let environment: CollabEnvironment
     let dispatcher: WebhookDispatcher
@@ -108,6 +108,16 @@ struct EntityBehaviourRoutes {
             }
             let secret: String = if case .string(let secret)? = webhook["secret"] { secret } else { "" }
             return OutboundTarget(name: "the custom action's webhook", endpoint: endpoint, secret: secret, timeoutMillis: 5000)
+        }
+        ping(ExternalMessenger.self, role: .admin, service: "external messenger") { channel throws(CollabError) in
+            // A channel that receives nothing is not pinged: a conflict with its state, not an outage.
+            guard channel.delivers else {
+                throw CollabError.conflict("the channel has no ACTIVE webhook endpoint (a CUSTOM channel with webhookStatus ACTIVE)")
+            }
+            return OutboundTarget(
+                name: "the external messenger channel", endpoint: channel.webhookEndpoint ?? "", secret: channel.webhookSecret ?? "",
+                timeoutMillis: channel.outboundTimeoutMillis ?? 5000
+            )
         }
     }
 }

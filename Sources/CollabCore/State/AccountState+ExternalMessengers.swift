@@ -1,0 +1,162 @@
+/// A message an external messenger posts for one of its contacts (`ExternalMessengerPostMessage`).
+public struct ExternalPost: Sendable {
+    public var contactId: String
+    /// The conversation to post in; `nil`: the contact's open conversation on the channel, or a new one.
+    public var conversationId: String?
+    /// The new conversation's `sourceId` (else the contact's).
+    public var sourceId: String?
+    public var text: String
+    /// The messenger's own id of the message, kept as the message's client id (a repeat posts nothing).
+    public var externalMessageId: String?
+
+    public init(contactId: String, conversationId: String?, sourceId: String?, text: String, externalMessageId: String?) {
+        self.contactId = contactId
+        self.conversationId = conversationId
+        self.sourceId = sourceId
+        self.text = text
+        self.externalMessageId = externalMessageId
+    }
+}
+
+extension AccountState {
+    /// `externalmessengers/{channelId}/sendMessage`: posts a contact's message as the contact's person,
+    /// in the conversation named, else the contact's open conversation on the channel, else a new
+    /// CHAT_REQUEST conversation bound to the channel (queued like any other). A contact without a person
+    /// gets a virtual visitor person first.
+    /// - Throws: `notFound` for an unknown channel, contact or conversation; `badRequest` when the contact
+    ///   or conversation belongs to another channel.
+    public mutating func receiveExternalMessage(
+        channelId: String, _ post: ExternalPost, for principal: Principal, context: OperationContext, changes: inout ChangeSet
+    ) throws(CollabError) -> ConversationMessage {
+        let channel = try entity(ExternalMessenger.self, channelId, for: principal)
+        var contact = try entity(ExternalMessengerContact.self, post.contactId, for: principal)
+        guard contact.externalMessengerChannelId == channel.id else {
+            throw .badRequest("senderExternalMessengerContactId names a contact of another channel")
+        }
+        try Limits.checkOptional(post.externalMessageId, field: "externalMessageId")
+        try Limits.checkOptional(post.sourceId, field: "sourceId")
+        let personId = try contactPerson(&contact, by: principal, context: context, changes: &changes)
+        let conversationId: String
+        if let id = post.conversationId {
+            let conversation = try self.conversation(id, for: principal)
+            guard conversation.externalMessengerChannelId == channel.id, conversation.isParticipant(personId) else {
+                throw .badRequest("conversationId names no conversation of this contact on this channel")
+            }
+            conversationId = id
+        } else if let open = openConversation(of: personId, on: channel.id) {
+            conversationId = open.id
+        } else {
+            let input = ConversationInput(
+                topic: channel.name, contextPersonId: personId, sourceId: post.sourceId ?? contact.sourceId, externalMessengerChannelId: channel.id
+            )
+            conversationId = try createConversation(input, accountId: accountId, context: context, changes: &changes).id
+        }
+        return try postMessage(
+            conversationId, senderPersonId: personId, text: post.text, clientMessageId: post.externalMessageId, isInternal: false,
+            accountId: accountId, context: context, changes: &changes
+        )
+    }
+
+    /// The contact's person, made (a virtual visitor) and linked on first use.
+    private mutating func contactPerson(
+        _ contact: inout ExternalMessengerContact, by principal: Principal, context: OperationContext, changes: inout ChangeSet
+    ) throws(CollabError) -> String {
+        if let personId = contact.personId, persons[personId] != nil { return personId }
+        var input = PersonInput()
+        input.sourceId = "externalmessenger:\(contact.id)"
+        input.displayName = contact.name
+        let person = try createOrUpdateVirtualPerson(input, accountId: accountId, context: context, changes: &changes)
+        let previous = contact
+        contact.personId = person.id
+        contact.modificationTimestamp = context.now
+        putEntity(contact, action: .update, previous: previous, by: principal, context: context, changes: &changes)
+        return person.id
+    }
+
+    /// The newest conversation of `personId` on channel `channelId` that has not ended.
+    func openConversation(of personId: String, on channelId: String) -> Conversation? {
+        conversations(ofPerson: personId, accountId: accountId).first {
+            $0.externalMessengerChannelId == channelId && $0.state != .ended && $0.state != .offboarding && $0.isParticipant(personId)
+        }
+    }
+
+    /// `conversations/getBySourceIdAndChannelId`: the conversation with `sourceId` on `channelId` (`nil`:
+    /// none) that has not ended. An agent must take part in it; a supervisor's team (or a team below) must
+    /// have an agent in it; admins see every one.
+    public func conversation(sourceId: String, channelId: String?, for principal: Principal) throws(CollabError) -> Conversation {
+        _ = try callerAccountId(principal)
+        try Limits.checkOptional(sourceId, field: "sourceId")
+        try Limits.checkOptional(channelId, field: "externalMessengerChannelId")
+        let found = conversations.values.filter {
+            $0.sourceId == sourceId && $0.externalMessengerChannelId == channelId && $0.state != .ended
+        }.min { ($0.creationTimestamp, $0.id) < ($1.creationTimestamp, $1.id) }
+        guard let conversation = found, mayReadBySource(conversation, principal) else {
+            throw CollabError(.notFound, "no open conversation with sourceId '\(sourceId)' on this channel")
+        }
+        return conversation
+    }
+
+    private func mayReadBySource(_ conversation: Conversation, _ principal: Principal) -> Bool {
+        if principal.role >= .admin { return true }
+        if principal.role >= .supervisor, let personId = principal.personId {
+            let teams = queueTeams(ofAgent: personId)
+            return conversation.activeParticipantIds.contains { id in persons[id]?.teamId.map { teams.contains($0) } ?? false }
+        }
+        return principal.personId.map(conversation.isParticipant) ?? false
+    }
+
+    /// `migrateContactPersonWith…Conversations`: the contact's person becomes `newPersonId`, in the
+    /// contact and in its conversations on the contact's channel (`conversationIds`, or all of them).
+    public mutating func migrateContactPerson(
+        _ contactId: String, to newPersonId: String?, conversationIds: [String]?, for principal: Principal, context: OperationContext,
+        changes: inout ChangeSet
+    ) throws(CollabError) -> ExternalMessengerContact {
+        var contact = try entity(ExternalMessengerContact.self, contactId, for: principal)
+        // Without a new person, the variant with listed conversations changes nothing (the vendor's "same person").
+        let target = try conversationIds == nil || newPersonId != nil
+            ? Limits.checkName(newPersonId, field: "newPersonId") : contact.personId ?? ""
+        guard let person = persons[target], person.accountId == accountId else { throw .notFound("Person", target) }
+        let oldPersonId = contact.personId
+        var chosen: [Conversation] = []
+        if let conversationIds {
+            guard conversationIds.count <= Limits.readMultipleCount else {
+                throw .badRequest("the body has more than \(Limits.readMultipleCount) conversation ids")
+            }
+            for id in conversationIds { chosen.append(try conversation(id, for: principal)) }
+        } else if let oldPersonId {
+            chosen = conversations(ofPerson: oldPersonId, accountId: accountId)
+        }
+        for var conversation in chosen where conversation.externalMessengerChannelId == contact.externalMessengerChannelId {
+            guard let oldPersonId, let index = conversation.participants.firstIndex(where: { $0.personId == oldPersonId }) else { continue }
+            guard !conversation.participants.contains(where: { $0.personId == person.id }) else { continue }
+            conversation.participants[index].personId = person.id
+            save(conversation, context: context, changes: &changes)
+            emit(.conversationUpdated, conversation, extraPersons: [oldPersonId], context: context, changes: &changes)
+        }
+        let previous = contact
+        contact.personId = person.id
+        contact.modificationTimestamp = context.now
+        putEntity(contact, action: .update, previous: previous, by: principal, context: context, changes: &changes)
+        return contact
+    }
+
+    /// Checks a message state an external messenger reports (`messageDelivered`, `messageRead`, …): the
+    /// message is in a conversation of the channel. The mock records no per-message state.
+    public func checkExternalMessageState(
+        channelId: String, conversationId: String?, messageId: String?, for principal: Principal
+    ) throws(CollabError) {
+        let channel = try entity(ExternalMessenger.self, channelId, for: principal)
+        let conversationId = try Limits.checkName(conversationId, field: "conversationId")
+        let messageId = try Limits.checkName(messageId, field: "messageId")
+        let conversation = try self.conversation(conversationId, for: principal)
+        guard conversation.externalMessengerChannelId == channel.id else { throw .badRequest("conversationId names no conversation of this channel") }
+        guard messages[conversationId]?.contains(where: { $0.id == messageId }) == true else { throw .notFound("ConversationMessage", messageId) }
+    }
+
+    /// The contacts of channel `channelId` that take part in `conversation` (who a reply goes to).
+    public func receivingContacts(of conversation: Conversation, channelId: String) -> [ExternalMessengerContact] {
+        let contacts = declared.table(ExternalMessengerContact.self)
+        return conversation.activeParticipantIds.flatMap { contacts.ids("PERSON_ID", $0) }.sorted().compactMap { contacts[$0] }
+            .filter { $0.externalMessengerChannelId == channelId }
+    }
+}

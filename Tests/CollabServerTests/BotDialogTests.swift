@@ -19,19 +19,9 @@ struct BotDialogTests {
     /// Sends a Web API request as `transport`, expects `status`, checks the answer against `schema`.
     func call(
         _ transport: HTTPTransport, _ method: String, _ path: String, _ body: String? = nil, query: [(String, String)] = [], status: Int = 200,
-        schema: String? = nil
+        schema: String? = nil, sourceLocation: SourceLocation = #_sourceLocation
     ) async throws -> [String: Any] {
-        let response = try await transport.raw(method, "/app/rest/v4/\(path)", query: query, body: body.map { Data($0.utf8) })
-        #expect(response.status == status, "\(method) \(path) → \(response.status): \(String(decoding: response.body, as: UTF8.self))")
-        if let schema {
-            let problems = VendorSchemaCheck.problems(response.body, schema: schema)
-            #expect(problems.isEmpty, "\(path) does not fit \(schema): \(problems)")
-        }
-        if response.status >= 400 {
-            let problems = VendorSchemaCheck.problems(response.body, schema: "Error")
-            #expect(problems.isEmpty, "\(path): the error body does not fit Error: \(problems)")
-        }
-        return (try? JSONSerialization.jsonObject(with: response.body) as? [String: Any]) ?? [:]
+        try await transport.webAPI(method, path, body, query: query, status: status, schema: schema, sourceLocation: sourceLocation)
     }
 
     /// Checks a request the bot received: signed with the bot's secret, in the vendor's schema.

@@ -23,34 +23,13 @@ struct EntityRoleTableTests {
 
     static var operations: [RoleRulesTests.Operation] {
         VendorOperations.all.filter { tags.contains($0.tag) || labelPaths.contains($0.path) }.map { operation in
-            let path = "/app/rest/v4" + operation.path.replacingOccurrences(of: #"\{[^}]+\}"#, with: "unknown", options: .regularExpression)
-            let takesList = operation.path.hasSuffix("readMultiple") || operation.path.hasSuffix("Labels")
-            let body: String? = operation.method == "POST" ? (takesList ? "[]" : "{}") : nil
-            return RoleRulesTests.Operation(
-                method: operation.method, path: path + (operation.path.hasSuffix("getByName") ? "?name=unknown" : ""), body: body,
-                required: AuthorizationRole(rawValue: operation.role) ?? .superAdmin
-            )
+            .init(vendor: operation, takesList: operation.path.hasSuffix("readMultiple") || operation.path.hasSuffix("Labels"))
         }
     }
 
     @Test("each role may call exactly the operations at or below the spec's role; probing changes nothing", arguments: operations)
     func roles(operation: RoleRulesTests.Operation) async throws {
-        try await InProcessServer.with(seed: twoAccountSeed) { server in
-            let before = try server.stats()
-            let method = try #require(HTTPRequest.Method(operation.method))
-            for caller in RoleRulesTests.callers {
-                let password = caller.username == "root" ? "root" : "pw-a"
-                let authorization = InProcessServer.basic(caller.username, password)
-                let status = try await server.call(method, operation.path, authorization: authorization, body: operation.body).status
-                if caller.role >= operation.required {
-                    #expect(status != .forbidden && status != .unauthorized && status.code < 500, "\(caller.username) \(operation) → \(status)")
-                } else {
-                    #expect(status == .forbidden, "\(caller.username) (\(caller.role)) must be refused \(operation), got \(status)")
-                }
-            }
-            #expect(try await server.call(method, operation.path, body: operation.body).status == .unauthorized, "anonymous \(operation)")
-            #expect(try server.stats() == before, "probing \(operation) changed state")
-        }
+        try await InProcessServer.with(seed: twoAccountSeed) { server in try await RoleRulesTests.expectRoles(operation, on: server) }
     }
 
     @Test("bad input is a 400 naming the field, and changes nothing", arguments: EntitySamples.creatable)

@@ -367,6 +367,8 @@ struct SecretExposureTests {
             secrets.append(.init(label: "\(name)'s API key", value: apiKey, visibility: .accountMembers(name)))
             secrets.append(.init(label: "\(name)'s HS256 secret", value: "hs256-\(name)-0123456789abcdef", visibility: .operatorOnly))
             secrets.append(.init(label: "\(name)'s test-token secret", value: "tts-\(name)-0123456789abcdef", visibility: .operatorOnly))
+            let accountSecret = try #require(try server.server.environment.read(account: accountId) { $0.account.secret?.secretKey })
+            secrets.append(.init(label: "\(name)'s account secret", value: accountSecret, visibility: .accountAdmins(name)))
 
             // A visitor: client token, device secret, notification key, a conversation, a file.
             let start = try await server.call(

@@ -24,6 +24,8 @@ public struct BotDialog: Sendable, Codable, Equatable, Identifiable {
     /// When an unanswered offer is given up and the conversation handed over (a backstop for an offer
     /// lost with a restart; the request itself times out after the bot's `outboundTimeoutMillis`).
     public var offerExpiresAt: Timestamp?
+    /// The longest message the counterpart may send while the dialog is open (`bots/restrictDialogCounterpart`).
+    public var maxChatInputLength: Int?
 
     public init(id: String, accountId: String, bot: DialogBot, conversationId: String, counterpartPersonId: String, creationTimestamp: Timestamp) {
         self.id = id

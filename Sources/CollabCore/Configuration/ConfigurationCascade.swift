@@ -4,6 +4,8 @@ public enum ConfigurationScope: String, Sendable, Codable, CaseIterable, Compara
     case account = "ACCOUNT"
     case area = "AREA"
     case apiKey = "APIKEY"
+    /// One conversation's own properties (`conversations/{id}/updateConfiguration`).
+    case conversation = "CONVERSATION"
 
     private var rank: Int {
         switch self {
@@ -11,6 +13,7 @@ public enum ConfigurationScope: String, Sendable, Codable, CaseIterable, Compara
         case .account: 1
         case .area: 2
         case .apiKey: 3
+        case .conversation: 4
         }
     }
 
@@ -27,8 +30,8 @@ public struct ResolvedProperty: Sendable, Equatable, Codable {
     }
 }
 
-/// Resolves configuration along GLOBAL → ACCOUNT → AREA → APIKEY: the most specific scope that sets a
-/// key wins.
+/// Resolves configuration along GLOBAL → ACCOUNT → AREA → APIKEY (or → CONVERSATION for a conversation):
+/// the most specific scope that sets a key wins.
 public struct ConfigurationCascade: Sendable, Equatable {
     /// The layers, each with the scope it stands for.
     public var layers: [(scope: ConfigurationScope, properties: [String: String])] {
@@ -43,11 +46,15 @@ public struct ConfigurationCascade: Sendable, Equatable {
     private var _layers: [Layer]
 
     /// Creates a cascade from the properties set at each scope (absent scopes are skipped).
-    public init(global: [String: String], account: [String: String]? = nil, area: [String: String]? = nil, apiKey: [String: String]? = nil) {
+    public init(
+        global: [String: String], account: [String: String]? = nil, area: [String: String]? = nil, apiKey: [String: String]? = nil,
+        conversation: [String: String]? = nil
+    ) {
         var layers = [Layer(scope: .global, properties: global)]
         if let account { layers.append(Layer(scope: .account, properties: account)) }
         if let area { layers.append(Layer(scope: .area, properties: area)) }
         if let apiKey { layers.append(Layer(scope: .apiKey, properties: apiKey)) }
+        if let conversation { layers.append(Layer(scope: .conversation, properties: conversation)) }
         self._layers = layers
     }
 

@@ -20,6 +20,8 @@ public struct Participation: Sendable, Codable, Equatable {
     public var leftTimestamp: Timestamp?
     /// The vendor's `EConversationLeftReason`, when the participation was offboarded with one.
     public var leftReason: String?
+    /// Whether the participant starred the conversation (`setStarred`; absent: not starred).
+    public var starred: Bool?
 
     public init(personId: String, type: ParticipationType, state: ParticipationState = .active, hidden: Bool = false, joinedTimestamp: Timestamp, leftTimestamp: Timestamp? = nil) {
         self.personId = personId
@@ -69,10 +71,19 @@ public struct Conversation: Sendable, Codable, Equatable, Identifiable {
     public var metadata: [String: String]?
     /// Custom data the visitor side may read (`setVisitorData`); never anything confidential.
     public var visitorData: String?
+    /// Who may see the conversation (`setVisibility`; absent: PRIVATE).
+    public var visibility: ConversationVisibility?
+    /// The awaited person type a caller set (`setAwaitedPersonType`), which holds while the
+    /// conversation stays in the state it was set in (see ``awaitedPersonType``).
+    public var awaitedOverride: AwaitedOverride?
+    /// When a SCHEDULED_CONVERSATION is scheduled for (whole minutes).
+    public var scheduledTimestamp: Timestamp?
     /// The CONVERSATION scope of the configuration cascade (`updateConfiguration`).
     public var configuration: [String: String]?
     /// Texts by key and locale (`updateText`).
     public var text: [String: [String: String]]?
+    /// Recordings, oldest first; the last one may still be running (see ``ConversationRecording``).
+    public var recordings: [ConversationRecording]?
     /// The template the conversation was created from (see ``ConversationTemplate``).
     public var conversationTemplateId: String?
     /// Whether the conversation follows its template's configuration and texts (the mock copies them at
@@ -106,6 +117,35 @@ public struct Conversation: Sendable, Codable, Equatable, Identifiable {
     /// The visitor the conversation is about, if any.
     public var contextPersonId: String? {
         participants.first { $0.type == .contextPerson }?.personId
+    }
+
+    /// A set awaited person type and the state it was set in.
+    public struct AwaitedOverride: Sendable, Codable, Equatable {
+        public var type: AwaitedPersonType
+        public var state: ConversationState
+        public var timestamp: Timestamp
+    }
+
+    /// The person type the conversation waits for: the one set with `setAwaitedPersonType` while the
+    /// conversation is still in the state it was set in, else what the state implies (an agent while
+    /// it waits in a queue or onboarding, nobody otherwise).
+    public var awaitedPersonType: AwaitedPersonType {
+        if let awaitedOverride, awaitedOverride.state == state { return awaitedOverride.type }
+        switch state {
+        case .queued, .unassigned, .onboarding, .created: return .agent
+        default: return .none
+        }
+    }
+
+    /// When ``awaitedPersonType`` last changed: when it was set, else when the state changed.
+    public var awaitedPersonTypeChangeTimestamp: Timestamp {
+        if let awaitedOverride, awaitedOverride.state == state { return awaitedOverride.timestamp }
+        return stateChanges.last?.timestamp ?? creationTimestamp
+    }
+
+    /// The recording still running, if any.
+    public var runningRecording: ConversationRecording? {
+        recordings?.last.flatMap { $0.endTimestamp == nil ? $0 : nil }
     }
 
     /// Whether `personId` takes part (and has not left).
@@ -147,6 +187,12 @@ public struct ConversationMessage: Sendable, Codable, Equatable, Identifiable {
     public var isInternal: Bool
     /// The file of a FILE message (`text` then holds its name, the fallback text).
     public var file: FileAttachment?
+    /// When the dialog bot it was sent to marked it delivered (`bots/dialogMessageDelivered`).
+    public var deliveredTimestamp: Timestamp?
+    /// When the dialog bot it was sent to marked it read (`bots/dialogMessageRead`).
+    public var readTimestamp: Timestamp?
+    /// A dialog bot's question (`TEXT_QUESTION`, `MULTICHOICE_QUESTION`, `RATING_QUESTION`).
+    public var question: BotQuestion?
 
     public init(
         id: String, accountId: String, conversationId: String, sequence: Int, senderPersonId: String, text: String,
@@ -165,4 +211,25 @@ public struct ConversationMessage: Sendable, Codable, Equatable, Identifiable {
 
     /// The longest message text accepted.
     public static let maximumLength = 16 * 1024
+}
+
+/// A question a dialog bot asked (the vendor's question messages): pending until canceled
+/// (`bots/cancelPendingQuestion`, `cancelPendingDialogQuestions`).
+public struct BotQuestion: Sendable, Codable, Equatable {
+    public enum State: String, Sendable, Codable {
+        case pending = "PENDING"
+        case canceled = "CANCELED"
+    }
+
+    /// `EPostMessageType` of the question.
+    public var type: String
+    public var state: State
+
+    public init(type: String, state: State = .pending) {
+        self.type = type
+        self.state = state
+    }
+
+    /// The question types a bot may send.
+    public static let types: Set<String> = ["TEXT_QUESTION", "MULTICHOICE_QUESTION", "RATING_QUESTION"]
 }

@@ -89,3 +89,18 @@ public enum EndReason: String, Sendable, Codable, CaseIterable {
     case noAgentAvailable = "NO_AGENT_AVAILABLE"
     case other = "OTHER"
 }
+
+/// `EConversationVisibility`: who may see a conversation.
+public enum ConversationVisibility: String, Sendable, Codable, CaseIterable {
+    /// Only its participants.
+    case `private` = "PRIVATE"
+    /// Its participants and the agents the account's rules let see its context.
+    case ruleBased = "RULE_BASED"
+}
+
+/// `EAwaitedPersonType`: whom a conversation waits for.
+public enum AwaitedPersonType: String, Sendable, Codable, CaseIterable {
+    case none = "NONE"
+    case visitor = "VISITOR"
+    case agent = "AGENT"
+}

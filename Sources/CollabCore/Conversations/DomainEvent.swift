@@ -15,6 +15,10 @@ public struct DomainEvent: Sendable, Equatable {
         case conversationUpdated = "conversation.updated"
         case conversationDeleted = "conversation.deleted"
         case newMessage = "conversation.new_message"
+        /// A message was marked delivered or read (``message``; `detail`: `state`, `personId`).
+        case messageState = "conversation.message_state"
+        /// A stored message changed otherwise (a bot's question canceled; live only).
+        case messageUpdated = "conversation.message_updated"
         /// A dialog bot started or stopped typing (live only; `detail`: `personId`, `typing`).
         case typingChanged = "conversation.typing"
         /// The app should show the collaboration UI (an incoming call or a co-browsing request while in the
@@ -39,6 +43,13 @@ public struct DomainEvent: Sendable, Equatable {
         case participationLeft = "conversation.participation.left"
         case participationHidden = "conversation.participation.hidden"
         case participationUnhidden = "conversation.participation.unhidden"
+        /// A participation changed its type (a new context person).
+        case participationUpdated = "conversation.participation.updated"
+        case awaitedPersonTypeChanged = "conversation.awaitedpersontype_changed"
+        /// A recording started (the conversation's last recording).
+        case recordingStarted = "conversation.recording_started"
+        /// A recording stopped and its metadata is available (the conversation's last recording).
+        case recordingAvailable = "conversation.recording_available"
         /// An account, API key, named area, user or person was created, updated or deleted (``entity``).
         case entityModified = "entity.modified"
         /// An invitation was created, renewed, redeemed or revoked (``invitation``, ``detail``["action"]).
@@ -81,8 +92,9 @@ public struct DomainEvent: Sendable, Equatable {
     /// replay window and out of a cluster's change log.
     public var isWebhookOnly: Bool {
         switch kind {
-        case .participationCreated, .participationActivated, .participationLeft, .participationHidden, .participationUnhidden, .entityModified, .invitationChanged,
-            .notificationControlsChanged, .botDialogOpened, .botDialogClosed: true
+        case .participationCreated, .participationActivated, .participationLeft, .participationHidden, .participationUnhidden, .participationUpdated,
+            .entityModified, .invitationChanged, .notificationControlsChanged, .botDialogOpened, .botDialogClosed, .awaitedPersonTypeChanged,
+            .recordingStarted, .recordingAvailable: true
         // The mock passes through these states within one operation; live clients see where it lands.
         case .conversationOnboarding, .conversationOffboarding: true
         default: false

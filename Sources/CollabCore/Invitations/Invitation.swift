@@ -35,6 +35,8 @@ public struct Invitation: Sendable, Codable, Equatable, Identifiable {
     /// For agent invitations and forwardings.
     public var comment: String?
     public var joinHidden: Bool?
+    /// The address a visitor invitation was mailed to (`inviteAnonymousVisitorToConversationWithEmail`).
+    public var email: String?
     public var createdTimestamp: Timestamp
     public var expirationTimestamp: Timestamp
 
@@ -69,6 +71,17 @@ public struct Invitation: Sendable, Codable, Equatable, Identifiable {
     public static let linkLifetime: Int64 = 7 * 24 * 60 * 60 * 1000
     /// Open invitations one conversation may have.
     public static let maxOpenPerConversation = 50
+
+    /// An address to mail an invitation to: one `@` between a non-empty local part and a domain with a
+    /// dot, no spaces, at most 254 characters (the longest address SMTP carries).
+    public static func checkEmail(_ email: String?) throws(CollabError) -> String {
+        guard let email, !email.isEmpty else { throw .badRequest("email is required") }
+        let parts = email.split(separator: "@", omittingEmptySubsequences: false)
+        guard email.count <= 254, parts.count == 2, !parts[0].isEmpty, parts[1].contains("."), !parts[1].hasPrefix("."), !parts[1].hasSuffix("."),
+            !email.contains(where: { $0.isWhitespace || $0.isNewline })
+        else { throw .badRequest("email is not an email address: '\(email.prefix(64))'") }
+        return email
+    }
 }
 
 extension Invitation: StorableEntity {

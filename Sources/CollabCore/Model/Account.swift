@@ -11,6 +11,10 @@ public struct Account: Sendable, Codable, Equatable, Identifiable {
     public var metadata: [String: String]?
     public var translations: [String: Translation]?
     public var text: [String: [String: String]]?
+    /// Issued at creation (`nil` in accounts of older snapshots until first read).
+    public var secret: AccountSecret?
+    /// `nil` until ingress is first enabled or disabled.
+    public var ingress: AccountIngress?
 
     /// A localised name and description.
     public struct Translation: Sendable, Codable, Equatable {

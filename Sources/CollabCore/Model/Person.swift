@@ -32,6 +32,14 @@ public struct Person: Sendable, Codable, Equatable, Identifiable {
     public var phone: String?
     public var teamId: String?
     public var metadata: [String: String]?
+    /// A visitor's note (`persons/{id}/setNote`), who last edited it and when.
+    public var note: String?
+    public var noteLastEditedTimestamp: Timestamp?
+    public var noteLastEditedPersonId: String?
+    /// An agent's status message (`persons/{id}/setStatusMessage`).
+    public var statusMessage: String?
+    /// Whether an agent shows as AWAY rather than ONLINE while logged in (`persons/{id}/setAway`).
+    public var away: Bool?
     public var creationTimestamp: Timestamp
     public var modificationTimestamp: Timestamp
     /// For an anonymous device's visitor: the SHA-256 of the secret its first start was given, which

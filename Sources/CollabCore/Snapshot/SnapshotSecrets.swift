@@ -17,8 +17,8 @@ public enum SnapshotSecrets: String, Sendable, Codable, CaseIterable {
 
 /// An entity that holds a secret no API returns to any role, so a redacted snapshot must not carry it.
 ///
-/// The secrets an admin of the account reads through the Web API anyway — API keys, webhook and
-/// interceptor secrets, invitation tokens — are not redacted: an export never shows more than the
+/// The secrets an admin of the account reads through the Web API anyway — API keys, the account
+/// secret, webhook and interceptor secrets, invitation tokens — are not redacted: an export never shows more than the
 /// APIs do, and a restored account keeps working with them.
 public protocol SecretBearingEntity: StorableEntity {
     /// The entity as a redacted snapshot carries it, or `nil` to leave it out altogether.

@@ -51,10 +51,11 @@ extension AccountState {
     ) throws(CollabError) -> AccountState {
         try input.validate()
         let name = try Limits.checkName(input.name, field: "name")
-        let account = Account(
+        var account = Account(
             id: context.ids.make(), name: name, creationTimestamp: context.now, modificationTimestamp: context.now,
             configuration: input.configuration ?? [:], metadata: input.metadata, translations: input.translations, text: input.text
         )
+        account.secret = AccountSecret(id: context.ids.make(), secretKey: context.ids.makeSecret(), creationTimestamp: context.now)
         var state = AccountState(account: account, directory: directory)
         try state.storeAccount(account)
         changes.put(account)
@@ -80,6 +81,12 @@ extension AccountState {
         if let metadata = input.metadata { account.metadata = metadata }
         if let translations = input.translations { account.translations = translations }
         if let text = input.text { account.text = text }
+        return try saveChanged(account, context: context, changes: &changes)
+    }
+
+    /// Stores a changed account under its next version and announces the update.
+    mutating func saveChanged(_ account: Account, context: OperationContext, changes: inout ChangeSet) throws(CollabError) -> Account {
+        var account = account
         account.version += 1
         account.modificationTimestamp = context.now
         try storeAccount(account)

@@ -7,7 +7,24 @@ public struct AgentStateRow: Sendable {
     public var pauseState: String
 }
 
+/// A visitor with its online state, as `searchVisitorsByState` sees it: online while one of its apps
+/// is started.
+public struct VisitorStateRow: Sendable {
+    public var person: Person
+    /// `EOnlineState`: `ONLINE` or `OFFLINE`.
+    public var onlineState: String
+}
+
 extension AccountState {
+    /// Searches the account's visitors by online state.
+    public func searchVisitorStates(_ query: SearchQuery, for principal: Principal) throws(CollabError) -> SearchPage<VisitorStateRow> {
+        _ = try callerAccountId(principal)
+        let rows = persons.values.lazy.filter { $0.personType == .visitor }.map { person in
+            VisitorStateRow(person: person, onlineState: self.clientSessions(ofPerson: person.id).isEmpty ? "OFFLINE" : "ONLINE")
+        }
+        return try SearchSchemas.visitorState.run(query, over: rows, id: \.person.id)
+    }
+
     /// Searches the account's agents by presence and notification state at `now`.
     public func searchAgentStates(_ query: SearchQuery, now: Timestamp, for principal: Principal) throws(CollabError) -> SearchPage<AgentStateRow> {
         _ = try callerAccountId(principal)
@@ -43,6 +60,12 @@ extension SearchSchemas {
         "PAUSE_NOTIFICATIONS_MODE": { .of($0.pauseMode) },
         "PAUSE_NOTIFICATIONS_STATE": { .of($0.pauseState) },
         "PAUSE_NOTIFICATIONS_END_TIMESTAMP": { $0.person.notifications?.pauseEndTimestamp.map { .int($0) } ?? .null },
+    ])
+
+    /// `EVisitorStateSearchFilterField` / `EVisitorStateOrderByField`.
+    public static let visitorState = SearchSchema<VisitorStateRow>("VisitorState", [
+        "PERSON_ID": { .of($0.person.id) },
+        "ONLINE_STATE": { .of($0.onlineState) },
     ])
 
     /// `EPersonPresenceSearchFilterField` / `EPersonPresenceOrderByField`.

@@ -91,14 +91,15 @@ extension AccountState {
     }
 
     /// `bots/sendDialogMessage`: the bot writes a text message into its dialog's conversation.
+    /// - Parameter question: The question's type (`TEXT_QUESTION`, …) when the message is a question.
     public mutating func sendDialogMessage(
-        token: String, text: String, for principal: Principal, context: OperationContext, changes: inout ChangeSet
+        token: String, text: String, question: String? = nil, for principal: Principal, context: OperationContext, changes: inout ChangeSet
     ) throws(CollabError) -> ConversationMessage {
         let dialog = try botDialog(token: token, for: principal)
         guard dialog.state == .open else { throw .conflict("the bot dialog is \(dialog.state.rawValue)") }
         return try postMessage(
             dialog.conversationId, senderPersonId: dialog.botPersonId, text: text, clientMessageId: nil, isInternal: false, accountId: dialog.accountId,
-            context: context, changes: &changes
+            question: question.map { BotQuestion(type: $0) }, context: context, changes: &changes
         )
     }
 

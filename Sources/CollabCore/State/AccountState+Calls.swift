@@ -77,6 +77,7 @@ extension AccountState {
         }
         storeCall(call)
         changes.put(call)
+        noteCallInRecording(call.id, conversationId: conversationId, context: context, changes: &changes)
         emitCall(.callStarted, call, conversation: conversation, context: context, changes: &changes)
         return call
     }

@@ -20,11 +20,14 @@ extension AccountState {
         )
     }
 
-    /// The configuration a conversation works under: the account's, and its named area's when it is
-    /// addressed to one (a deleted area counts as none).
-    func configuration(of conversation: Conversation) -> ConfigurationCascade {
+    /// The configuration a conversation works under: the account's, its named area's when it is
+    /// addressed to one (a deleted area counts as none), and its own (`updateConfiguration`) on top.
+    public func configuration(of conversation: Conversation) -> ConfigurationCascade {
         let area = conversation.recipient.type == .namedArea ? namedAreas[conversation.recipient.id] : nil
-        return ConfigurationCascade(global: directory.globalConfiguration.properties, account: account.configuration, area: area?.configuration)
+        return ConfigurationCascade(
+            global: directory.globalConfiguration.properties, account: account.configuration, area: area?.configuration,
+            conversation: conversation.configuration
+        )
     }
 
     /// Whether a boolean property is `true` along `cascade`.

@@ -372,6 +372,7 @@ extension AccountState {
             emit(.conversationOffboarding, conversation, context: context, changes: &changes)
         }
         try conversation.move(to: .ended, at: context.now)
+        finishRecording(&conversation, context: context, changes: &changes)
         conversation.endTimestamp = context.now
         conversation.endReason = reason
         conversation.endComment = comment
@@ -418,7 +419,7 @@ extension AccountState {
     /// message instead of a duplicate.
     public mutating func postMessage(
         _ conversationId: String, senderPersonId: String, text: String, clientMessageId: String?, isInternal: Bool, accountId: String,
-        file: FileAttachment? = nil, context: OperationContext, changes: inout ChangeSet
+        file: FileAttachment? = nil, question: BotQuestion? = nil, context: OperationContext, changes: inout ChangeSet
     ) throws(CollabError) -> ConversationMessage {
         var conversation = try ownConversation(conversationId, accountId: accountId)
         guard !text.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else { throw .badRequest("text must not be empty") }
@@ -433,6 +434,7 @@ extension AccountState {
         guard conversation.state.acceptsMessages else { throw .conflict("conversation \(conversationId) is \(conversation.state.rawValue); no more messages") }
         guard isDialogBot || conversation.isParticipant(senderPersonId) else { throw .forbidden("you have left this conversation") }
         if isInternal, !isAgent(senderPersonId, accountId: accountId) { throw .forbidden("only agents write internal messages") }
+        try checkDialogInputLength(text, senderPersonId: senderPersonId, conversationId: conversationId)
         if let clientMessageId, let existing = messages[conversationId]?.last(where: { $0.clientMessageId == clientMessageId && $0.senderPersonId == senderPersonId }) {
             return existing
         }
@@ -447,6 +449,7 @@ extension AccountState {
             try reboard(&conversation, context: context, changes: &changes)
         }
         message.file = file
+        message.question = question
         files.add(message)
         conversation.messageCount += 1
         conversation.lastMessageTimestamp = context.now

@@ -19,7 +19,7 @@ extension AccountState {
     /// (as the vendor's `readMultiple` does).
     public func entities<E: DeclaredEntity>(_ type: E.Type, ids: [String], for principal: Principal) throws(CollabError) -> [E] {
         _ = try callerAccountId(principal)
-        guard ids.count <= Limits.readMultipleCount else { throw .badRequest("the body has more than \(Limits.readMultipleCount) ids") }
+        try Limits.checkReadMultiple(ids)
         let table = declared.table(E.self)
         return ids.compactMap { id in table[id].flatMap { E.declaration.rules.visible($0, principal, self) ? $0 : nil } }
     }
@@ -28,7 +28,7 @@ extension AccountState {
     /// left out.
     public func entities<E: DeclaredEntity>(_ type: E.Type, names: [String], for principal: Principal) throws(CollabError) -> [E] {
         _ = try callerAccountId(principal)
-        guard names.count <= Limits.readMultipleCount else { throw .badRequest("the body has more than \(Limits.readMultipleCount) names") }
+        try Limits.checkReadMultiple(names, what: "names")
         return names.compactMap { entity(E.self, uniqueName: $0, visibleTo: principal) }
     }
 

@@ -16,21 +16,23 @@ extension AccountState {
         return try SearchSchemas.invitation.run(query, over: rows, id: \.id)
     }
 
-    /// Invites an anonymous visitor into a conversation by PIN or by link.
+    /// Invites an anonymous visitor into a conversation by PIN or by link (`email`: the address the link
+    /// is mailed to, checked by the caller with ``Invitation/checkEmail(_:)``).
     public mutating func inviteAnonymousVisitor(
-        _ kind: Invitation.Kind, conversationId: String, nickname: String?, creatorPersonId: String?, for principal: Principal, context: OperationContext,
-        changes: inout ChangeSet
+        _ kind: Invitation.Kind, conversationId: String, nickname: String?, email: String? = nil, creatorPersonId: String?, for principal: Principal,
+        context: OperationContext, changes: inout ChangeSet
     ) throws(CollabError) -> Invitation {
         try Limits.checkOptional(nickname, field: "nickname")
         let conversation = try self.conversation(conversationId, for: principal)
         guard conversation.state != .ended, conversation.state != .offboarding else { throw .conflict("conversation \(conversationId) is \(conversation.state.rawValue)") }
         let open = invitations.rows(Indexes.invitationByConversation, conversationId).filter { $0.state(at: context.now) == .open }.count
         guard open < Invitation.maxOpenPerConversation else { throw .conflict("the conversation has \(open) open invitations, the most it may have") }
-        let invitation = Invitation(
+        var invitation = Invitation(
             id: context.ids.make(), accountId: conversation.accountId, kind: kind, conversationId: conversationId, token: freshToken(kind, context: context),
             creatorPersonId: creatorPersonId, nickname: nickname, createdTimestamp: context.now,
             expirationTimestamp: context.now + (kind == .pin ? Invitation.pinLifetime : Invitation.linkLifetime)
         )
+        invitation.email = email
         saveInvitation(invitation, action: "created", context: context, changes: &changes)
         return invitation
     }

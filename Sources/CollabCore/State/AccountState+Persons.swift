@@ -111,4 +111,20 @@ extension AccountState {
         emitEntity(existing == nil ? .create : .update, .person(person), context: context, changes: &changes)
         return person
     }
+
+    /// `persons/createOrUpdateBot`: a virtual person of type `BOT`, created or updated by its
+    /// `sourceId`. A visitor or agent with that source is not turned into a bot.
+    public mutating func createOrUpdateBotPerson(
+        _ input: PersonInput, accountId: String, context: OperationContext, changes: inout ChangeSet
+    ) throws(CollabError) -> Person {
+        if let type = input.personType, type != .bot { throw .badRequest("personType must be BOT, not \(type.rawValue)") }
+        if let sourceId = input.sourceId, let id = personIdBySource[PersonSourceKey(source: .virtual, sourceId: sourceId)],
+            let existing = persons[id], existing.personType != .bot
+        {
+            throw .conflict("the person with sourceId '\(sourceId)' is a \(existing.personType.rawValue) person, not a bot")
+        }
+        var bot = input
+        bot.personType = .bot
+        return try createOrUpdateVirtualPerson(bot, accountId: accountId, context: context, changes: &changes)
+    }
 }

@@ -98,11 +98,12 @@ extension AccountState {
         presence[personId]?.presence ?? .offline
     }
 
-    /// Sets an agent's presence.
+    /// Sets an agent's presence; an agent set away (`persons/{id}/setAway`) who comes online is AWAY.
     public mutating func setPresence(
         _ value: AgentPresence, personId: String, accountId: String, context: OperationContext, changes: inout ChangeSet
     ) throws(CollabError) {
         guard isAgent(personId, accountId: accountId) else { throw .forbidden("only agents have a presence") }
+        let value = value == .online && persons[personId]?.away == true ? .away : value
         guard presence[personId]?.presence != value else { return }
         let record = PresenceRecord(id: personId, accountId: accountId, presence: value, changedAt: context.now)
         presence[personId] = record

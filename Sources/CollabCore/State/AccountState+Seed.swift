@@ -22,6 +22,11 @@ public struct ShardSet: Sendable {
         self.states = states
     }
 
+    /// Replaces the GLOBAL configuration scope (`global/update`).
+    public mutating func replaceGlobalConfiguration(_ properties: [String: String], changes: inout ChangeSet) throws(CollabError) {
+        try AccountState.setGlobalConfiguration(properties, directory: directory, log: &log, changes: &changes)
+    }
+
     /// The shard of the account named `name`, if it is in the set.
     public func state(named name: String) -> AccountState? {
         directory.accountId(for: .accountName(name)).flatMap { states[$0] }

@@ -52,6 +52,17 @@ extension AccountState {
         return tokens
     }
 
+    /// Ends every session and authentication token of the virtual person with `sourceId` (the subject
+    /// of a visitor's access token: `logoutWithSecureToken`); no such person ends nothing.
+    /// - Returns: The tokens that ended, so live connections opened with them can be closed.
+    @discardableResult
+    public mutating func closeSessions(ofVirtualPerson sourceId: String, changes: inout ChangeSet) -> [String] {
+        guard let personId = personIdBySource[PersonSourceKey(source: .virtual, sourceId: sourceId)] else { return [] }
+        let tokens = Array(sessions.ids(Indexes.sessionByPerson, personId))
+        for token in tokens { removeSession(token, changes: &changes) }
+        return tokens
+    }
+
     mutating func removeSession(_ token: String, changes: inout ChangeSet) {
         guard sessions.removeValue(forKey: token) != nil else { return }
         directory.release(.session(token), log: &directoryLog)

@@ -16,9 +16,11 @@ public struct AccountState: Sendable {
     public internal(set) var namedAreas = IndexedTable<NamedArea>(indexes: [Indexes.areaBySiteId])
     public internal(set) var users: [String: User] = [:]
     public internal(set) var persons: [String: Person] = [:]
-    public internal(set) var sessions = IndexedTable<AuthSession>(indexes: [Indexes.sessionByUser])
+    public internal(set) var sessions = IndexedTable<AuthSession>(indexes: [Indexes.sessionByUser, Indexes.sessionByPerson])
     public internal(set) var jwtSettings: [String: JWTValidationSettings] = [:]
-    public internal(set) var conversations = IndexedTable<Conversation>(indexes: [Indexes.conversationByParticipant, Indexes.conversationByOpenSource])
+    public internal(set) var conversations = IndexedTable<Conversation>(
+        indexes: [Indexes.conversationByParticipant, Indexes.conversationByOpenSource, Indexes.conversationWithRecordings]
+    )
     /// Messages per conversation, in sequence order.
     public internal(set) var messages: [String: [ConversationMessage]] = [:]
     /// FILE messages' files by id and per conversation.
@@ -234,6 +236,8 @@ public struct AccountState: Sendable {
 enum Indexes {
     static let areaBySiteId = TableIndex<NamedArea>(0) { [$0.siteId] }
     static let sessionByUser = TableIndex<AuthSession>(0) { $0.userId.map { [$0] } ?? [] }
+    /// Sessions by person (visitors' sessions have no user).
+    static let sessionByPerson = TableIndex<AuthSession>(1) { [$0.personId] }
     static let conversationByParticipant = TableIndex<Conversation>(0) { Array(Set($0.participants.map(\.personId))).sorted() }
     /// Conversations that have not ended, by source id and external messenger channel (`getBySourceIdAndChannelId`).
     static let conversationByOpenSource = TableIndex<Conversation>(1) { conversation in
@@ -243,6 +247,8 @@ enum Indexes {
 
     /// The key of ``conversationByOpenSource``: the channel (empty: none) and the source id.
     static func openSourceKey(sourceId: String, channelId: String?) -> String { "\(channelId ?? "")\u{0}\(sourceId)" }
+    /// Conversations with recordings, under one key (recorded minutes).
+    static let conversationWithRecordings = TableIndex<Conversation>(2) { ($0.recordings ?? []).isEmpty ? [] : ["recorded"] }
     static let clientByPerson = TableIndex<ClientSession>(0) { [$0.personId] }
     /// Clients in the foreground with the collaboration UI closed, by person (UI visibility requests).
     static let clientByForegroundPerson = TableIndex<ClientSession>(1) { $0.appState == .foregroundUIClosed ? [$0.personId] : [] }

@@ -23,6 +23,11 @@ public enum Limits {
     public static let passwordLength = 1024
     public static let readMultipleCount = 1000
 
+    /// Refuses a `readMultiple` body of more than ``readMultipleCount`` ids (or names).
+    public static func checkReadMultiple(_ ids: [String], what: String = "ids") throws(CollabError) {
+        guard ids.count <= readMultipleCount else { throw .badRequest("the body has more than \(readMultipleCount) \(what)") }
+    }
+
     /// Validates a required name-like value.
     public static func checkName(_ value: String?, field: String) throws(CollabError) -> String {
         guard let value, !value.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else {

@@ -79,6 +79,14 @@ extension AccountState {
         let before = old?.participants ?? []
         for participation in new.participants {
             guard let previous = before.first(where: { $0.personId == participation.personId && $0.type == participation.type && $0.joinedTimestamp == participation.joinedTimestamp }) else {
+                // The same participation in another role (a new context person) is updated, not new.
+                let inAnotherRole = { (other: Participation) in
+                    other.personId == participation.personId && other.joinedTimestamp == participation.joinedTimestamp && other.type != participation.type
+                }
+                if before.contains(where: inAnotherRole), !new.participants.contains(where: inAnotherRole) {
+                    event(.participationUpdated, participation)
+                    continue
+                }
                 event(.participationCreated, participation)
                 if participation.state != .ended { event(.participationActivated, participation) }
                 continue

@@ -52,16 +52,35 @@ struct AuthenticatorRoutes {
         }
         group.operation(.post, "loginWithSecureToken", role: .anonymousUser) { request, context in
             let apiKey = try request.requireQuery("x-unblu-apikey")
-            let body = try await env.decode(WebSecureTokenRequest.self, from: request)
-            try checkType(body)
-            guard let token = body.token, !token.isEmpty else { throw CollabError.badRequest("token is required") }
-            if let tokenType = body.tokenType, tokenType != "JWT", tokenType != "OIDC_ACCESS_TOKEN" {
-                throw CollabError.badRequest("type must be JWT or OIDC_ACCESS_TOKEN")
-            }
+            let token = try await secureToken(request)
             let session = try await env.loginVisitor(accessToken: token, apiKey: apiKey)
             var response = Response(status: .noContent)
             response.setCookie(sessionCookie(session))
             return response
+        }
+        group.operation(.post, "logoutWithSecureToken", role: .anonymousUser) { request, context in
+            // The vendor's backend logout from visitor SSO: a token the account accepts names the
+            // visitor, whose sessions and one-time tokens all end.
+            let apiKey = try request.requireQuery("x-unblu-apikey")
+            let token = try await secureToken(request)
+            let (accountId, identity) = try await env.validateAccessToken(token, apiKey: apiKey)
+            let ended = try await env.write(account: accountId) { state, changes, _ throws(CollabError) in
+                state.closeSessions(ofVirtualPerson: identity.subject, changes: &changes)
+            }
+            for token in ended { env.events.disconnect(sessionKey: token) }
+            return noContent
+        }
+        group.operation(.post, "createAuthenticationTokenForCurrentUser", role: .webuser) { _, context in
+            let principal = context.principal
+            guard let personId = principal.personId else { throw CollabError.unauthorized("not logged in") }
+            let tokenLifetime = env.configuration.authenticationTokenLifetime
+            let token = try await env.write(principal) { state, changes, op throws(CollabError) in
+                state.openSession(
+                    kind: .authenticationToken, accountId: try ownAccount(nil, principal), userId: principal.userId, personId: personId,
+                    role: principal.role, lifetime: tokenLifetime, context: op, changes: &changes
+                )
+            }
+            return JSONBody.response(WebAuthenticationTokenResult(token: token.id))
         }
         group.operation(.get, "getCurrentPerson", role: .anonymousUser) { request, context in
             let expand = try Expansion(request)
@@ -69,6 +88,17 @@ struct AuthenticatorRoutes {
             let person = try env.read(context.principal) { state throws(CollabError) in try state.person(personId, for: context.principal) }
             return JSONBody.response(WebPerson(person, expand: expand))
         }
+    }
+
+    /// The token of a `SecureTokenRequest` body.
+    private func secureToken(_ request: Request) async throws -> String {
+        let body = try await environment.decode(WebSecureTokenRequest.self, from: request)
+        try checkType(body)
+        guard let token = body.token, !token.isEmpty else { throw CollabError.badRequest("token is required") }
+        if let tokenType = body.tokenType, tokenType != "JWT", tokenType != "OIDC_ACCESS_TOKEN" {
+            throw CollabError.badRequest("type must be JWT or OIDC_ACCESS_TOKEN")
+        }
+        return token
     }
 
     private func verifiedUser(_ username: String?, _ password: String?) async throws -> User {
@@ -102,6 +132,26 @@ extension CollabEnvironment {
     /// Validates an access token for the account of `apiKey` and opens a visitor session for the
     /// person it names (created on first login).
     func loginVisitor(accessToken: String, apiKey: String) async throws -> AuthSession {
+        let (accountId, identity) = try await validateAccessToken(accessToken, apiKey: apiKey)
+        let lifetime = configuration.sessionLifetime
+        return try await write(account: accountId) { state, changes, op throws(CollabError) in
+            let person = try state.createOrUpdateVirtualPerson(
+                PersonInput(
+                    sourceId: identity.subject, personType: .visitor, username: identity.username, firstName: identity.firstName,
+                    lastName: identity.lastName, displayName: identity.displayName, email: identity.email
+                ),
+                accountId: accountId, context: op, changes: &changes
+            )
+            return state.openSession(
+                kind: .session, accountId: accountId, userId: nil, personId: person.id, role: person.authorizationRole, lifetime: lifetime,
+                context: op, changes: &changes
+            )
+        }
+    }
+
+    /// Validates an access token for the account of `apiKey`.
+    /// - Returns: The account and what the token says about its bearer.
+    func validateAccessToken(_ accessToken: String, apiKey: String) async throws -> (String, AccessTokenValidator.Identity) {
         guard apiKey.count <= Limits.nameLength, let accountId = accountId(for: .apiKey(apiKey)),
             let key = try? read(account: accountId, { $0.apiKey(presented: apiKey) })
         else {
@@ -115,20 +165,7 @@ extension CollabEnvironment {
         guard !identity.subject.hasPrefix(AccountState.anonymousDevicePrefix) else {
             throw CollabError.unauthorized("access token subjects starting with '\(AccountState.anonymousDevicePrefix)' are reserved for anonymous devices")
         }
-        let lifetime = configuration.sessionLifetime
-        return try await write(account: key.accountId) { state, changes, op throws(CollabError) in
-            let person = try state.createOrUpdateVirtualPerson(
-                PersonInput(
-                    sourceId: identity.subject, personType: .visitor, username: identity.username, firstName: identity.firstName,
-                    lastName: identity.lastName, displayName: identity.displayName, email: identity.email
-                ),
-                accountId: key.accountId, context: op, changes: &changes
-            )
-            return state.openSession(
-                kind: .session, accountId: key.accountId, userId: nil, personId: person.id, role: person.authorizationRole, lifetime: lifetime,
-                context: op, changes: &changes
-            )
-        }
+        return (key.accountId, identity)
     }
 }
 

@@ -4,7 +4,7 @@ import Hummingbird
 
 /// What a backend calls first: `conversations/{id}/updateMetadata`, `setVisitorData`,
 /// `conversationhistory/search`, `conversationhistory/{id}/exportMessageLog`, `global/ping`,
-/// `global/productVersion`, `persons/searchAgentsByState`, `personpresences/search` and `read` (with the
+/// `global/productVersion`, `persons/searchAgentsByState` and `searchVisitorsByState`, `personpresences/search` and `read` (with the
 /// app's `deviceInfo`), and MockCollab's `persons/{id}/removeDevices`.
 struct BackendBasicsRoutes {
     let environment: CollabEnvironment
@@ -74,6 +74,15 @@ struct BackendBasicsRoutes {
                     var web = WebAgentPersonState(row.person, now: now)
                     web.onlineState = row.onlineState
                     return web
+                }
+            }
+            return JSONBody.response(page)
+        }
+        group.group("persons").operation(.post, "searchVisitorsByState", role: .admin) { request, context in
+            let query = try await env.decode(WebQuery.self, from: request).searchQuery(expectedType: "VisitorStateQuery")
+            let page = try env.read(context.principal) { state throws(CollabError) in
+                try state.searchVisitorStates(query, for: context.principal).webResult("VisitorPersonStateResult", offset: query.offset) {
+                    WebVisitorPersonState(personId: $0.person.id, onlineState: $0.onlineState)
                 }
             }
             return JSONBody.response(page)
@@ -262,5 +271,20 @@ struct WebRemoveDevicesBody: Codable, Sendable {
 
     enum CodingKeys: String, CodingKey {
         case type = "$_type", deviceIdentifiers
+    }
+}
+
+/// `VisitorPersonStateData`.
+struct WebVisitorPersonState: Codable, Sendable {
+    var type = "VisitorPersonStateData"
+    var personId: String
+    /// `EOnlineState`.
+    var onlineState: String
+    /// `EPersonStateType`.
+    var personStateType = "VISITOR"
+
+    enum CodingKeys: String, CodingKey {
+        case type = "$_type", personId, onlineState
+        case personStateType = "type"
     }
 }

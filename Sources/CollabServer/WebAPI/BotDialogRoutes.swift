@@ -16,10 +16,13 @@ struct BotDialogRoutes {
             if let type = body.type, type != "BotDialogPostMessage" { throw CollabError.badRequest("$_type must be 'BotDialogPostMessage', not '\(type)'") }
             guard let token = body.dialogToken, !token.isEmpty else { throw CollabError.badRequest("dialogToken is required") }
             guard let data = body.messageData else { throw CollabError.badRequest("messageData is required") }
-            guard data.type == nil || data.type == "TEXT" else { throw CollabError.badRequest("the mock's bots send TEXT messages only, not '\(data.type ?? "")'") }
+            let question = data.type.flatMap { BotQuestion.types.contains($0) ? $0 : nil }
+            guard data.type == nil || data.type == "TEXT" || question != nil else {
+                throw CollabError.badRequest("messageData.type: the mock's bots send TEXT and question messages only, not '\(data.type ?? "")'")
+            }
             guard let text = data.text else { throw CollabError.badRequest("messageData.text is required") }
             let message = try await env.write(context.principal) { state, changes, op throws(CollabError) in
-                try state.sendDialogMessage(token: token, text: text, for: context.principal, context: op, changes: &changes)
+                try state.sendDialogMessage(token: token, text: text, question: question, for: context.principal, context: op, changes: &changes)
             }
             return JSONBody.response(SendMessageResultBody(messageId: message.id))
         }

@@ -53,13 +53,11 @@ struct BotRoutes {
         group.operation(.post, ":dialogBotId/sendPing", role: .admin) { _, context in
             let id = try context.pathParameter("dialogBotId")
             let bot = try env.read(context.principal) { state throws(CollabError) in try state.bot(id, for: context.principal) }
-            let pingId = UUID().uuidString.lowercased()
-            let request = BotPingRequest(accountId: bot.accountId, pingId: pingId)
-            let answer = try await dispatcher.call(bot: bot, eventType: "outbound.ping", body: try JSONBody.encoder.encode(request))
-            guard let response = try? JSONDecoder().decode(BotPingResponse.self, from: answer), response.pingId == pingId else {
-                throw CollabError(.unavailable, "the dialog bot did not answer the ping with a PingResponse carrying its pingId")
-            }
-            return JSONBody.response(response)
+            guard bot.webhookStatus == .active else { throw CollabError(.unavailable, "the dialog bot is \(bot.webhookStatus.rawValue)") }
+            let target = OutboundTarget(
+                name: "the dialog bot", endpoint: bot.webhookEndpoint, secret: bot.webhookSecret, timeoutMillis: bot.outboundTimeoutMillis
+            )
+            return JSONBody.response(try await dispatcher.ping(target, accountId: bot.accountId, serviceName: "dialog bot"))
         }
     }
 }

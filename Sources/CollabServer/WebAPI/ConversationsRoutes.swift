@@ -241,19 +241,20 @@ extension AccountState {
         web.topic = conversation.topic
         web.recipient = webRecipient(conversation.recipient, accountId: conversation.accountId)
         web.participants = conversation.participants.map {
-            WebParticipant(personId: $0.personId, participationType: $0.type.rawValue, state: $0.state.rawValue, hidden: $0.hidden)
+            var participant = WebParticipant(personId: $0.personId, participationType: $0.type.rawValue, state: $0.state.rawValue, hidden: $0.hidden)
+            participant.conversationStarred = $0.starred ?? false
+            return participant
         }
         web.state = conversation.state.rawValue
         web.initialEngagementType = conversation.initialEngagementType.rawValue
-        web.conversationVisibility = "PRIVATE"
+        web.conversationVisibility = (conversation.visibility ?? .private).rawValue
         web.locale = conversation.locale
         web.sourceId = conversation.sourceId
         web.sourceUrl = conversation.sourceUrl
         web.endReason = conversation.endReason?.rawValue
-        web.awaitedPersonType = switch conversation.state {
-        case .queued, .unassigned, .onboarding, .created: "AGENT"
-        default: "NONE"
-        }
+        web.awaitedPersonType = conversation.awaitedPersonType.rawValue
+        web.awaitedPersonTypeChangeTimestamp = conversation.awaitedPersonTypeChangeTimestamp
+        if conversation.initialEngagementType == .scheduledConversation { web.scheduledTimestamp = conversation.scheduledTimestamp }
         web.metadata = conversation.metadata
         web.visitorData = conversation.visitorData
         if expand.configuration { web.configuration = conversation.configuration ?? [:] }

@@ -10,15 +10,24 @@ struct InvitationRoutes {
 
     func register(on group: RouterGroup<CollabRequestContext>) {
         let env = environment
-        for (path, kind) in [("inviteAnonymousVisitorToConversationWithPin", Invitation.Kind.pin), ("inviteAnonymousVisitorToConversationWithLink", .visitorLink)] {
+        let visitorInvitations: [(String, Invitation.Kind, byEmail: Bool)] = [
+            ("inviteAnonymousVisitorToConversationWithPin", .pin, false), ("inviteAnonymousVisitorToConversationWithLink", .visitorLink, false),
+            ("inviteAnonymousVisitorToConversationWithEmail", .visitorLink, true),
+        ]
+        for (path, kind, byEmail) in visitorInvitations {
             group.operation(.post, RouterPath(path), role: .admin) { request, context in
                 let body = try await env.decode(WebInviteVisitorBody.self, from: request)
                 guard let conversationId = body.conversationId, !conversationId.isEmpty else { throw CollabError.badRequest("conversationId is required") }
+                let email = byEmail ? try Invitation.checkEmail(body.email) : nil
                 let invitation = try await env.write(context.principal) { state, changes, op throws(CollabError) in
                     try state.inviteAnonymousVisitor(
-                        kind, conversationId: conversationId, nickname: body.nickname, creatorPersonId: context.principal.personId, for: context.principal,
-                        context: op, changes: &changes
+                        kind, conversationId: conversationId, nickname: body.nickname, email: email, creatorPersonId: context.principal.personId,
+                        for: context.principal, context: op, changes: &changes
                     )
+                }
+                if let email {
+                    let path = "/invitations/\(invitation.id)"
+                    env.journalMail(about: path, to: email, accountId: invitation.accountId, userId: context.principal.userId)
                 }
                 return JSONBody.response(WebInvitation(invitation, now: env.clock.now()))
             }
@@ -120,6 +129,8 @@ struct WebRequeueBody: Codable, Sendable {
 struct WebInviteVisitorBody: Codable, Sendable {
     var conversationId: String?
     var nickname: String?
+    /// `…WithEmail` only.
+    var email: String?
 }
 
 /// `ConversationInvitationData`.

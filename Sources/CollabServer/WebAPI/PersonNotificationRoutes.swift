@@ -114,18 +114,21 @@ struct WebAgentPersonState: Codable, Sendable {
     var personId: String
     /// `EOnlineState`, where known.
     var onlineState: String?
+    var statusMessage: String?
     var pauseNotificationsMode: String
     var pauseNotificationsState: String
     var pauseNotificationsEndTimestamp: Int64?
     var autoPauseNotificationsReasons: [Reason]
 
     enum CodingKeys: String, CodingKey {
-        case type = "$_type", personId, onlineState, pauseNotificationsMode, pauseNotificationsState, pauseNotificationsEndTimestamp, autoPauseNotificationsReasons
+        case type = "$_type", personId, onlineState, statusMessage, pauseNotificationsMode, pauseNotificationsState, pauseNotificationsEndTimestamp
+        case autoPauseNotificationsReasons
     }
 
     init(_ person: Person, now: Int64) {
         let state = person.notifications ?? PersonNotifications()
         personId = person.id
+        statusMessage = person.statusMessage
         let mode = state.effectiveMode(at: now)
         pauseNotificationsMode = mode.rawValue
         pauseNotificationsState = state.pauseReason(at: now) == nil ? "OFF" : "ON"

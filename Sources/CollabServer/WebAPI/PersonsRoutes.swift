@@ -2,7 +2,8 @@ import CollabCore
 import CollabWire
 import Hummingbird
 
-/// `/persons/…`: read, readState, getBySource, createOrUpdateVirtual, search, searchAgents, searchVisitors.
+/// `/persons/…`: read, readState, getBySource, createOrUpdateVirtual, createOrUpdateBot, search, searchAgents, searchVisitors,
+/// searchBots.
 struct PersonsRoutes {
     let environment: CollabEnvironment
 
@@ -28,15 +29,20 @@ struct PersonsRoutes {
             }
             return JSONBody.response(WebPerson(person, expand: expand))
         }
-        group.operation(.post, "createOrUpdateVirtual", role: .admin) { request, context in
-            let expand = try Expansion(request)
-            let body = try await env.decode(WebPerson.self, from: request)
-            try checkType(body)
-            let input = try body.input()
-            let person = try await env.write(context.principal) { state, changes, op throws(CollabError) in
-                try state.createOrUpdateVirtualPerson(input, accountId: try ownAccount(body.accountId, context.principal), context: op, changes: &changes)
+        for (path, bot) in [("createOrUpdateVirtual", false), ("createOrUpdateBot", true)] {
+            group.operation(.post, RouterPath(path), role: .admin) { request, context in
+                let expand = try Expansion(request)
+                let body = try await env.decode(WebPerson.self, from: request)
+                try checkType(body)
+                let input = try body.input()
+                let person = try await env.write(context.principal) { state, changes, op throws(CollabError) in
+                    let accountId = try ownAccount(body.accountId, context.principal)
+                    return bot
+                        ? try state.createOrUpdateBotPerson(input, accountId: accountId, context: op, changes: &changes)
+                        : try state.createOrUpdateVirtualPerson(input, accountId: accountId, context: op, changes: &changes)
+                }
+                return JSONBody.response(WebPerson(person, expand: expand))
             }
-            return JSONBody.response(WebPerson(person, expand: expand))
         }
         group.operation(.get, ":personId/readState", role: .admin) { _, context in
             let id = try context.pathParameter("personId")
@@ -50,9 +56,36 @@ struct PersonsRoutes {
             }
             return JSONBody.response(personState)
         }
+        group.operation(.post, ":personId/setNote", role: .registeredUser) { request, context in
+            let expand = try Expansion(request)
+            let id = try context.pathParameter("personId")
+            let body = try await env.decode(WebPersonNoteBody.self, from: request)
+            let person = try await env.write(context.principal) { state, changes, op throws(CollabError) in
+                state.webPerson(try state.setNote(body.note, personId: id, for: context.principal, context: op, changes: &changes), expand: expand)
+            }
+            return JSONBody.response(person)
+        }
+        for path in ["setStatusMessage", "setAway"] {
+            group.operation(.post, RouterPath(":personId/\(path)"), role: .admin) { request, context in
+                let id = try context.pathParameter("personId")
+                let body = try await env.decode(WebPersonNoteBody.self, from: request)
+                let now = env.clock.now()
+                let answer = try await env.write(context.principal) { state, changes, op throws(CollabError) in
+                    let person =
+                        path == "setAway"
+                        ? try state.setAway(try requireField(body.away, "away"), personId: id, for: context.principal, context: op, changes: &changes)
+                        : try state.setStatusMessage(body.statusMessage, personId: id, for: context.principal, context: op, changes: &changes)
+                    var web = WebAgentPersonState(person, now: now)
+                    web.onlineState = state.presence(of: id).rawValue
+                    return web
+                }
+                return JSONBody.response(answer)
+            }
+        }
         search("search", queryType: "PersonQuery", personType: nil, role: .admin, on: group)
         search("searchAgents", queryType: "PersonTypedQuery", personType: .agent, role: .registeredUser, on: group)
         search("searchVisitors", queryType: "PersonTypedQuery", personType: .visitor, role: .registeredUser, on: group)
+        search("searchBots", queryType: "PersonTypedQuery", personType: .bot, role: .registeredUser, on: group)
     }
 
     private func search(
@@ -70,4 +103,11 @@ struct PersonsRoutes {
             return JSONBody.response(result)
         }
     }
+}
+
+/// `PersonsSetNoteBody`, `PersonsSetStatusMessageBody` and `PersonsSetAwayBody`.
+struct WebPersonNoteBody: Decodable, Sendable {
+    var note: String?
+    var statusMessage: String?
+    var away: Bool?
 }

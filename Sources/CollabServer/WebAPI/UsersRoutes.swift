@@ -2,7 +2,7 @@ import CollabCore
 import CollabWire
 import Hummingbird
 
-/// `/users/…`: create, createWithPassword, read, getByUsername, search, update, delete, setPassword.
+/// `/users/…`: create, createWithPassword, read, readMultiple, transformVirtualToPhysical, getByUsername, search, update, delete, setPassword.
 struct UsersRoutes {
     let environment: CollabEnvironment
 
@@ -26,6 +26,25 @@ struct UsersRoutes {
             let expand = try Expansion(request)
             let id = try context.pathParameter("userId")
             let user = try env.read(context.principal) { state throws(CollabError) in try state.user(id, for: context.principal) }
+            return JSONBody.response(WebUser(user, expand: expand))
+        }
+        group.operation(.post, "readMultiple", role: .registeredUser) { request, context in
+            let expand = try Expansion(request)
+            let ids = try await env.decode([String].self, from: request)
+            try Limits.checkReadMultiple(ids)
+            // In the order asked; ids of no user of the caller's account are left out, as the vendor does.
+            let users = try env.read(context.principal) { state throws(CollabError) in
+                ids.compactMap { try? state.user($0, for: context.principal) }
+            }
+            return JSONBody.response(WebList(type: "UserList", items: users.map { WebUser($0, expand: expand) }))
+        }
+        group.operation(.post, "transformVirtualToPhysical", role: .admin) { request, context in
+            // Every user the mock keeps is physical (kept in its user database, `USER_DB`), so the user is
+            // answered as it is, as the vendor does for one already physical.
+            let expand = try Expansion(request)
+            let body = try await env.decode(WebUsernameBody.self, from: request)
+            let username = try requireField(body.username, "username")
+            let user = try env.read(context.principal) { state throws(CollabError) in try state.user(username: username, for: context.principal) }
             return JSONBody.response(WebUser(user, expand: expand))
         }
         group.operation(.get, "getByUsername", role: .registeredUser) { request, context in
@@ -101,4 +120,9 @@ func checkPassword(_ password: String?) throws(CollabError) -> String {
     guard let password, !password.isEmpty else { throw .badRequest("password is required and must not be empty") }
     guard password.count <= Limits.passwordLength else { throw .badRequest("password is longer than \(Limits.passwordLength) characters") }
     return password
+}
+
+/// `UsersTransformVirtualToPhysicalBody`.
+struct WebUsernameBody: Decodable, Sendable {
+    var username: String?
 }

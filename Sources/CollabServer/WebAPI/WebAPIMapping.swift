@@ -121,6 +121,9 @@ extension WebPerson {
         authorizationRole = person.authorizationRole.rawValue
         phone = person.phone
         teamId = person.teamId
+        note = person.note
+        noteLastEditedTimestamp = person.noteLastEditedTimestamp
+        noteLastEditedPersonId = person.noteLastEditedPersonId
         if expand.metadata { metadata = person.metadata ?? [:] }
     }
 

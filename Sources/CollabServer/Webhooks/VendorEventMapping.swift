@@ -12,7 +12,8 @@ struct VendorEventMapping: VendorFormats {
         switch event.kind {
         case .conversationCreated, .conversationOnboarding, .conversationQueued, .conversationActive, .conversationUnassigned, .conversationRequeued,
             .conversationReboarding, .conversationOffboarding, .conversationEnded, .conversationUpdated, .newMessage, .participationCreated,
-            .participationActivated, .participationLeft, .participationHidden, .participationUnhidden:
+            .participationActivated, .participationLeft, .participationHidden, .participationUnhidden, .participationUpdated, .messageState,
+            .awaitedPersonTypeChanged, .recordingStarted, .recordingAvailable:
             [event.kind.rawValue]
         case .callStarted: ["conversation.call.initiated", "conversation.call.participant.joined"]
         case .callAnswered: ["conversation.call.accepted", "conversation.call.established", "conversation.call.participant.joined"]
@@ -22,7 +23,7 @@ struct VendorEventMapping: VendorFormats {
         case .agentPresenceChanged, .notificationControlsChanged: ["agent_person_state.changed"]
         // Live-only, or for a dialog bot only: the vendor has no webhook for these.
         case .conversationDeleted, .uiVisibilityRequest, .uiHideRequest, .clientError, .coBrowsingRequested, .coBrowsingStarted, .coBrowsingEnded,
-            .typingChanged, .botDialogOpened, .botDialogClosed:
+            .typingChanged, .botDialogOpened, .botDialogClosed, .messageUpdated:
             []
         }
     }
@@ -51,10 +52,16 @@ struct VendorEventMapping: VendorFormats {
                 }
                 add("conversation.call.ended", base.named("conversation.call.ended").accepted(call).established(call).ended(call))
             }
-        case .participationCreated, .participationActivated, .participationLeft, .participationHidden, .participationUnhidden:
+        case .participationCreated, .participationActivated, .participationLeft, .participationHidden, .participationUnhidden, .participationUpdated:
             guard let participation = event.participation, let conversation = event.conversation else { return [] }
             let person = state.persons[participation.personId].map { WebPerson($0, expand: Expansion()) }
             add(event.kind.rawValue, ParticipationEventBody(event: event, participation: participation, conversation: conversation, person: person))
+        case .messageState:
+            guard let message = event.message, let value = event.detail["state"] else { return [] }
+            add(event.kind.rawValue, MessageStateEventBody(event: event, messageId: message.id, state: value, conversationId: message.conversationId))
+        case .recordingStarted, .recordingAvailable:
+            guard let conversation = event.conversation, let recording = conversation.recordings?.last else { return [] }
+            add(event.kind.rawValue, RecordingEventBody(event: event, conversationId: conversation.id, recording: recording))
         case .entityModified:
             guard let change = event.entity else { return [] }
             add(change.entity.eventName, EntityModificationEventBody(event: event, change: change))
@@ -284,6 +291,74 @@ struct EntityModificationEventBody: Encodable {
         case .user(let user): try container.encode(WebUser(user, expand: plain), forKey: .entity)
         case .person(let person): try container.encode(WebPerson(person, expand: plain), forKey: .entity)
         case .declared(_, let entity): try container.encode(entity, forKey: .entity)
+        }
+    }
+}
+
+/// `ConversationMessageStateEvent`: a message was delivered or read.
+struct MessageStateEventBody: Encodable {
+    var type = "ConversationMessageStateEvent"
+    var timestamp: Int64
+    var eventType: String
+    var accountId: String
+    var messageId: String
+    var state: String
+    var conversationId: String
+
+    enum CodingKeys: String, CodingKey {
+        case type = "$_type", timestamp, eventType, accountId, messageId, state, conversationId
+    }
+
+    init(event: DomainEvent, messageId: String, state: String, conversationId: String) {
+        timestamp = event.timestamp
+        eventType = event.kind.rawValue
+        accountId = event.accountId
+        self.messageId = messageId
+        self.state = state
+        self.conversationId = conversationId
+    }
+}
+
+/// `ConversationRecordingStartedEvent` and `ConversationRecordingAvailableEvent`: the fields each
+/// schema has, from the conversation's last recording.
+struct RecordingEventBody: Encodable {
+    var type: String
+    var timestamp: Int64
+    var eventType: String
+    var accountId: String
+    var conversationId: String
+    var recordingType: String?
+    var recordingStartTimestamp: Int64
+    var blobStoreId: String?
+    var mimeType: String?
+    var totalSize: Int64?
+    var downloadLinks: [WebDownloadLink]?
+    var recordingEndTimestamp: Int64?
+    var endReason: String?
+
+    enum CodingKeys: String, CodingKey {
+        case type = "$_type", timestamp, eventType, accountId, conversationId, recordingType, recordingStartTimestamp, blobStoreId, mimeType
+        case totalSize
+        case downloadLinks, recordingEndTimestamp, endReason
+    }
+
+    init(event: DomainEvent, conversationId: String, recording: ConversationRecording) {
+        eventType = event.kind.rawValue
+        type = VendorWebhookEvents.schemas[eventType] ?? ""
+        timestamp = event.timestamp
+        accountId = event.accountId
+        self.conversationId = conversationId
+        recordingStartTimestamp = recording.startTimestamp
+        if event.kind == .recordingStarted {
+            recordingType = recording.recordingType.rawValue
+        } else {
+            blobStoreId = recording.id
+            mimeType = recording.mimeType
+            totalSize = recording.totalSize(at: event.timestamp)
+            // No media is captured: there is nothing to download.
+            downloadLinks = []
+            recordingEndTimestamp = recording.endTimestamp
+            endReason = recording.endReason
         }
     }
 }

@@ -78,10 +78,16 @@ public struct MessageView: Codable, Sendable, Equatable {
     public var `internal`: Bool
     /// The file of a FILE message (`text` is then its name).
     public var file: FileView?
+    /// When the recipient (a dialog bot) marked the message delivered.
+    public var deliveredAt: Int64?
+    /// When the recipient (a dialog bot) marked the message read.
+    public var readAt: Int64?
+    /// A bot's question: `PENDING` until answered or `CANCELED`.
+    public var questionState: String?
 
     public init(
         id: String, conversationId: String, sequence: Int, senderPersonId: String, text: String, timestamp: Int64, clientMessageId: String?, internal: Bool,
-        file: FileView? = nil
+        file: FileView? = nil, deliveredAt: Int64? = nil, readAt: Int64? = nil, questionState: String? = nil
     ) {
         self.id = id
         self.conversationId = conversationId
@@ -92,6 +98,9 @@ public struct MessageView: Codable, Sendable, Equatable {
         self.clientMessageId = clientMessageId
         self.internal = `internal`
         self.file = file
+        self.deliveredAt = deliveredAt
+        self.readAt = readAt
+        self.questionState = questionState
     }
 }
 

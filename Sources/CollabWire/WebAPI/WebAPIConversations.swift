@@ -59,6 +59,8 @@ public struct WebConversation: WebAPIObject, Equatable {
     public var sourceUrl: String?
     public var endReason: String?
     public var awaitedPersonType: String?
+    public var awaitedPersonTypeChangeTimestamp: Int64?
+    public var scheduledTimestamp: Int64?
     public var metadata: [String: String]?
     public var visitorData: String?
     /// The conversation's own configuration (CONVERSATION scope), with `expand=configuration`.
@@ -71,8 +73,8 @@ public struct WebConversation: WebAPIObject, Equatable {
 
     enum CodingKeys: String, CodingKey {
         case type = "$_type", id, accountId, creationTimestamp, endTimestamp, topic, recipient, participants, state, initialEngagementType
-        case conversationVisibility, locale, sourceId, sourceUrl, endReason, awaitedPersonType, metadata, visitorData
-        case configuration, text, conversationTemplateId, inheritConfigurationAndTexts, externalMessengerChannelId
+        case conversationVisibility, locale, sourceId, sourceUrl, endReason, awaitedPersonType, awaitedPersonTypeChangeTimestamp, scheduledTimestamp
+        case metadata, visitorData, configuration, text, conversationTemplateId, inheritConfigurationAndTexts, externalMessengerChannelId
     }
 
     public init(id: String) { self.id = id }

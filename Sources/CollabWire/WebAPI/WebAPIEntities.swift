@@ -193,11 +193,14 @@ public struct WebPerson: WebAPIObject, Equatable {
     public var teamId: String?
     /// The `PersonLabel`s set on the person.
     public var labels: [JSONValue]?
+    public var note: String?
+    public var noteLastEditedTimestamp: Int64?
+    public var noteLastEditedPersonId: String?
     public var metadata: [String: String]?
 
     enum CodingKeys: String, CodingKey {
         case type = "$_type", id, accountId, personSource, sourceId, sourceUrl, sourceData, firstName, lastName, username, nickname
-        case displayName, personType, authorizationRole, email, phone, teamId, labels, metadata
+        case displayName, personType, authorizationRole, email, phone, teamId, labels, note, noteLastEditedTimestamp, noteLastEditedPersonId, metadata
     }
 
     public init(sourceId: String? = nil, personType: String? = nil, firstName: String? = nil, lastName: String? = nil, email: String? = nil) {

@@ -92,13 +92,7 @@ struct EntityBehaviourRoutes {
             routes.operation(.post, RouterPath("\(declaration.path)/:\(declaration.idParameter)/sendPing"), role: role) { _, context in
                 let id = try context.pathParameter(declaration.idParameter)
                 let entity = try env.read(context.principal) { state throws(CollabError) in try state.entity(E.self, id, for: context.principal) }
-                let pingId = UUID().uuidString.lowercased()
-                let request = BotPingRequest(accountId: entity.accountId, serviceName: service, pingId: pingId)
-                let answer = try await dispatcher.call(try target(entity), eventType: "outbound.ping", body: try JSONBody.encoder.encode(request))
-                guard let response = try? JSONDecoder().decode(BotPingResponse.self, from: answer), response.pingId == pingId else {
-                    throw CollabError(.unavailable, "the endpoint did not answer the ping with a PingResponse carrying its pingId")
-                }
-                return JSONBody.response(response)
+                return JSONBody.response(try await dispatcher.ping(try target(entity), accountId: entity.accountId, serviceName: service))
             }
         }
         ping(SuggestionSource.self, role: .admin, service: "suggestion source") { source throws(CollabError) in

@@ -5,6 +5,8 @@ import CollabWire
 import Foundation
 import Testing
 
+@testable import CollabServer
+
 /// The account operations beyond the record, the secure-token logout, one-time tokens for the current
 /// user, `users/readMultiple` and bot persons, over real sockets; every body is checked against the
 /// vendor's schema.
@@ -64,6 +66,9 @@ struct AccountAdministrationTests {
             let global = try await root.webAPI("GET", "global/read", query: [("expand", "configuration")], schema: "GlobalData")
             #expect((global["currentLicense"] as? [String: Any])?["state"] as? String == "ACTIVE" && global["configuration"] != nil)
             _ = try await admin.webAPI("GET", "global/read", status: 403)
+            let installed = try await root.webAPI("POST", "global/installLicense", "LICENSE-CONTENT-A", schema: "GlobalData")
+            let licenseId = GlobalRoutes.licenseId(of: "LICENSE-CONTENT-A")
+            #expect((installed["currentLicense"] as? [String: Any])?["licenseId"] as? String == licenseId)
             let updated = try await root.webAPI(
                 "POST", "global/update", #"{"$_type":"GlobalData","configuration":{"com.unblu.mockcollab.example":"global"}}"#,
                 query: [("expand", "configuration")], schema: "GlobalData"
@@ -71,6 +76,7 @@ struct AccountAdministrationTests {
             #expect((updated["configuration"] as? [String: String])?["com.unblu.mockcollab.example"] == "global")
             let reread = try await root.webAPI("GET", "global/read", query: [("expand", "configuration")])
             #expect((reread["configuration"] as? [String: String]) == ["com.unblu.mockcollab.example": "global"], "the GLOBAL level is replaced")
+            #expect((reread["currentLicense"] as? [String: Any])?["licenseId"] as? String == licenseId, "global/update keeps the licence")
             return (alphaId, key)
         }
         try await TestServer.with(storage: storage, seed: twoAccountSeed) { server in
@@ -81,6 +87,14 @@ struct AccountAdministrationTests {
             #expect(ingress["ingressStatus"] as? String == "ACCOUNT", "ingress is stored")
             let global = try await server.admin("root", "root").transport.webAPI("GET", "global/read", query: [("expand", "configuration")])
             #expect((global["configuration"] as? [String: String])?["com.unblu.mockcollab.example"] == "global", "the GLOBAL level is stored")
+            let license = global["currentLicense"] as? [String: Any]
+            #expect(license?["licenseId"] as? String == GlobalRoutes.licenseId(of: "LICENSE-CONTENT-A") && license?["state"] as? String == "ACTIVE")
+            let removed = try await server.admin("root", "root").transport.webAPI("POST", "global/removeLicense", schema: "GlobalData")
+            let none = removed["currentLicense"] as? [String: Any]
+            #expect(none?["state"] as? String == "NO_LICENSE" && none?["licenseId"] == nil, "removeLicense leaves none")
+            let reread = try await server.admin("root", "root").transport.webAPI("GET", "global/read", query: [("expand", "configuration")])
+            #expect((reread["currentLicense"] as? [String: Any])?["state"] as? String == "NO_LICENSE")
+            #expect((reread["configuration"] as? [String: String])?["com.unblu.mockcollab.example"] == "global", "removing keeps the configuration")
         }
     }
 

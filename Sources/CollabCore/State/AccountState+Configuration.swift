@@ -40,7 +40,16 @@ extension AccountState {
         _ properties: [String: String], directory: Directory, log: inout DirectoryLog, changes: inout ChangeSet
     ) throws(CollabError) {
         try Limits.checkProperties(properties, field: "configuration")
-        let configuration = GlobalConfiguration(properties: properties)
+        var configuration = directory.globalConfiguration
+        configuration.properties = properties
+        directory.setGlobal(configuration, log: &log)
+        changes.put(configuration)
+    }
+
+    /// Installs or removes the server's licence on the GLOBAL level (undone with the operation's log when it fails).
+    public static func setGlobalLicense(_ license: GlobalLicense, directory: Directory, log: inout DirectoryLog, changes: inout ChangeSet) {
+        var configuration = directory.globalConfiguration
+        configuration.license = license
         directory.setGlobal(configuration, log: &log)
         changes.put(configuration)
     }

@@ -27,6 +27,11 @@ public struct ShardSet: Sendable {
         try AccountState.setGlobalConfiguration(properties, directory: directory, log: &log, changes: &changes)
     }
 
+    /// Installs or removes the server's licence (`global/installLicense`, `removeLicense`).
+    public mutating func replaceGlobalLicense(_ license: GlobalLicense, changes: inout ChangeSet) {
+        AccountState.setGlobalLicense(license, directory: directory, log: &log, changes: &changes)
+    }
+
     /// The shard of the account named `name`, if it is in the set.
     public func state(named name: String) -> AccountState? {
         directory.accountId(for: .accountName(name)).flatMap { states[$0] }

@@ -127,7 +127,21 @@ public struct GlobalConfiguration: StorableEntity, Equatable {
     public var id: String { "global" }
     public var storageAccountId: String? { nil }
     public var properties: [String: String]
-    public init(properties: [String: String] = [:]) { self.properties = properties }
+    /// The licence `global/installLicense` or `removeLicense` left; nil: the built-in one (none was sent).
+    public var license: GlobalLicense?
+    public init(properties: [String: String] = [:], license: GlobalLicense? = nil) {
+        self.properties = properties
+        self.license = license
+    }
+}
+
+/// The server's licence as the Web API last set it. MockCollab only keeps it to answer `global/read`:
+/// it never checks a licence's content or gates a feature on it.
+public enum GlobalLicense: Codable, Sendable, Equatable {
+    /// `installLicense` stored a licence; its id is derived from the content.
+    case installed(licenseId: String)
+    /// `removeLicense` removed it.
+    case removed
 }
 
 /// The durable changes one operation makes, in order, and the events it emits.

@@ -1,16 +1,27 @@
 import CollabCore
 import CollabStore
 import CollabWire
+import Crypto
+import Foundation
 import Hummingbird
 
-/// `/global/read`, `update` and `getRecordedMinutes`: the server as a whole. MockCollab needs no
-/// licence: `currentLicense` says `ACTIVE`, with no expiry and no features listed. Its configuration is
-/// the GLOBAL level of the cascade; the mock keeps no global texts or metadata.
+/// `/global/read`, `update`, `installLicense`, `removeLicense` and `getRecordedMinutes`: the server as a
+/// whole. MockCollab needs no licence: until one is installed `currentLicense` says `ACTIVE`, with no
+/// expiry and no features listed; an installed or removed licence is stored on the GLOBAL level and only
+/// reported. Its configuration is the GLOBAL level of the cascade; the mock keeps no global texts or metadata.
 struct GlobalRoutes {
     let environment: CollabEnvironment
 
     /// What `serverIdentifier` says: one MockCollab server (or cluster) is one installation.
     static let serverIdentifier = "mock-collab"
+
+    /// The largest licence `installLicense` takes, in bytes.
+    static let licenseLimit = 64 * 1024
+
+    /// The id an installed licence reports: derived from its content, so installing the same licence twice gives one id.
+    static func licenseId(of content: String) -> String {
+        "license-" + SHA256.hash(data: Data(content.utf8)).prefix(8).map { String(format: "%02x", $0) }.joined()
+    }
 
     func register(on group: RouterGroup<CollabRequestContext>) {
         let env = environment
@@ -29,6 +40,25 @@ struct GlobalRoutes {
                 try await env.repository.writeAcross(accountNames: []) { set, changes throws(CollabError) in
                     try set.replaceGlobalConfiguration(configuration, changes: &changes)
                 }
+            }
+            return JSONBody.response(WebGlobalData(env.repository.directory.globalConfiguration, expand: expand))
+        }
+        global.operation(.post, "installLicense", role: .superAdmin) { request, _ in
+            let expand = try Expansion(request)
+            let content = String(buffer: try await JSONBody.collect(request, limit: Self.licenseLimit))
+            guard !content.allSatisfy(\.isWhitespace) else {
+                throw CollabError.badRequest("licenseContent is required (the licence as text/plain)")
+            }
+            let license = GlobalLicense.installed(licenseId: Self.licenseId(of: content))
+            try await env.repository.writeAcross(accountNames: []) { set, changes throws(CollabError) in
+                set.replaceGlobalLicense(license, changes: &changes)
+            }
+            return JSONBody.response(WebGlobalData(env.repository.directory.globalConfiguration, expand: expand))
+        }
+        global.operation(.post, "removeLicense", role: .superAdmin) { request, _ in
+            let expand = try Expansion(request)
+            try await env.repository.writeAcross(accountNames: []) { set, changes throws(CollabError) in
+                set.replaceGlobalLicense(.removed, changes: &changes)
             }
             return JSONBody.response(WebGlobalData(env.repository.directory.globalConfiguration, expand: expand))
         }
@@ -68,8 +98,14 @@ struct WebGlobalData: Codable, Sendable {
 
     enum CodingKeys: String, CodingKey { case type = "$_type", serverIdentifier, currentLicense, configuration, text, metadata }
 
-    /// The server as `global/read` answers it; configuration, texts (none) and metadata (none) on `expand`.
+    /// The server as `global/read` answers it (the licence as last installed or removed); configuration,
+    /// texts (none) and metadata (none) on `expand`.
     init(_ global: GlobalConfiguration, expand: Expansion) {
+        switch global.license {
+        case nil: break
+        case .installed(let licenseId): currentLicense = License(licenseId: licenseId)
+        case .removed: currentLicense = License(state: "NO_LICENSE", licenseId: nil)
+        }
         if expand.configuration { configuration = global.properties }
         if expand.text { text = [:] }
         if expand.metadata { metadata = [:] }

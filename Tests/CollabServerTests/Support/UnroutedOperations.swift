@@ -16,8 +16,6 @@ enum UnroutedOperations {
         "POST /fileuploadglobalinterceptors/search": globalInterceptors,
         "POST /fileuploadglobalinterceptors/update": globalInterceptors,
         "POST /fileuploadglobalinterceptors/{interceptorId}/sendPing": globalInterceptors,
-        "POST /global/installLicense": partialUnnamed,
-        "POST /global/removeLicense": partialUnnamed,
         "POST /invitations/getAcceptLink": partialUnnamed,
         "POST /invitations/startDeputyDelegation": partialUnnamed,
         "POST /invitations/{invitationId}/addSecondaryInvitationTarget": partialUnnamed,

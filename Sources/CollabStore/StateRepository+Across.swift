@@ -67,8 +67,8 @@ extension StateRepository {
             }
             shards.withLock { shards in for shard in all { shards[shard.accountId] = nil } }
             var log = DirectoryLog()
-            if !directory.globalConfiguration.properties.isEmpty {
-                try AccountState.setGlobalConfiguration([:], directory: directory, log: &log, changes: &changes)
+            if directory.globalConfiguration != GlobalConfiguration() {
+                try AccountState.replaceGlobal(GlobalConfiguration(), directory: directory, log: &log, changes: &changes)
             }
             stage(StagedCommit(changes: changes.changes, events: changes.events, accountIds: all.map(\.accountId)))
         }

@@ -103,11 +103,11 @@ extension StateRepository {
             }
         }
         try await removeAll()
-        if let global = globalConfiguration, !global.properties.isEmpty {
+        if let global = globalConfiguration, global != GlobalConfiguration() {
             try await committer.commit(.everything, accounts: [], in: self) { stage throws(CollabError) in
                 var log = DirectoryLog()
                 var changes = ChangeSet()
-                try AccountState.setGlobalConfiguration(global.properties, directory: directory, log: &log, changes: &changes)
+                try AccountState.replaceGlobal(global, directory: directory, log: &log, changes: &changes)
                 directory.commit(log)
                 stage(StagedCommit(changes: changes.changes))
             }

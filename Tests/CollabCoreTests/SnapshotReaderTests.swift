@@ -57,6 +57,20 @@ struct SnapshotReaderTests {
         #expect(restored.persons.values.first { $0.sourceId == "crm-1" }?.firstName == "Vera \"the visitor\" \\ ü", "escaped strings come back as they were")
     }
 
+    @Test("the GLOBAL level's licence, installed or removed, comes back from a server snapshot", arguments: [
+        GlobalLicense.installed(licenseId: "license-0123456789abcdef"), .removed,
+    ])
+    func globalLicense(license: GlobalLicense) throws {
+        let (state, _) = try accountSnapshot()
+        let global = GlobalConfiguration(properties: ["k": "v"], license: license)
+        let records = state.storedEntities.dropFirst().map { StoredRecord(encoding: $0) }
+        let snapshot = Snapshot(
+            scope: .server, takenAt: 5, clock: nil, globalConfiguration: global, accounts: [.init(account: state.account, records: records)]
+        )
+        let prepared = try read(Array(try snapshot.encoded()), pieces: Int.max)
+        #expect(prepared.globalConfiguration == global)
+    }
+
     @Test("what is not a snapshot is refused with the place that is wrong", arguments: [
         (#"[1]"#, "a snapshot is a JSON object"),
         (#"{"accounts": 5, "version": 3}"#, "no 'accounts' list"),
@@ -75,6 +89,10 @@ struct SnapshotReaderTests {
         (#"{"version": 3, "format": "mock-collab-snapshot", "scope": "server", "accounts": []}"#, "'secrets' must be 'included' or 'redacted'"),
         (#"{"version": 3, "version": 3}"#, "names 'version' twice"),
         (#"{"version": 0}"#, "a version-0 snapshot needs a 'records' list"),
+        (
+            #"{"version": 3, "format": "mock-collab-snapshot", "scope": "server", "secrets": "included", "globalConfiguration": {}, "#
+                + #""globalLicense": {"state": "ACTIVE"}, "accounts": []}"#, "'globalLicense' must be"
+        ),
     ])
     func refusals(document: String, message: String) {
         let error = #expect(throws: CollabError.self) { _ = try read(Array(document.utf8), pieces: 3) }

@@ -4,6 +4,7 @@ import CollabServer
 import CollabStore
 import CollabWire
 import Foundation
+import HTTPTypes
 import Testing
 
 /// What the Web API answers to a fixed set of reads, as raw bodies, so two states can be compared.
@@ -67,6 +68,23 @@ struct SnapshotTests {
             let push = try await server.waitForPush([("kind", "NEW_MESSAGE")])
             let userInfo = try #require(try JSONSerialization.jsonObject(with: Data(push.payload.utf8)) as? [String: Any])
             #expect(try NotificationAPI.content(of: userInfo, keys: keys).text == "after the restore")
+        }
+    }
+
+    @Test("a server snapshot carries the installed licence; a reset forgets it")
+    func licence() async throws {
+        try await InProcessServer.with(seed: twoAccountSeed) { server in
+            func license() async throws -> [String: Any]? {
+                try await server.json(.get, "global/read", as: "root", password: "root").object["currentLicense"] as? [String: Any]
+            }
+            #expect(try await server.json(.post, "global/installLicense", as: "root", password: "root", body: "LICENSE-B").status == 200)
+            let installed = try #require(try await license()?["licenseId"] as? String)
+            #expect(installed != "mock-collab")
+            let snapshot = try await server.control.exportSnapshot()
+            try await server.control.reset()
+            #expect(try await license()?["licenseId"] as? String == "mock-collab", "the reset forgot the installed licence")
+            _ = try await server.control.importSnapshot(snapshot)
+            #expect(try await license()?["licenseId"] as? String == installed)
         }
     }
 

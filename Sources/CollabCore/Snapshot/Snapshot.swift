@@ -5,7 +5,8 @@ public import Foundation
 /// as hashes, sessions, tokens, keys); a ``SnapshotSecrets/redacted`` snapshot leaves credentials out.
 ///
 /// The file is JSON: `{"format": "mock-collab-snapshot", "version": 3, "scope": "server"|"account",
-/// "secrets": "included"|"redacted", "takenAt": ms, "clock": {...}, "globalConfiguration": {...}, "accounts": [{"account": {...},
+/// "secrets": "included"|"redacted", "takenAt": ms, "clock": {...}, "globalConfiguration": {...},
+/// "globalLicense": {"licenseId"}|{"state": "NO_LICENSE"}, "accounts": [{"account": {...},
 /// "records": [{"kind", "id", "body"}], "files": [{"conversationId", "id", "content"}]}]}` — `content`
 /// is a file's bytes in base64. ``SnapshotReader`` reads it as it arrives, older versions too; newer
 /// ones are refused.
@@ -109,6 +110,11 @@ extension Snapshot {
         ]
         if let clock { document["clock"] = ["now": clock.now, "offset": clock.offset, "frozen": clock.frozen] as [String: Any] }
         if let globalConfiguration { document["globalConfiguration"] = globalConfiguration.properties }
+        switch globalConfiguration?.license {
+        case nil: break
+        case .installed(let licenseId): document["globalLicense"] = ["licenseId": licenseId]
+        case .removed: document["globalLicense"] = ["state": "NO_LICENSE"]
+        }
         do {
             return try JSONSerialization.data(withJSONObject: document, options: [.sortedKeys, .prettyPrinted])
         } catch {

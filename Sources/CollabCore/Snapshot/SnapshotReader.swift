@@ -143,7 +143,7 @@ public struct SnapshotReader: Sendable {
         }
     }
 
-    private static let headerKeys: Set<String> = ["format", "version", "scope", "secrets", "takenAt", "clock", "globalConfiguration"]
+    private static let headerKeys: Set<String> = ["format", "version", "scope", "secrets", "takenAt", "clock", "globalConfiguration", "globalLicense"]
 
     private mutating func begin(_ path: [Step]) throws(CollabError) {
         switch (path.count, path.first) {
@@ -301,7 +301,20 @@ public struct SnapshotReader: Sendable {
         guard let properties = headerObject("globalConfiguration") as? [String: String] else {
             throw .badRequest("'globalConfiguration' must map strings to strings")
         }
-        return GlobalConfiguration(properties: properties)
+        return GlobalConfiguration(properties: properties, license: try headerGlobalLicense())
+    }
+
+    /// The licence `global/installLicense` or `removeLicense` left, if the snapshot names one.
+    private func headerGlobalLicense() throws(CollabError) -> GlobalLicense? {
+        guard header["globalLicense"] != nil else { return nil }
+        let object = headerObject("globalLicense") as? [String: String]
+        if let licenseId = object?["licenseId"], object?.count == 1, !licenseId.isEmpty, licenseId.count <= Limits.nameLength {
+            return .installed(licenseId: licenseId)
+        }
+        guard object == ["state": "NO_LICENSE"] else {
+            throw .badRequest("'globalLicense' must be {\"licenseId\": \"…\"} or {\"state\": \"NO_LICENSE\"}")
+        }
+        return .removed
     }
 
     /// Version 0's flat list, grouped by account: the account records name the accounts, in order.

@@ -39,9 +39,16 @@ extension AccountState {
     public static func setGlobalConfiguration(
         _ properties: [String: String], directory: Directory, log: inout DirectoryLog, changes: inout ChangeSet
     ) throws(CollabError) {
-        try Limits.checkProperties(properties, field: "configuration")
         var configuration = directory.globalConfiguration
         configuration.properties = properties
+        try replaceGlobal(configuration, directory: directory, log: &log, changes: &changes)
+    }
+
+    /// Replaces the whole GLOBAL level, properties and licence (a snapshot restored, everything removed).
+    public static func replaceGlobal(
+        _ configuration: GlobalConfiguration, directory: Directory, log: inout DirectoryLog, changes: inout ChangeSet
+    ) throws(CollabError) {
+        try Limits.checkProperties(configuration.properties, field: "configuration")
         directory.setGlobal(configuration, log: &log)
         changes.put(configuration)
     }

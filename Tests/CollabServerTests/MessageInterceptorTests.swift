@@ -11,15 +11,13 @@ import Testing
 
 /// A moderation backend: rejects texts with "forbidden", answers texts with "slow" too late, approves the rest.
 final class ModerationEndpoint: Sendable {
-    private let group: ServiceGroup
-    private let task: Task<Void, any Error>
+    private let server: LoopbackHTTPServer
     private let box = ReceivedBox()
-    let port: Int
+    var port: Int { server.port }
     var url: String { "http://127.0.0.1:\(port)/moderate" }
 
     init() async throws {
         let router = Router()
-        let portBox = PortBox()
         let box = self.box
         router.post("moderate") { request, _ -> Response in
             let buffer = try await request.body.collect(upTo: 1 << 20)
@@ -33,23 +31,13 @@ final class ModerationEndpoint: Sendable {
                 ? WebMessageInterceptorDecision(approve: false, reason: "contains a forbidden word") : WebMessageInterceptorDecision(approve: true)
             return Response(status: .ok, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(bytes: try JSONEncoder().encode(decision))))
         }
-        var logger = Logger(label: "moderation")
-        logger.logLevel = .critical
-        let app = Application(
-            router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)),
-            onServerRunning: { channel in portBox.set(channel.localAddress?.port ?? 0) }, logger: logger
-        )
-        group = ServiceGroup(configuration: .init(services: [app], gracefulShutdownSignals: [], logger: logger))
-        let group = self.group
-        task = Task { try await group.run() }
-        port = await portBox.wait()
+        server = await LoopbackHTTPServer(router, label: "moderation")
     }
 
     var all: [WebhookReceiver.Received] { box.all }
 
     func stop() async throws {
-        await group.triggerGracefulShutdown()
-        try await task.value
+        try await server.stop()
     }
 }
 

@@ -19,15 +19,13 @@ package final class FCMReceiver: Sendable {
         package var authorization: String
     }
 
-    private let group: ServiceGroup
-    private let task: Task<Void, any Error>
-    package let port: Int
+    private let server: LoopbackHTTPServer
+    package var port: Int { server.port }
 
     package var baseURL: String { "http://127.0.0.1:\(port)" }
 
     package init() async throws {
         let router = Router()
-        let portBox = PortBox()
         let box = Boxes()
         router.post("token") { request, _ -> Response in
             let body = String(buffer: try await request.body.collect(upTo: 64 * 1024))
@@ -55,16 +53,7 @@ package final class FCMReceiver: Sendable {
             box.messages.append(Received(project: context.parameters.get("project") ?? "", message: fields, token: token, authorization: request.headers[.authorization] ?? ""))
             return Response(status: .ok, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(string: #"{"name":"projects/p/messages/1"}"#)))
         }
-        var logger = Logger(label: "fcm-receiver")
-        logger.logLevel = .critical
-        let app = Application(
-            router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)),
-            onServerRunning: { channel in portBox.set(channel.localAddress?.port ?? 0) }, logger: logger
-        )
-        group = ServiceGroup(configuration: .init(services: [app], gracefulShutdownSignals: [], logger: logger))
-        let group = self.group
-        task = Task { try await group.run() }
-        port = await portBox.wait()
+        server = await LoopbackHTTPServer(router, label: "fcm-receiver")
         self.boxes = box
     }
 
@@ -75,8 +64,7 @@ package final class FCMReceiver: Sendable {
     package func unregister(_ token: String) { boxes.unregister(token) }
 
     package func stop() async throws {
-        await group.triggerGracefulShutdown()
-        try await task.value
+        try await server.stop()
     }
 
     final class Boxes: Sendable {

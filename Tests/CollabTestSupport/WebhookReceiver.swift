@@ -19,9 +19,8 @@ package final class WebhookReceiver: Sendable {
         }
     }
 
-    private let group: ServiceGroup
-    private let task: Task<Void, any Error>
-    package let port: Int
+    private let server: LoopbackHTTPServer
+    package var port: Int { server.port }
 
     package var url: String { "http://127.0.0.1:\(port)/hooks" }
 
@@ -30,7 +29,6 @@ package final class WebhookReceiver: Sendable {
         let box = ReceivedBox()
         let failures = FailureCounter(failFirst)
         let router = Router()
-        let portBox = PortBox()
         router.post("hooks") { request, _ -> Response in
             let buffer = try await request.body.collect(upTo: 1 << 20)
             var headers: [String: String] = [:]
@@ -39,16 +37,7 @@ package final class WebhookReceiver: Sendable {
             let fail = failures.takeOne()
             return Response(status: fail ? .internalServerError : .noContent)
         }
-        var logger = Logger(label: "webhook-receiver")
-        logger.logLevel = .critical
-        let app = Application(
-            router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)),
-            onServerRunning: { channel in portBox.set(channel.localAddress?.port ?? 0) }, logger: logger
-        )
-        self.group = ServiceGroup(configuration: .init(services: [app], gracefulShutdownSignals: [], logger: logger))
-        let group = self.group
-        self.task = Task { try await group.run() }
-        self.port = await portBox.wait()
+        server = await LoopbackHTTPServer(router, label: "webhook-receiver")
         self.box = box
     }
 
@@ -69,8 +58,7 @@ package final class WebhookReceiver: Sendable {
     }
 
     package func stop() async throws {
-        await group.triggerGracefulShutdown()
-        try await task.value
+        try await server.stop()
     }
 }
 

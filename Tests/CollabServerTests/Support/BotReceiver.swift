@@ -7,17 +7,15 @@ import ServiceLifecycle
 /// A dialog bot's endpoint as a real HTTP server: records every request and answers the outbound
 /// ones (`outbound.ping` echoes the ping id, `outbound.bot.onboarding_offer` accepts or refuses).
 final class BotReceiver: Sendable {
-    private let group: ServiceGroup
-    private let task: Task<Void, any Error>
+    private let server: LoopbackHTTPServer
     private let box = ReceivedBox()
-    let port: Int
+    var port: Int { server.port }
 
     var url: String { "http://127.0.0.1:\(port)/bot" }
 
     init(acceptOffers: Bool = true) async throws {
         let box = self.box
         let router = Router()
-        let portBox = PortBox()
         router.post("bot") { request, _ -> Response in
             let buffer = try await request.body.collect(upTo: 1 << 20)
             var headers: [String: String] = [:]
@@ -36,16 +34,7 @@ final class BotReceiver: Sendable {
             }
             return Response(status: .ok, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(string: answer)))
         }
-        var logger = Logger(label: "bot-receiver")
-        logger.logLevel = .critical
-        let app = Application(
-            router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)),
-            onServerRunning: { channel in portBox.set(channel.localAddress?.port ?? 0) }, logger: logger
-        )
-        self.group = ServiceGroup(configuration: .init(services: [app], gracefulShutdownSignals: [], logger: logger))
-        let group = self.group
-        self.task = Task { try await group.run() }
-        self.port = await portBox.wait()
+        server = await LoopbackHTTPServer(router, label: "bot-receiver")
     }
 
     /// What arrived so far.
@@ -62,7 +51,6 @@ final class BotReceiver: Sendable {
     }
 
     func stop() async throws {
-        await group.triggerGracefulShutdown()
-        try await task.value
+        try await server.stop()
     }
 }

@@ -146,4 +146,58 @@ struct WebhookFairnessTests {
         }
         try await receiver.stop()
     }
+
+    /// A dialog bot of `account` at `endpoint`, as the Web API stores one.
+    static func bot(_ account: String, endpoint: String) throws -> DialogBot {
+        let json = """
+            {"id":"\(account)-bot","accountId":"\(account)","name":"\(account) bot","botPersonId":"\(account)-bot-person",
+            "webhookStatus":"ACTIVE","webhookEndpoint":"\(endpoint)","webhookSecret":"secret","outboundTimeoutMillis":60000,
+            "onboardingOrder":1,"reboardingOrder":1,"offboardingOrder":1,"onboardingFilter":"VISITORS","reboardingEnabled":false,
+            "offboardingFilter":"NONE","needsCounterpartPresence":false,"messageStateHandledExternally":false,
+            "automaticTypingStateHandlingEnabled":false,"onTimeoutBehavior":"HAND_OFF","creationTimestamp":0,"modificationTimestamp":0,"version":1}
+            """
+        return try JSONDecoder().decode(DialogBot.self, from: Data(json.utf8))
+    }
+
+    @Test(
+        "an account whose dialog bot never answers holds its share of onboarding offers; another account's bot is asked at once",
+        .timeLimit(.minutes(1))
+    )
+    func hangingBotDelaysOnlyItsAccount() async throws {
+        let silent = try await SilentEndpoint()
+        let receiver = try await BotReceiver(acceptOffers: true)
+        let noisy = try Self.bot("noisy", endpoint: silent.url)
+        let quiet = try Self.bot("quiet", endpoint: receiver.url)
+        try await Self.withDispatcher(Self.settings) { dispatcher in
+            let service = BotDialogService(dispatcher: dispatcher, logger: TestServer.logger)
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                group.addTask { try await service.run() }
+                let body = Data(#"{"$_type":"BotOnboardingOfferRequest"}"#.utf8)
+                // More offers than the old single pool of 256 asked at once: every one of them would hang.
+                service.offer((0..<300).map { ResolvedBotOffer(dialogToken: "noisy-\($0)", accountId: "noisy", bot: noisy, body: body) })
+                let lane = BotDialogService.limits.runningPerLane
+                // The noisy account's share is being asked (its HTTP client opens at most a few connections per host
+                // and queues the rest, which hang as well) before the quiet account's offers come.
+                try await Self.waitForConnections(silent, 1)
+                let deadline = ContinuousClock.now + .seconds(30)
+                while service.counts(accountId: "noisy").running < lane, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(10)) }
+                service.offer((0..<3).map { ResolvedBotOffer(dialogToken: "quiet-\($0)", accountId: "quiet", bot: quiet, body: body) })
+                var answers: [BotDialogService.Answer] = []
+                for await answer in service.answers {
+                    answers.append(answer)
+                    if answers.filter({ $0.accountId == "quiet" }).count == 3 { break }
+                }
+                let quietAccepted = answers.filter { $0.accountId == "quiet" }.allSatisfy { $0.accepted }
+                #expect(quietAccepted, "the quiet account's bot took its offers")
+                // Beyond the noisy account's queue its offers were declined at once (their conversations go to the queue).
+                let declined = answers.filter { $0.accountId == "noisy" && !$0.accepted }.count
+                let (queued, running) = service.counts(accountId: "noisy")
+                #expect(running == lane && queued <= BotDialogService.limits.queuedPerAccount)
+                #expect(declined + queued + running == 300, "every offer is asked, waiting or declined: \(declined) + \(queued) + \(running)")
+                group.cancelAll()
+            }
+        }
+        try await silent.stop()
+        try await receiver.stop()
+    }
 }

@@ -133,4 +133,12 @@ public struct ResolvedBotOffer: Sendable, Equatable {
     public var bot: DialogBot
     /// The `BotOnboardingOfferRequest` body.
     public var body: Data
+
+    /// An offer of `bot`, recorded under `dialogToken`.
+    public init(dialogToken: String, accountId: String, bot: DialogBot, body: Data) {
+        self.dialogToken = dialogToken
+        self.accountId = accountId
+        self.bot = bot
+        self.body = body
+    }
 }

@@ -16,30 +16,40 @@ final class BotDialogService: Service {
         var accepted: Bool
     }
 
-    /// Offers waiting for a bot's answer at most; past them a new conversation goes straight to its queue.
-    static let maxPendingOffers = 256
+    /// How many offers wait for bots' answers at once, and how many may queue behind them: in all, per
+    /// account and per bot, so one account's slow bots hold only their share (``FairQueue``). Past the
+    /// queue bounds a new conversation goes straight to its queue.
+    static let limits = FairQueue<ResolvedBotOffer>.Limits(
+        running: 256, runningPerAccount: 64, runningPerLane: 32, queued: 4096, queuedPerAccount: 256
+    )
 
     /// The answers, in the order they came, for the write that records them.
     let answers: AsyncStream<Answer>
     private let answerInput: AsyncStream<Answer>.Continuation
-    private let offers: AsyncStream<ResolvedBotOffer>
-    private let offerInput: AsyncStream<ResolvedBotOffer>.Continuation
+    private let offers = FairQueue<ResolvedBotOffer>(limits: BotDialogService.limits)
     private let dispatcher: WebhookDispatcher
     private let logger: Logger
 
     init(dispatcher: WebhookDispatcher, logger: Logger) {
         self.dispatcher = dispatcher
         self.logger = logger
-        (offers, offerInput) = AsyncStream.makeStream(of: ResolvedBotOffer.self, bufferingPolicy: .bufferingOldest(Self.maxPendingOffers))
         (answers, answerInput) = AsyncStream.makeStream(of: Answer.self)
     }
 
-    /// Queues offers; never blocks.
+    /// Offers of `accountId` waiting and being asked.
+    func counts(accountId: String) -> (queued: Int, running: Int) {
+        offers.counts(account: accountId)
+    }
+
+    /// Queues offers, each in its account's queue for its bot; never blocks.
     func offer(_ offers: [ResolvedBotOffer]) {
         for offer in offers {
-            if case .dropped = offerInput.yield(offer) {
+            do throws(FairQueue<ResolvedBotOffer>.Overflow) {
+                try self.offers.enqueue(offer, account: offer.accountId, lane: offer.bot.id)
+            } catch {
                 logger.warning(
-                    "too many onboarding offers waiting for dialog bots; the conversation goes to its queue", metadata: ["bot": "\(offer.bot.id)"]
+                    "too many onboarding offers waiting for dialog bots; the conversation goes to its queue",
+                    metadata: ["bot": "\(offer.bot.id)", "account": "\(offer.accountId)", "reason": "\(error.reason(queue: "bot offer", accountOption: nil))"]
                 )
                 answerInput.yield(Answer(accountId: offer.accountId, dialogToken: offer.dialogToken, accepted: false))
             }
@@ -48,9 +58,9 @@ final class BotDialogService: Service {
 
     func run() async throws {
         await withGracefulShutdownHandler {
-            await offers.forEach(concurrently: Self.maxPendingOffers) { self.answerInput.yield(await self.ask($0)) }
+            await offers.run { self.answerInput.yield(await self.ask($0)) }
         } onGracefulShutdown: {
-            self.offerInput.finish()
+            self.offers.finish()
         }
         answerInput.finish()
     }

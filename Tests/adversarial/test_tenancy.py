@@ -1,4 +1,4 @@
-"""Tenants must not starve each other, nor steer the server with a header (issue 25, items 2, 3, 5, 6,
+"""Tenants must not starve each other, nor steer the server with a header (issue 25, items 2, 3, 4, 5, 6,
 11 and 12), against the real process: every shared budget is per account, absolute links come from the
 server's own URL, a refused snapshot import leaves every stored byte as it was, and a name Windows would
 save as `run.bat` is refused like `run.bat`."""
@@ -248,3 +248,71 @@ def test_names_windows_saves_as_a_blocked_extension_are_refused():
             assert answer.json()["type"] == "FILE_TYPE_NOT_ALLOWED"
         files = server.get(f"/mobile/v1/conversations/{conversation}/files", headers=_bearer(visitor)).json()["files"]
         assert files == []
+
+
+class _Silent(threading.Thread):
+    """A TCP endpoint that accepts connections and never answers (a webhook receiver that hangs)."""
+
+    def __init__(self):
+        super().__init__(daemon=True)
+        self.listener = socket.socket()
+        self.listener.bind(("127.0.0.1", 0))
+        self.listener.listen(128)
+        self.port = self.listener.getsockname()[1]
+        self.held: list[socket.socket] = []
+
+    def run(self) -> None:
+        while True:
+            try:
+                connection, _ = self.listener.accept()
+            except OSError:
+                return
+            self.held.append(connection)
+
+    def close(self) -> None:
+        for connection in self.held:
+            connection.close()
+        self.listener.close()
+
+
+class _Pings(BaseHTTPRequestHandler):
+    received: list[str] = []
+
+    def do_POST(self) -> None:
+        self.rfile.read(int(self.headers.get("Content-Length", "0")))
+        _Pings.received.append(self.headers.get("x-unblu-event", ""))
+        self.send_response(204)
+        self.end_headers()
+
+    def log_message(self, *args) -> None:
+        pass
+
+
+def _register_and_ping(http, name: str, endpoint: str, times: int) -> None:
+    created = http.post("/app/rest/v4/webhookregistrations/create", json={"name": name, "endpoint": endpoint, "events": ["conversation.created"]})
+    assert created.status_code == 200, created.text
+    for _ in range(times):
+        pinged = http.post(f"/app/rest/v4/webhookregistrations/{created.json()['id']}/sendPing")
+        assert pinged.status_code in (200, 204), pinged.text
+
+
+def test_a_hanging_webhook_endpoint_of_one_tenant_leaves_the_other_tenants_deliveries():
+    """Item 4: 40 pings to an endpoint that never answers held all 32 delivery slots for a minute."""
+    silent = _Silent()
+    silent.start()
+    receiver = HTTPServer(("127.0.0.1", 0), _Pings)
+    threading.Thread(target=receiver.serve_forever, daemon=True).start()
+    _Pings.received = []
+    try:
+        with Server() as server:
+            _with_other_tenant(server)
+            with server.client(auth=("admin", "admin")) as noisy:
+                _register_and_ping(noisy, "hangs", f"http://127.0.0.1:{silent.port}/hooks", 40)
+            assert wait_until(lambda: len(silent.held) >= 1, timeout=15), "the hanging endpoint was never called"
+            with server.client(auth=("other-admin", "other-pw")) as quiet:
+                _register_and_ping(quiet, "answers", f"http://127.0.0.1:{receiver.server_port}/hooks", 1)
+            # Well inside the hanging deliveries' request time-out: the quiet tenant's ping is not behind them.
+            assert wait_until(lambda: _Pings.received, timeout=5), "the other tenant's ping waited behind the hanging endpoint"
+    finally:
+        silent.close()
+        receiver.shutdown()

@@ -39,6 +39,11 @@ public struct Seed: Sendable, Codable, Equatable {
         /// `personLabels`, …), each as its Web API object. Matched by unique name (or by `id` for kinds
         /// without one) and updated in place.
         public var entities: [String: [JSONValue]]?
+        /// Webhook registrations, matched by name. One without a `secret` gets a generated one when
+        /// created and keeps its stored one when updated.
+        public var webhookRegistrations: [WebhookSeed]?
+        /// Dialog bots, matched by name; a missing `webhookSecret` is generated or kept like a webhook's.
+        public var bots: [BotSeed]?
 
         public init(
             name: String, configuration: [String: String]? = nil, metadata: [String: String]? = nil, apiKeys: [ApiKeySeed]? = nil,

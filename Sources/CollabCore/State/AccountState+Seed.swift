@@ -76,6 +76,7 @@ public struct ShardSet: Sendable {
             }
             try state.apply(accountSeed, passwordHashes: passwordHashes, context: context, changes: &changes, report: &report)
             try state.applyEntities(accountSeed.entities, context: context, changes: &changes, report: &report)
+            try state.applyOutbound(accountSeed, context: context, changes: &changes, report: &report)
             states[state.accountId] = state
         }
         return report

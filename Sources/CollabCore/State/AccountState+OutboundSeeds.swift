@@ -1,0 +1,59 @@
+/// Seeding what an account calls out to: webhook registrations and dialog bots, matched by name.
+extension AccountState {
+    /// Applies a seed's webhook registrations and bots idempotently: each is matched by name within the
+    /// account and updated only when a field the seed gives differs. A secret the seed leaves out is
+    /// generated for a new entry and kept for an existing one, so an exported seed (which never holds
+    /// secrets) applied again changes nothing.
+    mutating func applyOutbound(_ seed: Seed.AccountSeed, context: OperationContext, changes: inout ChangeSet, report: inout SeedReport) throws(CollabError) {
+        for (position, item) in (seed.webhookRegistrations ?? []).enumerated() {
+            do {
+                try applyWebhook(item, context: context, changes: &changes, report: &report)
+            } catch {
+                throw CollabError(error.kind, "seed: account '\(account.name)': webhookRegistrations[\(position)]: \(error.message)")
+            }
+        }
+        for (position, item) in (seed.bots ?? []).enumerated() {
+            do {
+                try applyBot(item, context: context, changes: &changes, report: &report)
+            } catch {
+                throw CollabError(error.kind, "seed: account '\(account.name)': bots[\(position)]: \(error.message)")
+            }
+        }
+    }
+
+    private mutating func applyWebhook(_ item: Seed.WebhookSeed, context: OperationContext, changes: inout ChangeSet, report: inout SeedReport) throws(CollabError) {
+        let input = item.input
+        guard let existing = webhooks.rows(Indexes.webhookByName, item.name).first else {
+            _ = try createWebhook(input, accountId: accountId, context: context, changes: &changes)
+            report.created += 1
+            return
+        }
+        let same = existing.description == item.description && (item.status == nil || item.status == existing.status)
+            && existing.endpoint == item.endpoint && existing.events == WebhookRegistration.vendorEventNames(item.events)
+            && (item.secret == nil || item.secret == existing.secret)
+        if same {
+            report.unchanged += 1
+            return
+        }
+        _ = try updateWebhook(id: existing.id, version: existing.version, input, for: .control, context: context, changes: &changes)
+        report.updated += 1
+    }
+
+    private mutating func applyBot(_ item: Seed.BotSeed, context: OperationContext, changes: inout ChangeSet, report: inout SeedReport) throws(CollabError) {
+        let input = item.input
+        guard let existing = bots.rows(Indexes.botByName, item.name).first else {
+            _ = try createBot(input, accountId: accountId, context: context, changes: &changes)
+            report.created += 1
+            return
+        }
+        try input.validate()
+        var candidate = existing
+        candidate.apply(input)
+        guard candidate != existing else {
+            report.unchanged += 1
+            return
+        }
+        _ = try updateBot(id: existing.id, version: existing.version, input, for: .control, context: context, changes: &changes)
+        report.updated += 1
+    }
+}

@@ -112,7 +112,7 @@ struct SeedExportTests {
         }
     }
 
-    @Test("another account is exported through a super admin's session; wrong credentials fail with the server's status")
+    @Test("another account through a super admin's session, the caller's own with a bearer session token; wrong credentials fail")
     func otherAccountAndBadCredentials() async throws {
         try await TestServer.with { source in
             try await source.control.seed("accounts:\n  - name: other\n    namedAreas: [{siteId: elsewhere}]\n")
@@ -120,6 +120,13 @@ struct SeedExportTests {
             let result = try await SeedExporter(options: options).export()
             #expect(result.seed.accounts.map(\.name) == ["other"])
             #expect(result.seed.accounts.first?.namedAreas?.map(\.siteId) == ["elsewhere"])
+
+            // --api-key: a Web API session token as bearer.
+            let login = source.transport(.none)
+            _ = try await login.webAPI("POST", "authenticator/login", #"{"username":"admin","password":"admin"}"#)
+            let token = try #require(login.sessionToken)
+            let byToken = try await SeedExporter(options: SeedExportOptions(baseURL: source.baseURL, credentials: .bearer(token))).export()
+            #expect(byToken.seed.accounts.map(\.name) == ["demo"])
 
             let wrong = SeedExportOptions(baseURL: source.baseURL, credentials: .user(username: "admin", password: "wrong"))
             await #expect(throws: SeedExportError.self) { try await SeedExporter(options: wrong).export() }

@@ -57,21 +57,19 @@ enum ExportedKind: CaseIterable {
         }
     }
 
-    /// Puts the kind's items into the account's seed, recording what was left out.
+    /// Puts the kind's items into the account's seed, recording what was left out. Entries are sorted by
+    /// their natural key (teams: parents first), so two exports of one account give the same text.
     func add(_ items: [JSONValue], to account: inout Seed.AccountSeed, reader: inout KindReader) {
         switch self {
         case .apiKeys:
             // The key is the credential itself: an exported key would be a leaked one.
             if !items.isEmpty { reader.skip("apiKeys: \(items.count) API keys, never exported (the key is a secret); add them under apiKeys:") }
         case .namedAreas:
-            let areas = items.compactMap { SeedMapping.namedArea($0, reader: &reader) }
-            account.namedAreas = areas.isEmpty ? nil : areas
-            reader.exported(self, areas.count)
+            let areas = items.compactMap { SeedMapping.namedArea($0, reader: &reader) }.sorted { $0.siteId < $1.siteId }
+            put(areas, at: \.namedAreas, in: &account, reader: &reader)
         case .users:
-            let users = items.compactMap { SeedMapping.user($0, reader: &reader) }
-            account.users = users.isEmpty ? nil : users
-            reader.exported(self, users.count)
-            if !users.isEmpty { reader.skip("users: \(users.count) passwords, never exported (the Web API does not give them out)") }
+            let users = items.compactMap { SeedMapping.user($0, reader: &reader) }.sorted { $0.username < $1.username }
+            put(users, at: \.users, in: &account, reader: &reader, secrets: "passwords, never exported (the Web API does not give them out)")
         case .teams:
             add(entities: SeedMapping.parentsFirst(items).map { SeedMapping.entity($0, keepId: true) }, to: &account, reader: &reader)
         case .conversationTemplates, .personLabels:
@@ -79,20 +77,29 @@ enum ExportedKind: CaseIterable {
         case .cannedResponses:
             let responses = items.compactMap { SeedMapping.cannedResponse($0) }
             if responses.count < items.count {
-                reader.skip("cannedResponses: \(items.count - responses.count) personal (USER) responses, their owners' ids differ on the target server")
+                reader.skip(
+                    "cannedResponses: \(items.count - responses.count) personal (USER) responses, their owners' ids differ on the target server")
             }
             add(entities: responses, to: &account, reader: &reader)
         case .bots:
-            let bots = items.compactMap { SeedMapping.bot($0, reader: &reader) }
-            account.bots = bots.isEmpty ? nil : bots
-            reader.exported(self, bots.count)
-            if !bots.isEmpty { reader.skip("bots: \(bots.count) webhook secrets, never exported (each gets a new one when the seed is loaded)") }
+            let bots = items.compactMap { SeedMapping.bot($0, reader: &reader) }.sorted { $0.name < $1.name }
+            put(bots, at: \.bots, in: &account, reader: &reader, secrets: Self.regeneratedSecrets)
         case .webhookRegistrations:
-            let hooks = items.compactMap { SeedMapping.webhook($0, reader: &reader) }
-            account.webhookRegistrations = hooks.isEmpty ? nil : hooks
-            reader.exported(self, hooks.count)
-            if !hooks.isEmpty { reader.skip("webhookRegistrations: \(hooks.count) webhook secrets, never exported (each gets a new one when the seed is loaded)") }
+            let hooks = items.compactMap { SeedMapping.webhook($0, reader: &reader) }.sorted { $0.name < $1.name }
+            put(hooks, at: \.webhookRegistrations, in: &account, reader: &reader, secrets: Self.regeneratedSecrets)
         }
+    }
+
+    private static let regeneratedSecrets = "webhook secrets, never exported (each gets a new one when the seed is loaded)"
+
+    /// Sets a typed seed list (none when empty), counts it, and reports the secrets its entries left behind.
+    private func put<Entry>(
+        _ entries: [Entry], at field: WritableKeyPath<Seed.AccountSeed, [Entry]?>, in account: inout Seed.AccountSeed, reader: inout KindReader,
+        secrets: String? = nil
+    ) {
+        account[keyPath: field] = entries.isEmpty ? nil : entries
+        reader.exported(self, entries.count)
+        if let secrets, !entries.isEmpty { reader.skip("\(label): \(entries.count) \(secrets)") }
     }
 
     private func add(entities: [JSONValue], to account: inout Seed.AccountSeed, reader: inout KindReader) {

@@ -40,7 +40,8 @@ public struct SeedExportOptions: Sendable {
     ///   - prefix: The Web API prefix.
     ///   - tls: TLS trust for an `https://` server.
     public init(
-        baseURL: String, credentials: Credentials, account: String? = nil, pageSize: Int = 100, maxPerKind: Int = 5_000, prefix: String = "/app/rest/v4",
+        baseURL: String, credentials: Credentials, account: String? = nil, pageSize: Int = 100, maxPerKind: Int = 5_000,
+        prefix: String = "/app/rest/v4",
         tls: TLSOptions? = nil
     ) {
         self.baseURL = baseURL

@@ -64,7 +64,9 @@ public struct SeedExporter: Sendable {
         let current = try await pager.call("GET", "/accounts/getCurrentAccount")
         if current["name"]?.stringValue != name {
             let target = try await pager.call("GET", "/accounts/getByName", query: [("name", name)])
-            guard let id = target["id"]?.stringValue else { throw SeedExportError(status: nil, "the server answered no id for the account '\(name)'") }
+            guard let id = target["id"]?.stringValue else {
+                throw SeedExportError(status: nil, "the server answered no id for the account '\(name)'")
+            }
             progress("switching to account \(name)")
             _ = try await pager.call("POST", "/authenticator/switchToAccount", body: .object(["accountId": .string(id)]))
         }
@@ -73,11 +75,14 @@ public struct SeedExporter: Sendable {
 
     private func read(pager: WebAPIPager) async throws(SeedExportError) -> SeedExportResult {
         let accountObject = try await pager.call("GET", "/accounts/getCurrentAccount", query: [("expand", "configuration,metadata")])
-        guard let name = accountObject["name"]?.stringValue else { throw SeedExportError(status: nil, "the server answered an account without a name") }
+        guard let name = accountObject["name"]?.stringValue else {
+            throw SeedExportError(status: nil, "the server answered an account without a name")
+        }
         progress("exporting account \(name) from \(options.baseURL)")
         var result = SeedExportResult(seed: Seed(accounts: [Seed.AccountSeed(name: name)]))
         var account = Seed.AccountSeed(
-            name: name, configuration: accountObject["configuration"]?.stringMap?.nilIfEmpty, metadata: accountObject["metadata"]?.stringMap?.nilIfEmpty
+            name: name, configuration: accountObject["configuration"]?.stringMap?.nilIfEmpty,
+            metadata: accountObject["metadata"]?.stringMap?.nilIfEmpty
         )
         var reader = KindReader(pager: pager, limit: options.maxPerKind, progress: progress, result: result)
         for kind in ExportedKind.allCases {

@@ -43,7 +43,8 @@ enum SeedMapping {
         }
         return Seed.NamedAreaSeed(
             siteId: siteId, name: object["name"]?.stringValue, description: object["description"]?.stringValue,
-            type: object["type"]?.stringValue.flatMap(NamedArea.AreaType.init(rawValue:)), configuration: object["configuration"]?.stringMap?.nilIfEmpty
+            type: object["type"]?.stringValue.flatMap(NamedArea.AreaType.init(rawValue:)),
+            configuration: object["configuration"]?.stringMap?.nilIfEmpty
         )
     }
 

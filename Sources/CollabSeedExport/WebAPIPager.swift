@@ -30,7 +30,9 @@ struct WebAPIPager: Sendable {
     /// Sends one request and decodes a JSON answer; a non-2xx answer is an error naming its status.
     func call(_ method: String, _ path: String, query: [(String, String)] = [], body: JSONValue? = nil) async throws(SeedExportError) -> JSONValue {
         let data: Data?
-        do { data = try body.map { try JSONEncoder().encode($0) } } catch { throw SeedExportError(status: nil, "cannot encode the request to \(path)") }
+        do { data = try body.map { try JSONEncoder().encode($0) } } catch {
+            throw SeedExportError(status: nil, "cannot encode the request to \(path)")
+        }
         let response: HTTPTransport.RawResponse
         do {
             response = try await transport.raw(method, prefix + path, query: query, body: data)

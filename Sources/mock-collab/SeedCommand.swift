@@ -55,7 +55,7 @@ struct SeedExportCommand: AsyncParsableCommand {
     @Option(help: "The Web API prefix (/unblu/rest/v4 is the vendor's alias).")
     var prefix = "/app/rest/v4"
 
-    @OptionGroup(title: "TLS")
+    @OptionGroup
     var tls: ClientTLSArguments
 
     func validate() throws {
@@ -77,7 +77,8 @@ struct SeedExportCommand: AsyncParsableCommand {
         let credentials: SeedExportOptions.Credentials =
             if let apiKey { .bearer(apiKey) } else { .user(username: user ?? "", password: password ?? "") }
         let options = SeedExportOptions(
-            baseURL: from, credentials: credentials, account: account, pageSize: pageSize, maxPerKind: maxPerKind, prefix: prefix, tls: try tls.options()
+            baseURL: from, credentials: credentials, account: account, pageSize: pageSize, maxPerKind: maxPerKind, prefix: prefix,
+            tls: try tls.options()
         )
         let exporter = SeedExporter(options: options) { line in FileHandle.standardError.write(Data("\(line)\n".utf8)) }
         do {
@@ -85,7 +86,8 @@ struct SeedExportCommand: AsyncParsableCommand {
             let yaml = try result.yaml(source: from)
             FileHandle.standardOutput.write(Data(yaml.utf8))
             let summary = result.exported.map { "\($0.count) \($0.kind)" }.joined(separator: ", ")
-            FileHandle.standardError.write(Data("exported \(summary); \(result.skipped.count) things skipped (listed above and in the seed's comments)\n".utf8))
+            FileHandle.standardError.write(
+                Data("exported \(summary); \(result.skipped.count) things skipped (listed above and in the seed's comments)\n".utf8))
         } catch {
             FileHandle.standardError.write(Data("seed export failed: \(error.message)\n".utf8))
             throw ExitCode.failure

@@ -36,7 +36,9 @@ struct SeedExportTests {
             try await Self.fill(admin, botURL: bot.url, hookURL: hooks.url)
 
             let progress = ProgressLines()
-            let exporter = SeedExporter(options: SeedExportOptions(baseURL: source.baseURL, credentials: .user(username: "admin", password: "admin"), pageSize: 2)) {
+            let exporter = SeedExporter(
+                options: SeedExportOptions(baseURL: source.baseURL, credentials: .user(username: "admin", password: "admin"), pageSize: 2)
+            ) {
                 progress.append($0)
             }
             let result = try await exporter.export()
@@ -57,7 +59,8 @@ struct SeedExportTests {
                 // The seed's users have no password; a second seed gives the admin one to read with.
                 let old = try await target.transport().raw("GET", "/app/rest/v4/accounts/getCurrentAccount")
                 #expect(old.status == 401)
-                try await target.control.seed("accounts:\n  - name: demo\n    users: [{username: admin, password: target-pw, role: ADMIN, firstName: Demo, lastName: Admin}]\n")
+                try await target.control.seed(
+                    "accounts:\n  - name: demo\n    users: [{username: admin, password: target-pw, role: ADMIN, firstName: Demo, lastName: Admin}]\n")
                 let targetAdmin = target.transport(.basic(username: "admin", password: "target-pw"))
 
                 let expand = [("expand", "configuration,metadata")]
@@ -116,7 +119,8 @@ struct SeedExportTests {
     func otherAccountAndBadCredentials() async throws {
         try await TestServer.with { source in
             try await source.control.seed("accounts:\n  - name: other\n    namedAreas: [{siteId: elsewhere}]\n")
-            let options = SeedExportOptions(baseURL: source.baseURL, credentials: .user(username: "superadmin", password: "superadmin"), account: "other")
+            let options = SeedExportOptions(
+                baseURL: source.baseURL, credentials: .user(username: "superadmin", password: "superadmin"), account: "other")
             let result = try await SeedExporter(options: options).export()
             #expect(result.seed.accounts.map(\.name) == ["other"])
             #expect(result.seed.accounts.first?.namedAreas?.map(\.siteId) == ["elsewhere"])
@@ -139,24 +143,31 @@ struct SeedExportTests {
         let account = try await admin.webAPI("GET", "accounts/getCurrentAccount", query: [("expand", "configuration")])
         var configuration = account["configuration"] as? [String: String] ?? [:]
         configuration["com.unblu.test.exported"] = "yes"
-        let update: [String: Any] = ["$_type": "Account", "id": account["id"] ?? "", "version": account["version"] ?? 0, "name": "demo", "configuration": configuration]
+        let update: [String: Any] = [
+            "$_type": "Account", "id": account["id"] ?? "", "version": account["version"] ?? 0, "name": "demo", "configuration": configuration,
+        ]
         _ = try await admin.webAPI("POST", "accounts/update", String(decoding: try JSONSerialization.data(withJSONObject: update), as: UTF8.self))
         _ = try await admin.webAPI(
-            "POST", "namedareas/create", #"{"$_type":"NamedArea","name":"Sales","siteId":"sales","type":"META_TAG","configuration":{"com.unblu.x":"1"}}"#
+            "POST", "namedareas/create",
+            #"{"$_type":"NamedArea","name":"Sales","siteId":"sales","type":"META_TAG","configuration":{"com.unblu.x":"1"}}"#
         )
         let parent = try await admin.webAPI("POST", "teams/create", #"{"$_type":"Team","name":"Support","description":"first line"}"#)
         let parentId = try #require(parent["id"] as? String)
         _ = try await admin.webAPI("POST", "teams/create", #"{"$_type":"Team","name":"Support EU","parentId":"\#(parentId)"}"#)
         _ = try await admin.webAPI(
             "POST", "users/createWithPassword",
-            #"{"user":{"$_type":"User","username":"exported-agent","authorizationRole":"REGISTERED_USER","firstName":"Eve","teamId":"\#(parentId)"},"password":"\#(userPassword)"}"#
+            #"{"user":{"$_type":"User","username":"exported-agent","authorizationRole":"REGISTERED_USER","firstName":"Eve","#
+                + #""teamId":"\#(parentId)"},"password":"\#(userPassword)"}"#
         )
-        _ = try await admin.webAPI("POST", "conversationtemplates/create", #"{"$_type":"ConversationTemplate","name":"Chat","initialEngagementType":"CHAT_REQUEST"}"#)
-        _ = try await admin.webAPI("POST", "cannedresponses/create", #"{"$_type":"CannedResponse","title":"Hello","text":"Hello there","ownerType":"ACCOUNT"}"#)
+        _ = try await admin.webAPI(
+            "POST", "conversationtemplates/create", #"{"$_type":"ConversationTemplate","name":"Chat","initialEngagementType":"CHAT_REQUEST"}"#)
+        _ = try await admin.webAPI(
+            "POST", "cannedresponses/create", #"{"$_type":"CannedResponse","title":"Hello","text":"Hello there","ownerType":"ACCOUNT"}"#)
         _ = try await admin.webAPI("POST", "personlabels/create", #"{"$_type":"PersonLabel","name":"tier::gold","color":"gold"}"#)
         _ = try await admin.webAPI(
             "POST", "bots/create",
-            #"{"$_type":"DialogBotData","name":"Greeter","webhookEndpoint":"\#(botURL)","webhookSecret":"\#(botSecret)","onboardingFilter":"VISITORS"}"#
+            #"{"$_type":"DialogBotData","name":"Greeter","webhookEndpoint":"\#(botURL)","#
+                + #""webhookSecret":"\#(botSecret)","onboardingFilter":"VISITORS"}"#
         )
         _ = try await admin.webAPI(
             "POST", "webhookregistrations/create",

@@ -25,7 +25,8 @@ extension Seed {
         }
 
         var input: WebhookRegistrationInput {
-            WebhookRegistrationInput(name: name, description: description, status: status, endpoint: endpoint, apiVersion: "V4", secret: secret, events: events)
+            WebhookRegistrationInput(
+                name: name, description: description, status: status, endpoint: endpoint, apiVersion: "V4", secret: secret, events: events)
         }
     }
 

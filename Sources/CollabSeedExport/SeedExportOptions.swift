@@ -1,4 +1,5 @@
 public import CollabClient
+import Foundation
 
 /// What `mock-collab seed export` reads and how much of it.
 public struct SeedExportOptions: Sendable {
@@ -25,6 +26,15 @@ public struct SeedExportOptions: Sendable {
     public var prefix: String
     /// TLS trust for an `https://` server.
     public var tls: TLSOptions?
+
+    /// ``baseURL`` without user information (`https://user:pw@host` → `https://host`), for progress and
+    /// the seed's comments, which must not carry credentials.
+    public var displayURL: String {
+        guard var components = URLComponents(string: baseURL), components.user != nil || components.password != nil else { return baseURL }
+        components.user = nil
+        components.password = nil
+        return components.string ?? baseURL
+    }
 
     /// The largest page the exporter asks for (the vendor's searches answer at most a few hundred items).
     public static let maximumPageSize = 500

@@ -78,7 +78,7 @@ public struct SeedExporter: Sendable {
         guard let name = accountObject["name"]?.stringValue else {
             throw SeedExportError(status: nil, "the server answered an account without a name")
         }
-        progress("exporting account \(name) from \(options.baseURL)")
+        progress("exporting account \(name) from \(options.displayURL)")
         var result = SeedExportResult(seed: Seed(accounts: [Seed.AccountSeed(name: name)]))
         var account = Seed.AccountSeed(
             name: name, configuration: accountObject["configuration"]?.stringMap?.nilIfEmpty,

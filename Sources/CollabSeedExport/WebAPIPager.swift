@@ -53,11 +53,14 @@ struct WebAPIPager: Sendable {
 
     /// Every item of a search (`POST {path}` with `offset`/`limit`), following `hasMoreItems`, up to `limit`.
     func search(_ path: String, queryType: String, expand: [String] = [], limit: Int) async throws(SeedExportError) -> Page {
+        // Each round adds at least one item or ends, so a server that always says `hasMoreItems` (or
+        // repeats a page) still stops at `limit`.
+        let limit = max(limit, 1)
         var items: [JSONValue] = []
         var offset = 0
         let query = expand.isEmpty ? [] : [("expand", expand.joined(separator: ","))]
         while true {
-            let size = min(pageSize, limit - items.count)
+            let size = min(max(pageSize, 1), limit - items.count)
             let body = JSONValue.object(["$_type": .string(queryType), "offset": .int(offset), "limit": .int(size)])
             let result = try await call("POST", path, query: query, body: body)
             let page = result["items"]?.arrayValue ?? []

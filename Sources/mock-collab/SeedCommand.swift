@@ -83,7 +83,7 @@ struct SeedExportCommand: AsyncParsableCommand {
         let exporter = SeedExporter(options: options) { line in FileHandle.standardError.write(Data("\(line)\n".utf8)) }
         do {
             let result = try await exporter.export()
-            let yaml = try result.yaml(source: from)
+            let yaml = try result.yaml(source: options.displayURL)
             FileHandle.standardOutput.write(Data(yaml.utf8))
             let summary = result.exported.map { "\($0.count) \($0.kind)" }.joined(separator: ", ")
             FileHandle.standardError.write(

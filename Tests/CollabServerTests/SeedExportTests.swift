@@ -46,6 +46,7 @@ struct SeedExportTests {
 
             for secret in [Self.userPassword, Self.webhookSecret, Self.botSecret, "demo-api-key"] {
                 #expect(!yaml.contains(secret), "the seed holds '\(secret)'")
+                #expect(!progress.lines.contains { $0.contains(secret) }, "the progress shows '\(secret)'")
             }
             let keys = yaml.split(separator: "\n").filter { !$0.hasPrefix("#") }.map { $0.trimmingCharacters(in: .whitespaces) }
             #expect(!keys.contains { $0.hasPrefix("password:") || $0.hasPrefix("secret:") || $0.hasPrefix("webhookSecret:") })
@@ -94,7 +95,7 @@ struct SeedExportTests {
             accounts:
               - name: tenant
                 users: [{username: tenant-admin, password: pw, role: ADMIN}]
-                namedAreas: [{siteId: front, name: Front}]
+                namedAreas: [{siteId: front, name: Front}, {siteId: back, name: Back}]
                 faults:
                   - match: {surface: WEB_API, path: /app/rest/v4/bots/search}
                     action: {type: ERROR, status: 404, message: no bots here}
@@ -109,9 +110,17 @@ struct SeedExportTests {
             #expect(result.skipped.contains { $0.hasPrefix("webhookRegistrations: skipped, the server answered 403") })
             let account = try #require(result.seed.accounts.first)
             #expect(account.bots == nil && account.webhookRegistrations == nil)
-            #expect(account.namedAreas?.map(\.siteId) == ["front"])
+            #expect(account.namedAreas?.map(\.siteId) == ["back", "front"])
             let yaml = try result.yaml(source: source.baseURL)
             #expect(yaml.contains("# - bots: skipped, the server answered 404"))
+
+            // The cap per kind: one named area of two, and a message that says how to get the rest.
+            var capped = options
+            capped.maxPerKind = 1
+            let cut = try await SeedExporter(options: capped).export()
+            #expect(cut.seed.accounts.first?.namedAreas?.count == 1)
+            #expect(cut.skipped.contains { $0.hasPrefix("namedAreas: stopped at 1 (the cap per kind; raise it with --max-per-kind)") })
+            #expect(SeedExportOptions(baseURL: "http://u:secret@127.0.0.1:1", credentials: .bearer("t")).displayURL == "http://127.0.0.1:1")
         }
     }
 

@@ -52,7 +52,7 @@ enum ExportedKind: CaseIterable {
     /// Optional parts asked for: configuration is part of what a tenant's shape is.
     var expand: [String] {
         switch self {
-        case .namedAreas, .teams, .conversationTemplates: ["configuration", "metadata"]
+        case .namedAreas, .users, .teams, .conversationTemplates: ["configuration", "metadata"]
         default: []
         }
     }

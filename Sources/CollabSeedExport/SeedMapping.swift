@@ -44,7 +44,7 @@ enum SeedMapping {
         return Seed.NamedAreaSeed(
             siteId: siteId, name: object["name"]?.stringValue, description: object["description"]?.stringValue,
             type: object["type"]?.stringValue.flatMap(NamedArea.AreaType.init(rawValue:)),
-            configuration: object["configuration"]?.stringMap?.nilIfEmpty
+            configuration: object["configuration"]?.stringMap?.nilIfEmpty, metadata: object["metadata"]?.stringMap?.nilIfEmpty
         )
     }
 
@@ -61,7 +61,8 @@ enum SeedMapping {
         return Seed.UserSeed(
             username: username, role: role, firstName: object["firstName"]?.stringValue, lastName: object["lastName"]?.stringValue,
             displayName: object["displayName"]?.stringValue, email: object["email"]?.stringValue, phone: object["phone"]?.stringValue,
-            teamId: object["teamId"]?.stringValue
+            teamId: object["teamId"]?.stringValue, configuration: object["configuration"]?.stringMap?.nilIfEmpty,
+            metadata: object["metadata"]?.stringMap?.nilIfEmpty
         )
     }
 

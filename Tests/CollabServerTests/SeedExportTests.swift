@@ -77,6 +77,12 @@ struct SeedExportTests {
                     #expect(before == after, "\(search.path) differs after the round trip")
                 }
 
+                // Configuration and metadata of users and areas made the trip (not only empty on both sides).
+                let users = try await Self.items(targetAdmin, "users/search", "UserQuery", ignoring: [])
+                #expect(users.contains { $0.contains(#""crm":"7""#) && $0.contains("com.unblu.u") })
+                let areas = try await Self.items(targetAdmin, "namedareas/search", "NamedAreaQuery", ignoring: [])
+                #expect(areas.contains { $0.contains(#""region":"eu""#) && $0.contains("com.unblu.x") })
+
                 // Loading the exported seed again changes nothing (secrets left out are kept, not replaced).
                 let again = try await target.control.seed(yaml)
                 #expect(again.created == 0 && again.updated == 0, "\(again)")
@@ -158,7 +164,7 @@ struct SeedExportTests {
         _ = try await admin.webAPI("POST", "accounts/update", String(decoding: try JSONSerialization.data(withJSONObject: update), as: UTF8.self))
         _ = try await admin.webAPI(
             "POST", "namedareas/create",
-            #"{"$_type":"NamedArea","name":"Sales","siteId":"sales","type":"META_TAG","configuration":{"com.unblu.x":"1"}}"#
+            #"{"$_type":"NamedArea","name":"Sales","siteId":"sales","type":"META_TAG","configuration":{"com.unblu.x":"1"},"metadata":{"region":"eu"}}"#
         )
         let parent = try await admin.webAPI("POST", "teams/create", #"{"$_type":"Team","name":"Support","description":"first line"}"#)
         let parentId = try #require(parent["id"] as? String)
@@ -166,7 +172,7 @@ struct SeedExportTests {
         _ = try await admin.webAPI(
             "POST", "users/createWithPassword",
             #"{"user":{"$_type":"User","username":"exported-agent","authorizationRole":"REGISTERED_USER","firstName":"Eve","#
-                + #""teamId":"\#(parentId)"},"password":"\#(userPassword)"}"#
+                + #""teamId":"\#(parentId)","configuration":{"com.unblu.u":"2"},"metadata":{"crm":"7"}},"password":"\#(userPassword)"}"#
         )
         _ = try await admin.webAPI(
             "POST", "conversationtemplates/create", #"{"$_type":"ConversationTemplate","name":"Chat","initialEngagementType":"CHAT_REQUEST"}"#)

@@ -164,7 +164,8 @@ struct SeedExportTests {
         _ = try await admin.webAPI("POST", "accounts/update", String(decoding: try JSONSerialization.data(withJSONObject: update), as: UTF8.self))
         _ = try await admin.webAPI(
             "POST", "namedareas/create",
-            #"{"$_type":"NamedArea","name":"Sales","siteId":"sales","type":"META_TAG","configuration":{"com.unblu.x":"1"},"metadata":{"region":"eu"}}"#
+            #"{"$_type":"NamedArea","name":"Sales","siteId":"sales","type":"META_TAG","#
+                + #""configuration":{"com.unblu.x":"1"},"metadata":{"region":"eu"}}"#
         )
         let parent = try await admin.webAPI("POST", "teams/create", #"{"$_type":"Team","name":"Support","description":"first line"}"#)
         let parentId = try #require(parent["id"] as? String)

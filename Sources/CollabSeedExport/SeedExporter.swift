@@ -1,6 +1,6 @@
 public import AsyncHTTPClient
 import CollabClient
-public import CollabCore
+import CollabCore
 import CollabWire
 
 /// Reads one account of a running Web API v4 server (the vendor's or MockCollab) and turns it into a

@@ -1,5 +1,5 @@
 import CollabClient
-public import CollabWire
+import CollabWire
 import Foundation
 
 /// Why the exporter could not read something.

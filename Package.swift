@@ -207,6 +207,16 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        // `mock-collab seed export`: reads an account through the vendor's Web API v4 and writes it as a seed.
+        .target(
+            name: "CollabSeedExport",
+            dependencies: [
+                "CollabClient", "CollabCore", "CollabSeed", "CollabWire",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Yams", package: "Yams"),
+            ],
+            swiftSettings: swiftSettings
+        ),
         .executableTarget(
             name: "mock-collab",
             dependencies: [
@@ -232,6 +242,7 @@ let package = Package(
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
                 "CollabCore",
                 "CollabSeed",
+                "CollabSeedExport",
                 "CollabStore",
             ],
             swiftSettings: swiftSettings
@@ -300,7 +311,7 @@ let package = Package(
             name: "CollabServerTests",
             dependencies: [
                 "CollabServer", "CollabTestSupport",
-                "CollabClient", "CollabWire", "CollabCore", "CollabSeed", "CollabStore", "CollabPush",
+                "CollabClient", "CollabWire", "CollabCore", "CollabSeed", "CollabSeedExport", "CollabStore", "CollabPush",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "JWTKit", package: "jwt-kit"),
                 .product(name: "Crypto", package: "swift-crypto"),

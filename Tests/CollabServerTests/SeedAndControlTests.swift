@@ -16,7 +16,7 @@ struct SeedAndControlTests {
     func exampleSeedIsIdempotent() async throws {
         try await InProcessServer.with { server in
             let first = try await server.control.seed(Self.exampleSeed)
-            #expect(first.created == 8, "account, 2 keys, 2 areas, 2 users, 1 person... and \(first)")
+            #expect(first.created == 10, "account, 2 keys, 2 areas, 2 users, 1 person, 1 webhook, 1 bot... and \(first)")
             let stats = try await server.entityStats(account: "acme")
             let second = try await server.control.seed(Self.exampleSeed)
             #expect(second.created == 0)
@@ -33,6 +33,43 @@ struct SeedAndControlTests {
             // A JWT signed with the seeded shared secret logs a visitor in.
             let token = try await server.control.issueToken(account: "acme", TestTokenRequest(subject: "app-user-1"))
             try await server.anonymous.authenticator.loginWithSecureToken(token.token, apiKey: "acme-ios-key")
+        }
+    }
+
+    @Test("seeded webhooks and bots keep a given secret, get one when it is left out, and keep it when a seed leaves it out")
+    func outboundSeeds() async throws {
+        try await InProcessServer.with { server in
+            let seed = """
+                accounts:
+                  - name: hooks
+                    users: [{username: hooks-admin, password: pw, role: ADMIN}]
+                    webhookRegistrations:
+                      - {name: given, endpoint: "http://127.0.0.1:9/a", events: [conversation.created], secret: seeded-secret}
+                      - {name: generated, endpoint: "http://127.0.0.1:9/b", events: ["*"], status: INACTIVE}
+                    bots: [{name: Greeter, webhookEndpoint: "http://127.0.0.1:9/bot", onboardingFilter: VISITORS, onboardingOrder: 2}]
+                """
+            #expect(try await server.control.seed(seed).created == 5)
+            let admin = server.admin("hooks-admin", "pw").transport
+            func hook(_ name: String) async throws -> [String: Any] {
+                try await admin.webAPI("GET", "webhookregistrations/getByName", query: [("name", name)])
+            }
+            #expect(try await hook("given")["secret"] as? String == "seeded-secret")
+            let generated = try #require(try await hook("generated")["secret"] as? String)
+            #expect(!generated.isEmpty)
+            #expect(try await hook("generated")["status"] as? String == "INACTIVE")
+            let bot = try await admin.webAPI("GET", "bots/getByName", query: [("name", "Greeter")])
+            #expect(bot["onboardingFilter"] as? String == "VISITORS" && bot["onboardingOrder"] as? Int == 2)
+
+            // The same seed without the given secret: nothing changes, secrets included.
+            let again = try await server.control.seed(seed.replacingOccurrences(of: ", secret: seeded-secret", with: ""))
+            #expect(again.created == 0 && again.updated == 0)
+            #expect(try await hook("given")["secret"] as? String == "seeded-secret")
+            #expect(try await hook("generated")["secret"] as? String == generated)
+            // A changed field updates in place; a bad one is a 400 naming the entry.
+            #expect(try await server.control.seed(seed.replacingOccurrences(of: "onboardingOrder: 2", with: "onboardingOrder: 3")).updated == 1)
+            await #expect(throws: CollabClientError.self) {
+                try await server.control.seed(seed.replacingOccurrences(of: "http://127.0.0.1:9/bot", with: "ftp://x"))
+            }
         }
     }
 

@@ -39,6 +39,11 @@ public struct Seed: Sendable, Codable, Equatable {
         /// `personLabels`, …), each as its Web API object. Matched by unique name (or by `id` for kinds
         /// without one) and updated in place.
         public var entities: [String: [JSONValue]]?
+        /// Webhook registrations, matched by name. One without a `secret` gets a generated one when
+        /// created and keeps its stored one when updated.
+        public var webhookRegistrations: [WebhookSeed]?
+        /// Dialog bots, matched by name; a missing `webhookSecret` is generated or kept like a webhook's.
+        public var bots: [BotSeed]?
 
         public init(
             name: String, configuration: [String: String]? = nil, metadata: [String: String]? = nil, apiKeys: [ApiKeySeed]? = nil,
@@ -89,12 +94,18 @@ public struct Seed: Sendable, Codable, Equatable {
         public var description: String?
         public var type: NamedArea.AreaType?
         public var configuration: [String: String]?
-        public init(siteId: String, name: String? = nil, description: String? = nil, type: NamedArea.AreaType? = nil, configuration: [String: String]? = nil) {
+        /// The area's metadata; left out: kept.
+        public var metadata: [String: String]?
+        public init(
+            siteId: String, name: String? = nil, description: String? = nil, type: NamedArea.AreaType? = nil, configuration: [String: String]? = nil,
+            metadata: [String: String]? = nil
+        ) {
             self.siteId = siteId
             self.name = name
             self.description = description
             self.type = type
             self.configuration = configuration
+            self.metadata = metadata
         }
     }
 
@@ -109,10 +120,17 @@ public struct Seed: Sendable, Codable, Equatable {
         public var email: String?
         public var phone: String?
         public var teamId: String?
+        /// The user's level of the configuration cascade; left out: kept.
+        public var configuration: [String: String]?
+        /// The user's metadata; left out: kept.
+        public var metadata: [String: String]?
         public init(
             username: String, password: String? = nil, role: AuthorizationRole? = nil, firstName: String? = nil, lastName: String? = nil,
-            displayName: String? = nil, email: String? = nil, phone: String? = nil, teamId: String? = nil
+            displayName: String? = nil, email: String? = nil, phone: String? = nil, teamId: String? = nil, configuration: [String: String]? = nil,
+            metadata: [String: String]? = nil
         ) {
+            self.configuration = configuration
+            self.metadata = metadata
             self.username = username
             self.password = password
             self.role = role

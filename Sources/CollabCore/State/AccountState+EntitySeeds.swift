@@ -29,13 +29,18 @@ extension AccountState {
         report: inout SeedReport
     ) throws(CollabError) {
         let draft = try EntityWire.draft(E.self, from: item, at: path)
+        // Natural keys are compared with the defaults a write would fill in (a canned response's
+        // ACCOUNT owner is the account), so a seed that leaves them out matches what it created.
+        var keyed = draft
+        keyed.accountId = accountId
+        E.declaration.rules.complete(&keyed, system)
         let table = declared.table(E.self)
         let existing: E? =
             if let field = E.declaration.uniqueName, let name = field.value(draft).indexKey {
                 table.ids(field.name, name).first.flatMap { table[$0] }
             } else if !draft.id.isEmpty {
                 table[draft.id]
-            } else if let key = E.declaration.naturalKey, let value = key(draft) {
+            } else if let key = E.declaration.naturalKey, let value = key(keyed) {
                 // Seeds are small and applied rarely: a look through the kind is fine here.
                 table.rows.values.first { key($0) == value }
             } else {

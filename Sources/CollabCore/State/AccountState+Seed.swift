@@ -76,6 +76,7 @@ public struct ShardSet: Sendable {
             }
             try state.apply(accountSeed, passwordHashes: passwordHashes, context: context, changes: &changes, report: &report)
             try state.applyEntities(accountSeed.entities, context: context, changes: &changes, report: &report)
+            try state.applyOutbound(accountSeed, context: context, changes: &changes, report: &report)
             states[state.accountId] = state
         }
         return report
@@ -125,11 +126,12 @@ extension AccountState {
         for areaSeed in seed.namedAreas ?? [] {
             let input = NamedAreaInput(
                 name: areaSeed.name ?? areaSeed.siteId, description: areaSeed.description, type: areaSeed.type, siteId: areaSeed.siteId,
-                configuration: areaSeed.configuration
+                configuration: areaSeed.configuration, metadata: areaSeed.metadata
             )
             if let existing = namedArea(siteId: areaSeed.siteId, accountId: accountId) {
                 if existing.name != input.name || existing.description != input.description || (input.type != nil && input.type != existing.type)
-                    || (input.configuration != nil && input.configuration != existing.configuration) {
+                    || (input.configuration != nil && input.configuration != existing.configuration)
+                    || (input.metadata != nil && input.metadata != existing.metadata) {
                     _ = try updateNamedArea(id: existing.id, version: existing.version, input, for: system, context: context, changes: &changes)
                     report.updated += 1
                 } else {
@@ -145,7 +147,7 @@ extension AccountState {
             let input = UserInput(
                 username: userSeed.username, email: userSeed.email, phone: userSeed.phone, teamId: userSeed.teamId,
                 authorizationRole: userSeed.role ?? .registeredUser, displayName: userSeed.displayName, firstName: userSeed.firstName,
-                lastName: userSeed.lastName
+                lastName: userSeed.lastName, configuration: userSeed.configuration, metadata: userSeed.metadata
             )
             let newHash = passwordHashes[userSeed.username]
             if let owner = directory.accountId(for: .username(userSeed.username)), owner != accountId {
@@ -155,7 +157,9 @@ extension AccountState {
                 var changed = false
                 if existing.email != input.email || existing.phone != input.phone || existing.teamId != input.teamId
                     || existing.authorizationRole != input.authorizationRole || existing.displayName != input.displayName
-                    || existing.firstName != input.firstName || existing.lastName != input.lastName {
+                    || existing.firstName != input.firstName || existing.lastName != input.lastName
+                    || (input.configuration != nil && input.configuration != existing.configuration)
+                    || (input.metadata != nil && input.metadata != existing.metadata) {
                     _ = try updateUser(id: existing.id, version: existing.version, input, for: system, context: context, changes: &changes)
                     changed = true
                 }

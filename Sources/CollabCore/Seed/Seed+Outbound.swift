@@ -1,0 +1,81 @@
+/// Seed entries for what an account calls out to: webhook registrations and dialog bots.
+extension Seed {
+    /// A webhook registration (the vendor's `WebhookRegistration` without its bookkeeping fields).
+    public struct WebhookSeed: Sendable, Codable, Equatable {
+        public var name: String
+        public var description: String?
+        public var status: WebhookRegistration.Status?
+        /// The `http(s)` URL events are posted to.
+        public var endpoint: String
+        /// Event names (`conversation.created`, …, or `*`).
+        public var events: [String]
+        /// The HMAC key of `x-unblu-signature-256`; generated when a new registration has none.
+        public var secret: String?
+
+        public init(
+            name: String, description: String? = nil, status: WebhookRegistration.Status? = nil, endpoint: String, events: [String],
+            secret: String? = nil
+        ) {
+            self.name = name
+            self.description = description
+            self.status = status
+            self.endpoint = endpoint
+            self.events = events
+            self.secret = secret
+        }
+
+        var input: WebhookRegistrationInput {
+            WebhookRegistrationInput(
+                name: name, description: description, status: status, endpoint: endpoint, apiVersion: "V4", secret: secret, events: events)
+        }
+    }
+
+    /// A dialog bot (the vendor's `DialogBotData` without its bookkeeping fields and its person).
+    /// Absent fields take the defaults of `bots/create`.
+    public struct BotSeed: Sendable, Codable, Equatable {
+        public var name: String
+        public var description: String?
+        public var webhookStatus: WebhookRegistration.Status?
+        public var webhookEndpoint: String
+        /// The HMAC key of the bot's requests; generated when a new bot has none.
+        public var webhookSecret: String?
+        public var outboundTimeoutMillis: Int64?
+        public var onboardingOrder: Int32?
+        public var reboardingOrder: Int32?
+        public var offboardingOrder: Int32?
+        public var onboardingFilter: DialogBot.Filter?
+        public var reboardingEnabled: Bool?
+        public var offboardingFilter: DialogBot.Filter?
+        public var needsCounterpartPresence: Bool?
+        public var messageStateHandledExternally: Bool?
+        public var automaticTypingStateHandlingEnabled: Bool?
+        public var onTimeoutBehavior: DialogBot.TimeoutBehavior?
+
+        public init(name: String, webhookEndpoint: String) {
+            self.name = name
+            self.webhookEndpoint = webhookEndpoint
+        }
+
+        var input: DialogBot.Input {
+            var input = DialogBot.Input()
+            input.name = name
+            input.description = description
+            input.webhookStatus = webhookStatus?.rawValue
+            input.webhookEndpoint = webhookEndpoint
+            input.webhookSecret = webhookSecret
+            input.webhookApiVersion = "V4"
+            input.outboundTimeoutMillis = outboundTimeoutMillis
+            input.onboardingOrder = onboardingOrder
+            input.reboardingOrder = reboardingOrder
+            input.offboardingOrder = offboardingOrder
+            input.onboardingFilter = onboardingFilter?.rawValue
+            input.reboardingEnabled = reboardingEnabled
+            input.offboardingFilter = offboardingFilter?.rawValue
+            input.needsCounterpartPresence = needsCounterpartPresence
+            input.messageStateHandledExternally = messageStateHandledExternally
+            input.automaticTypingStateHandlingEnabled = automaticTypingStateHandlingEnabled
+            input.onTimeoutBehavior = onTimeoutBehavior?.rawValue
+            return input
+        }
+    }
+}

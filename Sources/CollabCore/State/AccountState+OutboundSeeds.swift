@@ -1,0 +1,82 @@
+/// Seeding what an account calls out to: webhook registrations and dialog bots, matched by name.
+extension AccountState {
+    /// Applies a seed's webhook registrations and bots idempotently: each is matched by name within the
+    /// account and updated only when a field the seed gives differs. A secret the seed leaves out is
+    /// generated for a new entry and kept for an existing one, so an exported seed (which never holds
+    /// secrets) applied again changes nothing.
+    mutating func applyOutbound(_ seed: Seed.AccountSeed, context: OperationContext, changes: inout ChangeSet, report: inout SeedReport)
+        throws(CollabError)
+    {
+        for (position, item) in (seed.webhookRegistrations ?? []).enumerated() {
+            do {
+                try applyWebhook(item, context: context, changes: &changes, report: &report)
+            } catch {
+                throw CollabError(error.kind, "seed: account '\(account.name)': webhookRegistrations[\(position)]: \(error.message)")
+            }
+        }
+        for (position, item) in (seed.bots ?? []).enumerated() {
+            do {
+                try applyBot(item, context: context, changes: &changes, report: &report)
+            } catch {
+                throw CollabError(error.kind, "seed: account '\(account.name)': bots[\(position)]: \(error.message)")
+            }
+        }
+    }
+
+    private mutating func applyWebhook(_ item: Seed.WebhookSeed, context: OperationContext, changes: inout ChangeSet, report: inout SeedReport)
+        throws(CollabError)
+    {
+        let input = item.input
+        try upsert(
+            webhooks.rows(Indexes.webhookByName, item.name).first, report: &report,
+            unchanged: { existing in
+                existing.description == item.description && (item.status == nil || item.status == existing.status)
+                    && existing.endpoint == item.endpoint
+                    && existing.events == WebhookRegistration.vendorEventNames(item.events) && (item.secret == nil || item.secret == existing.secret)
+            },
+            create: { state throws(CollabError) in
+                _ = try state.createWebhook(input, accountId: state.accountId, context: context, changes: &changes)
+            },
+            update: { state, existing throws(CollabError) in
+                _ = try state.updateWebhook(id: existing.id, version: existing.version, input, for: .control, context: context, changes: &changes)
+            }
+        )
+    }
+
+    private mutating func applyBot(_ item: Seed.BotSeed, context: OperationContext, changes: inout ChangeSet, report: inout SeedReport)
+        throws(CollabError)
+    {
+        let input = item.input
+        try input.validate()
+        try upsert(
+            bots.rows(Indexes.botByName, item.name).first, report: &report,
+            unchanged: { existing in
+                var candidate = existing
+                candidate.apply(input)
+                return candidate == existing
+            },
+            create: { state throws(CollabError) in _ = try state.createBot(input, accountId: state.accountId, context: context, changes: &changes) },
+            update: { state, existing throws(CollabError) in
+                _ = try state.updateBot(id: existing.id, version: existing.version, input, for: .control, context: context, changes: &changes)
+            }
+        )
+    }
+
+    /// Creates an entry the account does not have, updates one that differs, and counts which it was.
+    private mutating func upsert<Entity>(
+        _ existing: Entity?, report: inout SeedReport, unchanged: (Entity) -> Bool, create: (inout AccountState) throws(CollabError) -> Void,
+        update: (inout AccountState, Entity) throws(CollabError) -> Void
+    ) throws(CollabError) {
+        guard let existing else {
+            try create(&self)
+            report.created += 1
+            return
+        }
+        if unchanged(existing) {
+            report.unchanged += 1
+        } else {
+            try update(&self, existing)
+            report.updated += 1
+        }
+    }
+}

@@ -89,9 +89,16 @@ extension FileUploadInterceptor {
     }
 }
 
-extension AccountState {
+extension Dictionary where Key == String, Value == FileUploadInterceptor {
     /// The active interceptors that review files of `mimeType`, in order.
+    public func reviewing(_ mimeType: String) -> [FileUploadInterceptor] {
+        inCallOrder.filter { $0.reviews(mimeType) }
+    }
+}
+
+extension AccountState {
+    /// The account's active interceptors that review files of `mimeType`, in order.
     public func fileUploadInterceptors(reviewing mimeType: String) -> [FileUploadInterceptor] {
-        interceptors(FileUploadInterceptor.self).filter { $0.reviews(mimeType) }
+        fileUploadInterceptors.reviewing(mimeType)
     }
 }

@@ -52,7 +52,10 @@ struct GlobalFileInterceptorTableTests {
                 (.post, "update", #"{"id":"unknown","name":"g","order":1,"webhookEndpoint":"http://a.example/c"}"#, 404, "unknown"),
                 (.delete, "unknown/delete", nil, 404, "unknown"),
                 (.post, "unknown/sendPing", nil, 404, "unknown"),
-                (.post, "search", #"{"searchFilters":[{"field":"WEBHOOK_ENDPOINT","operator":{"type":"EQUALS","value":"x"}}]}"#, 400, "WEBHOOK_ENDPOINT"),
+                (
+                    .post, "search", #"{"searchFilters":[{"field":"WEBHOOK_ENDPOINT","operator":{"type":"EQUALS","value":"x"}}]}"#, 400,
+                    "WEBHOOK_ENDPOINT"
+                ),
                 (.post, "search", #"{"orderBy":[{"field":"ORDER"}]}"#, 400, "ORDER"),
                 (.post, "search", #"{"$_type":"MessageInterceptorQuery"}"#, 400, "$_type"),
                 (.post, "search", #"{"limit":-1}"#, 400, "limit"),
@@ -83,7 +86,8 @@ struct GlobalFileInterceptorTableTests {
             #expect(created.object["accountId"] == nil, "a global interceptor belongs to no account")
             #expect(created.object["webhookSecret"] as? String == "global-secret", "a super admin reads the secret")
             #expect(created.object["webhookStatus"] as? String == "ACTIVE" && created.object["version"] as? Int == 1)
-            let second = try await root(.post, "create", #"{"name":"images","order":2,"mimeTypeRegex":"image/.*","webhookEndpoint":"http://127.0.0.1:9/i"}"#)
+            let second = try await root(
+                .post, "create", #"{"name":"images","order":2,"mimeTypeRegex":"image/.*","webhookEndpoint":"http://127.0.0.1:9/i"}"#)
             let secondId = try #require(second.object["id"] as? String)
             #expect((second.object["webhookSecret"] as? String)?.count ?? 0 >= 32, "a secret is generated when none is given")
             #expect(try await root(.post, "create", Self.valid).status == 409, "names are unique")
@@ -96,7 +100,8 @@ struct GlobalFileInterceptorTableTests {
             #expect((page.object["items"] as? [[String: Any]])?.compactMap { $0["name"] as? String } == ["scan-all"])
             #expect(page.object["hasMoreItems"] as? Bool == true && page.object["nextOffset"] as? Int == 1)
 
-            let update = #"{"id":"\#(id)","version":1,"name":"scan-all","order":3,"webhookStatus":"INACTIVE","webhookEndpoint":"http://127.0.0.1:9/v2"}"#
+            let update =
+                #"{"id":"\#(id)","version":1,"name":"scan-all","order":3,"webhookStatus":"INACTIVE","webhookEndpoint":"http://127.0.0.1:9/v2"}"#
             let updated = try await root(.post, "update", update)
             #expect(updated.object["version"] as? Int == 2 && updated.object["order"] as? Int == 3)
             #expect(updated.object["webhookSecret"] as? String == "global-secret", "the secret is kept when absent")
@@ -128,7 +133,9 @@ struct GlobalFileInterceptorTableTests {
             #expect(!String(decoding: redacted, as: UTF8.self).contains("global-secret"), "a redacted snapshot leaves the secret out")
 
             try await server.control.reset()
-            #expect(try await server.json(.get, "fileuploadglobalinterceptors/\(id)/read", as: "root", password: "root").status == 404, "a reset removes them")
+            #expect(
+                try await server.json(.get, "fileuploadglobalinterceptors/\(id)/read", as: "root", password: "root").status == 404,
+                "a reset removes them")
             _ = try await server.control.importSnapshot(included)
             #expect(try await read()["webhookSecret"] as? String == "global-secret")
             #expect(try await read()["name"] as? String == "scan-all")

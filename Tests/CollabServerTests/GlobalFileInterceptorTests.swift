@@ -19,7 +19,9 @@ let globalInterceptorSeed: Seed = {
 @Suite("Global file-upload interceptors", .serialized)
 struct GlobalFileInterceptorTests {
     /// Registers a global interceptor as the super admin.
-    static func registerGlobal(_ server: some ServerUnderTest, endpoint: String, mimeTypeRegex: String? = nil) async throws -> WebFileUploadInterceptor {
+    static func registerGlobal(_ server: some ServerUnderTest, endpoint: String, mimeTypeRegex: String? = nil) async throws
+        -> WebFileUploadInterceptor
+    {
         let root = HTTPTransport(baseURL: server.baseURL, credentials: .basic(username: "root-o", password: "pw"))
         return try await root.send(
             "POST", "/app/rest/v4/fileuploadglobalinterceptors/create",
@@ -50,11 +52,13 @@ struct GlobalFileInterceptorTests {
 
             let bytes = pngBytes(2048)
             let upload = Task { try await scenario.app.uploadFile(data: bytes, named: "first.png", in: scenario.conversationId) }
-            let accountEvent = try JSONDecoder().decode(WebInterceptorNewFileEvent.self, from: try #require(try await accountScanner.wait(count: 1).first).body)
+            let accountEvent = try JSONDecoder().decode(
+                WebInterceptorNewFileEvent.self, from: try #require(try await accountScanner.wait(count: 1).first).body)
             let accountToken = try #require(accountEvent.apiToken)
             // The global interceptor is asked only once the account's has approved.
             #expect(try await globalScanner.wait(count: 0).isEmpty)
-            #expect(try await Self.decide(root, "fileuploadglobalinterceptors", "approveFileUpload", token: accountToken) == 404, "not a global review")
+            #expect(
+                try await Self.decide(root, "fileuploadglobalinterceptors", "approveFileUpload", token: accountToken) == 404, "not a global review")
             #expect(try await Self.decide(admin, "fileuploadinterceptors", "approveFileUpload", token: accountToken) == 204)
 
             let delivery = try #require(try await globalScanner.wait(count: 1).first)
@@ -68,9 +72,14 @@ struct GlobalFileInterceptorTests {
             #expect(globalToken != accountToken)
             let link = try #require(globalEvent.downloadLink)
             let anonymous = HTTPTransport(baseURL: server.baseURL)
-            #expect(try await anonymous.raw("GET", String(link.dropFirst(server.baseURL.count))).body == bytes, "the global interceptor reads the file too")
-            #expect(try await Self.decide(admin, "fileuploadinterceptors", "approveFileUpload", token: globalToken) == 404, "not the account's review")
-            #expect(try await Self.decide(otherAdmin, "fileuploadglobalinterceptors", "approveFileUpload", token: globalToken) == 404, "another account's admin")
+            #expect(
+                try await anonymous.raw("GET", String(link.dropFirst(server.baseURL.count))).body == bytes,
+                "the global interceptor reads the file too")
+            #expect(
+                try await Self.decide(admin, "fileuploadinterceptors", "approveFileUpload", token: globalToken) == 404, "not the account's review")
+            #expect(
+                try await Self.decide(otherAdmin, "fileuploadglobalinterceptors", "approveFileUpload", token: globalToken) == 404,
+                "another account's admin")
             #expect(try await scenario.app.files(in: scenario.conversationId).isEmpty, "nothing is shown before the global decision")
             #expect(try await Self.decide(root, "fileuploadglobalinterceptors", "approveFileUpload", token: globalToken) == 204)
             let message = try await upload.value
@@ -87,7 +96,8 @@ struct GlobalFileInterceptorTests {
             let error = await #expect(throws: CollabClientError.self) { try await second.value }
             #expect(error?.status == 403)
             #expect(error?.message.contains("policy: no PNGs") == true)
-            let rejected = try JSONDecoder().decode(WebInterceptorFileRejectedEvent.self, from: try #require(try await hooks.wait(count: 1).first).body)
+            let rejected = try JSONDecoder().decode(
+                WebInterceptorFileRejectedEvent.self, from: try #require(try await hooks.wait(count: 1).first).body)
             #expect(rejected.interceptorId == global.id && rejected.reason == "policy: no PNGs" && rejected.name == "second.png")
             #expect(try await scenario.app.files(in: scenario.conversationId).count == 1)
         }
@@ -106,8 +116,11 @@ struct GlobalFileInterceptorTests {
             let admin = HTTPTransport(baseURL: server.baseURL, credentials: .basic(username: "admin-f", password: "pw"))
             let scenario = try await FileScenario.make(server)
             let upload = Task { try await scenario.app.uploadFile(data: pngBytes(300), named: "no.png", in: scenario.conversationId) }
-            let event = try JSONDecoder().decode(WebInterceptorNewFileEvent.self, from: try #require(try await accountScanner.wait(count: 1).first).body)
-            #expect(try await Self.decide(admin, "fileuploadinterceptors", "rejectFileUpload", token: try #require(event.apiToken), reason: "account says no") == 204)
+            let event = try JSONDecoder().decode(
+                WebInterceptorNewFileEvent.self, from: try #require(try await accountScanner.wait(count: 1).first).body)
+            #expect(
+                try await Self.decide(
+                    admin, "fileuploadinterceptors", "rejectFileUpload", token: try #require(event.apiToken), reason: "account says no") == 204)
             let error = await #expect(throws: CollabClientError.self) { try await upload.value }
             #expect(error?.message.contains("account says no") == true)
             // The upload's request has ended: had the global interceptor been asked, its event would be here.
@@ -150,7 +163,8 @@ struct GlobalFileInterceptorTests {
         #expect(created.version == 2)
         try await TestServer.with(storage: storage, seed: globalInterceptorSeed) { server in
             let root = HTTPTransport(baseURL: server.baseURL, credentials: .basic(username: "root-o", password: "pw"))
-            let read: WebFileUploadInterceptor = try await root.send("GET", "/app/rest/v4/fileuploadglobalinterceptors/\(try #require(created.id))/read")
+            let read: WebFileUploadInterceptor = try await root.send(
+                "GET", "/app/rest/v4/fileuploadglobalinterceptors/\(try #require(created.id))/read")
             #expect(read == created)
             #expect(read.webhookSecret == "global-secret" && read.mimeTypeRegex == "image/.*" && read.order == 4)
         }

@@ -113,7 +113,9 @@ extension Dictionary where Key == String, Value: Interceptor {
     }
 
     /// Updates an interceptor at the `version` the caller last saw; status and secret are kept when absent.
-    public mutating func updateInterceptor(id: String, version: Int64?, _ input: Value.Input, context: OperationContext) throws(CollabError) -> Value {
+    public mutating func updateInterceptor(
+        id: String, version: Int64?, _ input: Value.Input, context: OperationContext
+    ) throws(CollabError) -> Value {
         var interceptor = try self.interceptor(id)
         try AccountState.checkVersion(version, current: interceptor.version, entity: Value.entityName)
         try input.validate()

@@ -305,7 +305,8 @@ public struct SnapshotReader: Sendable {
             throw .badRequest("'globalConfiguration' must map strings to strings")
         }
         return GlobalConfiguration(
-            properties: properties, license: try headerGlobalLicense(), fileUploadInterceptors: try headerGlobalFileUploadInterceptors(context: context)
+            properties: properties, license: try headerGlobalLicense(),
+            fileUploadInterceptors: try headerGlobalFileUploadInterceptors(context: context)
         )
     }
 

@@ -31,7 +31,8 @@ struct InterceptorRoutes<Place: InterceptorPlace> {
         group.operation(.post, "create", role: role) { request, context in
             let body = try await env.decode(Wire.self, from: request)
             let input = try body.input()
-            let interceptor: Model = try await place.write(context.principal, requestedAccount: body.accountId) { list, accountId, op throws(CollabError) in
+            let interceptor: Model = try await place.write(context.principal, requestedAccount: body.accountId) {
+                list, accountId, op throws(CollabError) in
                 try list.createInterceptor(input, accountId: accountId, context: op)
             }
             return JSONBody.response(Wire(interceptor))

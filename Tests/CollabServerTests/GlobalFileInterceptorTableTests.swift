@@ -146,4 +146,33 @@ struct GlobalFileInterceptorTableTests {
             #expect(renewed != nil && renewed != "global-secret" && renewed?.isEmpty == false, "a redacted import issues a new secret")
         }
     }
+
+    @Test("a seed's global.fileUploadInterceptors are created once, matched by name and updated in place; a bad entry is a 400 naming it")
+    func seeds() async throws {
+        try await InProcessServer.with(seed: twoAccountSeed) { server in
+            func seed(order: Int, endpoint: String = "http://127.0.0.1:9/seeded") -> String {
+                """
+                global:
+                  fileUploadInterceptors:
+                    - {name: seeded, order: \(order), mimeTypeRegex: application/pdf, webhookEndpoint: "\(endpoint)"}
+                accounts: []
+                """
+            }
+            func stored() -> [FileUploadInterceptor] {
+                Array(server.server.environment.repository.directory.globalConfiguration.fileUploadInterceptors.values)
+            }
+            #expect(try await server.control.seed(seed(order: 2)) == SeedResult(created: 1, updated: 0, unchanged: 0))
+            let created = try #require(stored().first)
+            #expect(created.accountId == "" && created.mimeTypeRegex == "application/pdf" && created.secret.count >= 32)
+            #expect(try await server.control.seed(seed(order: 2)) == SeedResult(created: 0, updated: 0, unchanged: 1))
+            #expect(stored() == [created], "applying the same seed again changes nothing, the generated secret included")
+            #expect(try await server.control.seed(seed(order: 5)) == SeedResult(created: 0, updated: 1, unchanged: 0))
+            #expect(stored().map(\.order) == [5] && stored().map(\.version) == [2] && stored().map(\.secret) == [created.secret])
+
+            let refused = await #expect(throws: CollabClientError.self) { try await server.control.seed(seed(order: 1, endpoint: "ftp://x")) }
+            #expect(refused?.status == 400)
+            #expect(refused?.message.contains("global.fileUploadInterceptors[0]") == true && refused?.message.contains("webhookEndpoint") == true)
+            #expect(stored().map(\.order) == [5], "a refused seed changes nothing")
+        }
+    }
 }

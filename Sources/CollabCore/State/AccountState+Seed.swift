@@ -75,6 +75,15 @@ public struct ShardSet: Sendable {
                 report.unchanged += 1
             }
         }
+        for (index, body) in (seed.global?.fileUploadInterceptors ?? []).enumerated() {
+            do throws(CollabError) {
+                try changeGlobalFileUploadInterceptors(changes: &changes) { list throws(CollabError) in
+                    try list.apply(seed: body, context: context, report: &report)
+                }
+            } catch {
+                throw CollabError(error.kind, "seed: global.fileUploadInterceptors[\(index)]: \(error.message)")
+            }
+        }
         for accountSeed in seed.accounts {
             var state: AccountState
             if let existing = directory.account(named: accountSeed.name) {

@@ -90,16 +90,6 @@ extension WebFileUploadInterceptor: InterceptorWire {
 
     func input() throws(CollabError) -> FileUploadInterceptorInput {
         try checkType(self)
-        var status: WebhookRegistration.Status?
-        if let webhookStatus {
-            guard let parsed = WebhookRegistration.Status(rawValue: webhookStatus) else {
-                throw .badRequest("webhookStatus must be one of \(WebhookRegistration.Status.allCases.map(\.rawValue).joined(separator: ", "))")
-            }
-            status = parsed
-        }
-        return FileUploadInterceptorInput(
-            name: name, description: description, order: order, mimeTypeRegex: mimeTypeRegex, status: status, endpoint: webhookEndpoint,
-            apiVersion: webhookApiVersion, secret: webhookSecret
-        )
+        return try FileUploadInterceptorInput(self)
     }
 }

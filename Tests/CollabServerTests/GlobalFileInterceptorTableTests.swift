@@ -56,6 +56,8 @@ struct GlobalFileInterceptorTableTests {
                     .post, "search", #"{"searchFilters":[{"field":"WEBHOOK_ENDPOINT","operator":{"type":"EQUALS","value":"x"}}]}"#, 400,
                     "WEBHOOK_ENDPOINT"
                 ),
+                (.post, "search", #"{"searchFilters":[{"field":"ID","operator":{"type":"EQUALS","value":"x"}}]}"#, 400, "ID"),
+                (.post, "search", #"{"searchFilters":[{"field":"NAME","operator":{"type":"GREATER_THAN","value":1}}]}"#, 400, "GREATER_THAN"),
                 (.post, "search", #"{"orderBy":[{"field":"ORDER"}]}"#, 400, "ORDER"),
                 (.post, "search", #"{"$_type":"MessageInterceptorQuery"}"#, 400, "$_type"),
                 (.post, "search", #"{"limit":-1}"#, 400, "limit"),

@@ -38,9 +38,25 @@ extension Interceptor {
     public static var maximumPerAccount: Int { 20 }
     public var storageAccountId: String? { accountId }
 
-    /// The fields the vendor's `…InterceptorQuery` filters (NAME, CREATION_TIMESTAMP,
-    /// MODIFICATION_TIMESTAMP) and orders by (those and ID).
-    public static var searchSchema: SearchSchema<Self> {
+    /// Runs the vendor's `…InterceptorQuery` over a list: filters on NAME (the `StringOperator`s) and
+    /// CREATION_TIMESTAMP, MODIFICATION_TIMESTAMP (the `TimestampOperator`s); order by those and ID.
+    /// - Throws: `badRequest` naming a field the query model has no filter for, or an operator the
+    ///   field's filter schema does not allow.
+    public static func search(_ query: SearchQuery, in list: [String: Self]) throws(CollabError) -> SearchPage<Self> {
+        let families: [String: EntityField<Self>.Kind] = ["NAME": .string, "CREATION_TIMESTAMP": .timestamp, "MODIFICATION_TIMESTAMP": .timestamp]
+        for (position, filter) in query.filters.enumerated() {
+            guard let family = families[filter.field] else {
+                throw .badRequest("searchFilters[\(position)].field: \(entityName) search has no filter field '\(filter.field)'")
+            }
+            guard family.operators.contains(filter.op.typeName) else {
+                throw .badRequest("searchFilters[\(position)].operator.type: the \(filter.field) filter does not allow \(filter.op.typeName)")
+            }
+        }
+        return try searchSchema.run(query, over: list.values, id: \.id)
+    }
+
+    /// The fields an interceptor query filters and orders by.
+    static var searchSchema: SearchSchema<Self> {
         SearchSchema(
             entityName,
             [

@@ -51,7 +51,7 @@ struct InterceptorRoutes<Place: InterceptorPlace> {
             let query = try await env.decode(WebQuery.self, from: request).searchQuery(expectedType: "\(Model.entityName)Query")
             // A list holds at most `Interceptor.maximumPerAccount`: filtering and ordering all of it is cheap.
             let page = try place.read(context.principal) { list throws(CollabError) in
-                try Model.searchSchema.run(query, over: list.values, id: \.id)
+                try Model.search(query, in: list)
             }
             return JSONBody.response(page.webResult("\(Model.entityName)Result", offset: query.offset) { Wire($0) })
         }

@@ -49,6 +49,8 @@ struct SecretExposureTests {
         case accountStaff(String)
         /// Everyone of the account, visitors included (an API key is in every app build), and super admins.
         case accountMembers(String)
+        /// Super admins only (what belongs to the whole server: global interceptors).
+        case superAdmins
 
         func allows(_ caller: Caller) -> Bool {
             if caller == .control { return true }
@@ -58,6 +60,7 @@ struct SecretExposureTests {
             case .accountAdmins(let account): return caller == .root || (caller.account == account && caller.isAdmin)
             case .accountStaff(let account): return caller == .root || (caller.account == account && !caller.isVisitor)
             case .accountMembers(let account): return caller == .root || caller.account == account
+            case .superAdmins: return caller == .root
             }
         }
     }
@@ -491,7 +494,15 @@ struct SecretExposureTests {
             for id in entityIds.2 { add("apikeys", id) }
             for id in entityIds.3 { add("namedareas", id) }
         }
-        #expect(secrets.count >= 34, "every secret is planted (\(secrets.count))")
+        // What super admins configure: a global file-upload interceptor, whose secret only they read.
+        let globalSecret = "gfisec-9f5a6b7c8d1e"
+        secrets.append(.init(label: "the global file interceptor secret", value: globalSecret, visibility: .superAdmins))
+        let globalInterceptor = try await server.call(
+            .post, "/app/rest/v4/fileuploadglobalinterceptors/create", authorization: try #require(authorization[.root]),
+            body: #"{"name":"global","order":1,"webhookEndpoint":"\#(endpoint)","webhookSecret":"\#(globalSecret)"}"#
+        )
+        add("fileuploadglobalinterceptors", try Self.id(of: globalInterceptor))
+        #expect(secrets.count >= 35, "every secret is planted (\(secrets.count))")
         return Planted(authorization: authorization, secrets: secrets, ids: ids)
     }
 

@@ -1,3 +1,4 @@
+public import CollabWire
 import Foundation
 
 /// A file-upload interceptor (the vendor's `FileUploadInterceptorData`): before a file is accepted,
@@ -66,6 +67,24 @@ public struct FileUploadInterceptorInput: InterceptorInput {
     }
 }
 
+extension FileUploadInterceptorInput {
+    /// The fields a `FileUploadInterceptorData` body (a Web API call's or a seed's) carries.
+    /// - Throws: `badRequest` for a `webhookStatus` the vendor's `ERegistrationStatus` does not have.
+    public init(_ body: WebFileUploadInterceptor) throws(CollabError) {
+        var status: WebhookRegistration.Status?
+        if let text = body.webhookStatus {
+            guard let parsed = WebhookRegistration.Status(rawValue: text) else {
+                throw .badRequest("webhookStatus must be one of \(WebhookRegistration.Status.allCases.map(\.rawValue).joined(separator: ", "))")
+            }
+            status = parsed
+        }
+        self.init(
+            name: body.name, description: body.description, order: body.order, mimeTypeRegex: body.mimeTypeRegex, status: status,
+            endpoint: body.webhookEndpoint, apiVersion: body.webhookApiVersion, secret: body.webhookSecret
+        )
+    }
+}
+
 extension FileUploadInterceptor {
     public static var kind: EntityKind { .fileUploadInterceptor }
     public static var entityName: String { "FileUploadInterceptor" }
@@ -89,9 +108,37 @@ extension FileUploadInterceptor {
     }
 }
 
-extension AccountState {
+extension Dictionary where Key == String, Value == FileUploadInterceptor {
+    /// Creates the interceptor a seed describes, or updates the one with its name; `report` counts which.
+    mutating func apply(seed body: WebFileUploadInterceptor, context: OperationContext, report: inout SeedReport) throws(CollabError) {
+        let input = try FileUploadInterceptorInput(body)
+        guard let existing = values.first(where: { $0.name == body.name }) else {
+            _ = try createInterceptor(input, accountId: "", context: context)
+            report.created += 1
+            return
+        }
+        var changed = self
+        var updated = try changed.updateInterceptor(id: existing.id, version: existing.version, input, context: context)
+        updated.version = existing.version
+        updated.modificationTimestamp = existing.modificationTimestamp
+        guard updated != existing else {
+            report.unchanged += 1
+            return
+        }
+        self = changed
+        report.updated += 1
+    }
+
+
     /// The active interceptors that review files of `mimeType`, in order.
+    public func reviewing(_ mimeType: String) -> [FileUploadInterceptor] {
+        inCallOrder.filter { $0.reviews(mimeType) }
+    }
+}
+
+extension AccountState {
+    /// The account's active interceptors that review files of `mimeType`, in order.
     public func fileUploadInterceptors(reviewing mimeType: String) -> [FileUploadInterceptor] {
-        interceptors(FileUploadInterceptor.self).filter { $0.reviews(mimeType) }
+        fileUploadInterceptors.reviewing(mimeType)
     }
 }

@@ -1,7 +1,8 @@
-/// What message and file-upload interceptors share: a named endpoint of one account that gets a signed
-/// request before a message or a file is accepted, with a status, a secret and an optimistic
-/// `version`, kept in a short per-account list. The generic operations below store both kinds.
-public protocol Interceptor: StorableEntity, Sendable {
+/// What message and file-upload interceptors share: a named endpoint that gets a signed request before a
+/// message or a file is accepted, with a status, a secret and an optimistic `version`, kept in a short
+/// list: an account's, or (global file-upload interceptors) the server's GLOBAL level. The generic
+/// operations below work on any such list.
+public protocol Interceptor: StorableEntity, Equatable, Sendable {
     /// The editable fields a create or an update takes.
     associatedtype Input: InterceptorInput
 
@@ -20,6 +21,7 @@ public protocol Interceptor: StorableEntity, Sendable {
     var accountId: String { get }
     var name: String { get set }
     var description: String? { get set }
+    var creationTimestamp: Timestamp { get }
     var status: WebhookRegistration.Status { get set }
     var endpoint: String { get set }
     var secret: String { get set }
@@ -31,9 +33,40 @@ public protocol Interceptor: StorableEntity, Sendable {
 }
 
 extension Interceptor {
-    /// Interceptors of one kind an account may hold (each message or upload calls every matching one in turn).
+    /// Interceptors of one kind an account (or the server, for global ones) may hold (each message or
+    /// upload calls every matching one in turn).
     public static var maximumPerAccount: Int { 20 }
     public var storageAccountId: String? { accountId }
+
+    /// Runs the vendor's `…InterceptorQuery` over a list: filters on NAME (the `StringOperator`s) and
+    /// CREATION_TIMESTAMP, MODIFICATION_TIMESTAMP (the `TimestampOperator`s); order by those and ID.
+    /// - Throws: `badRequest` naming a field the query model has no filter for, or an operator the
+    ///   field's filter schema does not allow.
+    public static func search(_ query: SearchQuery, in list: [String: Self]) throws(CollabError) -> SearchPage<Self> {
+        let families: [String: EntityField<Self>.Kind] = ["NAME": .string, "CREATION_TIMESTAMP": .timestamp, "MODIFICATION_TIMESTAMP": .timestamp]
+        for (position, filter) in query.filters.enumerated() {
+            guard let family = families[filter.field] else {
+                throw .badRequest("searchFilters[\(position)].field: \(entityName) search has no filter field '\(filter.field)'")
+            }
+            guard family.operators.contains(filter.op.typeName) else {
+                throw .badRequest("searchFilters[\(position)].operator.type: the \(filter.field) filter does not allow \(filter.op.typeName)")
+            }
+        }
+        return try searchSchema.run(query, over: list.values, id: \.id)
+    }
+
+    /// The fields an interceptor query filters and orders by.
+    static var searchSchema: SearchSchema<Self> {
+        SearchSchema(
+            entityName,
+            [
+                "ID": { .of($0.id) },
+                "NAME": { .of($0.name) },
+                "CREATION_TIMESTAMP": { .of($0.creationTimestamp) },
+                "MODIFICATION_TIMESTAMP": { .of($0.modificationTimestamp) },
+            ]
+        )
+    }
 }
 
 /// The editable fields every interceptor kind takes; the kind adds its own and checks them.
@@ -66,50 +99,43 @@ extension InterceptorInput {
     }
 }
 
-extension AccountState {
-    /// An interceptor of the caller's account.
-    public func interceptor<I: Interceptor>(_ type: I.Type, _ id: String, for principal: Principal) throws(CollabError) -> I {
-        guard let interceptor = self[keyPath: I.table][id], principal.canAccess(accountId: interceptor.accountId) else {
-            throw .notFound(I.entityName, id)
-        }
+extension Dictionary where Key == String, Value: Interceptor {
+    /// The interceptors in the order they are listed and called in.
+    public var inCallOrder: [Value] { values.sorted(by: Value.precedes) }
+
+    /// The interceptor `id`.
+    public func interceptor(_ id: String) throws(CollabError) -> Value {
+        guard let interceptor = self[id] else { throw .notFound(Value.entityName, id) }
         return interceptor
     }
 
-    /// The account's interceptors of one kind, in their order.
-    public func interceptors<I: Interceptor>(_ type: I.Type) -> [I] {
-        self[keyPath: I.table].values.sorted(by: I.precedes)
-    }
-
-    /// The first of the account's interceptors named `name`.
-    public func interceptor<I: Interceptor>(_ type: I.Type, named name: String) throws(CollabError) -> I {
-        guard let found = interceptors(I.self).first(where: { $0.name == name }) else { throw .notFound(I.entityName, name) }
+    /// The first interceptor named `name`.
+    public func interceptor(named name: String) throws(CollabError) -> Value {
+        guard let found = inCallOrder.first(where: { $0.name == name }) else { throw .notFound(Value.entityName, name) }
         return found
     }
 
-    /// Creates an interceptor; names are unique within an account; a secret is generated when absent.
-    public mutating func createInterceptor<I: Interceptor>(
-        _ input: I.Input, context: OperationContext, changes: inout ChangeSet
-    ) throws(CollabError) -> I {
+    /// Creates an interceptor of `accountId` ("" for a server-wide one); names are unique within the
+    /// list; a secret is generated when absent.
+    public mutating func createInterceptor(_ input: Value.Input, accountId: String, context: OperationContext) throws(CollabError) -> Value {
         try input.validate()
-        guard self[keyPath: I.table].count < I.maximumPerAccount else {
-            throw .conflict("an account holds at most \(I.maximumPerAccount) \(I.noun)s")
-        }
-        try checkUniqueName(I.self, input.name!, except: nil)
-        let id = context.ids.make()
-        let interceptor = I.make(input, id: id, accountId: accountId, secret: input.secret ?? context.ids.makeSecret(), now: context.now)
-        self[keyPath: I.table][interceptor.id] = interceptor
-        changes.put(interceptor)
+        guard count < Value.maximumPerAccount else { throw .conflict("at most \(Value.maximumPerAccount) \(Value.noun)s are kept together") }
+        try checkUniqueName(input.name!, except: nil)
+        let interceptor = Value.make(
+            input, id: context.ids.make(), accountId: accountId, secret: input.secret ?? context.ids.makeSecret(), now: context.now
+        )
+        self[interceptor.id] = interceptor
         return interceptor
     }
 
     /// Updates an interceptor at the `version` the caller last saw; status and secret are kept when absent.
-    public mutating func updateInterceptor<I: Interceptor>(
-        id: String, version: Int64?, _ input: I.Input, for principal: Principal, context: OperationContext, changes: inout ChangeSet
-    ) throws(CollabError) -> I {
-        var interceptor = try self.interceptor(I.self, id, for: principal)
-        try Self.checkVersion(version, current: interceptor.version, entity: I.entityName)
+    public mutating func updateInterceptor(
+        id: String, version: Int64?, _ input: Value.Input, context: OperationContext
+    ) throws(CollabError) -> Value {
+        var interceptor = try self.interceptor(id)
+        try AccountState.checkVersion(version, current: interceptor.version, entity: Value.entityName)
         try input.validate()
-        try checkUniqueName(I.self, input.name!, except: id)
+        try checkUniqueName(input.name!, except: id)
         interceptor.name = input.name!
         interceptor.description = input.description
         interceptor.applyOwnFields(input)
@@ -118,23 +144,52 @@ extension AccountState {
         if let secret = input.secret { interceptor.secret = secret }
         interceptor.version += 1
         interceptor.modificationTimestamp = context.now
-        self[keyPath: I.table][id] = interceptor
-        changes.put(interceptor)
+        self[id] = interceptor
         return interceptor
     }
 
     /// Deletes an interceptor.
-    public mutating func deleteInterceptor<I: Interceptor>(
-        _ type: I.Type, _ id: String, for principal: Principal, changes: inout ChangeSet
-    ) throws(CollabError) {
-        _ = try interceptor(I.self, id, for: principal)
-        self[keyPath: I.table][id] = nil
-        changes.delete(I.kind, id)
+    public mutating func deleteInterceptor(_ id: String) throws(CollabError) {
+        _ = try interceptor(id)
+        self[id] = nil
     }
 
-    private func checkUniqueName<I: Interceptor>(_ type: I.Type, _ name: String, except id: String?) throws(CollabError) {
-        guard !self[keyPath: I.table].values.contains(where: { $0.name == name && $0.id != id }) else {
-            throw .conflict("a \(I.noun) named '\(name)' already exists")
+    private func checkUniqueName(_ name: String, except id: String?) throws(CollabError) {
+        guard !values.contains(where: { $0.name == name && $0.id != id }) else {
+            throw .conflict("a \(Value.noun) named '\(name)' already exists")
         }
+    }
+
+    /// The stored changes that turn `old` into this list.
+    func changes(from old: Self, into changes: inout ChangeSet) {
+        for (id, interceptor) in self where old[id] != interceptor { changes.put(interceptor) }
+        for id in old.keys where self[id] == nil { changes.delete(Value.kind, id) }
+    }
+}
+
+extension AccountState {
+    /// An interceptor of the caller's account.
+    public func interceptor<I: Interceptor>(_ type: I.Type, _ id: String, for principal: Principal) throws(CollabError) -> I {
+        let interceptor = try self[keyPath: I.table].interceptor(id)
+        guard principal.canAccess(accountId: interceptor.accountId) else { throw .notFound(I.entityName, id) }
+        return interceptor
+    }
+
+    /// The account's interceptors of one kind, in their order.
+    public func interceptors<I: Interceptor>(_ type: I.Type) -> [I] {
+        self[keyPath: I.table].inCallOrder
+    }
+
+    /// Changes the account's interceptors of one kind with `body` (the generic operations above) and
+    /// records what changed.
+    public mutating func changeInterceptors<I: Interceptor, Result>(
+        _ type: I.Type, changes: inout ChangeSet, _ body: (inout [String: I]) throws(CollabError) -> Result
+    ) throws(CollabError) -> Result {
+        let old = self[keyPath: I.table]
+        var list = old
+        let result = try body(&list)
+        list.changes(from: old, into: &changes)
+        self[keyPath: I.table] = list
+        return result
     }
 }

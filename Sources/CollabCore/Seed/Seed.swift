@@ -17,7 +17,13 @@ public struct Seed: Sendable, Codable, Equatable {
 
     public struct GlobalSeed: Sendable, Codable, Equatable {
         public var configuration: [String: String]?
-        public init(configuration: [String: String]? = nil) { self.configuration = configuration }
+        /// Global file-upload interceptors, each as its Web API object (`FileUploadInterceptorData`),
+        /// matched by name and updated in place; one without `webhookSecret` gets a generated one.
+        public var fileUploadInterceptors: [WebFileUploadInterceptor]?
+        public init(configuration: [String: String]? = nil, fileUploadInterceptors: [WebFileUploadInterceptor]? = nil) {
+            self.configuration = configuration
+            self.fileUploadInterceptors = fileUploadInterceptors
+        }
     }
 
     public struct AccountSeed: Sendable, Codable, Equatable {

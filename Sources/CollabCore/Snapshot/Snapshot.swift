@@ -6,7 +6,7 @@ public import Foundation
 ///
 /// The file is JSON: `{"format": "mock-collab-snapshot", "version": 3, "scope": "server"|"account",
 /// "secrets": "included"|"redacted", "takenAt": ms, "clock": {...}, "globalConfiguration": {...},
-/// "globalLicense": {"licenseId"}|{"state": "NO_LICENSE"}, "accounts": [{"account": {...},
+/// "globalLicense": {"licenseId"}|{"state": "NO_LICENSE"}, "globalFileUploadInterceptors": [{...}], "accounts": [{"account": {...},
 /// "records": [{"kind", "id", "body"}], "files": [{"conversationId", "id", "content"}]}]}` — `content`
 /// is a file's bytes in base64. ``SnapshotReader`` reads it as it arrives, older versions too; newer
 /// ones are refused.
@@ -114,6 +114,15 @@ extension Snapshot {
         case nil: break
         case .installed(let licenseId): document["globalLicense"] = ["licenseId": licenseId]
         case .removed: document["globalLicense"] = ["state": "NO_LICENSE"]
+        }
+        if let interceptors = globalConfiguration?.fileUploadInterceptors, !interceptors.isEmpty {
+            var list: [Any] = []
+            for var interceptor in interceptors.values.sorted(by: { $0.id < $1.id }) {
+                // Only super admins read a global interceptor's secret: a redacted snapshot leaves it out.
+                if secrets == .redacted { interceptor.secret = "" }
+                list.append(try object(StoredRecord(encoding: interceptor).body))
+            }
+            document["globalFileUploadInterceptors"] = list
         }
         do {
             return try JSONSerialization.data(withJSONObject: document, options: [.sortedKeys, .prettyPrinted])

@@ -143,7 +143,10 @@ public struct SnapshotReader: Sendable {
         }
     }
 
-    private static let headerKeys: Set<String> = ["format", "version", "scope", "secrets", "takenAt", "clock", "globalConfiguration", "globalLicense"]
+    private static let headerKeys: Set<String> = [
+        "format", "version", "scope", "secrets", "takenAt", "clock", "globalConfiguration", "globalLicense",
+        "globalFileUploadInterceptors",
+    ]
 
     private mutating func begin(_ path: [Step]) throws(CollabError) {
         switch (path.count, path.first) {
@@ -275,7 +278,7 @@ public struct SnapshotReader: Sendable {
         }
         return Prepared(
             scope: scope, secrets: secrets, takenAt: header["takenAt"].flatMap { Int64(String(decoding: $0, as: UTF8.self)) } ?? 0,
-            clock: try headerClock(), globalConfiguration: try headerGlobalConfiguration(), accounts: states, sourceVersion: version,
+            clock: try headerClock(), globalConfiguration: try headerGlobalConfiguration(context: context), accounts: states, sourceVersion: version,
             records: recordCount
         )
     }
@@ -296,12 +299,34 @@ public struct SnapshotReader: Sendable {
         return Snapshot.Clock(now: Timestamp(now), offset: Int64(offset), frozen: frozen)
     }
 
-    private func headerGlobalConfiguration() throws(CollabError) -> GlobalConfiguration? {
+    private func headerGlobalConfiguration(context: OperationContext) throws(CollabError) -> GlobalConfiguration? {
         guard header["globalConfiguration"] != nil else { return nil }
         guard let properties = headerObject("globalConfiguration") as? [String: String] else {
             throw .badRequest("'globalConfiguration' must map strings to strings")
         }
-        return GlobalConfiguration(properties: properties, license: try headerGlobalLicense())
+        return GlobalConfiguration(
+            properties: properties, license: try headerGlobalLicense(),
+            fileUploadInterceptors: try headerGlobalFileUploadInterceptors(context: context)
+        )
+    }
+
+    /// The global file-upload interceptors, as their stored records; a redacted snapshot's have no
+    /// secret (`""`), and the reader issues new ones.
+    private func headerGlobalFileUploadInterceptors(context: OperationContext) throws(CollabError) -> [String: FileUploadInterceptor] {
+        guard let bytes = header["globalFileUploadInterceptors"] else { return [:] }
+        let list: [FileUploadInterceptor]
+        do { list = try JSONDecoder().decode([FileUploadInterceptor].self, from: Data(bytes)) } catch {
+            throw .badRequest("'globalFileUploadInterceptors' must be a list of file upload interceptors")
+        }
+        guard list.count <= FileUploadInterceptor.maximumPerAccount, Set(list.map(\.id)).count == list.count else {
+            throw .badRequest("'globalFileUploadInterceptors' holds more than \(FileUploadInterceptor.maximumPerAccount) or an id twice")
+        }
+        var interceptors: [String: FileUploadInterceptor] = [:]
+        for var interceptor in list {
+            if interceptor.secret.isEmpty { interceptor.secret = context.ids.makeSecret() }
+            interceptors[interceptor.id] = interceptor
+        }
+        return interceptors
     }
 
     /// The licence `global/installLicense` or `removeLicense` left, if the snapshot names one.

@@ -32,6 +32,20 @@ public struct ShardSet: Sendable {
         AccountState.setGlobalLicense(license, directory: directory, log: &log, changes: &changes)
     }
 
+    /// Changes the global file-upload interceptors with `body` (the generic interceptor operations),
+    /// stored on the GLOBAL level with the rest of it.
+    public mutating func changeGlobalFileUploadInterceptors<Result>(
+        changes: inout ChangeSet, _ body: (inout [String: FileUploadInterceptor]) throws(CollabError) -> Result
+    ) throws(CollabError) -> Result {
+        var configuration = directory.globalConfiguration
+        let result = try body(&configuration.fileUploadInterceptors)
+        if configuration != directory.globalConfiguration {
+            directory.setGlobal(configuration, log: &log)
+            changes.put(configuration)
+        }
+        return result
+    }
+
     /// The shard of the account named `name`, if it is in the set.
     public func state(named name: String) -> AccountState? {
         directory.accountId(for: .accountName(name)).flatMap { states[$0] }
@@ -59,6 +73,15 @@ public struct ShardSet: Sendable {
                 report.updated += 1
             } else {
                 report.unchanged += 1
+            }
+        }
+        for (index, body) in (seed.global?.fileUploadInterceptors ?? []).enumerated() {
+            do throws(CollabError) {
+                try changeGlobalFileUploadInterceptors(changes: &changes) { list throws(CollabError) in
+                    try list.apply(seed: body, context: context, report: &report)
+                }
+            } catch {
+                throw CollabError(error.kind, "seed: global.fileUploadInterceptors[\(index)]: \(error.message)")
             }
         }
         for accountSeed in seed.accounts {

@@ -129,9 +129,24 @@ public struct GlobalConfiguration: StorableEntity, Equatable {
     public var properties: [String: String]
     /// The licence `global/installLicense` or `removeLicense` left; nil: the built-in one (none was sent).
     public var license: GlobalLicense?
-    public init(properties: [String: String] = [:], license: GlobalLicense? = nil) {
+    /// The global file-upload interceptors (`/fileuploadglobalinterceptors`, account id ""): every upload
+    /// in every account is reviewed by the matching ones after the account's own interceptors.
+    public var fileUploadInterceptors: [String: FileUploadInterceptor]
+
+    public init(properties: [String: String] = [:], license: GlobalLicense? = nil, fileUploadInterceptors: [String: FileUploadInterceptor] = [:]) {
         self.properties = properties
         self.license = license
+        self.fileUploadInterceptors = fileUploadInterceptors
+    }
+
+    enum CodingKeys: String, CodingKey { case properties, license, fileUploadInterceptors }
+
+    /// Records written before global interceptors existed have none.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        properties = try container.decode([String: String].self, forKey: .properties)
+        license = try container.decodeIfPresent(GlobalLicense.self, forKey: .license)
+        fileUploadInterceptors = try container.decodeIfPresent([String: FileUploadInterceptor].self, forKey: .fileUploadInterceptors) ?? [:]
     }
 }
 

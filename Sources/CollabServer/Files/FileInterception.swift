@@ -20,9 +20,17 @@ final class FileInterception: Service {
         case rejected(String)
     }
 
+    /// Whose interceptor reviews a file: one of the upload's account, or a global one. Each answers
+    /// through its own `approveFileUpload` / `rejectFileUpload`.
+    enum Reviewer: Sendable, Equatable {
+        case account
+        case global
+    }
+
     /// A file waiting for an interceptor's decision.
     struct Pending: Sendable {
         var accountId: String
+        var reviewer: Reviewer
         var conversationId: String
         var file: FileAttachment
         var decision: Decision?
@@ -45,11 +53,11 @@ final class FileInterception: Service {
 
     /// Sends the new-file event to `interceptor` and waits for its decision, at most `timeout`.
     func review(
-        _ file: FileAttachment, accountId: String, conversationId: String, uploader: WebPerson?, interceptor: FileUploadInterceptor, baseURL: String,
-        now: Int64, timeout: Duration
+        _ file: FileAttachment, accountId: String, conversationId: String, uploader: WebPerson?, interceptor: FileUploadInterceptor,
+        reviewer: Reviewer, baseURL: String, now: Int64, timeout: Duration
     ) async -> Decision {
         let token = EntityIDGenerator.system.makeSecret()
-        pending.withLock { $0[token] = Pending(accountId: accountId, conversationId: conversationId, file: file) }
+        pending.withLock { $0[token] = Pending(accountId: accountId, reviewer: reviewer, conversationId: conversationId, file: file) }
         defer { _ = pending.withLock { $0.removeValue(forKey: token) } }
         var event = WebInterceptorNewFileEvent()
         event.timestamp = now
@@ -65,7 +73,7 @@ final class FileInterception: Service {
         event.conversationId = conversationId
         let timer = Task {
             try? await Task.sleep(for: timeout)
-            if !Task.isCancelled { resolve(token, accountId: accountId, .rejected("the interceptor '\(interceptor.name)' did not decide in time")) }
+            if !Task.isCancelled { resolve(token, .rejected("the interceptor '\(interceptor.name)' did not decide in time")) }
         }
         defer { timer.cancel() }
         if let failure = await send(event, to: interceptor) {
@@ -81,11 +89,12 @@ final class FileInterception: Service {
         }
     }
 
-    /// Records a decision for a token of `accountId`; `false` when no such file waits.
+    /// Records a decision for a token whose pending file `decides` lets the caller decide; `false` when
+    /// no such file waits.
     @discardableResult
-    func resolve(_ token: String, accountId: String, _ decision: Decision) -> Bool {
+    func resolve(_ token: String, _ decision: Decision, if decides: (Pending) -> Bool = { _ in true }) -> Bool {
         let waiter: CheckedContinuation<Decision, Never>?? = pending.withLock { all in
-            guard var entry = all[token], entry.accountId == accountId, entry.decision == nil else { return nil }
+            guard var entry = all[token], decides(entry), entry.decision == nil else { return nil }
             entry.decision = decision
             let waiter = entry.waiter
             entry.waiter = nil
@@ -128,7 +137,7 @@ final class FileInterception: Service {
     func run() async throws {
         try? await gracefulShutdown()
         // Uploads still waiting are rejected, so their requests can finish.
-        let waiting = pending.withLock { all in all.map { ($0.key, $0.value.accountId) } }
-        for (token, accountId) in waiting { resolve(token, accountId: accountId, .rejected("the server is shutting down")) }
+        let waiting = pending.withLock { all in Array(all.keys) }
+        for token in waiting { resolve(token, .rejected("the server is shutting down")) }
     }
 }

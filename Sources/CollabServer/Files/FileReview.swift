@@ -1,9 +1,10 @@
 import CollabCore
+import CollabStore
 import CollabWire
 import Foundation
 
-/// What reviews an upload before its message is committed: the account's file-upload interceptors,
-/// and the webhook dispatcher that announces a rejection (`file_upload_interceptor.file_rejected`).
+/// What reviews an upload before its message is committed: the account's file-upload interceptors, then
+/// the server's global ones, and the webhook dispatcher that announces a rejection (`file_upload_interceptor.file_rejected`).
 struct FileReview: Sendable {
     let interception: FileInterception
     let webhooks: WebhookDispatcher
@@ -14,7 +15,8 @@ struct FileReview: Sendable {
 }
 
 extension CollabEnvironment {
-    /// Runs the interceptors that review `file`'s type, in order. The file is in storage already (the
+    /// Runs the interceptors that review `file`'s type, in order: the account's, then the global ones
+    /// (the vendor's order: account interceptors apply first). The file is in storage already (the
     /// interceptors read it through their download link); a rejection removes it, fires the
     /// `file_upload_interceptor.file_rejected` webhook event and refuses the upload with 403 `FILE_REJECTED`.
     func review(
@@ -28,10 +30,12 @@ extension CollabEnvironment {
                 state.messageInterceptors(reviewing: personId), MessageReview.timeoutMillis(state)
             )
         }
-        for interceptor in interceptors {
+        let global = repository.directory.globalConfiguration.fileUploadInterceptors.reviewing(file.mimeType)
+        let reviewers = interceptors.map { ($0, FileInterception.Reviewer.account) } + global.map { ($0, FileInterception.Reviewer.global) }
+        for (interceptor, reviewer) in reviewers {
             let decision = await review.interception.review(
-                file, accountId: accountId, conversationId: conversationId, uploader: uploader, interceptor: interceptor, baseURL: baseURL,
-                now: clock.now(), timeout: .milliseconds(timeoutMillis)
+                file, accountId: accountId, conversationId: conversationId, uploader: uploader, interceptor: interceptor, reviewer: reviewer,
+                baseURL: baseURL, now: clock.now(), timeout: .milliseconds(timeoutMillis)
             )
             guard case .rejected(let reason) = decision else { continue }
             await files.remove(accountId: accountId, conversationId: conversationId, fileId: file.id)

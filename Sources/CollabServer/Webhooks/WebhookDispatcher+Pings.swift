@@ -20,9 +20,11 @@ extension WebhookDispatcher {
     }
 
     /// Queues the vendor's `ping` (`WebhookPingEvent`) to a file-upload interceptor's endpoint, signed
-    /// with its secret and delivered (with retries) like any webhook.
+    /// with its secret and delivered (with retries) like any webhook. A global interceptor's ping names
+    /// no account (its deliveries are queued under the account id "").
     func ping(_ interceptor: FileUploadInterceptor, now: Timestamp) {
-        let body = WebhookEventBody(type: WebhookPayloads.typeName(for: "ping"), timestamp: now, eventType: "ping", accountId: interceptor.accountId)
+        var body = WebhookEventBody(type: WebhookPayloads.typeName(for: "ping"), timestamp: now, eventType: "ping", accountId: interceptor.accountId)
+        if interceptor.accountId.isEmpty { body.accountId = nil }
         guard let data = try? JSONBody.encoder.encode(body) else { return }
         enqueue([
             ResolvedWebhook(

@@ -3,19 +3,9 @@
 enum UnroutedOperations {
     static let partial = "partial tags of existing entities (issue 23, second part)"
     static let partialUnnamed = "partial tags of existing entities (issue 23, second part; not named in the issue's list)"
-    static let globalInterceptors = "FileUploadGlobalInterceptors (issue 23, entity-layer part: not done yet)"
 
     static let owners: [String: String] = [
-        "DELETE /fileuploadglobalinterceptors/{interceptorId}/delete": globalInterceptors,
-        "GET /fileuploadglobalinterceptors/getByName": globalInterceptors,
-        "GET /fileuploadglobalinterceptors/{interceptorId}/read": globalInterceptors,
         "POST /authenticator/setDefaultLocale": partialUnnamed,
-        "POST /fileuploadglobalinterceptors/approveFileUpload": globalInterceptors,
-        "POST /fileuploadglobalinterceptors/create": globalInterceptors,
-        "POST /fileuploadglobalinterceptors/rejectFileUpload": globalInterceptors,
-        "POST /fileuploadglobalinterceptors/search": globalInterceptors,
-        "POST /fileuploadglobalinterceptors/update": globalInterceptors,
-        "POST /fileuploadglobalinterceptors/{interceptorId}/sendPing": globalInterceptors,
         "POST /invitations/getAcceptLink": partialUnnamed,
         "POST /invitations/startDeputyDelegation": partialUnnamed,
         "POST /invitations/{invitationId}/addSecondaryInvitationTarget": partialUnnamed,

@@ -16,7 +16,6 @@ enum UnroutedOperations {
         "POST /fileuploadglobalinterceptors/search": globalInterceptors,
         "POST /fileuploadglobalinterceptors/update": globalInterceptors,
         "POST /fileuploadglobalinterceptors/{interceptorId}/sendPing": globalInterceptors,
-        "POST /invitations/getAcceptLink": partialUnnamed,
         "POST /invitations/startDeputyDelegation": partialUnnamed,
         "POST /invitations/{invitationId}/addSecondaryInvitationTarget": partialUnnamed,
         "POST /invitations/{invitationId}/cancelSecondaryInvitationTarget": partialUnnamed,

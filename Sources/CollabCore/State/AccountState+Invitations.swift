@@ -157,9 +157,10 @@ extension AccountState {
     }
 
     mutating func saveInvitation(_ invitation: Invitation, action: String, context: OperationContext, changes: inout ChangeSet) {
-        let old = invitations[invitation.id]
+        let before = inboundAddressees(invitations[invitation.id], now: context.now)
+        let after = inboundAddressees(invitation, now: context.now)
         invitations[invitation.id] = invitation
-        notifyInvitationChange(from: old, to: invitation, context: context, changes: &changes)
+        notifyInvitationChange(from: before, to: after, invitation, context: context, changes: &changes)
         changes.put(invitation)
         var event = DomainEvent(kind: .invitationChanged, accountId: invitation.accountId, timestamp: context.now, detail: ["action": action])
         event.conversation = conversations[invitation.conversationId]

@@ -46,6 +46,7 @@ struct WebAPISurface {
             FileRoutes(environment: env, review: files).registerWebAPI(on: routes.group("conversations"), prefix: prefix)
             InvitationRoutes(environment: env).register(on: routes.group("invitations"))
             InvitationLinkRoutes(environment: env).register(on: routes.group("invitations"))
+            InvitationTargetRoutes(environment: env).register(on: routes.group("invitations"))
             WebhookRoutes(environment: env, dispatcher: webhooks).register(on: routes.group("webhookregistrations"))
             BotRoutes(environment: env, dispatcher: webhooks).register(on: routes.group("bots"))
             BotDialogRoutes(environment: env, dispatcher: webhooks).register(on: routes.group("bots"))

@@ -16,8 +16,5 @@ enum UnroutedOperations {
         "POST /fileuploadglobalinterceptors/search": globalInterceptors,
         "POST /fileuploadglobalinterceptors/update": globalInterceptors,
         "POST /fileuploadglobalinterceptors/{interceptorId}/sendPing": globalInterceptors,
-        "POST /invitations/startDeputyDelegation": partialUnnamed,
-        "POST /invitations/{invitationId}/addSecondaryInvitationTarget": partialUnnamed,
-        "POST /invitations/{invitationId}/cancelSecondaryInvitationTarget": partialUnnamed,
     ]
 }

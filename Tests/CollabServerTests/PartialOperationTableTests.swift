@@ -29,7 +29,7 @@ struct PartialOperationTableTests {
         "/conversations/{conversationId}/startRecording", "/conversations/{conversationId}/stopRecording",
         "/conversations/{conversationId}/getRecordingState", "/conversationhistory/{conversationId}/getConversationRecordings",
         "/invitations/getAcceptLink", "/invitations/{invitationId}/addSecondaryInvitationTarget",
-        "/invitations/{invitationId}/cancelSecondaryInvitationTarget", "/invitations/startDeputyDelegation",
+        "/invitations/{invitationId}/cancelSecondaryInvitationTarget", "/invitations/startDeputyDelegation", "/authenticator/setDefaultLocale",
     ]
 
     /// Each with an unknown id and an empty body; the role is the spec's `x-required-role`.

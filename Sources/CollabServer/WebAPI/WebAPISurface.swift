@@ -38,6 +38,7 @@ struct WebAPISurface {
             PersonNotificationRoutes(environment: env).register(on: routes.group("persons"))
             AuthenticatorRoutes(environment: env).register(on: routes.group("authenticator"))
             ImpersonationRoutes(environment: env).register(on: routes.group("authenticator"))
+            LocaleRoutes(environment: env).register(on: routes.group("authenticator"))
             ConversationsRoutes(environment: env).register(on: routes.group())
             ConversationParticipantsRoutes(environment: env).register(on: routes.group())
             ConversationSettingsRoutes(environment: env).register(on: routes.group())

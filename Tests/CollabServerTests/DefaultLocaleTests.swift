@@ -25,7 +25,8 @@ struct DefaultLocaleTests {
             #expect(anonymous.headers[.setCookie]?.hasPrefix("\(localeCookieName)=fr;") == true, "\(anonymous.headers)")
             #expect(try server.stats() == before, "an anonymous caller's locale is only in the cookie")
             let agent = try await server.call(
-                .post, "/app/rest/v4/authenticator/setDefaultLocale", authorization: InProcessServer.basic("alpha-agent", "pw-a"), body: #"{"locale":"de_CH"}"#
+                .post, "/app/rest/v4/authenticator/setDefaultLocale", authorization: InProcessServer.basic("alpha-agent", "pw-a"),
+                body: #"{"locale":"de_CH"}"#
             )
             #expect(agent.status == .noContent)
             #expect(agent.headers[.setCookie]?.hasPrefix("\(localeCookieName)=de-CH;") == true)

@@ -20,7 +20,8 @@ struct InvitationAcceptLinkTests {
             let conversation = try await host.startConversation(topic: "bring a friend")
             let admin = server.admin("alpha-admin", "pw-a").transport
             let created = try await admin.raw(
-                "POST", "/app/rest/v4/invitations/inviteAnonymousVisitorToConversationWithLink", body: Data(#"{"conversationId":"\#(conversation.id)"}"#.utf8)
+                "POST", "/app/rest/v4/invitations/inviteAnonymousVisitorToConversationWithLink",
+                body: Data(#"{"conversationId":"\#(conversation.id)"}"#.utf8)
             )
             let invitation = try #require(try JSONSerialization.jsonObject(with: created.body) as? [String: Any])
             let id = try #require(invitation["id"] as? String)

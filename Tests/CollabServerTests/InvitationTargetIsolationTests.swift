@@ -17,8 +17,9 @@ struct InvitationTargetIsolationTests {
             let start = try await server.call(
                 .post, "/mobile/v1/clients", body: ClientStartRequest(apiKey: "alpha-key", deviceId: "alpha-phone", device: .init(os: "iOS"))
             ).decode(ClientStartResponse.self)
-            let conversation = try await server.call(.post, "/mobile/v1/conversations", authorization: "Bearer " + start.token, body: StartConversationRequest())
-                .decode(ConversationView.self)
+            let conversation = try await server.call(
+                .post, "/mobile/v1/conversations", authorization: "Bearer " + start.token, body: StartConversationRequest()
+            ).decode(ConversationView.self)
             func personId(_ username: String, _ admin: String, _ password: String) async throws -> String {
                 let user = try await server.json(.get, "users/getByUsername?username=\(username)", as: admin, password: password).object
                 let userId = try #require(user["id"] as? String)

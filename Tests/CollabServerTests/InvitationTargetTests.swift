@@ -107,10 +107,9 @@ struct InvitationTargetTests {
             let start = #"{"conversationId":"\#(conversationId)","delegationLevel":"LEVEL_2","joinDeputyHidden":true}"#
             let none = try await admin.webAPI("POST", "invitations/startDeputyDelegation", start, status: 400)
             #expect((none["errorMessage"] as? String)?.contains("delegationLevel") == true)
+            let levels = #"{"level1":[{"type":"AGENT","id":"\#(agentB.userId)"}],"level2":[{"type":"AGENT","id":"\#(agentC.userId)"}]}"#
             _ = try await admin.webAPI(
-                "POST", "deputyrelationships/writeAgentDeputies",
-                #"{"agentUserId":"\#(agentAUser)","level1":[{"type":"AGENT","id":"\#(agentB.userId)"}],"level2":[{"type":"AGENT","id":"\#(agentC.userId)"}]}"#,
-                status: 204
+                "POST", "deputyrelationships/writeAgentDeputies", #"{"agentUserId":"\#(agentAUser)",\#(levels.dropFirst())"#, status: 204
             )
             let c = try await agent(server, "agent-c")
             let b = try await agent(server, "agent-b")

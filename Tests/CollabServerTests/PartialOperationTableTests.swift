@@ -129,7 +129,10 @@ struct PartialOperationTableTests {
                 (.post, "invitations/unknown/addSecondaryInvitationTarget", #"{"personId":"p"}"#, "alpha-admin", 404, "unknown"),
                 (.post, "invitations/unknown/cancelSecondaryInvitationTarget", #"{"personId":"p"}"#, "alpha-admin", 404, "unknown"),
                 (.post, "invitations/startDeputyDelegation", "{}", "alpha-admin", 400, "conversationId"),
-                (.post, "invitations/startDeputyDelegation", #"{"conversationId":"c","delegationLevel":"LEVEL_9"}"#, "alpha-admin", 400, "delegationLevel"),
+                (
+                    .post, "invitations/startDeputyDelegation", #"{"conversationId":"c","delegationLevel":"LEVEL_9"}"#, "alpha-admin", 400,
+                    "delegationLevel"
+                ),
                 (.post, "invitations/startDeputyDelegation", #"{"conversationId":"unknown"}"#, "alpha-admin", 404, "unknown"),
             ]
             for (method, path, body, user, status, named) in rows {

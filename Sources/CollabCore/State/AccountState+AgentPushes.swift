@@ -27,9 +27,8 @@ extension AccountState {
         guard before != after, let conversation = conversations[invitation.conversationId] else { return }
         for (kind, persons) in [(PushKind.inboundRequest, after.subtracting(before)), (.revokeInboundRequest, before.subtracting(after))] {
             for personId in persons.sorted() {
-                notify(
-                    personId: personId, accountId: accountId, content: inboundContent(kind, conversation, invitationId: invitation.id, context: context),
-                    context: context, changes: &changes)
+                let content = inboundContent(kind, conversation, invitationId: invitation.id, context: context)
+                notify(personId: personId, accountId: accountId, content: content, context: context, changes: &changes)
             }
         }
     }

@@ -15,7 +15,8 @@ extension AccountState {
     ) throws(CollabError) -> Invitation {
         var invitation = try self.invitation(invitationId, for: principal)
         guard invitation.targetType == "AGENT", invitation.kind == .agentInvitation || invitation.kind == .agentForwarding else {
-            throw .badRequest("invitationId: secondary targets are for invitations addressed to one agent, not \(invitation.kind.rawValue) to \(invitation.targetType ?? "ANONYMOUS")")
+            let target = invitation.targetType ?? "ANONYMOUS"
+            throw .badRequest("invitationId: secondary targets are for invitations to one agent, not \(invitation.kind.rawValue) to \(target)")
         }
         let state = invitation.state(at: context.now)
         guard state == .open else { throw .conflict("the invitation is \(state.rawValue)") }
@@ -23,8 +24,12 @@ extension AccountState {
         guard personId != invitation.targetId else { throw .badRequest("personId must differ from the invitation's main target") }
         let targets = invitation.secondaryTargets ?? []
         // The vendor allows a secondary target once per invitation, a canceled one included.
-        guard !targets.contains(where: { $0.personId == personId }) else { throw .conflict("person \(personId) was already added to this invitation") }
-        guard targets.count < Invitation.maxSecondaryTargets else { throw .conflict("the invitation has \(targets.count) secondary targets, the most it may have") }
+        guard !targets.contains(where: { $0.personId == personId }) else {
+            throw .conflict("person \(personId) was already added to this invitation")
+        }
+        guard targets.count < Invitation.maxSecondaryTargets else {
+            throw .conflict("the invitation has \(targets.count) secondary targets, the most it may have")
+        }
         invitation.secondaryTargets = targets + [Invitation.SecondaryTarget(personId: personId)]
         saveInvitation(invitation, action: "secondary_target_added", context: context, changes: &changes)
         return invitation
@@ -37,7 +42,9 @@ extension AccountState {
         _ invitationId: String, personId: String, for principal: Principal, context: OperationContext, changes: inout ChangeSet
     ) throws(CollabError) -> Invitation {
         var invitation = try self.invitation(invitationId, for: principal)
-        guard let index = invitation.secondaryTargets?.firstIndex(where: { $0.personId == personId }), let target = invitation.secondaryTargets?[index] else {
+        guard let index = invitation.secondaryTargets?.firstIndex(where: { $0.personId == personId }),
+            let target = invitation.secondaryTargets?[index]
+        else {
             throw .notFound("ConversationInvitationSecondaryTarget", personId)
         }
         let state = invitation.state(at: context.now)

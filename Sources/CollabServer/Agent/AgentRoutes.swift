@@ -25,9 +25,10 @@ struct AgentRoutes {
                 guard let person = state.persons[session.personId] else { throw CollabError(.internalError, "the agent has no person") }
                 return (session, person, user.locale)
             }
-            return JSONBody.response(
-                AgentLoginResponse(token: session.id, person: PersonView(person), accountId: session.accountId, expiresAt: session.expiresAt, locale: locale)
+            let response = AgentLoginResponse(
+                token: session.id, person: PersonView(person), accountId: session.accountId, expiresAt: session.expiresAt, locale: locale
             )
+            return JSONBody.response(response)
         }
         group.post("clients") { request, context in
             let body = try await env.decode(AgentClientStartRequest.self, from: request)

@@ -53,7 +53,9 @@ extension CollabEnvironment {
     ///   without one.
     func accountId(apiKey: String?, caller principal: Principal) throws(CollabError) -> String {
         if let apiKey {
-            guard apiKey.count <= Limits.nameLength, let owner = accountId(for: .apiKey(apiKey)) else { throw CollabError(.invalidApiKey, "unknown API key") }
+            guard apiKey.count <= Limits.nameLength, let owner = accountId(for: .apiKey(apiKey)) else {
+                throw CollabError(.invalidApiKey, "unknown API key")
+            }
             return owner
         }
         guard let own = principal.accountId else { throw .badRequest("apiKey is required for anonymous callers") }

@@ -174,7 +174,9 @@ struct WebInvitation: Codable, Sendable {
         nickname = invitation.nickname
         comment = invitation.comment
         joinHidden = invitation.joinHidden
-        secondaryInvitationTargets = invitation.secondaryTargets?.map { WebSecondaryTarget(personId: $0.personId, responseState: $0.responseState.rawValue) }
+        secondaryInvitationTargets = invitation.secondaryTargets?.map {
+            WebSecondaryTarget(personId: $0.personId, responseState: $0.responseState.rawValue)
+        }
         // Only visitor invitations expire; the others wait until they are taken or revoked.
         expirationTimestamp = invitation.kind == .pin || invitation.kind == .visitorLink ? invitation.expirationTimestamp : nil
     }

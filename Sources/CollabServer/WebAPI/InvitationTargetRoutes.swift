@@ -3,7 +3,7 @@ import Hummingbird
 
 /// `invitations/{invitationId}/addSecondaryInvitationTarget`, `…/cancelSecondaryInvitationTarget` and
 /// `invitations/startDeputyDelegation`: more agents an invitation is offered to, and the delegation of a
-/// conversation to its assigned agent's deputies (``AccountState/startDeputyDelegation(conversationId:level:joinHidden:creatorPersonId:for:context:changes:)``).
+/// conversation to its assigned agent's deputies (`AccountState.startDeputyDelegation`).
 struct InvitationTargetRoutes {
     let environment: CollabEnvironment
 

@@ -28,6 +28,8 @@ struct PartialOperationTableTests {
         "/conversations/{conversationId}/updateText", "/conversations/{conversationId}/addExternalParticipant",
         "/conversations/{conversationId}/startRecording", "/conversations/{conversationId}/stopRecording",
         "/conversations/{conversationId}/getRecordingState", "/conversationhistory/{conversationId}/getConversationRecordings",
+        "/invitations/getAcceptLink", "/invitations/{invitationId}/addSecondaryInvitationTarget",
+        "/invitations/{invitationId}/cancelSecondaryInvitationTarget", "/invitations/startDeputyDelegation", "/authenticator/setDefaultLocale",
     ]
 
     /// Each with an unknown id and an empty body; the role is the spec's `x-required-role`.
@@ -120,6 +122,18 @@ struct PartialOperationTableTests {
                 (.post, "conversations/unknown/setContextPerson", #"{"personId":"p"}"#, "alpha-admin", 404, "unknown"),
                 (.post, "conversations/unknown/startRecording", nil, "alpha-agent", 404, "unknown"),
                 (.get, "conversationhistory/unknown/getConversationRecordings", nil, "alpha-agent", 404, "unknown"),
+                (.post, "invitations/getAcceptLink", "{}", "alpha-agent", 400, "token"),
+                (.post, "invitations/getAcceptLink", #"{"token":"123456"}"#, "alpha-agent", 404, "PIN or link"),
+                (.post, "invitations/getAcceptLink?apiKey=nowhere", #"{"token":"123456"}"#, "alpha-agent", 401, "API key"),
+                (.post, "invitations/unknown/addSecondaryInvitationTarget", "{}", "alpha-admin", 400, "personId"),
+                (.post, "invitations/unknown/addSecondaryInvitationTarget", #"{"personId":"p"}"#, "alpha-admin", 404, "unknown"),
+                (.post, "invitations/unknown/cancelSecondaryInvitationTarget", #"{"personId":"p"}"#, "alpha-admin", 404, "unknown"),
+                (.post, "invitations/startDeputyDelegation", "{}", "alpha-admin", 400, "conversationId"),
+                (
+                    .post, "invitations/startDeputyDelegation", #"{"conversationId":"c","delegationLevel":"LEVEL_9"}"#, "alpha-admin", 400,
+                    "delegationLevel"
+                ),
+                (.post, "invitations/startDeputyDelegation", #"{"conversationId":"unknown"}"#, "alpha-admin", 404, "unknown"),
             ]
             for (method, path, body, user, status, named) in rows {
                 let password = user == "root" ? "root" : "pw-a"

@@ -70,10 +70,11 @@ public struct EffectResolver: Sendable {
     /// `push_notification.deputy_delegation` to each deputy of the agent an inbound request (an agent
     /// invitation or forwarding) is addressed to, and `push_notification.revoke_deputy_delegation` once it
     /// is redeemed or revoked. Deputies are found by index (relationships by agent user); a TEAM deputy
-    /// stands for the team's users.
+    /// stands for the team's users. A deputy delegation (`DEPUTY_INVITATION`) goes to the deputies it was
+    /// offered to (its secondary targets not canceled).
     private func resolveDeputies(_ event: DomainEvent, in state: borrowing AccountState, into effects: inout ResolvedEffects) {
         guard let formats, event.kind == .invitationChanged, !state.webhooks.isEmpty, let invitation = event.invitation,
-            invitation.kind == .agentInvitation || invitation.kind == .agentForwarding, let primaryId = invitation.targetId,
+            [.agentInvitation, .agentForwarding, .deputyInvitation].contains(invitation.kind), let primaryId = invitation.targetId,
             let primary = state.persons[primaryId], primary.personSource == .userDB
         else { return }
         let name: String
@@ -84,7 +85,11 @@ public struct EffectResolver: Sendable {
         }
         let registrations = state.webhooks(accountId: event.accountId, wanting: name)
         guard !registrations.isEmpty else { return }
-        for deputy in state.deputyPersons(ofUser: primary.sourceId) {
+        let deputies =
+            invitation.kind == .deputyInvitation
+            ? (invitation.secondaryTargets ?? []).filter { $0.responseState != .canceled }.compactMap { state.persons[$0.personId] }
+            : state.deputyPersons(ofUser: primary.sourceId)
+        for deputy in deputies {
             let delegation = DeputyDelegation(
                 eventName: name, invitation: invitation, deputy: deputy, primaryAgent: primary, timestamp: event.timestamp
             )

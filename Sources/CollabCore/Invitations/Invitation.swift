@@ -1,6 +1,8 @@
 /// An invitation to a conversation: the vendor's `ConversationInvitationData`. The mock models the
-/// anonymous visitor invitations, by PIN (`PIN_CONVERSATION`) and by link (`VISITOR_INVITATION`), and
-/// the assignment request a requeue creates (`ASSIGNMENT_REQUEST`, redeemed by the agent who accepts).
+/// anonymous visitor invitations, by PIN (`PIN_CONVERSATION`) and by link (`VISITOR_INVITATION`), the
+/// assignment request a requeue creates (`ASSIGNMENT_REQUEST`, redeemed by the agent who accepts), agent
+/// and team invitations and forwardings, and deputy delegations (`DEPUTY_INVITATION`, offered to the
+/// assigned agent's deputies as secondary targets).
 public struct Invitation: Sendable, Codable, Equatable, Identifiable {
     /// `EInvitationType`, as far as the mock models them.
     public enum Kind: String, Sendable, Codable {
@@ -9,6 +11,28 @@ public struct Invitation: Sendable, Codable, Equatable, Identifiable {
         case assignmentRequest = "ASSIGNMENT_REQUEST"
         case agentInvitation = "AGENT_INVITATION"
         case agentForwarding = "AGENT_FORWARDING"
+        case deputyInvitation = "DEPUTY_INVITATION"
+    }
+
+    /// `EInvitationResponseState`: how one target answered.
+    public enum ResponseState: String, Sendable, Codable {
+        case pending = "PENDING"
+        case declined = "DECLINED"
+        case ignored = "IGNORED"
+        case canceled = "CANCELED"
+        case accepted = "ACCEPTED"
+    }
+
+    /// `ConversationInvitationSecondaryTargetData`: another agent the invitation is offered to besides its
+    /// main target, who may accept it in the main target's place while it is pending.
+    public struct SecondaryTarget: Sendable, Codable, Equatable {
+        public var personId: String
+        public var responseState: ResponseState
+
+        public init(personId: String, responseState: ResponseState = .pending) {
+            self.personId = personId
+            self.responseState = responseState
+        }
     }
 
     /// `EInvitationState`. EXPIRED is not stored: an OPEN invitation past its expiry reads as EXPIRED.
@@ -37,6 +61,11 @@ public struct Invitation: Sendable, Codable, Equatable, Identifiable {
     public var joinHidden: Bool?
     /// The address a visitor invitation was mailed to (`inviteAnonymousVisitorToConversationWithEmail`).
     public var email: String?
+    /// The other agents the invitation is offered to (`addSecondaryInvitationTarget`; a deputy
+    /// delegation's deputies), in the order they were added; absent when there never were any.
+    public var secondaryTargets: [SecondaryTarget]?
+    /// A deputy delegation's `EDeputyDelegationEscalationLevel`.
+    public var delegationLevel: String?
     public var createdTimestamp: Timestamp
     public var expirationTimestamp: Timestamp
 
@@ -71,6 +100,13 @@ public struct Invitation: Sendable, Codable, Equatable, Identifiable {
     public static let linkLifetime: Int64 = 7 * 24 * 60 * 60 * 1000
     /// Open invitations one conversation may have.
     public static let maxOpenPerConversation = 50
+    /// Secondary targets one invitation may have.
+    public static let maxSecondaryTargets = 50
+
+    /// The secondary targets who may still accept (their response is PENDING).
+    public var pendingSecondaryTargets: [String] {
+        (secondaryTargets ?? []).filter { $0.responseState == .pending }.map(\.personId)
+    }
 
     /// An address to mail an invitation to: one `@` between a non-empty local part and a domain with a
     /// dot, no spaces, at most 254 characters (the longest address SMTP carries).

@@ -59,17 +59,18 @@ extension AccountState {
     /// The open agent invitations and forwardings addressed to an agent, or to a team whose queue it sees.
     public func openInvitations(forAgent personId: String, now: Timestamp) -> [Invitation] {
         (invitations.rows(Indexes.invitationByOpenAgentTarget, personId).filter { $0.state(at: now) == .open }
-            + openTeamInvitations(forAgent: personId, now: now))
+            + openTeamInvitations(forAgent: personId, now: now)
+            + invitations.rows(Indexes.invitationByOpenSecondaryTarget, personId).filter { $0.state(at: now) == .open })
             .sorted { ($0.createdTimestamp, $0.id) < ($1.createdTimestamp, $1.id) }
     }
 
-    /// The addressed agent accepts: invited, it joins as a secondary agent; forwarded to, it becomes the
-    /// assigned agent and the previous one leaves.
+    /// The addressed agent (or a pending secondary target) accepts: invited or delegated to as a deputy, it
+    /// joins as a secondary agent; forwarded to, it becomes the assigned agent and the previous one leaves.
     public mutating func acceptAgentInvitation(
         _ id: String, agentPersonId: String, accountId: String, context: OperationContext, changes: inout ChangeSet
     ) throws(CollabError) -> Conversation {
         guard var invitation = invitations[id], invitation.accountId == accountId, isAddressed(invitation, toAgent: agentPersonId),
-            invitation.kind == .agentInvitation || invitation.kind == .agentForwarding
+            [.agentInvitation, .agentForwarding, .deputyInvitation].contains(invitation.kind)
         else { throw .notFound("ConversationInvitation", id) }
         guard invitation.state(at: context.now) == .open else { throw .conflict("the invitation is \(invitation.state(at: context.now).rawValue)") }
         var conversation: Conversation
@@ -89,6 +90,9 @@ extension AccountState {
         }
         invitation.state = .redeemed
         invitation.redeemingPersonId = agentPersonId
+        if let index = invitation.secondaryTargets?.firstIndex(where: { $0.personId == agentPersonId && $0.responseState == .pending }) {
+            invitation.secondaryTargets?[index].responseState = .accepted
+        }
         saveInvitation(invitation, action: "redeemed", context: context, changes: &changes)
         return conversation
     }

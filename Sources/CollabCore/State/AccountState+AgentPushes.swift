@@ -16,29 +16,37 @@ extension AccountState {
         if isQueued { tellAgents(.inboundRequest, about: new, context: context, changes: &changes) }
     }
 
-    /// An invitation or forwarding addressed to an agent is an inbound request for that agent's apps,
-    /// and a team's invitation for the apps of the agents who see the team's queue; once it is no longer
-    /// open (accepted, revoked, replaced) it is revoked. (A team's forwarding queues the conversation,
-    /// whose queue pushes tell those agents.)
-    mutating func notifyInvitationChange(from old: Invitation?, to new: Invitation, context: OperationContext, changes: inout ChangeSet) {
-        guard new.kind == .agentInvitation || new.kind == .agentForwarding, let targetId = new.targetId,
-            let conversation = conversations[new.conversationId]
-        else { return }
-        let recipients: [String]
-        switch new.targetType {
-        case "AGENT": recipients = [targetId]
-        case "TEAM" where new.kind == .agentInvitation: recipients = agentPersons(seeingTeam: targetId)
-        default: return
+    /// An invitation or forwarding addressed to an agent is an inbound request for that agent's apps (and
+    /// its pending secondary targets'), a team's invitation for the apps of the agents who see the team's
+    /// queue; once it is no longer offered to one of them (accepted, revoked, replaced, a secondary target
+    /// canceled) it is revoked there. (A team's forwarding queues the conversation, whose queue pushes
+    /// tell those agents.)
+    mutating func notifyInvitationChange(
+        from before: Set<String>, to after: Set<String>, _ invitation: Invitation, context: OperationContext, changes: inout ChangeSet
+    ) {
+        guard before != after, let conversation = conversations[invitation.conversationId] else { return }
+        for (kind, persons) in [(PushKind.inboundRequest, after.subtracting(before)), (.revokeInboundRequest, before.subtracting(after))] {
+            for personId in persons.sorted() {
+                let content = inboundContent(kind, conversation, invitationId: invitation.id, context: context)
+                notify(personId: personId, accountId: accountId, content: content, context: context, changes: &changes)
+            }
         }
-        let wasOpen = old?.state(at: context.now) == .open
-        let isOpen = new.state(at: context.now) == .open
-        guard wasOpen != isOpen else { return }
-        let kind: PushKind = isOpen ? .inboundRequest : .revokeInboundRequest
-        for personId in recipients {
-            notify(
-                personId: personId, accountId: accountId, content: inboundContent(kind, conversation, invitationId: new.id, context: context),
-                context: context, changes: &changes)
+    }
+
+    /// The agents an invitation is offered to while it is open: the agent it is addressed to (not for a
+    /// deputy delegation, which names the assigned agent), the agents who see a team's queue for a team's
+    /// invitation, and its pending secondary targets.
+    func inboundAddressees(_ invitation: Invitation?, now: Timestamp) -> Set<String> {
+        guard let invitation, invitation.state(at: now) == .open,
+            [.agentInvitation, .agentForwarding, .deputyInvitation].contains(invitation.kind)
+        else { return [] }
+        var persons = Set(invitation.pendingSecondaryTargets)
+        switch (invitation.targetType, invitation.targetId) {
+        case ("AGENT", let id?) where invitation.kind != .deputyInvitation: persons.insert(id)
+        case ("TEAM", let id?) where invitation.kind == .agentInvitation: persons.formUnion(agentPersons(seeingTeam: id))
+        default: break
         }
+        return persons
     }
 
     /// The person read their messages on one device (its collaboration UI opened): the other devices

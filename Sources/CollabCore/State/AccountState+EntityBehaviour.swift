@@ -95,10 +95,10 @@ extension AccountState {
 
 extension AccountState {
     /// The persons who stand in for the user `userId`: AGENT deputies' persons, and the users of TEAM
-    /// deputies (but the agent), each once. The relationships come from an index; a team's users are
-    /// the account's users of that team.
-    public func deputyPersons(ofUser userId: String) -> [Person] {
-        let relationships = deputyRelationships(ofAgent: userId)
+    /// deputies (but the agent), each once; with `level`, only the deputies at that escalation level.
+    /// The relationships come from an index; a team's users are the account's users of that team.
+    public func deputyPersons(ofUser userId: String, level: String? = nil) -> [Person] {
+        let relationships = deputyRelationships(ofAgent: userId).filter { level == nil || $0.escalationLevel == level }
         guard !relationships.isEmpty else { return [] }
         var userIds: [String] = []
         for relationship in relationships {

@@ -67,12 +67,7 @@ extension AccountState {
         token: String, personId: String, accountId: String, guessBudgetSpent: (Timestamp) -> Bool = { _ in false }, context: OperationContext,
         changes: inout ChangeSet
     ) throws(CollabError) -> Conversation {
-        guard token.count <= Limits.nameLength, var invitation = invitations.rows(Indexes.invitationByOpenToken, token).first,
-            invitation.accountId == accountId, invitation.kind != .assignmentRequest, invitation.state(at: context.now) == .open,
-            invitation.kind != .pin || !guessBudgetSpent(invitation.validSince)
-        else {
-            throw .notFound("ConversationInvitation", "with this PIN or link")
-        }
+        var invitation = try redeemableInvitation(token: token, accountId: accountId, guessBudgetSpent: guessBudgetSpent, now: context.now)
         var conversation = try ownConversation(invitation.conversationId, accountId: accountId)
         guard conversation.state != .ended, conversation.state != .offboarding else { throw .conflict("the conversation has ended") }
         if !conversation.isParticipant(personId) {
@@ -86,6 +81,24 @@ extension AccountState {
         invitation.redeemingPersonId = personId
         saveInvitation(invitation, action: "redeemed", context: context, changes: &changes)
         return conversation
+    }
+
+    /// The open visitor invitation (by PIN or by link) of `accountId` that `token` redeems: what a visitor's
+    /// redemption and `invitations/getAcceptLink` look up. Agent invitations and assignment requests are
+    /// never redeemed by token.
+    /// - Parameter guessBudgetSpent: See ``redeemInvitation(token:personId:accountId:guessBudgetSpent:context:changes:)``.
+    /// - Throws: `notFound` alike for an unknown, used, revoked or expired token, another account's, and a
+    ///   PIN whose guess budget is spent, so the answer tells a guesser nothing.
+    public func redeemableInvitation(
+        token: String, accountId: String, guessBudgetSpent: (Timestamp) -> Bool = { _ in false }, now: Timestamp
+    ) throws(CollabError) -> Invitation {
+        guard token.count <= Limits.nameLength, let invitation = invitations.rows(Indexes.invitationByOpenToken, token).first,
+            invitation.accountId == accountId, invitation.kind == .pin || invitation.kind == .visitorLink, invitation.state(at: now) == .open,
+            invitation.kind != .pin || !guessBudgetSpent(invitation.validSince)
+        else {
+            throw .notFound("ConversationInvitation", "with this PIN or link")
+        }
+        return invitation
     }
 
     /// Puts a conversation back into its queue with an assignment request (the vendor's
@@ -144,9 +157,10 @@ extension AccountState {
     }
 
     mutating func saveInvitation(_ invitation: Invitation, action: String, context: OperationContext, changes: inout ChangeSet) {
-        let old = invitations[invitation.id]
+        let before = inboundAddressees(invitations[invitation.id], now: context.now)
+        let after = inboundAddressees(invitation, now: context.now)
         invitations[invitation.id] = invitation
-        notifyInvitationChange(from: old, to: invitation, context: context, changes: &changes)
+        notifyInvitationChange(from: before, to: after, invitation, context: context, changes: &changes)
         changes.put(invitation)
         var event = DomainEvent(kind: .invitationChanged, accountId: invitation.accountId, timestamp: context.now, detail: ["action": action])
         event.conversation = conversations[invitation.conversationId]

@@ -48,10 +48,11 @@ extension AccountState {
     }
 
     /// Whether the agent `personId` may redeem `invitation`: it is addressed to that agent, or to a team
-    /// whose queue the agent sees.
+    /// whose queue the agent sees, or names the agent as a pending secondary target.
     func isAddressed(_ invitation: Invitation, toAgent personId: String) -> Bool {
-        switch invitation.targetType {
-        case "AGENT": invitation.targetId == personId
+        if invitation.pendingSecondaryTargets.contains(personId) { return true }
+        return switch invitation.targetType {
+        case "AGENT": invitation.targetId == personId && invitation.kind != .deputyInvitation
         case "TEAM": invitation.targetId.map { queueTeams(ofAgent: personId).contains($0) } ?? false
         default: false
         }

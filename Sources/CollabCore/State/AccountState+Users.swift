@@ -151,6 +151,19 @@ extension AccountState {
         try directory.claim(.username(username), for: accountId, log: &directoryLog, conflict: taken)
     }
 
+    /// Stores the language the caller chose (checked with ``User/checkLocale(_:)``) on the caller's own
+    /// user. The vendor's `User` has no such field: the version stays and no modification event goes out.
+    /// - Throws: `unauthorized` for a caller without a user.
+    public mutating func setOwnLocale(_ locale: String, for principal: Principal, changes: inout ChangeSet) throws(CollabError) {
+        guard let userId = principal.userId, var user = users[userId], principal.canAccess(accountId: user.accountId) else {
+            throw .unauthorized("only a logged-in user keeps a locale")
+        }
+        guard user.locale != locale else { return }
+        user.locale = locale
+        storeUser(user)
+        changes.put(user)
+    }
+
     /// Sets a user's password hash: users set their own, admins those of users they manage.
     public mutating func setPassword(
         userId: String, passwordHash: String, for principal: Principal, context: OperationContext, changes: inout ChangeSet

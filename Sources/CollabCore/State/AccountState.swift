@@ -38,6 +38,7 @@ public struct AccountState: Sendable {
     public internal(set) var coBrowsingSessions = IndexedTable<CoBrowsingSession>(indexes: [Indexes.coBrowsingByOpenConversation])
     public internal(set) var invitations = IndexedTable<Invitation>(indexes: [
         Indexes.invitationByOpenToken, Indexes.invitationByConversation, Indexes.invitationByOpenAgentTarget, Indexes.invitationByOpenTeamTarget,
+        Indexes.invitationByOpenSecondaryTarget,
     ])
     public internal(set) var bots = IndexedTable<DialogBot>(indexes: [Indexes.botByName, Indexes.botForOnboarding])
     public internal(set) var botDialogs = IndexedTable<BotDialog>(indexes: [Indexes.dialogByOpenConversation])
@@ -268,12 +269,17 @@ enum Indexes {
     /// Open invitations by the token a visitor redeems (PINs are unique among open ones).
     static let invitationByOpenToken = TableIndex<Invitation>(0) { $0.state == .open ? [$0.token] : [] }
     static let invitationByConversation = TableIndex<Invitation>(1) { [$0.conversationId] }
-    /// Open agent invitations and forwardings by the agent they are addressed to.
-    static let invitationByOpenAgentTarget = TableIndex<Invitation>(2) { $0.state == .open && $0.targetType == "AGENT" ? $0.targetId.map { [$0] } ?? [] : [] }
+    /// Open agent invitations and forwardings by the agent they are addressed to (a deputy delegation
+    /// names the assigned agent, to whom it is not offered).
+    static let invitationByOpenAgentTarget = TableIndex<Invitation>(2) {
+        $0.state == .open && $0.targetType == "AGENT" && $0.kind != .deputyInvitation ? $0.targetId.map { [$0] } ?? [] : []
+    }
     /// Open invitations and forwardings addressed to a team, by team id.
     static let invitationByOpenTeamTarget = TableIndex<Invitation>(3) {
         $0.state == .open && $0.targetType == "TEAM" ? $0.targetId.map { [$0] } ?? [] : []
     }
+    /// Open invitations by the secondary targets who may still accept them.
+    static let invitationByOpenSecondaryTarget = TableIndex<Invitation>(4) { $0.state == .open ? $0.pendingSecondaryTargets : [] }
     /// Dialog bots by name (unique within an account).
     static let botByName = TableIndex<DialogBot>(0) { [$0.name] }
     /// Active bots that onboard visitors, under one key.

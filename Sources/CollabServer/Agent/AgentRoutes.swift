@@ -19,13 +19,16 @@ struct AgentRoutes {
             let principal = try await Authenticator(environment: env).principal(username: body.username, password: body.password)
             guard principal.role >= .registeredUser else { throw CollabError.forbidden("only agents use the agent API") }
             let lifetime = env.configuration.sessionLifetime
-            let (session, person) = try await env.write(principal) { state, changes, op throws(CollabError) in
+            let (session, person, locale) = try await env.write(principal) { state, changes, op throws(CollabError) in
                 guard let userId = principal.userId, let user = state.users[userId] else { throw .unauthorized("invalid username or password") }
                 let session = try state.openSession(for: user, kind: .session, lifetime: lifetime, context: op, changes: &changes)
                 guard let person = state.persons[session.personId] else { throw CollabError(.internalError, "the agent has no person") }
-                return (session, person)
+                return (session, person, user.locale)
             }
-            return JSONBody.response(AgentLoginResponse(token: session.id, person: PersonView(person), accountId: session.accountId, expiresAt: session.expiresAt))
+            let response = AgentLoginResponse(
+                token: session.id, person: PersonView(person), accountId: session.accountId, expiresAt: session.expiresAt, locale: locale
+            )
+            return JSONBody.response(response)
         }
         group.post("clients") { request, context in
             let body = try await env.decode(AgentClientStartRequest.self, from: request)

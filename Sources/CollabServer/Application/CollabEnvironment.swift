@@ -29,6 +29,9 @@ final class CollabEnvironment: Sendable {
     let pushes: PushPipeline
     /// Work driven by the clock.
     let clockTasks: ClockDrivenTasks
+    /// The guessing limits on invitation tokens, one budget per account for every surface that takes a
+    /// token (the mobile API's redemption, the Web API's `invitations/getAcceptLink`).
+    let redemptions: RedemptionGuard
     /// Co-browsing frames between cluster replicas, when this server is one.
     let frameRelay: FrameRelay?
     let logger: Logger
@@ -55,6 +58,7 @@ final class CollabEnvironment: Sendable {
         self.frameRelay = parts.relay
         self.clockTasks = clockTasks
         self.clock = clock
+        self.redemptions = RedemptionGuard(limits: configuration.redemptionLimits, clock: clock)
         self.ids = .system
         self.hasher = PasswordHasher(cost: configuration.passwordHashCost)
         self.tokens = AccessTokenValidator(clock: clock)

@@ -3,19 +3,20 @@ import CollabWire
 import Hummingbird
 
 /// `POST /mobile/v1/invitations/redeem`: a started client redeems a PIN or link token of its account
-/// and its visitor joins the conversation. Wrong tokens are limited per client address, per account
-/// and per PIN (``RedemptionGuard``); beyond a limit the answer is 429 with `Retry-After`.
+/// and its visitor joins the conversation. The token comes in the body, or in the query as in the link
+/// `invitations/getAcceptLink` hands out. Wrong tokens are limited per client address, per account
+/// and per PIN (``RedemptionGuard``, shared with the Web API); beyond a limit the answer is 429 with
+/// `Retry-After`.
 struct MobileInvitationRoutes {
     let environment: CollabEnvironment
-    let redemptions: RedemptionGuard
 
     func register(on group: RouterGroup<CollabRequestContext>) {
         let env = environment
-        let redemptions = redemptions
+        let redemptions = env.redemptions
         group.post("invitations/redeem") { request, context in
             let session = try env.client(context)
-            let body = try await env.decode(RedeemInvitationRequest.self, from: request)
-            guard let token = body.token, !token.isEmpty else { throw CollabError.badRequest("token is required") }
+            let body = try await env.decode(RedeemInvitationRequest?.self, fromOptional: request)
+            guard let token = body?.token ?? request.query("token"), !token.isEmpty else { throw CollabError.badRequest("token is required") }
             let accountId = session.accountId
             let address = RedemptionGuard.addressKey(context.channel.remoteAddress)
             let conversation = try await redemptions.redeem(accountId: accountId, address: address) {

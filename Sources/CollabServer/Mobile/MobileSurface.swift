@@ -25,9 +25,7 @@ struct MobileSurface {
         let routes = stack.routes(.mobile, under: "mobile/v1", on: router)
         MobileRoutes(environment: env, messages: messages).register(on: routes.group())  // start, named area, collapse, conversations, messages
         AppClientRoutes(environment: env).register(on: routes.group())  // the current client, app state, push tokens, notification keys
-        MobileInvitationRoutes(
-            environment: env, redemptions: RedemptionGuard(limits: env.configuration.redemptionLimits, clock: env.clock)
-        ).register(on: routes.group())  // invitations/redeem
+        MobileInvitationRoutes(environment: env).register(on: routes.group())  // invitations/redeem
         PushRoutes(environment: env).registerMobile(on: routes.group())  // push tokens, notification keys, calls
         CoBrowsingRoutes(environment: env).registerMobile(on: routes.group())  // co-browsing and frame uploads
         FileRoutes(environment: env, review: files).registerMobile(on: routes.group())  // conversation files

@@ -19,7 +19,10 @@ struct AuthenticatorRoutes {
             let session = try await env.write(account: user.accountId) { state, changes, op throws(CollabError) in
                 try state.openSession(for: user, kind: .session, lifetime: lifetime, context: op, changes: &changes)
             }
-            return loggedIn(session, redirect: body.redirectOnSuccess)
+            var response = loggedIn(session, redirect: body.redirectOnSuccess)
+            // A later session gets the language the user chose, as setDefaultLocale answered it.
+            if let locale = user.locale { response.setCookie(.locale(locale)) }
+            return response
         }
         group.operation(.post, "logout", role: .anonymousUser) { request, context in
             _ = try await env.decode(WebLogoutBody?.self, fromOptional: request)

@@ -144,15 +144,7 @@ struct ConversationsRoutes {
         }
 
         group.group("availability").operation(.get, "getAgentAvailability", role: .anonymousUser) { request, context in
-            let accountId: String
-            if let key = request.query("apiKey") {
-                guard key.count <= Limits.nameLength, let owner = env.accountId(for: .apiKey(key)) else { throw CollabError(.invalidApiKey, "unknown API key") }
-                accountId = owner
-            } else if let own = context.principal.accountId {
-                accountId = own
-            } else {
-                throw CollabError.badRequest("apiKey is required for anonymous callers")
-            }
+            let accountId = try env.accountId(apiKey: request.query("apiKey"), caller: context.principal)
             if let siteId = request.query("namedAreaSiteId") {
                 guard try env.read(account: accountId, { $0.namedArea(siteId: siteId, accountId: accountId) }) != nil else {
                     throw CollabError(.notFound, "no named area with siteId '\(siteId)'")

@@ -151,11 +151,12 @@ struct WebInvitation: Codable, Sendable {
     var nickname: String?
     var comment: String?
     var joinHidden: Bool?
+    var secondaryInvitationTargets: [WebSecondaryTarget]?
     var expirationTimestamp: Int64?
 
     enum CodingKeys: String, CodingKey {
         case type = "$_type", accountId, invitationType, invitationState, id, conversationId, token, createdTimestamp, creatorType, creatorPersonId
-        case targetType, targetId, redeemingPersonId, nickname, comment, joinHidden, expirationTimestamp
+        case targetType, targetId, redeemingPersonId, nickname, comment, joinHidden, secondaryInvitationTargets, expirationTimestamp
     }
 
     init(_ invitation: Invitation, now: Int64) {
@@ -173,8 +174,22 @@ struct WebInvitation: Codable, Sendable {
         nickname = invitation.nickname
         comment = invitation.comment
         joinHidden = invitation.joinHidden
+        secondaryInvitationTargets = invitation.secondaryTargets?.map {
+            WebSecondaryTarget(personId: $0.personId, responseState: $0.responseState.rawValue)
+        }
         // Only visitor invitations expire; the others wait until they are taken or revoked.
         expirationTimestamp = invitation.kind == .pin || invitation.kind == .visitorLink ? invitation.expirationTimestamp : nil
+    }
+}
+
+/// `ConversationInvitationSecondaryTargetData`.
+struct WebSecondaryTarget: Codable, Sendable {
+    var type = "ConversationInvitationSecondaryTargetData"
+    var personId: String
+    var responseState: String
+
+    enum CodingKeys: String, CodingKey {
+        case type = "$_type", personId, responseState
     }
 }
 

@@ -19,7 +19,7 @@ struct VendorEventMapping: VendorFormats {
         case .callAnswered: ["conversation.call.accepted", "conversation.call.established", "conversation.call.participant.joined"]
         case .callEnded: ["conversation.call.participant.left", "conversation.call.ended"]
         case .entityModified: event.entity.map { [$0.entity.eventName] } ?? []
-        case .invitationChanged: event.invitation.map { [invitationEventName($0, action: event.detail["action"] ?? "")] } ?? []
+        case .invitationChanged: event.invitation.flatMap { invitationEventName($0, action: event.detail["action"] ?? "") }.map { [$0] } ?? []
         case .agentPresenceChanged, .notificationControlsChanged: ["agent_person_state.changed"]
         // Live-only, or for a dialog bot only: the vendor has no webhook for these.
         case .conversationDeleted, .uiVisibilityRequest, .uiHideRequest, .clientError, .coBrowsingRequested, .coBrowsingStarted, .coBrowsingEnded,
@@ -74,7 +74,7 @@ struct VendorEventMapping: VendorFormats {
         case .invitationChanged:
             guard let invitation = event.invitation else { return [] }
             let action = event.detail["action"] ?? ""
-            let name = invitationEventName(invitation, action: action)
+            guard let name = invitationEventName(invitation, action: action) else { return [] }
             let creator = invitation.creatorPersonId.flatMap { state.persons[$0] }.map { WebPerson($0, expand: Expansion()) }
             let redeemer = invitation.redeemingPersonId.flatMap { state.persons[$0] }.map { WebPerson($0, expand: Expansion()) }
             var body = InvitationEventBody(
@@ -111,13 +111,17 @@ struct AgentPersonStateChangedBody: Encodable {
 }
 
 /// `pin.created`, `visitor_invitation.redeemed`, …
-private func invitationEventName(_ invitation: Invitation, action: String) -> String {
-    switch invitation.kind {
+/// The vendor's webhook event of an invitation change, if it has one: it has none for deputy
+/// delegations (their deputies get `push_notification.deputy_delegation`) nor for secondary targets.
+private func invitationEventName(_ invitation: Invitation, action: String) -> String? {
+    guard ["created", "redeemed", "renewed", "revoked"].contains(action) else { return nil }
+    return switch invitation.kind {
     case .pin: "pin." + action
     case .visitorLink: "visitor_invitation." + action
     case .assignmentRequest: "assignment_request." + action
     case .agentInvitation: "agent_invitation." + action
     case .agentForwarding: "agent_forwarding." + action
+    case .deputyInvitation: nil
     }
 }
 

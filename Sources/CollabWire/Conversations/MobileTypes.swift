@@ -146,11 +146,14 @@ public struct AgentLoginResponse: Codable, Sendable {
     public var person: PersonView
     public var accountId: String
     public var expiresAt: Int64
-    public init(token: String, person: PersonView, accountId: String, expiresAt: Int64) {
+    /// The language the agent chose (the Web API's `authenticator/setDefaultLocale`), if any.
+    public var locale: String?
+    public init(token: String, person: PersonView, accountId: String, expiresAt: Int64, locale: String? = nil) {
         self.token = token
         self.person = person
         self.accountId = accountId
         self.expiresAt = expiresAt
+        self.locale = locale
     }
 }
 

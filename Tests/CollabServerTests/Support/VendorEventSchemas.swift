@@ -5,6 +5,7 @@
 /// for an enum, `enum`; for a oneOf, its alternatives.
 enum VendorEventSchemas {
     static let properties: [String: [String: String]] = [
+        "AcceptLinkData": ["$_type": "enum:AcceptLinkData", "accountId": "string", "conversationId": "string", "expirationTimestamp": "integer", "links": "array:ref:ConversationLink"],
         "Account": ["$_type": "enum:Account", "avatar": "any", "configuration": "object", "creationTimestamp": "integer", "id": "string", "metadata": "object", "modificationTimestamp": "integer", "name": "string", "text": "object", "translations": "object", "version": "integer"],
         "AccountData": ["$_type": "enum:AccountData", "avatar": "any", "displayName": "string", "displayNameTranslations": "object", "id": "string"],
         "AccountIngressStatus": ["$_type": "enum:AccountIngressStatus", "enabled": "boolean", "errorDetails": "array:string", "ingressStatus": "ref:EIngressStatus", "migrationStatus": "ref:EIngressMigrationStatus", "warningDetails": "array:string"],

@@ -9,8 +9,9 @@ import Darwin
 #endif
 
 /// Limits guessing at invitations (``RedemptionAttempts``) on the server's clock, so the virtual
-/// clock of the control API moves the windows too. One per server process: in a cluster each
-/// replica counts its own attempts.
+/// clock of the control API moves the windows too. One per server process, shared by every surface
+/// that takes a token (``CollabEnvironment/redemptions``), so an account has one budget whichever way
+/// tokens are tried: in a cluster each replica counts its own attempts.
 final class RedemptionGuard: Sendable {
     private let attempts: Mutex<RedemptionAttempts>
     private let clock: AdjustableClock

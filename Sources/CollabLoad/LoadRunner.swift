@@ -57,7 +57,7 @@ public final class LoadRunner: Sendable {
         let metrics = LoadMetrics(start: start)
         let context = LoadContext(
             configuration: configuration, tls: tls, metrics: metrics, http: http, visitorsStop: visitorsStop, agentsStop: agentsStop, messages: PendingTimes(),
-            rings: PendingTimes()
+            rings: PendingTimes(), timeouts: TimeoutWheel(origin: start)
         )
         var random = SeededRandom(seed: configuration.seed)
         let roles = (0..<configuration.visitors).map { _ in VisitorRole.of(scenario: configuration.scenario, random: &random) }
@@ -85,6 +85,8 @@ public final class LoadRunner: Sendable {
         }
 
         await withDiscardingTaskGroup { group in
+            // The devices' wait limits tick until the agents stop, which is after every visitor is done.
+            group.addTask { await context.timeouts.run(until: context.agentsStop) }
             for (index, agent) in agents.enumerated() where agent.session != nil {
                 group.addTask { await SimulatedAgent(index: index, context: context).run(agent) }
             }

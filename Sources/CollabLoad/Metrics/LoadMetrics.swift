@@ -38,13 +38,15 @@ public final class LoadMetrics: Sendable {
         self.state = Mutex(State())
     }
 
-    /// Records a successful operation that took `latency`, finished at `now`.
-    public func record(_ operation: LoadOperation, _ latency: Duration, at now: ContinuousClock.Instant) {
+    /// Records a successful operation that took `latency`, finished at `now`, and adds one to each of
+    /// `counters` under the same lock (a device's frame takes the lock once, not three times).
+    public func record(_ operation: LoadOperation, _ latency: Duration, at now: ContinuousClock.Instant, counting counters: [LoadCounter] = []) {
         let micros = Self.micros(latency)
         state.withLock { state in
             roll(&state, to: now)
             state.overall[operation, default: Self.histogram(digits: .three)].record(micros)
             state.bucketLatencies[operation, default: Self.histogram(digits: .two)].record(micros)
+            for counter in counters { state.counters[counter, default: 0] += 1 }
         }
     }
 

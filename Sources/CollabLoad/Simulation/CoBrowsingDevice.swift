@@ -14,10 +14,11 @@ struct CoBrowsingDevice: Sendable {
     let index: Int
     let context: LoadContext
 
-    /// What arrives on the device's socket.
+    /// What arrives on the device's socket; an acknowledgement carries when it arrived, so the device
+    /// can read it later without losing its latency.
     enum Inbound: Sendable {
         case event(LiveEvent)
-        case ack(FrameAck)
+        case ack(FrameAck, at: ContinuousClock.Instant)
     }
 
     func run() async {
@@ -37,16 +38,15 @@ struct CoBrowsingDevice: Sendable {
             var webSocket = WebSocketClientConfiguration(maxFrameSize: 1 << 21)
             webSocket.sniHostname = tls?.sniHostname
             _ = try await WebSocketClient.connect(url: url, configuration: webSocket, tlsConfiguration: tls?.configuration, logger: logger) { inbound, outbound, _ in
-                let inbox = Inbox<Inbound>()
+                let inbox = context.inbox(of: Inbound.self)
                 try await withThrowingTaskGroup(of: Void.self) { group in
                     group.addTask {
                         defer { inbox.finish() }
                         for try await message in inbound.messages(maxSize: 1 << 21) {
                             guard case .text(let text) = message else { continue }
-                            let data = Data(text.utf8)
-                            if text.contains("\"frame."), let ack = try? JSONDecoder().decode(FrameAck.self, from: data), ack.type.hasPrefix("frame.") {
-                                inbox.push(.ack(ack))
-                            } else if let event = try? JSONDecoder().decode(LiveEvent.self, from: data) {
+                            if text.contains("\"frame."), let ack = FrameAck.decode(text: text) {
+                                inbox.push(.ack(ack, at: .now))
+                            } else if let event = try? JSONDecoder().decode(LiveEvent.self, from: Data(text.utf8)) {
                                 inbox.push(.event(event))
                             }
                         }
@@ -92,7 +92,13 @@ struct CoBrowsingDevice: Sendable {
         }
     }
 
-    /// Sends frames on a fixed schedule until the stop signal; each waits for its acknowledgement.
+    /// Sends frames on a fixed schedule until the stop signal; a frame is sent only once the one
+    /// before it was acknowledged.
+    ///
+    /// The device does not wait for an acknowledgement right after sending: it sleeps until its next
+    /// frame is due and then takes the acknowledgement, which has nearly always arrived meanwhile (its
+    /// latency is taken from when it arrived). Waiting at once would wake the device for every
+    /// acknowledgement as well as for every frame.
     private func stream(sessionId: String, inbox: Inbox<Inbound>, outbound: WebSocketOutboundWriter) async {
         let configuration = context.configuration
         let interval = Duration.milliseconds(1_000) / configuration.fps
@@ -100,8 +106,17 @@ struct CoBrowsingDevice: Sendable {
         var next = ContinuousClock.now + interval * Double(index % 997) / 997
         var image = Self.image(bytes: configuration.frameBytes, device: index)
         var sequence: UInt32 = 0
+        var unacknowledged: ContinuousClock.Instant?
         let limit = configuration.framesPerDevice ?? .max
         while sequence < limit, await context.visitorsStop.sleep(until: next) {
+            if let sent = unacknowledged {
+                guard await acknowledgement(of: sequence, sentAt: sent, inbox: inbox) else { return }
+                unacknowledged = nil
+                // A device whose acknowledgement came late skips the frames it missed rather than
+                // bursting to catch up.
+                let now = ContinuousClock.now
+                while now - next >= interval { next += interval }
+            }
             next += interval
             sequence &+= 1
             withUnsafeBytes(of: sequence.bigEndian) { image.replaceSubrange(4..<8, with: $0) }
@@ -113,32 +128,36 @@ struct CoBrowsingDevice: Sendable {
                 context.fail(.frameAck, error)
                 return
             }
-            context.metrics.count(.framesSent)
-            var acknowledged = false
-            while !acknowledged {
-                guard let item = await inbox.next(timeout: context.eventTimeout) else {
-                    context.timeout(.frameAck, "the acknowledgement of frame \(sequence)")
-                    return
-                }
-                switch item {
-                case .ack(let ack) where ack.sequence == sequence:
-                    acknowledged = true
-                    context.metrics.record(.frameAck, .now - sent, at: .now)
-                    switch ack.type {
-                    case "frame.accepted": context.metrics.count(.framesAccepted)
-                    case "frame.throttled": context.metrics.count(.framesThrottled)
-                    case "frame.duplicate": context.metrics.count(.framesDuplicate)
-                    default: context.metrics.count(.framesRejected)
-                    }
-                case .event(let event) where event.type == "conversation.ended" || event.type == "cobrowsing.ended":
-                    return
-                default:
-                    continue
-                }
+            unacknowledged = sent
+        }
+        if let sent = unacknowledged { _ = await acknowledgement(of: sequence, sentAt: sent, inbox: inbox) }
+    }
+
+    /// Takes the acknowledgement of frame `sequence` (waiting for it if it has not arrived) and records
+    /// it with the frame's `frames.sent` count; `false` when it did not come or the session ended.
+    private func acknowledgement(of sequence: UInt32, sentAt sent: ContinuousClock.Instant, inbox: Inbox<Inbound>) async -> Bool {
+        while true {
+            guard let item = await inbox.next(timeout: context.eventTimeout) else {
+                context.metrics.count(.framesSent)
+                context.timeout(.frameAck, "the acknowledgement of frame \(sequence)")
+                return false
             }
-            // A device that fell behind skips the frames it missed rather than bursting to catch up.
-            let now = ContinuousClock.now
-            while next < now { next += interval }
+            switch item {
+            case .ack(let ack, let arrived) where ack.sequence == sequence:
+                let outcome: LoadCounter = switch ack.type {
+                case "frame.accepted": .framesAccepted
+                case "frame.throttled": .framesThrottled
+                case "frame.duplicate": .framesDuplicate
+                default: .framesRejected
+                }
+                context.metrics.record(.frameAck, arrived - sent, at: arrived, counting: [.framesSent, outcome])
+                return true
+            case .event(let event) where event.type == "conversation.ended" || event.type == "cobrowsing.ended":
+                context.metrics.count(.framesSent)
+                return false
+            default:
+                continue
+            }
         }
     }
 

@@ -2,9 +2,11 @@ import DequeModule
 import Synchronization
 
 /// A single-consumer queue of incoming messages whose reader can wait with a deadline: what a
-/// device's flow needs to say "the next event, or give up after 15 s".
+/// device's flow needs to say "the next event, or give up after 15 s". The deadlines are kept by a
+/// ``TimeoutWheel`` the whole run shares, so a wait costs no task and no timer of its own.
 final class Inbox<Element: Sendable>: Sendable {
     private let state = Mutex(State())
+    private let timeouts: TimeoutWheel
 
     private struct State {
         var buffer = Deque<Element>()
@@ -18,14 +20,14 @@ final class Inbox<Element: Sendable>: Sendable {
     private struct Waiter {
         var id: Int
         var continuation: CheckedContinuation<Element?, Never>
-        var timer: Task<Void, Never>?
     }
 
     /// At most this many elements wait; older ones are dropped beyond it.
     let capacity: Int
 
-    init(capacity: Int = 10_000) {
+    init(capacity: Int = 10_000, timeouts: TimeoutWheel) {
         self.capacity = capacity
+        self.timeouts = timeouts
     }
 
     /// Whether ``finish()`` was called and everything was read.
@@ -37,7 +39,6 @@ final class Inbox<Element: Sendable>: Sendable {
             guard !state.finished else { return nil }
             if let waiter = state.waiter {
                 state.waiter = nil
-                waiter.timer?.cancel()
                 return waiter.continuation
             }
             state.buffer.append(element)
@@ -55,7 +56,6 @@ final class Inbox<Element: Sendable>: Sendable {
         let waiter = state.withLock { state -> CheckedContinuation<Element?, Never>? in
             state.finished = true
             defer { state.waiter = nil }
-            state.waiter?.timer?.cancel()
             return state.waiter?.continuation
         }
         waiter?.resume(returning: nil)
@@ -63,6 +63,7 @@ final class Inbox<Element: Sendable>: Sendable {
 
     /// The next element, or `nil` after `timeout` (if any), on finish or on cancellation.
     func next(timeout: Duration?) async -> Element? {
+        let deadline = timeout.map { ContinuousClock.now + $0 }
         let id = state.withLock { state in
             defer { state.nextWaiter += 1 }
             return state.nextWaiter
@@ -72,16 +73,15 @@ final class Inbox<Element: Sendable>: Sendable {
                 let ready: Element?? = state.withLock { state in
                     if let first = state.buffer.popFirst() { return .some(first) }
                     if state.finished || Task.isCancelled { return .some(nil) }
-                    let timer = timeout.map { timeout in
-                        Task { [self] in
-                            guard (try? await Task.sleep(for: timeout)) != nil else { return }
-                            self.expire(id)
-                        }
-                    }
-                    state.waiter = Waiter(id: id, continuation: continuation, timer: timer)
+                    state.waiter = Waiter(id: id, continuation: continuation)
                     return nil
                 }
-                if let ready { continuation.resume(returning: ready) }
+                if let ready {
+                    continuation.resume(returning: ready)
+                } else if let deadline {
+                    // Scheduled after the waiter is stored: an expiry that runs at once finds it.
+                    timeouts.schedule(at: deadline) { [self] in self.expire(id) }
+                }
             }
         } onCancel: {
             self.expire(id)
@@ -92,7 +92,6 @@ final class Inbox<Element: Sendable>: Sendable {
         let waiter = state.withLock { state -> CheckedContinuation<Element?, Never>? in
             guard let waiter = state.waiter, waiter.id == id else { return nil }
             state.waiter = nil
-            waiter.timer?.cancel()
             return waiter.continuation
         }
         waiter?.resume(returning: nil)

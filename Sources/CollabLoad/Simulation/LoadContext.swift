@@ -17,9 +17,14 @@ struct LoadContext: Sendable {
     let messages: PendingTimes
     /// Call start times by conversation id.
     let rings: PendingTimes
+    /// The limits of the devices' waits for events and acknowledgements.
+    let timeouts: TimeoutWheel
 
     var now: ContinuousClock.Instant { .now }
     var eventTimeout: Duration { .milliseconds(Int64(configuration.eventTimeoutSeconds * 1_000)) }
+
+    /// A device's queue of what arrives on its socket, its waits limited by ``timeouts``.
+    func inbox<Element: Sendable>(of _: Element.Type = Element.self) -> Inbox<Element> { Inbox(timeouts: timeouts) }
 
     /// Runs one request step, recording its latency or its error; `nil` on failure.
     @discardableResult

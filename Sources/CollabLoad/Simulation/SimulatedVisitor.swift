@@ -22,7 +22,7 @@ struct SimulatedVisitor: Sendable {
         context.metrics.count(.visitorsStarted)
         context.metrics.adjustActive(visitors: 1)
         defer { context.metrics.adjustActive(visitors: -1) }
-        let inbox = Inbox<LiveEvent>()
+        let inbox = context.inbox(of: LiveEvent.self)
         let notifications = NotificationAPI(client: client)
         await withDiscardingTaskGroup { group in
             group.addTask {

@@ -10,6 +10,9 @@ final class StopSignal: Sendable {
         var nextWaiter = 0
     }
 
+    /// Sleeps up to this long are not woken by ``stop()``.
+    static let shortSleep = Duration.milliseconds(500)
+
     /// Whether ``stop()`` was called.
     var isStopped: Bool { state.withLock { $0.stopped } }
 
@@ -43,9 +46,17 @@ final class StopSignal: Sendable {
         }
     }
 
-    /// Sleeps until `deadline` unless stopped first; returns whether it slept the whole time.
+    /// Sleeps until `deadline` unless stopped first; returns whether it slept the whole time and was
+    /// not stopped meanwhile.
+    ///
+    /// A sleep shorter than ``shortSleep`` (a device's next frame, a tick) is a plain sleep checked on
+    /// waking: it may notice a stop up to that much late, and costs no task group — each frame a device
+    /// sends sleeps once.
     func sleep(until deadline: ContinuousClock.Instant) async -> Bool {
         guard !isStopped else { return false }
+        if deadline - .now <= Self.shortSleep {
+            return (try? await Task.sleep(until: deadline, clock: .continuous)) != nil && !isStopped
+        }
         return await withTaskGroup(of: Bool.self) { group in
             group.addTask { (try? await Task.sleep(until: deadline, clock: .continuous)) != nil }
             group.addTask {

@@ -14,9 +14,8 @@ enum YAMLAnchorScanner {
     static func firstAnchorOrAlias(in text: String) -> (line: Int, column: Int)? {
         var blockScalarParentIndent: Int?
         var lineNumber = 0
-        for line in text.utf8.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false) {
+        for bytes in lines(of: Array(text.utf8)) {
             lineNumber += 1
-            let bytes = Array(line)
             let indent = bytes.prefix { $0 == UInt8(ascii: " ") }.count
             let blank = bytes.allSatisfy { $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\t") || $0 == UInt8(ascii: "\r") }
             if let parent = blockScalarParentIndent {
@@ -28,6 +27,33 @@ enum YAMLAnchorScanner {
             }
         }
         return nil
+    }
+
+    /// The text's lines as the YAML parser breaks them: at `\n`, `\r\n` and a lone `\r`, and at the
+    /// Unicode breaks NEL, LS and PS (libyaml counts them too). Splitting at `\n` alone would let an
+    /// anchor after a lone `\r` start a node the scan thinks is in the middle of a line.
+    static func lines(of bytes: [UInt8]) -> [[UInt8]] {
+        var lines: [[UInt8]] = []
+        var start = 0
+        var index = 0
+        while index < bytes.count {
+            let width: Int
+            switch bytes[index] {
+            case UInt8(ascii: "\n"): width = 1
+            case UInt8(ascii: "\r"): width = index + 1 < bytes.count && bytes[index + 1] == UInt8(ascii: "\n") ? 2 : 1
+            case 0xC2 where index + 1 < bytes.count && bytes[index + 1] == 0x85: width = 2  // NEL
+            case 0xE2 where index + 2 < bytes.count && bytes[index + 1] == 0x80 && (bytes[index + 2] == 0xA8 || bytes[index + 2] == 0xA9):
+                width = 3  // LS, PS
+            default:
+                index += 1
+                continue
+            }
+            lines.append(Array(bytes[start..<index]))
+            index += width
+            start = index
+        }
+        lines.append(Array(bytes[start...]))
+        return lines
     }
 
     private static func isSpace(_ byte: UInt8) -> Bool {

@@ -57,12 +57,19 @@ struct SeedBoundsTests {
             "accounts:\n  - {\"name\":&n a}\n",
             "? {\"k\":*a}\n: 1\n",
             "x: {[a]:*b}\n",
+            // Lines broken by a lone carriage return (and \r\n, and the Unicode breaks YAML counts).
+            "x: 1\r&a y: 2\r",
+            "x: 1\r\n  - *a\r\n",
+            "x: 1\u{85}&a y: 2\n",
+            "x: 1\u{2028}*a\n",
             Self.aliasBomb,
         ]
         for text in refused {
             let error = Self.refusal(text)
             #expect(error?.kind == .badRequest, "\(text.debugDescription) accepted")
             #expect(error?.message.contains("anchors and aliases") == true, "\(text.debugDescription): \(String(describing: error))")
+            // Caught by the text scan (whose message names the line), not only after Yams composed the nodes.
+            #expect(error?.message.contains("(line ") == true, "\(text.debugDescription): \(String(describing: error))")
         }
         let accepted = """
             # a comment with &anchor and *alias

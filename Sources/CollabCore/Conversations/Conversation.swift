@@ -187,10 +187,13 @@ public struct ConversationMessage: Sendable, Codable, Equatable, Identifiable {
     public var isInternal: Bool
     /// The file of a FILE message (`text` then holds its name, the fallback text).
     public var file: FileAttachment?
-    /// When the dialog bot it was sent to marked it delivered (`bots/dialogMessageDelivered`).
+    /// When its recipient marked it delivered (`bots/dialogMessageDelivered`, an external messenger's
+    /// `messageDelivered`).
     public var deliveredTimestamp: Timestamp?
-    /// When the dialog bot it was sent to marked it read (`bots/dialogMessageRead`).
+    /// When its recipient marked it read (`bots/dialogMessageRead`, an external messenger's `messageRead`).
     public var readTimestamp: Timestamp?
+    /// Whether the external messenger channel of its conversation could send it on to its contacts.
+    public var externalSendState: ExternalSendState?
     /// A dialog bot's question (`TEXT_QUESTION`, `MULTICHOICE_QUESTION`, `RATING_QUESTION`).
     public var question: BotQuestion?
 

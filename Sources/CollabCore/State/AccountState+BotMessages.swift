@@ -2,43 +2,16 @@
 /// messages delivered and read, cancels its own questions, and limits how long the counterpart's
 /// messages may be.
 extension AccountState {
-    /// `EMessageState`.
-    public enum MessageState: String, Sendable, CaseIterable {
-        case delivered = "DELIVERED"
-        case read = "READ"
-    }
-
-    /// The bot of an open dialog marks a message of its counterpart delivered or read (read implies
-    /// delivered). Each new mark is stored on the message and announced (`conversation.message_state`);
-    /// marking again changes nothing.
+    /// The bot of an open dialog marks a message of its counterpart delivered or read (see ``markMessage``).
     public mutating func markDialogMessage(
         token: String, messageId: String, state: MessageState, for principal: Principal, context: OperationContext, changes: inout ChangeSet
     ) throws(CollabError) {
         let dialog = try openDialog(token: token, for: principal)
-        var message = try message(messageId, in: dialog.conversationId)
+        let message = try message(messageId, in: dialog.conversationId)
         guard message.senderPersonId == dialog.counterpartPersonId, !message.isInternal else {
             throw .badRequest("messageId: message \(messageId) was not sent to the bot by its dialog's counterpart")
         }
-        var marked: [MessageState] = []
-        if message.deliveredTimestamp == nil {
-            message.deliveredTimestamp = context.now
-            marked.append(.delivered)
-        }
-        if state == .read, message.readTimestamp == nil {
-            message.readTimestamp = context.now
-            marked.append(.read)
-        }
-        guard !marked.isEmpty else { return }
-        storeMessage(message, changes: &changes)
-        let conversation = conversations[dialog.conversationId]
-        for value in marked {
-            changes.emit(
-                DomainEvent(
-                    kind: .messageState, accountId: dialog.accountId, timestamp: context.now, conversation: conversation, message: message,
-                    personIds: Set(conversation?.activeParticipantIds ?? []), detail: ["state": value.rawValue, "personId": dialog.botPersonId]
-                )
-            )
-        }
+        markMessage(message, state: state, by: dialog.botPersonId, context: context, changes: &changes)
     }
 
     /// Cancels a pending question a bot asked in a conversation (the vendor's `cancelPendingQuestion`).
@@ -105,7 +78,7 @@ extension AccountState {
         return dialog
     }
 
-    private func message(_ id: String, in conversationId: String) throws(CollabError) -> ConversationMessage {
+    func message(_ id: String, in conversationId: String) throws(CollabError) -> ConversationMessage {
         guard id.count <= Limits.nameLength, let message = messages[conversationId]?.first(where: { $0.id == id }) else {
             throw .notFound("ConversationMessage", id)
         }
@@ -113,7 +86,7 @@ extension AccountState {
     }
 
     /// Replaces a stored message (same id and sequence).
-    private mutating func storeMessage(_ message: ConversationMessage, changes: inout ChangeSet) {
+    mutating func storeMessage(_ message: ConversationMessage, changes: inout ChangeSet) {
         guard let index = messages[message.conversationId]?.firstIndex(where: { $0.id == message.id }) else { return }
         messages[message.conversationId]?[index] = message
         changes.put(message)

@@ -139,17 +139,69 @@ extension AccountState {
         return contact
     }
 
-    /// Checks a message state an external messenger reports (`messageDelivered`, `messageRead`, …): the
-    /// message is in a conversation of the channel. The mock records no per-message state.
-    public func checkExternalMessageState(
-        channelId: String, conversationId: String?, messageId: String?, for principal: Principal
+    /// `messageDelivered` / `messageRead`: a channel marks a message it was sent delivered
+    /// or read (see ``markMessage``) by its contact `contactId`, which must take part in the conversation,
+    /// or, without one, by all its contacts (the message's marks are not per person).
+    public mutating func markExternalMessage(
+        channelId: String, conversationId: String?, messageId: String?, contactId: String?, state: MessageState, for principal: Principal,
+        context: OperationContext, changes: inout ChangeSet
     ) throws(CollabError) {
+        let (conversation, message) = try channelMessage(channelId: channelId, conversationId: conversationId, messageId: messageId, for: principal)
+        var personId: String?
+        if let contactId {
+            let id = try Limits.checkName(contactId, field: "externalMessengerContactId")
+            let contact = declared.table(ExternalMessengerContact.self)[id]
+            guard let contact, contact.accountId == accountId, contact.externalMessengerChannelId == channelId else {
+                throw .notFound("ExternalMessengerContact", id)
+            }
+            guard let contactPerson = contact.personId, conversation.isParticipant(contactPerson) else {
+                throw .badRequest("externalMessengerContactId: contact \(id) takes no part in conversation \(conversation.id)")
+            }
+            personId = contactPerson
+        }
+        markMessage(message, state: state, by: personId, context: context, changes: &changes)
+    }
+
+    /// `messageSentSuccessfully` / `messageSendFailed`: a channel reports whether it could send on a message
+    /// of one of its conversations that went to it.
+    public mutating func recordExternalSend(
+        channelId: String, conversationId: String?, messageId: String?, state: ExternalSendState.State, failState: String?,
+        failureText: String?, for principal: Principal, context: OperationContext, changes: inout ChangeSet
+    ) throws(CollabError) {
+        let (_, message) = try channelMessage(channelId: channelId, conversationId: conversationId, messageId: messageId, for: principal)
+        var fail: ExternalSendState.FailState?
+        if let failState {
+            guard let value = ExternalSendState.FailState(rawValue: failState) else {
+                throw .badRequest("failState must be one of \(ExternalSendState.FailState.allCases.map(\.rawValue).joined(separator: ", "))")
+            }
+            fail = value
+        }
+        try Limits.checkOptional(failureText, field: "failureText", max: Limits.textLength)
+        let report = state == .sent
+            ? ExternalSendState(state: .sent, timestamp: context.now)
+            : ExternalSendState(state: .sendFailed, timestamp: context.now, failState: fail, failureText: failureText)
+        recordExternalSendState(message, report, context: context, changes: &changes)
+    }
+
+    /// The message `messageId` of conversation `conversationId` of channel `channelId`, one that went to the
+    /// channel (not internal, not from one of its contacts).
+    private func channelMessage(
+        channelId: String, conversationId: String?, messageId: String?, for principal: Principal
+    ) throws(CollabError) -> (Conversation, ConversationMessage) {
         let channel = try entity(ExternalMessenger.self, channelId, for: principal)
         let conversationId = try Limits.checkName(conversationId, field: "conversationId")
         let messageId = try Limits.checkName(messageId, field: "messageId")
         let conversation = try self.conversation(conversationId, for: principal)
-        guard conversation.externalMessengerChannelId == channel.id else { throw .badRequest("conversationId names no conversation of this channel") }
-        guard messages[conversationId]?.contains(where: { $0.id == messageId }) == true else { throw .notFound("ConversationMessage", messageId) }
+        guard conversation.externalMessengerChannelId == channel.id else {
+            throw .badRequest("conversationId: conversation \(conversationId) is not one of channel \(channel.id)")
+        }
+        let message = try message(messageId, in: conversationId)
+        let contacts = declared.table(ExternalMessengerContact.self)
+        let fromContact = contacts.ids("PERSON_ID", message.senderPersonId).contains { contacts[$0]?.externalMessengerChannelId == channel.id }
+        guard !message.isInternal, !fromContact else {
+            throw .badRequest("messageId: message \(messageId) was not sent to the external messenger")
+        }
+        return (conversation, message)
     }
 
     /// The contacts of channel `channelId` that take part in `conversation` (who a reply goes to).

@@ -25,6 +25,12 @@ extension MessageView {
             file: message.file.map { FileView(id: $0.id, name: $0.name, mimeType: $0.mimeType, size: $0.size, sha256: $0.sha256) },
             deliveredAt: message.deliveredTimestamp, readAt: message.readTimestamp, questionState: message.question?.state.rawValue
         )
+        if let sent = message.externalSendState {
+            externalSendState = sent.state.rawValue
+            externalSendStateAt = sent.timestamp
+            externalSendFailState = sent.failState?.rawValue
+            externalSendFailureText = sent.failureText
+        }
     }
 }
 

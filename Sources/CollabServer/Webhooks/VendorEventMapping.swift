@@ -57,7 +57,8 @@ struct VendorEventMapping: VendorFormats {
             let person = state.persons[participation.personId].map { WebPerson($0, expand: Expansion()) }
             add(event.kind.rawValue, ParticipationEventBody(event: event, participation: participation, conversation: conversation, person: person))
         case .messageState:
-            guard let message = event.message, let value = event.detail["state"] else { return [] }
+            // `EMessageState` has DELIVERED and READ only: an external messenger's send reports stay live events.
+            guard let message = event.message, let value = event.detail["state"], AccountState.MessageState(rawValue: value) != nil else { return [] }
             add(event.kind.rawValue, MessageStateEventBody(event: event, messageId: message.id, state: value, conversationId: message.conversationId))
         case .recordingStarted, .recordingAvailable:
             guard let conversation = event.conversation, let recording = conversation.recordings?.last else { return [] }

@@ -78,12 +78,20 @@ public struct MessageView: Codable, Sendable, Equatable {
     public var `internal`: Bool
     /// The file of a FILE message (`text` is then its name).
     public var file: FileView?
-    /// When the recipient (a dialog bot) marked the message delivered.
+    /// When the recipient (a dialog bot, an external messenger) marked the message delivered.
     public var deliveredAt: Int64?
-    /// When the recipient (a dialog bot) marked the message read.
+    /// When the recipient (a dialog bot, an external messenger) marked the message read.
     public var readAt: Int64?
     /// A bot's question: `PENDING` until answered or `CANCELED`.
     public var questionState: String?
+    /// Whether the external messenger channel could send the message on: `SENT` or `SEND_FAILED`.
+    public var externalSendState: String?
+    /// When the channel reported ``externalSendState``.
+    public var externalSendStateAt: Int64?
+    /// For `SEND_FAILED`: `RETRYABLE` or `TERMINAL`, when the channel said.
+    public var externalSendFailState: String?
+    /// For `SEND_FAILED`: the channel's reason, when it gave one.
+    public var externalSendFailureText: String?
 
     public init(
         id: String, conversationId: String, sequence: Int, senderPersonId: String, text: String, timestamp: Int64, clientMessageId: String?, internal: Bool,

@@ -39,13 +39,27 @@ struct ExternalMessengerRoutes {
             }
             return JSONBody.response(WebSendMessageResult(messageId: message.id))
         }
-        for path in ["messageDelivered", "messageRead", "messageSendFailed", "messageSentSuccessfully"] {
+        for (path, mark) in [("messageDelivered", AccountState.MessageState.delivered), ("messageRead", .read)] {
             group.operation(.post, RouterPath(":channelId/\(path)"), role: .admin) { request, context in
                 let channelId = try context.pathParameter("channelId")
                 let body = try await env.decode(ExternalMessageStateBody.self, from: request)
-                try env.read(context.principal) { state throws(CollabError) in
-                    try state.checkExternalMessageState(
-                        channelId: channelId, conversationId: body.conversationId, messageId: body.messageId, for: context.principal
+                try await env.write(context.principal) { state, changes, op throws(CollabError) in
+                    try state.markExternalMessage(
+                        channelId: channelId, conversationId: body.conversationId, messageId: body.messageId,
+                        contactId: body.externalMessengerContactId, state: mark, for: context.principal, context: op, changes: &changes
+                    )
+                }
+                return noContent
+            }
+        }
+        for (path, sendState) in [("messageSentSuccessfully", ExternalSendState.State.sent), ("messageSendFailed", .sendFailed)] {
+            group.operation(.post, RouterPath(":channelId/\(path)"), role: .admin) { request, context in
+                let channelId = try context.pathParameter("channelId")
+                let body = try await env.decode(ExternalMessageStateBody.self, from: request)
+                try await env.write(context.principal) { state, changes, op throws(CollabError) in
+                    try state.recordExternalSend(
+                        channelId: channelId, conversationId: body.conversationId, messageId: body.messageId, state: sendState,
+                        failState: body.failState, failureText: body.failureText, for: context.principal, context: op, changes: &changes
                     )
                 }
                 return noContent
@@ -114,7 +128,11 @@ private struct ExternalMessengerPostBody: WebAPIObject {
 private struct ExternalMessageStateBody: Decodable {
     var conversationId: String?
     var messageId: String?
+    /// Delivered and read: the contact who received the message.
     var externalMessengerContactId: String?
+    /// Send failed: `ESendFailState` and the reason.
+    var failState: String?
+    var failureText: String?
 }
 
 /// `ExternalMessengerContactsMigrateContactPersonWithAllConnectedConversationsBody`.

@@ -103,11 +103,16 @@ add("/_mock/v1/faults/{id}", "put", op("Replace a fault rule", "controlReplaceFa
 add("/_mock/v1/faults/{id}", "delete", op("Remove a fault rule", "controlRemoveFault", {"204": {"description": "Removed"}, **errs(401, 403, 404)}, C, INSPECTOR,
     params=[p("id", "Rule id")], desc=FAULT_NOTE.strip()))
 add("/_mock/v1/stats", "get", op("Entity counts and activity since start", "controlStats", {**ok(ref("StateStats")), **errs(400, 401, 403, 404)}, C, INSPECTOR, params=[q("account", S, "Account id or name"), q("scope", {"type": "string", "enum": ["replica", "cluster"]}, "cluster: every replica of a --cluster deployment, merged (journal entries name their replica; missingReplicas lists those that did not answer)")], desc=ADMIN_NOTE.strip()))
+ENTITY_KINDS_NOTE = ("The entity layer's kinds and the account's conversation invitations (scope ACCOUNT), and for super admins and the control token "
+                     "the server's global file-upload interceptors (scope GLOBAL, the same whatever the account).")
+ENTITY_PAGE_NOTE = ("Each entity as the Web API shows it to the caller: a kind's secrets only to a role that may read the kind through the Web API "
+                    "(else left out as in a redacted snapshot). ConversationInvitation lists the account's invitations with their secondary targets; "
+                    "FileUploadGlobalInterceptor the server's global file-upload interceptors (SUPER_ADMIN: others get 403; the account parameter does not apply).")
 add("/_mock/v1/entities", "get", op("Declared entity kinds and their counts", "controlEntityKinds", {**ok(arr(ref("EntityKindCount"))), **errs(400, 401, 403, 404)}, C, INSPECTOR,
-    params=[q("account", S, "Account id or name (default: the caller's)")], desc=ADMIN_NOTE.strip()))
+    params=[q("account", S, "Account id or name (default: the caller's)")], desc=ENTITY_KINDS_NOTE + ADMIN_NOTE))
 add("/_mock/v1/entities/{typeName}", "get", op("A page of one declared kind's entities, oldest first", "controlEntities", {**ok(ref("EntityPage")), **errs(400, 401, 403, 404)}, C, INSPECTOR,
-    params=[p("typeName", "The kind's vendor type name (CannedResponse, PersonLabel, AuditChange, …)"), q("account", S, "Account id or name (default: the caller's)"),
-            q("offset", I, "Entities to skip"), q("limit", I, "Page size (at most 1000, default 100)")], desc=ADMIN_NOTE.strip()))
+    params=[p("typeName", "The kind's type name as the kind list gives it (CannedResponse, Team, ConversationInvitation, FileUploadGlobalInterceptor, …)"), q("account", S, "Account id or name (default: the caller's)"),
+            q("offset", I, "Entities to skip"), q("limit", I, "Page size (at most 1000, default 100)")], desc=ENTITY_PAGE_NOTE + ADMIN_NOTE))
 add("/_mock/v1/webhooks/deliveries", "get", op("Webhook delivery log", "controlWebhookDeliveries", {**ok(ref("WebhookDeliveryPage")), **errs(400, 401, 403)}, C, INSPECTOR,
     params=[q("registrationId", S, "Registration"), q("eventType", S, "Event name"), q("state", S, "PENDING, DELIVERED, FAILED or DROPPED (never sent: a queue was full)"), q("limit", I, "At most this many, the newest")],
     desc="The last deliveries (bounded), with every attempt's status or error." + ADMIN_NOTE))
@@ -382,7 +387,7 @@ schemas = {
     "FaultRuleList": obj({"rules": arr(ref("FaultRule"))}, ["rules"]),
     "ClockState": obj({"now": L, "offset": L, "frozen": B}, ["now", "offset", "frozen"]),
     "ClockChange": obj({"advanceMillis": L, "frozen": B}),
-    "EntityKindCount": obj({"typeName": S, "seedKey": S, "count": I}, ["typeName", "seedKey", "count"]),
+    "EntityKindCount": obj({"typeName": S, "seedKey": S, "scope": {"type": "string", "enum": ["ACCOUNT", "GLOBAL"]}, "count": I}, ["typeName", "scope", "count"]),
     "EntityPage": obj({"$_type": S, "items": arr({"type": "object"}), "hasMoreItems": B, "nextOffset": I}),
     "StateStats": obj({**{k: I for k in STATS_COUNTS}, "declared": {"type": "object", "additionalProperties": I}, "frames": obj({k: I for k in FRAME_COUNTS}, FRAME_COUNTS),
                          "framesHeld": obj({k: I for k in FRAMES_HELD}, FRAMES_HELD), "replicas": arr(S), "missingReplicas": arr(S)}, STATS_COUNTS + ["frames", "framesHeld"]),

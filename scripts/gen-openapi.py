@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """Writes Sources/CollabServer/Resources/openapi.json: the OpenAPI 3.1 document for MockCollab's own
 routes (ops, control API, mobile device API, agent API). The vendor's Web API is documented by the
-vendor's spec. Run after changing a route; OpsTests checks that every route is documented."""
-import json, os
+vendor's spec. Run after changing a route; OpsTests checks that every route is documented. Edit this script, never
+the JSON: `--check` (run by scripts/test) fails when the committed file differs from what it writes."""
+import json, os, sys
 
 # Entity counts and since-start activity in GET /_mock/v1/stats.
 STATS_COUNTS = ["accounts", "apiKeys", "namedAreas", "users", "persons", "sessions", "journalEntries",
@@ -157,10 +158,16 @@ add("/mobile/v1/conversations", "get", op("The visitor's conversations", "mobile
 add("/mobile/v1/conversations", "post", op("Start a conversation", "mobileStartConversation", {**ok(ref("ConversationView"), "Created", "201"), **errs(400, 401, 404, **T)}, M, CLIENT,
     request=body(ref("StartConversationRequest")), desc="Enters the queue of the named area given here, else the client's, else the account's."))
 add("/mobile/v1/invitations/redeem", "post", op("Redeem a PIN or invitation link", "mobileRedeemInvitation", {**ok(ref("ConversationView")), **errs(400, 401, 404, 409, 429, **T)}, M, CLIENT,
-    request=body(ref("RedeemInvitationRequest")),
+    request=body(ref("RedeemInvitationRequest"), required=False),
+    # Key order as the query parameter was first written (the document is compared byte for byte).
+    params=[{"name": "token", "in": "query", "required": False,
+             "description": "The token, as the link of the Web API's invitations/getAcceptLink carries it; the body's token wins when both are given.",
+             "schema": S}],
     desc="The visitor joins the conversation of an open PIN or link invitation of its account (Web API invitations/inviteAnonymousVisitorToConversationWith…): "
-         "as its context person when it has none, else as a secondary visitor. Unknown, expired, revoked or used tokens answer 404. "
-         "Wrong tokens are limited per client address and per account (serve --pin-attempts-per-address, --pin-attempts-per-account): beyond a limit "
+         "as its context person when it has none, else as a secondary visitor. The token comes in the body or in the query (the link "
+         "invitations/getAcceptLink hands out). Unknown, expired, revoked or used tokens answer 404. "
+         "Wrong tokens are limited per client address and per account, one budget shared with the Web API's invitations/getAcceptLink "
+         "(serve --pin-attempts-per-address, --pin-attempts-per-account): beyond a limit "
          "every redemption there answers 429 RATE_LIMITED with Retry-After in seconds. A PIN whose account saw --pin-attempts-per-invitation failures "
          "while it was open answers 404 until it is renewed."))
 add("/mobile/v1/conversations/{id}", "get", op("A conversation", "mobileConversation", {**ok(ref("ConversationView")), **errs(401, 404, **T)}, M, CLIENT, params=[p("id", "Conversation id")]))
@@ -398,7 +405,11 @@ schemas = {
     "WebhookDeliveryPage": obj({"deliveries": arr(ref("WebhookDelivery"))}, ["deliveries"]),
     "Seed": obj({"global": obj({"configuration": smap()}), "accounts": arr(obj({"name": S, "configuration": smap(), "metadata": smap(),
         "apiKeys": arr(obj({"key": S}, ["key"])), "namedAreas": arr(obj({"siteId": S}, ["siteId"])), "users": arr(obj({"username": S}, ["username"])),
-        "persons": arr(obj({"sourceId": S}, ["sourceId"])), "jwt": {"type": "object"}, "faults": arr(ref("FaultRule"))}, ["name"]))}),
+        "persons": arr(obj({"sourceId": S}, ["sourceId"])), "jwt": {"type": "object"}, "faults": arr(ref("FaultRule")),
+        "webhookRegistrations": {"type": "array", "description": "Webhook registrations (the vendor's WebhookRegistration fields), matched by name; "
+                                 "a secret left out is generated or kept", "items": obj({"name": S, "endpoint": S, "events": arr(S)}, ["name", "endpoint", "events"])},
+        "bots": {"type": "array", "description": "Dialog bots (the vendor's DialogBotData fields), matched by name; a webhookSecret left out is generated or kept",
+                 "items": obj({"name": S, "webhookEndpoint": S}, ["name", "webhookEndpoint"])}}, ["name"]))}),
     "ClientStartRequest": obj({"apiKey": S, "accessToken": S, "deviceId": S, "namedArea": S,
         "deviceSecret": {"type": "string", "description": "An anonymous device's secret as its first start returned it; required on every later start with the same deviceId"},
         "device": obj({"os": S, "osVersion": S, "appId": S, "appVersion": S, "sdkVersion": S, "model": S}, ["os"])}, ["deviceId", "device"]),
@@ -424,7 +435,9 @@ schemas = {
     "MessagePage": obj({"messages": arr(ref("MessageView")), "hasMore": B}, ["messages", "hasMore"]),
     "PersonView": person,
     "AgentLoginRequest": obj({"username": S, "password": S}, ["username", "password"]),
-    "AgentLoginResponse": obj({"token": S, "person": ref("PersonView"), "accountId": S, "expiresAt": L}, ["token", "person", "accountId", "expiresAt"]),
+    "AgentLoginResponse": obj({"token": S, "person": ref("PersonView"), "accountId": S, "expiresAt": L,
+        "locale": {"type": "string", "description": "The language the agent chose with the Web API's authenticator/setDefaultLocale (a BCP 47 tag), if any."}},
+                                  ["token", "person", "accountId", "expiresAt"]),
     "PresenceRequest": obj({"presence": {"type": "string", "enum": ["ONLINE", "AWAY", "OFFLINE"]}}, ["presence"]),
     "QueueView": obj({"entries": arr(obj({"position": I, "conversation": ref("ConversationView")}, ["position", "conversation"])),
         "nextCursor": {"type": "string", "description": "Pass as cursor for the next page; absent on the last page"}}, ["entries"]),
@@ -497,6 +510,12 @@ doc = {
     },
 }
 root = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
-with open(os.path.join(root, "Sources/CollabServer/Resources/openapi.json"), "w") as f:
-    json.dump(doc, f, indent=2)
-    f.write("\n")
+out = os.path.join(root, "Sources/CollabServer/Resources/openapi.json")
+text = json.dumps(doc, indent=2) + "\n"
+if "--check" in sys.argv:
+    with open(out) as f:
+        if f.read() != text:
+            sys.exit(f"{os.path.relpath(out, root)} differs from what this script writes: edit the script, then run it")
+    sys.exit(0)
+with open(out, "w") as f:
+    f.write(text)

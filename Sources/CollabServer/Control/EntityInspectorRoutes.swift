@@ -83,14 +83,8 @@ private struct InspectorWindow {
     var query: SearchQuery
 
     init(_ request: Request) throws(CollabError) {
-        let offset = try request.query("offset").map { text throws(CollabError) in
-            guard let value = Int(text), value >= 0 else { throw .badRequest("offset must be a non-negative integer") }
-            return value
-        } ?? 0
-        let limit = try request.query("limit").map { text throws(CollabError) in
-            guard let value = Int(text), value > 0 else { throw .badRequest("limit must be a positive integer") }
-            return min(value, SearchQuery.maximumLimit)
-        } ?? SearchQuery.defaultLimit
+        let offset = try request.integerQuery("offset", atLeast: 0) ?? 0
+        let limit = try request.integerQuery("limit", atLeast: 1).map { min($0, SearchQuery.maximumLimit) } ?? SearchQuery.defaultLimit
         self.offset = offset
         query = try SearchQuery(orderBy: [SearchOrder(field: "CREATION_TIMESTAMP")], offset: offset, limit: limit)
     }

@@ -3,7 +3,9 @@
 routes (ops, control API, mobile device API, agent API). The vendor's Web API is documented by the
 vendor's spec. Run after changing a route; OpsTests checks that every route is documented. Edit this script, never
 the JSON: `--check` (run by scripts/test) fails when the committed file differs from what it writes."""
-import json, os, sys
+import json, os
+
+from generated_file import write_or_check
 
 # Entity counts and since-start activity in GET /_mock/v1/stats.
 STATS_COUNTS = ["accounts", "apiKeys", "namedAreas", "users", "persons", "sessions", "journalEntries",
@@ -511,11 +513,4 @@ doc = {
 }
 root = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
 out = os.path.join(root, "Sources/CollabServer/Resources/openapi.json")
-text = json.dumps(doc, indent=2) + "\n"
-if "--check" in sys.argv:
-    with open(out) as f:
-        if f.read() != text:
-            sys.exit(f"{os.path.relpath(out, root)} differs from what this script writes: edit the script, then run it")
-    sys.exit(0)
-with open(out, "w") as f:
-    f.write(text)
+write_or_check(out, json.dumps(doc, indent=2) + "\n", root, "scripts/gen-openapi.py")

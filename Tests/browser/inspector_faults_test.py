@@ -112,7 +112,10 @@ class InspectorFaultsTest(ConsoleTest):
         self.pick_kind("Team", 2)
         self.text_appears("#entities-table tbody", "Support team")
         self.text_appears("#entities-table tbody", "Sales team")
-        self.find("#entities-table tbody button[data-index='0']").click()
+        # Both teams come from one seed, created in the same millisecond: their order is not the seed's,
+        # so the row is found by its name.
+        row = next(r for r in self.driver.find_elements(By.CSS_SELECTOR, "#entities-table tbody tr") if "Support team" in r.text)
+        row.find_element(By.CSS_SELECTOR, "button[data-index]").click()
         self.visible("#entity-detail")
         self.text_appears("#entity-json", '"name": "Support team"')
         self.text_appears("#entity-json", '"$_type": "Team"')

@@ -1,8 +1,11 @@
 #!/usr/bin/env python3
 """Writes Sources/CollabServer/Resources/openapi.json: the OpenAPI 3.1 document for MockCollab's own
 routes (ops, control API, mobile device API, agent API). The vendor's Web API is documented by the
-vendor's spec. Run after changing a route; OpsTests checks that every route is documented."""
+vendor's spec. Run after changing a route; OpsTests checks that every route is documented. Edit this script, never
+the JSON: `--check` (run by scripts/test) fails when the committed file differs from what it writes."""
 import json, os
+
+from generated_file import write_or_check
 
 # Entity counts and since-start activity in GET /_mock/v1/stats.
 STATS_COUNTS = ["accounts", "apiKeys", "namedAreas", "users", "persons", "sessions", "journalEntries",
@@ -103,11 +106,16 @@ add("/_mock/v1/faults/{id}", "put", op("Replace a fault rule", "controlReplaceFa
 add("/_mock/v1/faults/{id}", "delete", op("Remove a fault rule", "controlRemoveFault", {"204": {"description": "Removed"}, **errs(401, 403, 404)}, C, INSPECTOR,
     params=[p("id", "Rule id")], desc=FAULT_NOTE.strip()))
 add("/_mock/v1/stats", "get", op("Entity counts and activity since start", "controlStats", {**ok(ref("StateStats")), **errs(400, 401, 403, 404)}, C, INSPECTOR, params=[q("account", S, "Account id or name"), q("scope", {"type": "string", "enum": ["replica", "cluster"]}, "cluster: every replica of a --cluster deployment, merged (journal entries name their replica; missingReplicas lists those that did not answer)")], desc=ADMIN_NOTE.strip()))
+ENTITY_KINDS_NOTE = ("The entity layer's kinds and the account's conversation invitations (scope ACCOUNT), and for super admins and the control token "
+                     "the server's global file-upload interceptors (scope GLOBAL, the same whatever the account).")
+ENTITY_PAGE_NOTE = ("Each entity as the Web API shows it to the caller: a kind's secrets only to a role that may read the kind through the Web API "
+                    "(else left out as in a redacted snapshot). ConversationInvitation lists the account's invitations with their secondary targets; "
+                    "FileUploadGlobalInterceptor the server's global file-upload interceptors (SUPER_ADMIN: others get 403; the account parameter does not apply).")
 add("/_mock/v1/entities", "get", op("Declared entity kinds and their counts", "controlEntityKinds", {**ok(arr(ref("EntityKindCount"))), **errs(400, 401, 403, 404)}, C, INSPECTOR,
-    params=[q("account", S, "Account id or name (default: the caller's)")], desc=ADMIN_NOTE.strip()))
+    params=[q("account", S, "Account id or name (default: the caller's)")], desc=ENTITY_KINDS_NOTE + ADMIN_NOTE))
 add("/_mock/v1/entities/{typeName}", "get", op("A page of one declared kind's entities, oldest first", "controlEntities", {**ok(ref("EntityPage")), **errs(400, 401, 403, 404)}, C, INSPECTOR,
-    params=[p("typeName", "The kind's vendor type name (CannedResponse, PersonLabel, AuditChange, …)"), q("account", S, "Account id or name (default: the caller's)"),
-            q("offset", I, "Entities to skip"), q("limit", I, "Page size (at most 1000, default 100)")], desc=ADMIN_NOTE.strip()))
+    params=[p("typeName", "The kind's type name as the kind list gives it (CannedResponse, Team, ConversationInvitation, FileUploadGlobalInterceptor, …)"), q("account", S, "Account id or name (default: the caller's)"),
+            q("offset", I, "Entities to skip"), q("limit", I, "Page size (at most 1000, default 100)")], desc=ENTITY_PAGE_NOTE + ADMIN_NOTE))
 add("/_mock/v1/webhooks/deliveries", "get", op("Webhook delivery log", "controlWebhookDeliveries", {**ok(ref("WebhookDeliveryPage")), **errs(400, 401, 403)}, C, INSPECTOR,
     params=[q("registrationId", S, "Registration"), q("eventType", S, "Event name"), q("state", S, "PENDING, DELIVERED, FAILED or DROPPED (never sent: a queue was full)"), q("limit", I, "At most this many, the newest")],
     desc="The last deliveries (bounded), with every attempt's status or error." + ADMIN_NOTE))
@@ -152,10 +160,16 @@ add("/mobile/v1/conversations", "get", op("The visitor's conversations", "mobile
 add("/mobile/v1/conversations", "post", op("Start a conversation", "mobileStartConversation", {**ok(ref("ConversationView"), "Created", "201"), **errs(400, 401, 404, **T)}, M, CLIENT,
     request=body(ref("StartConversationRequest")), desc="Enters the queue of the named area given here, else the client's, else the account's."))
 add("/mobile/v1/invitations/redeem", "post", op("Redeem a PIN or invitation link", "mobileRedeemInvitation", {**ok(ref("ConversationView")), **errs(400, 401, 404, 409, 429, **T)}, M, CLIENT,
-    request=body(ref("RedeemInvitationRequest")),
+    request=body(ref("RedeemInvitationRequest"), required=False),
+    # Key order as the query parameter was first written (the document is compared byte for byte).
+    params=[{"name": "token", "in": "query", "required": False,
+             "description": "The token, as the link of the Web API's invitations/getAcceptLink carries it; the body's token wins when both are given.",
+             "schema": S}],
     desc="The visitor joins the conversation of an open PIN or link invitation of its account (Web API invitations/inviteAnonymousVisitorToConversationWith…): "
-         "as its context person when it has none, else as a secondary visitor. Unknown, expired, revoked or used tokens answer 404. "
-         "Wrong tokens are limited per client address and per account (serve --pin-attempts-per-address, --pin-attempts-per-account): beyond a limit "
+         "as its context person when it has none, else as a secondary visitor. The token comes in the body or in the query (the link "
+         "invitations/getAcceptLink hands out). Unknown, expired, revoked or used tokens answer 404. "
+         "Wrong tokens are limited per client address and per account, one budget shared with the Web API's invitations/getAcceptLink "
+         "(serve --pin-attempts-per-address, --pin-attempts-per-account): beyond a limit "
          "every redemption there answers 429 RATE_LIMITED with Retry-After in seconds. A PIN whose account saw --pin-attempts-per-invitation failures "
          "while it was open answers 404 until it is renewed."))
 add("/mobile/v1/conversations/{id}", "get", op("A conversation", "mobileConversation", {**ok(ref("ConversationView")), **errs(401, 404, **T)}, M, CLIENT, params=[p("id", "Conversation id")]))
@@ -382,7 +396,7 @@ schemas = {
     "FaultRuleList": obj({"rules": arr(ref("FaultRule"))}, ["rules"]),
     "ClockState": obj({"now": L, "offset": L, "frozen": B}, ["now", "offset", "frozen"]),
     "ClockChange": obj({"advanceMillis": L, "frozen": B}),
-    "EntityKindCount": obj({"typeName": S, "seedKey": S, "count": I}, ["typeName", "seedKey", "count"]),
+    "EntityKindCount": obj({"typeName": S, "seedKey": S, "scope": {"type": "string", "enum": ["ACCOUNT", "GLOBAL"]}, "count": I}, ["typeName", "scope", "count"]),
     "EntityPage": obj({"$_type": S, "items": arr({"type": "object"}), "hasMoreItems": B, "nextOffset": I}),
     "StateStats": obj({**{k: I for k in STATS_COUNTS}, "declared": {"type": "object", "additionalProperties": I}, "frames": obj({k: I for k in FRAME_COUNTS}, FRAME_COUNTS),
                          "framesHeld": obj({k: I for k in FRAMES_HELD}, FRAMES_HELD), "replicas": arr(S), "missingReplicas": arr(S)}, STATS_COUNTS + ["frames", "framesHeld"]),
@@ -393,7 +407,11 @@ schemas = {
     "WebhookDeliveryPage": obj({"deliveries": arr(ref("WebhookDelivery"))}, ["deliveries"]),
     "Seed": obj({"global": obj({"configuration": smap()}), "accounts": arr(obj({"name": S, "configuration": smap(), "metadata": smap(),
         "apiKeys": arr(obj({"key": S}, ["key"])), "namedAreas": arr(obj({"siteId": S}, ["siteId"])), "users": arr(obj({"username": S}, ["username"])),
-        "persons": arr(obj({"sourceId": S}, ["sourceId"])), "jwt": {"type": "object"}, "faults": arr(ref("FaultRule"))}, ["name"]))}),
+        "persons": arr(obj({"sourceId": S}, ["sourceId"])), "jwt": {"type": "object"}, "faults": arr(ref("FaultRule")),
+        "webhookRegistrations": {"type": "array", "description": "Webhook registrations (the vendor's WebhookRegistration fields), matched by name; "
+                                 "a secret left out is generated or kept", "items": obj({"name": S, "endpoint": S, "events": arr(S)}, ["name", "endpoint", "events"])},
+        "bots": {"type": "array", "description": "Dialog bots (the vendor's DialogBotData fields), matched by name; a webhookSecret left out is generated or kept",
+                 "items": obj({"name": S, "webhookEndpoint": S}, ["name", "webhookEndpoint"])}}, ["name"]))}),
     "ClientStartRequest": obj({"apiKey": S, "accessToken": S, "deviceId": S, "namedArea": S,
         "deviceSecret": {"type": "string", "description": "An anonymous device's secret as its first start returned it; required on every later start with the same deviceId"},
         "device": obj({"os": S, "osVersion": S, "appId": S, "appVersion": S, "sdkVersion": S, "model": S}, ["os"])}, ["deviceId", "device"]),
@@ -419,7 +437,9 @@ schemas = {
     "MessagePage": obj({"messages": arr(ref("MessageView")), "hasMore": B}, ["messages", "hasMore"]),
     "PersonView": person,
     "AgentLoginRequest": obj({"username": S, "password": S}, ["username", "password"]),
-    "AgentLoginResponse": obj({"token": S, "person": ref("PersonView"), "accountId": S, "expiresAt": L}, ["token", "person", "accountId", "expiresAt"]),
+    "AgentLoginResponse": obj({"token": S, "person": ref("PersonView"), "accountId": S, "expiresAt": L,
+        "locale": {"type": "string", "description": "The language the agent chose with the Web API's authenticator/setDefaultLocale (a BCP 47 tag), if any."}},
+                                  ["token", "person", "accountId", "expiresAt"]),
     "PresenceRequest": obj({"presence": {"type": "string", "enum": ["ONLINE", "AWAY", "OFFLINE"]}}, ["presence"]),
     "QueueView": obj({"entries": arr(obj({"position": I, "conversation": ref("ConversationView")}, ["position", "conversation"])),
         "nextCursor": {"type": "string", "description": "Pass as cursor for the next page; absent on the last page"}}, ["entries"]),
@@ -492,6 +512,5 @@ doc = {
     },
 }
 root = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
-with open(os.path.join(root, "Sources/CollabServer/Resources/openapi.json"), "w") as f:
-    json.dump(doc, f, indent=2)
-    f.write("\n")
+out = os.path.join(root, "Sources/CollabServer/Resources/openapi.json")
+write_or_check(out, json.dumps(doc, indent=2) + "\n", root, "scripts/gen-openapi.py")

@@ -4,8 +4,9 @@ import CollabWire
 import Foundation
 import Testing
 
-/// Conversation templates over real sockets: `conversations/create` applies the template it names, or
-/// the default template of its engagement type, and shows it with `expand=configuration,text`.
+/// Conversation templates: `conversations/create` applies the template it names, or the default template
+/// of its engagement type, and shows it with `expand=configuration,text` (over real sockets); a
+/// conversation that inherits from its template follows the template's later changes (in process).
 @Suite("Conversation templates")
 struct ConversationTemplateTests {
     @Test("create applies the named template, else the engagement type's default; one default per engagement type")
@@ -59,6 +60,58 @@ struct ConversationTemplateTests {
             #expect(missing.status == 404)
             let bad = try await call("POST", "conversationtemplates/create", #"{"name":"bad","initialEngagementType":"CARRIER_PIGEON"}"#)
             #expect(bad.status == 400 && (bad.object["errorMessage"] as? String ?? "").contains("initialEngagementType"))
+        }
+    }
+
+    @Test("a conversation that inherits from its template follows the template's later changes; a copy does not")
+    func inheritedTemplateChanges() async throws {
+        try await InProcessServer.with(seed: queueSeed) { server in
+            let admin = server.admin("admin-d", "pw").transport
+            func call(_ path: String, query: [(String, String)] = [], _ body: String? = nil) async throws -> [String: Any] {
+                let answer = try await admin.raw(body == nil ? "GET" : "POST", "/app/rest/v4/" + path, query: query, body: body.map { Data($0.utf8) })
+                #expect(answer.status == 200, "\(path): \(String(decoding: answer.body, as: UTF8.self))")
+                return (try? JSONSerialization.jsonObject(with: answer.body)) as? [String: Any] ?? [:]
+            }
+            let expand = [("expand", "configuration,text")]
+            let template = try await call(
+                "conversationtemplates/create",
+                #"{"name":"live","initialEngagementType":"CHAT_REQUEST","inheritConfigurationAndTexts":true,"#
+                    + #""configuration":{"com.unblu.a":"1"},"text":{"greeting":{"en":"Hi"}}}"#
+            )
+            let templateId = try #require(template["id"] as? String)
+            let inheriting = try await call(
+                "conversations/create", query: expand,
+                #"{"topic":"follows","conversationTemplateId":"\#(templateId)","configuration":{"com.unblu.c":"own"}}"#
+            )
+            #expect(inheriting["inheritConfigurationAndTexts"] as? Bool == true, "the template's flag when the body leaves it out")
+            #expect(inheriting["configuration"] as? [String: String] == ["com.unblu.a": "1", "com.unblu.c": "own"])
+            let copy = try await call(
+                "conversations/create", query: expand,
+                #"{"topic":"copy","conversationTemplateId":"\#(templateId)","inheritConfigurationAndTexts":false}"#
+            )
+            #expect(copy["inheritConfigurationAndTexts"] as? Bool == false, "the body's flag wins")
+            let (inheritingId, copyId) = (try #require(inheriting["id"] as? String), try #require(copy["id"] as? String))
+
+            _ = try await call(
+                "conversationtemplates/update",
+                #"{"id":"\#(templateId)","version":1,"name":"live","initialEngagementType":"CHAT_REQUEST","inheritConfigurationAndTexts":true,"#
+                    + #""configuration":{"com.unblu.a":"2","com.unblu.b":"new"},"text":{"greeting":{"en":"Hello"}}}"#
+            )
+            let followed = try await call("conversations/\(inheritingId)/read", query: expand)
+            #expect(followed["configuration"] as? [String: String] == ["com.unblu.a": "2", "com.unblu.b": "new", "com.unblu.c": "own"])
+            #expect(followed["text"] as? [String: [String: String]] == ["greeting": ["en": "Hello"]])
+            #expect(VendorSchemaCheck.problems(try JSONSerialization.data(withJSONObject: followed), schema: "ConversationData").isEmpty)
+            let kept = try await call("conversations/\(copyId)/read", query: expand)
+            #expect(kept["configuration"] as? [String: String] == ["com.unblu.a": "1"], "a copy keeps what it got")
+            #expect(kept["text"] as? [String: [String: String]] == ["greeting": ["en": "Hi"]])
+
+            // The conversation's own configuration stays on top of the template's.
+            let own = try await call("conversations/\(inheritingId)/updateConfiguration", query: expand, #"{"com.unblu.a":"mine"}"#)
+            #expect(own["configuration"] as? [String: String] == ["com.unblu.a": "mine", "com.unblu.b": "new"])
+            // Gone, the template leaves the conversation its own values only.
+            #expect(try await admin.raw("DELETE", "/app/rest/v4/conversationtemplates/\(templateId)/delete").status == 204)
+            let orphan = try await call("conversations/\(inheritingId)/read", query: expand)
+            #expect(orphan["configuration"] as? [String: String] == ["com.unblu.a": "mine"])
         }
     }
 }

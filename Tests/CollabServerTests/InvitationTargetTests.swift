@@ -134,6 +134,50 @@ struct InvitationTargetTests {
         }
     }
 
+    @Test("a deputy withdrawn from a deputy delegation is told it is revoked, in the vendor's schema; the others keep it")
+    func canceledDeputy() async throws {
+        let receiver = try await WebhookReceiver()
+        try await TestServer.with(seed: queueSeed) { server in
+            let admin = server.admin("admin-d", "pw").transport
+            let (revoke, delegate) = ("push_notification.revoke_deputy_delegation", "push_notification.deputy_delegation")
+            _ = try await admin.webAPI(
+                "POST", "webhookregistrations/create", #"{"name":"deputies","endpoint":"\#(receiver.url)","events":["\#(delegate)","\#(revoke)"]}"#
+            )
+            let (conversationId, _) = try await Self.activeConversation(server, device: "withdrawn-phone")
+            let agentA = try await Self.personId(admin, "agent-a")
+            let agentB = try await Self.personId(admin, "agent-b")
+            let agentC = try await Self.personId(admin, "agent-c")
+            let level1 = #"[{"type":"AGENT","id":"\#(agentB.userId)"},{"type":"AGENT","id":"\#(agentC.userId)"}]"#
+            _ = try await admin.webAPI(
+                "POST", "deputyrelationships/writeAgentDeputies", #"{"agentUserId":"\#(agentA.userId)","level1":\#(level1)}"#, status: 204
+            )
+            let start = #"{"conversationId":"\#(conversationId)","delegationLevel":"LEVEL_1"}"#
+            let id = try #require(try await admin.webAPI("POST", "invitations/startDeputyDelegation", start)["id"] as? String)
+            let c = try await agent(server, "agent-c")
+            // The deputy a delivery is for (its `recipient`).
+            @Sendable func recipient(_ delivery: WebhookReceiver.Received) -> String? {
+                let body = try? JSONSerialization.jsonObject(with: delivery.body) as? [String: Any]
+                return (body?["recipient"] as? [String: Any])?["id"] as? String
+            }
+            let offered = try await receiver.wait(count: 2) { $0.headers["x-unblu-event"] == delegate }
+            #expect(Set(offered.compactMap(recipient)) == [agentB.personId, agentC.personId])
+
+            _ = try await admin.webAPI("POST", "invitations/\(id)/cancelSecondaryInvitationTarget", #"{"personId":"\#(agentC.personId)"}"#)
+            let withdrawn = try #require(try await receiver.wait(count: 1) { $0.headers["x-unblu-event"] == revoke }.first)
+            #expect(VendorSchemaCheck.problems(withdrawn.body, schema: "RevokeDeputyDelegationPushNotificationEvent").isEmpty)
+            let body = try #require(try JSONSerialization.jsonObject(with: withdrawn.body) as? [String: Any])
+            #expect(recipient(withdrawn) == agentC.personId, "only the withdrawn deputy is told")
+            #expect(body["invitationId"] as? String == id && body["conversationId"] as? String == conversationId)
+            #expect((body["primaryAgentPerson"] as? [String: Any])?["id"] as? String == agentA.personId)
+            #expect(try await c.invitations().isEmpty, "the withdrawn deputy is no longer offered it")
+
+            // Revoked, the delegation ends for the deputy it was still offered to.
+            _ = try await admin.webAPI("POST", "invitations/\(id)/revoke")
+            let ended = try await receiver.wait(count: 1) { $0.headers["x-unblu-event"] == revoke && recipient($0) == agentB.personId }
+            #expect(VendorSchemaCheck.problems(ended[0].body, schema: "RevokeDeputyDelegationPushNotificationEvent").isEmpty)
+        }
+    }
+
     @Test("secondary targets and deputy delegations are stored: a restart on the same SQLite file keeps them")
     func durable() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("targets-\(UUID().uuidString)")

@@ -474,6 +474,24 @@ struct SecretExposureTests {
             )
             add("faults", try Self.id(of: fault))
 
+            // Entity-layer kinds with secrets: a channel's, which no API shows, and a suggestion source's,
+            // which its account's admins read through the Web API (and the inspector's entity listing).
+            let messengerSecret = "emsec-\(name)-9a8b7c6d5e"
+            secrets.append(.init(label: "\(name)'s external messenger secret", value: messengerSecret, visibility: .operatorOnly))
+            let messenger = try await server.call(
+                .post, "/app/rest/v4/externalmessengers/create", authorization: admin,
+                body: #"{"$_type":"CustomExternalMessengerChannel","type":"CUSTOM","name":"channel","webhookEndpoint":"\#(endpoint)","#
+                    + #""webhookSecret":"\#(messengerSecret)"}"#
+            )
+            add("externalmessengers", try Self.id(of: messenger))
+            let suggestionSecret = "sugsec-\(name)-8b7c6d5e4f"
+            secrets.append(.init(label: "\(name)'s suggestion source secret", value: suggestionSecret, visibility: .accountAdmins(name)))
+            let source = try await server.call(
+                .post, "/app/rest/v4/suggestionsources/create", authorization: admin,
+                body: #"{"name":"suggest","outboundEndpoint":"\#(endpoint)","outboundSecret":"\#(suggestionSecret)","outboundTimeoutMillis":5000}"#
+            )
+            add("suggestionsources", try Self.id(of: source))
+
             // What only the operator sets: an APNs sink with its private key.
             let pem = P256.Signing.PrivateKey().pemRepresentation
             // The second line of the base64 body: the first starts with the same ASN.1 header for every P-256 key.
@@ -502,6 +520,8 @@ struct SecretExposureTests {
             body: #"{"name":"global","order":1,"webhookEndpoint":"\#(endpoint)","webhookSecret":"\#(globalSecret)"}"#
         )
         add("fileuploadglobalinterceptors", try Self.id(of: globalInterceptor))
+        // The inspector's entity listing (`/_mock/v1/entities/{typeName}`), by the kinds that bear a secret.
+        ids["typeName"] = ["ExternalMessengerChannel", "SuggestionSourceData", "ConversationInvitation", "FileUploadGlobalInterceptor"]
         #expect(secrets.count >= 35, "every secret is planted (\(secrets.count))")
         return Planted(authorization: authorization, secrets: secrets, ids: ids)
     }

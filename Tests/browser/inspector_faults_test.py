@@ -4,9 +4,12 @@
 Starts `mock-collab serve` (in memory) and, as `superadmin`: adds a latency rule through the form and
 sees it listed (and on the control API), removes it with its button, adds an error rule the same way;
 downloads a snapshot of the whole server (a real browser download), changes the server, restores the
-downloaded file through the file picker and sees the change undone with the session kept. Then as
-`admin`: the rule it adds is confined to its own account, it does not see the super admin's rule, and
-restoring is disabled. No errors in the browser console.
+downloaded file through the file picker and sees the change undone with the session kept. The Entities
+panel: a seed gives the demo account teams and a canned response; the kind picker counts them, picking
+Team lists them, clicking one shows its JSON; the global file-upload interceptors are listed for the
+super admin only. Then as `admin`: the rule it adds is confined to its own account, it does not see the
+super admin's rule, restoring is disabled, and the Entities panel shows its own account only. No errors
+in the browser console.
 
     python3 Tests/browser/inspector_faults_test.py [--bin PATH]
 
@@ -99,6 +102,26 @@ class InspectorFaultsTest(ConsoleTest):
         self.visible("#inspector-panels")
         self.visible("#faults-panel")
 
+    def pick_kind(self, type_name, count):
+        """Picks a kind once the picker lists it with `count` entities, and waits for its list."""
+        self.text_appears("#entities-kind", f"{type_name} ({count})")
+        Select(self.find("#entities-kind")).select_by_value(type_name)
+        self.wait.until(lambda d: self.find("#entities-kind").get_attribute("value") == type_name)
+
+    def check_entities(self):
+        self.pick_kind("Team", 2)
+        self.text_appears("#entities-table tbody", "Support team")
+        self.text_appears("#entities-table tbody", "Sales team")
+        # Both teams come from one seed, created in the same millisecond: their order is not the seed's,
+        # so the row is found by its name.
+        row = next(r for r in self.driver.find_elements(By.CSS_SELECTOR, "#entities-table tbody tr") if "Support team" in r.text)
+        row.find_element(By.CSS_SELECTOR, "button[data-index]").click()
+        self.visible("#entity-detail")
+        self.text_appears("#entity-json", '"name": "Support team"')
+        self.text_appears("#entity-json", '"$_type": "Team"')
+        self.pick_kind("CannedResponse", 1)
+        self.text_appears("#entities-table tbody", "Greeting")
+
     def wait_for_download(self):
         def finished(_):
             names = [n for n in glob.glob(os.path.join(self.downloads, "*.snapshot.json"))]
@@ -106,8 +129,12 @@ class InspectorFaultsTest(ConsoleTest):
         return self.wait.until(finished)
 
     def run(self):
-        self.step = "start the server and the browser"
+        self.step = "start the server and the browser; a seed gives the demo account teams and a canned response"
         self.start_server()
+        status, seeded = self.control("POST", "/_mock/v1/seed", {"accounts": [{"name": "demo", "entities": {
+            "teams": [{"name": "Support team"}, {"name": "Sales team"}],
+            "cannedResponses": [{"title": "Greeting", "text": "Hello there", "ownerType": "ACCOUNT", "ownerId": "demo"}]}}]})
+        assert status == 200, seeded
         self.start_browser()
         self.driver.get(self.url + "/")
 
@@ -138,6 +165,11 @@ class InspectorFaultsTest(ConsoleTest):
         assert status == 201, added
         self.text_appears("#faults-table tbody", "latency 7 ms")
         self.snap("inspector-faults")
+
+        self.step = "the Entities panel: the seeded teams by kind, one's JSON on click; the global kind for the super admin"
+        self.check_entities()
+        self.text_appears("#entities-kind", "FileUploadGlobalInterceptor (0) · whole server")
+        self.snap("inspector-entities")
 
         self.step = "download a snapshot of the whole server, with its secrets"
         self.find("#snapshot-take input[name=secrets]").click()
@@ -176,6 +208,11 @@ class InspectorFaultsTest(ConsoleTest):
         mine = self.rules(user=b"admin:admin")
         assert len(mine) == 1 and mine[0]["action"]["millis"] == 40 and mine[0]["accountId"], mine
         assert len(self.rules()) == 3, "the super admin sees every account's rules"
+
+        self.step = "as admin: the Entities panel shows its own account, without the global kind"
+        assert self.find("#entities-form input[name=account]").get_attribute("disabled") is not None, "an admin cannot name another account"
+        self.check_entities()
+        assert "FileUploadGlobalInterceptor" not in self.find("#entities-kind").text, "the global kind is for super admins"
 
         self.step = "no errors in the browser console"
         self.assert_no_console_errors()

@@ -86,8 +86,9 @@ public struct Conversation: Sendable, Codable, Equatable, Identifiable {
     public var recordings: [ConversationRecording]?
     /// The template the conversation was created from (see ``ConversationTemplate``).
     public var conversationTemplateId: String?
-    /// Whether the conversation follows its template's configuration and texts (the mock copies them at
-    /// creation either way).
+    /// Whether the conversation follows its template's configuration and texts: then ``configuration``
+    /// and ``text`` hold only its own values, over the template's current ones
+    /// (``AccountState/inheritedTemplate(of:)``); otherwise they hold the copy made at creation.
     public var inheritConfigurationAndTexts: Bool?
     /// The external messenger channel the conversation runs over (``ExternalMessenger``).
     public var externalMessengerChannelId: String?

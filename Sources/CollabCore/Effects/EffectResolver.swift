@@ -71,24 +71,33 @@ public struct EffectResolver: Sendable {
     /// invitation or forwarding) is addressed to, and `push_notification.revoke_deputy_delegation` once it
     /// is redeemed or revoked. Deputies are found by index (relationships by agent user); a TEAM deputy
     /// stands for the team's users. A deputy delegation (`DEPUTY_INVITATION`) goes to the deputies it was
-    /// offered to (its secondary targets not canceled).
+    /// offered to (its secondary targets not canceled); a deputy whose target is canceled
+    /// (`cancelSecondaryInvitationTarget`) gets its revocation then.
     private func resolveDeputies(_ event: DomainEvent, in state: borrowing AccountState, into effects: inout ResolvedEffects) {
         guard let formats, event.kind == .invitationChanged, !state.webhooks.isEmpty, let invitation = event.invitation,
             [.agentInvitation, .agentForwarding, .deputyInvitation].contains(invitation.kind), let primaryId = invitation.targetId,
             let primary = state.persons[primaryId], primary.personSource == .userDB
         else { return }
         let name: String
+        var canceled: String?
         switch event.detail["action"] {
         case "created": name = "push_notification.deputy_delegation"
         case "redeemed", "revoked": name = "push_notification.revoke_deputy_delegation"
+        case "secondary_target_canceled" where invitation.kind == .deputyInvitation:
+            name = "push_notification.revoke_deputy_delegation"
+            canceled = event.detail[Invitation.canceledTargetDetail]
         default: return
         }
         let registrations = state.webhooks(accountId: event.accountId, wanting: name)
         guard !registrations.isEmpty else { return }
-        let deputies =
-            invitation.kind == .deputyInvitation
-            ? (invitation.secondaryTargets ?? []).filter { $0.responseState != .canceled }.compactMap { state.persons[$0.personId] }
-            : state.deputyPersons(ofUser: primary.sourceId)
+        let deputies: [Person] =
+            if let canceled {
+                state.persons[canceled].map { [$0] } ?? []
+            } else if invitation.kind == .deputyInvitation {
+                (invitation.secondaryTargets ?? []).filter { $0.responseState != .canceled }.compactMap { state.persons[$0.personId] }
+            } else {
+                state.deputyPersons(ofUser: primary.sourceId)
+            }
         for deputy in deputies {
             let delegation = DeputyDelegation(
                 eventName: name, invitation: invitation, deputy: deputy, primaryAgent: primary, timestamp: event.timestamp

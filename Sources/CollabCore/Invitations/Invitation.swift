@@ -102,6 +102,8 @@ public struct Invitation: Sendable, Codable, Equatable, Identifiable {
     public static let maxOpenPerConversation = 50
     /// Secondary targets one invitation may have.
     public static let maxSecondaryTargets = 50
+    /// The `invitationChanged` event detail naming the person whose secondary target was canceled.
+    public static let canceledTargetDetail = "canceledPersonId"
 
     /// The secondary targets who may still accept (their response is PENDING).
     public var pendingSecondaryTargets: [String] {

@@ -21,13 +21,34 @@ extension AccountState {
     }
 
     /// The configuration a conversation works under: the account's, its named area's when it is
-    /// addressed to one (a deleted area counts as none), and its own (`updateConfiguration`) on top.
+    /// addressed to one (a deleted area counts as none), and its own (`updateConfiguration`) on top —
+    /// over its template's current one when it inherits from it.
     public func configuration(of conversation: Conversation) -> ConfigurationCascade {
         let area = conversation.recipient.type == .namedArea ? namedAreas[conversation.recipient.id] : nil
         return ConfigurationCascade(
             global: directory.globalConfiguration.properties, account: account.configuration, area: area?.configuration,
-            conversation: conversation.configuration
+            conversation: effectiveConfiguration(of: conversation)
         )
+    }
+
+    /// The template a conversation inherits its configuration and texts from (`inheritConfigurationAndTexts`),
+    /// read when asked: one lookup by id, and the template's later changes reach every such conversation
+    /// without touching it. `nil` for a conversation that copied them at creation, or whose template is gone.
+    public func inheritedTemplate(of conversation: Conversation) -> ConversationTemplate? {
+        guard conversation.inheritConfigurationAndTexts == true, let id = conversation.conversationTemplateId else { return nil }
+        return declared.table(ConversationTemplate.self)[id]
+    }
+
+    /// A conversation's configuration: its own over its template's when it inherits them.
+    public func effectiveConfiguration(of conversation: Conversation) -> [String: String]? {
+        guard let inherited = inheritedTemplate(of: conversation)?.configuration else { return conversation.configuration }
+        return inherited.merging(conversation.configuration ?? [:]) { $1 }
+    }
+
+    /// A conversation's texts (by key, then locale): its own over its template's when it inherits them.
+    public func effectiveText(of conversation: Conversation) -> [String: [String: String]]? {
+        guard let inherited = inheritedTemplate(of: conversation)?.text else { return conversation.text }
+        return inherited.merging(conversation.text ?? [:]) { $0.merging($1) { $1 } }
     }
 
     /// Whether a boolean property is `true` along `cascade`.

@@ -16,6 +16,8 @@ public struct ConversationInput: Sendable {
     public var metadata: [String: String]?
     /// The template to start from (`nil`: the engagement type's default template, if any).
     public var templateId: String?
+    /// Whether the conversation follows its template's configuration and texts (`nil`: the template's flag).
+    public var inheritConfigurationAndTexts: Bool?
     /// Configuration and texts of the conversation's own, over its template's.
     public var configuration: [String: String]?
     public var text: [String: [String: String]]?
@@ -26,9 +28,10 @@ public struct ConversationInput: Sendable {
         topic: String? = nil, recipient: ConversationRecipient? = nil, engagementType: EngagementType = .chatRequest, contextPersonId: String? = nil,
         participants: [(personId: String, type: ParticipationType)] = [], sourceId: String? = nil, sourceUrl: String? = nil, locale: String? = nil,
         metadata: [String: String]? = nil, templateId: String? = nil, configuration: [String: String]? = nil, text: [String: [String: String]]? = nil,
-        externalMessengerChannelId: String? = nil
+        externalMessengerChannelId: String? = nil, inheritConfigurationAndTexts: Bool? = nil
     ) {
         self.templateId = templateId
+        self.inheritConfigurationAndTexts = inheritConfigurationAndTexts
         self.configuration = configuration
         self.text = text
         self.externalMessengerChannelId = externalMessengerChannelId
@@ -162,10 +165,13 @@ extension AccountState {
         conversation.externalMessengerChannelId = input.externalMessengerChannelId
         if let template {
             conversation.conversationTemplateId = template.id
-            conversation.inheritConfigurationAndTexts = template.inheritConfigurationAndTexts
+            conversation.inheritConfigurationAndTexts = input.inheritConfigurationAndTexts ?? template.inheritConfigurationAndTexts
         }
-        let configuration = (template?.configuration ?? [:]).merging(input.configuration ?? [:]) { $1 }
-        let text = (template?.text ?? [:]).merging(input.text ?? [:]) { $0.merging($1) { $1 } }
+        // A conversation that inherits keeps only its own values: its template's are read through it
+        // (``inheritedTemplate(of:)``), so the template's later changes reach it. Otherwise it gets a copy.
+        let copied = conversation.inheritConfigurationAndTexts == true ? nil : template
+        let configuration = (copied?.configuration ?? [:]).merging(input.configuration ?? [:]) { $1 }
+        let text = (copied?.text ?? [:]).merging(input.text ?? [:]) { $0.merging($1) { $1 } }
         conversation.configuration = configuration.isEmpty ? nil : configuration
         conversation.text = text.isEmpty ? nil : text
         emit(.conversationCreated, conversation, context: context, changes: &changes)

@@ -156,13 +156,16 @@ extension AccountState {
         }
     }
 
-    mutating func saveInvitation(_ invitation: Invitation, action: String, context: OperationContext, changes: inout ChangeSet) {
+    mutating func saveInvitation(
+        _ invitation: Invitation, action: String, detail: [String: String] = [:], context: OperationContext, changes: inout ChangeSet
+    ) {
         let before = inboundAddressees(invitations[invitation.id], now: context.now)
         let after = inboundAddressees(invitation, now: context.now)
         invitations[invitation.id] = invitation
         notifyInvitationChange(from: before, to: after, invitation, context: context, changes: &changes)
         changes.put(invitation)
-        var event = DomainEvent(kind: .invitationChanged, accountId: invitation.accountId, timestamp: context.now, detail: ["action": action])
+        let detail = detail.merging(["action": action]) { _, action in action }
+        var event = DomainEvent(kind: .invitationChanged, accountId: invitation.accountId, timestamp: context.now, detail: detail)
         event.conversation = conversations[invitation.conversationId]
         event.invitation = invitation
         // A team's invitation reaches the agents whose queue shows the team.

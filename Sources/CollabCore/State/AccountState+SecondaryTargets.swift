@@ -51,7 +51,10 @@ extension AccountState {
         guard state == .open else { throw .conflict("the invitation is \(state.rawValue)") }
         guard target.responseState == .pending else { throw .conflict("the secondary target's response is \(target.responseState.rawValue)") }
         invitation.secondaryTargets?[index].responseState = .canceled
-        saveInvitation(invitation, action: "secondary_target_canceled", context: context, changes: &changes)
+        // The person goes with the event: a canceled deputy is told its delegation is revoked.
+        saveInvitation(
+            invitation, action: "secondary_target_canceled", detail: [Invitation.canceledTargetDetail: personId], context: context, changes: &changes
+        )
         return invitation
     }
 

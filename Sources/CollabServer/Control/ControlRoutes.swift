@@ -108,10 +108,7 @@ struct ControlRoutes {
         let log = webhooks.log
         group.get("webhooks/deliveries") { request, context in
             let accountId = try context.inspectorConfinement()
-            let limit = try request.query("limit").map { text throws(CollabError) in
-                guard let value = Int(text), value > 0 else { throw .badRequest("limit must be a positive integer") }
-                return min(value, log.capacity)
-            } ?? log.capacity
+            let limit = try request.integerQuery("limit", atLeast: 1).map { min($0, log.capacity) } ?? log.capacity
             let deliveries = log.deliveries(
                 accountId: accountId, registrationId: request.query("registrationId"), eventType: request.query("eventType"), deliveryState: request.query("state"), limit: limit
             )

@@ -27,6 +27,17 @@ extension Request {
         uri.queryParameters[name[...]].map(String.init)
     }
 
+    /// An integer query parameter of at least `minimum` (0 or 1), `nil` when absent.
+    /// - Throws: `badRequest` naming the parameter for anything else.
+    func integerQuery(_ name: String, atLeast minimum: Int) throws(CollabError) -> Int? {
+        try query(name).map { text throws(CollabError) in
+            guard let value = Int(text), value >= minimum else {
+                throw .badRequest("\(name) must be a \(minimum > 0 ? "positive" : "non-negative") integer")
+            }
+            return value
+        }
+    }
+
     /// A required query parameter.
     func requireQuery(_ name: String) throws(CollabError) -> String {
         guard let value = query(name), !value.isEmpty else { throw .badRequest("the query parameter '\(name)' is required") }

@@ -182,13 +182,7 @@ func parseEndReason(_ text: String?) throws(CollabError) -> EndReason {
 
 /// `after` and `limit` query parameters of message reads.
 func pageParameters(_ request: Request) throws(CollabError) -> (after: Int, limit: Int) {
-    let after = try request.query("after").map { text throws(CollabError) in
-        guard let value = Int(text), value >= 0 else { throw .badRequest("after must be a non-negative integer") }
-        return value
-    } ?? 0
-    let limit = try request.query("limit").map { text throws(CollabError) in
-        guard let value = Int(text), value > 0 else { throw .badRequest("limit must be a positive integer") }
-        return min(value, ConversationLimits.messagesPerPage)
-    } ?? 100
+    let after = try request.integerQuery("after", atLeast: 0) ?? 0
+    let limit = try request.integerQuery("limit", atLeast: 1).map { min($0, ConversationLimits.messagesPerPage) } ?? 100
     return (after, limit)
 }

@@ -93,10 +93,7 @@ struct PushRoutes {
         let env = environment
         group.get("pushes") { request, context in
             let filter = try OutboxFilter(request, environment: env, confinedTo: try context.inspectorConfinement())
-            let limit = try request.query("limit").map { text throws(CollabError) in
-                guard let value = Int(text), value > 0 else { throw .badRequest("limit must be a positive integer") }
-                return value
-            } ?? 1_000
+            let limit = try request.integerQuery("limit", atLeast: 1) ?? 1_000
             return JSONBody.response(OutboxPage(pushes: env.pushes.outbox.entries(matching: filter, limit: limit)))
         }
         group.operation(.delete, "pushes", role: .superAdmin) { _, _ in

@@ -182,7 +182,7 @@ extension WebConversationCreation {
         return ConversationInput(
             topic: topic, recipient: recipient, engagementType: try parseEngagement(initialEngagementType), contextPersonId: contextPerson,
             participants: others, sourceId: sourceId, sourceUrl: sourceUrl, locale: locale, metadata: metadata, templateId: conversationTemplateId,
-            configuration: configuration, text: text
+            configuration: configuration, text: text, inheritConfigurationAndTexts: inheritConfigurationAndTexts
         )
     }
 }
@@ -249,8 +249,8 @@ extension AccountState {
         if conversation.initialEngagementType == .scheduledConversation { web.scheduledTimestamp = conversation.scheduledTimestamp }
         web.metadata = conversation.metadata
         web.visitorData = conversation.visitorData
-        if expand.configuration { web.configuration = conversation.configuration ?? [:] }
-        if expand.text { web.text = conversation.text ?? [:] }
+        if expand.configuration { web.configuration = effectiveConfiguration(of: conversation) ?? [:] }
+        if expand.text { web.text = effectiveText(of: conversation) ?? [:] }
         web.conversationTemplateId = conversation.conversationTemplateId
         web.inheritConfigurationAndTexts = conversation.inheritConfigurationAndTexts
         web.externalMessengerChannelId = conversation.externalMessengerChannelId

@@ -133,12 +133,14 @@ public struct WebConversationCreation: WebAPIObject {
     public var metadata: [String: String]?
     /// The template to start from (absent: the engagement type's default template, if any).
     public var conversationTemplateId: String?
+    /// Whether the conversation follows its template's configuration and texts (absent: the template's flag).
+    public var inheritConfigurationAndTexts: Bool?
     public var configuration: [String: String]?
     public var text: [String: [String: String]]?
 
     enum CodingKeys: String, CodingKey {
         case type = "$_type", topic, recipient, participants, initialEngagementType, locale, sourceId, sourceUrl, metadata
-        case conversationTemplateId, configuration, text
+        case conversationTemplateId, inheritConfigurationAndTexts, configuration, text
     }
 
     public init(topic: String? = nil, recipient: WebCreationRecipient? = nil, participants: [WebCreationParticipant]? = nil, initialEngagementType: String? = nil) {

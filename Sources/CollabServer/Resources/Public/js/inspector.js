@@ -1,8 +1,10 @@
 // The inspector: devices, the live push outbox (plain content beside the payload as sent), the
-// request journal, webhook deliveries, co-browsing stats, the configuration cascade, and controls.
+// request journal, webhook deliveries, co-browsing stats, the configuration cascade, the Web API's entities
+// (entities.js), and controls.
 // Admins see their own account; super admins every account and the controls.
 import { get, post, request } from './api.js';
 import { $, el, fill, formatDateTime, formatTime, guarded, notify } from './dom.js';
+import { EntitiesPanel } from './entities.js';
 import { FaultsPanel } from './faults.js';
 
 const short = (text, length = 14) => (text && text.length > length ? `${text.slice(0, length)}…` : text || '');
@@ -33,6 +35,7 @@ export class Inspector {
     ];
     for (const [node, type, handler] of this.listeners) node.addEventListener(type, handler);
     this.faults = new FaultsPanel({ me });
+    this.entities = new EntitiesPanel({ me });
   }
 
   static allowed(me) {
@@ -47,12 +50,16 @@ export class Inspector {
     if (this.loaded) return;
     this.loaded = true;
     this.faults.show();
+    this.entities.show();
     this.followPushes();
-    await Promise.all([this.loadDevices(), this.loadJournal(), this.loadWebhooks(), this.loadConfiguration(), this.loadClock()]);
+    await Promise.all([
+      this.loadDevices(), this.loadJournal(), this.loadWebhooks(), this.loadConfiguration(), this.loadClock(), this.entities.load(),
+    ]);
   }
 
   stop() {
     this.faults.stop();
+    this.entities.stop();
     if (this.source) this.source.close();
     this.source = undefined;
     for (const [node, type, handler] of this.listeners) node.removeEventListener(type, handler);
@@ -61,7 +68,8 @@ export class Inspector {
   refreshClicked(event) {
     const button = event.target.closest('button[data-refresh]');
     if (!button) return;
-    const actions = { devices: () => this.loadDevices(), pushes: () => this.reloadPushes(), journal: () => this.loadJournal(), webhooks: () => this.loadWebhooks(), faults: () => this.faults.load() };
+    const actions = { devices: () => this.loadDevices(), pushes: () => this.reloadPushes(), journal: () => this.loadJournal(), webhooks: () => this.loadWebhooks(), faults: () => this.faults.load(),
+      entities: () => this.entities.load() };
     actions[button.dataset.refresh]?.();
   }
 

@@ -12,9 +12,7 @@ extension WebAccount {
         modificationTimestamp = account.modificationTimestamp
         version = account.version
         translations = account.translations.map { $0.mapValues { WebTranslation(type: "AccountTranslation", $0) } }
-        if expand.configuration { configuration = account.configuration }
-        if expand.metadata { metadata = account.metadata ?? [:] }
-        if expand.text { text = account.text ?? [:] }
+        (configuration, metadata, text) = expand.parts(configuration: account.configuration, metadata: account.metadata, text: account.text)
     }
 
     var input: AccountInput {
@@ -37,9 +35,7 @@ extension WebApiKey {
     init(_ key: ApiKey, expand: Expansion) {
         self.init(name: key.name, apiKey: key.key, description: key.description)
         showRecordFields(of: key)
-        if expand.configuration { configuration = key.configuration }
-        if expand.metadata { metadata = key.metadata ?? [:] }
-        if expand.text { text = key.text ?? [:] }
+        (configuration, metadata, text) = expand.parts(configuration: key.configuration, metadata: key.metadata, text: key.text)
     }
 
     var input: ApiKeyInput {
@@ -53,9 +49,7 @@ extension WebNamedArea {
         showRecordFields(of: area)
         description = area.description
         translations = area.translations.map { $0.mapValues { WebTranslation(type: "NamedAreaTranslation", $0) } }
-        if expand.configuration { configuration = area.configuration }
-        if expand.metadata { metadata = area.metadata ?? [:] }
-        if expand.text { text = area.text ?? [:] }
+        (configuration, metadata, text) = expand.parts(configuration: area.configuration, metadata: area.metadata, text: area.text)
     }
 
     func input() throws(CollabError) -> NamedAreaInput {

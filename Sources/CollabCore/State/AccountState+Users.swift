@@ -168,17 +168,9 @@ extension AccountState {
     public mutating func setPassword(
         userId: String, passwordHash: String, for principal: Principal, context: OperationContext, changes: inout ChangeSet
     ) throws(CollabError) -> User {
-        var user = try self.user(userId, for: principal)
+        let user = try self.user(userId, for: principal)
         try checkCanManage(user, principal: principal)
-        user.passwordHash = passwordHash
-        user.version += 1
-        user.modificationTimestamp = context.now
-        storeUser(user)
-        changes.put(user)
-        emitEntity(.update, .user(user), context: context, changes: &changes)
-        // A new password ends the sessions opened with the old one.
-        closeSessions(ofUser: userId, changes: &changes)
-        return user
+        return replacePasswordHash(of: user, with: passwordHash, context: context, changes: &changes)
     }
 
     /// Deletes a user, its person and its sessions. Nobody deletes themselves.

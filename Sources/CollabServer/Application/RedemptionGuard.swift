@@ -13,24 +13,14 @@ import Darwin
 /// that takes a token (``CollabEnvironment/redemptions``), so an account has one budget whichever way
 /// tokens are tried: in a cluster each replica counts its own attempts.
 ///
-/// Each account's attempts sit behind a lock of their own (as the repository's shards do): the shared
-/// lock is held only to find them, so one tenant's guesses never wait on another tenant's counting.
+/// Each account's attempts sit behind a lock of their own (``PerAccount``), so one tenant's guesses
+/// never wait on another tenant's counting; the address keys are bounded per account.
 final class RedemptionGuard: Sendable {
-    /// One account's attempts and their lock.
-    private final class AccountAttempts: Sendable {
-        let attempts: Mutex<RedemptionAttempts>
-
-        init(limits: RedemptionLimits) {
-            attempts = Mutex(RedemptionAttempts(limits: limits))
-        }
-    }
-
-    private let accounts = Mutex<[String: AccountAttempts]>([:])
-    private let limits: RedemptionLimits
+    private let accounts: PerAccount<RedemptionAttempts>
     private let clock: AdjustableClock
 
     init(limits: RedemptionLimits, clock: AdjustableClock) {
-        self.limits = limits
+        accounts = PerAccount { RedemptionAttempts(limits: limits) }
         self.clock = clock
     }
 
@@ -38,8 +28,7 @@ final class RedemptionGuard: Sendable {
     /// (`NOT_FOUND`) counts as a failure, anything else gives the attempt back.
     /// - Throws: `TOO_MANY_REQUESTS` with the seconds to wait, without running `attempt`.
     func redeem<T>(accountId: String, address: String, _ attempt: () async throws -> T) async throws -> T {
-        let account = account(accountId)
-        let admission = account.attempts.withLock { $0.admit(accountId: accountId, address: address, now: clock.now()) }
+        let admission = accounts.withLock(accountId) { $0.admit(accountId: accountId, address: address, now: clock.now()) }
         if case .refused(let wait) = admission {
             throw CollabError.tooManyRequests(
                 "too many wrong invitation tokens from this address or account; try again later", retryAfterSeconds: Int((wait + 999) / 1000)
@@ -47,31 +36,20 @@ final class RedemptionGuard: Sendable {
         }
         do {
             let result = try await attempt()
-            account.attempts.withLock { $0.succeeded(accountId: accountId, address: address) }
+            accounts.withLock(accountId) { $0.succeeded(accountId: accountId, address: address) }
             return result
         } catch let error as CollabError where error.kind == .notFound {
-            account.attempts.withLock { $0.failed(accountId: accountId, now: clock.now()) }
+            accounts.withLock(accountId) { $0.failed(accountId: accountId, now: clock.now()) }
             throw error
         } catch {
-            account.attempts.withLock { $0.succeeded(accountId: accountId, address: address) }
+            accounts.withLock(accountId) { $0.succeeded(accountId: accountId, address: address) }
             throw error
-        }
-    }
-
-    /// The attempts of `accountId`, made on its first attempt.
-    private func account(_ accountId: String) -> AccountAttempts {
-        accounts.withLock { accounts in
-            if let existing = accounts[accountId] { return existing }
-            let made = AccountAttempts(limits: limits)
-            accounts[accountId] = made
-            return made
         }
     }
 
     /// Whether a PIN open since `since` has used up its account's guess budget.
     func isBudgetSpent(accountId: String, since: Timestamp) -> Bool {
-        guard let account = accounts.withLock({ $0[accountId] }) else { return false }
-        return account.attempts.withLock { $0.isBudgetSpent(accountId: accountId, since: since) }
+        accounts.withExisting(accountId) { $0.isBudgetSpent(accountId: accountId, since: since) } ?? false
     }
 
     /// The key a peer's attempts count under: its IPv4 address, or the /64 network of an IPv6 one

@@ -13,7 +13,7 @@ struct AccountsRoutes {
         let bodies = EncodedBodies()
         @Sendable func answer(_ account: Account, _ expand: Expansion) -> Response {
             let slot = EncodedBodies.Slot(type: WebAccount.typeName, id: account.id, expansion: expand)
-            return JSONBody.response(WebAccount(account, expand: expand), keptIn: bodies, slot: slot, accountId: account.id)
+            return JSONBody.response(account, keptIn: bodies, slot: slot, accountId: account.id) { WebAccount($0, expand: expand) }
         }
         group.operation(.get, "getCurrentAccount", role: .registeredUser) { request, context in
             let expand = try Expansion(request)

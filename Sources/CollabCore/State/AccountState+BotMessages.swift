@@ -79,7 +79,7 @@ extension AccountState {
     }
 
     func message(_ id: String, in conversationId: String) throws(CollabError) -> ConversationMessage {
-        guard id.count <= Limits.nameLength, let message = messages[conversationId]?.first(where: { $0.id == id }) else {
+        guard id.count <= Limits.nameLength, let message = messages[conversationId]?[id: id] else {
             throw .notFound("ConversationMessage", id)
         }
         return message
@@ -87,8 +87,7 @@ extension AccountState {
 
     /// Replaces a stored message (same id and sequence).
     mutating func storeMessage(_ message: ConversationMessage, changes: inout ChangeSet) {
-        guard let index = messages[message.conversationId]?.firstIndex(where: { $0.id == message.id }) else { return }
-        messages[message.conversationId]?[index] = message
+        guard messages[message.conversationId]?.replace(message) == true else { return }
         changes.put(message)
     }
 

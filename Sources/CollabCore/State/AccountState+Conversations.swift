@@ -441,7 +441,7 @@ extension AccountState {
         guard isDialogBot || conversation.isParticipant(senderPersonId) else { throw .forbidden("you have left this conversation") }
         if isInternal, !isAgent(senderPersonId, accountId: accountId) { throw .forbidden("only agents write internal messages") }
         try checkDialogInputLength(text, senderPersonId: senderPersonId, conversationId: conversationId)
-        if let clientMessageId, let existing = messages[conversationId]?.last(where: { $0.clientMessageId == clientMessageId && $0.senderPersonId == senderPersonId }) {
+        if let clientMessageId, let existing = messages[conversationId]?.message(clientMessageId: clientMessageId, senderPersonId: senderPersonId) {
             return existing
         }
         guard conversation.messageCount < ConversationLimits.messagesPerConversation else {

@@ -97,15 +97,10 @@ extension AccountState {
             queue.update(old: old, new: conversation)
         case .message:
             let message = try RecordCoding.decode(ConversationMessage.self, from: record)
-            var list = messages[message.conversationId] ?? []
-            if let index = list.lastIndex(where: { $0.id == message.id }) {
-                list[index] = message
-            } else {
-                list.append(message)
-                if list.count > 1, list[list.count - 2].sequence > message.sequence { list.sort { $0.sequence < $1.sequence } }
+            if messages[message.conversationId]?.replace(message) != true {
+                messages[message.conversationId, default: []].insertInSequence(message)
                 files.add(message)
             }
-            messages[message.conversationId] = list
         case .clientSession:
             var session = try RecordCoding.decode(ClientSession.self, from: record)
             // Activity this replica served since is newer than what another replica stored.

@@ -10,7 +10,7 @@ extension AccountState {
         entities.append(contentsOf: sessions.values.sorted { $0.id < $1.id } as [any StorableEntity])
         entities.append(contentsOf: jwtSettings.values.sorted { $0.id < $1.id } as [any StorableEntity])
         entities.append(contentsOf: conversations.values.sorted { $0.id < $1.id } as [any StorableEntity])
-        for key in messages.keys.sorted() { entities.append(contentsOf: (messages[key] ?? []) as [any StorableEntity]) }
+        for key in messages.keys.sorted() { entities.append(contentsOf: (messages[key] ?? []).map { $0 as any StorableEntity }) }
         entities.append(contentsOf: clientSessions.values.sorted { $0.id < $1.id } as [any StorableEntity])
         entities.append(contentsOf: presence.values.sorted { $0.id < $1.id } as [any StorableEntity])
         entities.append(contentsOf: webhooks.values.sorted { $0.id < $1.id } as [any StorableEntity])

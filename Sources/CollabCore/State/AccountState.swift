@@ -22,7 +22,7 @@ public struct AccountState: Sendable {
         indexes: [Indexes.conversationByParticipant, Indexes.conversationByOpenSource, Indexes.conversationWithRecordings]
     )
     /// Messages per conversation, in sequence order.
-    public internal(set) var messages: [String: [ConversationMessage]] = [:]
+    public internal(set) var messages: [String: MessageLog] = [:]
     /// FILE messages' files by id and per conversation.
     public internal(set) var files = FileIndex()
     public internal(set) var fileUploadInterceptors: [String: FileUploadInterceptor] = [:]
@@ -156,7 +156,7 @@ public struct AccountState: Sendable {
 
         /// The shard, its messages in order and its tokens registered in the directory.
         public consuming func finish() -> AccountState {
-            for key in state.messages.keys { state.messages[key]?.sort { $0.sequence < $1.sequence } }
+            for key in state.messages.keys { state.messages[key]?.sortBySequence() }
             for list in state.messages.values { for message in list where message.file != nil { state.files.add(message) } }
             let directory = state.directory
             for key in state.apiKeyIdByKey.keys { directory.load(.apiKey(key), for: state.accountId) }

@@ -12,12 +12,15 @@ import Darwin
 /// clock of the control API moves the windows too. One per server process, shared by every surface
 /// that takes a token (``CollabEnvironment/redemptions``), so an account has one budget whichever way
 /// tokens are tried: in a cluster each replica counts its own attempts.
+///
+/// Each account's attempts sit behind a lock of their own (``PerAccount``), so one tenant's guesses
+/// never wait on another tenant's counting; the address keys are bounded per account.
 final class RedemptionGuard: Sendable {
-    private let attempts: Mutex<RedemptionAttempts>
+    private let accounts: PerAccount<RedemptionAttempts>
     private let clock: AdjustableClock
 
     init(limits: RedemptionLimits, clock: AdjustableClock) {
-        self.attempts = Mutex(RedemptionAttempts(limits: limits))
+        accounts = PerAccount { RedemptionAttempts(limits: limits) }
         self.clock = clock
     }
 
@@ -25,7 +28,7 @@ final class RedemptionGuard: Sendable {
     /// (`NOT_FOUND`) counts as a failure, anything else gives the attempt back.
     /// - Throws: `TOO_MANY_REQUESTS` with the seconds to wait, without running `attempt`.
     func redeem<T>(accountId: String, address: String, _ attempt: () async throws -> T) async throws -> T {
-        let admission = attempts.withLock { $0.admit(accountId: accountId, address: address, now: clock.now()) }
+        let admission = accounts.withLock(accountId) { $0.admit(accountId: accountId, address: address, now: clock.now()) }
         if case .refused(let wait) = admission {
             throw CollabError.tooManyRequests(
                 "too many wrong invitation tokens from this address or account; try again later", retryAfterSeconds: Int((wait + 999) / 1000)
@@ -33,20 +36,20 @@ final class RedemptionGuard: Sendable {
         }
         do {
             let result = try await attempt()
-            attempts.withLock { $0.succeeded(accountId: accountId, address: address) }
+            accounts.withLock(accountId) { $0.succeeded(accountId: accountId, address: address) }
             return result
         } catch let error as CollabError where error.kind == .notFound {
-            attempts.withLock { $0.failed(accountId: accountId, now: clock.now()) }
+            accounts.withLock(accountId) { $0.failed(accountId: accountId, now: clock.now()) }
             throw error
         } catch {
-            attempts.withLock { $0.succeeded(accountId: accountId, address: address) }
+            accounts.withLock(accountId) { $0.succeeded(accountId: accountId, address: address) }
             throw error
         }
     }
 
     /// Whether a PIN open since `since` has used up its account's guess budget.
     func isBudgetSpent(accountId: String, since: Timestamp) -> Bool {
-        attempts.withLock { $0.isBudgetSpent(accountId: accountId, since: since) }
+        accounts.withExisting(accountId) { $0.isBudgetSpent(accountId: accountId, since: since) } ?? false
     }
 
     /// The key a peer's attempts count under: its IPv4 address, or the /64 network of an IPv6 one

@@ -22,24 +22,30 @@ struct Authenticator: Sendable {
     func principal(username: String, password: String) async throws(CollabError) -> Principal {
         let invalid = CollabError.unauthorized("invalid username or password")
         guard !username.isEmpty, username.count <= Limits.nameLength, password.count <= Limits.passwordLength,
-            let accountId = environment.accountId(for: .username(username)),
-            let user = try? environment.read(account: accountId, { $0.user(loginName: username) }), let hash = user.passwordHash
+            let accountId = environment.accountId(for: .username(username))
         else {
             throw invalid
         }
-        if environment.credentials.lookup(username: username, password: password, currentHash: hash) == nil {
-            let valid = (try? await environment.hasher.verify(password, against: hash)) ?? false
-            guard valid else { throw invalid }
-            environment.credentials.remember(username: username, password: password, userId: user.id, passwordHash: hash)
-        }
-        guard let principal = try? environment.read(account: accountId, { state -> Principal? in
-            guard let user = state.users[user.id], user.passwordHash == hash else { return nil }
-            return Principal(
+        // The user, its hash and the principal it would be, in one look at the account.
+        let found = try? environment.read(account: accountId) { state -> (hash: String, principal: Principal)? in
+            guard let user = state.user(loginName: username), let hash = user.passwordHash else { return nil }
+            let principal = Principal(
                 accountId: user.accountId, userId: user.id, personId: state.person(ofUser: user)?.id, role: user.authorizationRole, method: .basic
             )
+            return (hash, principal)
+        }
+        guard let found, let userId = found.principal.userId else { throw invalid }
+        if environment.credentials.lookup(username: username, password: password, currentHash: found.hash) == userId { return found.principal }
+        let valid = (try? await environment.hasher.verify(password, against: found.hash)) ?? false
+        guard valid else { throw invalid }
+        // The hash may have changed while bcrypt ran: remember only what the state still holds.
+        guard let principal = try? environment.read(account: accountId, { state -> Principal? in
+            guard let user = state.users[userId], user.passwordHash == found.hash else { return nil }
+            return found.principal
         }) else {
             throw invalid
         }
+        environment.credentials.remember(username: username, password: password, userId: userId, passwordHash: found.hash)
         return principal
     }
 

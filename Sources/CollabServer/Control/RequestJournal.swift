@@ -49,8 +49,7 @@ final class RequestJournal: Sendable {
     }
 
     /// Records one answered request, cutting its path and query to ``maxFieldBytes``.
-    func record(_ entry: JournalEntry) {
-        var entry = entry
+    func record(_ entry: consuming JournalEntry) {
         var cut = false
         entry.method = Self.prefix(entry.method, bytes: 32, cut: &cut)
         entry.path = Self.prefix(entry.path, bytes: Self.maxFieldBytes, cut: &cut)

@@ -3,7 +3,7 @@ import CollabWire
 import Hummingbird
 
 /// What every request of a surface passes once it is known who calls: the request journal, the
-/// request metrics (Hummingbird's `MetricsMiddleware`, run inside) and the fault rules in force.
+/// request metrics (``RequestMetrics``) and the fault rules in force.
 ///
 /// It sits after authentication, so the journal names the caller and a fault rule can match an
 /// account, a device or a client, and outside the error middleware, so it records and, for a
@@ -12,7 +12,7 @@ struct ObservationMiddleware: RouterMiddleware {
     typealias Context = CollabRequestContext
     let environment: CollabEnvironment
     let surface: Surface
-    private let metrics = MetricsMiddleware<Context>()
+    private let metrics = RequestMetrics()
 
     init(environment: CollabEnvironment, surface: Surface) {
         self.environment = environment
@@ -24,7 +24,7 @@ struct ObservationMiddleware: RouterMiddleware {
         let injection = fault(for: request, context: context)
         var status = 500
         defer { record(request, context: context, timestamp: timestamp, status: status, fault: injection) }
-        let response = try await metrics.handle(request, context: context) { request, context in
+        let response = try await metrics.measure(request, context: context) {
             try await answer(request, context: context, under: injection, next: next)
         }
         status = response.status.code

@@ -9,17 +9,23 @@ struct AccountsRoutes {
 
     func register(on group: RouterGroup<CollabRequestContext>) {
         let env = environment
+        // An account read as it was last read is answered with the bytes encoded then.
+        let bodies = EncodedBodies()
+        @Sendable func answer(_ account: Account, _ expand: Expansion) -> Response {
+            let slot = EncodedBodies.Slot(type: WebAccount.typeName, id: account.id, expansion: expand)
+            return JSONBody.response(account, keptIn: bodies, slot: slot, accountId: account.id) { WebAccount($0, expand: expand) }
+        }
         group.operation(.get, "getCurrentAccount", role: .registeredUser) { request, context in
             let expand = try Expansion(request)
             let account = try env.read(context.principal) { state throws(CollabError) in try state.currentAccount(context.principal) }
-            return JSONBody.response(WebAccount(account, expand: expand))
+            return answer(account, expand)
         }
         group.operation(.get, ":accountId/read", role: .superAdmin) { request, context in
             let expand = try Expansion(request)
             let id = try context.pathParameter("accountId")
             // Super admins read any account: its record comes from the directory, not its shard.
             guard let account = env.repository.directory.account(id) else { throw CollabError.notFound("Account", id) }
-            return JSONBody.response(WebAccount(account, expand: expand))
+            return answer(account, expand)
         }
         group.operation(.post, "search", role: .superAdmin) { request, context in
             let expand = try Expansion(request)

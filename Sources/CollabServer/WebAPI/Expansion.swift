@@ -2,7 +2,7 @@ import CollabCore
 import Hummingbird
 
 /// Which optional parts of an entity a response includes (`expand=configuration,metadata,text`).
-struct Expansion: Sendable {
+struct Expansion: Sendable, Hashable {
     var configuration = false
     var metadata = false
     var text = false

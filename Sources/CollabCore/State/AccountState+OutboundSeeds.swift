@@ -61,22 +61,4 @@ extension AccountState {
             }
         )
     }
-
-    /// Creates an entry the account does not have, updates one that differs, and counts which it was.
-    private mutating func upsert<Entity>(
-        _ existing: Entity?, report: inout SeedReport, unchanged: (Entity) -> Bool, create: (inout AccountState) throws(CollabError) -> Void,
-        update: (inout AccountState, Entity) throws(CollabError) -> Void
-    ) throws(CollabError) {
-        guard let existing else {
-            try create(&self)
-            report.created += 1
-            return
-        }
-        if unchanged(existing) {
-            report.unchanged += 1
-        } else {
-            try update(&self, existing)
-            report.updated += 1
-        }
-    }
 }

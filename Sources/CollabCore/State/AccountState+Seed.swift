@@ -4,6 +4,17 @@ public struct SeedReport: Sendable, Codable, Equatable {
     public var updated = 0
     public var unchanged = 0
     public init() {}
+
+    /// Counts one seeded entry that exists: `update` runs and it counts as updated when `changed`, else
+    /// it counts as unchanged.
+    mutating func update(if changed: Bool, _ update: () throws(CollabError) -> Void) throws(CollabError) {
+        if changed {
+            try update()
+            updated += 1
+        } else {
+            unchanged += 1
+        }
+    }
 }
 
 /// The account shards a change across accounts works on (a seed): the existing shards it touches,
@@ -68,11 +79,8 @@ public struct ShardSet: Sendable {
         if let global = seed.global?.configuration {
             let current = directory.globalConfiguration.properties
             let merged = current.merging(global) { _, new in new }
-            if merged != current {
+            try report.update(if: merged != current) { () throws(CollabError) in
                 try AccountState.setGlobalConfiguration(merged, directory: directory, log: &log, changes: &changes)
-                report.updated += 1
-            } else {
-                report.unchanged += 1
             }
         }
         for (index, body) in (seed.global?.fileUploadInterceptors ?? []).enumerated() {
@@ -113,11 +121,9 @@ extension AccountState {
         let existing = account
         var input = AccountInput(name: seed.name, configuration: seed.configuration, metadata: seed.metadata)
         input.configuration = seed.configuration ?? existing.configuration
-        if input.configuration != existing.configuration || (seed.metadata != nil && seed.metadata != existing.metadata) {
+        let changed = input.configuration != existing.configuration || (seed.metadata != nil && seed.metadata != existing.metadata)
+        try report.update(if: changed) { () throws(CollabError) in
             _ = try updateAccount(id: existing.id, version: existing.version, input, for: .control, context: context, changes: &changes)
-            report.updated += 1
-        } else {
-            report.unchanged += 1
         }
     }
 
@@ -133,17 +139,17 @@ extension AccountState {
             if let owner = directory.accountId(for: .apiKey(keySeed.key)), owner != accountId {
                 throw .conflict("seed: API key '\(keySeed.key)' belongs to another account")
             }
-            if let existing = apiKey(presented: keySeed.key) {
-                if existing.name != input.name || existing.description != input.description || (input.configuration != nil && input.configuration != existing.configuration) {
-                    _ = try updateApiKey(id: existing.id, version: existing.version, input, for: system, context: context, changes: &changes)
-                    report.updated += 1
-                } else {
-                    report.unchanged += 1
+            try upsert(
+                apiKey(presented: keySeed.key), report: &report,
+                unchanged: { existing in
+                    existing.name == input.name && existing.description == input.description
+                        && (input.configuration == nil || input.configuration == existing.configuration)
+                },
+                create: { state throws(CollabError) in _ = try state.createApiKey(input, accountId: accountId, context: context, changes: &changes) },
+                update: { state, existing throws(CollabError) in
+                    _ = try state.updateApiKey(id: existing.id, version: existing.version, input, for: system, context: context, changes: &changes)
                 }
-            } else {
-                _ = try createApiKey(input, accountId: accountId, context: context, changes: &changes)
-                report.created += 1
-            }
+            )
         }
 
         for areaSeed in seed.namedAreas ?? [] {
@@ -151,19 +157,20 @@ extension AccountState {
                 name: areaSeed.name ?? areaSeed.siteId, description: areaSeed.description, type: areaSeed.type, siteId: areaSeed.siteId,
                 configuration: areaSeed.configuration, metadata: areaSeed.metadata
             )
-            if let existing = namedArea(siteId: areaSeed.siteId, accountId: accountId) {
-                if existing.name != input.name || existing.description != input.description || (input.type != nil && input.type != existing.type)
-                    || (input.configuration != nil && input.configuration != existing.configuration)
-                    || (input.metadata != nil && input.metadata != existing.metadata) {
-                    _ = try updateNamedArea(id: existing.id, version: existing.version, input, for: system, context: context, changes: &changes)
-                    report.updated += 1
-                } else {
-                    report.unchanged += 1
+            try upsert(
+                namedArea(siteId: areaSeed.siteId, accountId: accountId), report: &report,
+                unchanged: { existing in
+                    existing.name == input.name && existing.description == input.description && (input.type == nil || input.type == existing.type)
+                        && (input.configuration == nil || input.configuration == existing.configuration)
+                        && (input.metadata == nil || input.metadata == existing.metadata)
+                },
+                create: { state throws(CollabError) in
+                    _ = try state.createNamedArea(input, accountId: accountId, context: context, changes: &changes)
+                },
+                update: { state, existing throws(CollabError) in
+                    _ = try state.updateNamedArea(id: existing.id, version: existing.version, input, for: system, context: context, changes: &changes)
                 }
-            } else {
-                _ = try createNamedArea(input, accountId: accountId, context: context, changes: &changes)
-                report.created += 1
-            }
+            )
         }
 
         for userSeed in seed.users ?? [] {
@@ -176,25 +183,30 @@ extension AccountState {
             if let owner = directory.accountId(for: .username(userSeed.username)), owner != accountId {
                 throw .conflict("seed: username '\(userSeed.username)' belongs to another account")
             }
-            if let existing = user(loginName: userSeed.username) {
-                var changed = false
-                if existing.email != input.email || existing.phone != input.phone || existing.teamId != input.teamId
+            func fieldsDiffer(_ existing: User) -> Bool {
+                existing.email != input.email || existing.phone != input.phone || existing.teamId != input.teamId
                     || existing.authorizationRole != input.authorizationRole || existing.displayName != input.displayName
                     || existing.firstName != input.firstName || existing.lastName != input.lastName
                     || (input.configuration != nil && input.configuration != existing.configuration)
-                    || (input.metadata != nil && input.metadata != existing.metadata) {
-                    _ = try updateUser(id: existing.id, version: existing.version, input, for: system, context: context, changes: &changes)
-                    changed = true
-                }
-                if let newHash {
-                    _ = try setPassword(userId: existing.id, passwordHash: newHash, for: system, context: context, changes: &changes)
-                    changed = true
-                }
-                if changed { report.updated += 1 } else { report.unchanged += 1 }
-            } else {
-                _ = try createUser(input, passwordHash: newHash, accountId: accountId, grantor: .superAdmin, context: context, changes: &changes)
-                report.created += 1
+                    || (input.metadata != nil && input.metadata != existing.metadata)
             }
+            try upsert(
+                user(loginName: userSeed.username), report: &report,
+                unchanged: { existing in !fieldsDiffer(existing) && newHash == nil },
+                create: { state throws(CollabError) in
+                    _ = try state.createUser(
+                        input, passwordHash: newHash, accountId: accountId, grantor: .superAdmin, context: context, changes: &changes
+                    )
+                },
+                update: { state, existing throws(CollabError) in
+                    if fieldsDiffer(existing) {
+                        _ = try state.updateUser(id: existing.id, version: existing.version, input, for: system, context: context, changes: &changes)
+                    }
+                    if let newHash {
+                        _ = try state.setPassword(userId: existing.id, passwordHash: newHash, for: system, context: context, changes: &changes)
+                    }
+                }
+            )
         }
 
         for personSeed in seed.persons ?? [] {
@@ -203,28 +215,26 @@ extension AccountState {
                 lastName: personSeed.lastName, displayName: personSeed.displayName, email: personSeed.email
             )
             let key = PersonSourceKey(source: .virtual, sourceId: personSeed.sourceId)
-            if let existing = personIdBySource[key].flatMap({ persons[$0] }) {
-                let same = (input.personType == nil || input.personType == existing.personType) && (input.firstName == nil || input.firstName == existing.firstName)
-                    && (input.lastName == nil || input.lastName == existing.lastName) && (input.displayName == nil || input.displayName == existing.displayName)
-                    && (input.email == nil || input.email == existing.email)
-                if same {
-                    report.unchanged += 1
-                    continue
-                }
-                report.updated += 1
-            } else {
-                report.created += 1
+            func write(_ state: inout AccountState) throws(CollabError) {
+                _ = try state.createOrUpdateVirtualPerson(input, accountId: accountId, context: context, changes: &changes)
             }
-            _ = try createOrUpdateVirtualPerson(input, accountId: accountId, context: context, changes: &changes)
+            try upsert(
+                personIdBySource[key].flatMap({ persons[$0] }), report: &report,
+                unchanged: { existing in
+                    (input.personType == nil || input.personType == existing.personType)
+                        && (input.firstName == nil || input.firstName == existing.firstName)
+                        && (input.lastName == nil || input.lastName == existing.lastName)
+                        && (input.displayName == nil || input.displayName == existing.displayName)
+                        && (input.email == nil || input.email == existing.email)
+                },
+                create: write, update: { state, _ throws(CollabError) in try write(&state) }
+            )
         }
 
         if let push = seed.push {
             let settings = PushSettings(id: accountId, apns: push.apns, fcm: push.fcm, simulatorDirectory: push.simulatorDirectory)
-            if pushSettings[accountId] != settings {
+            try report.update(if: pushSettings[accountId] != settings) { () throws(CollabError) in
                 try setPushSettings(settings, changes: &changes)
-                report.updated += 1
-            } else {
-                report.unchanged += 1
             }
         }
 
@@ -237,14 +247,24 @@ extension AccountState {
             )
             // Revocations are the server's own record, not the seed's: applying a seed keeps them.
             settings.revokedTokens = current?.revokedTokens
-            if settings != current {
+            try report.update(if: settings != current) {
                 jwtSettings[accountId] = settings
                 changes.put(settings)
-                report.updated += 1
-            } else {
-                report.unchanged += 1
             }
         }
+    }
+
+    /// Creates an entry the account does not have, updates one that differs, and counts which it was.
+    mutating func upsert<Entity>(
+        _ existing: Entity?, report: inout SeedReport, unchanged: (Entity) -> Bool, create: (inout AccountState) throws(CollabError) -> Void,
+        update: (inout AccountState, Entity) throws(CollabError) -> Void
+    ) throws(CollabError) {
+        guard let existing else {
+            try create(&self)
+            report.created += 1
+            return
+        }
+        try report.update(if: !unchanged(existing)) { () throws(CollabError) in try update(&self, existing) }
     }
 
     /// The user whose stored hash a seed password must be checked against, if any.

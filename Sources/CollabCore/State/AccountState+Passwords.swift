@@ -4,16 +4,9 @@ extension AccountState {
     public mutating func removePassword(
         userId: String, for principal: Principal, context: OperationContext, changes: inout ChangeSet
     ) throws(CollabError) -> User {
-        var user = try self.user(userId, for: principal)
+        let user = try self.user(userId, for: principal)
         guard principal.role >= .admin || principal.method == .controlToken else { throw .forbidden("only administrators remove passwords") }
         guard user.authorizationRole <= principal.role else { throw .forbidden("cannot change a user whose role is above your own") }
-        user.passwordHash = nil
-        user.version += 1
-        user.modificationTimestamp = context.now
-        storeUser(user)
-        changes.put(user)
-        emitEntity(.update, .user(user), context: context, changes: &changes)
-        closeSessions(ofUser: userId, changes: &changes)
-        return user
+        return replacePasswordHash(of: user, with: nil, context: context, changes: &changes)
     }
 }

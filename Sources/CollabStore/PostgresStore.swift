@@ -141,6 +141,11 @@ public final class PostgresStore: Store {
         )
         configuration.options.connectTimeout = timeout
         configuration.options.maximumConnections = 8
+        // Bounded on the database's side too: a query waiting on a lock cannot be cancelled from here,
+        // so without these a write queued behind a stalled replica's transaction would outlive its
+        // timeout, and a replica that vanished mid-transaction would hold its account's lock.
+        let bound = String(writeTimeout.components.seconds * 1000 + writeTimeout.components.attoseconds / 1_000_000_000_000_000)
+        configuration.options.additionalStartupParameters = [("lock_timeout", bound), ("idle_in_transaction_session_timeout", bound)]
         var quiet = logger
         quiet.logLevel = max(logger.logLevel, .warning)
         // One connection first, for a precise error (refused, unknown host, bad password) rather than

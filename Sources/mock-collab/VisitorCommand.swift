@@ -258,53 +258,13 @@ struct VisitorInputError: Error, CustomStringConvertible {
 /// A small PNG test pattern (stored, uncompressed deflate blocks: no image codec needed).
 enum TestPattern {
     static func png(width: Int, height: Int, shade: Int) -> Data {
-        var raw = [UInt8]()
-        raw.reserveCapacity((width * 3 + 1) * height)
+        var rgb = [UInt8]()
+        rgb.reserveCapacity(width * 3 * height)
         for y in 0..<height {
-            raw.append(0)  // filter: none
             for x in 0..<width {
-                raw += [UInt8((x * 255) / max(1, width - 1)), UInt8((y * 255) / max(1, height - 1)), UInt8((shade * 47) & 0xFF)]
+                rgb += [UInt8((x * 255) / max(1, width - 1)), UInt8((y * 255) / max(1, height - 1)), UInt8((shade * 47) & 0xFF)]
             }
         }
-        var png = Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A])
-        png += chunk("IHDR", be32(width) + be32(height) + [8, 2, 0, 0, 0])
-        png += chunk("IDAT", zlibStored(raw))
-        png += chunk("IEND", [])
-        return png
-    }
-
-    private static func be32(_ value: Int) -> [UInt8] { [24, 16, 8, 0].map { UInt8((UInt32(truncatingIfNeeded: value) >> $0) & 0xFF) } }
-
-    private static func chunk(_ type: String, _ data: [UInt8]) -> Data {
-        let body = Array(type.utf8) + data
-        return Data(be32(data.count) + body + be32(Int(crc32(body))))
-    }
-
-    private static func zlibStored(_ data: [UInt8]) -> [UInt8] {
-        var out: [UInt8] = [0x78, 0x01]
-        var offset = 0
-        repeat {
-            let count = min(65_535, data.count - offset)
-            let final: UInt8 = offset + count >= data.count ? 1 : 0
-            out += [final, UInt8(count & 0xFF), UInt8(count >> 8), UInt8(~count & 0xFF), UInt8((~count >> 8) & 0xFF)]
-            out += data[offset..<offset + count]
-            offset += count
-        } while offset < data.count
-        var a: UInt32 = 1
-        var b: UInt32 = 0
-        for byte in data {
-            a = (a + UInt32(byte)) % 65_521
-            b = (b + a) % 65_521
-        }
-        return out + be32(Int((b << 16) | a))
-    }
-
-    private static func crc32(_ bytes: [UInt8]) -> UInt32 {
-        var crc: UInt32 = 0xFFFF_FFFF
-        for byte in bytes {
-            crc ^= UInt32(byte)
-            for _ in 0..<8 { crc = (crc >> 1) ^ (0xEDB8_8320 & (0 &- (crc & 1))) }
-        }
-        return ~crc
+        return PNGEncoder.encode(width: width, height: height, pixels: rgb, as: .rgb)
     }
 }

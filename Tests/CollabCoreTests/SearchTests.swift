@@ -70,4 +70,18 @@ struct SearchTests {
         #expect(throws: CollabError.self) { try SearchQuery(offset: -1) }
         #expect(throws: CollabError.self) { try SearchQuery(limit: -1) }
     }
+
+    @Test("ties: by id, or in the candidates' own order when they have one")
+    func ties() throws {
+        // Sent in the same millisecond, with ids that sort against the order they were sent in.
+        let sent = [
+            Item(id: "z", name: "first", created: 5, active: true), Item(id: "m", name: "second", created: 5, active: true),
+            Item(id: "a", name: "third", created: 5, active: true),
+        ]
+        let query = try SearchQuery(orderBy: [SearchOrder(field: "CREATED")])
+        #expect(try Self.schema.run(query, over: sent, id: \.id).items.map(\.id) == ["a", "m", "z"])
+        #expect(try Self.schema.run(query, overOrdered: sent).items.compactMap(\.name) == ["first", "second", "third"])
+        let descending = try SearchQuery(orderBy: [SearchOrder(field: "CREATED", descending: true)], limit: 2)
+        #expect(try Self.schema.run(descending, overOrdered: sent).items.compactMap(\.name) == ["first", "second"])
+    }
 }

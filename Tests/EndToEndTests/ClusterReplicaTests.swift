@@ -249,6 +249,36 @@ struct ClusterReplicaTests {
         await forwarder.close()
     }
 
+    @Test("a write queued behind a lock it cannot get is refused after the database timeout, not held")
+    func lockWaitIsBounded() async throws {
+        let (url, replicas) = try await Self.replicas(1, extra: ["--database-timeout", "2"])
+        let admin = AdminClient(baseURL: replicas[0].baseURL, credentials: .basic(username: "admin-d", password: "pw"))
+        let location = try PostgresLocation(parsing: url)
+        let holder = try await PostgresConnection.connect(
+            configuration: .init(
+                host: location.host, port: location.port, username: location.username, password: location.password, database: location.database,
+                tls: .disable
+            ),
+            id: 8, logger: TestServer.logger
+        )
+        // Another session holds the lock every write takes: a query waiting on it cannot be cancelled
+        // from the replica, so only the database's own lock timeout answers the request in time.
+        try await holder.query("BEGIN", logger: TestServer.logger)
+        try await holder.query("SELECT pg_advisory_xact_lock(\(PostgresStore.globalLock))", logger: TestServer.logger)
+        do {
+            _ = try await admin.namedAreas.create(WebNamedArea(name: "blocked", siteId: "blocked"))
+            Issue.record("a write was acknowledged while another session held its lock")
+        } catch {
+            #expect(error.status == 503, "\(error)")
+        }
+        try await holder.query("ROLLBACK", logger: TestServer.logger)
+        try await holder.close()
+        _ = try await admin.namedAreas.create(WebNamedArea(name: "free", siteId: "free"))
+        let found = Set((try await admin.namedAreas.search(WebQuery(type: "NamedAreaQuery", limit: 100)).items ?? []).compactMap(\.siteId))
+        #expect(found.contains("free") && !found.contains("blocked"))
+        try await Self.stop(replicas)
+    }
+
     @Test("a co-browsing viewer on another replica than the device sees its frames, in order")
     func framesAcrossReplicas() async throws {
         let (_, replicas) = try await Self.replicas(2)

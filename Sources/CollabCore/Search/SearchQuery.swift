@@ -156,6 +156,19 @@ public struct SearchSchema<Entity>: Sendable {
 
     /// Runs `query` over `candidates`: filter, order (by id last for stability), then page.
     public func run(_ query: SearchQuery, over candidates: some Sequence<Entity>, id: (Entity) -> String) throws(CollabError) -> SearchPage<Entity> {
+        try run(query, candidates) { _, entity in id(entity) }
+    }
+
+    /// Runs `query` over candidates that come in an order of their own (a conversation's messages, in
+    /// the order they were sent): entities the query's order finds equal keep that order.
+    public func run(_ query: SearchQuery, overOrdered candidates: some Sequence<Entity>) throws(CollabError) -> SearchPage<Entity> {
+        try run(query, candidates) { position, _ in position }
+    }
+
+    /// Filters, orders (ties by `tie`, given each candidate's position and the candidate), then pages.
+    private func run<Tie: Comparable>(
+        _ query: SearchQuery, _ candidates: some Sequence<Entity>, tie: (Int, Entity) -> Tie
+    ) throws(CollabError) -> SearchPage<Entity> {
         var extractors: [(Extractor, FilterOperator)] = []
         for filter in query.filters {
             guard let extractor = fields[filter.field] else {
@@ -170,15 +183,19 @@ public struct SearchSchema<Entity>: Sendable {
             }
             sorters.append((extractor, order.descending))
         }
-        var matched = candidates.filter { entity in extractors.allSatisfy { $0.1.matches($0.0(entity)) } }
-        matched.sort { a, b in
+        var ranked: [(Entity, Tie)] = []
+        for (position, entity) in candidates.enumerated() where extractors.allSatisfy({ $0.1.matches($0.0(entity)) }) {
+            ranked.append((entity, tie(position, entity)))
+        }
+        ranked.sort { a, b in
             for (extract, descending) in sorters {
-                let va = extract(a)
-                let vb = extract(b)
+                let va = extract(a.0)
+                let vb = extract(b.0)
                 if va != vb { return descending ? vb < va : va < vb }
             }
-            return id(a) < id(b)
+            return a.1 < b.1
         }
+        let matched = ranked.map(\.0)
         let start = min(query.offset, matched.count)
         let end = min(start + query.limit, matched.count)
         let hasMore = end < matched.count

@@ -36,7 +36,7 @@ extension AccountState {
     /// internal messages included, as the export is for administrators.
     public func exportMessages(ofConversation id: String, _ query: SearchQuery, for principal: Principal) throws(CollabError) -> SearchPage<ConversationMessage> {
         let conversation = try self.conversation(id, for: principal)
-        return try SearchSchemas.exportedMessage.run(query, over: messages[conversation.id] ?? [], id: \.id)
+        return try SearchSchemas.exportedMessage.run(query, overOrdered: messages[conversation.id] ?? [])
     }
 }
 

@@ -46,12 +46,8 @@ extension AccountState {
             } else {
                 nil
             }
-        do {
-            guard let existing else {
-                _ = try createEntity(draft, id: draft.id.isEmpty ? nil : draft.id, for: system, context: context, changes: &changes)
-                report.created += 1
-                return
-            }
+        /// The draft as an update of `existing`: its identity and timestamps, completed as a write would.
+        func candidate(replacing existing: E) -> E {
             var candidate = draft
             candidate.id = existing.id
             candidate.accountId = existing.accountId
@@ -59,12 +55,18 @@ extension AccountState {
             candidate.modificationTimestamp = existing.modificationTimestamp
             candidate.version = existing.version
             E.declaration.rules.complete(&candidate, system)
-            guard candidate != existing else {
-                report.unchanged += 1
-                return
-            }
-            _ = try updateEntity(candidate, for: system, context: context, changes: &changes)
-            report.updated += 1
+            return candidate
+        }
+        do {
+            try upsert(
+                existing, report: &report, unchanged: { candidate(replacing: $0) == $0 },
+                create: { state throws(CollabError) in
+                    _ = try state.createEntity(draft, id: draft.id.isEmpty ? nil : draft.id, for: system, context: context, changes: &changes)
+                },
+                update: { state, existing throws(CollabError) in
+                    _ = try state.updateEntity(candidate(replacing: existing), for: system, context: context, changes: &changes)
+                }
+            )
         } catch {
             throw CollabError(error.kind, "\(path): \(error.message)")
         }

@@ -9,4 +9,18 @@ extension AccountState {
         guard user.authorizationRole <= principal.role else { throw .forbidden("cannot change a user whose role is above your own") }
         return replacePasswordHash(of: user, with: nil, context: context, changes: &changes)
     }
+
+    /// Stores `user` with `passwordHash` (nil: no password) as a new version, announces the update, and
+    /// ends the sessions opened with the old password.
+    mutating func replacePasswordHash(of user: User, with passwordHash: String?, context: OperationContext, changes: inout ChangeSet) -> User {
+        var user = user
+        user.passwordHash = passwordHash
+        user.version += 1
+        user.modificationTimestamp = context.now
+        storeUser(user)
+        changes.put(user)
+        emitEntity(.update, .user(user), context: context, changes: &changes)
+        closeSessions(ofUser: user.id, changes: &changes)
+        return user
+    }
 }

@@ -5,15 +5,14 @@ public struct SeedReport: Sendable, Codable, Equatable {
     public var unchanged = 0
     public init() {}
 
-    /// Counts one seeded entry that exists: `update` runs and it counts as updated when `changed`, else
-    /// it counts as unchanged.
-    mutating func update(if changed: Bool, _ update: () throws(CollabError) -> Void) throws(CollabError) {
-        if changed {
-            try update()
-            updated += 1
-        } else {
+    /// Counts one seeded setting that exists either way: `update` stores it when it `changed`.
+    mutating func setting(changed: Bool, _ update: () throws(CollabError) -> Void) throws(CollabError) {
+        guard changed else {
             unchanged += 1
+            return
         }
+        try update()
+        updated += 1
     }
 }
 
@@ -79,7 +78,7 @@ public struct ShardSet: Sendable {
         if let global = seed.global?.configuration {
             let current = directory.globalConfiguration.properties
             let merged = current.merging(global) { _, new in new }
-            try report.update(if: merged != current) { () throws(CollabError) in
+            try report.setting(changed: merged != current) { () throws(CollabError) in
                 try AccountState.setGlobalConfiguration(merged, directory: directory, log: &log, changes: &changes)
             }
         }
@@ -122,7 +121,7 @@ extension AccountState {
         var input = AccountInput(name: seed.name, configuration: seed.configuration, metadata: seed.metadata)
         input.configuration = seed.configuration ?? existing.configuration
         let changed = input.configuration != existing.configuration || (seed.metadata != nil && seed.metadata != existing.metadata)
-        try report.update(if: changed) { () throws(CollabError) in
+        try report.setting(changed: changed) { () throws(CollabError) in
             _ = try updateAccount(id: existing.id, version: existing.version, input, for: .control, context: context, changes: &changes)
         }
     }
@@ -183,23 +182,23 @@ extension AccountState {
             if let owner = directory.accountId(for: .username(userSeed.username)), owner != accountId {
                 throw .conflict("seed: username '\(userSeed.username)' belongs to another account")
             }
-            func fieldsDiffer(_ existing: User) -> Bool {
-                existing.email != input.email || existing.phone != input.phone || existing.teamId != input.teamId
-                    || existing.authorizationRole != input.authorizationRole || existing.displayName != input.displayName
-                    || existing.firstName != input.firstName || existing.lastName != input.lastName
-                    || (input.configuration != nil && input.configuration != existing.configuration)
-                    || (input.metadata != nil && input.metadata != existing.metadata)
+            func sameFields(_ existing: User) -> Bool {
+                existing.email == input.email && existing.phone == input.phone && existing.teamId == input.teamId
+                    && existing.authorizationRole == input.authorizationRole && existing.displayName == input.displayName
+                    && existing.firstName == input.firstName && existing.lastName == input.lastName
+                    && (input.configuration == nil || input.configuration == existing.configuration)
+                    && (input.metadata == nil || input.metadata == existing.metadata)
             }
             try upsert(
                 user(loginName: userSeed.username), report: &report,
-                unchanged: { existing in !fieldsDiffer(existing) && newHash == nil },
+                unchanged: { existing in newHash == nil && sameFields(existing) },
                 create: { state throws(CollabError) in
                     _ = try state.createUser(
                         input, passwordHash: newHash, accountId: accountId, grantor: .superAdmin, context: context, changes: &changes
                     )
                 },
                 update: { state, existing throws(CollabError) in
-                    if fieldsDiffer(existing) {
+                    if !sameFields(existing) {
                         _ = try state.updateUser(id: existing.id, version: existing.version, input, for: system, context: context, changes: &changes)
                     }
                     if let newHash {
@@ -215,7 +214,8 @@ extension AccountState {
                 lastName: personSeed.lastName, displayName: personSeed.displayName, email: personSeed.email
             )
             let key = PersonSourceKey(source: .virtual, sourceId: personSeed.sourceId)
-            func write(_ state: inout AccountState) throws(CollabError) {
+            // One operation creates the person or updates the one with the same source id.
+            func store(_ state: inout AccountState) throws(CollabError) {
                 _ = try state.createOrUpdateVirtualPerson(input, accountId: accountId, context: context, changes: &changes)
             }
             try upsert(
@@ -227,13 +227,13 @@ extension AccountState {
                         && (input.displayName == nil || input.displayName == existing.displayName)
                         && (input.email == nil || input.email == existing.email)
                 },
-                create: write, update: { state, _ throws(CollabError) in try write(&state) }
+                create: store, update: { state, _ throws(CollabError) in try store(&state) }
             )
         }
 
         if let push = seed.push {
             let settings = PushSettings(id: accountId, apns: push.apns, fcm: push.fcm, simulatorDirectory: push.simulatorDirectory)
-            try report.update(if: pushSettings[accountId] != settings) { () throws(CollabError) in
+            try report.setting(changed: pushSettings[accountId] != settings) { () throws(CollabError) in
                 try setPushSettings(settings, changes: &changes)
             }
         }
@@ -247,24 +247,11 @@ extension AccountState {
             )
             // Revocations are the server's own record, not the seed's: applying a seed keeps them.
             settings.revokedTokens = current?.revokedTokens
-            try report.update(if: settings != current) {
+            try report.setting(changed: settings != current) {
                 jwtSettings[accountId] = settings
                 changes.put(settings)
             }
         }
-    }
-
-    /// Creates an entry the account does not have, updates one that differs, and counts which it was.
-    mutating func upsert<Entity>(
-        _ existing: Entity?, report: inout SeedReport, unchanged: (Entity) -> Bool, create: (inout AccountState) throws(CollabError) -> Void,
-        update: (inout AccountState, Entity) throws(CollabError) -> Void
-    ) throws(CollabError) {
-        guard let existing else {
-            try create(&self)
-            report.created += 1
-            return
-        }
-        try report.update(if: !unchanged(existing)) { () throws(CollabError) in try update(&self, existing) }
     }
 
     /// The user whose stored hash a seed password must be checked against, if any.
@@ -287,6 +274,26 @@ extension Seed.JWTSeed {
         }
         if let cookie, !JWTValidationSettings.isValidCookieName(cookie) {
             throw .badRequest("seed: jwt.cookie must be a cookie name (1 to 64 letters, digits and !#$%&'*+-.^_`|~)")
+        }
+    }
+}
+
+extension AccountState {
+    /// Creates an entry the account does not have, updates one that differs, and counts which it was.
+    mutating func upsert<Entity>(
+        _ existing: Entity?, report: inout SeedReport, unchanged: (Entity) -> Bool, create: (inout AccountState) throws(CollabError) -> Void,
+        update: (inout AccountState, Entity) throws(CollabError) -> Void
+    ) throws(CollabError) {
+        guard let existing else {
+            try create(&self)
+            report.created += 1
+            return
+        }
+        if unchanged(existing) {
+            report.unchanged += 1
+        } else {
+            try update(&self, existing)
+            report.updated += 1
         }
     }
 }

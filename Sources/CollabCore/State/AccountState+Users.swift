@@ -133,7 +133,11 @@ extension AccountState {
         if let value = input.virtualUser { user.virtualUser = value }
         if let configuration = input.configuration { user.configuration = configuration }
         if let metadata = input.metadata { user.metadata = metadata }
-        storeUpdated(&user, context: context, changes: &changes)
+        user.version += 1
+        user.modificationTimestamp = context.now
+        storeUser(user)
+        changes.put(user)
+        emitEntity(.update, .user(user), context: context, changes: &changes)
         syncPerson(of: user, context: context, changes: &changes)
         // Sessions carry the role they were opened with: a changed role ends them, so nobody keeps
         // rights they no longer have (the caller also closes live connections opened with them).
@@ -167,25 +171,6 @@ extension AccountState {
         let user = try self.user(userId, for: principal)
         try checkCanManage(user, principal: principal)
         return replacePasswordHash(of: user, with: passwordHash, context: context, changes: &changes)
-    }
-
-    /// Sets (or, with `nil`, removes) a user's password hash as its next version; the sessions opened
-    /// with the old password end.
-    mutating func replacePasswordHash(of user: User, with passwordHash: String?, context: OperationContext, changes: inout ChangeSet) -> User {
-        var user = user
-        user.passwordHash = passwordHash
-        storeUpdated(&user, context: context, changes: &changes)
-        closeSessions(ofUser: user.id, changes: &changes)
-        return user
-    }
-
-    /// Stores a changed user as its next version and announces the update.
-    private mutating func storeUpdated(_ user: inout User, context: OperationContext, changes: inout ChangeSet) {
-        user.version += 1
-        user.modificationTimestamp = context.now
-        storeUser(user)
-        changes.put(user)
-        emitEntity(.update, .user(user), context: context, changes: &changes)
     }
 
     /// Deletes a user, its person and its sessions. Nobody deletes themselves.

@@ -76,16 +76,13 @@ struct GlobalFileInterceptorRoutes {
 extension WebFileUploadInterceptor: InterceptorWire {
     init(_ interceptor: FileUploadInterceptor) {
         self.init(name: interceptor.name, order: interceptor.order, mimeTypeRegex: interceptor.mimeTypeRegex, webhookEndpoint: interceptor.endpoint)
-        id = interceptor.id
+        showRecordFields(of: interceptor)
         // A global interceptor belongs to no account.
         accountId = interceptor.accountId.isEmpty ? nil : interceptor.accountId
         description = interceptor.description
         webhookStatus = interceptor.status.rawValue
         webhookApiVersion = interceptor.apiVersion
         webhookSecret = interceptor.secret
-        creationTimestamp = interceptor.creationTimestamp
-        modificationTimestamp = interceptor.modificationTimestamp
-        version = interceptor.version
     }
 
     func input() throws(CollabError) -> FileUploadInterceptorInput {

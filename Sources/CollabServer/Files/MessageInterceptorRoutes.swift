@@ -8,14 +8,10 @@ extension WebMessageInterceptor: InterceptorWire {
             name: interceptor.name, messageFilter: interceptor.messageFilter.rawValue, timeoutBehavior: interceptor.timeoutBehavior.rawValue,
             webhookEndpoint: interceptor.endpoint, webhookSecret: interceptor.secret
         )
-        id = interceptor.id
-        accountId = interceptor.accountId
+        showRecordFields(of: interceptor)
         description = interceptor.description
         webhookStatus = interceptor.status.rawValue
         webhookApiVersion = interceptor.apiVersion
-        creationTimestamp = interceptor.creationTimestamp
-        modificationTimestamp = interceptor.modificationTimestamp
-        version = interceptor.version
     }
 
     func input() throws(CollabError) -> MessageInterceptorInput {

@@ -15,26 +15,20 @@ struct BackendBasicsRoutes {
     func register(on group: RouterGroup<CollabRequestContext>) {
         let env = environment
         let conversations = group.group("conversations")
-        conversations.operation(.post, ":conversationId/updateMetadata", role: .admin) { request, context in
-            let id = try context.pathParameter("conversationId")
-            let metadata = try await env.decode([String: String].self, from: request)
-            let conversation = try await env.write(context.principal) { state, changes, op throws(CollabError) in
-                _ = try state.conversation(id, for: context.principal)
-                let changed = try state.updateMetadata(id, metadata: metadata, accountId: try ownAccount(nil, context.principal), context: op, changes: &changes)
-                return state.webConversation(changed)
-            }
-            return JSONBody.response(conversation)
+        conversations.conversationChange("updateMetadata", role: .admin, [String: String].self, expands: false, environment: env) {
+            state, id, metadata, principal, op, changes throws(CollabError) in
+            try state.updateMetadata(id, metadata: metadata, accountId: try ownAccount(nil, principal), context: op, changes: &changes)
         }
-        conversations.operation(.post, ":conversationId/setVisitorData", role: .admin) { request, context in
-            let id = try context.pathParameter("conversationId")
-            let body = try await env.decode(WebVisitorDataBody.self, from: request)
-            if let type = body.type, type != "ConversationsSetVisitorDataBody" { throw CollabError.badRequest("$_type must be 'ConversationsSetVisitorDataBody', not '\(type)'") }
-            let conversation = try await env.write(context.principal) { state, changes, op throws(CollabError) in
-                _ = try state.conversation(id, for: context.principal)
-                let changed = try state.setVisitorData(id, visitorData: body.visitorData, accountId: try ownAccount(nil, context.principal), context: op, changes: &changes)
-                return state.webConversation(changed)
+        conversations.conversationChange(
+            "setVisitorData", role: .admin, WebVisitorDataBody.self, expands: false, environment: env,
+            prepare: { body throws(CollabError) in
+                if let type = body.type, type != "ConversationsSetVisitorDataBody" {
+                    throw .badRequest("$_type must be 'ConversationsSetVisitorDataBody', not '\(type)'")
+                }
+                return body
             }
-            return JSONBody.response(conversation)
+        ) { state, id, body, principal, op, changes throws(CollabError) in
+            try state.setVisitorData(id, visitorData: body.visitorData, accountId: try ownAccount(nil, principal), context: op, changes: &changes)
         }
 
         let history = group.group("conversationhistory")

@@ -115,11 +115,7 @@ struct WebDialogBot: Codable, Sendable {
     }
 
     init(_ bot: DialogBot) {
-        id = bot.id
-        creationTimestamp = bot.creationTimestamp
-        modificationTimestamp = bot.modificationTimestamp
-        version = bot.version
-        accountId = bot.accountId
+        showRecordFields(of: bot)
         name = bot.name
         description = bot.description
         botPersonId = bot.botPersonId

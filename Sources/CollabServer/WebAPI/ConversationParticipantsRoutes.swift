@@ -16,20 +16,21 @@ struct ConversationParticipantsRoutes {
     func register(on group: RouterGroup<CollabRequestContext>) {
         let env = environment
         let conversations = group.group("conversations")
-        conversations.operation(.post, ":conversationId/offboardParticipant", role: .admin) { request, context in
-            let id = try context.pathParameter("conversationId")
-            let body = try await env.decode(WebOffboardParticipantBody.self, from: request)
-            guard let personId = body.personId, !personId.isEmpty else { throw CollabError.badRequest("personId is required") }
-            if let reason = body.reason, !Self.leftReasons.contains(reason) { throw CollabError.badRequest("reason '\(reason)' is not an EConversationLeftReason") }
-            try Limits.checkOptional(body.comment, field: "comment", max: Limits.textLength)
-            let conversation = try await env.write(context.principal) { state, changes, op throws(CollabError) in
-                _ = try state.conversation(id, for: context.principal)
-                let changed = try state.offboardParticipant(
-                    id, personId: personId, reason: body.reason, accountId: try ownAccount(nil, context.principal), context: op, changes: &changes
-                )
-                return state.webConversation(changed)
+        conversations.conversationChange(
+            "offboardParticipant", role: .admin, WebOffboardParticipantBody.self, expands: false, environment: env,
+            prepare: { body throws(CollabError) in
+                guard let personId = body.personId, !personId.isEmpty else { throw .badRequest("personId is required") }
+                if let reason = body.reason, !Self.leftReasons.contains(reason) {
+                    throw .badRequest("reason '\(reason)' is not an EConversationLeftReason")
+                }
+                try Limits.checkOptional(body.comment, field: "comment", max: Limits.textLength)
+                return (personId: personId, reason: body.reason)
             }
-            return JSONBody.response(conversation)
+        ) { state, id, offboarding, principal, op, changes throws(CollabError) in
+            try state.offboardParticipant(
+                id, personId: offboarding.personId, reason: offboarding.reason, accountId: try ownAccount(nil, principal), context: op,
+                changes: &changes
+            )
         }
     }
 }

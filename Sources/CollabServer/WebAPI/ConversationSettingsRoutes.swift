@@ -10,77 +10,60 @@ struct ConversationSettingsRoutes {
 
     func register(on group: RouterGroup<CollabRequestContext>) {
         let conversations = group.group("conversations")
-        change("setContextPerson", role: .admin, WebPersonSettingBody.self, on: conversations) {
+        let env = environment
+        conversations.conversationChange("setContextPerson", role: .admin, WebPersonSettingBody.self, environment: env) {
             state, id, body, principal, op, changes throws(CollabError) in
             try state.setContextPerson(
                 id, personId: try requireField(body.personId, "personId"), accountId: try ownAccount(nil, principal), context: op, changes: &changes)
         }
-        change("setVisibility", role: .admin, WebVisibilityBody.self, on: conversations) {
+        conversations.conversationChange("setVisibility", role: .admin, WebVisibilityBody.self, environment: env) {
             state, id, body, principal, op, changes throws(CollabError) in
             let visibility = try parseEnum(ConversationVisibility.self, body.conversationVisibility, "conversationVisibility")
             return try state.setVisibility(id, visibility: visibility, accountId: try ownAccount(nil, principal), context: op, changes: &changes)
         }
-        change("setStarred", role: .admin, WebPersonSettingBody.self, on: conversations) {
+        conversations.conversationChange("setStarred", role: .admin, WebPersonSettingBody.self, environment: env) {
             state, id, body, principal, op, changes throws(CollabError) in
             let personId = try requireField(body.personId, "personId")
             let starred = try requireField(body.starred, "starred")
             return try state.setStarred(
                 id, personId: personId, starred: starred, accountId: try ownAccount(nil, principal), context: op, changes: &changes)
         }
-        change("setAwaitedPersonType", role: .admin, WebAwaitedBody.self, on: conversations) {
+        conversations.conversationChange("setAwaitedPersonType", role: .admin, WebAwaitedBody.self, environment: env) {
             state, id, body, principal, op, changes throws(CollabError) in
             let type = try parseEnum(AwaitedPersonType.self, body.awaitedPersonType, "awaitedPersonType")
             return try state.setAwaitedPersonType(id, type: type, accountId: try ownAccount(nil, principal), context: op, changes: &changes)
         }
-        change("setScheduledTimestamp", role: .registeredUser, WebScheduleBody.self, on: conversations) {
+        conversations.conversationChange("setScheduledTimestamp", role: .registeredUser, WebScheduleBody.self, environment: env) {
             state, id, body, principal, op, changes throws(CollabError) in
             try state.setScheduledTimestamp(
                 id, timestamp: try requireField(body.scheduledTimestamp, "scheduledTimestamp"), for: principal, context: op, changes: &changes)
         }
-        change("setLocale", role: .admin, WebLocaleBody.self, on: conversations) { state, id, body, principal, op, changes throws(CollabError) in
+        conversations.conversationChange("setLocale", role: .admin, WebLocaleBody.self, environment: env) {
+            state, id, body, principal, op, changes throws(CollabError) in
             try state.setLocale(
                 id, locale: try requireField(body.locale, "locale"), accountId: try ownAccount(nil, principal), context: op, changes: &changes)
         }
-        change("changeParticipantVisibility", role: .admin, WebPersonSettingBody.self, on: conversations) {
+        conversations.conversationChange("changeParticipantVisibility", role: .admin, WebPersonSettingBody.self, environment: env) {
             state, id, body, principal, op, changes throws(CollabError) in
             let personId = try requireField(body.personId, "personId")
             let hidden = try requireField(body.hidden, "hidden")
             return try state.changeParticipantVisibility(
                 id, personId: personId, hidden: hidden, accountId: try ownAccount(nil, principal), context: op, changes: &changes)
         }
-        change("updateConfiguration", role: .registeredUser, [String: String].self, on: conversations) {
+        conversations.conversationChange("updateConfiguration", role: .registeredUser, [String: String].self, environment: env) {
             state, id, body, principal, op, changes throws(CollabError) in
             try state.updateConversationConfiguration(
                 id, configuration: body, accountId: try ownAccount(nil, principal), context: op, changes: &changes)
         }
-        change("updateText", role: .admin, [String: [String: String]].self, on: conversations) {
+        conversations.conversationChange("updateText", role: .admin, [String: [String: String]].self, environment: env) {
             state, id, body, principal, op, changes throws(CollabError) in
             try state.updateConversationText(id, text: body, accountId: try ownAccount(nil, principal), context: op, changes: &changes)
         }
-        change("addExternalParticipant", role: .admin, WebExternalParticipantBody.self, on: conversations) {
+        conversations.conversationChange("addExternalParticipant", role: .admin, WebExternalParticipantBody.self, environment: env) {
             state, id, body, principal, _, _ throws(CollabError) in
             try state.addExternalParticipant(
                 id, contactId: try requireField(body.externalMessengerContactId, "externalMessengerContactId"),
                 accountId: try ownAccount(nil, principal))
-        }
-    }
-
-    /// One setting: decode the body, check the caller may see the conversation, change it, answer it.
-    private func change<Body: Decodable & Sendable>(
-        _ name: String, role: AuthorizationRole, _ body: Body.Type, on group: RouterGroup<CollabRequestContext>,
-        _ apply:
-            @escaping @Sendable (inout AccountState, String, Body, Principal, OperationContext, inout ChangeSet) throws(CollabError) -> Conversation
-    ) {
-        let env = environment
-        group.operation(.post, RouterPath(":conversationId/\(name)"), role: role) { request, context in
-            let expand = try Expansion(request)
-            let id = try context.pathParameter("conversationId")
-            let body = try await env.decode(Body.self, from: request)
-            let conversation = try await env.write(context.principal) { state, changes, op throws(CollabError) in
-                _ = try state.conversation(id, for: context.principal)
-                return state.webConversation(try apply(&state, id, body, context.principal, op, &changes), expand: expand)
-            }
-            return JSONBody.response(conversation)
         }
     }
 }

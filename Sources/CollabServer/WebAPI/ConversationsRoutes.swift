@@ -59,51 +59,28 @@ struct ConversationsRoutes {
             }
             return noContent
         }
-        conversations.operation(.post, ":conversationId/setRecipient", role: .admin) { request, context in
-            let id = try context.pathParameter("conversationId")
-            let body = try await env.decode(WebRecipient.self, from: request)
-            let conversation = try await env.write(context.principal) { state, changes, op throws(CollabError) in
-                _ = try state.conversation(id, for: context.principal)
-                let accountId = try ownAccount(nil, context.principal)
-                let recipient = try body.domain()
-                let changed = try state.setRecipient(id, recipient: recipient, accountId: accountId, context: op, changes: &changes)
-                return state.webConversation(changed)
-            }
-            return JSONBody.response(conversation)
+        // These four answer without `expand`, as they always have.
+        conversations.conversationChange("setRecipient", role: .admin, WebRecipient.self, expands: false, environment: env) {
+            state, id, body, principal, op, changes throws(CollabError) in
+            let accountId = try ownAccount(nil, principal)
+            return try state.setRecipient(id, recipient: try body.domain(), accountId: accountId, context: op, changes: &changes)
         }
-        conversations.operation(.post, ":conversationId/addParticipant", role: .admin) { request, context in
-            let id = try context.pathParameter("conversationId")
-            let body = try await env.decode(WebPersonRefBody.self, from: request)
-            guard let personId = body.personId else { throw CollabError.badRequest("personId is required") }
-            let conversation = try await env.write(context.principal) { state, changes, op throws(CollabError) in
-                _ = try state.conversation(id, for: context.principal)
-                let updated = try state.addParticipant(
-                    id, personId: personId, hidden: body.hidden ?? false, accountId: try ownAccount(nil, context.principal), context: op, changes: &changes
-                )
-                return state.webConversation(updated)
-            }
-            return JSONBody.response(conversation)
+        conversations.conversationChange(
+            "addParticipant", role: .admin, WebPersonRefBody.self, expands: false, environment: env, prepare: Self.personReference
+        ) { state, id, reference, principal, op, changes throws(CollabError) in
+            try state.addParticipant(
+                id, personId: reference.personId, hidden: reference.hidden ?? false, accountId: try ownAccount(nil, principal), context: op,
+                changes: &changes
+            )
         }
-        conversations.operation(.post, ":conversationId/setAssigneePerson", role: .admin) { request, context in
-            let id = try context.pathParameter("conversationId")
-            let body = try await env.decode(WebPersonRefBody.self, from: request)
-            guard let personId = body.personId else { throw CollabError.badRequest("personId is required") }
-            let conversation = try await env.write(context.principal) { state, changes, op throws(CollabError) in
-                _ = try state.conversation(id, for: context.principal)
-                let changed = try state.setAssignee(id, personId: personId, accountId: try ownAccount(nil, context.principal), context: op, changes: &changes)
-                return state.webConversation(changed)
-            }
-            return JSONBody.response(conversation)
+        conversations.conversationChange(
+            "setAssigneePerson", role: .admin, WebPersonRefBody.self, expands: false, environment: env, prepare: Self.personReference
+        ) { state, id, reference, principal, op, changes throws(CollabError) in
+            try state.setAssignee(id, personId: reference.personId, accountId: try ownAccount(nil, principal), context: op, changes: &changes)
         }
-        conversations.operation(.post, ":conversationId/setTopic", role: .registeredUser) { request, context in
-            let id = try context.pathParameter("conversationId")
-            let body = try await env.decode(WebTopicBody.self, from: request)
-            let conversation = try await env.write(context.principal) { state, changes, op throws(CollabError) in
-                _ = try state.conversation(id, for: context.principal)
-                let changed = try state.setTopic(id, topic: body.topic, accountId: try ownAccount(nil, context.principal), context: op, changes: &changes)
-                return state.webConversation(changed)
-            }
-            return JSONBody.response(conversation)
+        conversations.conversationChange("setTopic", role: .registeredUser, WebTopicBody.self, expands: false, environment: env) {
+            state, id, body, principal, op, changes throws(CollabError) in
+            try state.setTopic(id, topic: body.topic, accountId: try ownAccount(nil, principal), context: op, changes: &changes)
         }
 
         group.group("conversationhistory").operation(.get, ":conversationId/read", role: .registeredUser) { _, context in
@@ -153,6 +130,14 @@ struct ConversationsRoutes {
             let online = try env.read(account: accountId) { $0.onlineAgents(accountId: accountId) }
             return JSONBody.response(WebAgentAvailability(availabilityState: online > 0 ? "AVAILABLE" : "UNAVAILABLE", isAvailable: online > 0))
         }
+    }
+}
+
+extension ConversationsRoutes {
+    /// The person a `WebPersonRefBody` names (required, checked before the state is read).
+    @Sendable static func personReference(_ body: WebPersonRefBody) throws(CollabError) -> (personId: String, hidden: Bool?) {
+        guard let personId = body.personId else { throw .badRequest("personId is required") }
+        return (personId, body.hidden)
     }
 }
 

@@ -15,6 +15,14 @@ struct Expansion: Sendable {
         self.text = text
     }
 
+    /// An entity's configuration, metadata and text as the caller asked for them: each as stored (absent
+    /// metadata and text as empty) when expanded, nil — left out of the body — when not.
+    func parts(configuration: [String: String], metadata: [String: String]?, text: [String: [String: String]]?)
+        -> (configuration: [String: String]?, metadata: [String: String]?, text: [String: [String: String]]?)
+    {
+        (self.configuration ? configuration : nil, self.metadata ? metadata ?? [:] : nil, self.text ? text ?? [:] : nil)
+    }
+
     /// Reads `expand` from the query string.
     init(_ request: Request) throws(CollabError) {
         for value in request.queryList("expand") {

@@ -106,8 +106,6 @@ struct WebGlobalData: Codable, Sendable {
         case .installed(let licenseId): currentLicense = License(licenseId: licenseId)
         case .removed: currentLicense = License(state: "NO_LICENSE", licenseId: nil)
         }
-        if expand.configuration { configuration = global.properties }
-        if expand.text { text = [:] }
-        if expand.metadata { metadata = [:] }
+        (configuration, metadata, text) = expand.parts(configuration: global.properties, metadata: nil, text: nil)
     }
 }

@@ -12,9 +12,7 @@ extension WebAccount {
         modificationTimestamp = account.modificationTimestamp
         version = account.version
         translations = account.translations.map { $0.mapValues { WebTranslation(type: "AccountTranslation", $0) } }
-        if expand.configuration { configuration = account.configuration }
-        if expand.metadata { metadata = account.metadata ?? [:] }
-        if expand.text { text = account.text ?? [:] }
+        (configuration, metadata, text) = expand.parts(configuration: account.configuration, metadata: account.metadata, text: account.text)
     }
 
     var input: AccountInput {
@@ -36,14 +34,8 @@ extension WebTranslation {
 extension WebApiKey {
     init(_ key: ApiKey, expand: Expansion) {
         self.init(name: key.name, apiKey: key.key, description: key.description)
-        id = key.id
-        accountId = key.accountId
-        creationTimestamp = key.creationTimestamp
-        modificationTimestamp = key.modificationTimestamp
-        version = key.version
-        if expand.configuration { configuration = key.configuration }
-        if expand.metadata { metadata = key.metadata ?? [:] }
-        if expand.text { text = key.text ?? [:] }
+        showRecordFields(of: key)
+        (configuration, metadata, text) = expand.parts(configuration: key.configuration, metadata: key.metadata, text: key.text)
     }
 
     var input: ApiKeyInput {
@@ -54,16 +46,10 @@ extension WebApiKey {
 extension WebNamedArea {
     init(_ area: NamedArea, expand: Expansion) {
         self.init(name: area.name, siteId: area.siteId, areaType: area.type.rawValue)
-        id = area.id
-        accountId = area.accountId
+        showRecordFields(of: area)
         description = area.description
-        creationTimestamp = area.creationTimestamp
-        modificationTimestamp = area.modificationTimestamp
-        version = area.version
         translations = area.translations.map { $0.mapValues { WebTranslation(type: "NamedAreaTranslation", $0) } }
-        if expand.configuration { configuration = area.configuration }
-        if expand.metadata { metadata = area.metadata ?? [:] }
-        if expand.text { text = area.text ?? [:] }
+        (configuration, metadata, text) = expand.parts(configuration: area.configuration, metadata: area.metadata, text: area.text)
     }
 
     func input() throws(CollabError) -> NamedAreaInput {
@@ -84,16 +70,12 @@ extension WebNamedArea {
 extension WebUser {
     init(_ user: User, expand: Expansion) {
         self.init(username: user.username, authorizationRole: user.authorizationRole.rawValue, firstName: user.firstName, lastName: user.lastName, email: user.email)
-        id = user.id
-        accountId = user.accountId
+        showRecordFields(of: user)
         phone = user.phone
         teamId = user.teamId
         displayName = user.displayName
         externallyManaged = user.externallyManaged
         virtualUser = user.virtualUser
-        creationTimestamp = user.creationTimestamp
-        modificationTimestamp = user.modificationTimestamp
-        version = user.version
         if expand.configuration { configuration = user.configuration }
         if expand.metadata { metadata = user.metadata ?? [:] }
     }

@@ -47,14 +47,10 @@ enum WebhookPayloads {
 extension WebWebhookRegistration {
     init(_ registration: WebhookRegistration) {
         self.init(name: registration.name, endpoint: registration.endpoint, events: registration.events, secret: registration.secret)
-        id = registration.id
-        accountId = registration.accountId
+        showRecordFields(of: registration)
         status = registration.status.rawValue
         description = registration.description
         apiVersion = registration.apiVersion
-        creationTimestamp = registration.creationTimestamp
-        modificationTimestamp = registration.modificationTimestamp
-        version = registration.version
     }
 
     func input() throws(CollabError) -> WebhookRegistrationInput {

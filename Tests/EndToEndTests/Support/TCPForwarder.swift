@@ -24,7 +24,15 @@ final class TCPForwarder: Sendable {
             .childChannelInitializer { inbound in
                 if state.withLockedValue({ $0.cut }) { return inbound.close() }
                 return ClientBootstrap(group: inbound.eventLoop).connect(host: "127.0.0.1", port: targetPort).flatMap { outbound in
-                    state.withLockedValue { $0.open += [inbound, outbound] }
+                    // A connection that completes after a cut is closed, not forwarded.
+                    let cut = state.withLockedValue { state in
+                        if !state.cut { state.open += [inbound, outbound] }
+                        return state.cut
+                    }
+                    if cut {
+                        outbound.close(promise: nil)
+                        return inbound.close()
+                    }
                     do {
                         try inbound.pipeline.syncOperations.addHandler(Glue(partner: outbound))
                         try outbound.pipeline.syncOperations.addHandler(Glue(partner: inbound))

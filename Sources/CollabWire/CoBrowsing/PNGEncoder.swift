@@ -1,22 +1,39 @@
-import Foundation
+public import Foundation
 
-/// Writes RGBA pixels as a PNG with no compression (deflate "stored" blocks): enough for a co-browsing
-/// frame whose private areas were masked in the pixels, without an image library, on every platform.
-/// Files are about `width × height × 4` bytes; keep captures small (the server takes 256 KiB per frame).
-enum PNGEncoder {
+/// Writes RGB or RGBA pixels as a PNG with no compression (deflate "stored" blocks): enough for a
+/// co-browsing frame whose private areas were masked in the pixels (the client) or a test pattern
+/// (`mock-collab visitor`), without an image library, on every platform.
+/// Files are about `width × height × channels` bytes; keep captures small (the server takes 256 KiB per frame).
+package enum PNGEncoder {
+    /// The pixel layouts the encoder writes: 8 bits per channel.
+    package enum Pixels: Int, Sendable {
+        /// 3 bytes a pixel (PNG colour type 2).
+        case rgb = 3
+        /// 4 bytes a pixel (PNG colour type 6).
+        case rgba = 4
+
+        var colourType: UInt8 { self == .rgb ? 2 : 6 }
+    }
+
     /// The PNG for `rgba` (`width × height × 4` bytes, row by row).
-    static func encode(width: Int, height: Int, rgba: [UInt8]) -> Data {
-        precondition(rgba.count == width * height * 4, "rgba must hold width × height × 4 bytes")  // a caller's programming error
+    package static func encode(width: Int, height: Int, rgba: [UInt8]) -> Data {
+        encode(width: width, height: height, pixels: rgba, as: .rgba)
+    }
+
+    /// The PNG for `pixels` (`width × height × layout.rawValue` bytes, row by row).
+    package static func encode(width: Int, height: Int, pixels: [UInt8], as layout: Pixels) -> Data {
+        let rowBytes = width * layout.rawValue
+        precondition(pixels.count == height * rowBytes, "pixels must hold width × height × channels bytes")  // a caller's programming error
         var raw: [UInt8] = []
-        raw.reserveCapacity(height * (width * 4 + 1))
+        raw.reserveCapacity(height * (rowBytes + 1))
         for row in 0..<height {
             raw.append(0)  // filter: none
-            raw.append(contentsOf: rgba[(row * width * 4)..<((row + 1) * width * 4)])
+            raw.append(contentsOf: pixels[(row * rowBytes)..<((row + 1) * rowBytes)])
         }
         var png: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
         var header: [UInt8] = []
         header += bigEndian(UInt32(width)) + bigEndian(UInt32(height))
-        header += [8, 6, 0, 0, 0]  // 8 bits per channel, RGBA, deflate, adaptive filtering, no interlace
+        header += [8, layout.colourType, 0, 0, 0]  // 8 bits per channel, RGB(A), deflate, adaptive filtering, no interlace
         chunk("IHDR", header, into: &png)
         chunk("IDAT", zlibStored(raw), into: &png)
         chunk("IEND", [], into: &png)

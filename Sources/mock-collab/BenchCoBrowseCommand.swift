@@ -24,11 +24,7 @@ struct BenchCoBrowseCommand: AsyncParsableCommand {
     @Option(help: "Comma-separated device counts to try.")
     var devices: String = "100,250,500,750,1000"
 
-    @Option(help: "Frames per second per device.")
-    var fps: Int = 5
-
-    @Option(help: "Frame size in bytes.")
-    var frameBytes: Int = 12_000
+    @OptionGroup var frames: FrameStreamOptions
 
     @Option(help: "Seconds of streaming per step.")
     var seconds: Int = 10
@@ -53,7 +49,7 @@ struct BenchCoBrowseCommand: AsyncParsableCommand {
                     let ws = base.replacingOccurrences(of: "http://", with: "ws://")
                     urls = (0..<count).map { ("\(ws)/sink", "s\($0)") }
                 }
-                let result = try await stream(urls: urls, logger: logger)
+                let result = try await frames.stream(urls: urls, seconds: seconds, logger: logger)
                 print("\(count)\t\(target)\t\(result.frames)\t\(result.throttled)\t\(result.p50)\t\(result.p99)\t\(result.max)")
             }
         }
@@ -87,6 +83,15 @@ struct BenchCoBrowseCommand: AsyncParsableCommand {
             return prepared
         }
     }
+}
+
+/// The frames each simulated device streams, in `bench cobrowse` and `bench wsclients` alike.
+struct FrameStreamOptions: ParsableArguments {
+    @Option(help: "Frames per second per device.")
+    var fps: Int = 5
+
+    @Option(help: "Frame size in bytes.")
+    var frameBytes: Int = 12_000
 
     struct StepResult {
         var frames: Int
@@ -97,7 +102,7 @@ struct BenchCoBrowseCommand: AsyncParsableCommand {
     }
 
     /// Streams frames from every device for `seconds` and collects acknowledgement latencies.
-    func stream(urls: [(url: String, session: String)], logger: Logger) async throws -> StepResult {
+    func stream(urls: [(url: String, session: String)], seconds: Int, logger: Logger) async throws -> StepResult {
         let latencies = LatencyBox()
         let interval = Duration.milliseconds(1000 / max(1, fps))
         let end = ContinuousClock.now + .seconds(seconds)
@@ -190,21 +195,14 @@ struct BenchWSClientsCommand: AsyncParsableCommand {
     var url: String
     @Option(help: "Devices.")
     var devices: Int = 100
-    @Option(help: "Frames per second per device.")
-    var fps: Int = 5
-    @Option(help: "Frame size in bytes.")
-    var frameBytes: Int = 12_000
+    @OptionGroup var frames: FrameStreamOptions
     @Option(help: "Seconds.")
     var seconds: Int = 10
 
     func run() async throws {
         var logger = Logger(label: "wsclients")
         logger.logLevel = .critical
-        var command = BenchCoBrowseCommand()
-        command.fps = fps
-        command.frameBytes = frameBytes
-        command.seconds = seconds
-        let result = try await command.stream(urls: (0..<devices).map { (url, "s\($0)") }, logger: logger)
+        let result = try await frames.stream(urls: (0..<devices).map { (url, "s\($0)") }, seconds: seconds, logger: logger)
         print("frames \(result.frames) p50_ms \(result.p50) p99_ms \(result.p99)")
     }
 }

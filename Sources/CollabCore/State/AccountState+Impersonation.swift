@@ -3,17 +3,20 @@ extension AccountState {
     /// `switchToAccount`); switching to the session's own account switches back. Ends any impersonation.
     /// The session record stays in the super admin's own account.
     public mutating func switchSession(token: String, to targetAccountId: String, now: Timestamp, changes: inout ChangeSet) throws(CollabError) {
-        var session = try superAdminSession(token: token, now: now)
-        session.actingAccountId = targetAccountId == session.accountId ? nil : targetAccountId
-        session.impersonatedUserId = nil
-        session.keepRole = nil
-        sessions[token] = session
-        changes.put(session)
+        try setActing(token: token, accountId: targetAccountId, userId: nil, keepRole: nil, now: now, changes: &changes)
     }
 
     /// Makes a super admin's login session act as `userId` of `accountId` (the vendor's `impersonate`).
     public mutating func impersonate(
         token: String, userId: String, accountId: String, keepRole: Bool, now: Timestamp, changes: inout ChangeSet
+    ) throws(CollabError) {
+        try setActing(token: token, accountId: accountId, userId: userId, keepRole: keepRole, now: now, changes: &changes)
+    }
+
+    /// Makes a super admin's login session act in `accountId` (its own account: no switch) as `userId`
+    /// (`nil`: as the super admin).
+    private mutating func setActing(
+        token: String, accountId: String, userId: String?, keepRole: Bool?, now: Timestamp, changes: inout ChangeSet
     ) throws(CollabError) {
         var session = try superAdminSession(token: token, now: now)
         session.actingAccountId = accountId == session.accountId ? nil : accountId

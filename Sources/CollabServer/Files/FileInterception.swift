@@ -59,7 +59,9 @@ final class FileInterception: Service {
         let token = EntityIDGenerator.system.makeSecret()
         pending.withLock { $0[token] = Pending(accountId: accountId, reviewer: reviewer, conversationId: conversationId, file: file) }
         defer { _ = pending.withLock { $0.removeValue(forKey: token) } }
-        var event = WebInterceptorNewFileEvent("file_upload_interceptor.new_file", timestamp: now, accountId: accountId, WebInterceptorNewFileFields())
+        var event = WebInterceptorNewFileEvent(
+            "file_upload_interceptor.new_file", timestamp: now, accountId: accountId, WebInterceptorNewFileFields()
+        )
         event.apiToken = token
         event.name = file.name
         event.mimeType = file.mimeType

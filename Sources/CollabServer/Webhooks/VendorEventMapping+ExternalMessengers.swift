@@ -18,9 +18,8 @@ extension VendorEventMapping {
             return (try? JSONBody.encoder.encode(request)).map { (eventType: "outbound.external_messenger.new_message", body: $0) }
         }
         let name = "external_messenger.new_message"
-        let event = VendorEvent(
-            name, timestamp: message.serverTimestamp, accountId: message.accountId, ExternalMessengerNewMessageEventFields(conversationMessage: conversationMessage)
-        )
+        let fields = ExternalMessengerNewMessageEventFields(conversationMessage: conversationMessage)
+        let event = VendorEvent(name, timestamp: message.serverTimestamp, accountId: message.accountId, fields)
         return event.data.map { (eventType: name, body: $0) }
     }
 }

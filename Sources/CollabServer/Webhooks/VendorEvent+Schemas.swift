@@ -6,7 +6,7 @@ extension VendorEvent {
     /// The event `eventType`, its `$_type` the schema ``VendorWebhookEvents/schemas`` names for it.
     init(_ eventType: String, timestamp: Int64, accountId: String?, _ fields: Fields) {
         let type = VendorWebhookEvents.schemas[eventType] ?? ""
-        self.init(type: type, eventType: eventType, timestamp: timestamp, accountId: accountId, fields: fields)
+        self.init(VendorEventHeader(type: type, timestamp: timestamp, eventType: eventType, accountId: accountId), fields)
     }
 
     /// The vendor event `eventType` for the domain event `event`: its time and account.

@@ -59,9 +59,9 @@ final class FileInterception: Service {
         let token = EntityIDGenerator.system.makeSecret()
         pending.withLock { $0[token] = Pending(accountId: accountId, reviewer: reviewer, conversationId: conversationId, file: file) }
         defer { _ = pending.withLock { $0.removeValue(forKey: token) } }
-        var event = WebInterceptorNewFileEvent()
-        event.timestamp = now
-        event.accountId = accountId
+        var event = WebInterceptorNewFileEvent(
+            "file_upload_interceptor.new_file", timestamp: now, accountId: accountId, WebInterceptorNewFileFields()
+        )
         event.apiToken = token
         event.name = file.name
         event.mimeType = file.mimeType
@@ -118,7 +118,7 @@ final class FileInterception: Service {
         }
         guard let body = try? JSONBody.encoder.encode(event) else { return "the event could not be encoded" }
         let request = SignedOutboundRequest.post(
-            body, to: interceptor.endpoint, event: "file_upload_interceptor.new_file",
+            body, to: interceptor.endpoint, event: event.eventType,
             signature: WebhookDispatcher.signature(of: body, secret: interceptor.secret), userAgent: "mock-collab-interceptors"
         )
         do {

@@ -39,9 +39,9 @@ extension CollabEnvironment {
             )
             guard case .rejected(let reason) = decision else { continue }
             await files.remove(accountId: accountId, conversationId: conversationId, fileId: file.id)
-            var event = WebInterceptorFileRejectedEvent()
-            event.timestamp = clock.now()
-            event.accountId = accountId
+            var event = WebInterceptorFileRejectedEvent(
+                FileReview.rejectedEvent, timestamp: clock.now(), accountId: accountId, WebInterceptorFileRejectedFields()
+            )
             event.name = file.name
             event.mimeType = file.mimeType
             event.length = file.size
@@ -72,7 +72,6 @@ extension CollabEnvironment {
             let registrations = try? read(account: accountId, { $0.webhooks(accountId: accountId, wanting: FileReview.rejectedEvent) }),
             !registrations.isEmpty, let body = try? JSONBody.encoder.encode(event)
         else { return }
-        let createdAt = event.timestamp ?? clock.now()
-        dispatcher.enqueue(registrations.map { ResolvedWebhook($0, eventType: FileReview.rejectedEvent, body: body, createdAt: createdAt) })
+        dispatcher.enqueue(registrations.map { ResolvedWebhook($0, eventType: event.eventType, body: body, createdAt: event.timestamp) })
     }
 }

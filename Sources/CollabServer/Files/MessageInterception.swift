@@ -118,16 +118,14 @@ struct MessageReview: Sendable {
 extension CollabEnvironment {
     /// Queues `message_interceptor.message_rejected` for the webhook registrations that want it.
     func announceRejected(_ message: WebTextMessage, reason: String, severity: String?, accountId: String, to webhooks: WebhookDispatcher) {
-        var event = WebMessageRejectedEvent()
-        event.timestamp = clock.now()
-        event.accountId = accountId
+        let name = MessageReview.rejectedEvent
+        var event = WebMessageRejectedEvent(name, timestamp: clock.now(), accountId: accountId, WebMessageRejectedFields())
         event.message = message
         event.reason = reason
         event.severity = severity
-        let name = MessageReview.rejectedEvent
         guard let registrations = try? read(account: accountId, { $0.webhooks(accountId: accountId, wanting: name) }),
             !registrations.isEmpty, let body = try? JSONBody.encoder.encode(event)
         else { return }
-        webhooks.enqueue(registrations.map { ResolvedWebhook($0, eventType: name, body: body, createdAt: event.timestamp ?? 0) })
+        webhooks.enqueue(registrations.map { ResolvedWebhook($0, eventType: name, body: body, createdAt: event.timestamp) })
     }
 }

@@ -193,12 +193,8 @@ struct WebSecondaryTarget: Codable, Sendable {
     }
 }
 
-/// The vendor's `Pin*Event` and `VisitorInvitation*Event` bodies.
-struct InvitationEventBody: Encodable {
-    var type: String
-    var timestamp: Int64
-    var eventType: String
-    var accountId: String
+/// The fields of the vendor's `Pin*Event` and `VisitorInvitation*Event` bodies, after the ``VendorEvent`` header.
+struct InvitationEventFields: Encodable {
     var invitationId: String
     var conversation: WebConversation?
     var token: String
@@ -211,11 +207,6 @@ struct InvitationEventBody: Encodable {
     var target: InvitationTarget?
     var comment: String?
     var joinHidden: Bool?
-
-    enum CodingKeys: String, CodingKey {
-        case type = "$_type", timestamp, eventType, accountId, invitationId, conversation, token, creationTimestamp, creatorType, creatorPerson
-        case nickname, expirationTimestamp, redeemingPerson, target, comment, joinHidden
-    }
 }
 
 /// `AgentTargetData`: the agent (`PersonData`) or team (`TeamData`) an agent invitation is addressed to.

@@ -14,26 +14,20 @@ extension VendorEventMapping {
                 )
             )
         case .dialogOpened(let dialog, let conversation, let time):
-            return try? JSONBody.encoder.encode(
-                BotDialogOpenEventBody(
-                    timestamp: time, accountId: dialog.accountId, dialogToken: dialog.id, counterpartPerson: person(dialog.counterpartPersonId),
-                    conversation: state.webConversation(conversation)
-                )
+            let fields = BotDialogOpenEventFields(
+                dialogToken: dialog.id, counterpartPerson: person(dialog.counterpartPersonId), conversation: state.webConversation(conversation)
             )
+            return VendorEvent("bot.dialog.opened", timestamp: time, accountId: dialog.accountId, fields).data
         case .dialogMessage(let dialog, let message):
-            return try? JSONBody.encoder.encode(
-                BotDialogMessageEventBody(
-                    timestamp: message.serverTimestamp, accountId: dialog.accountId, dialogToken: dialog.id,
-                    conversationMessage: WebTextMessage(message, sender: person(message.senderPersonId))
-                )
+            let fields = BotDialogMessageEventFields(
+                dialogToken: dialog.id, conversationMessage: WebTextMessage(message, sender: person(message.senderPersonId))
             )
+            return VendorEvent("bot.dialog.message", timestamp: message.serverTimestamp, accountId: dialog.accountId, fields).data
         case .dialogClosed(let dialog, let time):
-            return try? JSONBody.encoder.encode(
-                BotDialogClosedEventBody(
-                    timestamp: time, accountId: dialog.accountId, dialogToken: dialog.id, conversationId: dialog.conversationId,
-                    counterpartPersonId: dialog.counterpartPersonId
-                )
+            let fields = BotDialogClosedEventFields(
+                dialogToken: dialog.id, conversationId: dialog.conversationId, counterpartPersonId: dialog.counterpartPersonId
             )
+            return VendorEvent("bot.dialog.closed", timestamp: time, accountId: dialog.accountId, fields).data
         }
     }
 }
@@ -50,43 +44,23 @@ struct BotOnboardingOfferRequestBody: Encodable {
     enum CodingKeys: String, CodingKey { case type = "$_type", accountId, serviceName, dialogToken, onboardingPerson, conversation }
 }
 
-/// `BotDialogOpenEvent`.
-struct BotDialogOpenEventBody: Encodable {
-    var type = "BotDialogOpenEvent"
-    var timestamp: Int64
-    var eventType = "bot.dialog.opened"
-    var accountId: String
+/// The fields of `BotDialogOpenEvent`, after the ``VendorEvent`` header.
+struct BotDialogOpenEventFields: Encodable {
     var dialogToken: String
     var dialogType = "ONBOARDING"
     var counterpartPerson: WebPerson?
     var conversation: WebConversation
-
-    enum CodingKeys: String, CodingKey {
-        case type = "$_type", timestamp, eventType, accountId, dialogToken, dialogType, counterpartPerson, conversation
-    }
 }
 
-/// `BotDialogMessageEvent`.
-struct BotDialogMessageEventBody: Encodable {
-    var type = "BotDialogMessageEvent"
-    var timestamp: Int64
-    var eventType = "bot.dialog.message"
-    var accountId: String
+/// The fields of `BotDialogMessageEvent`.
+struct BotDialogMessageEventFields: Encodable {
     var dialogToken: String
     var conversationMessage: WebTextMessage
-
-    enum CodingKeys: String, CodingKey { case type = "$_type", timestamp, eventType, accountId, dialogToken, conversationMessage }
 }
 
-/// `BotDialogClosedEvent`.
-struct BotDialogClosedEventBody: Encodable {
-    var type = "BotDialogClosedEvent"
-    var timestamp: Int64
-    var eventType = "bot.dialog.closed"
-    var accountId: String
+/// The fields of `BotDialogClosedEvent`.
+struct BotDialogClosedEventFields: Encodable {
     var dialogToken: String
     var conversationId: String
     var counterpartPersonId: String
-
-    enum CodingKeys: String, CodingKey { case type = "$_type", timestamp, eventType, accountId, dialogToken, conversationId, counterpartPersonId }
 }

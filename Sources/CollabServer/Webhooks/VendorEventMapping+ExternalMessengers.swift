@@ -17,10 +17,10 @@ extension VendorEventMapping {
             )
             return (try? JSONBody.encoder.encode(request)).map { (eventType: "outbound.external_messenger.new_message", body: $0) }
         }
-        let event = ExternalMessengerNewMessageEventBody(
-            timestamp: message.serverTimestamp, accountId: message.accountId, conversationMessage: conversationMessage
-        )
-        return (try? JSONBody.encoder.encode(event)).map { (eventType: "external_messenger.new_message", body: $0) }
+        let name = "external_messenger.new_message"
+        let fields = ExternalMessengerNewMessageEventFields(conversationMessage: conversationMessage)
+        let event = VendorEvent(name, timestamp: message.serverTimestamp, accountId: message.accountId, fields)
+        return event.data.map { (eventType: name, body: $0) }
     }
 }
 
@@ -35,13 +35,7 @@ struct ExternalMessengerNewMessageRequestBody: Encodable {
     enum CodingKeys: String, CodingKey { case type = "$_type", accountId, serviceName, conversationMessage, receivingContacts }
 }
 
-/// `ExternalMessengerNewMessageEvent`.
-struct ExternalMessengerNewMessageEventBody: Encodable {
-    var type = "ExternalMessengerNewMessageEvent"
-    var timestamp: Int64
-    var eventType = "external_messenger.new_message"
-    var accountId: String
+/// The fields of `ExternalMessengerNewMessageEvent`, after the ``VendorEvent`` header.
+struct ExternalMessengerNewMessageEventFields: Encodable {
     var conversationMessage: WebTextMessage
-
-    enum CodingKeys: String, CodingKey { case type = "$_type", timestamp, eventType, accountId, conversationMessage }
 }

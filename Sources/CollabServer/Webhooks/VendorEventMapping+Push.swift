@@ -6,18 +6,15 @@ extension VendorEventMapping {
     func pushWebhookBody(for push: ResolvedPush, in state: borrowing AccountState) -> Data? {
         let recipient = state.persons[push.personId].map { WebPerson($0, expand: Expansion()) }
         let visitor = push.content.contextPersonId.flatMap { state.persons[$0] }.map { WebPerson($0, expand: Expansion()) }
-        return try? JSONBody.encoder.encode(PushNotificationWebhookBody(push: push, recipient: recipient, contextPerson: visitor))
+        let fields = PushNotificationEventFields(push: push, recipient: recipient, contextPerson: visitor)
+        return VendorEvent(push.content.type.webhookEvent, timestamp: push.createdAt, accountId: push.accountId, fields).data
     }
 }
 
-/// The vendor's `*PushNotificationEvent` bodies: `NewMessage…`, `IncomingCall…`, `MissedCall…`,
-/// `RevokeCall…`, `InboundRequest…`, `RevokeInboundRequest…` and `ReadMessagePushNotificationEvent`, and the
-/// deputy delegation events.
-struct PushNotificationWebhookBody: Encodable {
-    var type: String
-    var timestamp: Int64
-    var eventType: String
-    var accountId: String
+/// The fields of the vendor's `*PushNotificationEvent` bodies after the ``VendorEvent`` header: `NewMessage…`,
+/// `IncomingCall…`, `MissedCall…`, `RevokeCall…`, `InboundRequest…`, `RevokeInboundRequest…` and
+/// `ReadMessagePushNotificationEvent`, and the deputy delegation events.
+struct PushNotificationEventFields: Encodable {
     var recipient: WebPerson?
     var conversationId: String
     var deviceTokens: [String]
@@ -41,19 +38,7 @@ struct PushNotificationWebhookBody: Encodable {
     // `DeputyDelegationPushNotificationEvent` and `RevokeDeputyDelegationPushNotificationEvent`.
     var primaryAgentPerson: WebPerson?
 
-    enum CodingKeys: String, CodingKey {
-        case type = "$_type", timestamp, eventType, accountId, recipient, conversationId, deviceTokens, messageId, messageText, messageServerTimestamp
-        case senderName, senderPersonId, notificationCount, recipientNotificationCount, readTimestamp, callState, callType, callStartTimestamp
-        case callerName, callerPersonId, callEndReason, contextPerson, invitationId, initialEngagementType, primaryAgentPerson
-    }
-
-    init(
-        type: String, timestamp: Int64, eventType: String, accountId: String, recipient: WebPerson?, conversationId: String, deviceTokens: [String]
-    ) {
-        self.type = type
-        self.timestamp = timestamp
-        self.eventType = eventType
-        self.accountId = accountId
+    init(recipient: WebPerson?, conversationId: String, deviceTokens: [String]) {
         self.recipient = recipient
         self.conversationId = conversationId
         self.deviceTokens = deviceTokens
@@ -61,21 +46,8 @@ struct PushNotificationWebhookBody: Encodable {
 
     init(push: ResolvedPush, recipient: WebPerson?, contextPerson: WebPerson?) {
         let content = push.content
-        let kind = content.type
-        let type = switch kind {
-        case .newMessage: "NewMessagePushNotificationEvent"
-        case .incomingCall: "IncomingCallPushNotificationEvent"
-        case .missedCall: "MissedCallPushNotificationEvent"
-        case .revokeCall: "RevokeCallPushNotificationEvent"
-        case .inboundRequest: "InboundRequestPushNotificationEvent"
-        case .revokeInboundRequest: "RevokeInboundRequestPushNotificationEvent"
-        case .readMessage: "ReadMessagePushNotificationEvent"
-        }
-        self.init(
-            type: type, timestamp: push.createdAt, eventType: kind.webhookEvent, accountId: push.accountId, recipient: recipient,
-            conversationId: content.conversationId, deviceTokens: [push.token]
-        )
-        switch kind {
+        self.init(recipient: recipient, conversationId: content.conversationId, deviceTokens: [push.token])
+        switch content.type {
         case .newMessage:
             messageId = content.messageId
             messageText = content.text
@@ -110,15 +82,13 @@ extension VendorEventMapping {
         let conversation = state.conversations[invitation.conversationId]
         let devices = state.devices(ofPerson: delegation.deputy.id).sorted { $0.id < $1.id }
         let tokens = devices.flatMap { [$0.apnsToken, $0.fcmToken].compactMap { $0 } }
-        var body = PushNotificationWebhookBody(
-            type: VendorWebhookEvents.schemas[delegation.eventName] ?? "", timestamp: delegation.timestamp, eventType: delegation.eventName,
-            accountId: invitation.accountId, recipient: WebPerson(delegation.deputy, expand: Expansion()), conversationId: invitation.conversationId,
-            deviceTokens: tokens
+        var body = PushNotificationEventFields(
+            recipient: WebPerson(delegation.deputy, expand: Expansion()), conversationId: invitation.conversationId, deviceTokens: tokens
         )
         body.invitationId = invitation.id
         body.initialEngagementType = conversation?.initialEngagementType.rawValue
         body.contextPerson = conversation?.contextPersonId.flatMap { state.persons[$0] }.map { WebPerson($0, expand: Expansion()) }
         body.primaryAgentPerson = WebPerson(delegation.primaryAgent, expand: Expansion())
-        return try? JSONBody.encoder.encode(body)
+        return VendorEvent(delegation.eventName, timestamp: delegation.timestamp, accountId: invitation.accountId, body).data
     }
 }

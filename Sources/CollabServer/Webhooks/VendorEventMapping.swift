@@ -34,53 +34,57 @@ struct VendorEventMapping: VendorFormats {
             guard wanted.contains(name), let data = try? JSONBody.encoder.encode(body) else { return }
             result.append((name, data))
         }
+        /// The vendor event `name` with its header and `fields`.
+        func add(_ name: String, fields: some Encodable) { add(name, VendorEvent(name, of: event, fields)) }
         switch event.kind {
         case .callStarted, .callAnswered, .callEnded:
             guard let call = event.call else { return [] }
-            let base = CallEventBody(call: call, accountId: event.accountId, timestamp: event.timestamp)
+            let base = CallEventFields(call: call)
             switch event.kind {
             case .callStarted:
-                add("conversation.call.initiated", base.named("conversation.call.initiated"))
-                add("conversation.call.participant.joined", base.participantJoined(call.initiatorPersonId, at: call.initiationTimestamp))
+                add("conversation.call.initiated", fields: base)
+                add("conversation.call.participant.joined", fields: base.participantJoined(call.initiatorPersonId, at: call.initiationTimestamp))
             case .callAnswered:
-                add("conversation.call.accepted", base.named("conversation.call.accepted").accepted(call))
-                add("conversation.call.established", base.named("conversation.call.established").accepted(call).established(call))
-                if let personId = event.detail["personId"] { add("conversation.call.participant.joined", base.participantJoined(personId, at: event.timestamp)) }
+                add("conversation.call.accepted", fields: base.accepted(call))
+                add("conversation.call.established", fields: base.accepted(call).established(call))
+                if let personId = event.detail["personId"] {
+                    add("conversation.call.participant.joined", fields: base.participantJoined(personId, at: event.timestamp))
+                }
             default:
                 for participation in call.participations where participation.joinedTimestamp != nil {
-                    add("conversation.call.participant.left", base.participantLeft(participation, call: call))
+                    add("conversation.call.participant.left", fields: base.participantLeft(participation, call: call))
                 }
-                add("conversation.call.ended", base.named("conversation.call.ended").accepted(call).established(call).ended(call))
+                add("conversation.call.ended", fields: base.accepted(call).established(call).ended(call))
             }
         case .participationCreated, .participationActivated, .participationLeft, .participationHidden, .participationUnhidden, .participationUpdated:
             guard let participation = event.participation, let conversation = event.conversation else { return [] }
             let person = state.persons[participation.personId].map { WebPerson($0, expand: Expansion()) }
-            add(event.kind.rawValue, ParticipationEventBody(event: event, participation: participation, conversation: conversation, person: person))
+            add(event.kind.rawValue, fields: ParticipationEventFields(participation: participation, conversation: conversation, person: person))
         case .messageState:
             // `EMessageState` has DELIVERED and READ only: an external messenger's send reports stay live events.
             guard let message = event.message, let value = event.detail["state"], AccountState.MessageState(rawValue: value) != nil else { return [] }
-            add(event.kind.rawValue, MessageStateEventBody(event: event, messageId: message.id, state: value, conversationId: message.conversationId))
+            add(event.kind.rawValue, fields: MessageStateEventFields(messageId: message.id, state: value, conversationId: message.conversationId))
         case .recordingStarted, .recordingAvailable:
             guard let conversation = event.conversation, let recording = conversation.recordings?.last else { return [] }
-            add(event.kind.rawValue, RecordingEventBody(event: event, conversationId: conversation.id, recording: recording))
+            add(event.kind.rawValue, fields: RecordingEventFields(event: event, conversationId: conversation.id, recording: recording))
         case .entityModified:
             guard let change = event.entity else { return [] }
-            add(change.entity.eventName, EntityModificationEventBody(event: event, change: change))
+            add(change.entity.eventName, fields: EntityModificationEventFields(change: change))
         case .agentPresenceChanged, .notificationControlsChanged:
             let person: Person? = if case .person(let changed)? = event.entity?.entity { changed } else { event.personIds.first.flatMap { state.persons[$0] } }
             guard let person else { return [] }
             var personState = WebAgentPersonState(person, now: event.timestamp)
             personState.onlineState = state.presence(of: person.id).rawValue
-            add("agent_person_state.changed", AgentPersonStateChangedBody(timestamp: event.timestamp, accountId: event.accountId, personState: personState))
+            add("agent_person_state.changed", fields: AgentPersonStateChangedFields(personState: personState))
         case .invitationChanged:
             guard let invitation = event.invitation else { return [] }
             let action = event.detail["action"] ?? ""
             guard let name = invitationEventName(invitation, action: action) else { return [] }
             let creator = invitation.creatorPersonId.flatMap { state.persons[$0] }.map { WebPerson($0, expand: Expansion()) }
             let redeemer = invitation.redeemingPersonId.flatMap { state.persons[$0] }.map { WebPerson($0, expand: Expansion()) }
-            var body = InvitationEventBody(
-                type: VendorWebhookEvents.schemas[name] ?? "", timestamp: event.timestamp, eventType: name, accountId: event.accountId, invitationId: invitation.id,
-                conversation: event.conversation.map { state.webConversation($0) }, token: invitation.token, creationTimestamp: invitation.createdTimestamp,
+            var body = InvitationEventFields(
+                invitationId: invitation.id, conversation: event.conversation.map { state.webConversation($0) }, token: invitation.token,
+                creationTimestamp: invitation.createdTimestamp,
                 creatorPerson: creator, expirationTimestamp: invitation.kind == .pin || invitation.kind == .visitorLink ? invitation.expirationTimestamp : nil
             )
             if invitation.kind == .agentInvitation || invitation.kind == .agentForwarding {
@@ -90,7 +94,7 @@ struct VendorEventMapping: VendorFormats {
             }
             if invitation.kind == .visitorLink { body.nickname = invitation.nickname }
             if action == "redeemed" { body.redeemingPerson = redeemer }
-            add(name, body)
+            add(name, fields: body)
         default:
             for name in webhookEventNames(for: event) { add(name, WebhookPayloads.body(for: event, state: state)) }
         }
@@ -98,17 +102,9 @@ struct VendorEventMapping: VendorFormats {
     }
 }
 
-/// `AgentPersonStateChangedEvent`: presence or notification controls of an agent changed.
-struct AgentPersonStateChangedBody: Encodable {
-    var type = "AgentPersonStateChangedEvent"
-    var timestamp: Int64
-    var eventType = "agent_person_state.changed"
-    var accountId: String
+/// The fields of `AgentPersonStateChangedEvent`: presence or notification controls of an agent changed.
+struct AgentPersonStateChangedFields: Encodable {
     var personState: WebAgentPersonState
-
-    enum CodingKeys: String, CodingKey {
-        case type = "$_type", timestamp, eventType, accountId, personState
-    }
 }
 
 /// `pin.created`, `visitor_invitation.redeemed`, …
@@ -127,13 +123,9 @@ private func invitationEventName(_ invitation: Invitation, action: String) -> St
 }
 
 /// The vendor's call event schemas (`CallInitiatedEvent`, `CallAcceptedEvent`, `CallEstablishedEvent`,
-/// `CallEndedEvent`, `CallParticipantJoinedEvent`, `CallParticipantLeftEvent`): each event sets exactly
-/// the fields its schema has.
-struct CallEventBody: Encodable {
-    var type = ""
-    var timestamp: Int64
-    var eventType = ""
-    var accountId: String
+/// `CallEndedEvent`, `CallParticipantJoinedEvent`, `CallParticipantLeftEvent`): the fields after the
+/// ``VendorEvent`` header; each event sets exactly the fields its schema has.
+struct CallEventFields: Encodable {
     var conversationId: String
     /// The mock's call id (media is not simulated: no provider holds the call).
     var serviceProviderCallId: String
@@ -152,28 +144,13 @@ struct CallEventBody: Encodable {
     var leftTimestamp: Int64?
     var leftReason: String?
 
-    enum CodingKeys: String, CodingKey {
-        case type = "$_type", timestamp, eventType, accountId, conversationId, serviceProviderCallId, serviceProviderType, initiatorPersonId, callType
-        case initiationTimestamp, acceptTimestamp, establishedTimestamp, endTimestamp, endReason, personId, joinedTimestamp, connectedTimestamp,
-            leftTimestamp, leftReason
-    }
-
-    init(call: Call, accountId: String, timestamp: Int64) {
-        self.timestamp = timestamp
-        self.accountId = accountId
+    init(call: Call) {
         self.conversationId = call.conversationId
         self.serviceProviderCallId = call.id
         self.serviceProviderType = call.serviceProvider
         self.initiatorPersonId = call.initiatorPersonId
         self.callType = call.callType.rawValue
         self.initiationTimestamp = call.initiationTimestamp
-    }
-
-    func named(_ eventType: String) -> Self {
-        var body = self
-        body.eventType = eventType
-        body.type = VendorWebhookEvents.schemas[eventType] ?? ""
-        return body
     }
 
     func accepted(_ call: Call) -> Self {
@@ -197,7 +174,7 @@ struct CallEventBody: Encodable {
     }
 
     func participantJoined(_ personId: String, at time: Int64) -> Self {
-        var body = named("conversation.call.participant.joined")
+        var body = self
         body.initiationTimestamp = nil
         body.personId = personId
         body.joinedTimestamp = time
@@ -205,7 +182,7 @@ struct CallEventBody: Encodable {
     }
 
     func participantLeft(_ participation: CallParticipation, call: Call) -> Self {
-        var body = named("conversation.call.participant.left")
+        var body = self
         body.initiationTimestamp = nil
         body.personId = participation.personId
         body.joinedTimestamp = participation.joinedTimestamp
@@ -234,24 +211,12 @@ struct WebParticipationData: Encodable {
     }
 }
 
-/// `ParticipationCreatedEvent`, `ParticipationActivatedEvent`, `ParticipationLeftEvent`,
+/// The fields of `ParticipationCreatedEvent`, `ParticipationActivatedEvent`, `ParticipationLeftEvent`,
 /// `ParticipationHiddenEvent`, `ParticipationUnhiddenEvent`.
-struct ParticipationEventBody: Encodable {
-    var type: String
-    var timestamp: Int64
-    var eventType: String
-    var accountId: String
+struct ParticipationEventFields: Encodable {
     var participation: WebParticipationData
 
-    enum CodingKeys: String, CodingKey {
-        case type = "$_type", timestamp, eventType, accountId, participation
-    }
-
-    init(event: DomainEvent, participation: Participation, conversation: Conversation, person: WebPerson?) {
-        eventType = event.kind.rawValue
-        type = VendorWebhookEvents.schemas[eventType] ?? ""
-        timestamp = event.timestamp
-        accountId = event.accountId
+    init(participation: Participation, conversation: Conversation, person: WebPerson?) {
         let left = participation.state == .ended
         let derivedReason: String? = switch (left, conversation.state) {
         case (false, _): nil
@@ -270,23 +235,17 @@ struct ParticipationEventBody: Encodable {
     }
 }
 
-/// `AccountModificationEvent`, `ApiKeyModificationEvent`, `NamedAreaModificationEvent`,
+/// The fields of `AccountModificationEvent`, `ApiKeyModificationEvent`, `NamedAreaModificationEvent`,
 /// `UserModificationEvent`, `PersonModificationEvent`. `editingUser` is not recorded by the mock.
-struct EntityModificationEventBody: Encodable {
-    var event: DomainEvent
+struct EntityModificationEventFields: Encodable {
     var change: EntityChange
 
     enum CodingKeys: String, CodingKey {
-        case type = "$_type", timestamp, eventType, accountId, action, entity
+        case action, entity
     }
 
     func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
-        let name = change.entity.eventName
-        try container.encode(VendorWebhookEvents.schemas[name] ?? "", forKey: .type)
-        try container.encode(event.timestamp, forKey: .timestamp)
-        try container.encode(name, forKey: .eventType)
-        try container.encode(event.accountId, forKey: .accountId)
         try container.encode(change.action.rawValue, forKey: .action)
         let plain = Expansion()
         switch change.entity {
@@ -300,37 +259,16 @@ struct EntityModificationEventBody: Encodable {
     }
 }
 
-/// `ConversationMessageStateEvent`: a message was delivered or read.
-struct MessageStateEventBody: Encodable {
-    var type = "ConversationMessageStateEvent"
-    var timestamp: Int64
-    var eventType: String
-    var accountId: String
+/// The fields of `ConversationMessageStateEvent`: a message was delivered or read.
+struct MessageStateEventFields: Encodable {
     var messageId: String
     var state: String
     var conversationId: String
-
-    enum CodingKeys: String, CodingKey {
-        case type = "$_type", timestamp, eventType, accountId, messageId, state, conversationId
-    }
-
-    init(event: DomainEvent, messageId: String, state: String, conversationId: String) {
-        timestamp = event.timestamp
-        eventType = event.kind.rawValue
-        accountId = event.accountId
-        self.messageId = messageId
-        self.state = state
-        self.conversationId = conversationId
-    }
 }
 
 /// `ConversationRecordingStartedEvent` and `ConversationRecordingAvailableEvent`: the fields each
-/// schema has, from the conversation's last recording.
-struct RecordingEventBody: Encodable {
-    var type: String
-    var timestamp: Int64
-    var eventType: String
-    var accountId: String
+/// schema has after the ``VendorEvent`` header, from the conversation's last recording.
+struct RecordingEventFields: Encodable {
     var conversationId: String
     var recordingType: String?
     var recordingStartTimestamp: Int64
@@ -341,17 +279,7 @@ struct RecordingEventBody: Encodable {
     var recordingEndTimestamp: Int64?
     var endReason: String?
 
-    enum CodingKeys: String, CodingKey {
-        case type = "$_type", timestamp, eventType, accountId, conversationId, recordingType, recordingStartTimestamp, blobStoreId, mimeType
-        case totalSize
-        case downloadLinks, recordingEndTimestamp, endReason
-    }
-
     init(event: DomainEvent, conversationId: String, recording: ConversationRecording) {
-        eventType = event.kind.rawValue
-        type = VendorWebhookEvents.schemas[eventType] ?? ""
-        timestamp = event.timestamp
-        accountId = event.accountId
         self.conversationId = conversationId
         recordingStartTimestamp = recording.startTimestamp
         if event.kind == .recordingStarted {

@@ -23,8 +23,8 @@ extension WebhookDispatcher {
     /// with its secret and delivered (with retries) like any webhook. A global interceptor's ping names
     /// no account (its deliveries are queued under the account id "").
     func ping(_ interceptor: FileUploadInterceptor, now: Timestamp) {
-        var body = WebhookEventBody(type: WebhookPayloads.typeName(for: "ping"), timestamp: now, eventType: "ping", accountId: interceptor.accountId)
-        if interceptor.accountId.isEmpty { body.accountId = nil }
+        let accountId = interceptor.accountId.isEmpty ? nil : interceptor.accountId
+        let body = WebhookEventBody("ping", timestamp: now, accountId: accountId, WebhookEventFields())
         guard let data = try? JSONBody.encoder.encode(body) else { return }
         enqueue([
             ResolvedWebhook(

@@ -85,7 +85,7 @@ final class WebhookDispatcher: Service {
     /// Queues the vendor's `ping` (`WebhookPingEvent`) to one registration, whatever events it wants.
     func ping(_ registration: WebhookRegistration) {
         let now = clock.now()
-        var body = WebhookEventBody(type: WebhookPayloads.typeName(for: "ping"), timestamp: now, eventType: "ping", accountId: registration.accountId)
+        var body = WebhookEventBody("ping", timestamp: now, accountId: registration.accountId, WebhookEventFields())
         var configuration = WebWebhookRegistration(registration)
         configuration.secret = nil
         body.webhookConfiguration = configuration

@@ -3,27 +3,9 @@ import CollabWire
 
 /// Builds the vendor-style bodies of webhook deliveries from domain events.
 enum WebhookPayloads {
-    /// The `$_type` of each event's body, as in the vendor's event schemas.
-    static func typeName(for eventType: String) -> String {
-        switch eventType {
-        case "conversation.created": "ConversationCreatedEvent"
-        case "conversation.onboarding": "ConversationOnboardingEvent"
-        case "conversation.queued": "ConversationQueuedEvent"
-        case "conversation.active": "ConversationActiveEvent"
-        case "conversation.unassigned": "ConversationUnassignedEvent"
-        case "conversation.requeued": "ConversationRequeuedEvent"
-        case "conversation.reboarding": "ConversationReboardingEvent"
-        case "conversation.offboarding": "ConversationOffboardingEvent"
-        case "conversation.ended": "ConversationEndedEvent"
-        case "conversation.updated": "ConversationUpdatedEvent"
-        case "conversation.new_message": "ConversationNewMessageEvent"
-        default: VendorWebhookEvents.schemas[eventType] ?? "WebhookEvent"
-        }
-    }
-
     /// The body for a domain event.
     static func body(for event: DomainEvent, state: borrowing AccountState) -> WebhookEventBody {
-        var body = WebhookEventBody(type: typeName(for: event.kind.rawValue), timestamp: event.timestamp, eventType: event.kind.rawValue, accountId: event.accountId)
+        var body = WebhookEventBody(event.kind.rawValue, of: event, WebhookEventFields())
         if let conversation = event.conversation {
             body.conversation = state.webConversation(conversation)
             if event.kind == .conversationEnded {

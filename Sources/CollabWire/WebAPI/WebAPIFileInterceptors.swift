@@ -48,11 +48,10 @@ public struct WebFileUploadDecision: Codable, Sendable {
 }
 
 /// `InterceptorNewFileEvent`: what an interceptor's endpoint receives for a file to review.
-public struct WebInterceptorNewFileEvent: Codable, Sendable {
-    public var type: String? = "InterceptorNewFileEvent"
-    public var timestamp: Int64?
-    public var eventType: String? = "file_upload_interceptor.new_file"
-    public var accountId: String?
+public typealias WebInterceptorNewFileEvent = VendorEvent<WebInterceptorNewFileFields>
+
+/// The fields of `InterceptorNewFileEvent` after the ``VendorEvent`` header.
+public struct WebInterceptorNewFileFields: Codable, Sendable {
     /// Approves or rejects the upload, and authorises `downloadLink`.
     public var apiToken: String?
     public var name: String?
@@ -64,19 +63,14 @@ public struct WebInterceptorNewFileEvent: Codable, Sendable {
     public var person: WebPerson?
     public var conversationId: String?
 
-    enum CodingKeys: String, CodingKey {
-        case type = "$_type", timestamp, eventType, accountId, apiToken, name, mimeType, length, downloadLink, source, person, conversationId
-    }
-
     public init() {}
 }
 
 /// `InterceptorFileRejectedEvent`: the `file_upload_interceptor.file_rejected` webhook event.
-public struct WebInterceptorFileRejectedEvent: Codable, Sendable {
-    public var type: String? = "InterceptorFileRejectedEvent"
-    public var timestamp: Int64?
-    public var eventType: String? = "file_upload_interceptor.file_rejected"
-    public var accountId: String?
+public typealias WebInterceptorFileRejectedEvent = VendorEvent<WebInterceptorFileRejectedFields>
+
+/// The fields of `InterceptorFileRejectedEvent` after the ``VendorEvent`` header.
+public struct WebInterceptorFileRejectedFields: Codable, Sendable {
     public var name: String?
     public var mimeType: String?
     public var length: Int64?
@@ -85,10 +79,6 @@ public struct WebInterceptorFileRejectedEvent: Codable, Sendable {
     public var personId: String?
     public var conversationId: String?
     public var reason: String?
-
-    enum CodingKeys: String, CodingKey {
-        case type = "$_type", timestamp, eventType, accountId, name, mimeType, length, interceptorId, source, personId, conversationId, reason
-    }
 
     public init() {}
 }

@@ -75,18 +75,13 @@ public struct WebMessageInterceptorDecision: Codable, Sendable {
 }
 
 /// `MessageRejectedEvent`: the `message_interceptor.message_rejected` webhook event.
-public struct WebMessageRejectedEvent: Codable, Sendable {
-    public var type: String? = "MessageRejectedEvent"
-    public var timestamp: Int64?
-    public var eventType: String? = "message_interceptor.message_rejected"
-    public var accountId: String?
+public typealias WebMessageRejectedEvent = VendorEvent<WebMessageRejectedFields>
+
+/// The fields of `MessageRejectedEvent` after the ``VendorEvent`` header.
+public struct WebMessageRejectedFields: Codable, Sendable {
     public var message: WebTextMessage?
     public var severity: String?
     public var reason: String?
-
-    enum CodingKeys: String, CodingKey {
-        case type = "$_type", timestamp, eventType, accountId, message, severity, reason
-    }
 
     public init() {}
 }

@@ -74,11 +74,10 @@ public struct WebTextMessage: Codable, Sendable, Equatable {
 
 /// The body of a webhook delivery: the vendor's `…Event` schemas (`ConversationCreatedEvent`,
 /// `ConversationNewMessageEvent`, `ConversationEndedEvent`, `WebhookPingEvent`, …).
-public struct WebhookEventBody: Codable, Sendable {
-    public var type: String?
-    public var timestamp: Int64?
-    public var eventType: String?
-    public var accountId: String?
+public typealias WebhookEventBody = VendorEvent<WebhookEventFields>
+
+/// The fields of ``WebhookEventBody`` after the ``VendorEvent`` header.
+public struct WebhookEventFields: Codable, Sendable {
     public var conversation: WebConversation?
     public var conversationMessage: WebTextMessage?
     public var endReason: String?
@@ -88,16 +87,7 @@ public struct WebhookEventBody: Codable, Sendable {
     /// The call of a `conversation.call.*` event (its id is a UUID), in its state after the event.
     public var call: WebCall?
 
-    enum CodingKeys: String, CodingKey {
-        case type = "$_type", timestamp, eventType, accountId, conversation, conversationMessage, endReason, endPerson, endComment, webhookConfiguration, call
-    }
-
-    public init(type: String, timestamp: Int64, eventType: String, accountId: String) {
-        self.type = type
-        self.timestamp = timestamp
-        self.eventType = eventType
-        self.accountId = accountId
-    }
+    public init() {}
 }
 
 /// The headers of a webhook delivery.

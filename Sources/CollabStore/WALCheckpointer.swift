@@ -10,9 +10,15 @@ import Synchronization
 /// Here a PASSIVE checkpoint (it never blocks the writer, and copies what it can) runs on a second
 /// connection shortly after commits, at most every ``interval``; the writer's automatic checkpoint is
 /// only a backstop.
+///
+/// Under a steady write load the WAL still only starts over after the writer's own checkpoint (a
+/// PASSIVE one never finds the WAL fully copied as the writer begins), and that checkpoint is in a
+/// commit: it syncs the WAL, copies what the last background checkpoint left and syncs the database.
+/// Checkpointing often keeps what it has left small (docs/PERFORMANCE.md, "The durable write's p99").
 final class WALCheckpointer: Sendable {
-    /// The most often a checkpoint runs.
-    static let interval: Duration = .milliseconds(250)
+    /// The most often a checkpoint runs: often, so that the writer's own checkpoint finds little to
+    /// copy and few unsynced pages.
+    static let interval: Duration = .milliseconds(20)
 
     private let connection: SQLiteConnection
     private let signal: AsyncStream<Void>.Continuation

@@ -253,14 +253,7 @@ struct ClusterReplicaTests {
     func lockWaitIsBounded() async throws {
         let (url, replicas) = try await Self.replicas(1, extra: ["--database-timeout", "2"])
         let admin = AdminClient(baseURL: replicas[0].baseURL, credentials: .basic(username: "admin-d", password: "pw"))
-        let location = try PostgresLocation(parsing: url)
-        let holder = try await PostgresConnection.connect(
-            configuration: .init(
-                host: location.host, port: location.port, username: location.username, password: location.password, database: location.database,
-                tls: .disable
-            ),
-            id: 8, logger: TestServer.logger
-        )
+        let holder = try await Self.connect(url, id: 8)
         // Another session holds the lock every write takes: a query waiting on it cannot be cancelled
         // from the replica, so only the database's own lock timeout answers the request in time.
         try await holder.query("BEGIN", logger: TestServer.logger)
@@ -457,16 +450,21 @@ struct ClusterReplicaTests {
         try await Self.stop(replicas)
     }
 
-    /// How many entries the database's change log holds.
-    static func logLength(_ url: String) async throws -> Int {
+    /// A session of the test's own on the database at `url`.
+    static func connect(_ url: String, id: Int) async throws -> PostgresConnection {
         let location = try PostgresLocation(parsing: url)
-        let connection = try await PostgresConnection.connect(
+        return try await PostgresConnection.connect(
             configuration: .init(
                 host: location.host, port: location.port, username: location.username, password: location.password, database: location.database,
                 tls: .disable
             ),
-            id: 9, logger: TestServer.logger
+            id: id, logger: TestServer.logger
         )
+    }
+
+    /// How many entries the database's change log holds.
+    static func logLength(_ url: String) async throws -> Int {
+        let connection = try await connect(url, id: 9)
         defer { Task { try? await connection.close() } }
         var count = 0
         for try await value in try await connection.query("SELECT COUNT(*)::BIGINT FROM mock_collab_changes", logger: TestServer.logger).decode(Int64.self) {

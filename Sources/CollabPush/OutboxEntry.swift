@@ -1,4 +1,5 @@
 public import CollabCore
+public import CollabWire
 
 /// One push in the outbox: what was composed for which device, and what became of it.
 public struct OutboxEntry: Sendable, Codable, Equatable {

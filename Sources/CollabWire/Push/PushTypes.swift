@@ -99,42 +99,6 @@ public struct PushRegistrationResponse: Codable, Sendable {
     }
 }
 
-/// The plain content of a push (what encrypted payloads seal), as JSON.
-public struct PushContentView: Codable, Sendable, Equatable {
-    /// `NEW_MESSAGE`, `INCOMING_CALL`, `MISSED_CALL`, `REVOKE_CALL`, `INBOUND_REQUEST`,
-    /// `REVOKE_INBOUND_REQUEST` or `READ_MESSAGE`.
-    public var type: String
-    public var title: String
-    public var text: String
-    public var conversationId: String
-    public var messageId: String?
-    public var senderName: String?
-    public var senderPersonId: String?
-    public var notificationCount: Int?
-    public var callId: String?
-    public var callType: String?
-    public var callerName: String?
-    public var callerPersonId: String?
-    public var callState: String?
-    public var callEndReason: String?
-    /// `com.unblu.mobiledevice.deviceAudioGreeting`, for incoming calls: played once the call is
-    /// answered through CallKit before the app has started.
-    public var audioGreeting: String?
-    /// The call's device credential, for incoming calls: the bearer token that answers, declines, ends
-    /// or reads that call without a started client, until the call is over.
-    public var callCredential: String?
-    /// The call's service provider (`OPENTOK`, `LIVEKIT`, `ACS`), for incoming calls.
-    public var callServiceProvider: String?
-    /// For inbound requests: the invitation (absent for a new conversation in the queue), the visitor
-    /// and the engagement type.
-    public var invitationId: String?
-    public var contextPersonId: String?
-    public var initialEngagementType: String?
-    /// For read-message pushes: when the messages were read.
-    public var readTimestamp: Int64?
-    public var timestamp: Int64
-}
-
 /// One push in the outbox.
 public struct PushView: Codable, Sendable, Equatable {
     public struct Attempt: Codable, Sendable, Equatable {
@@ -165,7 +129,7 @@ public struct PushView: Codable, Sendable, Equatable {
     public var priority: Int
     public var collapseId: String?
     public var keyId: String?
-    public var content: PushContentView
+    public var content: PushContent
     /// The payload exactly as sent: the APNs or FCM JSON, as a string (``userInfo`` in CollabClient
     /// parses it).
     public var payload: String

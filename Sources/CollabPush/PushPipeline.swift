@@ -1,5 +1,5 @@
 public import CollabCore
-import CollabWire
+public import CollabWire
 import Foundation
 public import Logging
 public import ServiceLifecycle

@@ -18,7 +18,7 @@ struct PushTests {
 
             _ = try await scenario.agent.send("Your card is unblocked", in: scenario.conversationId)
             let outbox = try await server.waitForPush([("kind", "NEW_MESSAGE"), ("state", "DELIVERED")])
-            #expect(outbox.transport == "APNS")
+            #expect(outbox.transport == .apns)
             #expect(outbox.pushType == "alert")
             #expect(outbox.keyId == scenario.registration.keys.first?.keyId)
             let delivered = try await sim.wait(count: 1) { $0.pushType == "alert" }
@@ -80,8 +80,8 @@ struct PushTests {
                 try await events.sync(scenario.app.liveConnection)
                 try await server.settlePushes()
                 let pushes = try await server.pushes([("conversationId", scenario.conversationId)]).dropFirst(before)
-                #expect(pushes.contains { $0.kind == "NEW_MESSAGE" } == messagePush, "\(state): message push")
-                #expect(pushes.contains { $0.kind == "INCOMING_CALL" && $0.transport == "APNS_VOIP" } == callPush, "\(state): call push")
+                #expect(pushes.contains { $0.kind == .newMessage } == messagePush, "\(state): message push")
+                #expect(pushes.contains { $0.kind == .incomingCall && $0.transport == .apnsVoIP } == callPush, "\(state): call push")
                 #expect(events.events.contains { $0.type == "ui.visibility_request" && $0.detail?["callId"] == call.id } == visibility, "\(state): visibility request")
                 _ = try await scenario.agent.transport.send("POST", "/agent/v1/calls/\(call.id)/end", as: CallView.self)
             }
@@ -110,7 +110,7 @@ struct PushTests {
             #expect(missedPush.content.callEndReason == "MISSED_BECAUSE_TIMEOUT")
             #expect(missedPush.pushType == "alert")
             let revoke = try await server.waitForPush([("kind", "REVOKE_CALL")])
-            #expect(revoke.transport == "APNS", "a revoke never goes out as VoIP")
+            #expect(revoke.transport == .apns, "a revoke never goes out as VoIP")
             #expect(revoke.pushType == "background")
             let webCall: WebCall = try await server.admin("admin-d", "pw").transport.send("GET", "/app/rest/v4/calls/\(call.id)/read")
             #expect(webCall.endReason == "NOT_ANSWERED")

@@ -1,14 +1,6 @@
 public import CollabWire
 
-/// How a device wants its notifications: the SDK's push-notification versions.
-public enum PushVersion: String, Sendable, Codable, CaseIterable {
-    /// All content sealed; the SDK decrypts in the app (delivered as a background push).
-    case encrypted = "ENCRYPTED"
-    /// All content sealed; a Notification Service Extension decrypts (`mutable-content: 1` with a placeholder alert).
-    case encryptedService = "ENCRYPTED_SERVICE"
-    /// Plain title and text (legacy).
-    case notEncrypted = "NOT_ENCRYPTED"
-
+extension PushVersion {
     /// Whether the device holds a notification key.
     public var isEncrypted: Bool { self != .notEncrypted }
 
@@ -43,16 +35,6 @@ extension PushKind {
         case .newMessage, .incomingCall, .missedCall, .inboundRequest: false
         }
     }
-}
-
-/// The channel a push goes out on.
-public enum PushTransport: String, Sendable, Codable, CaseIterable {
-    /// An alert or background push to the APNs device token.
-    case apns = "APNS"
-    /// A VoIP push to the PushKit token.
-    case apnsVoIP = "APNS_VOIP"
-    /// A Firebase Cloud Messaging message.
-    case fcm = "FCM"
 }
 
 /// Validation of push tokens.

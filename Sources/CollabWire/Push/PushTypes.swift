@@ -99,48 +99,101 @@ public struct PushRegistrationResponse: Codable, Sendable {
     }
 }
 
-/// One push in the outbox.
+/// One push in the outbox: what was composed for which device, and what became of it.
 public struct PushView: Codable, Sendable, Equatable {
+    /// Delivery state of a push.
+    public enum State: String, Sendable, Codable {
+        /// Recorded; no sink is configured for its transport.
+        case recorded = "RECORDED"
+        /// Waiting for or between delivery attempts.
+        case pending = "PENDING"
+        case delivered = "DELIVERED"
+        /// The endpoint said the token is gone (APNs 410 / BadDeviceToken, FCM UNREGISTERED); the token was removed.
+        case unregistered = "UNREGISTERED"
+        case failed = "FAILED"
+        /// Not sent: the person's notifications are paused (the attempt says why).
+        case suppressed = "SUPPRESSED"
+    }
+
+    /// One delivery attempt.
     public struct Attempt: Codable, Sendable, Equatable {
         public var timestamp: Int64
         public var sink: String
         public var status: Int?
+        /// APNs `reason` or FCM error status.
         public var reason: String?
         public var error: String?
+
+        public init(timestamp: Int64, sink: String, status: Int? = nil, reason: String? = nil, error: String? = nil) {
+            self.timestamp = timestamp
+            self.sink = sink
+            self.status = status
+            self.reason = reason
+            self.error = error
+        }
     }
 
+    /// Increasing sequence number.
     public var id: Int64
-    /// `apns-id`.
+    /// Unique id (`apns-id`).
     public var pushId: String
     public var accountId: String
     public var personId: String
     public var deviceRecordId: String
     public var deviceId: String
-    /// `NEW_MESSAGE`, `INCOMING_CALL`, `MISSED_CALL`, `REVOKE_CALL`, `INBOUND_REQUEST`,
-    /// `REVOKE_INBOUND_REQUEST` or `READ_MESSAGE`.
-    public var kind: String
-    /// `APNS`, `APNS_VOIP` or `FCM`.
-    public var transport: String
-    public var version: String
+    public var kind: PushKind
+    public var transport: PushTransport
+    public var version: PushVersion
+    /// The token the push is addressed to.
     public var token: String
+    /// `apns-topic` (with `.voip` for VoIP pushes).
     public var topic: String?
     /// `alert`, `background` or `voip`.
     public var pushType: String
     public var priority: Int
     public var collapseId: String?
     public var keyId: String?
+    /// The plain content (what the encrypted versions seal).
     public var content: PushContent
     /// The payload exactly as sent: the APNs or FCM JSON, as a string (``userInfo`` in CollabClient
     /// parses it).
     public var payload: String
     public var payloadBytes: Int
     public var truncated: Bool
-    /// `RECORDED` (no sink for its transport: in the outbox only), `PENDING`, `DELIVERED`, `UNREGISTERED`, `FAILED` or
-    /// `SUPPRESSED` (paused notifications; the attempt says why).
-    public var state: String
+    public var state: State
     public var attempts: [Attempt]
     public var createdAt: Int64
+
+    public init(
+        id: Int64, pushId: String, accountId: String, personId: String, deviceRecordId: String, deviceId: String, kind: PushKind, transport: PushTransport,
+        version: PushVersion, token: String, topic: String?, pushType: String, priority: Int, collapseId: String?, keyId: String?, content: PushContent,
+        payload: String, payloadBytes: Int, truncated: Bool, state: State, attempts: [Attempt], createdAt: Int64
+    ) {
+        self.id = id
+        self.pushId = pushId
+        self.accountId = accountId
+        self.personId = personId
+        self.deviceRecordId = deviceRecordId
+        self.deviceId = deviceId
+        self.kind = kind
+        self.transport = transport
+        self.version = version
+        self.token = token
+        self.topic = topic
+        self.pushType = pushType
+        self.priority = priority
+        self.collapseId = collapseId
+        self.keyId = keyId
+        self.content = content
+        self.payload = payload
+        self.payloadBytes = payloadBytes
+        self.truncated = truncated
+        self.state = state
+        self.attempts = attempts
+        self.createdAt = createdAt
+    }
 }
+
 
 /// A page of the outbox.
 public struct PushPage: Codable, Sendable {

@@ -97,7 +97,9 @@ public final class CallAPI: Sendable {
     ///   ``pushRegistry(payload:bridge:)`` does all of it).
     public func incomingCall(fromVoIPPayload payload: [AnyHashable: Any]) async throws -> IncomingCall {
         let content = try await notifications.handleRemoteNotification(userInfo: payload)
-        guard content.type == .incomingCall, let callId = content.callId else { throw NotificationProcessingError.unexpectedKind(content.type.rawValue) }
+        guard content.type == .incomingCall, let callId = content.callId else {
+            throw NotificationProcessingError.unexpectedKind(content.type.rawValue)
+        }
         let uuid = try Self.uuid(callId)
         if let credential = content.callCredential { remember(credential, for: uuid) }
         return IncomingCall(

@@ -146,7 +146,8 @@ public final class NotificationAPI: Sendable {
         guard let userInfo else { return nil }
         let content = try await handleRemoteNotification(userInfo: userInfo)
         let request = UIRequest(
-            reason: UIRequestReason(pushType: content.type.rawValue), requestedByUser: true, conversationId: content.conversationId, callId: content.callId
+            reason: UIRequestReason(pushType: content.type.rawValue), requestedByUser: true, conversationId: content.conversationId,
+            callId: content.callId
         )
         client.report(.showUIRequested(request))
         completionHandler?()

@@ -27,7 +27,8 @@ extension CollabEnvironment {
         let timeout = configuration.callTimeout
         let call = try await write(context.principal) { state, changes, op throws(CollabError) in
             try state.startCall(
-                conversationId: id, initiatorPersonId: personId, callType: type, timeout: timeout, accountId: accountId, context: op, changes: &changes
+                conversationId: id, initiatorPersonId: personId, callType: type, timeout: timeout, accountId: accountId, context: op,
+                changes: &changes
             )
         }
         return JSONBody.response(CallView(call, viewer: personId), status: .created)

@@ -262,7 +262,7 @@ let package = Package(
         .testTarget(
             name: "CollabStoreTests",
             dependencies: [
-                "CollabStore", "CollabCore",
+                "CollabStore", "CollabCore", "CollabWire",
                 .product(name: "SQLiteNIO", package: "sqlite-nio"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Logging", package: "swift-log"),
@@ -273,7 +273,7 @@ let package = Package(
             name: "CollabPushTests",
             dependencies: [
                 "CollabTestSupport",
-                "CollabPush", "CollabCore",
+                "CollabPush", "CollabCore", "CollabWire",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "JWTKit", package: "jwt-kit"),
                 .product(name: "Logging", package: "swift-log"),

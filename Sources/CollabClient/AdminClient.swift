@@ -29,9 +29,9 @@ public struct AdminClient: Sendable {
     /// Accounts: the caller's, and every account for a super admin.
     public var accounts: Accounts { Accounts(client: self) }
     /// The account's API keys.
-    public var apiKeys: ApiKeys { ApiKeys(client: self) }
+    public var apiKeys: ApiKeys { ApiKeys(client: self, path: "/apikeys", queryType: "ApiKeyQuery") }
     /// The account's named areas.
-    public var namedAreas: NamedAreas { NamedAreas(client: self) }
+    public var namedAreas: NamedAreas { NamedAreas(client: self, path: "/namedareas", queryType: "NamedAreaQuery") }
     /// The account's users.
     public var users: Users { Users(client: self) }
     /// The account's persons: users' persons, visitors and virtual persons.
@@ -92,90 +92,51 @@ public struct AdminClient: Sendable {
     }
 
     /// `/apikeys`.
-    public struct ApiKeys: Sendable {
-        let client: AdminClient
-        private var base: String { client.prefix + "/apikeys" }
-
-        /// Creates an API key.
-        /// - Parameter key: The API key to create; the server sets its id and version.
-        public func create(_ key: WebApiKey) async throws(CollabClientError) -> WebApiKey {
-            try await client.transport.send("POST", base + "/create", body: key)
-        }
-        /// Reads an API key by id.
-        /// - Parameters:
-        ///   - id: Its id.
-        ///   - expand: Parts to include, e.g. `["configuration"]`.
-        public func read(_ id: String, expand: [String] = []) async throws(CollabClientError) -> WebApiKey {
-            try await client.transport.send("GET", base + "/\(id)/read", query: client.expand(expand))
-        }
-        /// The API key with this key string.
-        /// - Parameter key: The key apps send.
-        public func getByKey(_ key: String) async throws(CollabClientError) -> WebApiKey {
-            try await client.transport.send("GET", base + "/getByKey", query: [("apiKey", key)])
-        }
-        /// The account's default API key.
-        public func getDefault() async throws(CollabClientError) -> WebApiKey {
-            try await client.transport.send("GET", base + "/getDefault")
-        }
-        /// Reads several API keys at once.
-        /// - Parameter ids: Their ids.
-        public func readMultiple(_ ids: [String]) async throws(CollabClientError) -> WebList<WebApiKey> {
-            try await client.transport.send("POST", base + "/readMultiple", body: ids)
-        }
-        /// Searches the API keys the caller may see (`searchFilters`, `orderBy`, `offset`, `limit`).
-        /// - Parameter query: The vendor's query; all when empty.
-        public func search(_ query: WebQuery = WebQuery(type: "ApiKeyQuery")) async throws(CollabClientError) -> WebResult<WebApiKey> {
-            try await client.transport.send("POST", base + "/search", body: query)
-        }
-        /// Updates an API key; a stale `version` is a conflict.
-        /// - Parameters:
-        ///   - key: The API key as read, changed.
-        ///   - expand: Parts to include in the answer.
-        public func update(_ key: WebApiKey, expand: [String] = []) async throws(CollabClientError) -> WebApiKey {
-            try await client.transport.send("POST", base + "/update", query: client.expand(expand), body: key)
-        }
-        /// Deletes an API key.
-        /// - Parameter id: Its id.
-        public func delete(_ id: String) async throws(CollabClientError) {
-            try await client.transport.sendWithoutResult("DELETE", base + "/\(id)/delete")
-        }
-    }
+    public typealias ApiKeys = Entities<WebApiKey>
 
     /// `/namedareas`.
-    public struct NamedAreas: Sendable {
-        let client: AdminClient
-        private var base: String { client.prefix + "/namedareas" }
+    public typealias NamedAreas = Entities<WebNamedArea>
 
-        /// Creates a named area.
-        /// - Parameter area: The named area to create; the server sets its id and version.
-        public func create(_ area: WebNamedArea) async throws(CollabClientError) -> WebNamedArea {
-            try await client.transport.send("POST", base + "/create", body: area)
+    /// A service whose entities are created, read, searched, updated and deleted the vendor's way
+    /// (`create`, `{id}/read`, `readMultiple`, `search`, `update`, `{id}/delete`): API keys and named areas.
+    public struct Entities<Entity: Codable & Sendable>: Sendable {
+        let client: AdminClient
+        /// The service's path below the prefix, e.g. `/apikeys`.
+        let path: String
+        /// The `$_type` of a search query for this service, e.g. `ApiKeyQuery`.
+        let queryType: String
+        private var base: String { client.prefix + path }
+
+        /// Creates an entity.
+        /// - Parameter entity: The entity to create; the server sets its id and version.
+        public func create(_ entity: Entity) async throws(CollabClientError) -> Entity {
+            try await client.transport.send("POST", base + "/create", body: entity)
         }
-        /// Reads a named area by id.
+        /// Reads an entity by id.
         /// - Parameters:
         ///   - id: Its id.
         ///   - expand: Parts to include, e.g. `["configuration"]`.
-        public func read(_ id: String, expand: [String] = []) async throws(CollabClientError) -> WebNamedArea {
+        public func read(_ id: String, expand: [String] = []) async throws(CollabClientError) -> Entity {
             try await client.transport.send("GET", base + "/\(id)/read", query: client.expand(expand))
         }
-        /// Reads several named areas at once.
+        /// Reads several entities at once.
         /// - Parameter ids: Their ids.
-        public func readMultiple(_ ids: [String]) async throws(CollabClientError) -> WebList<WebNamedArea> {
+        public func readMultiple(_ ids: [String]) async throws(CollabClientError) -> WebList<Entity> {
             try await client.transport.send("POST", base + "/readMultiple", body: ids)
         }
-        /// Searches the named areas the caller may see (`searchFilters`, `orderBy`, `offset`, `limit`).
-        /// - Parameter query: The vendor's query; all when empty.
-        public func search(_ query: WebQuery = WebQuery(type: "NamedAreaQuery")) async throws(CollabClientError) -> WebResult<WebNamedArea> {
-            try await client.transport.send("POST", base + "/search", body: query)
+        /// Searches the entities the caller may see (`searchFilters`, `orderBy`, `offset`, `limit`).
+        /// - Parameter query: The vendor's query; all when absent.
+        public func search(_ query: WebQuery? = nil) async throws(CollabClientError) -> WebResult<Entity> {
+            try await client.transport.send("POST", base + "/search", body: query ?? WebQuery(type: queryType))
         }
-        /// Updates a named area; a stale `version` is a conflict.
+        /// Updates an entity; a stale `version` is a conflict.
         /// - Parameters:
-        ///   - area: The named area as read, changed.
+        ///   - entity: The entity as read, changed.
         ///   - expand: Parts to include in the answer.
-        public func update(_ area: WebNamedArea, expand: [String] = []) async throws(CollabClientError) -> WebNamedArea {
-            try await client.transport.send("POST", base + "/update", query: client.expand(expand), body: area)
+        public func update(_ entity: Entity, expand: [String] = []) async throws(CollabClientError) -> Entity {
+            try await client.transport.send("POST", base + "/update", query: client.expand(expand), body: entity)
         }
-        /// Deletes a named area.
+        /// Deletes an entity.
         /// - Parameter id: Its id.
         public func delete(_ id: String) async throws(CollabClientError) {
             try await client.transport.sendWithoutResult("DELETE", base + "/\(id)/delete")
@@ -312,5 +273,17 @@ public struct AdminClient: Sendable {
         public func currentPerson() async throws(CollabClientError) -> WebPerson {
             try await client.transport.send("GET", base + "/getCurrentPerson")
         }
+    }
+}
+
+extension AdminClient.Entities where Entity == WebApiKey {
+    /// The API key with this key string.
+    /// - Parameter key: The key apps send.
+    public func getByKey(_ key: String) async throws(CollabClientError) -> WebApiKey {
+        try await client.transport.send("GET", base + "/getByKey", query: [("apiKey", key)])
+    }
+    /// The account's default API key.
+    public func getDefault() async throws(CollabClientError) -> WebApiKey {
+        try await client.transport.send("GET", base + "/getDefault")
     }
 }

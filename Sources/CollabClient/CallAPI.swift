@@ -97,7 +97,9 @@ public final class CallAPI: Sendable {
     ///   ``pushRegistry(payload:bridge:)`` does all of it).
     public func incomingCall(fromVoIPPayload payload: [AnyHashable: Any]) async throws -> IncomingCall {
         let content = try await notifications.handleRemoteNotification(userInfo: payload)
-        guard content.type == "INCOMING_CALL", let callId = content.callId else { throw NotificationProcessingError.unexpectedKind(content.type) }
+        guard content.type == .incomingCall, let callId = content.callId else {
+            throw NotificationProcessingError.unexpectedKind(content.type.rawValue)
+        }
         let uuid = try Self.uuid(callId)
         if let credential = content.callCredential { remember(credential, for: uuid) }
         return IncomingCall(
@@ -116,9 +118,9 @@ public final class CallAPI: Sendable {
     @discardableResult
     public func pushRegistry(payload: [AnyHashable: Any], bridge: any CallKitBridge) async throws -> VoIPPushOutcome {
         let content = try await notifications.handleRemoteNotification(userInfo: payload)
-        guard let callId = content.callId else { throw NotificationProcessingError.unexpectedKind(content.type) }
+        guard let callId = content.callId else { throw NotificationProcessingError.unexpectedKind(content.type.rawValue) }
         let uuid = try Self.uuid(callId)
-        if content.type != "INCOMING_CALL" || content.callState != "CALLING" {
+        if content.type != .incomingCall || content.callState != "CALLING" {
             await bridge.reportUnsuccessfulCall(uuid)
             return .unsuccessful(uuid, state: content.callState ?? "IDLE", reason: content.callEndReason)
         }
@@ -196,11 +198,11 @@ public final class CallAPI: Sendable {
     /// What a (decrypted) notification means for a reported call: a missed-call push ends it as
     /// unanswered; a revoke ends it (answered elsewhere when the call is active, else missed or declined).
     /// `nil` for other notifications.
-    public func update(for content: PushContentView) -> CallUpdate? {
+    public func update(for content: PushContent) -> CallUpdate? {
         guard let callId = content.callId, let uuid = UUID(uuidString: callId) else { return nil }
         switch content.type {
-        case "MISSED_CALL": return .ended(uuid, unanswered: true)
-        case "REVOKE_CALL": return content.callState == "ACTIVE" ? .ended(uuid, unanswered: false) : .ended(uuid, unanswered: true)
+        case .missedCall: return .ended(uuid, unanswered: true)
+        case .revokeCall: return content.callState == "ACTIVE" ? .ended(uuid, unanswered: false) : .ended(uuid, unanswered: true)
         default: return nil
         }
     }

@@ -112,7 +112,7 @@ public final class NotificationAPI: Sendable {
     /// - Throws: ``NotificationProcessingError/foreignNotification`` for a notification that is not ours
     ///   (the app handles it itself); ``NotificationProcessingError/unknownKey(_:)`` when the key is not
     ///   among the server's current keys either.
-    public func handleRemoteNotification(userInfo: [AnyHashable: Any]) async throws -> PushContentView {
+    public func handleRemoteNotification(userInfo: [AnyHashable: Any]) async throws -> PushContent {
         let fields = Self.stringKeyed(userInfo)
         do {
             return try Self.content(of: fields, keys: storage.load())
@@ -128,7 +128,7 @@ public final class NotificationAPI: Sendable {
     @discardableResult
     public func handleRemoteNotification(
         userInfo: [AnyHashable: Any], withCompletionHandler completionHandler: @Sendable () -> Void
-    ) async throws -> PushContentView {
+    ) async throws -> PushContent {
         let content = try await handleRemoteNotification(userInfo: userInfo)
         completionHandler()
         return content
@@ -142,11 +142,12 @@ public final class NotificationAPI: Sendable {
     @discardableResult
     public func handleLaunchNotification(
         userInfo: [AnyHashable: Any]?, withCompletionHandler completionHandler: (@Sendable () -> Void)? = nil
-    ) async throws -> PushContentView? {
+    ) async throws -> PushContent? {
         guard let userInfo else { return nil }
         let content = try await handleRemoteNotification(userInfo: userInfo)
         let request = UIRequest(
-            reason: UIRequestReason(pushType: content.type), requestedByUser: true, conversationId: content.conversationId, callId: content.callId
+            reason: UIRequestReason(pushType: content.type.rawValue), requestedByUser: true, conversationId: content.conversationId,
+            callId: content.callId
         )
         client.report(.showUIRequested(request))
         completionHandler?()
@@ -188,7 +189,7 @@ public final class NotificationAPI: Sendable {
     /// The content of a notification payload (APNs `userInfo`, or an FCM data message's `unblu` string
     /// parsed into a dictionary), decrypting it with `keys` when sealed. Usable from a Notification
     /// Service Extension, like the SDK's encrypted-notification helper.
-    public static func content(of userInfo: [String: Any], keys: [NotificationKeyView]) throws -> PushContentView {
+    public static func content(of userInfo: [String: Any], keys: [NotificationKeyView]) throws -> PushContent {
         var unblu = userInfo["unblu"]
         if let text = unblu as? String, let data = text.data(using: .utf8) {
             unblu = try? JSONSerialization.jsonObject(with: data)
@@ -201,14 +202,14 @@ public final class NotificationAPI: Sendable {
         }
         do {
             let data = try JSONSerialization.data(withJSONObject: fields)
-            return try JSONDecoder().decode(PushContentView.self, from: data)
+            return try JSONDecoder().decode(PushContent.self, from: data)
         } catch {
             throw NotificationProcessingError.malformed("\(error)")
         }
     }
 
     /// Opens sealed content: base64 of the AES-256-GCM combined box (nonce ‖ ciphertext ‖ tag).
-    public static func decrypt(_ sealed: String, key: String) throws -> PushContentView {
+    public static func decrypt(_ sealed: String, key: String) throws -> PushContent {
         guard let keyData = Data(base64Encoded: key), keyData.count == 32, let combined = Data(base64Encoded: sealed) else {
             throw NotificationProcessingError.malformed("key or sealed data is not valid base64")
         }
@@ -219,7 +220,7 @@ public final class NotificationAPI: Sendable {
             throw NotificationProcessingError.decryptionFailed
         }
         do {
-            return try JSONDecoder().decode(PushContentView.self, from: plaintext)
+            return try JSONDecoder().decode(PushContent.self, from: plaintext)
         } catch {
             throw NotificationProcessingError.malformed("sealed content is not push content")
         }

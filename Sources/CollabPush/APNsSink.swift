@@ -1,11 +1,12 @@
 import AsyncHTTPClient
 import CollabCore
+import CollabWire
 import Foundation
 import Logging
 import NIOCore
+import NIOFoundationCompat
 import NIOHTTP1
 import NIOSSL
-import NIOFoundationCompat
 
 /// What a sink made of one delivery attempt.
 struct SinkResult: Sendable {

@@ -1,5 +1,6 @@
 import AsyncHTTPClient
 import CollabCore
+import CollabWire
 import Foundation
 import JWTKit
 import NIOCore

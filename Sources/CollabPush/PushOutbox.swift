@@ -1,4 +1,5 @@
-public import CollabCore
+import CollabCore
+public import CollabWire
 import DequeModule
 import Synchronization
 

@@ -1,4 +1,5 @@
 import CollabCore
+import CollabWire
 import Synchronization
 
 /// A delivery failure a fault rule puts in place of the push service's answer (`PUSH_FAILURE` rules

@@ -1,4 +1,5 @@
 public import CollabCore
+public import CollabWire
 import Foundation
 public import Logging
 public import ServiceLifecycle

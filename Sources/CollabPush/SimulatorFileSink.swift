@@ -1,4 +1,5 @@
 import CollabCore
+import CollabWire
 import Foundation
 
 /// Writes alert pushes as `.apns` files for `xcrun simctl push <device> <file>`: the payload plus the

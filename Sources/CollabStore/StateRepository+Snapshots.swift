@@ -1,4 +1,5 @@
 public import CollabCore
+import CollabWire
 import Synchronization
 
 /// Snapshots: one account's records copied out, and accounts replaced by a snapshot's.

@@ -2,6 +2,7 @@ import APNsSimulator
 import ArgumentParser
 import CollabCore
 import CollabPush
+import CollabWire
 import Crypto
 import Foundation
 import Logging

@@ -21,10 +21,7 @@ struct LoadCommand: AsyncParsableCommand {
             """
     )
 
-    @Option(help: "The server's root URL.")
-    var url: String = "http://127.0.0.1:8080"
-    @Option(help: "The API key visitors start with.")
-    var apiKey: String = "demo-api-key"
+    @OptionGroup var server: ServerTargetArguments
     @Option(help: "Simulated visitor devices.")
     var visitors: Int = 10
     @Option(help: "Simulated agents.")
@@ -85,8 +82,8 @@ struct LoadCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        var configuration = LoadConfiguration(url: url)
-        configuration.apiKey = apiKey
+        var configuration = LoadConfiguration(url: server.url)
+        configuration.apiKey = server.apiKey
         configuration.visitors = visitors
         configuration.agents = agents
         configuration.rampUpSeconds = rampUp

@@ -30,11 +30,7 @@ struct VisitorCommand: AsyncParsableCommand {
             """
     )
 
-    @Option(help: "The server's base URL.")
-    var url: String = "http://127.0.0.1:8080"
-
-    @Option(help: "The account's API key.")
-    var apiKey: String = "demo-api-key"
+    @OptionGroup var server: ServerTargetArguments
 
     @Option(help: "The named area (id or siteId) new conversations go to.")
     var namedArea: String = "demo-area"
@@ -61,7 +57,7 @@ struct VisitorCommand: AsyncParsableCommand {
         let tlsOptions = try tls.options()
         let session = VisitorSession(
             client: VisitorClient(configuration: ClientConfiguration(
-                baseURL: url, apiKey: apiKey, namedArea: namedArea, deviceId: deviceId ?? "visitor-\(UInt32.random(in: 1000...9999))",
+                baseURL: server.url, apiKey: server.apiKey, namedArea: namedArea, deviceId: deviceId ?? "visitor-\(UInt32.random(in: 1000...9999))",
                 preferences: FilePreferencesStorage(url: URL(fileURLWithPath: preferences)),
                 tls: tlsOptions
             )),

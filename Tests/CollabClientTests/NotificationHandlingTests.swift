@@ -36,7 +36,7 @@ struct NotificationHandlingTests {
         let sealed = try Self.seal(key: previous)
         let keys = [Self.key("k2", current), Self.key("k1", previous)]
         let opened = try NotificationAPI.content(of: ["unblu": ["encryptedData": sealed, "keyId": "k1"]], keys: keys)
-        #expect(opened.title == "Agent" && opened.type == "NEW_MESSAGE")
+        #expect(opened.title == "Agent" && opened.type == .newMessage)
     }
 
     @Test("refusals: not ours, no key id, a key not held, the wrong key under the id, bad base64, sealed garbage")

@@ -1,4 +1,5 @@
 import CollabCore
+import CollabWire
 import Foundation
 import Testing
 

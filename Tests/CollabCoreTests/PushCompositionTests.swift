@@ -1,4 +1,5 @@
 import CollabCore
+import CollabWire
 import Crypto
 import Foundation
 import Testing

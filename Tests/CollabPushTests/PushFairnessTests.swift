@@ -1,10 +1,11 @@
+
 import CollabCore
+@testable import CollabPush
 import CollabTestSupport
+import CollabWire
 import Foundation
 import Testing
 import _CryptoExtras
-
-@testable import CollabPush
 
 /// Pushes are sent from a queue per account and push service (issue 25, item 4): one account whose
 /// push service never answers holds its share of the pipeline's slots only. The pipeline runs in

@@ -1,7 +1,8 @@
-import CollabCore
-import Testing
 
+import CollabCore
 @testable import CollabPush
+import CollabWire
+import Testing
 
 /// The outbox on its own: a bounded ring with increasing ids, filters, waits and streams.
 @Suite("Push outbox")

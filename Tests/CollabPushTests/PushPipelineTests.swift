@@ -1,11 +1,12 @@
+
 import CollabCore
+@testable import CollabPush
+import CollabWire
 import Foundation
 import Logging
 import ServiceLifecycle
 import Synchronization
 import Testing
-
-@testable import CollabPush
 
 /// The push pipeline on its own, without a server: composition per transport and version of pushes as
 /// a commit resolves them, the outbox states without sinks, dropped pushes, and the settle barrier.

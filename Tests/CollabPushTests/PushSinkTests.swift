@@ -1,8 +1,9 @@
+
 import CollabCore
+@testable import CollabPush
+import CollabWire
 import Foundation
 import Testing
-
-@testable import CollabPush
 
 /// What the sinks make of an entry without a network: the simulator's `.apns` file, FCM's error codes.
 @Suite("Push sinks without a network")

@@ -106,7 +106,7 @@ struct CallDetailsTests {
             #expect(device.pushKitToken == nil, "the PushKit token is not registered")
             let first = try await agentA.startCall(in: conversationId)
             let alert = try await server.waitForPush([("kind", "INCOMING_CALL"), ("conversationId", conversationId)])
-            #expect(alert.transport == "APNS")
+            #expect(alert.transport == .apns)
             #expect(alert.pushType == "background", "an Encrypted device's alert goes as a background push it decrypts")
             _ = try await agentA.endCall(first.id)
 
@@ -162,7 +162,7 @@ struct CallDetailsTests {
             let answered: CallView = try await watch.transport.send("POST", "/mobile/v1/calls/\(call.id)/answer")
             #expect(answered.state == "ACTIVE")
             let revoke = try await server.waitForPush([("kind", "REVOKE_CALL"), ("deviceId", "voip-only")])
-            #expect(revoke.transport == "APNS_VOIP")
+            #expect(revoke.transport == .apnsVoIP)
             #expect(
                 try await calls.pushRegistry(payload: try userInfo(revoke), bridge: bridge)
                     == .unsuccessful(uuid, state: "ACTIVE", reason: "ANSWERED_ELSEWHERE"))

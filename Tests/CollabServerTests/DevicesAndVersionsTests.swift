@@ -52,7 +52,7 @@ struct DevicesAndVersionsTests {
             #expect(devices.isEmpty)
             _ = try await scenario.agent.send("anyone there?", in: scenario.conversationId)
             try await server.settlePushes()
-            #expect(try await server.pushes([("personId", personId)]).filter { $0.kind == "NEW_MESSAGE" }.isEmpty)
+            #expect(try await server.pushes([("personId", personId)]).filter { $0.kind == .newMessage }.isEmpty)
             #expect(try await admin.raw("POST", "/app/rest/v4/persons/unknown/removeDevices").status == 404)
         }
     }

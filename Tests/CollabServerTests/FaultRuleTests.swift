@@ -206,7 +206,7 @@ struct FaultRuleTests {
             #expect(try await server.call(.get, "/_mock/v1/pushes/settle", authorization: Self.root).status == .noContent)
             let pushes = try await server.call(.get, "/_mock/v1/pushes?deviceId=gone-phone", authorization: Self.root).decode(PushPage.self).pushes
             let push = try #require(pushes.last)
-            #expect(push.state == "UNREGISTERED")
+            #expect(push.state == .unregistered)
             #expect(push.attempts.last?.sink == "fault" && push.attempts.last?.reason == "Unregistered" && push.attempts.last?.status == 410)
             let devices = try await server.call(.get, "/_mock/v1/devices", authorization: Self.root).decode([DeviceView].self)
             #expect(devices.first { $0.deviceId == "gone-phone" }?.apnsToken == nil, "the token is removed as a real 410 would remove it")

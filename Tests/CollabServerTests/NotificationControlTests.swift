@@ -35,7 +35,7 @@ struct NotificationControlTests {
             // Not paused: the push leaves, its badge is the person's count.
             _ = try await scenario.agent.send("one", in: scenario.conversationId)
             let first = try await server.waitForPush([("kind", "NEW_MESSAGE"), ("personId", visitorId)])
-            #expect(first.state != "SUPPRESSED")
+            #expect(first.state != .suppressed)
             #expect(first.content.notificationCount == 1)
             #expect(try await count() == 1)
             #expect(try await countFor([scenario.conversationId, "no-such-conversation"]) == 1)
@@ -54,7 +54,7 @@ struct NotificationControlTests {
             try await server.control.changeClock(ClockChange(advanceMillis: 61_000))
             _ = try await scenario.agent.send("three", in: scenario.conversationId)
             let third = try await server.waitForPush([("kind", "NEW_MESSAGE"), ("after", String(suppressed.id))])
-            #expect(third.state != "SUPPRESSED")
+            #expect(third.state != .suppressed)
             #expect(third.content.notificationCount == 3)
 
             // Auto-pause: paused while a reason is in force.
@@ -63,7 +63,7 @@ struct NotificationControlTests {
             #expect((auto["autoPauseNotificationsReasons"] as? [[String: Any]])?.first?["sourceId"] as? String == "meeting")
             _ = try await scenario.agent.send("four", in: scenario.conversationId)
             let autoPaused = try await server.waitForPush([("kind", "NEW_MESSAGE"), ("after", String(third.id))])
-            #expect(autoPaused.state == "SUPPRESSED")
+            #expect(autoPaused.state == .suppressed)
             #expect(autoPaused.attempts.first?.reason?.contains("meeting") == true)
             let removed = try await control("removeAutoPauseNotificationsReason", ["sourceId": "meeting"])
             #expect(removed["pauseNotificationsState"] as? String == "OFF")

@@ -1,5 +1,6 @@
 import CollabCore
 import CollabStore
+import CollabWire
 import Foundation
 import Logging
 import Synchronization

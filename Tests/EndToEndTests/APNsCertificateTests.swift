@@ -77,7 +77,7 @@ struct APNsCertificateTests {
             let scenario = try await PushScenario.make(server, device: "cert-only-phone")
             _ = try await scenario.agent.startCall(in: scenario.conversationId)
             let delivered = try await server.waitForPush([("kind", "INCOMING_CALL"), ("state", "DELIVERED")])
-            #expect(delivered.transport == "APNS_VOIP")
+            #expect(delivered.transport == .apnsVoIP)
             // A VoIP Services certificate may not push alerts to the bundle.
             _ = try await scenario.agent.send("refused", in: scenario.conversationId)
             let refused = try await server.waitForPush([("kind", "NEW_MESSAGE"), ("state", "FAILED")])

@@ -1,3 +1,5 @@
+public import CollabWire
+
 /// Whether the app is in the background, or in the foreground with the collaboration UI closed or open.
 /// Together with the open conversation it decides push versus in-app events (the SDK's notification table).
 public enum AppState: String, Sendable, Codable, CaseIterable {
@@ -6,26 +8,7 @@ public enum AppState: String, Sendable, Codable, CaseIterable {
     case foregroundUIOpen = "FOREGROUND_UI_OPEN"
 }
 
-/// What a mobile client says about the device it runs on (the vendor's `DeviceInfo` where it fits).
-public struct DeviceInfo: Sendable, Codable, Equatable {
-    /// `iOS`, `Android`, or another platform name.
-    public var os: String
-    public var osVersion: String?
-    /// The app's bundle or package id.
-    public var appId: String?
-    public var appVersion: String?
-    public var sdkVersion: String?
-    public var model: String?
-
-    public init(os: String, osVersion: String? = nil, appId: String? = nil, appVersion: String? = nil, sdkVersion: String? = nil, model: String? = nil) {
-        self.os = os
-        self.osVersion = osVersion
-        self.appId = appId
-        self.appVersion = appVersion
-        self.sdkVersion = sdkVersion
-        self.model = model
-    }
-
+extension DeviceInfo {
     /// Whether this is an iOS device (for `iosMaxFpsRate` and APNs).
     public var isIOS: Bool { os.lowercased() == "ios" || os.lowercased() == "ipados" }
 

@@ -1,3 +1,5 @@
+public import CollabWire
+
 /// Where a conversation is routed: a named area's queue, the account-wide queue, or one agent.
 public struct ConversationRecipient: Sendable, Codable, Equatable, Hashable {
     public var type: RecipientType

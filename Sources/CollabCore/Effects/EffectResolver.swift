@@ -1,3 +1,5 @@
+import CollabWire
+
 /// Turns what an operation recorded (its events and push intents) into ``ResolvedEffects``: the pushes
 /// with their tokens, keys and sinks, the webhook deliveries with their endpoints, secrets and bodies,
 /// and the dialog bots' offers and events.

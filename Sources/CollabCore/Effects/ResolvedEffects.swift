@@ -1,3 +1,4 @@
+public import CollabWire
 public import Foundation
 
 /// What a committed write makes happen outside the state, resolved under the account's lock at commit

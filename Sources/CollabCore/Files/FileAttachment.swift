@@ -1,25 +1,10 @@
-/// A file shared in a conversation: what a FILE message carries. The bytes live in the server's file
-/// storage under `id`; the message row only names them.
-public struct FileAttachment: Sendable, Codable, Equatable {
-    /// The file's id, also its name in storage (the vendor's `fileStoreId`).
-    public var id: String
-    /// The name the uploader gave, for display and `Content-Disposition`; never used as a path.
-    public var name: String
-    /// The type sniffed from the content (the client's claim only refines plain text).
-    public var mimeType: String
-    /// Size in bytes.
-    public var size: Int64
-    /// Lower-case hex SHA-256 of the content: the download's strong `ETag`.
-    public var sha256: String
+public import CollabWire
 
-    public init(id: String, name: String, mimeType: String, size: Int64, sha256: String) {
-        self.id = id
-        self.name = name
-        self.mimeType = mimeType
-        self.size = size
-        self.sha256 = sha256
-    }
+/// A file shared in a conversation: what a FILE message carries, stored as the client sees it. The bytes
+/// live in the server's file storage under `id`; the message row only names them.
+public typealias FileAttachment = FileView
 
+extension FileAttachment {
     /// The longest file name accepted, in UTF-8 bytes.
     public static let maximumNameLength = 255
 

@@ -1,3 +1,4 @@
+import CollabWire
 import Foundation
 
 /// Why a file was refused. The server answers each with its own status and the type as the typed

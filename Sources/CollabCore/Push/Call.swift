@@ -1,3 +1,4 @@
+public import CollabWire
 import Foundation
 
 /// The state of a call.

@@ -1,3 +1,5 @@
+public import CollabWire
+
 /// A visitor's device as push sees it: its tokens, notification version and key ring.
 ///
 /// One record per person and app device id. Tokens survive the client being stopped (pushes are for

@@ -1,4 +1,4 @@
-import CollabWire
+public import CollabWire
 public import Foundation
 
 /// A push ready for a sink: transport, APNs headers, the payload as sent.

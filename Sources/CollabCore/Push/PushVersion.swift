@@ -1,31 +1,20 @@
-/// How a device wants its notifications: the SDK's push-notification versions.
-public enum PushVersion: String, Sendable, Codable, CaseIterable {
-    /// All content sealed; the SDK decrypts in the app (delivered as a background push).
-    case encrypted = "ENCRYPTED"
-    /// All content sealed; a Notification Service Extension decrypts (`mutable-content: 1` with a placeholder alert).
-    case encryptedService = "ENCRYPTED_SERVICE"
-    /// Plain title and text (legacy).
-    case notEncrypted = "NOT_ENCRYPTED"
+public import CollabWire
 
+extension PushVersion {
     /// Whether the device holds a notification key.
     public var isEncrypted: Bool { self != .notEncrypted }
+
+    /// Parses a version as a registration names it.
+    /// - Throws: `badRequest`, listing the versions, for any other text.
+    public init(parsing text: String) throws(CollabError) {
+        guard let version = PushVersion(rawValue: text) else {
+            throw .badRequest("version must be one of \(PushVersion.allCases.map(\.rawValue).joined(separator: ", "))")
+        }
+        self = version
+    }
 }
 
-/// What a push is about (the vendor's `*PushNotificationEvent`s).
-public enum PushKind: String, Sendable, Codable, CaseIterable {
-    case newMessage = "NEW_MESSAGE"
-    case incomingCall = "INCOMING_CALL"
-    case missedCall = "MISSED_CALL"
-    /// A call that rang on this device ended or was answered elsewhere.
-    case revokeCall = "REVOKE_CALL"
-    /// A conversation request for an agent: a new conversation in the agent's queue, or an invitation
-    /// or forwarding addressed to the agent.
-    case inboundRequest = "INBOUND_REQUEST"
-    /// An inbound request this device was told about was taken (accepted, by anyone), ended or revoked.
-    case revokeInboundRequest = "REVOKE_INBOUND_REQUEST"
-    /// The person read their unread messages on another device: this one clears its badge.
-    case readMessage = "READ_MESSAGE"
-
+extension PushKind {
     /// The vendor's webhook event name for this push.
     public var webhookEvent: String {
         switch self {
@@ -46,16 +35,6 @@ public enum PushKind: String, Sendable, Codable, CaseIterable {
         case .newMessage, .incomingCall, .missedCall, .inboundRequest: false
         }
     }
-}
-
-/// The channel a push goes out on.
-public enum PushTransport: String, Sendable, Codable, CaseIterable {
-    /// An alert or background push to the APNs device token.
-    case apns = "APNS"
-    /// A VoIP push to the PushKit token.
-    case apnsVoIP = "APNS_VOIP"
-    /// A Firebase Cloud Messaging message.
-    case fcm = "FCM"
 }
 
 /// Validation of push tokens.

@@ -1,3 +1,5 @@
+import CollabWire
+
 /// The pushes only agents' apps get — inbound requests and their revocation, the vendor's
 /// `push_notification.inbound_request` and `.revoke_inbound_request` — and the read-message push every
 /// person's other devices get. Agents' devices otherwise get what visitors' do (new messages, incoming

@@ -1,3 +1,5 @@
+import CollabWire
+
 extension AccountState {
     /// A call of the caller's account.
     public func call(_ id: String, accountId: String) throws(CollabError) -> Call {

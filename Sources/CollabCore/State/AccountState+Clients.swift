@@ -1,3 +1,4 @@
+public import CollabWire
 import Crypto
 import Foundation
 

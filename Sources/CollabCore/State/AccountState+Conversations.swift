@@ -1,3 +1,4 @@
+public import CollabWire
 import Foundation
 
 /// What creating a conversation takes.

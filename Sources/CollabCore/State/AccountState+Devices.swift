@@ -1,35 +1,13 @@
-/// What registering a device for push takes.
-public struct PushRegistrationInput: Sendable {
-    public var apnsToken: String?
-    public var pushKitToken: String?
-    public var fcmToken: String?
-    public var version: PushVersion
-    /// `sandbox` (default) or `production`.
-    public var apnsEnvironment: String?
-    /// Whether the app rings natively (the SDK's `nativeInboundCall` capability); `nil`: as its PushKit
-    /// token says.
-    public var nativeInboundCall: Bool?
-
-    public init(
-        apnsToken: String? = nil, pushKitToken: String? = nil, fcmToken: String? = nil, version: PushVersion, apnsEnvironment: String? = nil,
-        nativeInboundCall: Bool? = nil
-    ) {
-        self.apnsToken = apnsToken
-        self.pushKitToken = pushKitToken
-        self.fcmToken = fcmToken
-        self.version = version
-        self.apnsEnvironment = apnsEnvironment
-        self.nativeInboundCall = nativeInboundCall
-    }
-}
+public import CollabWire
 
 extension AccountState {
     /// Registers (or re-registers, replacing) the push tokens of the device behind a client session.
     /// An encrypted version gets a notification key if the device has none.
     public mutating func registerPush(
-        _ input: PushRegistrationInput, clientToken: String, context: OperationContext, changes: inout ChangeSet
+        _ input: PushRegistrationRequest, clientToken: String, context: OperationContext, changes: inout ChangeSet
     ) throws(CollabError) -> Device {
         guard let session = clientSessions[clientToken] else { throw .unauthorized("unknown or stopped client") }
+        let version = try PushVersion(parsing: input.version)
         let apns = try input.apnsToken.map { token throws(CollabError) in try PushTokens.validateAPNs(token, field: "apnsToken") }
         let pushKit = try input.pushKitToken.map { token throws(CollabError) in try PushTokens.validateAPNs(token, field: "pushKitToken") }
         let fcm = try input.fcmToken.map { token throws(CollabError) in try PushTokens.validateFCM(token) }
@@ -40,7 +18,7 @@ extension AccountState {
         var device = devices[id]
             ?? Device(
                 id: id, accountId: session.accountId, personId: session.personId, deviceId: session.deviceId, device: session.device,
-                version: input.version, apnsEnvironment: environment, registeredAt: context.now
+                version: version, apnsEnvironment: environment, registeredAt: context.now
             )
         // A token belongs to one device: registering it here takes it away from any other record.
         let holders = [apns, pushKit, fcm].compactMap { $0 }.reduce(into: Set<String>()) { $0.formUnion(devices.ids(Indexes.deviceByToken, $1)) }
@@ -59,12 +37,12 @@ extension AccountState {
         device.apnsToken = apns
         device.pushKitToken = pushKit
         device.fcmToken = fcm
-        device.version = input.version
+        device.version = version
         device.apnsEnvironment = environment
         device.nativeInboundCall = input.nativeInboundCall
         device.agent = session.isAgent ? true : nil
         device.updatedAt = context.now
-        if input.version.isEncrypted, device.keys == nil {
+        if version.isEncrypted, device.keys == nil {
             device.keys = NotificationKeyRing(current: NotificationKey(id: context.ids.make(length: 12), material: PushEncryption.makeKeyMaterial(), createdAt: context.now))
         }
         storeDevice(device)

@@ -1,3 +1,5 @@
+public import CollabWire
+
 /// Files in conversations: FILE messages, who may upload and download them, and the restrictions that
 /// apply. The bytes are the server's business; the state holds the message that names them.
 extension AccountState {

@@ -1,3 +1,5 @@
+import CollabWire
+
 /// Snapshots of one shard: what it stores, and a shard built from a snapshot taking its place.
 extension AccountState {
     /// Every entity the shard stores, the account record first (what the store holds for this account).

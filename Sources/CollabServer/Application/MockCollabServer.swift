@@ -55,13 +55,13 @@ public final class MockCollabServer: Service {
             configuration: configuration, repository: repository, parts: parts, clockTasks: clockTasks, clock: clock, logger: logger
         )
         let followUps = FollowUpWrites(repository: repository, clock: clock, pushes: parts.pushes, bots: parts.bots, logger: logger)
-        let allowedHosts = configuration.webhookAllowedHosts
-        let interception = FileInterception(client: parts.clients.interceptors, allowedHosts: allowedHosts, logger: logger)
+        let interceptorCall = InterceptorCall(client: parts.clients.interceptors, allowedHosts: configuration.webhookAllowedHosts, logger: logger)
+        let interception = FileInterception(call: interceptorCall)
         self.environment = environment
         self.webhooks = parts.webhooks
         self.pushes = parts.pushes
         self.interception = interception
-        self.messageInterception = MessageInterception(client: parts.clients.interceptors, allowedHosts: allowedHosts, logger: logger)
+        self.messageInterception = MessageInterception(call: interceptorCall)
         self.logger = logger
         let relay: [any Service] = parts.relay.map { [$0] } ?? []
         self.services = [parts.clients, followUps, parts.webhooks, parts.pushes, parts.bots, parts.fanOut, clockTasks, interception] + relay

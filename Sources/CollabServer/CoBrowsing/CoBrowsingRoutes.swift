@@ -33,11 +33,7 @@ struct CoBrowsingRoutes {
         }
         agent.post("cobrowsing/:id/stop") { _, context in
             let identity = try env.agent(context)
-            let id = try context.pathParameter("id")
-            let session = try await env.write(context.principal) { state, changes, op throws(CollabError) in
-                try state.stopCoBrowsing(id, personId: identity.personId, accountId: identity.accountId, context: op, changes: &changes)
-            }
-            env.frames.end(sessionId: session.id)
+            let session = try await env.stopCoBrowsing(context, personId: identity.personId, accountId: identity.accountId)
             return JSONBody.response(try env.view(session))
         }
         agent.get("cobrowsing/:id/frame") { _, context in
@@ -116,11 +112,7 @@ struct CoBrowsingRoutes {
         }
         mobile.post("cobrowsing/:id/stop") { _, context in
             let client = try env.client(context)
-            let id = try context.pathParameter("id")
-            let session = try await env.write(context.principal) { state, changes, op throws(CollabError) in
-                try state.stopCoBrowsing(id, personId: client.personId, accountId: client.accountId, context: op, changes: &changes)
-            }
-            env.frames.end(sessionId: session.id)
+            let session = try await env.stopCoBrowsing(context, personId: client.personId, accountId: client.accountId)
             return JSONBody.response(try env.view(session, client: client))
         }
         mobile.post("cobrowsing/:id/frames") { request, context in
@@ -189,6 +181,16 @@ extension CollabEnvironment {
             id: session.id, conversationId: session.conversationId, visitorPersonId: session.visitorPersonId, state: session.state.rawValue,
             platform: ios ? "iOS" : "Android", maxFps: maxFps, requestedAt: session.requestedAt, startedAt: session.startedAt, endedAt: session.endedAt
         )
+    }
+
+    /// Stops the session the path names, for an agent or the visitor, and ends its frame stream.
+    func stopCoBrowsing(_ context: CollabRequestContext, personId: String, accountId: String) async throws -> CoBrowsingSession {
+        let id = try context.pathParameter("id")
+        let session = try await write(context.principal) { state, changes, op throws(CollabError) in
+            try state.stopCoBrowsing(id, personId: personId, accountId: accountId, context: op, changes: &changes)
+        }
+        frames.end(sessionId: session.id)
+        return session
     }
 
     /// The session of the visitor behind `client`.

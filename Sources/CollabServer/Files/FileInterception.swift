@@ -38,14 +38,10 @@ final class FileInterception: Service {
     }
 
     private let pending = Mutex<[String: Pending]>([:])
-    private let client: SharedHTTPClient
-    private let allowedHosts: Set<String>?
-    private let logger: Logger
+    private let call: InterceptorCall
 
-    init(client: SharedHTTPClient, allowedHosts: Set<String>?, logger: Logger) {
-        self.client = client
-        self.allowedHosts = allowedHosts
-        self.logger = logger
+    init(call: InterceptorCall) {
+        self.call = call
     }
 
     /// Files waiting for a decision now.
@@ -113,24 +109,12 @@ final class FileInterception: Service {
 
     /// POSTs the signed event; a failure message when it did not reach the endpoint with a 2xx.
     private func send(_ event: WebInterceptorNewFileEvent, to interceptor: FileUploadInterceptor) async -> String? {
-        if let host = SignedOutboundRequest.refusedHost(interceptor.endpoint, allowedHosts: allowedHosts) {
-            return "the interceptor's host '\(host)' is not in the allowed webhook hosts"
-        }
-        guard let body = try? JSONBody.encoder.encode(event) else { return "the event could not be encoded" }
-        let request = SignedOutboundRequest.post(
-            body, to: interceptor.endpoint, event: event.eventType,
-            signature: WebhookDispatcher.signature(of: body, secret: interceptor.secret), userAgent: "mock-collab-interceptors"
-        )
-        do {
-            let response = try await client.execute(request, timeout: .seconds(10))
-            _ = try? await response.body.collect(upTo: 64 * 1024)
-            guard (200..<300).contains(Int(response.status.code)) else {
-                return "the interceptor '\(interceptor.name)' answered \(response.status.code)"
-            }
-            return nil
-        } catch {
-            logger.notice("file upload interceptor unreachable", metadata: ["endpoint": "\(RedactedURL.string(interceptor.endpoint))"])
-            return "the interceptor '\(interceptor.name)' could not be reached"
+        switch await call.post(event, event: event.eventType, endpoint: interceptor.endpoint, secret: interceptor.secret, timeout: .seconds(10)) {
+        case .refusedHost(let host): "the interceptor's host '\(host)' is not in the allowed webhook hosts"
+        case .unencodable: "the event could not be encoded"
+        case .unreachable: "the interceptor '\(interceptor.name)' could not be reached"
+        case .answered(let status, _) where !(200..<300).contains(status): "the interceptor '\(interceptor.name)' answered \(status)"
+        case .answered: nil
         }
     }
 

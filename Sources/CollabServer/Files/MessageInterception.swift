@@ -20,14 +20,10 @@ final class MessageInterception: Sendable {
         case rejected(reason: String, severity: String?)
     }
 
-    private let client: SharedHTTPClient
-    private let allowedHosts: Set<String>?
-    private let logger: Logger
+    private let call: InterceptorCall
 
-    init(client: SharedHTTPClient, allowedHosts: Set<String>?, logger: Logger) {
-        self.client = client
-        self.allowedHosts = allowedHosts
-        self.logger = logger
+    init(call: InterceptorCall) {
+        self.call = call
     }
 
     /// The MockCollab property (ACCOUNT scope and above) bounding each interceptor's answer, in ms.
@@ -40,28 +36,16 @@ final class MessageInterception: Sendable {
         request.conversationMessage = message
         let fallback: Decision = interceptor.timeoutBehavior == .continue
             ? .approved : .rejected(reason: "the message interceptor '\(interceptor.name)' did not answer in time", severity: nil)
-        guard SignedOutboundRequest.refusedHost(interceptor.endpoint, allowedHosts: allowedHosts) == nil,
-            let body = try? JSONBody.encoder.encode(request)
-        else { return fallback }
-        let http = SignedOutboundRequest.post(
-            body, to: interceptor.endpoint, event: "outbound.message_interceptor.new_message",
-            signature: WebhookDispatcher.signature(of: body, secret: interceptor.secret), userAgent: "mock-collab-interceptors"
+        let outcome = await call.post(
+            request, event: "outbound.message_interceptor.new_message", endpoint: interceptor.endpoint, secret: interceptor.secret, timeout: timeout
         )
-        do {
-            let nanoseconds = Int64(timeout.components.seconds) * 1_000_000_000 + timeout.components.attoseconds / 1_000_000_000
-            let response = try await client.execute(http, timeout: .nanoseconds(nanoseconds))
-            let answer = try await response.body.collect(upTo: 64 * 1024)
-            guard (200..<300).contains(Int(response.status.code)),
-                let decision = try? JSONDecoder().decode(WebMessageInterceptorDecision.self, from: Data(buffer: answer))
-            else { return fallback }
-            switch decision.decision {
-            case "APPROVE": return .approved
-            case "REJECT": return .rejected(reason: decision.reason ?? "rejected by the message interceptor '\(interceptor.name)'", severity: decision.severity)
-            default: return fallback
-            }
-        } catch {
-            logger.notice("message interceptor did not answer", metadata: ["endpoint": "\(RedactedURL.string(interceptor.endpoint))"])
-            return fallback
+        guard case .answered(let status, let answer) = outcome, (200..<300).contains(status),
+            let decision = try? JSONDecoder().decode(WebMessageInterceptorDecision.self, from: Data(buffer: answer))
+        else { return fallback }
+        switch decision.decision {
+        case "APPROVE": return .approved
+        case "REJECT": return .rejected(reason: decision.reason ?? "rejected by the message interceptor '\(interceptor.name)'", severity: decision.severity)
+        default: return fallback
         }
     }
 }

@@ -22,8 +22,8 @@ extension MessageView {
         self.init(
             id: message.id, conversationId: message.conversationId, sequence: message.sequence, senderPersonId: message.senderPersonId,
             text: message.text, timestamp: message.serverTimestamp, clientMessageId: message.clientMessageId, internal: message.isInternal,
-            file: message.file.map { FileView(id: $0.id, name: $0.name, mimeType: $0.mimeType, size: $0.size, sha256: $0.sha256) },
-            deliveredAt: message.deliveredTimestamp, readAt: message.readTimestamp, questionState: message.question?.state.rawValue
+            file: message.file, deliveredAt: message.deliveredTimestamp, readAt: message.readTimestamp,
+            questionState: message.question?.state.rawValue
         )
         if let sent = message.externalSendState {
             externalSendState = sent.state.rawValue

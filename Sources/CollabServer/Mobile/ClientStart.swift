@@ -21,7 +21,7 @@ extension CollabEnvironment {
             stamp = AccessTokenStamp(token: token, expiresAt: claims.expiresAt)
         }
         let input = ClientStartInput(
-            apiKey: apiKey, deviceId: body.deviceId, device: DeviceInfo(body.device), namedArea: body.namedArea, identity: identity,
+            apiKey: apiKey, deviceId: body.deviceId, device: body.device, namedArea: body.namedArea, identity: identity,
             deviceSecret: body.deviceSecret, accessToken: stamp
         )
         return try await start(input)
@@ -57,7 +57,7 @@ extension CollabEnvironment {
             throw CollabError.unauthorized("an agent's app starts with an access token, the account's token cookie, or username and password")
         }
         let input = ClientStartInput(
-            apiKey: apiKey, deviceId: body.deviceId, device: DeviceInfo(body.device), namedArea: body.namedArea, agentUserId: userId,
+            apiKey: apiKey, deviceId: body.deviceId, device: body.device, namedArea: body.namedArea, agentUserId: userId,
             accessToken: stamp
         )
         return try await start(input)
@@ -103,14 +103,5 @@ extension CollabEnvironment {
         guard let token else { return nil }
         guard let settings else { throw CollabError.unauthorized("the account accepts no access tokens") }
         return (token, settings)
-    }
-}
-
-extension DeviceInfo {
-    init(_ device: ClientStartRequest.Device) {
-        self.init(
-            os: device.os, osVersion: device.osVersion, appId: device.appId, appVersion: device.appVersion, sdkVersion: device.sdkVersion,
-            model: device.model
-        )
     }
 }

@@ -35,12 +35,8 @@ struct AppClientRoutes {
         group.put("clients/current/push") { request, context in
             let session = try env.client(context)
             let body = try await env.decode(PushRegistrationRequest.self, from: request)
-            let input = PushRegistrationInput(
-                apnsToken: body.apnsToken, pushKitToken: body.pushKitToken, fcmToken: body.fcmToken, version: try parsePushVersion(body.version),
-                apnsEnvironment: body.apnsEnvironment, nativeInboundCall: body.nativeInboundCall
-            )
             let response = try await env.write(context.principal) { state, changes, op throws(CollabError) in
-                let device = try state.registerPush(input, clientToken: session.id, context: op, changes: &changes)
+                let device = try state.registerPush(body, clientToken: session.id, context: op, changes: &changes)
                 return PushRegistrationResponse(device: DeviceView(device), keys: device.keys?.views(now: op.now) ?? [])
             }
             return JSONBody.response(response)

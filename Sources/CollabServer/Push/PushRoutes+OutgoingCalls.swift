@@ -12,18 +12,26 @@ extension PushRoutes {
         let env = environment
         mobile.post("conversations/:id/calls") { request, context in
             let session = try env.client(context)
-            let id = try context.pathParameter("id")
-            let body = try await env.decode(StartCallRequest.self, from: request)
-            let type = try parseCallType(body.callType)
-            let timeout = env.configuration.callTimeout
-            let call = try await env.write(context.principal) { state, changes, op throws(CollabError) in
-                try state.startCall(
-                    conversationId: id, initiatorPersonId: session.personId, callType: type, timeout: timeout, accountId: session.accountId, context: op,
-                    changes: &changes
-                )
-            }
-            return JSONBody.response(CallView(call, viewer: session.personId), status: .created)
+            return try await env.startCall(request, context: context, personId: session.personId, accountId: session.accountId)
         }
+    }
+}
+
+extension CollabEnvironment {
+    /// Starts a call in the conversation the path names, `personId` calling (an agent, or the visitor's
+    /// outgoing call): `201` with the call as the caller sees it.
+    func startCall(_ request: Request, context: CollabRequestContext, personId: String, accountId: String) async throws -> Response {
+        let id = try context.pathParameter("id")
+        let body = try await decode(StartCallRequest.self, from: request)
+        let type = try parseCallType(body.callType)
+        let timeout = configuration.callTimeout
+        let call = try await write(context.principal) { state, changes, op throws(CollabError) in
+            try state.startCall(
+                conversationId: id, initiatorPersonId: personId, callType: type, timeout: timeout, accountId: accountId, context: op,
+                changes: &changes
+            )
+        }
+        return JSONBody.response(CallView(call, viewer: personId), status: .created)
     }
 }
 

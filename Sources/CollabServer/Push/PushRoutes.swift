@@ -34,14 +34,7 @@ struct PushRoutes {
         registerCallActions(on: group, participantsOnly: false) { context, id throws(CollabError) in try env.agentCallParty(context, call: id) }
         group.post("conversations/:id/calls") { request, context in
             let agent = try env.agent(context)
-            let id = try context.pathParameter("id")
-            let body = try await env.decode(StartCallRequest.self, from: request)
-            let type = try parseCallType(body.callType)
-            let timeout = env.configuration.callTimeout
-            let call = try await env.write(context.principal) { state, changes, op throws(CollabError) in
-                try state.startCall(conversationId: id, initiatorPersonId: agent.personId, callType: type, timeout: timeout, accountId: agent.accountId, context: op, changes: &changes)
-            }
-            return JSONBody.response(CallView(call, viewer: agent.personId), status: .created)
+            return try await env.startCall(request, context: context, personId: agent.personId, accountId: agent.accountId)
         }
         group.get("calls/:id") { _, context in
             let id = try callId(context)

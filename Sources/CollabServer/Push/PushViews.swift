@@ -48,14 +48,6 @@ extension CallView {
     }
 }
 
-/// Parses a push-notification version.
-func parsePushVersion(_ text: String) throws(CollabError) -> PushVersion {
-    guard let version = PushVersion(rawValue: text) else {
-        throw .badRequest("version must be one of \(PushVersion.allCases.map(\.rawValue).joined(separator: ", "))")
-    }
-    return version
-}
-
 /// Parses a call type.
 func parseCallType(_ text: String) throws(CollabError) -> Call.CallType {
     guard let type = Call.CallType(rawValue: text) else { throw .badRequest("callType must be AUDIO or VIDEO") }

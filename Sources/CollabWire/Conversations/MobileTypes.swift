@@ -1,3 +1,24 @@
+/// What a mobile client says about the device it runs on (the vendor's `DeviceInfo` where it fits).
+public struct DeviceInfo: Sendable, Codable, Equatable {
+    /// `iOS`, `Android`, or another platform name.
+    public var os: String
+    public var osVersion: String?
+    /// The app's bundle or package id.
+    public var appId: String?
+    public var appVersion: String?
+    public var sdkVersion: String?
+    public var model: String?
+
+    public init(os: String, osVersion: String? = nil, appId: String? = nil, appVersion: String? = nil, sdkVersion: String? = nil, model: String? = nil) {
+        self.os = os
+        self.osVersion = osVersion
+        self.appId = appId
+        self.appVersion = appVersion
+        self.sdkVersion = sdkVersion
+        self.model = model
+    }
+}
+
 /// `POST /mobile/v1/clients`: starts a visitor client, like the SDK's `start`.
 public struct ClientStartRequest: Codable, Sendable {
     /// The API key; may also come as the `x-unblu-apikey` header.
@@ -13,23 +34,8 @@ public struct ClientStartRequest: Codable, Sendable {
     /// with the same `deviceId` (absent on the very first start).
     public var deviceSecret: String?
 
-    public struct Device: Codable, Sendable, Equatable {
-        /// `iOS` or `Android`.
-        public var os: String
-        public var osVersion: String?
-        public var appId: String?
-        public var appVersion: String?
-        public var sdkVersion: String?
-        public var model: String?
-        public init(os: String, osVersion: String? = nil, appId: String? = nil, appVersion: String? = nil, sdkVersion: String? = nil, model: String? = nil) {
-            self.os = os
-            self.osVersion = osVersion
-            self.appId = appId
-            self.appVersion = appVersion
-            self.sdkVersion = sdkVersion
-            self.model = model
-        }
-    }
+    /// The device, as the server keeps it.
+    public typealias Device = DeviceInfo
 
     public init(
         apiKey: String? = nil, accessToken: String? = nil, deviceId: String, device: Device, namedArea: String? = nil, deviceSecret: String? = nil

@@ -99,84 +99,101 @@ public struct PushRegistrationResponse: Codable, Sendable {
     }
 }
 
-/// The plain content of a push (what encrypted payloads seal), as JSON.
-public struct PushContentView: Codable, Sendable, Equatable {
-    /// `NEW_MESSAGE`, `INCOMING_CALL`, `MISSED_CALL`, `REVOKE_CALL`, `INBOUND_REQUEST`,
-    /// `REVOKE_INBOUND_REQUEST` or `READ_MESSAGE`.
-    public var type: String
-    public var title: String
-    public var text: String
-    public var conversationId: String
-    public var messageId: String?
-    public var senderName: String?
-    public var senderPersonId: String?
-    public var notificationCount: Int?
-    public var callId: String?
-    public var callType: String?
-    public var callerName: String?
-    public var callerPersonId: String?
-    public var callState: String?
-    public var callEndReason: String?
-    /// `com.unblu.mobiledevice.deviceAudioGreeting`, for incoming calls: played once the call is
-    /// answered through CallKit before the app has started.
-    public var audioGreeting: String?
-    /// The call's device credential, for incoming calls: the bearer token that answers, declines, ends
-    /// or reads that call without a started client, until the call is over.
-    public var callCredential: String?
-    /// The call's service provider (`OPENTOK`, `LIVEKIT`, `ACS`), for incoming calls.
-    public var callServiceProvider: String?
-    /// For inbound requests: the invitation (absent for a new conversation in the queue), the visitor
-    /// and the engagement type.
-    public var invitationId: String?
-    public var contextPersonId: String?
-    public var initialEngagementType: String?
-    /// For read-message pushes: when the messages were read.
-    public var readTimestamp: Int64?
-    public var timestamp: Int64
-}
-
-/// One push in the outbox.
+/// One push in the outbox: what was composed for which device, and what became of it.
 public struct PushView: Codable, Sendable, Equatable {
+    /// Delivery state of a push.
+    public enum State: String, Sendable, Codable {
+        /// Recorded; no sink is configured for its transport.
+        case recorded = "RECORDED"
+        /// Waiting for or between delivery attempts.
+        case pending = "PENDING"
+        case delivered = "DELIVERED"
+        /// The endpoint said the token is gone (APNs 410 / BadDeviceToken, FCM UNREGISTERED); the token was removed.
+        case unregistered = "UNREGISTERED"
+        case failed = "FAILED"
+        /// Not sent: the person's notifications are paused (the attempt says why).
+        case suppressed = "SUPPRESSED"
+    }
+
+    /// One delivery attempt.
     public struct Attempt: Codable, Sendable, Equatable {
         public var timestamp: Int64
         public var sink: String
         public var status: Int?
+        /// APNs `reason` or FCM error status.
         public var reason: String?
         public var error: String?
+
+        public init(timestamp: Int64, sink: String, status: Int? = nil, reason: String? = nil, error: String? = nil) {
+            self.timestamp = timestamp
+            self.sink = sink
+            self.status = status
+            self.reason = reason
+            self.error = error
+        }
     }
 
+    /// Increasing sequence number.
     public var id: Int64
-    /// `apns-id`.
+    /// Unique id (`apns-id`).
     public var pushId: String
     public var accountId: String
     public var personId: String
     public var deviceRecordId: String
     public var deviceId: String
-    /// `NEW_MESSAGE`, `INCOMING_CALL`, `MISSED_CALL`, `REVOKE_CALL`, `INBOUND_REQUEST`,
-    /// `REVOKE_INBOUND_REQUEST` or `READ_MESSAGE`.
-    public var kind: String
-    /// `APNS`, `APNS_VOIP` or `FCM`.
-    public var transport: String
-    public var version: String
+    public var kind: PushKind
+    public var transport: PushTransport
+    public var version: PushVersion
+    /// The token the push is addressed to.
     public var token: String
+    /// `apns-topic` (with `.voip` for VoIP pushes).
     public var topic: String?
     /// `alert`, `background` or `voip`.
     public var pushType: String
     public var priority: Int
     public var collapseId: String?
     public var keyId: String?
-    public var content: PushContentView
+    /// The plain content (what the encrypted versions seal).
+    public var content: PushContent
     /// The payload exactly as sent: the APNs or FCM JSON, as a string (``userInfo`` in CollabClient
     /// parses it).
     public var payload: String
     public var payloadBytes: Int
     public var truncated: Bool
-    /// `RECORDED` (no sink for its transport: in the outbox only), `PENDING`, `DELIVERED`, `UNREGISTERED`, `FAILED` or
-    /// `SUPPRESSED` (paused notifications; the attempt says why).
-    public var state: String
+    public var state: State
     public var attempts: [Attempt]
     public var createdAt: Int64
+
+    public init(
+        id: Int64, pushId: String, accountId: String, personId: String, deviceRecordId: String, deviceId: String, kind: PushKind, transport: PushTransport,
+        version: PushVersion, token: String, topic: String?, pushType: String, priority: Int, collapseId: String?, keyId: String?, content: PushContent,
+        payload: String, payloadBytes: Int, truncated: Bool, state: State, attempts: [Attempt], createdAt: Int64
+    ) {
+        self.id = id
+        self.pushId = pushId
+        self.accountId = accountId
+        self.personId = personId
+        self.deviceRecordId = deviceRecordId
+        self.deviceId = deviceId
+        self.kind = kind
+        self.transport = transport
+        self.version = version
+        self.token = token
+        self.topic = topic
+        self.pushType = pushType
+        self.priority = priority
+        self.collapseId = collapseId
+        self.keyId = keyId
+        self.content = content
+        self.payload = payload
+        self.payloadBytes = payloadBytes
+        self.truncated = truncated
+        self.state = state
+        self.attempts = attempts
+        self.createdAt = createdAt
+    }
 }
+
 
 /// A page of the outbox.
 public struct PushPage: Codable, Sendable {

@@ -1,4 +1,5 @@
-/// The plain content of a push: what the NotEncrypted version shows and the encrypted versions seal.
+/// The plain content of a push: what the NotEncrypted version shows and the encrypted versions seal, as
+/// the server composes it and the device decrypts it.
 ///
 /// Field names follow the vendor's `*PushNotificationEvent` schemas where they fit.
 public struct PushContent: Sendable, Codable, Equatable {
@@ -35,10 +36,11 @@ public struct PushContent: Sendable, Codable, Equatable {
     /// The conversation's `EInitialEngagementType`, for inbound requests.
     public var initialEngagementType: String?
     /// When the messages were read, for read-message pushes.
-    public var readTimestamp: Timestamp?
-    public var timestamp: Timestamp
+    public var readTimestamp: Int64?
+    /// Milliseconds since 1970.
+    public var timestamp: Int64
 
-    public init(type: PushKind, title: String, text: String, conversationId: String, timestamp: Timestamp) {
+    public init(type: PushKind, title: String, text: String, conversationId: String, timestamp: Int64) {
         self.type = type
         self.title = title
         self.text = text
@@ -47,31 +49,6 @@ public struct PushContent: Sendable, Codable, Equatable {
     }
 }
 
-/// What the notification table decides for one device.
-public enum NotificationDecision: String, Sendable, Equatable {
-    /// Send a push.
-    case push
-    /// Ask the running app to show the collaboration UI (an event, no push).
-    case uiVisibilityRequest
-    /// The open UI shows it already.
-    case nothing
-}
-
-/// The SDK's notification table: what reaches a device for a new message or an incoming call, by app state.
-///
-/// | app state | new message | incoming call |
-/// |---|---|---|
-/// | background (or no running client) | push | push (VoIP) |
-/// | foreground, collaboration UI closed | push | UI visibility request |
-/// | foreground, collaboration UI open | nothing | nothing |
-///
-/// Missed-call, inbound-request, read-message and revoke pushes follow the new-message column.
-public enum NotificationPolicy {
-    public static func decide(_ kind: PushKind, appState: AppState?) -> NotificationDecision {
-        switch (appState ?? .background, kind) {
-        case (.foregroundUIOpen, _): .nothing
-        case (.foregroundUIClosed, .incomingCall): .uiVisibilityRequest
-        default: .push
-        }
-    }
-}
+/// The former name of ``PushContent``.
+@available(*, deprecated, renamed: "PushContent")
+public typealias PushContentView = PushContent

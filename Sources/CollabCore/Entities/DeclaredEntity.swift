@@ -87,13 +87,20 @@ public struct EntityDeclaration<Entity: DeclaredEntity>: Sendable {
     /// Fields the layer keeps that the vendor's schema does not have, or that the Web API never shows
     /// (write-only secrets): left out of the wire object.
     public var storedOnly: Set<String>
+    /// Fields the Web API shows only when the request's `expand` names them (the vendor's
+    /// `configuration`, `metadata`, `text`): left out otherwise, shown empty when expanded but unset.
+    public var expandable: Set<String>
+    /// The store kind the entity's records had before the kind joined the layer (id: the entity's id,
+    /// body: the entity's JSON): such records still load, and the entity's next write removes them.
+    public var legacyKind: EntityKind?
 
     public init(
         typeName: String, path: String, idParameter: String, queryType: String? = nil, resultType: String? = nil, listType: String? = nil,
         seedKey: String, operations: EntityOperations, fields: [EntityField<Entity>], uniqueName: EntityField<Entity>? = nil,
         naturalKey: (@Sendable (Entity) -> String?)? = nil, webhookEvent: String? = nil, audited: Bool = true, versioned: Bool = true,
         tracksModification: Bool = true, maxPerAccount: Int = 200_000, rules: EntityRules<Entity> = EntityRules(),
-        secrets: EntitySecrets<Entity>? = nil, wireType: (@Sendable (Entity) -> String)? = nil, storedOnly: Set<String> = []
+        secrets: EntitySecrets<Entity>? = nil, wireType: (@Sendable (Entity) -> String)? = nil, storedOnly: Set<String> = [],
+        expandable: Set<String> = [], legacyKind: EntityKind? = nil
     ) {
         self.typeName = typeName
         self.path = path
@@ -115,6 +122,8 @@ public struct EntityDeclaration<Entity: DeclaredEntity>: Sendable {
         self.secrets = secrets
         self.wireType = wireType ?? { _ in typeName }
         self.storedOnly = storedOnly
+        self.expandable = expandable
+        self.legacyKind = legacyKind
     }
 
     /// The field named `name` (the vendor's `E…SearchFilterField`).
@@ -142,12 +151,16 @@ public struct EntityRules<Entity: DeclaredEntity>: Sendable {
     public typealias AfterWrite = @Sendable (Entity, Principal, inout AccountState, OperationContext, inout ChangeSet) -> Void
     /// Checks that an entity may go (nothing still depends on it), after `writable`.
     public var deletable: Check
+    /// An update's draft with what it leaves out taken from the current entity (the vendor's partial
+    /// updates, e.g. of fields the Web API shows only when expanded); by default the draft replaces all.
+    public var merge: @Sendable (_ draft: Entity, _ current: Entity) -> Entity
 
     public init(
         validate: @escaping Check = { _, _, _ throws(CollabError) in },
         visible: @escaping @Sendable (Entity, Principal, borrowing AccountState) -> Bool = { _, _, _ in true },
         writable: @escaping Check = { _, _, _ throws(CollabError) in }, complete: @escaping @Sendable (inout Entity, Principal) -> Void = { _, _ in },
-        afterWrite: @escaping AfterWrite = { _, _, _, _, _ in }, deletable: @escaping Check = { _, _, _ throws(CollabError) in }
+        afterWrite: @escaping AfterWrite = { _, _, _, _, _ in }, deletable: @escaping Check = { _, _, _ throws(CollabError) in },
+        merge: @escaping @Sendable (_ draft: Entity, _ current: Entity) -> Entity = { draft, _ in draft }
     ) {
         self.validate = validate
         self.visible = visible
@@ -155,6 +168,7 @@ public struct EntityRules<Entity: DeclaredEntity>: Sendable {
         self.complete = complete
         self.afterWrite = afterWrite
         self.deletable = deletable
+        self.merge = merge
     }
 }
 

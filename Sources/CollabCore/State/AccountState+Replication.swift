@@ -62,9 +62,7 @@ extension AccountState {
             if let old = apiKeys[key.id], old.key != key.key { directory.unload(.apiKey(old.key)) }
             storeApiKey(key)
             directory.load(.apiKey(key.key), for: accountId)
-        case .namedArea:
-            let area = try RecordCoding.decode(NamedArea.self, from: record)
-            namedAreas[area.id] = area
+        case .namedArea: try declared.load(legacy: record)
         case .user:
             let user = try RecordCoding.decode(User.self, from: record)
             if let old = users[user.id], old.username != user.username { directory.unload(.username(old.username)) }
@@ -151,7 +149,9 @@ extension AccountState {
             guard let old = apiKeys.removeValue(forKey: id) else { return }
             apiKeyIdByKey[old.key] = nil
             directory.unload(.apiKey(old.key))
-        case .namedArea: _ = namedAreas.removeValue(forKey: id)
+        // A declared kind's write removes the record it had before it joined the layer; the entity
+        // itself goes with its declared record.
+        case .namedArea: break
         case .user:
             guard let old = users.removeValue(forKey: id) else { return }
             userIdByUsername[old.username] = nil

@@ -4,7 +4,6 @@ extension AccountState {
     public var storedEntities: [any StorableEntity] {
         var entities: [any StorableEntity] = [account]
         entities.append(contentsOf: apiKeys.values.sorted { $0.id < $1.id } as [any StorableEntity])
-        entities.append(contentsOf: namedAreas.values.sorted { $0.id < $1.id } as [any StorableEntity])
         entities.append(contentsOf: users.values.sorted { $0.id < $1.id } as [any StorableEntity])
         entities.append(contentsOf: persons.values.sorted { $0.id < $1.id } as [any StorableEntity])
         entities.append(contentsOf: sessions.values.sorted { $0.id < $1.id } as [any StorableEntity])

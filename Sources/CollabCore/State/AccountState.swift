@@ -13,7 +13,6 @@ public struct AccountState: Sendable {
     /// The account this shard holds.
     public internal(set) var account: Account
     public internal(set) var apiKeys: [String: ApiKey] = [:]
-    public internal(set) var namedAreas = IndexedTable<NamedArea>(indexes: [Indexes.areaBySiteId])
     public internal(set) var users: [String: User] = [:]
     public internal(set) var persons: [String: Person] = [:]
     public internal(set) var sessions = IndexedTable<AuthSession>(indexes: [Indexes.sessionByUser, Indexes.sessionByPerson])
@@ -105,7 +104,7 @@ public struct AccountState: Sendable {
             switch record.kind {
             case .globalConfiguration, .account: return state.accountId
             case .apiKey: return try stored(record, ApiKey.self) { $0.storeApiKey($1) }
-            case .namedArea: return try stored(record, NamedArea.self) { $0.namedAreas[$1.id] = $1 }
+            case .namedArea: return try state.declared.load(legacy: record)
             case .user: return try stored(record, User.self) { $0.storeUser($1) }
             case .person: return try stored(record, Person.self) { $0.storePerson($1) }
             case .session:
@@ -235,7 +234,6 @@ public struct AccountState: Sendable {
 
 /// The secondary indexes of the account tables.
 enum Indexes {
-    static let areaBySiteId = TableIndex<NamedArea>(0) { [$0.siteId] }
     static let sessionByUser = TableIndex<AuthSession>(0) { $0.userId.map { [$0] } ?? [] }
     /// Sessions by person (visitors' sessions have no user).
     static let sessionByPerson = TableIndex<AuthSession>(1) { [$0.personId] }

@@ -32,7 +32,6 @@ extension WebRecordFields {
 }
 
 extension ApiKey: StoredRecordFields {}
-extension NamedArea: StoredRecordFields {}
 extension User: StoredRecordFields {}
 extension WebhookRegistration: StoredRecordFields {}
 extension DialogBot: StoredRecordFields {}
@@ -40,7 +39,6 @@ extension FileUploadInterceptor: StoredRecordFields {}
 extension MessageInterceptor: StoredRecordFields {}
 
 extension WebApiKey: WebRecordFields {}
-extension WebNamedArea: WebRecordFields {}
 extension WebUser: WebRecordFields {}
 extension WebWebhookRegistration: WebRecordFields {}
 extension WebDialogBot: WebRecordFields {}

@@ -131,17 +131,34 @@ struct CollabStateTests {
         #expect(rebuilt.apiKey(presented: "demo-api-key") != nil)
     }
 
-    @Test("a named area stored before it joined the entity layer loads, and its next write removes the old record")
-    func legacyNamedAreaRecord() throws {
+    /// Account "a" loaded from its records and one record as main stored it, before its kind joined the
+    /// entity layer (its store kind, the plain id, the entity's own JSON).
+    func loadedWithLegacy(_ kind: EntityKind, id: String, body: (_ accountId: String) -> String) throws -> (AccountState, Principal) {
         let seeded = try seeded()
-        // The record exactly as main stored it: kind namedArea, the plain id, the area's own JSON.
-        let body = #"{"accountId":"\#(seeded.accountId)","configuration":{"k":"v"},"creationTimestamp":5,"description":"Before","id":"area-1","#
-            + #""modificationTimestamp":6,"name":"Old","siteId":"old","translations":{"de":{"name":"Alt"}},"type":"DOMAIN","version":3}"#
-        let legacy = StoredRecord(kind: .namedArea, id: "area-1", accountId: seeded.accountId, body: Data(body.utf8))
-        var state = try AccountState.load(
+        let legacy = StoredRecord(kind: kind, id: id, accountId: seeded.accountId, body: Data(body(seeded.accountId).utf8))
+        let state = try AccountState.load(
             account: seeded.account, records: seeded.storedEntities.map { StoredRecord(encoding: $0) } + [legacy], directory: Directory()
         )
-        let admin = try principal(state, "a-admin")
+        return (state, try principal(state, "a-admin"))
+    }
+
+    /// What a change set writes, one line per change.
+    static func written(_ changes: ChangeSet) -> [String] {
+        changes.changes.map { change -> String in
+            switch change {
+            case .put(let entity): "put \(type(of: entity).kind.rawValue) \(entity.id)"
+            case .delete(let kind, let id): "delete \(kind.rawValue) \(id)"
+            case .deleteAccountData(let id): "deleteAccountData \(id)"
+            }
+        }
+    }
+
+    @Test("a named area stored before it joined the entity layer loads, and its next write removes the old record")
+    func legacyNamedAreaRecord() throws {
+        var (state, admin) = try loadedWithLegacy(.namedArea, id: "area-1") { accountId in
+            #"{"accountId":"\#(accountId)","configuration":{"k":"v"},"creationTimestamp":5,"description":"Before","id":"area-1","#
+                + #""modificationTimestamp":6,"name":"Old","siteId":"old","translations":{"de":{"name":"Alt"}},"type":"DOMAIN","version":3}"#
+        }
         let loaded = try #require(state.namedArea(siteId: "old", accountId: state.accountId))
         #expect(loaded.id == "area-1" && loaded.version == 3 && loaded.type == "DOMAIN" && loaded.configuration == ["k": "v"])
         #expect(loaded.translations?["de"]?.name == "Alt")
@@ -152,14 +169,26 @@ struct CollabStateTests {
         draft.configuration = nil
         let updated = try state.updateEntity(draft, for: admin, context: context, changes: &changes)
         #expect(updated.configuration == ["k": "v"], "an update that leaves configuration out keeps it")
-        let written = changes.changes.map { change -> String in
-            switch change {
-            case .put(let entity): "put \(type(of: entity).kind.rawValue) \(entity.id)"
-            case .delete(let kind, let id): "delete \(kind.rawValue) \(id)"
-            case .deleteAccountData(let id): "deleteAccountData \(id)"
-            }
+        #expect(Array(Self.written(changes).prefix(2)) == ["delete namedArea area-1", "put declared NamedArea/area-1"])
+    }
+
+    @Test("a dialog bot stored before it joined the entity layer loads with its secret and onboarding, and its delete removes the old record")
+    func legacyDialogBotRecord() throws {
+        var (state, admin) = try loadedWithLegacy(.dialogBot, id: "bot-1") { accountId in
+            #"{"accountId":"\#(accountId)","automaticTypingStateHandlingEnabled":false,"botPersonId":"p-bot","creationTimestamp":5,"#
+                + #""id":"bot-1","messageStateHandledExternally":false,"modificationTimestamp":6,"name":"old-bot","#
+                + #""needsCounterpartPresence":false,"offboardingFilter":"NONE","offboardingOrder":0,"onTimeoutBehavior":"HAND_OFF","#
+                + #""onboardingFilter":"VISITORS","onboardingOrder":0,"outboundTimeoutMillis":5000,"reboardingEnabled":false,"#
+                + #""reboardingOrder":0,"version":2,"webhookEndpoint":"https://bot.example/old","webhookSecret":"old-secret","#
+                + #""webhookStatus":"ACTIVE"}"#
         }
-        #expect(Array(written.prefix(2)) == ["delete namedArea area-1", "put declared NamedArea/area-1"])
+        let bot = try state.entity(DialogBot.self, named: "old-bot", for: admin)
+        #expect(bot.id == "bot-1" && bot.version == 2 && bot.webhookSecret == "old-secret" && bot.botPersonId == "p-bot")
+        #expect(state.bots.ids("ONBOARDING", "true") == ["bot-1"], "the onboarding index holds the loaded bot")
+
+        var changes = ChangeSet()
+        try state.deleteEntity(DialogBot.self, "bot-1", for: admin, context: context, changes: &changes)
+        #expect(Array(Self.written(changes).prefix(2)) == ["delete dialogBot bot-1", "delete declared DialogBotData/bot-1"])
     }
 
     @Test("sessions expire and authentication tokens are single use")

@@ -154,13 +154,18 @@ public struct EntityRules<Entity: DeclaredEntity>: Sendable {
     /// An update's draft with what it leaves out taken from the current entity (the vendor's partial
     /// updates, e.g. of fields the Web API shows only when expanded); by default the draft replaces all.
     public var merge: @Sendable (_ draft: Entity, _ current: Entity) -> Entity
+    /// What a create adds once the entity passed its checks, before it is stored: ids and secrets the
+    /// layer does not make, entities it depends on (a bot's person).
+    public var prepareCreate: PrepareCreate
+    public typealias PrepareCreate = @Sendable (inout Entity, Principal, inout AccountState, OperationContext, inout ChangeSet) -> Void
 
     public init(
         validate: @escaping Check = { _, _, _ throws(CollabError) in },
         visible: @escaping @Sendable (Entity, Principal, borrowing AccountState) -> Bool = { _, _, _ in true },
         writable: @escaping Check = { _, _, _ throws(CollabError) in }, complete: @escaping @Sendable (inout Entity, Principal) -> Void = { _, _ in },
         afterWrite: @escaping AfterWrite = { _, _, _, _, _ in }, deletable: @escaping Check = { _, _, _ throws(CollabError) in },
-        merge: @escaping @Sendable (_ draft: Entity, _ current: Entity) -> Entity = { draft, _ in draft }
+        merge: @escaping @Sendable (_ draft: Entity, _ current: Entity) -> Entity = { draft, _ in draft },
+        prepareCreate: @escaping PrepareCreate = { _, _, _, _, _ in }
     ) {
         self.validate = validate
         self.visible = visible
@@ -169,6 +174,7 @@ public struct EntityRules<Entity: DeclaredEntity>: Sendable {
         self.afterWrite = afterWrite
         self.deletable = deletable
         self.merge = merge
+        self.prepareCreate = prepareCreate
     }
 }
 

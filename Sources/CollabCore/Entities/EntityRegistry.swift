@@ -4,6 +4,7 @@
 public enum EntityRegistry {
     public static let kinds: [any DeclaredEntity.Type] = [
         NamedArea.self,
+        DialogBot.self,
         CannedResponse.self,
         CannedResponseUsage.self,
         CustomAction.self,

@@ -75,6 +75,7 @@ extension AccountState {
         if E.declaration.versioned { entity.version = 1 }
         E.declaration.rules.complete(&entity, principal)
         try checkWrite(entity, for: principal)
+        E.declaration.rules.prepareCreate(&entity, principal, &self, context, &changes)
         putEntity(entity, action: .create, previous: nil, by: principal, context: context, changes: &changes)
         E.declaration.rules.afterWrite(entity, principal, &self, context, &changes)
         return entity

@@ -129,9 +129,7 @@ extension AccountState {
         case .messageInterceptor:
             let interceptor = try RecordCoding.decode(MessageInterceptor.self, from: record)
             messageInterceptors[interceptor.id] = interceptor
-        case .dialogBot:
-            let bot = try RecordCoding.decode(DialogBot.self, from: record)
-            bots[bot.id] = bot
+        case .dialogBot: try declared.load(legacy: record)
         case .botDialog:
             let dialog = try RecordCoding.decode(BotDialog.self, from: record)
             botDialogs[dialog.id] = dialog
@@ -151,7 +149,7 @@ extension AccountState {
             directory.unload(.apiKey(old.key))
         // A declared kind's write removes the record it had before it joined the layer; the entity
         // itself goes with its declared record.
-        case .namedArea: break
+        case .namedArea, .dialogBot: break
         case .user:
             guard let old = users.removeValue(forKey: id) else { return }
             userIdByUsername[old.username] = nil
@@ -181,7 +179,6 @@ extension AccountState {
         case .device: _ = devices.removeValue(forKey: id)
         case .fileUploadInterceptor: fileUploadInterceptors[id] = nil
         case .messageInterceptor: messageInterceptors[id] = nil
-        case .dialogBot: _ = bots.removeValue(forKey: id)
         case .declared: declared.remove(recordId: id)
         }
     }

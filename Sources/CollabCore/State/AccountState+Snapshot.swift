@@ -20,7 +20,6 @@ extension AccountState {
         entities.append(contentsOf: invitations.values.sorted { $0.id < $1.id } as [any StorableEntity])
         entities.append(contentsOf: fileUploadInterceptors.values.sorted { $0.id < $1.id } as [any StorableEntity])
         entities.append(contentsOf: messageInterceptors.values.sorted { $0.id < $1.id } as [any StorableEntity])
-        entities.append(contentsOf: bots.values.sorted { $0.id < $1.id } as [any StorableEntity])
         entities.append(contentsOf: botDialogs.values.sorted { $0.id < $1.id } as [any StorableEntity])
         entities.append(contentsOf: declared.storedEntities)
         return entities

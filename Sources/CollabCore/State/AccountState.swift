@@ -39,7 +39,6 @@ public struct AccountState: Sendable {
         Indexes.invitationByOpenToken, Indexes.invitationByConversation, Indexes.invitationByOpenAgentTarget, Indexes.invitationByOpenTeamTarget,
         Indexes.invitationByOpenSecondaryTarget,
     ])
-    public internal(set) var bots = IndexedTable<DialogBot>(indexes: [Indexes.botByName, Indexes.botForOnboarding])
     public internal(set) var botDialogs = IndexedTable<BotDialog>(indexes: [Indexes.dialogByOpenConversation])
     /// The entities of every declared kind (``EntityRegistry``), with their indexes.
     public internal(set) var declared = EntityTables()
@@ -133,7 +132,7 @@ public struct AccountState: Sendable {
             case .invitation: return try stored(record, Invitation.self) { $0.invitations[$1.id] = $1 }
             case .fileUploadInterceptor: return try stored(record, FileUploadInterceptor.self) { $0.fileUploadInterceptors[$1.id] = $1 }
             case .messageInterceptor: return try stored(record, MessageInterceptor.self) { $0.messageInterceptors[$1.id] = $1 }
-            case .dialogBot: return try stored(record, DialogBot.self) { $0.bots[$1.id] = $1 }
+            case .dialogBot: return try state.declared.load(legacy: record)
             case .botDialog:
                 return try stored(record, BotDialog.self) { state, dialog in
                     state.botDialogs[dialog.id] = dialog
@@ -278,12 +277,6 @@ enum Indexes {
     }
     /// Open invitations by the secondary targets who may still accept them.
     static let invitationByOpenSecondaryTarget = TableIndex<Invitation>(4) { $0.state == .open ? $0.pendingSecondaryTargets : [] }
-    /// Dialog bots by name (unique within an account).
-    static let botByName = TableIndex<DialogBot>(0) { [$0.name] }
-    /// Active bots that onboard visitors, under one key.
-    static let botForOnboarding = TableIndex<DialogBot>(1) {
-        $0.webhookStatus == .active && ($0.onboardingFilter == .visitors || $0.onboardingFilter == .both) ? ["ONBOARDING"] : []
-    }
     /// Offered and open bot dialogs by conversation.
     static let dialogByOpenConversation = TableIndex<BotDialog>(0) { $0.state == .finished ? [] : [$0.conversationId] }
 }

@@ -34,13 +34,11 @@ extension WebRecordFields {
 extension ApiKey: StoredRecordFields {}
 extension User: StoredRecordFields {}
 extension WebhookRegistration: StoredRecordFields {}
-extension DialogBot: StoredRecordFields {}
 extension FileUploadInterceptor: StoredRecordFields {}
 extension MessageInterceptor: StoredRecordFields {}
 
 extension WebApiKey: WebRecordFields {}
 extension WebUser: WebRecordFields {}
 extension WebWebhookRegistration: WebRecordFields {}
-extension WebDialogBot: WebRecordFields {}
 extension WebFileUploadInterceptor: WebRecordFields {}
 extension WebMessageInterceptor: WebRecordFields {}

@@ -1,3 +1,5 @@
+import CollabWire
+
 /// An entity the entity layer keeps: a plain vendor entity that joins by declaring itself
 /// (see ``EntityDeclaration``) instead of being wired by hand into storage, replication, snapshots,
 /// seeds, search and the Web API.
@@ -175,6 +177,21 @@ public struct EntityRules<Entity: DeclaredEntity>: Sendable {
         self.deletable = deletable
         self.merge = merge
         self.prepareCreate = prepareCreate
+    }
+}
+
+extension EntityRules {
+    /// A ``merge`` for the vendor's partial updates: every field the draft leaves out keeps the current
+    /// value, but the `replaced` fields (an update always names them: left out, they are cleared) and
+    /// the `kept` ones (never the client's to change: always the current value).
+    public static func keepingOmitted(replaced: Set<String> = [], kept: Set<String> = []) -> @Sendable (Entity, Entity) -> Entity {
+        { (draft: Entity, current: Entity) -> Entity in
+            guard case .object(let given) = EntityWire.object(draft), case .object(var merged) = EntityWire.object(current) else { return draft }
+            for (field, value) in given where !kept.contains(field) { merged[field] = value }
+            for field in replaced where given[field] == nil { merged[field] = nil }
+            // Both sides are entities of the kind, so their fields always decode together.
+            return EntityWire.entity(Entity.self, from: .object(merged)) ?? draft
+        }
     }
 }
 

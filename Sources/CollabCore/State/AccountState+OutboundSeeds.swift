@@ -51,7 +51,7 @@ extension AccountState {
         try upsert(
             namedBot(item.name), report: &report,
             unchanged: { existing in
-                var candidate = draft.keeping(existing)
+                var candidate = DialogBot.declaration.rules.merge(draft, existing)
                 (candidate.id, candidate.accountId, candidate.version) = (existing.id, existing.accountId, existing.version)
                 (candidate.creationTimestamp, candidate.modificationTimestamp) = (existing.creationTimestamp, existing.modificationTimestamp)
                 candidate.fillDefaults()

@@ -66,7 +66,7 @@ public struct DialogBot: DeclaredEntity {
         rules: EntityRules(
             validate: { bot, _, _ throws(CollabError) in try bot.check() },
             complete: { bot, _ in bot.fillDefaults() },
-            merge: { draft, current in draft.keeping(current) },
+            merge: EntityRules.keepingOmitted(replaced: ["name"], kept: ["botPersonId"]),
             prepareCreate: { bot, _, state, context, changes in state.addPerson(of: &bot, context: context, changes: &changes) }
         ),
         secrets: EntitySecrets(
@@ -118,28 +118,6 @@ public struct DialogBot: DeclaredEntity {
         messageStateHandledExternally = messageStateHandledExternally ?? false
         automaticTypingStateHandlingEnabled = automaticTypingStateHandlingEnabled ?? false
         onTimeoutBehavior = onTimeoutBehavior ?? .handOff
-    }
-
-    /// An update's draft with what it leaves out kept from `current` (a bot's person always).
-    func keeping(_ current: DialogBot) -> DialogBot {
-        var merged = self
-        merged.botPersonId = current.botPersonId
-        merged.description = description ?? current.description
-        merged.webhookStatus = webhookStatus ?? current.webhookStatus
-        merged.webhookEndpoint = webhookEndpoint ?? current.webhookEndpoint
-        merged.webhookSecret = webhookSecret ?? current.webhookSecret
-        merged.outboundTimeoutMillis = outboundTimeoutMillis ?? current.outboundTimeoutMillis
-        merged.onboardingOrder = onboardingOrder ?? current.onboardingOrder
-        merged.reboardingOrder = reboardingOrder ?? current.reboardingOrder
-        merged.offboardingOrder = offboardingOrder ?? current.offboardingOrder
-        merged.onboardingFilter = onboardingFilter ?? current.onboardingFilter
-        merged.reboardingEnabled = reboardingEnabled ?? current.reboardingEnabled
-        merged.offboardingFilter = offboardingFilter ?? current.offboardingFilter
-        merged.needsCounterpartPresence = needsCounterpartPresence ?? current.needsCounterpartPresence
-        merged.messageStateHandledExternally = messageStateHandledExternally ?? current.messageStateHandledExternally
-        merged.automaticTypingStateHandlingEnabled = automaticTypingStateHandlingEnabled ?? current.automaticTypingStateHandlingEnabled
-        merged.onTimeoutBehavior = onTimeoutBehavior ?? current.onTimeoutBehavior
-        return merged
     }
 }
 

@@ -83,7 +83,8 @@ public struct NamedArea: DeclaredEntity {
                 area.type = area.type ?? AreaType.metaTag.rawValue
                 area.configuration = area.configuration ?? [:]
             },
-            merge: { draft, current in draft.keeping(current) }
+            // Configuration, metadata and text show only when expanded: an update without them keeps them.
+            merge: EntityRules.keepingOmitted(replaced: ["name", "siteId", "description"])
         ),
         expandable: ["configuration", "metadata", "text"],
         legacyKind: .namedArea
@@ -96,19 +97,6 @@ public struct NamedArea: DeclaredEntity {
         try Limits.checkOptional(description, field: "description", max: Limits.textLength)
         try Limits.checkProperties(configuration, field: "configuration")
         try Limits.checkProperties(metadata, field: "metadata")
-    }
-
-    /// An update's draft with what it leaves out kept from `current`: everything but the name, site id
-    /// and description (which an update always names), as the Web API shows configuration, metadata and
-    /// text only when expanded.
-    private func keeping(_ current: NamedArea) -> NamedArea {
-        var merged = self
-        merged.type = type ?? current.type
-        merged.configuration = configuration ?? current.configuration
-        merged.metadata = metadata ?? current.metadata
-        merged.translations = translations ?? current.translations
-        merged.text = text ?? current.text
-        return merged
     }
 }
 

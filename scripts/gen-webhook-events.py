@@ -90,7 +90,7 @@ EXTRA_SCHEMAS = ["GlobalPingResponse", "ProductVersion", "ConversationHistoryDat
                  "PersonLabelResult", "PersonVisibilityRuleDataList", "PersonVisibilityRuleResult", "RecordRetentionData",
                  "SuggestionSourceResult", "PersonData", "TeamList", "TeamResult", "ConversationTemplateList", "ConversationTemplateResult",
                  "ExternalMessengerChannelResult", "CustomExternalMessengerChannelResult", "SmsExternalMessengerChannelResult",
-                 "ExternalMessengerContactList", "ExternalMessengerContactResult",
+                 "ExternalMessengerContactList", "ExternalMessengerContactResult", "NamedAreaList", "NamedAreaResult",
                  # The partly routed tags' operations.
                  "AccountList", "AccountSecret", "AccountIngressStatus", "AccountQuotaUsageData", "RecordedMinutesData", "UserList",
                  "PersonResult", "AuthenticationTokenCreationResult", "VisitorPersonStateResult", "ConversationRecordingHistoryDataList",

@@ -34,14 +34,13 @@ struct CollabStateTests {
         var state = try seeded()
         let admin = try principal(state, "a-admin")
         var changes = ChangeSet()
-        let accountId = try #require(admin.accountId)
-        _ = try state.createNamedArea(NamedAreaInput(name: "x", siteId: "x"), accountId: accountId, context: context, changes: &changes)
+        _ = try state.createEntity(NamedArea(siteId: "x", name: "x"), for: admin, context: context, changes: &changes)
         var failed = ChangeSet()
         #expect(throws: CollabError.self) {
-            _ = try state.createNamedArea(NamedAreaInput(name: "y", siteId: "x"), accountId: accountId, context: context, changes: &failed)
+            _ = try state.createEntity(NamedArea(siteId: "x", name: "y"), for: admin, context: context, changes: &failed)
         }
         #expect(failed.isEmpty)
-        #expect(try state.searchNamedAreas(SearchQuery(), for: admin).items.count == 1)
+        #expect(try state.searchEntities(NamedArea.self, SearchQuery(), for: admin).items.count == 1)
     }
 
     @Test("versions: updates need the current one and bump it")
@@ -49,15 +48,16 @@ struct CollabStateTests {
         var state = try seeded()
         let admin = try principal(state, "a-admin")
         var changes = ChangeSet()
-        let area = try state.createNamedArea(NamedAreaInput(name: "x", siteId: "x"), accountId: admin.accountId!, context: context, changes: &changes)
-        let updated = try state.updateNamedArea(id: area.id, version: 1, NamedAreaInput(name: "y", siteId: "x"), for: admin, context: context, changes: &changes)
+        var area = try state.createEntity(NamedArea(siteId: "x", name: "x"), for: admin, context: context, changes: &changes)
+        area.name = "y"
+        let updated = try state.updateEntity(area, for: admin, context: context, changes: &changes)
         #expect(updated.version == 2)
+        area.name = "z"
         #expect(throws: CollabError.conflict("NamedArea was modified concurrently: version 1 is stale, the current version is 2")) {
-            _ = try state.updateNamedArea(id: area.id, version: 1, NamedAreaInput(name: "z", siteId: "x"), for: admin, context: context, changes: &changes)
+            _ = try state.updateEntity(area, for: admin, context: context, changes: &changes)
         }
-        #expect(throws: CollabError.self) {
-            _ = try state.updateNamedArea(id: area.id, version: nil, NamedAreaInput(name: "z", siteId: "x"), for: admin, context: context, changes: &changes)
-        }
+        area.version = nil
+        #expect(throws: CollabError.self) { _ = try state.updateEntity(area, for: admin, context: context, changes: &changes) }
     }
 
     @Test("other accounts' entities are not found, and roles cannot be escalated")
@@ -68,10 +68,10 @@ struct CollabStateTests {
         let bAdmin = try principal(try #require(shards.state(named: "b")), "b-admin")
         let aAgent = try principal(state, "a-agent")
         var changes = ChangeSet()
-        let area = try state.createNamedArea(NamedAreaInput(name: "x", siteId: "x"), accountId: aAdmin.accountId!, context: context, changes: &changes)
-        #expect(throws: CollabError.notFound("NamedArea", area.id)) { try state.namedArea(area.id, for: bAdmin) }
-        #expect(throws: CollabError.self) { try state.deleteNamedArea(area.id, for: bAdmin, context: context, changes: &changes) }
-        #expect(try state.namedArea(area.id, for: aAgent).id == area.id)
+        let area = try state.createEntity(NamedArea(siteId: "x", name: "x"), for: aAdmin, context: context, changes: &changes)
+        #expect(throws: CollabError.notFound("Account", bAdmin.accountId ?? "")) { try state.entity(NamedArea.self, area.id, for: bAdmin) }
+        #expect(throws: CollabError.self) { try state.deleteEntity(NamedArea.self, area.id, for: bAdmin, context: context, changes: &changes) }
+        #expect(try state.entity(NamedArea.self, area.id, for: aAgent).id == area.id)
 
         let agentUser = try #require(state.user(loginName: "a-agent"))
         #expect(throws: CollabError.self) {
@@ -129,6 +129,66 @@ struct CollabStateTests {
         #expect(rebuilt.namedAreas == state.namedAreas)
         #expect(rebuilt.user(loginName: "admin")?.passwordHash == "hash")
         #expect(rebuilt.apiKey(presented: "demo-api-key") != nil)
+    }
+
+    /// Account "a" loaded from its records and one record as main stored it, before its kind joined the
+    /// entity layer (its store kind, the plain id, the entity's own JSON).
+    func loadedWithLegacy(_ kind: EntityKind, id: String, body: (_ accountId: String) -> String) throws -> (AccountState, Principal) {
+        let seeded = try seeded()
+        let legacy = StoredRecord(kind: kind, id: id, accountId: seeded.accountId, body: Data(body(seeded.accountId).utf8))
+        let state = try AccountState.load(
+            account: seeded.account, records: seeded.storedEntities.map { StoredRecord(encoding: $0) } + [legacy], directory: Directory()
+        )
+        return (state, try principal(state, "a-admin"))
+    }
+
+    /// What a change set writes, one line per change.
+    static func written(_ changes: ChangeSet) -> [String] {
+        changes.changes.map { change -> String in
+            switch change {
+            case .put(let entity): "put \(type(of: entity).kind.rawValue) \(entity.id)"
+            case .delete(let kind, let id): "delete \(kind.rawValue) \(id)"
+            case .deleteAccountData(let id): "deleteAccountData \(id)"
+            }
+        }
+    }
+
+    @Test("a named area stored before it joined the entity layer loads, and its next write removes the old record")
+    func legacyNamedAreaRecord() throws {
+        var (state, admin) = try loadedWithLegacy(.namedArea, id: "area-1") { accountId in
+            #"{"accountId":"\#(accountId)","configuration":{"k":"v"},"creationTimestamp":5,"description":"Before","id":"area-1","#
+                + #""modificationTimestamp":6,"name":"Old","siteId":"old","translations":{"de":{"name":"Alt"}},"type":"DOMAIN","version":3}"#
+        }
+        let loaded = try #require(state.namedArea(siteId: "old", accountId: state.accountId))
+        #expect(loaded.id == "area-1" && loaded.version == 3 && loaded.type == "DOMAIN" && loaded.configuration == ["k": "v"])
+        #expect(loaded.translations?["de"]?.name == "Alt")
+
+        var changes = ChangeSet()
+        var draft = loaded
+        draft.name = "New"
+        draft.configuration = nil
+        let updated = try state.updateEntity(draft, for: admin, context: context, changes: &changes)
+        #expect(updated.configuration == ["k": "v"], "an update that leaves configuration out keeps it")
+        #expect(Array(Self.written(changes).prefix(2)) == ["delete namedArea area-1", "put declared NamedArea/area-1"])
+    }
+
+    @Test("a dialog bot stored before it joined the entity layer loads with its secret and onboarding, and its delete removes the old record")
+    func legacyDialogBotRecord() throws {
+        var (state, admin) = try loadedWithLegacy(.dialogBot, id: "bot-1") { accountId in
+            #"{"accountId":"\#(accountId)","automaticTypingStateHandlingEnabled":false,"botPersonId":"p-bot","creationTimestamp":5,"#
+                + #""id":"bot-1","messageStateHandledExternally":false,"modificationTimestamp":6,"name":"old-bot","#
+                + #""needsCounterpartPresence":false,"offboardingFilter":"NONE","offboardingOrder":0,"onTimeoutBehavior":"HAND_OFF","#
+                + #""onboardingFilter":"VISITORS","onboardingOrder":0,"outboundTimeoutMillis":5000,"reboardingEnabled":false,"#
+                + #""reboardingOrder":0,"version":2,"webhookEndpoint":"https://bot.example/old","webhookSecret":"old-secret","#
+                + #""webhookStatus":"ACTIVE"}"#
+        }
+        let bot = try state.entity(DialogBot.self, named: "old-bot", for: admin)
+        #expect(bot.id == "bot-1" && bot.version == 2 && bot.webhookSecret == "old-secret" && bot.botPersonId == "p-bot")
+        #expect(state.bots.ids("ONBOARDING", "true") == ["bot-1"], "the onboarding index holds the loaded bot")
+
+        var changes = ChangeSet()
+        try state.deleteEntity(DialogBot.self, "bot-1", for: admin, context: context, changes: &changes)
+        #expect(Array(Self.written(changes).prefix(2)) == ["delete dialogBot bot-1", "delete declared DialogBotData/bot-1"])
     }
 
     @Test("sessions expire and authentication tokens are single use")

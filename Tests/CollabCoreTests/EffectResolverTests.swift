@@ -77,13 +77,11 @@ struct EffectResolverTests {
     }
 
     /// An active bot that onboards visitors.
-    static var greeter: DialogBot.Input {
-        var input = DialogBot.Input()
-        input.name = "greeter"
-        input.webhookEndpoint = "https://bot.example/hook"
-        input.webhookSecret = "bot-secret"
-        input.onboardingFilter = "VISITORS"
-        return input
+    static var greeter: DialogBot {
+        var bot = DialogBot(name: "greeter", webhookEndpoint: "https://bot.example/hook")
+        bot.webhookSecret = "bot-secret"
+        bot.onboardingFilter = .visitors
+        return bot
     }
 
     func register(_ events: [String], status: WebhookRegistration.Status = .active, in state: inout AccountState) throws -> WebhookRegistration {
@@ -170,7 +168,7 @@ struct EffectResolverTests {
     func bots() throws {
         var (state, agent, visitor, _, _) = try scenario()
         var setup = ChangeSet()
-        let bot = try state.createBot(Self.greeter, accountId: state.accountId, context: context, changes: &setup)
+        let bot = try state.createEntity(Self.greeter, for: .control(of: state.accountId), context: context, changes: &setup)
 
         var created = ChangeSet()
         let conversation = try state.createConversation(
@@ -202,16 +200,15 @@ struct EffectResolverTests {
     @Test("a bot set inactive while its dialog is open is sent nothing")
     func inactiveBot() throws {
         var (state, _, visitor, _, _) = try scenario()
-        var input = Self.greeter
         var setup = ChangeSet()
-        let bot = try state.createBot(input, accountId: state.accountId, context: context, changes: &setup)
+        var bot = try state.createEntity(Self.greeter, for: .control(of: state.accountId), context: context, changes: &setup)
         let conversation = try state.createConversation(
             ConversationInput(contextPersonId: visitor), accountId: state.accountId, context: context, changes: &setup
         )
         let dialog = try #require(state.openBotDialog(conversationId: conversation.id))
         _ = try state.answerOnboardingOffer(token: dialog.id, accepted: true, context: context, changes: &setup)
-        input.webhookStatus = "INACTIVE"
-        _ = try state.updateBot(id: bot.id, version: bot.version, input, for: .control, context: context, changes: &setup)
+        bot.webhookStatus = .inactive
+        _ = try state.updateEntity(bot, for: .control(of: state.accountId), context: context, changes: &setup)
         let (fromVisitor, _) = try post("anyone?", by: visitor, in: conversation.id, &state)
         #expect(state.openBotDialog(conversationId: conversation.id)?.state == .open)
         #expect(resolver.resolve(fromVisitor, in: state).webhooks.isEmpty)

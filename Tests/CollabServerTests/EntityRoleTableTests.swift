@@ -75,7 +75,8 @@ struct EntityRoleTableTests {
             #expect(try await beta(.delete, "\(type.path)/\(id)/delete") == 404)
             #expect(try await beta(.post, "\(type.path)/update", try EntityLayerTests.text(created.object)) == 404)
             let search = try await server.json(.post, "\(type.path)/search", as: "beta-admin", password: "pw-b", body: "{}")
-            #expect((search.object["items"] as? [Any])?.isEmpty ?? true, "beta sees none of alpha's \(typeName)")
+            let found = (search.object["items"] as? [[String: Any]] ?? []).compactMap { $0["id"] as? String }
+            #expect(!found.contains(id), "beta sees none of alpha's \(typeName)")
             #expect(try await server.json(.get, "\(type.path)/\(id)/read").status == 200, "alpha still has it")
         }
     }

@@ -95,7 +95,7 @@ struct CommittedStreamTests {
     static func write(_ label: String, account accountId: String, device: Device, on repository: StateRepository) async throws {
         try await repository.write(account: accountId) { state, changes throws(CollabError) in
             let place = state.namedAreas.count
-            _ = try state.createNamedArea(NamedAreaInput(name: label, siteId: label), accountId: accountId, context: context, changes: &changes)
+            _ = try state.createEntity(NamedArea(siteId: label, name: label), for: .control(of: accountId), context: context, changes: &changes)
             changes.emit(
                 DomainEvent(
                     kind: .conversationUpdated, accountId: accountId, timestamp: context.now, personIds: ["p"],

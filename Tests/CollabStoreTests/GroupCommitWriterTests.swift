@@ -86,8 +86,15 @@ struct GroupCommitWriterTests {
 
     struct StoreTestFailure: Error {}
 
+    /// A record the writer passes on untouched: only its id matters here.
+    struct Row: StorableEntity {
+        static var kind: EntityKind { .conversation }
+        var id: String
+        var storageAccountId: String? { "acc" }
+    }
+
     static func put(_ id: String) -> StoreChange {
-        .put(NamedArea(id: id, accountId: "acc", name: id, siteId: id, creationTimestamp: 1, modificationTimestamp: 1))
+        .put(Row(id: id))
     }
 
     /// Outcomes of submitted batches, by batch name.

@@ -14,8 +14,8 @@ import Testing
 /// are skipped. Each test works in a database of its own.
 @Suite("PostgreSQL store", .enabled(if: PostgresTestDatabase.baseURL != nil, "set MOCK_COLLAB_TEST_POSTGRES (scripts/test does)"))
 struct PostgresStoreTests {
-    static func area(_ id: String, name: String = "n", account: String = "acc") -> NamedArea {
-        NamedArea(id: id, accountId: account, name: name, siteId: id, creationTimestamp: 1, modificationTimestamp: 1)
+    static func area(_ id: String, name: String = "n", account: String = "acc") -> DeclaredRecord<NamedArea> {
+        StoreTests.area(id, name: name, account: account)
     }
 
     static var logger: Logger {
@@ -30,16 +30,16 @@ struct PostgresStoreTests {
         let store = try await PostgresStore.open(url: url, logger: Self.logger, timeout: PostgresTestDatabase.openTimeout)
         try await store.apply([.put(Self.area("a1")), .put(Self.area("a2")), .put(Self.area("b1", account: "other"))])
         // The same key twice in one run of puts: the last one wins, as applied in order.
-        try await store.apply([.put(Self.area("a1", name: "first")), .put(Self.area("a1", name: "second")), .delete(.namedArea, id: "a2")])
+        try await store.apply([.put(Self.area("a1", name: "first")), .put(Self.area("a1", name: "second")), .delete(.declared, id: "NamedArea/a2")])
         try await store.close()
 
         let reopened = try await PostgresStore.open(url: url, logger: Self.logger, timeout: PostgresTestDatabase.openTimeout)
         var records = try await reopened.loadAll().sorted { $0.id < $1.id }
-        #expect(records.map(\.id) == ["a1", "b1"])
-        #expect(try RecordCoding.decode(NamedArea.self, from: records[0]).name == "second")
+        #expect(records.map(\.id) == ["NamedArea/a1", "NamedArea/b1"])
+        #expect(try StoreTests.name(records[0]) == "second")
         try await reopened.apply([.deleteAccountData("acc")])
         records = try await reopened.loadAll()
-        #expect(records.map(\.id) == ["b1"], "only the other account's data stays")
+        #expect(records.map(\.id) == ["NamedArea/b1"], "only the other account's data stays")
         try await reopened.close()
     }
 
@@ -49,12 +49,12 @@ struct PostgresStoreTests {
             url: try await PostgresTestDatabase.fresh(), logger: Self.logger, timeout: PostgresTestDatabase.openTimeout
         )
         var changes: [StoreChange] = (0..<1_500).map { .put(Self.area("area-\($0)")) }
-        changes.append(.delete(.namedArea, id: "area-7"))
+        changes.append(.delete(.declared, id: "NamedArea/area-7"))
         changes += (0..<1_500).map { .put(Self.area("area-\($0)", name: "renamed")) }
         try await store.apply(changes)
         let records = try await store.loadAll()
         #expect(records.count == 1_500)
-        #expect(try records.allSatisfy { try RecordCoding.decode(NamedArea.self, from: $0).name == "renamed" })
+        #expect(try records.allSatisfy { try StoreTests.name($0) == "renamed" })
         try await store.close()
     }
 
@@ -67,9 +67,9 @@ struct PostgresStoreTests {
         // A NUL byte is not valid in PostgreSQL text (the id is stored as it is): the statement fails,
         // and the whole batch with it.
         await #expect(throws: (any Error).self) {
-            try await store.apply([.put(Self.area("lost")), .delete(.namedArea, id: "kept"), .put(Self.area("bad\u{0}id"))])
+            try await store.apply([.put(Self.area("lost")), .delete(.declared, id: "NamedArea/kept"), .put(Self.area("bad\u{0}id"))])
         }
-        #expect(try await store.loadAll().map(\.id) == ["kept"])
+        #expect(try await store.loadAll().map(\.id) == ["NamedArea/kept"])
         try await store.close()
     }
 
@@ -90,7 +90,7 @@ struct PostgresStoreTests {
         #expect(try await store.prune(olderThanSeconds: 0) == 2)
         #expect(try await store.floor() == entries[1].sequence, "a replica behind this cannot catch up")
         #expect(try await store.entries(after: 0).isEmpty)
-        #expect(try await store.loadAll().map(\.id).sorted() == ["a", "b"], "pruning the log keeps the records")
+        #expect(try await store.loadAll().map(\.id).sorted() == ["NamedArea/a", "NamedArea/b"], "pruning the log keeps the records")
 
         try await store.announce(origin: "r1", url: "http://r1:8080")
         #expect(try await store.replicaURLs(seenWithinSeconds: 30).map(\.url) == ["http://r1:8080"])

@@ -7,8 +7,17 @@ import Testing
 
 @Suite("Stores")
 struct StoreTests {
-    static func area(_ id: String, name: String = "n", account: String = "acc") -> NamedArea {
-        NamedArea(id: id, accountId: account, name: name, siteId: id, creationTimestamp: 1, modificationTimestamp: 1)
+    /// A named area's record; its store id is `NamedArea/<id>`.
+    static func area(_ id: String, name: String = "n", account: String = "acc") -> DeclaredRecord<NamedArea> {
+        var area = NamedArea(siteId: id, name: name)
+        area.id = id
+        area.accountId = account
+        area.creationTimestamp = 1
+        return DeclaredRecord(area)
+    }
+
+    static func name(_ record: StoredRecord) throws -> String? {
+        try RecordCoding.decode(DeclaredRecord<NamedArea>.self, from: record).entity.name
     }
 
     static func temporaryPath() throws -> String {
@@ -21,13 +30,13 @@ struct StoreTests {
         let path = try Self.temporaryPath()
         let store = try await SQLiteStore.open(path: path, logger: Logger(label: "test"))
         try await store.apply([.put(Self.area("a", name: "one")), .put(Self.area("b")), .put(GlobalConfiguration(properties: ["k": "v"]))])
-        try await store.apply([.put(Self.area("a", name: "two")), .delete(.namedArea, id: "b")])
+        try await store.apply([.put(Self.area("a", name: "two")), .delete(.declared, id: "NamedArea/b")])
         try await store.close()
 
         let reopened = try await SQLiteStore.open(path: path, logger: Logger(label: "test"))
         let records = try await reopened.loadAll().sorted { $0.id < $1.id }
-        #expect(records.map(\.id) == ["a", "global"])
-        #expect(try RecordCoding.decode(NamedArea.self, from: records[0]).name == "two")
+        #expect(records.map(\.id) == ["NamedArea/a", "global"])
+        #expect(try Self.name(records[0]) == "two")
         #expect(records[1].accountId == nil)
         try await reopened.close()
     }
@@ -38,7 +47,7 @@ struct StoreTests {
         let store = try await SQLiteStore.open(path: path, logger: Logger(label: "test"))
         try await store.apply([.put(Self.area("a1", account: "a")), .put(Self.area("a2", account: "a")), .put(Self.area("b1", account: "b"))])
         try await store.apply([.deleteAccountData("a"), .put(Self.area("a3", account: "a"))])
-        #expect(try await store.loadAll().map(\.id).sorted() == ["a3", "b1"])
+        #expect(try await store.loadAll().map(\.id).sorted() == ["NamedArea/a3", "NamedArea/b1"])
         try await store.close()
     }
 
@@ -47,21 +56,24 @@ struct StoreTests {
         let path = try Self.temporaryPath()
         let store = try await SQLiteStore.open(path: path, logger: Logger(label: "test"))
         var batch: [StoreChange] = (0..<600).map { .put(Self.area("r\($0)", name: "first")) }
-        batch += [.delete(.namedArea, id: "r5"), .put(Self.area("r7", name: "second")), .put(Self.area("r5", name: "back")), .put(Self.area("r7", name: "third"))]
+        batch += [
+            .delete(.declared, id: "NamedArea/r5"), .put(Self.area("r7", name: "second")), .put(Self.area("r5", name: "back")),
+            .put(Self.area("r7", name: "third")),
+        ]
         try await store.apply(batch)
         let records = try await store.loadAll()
         #expect(records.count == 600)
-        let names = Dictionary(uniqueKeysWithValues: try records.map { ($0.id, try RecordCoding.decode(NamedArea.self, from: $0).name) })
-        #expect(names["r5"] == "back")
-        #expect(names["r7"] == "third")
-        #expect(names["r599"] == "first")
+        let names = Dictionary(uniqueKeysWithValues: try records.map { ($0.id, try Self.name($0)) })
+        #expect(names["NamedArea/r5"] == "back")
+        #expect(names["NamedArea/r7"] == "third")
+        #expect(names["NamedArea/r599"] == "first")
         try await store.close()
     }
 
     @Test("the memory store keeps nothing: the state lives in the repository's shards")
     func memory() async throws {
         let store = MemoryStore()
-        try await store.apply([.put(Self.area("a")), .put(Self.area("b")), .delete(.namedArea, id: "a")])
+        try await store.apply([.put(Self.area("a")), .put(Self.area("b")), .delete(.declared, id: "NamedArea/a")])
         #expect(try await store.loadAll().isEmpty)
     }
 
@@ -74,7 +86,7 @@ struct StoreTests {
         try await store.close()
         await #expect(throws: (any Error).self) { try await store.apply([.put(Self.area("lost"))]) }
         let reopened = try await SQLiteStore.open(path: path, logger: Logger(label: "test"))
-        #expect(try await reopened.loadAll().map(\.id) == ["kept"])
+        #expect(try await reopened.loadAll().map(\.id) == ["NamedArea/kept"])
         try await reopened.close()
     }
 
@@ -102,7 +114,8 @@ struct StoreTests {
             for index in 0..<200 {
                 group.addTask {
                     _ = try await repository.write(account: accountId) { state, changes throws(CollabError) in
-                        try state.createNamedArea(NamedAreaInput(name: "n\(index)", siteId: "s\(index)"), accountId: accountId, context: context, changes: &changes)
+                        let area = NamedArea(siteId: "s\(index)", name: "n\(index)")
+                        return try state.createEntity(area, for: .control(of: accountId), context: context, changes: &changes)
                     }
                 }
             }
@@ -112,14 +125,15 @@ struct StoreTests {
         let areaId = try #require(try repository.read(account: accountId) { $0.namedArea(siteId: "s0", accountId: accountId)?.id })
         for round in 1...50 {
             _ = try await repository.write(account: accountId) { state, changes throws(CollabError) in
-                let area = try state.namedArea(areaId, for: .control)
-                return try state.updateNamedArea(id: areaId, version: area.version, NamedAreaInput(name: "round \(round)", siteId: "s0"), for: .control, context: context, changes: &changes)
+                var area = try state.entity(NamedArea.self, areaId, for: .control(of: accountId))
+                area.name = "round \(round)"
+                return try state.updateEntity(area, for: .control(of: accountId), context: context, changes: &changes)
             }
         }
         try await repository.close()
 
         let reopened = try await StateRepository(store: try await SQLiteStore.open(path: path, logger: Logger(label: "test")))
-        let areas = try reopened.read(account: accountId) { state in state.namedAreas.values.filter { $0.accountId == accountId } }
+        let areas = try reopened.read(account: accountId) { state in state.namedAreas.rows.values.filter { $0.accountId == accountId } }
         #expect(areas.count == 200)
         #expect(try reopened.read(account: accountId) { $0.namedAreas[areaId]?.name } == "round 50")
         #expect(reopened.directory.account(named: "acc")?.id == accountId)

@@ -35,6 +35,11 @@ public struct Principal: Sendable, Equatable {
     /// The holder of the control token: super-admin rights over every account.
     public static let control = Principal(accountId: nil, userId: nil, personId: nil, role: .superAdmin, method: .controlToken)
 
+    /// The control API acting inside one account (seeds), for operations that take the caller's account.
+    public static func control(of accountId: String) -> Principal {
+        Principal(accountId: accountId, userId: nil, personId: nil, role: .superAdmin, method: .controlToken)
+    }
+
     /// Whether this caller may see and change data of `accountId`.
     ///
     /// Everyone is confined to their own account; only the control token spans accounts. Super admins

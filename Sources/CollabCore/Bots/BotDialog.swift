@@ -31,13 +31,13 @@ public struct BotDialog: Sendable, Codable, Equatable, Identifiable {
         self.id = id
         self.accountId = accountId
         self.botId = bot.id
-        self.botPersonId = bot.botPersonId
+        self.botPersonId = bot.botPersonId ?? ""
         self.conversationId = conversationId
         self.counterpartPersonId = counterpartPersonId
         self.dialogType = "ONBOARDING"
         self.state = .offered
         self.creationTimestamp = creationTimestamp
-        self.offerExpiresAt = creationTimestamp + 2 * bot.outboundTimeoutMillis + 1000
+        self.offerExpiresAt = creationTimestamp + 2 * (bot.outboundTimeoutMillis ?? 5000) + 1000
     }
 }
 

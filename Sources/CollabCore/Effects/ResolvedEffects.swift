@@ -118,8 +118,8 @@ public struct ResolvedWebhook: Sendable, Equatable {
     /// A delivery to a dialog bot's endpoint, signed with the bot's secret.
     public init(_ bot: DialogBot, eventType: String, body: Data, createdAt: Timestamp) {
         self.init(
-            registrationId: bot.id, accountId: bot.accountId, name: "dialog bot \(bot.name)", endpoint: bot.webhookEndpoint,
-            secret: bot.webhookSecret, eventType: eventType, body: body, createdAt: createdAt
+            registrationId: bot.id, accountId: bot.accountId, name: "dialog bot \(bot.name ?? "")", endpoint: bot.webhookEndpoint ?? "",
+            secret: bot.webhookSecret ?? "", eventType: eventType, body: body, createdAt: createdAt
         )
     }
 }

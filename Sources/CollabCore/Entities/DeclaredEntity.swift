@@ -1,3 +1,5 @@
+import CollabWire
+
 /// An entity the entity layer keeps: a plain vendor entity that joins by declaring itself
 /// (see ``EntityDeclaration``) instead of being wired by hand into storage, replication, snapshots,
 /// seeds, search and the Web API.
@@ -87,13 +89,20 @@ public struct EntityDeclaration<Entity: DeclaredEntity>: Sendable {
     /// Fields the layer keeps that the vendor's schema does not have, or that the Web API never shows
     /// (write-only secrets): left out of the wire object.
     public var storedOnly: Set<String>
+    /// Fields the Web API shows only when the request's `expand` names them (the vendor's
+    /// `configuration`, `metadata`, `text`): left out otherwise, shown empty when expanded but unset.
+    public var expandable: Set<String>
+    /// The store kind the entity's records had before the kind joined the layer (id: the entity's id,
+    /// body: the entity's JSON): such records still load, and the entity's next write removes them.
+    public var legacyKind: EntityKind?
 
     public init(
         typeName: String, path: String, idParameter: String, queryType: String? = nil, resultType: String? = nil, listType: String? = nil,
         seedKey: String, operations: EntityOperations, fields: [EntityField<Entity>], uniqueName: EntityField<Entity>? = nil,
         naturalKey: (@Sendable (Entity) -> String?)? = nil, webhookEvent: String? = nil, audited: Bool = true, versioned: Bool = true,
         tracksModification: Bool = true, maxPerAccount: Int = 200_000, rules: EntityRules<Entity> = EntityRules(),
-        secrets: EntitySecrets<Entity>? = nil, wireType: (@Sendable (Entity) -> String)? = nil, storedOnly: Set<String> = []
+        secrets: EntitySecrets<Entity>? = nil, wireType: (@Sendable (Entity) -> String)? = nil, storedOnly: Set<String> = [],
+        expandable: Set<String> = [], legacyKind: EntityKind? = nil
     ) {
         self.typeName = typeName
         self.path = path
@@ -115,6 +124,8 @@ public struct EntityDeclaration<Entity: DeclaredEntity>: Sendable {
         self.secrets = secrets
         self.wireType = wireType ?? { _ in typeName }
         self.storedOnly = storedOnly
+        self.expandable = expandable
+        self.legacyKind = legacyKind
     }
 
     /// The field named `name` (the vendor's `E…SearchFilterField`).
@@ -142,12 +153,21 @@ public struct EntityRules<Entity: DeclaredEntity>: Sendable {
     public typealias AfterWrite = @Sendable (Entity, Principal, inout AccountState, OperationContext, inout ChangeSet) -> Void
     /// Checks that an entity may go (nothing still depends on it), after `writable`.
     public var deletable: Check
+    /// An update's draft with what it leaves out taken from the current entity (the vendor's partial
+    /// updates, e.g. of fields the Web API shows only when expanded); by default the draft replaces all.
+    public var merge: @Sendable (_ draft: Entity, _ current: Entity) -> Entity
+    /// What a create adds once the entity passed its checks, before it is stored: ids and secrets the
+    /// layer does not make, entities it depends on (a bot's person).
+    public var prepareCreate: PrepareCreate
+    public typealias PrepareCreate = @Sendable (inout Entity, Principal, inout AccountState, OperationContext, inout ChangeSet) -> Void
 
     public init(
         validate: @escaping Check = { _, _, _ throws(CollabError) in },
         visible: @escaping @Sendable (Entity, Principal, borrowing AccountState) -> Bool = { _, _, _ in true },
         writable: @escaping Check = { _, _, _ throws(CollabError) in }, complete: @escaping @Sendable (inout Entity, Principal) -> Void = { _, _ in },
-        afterWrite: @escaping AfterWrite = { _, _, _, _, _ in }, deletable: @escaping Check = { _, _, _ throws(CollabError) in }
+        afterWrite: @escaping AfterWrite = { _, _, _, _, _ in }, deletable: @escaping Check = { _, _, _ throws(CollabError) in },
+        merge: @escaping @Sendable (_ draft: Entity, _ current: Entity) -> Entity = { draft, _ in draft },
+        prepareCreate: @escaping PrepareCreate = { _, _, _, _, _ in }
     ) {
         self.validate = validate
         self.visible = visible
@@ -155,6 +175,23 @@ public struct EntityRules<Entity: DeclaredEntity>: Sendable {
         self.complete = complete
         self.afterWrite = afterWrite
         self.deletable = deletable
+        self.merge = merge
+        self.prepareCreate = prepareCreate
+    }
+}
+
+extension EntityRules {
+    /// A ``merge`` for the vendor's partial updates: every field the draft leaves out keeps the current
+    /// value, but the `replaced` fields (an update always names them: left out, they are cleared) and
+    /// the `kept` ones (never the client's to change: always the current value).
+    public static func keepingOmitted(replaced: Set<String> = [], kept: Set<String> = []) -> @Sendable (Entity, Entity) -> Entity {
+        { (draft: Entity, current: Entity) -> Entity in
+            guard case .object(let given) = EntityWire.object(draft), case .object(var merged) = EntityWire.object(current) else { return draft }
+            for (field, value) in given where !kept.contains(field) { merged[field] = value }
+            for field in replaced where given[field] == nil { merged[field] = nil }
+            // Both sides are entities of the kind, so their fields always decode together.
+            return EntityWire.entity(Entity.self, from: .object(merged)) ?? draft
+        }
     }
 }
 

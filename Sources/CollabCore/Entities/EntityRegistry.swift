@@ -3,6 +3,8 @@
 /// through this list.
 public enum EntityRegistry {
     public static let kinds: [any DeclaredEntity.Type] = [
+        NamedArea.self,
+        DialogBot.self,
         CannedResponse.self,
         CannedResponseUsage.self,
         CustomAction.self,
@@ -27,11 +29,18 @@ public enum EntityRegistry {
         kinds.map { ($0.seedKey, $0) }, uniquingKeysWith: { first, _ in first }
     )
 
+    private static let byLegacyKind: [EntityKind: any DeclaredEntity.Type] = Dictionary(
+        kinds.compactMap { type in type.legacyKind.map { ($0, type) } }, uniquingKeysWith: { first, _ in first }
+    )
+
     /// The kind whose type name is `name`.
     public static func type(named name: String) -> (any DeclaredEntity.Type)? { byTypeName[name] }
 
     /// The kind a seed file lists under `key`.
     public static func type(seedKey key: String) -> (any DeclaredEntity.Type)? { bySeedKey[key] }
+
+    /// The kind whose records the store kept as `kind` before it joined the layer.
+    static func type(legacyKind kind: EntityKind) -> (any DeclaredEntity.Type)? { byLegacyKind[kind] }
 }
 
 extension DeclaredEntity {
@@ -39,6 +48,8 @@ extension DeclaredEntity {
     public static var typeName: String { declaration.typeName }
     /// The kind's seed key.
     public static var seedKey: String { declaration.seedKey }
+    /// The store kind of the kind's records from before it joined the layer.
+    static var legacyKind: EntityKind? { declaration.legacyKind }
 }
 
 extension EntityRegistry {

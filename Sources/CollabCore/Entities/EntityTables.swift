@@ -41,6 +41,15 @@ public struct EntityTables: Sendable {
         return try load(type, record)
     }
 
+    /// Loads a record a kind was stored as before it joined the layer (``EntityDeclaration/legacyKind``):
+    /// its body is the entity's JSON, as a declared record's is.
+    /// - Throws: When no declared kind had the record's store kind or the record does not decode.
+    @discardableResult
+    mutating func load(legacy record: StoredRecord) throws -> String? {
+        guard let type = EntityRegistry.type(legacyKind: record.kind) else { throw DeclaredRecordKey.Failure.unknownKind(record.kind.rawValue) }
+        return try load(type, record)
+    }
+
     private mutating func load<E: DeclaredEntity>(_ type: E.Type, _ record: StoredRecord) throws -> String? {
         let record = try RecordCoding.decode(DeclaredRecord<E>.self, from: record)
         modify(E.self) { table in table.put(record.entity) }

@@ -11,12 +11,26 @@ public enum EntityWire {
     /// The deepest nesting of objects and lists in a declared entity.
     public static let depth = 12
 
-    /// `entity` as the Web API shows it.
-    public static func json<E: DeclaredEntity>(_ entity: E) -> JSONValue {
+    /// `entity`'s own JSON (as stored: without `$_type`, with every field it keeps).
+    static func object<E: DeclaredEntity>(_ entity: E) -> JSONValue {
         // Encoding our own model types cannot fail: they hold only strings, numbers, lists and maps.
         let data = (try? RecordCoding.encoder.encode(entity)) ?? Data("{}".utf8)
-        guard case .object(var object) = (try? JSONDecoder().decode(JSONValue.self, from: data)) ?? .object([:]) else { return .object([:]) }
+        return (try? JSONDecoder().decode(JSONValue.self, from: data)) ?? .object([:])
+    }
+
+    /// The entity a JSON object of its own fields makes, or `nil` when they do not fit its type.
+    static func entity<E: DeclaredEntity>(_ type: E.Type, from value: JSONValue) -> E? {
+        guard let data = try? RecordCoding.encoder.encode(value) else { return nil }
+        return try? JSONDecoder().decode(E.self, from: data)
+    }
+
+    /// `entity` as the Web API shows it, with the ``EntityDeclaration/expandable`` fields `expanding` names.
+    public static func json<E: DeclaredEntity>(_ entity: E, expanding: Set<String> = []) -> JSONValue {
+        guard case .object(var object) = Self.object(entity) else { return .object([:]) }
         for field in E.declaration.storedOnly { object[field] = nil }
+        for field in E.declaration.expandable {
+            object[field] = expanding.contains(field) ? object[field] ?? .object([:]) : nil
+        }
         object["$_type"] = .string(E.declaration.wireType(entity))
         return .object(object)
     }

@@ -28,17 +28,6 @@ public enum SearchSchemas {
         "MODIFICATION_TIMESTAMP": { .of($0.modificationTimestamp) },
     ])
 
-    public static let namedArea = SearchSchema<NamedArea>("NamedArea", [
-        "ID": { .of($0.id) },
-        "ACCOUNT_ID": { .of($0.accountId) },
-        "NAME": { .of($0.name) },
-        "DESCRIPTION": { .of($0.description) },
-        "SITE_ID": { .of($0.siteId) },
-        "TYPE": { .of($0.type.rawValue) },
-        "CREATION_TIMESTAMP": { .of($0.creationTimestamp) },
-        "MODIFICATION_TIMESTAMP": { .of($0.modificationTimestamp) },
-    ])
-
     public static let user = SearchSchema<User>("User", [
         "ID": { .of($0.id) },
         "ACCOUNT_ID": { .of($0.accountId) },

@@ -56,26 +56,24 @@ extension Seed {
             self.webhookEndpoint = webhookEndpoint
         }
 
-        var input: DialogBot.Input {
-            var input = DialogBot.Input()
-            input.name = name
-            input.description = description
-            input.webhookStatus = webhookStatus?.rawValue
-            input.webhookEndpoint = webhookEndpoint
-            input.webhookSecret = webhookSecret
-            input.webhookApiVersion = "V4"
-            input.outboundTimeoutMillis = outboundTimeoutMillis
-            input.onboardingOrder = onboardingOrder
-            input.reboardingOrder = reboardingOrder
-            input.offboardingOrder = offboardingOrder
-            input.onboardingFilter = onboardingFilter?.rawValue
-            input.reboardingEnabled = reboardingEnabled
-            input.offboardingFilter = offboardingFilter?.rawValue
-            input.needsCounterpartPresence = needsCounterpartPresence
-            input.messageStateHandledExternally = messageStateHandledExternally
-            input.automaticTypingStateHandlingEnabled = automaticTypingStateHandlingEnabled
-            input.onTimeoutBehavior = onTimeoutBehavior?.rawValue
-            return input
+        /// The bot as a create or update draft.
+        var draft: DialogBot {
+            var bot = DialogBot(name: name, webhookEndpoint: webhookEndpoint)
+            bot.description = description
+            bot.webhookStatus = webhookStatus
+            bot.webhookSecret = webhookSecret
+            bot.outboundTimeoutMillis = outboundTimeoutMillis
+            bot.onboardingOrder = onboardingOrder
+            bot.reboardingOrder = reboardingOrder
+            bot.offboardingOrder = offboardingOrder
+            bot.onboardingFilter = onboardingFilter
+            bot.reboardingEnabled = reboardingEnabled
+            bot.offboardingFilter = offboardingFilter
+            bot.needsCounterpartPresence = needsCounterpartPresence
+            bot.messageStateHandledExternally = messageStateHandledExternally
+            bot.automaticTypingStateHandlingEnabled = automaticTypingStateHandlingEnabled
+            bot.onTimeoutBehavior = onTimeoutBehavior
+            return bot
         }
     }
 }

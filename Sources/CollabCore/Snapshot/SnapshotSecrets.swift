@@ -79,15 +79,6 @@ extension PushSettings: SecretBearingEntity {
     }
 }
 
-extension DialogBot: SecretBearingEntity {
-    /// Without the secret its requests are signed with (never returned by the Web API).
-    public var redactingSecrets: DialogBot? {
-        var bot = self
-        bot.webhookSecret = ""
-        return bot
-    }
-}
-
 /// Redaction of stored entities for a snapshot.
 public enum SecretRedaction {
     /// `entity` as a snapshot with `secrets` carries it, or `nil` when it is left out.
@@ -117,10 +108,6 @@ extension AccountState {
         for var settings in jwtSettings.values where settings.testTokenSecret.isEmpty {
             settings.testTokenSecret = context.ids.makeSecret()
             jwtSettings[settings.id] = settings
-        }
-        for var bot in bots.values where bot.webhookSecret.isEmpty {
-            bot.webhookSecret = context.ids.makeSecret()
-            bots[bot.id] = bot
         }
         for entity in declared.storedEntities {
             // A declared kind's secrets go through its declaration; records of our own encoding always decode.

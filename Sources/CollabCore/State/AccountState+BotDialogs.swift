@@ -23,8 +23,9 @@ extension AccountState {
     /// `onboardingOrder` (then the oldest id), when the conversation has a visitor.
     func onboardingBot(for conversation: Conversation) -> DialogBot? {
         guard let visitor = conversation.participants.first(where: { $0.type == .contextPerson }), persons[visitor.personId]?.personType != .agent else { return nil }
-        return bots.rows(Indexes.botForOnboarding, "ONBOARDING").filter { !$0.webhookEndpoint.isEmpty }
-            .min { ($0.onboardingOrder, $0.creationTimestamp, $0.id) < ($1.onboardingOrder, $1.creationTimestamp, $1.id) }
+        let bots = bots
+        return bots.ids("ONBOARDING", "true").compactMap { bots[$0] }
+            .min { ($0.onboardingOrder ?? 0, $0.creationTimestamp, $0.id) < ($1.onboardingOrder ?? 0, $1.creationTimestamp, $1.id) }
     }
 
     /// Keeps a new conversation in ONBOARDING and offers it to `bot` (the server posts the offer to the

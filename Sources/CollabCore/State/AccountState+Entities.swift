@@ -75,6 +75,7 @@ extension AccountState {
         if E.declaration.versioned { entity.version = 1 }
         E.declaration.rules.complete(&entity, principal)
         try checkWrite(entity, for: principal)
+        E.declaration.rules.prepareCreate(&entity, principal, &self, context, &changes)
         putEntity(entity, action: .create, previous: nil, by: principal, context: context, changes: &changes)
         E.declaration.rules.afterWrite(entity, principal, &self, context, &changes)
         return entity
@@ -88,7 +89,7 @@ extension AccountState {
         guard !draft.id.isEmpty else { throw .badRequest("id is required") }
         let current = try entity(E.self, draft.id, for: principal)
         try E.declaration.rules.writable(current, principal, self)
-        var entity = E.declaration.secrets?.keep?(draft, current) ?? draft
+        var entity = E.declaration.rules.merge(E.declaration.secrets?.keep?(draft, current) ?? draft, current)
         if E.declaration.versioned {
             try Self.checkVersion(draft.version, current: current.version ?? 1, entity: E.declaration.typeName)
             entity.version = (current.version ?? 1) + 1
@@ -132,6 +133,7 @@ extension AccountState {
         _ entity: E, action: EntityChange.Action, previous: E?, by principal: Principal?, context: OperationContext, changes: inout ChangeSet
     ) {
         declared.modify(E.self) { $0.put(entity) }
+        if let legacy = E.declaration.legacyKind { changes.delete(legacy, entity.id) }
         changes.put(DeclaredRecord(entity))
         announce(entity, action: action, previous: previous, by: principal, context: context, changes: &changes)
     }
@@ -139,6 +141,7 @@ extension AccountState {
     /// Removes an entity (the layer's deletes, and behaviour written by hand on top of it).
     mutating func removeEntity<E: DeclaredEntity>(_ entity: E, by principal: Principal?, context: OperationContext, changes: inout ChangeSet) {
         declared.modify(E.self) { $0.remove(entity.id) }
+        if let legacy = E.declaration.legacyKind { changes.delete(legacy, entity.id) }
         changes.delete(.declared, DeclaredRecord<E>.recordId(entity.id))
         announce(entity, action: .delete, previous: entity, by: principal, context: context, changes: &changes)
     }

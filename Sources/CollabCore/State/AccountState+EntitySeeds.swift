@@ -9,7 +9,7 @@ extension AccountState {
         _ seeds: [String: [JSONValue]]?, context: OperationContext, changes: inout ChangeSet, report: inout SeedReport
     ) throws(CollabError) {
         guard let seeds else { return }
-        let system = Principal(accountId: accountId, userId: nil, personId: nil, role: .superAdmin, method: .controlToken)
+        let system = Principal.control(of: accountId)
         // In the registry's order, so a kind comes after the kinds it refers to (contacts after channels).
         let order = Dictionary(uniqueKeysWithValues: EntityRegistry.kinds.enumerated().map { ($1.seedKey, $0) })
         for key in seeds.keys.sorted(by: { (order[$0] ?? .max, $0) < (order[$1] ?? .max, $1) }) {

@@ -46,18 +46,22 @@ extension AccountState {
     private mutating func applyBot(_ item: Seed.BotSeed, context: OperationContext, changes: inout ChangeSet, report: inout SeedReport)
         throws(CollabError)
     {
-        let input = item.input
-        try input.validate()
+        let draft = item.draft
+        let system = Principal.control(of: accountId)
         try upsert(
-            bots.rows(Indexes.botByName, item.name).first, report: &report,
+            namedBot(item.name), report: &report,
             unchanged: { existing in
-                var candidate = existing
-                candidate.apply(input)
+                var candidate = DialogBot.declaration.rules.merge(draft, existing)
+                (candidate.id, candidate.accountId, candidate.version) = (existing.id, existing.accountId, existing.version)
+                (candidate.creationTimestamp, candidate.modificationTimestamp) = (existing.creationTimestamp, existing.modificationTimestamp)
+                candidate.fillDefaults()
                 return candidate == existing
             },
-            create: { state throws(CollabError) in _ = try state.createBot(input, accountId: state.accountId, context: context, changes: &changes) },
+            create: { state throws(CollabError) in _ = try state.createEntity(draft, for: system, context: context, changes: &changes) },
             update: { state, existing throws(CollabError) in
-                _ = try state.updateBot(id: existing.id, version: existing.version, input, for: .control, context: context, changes: &changes)
+                var update = draft
+                (update.id, update.version) = (existing.id, existing.version)
+                _ = try state.updateEntity(update, for: system, context: context, changes: &changes)
             }
         )
     }

@@ -62,9 +62,7 @@ extension AccountState {
             if let old = apiKeys[key.id], old.key != key.key { directory.unload(.apiKey(old.key)) }
             storeApiKey(key)
             directory.load(.apiKey(key.key), for: accountId)
-        case .namedArea:
-            let area = try RecordCoding.decode(NamedArea.self, from: record)
-            namedAreas[area.id] = area
+        case .namedArea: try declared.load(legacy: record)
         case .user:
             let user = try RecordCoding.decode(User.self, from: record)
             if let old = users[user.id], old.username != user.username { directory.unload(.username(old.username)) }
@@ -131,9 +129,7 @@ extension AccountState {
         case .messageInterceptor:
             let interceptor = try RecordCoding.decode(MessageInterceptor.self, from: record)
             messageInterceptors[interceptor.id] = interceptor
-        case .dialogBot:
-            let bot = try RecordCoding.decode(DialogBot.self, from: record)
-            bots[bot.id] = bot
+        case .dialogBot: try declared.load(legacy: record)
         case .botDialog:
             let dialog = try RecordCoding.decode(BotDialog.self, from: record)
             botDialogs[dialog.id] = dialog
@@ -151,7 +147,9 @@ extension AccountState {
             guard let old = apiKeys.removeValue(forKey: id) else { return }
             apiKeyIdByKey[old.key] = nil
             directory.unload(.apiKey(old.key))
-        case .namedArea: _ = namedAreas.removeValue(forKey: id)
+        // A declared kind's write removes the record it had before it joined the layer; the entity
+        // itself goes with its declared record.
+        case .namedArea, .dialogBot: break
         case .user:
             guard let old = users.removeValue(forKey: id) else { return }
             userIdByUsername[old.username] = nil
@@ -181,7 +179,6 @@ extension AccountState {
         case .device: _ = devices.removeValue(forKey: id)
         case .fileUploadInterceptor: fileUploadInterceptors[id] = nil
         case .messageInterceptor: messageInterceptors[id] = nil
-        case .dialogBot: _ = bots.removeValue(forKey: id)
         case .declared: declared.remove(recordId: id)
         }
     }

@@ -152,22 +152,25 @@ extension AccountState {
         }
 
         for areaSeed in seed.namedAreas ?? [] {
-            let input = NamedAreaInput(
-                name: areaSeed.name ?? areaSeed.siteId, description: areaSeed.description, type: areaSeed.type, siteId: areaSeed.siteId,
+            let draft = NamedArea(
+                siteId: areaSeed.siteId, name: areaSeed.name ?? areaSeed.siteId, description: areaSeed.description, type: areaSeed.type,
                 configuration: areaSeed.configuration, metadata: areaSeed.metadata
             )
             try upsert(
                 namedArea(siteId: areaSeed.siteId, accountId: accountId), report: &report,
                 unchanged: { existing in
-                    existing.name == input.name && existing.description == input.description && (input.type == nil || input.type == existing.type)
-                        && (input.configuration == nil || input.configuration == existing.configuration)
-                        && (input.metadata == nil || input.metadata == existing.metadata)
+                    existing.name == draft.name && existing.description == draft.description && (draft.type == nil || draft.type == existing.type)
+                        && (draft.configuration == nil || draft.configuration == existing.configuration)
+                        && (draft.metadata == nil || draft.metadata == existing.metadata)
                 },
                 create: { state throws(CollabError) in
-                    _ = try state.createNamedArea(input, accountId: accountId, context: context, changes: &changes)
+                    _ = try state.createEntity(draft, for: .control(of: accountId), context: context, changes: &changes)
                 },
                 update: { state, existing throws(CollabError) in
-                    _ = try state.updateNamedArea(id: existing.id, version: existing.version, input, for: system, context: context, changes: &changes)
+                    var update = draft
+                    update.id = existing.id
+                    update.version = existing.version
+                    _ = try state.updateEntity(update, for: .control(of: accountId), context: context, changes: &changes)
                 }
             )
         }

@@ -6,7 +6,6 @@ extension AccountState {
     public var storedEntities: [any StorableEntity] {
         var entities: [any StorableEntity] = [account]
         entities.append(contentsOf: apiKeys.values.sorted { $0.id < $1.id } as [any StorableEntity])
-        entities.append(contentsOf: namedAreas.values.sorted { $0.id < $1.id } as [any StorableEntity])
         entities.append(contentsOf: users.values.sorted { $0.id < $1.id } as [any StorableEntity])
         entities.append(contentsOf: persons.values.sorted { $0.id < $1.id } as [any StorableEntity])
         entities.append(contentsOf: sessions.values.sorted { $0.id < $1.id } as [any StorableEntity])
@@ -23,7 +22,6 @@ extension AccountState {
         entities.append(contentsOf: invitations.values.sorted { $0.id < $1.id } as [any StorableEntity])
         entities.append(contentsOf: fileUploadInterceptors.values.sorted { $0.id < $1.id } as [any StorableEntity])
         entities.append(contentsOf: messageInterceptors.values.sorted { $0.id < $1.id } as [any StorableEntity])
-        entities.append(contentsOf: bots.values.sorted { $0.id < $1.id } as [any StorableEntity])
         entities.append(contentsOf: botDialogs.values.sorted { $0.id < $1.id } as [any StorableEntity])
         entities.append(contentsOf: declared.storedEntities)
         return entities

@@ -13,7 +13,6 @@ public struct AccountState: Sendable {
     /// The account this shard holds.
     public internal(set) var account: Account
     public internal(set) var apiKeys: [String: ApiKey] = [:]
-    public internal(set) var namedAreas = IndexedTable<NamedArea>(indexes: [Indexes.areaBySiteId])
     public internal(set) var users: [String: User] = [:]
     public internal(set) var persons: [String: Person] = [:]
     public internal(set) var sessions = IndexedTable<AuthSession>(indexes: [Indexes.sessionByUser, Indexes.sessionByPerson])
@@ -40,7 +39,6 @@ public struct AccountState: Sendable {
         Indexes.invitationByOpenToken, Indexes.invitationByConversation, Indexes.invitationByOpenAgentTarget, Indexes.invitationByOpenTeamTarget,
         Indexes.invitationByOpenSecondaryTarget,
     ])
-    public internal(set) var bots = IndexedTable<DialogBot>(indexes: [Indexes.botByName, Indexes.botForOnboarding])
     public internal(set) var botDialogs = IndexedTable<BotDialog>(indexes: [Indexes.dialogByOpenConversation])
     /// The entities of every declared kind (``EntityRegistry``), with their indexes.
     public internal(set) var declared = EntityTables()
@@ -105,7 +103,7 @@ public struct AccountState: Sendable {
             switch record.kind {
             case .globalConfiguration, .account: return state.accountId
             case .apiKey: return try stored(record, ApiKey.self) { $0.storeApiKey($1) }
-            case .namedArea: return try stored(record, NamedArea.self) { $0.namedAreas[$1.id] = $1 }
+            case .namedArea: return try state.declared.load(legacy: record)
             case .user: return try stored(record, User.self) { $0.storeUser($1) }
             case .person: return try stored(record, Person.self) { $0.storePerson($1) }
             case .session:
@@ -134,7 +132,7 @@ public struct AccountState: Sendable {
             case .invitation: return try stored(record, Invitation.self) { $0.invitations[$1.id] = $1 }
             case .fileUploadInterceptor: return try stored(record, FileUploadInterceptor.self) { $0.fileUploadInterceptors[$1.id] = $1 }
             case .messageInterceptor: return try stored(record, MessageInterceptor.self) { $0.messageInterceptors[$1.id] = $1 }
-            case .dialogBot: return try stored(record, DialogBot.self) { $0.bots[$1.id] = $1 }
+            case .dialogBot: return try state.declared.load(legacy: record)
             case .botDialog:
                 return try stored(record, BotDialog.self) { state, dialog in
                     state.botDialogs[dialog.id] = dialog
@@ -235,7 +233,6 @@ public struct AccountState: Sendable {
 
 /// The secondary indexes of the account tables.
 enum Indexes {
-    static let areaBySiteId = TableIndex<NamedArea>(0) { [$0.siteId] }
     static let sessionByUser = TableIndex<AuthSession>(0) { $0.userId.map { [$0] } ?? [] }
     /// Sessions by person (visitors' sessions have no user).
     static let sessionByPerson = TableIndex<AuthSession>(1) { [$0.personId] }
@@ -280,12 +277,6 @@ enum Indexes {
     }
     /// Open invitations by the secondary targets who may still accept them.
     static let invitationByOpenSecondaryTarget = TableIndex<Invitation>(4) { $0.state == .open ? $0.pendingSecondaryTargets : [] }
-    /// Dialog bots by name (unique within an account).
-    static let botByName = TableIndex<DialogBot>(0) { [$0.name] }
-    /// Active bots that onboard visitors, under one key.
-    static let botForOnboarding = TableIndex<DialogBot>(1) {
-        $0.webhookStatus == .active && ($0.onboardingFilter == .visitors || $0.onboardingFilter == .both) ? ["ONBOARDING"] : []
-    }
     /// Offered and open bot dialogs by conversation.
     static let dialogByOpenConversation = TableIndex<BotDialog>(0) { $0.state == .finished ? [] : [$0.conversationId] }
 }

@@ -83,10 +83,6 @@ extension ApiKey: StorableEntity {
     public static var kind: EntityKind { .apiKey }
     public var storageAccountId: String? { accountId }
 }
-extension NamedArea: StorableEntity {
-    public static var kind: EntityKind { .namedArea }
-    public var storageAccountId: String? { accountId }
-}
 extension User: StorableEntity {
     public static var kind: EntityKind { .user }
     public var storageAccountId: String? { accountId }

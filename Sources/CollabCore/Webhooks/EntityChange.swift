@@ -1,7 +1,7 @@
 public import CollabWire
 
-/// An account, API key, named area, user or person as it was created, updated or deleted: the vendor's
-/// `*ModificationEvent` webhooks (`account`, `api_key`, `named_area`, `user`, `person`) carry it.
+/// An account, API key, user or person as it was created, updated or deleted: the vendor's
+/// `*ModificationEvent` webhooks (`account`, `api_key`, `user`, `person`, and each declared kind's) carry it.
 public struct EntityChange: Sendable, Equatable, Codable {
     /// `EntityModificationAction`.
     public enum Action: String, Sendable, Equatable, Codable {
@@ -14,7 +14,6 @@ public struct EntityChange: Sendable, Equatable, Codable {
     public enum Entity: Sendable, Equatable, Codable {
         case account(Account)
         case apiKey(ApiKey)
-        case namedArea(NamedArea)
         case user(User)
         case person(Person)
         /// A declared entity (see ``DeclaredEntity``): its kind's webhook event and its wire object.
@@ -26,7 +25,6 @@ public struct EntityChange: Sendable, Equatable, Codable {
             case .declared(let event, _): event
             case .account: "account"
             case .apiKey: "api_key"
-            case .namedArea: "named_area"
             case .user: "user"
             case .person: "person"
             }
@@ -44,7 +42,7 @@ public struct EntityChange: Sendable, Equatable, Codable {
 
 extension AccountState {
     /// Emits the webhook-only modification event of an entity of this account, and records the admin
-    /// changes (accounts, API keys, named areas, users) in the audit log.
+    /// changes (accounts, API keys, users) in the audit log.
     mutating func emitEntity(_ action: EntityChange.Action, _ entity: EntityChange.Entity, context: OperationContext, changes: inout ChangeSet) {
         var event = DomainEvent(kind: .entityModified, accountId: accountId, timestamp: context.now)
         event.entity = EntityChange(action: action, entity: entity)
@@ -54,7 +52,6 @@ extension AccountState {
             // A deleted account's log goes with it.
             case .account(let account): action == .delete ? nil : ("Account", account.id, account.name)
             case .apiKey(let key): ("ApiKey", key.id, key.name)
-            case .namedArea(let area): ("NamedArea", area.id, area.name)
             case .user(let user): ("User", user.id, user.username)
             case .person, .declared: nil
             }

@@ -35,4 +35,9 @@ struct Expansion: Sendable, Hashable {
             }
         }
     }
+
+    /// The expanded fields by name (what ``EntityWire/json(_:expanding:)`` takes).
+    var fields: Set<String> {
+        Set([configuration ? "configuration" : nil, metadata ? "metadata" : nil, text ? "text" : nil].compactMap { $0 })
+    }
 }

@@ -43,30 +43,6 @@ extension WebApiKey {
     }
 }
 
-extension WebNamedArea {
-    init(_ area: NamedArea, expand: Expansion) {
-        self.init(name: area.name, siteId: area.siteId, areaType: area.type.rawValue)
-        showRecordFields(of: area)
-        description = area.description
-        translations = area.translations.map { $0.mapValues { WebTranslation(type: "NamedAreaTranslation", $0) } }
-        (configuration, metadata, text) = expand.parts(configuration: area.configuration, metadata: area.metadata, text: area.text)
-    }
-
-    func input() throws(CollabError) -> NamedAreaInput {
-        var type: NamedArea.AreaType?
-        if let areaType {
-            guard let parsed = NamedArea.AreaType(rawValue: areaType) else {
-                throw .badRequest("type must be one of \(NamedArea.AreaType.allCases.map(\.rawValue).joined(separator: ", "))")
-            }
-            type = parsed
-        }
-        return NamedAreaInput(
-            name: name, description: description, type: type, siteId: siteId, configuration: configuration, metadata: metadata,
-            translations: translations.map { $0.mapValues(\.domain) }, text: text
-        )
-    }
-}
-
 extension WebUser {
     init(_ user: User, expand: Expansion) {
         self.init(username: user.username, authorizationRole: user.authorizationRole.rawValue, firstName: user.firstName, lastName: user.lastName, email: user.email)

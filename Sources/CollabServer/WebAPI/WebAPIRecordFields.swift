@@ -32,17 +32,13 @@ extension WebRecordFields {
 }
 
 extension ApiKey: StoredRecordFields {}
-extension NamedArea: StoredRecordFields {}
 extension User: StoredRecordFields {}
 extension WebhookRegistration: StoredRecordFields {}
-extension DialogBot: StoredRecordFields {}
 extension FileUploadInterceptor: StoredRecordFields {}
 extension MessageInterceptor: StoredRecordFields {}
 
 extension WebApiKey: WebRecordFields {}
-extension WebNamedArea: WebRecordFields {}
 extension WebUser: WebRecordFields {}
 extension WebWebhookRegistration: WebRecordFields {}
-extension WebDialogBot: WebRecordFields {}
 extension WebFileUploadInterceptor: WebRecordFields {}
 extension WebMessageInterceptor: WebRecordFields {}

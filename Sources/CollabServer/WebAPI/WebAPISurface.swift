@@ -31,7 +31,6 @@ struct WebAPISurface {
             AccountAdministrationRoutes(environment: env).register(on: routes.group())
             GlobalRoutes(environment: env).register(on: routes.group())
             ApiKeysRoutes(environment: env).register(on: routes.group("apikeys"))
-            NamedAreasRoutes(environment: env).register(on: routes.group("namedareas"))
             UsersRoutes(environment: env).register(on: routes.group("users"))
             UserPasswordRoutes(environment: env).register(on: routes.group("users"))
             PersonsRoutes(environment: env).register(on: routes.group("persons"))

@@ -11,11 +11,7 @@ extension WebhookDispatcher {
     /// returns its answer's body, waiting at most the bot's `outboundTimeoutMillis`.
     /// - Throws: `UNAVAILABLE` when the bot is inactive, its host is not allowed, or it does not answer 2xx in time.
     func call(bot: DialogBot, eventType: String, body: Data) async throws(CollabError) -> Data {
-        guard bot.webhookStatus == .active else { throw CollabError(.unavailable, "the dialog bot is \(bot.webhookStatus.rawValue)") }
-        let target = OutboundTarget(
-            name: "the dialog bot", endpoint: bot.webhookEndpoint, secret: bot.webhookSecret, timeoutMillis: bot.outboundTimeoutMillis
-        )
-        return try await call(target, eventType: eventType, body: body)
+        try await call(try bot.outboundTarget(), eventType: eventType, body: body)
     }
 
     /// Posts an outbound request to `target`, signed like webhooks, and returns its answer's body.
@@ -50,4 +46,15 @@ struct OutboundTarget: Sendable {
     var endpoint: String
     var secret: String
     var timeoutMillis: Int64
+}
+
+extension DialogBot {
+    /// Where the bot's requests go, signed with its secret.
+    /// - Throws: `UNAVAILABLE` when the bot is not active.
+    func outboundTarget() throws(CollabError) -> OutboundTarget {
+        guard webhookStatus == .active else { throw CollabError(.unavailable, "the dialog bot is \(webhookStatus?.rawValue ?? "INACTIVE")") }
+        return OutboundTarget(
+            name: "the dialog bot", endpoint: webhookEndpoint ?? "", secret: webhookSecret ?? "", timeoutMillis: outboundTimeoutMillis ?? 5000
+        )
+    }
 }

@@ -13,6 +13,8 @@ import Testing
 enum EntitySamples {
     static func create(_ typeName: String, tag: String, users: [String: String]) -> String? {
         switch typeName {
+        case "DialogBotData": #"{"$_type":"DialogBotData","name":"bot-\#(tag)","webhookEndpoint":"http://127.0.0.1:9/bot"}"#
+        case "NamedArea": #"{"$_type":"NamedArea","name":"area-\#(tag)","siteId":"site-\#(tag)"}"#
         case "CannedResponse": #"{"$_type":"CannedResponse","title":"title-\#(tag)","text":"Hello","ownerType":"ACCOUNT"}"#
         case "CustomActionData": #"{"$_type":"CustomConversationActionData","type":"CONVERSATION","key":"key-\#(tag)","name":"Act"}"#
         case "PersonLabel": #"{"$_type":"PersonLabel","name":"label-\#(tag)","color":"red"}"#

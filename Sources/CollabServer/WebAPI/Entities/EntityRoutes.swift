@@ -25,20 +25,22 @@ struct EntityRoutes {
         for (path, role, isCreate) in [("create", operations.create, true), ("update", operations.update, false)] {
             guard let role else { continue }
             group.operation(.post, RouterPath(path), role: role) { request, context in
+                let expanding = try Self.expanding(E.self, request)
                 let draft = try await env.decodeEntity(E.self, from: request)
                 let entity = try await env.write(context.principal) { state, changes, op throws(CollabError) in
                     isCreate
                         ? try state.createEntity(draft, for: context.principal, context: op, changes: &changes)
                         : try state.updateEntity(draft, for: context.principal, context: op, changes: &changes)
                 }
-                return JSONBody.response(EntityWire.json(entity))
+                return JSONBody.response(EntityWire.json(entity, expanding: expanding))
             }
         }
         if let role = operations.read {
-            group.operation(.get, RouterPath("\(idPath)/read"), role: role) { _, context in
+            group.operation(.get, RouterPath("\(idPath)/read"), role: role) { request, context in
+                let expanding = try Self.expanding(E.self, request)
                 let id = try context.pathParameter(declaration.idParameter)
                 let entity = try env.read(context.principal) { state throws(CollabError) in try state.entity(E.self, id, for: context.principal) }
-                return JSONBody.response(EntityWire.json(entity))
+                return JSONBody.response(EntityWire.json(entity, expanding: expanding))
             }
         }
         if let role = operations.delete {
@@ -52,40 +54,51 @@ struct EntityRoutes {
         }
         if let role = operations.search {
             group.operation(.post, "search", role: role) { request, context in
+                let expanding = try Self.expanding(E.self, request)
                 let query = try await env.decode(WebQuery.self, from: request).searchQuery(expectedType: declaration.queryType)
                 let page = try env.read(context.principal) { state throws(CollabError) in
                     try state.searchEntities(E.self, query, for: context.principal)
                 }
-                return JSONBody.response(page.webResult(declaration.resultType, offset: query.offset) { EntityWire.json($0) })
+                return JSONBody.response(page.webResult(declaration.resultType, offset: query.offset) { EntityWire.json($0, expanding: expanding) })
             }
         }
         if let role = operations.readMultiple {
             group.operation(.post, "readMultiple", role: role) { request, context in
+                let expanding = try Self.expanding(E.self, request)
                 let ids = try await env.decode([String].self, from: request)
                 let entities = try env.read(context.principal) { state throws(CollabError) in
                     try state.entities(E.self, ids: ids, for: context.principal)
                 }
-                return JSONBody.response(WebList(type: declaration.listType, items: entities.map { EntityWire.json($0) }))
+                return JSONBody.response(WebList(type: declaration.listType, items: entities.map { EntityWire.json($0, expanding: expanding) }))
             }
         }
         if let role = operations.getByName {
             group.operation(.get, "getByName", role: role) { request, context in
+                let expanding = try Self.expanding(E.self, request)
                 let name = try request.requireQuery("name")
                 let entity = try env.read(context.principal) { state throws(CollabError) in
                     try state.entity(E.self, named: name, for: context.principal)
                 }
-                return JSONBody.response(EntityWire.json(entity))
+                return JSONBody.response(EntityWire.json(entity, expanding: expanding))
             }
         }
         if let role = operations.getByNames {
             group.operation(.post, "getByNames", role: role) { request, context in
+                let expanding = try Self.expanding(E.self, request)
                 let names = try await env.decode([String].self, from: request)
                 let entities = try env.read(context.principal) { state throws(CollabError) in
                     try state.entities(E.self, names: names, for: context.principal)
                 }
-                return JSONBody.response(WebList(type: declaration.listType, items: entities.map { EntityWire.json($0) }))
+                return JSONBody.response(WebList(type: declaration.listType, items: entities.map { EntityWire.json($0, expanding: expanding) }))
             }
         }
+    }
+}
+
+extension EntityRoutes {
+    /// The expandable fields of `type` a request's `expand` names; kinds without any ignore `expand`.
+    static func expanding<E: DeclaredEntity>(_ type: E.Type, _ request: Request) throws(CollabError) -> Set<String> {
+        E.declaration.expandable.isEmpty ? [] : try Expansion(request).fields
     }
 }
 

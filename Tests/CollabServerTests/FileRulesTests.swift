@@ -106,7 +106,7 @@ struct FileRulesTests {
         let server = try await MockCollabServer(
             configuration: ServerConfiguration(port: 0, storage: .memory, seed: fileSeed, passwordHashCost: 4), logger: TestServer.logger
         )
-        try await try server.buildApplication().test(.router) { client in
+        try await server.buildApplication().test(.router) { client in
             let setup = try await Self.prepare(client)
             let before = try server.environment.stats(accountId: nil, journalEntries: 0)
             let storedBefore = server.fileBytesStored

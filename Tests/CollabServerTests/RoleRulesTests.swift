@@ -97,7 +97,7 @@ struct RoleRulesTests {
         let server = try await MockCollabServer(
             configuration: ServerConfiguration(port: 0, storage: .memory, seed: twoAccountSeed, passwordHashCost: 4), logger: TestServer.logger
         )
-        try await try server.buildApplication().test(.router) { client in
+        try await server.buildApplication().test(.router) { client in
             let before = try server.environment.stats(accountId: nil, journalEntries: 0)
             func call(_ authorization: String?) async throws -> HTTPResponse.Status {
                 var headers = HTTPFields()

@@ -4,21 +4,31 @@
 /// (`event.timestamp`, `apiKey.name`). ``VendorEvent`` and ``WebEntity`` are the two families.
 @dynamicMemberLookup
 public protocol FlatObject {
+    /// The members the family's schemas start with.
     associatedtype Header
+    /// The members of one schema.
     associatedtype Fields
 
+    /// The family's members.
     var header: Header { get set }
+    /// The schema's own members.
     var fields: Fields { get set }
 
+    /// The object with these members.
+    /// - Parameters:
+    ///   - header: The family's members.
+    ///   - fields: The schema's own members.
     init(_ header: Header, _ fields: Fields)
 }
 
 extension FlatObject {
+    /// A member of the header, read and written as the object's own.
     public subscript<Value>(dynamicMember keyPath: WritableKeyPath<Header, Value>) -> Value {
         get { header[keyPath: keyPath] }
         set { header[keyPath: keyPath] = newValue }
     }
 
+    /// A member of the fields, read and written as the object's own.
     public subscript<Value>(dynamicMember keyPath: WritableKeyPath<Fields, Value>) -> Value {
         get { fields[keyPath: keyPath] }
         set { fields[keyPath: keyPath] = newValue }
@@ -32,6 +42,7 @@ extension FlatObject {
 
 /// The header and the fields write into one JSON object: both use the encoder's keyed container.
 extension FlatObject where Header: Encodable, Fields: Encodable {
+    /// Writes the header's members, then the fields', into one object.
     public func encode(to encoder: any Encoder) throws {
         try header.encode(to: encoder)
         try fields.encode(to: encoder)
@@ -39,6 +50,7 @@ extension FlatObject where Header: Encodable, Fields: Encodable {
 }
 
 extension FlatObject where Header: Decodable, Fields: Decodable {
+    /// Reads the header and the fields from the same object.
     public init(from decoder: any Decoder) throws {
         self.init(try Header(from: decoder), try Fields(from: decoder))
     }

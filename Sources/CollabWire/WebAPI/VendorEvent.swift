@@ -1,9 +1,15 @@
 /// A vendor webhook event body: the ``VendorEventHeader`` every event schema starts with, followed by the
 /// event's own `fields` in the same JSON object (a ``FlatObject``).
 public struct VendorEvent<Fields>: FlatObject {
+    /// The members every event carries.
     public var header: VendorEventHeader
+    /// The event's own members.
     public var fields: Fields
 
+    /// An event with this header and these fields.
+    /// - Parameters:
+    ///   - header: Its `$_type`, timestamp, event name and account.
+    ///   - fields: Its own fields.
     public init(_ header: VendorEventHeader, _ fields: Fields) {
         self.header = header
         self.fields = fields

@@ -4,7 +4,9 @@
 /// the header's and the fields' members read and write as if they were the entity's own
 /// (`apiKey.id`, `apiKey.name`): a ``FlatObject``.
 public struct WebEntity<Fields: WebEntityFields>: WebAPIObject, FlatObject {
+    /// The members every stored entity carries.
     public var header: WebEntityHeader
+    /// The entity's own members.
     public var fields: Fields
 
     /// The `$_type` of every entity with these fields.
@@ -16,6 +18,10 @@ public struct WebEntity<Fields: WebEntityFields>: WebAPIObject, FlatObject {
         set { header.type = newValue }
     }
 
+    /// An entity with this header and these fields.
+    /// - Parameters:
+    ///   - header: Its `$_type`, id, timestamps, version and account.
+    ///   - fields: Its own fields.
     public init(_ header: WebEntityHeader, _ fields: Fields) {
         self.header = header
         self.fields = fields
@@ -37,12 +43,17 @@ public protocol WebEntityFields: Codable, Sendable {
 /// The members every stored vendor entity starts with; each is absent when unset (an entity not yet
 /// created has no id, an `Account` belongs to no account).
 public struct WebEntityHeader: Codable, Sendable, Equatable {
+    /// `$_type`: the vendor's schema name.
     public var type: String?
+    /// The entity's id, set by the server.
     public var id: String?
+    /// When it was created, ms since epoch.
     public var creationTimestamp: Int64?
+    /// When it last changed, ms since epoch.
     public var modificationTimestamp: Int64?
     /// The version an update must name; a stale one is a conflict.
     public var version: Int64?
+    /// The account it belongs to.
     public var accountId: String?
 
     enum CodingKeys: String, CodingKey {

@@ -39,6 +39,32 @@ struct WebAPICodingTests {
         #expect(!wrong.hasExpectedType)
     }
 
+    @Test("an entity's header and fields write one object; the area's and the interceptor's own `type` stay apart from `$_type`")
+    func entityHeader() throws {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        var area = WebNamedArea(name: "Billing", siteId: "billing", areaType: "META_TAG")
+        area.id = "n1"
+        area.creationTimestamp = 1
+        area.modificationTimestamp = 2
+        area.version = 3
+        area.accountId = "a1"
+        area.configuration = ["k": "v"]
+        let areaText = #"{"$_type":"NamedArea","accountId":"a1","configuration":{"k":"v"},"creationTimestamp":1,"id":"n1","#
+            + #""modificationTimestamp":2,"name":"Billing","siteId":"billing","type":"META_TAG","version":3}"#
+        let areaWritten = String(decoding: try encoder.encode(area), as: UTF8.self)
+        #expect(areaWritten == areaText)
+        #expect(try JSONDecoder().decode(WebNamedArea.self, from: Data(areaText.utf8)) == area)
+
+        var interceptor = WebMessageInterceptor(name: "check", messageFilter: "ALL")
+        interceptor.version = 1
+        let interceptorText = #"{"$_type":"ExternalMessageInterceptorData","messageFilter":"ALL","name":"check","type":"EXTERNAL","version":1}"#
+        let interceptorWritten = String(decoding: try encoder.encode(interceptor), as: UTF8.self)
+        #expect(interceptorWritten == interceptorText)
+        let decoded = try JSONDecoder().decode(WebMessageInterceptor.self, from: Data(interceptorText.utf8))
+        #expect(decoded == interceptor && decoded.interceptorType == "EXTERNAL" && decoded.type == WebMessageInterceptor.typeName)
+    }
+
     @Test("a text message carries both discriminators: `$_type` TextMessageData and the message `type` TEXT")
     func textMessage() throws {
         let message = WebTextMessage(

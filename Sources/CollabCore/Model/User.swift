@@ -25,34 +25,6 @@ public struct User: Sendable, Codable, Equatable, Identifiable {
     /// vendor's `User`, so the Web API never shows it.
     public var locale: String?
 
-    /// Creates a user.
-    public init(
-        id: String, accountId: String, username: String, email: String? = nil, phone: String? = nil, teamId: String? = nil,
-        authorizationRole: AuthorizationRole, displayName: String? = nil, firstName: String? = nil, lastName: String? = nil,
-        externallyManaged: Bool = false, virtualUser: Bool = false,
-        creationTimestamp: Timestamp, modificationTimestamp: Timestamp, version: Int64 = 1,
-        configuration: [String: String] = [:], metadata: [String: String]? = nil, passwordHash: String? = nil
-    ) {
-        self.id = id
-        self.accountId = accountId
-        self.username = username
-        self.email = email
-        self.phone = phone
-        self.teamId = teamId
-        self.authorizationRole = authorizationRole
-        self.displayName = displayName
-        self.firstName = firstName
-        self.lastName = lastName
-        self.externallyManaged = externallyManaged
-        self.virtualUser = virtualUser
-        self.creationTimestamp = creationTimestamp
-        self.modificationTimestamp = modificationTimestamp
-        self.version = version
-        self.configuration = configuration
-        self.metadata = metadata
-        self.passwordHash = passwordHash
-    }
-
     /// The longest locale tag taken (BCP 47 asks implementations to take at least 35 characters).
     public static let maxLocaleLength = 35
 

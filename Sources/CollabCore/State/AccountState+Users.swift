@@ -91,7 +91,7 @@ extension AccountState {
             id: context.ids.make(), accountId: accountId, username: username, email: input.email, phone: input.phone,
             teamId: input.teamId, authorizationRole: role, displayName: input.displayName, firstName: input.firstName,
             lastName: input.lastName, externallyManaged: input.externallyManaged ?? false, virtualUser: input.virtualUser ?? false,
-            creationTimestamp: context.now, modificationTimestamp: context.now, configuration: input.configuration ?? [:],
+            creationTimestamp: context.now, modificationTimestamp: context.now, version: 1, configuration: input.configuration ?? [:],
             metadata: input.metadata, passwordHash: passwordHash
         )
         storeUser(user)

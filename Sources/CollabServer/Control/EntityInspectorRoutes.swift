@@ -44,7 +44,9 @@ struct EntityInspectorRoutes {
                 let page = try GlobalFileUploadInterceptors(environment: env).read(context.principal) { list throws(CollabError) in
                     try FileUploadInterceptor.search(window.query, in: list)
                 }
-                return JSONBody.response(page.webResult("FileUploadInterceptorResult", offset: window.offset) { WebFileUploadInterceptor($0) })
+                return JSONBody.response(
+                    page.webResult("FileUploadInterceptorResult", offset: window.offset) { WebFileUploadInterceptorFields.body(showing: $0) }
+                )
             }
             let accountId = try env.inspectedAccount(request, context: context)
             if name == Self.invitations {

@@ -11,7 +11,7 @@ struct FileInterceptorRoutes {
     func register(on group: RouterGroup<CollabRequestContext>) {
         let env = environment
         let interception = self.interception
-        InterceptorRoutes(place: AccountInterceptors<WebFileUploadInterceptor>(environment: env), environment: env).register(on: group)
+        InterceptorRoutes(place: AccountInterceptors<WebFileUploadInterceptorFields>(environment: env), environment: env).register(on: group)
         // An account's admin decides for the account's own interceptors.
         Self.registerDecisions(on: group, environment: env, interception: interception) { principal, pending in
             pending.reviewer == .account && pending.accountId == principal.accountId
@@ -73,20 +73,23 @@ struct GlobalFileInterceptorRoutes {
     }
 }
 
-extension WebFileUploadInterceptor: InterceptorWire {
-    init(_ interceptor: FileUploadInterceptor) {
-        self.init(name: interceptor.name, order: interceptor.order, mimeTypeRegex: interceptor.mimeTypeRegex, webhookEndpoint: interceptor.endpoint)
-        showRecordFields(of: interceptor)
+extension WebFileUploadInterceptorFields: InterceptorFields {
+    static func body(showing interceptor: FileUploadInterceptor) -> WebFileUploadInterceptor {
+        var body = WebFileUploadInterceptor(
+            name: interceptor.name, order: interceptor.order, mimeTypeRegex: interceptor.mimeTypeRegex, webhookEndpoint: interceptor.endpoint
+        )
+        body.showRecordFields(of: interceptor)
         // A global interceptor belongs to no account.
-        accountId = interceptor.accountId.isEmpty ? nil : interceptor.accountId
-        description = interceptor.description
-        webhookStatus = interceptor.status.rawValue
-        webhookApiVersion = interceptor.apiVersion
-        webhookSecret = interceptor.secret
+        body.accountId = interceptor.accountId.isEmpty ? nil : interceptor.accountId
+        body.description = interceptor.description
+        body.webhookStatus = interceptor.status.rawValue
+        body.webhookApiVersion = interceptor.apiVersion
+        body.webhookSecret = interceptor.secret
+        return body
     }
 
-    func input() throws(CollabError) -> FileUploadInterceptorInput {
-        try checkType(self)
-        return try FileUploadInterceptorInput(self)
+    static func input(of body: WebFileUploadInterceptor) throws(CollabError) -> FileUploadInterceptorInput {
+        try checkType(body)
+        return try FileUploadInterceptorInput(body)
     }
 }

@@ -6,41 +6,41 @@ import CollabWire
 /// operations need: the caller's account (``AccountInterceptors``), or the server's GLOBAL level
 /// (``GlobalFileUploadInterceptors``).
 protocol InterceptorPlace: Sendable {
-    associatedtype Wire: InterceptorWire
+    associatedtype Fields: InterceptorFields
 
     /// The role the vendor's spec gives the place's create, read, getByName, search, update and delete.
     var role: AuthorizationRole { get }
     /// Reads the interceptors the caller reaches here.
     func read<Result: Sendable>(
-        _ principal: Principal, _ body: ([String: Wire.Model]) throws(CollabError) -> Result
+        _ principal: Principal, _ body: ([String: Fields.Model]) throws(CollabError) -> Result
     ) throws(CollabError) -> Result
     /// Changes them durably with the generic interceptor operations; `accountId` is what a new one belongs to.
     func write<Result: Sendable>(
         _ principal: Principal, requestedAccount: String?,
-        _ body: (inout [String: Wire.Model], _ accountId: String, OperationContext) throws(CollabError) -> Result
+        _ body: (inout [String: Fields.Model], _ accountId: String, OperationContext) throws(CollabError) -> Result
     ) async throws -> Result
 }
 
 /// An account's interceptors of one kind, reached by its admins.
-struct AccountInterceptors<Wire: InterceptorWire>: InterceptorPlace {
+struct AccountInterceptors<Fields: InterceptorFields>: InterceptorPlace {
     let environment: CollabEnvironment
     var role: AuthorizationRole { .admin }
 
     func read<Result: Sendable>(
-        _ principal: Principal, _ body: ([String: Wire.Model]) throws(CollabError) -> Result
+        _ principal: Principal, _ body: ([String: Fields.Model]) throws(CollabError) -> Result
     ) throws(CollabError) -> Result {
-        try environment.read(principal) { state throws(CollabError) in try body(state[keyPath: Wire.Model.table]) }
+        try environment.read(principal) { state throws(CollabError) in try body(state[keyPath: Fields.Model.table]) }
     }
 
     func write<Result: Sendable>(
         _ principal: Principal, requestedAccount: String?,
-        _ body: (inout [String: Wire.Model], _ accountId: String, OperationContext) throws(CollabError) -> Result
+        _ body: (inout [String: Fields.Model], _ accountId: String, OperationContext) throws(CollabError) -> Result
     ) async throws -> Result {
         // A body naming another account is refused as "not found" before anything is read.
         _ = try ownAccount(requestedAccount, principal)
         return try await environment.write(principal) { state, changes, op throws(CollabError) in
             let accountId = state.accountId
-            return try state.changeInterceptors(Wire.Model.self, changes: &changes) { list throws(CollabError) in try body(&list, accountId, op) }
+            return try state.changeInterceptors(Fields.Model.self, changes: &changes) { list throws(CollabError) in try body(&list, accountId, op) }
         }
     }
 }
@@ -48,7 +48,7 @@ struct AccountInterceptors<Wire: InterceptorWire>: InterceptorPlace {
 /// The server's global file-upload interceptors, stored on the GLOBAL level (like the licence and the
 /// GLOBAL configuration) and reached by super admins only; they belong to no account (id "").
 struct GlobalFileUploadInterceptors: InterceptorPlace {
-    typealias Wire = WebFileUploadInterceptor
+    typealias Fields = WebFileUploadInterceptorFields
     let environment: CollabEnvironment
     var role: AuthorizationRole { .superAdmin }
 

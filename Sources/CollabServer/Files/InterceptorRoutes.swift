@@ -2,25 +2,24 @@ import CollabCore
 import CollabWire
 import Hummingbird
 
-/// The Web API body of an interceptor kind: made from the stored interceptor, read into its input.
-protocol InterceptorWire: WebAPIObject {
+/// The fields of an interceptor kind's Web API body: its body is made from the stored interceptor and
+/// read into its input.
+protocol InterceptorFields: WebEntityFields {
     associatedtype Model: Interceptor
 
-    var id: String? { get }
-    var version: Int64? { get }
-    var accountId: String? { get }
-
-    init(_ interceptor: Model)
-    /// The input the body carries, after the body's own checks (`$_type`, enumerations).
-    func input() throws(CollabError) -> Model.Input
+    /// The body showing `interceptor`.
+    static func body(showing interceptor: Model) -> WebEntity<Self>
+    /// The input `body` carries, after the body's own checks (`$_type`, enumerations).
+    static func input(of body: WebEntity<Self>) throws(CollabError) -> Model.Input
 }
 
 /// The operations every interceptor kind has (`/messageinterceptors/…`, `/fileuploadinterceptors/…`,
 /// `/fileuploadglobalinterceptors/…`): create, read, getByName, search, update, delete, on the list its
 /// ``InterceptorPlace`` keeps. A kind's own operations are registered beside them.
 struct InterceptorRoutes<Place: InterceptorPlace> {
-    typealias Wire = Place.Wire
-    typealias Model = Wire.Model
+    typealias Wire = WebEntity<Place.Fields>
+    typealias Fields = Place.Fields
+    typealias Model = Fields.Model
     let place: Place
     let environment: CollabEnvironment
 
@@ -30,22 +29,22 @@ struct InterceptorRoutes<Place: InterceptorPlace> {
         let role = place.role
         group.operation(.post, "create", role: role) { request, context in
             let body = try await env.decode(Wire.self, from: request)
-            let input = try body.input()
+            let input = try Fields.input(of: body)
             let interceptor: Model = try await place.write(context.principal, requestedAccount: body.accountId) {
                 list, accountId, op throws(CollabError) in
                 try list.createInterceptor(input, accountId: accountId, context: op)
             }
-            return JSONBody.response(Wire(interceptor))
+            return JSONBody.response(Fields.body(showing: interceptor))
         }
         group.operation(.get, ":interceptorId/read", role: role) { _, context in
             let id = try context.pathParameter("interceptorId")
             let interceptor = try place.read(context.principal) { list throws(CollabError) in try list.interceptor(id) }
-            return JSONBody.response(Wire(interceptor))
+            return JSONBody.response(Fields.body(showing: interceptor))
         }
         group.operation(.get, "getByName", role: role) { request, context in
             let name = try request.requireQuery("name")
             let interceptor = try place.read(context.principal) { list throws(CollabError) in try list.interceptor(named: name) }
-            return JSONBody.response(Wire(interceptor))
+            return JSONBody.response(Fields.body(showing: interceptor))
         }
         group.operation(.post, "search", role: role) { request, context in
             let query = try await env.decode(WebQuery.self, from: request).searchQuery(expectedType: "\(Model.entityName)Query")
@@ -53,16 +52,16 @@ struct InterceptorRoutes<Place: InterceptorPlace> {
             let page = try place.read(context.principal) { list throws(CollabError) in
                 try Model.search(query, in: list)
             }
-            return JSONBody.response(page.webResult("\(Model.entityName)Result", offset: query.offset) { Wire($0) })
+            return JSONBody.response(page.webResult("\(Model.entityName)Result", offset: query.offset) { Fields.body(showing: $0) })
         }
         group.operation(.post, "update", role: role) { request, context in
             let body = try await env.decode(Wire.self, from: request)
             guard let id = body.id else { throw CollabError.badRequest("id is required") }
-            let input = try body.input()
+            let input = try Fields.input(of: body)
             let interceptor: Model = try await place.write(context.principal, requestedAccount: nil) { list, _, op throws(CollabError) in
                 try list.updateInterceptor(id: id, version: body.version, input, context: op)
             }
-            return JSONBody.response(Wire(interceptor))
+            return JSONBody.response(Fields.body(showing: interceptor))
         }
         group.operation(.delete, ":interceptorId/delete", role: role) { _, context in
             let id = try context.pathParameter("interceptorId")

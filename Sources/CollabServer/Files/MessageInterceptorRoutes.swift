@@ -2,30 +2,33 @@ import CollabCore
 import CollabWire
 
 /// `/messageinterceptors/…` for external interceptors: the operations of every interceptor kind (``InterceptorRoutes``).
-extension WebMessageInterceptor: InterceptorWire {
-    init(_ interceptor: MessageInterceptor) {
-        self.init(
+extension WebMessageInterceptorFields: InterceptorFields {
+    static func body(showing interceptor: MessageInterceptor) -> WebMessageInterceptor {
+        var body = WebMessageInterceptor(
             name: interceptor.name, messageFilter: interceptor.messageFilter.rawValue, timeoutBehavior: interceptor.timeoutBehavior.rawValue,
             webhookEndpoint: interceptor.endpoint, webhookSecret: interceptor.secret
         )
-        showRecordFields(of: interceptor)
-        description = interceptor.description
-        webhookStatus = interceptor.status.rawValue
-        webhookApiVersion = interceptor.apiVersion
+        body.showRecordFields(of: interceptor)
+        body.description = interceptor.description
+        body.webhookStatus = interceptor.status.rawValue
+        body.webhookApiVersion = interceptor.apiVersion
+        return body
     }
 
-    func input() throws(CollabError) -> MessageInterceptorInput {
-        guard type == nil || type == Self.typeName else { throw .badRequest("$_type must be 'ExternalMessageInterceptorData' (internal interceptors are not supported)") }
-        guard interceptorType == nil || interceptorType == "EXTERNAL" else { throw .badRequest("type must be EXTERNAL") }
+    static func input(of body: WebMessageInterceptor) throws(CollabError) -> MessageInterceptorInput {
+        guard body.type == nil || body.type == typeName else {
+            throw .badRequest("$_type must be 'ExternalMessageInterceptorData' (internal interceptors are not supported)")
+        }
+        guard body.interceptorType == nil || body.interceptorType == "EXTERNAL" else { throw .badRequest("type must be EXTERNAL") }
         func parse<T: RawRepresentable & CaseIterable>(_ text: String?, _ field: String) throws(CollabError) -> T? where T.RawValue == String {
             guard let text else { return nil }
             guard let value = T(rawValue: text) else { throw .badRequest("\(field) must be one of \(T.allCases.map(\.rawValue).joined(separator: ", "))") }
             return value
         }
         return MessageInterceptorInput(
-            name: name, description: description, messageFilter: try parse(messageFilter, "messageFilter"),
-            timeoutBehavior: try parse(timeoutBehavior, "timeoutBehavior"), status: try parse(webhookStatus, "webhookStatus"), endpoint: webhookEndpoint,
-            apiVersion: webhookApiVersion, secret: webhookSecret
+            name: body.name, description: body.description, messageFilter: try parse(body.messageFilter, "messageFilter"),
+            timeoutBehavior: try parse(body.timeoutBehavior, "timeoutBehavior"), status: try parse(body.webhookStatus, "webhookStatus"),
+            endpoint: body.webhookEndpoint, apiVersion: body.webhookApiVersion, secret: body.webhookSecret
         )
     }
 }

@@ -7,14 +7,18 @@ import CollabWire
 extension WebAccount {
     init(_ account: Account, expand: Expansion) {
         self.init(name: account.name)
-        id = account.id
-        creationTimestamp = account.creationTimestamp
-        modificationTimestamp = account.modificationTimestamp
-        version = account.version
-        translations = account.translations.map { $0.mapValues { WebTranslation(type: "AccountTranslation", $0) } }
-        (configuration, metadata, text) = expand.parts(configuration: account.configuration, metadata: account.metadata, text: account.text)
+        header.id = account.id
+        header.creationTimestamp = account.creationTimestamp
+        header.modificationTimestamp = account.modificationTimestamp
+        header.version = account.version
+        fields.translations = account.translations.map { $0.mapValues { WebTranslation(type: "AccountTranslation", $0) } }
+        (fields.configuration, fields.metadata, fields.text) = expand.parts(
+            configuration: account.configuration, metadata: account.metadata, text: account.text
+        )
     }
+}
 
+extension WebAccountFields {
     var input: AccountInput {
         AccountInput(
             name: name, configuration: configuration, metadata: metadata,
@@ -35,9 +39,11 @@ extension WebApiKey {
     init(_ key: ApiKey, expand: Expansion) {
         self.init(name: key.name, apiKey: key.key, description: key.description)
         showRecordFields(of: key)
-        (configuration, metadata, text) = expand.parts(configuration: key.configuration, metadata: key.metadata, text: key.text)
+        (fields.configuration, fields.metadata, fields.text) = expand.parts(configuration: key.configuration, metadata: key.metadata, text: key.text)
     }
+}
 
+extension WebApiKeyFields {
     var input: ApiKeyInput {
         ApiKeyInput(key: apiKey, name: name, description: description, configuration: configuration, metadata: metadata, text: text)
     }
@@ -47,20 +53,24 @@ extension WebUser {
     init(_ user: User, expand: Expansion) {
         self.init(username: user.username, authorizationRole: user.authorizationRole.rawValue, firstName: user.firstName, lastName: user.lastName, email: user.email)
         showRecordFields(of: user)
-        phone = user.phone
-        teamId = user.teamId
-        displayName = user.displayName
-        externallyManaged = user.externallyManaged
-        virtualUser = user.virtualUser
-        if expand.configuration { configuration = user.configuration }
-        if expand.metadata { metadata = user.metadata ?? [:] }
+        fields.phone = user.phone
+        fields.teamId = user.teamId
+        fields.displayName = user.displayName
+        fields.externallyManaged = user.externallyManaged
+        fields.virtualUser = user.virtualUser
+        if expand.configuration { fields.configuration = user.configuration }
+        if expand.metadata { fields.metadata = user.metadata ?? [:] }
     }
+}
 
+extension WebUser {
     func input() throws(CollabError) -> UserInput {
-        UserInput(
-            username: username, email: email, phone: phone, teamId: teamId, authorizationRole: try authorizationRole.map(parseRole),
-            displayName: displayName, firstName: firstName, lastName: lastName, externallyManaged: externallyManaged,
-            virtualUser: virtualUser, configuration: configuration, metadata: metadata
+        let fields = self.fields
+        return UserInput(
+            username: fields.username, email: fields.email, phone: fields.phone, teamId: fields.teamId,
+            authorizationRole: try fields.authorizationRole.map(parseRole), displayName: fields.displayName, firstName: fields.firstName,
+            lastName: fields.lastName, externallyManaged: fields.externallyManaged, virtualUser: fields.virtualUser,
+            configuration: fields.configuration, metadata: fields.metadata
         )
     }
 }

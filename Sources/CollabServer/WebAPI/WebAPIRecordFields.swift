@@ -11,23 +11,14 @@ protocol StoredRecordFields {
     var version: Int64 { get }
 }
 
-/// A Web API object showing a stored entity's ``StoredRecordFields``, under the vendor's names.
-protocol WebRecordFields {
-    var id: String? { get set }
-    var accountId: String? { get set }
-    var creationTimestamp: Int64? { get set }
-    var modificationTimestamp: Int64? { get set }
-    var version: Int64? { get set }
-}
-
-extension WebRecordFields {
-    /// Shows `record`'s id, account, timestamps and version.
+extension WebEntity {
+    /// Shows `record`'s id, account, timestamps and version, under the vendor's names.
     mutating func showRecordFields(of record: some StoredRecordFields) {
-        id = record.id
-        accountId = record.accountId
-        creationTimestamp = record.creationTimestamp
-        modificationTimestamp = record.modificationTimestamp
-        version = record.version
+        header.id = record.id
+        header.accountId = record.accountId
+        header.creationTimestamp = record.creationTimestamp
+        header.modificationTimestamp = record.modificationTimestamp
+        header.version = record.version
     }
 }
 
@@ -36,9 +27,3 @@ extension User: StoredRecordFields {}
 extension WebhookRegistration: StoredRecordFields {}
 extension FileUploadInterceptor: StoredRecordFields {}
 extension MessageInterceptor: StoredRecordFields {}
-
-extension WebApiKey: WebRecordFields {}
-extension WebUser: WebRecordFields {}
-extension WebWebhookRegistration: WebRecordFields {}
-extension WebFileUploadInterceptor: WebRecordFields {}
-extension WebMessageInterceptor: WebRecordFields {}

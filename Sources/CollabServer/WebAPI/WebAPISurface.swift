@@ -54,7 +54,7 @@ struct WebAPISurface {
             FileInterceptorRoutes(environment: env, interception: files.interception).register(on: routes.group("fileuploadinterceptors"))
             GlobalFileInterceptorRoutes(environment: env, interception: files.interception, dispatcher: webhooks)
                 .register(on: routes.group("fileuploadglobalinterceptors"))
-            InterceptorRoutes(place: AccountInterceptors<WebMessageInterceptor>(environment: env), environment: env)
+            InterceptorRoutes(place: AccountInterceptors<WebMessageInterceptorFields>(environment: env), environment: env)
                 .register(on: routes.group("messageinterceptors"))
             InterceptorPingRoutes(environment: env, dispatcher: webhooks).register(on: routes.group())
             EntityRoutes(environment: env).register(on: routes.group())

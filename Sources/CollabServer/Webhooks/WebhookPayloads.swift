@@ -30,19 +30,21 @@ extension WebWebhookRegistration {
     init(_ registration: WebhookRegistration) {
         self.init(name: registration.name, endpoint: registration.endpoint, events: registration.events, secret: registration.secret)
         showRecordFields(of: registration)
-        status = registration.status.rawValue
-        description = registration.description
-        apiVersion = registration.apiVersion
+        fields.status = registration.status.rawValue
+        fields.description = registration.description
+        fields.apiVersion = registration.apiVersion
     }
 
     func input() throws(CollabError) -> WebhookRegistrationInput {
+        let fields = self.fields
         var parsedStatus: WebhookRegistration.Status?
-        if let status {
+        if let status = fields.status {
             guard let value = WebhookRegistration.Status(rawValue: status) else { throw .badRequest("status must be ACTIVE, INACTIVE or INACTIVE_UNAVAILABLE") }
             parsedStatus = value
         }
         return WebhookRegistrationInput(
-            name: name, description: description, status: parsedStatus, endpoint: endpoint, apiVersion: apiVersion, secret: secret, events: events
+            name: fields.name, description: fields.description, status: parsedStatus, endpoint: fields.endpoint, apiVersion: fields.apiVersion,
+            secret: fields.secret, events: fields.events
         )
     }
 }

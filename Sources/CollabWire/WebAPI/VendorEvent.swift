@@ -1,24 +1,18 @@
 /// A vendor webhook event body: the ``VendorEventHeader`` every event schema starts with, followed by the
-/// event's own `fields` in the same JSON object. Each event declares only its fields; the header's and the
-/// fields' members read and write as if they were the envelope's own (`event.timestamp`, `event.reason`).
-@dynamicMemberLookup
-public struct VendorEvent<Fields> {
+/// event's own `fields` in the same JSON object (a ``FlatObject``).
+public struct VendorEvent<Fields>: FlatObject {
+    /// The members every event carries.
     public var header: VendorEventHeader
+    /// The event's own members.
     public var fields: Fields
 
+    /// An event with this header and these fields.
+    /// - Parameters:
+    ///   - header: Its `$_type`, timestamp, event name and account.
+    ///   - fields: Its own fields.
     public init(_ header: VendorEventHeader, _ fields: Fields) {
         self.header = header
         self.fields = fields
-    }
-
-    public subscript<Value>(dynamicMember keyPath: WritableKeyPath<VendorEventHeader, Value>) -> Value {
-        get { header[keyPath: keyPath] }
-        set { header[keyPath: keyPath] = newValue }
-    }
-
-    public subscript<Value>(dynamicMember keyPath: WritableKeyPath<Fields, Value>) -> Value {
-        get { fields[keyPath: keyPath] }
-        set { fields[keyPath: keyPath] = newValue }
     }
 }
 
@@ -45,17 +39,5 @@ public struct VendorEventHeader: Codable, Sendable, Equatable {
 }
 
 extension VendorEvent: Sendable where Fields: Sendable {}
-
-/// The header and the fields write into one JSON object: both use the encoder's keyed container.
-extension VendorEvent: Encodable where Fields: Encodable {
-    public func encode(to encoder: any Encoder) throws {
-        try header.encode(to: encoder)
-        try fields.encode(to: encoder)
-    }
-}
-
-extension VendorEvent: Decodable where Fields: Decodable {
-    public init(from decoder: any Decoder) throws {
-        self.init(try VendorEventHeader(from: decoder), try Fields(from: decoder))
-    }
-}
+extension VendorEvent: Encodable where Fields: Encodable {}
+extension VendorEvent: Decodable where Fields: Decodable {}

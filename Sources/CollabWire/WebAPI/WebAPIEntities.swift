@@ -1,24 +1,21 @@
 /// `Account`.
-public struct WebAccount: WebAPIObject, Equatable {
+public typealias WebAccount = WebEntity<WebAccountFields>
+
+/// The fields of `Account` after the ``WebEntityHeader`` (an account belongs to no account: its
+/// `accountId` stays absent).
+public struct WebAccountFields: WebEntityFields, Equatable {
     public static let typeName = "Account"
-    public var type: String? = Self.typeName
-    public var id: String?
-    public var creationTimestamp: Int64?
-    public var modificationTimestamp: Int64?
-    public var version: Int64?
     public var name: String?
     public var translations: [String: WebTranslation]?
     public var configuration: [String: String]?
     public var metadata: [String: String]?
     public var text: [String: [String: String]]?
+}
 
-    enum CodingKeys: String, CodingKey {
-        case type = "$_type", id, creationTimestamp, modificationTimestamp, version, name, translations, configuration, metadata, text
-    }
-
+extension WebAccount {
+    /// An account to create.
     public init(name: String? = nil, configuration: [String: String]? = nil) {
-        self.name = name
-        self.configuration = configuration
+        self.init(WebAccountFields(name: name, configuration: configuration))
     }
 }
 
@@ -59,44 +56,35 @@ public struct WebAccountUserContainer: WebAPIObject, Equatable {
 }
 
 /// `ApiKey`.
-public struct WebApiKey: WebAPIObject, Equatable {
+public typealias WebApiKey = WebEntity<WebApiKeyFields>
+
+/// The fields of `ApiKey` after the ``WebEntityHeader``.
+public struct WebApiKeyFields: WebEntityFields, Equatable {
     public static let typeName = "ApiKey"
-    public var type: String? = Self.typeName
-    public var id: String?
-    public var creationTimestamp: Int64?
-    public var modificationTimestamp: Int64?
-    public var version: Int64?
-    public var accountId: String?
     public var apiKey: String?
     public var name: String?
     public var description: String?
     public var configuration: [String: String]?
     public var text: [String: [String: String]]?
     public var metadata: [String: String]?
+}
 
-    enum CodingKeys: String, CodingKey {
-        case type = "$_type", id, creationTimestamp, modificationTimestamp, version, accountId, apiKey, name, description, configuration, text, metadata
-    }
-
+extension WebApiKey {
+    /// An API key to create; the server makes the key when `apiKey` is absent.
     public init(name: String? = nil, apiKey: String? = nil, description: String? = nil, configuration: [String: String]? = nil) {
-        self.name = name
-        self.apiKey = apiKey
-        self.description = description
-        self.configuration = configuration
+        self.init(WebApiKeyFields(apiKey: apiKey, name: name, description: description, configuration: configuration))
     }
 }
 
 /// `NamedArea`.
-public struct WebNamedArea: WebAPIObject, Equatable {
+public typealias WebNamedArea = WebEntity<WebNamedAreaFields>
+
+/// The fields of `NamedArea` after the ``WebEntityHeader``.
+public struct WebNamedAreaFields: WebEntityFields, Equatable {
     public static let typeName = "NamedArea"
-    public var type: String? = Self.typeName
-    public var id: String?
-    public var creationTimestamp: Int64?
-    public var modificationTimestamp: Int64?
-    public var version: Int64?
-    public var accountId: String?
     public var name: String?
     public var description: String?
+    /// The area's `type` (`ENamedAreaType`), apart from the `$_type` discriminator.
     public var areaType: String?
     public var siteId: String?
     public var translations: [String: WebTranslation]?
@@ -105,28 +93,25 @@ public struct WebNamedArea: WebAPIObject, Equatable {
     public var metadata: [String: String]?
 
     enum CodingKeys: String, CodingKey {
-        case type = "$_type", id, creationTimestamp, modificationTimestamp, version, accountId, name, description
+        case name, description
         case areaType = "type"
         case siteId, translations, configuration, text, metadata
     }
+}
 
+extension WebNamedArea {
+    /// A named area to create.
     public init(name: String? = nil, siteId: String? = nil, areaType: String? = nil, configuration: [String: String]? = nil) {
-        self.name = name
-        self.siteId = siteId
-        self.areaType = areaType
-        self.configuration = configuration
+        self.init(WebNamedAreaFields(name: name, areaType: areaType, siteId: siteId, configuration: configuration))
     }
 }
 
 /// `User`.
-public struct WebUser: WebAPIObject, Equatable {
+public typealias WebUser = WebEntity<WebUserFields>
+
+/// The fields of `User` after the ``WebEntityHeader``.
+public struct WebUserFields: WebEntityFields, Equatable {
     public static let typeName = "User"
-    public var type: String? = Self.typeName
-    public var id: String?
-    public var creationTimestamp: Int64?
-    public var modificationTimestamp: Int64?
-    public var version: Int64?
-    public var accountId: String?
     public var username: String?
     public var email: String?
     public var phone: String?
@@ -139,18 +124,12 @@ public struct WebUser: WebAPIObject, Equatable {
     public var virtualUser: Bool?
     public var configuration: [String: String]?
     public var metadata: [String: String]?
+}
 
-    enum CodingKeys: String, CodingKey {
-        case type = "$_type", id, creationTimestamp, modificationTimestamp, version, accountId, username, email, phone, teamId
-        case authorizationRole, displayName, firstName, lastName, externallyManaged, virtualUser, configuration, metadata
-    }
-
+extension WebUser {
+    /// A user to create.
     public init(username: String? = nil, authorizationRole: String? = nil, firstName: String? = nil, lastName: String? = nil, email: String? = nil) {
-        self.username = username
-        self.authorizationRole = authorizationRole
-        self.firstName = firstName
-        self.lastName = lastName
-        self.email = email
+        self.init(WebUserFields(username: username, email: email, authorizationRole: authorizationRole, firstName: firstName, lastName: lastName))
     }
 }
 

@@ -1,12 +1,9 @@
 /// `FileUploadInterceptorData`.
-public struct WebFileUploadInterceptor: WebAPIObject, Equatable {
+public typealias WebFileUploadInterceptor = WebEntity<WebFileUploadInterceptorFields>
+
+/// The fields of `FileUploadInterceptorData` after the ``WebEntityHeader``.
+public struct WebFileUploadInterceptorFields: WebEntityFields, Equatable {
     public static let typeName = "FileUploadInterceptorData"
-    public var type: String? = Self.typeName
-    public var id: String?
-    public var creationTimestamp: Int64?
-    public var modificationTimestamp: Int64?
-    public var version: Int64?
-    public var accountId: String?
     public var name: String?
     public var description: String?
     public var order: Int?
@@ -16,18 +13,16 @@ public struct WebFileUploadInterceptor: WebAPIObject, Equatable {
     public var webhookEndpoint: String?
     public var webhookApiVersion: String?
     public var webhookSecret: String?
+}
 
-    enum CodingKeys: String, CodingKey {
-        case type = "$_type", id, creationTimestamp, modificationTimestamp, version, accountId, name, description, order, mimeTypeRegex
-        case webhookStatus, webhookEndpoint, webhookApiVersion, webhookSecret
-    }
-
+extension WebFileUploadInterceptor {
+    /// A file-upload interceptor to create.
     public init(name: String? = nil, order: Int? = nil, mimeTypeRegex: String? = nil, webhookEndpoint: String? = nil, webhookSecret: String? = nil) {
-        self.name = name
-        self.order = order
-        self.mimeTypeRegex = mimeTypeRegex
-        self.webhookEndpoint = webhookEndpoint
-        self.webhookSecret = webhookSecret
+        self.init(
+            WebFileUploadInterceptorFields(
+                name: name, order: order, mimeTypeRegex: mimeTypeRegex, webhookEndpoint: webhookEndpoint, webhookSecret: webhookSecret
+            )
+        )
     }
 }
 

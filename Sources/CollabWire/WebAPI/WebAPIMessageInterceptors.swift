@@ -1,12 +1,9 @@
 /// `ExternalMessageInterceptorData` (the `MessageInterceptorData` variant MockCollab implements).
-public struct WebMessageInterceptor: WebAPIObject, Equatable {
+public typealias WebMessageInterceptor = WebEntity<WebMessageInterceptorFields>
+
+/// The fields of `ExternalMessageInterceptorData` after the ``WebEntityHeader``.
+public struct WebMessageInterceptorFields: WebEntityFields, Equatable {
     public static let typeName = "ExternalMessageInterceptorData"
-    public var type: String? = Self.typeName
-    public var id: String?
-    public var creationTimestamp: Int64?
-    public var modificationTimestamp: Int64?
-    public var version: Int64?
-    public var accountId: String?
     public var name: String?
     public var description: String?
     /// `EMessageInterceptorMessageFilter`: `AGENT`, `VISITOR` or `ALL`.
@@ -21,18 +18,21 @@ public struct WebMessageInterceptor: WebAPIObject, Equatable {
     public var webhookSecret: String?
 
     enum CodingKeys: String, CodingKey {
-        case type = "$_type", id, creationTimestamp, modificationTimestamp, version, accountId, name, description, messageFilter, timeoutBehavior
+        case name, description, messageFilter, timeoutBehavior
         case interceptorType = "type"
         case webhookStatus, webhookEndpoint, webhookApiVersion, webhookSecret
     }
+}
 
+extension WebMessageInterceptor {
+    /// An external message interceptor to create.
     public init(name: String? = nil, messageFilter: String? = nil, timeoutBehavior: String? = nil, webhookEndpoint: String? = nil, webhookSecret: String? = nil) {
-        self.name = name
-        self.messageFilter = messageFilter
-        self.timeoutBehavior = timeoutBehavior
-        self.interceptorType = "EXTERNAL"
-        self.webhookEndpoint = webhookEndpoint
-        self.webhookSecret = webhookSecret
+        self.init(
+            WebMessageInterceptorFields(
+                name: name, messageFilter: messageFilter, timeoutBehavior: timeoutBehavior, interceptorType: "EXTERNAL",
+                webhookEndpoint: webhookEndpoint, webhookSecret: webhookSecret
+            )
+        )
     }
 }
 

@@ -1,12 +1,9 @@
 /// `WebhookRegistration`.
-public struct WebWebhookRegistration: WebAPIObject, Equatable {
+public typealias WebWebhookRegistration = WebEntity<WebWebhookRegistrationFields>
+
+/// The fields of `WebhookRegistration` after the ``WebEntityHeader``.
+public struct WebWebhookRegistrationFields: WebEntityFields, Equatable {
     public static let typeName = "WebhookRegistration"
-    public var type: String? = Self.typeName
-    public var id: String?
-    public var creationTimestamp: Int64?
-    public var modificationTimestamp: Int64?
-    public var version: Int64?
-    public var accountId: String?
     public var name: String?
     /// `ACTIVE`, `INACTIVE` or `INACTIVE_UNAVAILABLE`.
     public var status: String?
@@ -15,16 +12,12 @@ public struct WebWebhookRegistration: WebAPIObject, Equatable {
     public var apiVersion: String?
     public var secret: String?
     public var events: [String]?
+}
 
-    enum CodingKeys: String, CodingKey {
-        case type = "$_type", id, creationTimestamp, modificationTimestamp, version, accountId, name, status, description, endpoint, apiVersion, secret, events
-    }
-
+extension WebWebhookRegistration {
+    /// A webhook registration to create.
     public init(name: String? = nil, endpoint: String? = nil, events: [String]? = nil, secret: String? = nil) {
-        self.name = name
-        self.endpoint = endpoint
-        self.events = events
-        self.secret = secret
+        self.init(WebWebhookRegistrationFields(name: name, endpoint: endpoint, secret: secret, events: events))
     }
 }
 

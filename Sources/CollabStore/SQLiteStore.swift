@@ -138,10 +138,11 @@ public final class SQLiteStore: Store {
                 _ = try await connection.query("INSERT OR REPLACE INTO records (kind, id, account_id, body) VALUES \(placeholders)", rows)
                 rows.removeAll(keepingCapacity: true)
             }
-            for change in changes {
+            // A record put again later in the batch is written once, as it is last (see `withoutReplacedPuts`).
+            for change in changes.withoutReplacedPuts() {
                 switch change {
                 case .put(let entity):
-                    let record = StoredRecord(encoding: entity)
+                    let record = StoredRecord(encoding: entity, sortingKeys: false)
                     rows += [
                         .text(record.kind.rawValue), .text(record.id), record.accountId.map { .text($0) } ?? .null,
                         .text(String(decoding: record.body, as: UTF8.self)),

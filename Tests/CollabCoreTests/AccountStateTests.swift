@@ -191,6 +191,33 @@ struct CollabStateTests {
         #expect(Array(Self.written(changes).prefix(2)) == ["delete dialogBot bot-1", "delete declared DialogBotData/bot-1"])
     }
 
+    @Test("a webhook registration stored before it joined the entity layer loads with its secret, dispatch finds it by event, an update moves it")
+    func legacyWebhookRecord() throws {
+        var (state, admin) = try loadedWithLegacy(.webhookRegistration, id: "hook-1") { accountId in
+            #"{"accountId":"\#(accountId)","apiVersion":"V4","creationTimestamp":5,"description":"Old","endpoint":"https://hooks.example/old","#
+                + #""events":["conversation.created","ping"],"id":"hook-1","modificationTimestamp":6,"name":"old-hook","secret":"old-secret","#
+                + #""status":"ACTIVE","version":2}"#
+        }
+        let loaded = try state.entity(WebhookRegistration.self, named: "old-hook", for: admin)
+        #expect(loaded.id == "hook-1" && loaded.version == 2 && loaded.secret == "old-secret" && loaded.events == ["conversation.created", "ping"])
+        func wanting(_ event: String) -> [String] { state.webhooks(accountId: state.accountId, wanting: event).map(\.id) }
+        #expect(wanting("conversation.created") == ["hook-1"] && wanting("conversation.ended").isEmpty)
+
+        var draft = WebhookRegistration(name: "old-hook", endpoint: "https://hooks.example/new", events: ["conversation.ended", "webhook.ping"])
+        (draft.id, draft.version) = ("hook-1", 2)
+        var changes = ChangeSet()
+        let updated = try state.updateEntity(draft, for: admin, context: context, changes: &changes)
+        #expect(updated.secret == "old-secret" && updated.status == .active, "an update without secret or status keeps them")
+        #expect(updated.events == ["conversation.ended", "ping"] && updated.description == nil, "legacy names translated; description replaced")
+        #expect(wanting("conversation.created").isEmpty && wanting("conversation.ended") == ["hook-1"] && wanting("ping") == ["hook-1"])
+        #expect(Array(Self.written(changes).prefix(2)) == ["delete webhookRegistration hook-1", "put declared WebhookRegistration/hook-1"])
+
+        var inactive = updated
+        inactive.status = .inactive
+        _ = try state.updateEntity(inactive, for: admin, context: context, changes: &changes)
+        #expect(wanting("conversation.ended").isEmpty, "an inactive registration wants nothing")
+    }
+
     @Test("sessions expire and authentication tokens are single use")
     func sessions() throws {
         var state = try seeded()

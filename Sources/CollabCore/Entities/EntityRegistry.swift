@@ -5,6 +5,7 @@ public enum EntityRegistry {
     public static let kinds: [any DeclaredEntity.Type] = [
         NamedArea.self,
         DialogBot.self,
+        WebhookRegistration.self,
         CannedResponse.self,
         CannedResponseUsage.self,
         CustomAction.self,

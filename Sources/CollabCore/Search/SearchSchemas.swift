@@ -82,17 +82,6 @@ public enum SearchSchemas {
         "END_TIMESTAMP": { $0.endTimestamp.map { .int($0) } ?? .null },
     ]
 
-    public static let webhook = SearchSchema<WebhookRegistration>("WebhookRegistration", [
-        "ID": { .of($0.id) },
-        "NAME": { .of($0.name) },
-        "DESCRIPTION": { .of($0.description) },
-        "ENDPOINT": { .of($0.endpoint) },
-        "STATUS": { .of($0.status.rawValue) },
-        "API_VERSION": { .of($0.apiVersion) },
-        "CREATION_TIMESTAMP": { .of($0.creationTimestamp) },
-        "MODIFICATION_TIMESTAMP": { .of($0.modificationTimestamp) },
-    ])
-
     public static let call = SearchSchema<Call>("Call", [
         "ID": { .of($0.id) },
         "CONVERSATION_ID": { .of($0.conversationId) },

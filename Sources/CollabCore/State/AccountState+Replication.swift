@@ -109,9 +109,7 @@ extension AccountState {
         case .presence:
             let presenceRecord = try RecordCoding.decode(PresenceRecord.self, from: record)
             presence[presenceRecord.id] = presenceRecord
-        case .webhookRegistration:
-            let registration = try RecordCoding.decode(WebhookRegistration.self, from: record)
-            webhooks[registration.id] = registration
+        case .webhookRegistration: try declared.load(legacy: record)
         case .device: storeDevice(try RecordCoding.decode(Device.self, from: record))
         case .call: storeCall(try RecordCoding.decode(Call.self, from: record))
         case .pushSettings:
@@ -149,7 +147,7 @@ extension AccountState {
             directory.unload(.apiKey(old.key))
         // A declared kind's write removes the record it had before it joined the layer; the entity
         // itself goes with its declared record.
-        case .namedArea, .dialogBot: break
+        case .namedArea, .dialogBot, .webhookRegistration: break
         case .user:
             guard let old = users.removeValue(forKey: id) else { return }
             userIdByUsername[old.username] = nil
@@ -175,7 +173,6 @@ extension AccountState {
             clientActivityStored[id] = nil
             directory.unload(.client(id))
             effects.endedSessionKeys.append(id)
-        case .webhookRegistration: _ = webhooks.removeValue(forKey: id)
         case .device: _ = devices.removeValue(forKey: id)
         case .fileUploadInterceptor: fileUploadInterceptors[id] = nil
         case .messageInterceptor: messageInterceptors[id] = nil

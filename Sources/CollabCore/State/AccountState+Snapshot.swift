@@ -14,7 +14,6 @@ extension AccountState {
         for key in messages.keys.sorted() { entities.append(contentsOf: (messages[key] ?? []).map { $0 as any StorableEntity }) }
         entities.append(contentsOf: clientSessions.values.sorted { $0.id < $1.id } as [any StorableEntity])
         entities.append(contentsOf: presence.values.sorted { $0.id < $1.id } as [any StorableEntity])
-        entities.append(contentsOf: webhooks.values.sorted { $0.id < $1.id } as [any StorableEntity])
         entities.append(contentsOf: devices.values.sorted { $0.id < $1.id } as [any StorableEntity])
         entities.append(contentsOf: calls.values.sorted { $0.id < $1.id } as [any StorableEntity])
         entities.append(contentsOf: pushSettings.values.sorted { $0.id < $1.id } as [any StorableEntity])

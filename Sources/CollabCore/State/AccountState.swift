@@ -30,7 +30,6 @@ public struct AccountState: Sendable {
         indexes: [Indexes.clientByPerson, Indexes.clientByForegroundPerson, Indexes.clientByAccessToken, Indexes.clientByPublicId]
     )
     public internal(set) var presence = IndexedTable<PresenceRecord>(indexes: [Indexes.presenceByValue])
-    public internal(set) var webhooks = IndexedTable<WebhookRegistration>(indexes: [Indexes.webhookByEvent, Indexes.webhookByName])
     public internal(set) var devices = IndexedTable<Device>(indexes: [Indexes.deviceByPerson, Indexes.deviceByToken, Indexes.deviceOfAgent])
     public internal(set) var calls = IndexedTable<Call>(indexes: [Indexes.callByOpenConversation])
     public internal(set) var pushSettings: [String: PushSettings] = [:]
@@ -124,7 +123,7 @@ public struct AccountState: Sendable {
                     state.scheduleDeadlines(of: session)
                 }
             case .presence: return try stored(record, PresenceRecord.self) { $0.presence[$1.id] = $1 }
-            case .webhookRegistration: return try stored(record, WebhookRegistration.self) { $0.webhooks[$1.id] = $1 }
+            case .webhookRegistration: return try state.declared.load(legacy: record)
             case .device: return try stored(record, Device.self) { $0.storeDevice($1) }
             case .call: return try stored(record, Call.self) { $0.storeCall($1) }
             case .pushSettings: return try stored(record, PushSettings.self) { $0.pushSettings[$1.id] = $1 }
@@ -255,8 +254,6 @@ enum Indexes {
     /// Clients by their public id (a person presence in the Web API).
     static let clientByPublicId = TableIndex<ClientSession>(3) { [$0.clientId] }
     static let presenceByValue = TableIndex<PresenceRecord>(0) { [$0.presence.rawValue] }
-    static let webhookByEvent = TableIndex<WebhookRegistration>(0) { Array(Set($0.events)).sorted() }
-    static let webhookByName = TableIndex<WebhookRegistration>(1) { [$0.name] }
     static let deviceByPerson = TableIndex<Device>(0) { [$0.personId] }
     static let deviceByToken = TableIndex<Device>(1) { [$0.apnsToken, $0.pushKitToken, $0.fcmToken].compactMap { $0 } }
     /// Agents' devices with push tokens, under one key (inbound requests go to them).

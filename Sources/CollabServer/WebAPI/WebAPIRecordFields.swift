@@ -33,12 +33,10 @@ extension WebRecordFields {
 
 extension ApiKey: StoredRecordFields {}
 extension User: StoredRecordFields {}
-extension WebhookRegistration: StoredRecordFields {}
 extension FileUploadInterceptor: StoredRecordFields {}
 extension MessageInterceptor: StoredRecordFields {}
 
 extension WebApiKey: WebRecordFields {}
 extension WebUser: WebRecordFields {}
-extension WebWebhookRegistration: WebRecordFields {}
 extension WebFileUploadInterceptor: WebRecordFields {}
 extension WebMessageInterceptor: WebRecordFields {}

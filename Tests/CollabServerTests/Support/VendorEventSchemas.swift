@@ -264,6 +264,8 @@ enum VendorEventSchemas {
         "WebhookAuditEvent": ["$_type": "enum:WebhookAuditEvent", "accountId": "string", "auditEntity": "string", "changeType": "ref:AuditChangeType", "entityId": "string", "entityType": "string", "eventType": "string", "timestamp": "integer"],
         "WebhookPingEvent": ["$_type": "enum:WebhookPingEvent", "accountId": "string", "eventType": "string", "timestamp": "integer", "webhookConfiguration": "ref:WebhookRegistration"],
         "WebhookRegistration": ["$_type": "enum:WebhookRegistration", "accountId": "string", "apiVersion": "ref:EWebApiVersion", "creationTimestamp": "integer", "description": "string", "endpoint": "string", "events": "array:string", "id": "string", "modificationTimestamp": "integer", "name": "string", "secret": "string", "status": "ref:ERegistrationStatus", "version": "integer"],
+        "WebhookRegistrationList": ["$_type": "enum:WebhookRegistrationList", "items": "array:ref:WebhookRegistration"],
+        "WebhookRegistrationResult": ["$_type": "enum:WebhookRegistrationResult", "hasMoreItems": "boolean", "items": "array:ref:WebhookRegistration", "nextOffset": "integer"],
         "WhatsAppExternalMessengerChannel": ["$_type": "enum:WhatsAppExternalMessengerChannel", "accessToken": "string", "accountId": "string", "active": "boolean", "appSecret": "string", "businessAccountId": "string", "channelIcon": "any", "creationTimestamp": "integer", "description": "string", "id": "string", "inboundTemplateName": "string", "metadata": "object", "modificationTimestamp": "integer", "name": "string", "phoneNumberId": "string", "recipientName": "string", "recipientType": "ref:EConversationRecipientType", "sourceId": "string", "type": "ref:EExternalMessengerChannelType", "version": "integer"],
     ]
 

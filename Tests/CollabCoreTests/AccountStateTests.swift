@@ -218,6 +218,30 @@ struct CollabStateTests {
         #expect(wanting("conversation.ended").isEmpty, "an inactive registration wants nothing")
     }
 
+    @Test("an API key stored before it joined the entity layer loads and authenticates; an update moves its key in the directory")
+    func legacyApiKeyRecord() throws {
+        var (state, admin) = try loadedWithLegacy(.apiKey, id: "key-1") { accountId in
+            #"{"accountId":"\#(accountId)","configuration":{"k":"v"},"creationTimestamp":5,"description":"Old","id":"key-1","#
+                + #""key":"old-key-string","metadata":{"m":"1"},"modificationTimestamp":6,"name":"old key","version":3}"#
+        }
+        let loaded = try #require(state.apiKey(presented: "old-key-string"))
+        #expect(loaded.id == "key-1" && loaded.version == 3 && loaded.configuration == ["k": "v"] && loaded.metadata == ["m": "1"])
+        #expect(state.directory.accountId(for: .apiKey("old-key-string")) == state.accountId, "loading registers the key string")
+
+        var draft = ApiKey(key: "new-key-string", name: "renamed")
+        (draft.id, draft.version) = ("key-1", 3)
+        var changes = ChangeSet()
+        let updated = try state.updateEntity(draft, for: admin, context: context, changes: &changes)
+        #expect(updated.configuration == ["k": "v"] && updated.description == nil, "configuration kept, description replaced")
+        #expect(state.apiKey(presented: "new-key-string")?.id == "key-1" && state.apiKey(presented: "old-key-string") == nil)
+        #expect(Array(Self.written(changes).prefix(2)) == ["delete apiKey key-1", "put declared ApiKey/key-1"])
+        let stored = try #require(changes.changes.compactMap { change -> String? in
+            guard case .put(let entity) = change, entity.id == "ApiKey/key-1" else { return nil }
+            return String(decoding: StoredRecord(encoding: entity).body, as: UTF8.self)
+        }.first)
+        #expect(stored.contains(#""apiKey":"new-key-string""#) && !stored.contains(#""key":"#), "stored under the vendor's name")
+    }
+
     @Test("sessions expire and authentication tokens are single use")
     func sessions() throws {
         var state = try seeded()

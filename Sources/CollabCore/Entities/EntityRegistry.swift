@@ -6,6 +6,7 @@ public enum EntityRegistry {
         NamedArea.self,
         DialogBot.self,
         WebhookRegistration.self,
+        ApiKey.self,
         CannedResponse.self,
         CannedResponseUsage.self,
         CustomAction.self,

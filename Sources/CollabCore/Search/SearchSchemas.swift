@@ -18,16 +18,6 @@ public enum SearchSchemas {
         "MODIFICATION_TIMESTAMP": { .of($0.modificationTimestamp) },
     ])
 
-    public static let apiKey = SearchSchema<ApiKey>("ApiKey", [
-        "ID": { .of($0.id) },
-        "ACCOUNT_ID": { .of($0.accountId) },
-        "NAME": { .of($0.name) },
-        "DESCRIPTION": { .of($0.description) },
-        "API_KEY": { .of($0.key) },
-        "CREATION_TIMESTAMP": { .of($0.creationTimestamp) },
-        "MODIFICATION_TIMESTAMP": { .of($0.modificationTimestamp) },
-    ])
-
     public static let user = SearchSchema<User>("User", [
         "ID": { .of($0.id) },
         "ACCOUNT_ID": { .of($0.accountId) },

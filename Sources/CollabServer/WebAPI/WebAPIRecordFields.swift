@@ -31,12 +31,10 @@ extension WebRecordFields {
     }
 }
 
-extension ApiKey: StoredRecordFields {}
 extension User: StoredRecordFields {}
 extension FileUploadInterceptor: StoredRecordFields {}
 extension MessageInterceptor: StoredRecordFields {}
 
-extension WebApiKey: WebRecordFields {}
 extension WebUser: WebRecordFields {}
 extension WebFileUploadInterceptor: WebRecordFields {}
 extension WebMessageInterceptor: WebRecordFields {}

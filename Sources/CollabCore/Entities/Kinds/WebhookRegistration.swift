@@ -25,15 +25,9 @@ public struct WebhookRegistration: DeclaredEntity {
 
     /// A registration as a seed or test builds it; the layer sets its id, account and timestamps.
     public init(name: String, endpoint: String, events: [String], secret: String? = nil, status: Status? = nil, description: String? = nil) {
-        id = ""
-        accountId = ""
-        creationTimestamp = 0
-        self.name = name
-        self.endpoint = endpoint
-        self.events = events
-        self.secret = secret
-        self.status = status
-        self.description = description
+        (id, accountId, creationTimestamp) = ("", "", 0)
+        (self.name, self.endpoint, self.events) = (name, endpoint, events)
+        (self.secret, self.status, self.description) = (secret, status, description)
     }
 
     /// Registrations one account may have.

@@ -91,6 +91,7 @@ EXTRA_SCHEMAS = ["GlobalPingResponse", "ProductVersion", "ConversationHistoryDat
                  "SuggestionSourceResult", "PersonData", "TeamList", "TeamResult", "ConversationTemplateList", "ConversationTemplateResult",
                  "ExternalMessengerChannelResult", "CustomExternalMessengerChannelResult", "SmsExternalMessengerChannelResult",
                  "ExternalMessengerContactList", "ExternalMessengerContactResult", "NamedAreaList", "NamedAreaResult",
+                 "WebhookRegistrationList", "WebhookRegistrationResult", "ApiKeyList", "ApiKeyResult",
                  # The partly routed tags' operations.
                  "AccountList", "AccountSecret", "AccountIngressStatus", "AccountQuotaUsageData", "RecordedMinutesData", "UserList",
                  "PersonResult", "AuthenticationTokenCreationResult", "VisitorPersonStateResult", "ConversationRecordingHistoryDataList",

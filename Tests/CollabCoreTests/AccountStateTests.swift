@@ -191,6 +191,57 @@ struct CollabStateTests {
         #expect(Array(Self.written(changes).prefix(2)) == ["delete dialogBot bot-1", "delete declared DialogBotData/bot-1"])
     }
 
+    @Test("a webhook registration stored before it joined the entity layer loads with its secret, dispatch finds it by event, an update moves it")
+    func legacyWebhookRecord() throws {
+        var (state, admin) = try loadedWithLegacy(.webhookRegistration, id: "hook-1") { accountId in
+            #"{"accountId":"\#(accountId)","apiVersion":"V4","creationTimestamp":5,"description":"Old","endpoint":"https://hooks.example/old","#
+                + #""events":["conversation.created","ping"],"id":"hook-1","modificationTimestamp":6,"name":"old-hook","secret":"old-secret","#
+                + #""status":"ACTIVE","version":2}"#
+        }
+        let loaded = try state.entity(WebhookRegistration.self, named: "old-hook", for: admin)
+        #expect(loaded.id == "hook-1" && loaded.version == 2 && loaded.secret == "old-secret" && loaded.events == ["conversation.created", "ping"])
+        func wanting(_ event: String) -> [String] { state.webhooks(accountId: state.accountId, wanting: event).map(\.id) }
+        #expect(wanting("conversation.created") == ["hook-1"] && wanting("conversation.ended").isEmpty)
+
+        var draft = WebhookRegistration(name: "old-hook", endpoint: "https://hooks.example/new", events: ["conversation.ended", "webhook.ping"])
+        (draft.id, draft.version) = ("hook-1", 2)
+        var changes = ChangeSet()
+        let updated = try state.updateEntity(draft, for: admin, context: context, changes: &changes)
+        #expect(updated.secret == "old-secret" && updated.status == .active, "an update without secret or status keeps them")
+        #expect(updated.events == ["conversation.ended", "ping"] && updated.description == nil, "legacy names translated; description replaced")
+        #expect(wanting("conversation.created").isEmpty && wanting("conversation.ended") == ["hook-1"] && wanting("ping") == ["hook-1"])
+        #expect(Array(Self.written(changes).prefix(2)) == ["delete webhookRegistration hook-1", "put declared WebhookRegistration/hook-1"])
+
+        var inactive = updated
+        inactive.status = .inactive
+        _ = try state.updateEntity(inactive, for: admin, context: context, changes: &changes)
+        #expect(wanting("conversation.ended").isEmpty, "an inactive registration wants nothing")
+    }
+
+    @Test("an API key stored before it joined the entity layer loads and authenticates; an update moves its key in the directory")
+    func legacyApiKeyRecord() throws {
+        var (state, admin) = try loadedWithLegacy(.apiKey, id: "key-1") { accountId in
+            #"{"accountId":"\#(accountId)","configuration":{"k":"v"},"creationTimestamp":5,"description":"Old","id":"key-1","#
+                + #""key":"old-key-string","metadata":{"m":"1"},"modificationTimestamp":6,"name":"old key","version":3}"#
+        }
+        let loaded = try #require(state.apiKey(presented: "old-key-string"))
+        #expect(loaded.id == "key-1" && loaded.version == 3 && loaded.configuration == ["k": "v"] && loaded.metadata == ["m": "1"])
+        #expect(state.directory.accountId(for: .apiKey("old-key-string")) == state.accountId, "loading registers the key string")
+
+        var draft = ApiKey(key: "new-key-string", name: "renamed")
+        (draft.id, draft.version) = ("key-1", 3)
+        var changes = ChangeSet()
+        let updated = try state.updateEntity(draft, for: admin, context: context, changes: &changes)
+        #expect(updated.configuration == ["k": "v"] && updated.description == nil, "configuration kept, description replaced")
+        #expect(state.apiKey(presented: "new-key-string")?.id == "key-1" && state.apiKey(presented: "old-key-string") == nil)
+        #expect(Array(Self.written(changes).prefix(2)) == ["delete apiKey key-1", "put declared ApiKey/key-1"])
+        let stored = try #require(changes.changes.compactMap { change -> String? in
+            guard case .put(let entity) = change, entity.id == "ApiKey/key-1" else { return nil }
+            return String(decoding: StoredRecord(encoding: entity).body, as: UTF8.self)
+        }.first)
+        #expect(stored.contains(#""apiKey":"new-key-string""#) && !stored.contains(#""key":"#), "stored under the vendor's name")
+    }
+
     @Test("sessions expire and authentication tokens are single use")
     func sessions() throws {
         var state = try seeded()

@@ -86,12 +86,10 @@ struct EffectResolverTests {
 
     func register(_ events: [String], status: WebhookRegistration.Status = .active, in state: inout AccountState) throws -> WebhookRegistration {
         var changes = ChangeSet()
-        return try state.createWebhook(
-            WebhookRegistrationInput(
-                name: "hook \(events) \(status.rawValue)", status: status, endpoint: "https://hooks.example/in", secret: "s3cret", events: events
-            ),
-            accountId: state.accountId, context: context, changes: &changes
+        let draft = WebhookRegistration(
+            name: "hook \(events) \(status.rawValue)", endpoint: "https://hooks.example/in", events: events, secret: "s3cret", status: status
         )
+        return try state.createEntity(draft, for: .control(of: state.accountId), context: context, changes: &changes)
     }
 
     @Test("an agent's message: one push per token of the visitor's device, with its key, the topic and the account's sinks at commit")

@@ -165,7 +165,7 @@ struct IsolationTableTests {
             .decode(CoBrowsingSessionView.self)
         let ids = try server.server.environment.read(account: start.accountId) { state in
             (
-                state.apiKeys.values.first { $0.key == "alpha-key" }?.id, state.namedAreas.rows.values.first?.id,
+                state.apiKey(presented: "alpha-key")?.id, state.namedAreas.rows.values.first?.id,
                 state.users.values.first { $0.username == "alpha-agent" }?.id, state.devices.values.first?.id
             )
         }

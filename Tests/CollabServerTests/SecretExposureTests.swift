@@ -505,7 +505,7 @@ struct SecretExposureTests {
 
             // Ids of users, persons, API keys and areas, read from the state.
             let entityIds = try server.server.environment.read(account: accountId) { state in
-                (Array(state.users.keys), Array(state.persons.keys), Array(state.apiKeys.keys), Array(state.namedAreas.rows.keys))
+                (Array(state.users.keys), Array(state.persons.keys), Array(state.apiKeys.rows.keys), Array(state.namedAreas.rows.keys))
             }
             for id in entityIds.0 { add("users", id) }
             for id in entityIds.1 { add("persons", id) }

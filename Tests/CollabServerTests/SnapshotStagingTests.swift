@@ -51,11 +51,11 @@ struct SnapshotStagingTests {
     static func stolenKey(_ accounts: inout [[String: Any]]) throws {
         let index = try #require(accounts.firstIndex { ($0["account"] as? [String: Any])?["name"] as? String == "files" })
         var records = try #require(accounts[index]["records"] as? [[String: Any]])
-        var key = try #require(records.first { $0["kind"] as? String == "apiKey" })
+        var key = try #require(records.first { $0["kind"] as? String == "declared" && ($0["id"] as? String)?.hasPrefix("ApiKey/") == true })
         var body = try #require(key["body"] as? [String: Any])
         body["id"] = "stolen-key"
-        body["key"] = "other-key"
-        key["id"] = "stolen-key"
+        body["apiKey"] = "other-key"
+        key["id"] = "ApiKey/stolen-key"
         key["body"] = body
         records.append(key)
         accounts[index]["records"] = records

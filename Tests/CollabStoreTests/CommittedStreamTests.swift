@@ -75,10 +75,8 @@ struct CommittedStreamTests {
     static func prepare(_ repository: StateRepository) async throws -> (accountId: String, device: Device) {
         let (account, device) = try await repository.createAccount(AccountInput(name: "acc"), context: context) {
             state, changes throws(CollabError) in
-            _ = try state.createWebhook(
-                WebhookRegistrationInput(name: "all", endpoint: "https://hooks.example/in", secret: "s", events: ["*"]), accountId: state.accountId,
-                context: context, changes: &changes
-            )
+            let hook = WebhookRegistration(name: "all", endpoint: "https://hooks.example/in", events: ["*"], secret: "s")
+            _ = try state.createEntity(hook, for: .control(of: state.accountId), context: context, changes: &changes)
             var device = Device(
                 id: "p:phone", accountId: state.accountId, personId: "p", deviceId: "phone", device: DeviceInfo(os: "iOS", appId: "com.example.app"),
                 version: .notEncrypted, apnsEnvironment: "sandbox", registeredAt: 1

@@ -157,13 +157,13 @@ struct StoreTests {
         // Claims an API key, then fails: the key must be free again.
         await #expect(throws: CollabError.self) {
             _ = try await repository.write(account: b.id) { state, changes throws(CollabError) in
-                _ = try state.createApiKey(ApiKeyInput(key: "k1", name: "k"), accountId: b.id, context: context, changes: &changes)
+                _ = try state.createEntity(ApiKey(key: "k1", name: "k"), for: .control(of: b.id), context: context, changes: &changes)
                 throw CollabError.badRequest("later step failed")
             }
         }
         #expect(repository.directory.accountId(for: .apiKey("k1")) == nil)
         _ = try await repository.write(account: a.id) { state, changes throws(CollabError) in
-            try state.createApiKey(ApiKeyInput(key: "k1", name: "k"), accountId: a.id, context: context, changes: &changes)
+            try state.createEntity(ApiKey(key: "k1", name: "k"), for: .control(of: a.id), context: context, changes: &changes)
         }
         #expect(repository.directory.accountId(for: .apiKey("k1")) == a.id)
         await #expect(throws: CollabError.conflict("an account named 'a' already exists")) {

@@ -110,8 +110,8 @@ public struct ResolvedWebhook: Sendable, Equatable {
     /// A delivery to a webhook registration.
     public init(_ registration: WebhookRegistration, eventType: String, body: Data, createdAt: Timestamp) {
         self.init(
-            registrationId: registration.id, accountId: registration.accountId, name: registration.name, endpoint: registration.endpoint,
-            secret: registration.secret, eventType: eventType, body: body, createdAt: createdAt
+            registrationId: registration.id, accountId: registration.accountId, name: registration.name ?? "", endpoint: registration.endpoint ?? "",
+            secret: registration.secret ?? "", eventType: eventType, body: body, createdAt: createdAt
         )
     }
 

@@ -95,6 +95,10 @@ public struct EntityDeclaration<Entity: DeclaredEntity>: Sendable {
     /// The store kind the entity's records had before the kind joined the layer (id: the entity's id,
     /// body: the entity's JSON): such records still load, and the entity's next write removes them.
     public var legacyKind: EntityKind?
+    /// Values unique across every account (an API key's string): a write claims them in the server's
+    /// ``Directory`` (one another account holds is a conflict) and releases those the entity no longer
+    /// has; a delete releases them; a load registers them.
+    public var globalKeys: (@Sendable (Entity) -> [Directory.Key])?
 
     public init(
         typeName: String, path: String, idParameter: String, queryType: String? = nil, resultType: String? = nil, listType: String? = nil,
@@ -102,7 +106,7 @@ public struct EntityDeclaration<Entity: DeclaredEntity>: Sendable {
         naturalKey: (@Sendable (Entity) -> String?)? = nil, webhookEvent: String? = nil, audited: Bool = true, versioned: Bool = true,
         tracksModification: Bool = true, maxPerAccount: Int = 200_000, rules: EntityRules<Entity> = EntityRules(),
         secrets: EntitySecrets<Entity>? = nil, wireType: (@Sendable (Entity) -> String)? = nil, storedOnly: Set<String> = [],
-        expandable: Set<String> = [], legacyKind: EntityKind? = nil
+        expandable: Set<String> = [], legacyKind: EntityKind? = nil, globalKeys: (@Sendable (Entity) -> [Directory.Key])? = nil
     ) {
         self.typeName = typeName
         self.path = path
@@ -126,6 +130,7 @@ public struct EntityDeclaration<Entity: DeclaredEntity>: Sendable {
         self.storedOnly = storedOnly
         self.expandable = expandable
         self.legacyKind = legacyKind
+        self.globalKeys = globalKeys
     }
 
     /// The field named `name` (the vendor's `E…SearchFilterField`).

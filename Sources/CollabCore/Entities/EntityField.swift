@@ -48,8 +48,13 @@ public struct EntityField<Entity>: Sendable {
     public var index: Index
     /// Whether the vendor's `…SearchFilter` has the field (some fields only order).
     public var filterable: Bool
+    /// Whether searches name the field at all (filter or order); `false` for a field only the layer's
+    /// own look-ups use (``list(_:_:)``).
+    public var searchable = true
     /// The field's value in an entity.
     public var value: @Sendable (Entity) -> FieldValue
+    /// The keys a hashed index files an entity under: its value's, or each item of a list field's.
+    public var keys: @Sendable (Entity) -> [String]
 
     public init(_ name: String, _ kind: Kind, index: Index = .none, filterable: Bool = true, value: @escaping @Sendable (Entity) -> FieldValue) {
         self.name = name
@@ -57,6 +62,7 @@ public struct EntityField<Entity>: Sendable {
         self.index = index
         self.filterable = filterable
         self.value = value
+        self.keys = { value($0).indexKey.map { [$0] } ?? [] }
     }
 
     /// An id or foreign-key field, indexed.
@@ -89,6 +95,15 @@ public struct EntityField<Entity>: Sendable {
     /// A boolean field (filters on it scan the kind).
     public static func boolean(_ name: String, _ value: @escaping @Sendable (Entity) -> Bool?) -> Self {
         Self(name, .boolean) { value($0).map(FieldValue.bool) ?? .null }
+    }
+
+    /// A list of exact values (a webhook registration's `events`), in a hashed index under each item, so
+    /// ``EntityTable/ids(_:_:)`` finds the entities whose list holds a value. No search names it.
+    public static func list(_ name: String, _ items: @escaping @Sendable (Entity) -> [String]) -> Self {
+        var field = Self(name, .string, index: .hashed, filterable: false) { .of(items($0).joined(separator: ",")) }
+        field.searchable = false
+        field.keys = items
+        return field
     }
 }
 

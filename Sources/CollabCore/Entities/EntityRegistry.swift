@@ -5,6 +5,8 @@ public enum EntityRegistry {
     public static let kinds: [any DeclaredEntity.Type] = [
         NamedArea.self,
         DialogBot.self,
+        WebhookRegistration.self,
+        ApiKey.self,
         CannedResponse.self,
         CannedResponseUsage.self,
         CustomAction.self,

@@ -7,7 +7,7 @@
 extension EntityTable {
     /// The fields a query may name: the declared ones, and `ID` for ordering.
     static var searchableFields: [EntityField<Entity>] {
-        let declared = Entity.declaration.fields
+        let declared = Entity.declaration.fields.filter(\.searchable)
         guard !declared.contains(where: { $0.name == "ID" }) else { return declared }
         return [EntityField("ID", .id, filterable: false) { .string($0.id) }] + declared
     }

@@ -1,5 +1,5 @@
 /// The entities of one declared kind in one account, with the indexes its declaration asks for, kept
-/// in step on every write: hashed postings for ids, foreign keys, names and enums, and a sorted list
+/// in step on every write: hashed postings for ids, foreign keys, names, enums and list items, and a sorted list
 /// per timestamp field, so a search on them costs what it returns rather than the size of the kind.
 public struct EntityTable<Entity: DeclaredEntity>: Sendable {
     public private(set) var rows: [String: Entity] = [:]
@@ -11,6 +11,8 @@ public struct EntityTable<Entity: DeclaredEntity>: Sendable {
     public init() {}
 
     public var count: Int { rows.count }
+
+    public var isEmpty: Bool { rows.isEmpty }
 
     public subscript(id: String) -> Entity? { rows[id] }
 
@@ -41,18 +43,21 @@ public struct EntityTable<Entity: DeclaredEntity>: Sendable {
 
     private mutating func reindex(id: String, old: Entity?, new: Entity?) {
         for field in Entity.declaration.fields {
-            let before = old.map(field.value)
-            let after = new.map(field.value)
-            guard before != after else { continue }
             switch field.index {
             case .none: continue
             case .hashed:
-                if let key = before?.indexKey {
+                let before = old.map(field.keys) ?? []
+                let after = new.map(field.keys) ?? []
+                guard before != after else { continue }
+                for key in Set(before).subtracting(after) {
                     hashed[field.name]?[key]?.remove(id)
                     if hashed[field.name]?[key]?.isEmpty == true { hashed[field.name]?[key] = nil }
                 }
-                if let key = after?.indexKey { hashed[field.name, default: [:]][key, default: []].insert(id) }
+                for key in Set(after).subtracting(before) { hashed[field.name, default: [:]][key, default: []].insert(id) }
             case .ordered:
+                let before = old.map(field.value)
+                let after = new.map(field.value)
+                guard before != after else { continue }
                 if case .int(let value)? = before { ordered[field.name]?.remove(value, id) }
                 if case .int(let value)? = after { ordered[field.name, default: OrderedIndex()].insert(value, id) }
             }

@@ -71,6 +71,17 @@ public struct EntityTables: Sendable {
         tables.keys.sorted().flatMap { tables[$0]?.storedEntities ?? [] }
     }
 
+    /// The ``EntityDeclaration/globalKeys`` of every entity the account holds.
+    var globalKeys: [Directory.Key] {
+        tables.values.flatMap { $0.globalKeys }
+    }
+
+    /// The global keys of the entity a declared record key names (none when it names no entity).
+    func globalKeys(ofRecord recordId: String) -> [Directory.Key] {
+        guard let key = try? DeclaredRecordKey(recordId) else { return [] }
+        return tables[key.typeName]?.globalKeys(of: key.id) ?? []
+    }
+
     /// How many entities of each kind the account holds.
     public var counts: [String: Int] {
         tables.compactMapValues { $0.count == 0 ? nil : $0.count }
@@ -81,11 +92,23 @@ public struct EntityTables: Sendable {
 protocol AnyEntityTable: Sendable {
     var count: Int { get }
     var storedEntities: [any StorableEntity] { get }
+    var globalKeys: [Directory.Key] { get }
+    func globalKeys(of id: String) -> [Directory.Key]
 }
 
 extension EntityTable: AnyEntityTable {
     var storedEntities: [any StorableEntity] {
         rows.values.sorted { $0.id < $1.id }.map { DeclaredRecord($0) }
+    }
+
+    var globalKeys: [Directory.Key] {
+        guard let keys = Entity.declaration.globalKeys else { return [] }
+        return rows.values.flatMap(keys)
+    }
+
+    func globalKeys(of id: String) -> [Directory.Key] {
+        guard let keys = Entity.declaration.globalKeys, let entity = rows[id] else { return [] }
+        return keys(entity)
     }
 }
 

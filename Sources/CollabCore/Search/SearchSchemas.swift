@@ -18,16 +18,6 @@ public enum SearchSchemas {
         "MODIFICATION_TIMESTAMP": { .of($0.modificationTimestamp) },
     ])
 
-    public static let apiKey = SearchSchema<ApiKey>("ApiKey", [
-        "ID": { .of($0.id) },
-        "ACCOUNT_ID": { .of($0.accountId) },
-        "NAME": { .of($0.name) },
-        "DESCRIPTION": { .of($0.description) },
-        "API_KEY": { .of($0.key) },
-        "CREATION_TIMESTAMP": { .of($0.creationTimestamp) },
-        "MODIFICATION_TIMESTAMP": { .of($0.modificationTimestamp) },
-    ])
-
     public static let user = SearchSchema<User>("User", [
         "ID": { .of($0.id) },
         "ACCOUNT_ID": { .of($0.accountId) },
@@ -81,17 +71,6 @@ public enum SearchSchemas {
         "CREATION_TIMESTAMP": { .of($0.creationTimestamp) },
         "END_TIMESTAMP": { $0.endTimestamp.map { .int($0) } ?? .null },
     ]
-
-    public static let webhook = SearchSchema<WebhookRegistration>("WebhookRegistration", [
-        "ID": { .of($0.id) },
-        "NAME": { .of($0.name) },
-        "DESCRIPTION": { .of($0.description) },
-        "ENDPOINT": { .of($0.endpoint) },
-        "STATUS": { .of($0.status.rawValue) },
-        "API_VERSION": { .of($0.apiVersion) },
-        "CREATION_TIMESTAMP": { .of($0.creationTimestamp) },
-        "MODIFICATION_TIMESTAMP": { .of($0.modificationTimestamp) },
-    ])
 
     public static let call = SearchSchema<Call>("Call", [
         "ID": { .of($0.id) },

@@ -24,9 +24,9 @@ extension Seed {
             self.secret = secret
         }
 
-        var input: WebhookRegistrationInput {
-            WebhookRegistrationInput(
-                name: name, description: description, status: status, endpoint: endpoint, apiVersion: "V4", secret: secret, events: events)
+        /// The registration as a create or update draft.
+        var draft: WebhookRegistration {
+            WebhookRegistration(name: name, endpoint: endpoint, events: events, secret: secret, status: status, description: description)
         }
     }
 

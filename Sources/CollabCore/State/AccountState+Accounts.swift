@@ -104,7 +104,7 @@ extension AccountState {
     /// Removes everything the account holds, optionally the account record itself, and releases its
     /// names and tokens in the directory. The store removes the rows in one statement per account.
     public mutating func removeAccountData(keepAccount: Bool, changes: inout ChangeSet) {
-        for key in apiKeyIdByKey.keys { directory.release(.apiKey(key), log: &directoryLog) }
+        for key in declared.globalKeys { directory.release(key, log: &directoryLog) }
         for name in userIdByUsername.keys { directory.release(.username(name), log: &directoryLog) }
         for token in sessions.keys { directory.release(.session(token), log: &directoryLog) }
         for token in clientSessions.keys { directory.release(.client(token), log: &directoryLog) }

@@ -76,6 +76,7 @@ extension AccountState {
         E.declaration.rules.complete(&entity, principal)
         try checkWrite(entity, for: principal)
         E.declaration.rules.prepareCreate(&entity, principal, &self, context, &changes)
+        try claimGlobalKeys(of: entity, previous: nil)
         putEntity(entity, action: .create, previous: nil, by: principal, context: context, changes: &changes)
         E.declaration.rules.afterWrite(entity, principal, &self, context, &changes)
         return entity
@@ -99,6 +100,7 @@ extension AccountState {
         if E.declaration.tracksModification { entity.modificationTimestamp = context.now }
         E.declaration.rules.complete(&entity, principal)
         try checkWrite(entity, for: principal)
+        try claimGlobalKeys(of: entity, previous: current)
         putEntity(entity, action: .update, previous: current, by: principal, context: context, changes: &changes)
         E.declaration.rules.afterWrite(entity, principal, &self, context, &changes)
         return entity
@@ -127,6 +129,20 @@ extension AccountState {
         }
     }
 
+    /// Claims in the directory the global keys `entity` has and `previous` had not, and releases those
+    /// it no longer has.
+    /// - Throws: `conflict` when another account holds one.
+    private mutating func claimGlobalKeys<E: DeclaredEntity>(of entity: E, previous: E?) throws(CollabError) {
+        guard let keys = E.declaration.globalKeys else { return }
+        let before = previous.map(keys) ?? []
+        let after = keys(entity)
+        for key in after where !before.contains(key) {
+            let conflict = CollabError.conflict("that \(E.declaration.typeName) value is already in use")
+            try directory.claim(key, for: accountId, log: &directoryLog, conflict: conflict)
+        }
+        for key in before where !after.contains(key) { directory.release(key, log: &directoryLog) }
+    }
+
     /// Stores an entity an operation built (the layer's writes, and behaviour written by hand on top of
     /// it), announcing and auditing the change.
     mutating func putEntity<E: DeclaredEntity>(
@@ -141,6 +157,7 @@ extension AccountState {
     /// Removes an entity (the layer's deletes, and behaviour written by hand on top of it).
     mutating func removeEntity<E: DeclaredEntity>(_ entity: E, by principal: Principal?, context: OperationContext, changes: inout ChangeSet) {
         declared.modify(E.self) { $0.remove(entity.id) }
+        for key in E.declaration.globalKeys?(entity) ?? [] { directory.release(key, log: &directoryLog) }
         if let legacy = E.declaration.legacyKind { changes.delete(legacy, entity.id) }
         changes.delete(.declared, DeclaredRecord<E>.recordId(entity.id))
         announce(entity, action: .delete, previous: entity, by: principal, context: context, changes: &changes)

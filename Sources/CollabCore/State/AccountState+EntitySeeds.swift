@@ -28,7 +28,14 @@ extension AccountState {
         _ type: E.Type, _ item: JSONValue, at path: String, by system: Principal, context: OperationContext, changes: inout ChangeSet,
         report: inout SeedReport
     ) throws(CollabError) {
-        let draft = try EntityWire.draft(E.self, from: item, at: path)
+        try applySeed(try EntityWire.draft(E.self, from: item, at: path), at: path, by: system, context: context, changes: &changes, report: &report)
+    }
+
+    /// Applies one seeded entity of a declared kind: created, or updated when the update it makes
+    /// differs from the entity as it is (a field the seed leaves out is what an update keeps).
+    mutating func applySeed<E: DeclaredEntity>(
+        _ draft: E, at path: String, by system: Principal, context: OperationContext, changes: inout ChangeSet, report: inout SeedReport
+    ) throws(CollabError) {
         // Natural keys are compared with the defaults a write would fill in (a canned response's
         // ACCOUNT owner is the account), so a seed that leaves them out matches what it created.
         var keyed = draft
@@ -46,9 +53,10 @@ extension AccountState {
             } else {
                 nil
             }
-        /// The draft as an update of `existing`: its identity and timestamps, completed as a write would.
+        /// The draft as an update of `existing`: its identity and timestamps, what it leaves out kept and
+        /// completed as a write would.
         func candidate(replacing existing: E) -> E {
-            var candidate = draft
+            var candidate = E.declaration.rules.merge(E.declaration.secrets?.keep?(draft, existing) ?? draft, existing)
             candidate.id = existing.id
             candidate.accountId = existing.accountId
             candidate.creationTimestamp = existing.creationTimestamp

@@ -42,10 +42,21 @@ extension AccountState {
 
     /// Removes the shard's names and tokens from the directory (a reset or deletion elsewhere).
     func unloadDirectoryEntries() {
-        for key in apiKeyIdByKey.keys { directory.unload(.apiKey(key)) }
+        for key in declared.globalKeys { directory.unload(key) }
         for name in userIdByUsername.keys { directory.unload(.username(name)) }
         for token in sessions.keys { directory.unload(.session(token)) }
         for token in clientSessions.keys { directory.unload(.client(token)) }
+    }
+
+    /// Changes a declared entity as another replica did, moving its global keys in the directory.
+    private mutating func replicate<Failure: Error>(
+        declaredRecord recordId: String, _ change: (inout EntityTables) throws(Failure) -> Void
+    ) throws(Failure) {
+        let before = declared.globalKeys(ofRecord: recordId)
+        try change(&declared)
+        let after = declared.globalKeys(ofRecord: recordId)
+        for key in before where !after.contains(key) { directory.unload(key) }
+        for key in after where !before.contains(key) { directory.load(key, for: accountId) }
     }
 
     private mutating func applyPut(_ record: StoredRecord, effects: inout ReplicatedEffects) throws {
@@ -57,11 +68,7 @@ extension AccountState {
             account = updated
             directory.load(updated)
             directory.load(.accountName(updated.name), for: updated.id)
-        case .apiKey:
-            let key = try RecordCoding.decode(ApiKey.self, from: record)
-            if let old = apiKeys[key.id], old.key != key.key { directory.unload(.apiKey(old.key)) }
-            storeApiKey(key)
-            directory.load(.apiKey(key.key), for: accountId)
+        case .apiKey: try replicate(declaredRecord: DeclaredRecord<ApiKey>.recordId(record.id)) { _ = try $0.load(legacy: record) }
         case .namedArea: try declared.load(legacy: record)
         case .user:
             let user = try RecordCoding.decode(User.self, from: record)
@@ -109,9 +116,7 @@ extension AccountState {
         case .presence:
             let presenceRecord = try RecordCoding.decode(PresenceRecord.self, from: record)
             presence[presenceRecord.id] = presenceRecord
-        case .webhookRegistration:
-            let registration = try RecordCoding.decode(WebhookRegistration.self, from: record)
-            webhooks[registration.id] = registration
+        case .webhookRegistration: try declared.load(legacy: record)
         case .device: storeDevice(try RecordCoding.decode(Device.self, from: record))
         case .call: storeCall(try RecordCoding.decode(Call.self, from: record))
         case .pushSettings:
@@ -134,7 +139,7 @@ extension AccountState {
             let dialog = try RecordCoding.decode(BotDialog.self, from: record)
             botDialogs[dialog.id] = dialog
             if dialog.state == .offered { deadlines.schedule(.botOffer(dialog.id), at: dialog.offerExpiresAt ?? dialog.creationTimestamp) }
-        case .declared: try declared.load(record)
+        case .declared: try replicate(declaredRecord: record.id) { _ = try $0.load(record) }
         }
     }
 
@@ -143,13 +148,9 @@ extension AccountState {
         case .globalConfiguration, .account, .jwtSettings, .presence, .pushSettings, .coBrowsingSession, .invitation, .call, .botDialog:
             // Never deleted one by one (they go with their account).
             break
-        case .apiKey:
-            guard let old = apiKeys.removeValue(forKey: id) else { return }
-            apiKeyIdByKey[old.key] = nil
-            directory.unload(.apiKey(old.key))
         // A declared kind's write removes the record it had before it joined the layer; the entity
         // itself goes with its declared record.
-        case .namedArea, .dialogBot: break
+        case .apiKey, .namedArea, .dialogBot, .webhookRegistration: break
         case .user:
             guard let old = users.removeValue(forKey: id) else { return }
             userIdByUsername[old.username] = nil
@@ -175,11 +176,10 @@ extension AccountState {
             clientActivityStored[id] = nil
             directory.unload(.client(id))
             effects.endedSessionKeys.append(id)
-        case .webhookRegistration: _ = webhooks.removeValue(forKey: id)
         case .device: _ = devices.removeValue(forKey: id)
         case .fileUploadInterceptor: fileUploadInterceptors[id] = nil
         case .messageInterceptor: messageInterceptors[id] = nil
-        case .declared: declared.remove(recordId: id)
+        case .declared: replicate(declaredRecord: id) { $0.remove(recordId: id) }
         }
     }
 }

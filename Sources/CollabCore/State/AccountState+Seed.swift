@@ -133,22 +133,15 @@ extension AccountState {
         let system = Principal.control
         let accountId = account.id
 
-        for keySeed in seed.apiKeys ?? [] {
-            let input = ApiKeyInput(key: keySeed.key, name: keySeed.name ?? keySeed.key, description: keySeed.description, configuration: keySeed.configuration)
+        for (position, keySeed) in (seed.apiKeys ?? []).enumerated() {
             if let owner = directory.accountId(for: .apiKey(keySeed.key)), owner != accountId {
                 throw .conflict("seed: API key '\(keySeed.key)' belongs to another account")
             }
-            try upsert(
-                apiKey(presented: keySeed.key), report: &report,
-                unchanged: { existing in
-                    existing.name == input.name && existing.description == input.description
-                        && (input.configuration == nil || input.configuration == existing.configuration)
-                },
-                create: { state throws(CollabError) in _ = try state.createApiKey(input, accountId: accountId, context: context, changes: &changes) },
-                update: { state, existing throws(CollabError) in
-                    _ = try state.updateApiKey(id: existing.id, version: existing.version, input, for: system, context: context, changes: &changes)
-                }
+            let draft = ApiKey(
+                key: keySeed.key, name: keySeed.name ?? keySeed.key, description: keySeed.description, configuration: keySeed.configuration
             )
+            let path = "seed: account '\(account.name)': apiKeys[\(position)]"
+            try applySeed(draft, at: path, by: .control(of: accountId), context: context, changes: &changes, report: &report)
         }
 
         for areaSeed in seed.namedAreas ?? [] {

@@ -5,7 +5,6 @@ extension AccountState {
     /// Every entity the shard stores, the account record first (what the store holds for this account).
     public var storedEntities: [any StorableEntity] {
         var entities: [any StorableEntity] = [account]
-        entities.append(contentsOf: apiKeys.values.sorted { $0.id < $1.id } as [any StorableEntity])
         entities.append(contentsOf: users.values.sorted { $0.id < $1.id } as [any StorableEntity])
         entities.append(contentsOf: persons.values.sorted { $0.id < $1.id } as [any StorableEntity])
         entities.append(contentsOf: sessions.values.sorted { $0.id < $1.id } as [any StorableEntity])
@@ -14,7 +13,6 @@ extension AccountState {
         for key in messages.keys.sorted() { entities.append(contentsOf: (messages[key] ?? []).map { $0 as any StorableEntity }) }
         entities.append(contentsOf: clientSessions.values.sorted { $0.id < $1.id } as [any StorableEntity])
         entities.append(contentsOf: presence.values.sorted { $0.id < $1.id } as [any StorableEntity])
-        entities.append(contentsOf: webhooks.values.sorted { $0.id < $1.id } as [any StorableEntity])
         entities.append(contentsOf: devices.values.sorted { $0.id < $1.id } as [any StorableEntity])
         entities.append(contentsOf: calls.values.sorted { $0.id < $1.id } as [any StorableEntity])
         entities.append(contentsOf: pushSettings.values.sorted { $0.id < $1.id } as [any StorableEntity])
@@ -29,7 +27,7 @@ extension AccountState {
 
     /// The directory entries the shard owns: its name, API keys, usernames, session and client tokens.
     public var directoryKeys: [Directory.Key] {
-        [.accountName(account.name)] + apiKeyIdByKey.keys.map { .apiKey($0) } + userIdByUsername.keys.map { .username($0) }
+        [.accountName(account.name)] + declared.globalKeys + userIdByUsername.keys.map { .username($0) }
             + sessions.keys.map { .session($0) } + clientSessions.keys.map { .client($0) }
     }
 

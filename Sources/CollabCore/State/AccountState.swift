@@ -12,7 +12,6 @@ public struct AccountState: Sendable {
     public internal(set) var directory: Directory
     /// The account this shard holds.
     public internal(set) var account: Account
-    public internal(set) var apiKeys: [String: ApiKey] = [:]
     public internal(set) var users: [String: User] = [:]
     public internal(set) var persons: [String: Person] = [:]
     public internal(set) var sessions = IndexedTable<AuthSession>(indexes: [Indexes.sessionByUser, Indexes.sessionByPerson])
@@ -30,7 +29,6 @@ public struct AccountState: Sendable {
         indexes: [Indexes.clientByPerson, Indexes.clientByForegroundPerson, Indexes.clientByAccessToken, Indexes.clientByPublicId]
     )
     public internal(set) var presence = IndexedTable<PresenceRecord>(indexes: [Indexes.presenceByValue])
-    public internal(set) var webhooks = IndexedTable<WebhookRegistration>(indexes: [Indexes.webhookByEvent, Indexes.webhookByName])
     public internal(set) var devices = IndexedTable<Device>(indexes: [Indexes.deviceByPerson, Indexes.deviceByToken, Indexes.deviceOfAgent])
     public internal(set) var calls = IndexedTable<Call>(indexes: [Indexes.callByOpenConversation])
     public internal(set) var pushSettings: [String: PushSettings] = [:]
@@ -44,7 +42,6 @@ public struct AccountState: Sendable {
     public internal(set) var declared = EntityTables()
 
     // Secondary indexes that are not per-table, rebuilt on load and kept in step by every operation.
-    var apiKeyIdByKey: [String: String] = [:]
     var userIdByUsername: [String: String] = [:]
     var personIdBySource: [PersonSourceKey: String] = [:]
     /// A client's last activity as last stored, for clients active since (memory only; see
@@ -102,7 +99,7 @@ public struct AccountState: Sendable {
         public mutating func add(_ record: StoredRecord) throws -> String? {
             switch record.kind {
             case .globalConfiguration, .account: return state.accountId
-            case .apiKey: return try stored(record, ApiKey.self) { $0.storeApiKey($1) }
+            case .apiKey: return try state.declared.load(legacy: record)
             case .namedArea: return try state.declared.load(legacy: record)
             case .user: return try stored(record, User.self) { $0.storeUser($1) }
             case .person: return try stored(record, Person.self) { $0.storePerson($1) }
@@ -124,7 +121,7 @@ public struct AccountState: Sendable {
                     state.scheduleDeadlines(of: session)
                 }
             case .presence: return try stored(record, PresenceRecord.self) { $0.presence[$1.id] = $1 }
-            case .webhookRegistration: return try stored(record, WebhookRegistration.self) { $0.webhooks[$1.id] = $1 }
+            case .webhookRegistration: return try state.declared.load(legacy: record)
             case .device: return try stored(record, Device.self) { $0.storeDevice($1) }
             case .call: return try stored(record, Call.self) { $0.storeCall($1) }
             case .pushSettings: return try stored(record, PushSettings.self) { $0.pushSettings[$1.id] = $1 }
@@ -157,7 +154,7 @@ public struct AccountState: Sendable {
             for key in state.messages.keys { state.messages[key]?.sortBySequence() }
             for list in state.messages.values { for message in list where message.file != nil { state.files.add(message) } }
             let directory = state.directory
-            for key in state.apiKeyIdByKey.keys { directory.load(.apiKey(key), for: state.accountId) }
+            for key in state.declared.globalKeys { directory.load(key, for: state.accountId) }
             for name in state.userIdByUsername.keys { directory.load(.username(name), for: state.accountId) }
             for token in state.sessions.keys { directory.load(.session(token), for: state.accountId) }
             for token in state.clientSessions.keys { directory.load(.client(token), for: state.accountId) }
@@ -176,12 +173,6 @@ public struct AccountState: Sendable {
         }
         self.account = account
         directory.put(account, log: &directoryLog)
-    }
-
-    mutating func storeApiKey(_ key: ApiKey) {
-        if let old = apiKeys[key.id], old.key != key.key { apiKeyIdByKey[old.key] = nil }
-        apiKeys[key.id] = key
-        apiKeyIdByKey[key.key] = key.id
     }
 
     mutating func storeUser(_ user: User) {
@@ -255,8 +246,6 @@ enum Indexes {
     /// Clients by their public id (a person presence in the Web API).
     static let clientByPublicId = TableIndex<ClientSession>(3) { [$0.clientId] }
     static let presenceByValue = TableIndex<PresenceRecord>(0) { [$0.presence.rawValue] }
-    static let webhookByEvent = TableIndex<WebhookRegistration>(0) { Array(Set($0.events)).sorted() }
-    static let webhookByName = TableIndex<WebhookRegistration>(1) { [$0.name] }
     static let deviceByPerson = TableIndex<Device>(0) { [$0.personId] }
     static let deviceByToken = TableIndex<Device>(1) { [$0.apnsToken, $0.pushKitToken, $0.fcmToken].compactMap { $0 } }
     /// Agents' devices with push tokens, under one key (inbound requests go to them).

@@ -13,7 +13,6 @@ public struct EntityChange: Sendable, Equatable, Codable {
     /// The entity after the change (before it, for a deletion).
     public enum Entity: Sendable, Equatable, Codable {
         case account(Account)
-        case apiKey(ApiKey)
         case user(User)
         case person(Person)
         /// A declared entity (see ``DeclaredEntity``): its kind's webhook event and its wire object.
@@ -24,7 +23,6 @@ public struct EntityChange: Sendable, Equatable, Codable {
             switch self {
             case .declared(let event, _): event
             case .account: "account"
-            case .apiKey: "api_key"
             case .user: "user"
             case .person: "person"
             }
@@ -51,7 +49,6 @@ extension AccountState {
             switch entity {
             // A deleted account's log goes with it.
             case .account(let account): action == .delete ? nil : ("Account", account.id, account.name)
-            case .apiKey(let key): ("ApiKey", key.id, key.name)
             case .user(let user): ("User", user.id, user.username)
             case .person, .declared: nil
             }

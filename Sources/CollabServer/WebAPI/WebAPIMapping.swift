@@ -35,20 +35,6 @@ extension WebTranslation {
     var domain: Account.Translation { Account.Translation(id: id, name: name, description: description) }
 }
 
-extension WebApiKey {
-    init(_ key: ApiKey, expand: Expansion) {
-        self.init(name: key.name, apiKey: key.key, description: key.description)
-        showRecordFields(of: key)
-        (fields.configuration, fields.metadata, fields.text) = expand.parts(configuration: key.configuration, metadata: key.metadata, text: key.text)
-    }
-}
-
-extension WebApiKeyFields {
-    var input: ApiKeyInput {
-        ApiKeyInput(key: apiKey, name: name, description: description, configuration: configuration, metadata: metadata, text: text)
-    }
-}
-
 extension WebUser {
     init(_ user: User, expand: Expansion) {
         self.init(username: user.username, authorizationRole: user.authorizationRole.rawValue, firstName: user.firstName, lastName: user.lastName, email: user.email)

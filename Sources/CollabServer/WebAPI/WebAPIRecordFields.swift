@@ -22,8 +22,6 @@ extension WebEntity {
     }
 }
 
-extension ApiKey: StoredRecordFields {}
 extension User: StoredRecordFields {}
-extension WebhookRegistration: StoredRecordFields {}
 extension FileUploadInterceptor: StoredRecordFields {}
 extension MessageInterceptor: StoredRecordFields {}

@@ -250,7 +250,6 @@ struct EntityModificationEventFields: Encodable {
         let plain = Expansion()
         switch change.entity {
         case .account(let account): try container.encode(WebAccount(account, expand: plain), forKey: .entity)
-        case .apiKey(let key): try container.encode(WebApiKey(key, expand: plain), forKey: .entity)
         case .user(let user): try container.encode(WebUser(user, expand: plain), forKey: .entity)
         case .person(let person): try container.encode(WebPerson(person, expand: plain), forKey: .entity)
         case .declared(_, let entity): try container.encode(entity, forKey: .entity)

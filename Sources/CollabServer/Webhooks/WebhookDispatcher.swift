@@ -86,9 +86,7 @@ final class WebhookDispatcher: Service {
     func ping(_ registration: WebhookRegistration) {
         let now = clock.now()
         var body = WebhookEventBody("ping", timestamp: now, accountId: registration.accountId, WebhookEventFields())
-        var configuration = WebWebhookRegistration(registration)
-        configuration.secret = nil
-        body.webhookConfiguration = configuration
+        body.webhookConfiguration = WebWebhookRegistration(withoutSecret: registration)
         guard let data = try? JSONBody.encoder.encode(body) else { return }
         enqueue([ResolvedWebhook(registration, eventType: "ping", body: data, createdAt: now)])
     }

@@ -1,4 +1,5 @@
 import CollabCore
+import Foundation
 import CollabWire
 
 /// Builds the vendor-style bodies of webhook deliveries from domain events.
@@ -27,24 +28,13 @@ enum WebhookPayloads {
 }
 
 extension WebWebhookRegistration {
-    init(_ registration: WebhookRegistration) {
-        self.init(name: registration.name, endpoint: registration.endpoint, events: registration.events, secret: registration.secret)
-        showRecordFields(of: registration)
-        fields.status = registration.status.rawValue
-        fields.description = registration.description
-        fields.apiVersion = registration.apiVersion
-    }
-
-    func input() throws(CollabError) -> WebhookRegistrationInput {
-        let fields = self.fields
-        var parsedStatus: WebhookRegistration.Status?
-        if let status = fields.status {
-            guard let value = WebhookRegistration.Status(rawValue: status) else { throw .badRequest("status must be ACTIVE, INACTIVE or INACTIVE_UNAVAILABLE") }
-            parsedStatus = value
+    /// `registration` as the Web API shows it, without its secret (the ping event's `webhookConfiguration`).
+    init?(withoutSecret registration: WebhookRegistration) {
+        var shown = registration
+        shown.secret = nil
+        guard let data = try? JSONBody.encoder.encode(EntityWire.json(shown)), let web = try? JSONDecoder().decode(Self.self, from: data) else {
+            return nil
         }
-        return WebhookRegistrationInput(
-            name: fields.name, description: fields.description, status: parsedStatus, endpoint: fields.endpoint, apiVersion: fields.apiVersion,
-            secret: fields.secret, events: fields.events
-        )
+        self = web
     }
 }

@@ -15,6 +15,9 @@ enum EntitySamples {
         switch typeName {
         case "DialogBotData": #"{"$_type":"DialogBotData","name":"bot-\#(tag)","webhookEndpoint":"http://127.0.0.1:9/bot"}"#
         case "NamedArea": #"{"$_type":"NamedArea","name":"area-\#(tag)","siteId":"site-\#(tag)"}"#
+        case "ApiKey": #"{"$_type":"ApiKey","name":"key-\#(tag)","apiKey":"key-\#(tag)"}"#
+        case "WebhookRegistration":
+            #"{"$_type":"WebhookRegistration","name":"hook-\#(tag)","endpoint":"http://127.0.0.1:9/hook","events":["ping"]}"#
         case "CannedResponse": #"{"$_type":"CannedResponse","title":"title-\#(tag)","text":"Hello","ownerType":"ACCOUNT"}"#
         case "CustomActionData": #"{"$_type":"CustomConversationActionData","type":"CONVERSATION","key":"key-\#(tag)","name":"Act"}"#
         case "PersonLabel": #"{"$_type":"PersonLabel","name":"label-\#(tag)","color":"red"}"#

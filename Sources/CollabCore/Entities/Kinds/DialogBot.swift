@@ -125,12 +125,6 @@ extension AccountState {
     /// The account's dialog bots.
     public var bots: EntityTable<DialogBot> { declared.table(DialogBot.self) }
 
-    /// The bot named `name` (an index lookup).
-    func namedBot(_ name: String) -> DialogBot? {
-        let bots = bots
-        return bots.ids("NAME", name).lazy.compactMap { bots[$0] }.first
-    }
-
     /// Creates the `BOT` person a new bot speaks as, and its signing secret when the bot has none.
     mutating func addPerson(of bot: inout DialogBot, context: OperationContext, changes: inout ChangeSet) {
         let person = Person(

@@ -91,7 +91,7 @@ public final class SQLiteStore: Store {
     }
 
     /// The records table of schema version 2, in insertion order: a new row goes after every other (its
-    /// `seq` is the largest yet), and a replaced row leaves its place and goes to the end. Ids are random,
+    /// `seq` is the largest yet); a replaced row is updated where it is (see `apply`). Ids are random,
     /// so a table keyed by them put each new record (and its account index entry) on a page of its own;
     /// here new records share the last pages of the table and of `records_account`, and only the small
     /// `records_key` index takes a write at a random place.
@@ -130,12 +130,22 @@ public final class SQLiteStore: Store {
         try await transaction {
             // Runs of puts go out as one multi-row INSERT each: every statement is a hop to SQLite's
             // thread, and a group-committed batch holds many puts. Order is kept (a later row for the
-            // same key replaces an earlier one, within a statement as across statements).
+            // same key replaces an earlier one, within a statement as across statements). A put of a
+            // record that exists updates its row in place, keeping its `seq`: deleting it and appending a
+            // new row left free space that later page splits reused out of order, and each such split
+            // made the commit scan SQLite's whole page cache (docs/PERFORMANCE.md). Only a new record
+            // (or one deleted and put again) goes to the end.
             var rows: [SQLiteData] = []
             func flush() async throws {
                 guard !rows.isEmpty else { return }
                 let placeholders = Array(repeating: "(?, ?, ?, ?)", count: rows.count / 4).joined(separator: ", ")
-                _ = try await connection.query("INSERT OR REPLACE INTO records (kind, id, account_id, body) VALUES \(placeholders)", rows)
+                _ = try await connection.query(
+                    """
+                    INSERT INTO records (kind, id, account_id, body) VALUES \(placeholders)
+                    ON CONFLICT (kind, id) DO UPDATE SET account_id = excluded.account_id, body = excluded.body
+                    """,
+                    rows
+                )
                 rows.removeAll(keepingCapacity: true)
             }
             // A record put again later in the batch is written once, as it is last (see `withoutReplacedPuts`).

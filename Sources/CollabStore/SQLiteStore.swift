@@ -40,6 +40,7 @@ public final class SQLiteStore: Store {
         do {
             try await store.configure()
             try await store.migrate(logger: logger)
+            try await store.keepStatementJournalsInMemory()
         } catch {
             try? await connection.close()
             await checkpointer.close()
@@ -61,6 +62,15 @@ public final class SQLiteStore: Store {
         // stays as a backstop at about 160 MB of WAL. It is also what starts the WAL over under a steady
         // write load, in a commit, so it runs rarely: at 10,000 pages it ran about every half second.
         _ = try await connection.query("PRAGMA wal_autocheckpoint=40000")
+    }
+
+    /// Keeps SQLite's temporary files in memory, set once the migrations (whose index builds sort
+    /// through them) are done. What uses one then is the statement journal: a statement inside a
+    /// transaction keeps a copy of each page it changes, to undo itself if it fails, and past 64 KiB it
+    /// spilled into a temporary file, written at every batch of a few dozen writes. It is memory for
+    /// one statement's pages (256 rows at most) and holds nothing a crash needs: durability is the WAL's.
+    private func keepStatementJournalsInMemory() async throws {
+        _ = try await connection.query("PRAGMA temp_store=MEMORY")
     }
 
     private func migrate(logger: Logger) async throws {

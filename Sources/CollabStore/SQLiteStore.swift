@@ -40,6 +40,7 @@ public final class SQLiteStore: Store {
         do {
             try await store.configure()
             try await store.migrate(logger: logger)
+            try await store.keepStatementJournalsInMemory()
         } catch {
             try? await connection.close()
             await checkpointer.close()
@@ -61,6 +62,15 @@ public final class SQLiteStore: Store {
         // stays as a backstop at about 160 MB of WAL. It is also what starts the WAL over under a steady
         // write load, in a commit, so it runs rarely: at 10,000 pages it ran about every half second.
         _ = try await connection.query("PRAGMA wal_autocheckpoint=40000")
+    }
+
+    /// Keeps SQLite's temporary files in memory, set once the migrations (whose index builds sort
+    /// through them) are done. What uses one then is the statement journal: a statement inside a
+    /// transaction keeps a copy of each page it changes, to undo itself if it fails, and past 64 KiB it
+    /// spilled into a temporary file, written at every batch of a few dozen writes. It is memory for
+    /// one statement's pages (256 rows at most) and holds nothing a crash needs: durability is the WAL's.
+    private func keepStatementJournalsInMemory() async throws {
+        _ = try await connection.query("PRAGMA temp_store=MEMORY")
     }
 
     private func migrate(logger: Logger) async throws {
@@ -91,7 +101,7 @@ public final class SQLiteStore: Store {
     }
 
     /// The records table of schema version 2, in insertion order: a new row goes after every other (its
-    /// `seq` is the largest yet), and a replaced row leaves its place and goes to the end. Ids are random,
+    /// `seq` is the largest yet); a replaced row is updated where it is (see `apply`). Ids are random,
     /// so a table keyed by them put each new record (and its account index entry) on a page of its own;
     /// here new records share the last pages of the table and of `records_account`, and only the small
     /// `records_key` index takes a write at a random place.
@@ -130,12 +140,22 @@ public final class SQLiteStore: Store {
         try await transaction {
             // Runs of puts go out as one multi-row INSERT each: every statement is a hop to SQLite's
             // thread, and a group-committed batch holds many puts. Order is kept (a later row for the
-            // same key replaces an earlier one, within a statement as across statements).
+            // same key replaces an earlier one, within a statement as across statements). A put of a
+            // record that exists updates its row in place, keeping its `seq`: deleting it and appending a
+            // new row left free space that later page splits reused out of order, and each such split
+            // made the commit scan SQLite's whole page cache (docs/PERFORMANCE.md). Only a new record
+            // (or one deleted and put again) goes to the end.
             var rows: [SQLiteData] = []
             func flush() async throws {
                 guard !rows.isEmpty else { return }
                 let placeholders = Array(repeating: "(?, ?, ?, ?)", count: rows.count / 4).joined(separator: ", ")
-                _ = try await connection.query("INSERT OR REPLACE INTO records (kind, id, account_id, body) VALUES \(placeholders)", rows)
+                _ = try await connection.query(
+                    """
+                    INSERT INTO records (kind, id, account_id, body) VALUES \(placeholders)
+                    ON CONFLICT (kind, id) DO UPDATE SET account_id = excluded.account_id, body = excluded.body
+                    """,
+                    rows
+                )
                 rows.removeAll(keepingCapacity: true)
             }
             // A record put again later in the batch is written once, as it is last (see `withoutReplacedPuts`).

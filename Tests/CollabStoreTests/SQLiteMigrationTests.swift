@@ -74,17 +74,37 @@ struct SQLiteMigrationTests {
         try await store.close()
     }
 
-    @Test("rows are kept in insertion order, and a replaced row moves to the end")
+    @Test("rows are kept in insertion order; a replaced row keeps its place, a deleted one put again goes to the end")
     func insertionOrder() async throws {
         let path = try StoreTests.temporaryPath()
         let store = try await SQLiteStore.open(path: path, logger: Logger(label: "test"))
-        try await store.apply(["z", "m", "a"].map { .put(StoreTests.area($0)) })
+        try await store.apply(["z", "m", "a", "q"].map { .put(StoreTests.area($0)) })
         try await store.apply([.put(StoreTests.area("z", name: "again")), .put(StoreTests.area("b"))])
-        let expected = ["m", "a", "z", "b"].map { StoredRecord(encoding: StoreTests.area($0)).id }
-        #expect(try await store.loadAll().map(\.id) == expected)
+        try await store.apply([.delete(.declared, id: "NamedArea/m"), .put(StoreTests.area("m", name: "back"))])
+        try await store.apply([.delete(.declared, id: "NamedArea/q")])
+        try await store.apply([.put(StoreTests.area("q", name: "back"))])
+        let expected = ["z", "a", "b", "m", "q"].map { StoredRecord(encoding: StoreTests.area($0)).id }
+        let records = try await store.loadAll()
+        #expect(records.map(\.id) == expected)
+        #expect(try records.map(StoreTests.name) == ["again", "n", "n", "back", "back"])
         try await store.close()
         let layout = try await Self.layout(path: path)
         #expect(layout.ids == expected)
         #expect(layout.version == 2)
+    }
+
+    @Test("a record put again under another account moves to it: that account's deletion takes it, the first one's does not")
+    func replacedAccount() async throws {
+        let store = try await SQLiteStore.open(path: try StoreTests.temporaryPath(), logger: Logger(label: "test"))
+        try await store.apply([.put(StoreTests.area("x", account: "a")), .put(StoreTests.area("y", account: "a"))])
+        try await store.apply([.put(StoreTests.area("x", name: "moved", account: "b"))])
+        try await store.apply([.deleteAccountData("a")])
+        let left = try await store.loadAll()
+        #expect(left.map(\.id) == [StoredRecord(encoding: StoreTests.area("x")).id])
+        #expect(left.map(\.accountId) == ["b"])
+        #expect(try left.map(StoreTests.name) == ["moved"])
+        try await store.apply([.deleteAccountData("b")])
+        #expect(try await store.loadAll().isEmpty)
+        try await store.close()
     }
 }

@@ -228,8 +228,8 @@ def test_a_refused_snapshot_import_leaves_every_stored_byte():
         for record in entry["records"]:
             if record["kind"] == "message" and (record["body"].get("file") or {}).get("id") == stored["id"]:
                 record["body"]["file"]["sha256"] = hashlib.sha256(forged).hexdigest()
-        key = next(r for r in entry["records"] if r["kind"] == "apiKey")
-        entry["records"].append({**key, "id": "stolen", "body": {**key["body"], "id": "stolen", "key": "other-key"}})
+        key = next(r for r in entry["records"] if r["kind"] == "declared" and r["id"].startswith("ApiKey/"))
+        entry["records"].append({**key, "id": "ApiKey/stolen", "body": {**key["body"], "id": "stolen", "apiKey": "other-key"}})
         answer = server.post("/_mock/v1/snapshot", json=snapshot, headers=server.control)
         assert answer.status_code == 409, answer.text
         download = server.get(f"/mobile/v1/conversations/{conversation}/files/{stored['id']}", headers=_bearer(visitor))

@@ -10,7 +10,9 @@ import Synchronization
 /// `mock-collab bench growth`: whether cost per request stays flat as the server fills. Measures the
 /// busiest operations on a running server (default tenant), fills it with visitors that each have a
 /// started client, an APNs device in the background and a queued conversation, measures again, and
-/// prints both with their ratio. Use a release build and a durable (SQLite) server.
+/// prints both with their ratio. Each round of measurements acts on fresh conversations, spread so that
+/// none passes the 10,000-message limit however many operations are asked for; with `--rounds` above 1
+/// each row reports its median round and the spread. Use a release build and a durable (SQLite) server.
 struct BenchGrowthCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "growth", abstract: "Throughput of the busiest operations on an empty server and after it filled with visitors."
@@ -24,6 +26,9 @@ struct BenchGrowthCommand: AsyncParsableCommand {
 
     @Option(help: "Operations per measurement.")
     var operations = 2_000
+
+    @Option(help: "Measurements of every operation on the empty server and again on the full one; each row reports the median.")
+    var rounds = 1
 
     @Option(help: "Requests in flight while measuring.")
     var concurrency = 16
@@ -50,15 +55,23 @@ struct BenchGrowthCommand: AsyncParsableCommand {
         try await HTTPClient.forBenchmark { try await run(http: $0) }
     }
 
+    func validate() throws {
+        guard operations > 0, rounds > 0, visitors >= 0 else {
+            throw ValidationError("--operations and --rounds must be positive and --visitors not negative")
+        }
+    }
+
     func run(http: HTTPClient) async throws {
-        let fixture = try await Fixture.make(url: url, http: http)
-        let empty = try await measureAll(fixture, http: http)
+        let fixture = try await Fixture.make(url: url, http: http, conversations: conversationsPerRound)
+        let empty = try await measureRounds(first: fixture, http: http)
         let rssBefore = serverPid.flatMap(Self.rss)
 
         let started = ContinuousClock.now
         let done = Atomic<Int>(0)
         try await forEachConcurrently(0..<visitors, width: fillConcurrency) { index in
-            let visitor = VisitorClient(configuration: ClientConfiguration(baseURL: url, apiKey: "demo-api-key", namedArea: "demo-area", deviceId: "growth-\(fixture.run)-\(index)"), client: http)
+            let visitor = VisitorClient(
+                configuration: ClientConfiguration(baseURL: url, apiKey: "demo-api-key", namedArea: "demo-area", deviceId: "growth-\(fixture.run)-\(index)"),
+                client: http)
             try await visitor.start(liveEvents: false)
             try await NotificationAPI(client: visitor).register(apnsToken: Self.token(index), version: .encrypted)
             _ = try await visitor.setAppState(.background)
@@ -68,24 +81,26 @@ struct BenchGrowthCommand: AsyncParsableCommand {
         }
         let fillSeconds = (ContinuousClock.now - started).seconds
         let rssAfter = serverPid.flatMap(Self.rss)
-        let full = try await measureAll(fixture, http: http)
+        let full = try await measureRounds(first: nil, http: http)
 
-        print("operation\tempty/s\tfull/s\tratio\tempty p99 ms\tfull p99 ms")
+        print("operation\tempty/s\tfull/s\tratio\tempty p99 ms\tfull p99 ms" + (rounds > 1 ? "\tempty range/s\tfull range/s" : ""))
         for (name, before) in empty {
             guard let after = full.first(where: { $0.0 == name })?.1 else { continue }
-            print(String(format: "%@\t%.0f\t%.0f\t%.2f\t%.1f\t%.1f", name, before.perSecond, after.perSecond, after.perSecond / before.perSecond, before.p99, after.p99))
+            let line = String(format: "%@\t%.0f\t%.0f\t%.2f\t%.1f\t%.1f", name, before.perSecond, after.perSecond,
+                              after.perSecond / before.perSecond, before.p99, after.p99)
+            print(rounds > 1 ? line + "\t\(before.range)\t\(after.range)" : line)
         }
         print(String(format: "fill\t%d visitors in %.1f s (%.0f visitors/s, 4 requests each)", visitors, fillSeconds, Double(visitors) / fillSeconds))
         if let rssBefore, let rssAfter {
             print(String(format: "rss\t%.1f MB before, %.1f MB after: %.1f KB per visitor", rssBefore / 1024, rssAfter / 1024, (rssAfter - rssBefore) / Double(visitors)))
         }
-        if twoAccounts { try await measureTwoAccounts(fixture, http: http) }
+        if twoAccounts { try await measureTwoAccounts(http: http) }
     }
 
     /// Visitor messages in account A alone, then in A and a second account B at the same time: with a
     /// lock per account, B's writes do not queue behind A's (on two cores both share the CPU, so the
     /// sum is what to compare with A alone).
-    func measureTwoAccounts(_ a: Fixture, http: HTTPClient) async throws {
+    func measureTwoAccounts(http: HTTPClient) async throws {
         let control = ControlClient(baseURL: url, credentials: .basic(username: "superadmin", password: "superadmin"), client: http)
         _ = try await control.seed("""
             accounts:
@@ -94,10 +109,12 @@ struct BenchGrowthCommand: AsyncParsableCommand {
                 namedAreas: [{siteId: bench-b-area}]
                 users: [{username: bench-b-agent, password: bench-b-agent, role: REGISTERED_USER}]
             """)
-        let b = try await Fixture.make(url: url, http: http, apiKey: "bench-b-key", area: "bench-b-area", agent: "bench-b-agent")
-        let alone = try await measure { i in _ = try await a.chatVisitor.send("alone \(i)", in: a.chatConversation) }
-        async let inA = measure { i in _ = try await a.chatVisitor.send("a \(i)", in: a.chatConversation) }
-        async let inB = measure { i in _ = try await b.chatVisitor.send("b \(i)", in: b.chatConversation) }
+        let b = try await Fixture.make(
+            url: url, http: http, apiKey: "bench-b-key", area: "bench-b-area", agent: "bench-b-agent", conversations: conversationsPerRound)
+        let a = try await Fixture.make(url: url, http: http, conversations: conversationsPerRound)
+        let alone = try await measure { i in try await a.chat(i).send("alone \(i)") }
+        async let inA = measure { i in try await a.chat(i).send("a \(i)") }
+        async let inB = measure { i in try await b.chat(i).send("b \(i)") }
         let (together, other) = try await (inA, inB)
         print(String(format: "two accounts\tA alone %.0f/s (p99 %.1f ms); together A %.0f/s (p99 %.1f ms) + B %.0f/s (p99 %.1f ms) = %.0f/s",
                      alone.perSecond, alone.p99, together.perSecond, together.p99, other.perSecond, other.p99, together.perSecond + other.perSecond))
@@ -106,6 +123,34 @@ struct BenchGrowthCommand: AsyncParsableCommand {
     struct Result {
         var perSecond: Double
         var p99: Double
+        /// Lowest and highest rate of the rounds this result is the median of ("" for one round).
+        var range = ""
+
+        /// The round with the median rate (the lower middle one for an even count), and the spread.
+        static func median(_ rounds: [Result]) -> Result {
+            let sorted = rounds.sorted { $0.perSecond < $1.perSecond }
+            var middle = sorted[(sorted.count - 1) / 2]
+            if let low = sorted.first, let high = sorted.last, sorted.count > 1 {
+                middle.range = String(format: "%.0f–%.0f", low.perSecond, high.perSecond)
+            }
+            return middle
+        }
+    }
+
+    /// Conversations each kind of message is spread over, so that a round stays under the server's
+    /// 10,000 messages per conversation with room to spare.
+    var conversationsPerRound: Int { (operations + 1_999) / 2_000 }
+
+    /// `rounds` measurements of every operation, each round on fresh conversations (`first` serves as
+    /// the first round's), reduced to the median round per operation.
+    func measureRounds(first: Fixture?, http: HTTPClient) async throws -> [(String, Result)] {
+        var measured: [[(String, Result)]] = []
+        for round in 0..<rounds {
+            let fixture: Fixture
+            if round == 0, let first { fixture = first } else { fixture = try await Fixture.make(url: url, http: http, conversations: conversationsPerRound) }
+            measured.append(try await measureAll(fixture, http: http))
+        }
+        return measured[0].indices.map { row in (measured[0][row].0, Result.median(measured.map { $0[row].1 })) }
     }
 
     /// Every operation in turn, each `operations` times with `concurrency` in flight.
@@ -113,8 +158,8 @@ struct BenchGrowthCommand: AsyncParsableCommand {
         let newVisitors = Atomic<Int>(0)
         let run = fixture.run
         let measured: [(String, @Sendable (Int) async throws -> Void)] = [
-            ("visitor message send", { i in _ = try await fixture.chatVisitor.send("message \(i)", in: fixture.chatConversation) }),
-            ("agent message + push", { i in _ = try await fixture.agent.send("reply \(i)", in: fixture.pushConversation) }),
+            ("visitor message send", { i in try await fixture.chat(i).send("message \(i)") }),
+            ("agent message + push", { i in _ = try await fixture.agent.send("reply \(i)", in: fixture.pushConversations[i % fixture.pushConversations.count]) }),
             ("conversation create (new visitor)", { _ in
                 let n = newVisitors.add(1, ordering: .relaxed).newValue
                 let visitor = VisitorClient(configuration: ClientConfiguration(baseURL: url, apiKey: "demo-api-key", deviceId: "growth-new-\(run)-\(n)"), client: http)
@@ -159,40 +204,65 @@ struct BenchGrowthCommand: AsyncParsableCommand {
     }
 }
 
-/// What the measured operations act on: a visitor in an accepted conversation, a backgrounded visitor
-/// with an APNs device in another (so agent messages push), an agent, an admin.
+/// What the measured operations act on: visitors in accepted conversations, backgrounded visitors with
+/// an APNs device in others (so agent messages push), an agent, an admin. Messages go to the
+/// conversations in turn.
 struct Fixture: Sendable {
+    /// A visitor and the accepted conversation it writes in.
+    struct Chat: Sendable {
+        var visitor: VisitorClient
+        var conversation: String
+
+        func send(_ text: String) async throws { _ = try await visitor.send(text, in: conversation) }
+    }
+
     var run: String
     var agent: AgentClient
     var queue: HTTPTransport
     var admin: AdminClient
-    var chatVisitor: VisitorClient
-    var chatConversation: String
-    var pushConversation: String
+    var chats: [Chat]
+    var pushConversations: [String]
     var pushRegistration: NotificationAPI
 
+    /// The chat operation `index` writes in.
+    func chat(_ index: Int) -> Chat { chats[index % chats.count] }
+
+    /// A fixture with `conversations` chat conversations and as many pushed ones (at least one each).
     static func make(
-        url: String, http: HTTPClient, apiKey: String = "demo-api-key", area: String = "demo-area", agent agentName: String = "agent"
+        url: String, http: HTTPClient, apiKey: String = "demo-api-key", area: String = "demo-area", agent agentName: String = "agent",
+        conversations: Int = 1
     ) async throws -> Fixture {
         let run = String(UInt32.random(in: 0...UInt32.max), radix: 36)
         let agent = AgentClient(baseURL: url, client: http)
         let login = try await agent.login(username: agentName, password: agentName)
         try await agent.setPresence("ONLINE")
-        let chat = VisitorClient(configuration: ClientConfiguration(baseURL: url, apiKey: apiKey, namedArea: area, deviceId: "growth-chat-\(run)"), client: http)
-        try await chat.start(liveEvents: false)
-        let chatConversation = try await chat.startConversation(topic: "bench chat").id
-        _ = try await agent.accept(chatConversation)
-        let pushed = VisitorClient(configuration: ClientConfiguration(baseURL: url, apiKey: apiKey, namedArea: area, deviceId: "growth-push-\(run)"), client: http)
-        try await pushed.start(liveEvents: false)
-        let registration = NotificationAPI(client: pushed)
-        try await registration.register(apnsToken: BenchGrowthCommand.token(999_999_999), version: .encrypted)
-        _ = try await pushed.setAppState(.background)
-        let pushConversation = try await pushed.startConversation(topic: "bench push").id
-        _ = try await agent.accept(pushConversation)
+        func visitor(_ role: String, _ n: Int) async throws -> VisitorClient {
+            let configuration = ClientConfiguration(baseURL: url, apiKey: apiKey, namedArea: area, deviceId: "growth-\(role)-\(run)-\(n)")
+            let visitor = VisitorClient(configuration: configuration, client: http)
+            try await visitor.start(liveEvents: false)
+            return visitor
+        }
+        var chats: [Chat] = []
+        var pushConversations: [String] = []
+        var registrations: [NotificationAPI] = []
+        for n in 0..<max(1, conversations) {
+            let chat = try await visitor("chat", n)
+            let chatConversation = try await chat.startConversation(topic: "bench chat").id
+            _ = try await agent.accept(chatConversation)
+            chats.append(Chat(visitor: chat, conversation: chatConversation))
+            let pushed = try await visitor("push", n)
+            let pushedRegistration = NotificationAPI(client: pushed)
+            try await pushedRegistration.register(apnsToken: BenchGrowthCommand.token(999_999_999 - n), version: .encrypted)
+            _ = try await pushed.setAppState(.background)
+            let pushConversation = try await pushed.startConversation(topic: "bench push").id
+            _ = try await agent.accept(pushConversation)
+            pushConversations.append(pushConversation)
+            registrations.append(pushedRegistration)
+        }
         return Fixture(
             run: run, agent: agent, queue: HTTPTransport(baseURL: url, credentials: .bearer(login.token), client: http),
             admin: AdminClient(baseURL: url, credentials: .basic(username: "admin", password: "admin"), client: http),
-            chatVisitor: chat, chatConversation: chatConversation, pushConversation: pushConversation, pushRegistration: registration
+            chats: chats, pushConversations: pushConversations, pushRegistration: registrations[0]
         )
     }
 }

@@ -101,17 +101,18 @@ struct WebhookFairnessTests {
         try await receiver.stop()
     }
 
+    /// A dropped ping delivery of `account`, for the delivery-log tests.
+    static func loggedDelivery(_ id: String, account: String) -> WebhookDelivery {
+        WebhookDelivery(
+            deliveryId: id, registrationId: "\(account)-hook", accountId: account, eventType: "webhook.ping",
+            endpoint: "http://127.0.0.1:9/hooks", state: "DROPPED", attempts: [], createdAt: 0, bodyBytes: 2
+        )
+    }
+
     @Test("the delivery log keeps each account's newest entries: one account's flood pushes out only its own, then the largest gives way")
     func deliveryLogPerAccount() {
         let log = WebhookDeliveryLog(capacity: 3, serverCapacity: 5)
-        func record(_ account: String, _ index: Int) {
-            log.record(
-                WebhookDelivery(
-                    deliveryId: "\(account)\(index)", registrationId: "\(account)-hook", accountId: account, eventType: "webhook.ping",
-                    endpoint: "http://127.0.0.1:9/hooks", state: "DROPPED", attempts: [], createdAt: Int64(index), bodyBytes: 2
-                )
-            )
-        }
+        func record(_ account: String, _ index: Int) { log.record(Self.loggedDelivery("\(account)\(index)", account: account)) }
         for index in 0..<2 { record("quiet", index) }
         for index in 0..<10 { record("noisy", index) }
         #expect(log.deliveries(registrationId: nil, eventType: nil, deliveryState: nil, limit: 100).map(\.deliveryId) == [
@@ -123,6 +124,26 @@ struct WebhookFairnessTests {
             "quiet0", "quiet1", "noisy8", "noisy9", "third0",
         ])
         #expect(log.deliveries(accountId: "quiet", registrationId: nil, eventType: nil, deliveryState: nil, limit: 1).map(\.deliveryId) == ["quiet1"])
+    }
+
+    @Test("past the server's capacity the largest account gives way, found by its size without a scan of the accounts")
+    func deliveryLogLargestGivesWay() {
+        let log = WebhookDeliveryLog(capacity: 5, serverCapacity: 12)
+        for account in 0..<10 { log.record(Self.loggedDelivery("small\(account)-0", account: "small\(account)")) }
+        // "big" reaches 3 with the server at 13: it is the largest, so it gives up its own oldest, again and again.
+        for index in 0..<5 { log.record(Self.loggedDelivery("big-\(index)", account: "big")) }
+        #expect(log.deliveries(registrationId: nil, eventType: nil, deliveryState: nil, limit: 100).map(\.deliveryId)
+            == (0..<10).map { "small\($0)-0" } + ["big-3", "big-4"])
+
+        // Two accounts of six at the server's twelve: each of a third account's first two entries takes one from
+        // whichever holds the most, so both end with five.
+        let even = WebhookDeliveryLog(capacity: 8, serverCapacity: 12)
+        for index in 0..<12 { even.record(Self.loggedDelivery("e\(index)", account: index < 6 ? "first" : "second")) }
+        for index in 0..<2 { even.record(Self.loggedDelivery("t\(index)", account: "third")) }
+        let sizes = ["first", "second", "third"].map {
+            even.deliveries(accountId: $0, registrationId: nil, eventType: nil, deliveryState: nil, limit: 100).count
+        }
+        #expect(sizes == [5, 5, 2])
     }
 
     @Test("a WEBHOOK_FAILURE time-out rule on one account holds that account's slots only")

@@ -16,8 +16,23 @@ final class WebhookDeliveryLog: Sendable {
 
     private struct State {
         var accounts: [String: AccountLog] = [:]
+        /// Accounts by how many deliveries they hold (1...capacity), so the largest is found without a scan.
+        var accountsBySize: [Int: Set<String>] = [:]
+        /// The most deliveries any account holds (0 when the log is empty).
+        var largestSize = 0
         var count = 0
         var nextSequence = 0
+
+        /// Moves `account` from the bucket of its old size to that of its new one.
+        mutating func resize(_ account: String, from old: Int, to new: Int) {
+            if old > 0 {
+                accountsBySize[old]?.remove(account)
+                if accountsBySize[old]?.isEmpty == true { accountsBySize[old] = nil }
+            }
+            if new > 0 { accountsBySize[new, default: []].insert(account) }
+            if new > largestSize { largestSize = new }
+            while largestSize > 0, accountsBySize[largestSize] == nil { largestSize -= 1 }
+        }
     }
 
     private let state = Mutex(State())
@@ -41,12 +56,14 @@ final class WebhookDeliveryLog: Sendable {
             }
             state.accounts[account, default: AccountLog()].order.append(delivery.deliveryId)
             state.accounts[account]?.deliveries[delivery.deliveryId] = (state.nextSequence, delivery)
+            let size = state.accounts[account]?.order.count ?? 0
+            state.resize(account, from: size - 1, to: size)
             state.nextSequence += 1
             state.count += 1
-            if (state.accounts[account]?.order.count ?? 0) > capacity {
+            if size > capacity {
                 Self.evictOldest(of: account, in: &state)
             }
-            if state.count > serverCapacity, let largest = state.accounts.max(by: { $0.value.order.count < $1.value.order.count })?.key {
+            if state.count > serverCapacity, let largest = state.accountsBySize[state.largestSize]?.first {
                 Self.evictOldest(of: largest, in: &state)
             }
         }
@@ -56,7 +73,9 @@ final class WebhookDeliveryLog: Sendable {
         guard let evicted = state.accounts[account]?.order.popFirst() else { return }
         state.accounts[account]?.deliveries[evicted] = nil
         state.count -= 1
-        if state.accounts[account]?.order.isEmpty == true { state.accounts[account] = nil }
+        let size = state.accounts[account]?.order.count ?? 0
+        state.resize(account, from: size + 1, to: size)
+        if size == 0 { state.accounts[account] = nil }
     }
 
     /// Deliveries matching the filters, oldest first, at most `limit` (the newest).

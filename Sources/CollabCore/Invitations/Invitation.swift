@@ -27,12 +27,7 @@ public struct Invitation: Sendable, Codable, Equatable, Identifiable {
     /// main target, who may accept it in the main target's place while it is pending.
     public struct SecondaryTarget: Sendable, Codable, Equatable {
         public var personId: String
-        public var responseState: ResponseState
-
-        public init(personId: String, responseState: ResponseState = .pending) {
-            self.personId = personId
-            self.responseState = responseState
-        }
+        public var responseState: ResponseState = .pending
     }
 
     /// `EInvitationState`. EXPIRED is not stored: an OPEN invitation past its expiry reads as EXPIRED.

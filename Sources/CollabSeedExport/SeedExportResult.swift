@@ -9,10 +9,6 @@ public struct SeedExportResult: Sendable {
     public var exported: [(kind: String, count: Int)] = []
     /// One line per thing left out, with the reason (`bots: skipped, the server answered 403: …`).
     public var skipped: [String] = []
-
-    init(seed: Seed) {
-        self.seed = seed
-    }
 }
 
 /// Reads one kind after another, recording counts and skips on the way.

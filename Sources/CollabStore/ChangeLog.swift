@@ -9,12 +9,6 @@ public struct LoggedEntry: Sendable {
     public var origin: String
     /// The encoded ``ChangeLogEntry``.
     public var body: Data
-
-    public init(sequence: Int64, origin: String, body: Data) {
-        self.sequence = sequence
-        self.origin = origin
-        self.body = body
-    }
 }
 
 /// What one write committed, as every replica applies it: the records it changed, the live events
@@ -27,13 +21,6 @@ public struct ChangeLogEntry: Sendable, Codable {
     public var events: [DomainEvent]
     /// The virtual clock, when the write set it.
     public var clock: ClockSetting?
-
-    public init(accounts: [String], changes: [ReplicatedChange], events: [DomainEvent], clock: ClockSetting? = nil) {
-        self.accounts = accounts
-        self.changes = changes
-        self.events = events
-        self.clock = clock
-    }
 }
 
 /// The virtual clock's setting, shared by the replicas of a cluster.

@@ -13,20 +13,10 @@ public struct CoBrowsingSession: Sendable, Codable, Equatable, Identifiable {
     public var visitorPersonId: String
     /// Who asked for it (an agent, or the visitor who started it).
     public var requestedBy: String
-    public var state: State
+    public var state: State = .requested
     public var requestedAt: Timestamp
     public var startedAt: Timestamp?
     public var endedAt: Timestamp?
-
-    public init(id: String, accountId: String, conversationId: String, visitorPersonId: String, requestedBy: String, requestedAt: Timestamp) {
-        self.id = id
-        self.accountId = accountId
-        self.conversationId = conversationId
-        self.visitorPersonId = visitorPersonId
-        self.requestedBy = requestedBy
-        self.state = .requested
-        self.requestedAt = requestedAt
-    }
 }
 
 extension CoBrowsingSession: StorableEntity {

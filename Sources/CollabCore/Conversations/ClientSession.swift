@@ -88,11 +88,4 @@ public struct PresenceRecord: Sendable, Codable, Equatable, Identifiable {
     public var accountId: String
     public var presence: AgentPresence
     public var changedAt: Timestamp
-
-    public init(id: String, accountId: String, presence: AgentPresence, changedAt: Timestamp) {
-        self.id = id
-        self.accountId = accountId
-        self.presence = presence
-        self.changedAt = changedAt
-    }
 }

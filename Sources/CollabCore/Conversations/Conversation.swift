@@ -16,23 +16,14 @@ public struct ConversationRecipient: Sendable, Codable, Equatable, Hashable {
 public struct Participation: Sendable, Codable, Equatable {
     public var personId: String
     public var type: ParticipationType
-    public var state: ParticipationState
-    public var hidden: Bool
+    public var state: ParticipationState = .active
+    public var hidden: Bool = false
     public var joinedTimestamp: Timestamp
     public var leftTimestamp: Timestamp?
     /// The vendor's `EConversationLeftReason`, when the participation was offboarded with one.
     public var leftReason: String?
     /// Whether the participant starred the conversation (`setStarred`; absent: not starred).
     public var starred: Bool?
-
-    public init(personId: String, type: ParticipationType, state: ParticipationState = .active, hidden: Bool = false, joinedTimestamp: Timestamp, leftTimestamp: Timestamp? = nil) {
-        self.personId = personId
-        self.type = type
-        self.state = state
-        self.hidden = hidden
-        self.joinedTimestamp = joinedTimestamp
-        self.leftTimestamp = leftTimestamp
-    }
 }
 
 /// A state the conversation entered, and when.
@@ -187,7 +178,7 @@ public struct ConversationMessage: Sendable, Codable, Equatable, Identifiable {
     /// An id the sender chose, to make retries idempotent.
     public var clientMessageId: String?
     /// Agent-only message, hidden from visitors.
-    public var isInternal: Bool
+    public var isInternal: Bool = false
     /// The file of a FILE message (`text` then holds its name, the fallback text).
     public var file: FileAttachment?
     /// When its recipient marked it delivered (`bots/dialogMessageDelivered`, an external messenger's
@@ -199,21 +190,6 @@ public struct ConversationMessage: Sendable, Codable, Equatable, Identifiable {
     public var externalSendState: ExternalSendState?
     /// A dialog bot's question (`TEXT_QUESTION`, `MULTICHOICE_QUESTION`, `RATING_QUESTION`).
     public var question: BotQuestion?
-
-    public init(
-        id: String, accountId: String, conversationId: String, sequence: Int, senderPersonId: String, text: String,
-        serverTimestamp: Timestamp, clientMessageId: String? = nil, isInternal: Bool = false
-    ) {
-        self.id = id
-        self.accountId = accountId
-        self.conversationId = conversationId
-        self.sequence = sequence
-        self.senderPersonId = senderPersonId
-        self.text = text
-        self.serverTimestamp = serverTimestamp
-        self.clientMessageId = clientMessageId
-        self.isInternal = isInternal
-    }
 
     /// The longest message text accepted.
     public static let maximumLength = 16 * 1024
@@ -229,12 +205,7 @@ public struct BotQuestion: Sendable, Codable, Equatable {
 
     /// `EPostMessageType` of the question.
     public var type: String
-    public var state: State
-
-    public init(type: String, state: State = .pending) {
-        self.type = type
-        self.state = state
-    }
+    public var state: State = .pending
 
     /// The question types a bot may send.
     public static let types: Set<String> = ["TEXT_QUESTION", "MULTICHOICE_QUESTION", "RATING_QUESTION"]

@@ -22,14 +22,6 @@ public struct ConversationRecording: Sendable, Codable, Equatable {
     /// Who started it, when a person did.
     public var startedByPersonId: String?
 
-    public init(id: String, recordingType: RecordingType, startTimestamp: Timestamp, callIds: [String], startedByPersonId: String?) {
-        self.id = id
-        self.recordingType = recordingType
-        self.startTimestamp = startTimestamp
-        self.callIds = callIds
-        self.startedByPersonId = startedByPersonId
-    }
-
     /// Bytes per second of media the size is reckoned with: 32 kbit/s audio, 500 kbit/s audio and video.
     public var bytesPerSecond: Int64 { recordingType == .audio ? 4_000 : 62_500 }
 

@@ -20,13 +20,6 @@ public struct ExternalSendState: Sendable, Codable, Equatable {
     /// For a failure: why, as the channel tells the agent.
     public var failureText: String?
 
-    public init(state: State, timestamp: Timestamp, failState: FailState? = nil, failureText: String? = nil) {
-        self.state = state
-        self.timestamp = timestamp
-        self.failState = failState
-        self.failureText = failureText
-    }
-
     /// Whether `other` reports the same thing (its time aside).
     func reports(sameAs other: ExternalSendState) -> Bool {
         state == other.state && failState == other.failState && failureText == other.failureText

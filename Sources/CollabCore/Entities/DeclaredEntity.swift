@@ -209,13 +209,4 @@ public struct EntitySecrets<Entity: DeclaredEntity>: Sendable {
     /// For kinds whose secrets the Web API never shows (``EntityDeclaration/storedOnly``): an update's
     /// draft with the secrets it leaves out taken from the current entity.
     public var keep: (@Sendable (_ draft: Entity, _ current: Entity) -> Entity)?
-
-    public init(
-        redact: @escaping @Sendable (Entity) -> Entity, renew: @escaping @Sendable (Entity, _ makeSecret: () -> String) -> Entity,
-        keep: (@Sendable (_ draft: Entity, _ current: Entity) -> Entity)? = nil
-    ) {
-        self.redact = redact
-        self.renew = renew
-        self.keep = keep
-    }
 }

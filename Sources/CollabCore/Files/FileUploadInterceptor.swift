@@ -43,20 +43,6 @@ public struct FileUploadInterceptorInput: InterceptorInput {
     public var apiVersion: String?
     public var secret: String?
 
-    public init(
-        name: String? = nil, description: String? = nil, order: Int? = nil, mimeTypeRegex: String? = nil, status: WebhookRegistration.Status? = nil,
-        endpoint: String? = nil, apiVersion: String? = nil, secret: String? = nil
-    ) {
-        self.name = name
-        self.description = description
-        self.order = order
-        self.mimeTypeRegex = mimeTypeRegex
-        self.status = status
-        self.endpoint = endpoint
-        self.apiVersion = apiVersion
-        self.secret = secret
-    }
-
     public func validateOwnFields() throws(CollabError) {
         guard order != nil else { throw .badRequest("order is required") }
         if let mimeTypeRegex, !mimeTypeRegex.isEmpty {

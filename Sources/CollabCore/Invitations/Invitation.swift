@@ -27,12 +27,7 @@ public struct Invitation: Sendable, Codable, Equatable, Identifiable {
     /// main target, who may accept it in the main target's place while it is pending.
     public struct SecondaryTarget: Sendable, Codable, Equatable {
         public var personId: String
-        public var responseState: ResponseState
-
-        public init(personId: String, responseState: ResponseState = .pending) {
-            self.personId = personId
-            self.responseState = responseState
-        }
+        public var responseState: ResponseState = .pending
     }
 
     /// `EInvitationState`. EXPIRED is not stored: an OPEN invitation past its expiry reads as EXPIRED.
@@ -49,7 +44,7 @@ public struct Invitation: Sendable, Codable, Equatable, Identifiable {
     public var conversationId: String
     /// The PIN (six digits) or the link token, which the visitor redeems.
     public var token: String
-    public var state: State
+    public var state: State = .open
     public var creatorPersonId: String?
     public var nickname: String?
     public var redeemingPersonId: String?
@@ -68,22 +63,6 @@ public struct Invitation: Sendable, Codable, Equatable, Identifiable {
     public var delegationLevel: String?
     public var createdTimestamp: Timestamp
     public var expirationTimestamp: Timestamp
-
-    public init(
-        id: String, accountId: String, kind: Kind, conversationId: String, token: String, creatorPersonId: String?, nickname: String?,
-        createdTimestamp: Timestamp, expirationTimestamp: Timestamp
-    ) {
-        self.id = id
-        self.accountId = accountId
-        self.kind = kind
-        self.conversationId = conversationId
-        self.token = token
-        self.state = .open
-        self.creatorPersonId = creatorPersonId
-        self.nickname = nickname
-        self.createdTimestamp = createdTimestamp
-        self.expirationTimestamp = expirationTimestamp
-    }
 
     /// The state at `now`: an open invitation past its expiry is EXPIRED.
     public func state(at now: Timestamp) -> State {

@@ -5,12 +5,6 @@ public struct AccountSecret: Sendable, Codable, Equatable {
     public var id: String
     public var secretKey: String
     public var creationTimestamp: Timestamp
-
-    public init(id: String, secretKey: String, creationTimestamp: Timestamp) {
-        self.id = id
-        self.secretKey = secretKey
-        self.creationTimestamp = creationTimestamp
-    }
 }
 
 /// Whether the account is served under its own ingress (the vendor's `AccountIngressStatus`). The mock
@@ -30,13 +24,6 @@ public struct AccountIngress: Sendable, Codable, Equatable {
     /// How many times the migration ran (enable, disable, restart).
     public var migrations: Int
     public var modificationTimestamp: Timestamp
-
-    public init(enabled: Bool, migrationStatus: MigrationStatus, migrations: Int, modificationTimestamp: Timestamp) {
-        self.enabled = enabled
-        self.migrationStatus = migrationStatus
-        self.migrations = migrations
-        self.modificationTimestamp = modificationTimestamp
-    }
 
     /// An account that never had its ingress enabled.
     public static let initial = AccountIngress(enabled: false, migrationStatus: .doneIngressInactive, migrations: 0, modificationTimestamp: 0)

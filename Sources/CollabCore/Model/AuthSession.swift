@@ -23,19 +23,4 @@ public struct AuthSession: Sendable, Codable, Equatable, Identifiable {
     /// Whether the impersonation keeps the super admin's role.
     public var keepRole: Bool?
     public var expiresAt: Timestamp
-
-    /// Creates a session record.
-    public init(
-        id: String, kind: Kind, accountId: String, userId: String?, personId: String, role: AuthorizationRole,
-        createdAt: Timestamp, expiresAt: Timestamp
-    ) {
-        self.id = id
-        self.kind = kind
-        self.accountId = accountId
-        self.userId = userId
-        self.personId = personId
-        self.role = role
-        self.createdAt = createdAt
-        self.expiresAt = expiresAt
-    }
 }

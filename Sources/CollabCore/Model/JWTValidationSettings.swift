@@ -28,7 +28,7 @@ public struct JWTValidationSettings: Sendable, Codable, Equatable, Identifiable 
     public var issuer: String?
     /// Required `aud` claim, if set.
     public var audience: String?
-    public var keys: [Key]
+    public var keys: [Key] = []
     /// A JWKS document (JSON text) whose keys are accepted as well.
     public var jwks: String?
     /// The mock's own HS256 secret for test tokens issued through the control API.
@@ -43,19 +43,6 @@ public struct JWTValidationSettings: Sendable, Codable, Equatable, Identifiable 
 
     /// The most revoked tokens an account holds (the earliest to expire go first).
     public static let maxRevokedTokens = 1_000
-
-    public init(
-        id: String, issuer: String? = nil, audience: String? = nil, keys: [Key] = [], jwks: String? = nil, testTokenSecret: String,
-        cookieName: String? = nil
-    ) {
-        self.id = id
-        self.issuer = issuer
-        self.audience = audience
-        self.keys = keys
-        self.jwks = jwks
-        self.testTokenSecret = testTokenSecret
-        self.cookieName = cookieName
-    }
 
     /// Whether the token with `digest` was revoked.
     public func isRevoked(digest: String) -> Bool {

@@ -49,32 +49,4 @@ public struct Person: Sendable, Codable, Equatable, Identifiable {
     public var notifications: PersonNotifications?
     /// The ids of the ``PersonLabel``s set on the person (absent: none).
     public var labelIds: [String]?
-
-    /// Creates a person.
-    public init(
-        id: String, accountId: String, personSource: Source, sourceId: String, sourceUrl: String? = nil, sourceData: String? = nil,
-        personType: PersonType, authorizationRole: AuthorizationRole, username: String? = nil, firstName: String? = nil,
-        lastName: String? = nil, nickname: String? = nil, displayName: String? = nil, email: String? = nil, phone: String? = nil,
-        teamId: String? = nil, metadata: [String: String]? = nil, creationTimestamp: Timestamp, modificationTimestamp: Timestamp
-    ) {
-        self.id = id
-        self.accountId = accountId
-        self.personSource = personSource
-        self.sourceId = sourceId
-        self.sourceUrl = sourceUrl
-        self.sourceData = sourceData
-        self.personType = personType
-        self.authorizationRole = authorizationRole
-        self.username = username
-        self.firstName = firstName
-        self.lastName = lastName
-        self.nickname = nickname
-        self.displayName = displayName
-        self.email = email
-        self.phone = phone
-        self.teamId = teamId
-        self.metadata = metadata
-        self.creationTimestamp = creationTimestamp
-        self.modificationTimestamp = modificationTimestamp
-    }
 }

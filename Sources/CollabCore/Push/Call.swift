@@ -17,12 +17,6 @@ public struct CallParticipation: Sendable, Codable, Equatable {
     public var leftTimestamp: Timestamp?
     /// The vendor's `ECallParticipationEndReason` for callees who never joined.
     public var endReason: String?
-
-    public init(personId: String, ringingTimestamp: Timestamp? = nil, joinedTimestamp: Timestamp? = nil) {
-        self.personId = personId
-        self.ringingTimestamp = ringingTimestamp
-        self.joinedTimestamp = joinedTimestamp
-    }
 }
 
 /// An audio or video call in a conversation.

@@ -18,12 +18,6 @@ public struct PersonNotifications: Sendable, Codable, Equatable {
         /// When the reason stops pausing; `nil`: until removed.
         public var expirationTimestamp: Timestamp?
 
-        public init(sourceId: String, displayName: String?, expirationTimestamp: Timestamp?) {
-            self.sourceId = sourceId
-            self.displayName = displayName
-            self.expirationTimestamp = expirationTimestamp
-        }
-
         func isInForce(at now: Timestamp) -> Bool { expirationTimestamp.map { now < $0 } ?? true }
     }
 

@@ -6,11 +6,6 @@ public struct QueueIndex: Sendable, Equatable {
         public var queuedAt: Timestamp
         public var conversationId: String
 
-        public init(queuedAt: Timestamp, conversationId: String) {
-            self.queuedAt = queuedAt
-            self.conversationId = conversationId
-        }
-
         public static func < (lhs: Position, rhs: Position) -> Bool {
             (lhs.queuedAt, lhs.conversationId) < (rhs.queuedAt, rhs.conversationId)
         }

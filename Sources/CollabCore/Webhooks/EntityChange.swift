@@ -31,11 +31,6 @@ public struct EntityChange: Sendable, Equatable, Codable {
 
     public var action: Action
     public var entity: Entity
-
-    public init(action: Action, entity: Entity) {
-        self.action = action
-        self.entity = entity
-    }
 }
 
 extension AccountState {

@@ -166,14 +166,6 @@ public struct ServerComparison: Sendable, Codable, Equatable {
         /// What the tool's figure adds up, when it is a sum (`messages`: the visitors' messages and the
         /// agents' replies, since the server counts every message stored).
         public var counted: String?
-
-        public init(name: String, server: Int, load: Int, agrees: Bool, counted: String? = nil) {
-            self.name = name
-            self.server = server
-            self.load = load
-            self.agrees = agrees
-            self.counted = counted
-        }
     }
 
     /// Whether every figure agrees.

@@ -49,10 +49,6 @@ final class FrameIngest: Sendable {
         var viewers: [Int: AsyncStream<Frame>.Continuation] = [:]
         var maxFps = CoBrowsingConfiguration.defaultFps
 
-        init(accountId: String) {
-            self.accountId = accountId
-        }
-
         /// Bytes this session holds: the latest image and the gap buffer.
         var heldBytes: Int { (latest?.image.count ?? 0) + gaps.count * MemoryLayout<Int64>.size }
     }

@@ -33,10 +33,6 @@ struct ConsoleAssets: Sendable {
     /// No console (nothing is served at `/`).
     static let empty = ConsoleAssets(files: [:])
 
-    init(files: [String: Asset]) {
-        self.files = files
-    }
-
     /// The console bundled with the server (the `Public` resource of this module), if present.
     static var bundledDirectory: URL? {
         Bundle.module.url(forResource: "Public", withExtension: nil)

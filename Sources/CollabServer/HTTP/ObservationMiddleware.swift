@@ -14,11 +14,6 @@ struct ObservationMiddleware: RouterMiddleware {
     let surface: Surface
     private let metrics = RequestMetrics()
 
-    init(environment: CollabEnvironment, surface: Surface) {
-        self.environment = environment
-        self.surface = surface
-    }
-
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         let timestamp = environment.clock.now()
         let injection = fault(for: request, context: context)

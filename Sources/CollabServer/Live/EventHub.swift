@@ -53,11 +53,6 @@ struct PublishedEvent: Sendable {
     var text: String {
         encoded.value { String(decoding: (try? EventHub.encoder.encode(LiveEvent(id: id, event: event))) ?? Data(), as: UTF8.self) }
     }
-
-    init(id: Int64, event: DomainEvent) {
-        self.id = id
-        self.event = event
-    }
 }
 
 /// A value made on first use, once, whoever asks first.

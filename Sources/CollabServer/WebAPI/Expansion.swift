@@ -9,12 +9,6 @@ struct Expansion: Sendable, Hashable {
 
     private static let known: Set<String> = ["actionIcon", "avatar", "channelIcon", "configuration", "metadata", "text"]
 
-    init(configuration: Bool = false, metadata: Bool = false, text: Bool = false) {
-        self.configuration = configuration
-        self.metadata = metadata
-        self.text = text
-    }
-
     /// An entity's configuration, metadata and text as the caller asked for them: each as stored (absent
     /// metadata and text as empty) when expanded, nil — left out of the body — when not.
     func parts(configuration: [String: String], metadata: [String: String]?, text: [String: [String: String]]?)
@@ -23,6 +17,13 @@ struct Expansion: Sendable, Hashable {
         (self.configuration ? configuration : nil, self.metadata ? metadata ?? [:] : nil, self.text ? text ?? [:] : nil)
     }
 
+    /// The expanded fields by name (what ``EntityWire/json(_:expanding:)`` takes).
+    var fields: Set<String> {
+        Set([configuration ? "configuration" : nil, metadata ? "metadata" : nil, text ? "text" : nil].compactMap { $0 })
+    }
+}
+
+extension Expansion {
     /// Reads `expand` from the query string.
     init(_ request: Request) throws(CollabError) {
         for value in request.queryList("expand") {
@@ -34,10 +35,5 @@ struct Expansion: Sendable, Hashable {
             default: break  // avatars and icons are not modelled; accepted and ignored
             }
         }
-    }
-
-    /// The expanded fields by name (what ``EntityWire/json(_:expanding:)`` takes).
-    var fields: Set<String> {
-        Set([configuration ? "configuration" : nil, metadata ? "metadata" : nil, text ? "text" : nil].compactMap { $0 })
     }
 }

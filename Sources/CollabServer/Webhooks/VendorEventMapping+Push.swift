@@ -37,13 +37,10 @@ struct PushNotificationEventFields: Encodable {
     var initialEngagementType: String?
     // `DeputyDelegationPushNotificationEvent` and `RevokeDeputyDelegationPushNotificationEvent`.
     var primaryAgentPerson: WebPerson?
+}
 
-    init(recipient: WebPerson?, conversationId: String, deviceTokens: [String]) {
-        self.recipient = recipient
-        self.conversationId = conversationId
-        self.deviceTokens = deviceTokens
-    }
-
+extension PushNotificationEventFields {
+    /// The fields of the body for one resolved push.
     init(push: ResolvedPush, recipient: WebPerson?, contextPerson: WebPerson?) {
         let content = push.content
         self.init(recipient: recipient, conversationId: content.conversationId, deviceTokens: [push.token])

@@ -53,11 +53,14 @@ public final class SQLiteStore: Store {
         _ = try await connection.query("PRAGMA journal_mode=WAL")
         _ = try await connection.query("PRAGMA synchronous=NORMAL")
         _ = try await connection.query("PRAGMA busy_timeout=5000")
-        // A page cache that holds a load test's working set (64 MiB at most; the default is 2 MiB), so
-        // writes do not slow down as the database grows past it.
-        // (`mmap_size` of 256 MiB was measured against this and not taken: no clearer gain, and the mapped
-        // pages a start-up scan touches would count in the server's resident memory.)
-        _ = try await connection.query("PRAGMA cache_size=-65536")
+        // A page cache of 16 MiB (the default is 2 MiB): enough for what writes touch, since the records sit
+        // in insertion order and a changed row is updated in place. Not larger: a commit after a B-tree
+        // page split that reuses a free page below its siblings scans the whole page cache (SQLite's
+        // `pcache1TruncateUnsafe`), so a cache full of cold pages made every write of a full server dearer
+        // (measured in docs/PERFORMANCE.md, "Growth rows measured in rounds").
+        // (`mmap_size` of 256 MiB was measured against an earlier 64 MiB cache and not taken: no clearer gain,
+        // and the mapped pages a start-up scan touches would count in the server's resident memory.)
+        _ = try await connection.query("PRAGMA cache_size=-16384")
         // Checkpoints run beside the writer (WALCheckpointer), not inside a commit; the automatic one
         // stays as a backstop at about 160 MB of WAL. It is also what starts the WAL over under a steady
         // write load, in a commit, so it runs rarely: at 10,000 pages it ran about every half second.

@@ -42,15 +42,6 @@ struct BenchGrowthCommand: AsyncParsableCommand {
     @Flag(help: "Also measure two accounts at once: visitor messages in the demo account alone, then in it and a second account together.")
     var twoAccounts = false
 
-    struct Row: Encodable {
-        var operation: String
-        var emptyPerSecond: Double
-        var fullPerSecond: Double
-        var emptyP99Millis: Double
-        var fullP99Millis: Double
-        var ratio: Double { fullPerSecond / emptyPerSecond }
-    }
-
     func run() async throws {
         try await HTTPClient.forBenchmark { try await run(http: $0) }
     }

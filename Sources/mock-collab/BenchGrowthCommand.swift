@@ -60,9 +60,9 @@ struct BenchGrowthCommand: AsyncParsableCommand {
         let started = ContinuousClock.now
         let done = Atomic<Int>(0)
         try await forEachConcurrently(0..<visitors, width: fillConcurrency) { index in
-            let visitor = VisitorClient(
-                configuration: ClientConfiguration(baseURL: url, apiKey: "demo-api-key", namedArea: "demo-area", deviceId: "growth-\(fixture.run)-\(index)"),
-                client: http)
+            let configuration = ClientConfiguration(
+                baseURL: url, apiKey: "demo-api-key", namedArea: "demo-area", deviceId: "growth-\(fixture.run)-\(index)")
+            let visitor = VisitorClient(configuration: configuration, client: http)
             try await visitor.start(liveEvents: false)
             try await NotificationAPI(client: visitor).register(apnsToken: Self.token(index), version: .encrypted)
             _ = try await visitor.setAppState(.background)
@@ -137,8 +137,9 @@ struct BenchGrowthCommand: AsyncParsableCommand {
     func measureRounds(first: Fixture?, http: HTTPClient) async throws -> [(String, Result)] {
         var measured: [[(String, Result)]] = []
         for round in 0..<rounds {
-            let fixture: Fixture
-            if round == 0, let first { fixture = first } else { fixture = try await Fixture.make(url: url, http: http, conversations: conversationsPerRound) }
+            let fixture = if round == 0, let first { first } else {
+                try await Fixture.make(url: url, http: http, conversations: conversationsPerRound)
+            }
             measured.append(try await measureAll(fixture, http: http))
         }
         return measured[0].indices.map { row in (measured[0][row].0, Result.median(measured.map { $0[row].1 })) }
@@ -150,7 +151,7 @@ struct BenchGrowthCommand: AsyncParsableCommand {
         let run = fixture.run
         let measured: [(String, @Sendable (Int) async throws -> Void)] = [
             ("visitor message send", { i in try await fixture.chat(i).send("message \(i)") }),
-            ("agent message + push", { i in _ = try await fixture.agent.send("reply \(i)", in: fixture.pushConversations[i % fixture.pushConversations.count]) }),
+            ("agent message + push", { i in _ = try await fixture.agent.send("reply \(i)", in: fixture.pushConversation(i)) }),
             ("conversation create (new visitor)", { _ in
                 let n = newVisitors.add(1, ordering: .relaxed).newValue
                 let visitor = VisitorClient(configuration: ClientConfiguration(baseURL: url, apiKey: "demo-api-key", deviceId: "growth-new-\(run)-\(n)"), client: http)
@@ -217,6 +218,9 @@ struct Fixture: Sendable {
 
     /// The chat operation `index` writes in.
     func chat(_ index: Int) -> Chat { chats[index % chats.count] }
+
+    /// The pushed conversation operation `index` writes in.
+    func pushConversation(_ index: Int) -> String { pushConversations[index % pushConversations.count] }
 
     /// A fixture with `conversations` chat conversations and as many pushed ones (at least one each).
     static func make(

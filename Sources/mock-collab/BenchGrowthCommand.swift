@@ -53,15 +53,15 @@ struct BenchGrowthCommand: AsyncParsableCommand {
     }
 
     func run(http: HTTPClient) async throws {
-        let fixture = try await Fixture.make(url: url, http: http, conversations: conversationsPerRound)
-        let empty = try await measureRounds(first: fixture, http: http)
+        let empty = try await measureRounds(http: http)
         let rssBefore = serverPid.flatMap(Self.rss)
 
         let started = ContinuousClock.now
         let done = Atomic<Int>(0)
+        let fill = Fixture.runId()
         try await forEachConcurrently(0..<visitors, width: fillConcurrency) { index in
             let configuration = ClientConfiguration(
-                baseURL: url, apiKey: "demo-api-key", namedArea: "demo-area", deviceId: "growth-\(fixture.run)-\(index)")
+                baseURL: url, apiKey: "demo-api-key", namedArea: "demo-area", deviceId: "growth-\(fill)-\(index)")
             let visitor = VisitorClient(configuration: configuration, client: http)
             try await visitor.start(liveEvents: false)
             try await NotificationAPI(client: visitor).register(apnsToken: Self.token(index), version: .encrypted)
@@ -72,7 +72,7 @@ struct BenchGrowthCommand: AsyncParsableCommand {
         }
         let fillSeconds = (ContinuousClock.now - started).seconds
         let rssAfter = serverPid.flatMap(Self.rss)
-        let full = try await measureRounds(first: nil, http: http)
+        let full = try await measureRounds(http: http)
 
         print("operation\tempty/s\tfull/s\tratio\tempty p99 ms\tfull p99 ms" + (rounds > 1 ? "\tempty range/s\tfull range/s" : ""))
         for (name, before) in empty {
@@ -132,14 +132,12 @@ struct BenchGrowthCommand: AsyncParsableCommand {
     /// 10,000 messages per conversation with room to spare.
     var conversationsPerRound: Int { (operations + 1_999) / 2_000 }
 
-    /// `rounds` measurements of every operation, each round on fresh conversations (`first` serves as
-    /// the first round's), reduced to the median round per operation.
-    func measureRounds(first: Fixture?, http: HTTPClient) async throws -> [(String, Result)] {
+    /// `rounds` measurements of every operation, each round on fresh conversations, reduced to the
+    /// median round per operation.
+    func measureRounds(http: HTTPClient) async throws -> [(String, Result)] {
         var measured: [[(String, Result)]] = []
-        for round in 0..<rounds {
-            let fixture = if round == 0, let first { first } else {
-                try await Fixture.make(url: url, http: http, conversations: conversationsPerRound)
-            }
+        for _ in 0..<rounds {
+            let fixture = try await Fixture.make(url: url, http: http, conversations: conversationsPerRound)
             measured.append(try await measureAll(fixture, http: http))
         }
         return measured[0].indices.map { row in (measured[0][row].0, Result.median(measured.map { $0[row].1 })) }
@@ -216,6 +214,9 @@ struct Fixture: Sendable {
     var pushConversations: [String]
     var pushRegistration: NotificationAPI
 
+    /// A short random id that keeps this run's device ids apart from earlier runs' on the same server.
+    static func runId() -> String { String(UInt32.random(in: 0...UInt32.max), radix: 36) }
+
     /// The chat operation `index` writes in.
     func chat(_ index: Int) -> Chat { chats[index % chats.count] }
 
@@ -227,7 +228,7 @@ struct Fixture: Sendable {
         url: String, http: HTTPClient, apiKey: String = "demo-api-key", area: String = "demo-area", agent agentName: String = "agent",
         conversations: Int = 1
     ) async throws -> Fixture {
-        let run = String(UInt32.random(in: 0...UInt32.max), radix: 36)
+        let run = runId()
         let agent = AgentClient(baseURL: url, client: http)
         let login = try await agent.login(username: agentName, password: agentName)
         try await agent.setPresence("ONLINE")

@@ -43,12 +43,15 @@ struct PushFairnessTests {
         )
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { try await pipeline.run() }
-            pipeline.enqueue(try (0..<20).map { try Self.push(account: "noisy", index: $0, fcm: hanging) })
+            // Each of the noisy account's attempts hangs until the sink's 10 s timeout: a hundred keep its slots busy
+            // for minutes, however many slots it got, far beyond ``fairnessPatience``.
+            pipeline.enqueue(try (0..<100).map { try Self.push(account: "noisy", index: $0, fcm: hanging) })
             // Both of the noisy account's slots wait on its token endpoint before the quiet account pushes.
-            let deadline = ContinuousClock.now + .seconds(30)
+            var deadline = ContinuousClock.now + fairnessPatience
             while silent.connectionCount < 2, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(10)) }
             #expect(silent.connectionCount == 2)
             pipeline.enqueue(try (0..<5).map { try Self.push(account: "quiet", index: $0, fcm: answering) })
+            deadline = ContinuousClock.now + fairnessPatience
             while receiver.all.count < 5, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(10)) }
             #expect(Set(receiver.all.map(\.token)) == Set((0..<5).map { "fcm:quiet-\($0)" }))
             // Each hanging attempt ends after the sink's 10 s timeout, and the next of the noisy account's takes its slot.
@@ -72,7 +75,7 @@ struct PushFairnessTests {
             group.addTask { try await pipeline.run() }
             pipeline.enqueue(try (0..<20).map { try Self.push(account: "noisy", index: $0, fcm: hanging) })
             pipeline.enqueue(try (0..<3).map { try Self.push(account: "quiet", index: $0, fcm: hanging) })
-            #expect(await pipeline.settle(timeout: .seconds(30)))
+            #expect(await pipeline.settle(timeout: fairnessPatience))
             let failed = pipeline.outbox.entries(matching: OutboxFilter(state: .failed)).filter { $0.attempts.last?.sink == "queue" }
             // At most two of the noisy account's are sent and three wait: at least fifteen failed, none of the
             // quiet account's.

@@ -91,7 +91,7 @@ struct AppBadInputTests {
             body: #"{"apns":{"certificate":{"pkcs12":"%%","password":""},"environment":"sandbox"}}"#, status: 400, expect: "pkcs12"),
     ]
 
-    @Test("answers a 4xx and changes nothing", arguments: cases)
+    @Test("answers a 4xx and changes nothing", .serialized, arguments: cases)
     func badInput(_ input: Case) async throws {
         try await InProcessServer.with(seed: queueSeed, configure: { $0.productVersion = ProductVersion("7.49.2") }) { server in
             var authorization: String?

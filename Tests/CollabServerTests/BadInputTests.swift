@@ -43,7 +43,7 @@ struct BadInputTests {
         .init(name: "body over the limit", method: "POST", path: "/app/rest/v4/apikeys/create", body: #"{"name": "big", "description": "\#(String(repeating: "x", count: 70_000))"}"#, status: 413, messageContains: "exceeds the limit"),
     ]
 
-    @Test("answers with a 4xx Error body and changes nothing", arguments: cases)
+    @Test("answers with a 4xx Error body and changes nothing", .serialized, arguments: cases)
     func badInput(_ input: Case) async throws {
         // In process (HummingbirdTesting's router mode): the same router and middleware, no sockets.
         try await InProcessServer.with { server in

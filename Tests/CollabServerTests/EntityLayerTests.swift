@@ -10,7 +10,7 @@ import Testing
 /// refused, search by an indexed field, delete, the vendor's 404 after it, and an audit entry per write.
 @Suite("Entity layer: generic operations of every declared kind")
 struct EntityLayerTests {
-    @Test("create, read, readMultiple, update, stale version, search, delete, audit", arguments: EntitySamples.creatable)
+    @Test("create, read, readMultiple, update, stale version, search, delete, audit", .serialized, arguments: EntitySamples.creatable)
     func lifecycle(typeName: String) async throws {
         try await InProcessServer.with(seed: twoAccountSeed) { server in
             let type = try #require(EntityRegistry.type(named: typeName))

@@ -27,12 +27,12 @@ struct EntityRoleTableTests {
         }
     }
 
-    @Test("each role may call exactly the operations at or below the spec's role; probing changes nothing", arguments: operations)
+    @Test("each role may call exactly the operations at or below the spec's role; probing changes nothing", .serialized, arguments: operations)
     func roles(operation: RoleRulesTests.Operation) async throws {
         try await InProcessServer.with(seed: twoAccountSeed) { server in try await RoleRulesTests.expectRoles(operation, on: server) }
     }
 
-    @Test("bad input is a 400 naming the field, and changes nothing", arguments: EntitySamples.creatable)
+    @Test("bad input is a 400 naming the field, and changes nothing", .serialized, arguments: EntitySamples.creatable)
     func badInput(typeName: String) async throws {
         try await InProcessServer.with(seed: twoAccountSeed) { server in
             let type = try #require(EntityRegistry.type(named: typeName))
@@ -61,7 +61,7 @@ struct EntityRoleTableTests {
         }
     }
 
-    @Test("another account's entities answer 404 and are not found by search", arguments: EntitySamples.creatable)
+    @Test("another account's entities answer 404 and are not found by search", .serialized, arguments: EntitySamples.creatable)
     func isolation(typeName: String) async throws {
         try await InProcessServer.with(seed: twoAccountSeed) { server in
             let type = try #require(EntityRegistry.type(named: typeName))

@@ -482,7 +482,7 @@ struct FaultActionTests {
         }
     }
 
-    @Test("bad fault actions get a 400 naming the field and add nothing", arguments: [
+    @Test("bad fault actions get a 400 naming the field and add nothing", .serialized, arguments: [
         (#"{"match":{},"action":{"type":"WEBSOCKET_CLOSE","closeCode":1005}}"#, "action.closeCode"),
         (#"{"match":{},"action":{"type":"WEBSOCKET_CLOSE","closeCode":999}}"#, "action.closeCode"),
         (#"{"match":{},"action":{"type":"WEBSOCKET_CLOSE","closeCode":5000}}"#, "action.closeCode"),

@@ -156,7 +156,7 @@ struct FaultRuleTests {
         }
     }
 
-    @Test("bad rules get a 400 naming the field and add nothing", arguments: [
+    @Test("bad rules get a 400 naming the field and add nothing", .serialized, arguments: [
         (#"{"match":{},"action":{"type":"EXPLODE"}}"#, "action.type"),
         (#"{"match":{},"action":{"type":"ERROR","status":600}}"#, "action.status"),
         (#"{"match":{},"action":{"type":"LATENCY","millis":60001}}"#, "action.millis"),

@@ -96,10 +96,10 @@ struct FileRulesTests {
         Row(name: "anonymous downloads through the Web API", method: "GET", path: "/app/rest/v4/conversations/{c}/files/{f}/download", caller: .anonymous, status: 401),
     ]
 
-    @Test("bad input: a typed 4xx, nothing stored", arguments: badInputRows)
+    @Test("bad input: a typed 4xx, nothing stored", .serialized, arguments: badInputRows)
     func badInput(row: Row) async throws { try await run(row) }
 
-    @Test("isolation: other visitors, agents and accounts never reach a conversation's files", arguments: isolationRows)
+    @Test("isolation: other visitors, agents and accounts never reach a conversation's files", .serialized, arguments: isolationRows)
     func isolation(row: Row) async throws { try await run(row) }
 
     func run(_ row: Row) async throws {

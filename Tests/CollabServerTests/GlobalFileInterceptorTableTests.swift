@@ -26,7 +26,7 @@ struct GlobalFileInterceptorTableTests {
         #expect(!UnroutedOperations.owners.keys.contains { $0.contains(Self.prefix) })
     }
 
-    @Test("each role may call exactly the operations at or below the spec's role; probing changes nothing", arguments: operations)
+    @Test("each role may call exactly the operations at or below the spec's role; probing changes nothing", .serialized, arguments: operations)
     func roles(operation: RoleRulesTests.Operation) async throws {
         try await InProcessServer.with(seed: twoAccountSeed) { server in try await RoleRulesTests.expectRoles(operation, on: server) }
     }

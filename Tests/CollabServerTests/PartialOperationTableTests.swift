@@ -47,7 +47,7 @@ struct PartialOperationTableTests {
                 }))
     }
 
-    @Test("each role may call exactly the operations at or below the spec's role; probing changes nothing", arguments: operations)
+    @Test("each role may call exactly the operations at or below the spec's role; probing changes nothing", .serialized, arguments: operations)
     func roles(operation: RoleRulesTests.Operation) async throws {
         try await InProcessServer.with(seed: twoAccountSeed) { server in try await RoleRulesTests.expectRoles(operation, on: server) }
     }

@@ -91,7 +91,7 @@ struct RoleRulesTests {
         ("root", .superAdmin),
     ]
 
-    @Test("each role may call exactly the operations at or below it", arguments: operations)
+    @Test("each role may call exactly the operations at or below it", .serialized, arguments: operations)
     func roles(operation: Operation) async throws {
         // In process (HummingbirdTesting's router mode): the same router and middleware, no sockets.
         let server = try await MockCollabServer(

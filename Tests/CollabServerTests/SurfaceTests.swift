@@ -76,7 +76,7 @@ struct SurfaceTests {
         .init(method: .post, path: "/index.html", credential: .none, status: .notFound, body: .webAPI),
     ]
 
-    @Test("each surface: its own credentials and error body; nothing outside them", arguments: cases)
+    @Test("each surface: its own credentials and error body; nothing outside them", .serialized, arguments: cases)
     func surface(_ row: Case) async throws {
         try await InProcessServer.with { server in
             let authorization = try await Self.authorization(row.credential, server)

@@ -54,7 +54,7 @@ struct VendorOperationRoleTests {
         .init(method: "POST", path: "/app/rest/v4/invitations/unknown/renewPin", required: .admin),
     ]
 
-    @Test("each role may call exactly the operations at or below it; probing changes nothing", arguments: operations)
+    @Test("each role may call exactly the operations at or below it; probing changes nothing", .serialized, arguments: operations)
     func roles(operation: Operation) async throws {
         let server = try await MockCollabServer(
             configuration: ServerConfiguration(port: 0, storage: .memory, seed: twoAccountSeed, passwordHashCost: 4), logger: TestServer.logger

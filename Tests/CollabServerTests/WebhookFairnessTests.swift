@@ -45,14 +45,14 @@ struct WebhookFairnessTests {
     }
 
     /// The dispatcher's 32 slots would all go to the hanging endpoint without shares; a request timeout of
-    /// a minute keeps them held for the whole test.
+    /// ten minutes keeps them held for the whole test, far beyond ``fairnessPatience``.
     static let settings = WebhookDispatcher.Settings(
-        maxAttempts: 1, requestTimeout: .seconds(60), maxConcurrentDeliveries: 6, maxConcurrentPerAccount: 4, maxConcurrentPerEndpoint: 2
+        maxAttempts: 1, requestTimeout: .minutes(10), maxConcurrentDeliveries: 6, maxConcurrentPerAccount: 4, maxConcurrentPerEndpoint: 2
     )
 
     /// Waits until `endpoint` holds `count` connections: the deliveries that hang are in flight.
     static func waitForConnections(_ endpoint: SilentEndpoint, _ count: Int) async throws {
-        let deadline = ContinuousClock.now + .seconds(30)
+        let deadline = ContinuousClock.now + fairnessPatience
         while endpoint.connectionCount < count {
             guard ContinuousClock.now < deadline else { throw CollectorTimeout(description: "\(count) hanging deliveries", seen: []) }
             try await Task.sleep(for: .milliseconds(10))
@@ -68,7 +68,7 @@ struct WebhookFairnessTests {
             try await Self.waitForConnections(silent, 2)
             dispatcher.enqueue(Self.deliveries(account: "noisy", endpoint: receiver.url, count: 3, from: 100))
             dispatcher.enqueue(Self.deliveries(account: "quiet", endpoint: receiver.url, count: 5))
-            let arrived = try await receiver.wait(count: 8)
+            let arrived = try await receiver.wait(count: 8, timeout: fairnessPatience)
             #expect(arrived.count == 8)
             #expect(silent.connectionCount == 2, "the hanging endpoint never gets more than its share")
             #expect(dispatcher.counts(accountId: "noisy").queued == 38)
@@ -94,7 +94,7 @@ struct WebhookFairnessTests {
                 dropped.allSatisfy { $0.accountId == "noisy" && $0.attempts.isEmpty && $0.reason?.contains("--webhook-queue-per-account") == true }
             )
             dispatcher.enqueue(Self.deliveries(account: "quiet", endpoint: receiver.url, count: 3))
-            _ = try await receiver.wait(count: 3)
+            _ = try await receiver.wait(count: 3, timeout: fairnessPatience)
             #expect(dispatcher.log.deliveries(accountId: "quiet", registrationId: nil, eventType: nil, deliveryState: "DROPPED", limit: 100).isEmpty)
         }
         try await silent.stop()
@@ -158,10 +158,10 @@ struct WebhookFairnessTests {
         try await Self.withDispatcher(Self.settings, rules: rules) { dispatcher in
             dispatcher.enqueue(Self.deliveries(account: "noisy", endpoint: receiver.url, count: 40))
             // The noisy account's share is in flight (waiting on the rule) before the quiet account's deliveries come.
-            let deadline = ContinuousClock.now + .seconds(30)
+            let deadline = ContinuousClock.now + fairnessPatience
             while dispatcher.counts(accountId: "noisy").running < 2, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(10)) }
             dispatcher.enqueue(Self.deliveries(account: "quiet", endpoint: receiver.url, count: 5))
-            let arrived = try await receiver.wait(count: 5)
+            let arrived = try await receiver.wait(count: 5, timeout: fairnessPatience)
             #expect(arrived.count == 5, "only the quiet account's deliveries reach the endpoint")
             #expect(dispatcher.counts(accountId: "noisy").running <= 2)
         }
@@ -172,7 +172,7 @@ struct WebhookFairnessTests {
     static func bot(_ account: String, endpoint: String) throws -> DialogBot {
         let json = """
             {"id":"\(account)-bot","accountId":"\(account)","name":"\(account) bot","botPersonId":"\(account)-bot-person",
-            "webhookStatus":"ACTIVE","webhookEndpoint":"\(endpoint)","webhookSecret":"secret","outboundTimeoutMillis":60000,
+            "webhookStatus":"ACTIVE","webhookEndpoint":"\(endpoint)","webhookSecret":"secret","outboundTimeoutMillis":600000,
             "onboardingOrder":1,"reboardingOrder":1,"offboardingOrder":1,"onboardingFilter":"VISITORS","reboardingEnabled":false,
             "offboardingFilter":"NONE","needsCounterpartPresence":false,"messageStateHandledExternally":false,
             "automaticTypingStateHandlingEnabled":false,"onTimeoutBehavior":"HAND_OFF","creationTimestamp":0,"modificationTimestamp":0,"version":1}
@@ -182,7 +182,7 @@ struct WebhookFairnessTests {
 
     @Test(
         "an account whose dialog bot never answers holds its share of onboarding offers; another account's bot is asked at once",
-        .timeLimit(.minutes(1))
+        .timeLimit(.minutes(3))
     )
     func hangingBotDelaysOnlyItsAccount() async throws {
         let silent = try await SilentEndpoint()
@@ -200,7 +200,7 @@ struct WebhookFairnessTests {
                 // The noisy account's share is being asked (its HTTP client opens at most a few connections per host
                 // and queues the rest, which hang as well) before the quiet account's offers come.
                 try await Self.waitForConnections(silent, 1)
-                let deadline = ContinuousClock.now + .seconds(30)
+                let deadline = ContinuousClock.now + fairnessPatience
                 while service.counts(accountId: "noisy").running < lane, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(10)) }
                 service.offer((0..<3).map { ResolvedBotOffer(dialogToken: "quiet-\($0)", accountId: "quiet", bot: quiet, body: body) })
                 var answers: [BotDialogService.Answer] = []

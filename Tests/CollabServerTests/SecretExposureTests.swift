@@ -515,8 +515,9 @@ struct SecretExposureTests {
         // What super admins configure: a global file-upload interceptor, whose secret only they read.
         let globalSecret = "gfisec-9f5a6b7c8d1e"
         secrets.append(.init(label: "the global file interceptor secret", value: globalSecret, visibility: .superAdmins))
+        let rootAuthorization = try #require(authorization[.root])
         let globalInterceptor = try await server.call(
-            .post, "/app/rest/v4/fileuploadglobalinterceptors/create", authorization: try #require(authorization[.root]),
+            .post, "/app/rest/v4/fileuploadglobalinterceptors/create", authorization: rootAuthorization,
             body: #"{"name":"global","order":1,"webhookEndpoint":"\#(endpoint)","webhookSecret":"\#(globalSecret)"}"#
         )
         add("fileuploadglobalinterceptors", try Self.id(of: globalInterceptor))

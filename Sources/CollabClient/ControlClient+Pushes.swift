@@ -1,5 +1,5 @@
 public import CollabWire
-public import Foundation
+import Foundation
 
 extension ControlClient {
     /// The push outbox, newest last, filtered by the outbox's query parameters (`kind`, `transport`,

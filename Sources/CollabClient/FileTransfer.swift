@@ -1,4 +1,4 @@
-public import AsyncHTTPClient
+import AsyncHTTPClient
 public import CollabWire
 public import Foundation
 public import NIOCore
@@ -112,7 +112,7 @@ extension HTTPTransport {
                 result.byteCount = Int64(buffer.readableBytes)
                 return result
             }
-            FileManager.default.createFile(atPath: destination.path, contents: nil)
+            _ = FileManager.default.createFile(atPath: destination.path, contents: nil)  // opening it below reports a failure
             let handle = try FileHandle(forWritingTo: destination)
             defer { try? handle.close() }
             for try await chunk in response.body {

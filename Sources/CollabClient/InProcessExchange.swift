@@ -1,5 +1,5 @@
-public import Foundation
-public import NIOCore
+import Foundation
+package import NIOCore
 import Synchronization
 
 /// Carries a request to a server in the same process, without a socket.

@@ -1,6 +1,6 @@
 public import CollabWire
 import Crypto
-public import Foundation
+import Foundation
 import Synchronization
 
 /// The SDK's push-notification versions.

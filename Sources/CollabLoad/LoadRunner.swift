@@ -1,6 +1,6 @@
-public import AsyncHTTPClient
+import AsyncHTTPClient
 public import CollabClient
-public import CollabWire
+import CollabWire
 import Foundation
 import NIOCore
 import Synchronization

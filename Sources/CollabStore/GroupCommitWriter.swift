@@ -1,4 +1,4 @@
-public import CollabCore
+import CollabCore
 import Synchronization
 
 /// Writes change batches to a store in the order they were submitted, several batches per

@@ -1,5 +1,5 @@
 public import CollabCore
-public import Foundation
+import Foundation
 import Logging
 import PostgresNIO
 

@@ -1,6 +1,6 @@
 public import Foundation
 import SwiftASN1
-public import X509
+import X509
 
 /// Apple's certificates for certificate-based APNs authentication, as far as a provider and the APNs
 /// simulator need them: which topics one may push to.

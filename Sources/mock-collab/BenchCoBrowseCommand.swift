@@ -176,7 +176,7 @@ struct BenchSinkCommand: AsyncParsableCommand {
             }
         }
         let app = Application(
-            router: router, server: .http1WebSocketUpgrade(webSocketRouter: router, configuration: .init(maxFrameSize: 1 << 20)),
+            router: router, server: .http1WebSocketUpgrade(webSocketRouter: router, configuration: .init(ws: .init(maxFrameSize: 1 << 20))),
             configuration: .init(address: .hostname("127.0.0.1", port: port)),
             onServerRunning: { channel in FileHandle.standardOutput.write(Data("listening on http://127.0.0.1:\(channel.localAddress?.port ?? 0)\n".utf8)) },
             logger: logger

@@ -162,7 +162,7 @@ struct CertsCommand: AsyncParsableCommand {
         var name: String
 
         @Option(help: "Password of the .p12 (PBE-SHA1-3DES, SHA-1 MAC: the legacy encryption iOS reads); no .p12 without it (MOCK_COLLAB_P12_PASSWORD).")
-        var password: String? = ProcessInfo.processInfo.environment["MOCK_COLLAB_P12_PASSWORD"]
+        var password: String?
 
         struct Issued: Codable {
             var subject: String
@@ -175,7 +175,7 @@ struct CertsCommand: AsyncParsableCommand {
         func run() async throws {
             let directory = location.directory
             do {
-                let (identity, files) = try directory.issueClient(name: name, pkcs12Password: password)
+                let (identity, files) = try directory.issueClient(name: name, pkcs12Password: password ?? ProcessInfo.processInfo.environment["MOCK_COLLAB_P12_PASSWORD"])
                 let issued = Issued(
                     subject: identity.subject, certificate: absolute(files.certificate),
                     privateKey: absolute(files.privateKey), pkcs12: files.pkcs12.map(absolute), authorityPEM: absolute(directory.authorityCertificatePath)

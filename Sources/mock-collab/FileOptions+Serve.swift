@@ -12,7 +12,7 @@ struct ServeFileOptions: ParsableArguments {
     var maxFileSize: Int64 = environment["MOCK_COLLAB_MAX_FILE_SIZE"].flatMap(Int64.init) ?? 10 * 1024 * 1024
 
     @Option(help: "Bytes all stored files may take; default 1 GiB on disk, 64 MiB in memory (MOCK_COLLAB_FILE_QUOTA).")
-    var fileQuota: Int64? = environment["MOCK_COLLAB_FILE_QUOTA"].flatMap(Int64.init)
+    var fileQuota: Int64?
 
     @Option(
         help: """
@@ -20,7 +20,7 @@ struct ServeFileOptions: ParsableArguments {
             default: a quarter of --file-quota (MOCK_COLLAB_ACCOUNT_FILE_QUOTA).
             """
     )
-    var accountFileQuota: Int64? = environment["MOCK_COLLAB_ACCOUNT_FILE_QUOTA"].flatMap(Int64.init)
+    var accountFileQuota: Int64?
 
     @Option(help: "Uploads streaming at once on the server; one more is answered 429 (MOCK_COLLAB_MAX_CONCURRENT_UPLOADS).")
     var maxConcurrentUploads: Int = environment["MOCK_COLLAB_MAX_CONCURRENT_UPLOADS"].flatMap(Int.init) ?? 16
@@ -31,7 +31,7 @@ struct ServeFileOptions: ParsableArguments {
             default: a quarter of --max-concurrent-uploads, at least 1 (MOCK_COLLAB_MAX_UPLOADS_PER_ACCOUNT).
             """
     )
-    var maxUploadsPerAccount: Int? = environment["MOCK_COLLAB_MAX_UPLOADS_PER_ACCOUNT"].flatMap(Int.init)
+    var maxUploadsPerAccount: Int?
 
     @Option(
         help: """
@@ -45,23 +45,30 @@ struct ServeFileOptions: ParsableArguments {
     var uploadRateGrace: Double = environment["MOCK_COLLAB_UPLOAD_RATE_GRACE"].flatMap(Double.init) ?? 10
 
     @Option(help: "Directory for stored files; default files/ beside the SQLite file, ./.mock-collab/files with PostgreSQL (MOCK_COLLAB_FILES_DIR).")
-    var filesDir: String? = environment["MOCK_COLLAB_FILES_DIR"]
+    var filesDir: String?
+
+    // The options without a default take their environment variable when not given (an optional option
+    // may not default to one).
+    private var quota: Int64? { fileQuota ?? Self.environment["MOCK_COLLAB_FILE_QUOTA"].flatMap(Int64.init) }
+    private var accountQuota: Int64? { accountFileQuota ?? Self.environment["MOCK_COLLAB_ACCOUNT_FILE_QUOTA"].flatMap(Int64.init) }
+    private var uploadsPerAccount: Int? { maxUploadsPerAccount ?? Self.environment["MOCK_COLLAB_MAX_UPLOADS_PER_ACCOUNT"].flatMap(Int.init) }
+    private var directory: String? { filesDir ?? Self.environment["MOCK_COLLAB_FILES_DIR"] }
 
     func validate() throws {
         guard maxFileSize > 0 else { throw ValidationError("--max-file-size must be positive") }
-        if let fileQuota { guard fileQuota > 0 else { throw ValidationError("--file-quota must be positive") } }
-        if let accountFileQuota { guard accountFileQuota > 0 else { throw ValidationError("--account-file-quota must be positive") } }
+        if let quota { guard quota > 0 else { throw ValidationError("--file-quota must be positive") } }
+        if let accountQuota { guard accountQuota > 0 else { throw ValidationError("--account-file-quota must be positive") } }
         guard maxConcurrentUploads > 0 else { throw ValidationError("--max-concurrent-uploads must be positive") }
-        if let maxUploadsPerAccount, maxUploadsPerAccount <= 0 { throw ValidationError("--max-uploads-per-account must be positive") }
+        if let uploadsPerAccount, uploadsPerAccount <= 0 { throw ValidationError("--max-uploads-per-account must be positive") }
         guard uploadMinRate >= 0 else { throw ValidationError("--upload-min-rate must be 0 or more") }
         guard uploadRateGrace > 0, uploadRateGrace <= 86_400 else { throw ValidationError("--upload-rate-grace must be above 0 and at most 86400") }
     }
 
     var settings: FileSettings {
         FileSettings(
-            maxFileSize: maxFileSize, quota: fileQuota, accountQuota: accountFileQuota, maxConcurrentUploads: maxConcurrentUploads,
-            maxUploadsPerAccount: maxUploadsPerAccount, minimumRate: MinimumRate(bytesPerSecond: uploadMinRate, grace: .seconds(uploadRateGrace)),
-            directory: filesDir
+            maxFileSize: maxFileSize, quota: quota, accountQuota: accountQuota, maxConcurrentUploads: maxConcurrentUploads,
+            maxUploadsPerAccount: uploadsPerAccount, minimumRate: MinimumRate(bytesPerSecond: uploadMinRate, grace: .seconds(uploadRateGrace)),
+            directory: directory
         )
     }
 }

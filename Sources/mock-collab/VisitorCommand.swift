@@ -130,7 +130,7 @@ actor VisitorSession {
         eventTask = Task { [client] in
             for await event in client.events {
                 self.output.write(event: event)
-                await self.note(event)
+                self.note(event)
             }
         }
         if let pushVersion {

@@ -18,7 +18,7 @@ struct InvitationGuessingTests {
             ]),
             passwordHashes: [:], context: context, changes: &changes
         )
-        var state = try #require(try shards.state(named: "a"))
+        var state = try #require(shards.state(named: "a"))
         let user = try #require(state.user(loginName: "a-admin"))
         let admin = Principal(
             accountId: user.accountId, userId: user.id, personId: state.person(ofUser: user)?.id, role: user.authorizationRole, method: .basic

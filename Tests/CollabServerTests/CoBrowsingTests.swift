@@ -190,7 +190,7 @@ struct CoBrowsingTests {
                 try await outbound.close(.normalClosure, reason: nil)
             }
             #expect(acks.all.map(\.type) == Array(repeating: "frame.accepted", count: 10))
-            try await viewer.value
+            _ = try await viewer.value
             #expect(seen.all.last == 9)
             #expect(seen.all == seen.all.sorted())
             stalled.cancel()

@@ -1,6 +1,6 @@
 package import CollabClient
-package import Foundation
-package import Synchronization
+import Foundation
+import Synchronization
 
 /// Collects a visitor client's typed events (``VisitorClient/clientEvents``) in the background, so a
 /// test can wait for one.

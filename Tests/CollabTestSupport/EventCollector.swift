@@ -1,7 +1,7 @@
 package import CollabClient
 package import CollabWire
-package import Foundation
-package import Synchronization
+import Foundation
+import Synchronization
 
 /// Collects a live stream's events in the background so tests can wait for the ones they expect.
 package final class EventCollector: Sendable {

@@ -1,7 +1,7 @@
-package import AsyncHTTPClient
+import AsyncHTTPClient
 package import Foundation
-package import NIOCore
-package import Synchronization
+import NIOCore
+import Synchronization
 
 /// The real `mock-collab` executable, started as a child process, for tests of what only a process
 /// shows: the listening line, signals, `kill -9`.

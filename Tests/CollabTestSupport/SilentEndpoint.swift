@@ -1,6 +1,6 @@
-package import NIOCore
+import NIOCore
 import NIOPosix
-package import Synchronization
+import Synchronization
 
 /// A TCP endpoint that accepts connections and never answers: an HTTP peer that hangs. `stop()`
 /// closes the connections it holds, so a waiting client fails then.

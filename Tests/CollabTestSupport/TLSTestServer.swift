@@ -1,8 +1,8 @@
 package import CollabClient
 package import CollabServer
-package import CollabStore
+import CollabStore
 package import CollabTLS
-package import Foundation
+import Foundation
 
 /// A TLS-speaking test server with its own data directory (development CA, server certificate).
 package struct TLSSetup: Sendable {

@@ -1,10 +1,10 @@
-package import AsyncHTTPClient
-package import CollabClient
+import AsyncHTTPClient
+import CollabClient
 package import CollabCore
 package import CollabServer
 package import CollabStore
-package import CollabWire
-package import Foundation
+import CollabWire
+import Foundation
 package import Logging
 package import ServiceLifecycle
 

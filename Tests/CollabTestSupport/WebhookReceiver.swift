@@ -1,11 +1,11 @@
 package import CollabClient
 import CollabWire
 package import Foundation
-package import Hummingbird
-package import Logging
-package import NIOCore
-package import ServiceLifecycle
-package import Synchronization
+import Hummingbird
+import Logging
+import NIOCore
+import ServiceLifecycle
+import Synchronization
 
 /// A real HTTP endpoint that records the webhook deliveries it receives, and can fail the first ones.
 package final class WebhookReceiver: Sendable {

@@ -315,7 +315,7 @@ struct ClusterReplicaTests {
             #expect(ack.type == "frame.accepted", "\(ack)")
             sequence += 1
         }
-        try await viewer.value
+        _ = try await viewer.value
         #expect(seen.all.last == last, "the viewer on B saw the device's last frame")
         #expect(seen.all == seen.all.sorted(), "in order")
         try await Self.stop(replicas)

@@ -44,8 +44,8 @@ struct SeedExportProcessTests {
     static func export(_ arguments: [String], in directory: URL) throws -> (status: Int32, standardOutput: String, standardError: String) {
         let out = directory.appendingPathComponent("export-\(UUID().uuidString).out")
         let err = directory.appendingPathComponent("export-\(UUID().uuidString).err")
-        FileManager.default.createFile(atPath: out.path, contents: nil)
-        FileManager.default.createFile(atPath: err.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: out.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: err.path, contents: nil)
         let process = Process()
         process.executableURL = ServerProcess.binary
         process.arguments = ["seed", "export"] + arguments

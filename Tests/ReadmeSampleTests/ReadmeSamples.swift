@@ -143,10 +143,12 @@ enum ReadmeSamples {
     static func clientLibrary1(baseURL: String) async throws {
         let admin = AdminClient(baseURL: baseURL, credentials: .basic(username: "admin", password: "admin"))
         let area = try await admin.namedAreas.create(WebNamedArea(name: "Support", siteId: "support"))
+        print(area.id ?? "")  // the id the server gave the area
 
         let control = ControlClient(baseURL: baseURL, credentials: .basic(username: "superadmin", password: "superadmin"))
         try await control.reset()
         let journal = try await control.journal(JournalFilter(status: 4))
+        print(journal.entries.count)  // the requests the journal holds that were answered 4xx
     }
 
     /// docs/client-library.md, Swift block 2.
@@ -281,6 +283,7 @@ enum ReadmeSamples {
             baseURL: baseURL, apiKey: "demo-api-key", deviceId: "simulator-1"))
         try await app.start()
         let conversation = try await app.startConversation(topic: "Card blocked")
+        print(conversation.id)
     }
 
     /// Sources/CollabClient/CollabClient.docc/ControllingTheServer.md, Swift block 1.
@@ -331,7 +334,7 @@ enum ReadmeSamples {
         guard let live = app.liveConnection else { return }
         await live.waitUntilConnected()
         let conversation = try await app.startConversation(topic: "Quiet")
-        let marker = try await live.requestSync()
+        let marker = try live.requestSync()
         var types: [String] = []
         for await event in app.events {
             if event.type == "sync", event.detail?["id"] == marker { break }

@@ -1,4 +1,4 @@
-public import Crypto
+import Crypto
 public import Foundation
 
 /// Seals push content with a device's notification key: AES-256-GCM, the combined sealed box

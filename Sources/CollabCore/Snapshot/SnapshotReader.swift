@@ -1,4 +1,4 @@
-public import Foundation
+import Foundation
 
 /// Reads a snapshot file as it arrives, in pieces of any size, without holding it: each account's shard
 /// is built record by record as the records come (a record's JSON is dropped once decoded), and each

@@ -1,4 +1,4 @@
-public import Foundation
+import Foundation
 
 /// Which secrets a snapshot carries.
 ///
@@ -112,7 +112,7 @@ extension AccountState {
         for entity in declared.storedEntities {
             // A declared kind's secrets go through its declaration; records of our own encoding always decode.
             guard let renewed = try? EntityRegistry.renewingSecrets(of: StoredRecord(encoding: entity), context: context) else { continue }
-            try? declared.load(renewed)
+            _ = try? declared.load(renewed)
         }
     }
 }

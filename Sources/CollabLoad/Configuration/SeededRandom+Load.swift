@@ -1,4 +1,4 @@
-public import CollabWire
+import CollabWire
 
 /// The load tool's draws.
 extension SeededRandom {

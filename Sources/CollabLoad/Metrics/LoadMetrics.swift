@@ -1,4 +1,4 @@
-public import Histogram
+import Histogram
 import Synchronization
 
 /// Latencies, errors and counters of a run, shared by every simulated device.

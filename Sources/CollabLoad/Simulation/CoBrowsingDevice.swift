@@ -39,7 +39,7 @@ struct CoBrowsingDevice: Sendable {
             webSocket.sniHostname = tls?.sniHostname
             _ = try await WebSocketClient.connect(url: url, configuration: webSocket, tlsConfiguration: tls?.configuration, logger: logger) { inbound, outbound, _ in
                 let inbox = context.inbox(of: Inbound.self)
-                try await withThrowingTaskGroup(of: Void.self) { group in
+                await withThrowingTaskGroup(of: Void.self) { group in
                     group.addTask {
                         defer { inbox.finish() }
                         for try await message in inbound.messages(maxSize: 1 << 21) {

@@ -49,7 +49,7 @@ struct AccountAdministrationRoutes {
         for (name, enabled) in [("enableAccountIngress", true), ("disableAccountIngress", false), ("restartIngressMigration", nil)] {
             accounts.operation(.post, RouterPath(":accountId/\(name)"), role: .superAdmin) { _, context in
                 let id = try context.pathParameter("accountId")
-                try await env.write(account: id) { state, changes, op throws(CollabError) in
+                _ = try await env.write(account: id) { state, changes, op throws(CollabError) in
                     try state.migrateIngress(id, enabled: enabled, for: context.principal, context: op, changes: &changes)
                 }
                 return noContent

@@ -1,4 +1,4 @@
-public import Foundation
+package import Foundation
 
 /// Writes RGB or RGBA pixels as a PNG with no compression (deflate "stored" blocks): enough for a
 /// co-browsing frame whose private areas were masked in the pixels (the client) or a test pattern

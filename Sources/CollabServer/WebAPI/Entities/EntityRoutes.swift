@@ -46,7 +46,7 @@ struct EntityRoutes {
         if let role = operations.delete {
             group.operation(.delete, RouterPath("\(idPath)/delete"), role: role) { _, context in
                 let id = try context.pathParameter(declaration.idParameter)
-                try await env.write(context.principal) { state, changes, op throws(CollabError) in
+                _ = try await env.write(context.principal) { state, changes, op throws(CollabError) in
                     try state.deleteEntity(E.self, id, for: context.principal, context: op, changes: &changes)
                 }
                 return noContent

@@ -175,7 +175,8 @@ struct CertsCommand: AsyncParsableCommand {
         func run() async throws {
             let directory = location.directory
             do {
-                let (identity, files) = try directory.issueClient(name: name, pkcs12Password: password ?? ProcessInfo.processInfo.environment["MOCK_COLLAB_P12_PASSWORD"])
+                let pkcs12Password = password ?? ProcessInfo.processInfo.environment["MOCK_COLLAB_P12_PASSWORD"]
+                let (identity, files) = try directory.issueClient(name: name, pkcs12Password: pkcs12Password)
                 let issued = Issued(
                     subject: identity.subject, certificate: absolute(files.certificate),
                     privateKey: absolute(files.privateKey), pkcs12: files.pkcs12.map(absolute), authorityPEM: absolute(directory.authorityCertificatePath)

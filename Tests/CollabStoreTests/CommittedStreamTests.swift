@@ -60,12 +60,22 @@ struct CommittedStreamTests {
         case .cluster:
             let url = try await PostgresTestDatabase.fresh()
             var replicas: [(StateRepository, RecordingSink)] = []
-            for _ in 0..<2 {
-                let sink = RecordingSink()
-                let log = try await PostgresStore.open(
-                    url: url, logger: logger, cluster: true, timeout: PostgresTestDatabase.openTimeout, writeTimeout: .seconds(15)
-                )
-                replicas.append((try await StateRepository(replicaOf: log, resolver: resolver, sink: sink), sink))
+            do {
+                for _ in 0..<2 {
+                    let sink = RecordingSink()
+                    let log = try await PostgresStore.open(
+                        url: url, logger: logger, cluster: true, timeout: PostgresTestDatabase.openTimeout, writeTimeout: .seconds(15)
+                    )
+                    do {
+                        replicas.append((try await StateRepository(replicaOf: log, resolver: resolver, sink: sink), sink))
+                    } catch {
+                        try? await log.close()
+                        throw error
+                    }
+                }
+            } catch {
+                for (repository, _) in replicas { try? await repository.close() }
+                throw error
             }
             return replicas
         }
@@ -112,6 +122,17 @@ struct CommittedStreamTests {
     @Test("concurrent writes leave the committed stream in commit order, each event and effect exactly once", arguments: Storage.available)
     func orderAndOnce(_ storage: Storage) async throws {
         let replicas = try await Self.repositories(storage)
+        // Closed whatever happens: a store left open fails PostgresNIO's assertion and ends the test process.
+        do {
+            try await Self.checkOrderAndOnce(storage, replicas: replicas)
+        } catch {
+            for (repository, _) in replicas { try? await repository.close() }
+            throw error
+        }
+        for (repository, _) in replicas { try await repository.close() }
+    }
+
+    static func checkOrderAndOnce(_ storage: Storage, replicas: [(StateRepository, RecordingSink)]) async throws {
         let (accountId, device) = try await Self.prepare(replicas[0].0)
         for (repository, _) in replicas { try await repository.catchUp() }
         let labels = (0..<40).map { "w\($0)" }
@@ -154,6 +175,5 @@ struct CommittedStreamTests {
         let once = Dictionary(uniqueKeysWithValues: labels.map { ($0, 1) })
         #expect(effectsByLabel == once, "\(storage): each write's webhook once across the cluster")
         #expect(pushesByLabel == once, "\(storage): each write's push once across the cluster")
-        for (repository, _) in replicas { try await repository.close() }
     }
 }

@@ -232,7 +232,7 @@ public final class PushPipeline: Service {
         var backoff = settings.initialBackoff
         var renew = false
         for attempt in 1...settings.maxAttempts {
-            let result = await send(renew)
+            let result = await DeliveryShutdown.attempt { [renew] in await send(renew) }
             renew = false
             outbox.update(id: entry.id) { $0.attempts.append(result.attempt) }
             switch result.outcome {
@@ -252,7 +252,16 @@ public final class PushPipeline: Service {
                     continue
                 }
                 if attempt < settings.maxAttempts {
-                    try? await Task.sleep(for: result.retryAfter.map { min($0, .seconds(60)) } ?? backoff)
+                    guard await DeliveryShutdown.pauseBeforeRetry(result.retryAfter.map { min($0, .seconds(60)) } ?? backoff) else {
+                        logger.notice("push delivery stopped", metadata: ["push": "\(entry.pushId)", "reason": "\(DeliveryShutdown.notRetried)"])
+                        outbox.update(id: entry.id) { entry in
+                            entry.state = .failed
+                            if let last = entry.attempts.indices.last {
+                                entry.attempts[last].error = DeliveryShutdown.noting(entry.attempts[last].error)
+                            }
+                        }
+                        return
+                    }
                     backoff = backoff * 2
                 }
             }

@@ -23,11 +23,14 @@ extension WebhookDispatcher {
         let request = SignedOutboundRequest.post(
             body, to: target.endpoint, event: eventType, signature: Self.signature(of: body, secret: target.secret), userAgent: "mock-collab-webhooks"
         )
+        let client = botClient
         do {
-            let response = try await botClient.execute(request, timeout: .milliseconds(target.timeoutMillis))
-            let answer = try await response.body.collect(upTo: 64 * 1024)
-            guard (200..<300).contains(Int(response.status.code)) else {
-                throw CollabError(.unavailable, "\(target.name) answered \(eventType) with HTTP \(response.status.code)")
+            let (status, answer) = try await DeliveryShutdown.attempt {
+                let response = try await client.execute(request, timeout: .milliseconds(target.timeoutMillis))
+                return (response.status.code, try await response.body.collect(upTo: 64 * 1024))
+            }
+            guard (200..<300).contains(Int(status)) else {
+                throw CollabError(.unavailable, "\(target.name) answered \(eventType) with HTTP \(status)")
             }
             return Data(answer.readableBytesView)
         } catch let error as CollabError {

@@ -137,8 +137,12 @@ final class WebhookDispatcher: Service {
                     status = try await fault.answer(requestTimeout: settings.requestTimeout)
                     record.error = "answered by fault rule \(fault.ruleId)"
                 } else {
-                    let response = try await client.execute(request, timeout: settings.requestTimeout)
-                    _ = try? await response.body.collect(upTo: 64 * 1024)
+                    let (client, timeout) = (client, settings.requestTimeout)
+                    let response = try await DeliveryShutdown.attempt { [request] in
+                        let response = try await client.execute(request, timeout: timeout)
+                        _ = try? await response.body.collect(upTo: 64 * 1024)
+                        return response
+                    }
                     status = Int(response.status.code)
                     location = response.headers.first(name: "location")
                 }
@@ -174,7 +178,13 @@ final class WebhookDispatcher: Service {
                 return
             }
             log.record(delivery)
-            try? await Task.sleep(for: backoff)
+            guard await DeliveryShutdown.pauseBeforeRetry(backoff) else {
+                delivery.state = "FAILED"
+                delivery.attempts[delivery.attempts.count - 1].error = DeliveryShutdown.noting(record.error)
+                log.record(delivery)
+                logger.notice("webhook delivery stopped", metadata: ["event": "\(job.eventType)", "reason": "\(DeliveryShutdown.notRetried)"])
+                return
+            }
             backoff = backoff * 2
         }
     }

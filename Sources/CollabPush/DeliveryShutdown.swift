@@ -1,0 +1,65 @@
+import ServiceLifecycle
+
+/// How outbound deliveries (pushes, webhooks, dialog-bot calls) end when the server stops gracefully.
+///
+/// An attempt in flight gets ``grace`` to finish once the shutdown began, then it is cancelled; a
+/// delivery waiting out a backoff stops waiting and is not retried. Without this, an endpoint that does
+/// not answer (a receiver not running, a host that does not resolve: the HTTP client keeps trying to
+/// connect until the request's timeout) held every stop for as long as its timeouts and backoffs lasted,
+/// up to the shutdown deadline — a cost a test harness that stops the server after each suite pays
+/// every time. Outside a `ServiceGroup` there is no graceful shutdown, and both wait as asked.
+public enum DeliveryShutdown {
+    /// How long an attempt in flight may still take once a graceful shutdown began.
+    public static let grace: Duration = .seconds(1)
+
+    /// What a delivery's last attempt adds to its error when the shutdown ends it.
+    public static let notRetried = "not retried: the server is stopping"
+
+    /// `error` with ``notRetried`` after it.
+    public static func noting(_ error: String?) -> String {
+        [error, notRetried].compactMap { $0 }.joined(separator: "; ")
+    }
+
+    /// Runs one attempt; cancelled ``grace`` after a graceful shutdown began (the operation sees a
+    /// cancelled task and ends as it ends on cancellation).
+    /// - Parameter operation: The attempt.
+    /// - Returns: What the attempt returned.
+    public static func attempt<T: Sendable>(_ operation: @escaping @Sendable () async -> T) async -> T {
+        await withTaskGroup(of: T?.self) { group in
+            group.addTask { await operation() }
+            group.addTask {
+                // Returns only on a graceful shutdown; when the attempt is over first, this is cancelled.
+                guard (try? await gracefulShutdown()) != nil else { return nil }
+                try? await Task.sleep(for: grace)
+                return nil
+            }
+            while let next = await group.next() {
+                // The attempt ended, or the grace is over and the attempt is cancelled: it ends with what it returns then.
+                group.cancelAll()
+                if let value = next { return value }
+            }
+            preconditionFailure("the attempt's task returns a value whatever happens")
+        }
+    }
+
+    /// Runs one attempt that throws; cancelled ``grace`` after a graceful shutdown began.
+    /// - Parameter operation: The attempt.
+    /// - Returns: What the attempt returned.
+    /// - Throws: What the attempt threw (a cancelled attempt usually throws `CancellationError`).
+    public static func attempt<T: Sendable>(_ operation: @escaping @Sendable () async throws -> T) async throws -> T {
+        let result: Result<T, any Error> = await attempt {
+            do { return .success(try await operation()) } catch { return .failure(error) }
+        }
+        return try result.get()
+    }
+
+    /// Waits `duration` before a retry.
+    /// - Parameter duration: The backoff.
+    /// - Returns: Whether to retry: `false` when a graceful shutdown began before or during the wait, or
+    ///   the task was cancelled.
+    public static func pauseBeforeRetry(_ duration: Duration) async -> Bool {
+        guard !Task.isShuttingDownGracefully else { return false }
+        try? await cancelWhenGracefulShutdown { try await Task.sleep(for: duration) }
+        return !Task.isShuttingDownGracefully && !Task.isCancelled
+    }
+}

@@ -2,12 +2,11 @@ import ServiceLifecycle
 
 /// How outbound deliveries (pushes, webhooks, dialog-bot calls) end when the server stops gracefully.
 ///
-/// An attempt in flight gets ``grace`` to finish once the shutdown began, then it is cancelled; a
-/// delivery waiting out a backoff stops waiting and is not retried. Without this, an endpoint that does
-/// not answer (a receiver not running, a host that does not resolve: the HTTP client keeps trying to
-/// connect until the request's timeout) held every stop for as long as its timeouts and backoffs lasted,
-/// up to the shutdown deadline — a cost a test harness that stops the server after each suite pays
-/// every time. Outside a `ServiceGroup` there is no graceful shutdown, and both wait as asked.
+/// Once the shutdown began no attempt starts; an attempt in flight gets ``grace`` more, then it is
+/// cancelled; a delivery waiting out a backoff stops waiting and is not retried. Without this, an
+/// endpoint that does not answer held every stop for as long as its timeouts and backoffs lasted, up to
+/// the shutdown deadline — a cost a test harness that stops the server after each suite pays every
+/// time. Outside a `ServiceGroup` there is no graceful shutdown, and every attempt and pause runs as asked.
 public enum DeliveryShutdown {
     /// How long an attempt in flight may still take once a graceful shutdown began.
     public static let grace: Duration = .seconds(1)
@@ -20,12 +19,19 @@ public enum DeliveryShutdown {
         [error, notRetried].compactMap { $0 }.joined(separator: "; ")
     }
 
-    /// Runs one attempt; cancelled ``grace`` after a graceful shutdown began (the operation sees a
-    /// cancelled task and ends as it ends on cancellation).
+    /// Thrown instead of starting an attempt once a graceful shutdown began.
+    public struct Stopping: Error, CustomStringConvertible {
+        public init() {}
+        public var description: String { "not attempted: the server is stopping" }
+    }
+
+    /// Runs one attempt unless a graceful shutdown began; cancels it ``grace`` after one begins (the
+    /// operation sees a cancelled task and ends as it ends on cancellation).
     /// - Parameter operation: The attempt.
-    /// - Returns: What the attempt returned.
-    public static func attempt<T: Sendable>(_ operation: @escaping @Sendable () async -> T) async -> T {
-        await withTaskGroup(of: T?.self) { group in
+    /// - Returns: What the attempt returned, or `nil` when it was not started because the server is stopping.
+    public static func attempt<T: Sendable>(_ operation: @escaping @Sendable () async -> T) async -> T? {
+        guard !Task.isShuttingDownGracefully else { return nil }
+        return await withTaskGroup(of: T?.self) { group in
             group.addTask { await operation() }
             group.addTask {
                 // Returns only on a graceful shutdown; when the attempt is over first, this is cancelled.
@@ -42,14 +48,16 @@ public enum DeliveryShutdown {
         }
     }
 
-    /// Runs one attempt that throws; cancelled ``grace`` after a graceful shutdown began.
+    /// Runs one attempt that throws, unless a graceful shutdown began; cancels it ``grace`` after one begins.
     /// - Parameter operation: The attempt.
     /// - Returns: What the attempt returned.
-    /// - Throws: What the attempt threw (a cancelled attempt usually throws `CancellationError`).
+    /// - Throws: ``Stopping`` when it was not started, else what the attempt threw (a cancelled attempt
+    ///   usually throws `CancellationError`).
     public static func attempt<T: Sendable>(_ operation: @escaping @Sendable () async throws -> T) async throws -> T {
-        let result: Result<T, any Error> = await attempt {
+        let result: Result<T, any Error>? = await attempt {
             do { return .success(try await operation()) } catch { return .failure(error) }
         }
+        guard let result else { throw Stopping() }
         return try result.get()
     }
 

@@ -232,7 +232,11 @@ public final class PushPipeline: Service {
         var backoff = settings.initialBackoff
         var renew = false
         for attempt in 1...settings.maxAttempts {
-            let result = await DeliveryShutdown.attempt { [renew] in await send(renew) }
+            guard let result = await DeliveryShutdown.attempt({ [renew] in await send(renew) }) else {
+                logger.notice("push delivery stopped", metadata: ["push": "\(entry.pushId)", "reason": "\(DeliveryShutdown.Stopping())"])
+                outbox.update(id: entry.id) { $0.state = .failed }
+                return
+            }
             renew = false
             outbox.update(id: entry.id) { $0.attempts.append(result.attempt) }
             switch result.outcome {

@@ -45,27 +45,32 @@ struct StoppingDeliveriesTests {
         #expect(endpoint.all.count == 1)
     }
 
-    @Test("an attempt in flight to an endpoint that never answers is cancelled a grace after the shutdown began", .timeLimit(.minutes(1)))
+    @Test(
+        "at shutdown an attempt in flight to an endpoint that never answers is cancelled after the grace, and queued ones are not started",
+        .timeLimit(.minutes(1))
+    )
     func hangingAttemptEndsAtShutdown() async throws {
         let silent = try await SilentEndpoint()
         let client = SharedHTTPClient(configuration: .init())
         let faults = FaultInjection(rules: FaultRules(), journal: RequestJournal(capacity: 10), clock: AdjustableClock())
         // A request timeout of an hour: without the cancellation, the service would not stop within the time limit.
-        let settings = WebhookDispatcher.Settings(maxAttempts: 5, requestTimeout: .hours(1))
+        let settings = WebhookDispatcher.Settings(maxAttempts: 5, requestTimeout: .hours(1), maxConcurrentPerEndpoint: 2)
         let dispatcher = WebhookDispatcher(settings: settings, client: client, botClient: client, faults: faults, logger: TestServer.logger)
         let group = ServiceGroup(configuration: .init(services: [dispatcher], gracefulShutdownSignals: [], logger: TestServer.logger))
         let running = Task { try await group.run() }
-        dispatcher.enqueue(WebhookFairnessTests.deliveries(account: "acc", endpoint: silent.url, count: 1))
-        try await WebhookFairnessTests.waitForConnections(silent, 1)
+        dispatcher.enqueue(WebhookFairnessTests.deliveries(account: "acc", endpoint: silent.url, count: 6))
+        try await WebhookFairnessTests.waitForConnections(silent, 2)
         await group.triggerGracefulShutdown()
         try await running.value
         await client.shutdown()
         try await silent.stop()
 
-        let delivery = try #require(Self.deliveries(dispatcher).first)
-        #expect(delivery.state == "FAILED")
-        #expect(delivery.attempts.count == 1 && delivery.attempts[0].status == nil, "the attempt cancelled, without an answer, and no retry")
-        #expect(delivery.attempts[0].error?.contains("not retried: the server is stopping") == true)
+        let deliveries = Self.deliveries(dispatcher)
+        #expect(deliveries.count == 6 && deliveries.allSatisfy { $0.state == "FAILED" && $0.attempts.count == 1 })
+        let errors = deliveries.compactMap { $0.attempts.first?.error }
+        #expect(errors.filter { $0.hasSuffix(DeliveryShutdown.notRetried) }.count == 2, "the two in flight: cancelled, not retried")
+        #expect(errors.filter { $0 == "\(DeliveryShutdown.Stopping())" }.count == 4, "the four queued: not started")
+        #expect(silent.connectionCount == 2)
     }
 
     static func deliveries(_ dispatcher: WebhookDispatcher) -> [WebhookDelivery] {

@@ -17,6 +17,11 @@ final class OutboundClients: Service {
     private static var noRedirects: HTTPClient.Configuration {
         var configuration = HTTPClient.Configuration()
         configuration.redirectConfiguration = .disallow
+        // A refused connection or a host that does not resolve fails the attempt at once: a webhook's retries
+        // are the dispatcher's own, with their backoff and each attempt in the delivery log, and a bot or an
+        // interceptor that is not running is told apart from one that is slow (the client would otherwise try to
+        // connect again and again until the request's timeout, and only then report the first error).
+        configuration.connectionPool.retryConnectionEstablishment = false
         return configuration
     }
 

@@ -134,7 +134,8 @@ final class WebhookDispatcher: Service {
                 if let fault = faults.webhookFailure(for: job, deliveryId: deliveryId, attempt: attempt) {
                     // A WEBHOOK_FAILURE rule answers in the endpoint's place; the retries below apply as to a real answer.
                     record.faultRuleId = fault.ruleId
-                    status = try await fault.answer(requestTimeout: settings.requestTimeout)
+                    let timeout = settings.requestTimeout
+                    status = try await DeliveryShutdown.attempt { try await fault.answer(requestTimeout: timeout) }
                     record.error = "answered by fault rule \(fault.ruleId)"
                 } else {
                     let (client, timeout) = (client, settings.requestTimeout)
@@ -160,6 +161,9 @@ final class WebhookDispatcher: Service {
                     retry = false
                     delivery.state = "FAILED"
                 }
+            } catch let stopping as DeliveryShutdown.Stopping {
+                retry = false
+                record.error = "\(stopping)"
             } catch {
                 record.error = "\(error)"
             }

@@ -54,15 +54,21 @@ public struct TLSDirectory: Sendable {
     /// name and has more than 30 days left; otherwise a new one (written to the directory).
     /// - Returns: The identity, and whether it was just issued.
     public func serverIdentity(names: ServerNames, now: Date = Date()) throws -> (identity: TLSIdentity, issued: Bool) {
-        let authority = try authority(now: now)
-        if FileManager.default.fileExists(atPath: serverCertificatePath),
-            let existing = try? TLSIdentity(certificatePEM: try read(serverCertificatePath), privateKeyPEM: try read(serverKeyPath)),
-            CertificateIssuer.isCurrent(existing.certificate, issuedBy: authority.certificate, now: now),
-            ServerNames.covered(by: existing.certificate)?.covers(names) == true
-        {
+        if let existing = try currentServerIdentity(now: now), ServerNames.covered(by: existing.certificate)?.covers(names) == true {
             return (existing, false)
         }
         return (try rotateServer(names: names, now: now), true)
+    }
+
+    /// The server certificate on disk when it is signed by the CA and has more than 30 days left,
+    /// whatever names it covers; `nil` otherwise.
+    public func currentServerIdentity(now: Date = Date()) throws -> TLSIdentity? {
+        let authority = try authority(now: now)
+        guard FileManager.default.fileExists(atPath: serverCertificatePath),
+            let existing = try? TLSIdentity(certificatePEM: try read(serverCertificatePath), privateKeyPEM: try read(serverKeyPath)),
+            CertificateIssuer.isCurrent(existing.certificate, issuedBy: authority.certificate, now: now)
+        else { return nil }
+        return existing
     }
 
     /// Replaces the server certificate with a new one (new key, new pins) for `names`.

@@ -115,7 +115,10 @@ struct CertsCommand: AsyncParsableCommand {
     struct Show: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "show",
-            abstract: "Print the CA's files and the server certificate's SHA-256 pins (makes the CA and certificate if absent)."
+            abstract: """
+                Print the CA's files and the server certificate's SHA-256 pins (makes the CA and certificate if absent; with --tls-names, \
+                a new certificate when the current one does not cover them).
+                """
         )
 
         @OptionGroup var location: Location
@@ -135,6 +138,10 @@ struct CertsCommand: AsyncParsableCommand {
                     summary = try CertsCommand.summary(
                         directory: directory, identity: try TLSIdentity(certificatePEM: text, privateKeyPEM: ""), issued: false, certificateFile: cert
                     )
+                } else if !location.tls.namesGiven, let current = try directory.currentServerIdentity() {
+                    // Without names, the certificate `serve --tls` made is shown as it is, whatever names it covers: issuing
+                    // one for the default names would replace the running server's certificate and print pins it does not use.
+                    summary = try CertsCommand.summary(directory: directory, identity: current, issued: false, certificateFile: nil)
                 } else {
                     let (identity, issued) = try directory.serverIdentity(names: try location.names())
                     summary = try CertsCommand.summary(directory: directory, identity: identity, issued: issued, certificateFile: nil)

@@ -21,6 +21,9 @@ struct TLSLocationOptions: ParsableArguments {
         return TLSDirectory.dataDirectory(sqlitePath: nil)
     }
 
+    /// Whether names were given (`--tls-names` or `MOCK_COLLAB_TLS_NAMES`) rather than defaulted.
+    var namesGiven: Bool { tlsNames != nil || Self.environment["MOCK_COLLAB_TLS_NAMES"] != nil }
+
     /// The names the server certificate is for.
     var names: [String] {
         guard let list = tlsNames ?? Self.environment["MOCK_COLLAB_TLS_NAMES"] else { return ServerNames.defaults }

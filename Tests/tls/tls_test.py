@@ -190,6 +190,19 @@ def main():
             check(got.returncode == 90, "the old pin no longer matches (curl exit 90)")
         finally:
             server.stop()
+
+        # A server for the address a device uses: `certs` without names shows the certificate it serves (and
+        # leaves it), rather than issuing one for the default names the running server does not present.
+        server = Server(binary, storage, "--tls-names", "localhost,127.0.0.1,192.0.2.10")
+        try:
+            _, presented = handshake(server.port, ca)
+            shown = json.loads(run(binary, "certs", "--storage", storage, "--json").stdout)
+            check(not shown["issued"] and "192.0.2.10" in shown["serverNames"], "certs shows the certificate serve issued for its names")
+            check(pins_of(presented) == (shown["certificateSHA256"], shown["publicKeySHA256"]), "and prints the pins the running server presents")
+            _, again = handshake(server.port, ca)
+            check(again == presented, "the running server's certificate stays")
+        finally:
+            server.stop()
         print("all TLS checks passed")
     finally:
         shutil.rmtree(work, ignore_errors=True)

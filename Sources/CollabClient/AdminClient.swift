@@ -20,7 +20,7 @@ public struct AdminClient: Sendable {
     ///   - prefix: The Web API prefix (`/unblu/rest/v4` is the alias).
     ///   - tls: Trust, pins and client certificate for an `https://` server.
     public init(
-        baseURL: String, credentials: ClientCredentials = .none, client: HTTPClient = .shared, prefix: String = "/app/rest/v4", tls: TLSOptions? = nil
+        baseURL: String, credentials: ClientCredentials = .none, client: HTTPClient = .collab, prefix: String = "/app/rest/v4", tls: TLSOptions? = nil
     ) {
         self.transport = HTTPTransport(baseURL: baseURL, credentials: credentials, client: client, tls: tls)
         self.prefix = prefix

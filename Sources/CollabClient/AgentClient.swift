@@ -20,7 +20,7 @@ public final class AgentClient: AppClient {
     private let app = AppSession()
 
     /// Creates a desk client; call ``login(username:password:)`` first.
-    public init(baseURL: String, client: HTTPClient = .shared, tls: TLSOptions? = nil) {
+    public init(baseURL: String, client: HTTPClient = .collab, tls: TLSOptions? = nil) {
         self.baseURL = baseURL
         self.configuration = nil
         self.transport = HTTPTransport(baseURL: baseURL, client: client, tls: tls)
@@ -28,7 +28,7 @@ public final class AgentClient: AppClient {
 
     /// Creates an agent's app (the SDK's `Unblu.createAgentClient`); nothing is sent before
     /// ``start(liveEvents:)``. The configuration's custom cookies go with every request.
-    public init(configuration: ClientConfiguration, client: HTTPClient = .shared) {
+    public init(configuration: ClientConfiguration, client: HTTPClient = .collab) {
         self.baseURL = configuration.baseURL
         self.configuration = configuration
         self.transport = HTTPTransport(baseURL: configuration.baseURL, client: client, tls: configuration.tls)

@@ -9,7 +9,7 @@ public struct ControlClient: Sendable {
     public let transport: HTTPTransport
 
     /// Creates a control client; use a super admin's credentials or the server's control token.
-    public init(baseURL: String, credentials: ClientCredentials, client: HTTPClient = .shared, tls: TLSOptions? = nil) {
+    public init(baseURL: String, credentials: ClientCredentials, client: HTTPClient = .collab, tls: TLSOptions? = nil) {
         self.transport = HTTPTransport(baseURL: baseURL, credentials: credentials, client: client, tls: tls)
     }
 

@@ -42,7 +42,7 @@ public final class HTTPTransport: Sendable {
     ///   - timeout: Per-request deadline.
     ///   - tls: TLS trust, pins and client certificate for `https://` servers.
     public init(
-        baseURL: String, credentials: ClientCredentials = .none, client: HTTPClient = .shared, timeout: TimeAmount = .seconds(30), tls: TLSOptions? = nil
+        baseURL: String, credentials: ClientCredentials = .none, client: HTTPClient = .collab, timeout: TimeAmount = .seconds(30), tls: TLSOptions? = nil
     ) {
         self.tls = tls
         self.baseURL = baseURL.hasSuffix("/") ? String(baseURL.dropLast()) : baseURL

@@ -20,7 +20,7 @@ public final class VisitorClient: AppClient {
     var clientEventHub: ClientEventHub { app.events }
 
     /// Creates a client; nothing is sent before ``start(liveEvents:)``.
-    public init(configuration: ClientConfiguration, client: HTTPClient = .shared) {
+    public init(configuration: ClientConfiguration, client: HTTPClient = .collab) {
         self.configuration = configuration
         self.transport = HTTPTransport(baseURL: configuration.baseURL, client: client, tls: configuration.tls)
         transport.setCustomCookies(configuration.customCookies)

@@ -42,16 +42,22 @@ public final class LoadRunner: Sendable {
     /// - Parameters:
     ///   - progressInterval: How often `progress` is called.
     ///   - progress: Called with a snapshot while the run goes on (for a live view).
-    /// - Throws: ``LoadConfigurationError`` for a configuration out of bounds. Failures of the
-    ///   simulated devices are not thrown: they are counted in the report.
+    /// - Throws: ``LoadConfigurationError`` for a configuration out of bounds, ``LoadServerUnreachable``
+    ///   when the server does not answer at all. Failures of the simulated devices are not thrown: they
+    ///   are counted in the report.
     public func run(progressInterval: Duration = .seconds(1), progress: (@Sendable (LoadSnapshot) -> Void)? = nil) async throws -> LoadReport {
         try configuration.validate()
-        let http = HTTPClient(
-            eventLoopGroupProvider: .singleton,
-            configuration: .init(
-                connectionPool: .init(idleTimeout: .seconds(60), concurrentHTTP1ConnectionsPerHostSoftLimit: configuration.connections)
-            )
-        )
+        var pool = HTTPClient.Configuration.ConnectionPool(idleTimeout: .seconds(60), concurrentHTTP1ConnectionsPerHostSoftLimit: configuration.connections)
+        // A connection the server refuses is an error of the run, counted as such, not retried until the request's timeout.
+        pool.retryConnectionEstablishment = false
+        let http = HTTPClient(eventLoopGroupProvider: .singleton, configuration: .init(connectionPool: pool))
+        do throws(CollabClientError) {
+            // Whatever it answers: only whether it answers at all.
+            _ = try await HTTPTransport(baseURL: configuration.url, client: http, timeout: .seconds(10), tls: tls).raw("GET", "/healthz")
+        } catch {
+            try? await http.shutdown()
+            throw LoadServerUnreachable(url: configuration.url, reason: "\(error)")
+        }
         let startedAt = Int64(Date().timeIntervalSince1970 * 1_000)
         let start = ContinuousClock.now
         let metrics = LoadMetrics(start: start)

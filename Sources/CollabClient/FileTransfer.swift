@@ -167,7 +167,8 @@ func fileSize(_ url: URL) throws(CollabClientError) -> Int64 {
         let attributes = try FileManager.default.attributesOfItem(atPath: url.path)
         return (attributes[.size] as? NSNumber)?.int64Value ?? 0
     } catch {
-        throw CollabClientError(code: .badRequest, status: nil, message: "cannot read \(url.path): \(error)")
+        let reason = FileManager.default.fileExists(atPath: url.path) ? error.localizedDescription : "no such file"
+        throw CollabClientError(code: .badRequest, status: nil, message: "cannot read \(url.path): \(reason)")
     }
 }
 

@@ -27,6 +27,7 @@ struct VisitorCommand: AsyncParsableCommand {
               state STATE      app state: background, foreground or open (UI open)
               end              end the current conversation
               quit             stop the client and exit (as does end of input)
+            Blank lines and lines starting with # are skipped.
             """
     )
 
@@ -71,7 +72,7 @@ struct VisitorCommand: AsyncParsableCommand {
         }
         while let line = readLine() {
             let trimmed = line.trimmingCharacters(in: .whitespaces)
-            if trimmed.isEmpty { continue }
+            if trimmed.isEmpty || trimmed.hasPrefix("#") { continue }
             if trimmed == "quit" { break }
             await session.handle(trimmed)
         }
@@ -83,7 +84,8 @@ struct VisitorCommand: AsyncParsableCommand {
 final class JSONLineWriter: Sendable {
     private let lock = NSLock()
 
-    func write(_ object: [String: String]) {
+    /// Writes `object` (strings, numbers) as one line.
+    func write(_ object: [String: Any]) {
         guard let data = try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys]) else { return }
         emit(data)
     }
@@ -174,7 +176,7 @@ actor VisitorSession {
             case "say":
                 guard let argument else { throw VisitorInputError("say needs a text") }
                 let message = try await client.send(argument, in: try currentConversation())
-                output.write(["type": "result", "command": "say", "messageId": message.id, "sequence": String(message.sequence)])
+                output.write(["type": "result", "command": "say", "messageId": message.id, "sequence": message.sequence])
             case "frame":
                 try await uploadFrame()
             case "file", "download":
@@ -236,11 +238,11 @@ actor VisitorSession {
         frameNumber += 1
         let (width, height) = (160, 100)
         let outcome = try await uploader.submit(image: TestPattern.png(width: width, height: height, shade: frameNumber), width: width, height: height)
-        var line = ["type": "result", "command": "frame", "sessionId": uploader.sessionId, "width": String(width), "height": String(height)]
+        var line: [String: Any] = ["type": "result", "command": "frame", "sessionId": uploader.sessionId, "width": width, "height": height]
         switch outcome {
         case .sent(let ack): line["ack"] = ack.type
         case .unchanged: line["ack"] = "unchanged"
-        case .tooEarly(let wait): line["ack"] = "too-early"; line["retryAfterMs"] = String(wait)
+        case .tooEarly(let wait): line["ack"] = "too-early"; line["retryAfterMs"] = wait
         }
         output.write(line)
     }

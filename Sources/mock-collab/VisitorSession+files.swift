@@ -13,7 +13,7 @@ extension VisitorSession {
             let message = try await client.uploadFile(url, in: conversationId)
             output.write([
                 "type": "result", "command": "file", "messageId": message.id, "fileId": message.file?.id ?? "", "name": message.file?.name ?? "",
-                "mimeType": message.file?.mimeType ?? "", "size": String(message.file?.size ?? 0),
+                "mimeType": message.file?.mimeType ?? "", "size": message.file?.size ?? 0,
             ])
             return
         }
@@ -21,7 +21,7 @@ extension VisitorSession {
         let destination = parts.count > 1 ? URL(fileURLWithPath: (parts[1] as NSString).expandingTildeInPath) : nil
         let download = try await client.downloadFile(parts[0], in: conversationId, to: destination)
         output.write([
-            "type": "result", "command": "download", "fileId": parts[0], "size": String(download.byteCount), "mimeType": download.contentType ?? "",
+            "type": "result", "command": "download", "fileId": parts[0], "size": download.byteCount, "mimeType": download.contentType ?? "",
             "etag": download.etag ?? "",
         ])
     }

@@ -25,6 +25,16 @@ import Testing
         return configuration
     }
 
+    @Test("a server that cannot be reached stops the run before it starts, with the reason")
+    func unreachableServer() async throws {
+        var configuration = LoadConfiguration(url: "http://127.0.0.1:1")
+        configuration.visitors = 2
+        configuration.agents = 1
+        let error = await #expect(throws: LoadServerUnreachable.self) { _ = try await LoadRunner(configuration: configuration).run() }
+        let description = error?.description ?? ""
+        #expect(description.hasPrefix("the server at http://127.0.0.1:1 cannot be reached: ") && description.contains("Connection refused"))
+    }
+
     @Test func mixedRunCompletesAndAgreesWithTheServer() async throws {
         try await TestServer.with { server in try await Self.mixedRun(server) }
     }

@@ -1,0 +1,79 @@
+import CollabClient
+import CollabTestSupport
+import Foundation
+import Testing
+
+/// `mock-collab visitor` as a process, fed its commands on stdin as the README's tour does: comment
+/// lines are skipped (so a block of commands with its comments can be pasted whole), results are JSON
+/// lines with numbers as numbers, a missing file is a one-line error, and a server that is not running
+/// is reported with the reason.
+@Suite("mock-collab visitor (the process)", .serialized)
+struct VisitorProcessTests {
+    @Test("comment lines are skipped, results carry numbers, a missing file is a plain error")
+    func commandsFromStandardInput() async throws {
+        try await TestServer.with { server in
+            let directory = try temporaryDirectory()
+            let input = """
+                # a conversation appears in the queue
+                start Card blocked
+                # a message; a # inside a command is the command's
+                say Hello? #1
+                file /nonexistent/receipt.png
+                frame
+                quit
+
+                """
+            let run = try Self.visitor(["--url", server.baseURL, "--device-id", "tour-phone", "--push", "NONE"], input: input, in: directory)
+            #expect(run.status == 0, "\(run.standardError)")
+            let lines = run.standardOutput.split(separator: "\n").compactMap { line in
+                try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]
+            }
+            let results = lines.filter { $0["type"] as? String != "event" }
+            #expect(results.compactMap { $0["command"] as? String } == ["start", "say", "file", "frame"], "\(results)")
+            let start = try #require(results.first { $0["command"] as? String == "start" })
+            let conversationId = try #require(start["conversationId"] as? String)
+            let say = try #require(results.first { $0["command"] as? String == "say" })
+            #expect(say["sequence"] as? Int == 1, "a number, not a string")
+            let failed = try #require(results.first { $0["command"] as? String == "file" })
+            #expect(failed["type"] as? String == "error" && failed["message"] as? String == "badRequest: cannot read /nonexistent/receipt.png: no such file")
+            let frame = try #require(results.first { $0["command"] as? String == "frame" })
+            #expect(frame["width"] as? Int == 160 && frame["height"] as? Int == 100)
+
+            let agent = AgentClient(baseURL: server.baseURL)
+            try await agent.login(username: "agent", password: "agent")
+            let messages = try await agent.messages(in: conversationId).messages
+            #expect(messages.map(\.text).contains("Hello? #1"), "the text after the command is the message, # and all")
+            #expect(try await agent.conversation(conversationId).topic == "Card blocked", "comment lines are not topics")
+        }
+    }
+
+    @Test("a server that is not running is reported with the reason, and the visitor exits 1")
+    func serverNotRunning() throws {
+        let directory = try temporaryDirectory()
+        let run = try Self.visitor(["--url", "http://127.0.0.1:1", "--push", "NONE"], input: "start x\n", in: directory)
+        #expect(run.status == 1)
+        #expect(run.standardOutput.contains(#""command":"start-client""#), "\(run.standardOutput)")
+        #expect(run.standardOutput.contains("Connection refused"), "the reason, not a timeout: \(run.standardOutput)")
+    }
+
+    /// Runs `mock-collab visitor` with `arguments` and `input` on stdin, its output into files.
+    static func visitor(
+        _ arguments: [String], input: String, in directory: URL
+    ) throws -> (status: Int32, standardOutput: String, standardError: String) {
+        let out = directory.appendingPathComponent("visitor-\(UUID().uuidString).out")
+        let err = directory.appendingPathComponent("visitor-\(UUID().uuidString).err")
+        let inFile = directory.appendingPathComponent("visitor-\(UUID().uuidString).in")
+        _ = FileManager.default.createFile(atPath: out.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: err.path, contents: nil)
+        try Data(input.utf8).write(to: inFile)
+        let process = Process()
+        process.executableURL = ServerProcess.binary
+        process.arguments = ["visitor", "--preferences", directory.appendingPathComponent("preferences.json").path] + arguments
+        process.standardInput = try FileHandle(forReadingFrom: inFile)
+        process.standardOutput = try FileHandle(forWritingTo: out)
+        process.standardError = try FileHandle(forWritingTo: err)
+        try process.run()
+        process.waitUntilExit()
+        return (process.terminationStatus, try String(contentsOf: out, encoding: .utf8), try String(contentsOf: err, encoding: .utf8))
+    }
+}

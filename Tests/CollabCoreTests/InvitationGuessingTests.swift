@@ -111,7 +111,7 @@ struct InvitationGuessingTests {
         let later = OperationContext(now: context.now + 10, ids: .system)
         for _ in 0..<20 { attempts.failed(accountId: invitation.accountId, now: later.now) }
         let spent = attempts
-        #expect(throws: CollabError.notFound("ConversationInvitation", "with this PIN or link")) {
+        #expect(throws: CollabError(.notFound, "no open invitation has this PIN or link")) {
             _ = try state.redeemInvitation(
                 token: invitation.token, personId: agentPersonId, accountId: invitation.accountId,
                 guessBudgetSpent: { spent.isBudgetSpent(accountId: invitation.accountId, since: $0) }, context: later, changes: &changes

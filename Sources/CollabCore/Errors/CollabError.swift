@@ -55,6 +55,10 @@ public struct CollabError: Error, Sendable, Equatable, CustomStringConvertible {
     public static func notFound(_ entity: String, _ id: String) -> Self {
         .init(.notFound, "\(entity) with id '\(id)' not found")
     }
+    /// An account named by its id or its name (the control API takes either) that does not exist for the caller.
+    public static func unknownAccount(_ reference: String) -> Self {
+        .init(.notFound, "no account has the id or name '\(reference)'")
+    }
     /// A conflict with the stored state.
     public static func conflict(_ message: String) -> Self { .init(.conflict, message) }
     /// A caller without the needed right.

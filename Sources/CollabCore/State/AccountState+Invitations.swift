@@ -96,7 +96,7 @@ extension AccountState {
             invitation.accountId == accountId, invitation.kind == .pin || invitation.kind == .visitorLink, invitation.state(at: now) == .open,
             invitation.kind != .pin || !guessBudgetSpent(invitation.validSince)
         else {
-            throw .notFound("ConversationInvitation", "with this PIN or link")
+            throw CollabError(.notFound, "no open invitation has this PIN or link")
         }
         return invitation
     }

@@ -57,7 +57,7 @@ struct ControlRoutes {
             }
             let accountId = try env.resolveAccount(accountRef).id
             let settings = try env.read(account: accountId) { state throws(CollabError) in
-                guard let settings = state.jwtValidation(accountId: accountId) else { throw .notFound("Account", accountRef) }
+                guard let settings = state.jwtValidation(accountId: accountId) else { throw .unknownAccount(accountRef) }
                 return settings
             }
             let issued = try await env.tokens.issueTestToken(
@@ -71,7 +71,7 @@ struct ControlRoutes {
             let body = try await env.decode(TokenRevocationRequest.self, from: request)
             let accountId = try env.resolveAccount(accountRef).id
             guard let settings = try env.read(account: accountId, { $0.jwtValidation(accountId: accountId) }) else {
-                throw CollabError.notFound("Account", accountRef)
+                throw CollabError.unknownAccount(accountRef)
             }
             let expiresAt: Timestamp
             do {
@@ -175,7 +175,7 @@ extension CollabEnvironment {
     func resolveAccount(_ reference: String) throws(CollabError) -> Account {
         let directory = repository.directory
         if let account = directory.account(reference) ?? directory.account(named: reference) { return account }
-        throw .notFound("Account", reference)
+        throw .unknownAccount(reference)
     }
 
     /// Entity counts, for one account or summed over every account (one shard locked at a time).

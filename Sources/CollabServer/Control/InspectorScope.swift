@@ -26,7 +26,7 @@ extension CollabEnvironment {
     func inspectedAccountId(_ reference: String?, confinedTo confinement: String?) throws(CollabError) -> String? {
         guard let reference, !reference.isEmpty else { return confinement }
         let id = try resolveAccount(reference).id
-        if let confinement, id != confinement { throw .notFound("Account", reference) }
+        if let confinement, id != confinement { throw .unknownAccount(reference) }
         return id
     }
 }

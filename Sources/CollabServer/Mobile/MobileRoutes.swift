@@ -118,18 +118,10 @@ extension ClientView {
 
 /// Parses an `EInitialEngagementType`, `CHAT_REQUEST` when absent.
 func parseEngagement(_ text: String?) throws(CollabError) -> EngagementType {
-    guard let text else { return .chatRequest }
-    guard let value = EngagementType(rawValue: text) else {
-        throw .badRequest("engagementType must be one of \(EngagementType.allCases.map(\.rawValue).joined(separator: ", "))")
-    }
-    return value
+    try EngagementType(parsing: text, field: "engagementType", absent: .chatRequest)
 }
 
 /// Parses an `EConversationEndReason`, `ENDED_BY_PARTICIPANT` when absent.
 func parseEndReason(_ text: String?) throws(CollabError) -> EndReason {
-    guard let text else { return .endedByParticipant }
-    guard let value = EndReason(rawValue: text) else {
-        throw .badRequest("reason must be one of \(EndReason.allCases.map(\.rawValue).joined(separator: ", "))")
-    }
-    return value
+    try EndReason(parsing: text, field: "reason", absent: .endedByParticipant)
 }

@@ -23,14 +23,6 @@ struct CertsCommand: AsyncParsableCommand {
         var json = false
 
         var directory: TLSDirectory { TLSDirectory(dataDirectory: tls.dataDirectory(storage: storage)) }
-
-        func names() throws -> ServerNames {
-            do {
-                return try ServerNames(tls.names)
-            } catch {
-                throw ValidationError("--tls-names: \(error.message)")
-            }
-        }
     }
 
     /// What `certs` prints.
@@ -143,7 +135,7 @@ struct CertsCommand: AsyncParsableCommand {
                     // one for the default names would replace the running server's certificate and print pins it does not use.
                     summary = try CertsCommand.summary(directory: directory, identity: current, issued: false, certificateFile: nil)
                 } else {
-                    let (identity, issued) = try directory.serverIdentity(names: try location.names())
+                    let (identity, issued) = try directory.serverIdentity(names: try location.tls.serverNames())
                     summary = try CertsCommand.summary(directory: directory, identity: identity, issued: issued, certificateFile: nil)
                 }
                 try CertsCommand.print(summary, json: location.json, title: "server certificate")
@@ -221,7 +213,7 @@ struct CertsCommand: AsyncParsableCommand {
         func run() async throws {
             let directory = location.directory
             do {
-                let identity = try directory.rotateServer(names: try location.names())
+                let identity = try directory.rotateServer(names: try location.tls.serverNames())
                 try CertsCommand.print(
                     try CertsCommand.summary(directory: directory, identity: identity, issued: true, certificateFile: nil), json: location.json,
                     title: "new server certificate"

@@ -29,6 +29,16 @@ struct TLSLocationOptions: ParsableArguments {
         guard let list = tlsNames ?? Self.environment["MOCK_COLLAB_TLS_NAMES"] else { return ServerNames.defaults }
         return list.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
     }
+
+    /// The names the server certificate is for, parsed.
+    /// - Throws: A `ValidationError` naming `--tls-names` for an empty list or a malformed name.
+    func serverNames() throws -> ServerNames {
+        do {
+            return try ServerNames(names)
+        } catch {
+            throw ValidationError("--tls-names: \(error.message)")
+        }
+    }
 }
 
 /// `serve`'s TLS options.
@@ -75,11 +85,7 @@ struct ServeTLSOptions: ParsableArguments {
         for file in [certificateFile, keyFile, clientCAFile].compactMap({ $0 }) where !FileManager.default.isReadableFile(atPath: file) {
             throw ValidationError("cannot read \(file)")
         }
-        do {
-            _ = try ServerNames(location.names)
-        } catch {
-            throw ValidationError("--tls-names: \(error.message)")
-        }
+        _ = try location.serverNames()
     }
 
     /// The server's TLS settings; `nil` without TLS.

@@ -57,15 +57,9 @@ extension FileUploadInterceptorInput {
     /// The fields a `FileUploadInterceptorData` body (a Web API call's or a seed's) carries.
     /// - Throws: `badRequest` for a `webhookStatus` the vendor's `ERegistrationStatus` does not have.
     public init(_ body: WebFileUploadInterceptor) throws(CollabError) {
-        var status: WebhookRegistration.Status?
-        if let text = body.webhookStatus {
-            guard let parsed = WebhookRegistration.Status(rawValue: text) else {
-                throw .badRequest("webhookStatus must be one of \(WebhookRegistration.Status.allCases.map(\.rawValue).joined(separator: ", "))")
-            }
-            status = parsed
-        }
         self.init(
-            name: body.name, description: body.description, order: body.order, mimeTypeRegex: body.mimeTypeRegex, status: status,
+            name: body.name, description: body.description, order: body.order, mimeTypeRegex: body.mimeTypeRegex,
+            status: try WebhookRegistration.Status.parseIfPresent(body.webhookStatus, field: "webhookStatus"),
             endpoint: body.webhookEndpoint, apiVersion: body.webhookApiVersion, secret: body.webhookSecret
         )
     }

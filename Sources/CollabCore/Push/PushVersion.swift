@@ -7,10 +7,7 @@ extension PushVersion {
     /// Parses a version as a registration names it.
     /// - Throws: `badRequest`, listing the versions, for any other text.
     public init(parsing text: String) throws(CollabError) {
-        guard let version = PushVersion(rawValue: text) else {
-            throw .badRequest("version must be one of \(PushVersion.allCases.map(\.rawValue).joined(separator: ", "))")
-        }
-        self = version
+        try self.init(parsing: text, field: "version")
     }
 }
 

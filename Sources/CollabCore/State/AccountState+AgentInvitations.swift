@@ -80,12 +80,10 @@ extension AccountState {
             conversation = try ownConversation(invitation.conversationId, accountId: accountId)
             guard conversation.state != .ended, conversation.state != .offboarding else { throw .conflict("the conversation has ended") }
             if !conversation.isParticipant(agentPersonId) {
-                guard conversation.participants.count < ConversationLimits.participants else { throw .conflict("the conversation has the maximum number of participants") }
-                conversation.participants.append(
-                    Participation(personId: agentPersonId, type: .secondaryAgent, hidden: invitation.joinHidden ?? false, joinedTimestamp: context.now)
+                let participation = Participation(
+                    personId: agentPersonId, type: .secondaryAgent, hidden: invitation.joinHidden ?? false, joinedTimestamp: context.now
                 )
-                save(conversation, context: context, changes: &changes)
-                emit(.conversationUpdated, conversation, context: context, changes: &changes)
+                try add(participation, to: &conversation, context: context, changes: &changes)
             }
         }
         invitation.state = .redeemed

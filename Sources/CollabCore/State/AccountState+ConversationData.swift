@@ -9,9 +9,7 @@ extension AccountState {
         try Limits.checkProperties(metadata, field: "metadata")
         var conversation = try ownConversation(id, accountId: accountId)
         conversation.metadata = metadata
-        save(conversation, context: context, changes: &changes)
-        emit(.conversationUpdated, conversation, context: context, changes: &changes)
-        return conversation
+        return update(conversation, context: context, changes: &changes)
     }
 
     /// Sets the custom data the visitor side may read (the vendor's `setVisitorData`); `nil` clears it.
@@ -21,9 +19,7 @@ extension AccountState {
         if let visitorData, visitorData.utf8.count > Self.visitorDataLength { throw CollabError(.payloadTooLarge, "visitorData is longer than \(Self.visitorDataLength) bytes") }
         var conversation = try ownConversation(id, accountId: accountId)
         conversation.visitorData = visitorData
-        save(conversation, context: context, changes: &changes)
-        emit(.conversationUpdated, conversation, context: context, changes: &changes)
-        return conversation
+        return update(conversation, context: context, changes: &changes)
     }
 
     /// Searches the caller's conversations by the vendor's conversation history fields.

@@ -175,11 +175,4 @@ extension AccountState {
         guard conversation.state != .ended else { throw .conflict("conversation \(id) has ended") }
         return conversation
     }
-
-    /// Stores a changed conversation and tells its participants and webhooks (`conversation.updated`).
-    private mutating func update(_ conversation: Conversation, context: OperationContext, changes: inout ChangeSet) -> Conversation {
-        save(conversation, context: context, changes: &changes)
-        emit(.conversationUpdated, conversation, context: context, changes: &changes)
-        return conversation
-    }
 }

@@ -335,11 +335,9 @@ extension AccountState {
         guard let person = persons[personId], person.accountId == accountId else { throw .notFound("Person", personId) }
         guard conversation.state != .ended, conversation.state != .offboarding else { throw .conflict("conversation \(id) is \(conversation.state.rawValue)") }
         guard !conversation.isParticipant(personId) else { throw .conflict("person \(personId) already takes part") }
-        guard conversation.participants.count < ConversationLimits.participants else { throw .conflict("the conversation has the maximum number of participants") }
         let type: ParticipationType = person.personType == .agent ? .secondaryAgent : .secondaryVisitor
-        conversation.participants.append(Participation(personId: personId, type: type, hidden: hidden, joinedTimestamp: context.now))
-        save(conversation, context: context, changes: &changes)
-        emit(.conversationUpdated, conversation, context: context, changes: &changes)
+        let participation = Participation(personId: personId, type: type, hidden: hidden, joinedTimestamp: context.now)
+        try add(participation, to: &conversation, context: context, changes: &changes)
         return conversation
     }
 
@@ -351,9 +349,7 @@ extension AccountState {
         try Limits.checkOptional(topic, field: "topic", max: Limits.textLength)
         guard conversation.state != .ended else { throw .conflict("conversation \(id) has ended") }
         conversation.topic = topic
-        save(conversation, context: context, changes: &changes)
-        emit(.conversationUpdated, conversation, context: context, changes: &changes)
-        return conversation
+        return update(conversation, context: context, changes: &changes)
     }
 
     /// Ends a conversation. Active ones pass through OFFBOARDING; ending an ended one is a conflict.
@@ -502,6 +498,26 @@ extension AccountState {
         conversations[conversation.id] = conversation
         changes.put(conversation)
         notifyQueueChange(from: old, to: conversation, context: context, changes: &changes)
+    }
+
+    /// Stores a changed conversation and tells its participants and webhooks (`conversation.updated`).
+    @discardableResult
+    mutating func update(_ conversation: Conversation, context: OperationContext, changes: inout ChangeSet) -> Conversation {
+        save(conversation, context: context, changes: &changes)
+        emit(.conversationUpdated, conversation, context: context, changes: &changes)
+        return conversation
+    }
+
+    /// Adds a participant to `conversation`, stores it and tells (`conversation.updated`).
+    /// - Throws: `conflict` when the conversation already has the most participants it may have.
+    mutating func add(
+        _ participation: Participation, to conversation: inout Conversation, context: OperationContext, changes: inout ChangeSet
+    ) throws(CollabError) {
+        guard conversation.participants.count < ConversationLimits.participants else {
+            throw .conflict("the conversation has the maximum number of participants")
+        }
+        conversation.participants.append(participation)
+        update(conversation, context: context, changes: &changes)
     }
 
     /// Ends the active assigned agents of `conversation` but `agentPersonId`; who they were.

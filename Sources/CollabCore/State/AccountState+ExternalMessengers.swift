@@ -169,13 +169,7 @@ extension AccountState {
         failureText: String?, for principal: Principal, context: OperationContext, changes: inout ChangeSet
     ) throws(CollabError) {
         let (_, message) = try channelMessage(channelId: channelId, conversationId: conversationId, messageId: messageId, for: principal)
-        var fail: ExternalSendState.FailState?
-        if let failState {
-            guard let value = ExternalSendState.FailState(rawValue: failState) else {
-                throw .badRequest("failState must be one of \(ExternalSendState.FailState.allCases.map(\.rawValue).joined(separator: ", "))")
-            }
-            fail = value
-        }
+        let fail = try ExternalSendState.FailState.parseIfPresent(failState, field: "failState")
         try Limits.checkOptional(failureText, field: "failureText", max: Limits.textLength)
         let report = state == .sent
             ? ExternalSendState(state: .sent, timestamp: context.now)

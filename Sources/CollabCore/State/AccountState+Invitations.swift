@@ -71,11 +71,9 @@ extension AccountState {
         var conversation = try ownConversation(invitation.conversationId, accountId: accountId)
         guard conversation.state != .ended, conversation.state != .offboarding else { throw .conflict("the conversation has ended") }
         if !conversation.isParticipant(personId) {
-            guard conversation.participants.count < ConversationLimits.participants else { throw .conflict("the conversation has the maximum number of participants") }
             let type: ParticipationType = conversation.participants.contains { $0.type == .contextPerson } ? .secondaryVisitor : .contextPerson
-            conversation.participants.append(Participation(personId: personId, type: type, joinedTimestamp: context.now))
-            save(conversation, context: context, changes: &changes)
-            emit(.conversationUpdated, conversation, context: context, changes: &changes)
+            let participation = Participation(personId: personId, type: type, joinedTimestamp: context.now)
+            try add(participation, to: &conversation, context: context, changes: &changes)
         }
         invitation.state = .redeemed
         invitation.redeemingPersonId = personId

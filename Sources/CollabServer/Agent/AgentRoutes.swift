@@ -3,13 +3,11 @@ import CollabWire
 import Hummingbird
 
 /// The agent API under `/agent/v1`, for the agent client and the web console: log in (or start an
-/// agent's app: `POST clients`), presence, the queue filtered by named area, accept / decline / requeue,
-/// messages, end, history. Authenticate with the token from `login` or of a started app (bearer), HTTP
-/// basic, or the Web API session cookie.
+/// agent's app: `POST clients`), presence, the queue filtered by named area, the agent's conversations,
+/// accept / decline / requeue (a conversation's messages and end: ``ChatRoutes``). Authenticate with the
+/// token from `login` or of a started app (bearer), HTTP basic, or the Web API session cookie.
 struct AgentRoutes {
     let environment: CollabEnvironment
-    /// The account's message interceptors, asked before a message is stored.
-    let messages: MessageReview
 
     func register(on group: RouterGroup<CollabRequestContext>) {
         let env = environment
@@ -101,12 +99,6 @@ struct AgentRoutes {
             }
             return JSONBody.response(list)
         }
-        group.get("conversations/:id") { _, context in
-            let agent = try env.agent(context)
-            let id = try context.pathParameter("id")
-            let view = try env.read(context.principal) { state throws(CollabError) in state.view(try state.ownConversation(id, accountId: agent.accountId)) }
-            return JSONBody.response(view)
-        }
         action("accept", on: group) { state, id, agent, op, changes throws(CollabError) in
             try state.acceptConversation(id, agentPersonId: agent.personId, accountId: agent.accountId, context: op, changes: &changes)
         }
@@ -117,41 +109,6 @@ struct AgentRoutes {
             let conversation = try state.ownConversation(id, accountId: agent.accountId)
             guard conversation.isParticipant(agent.personId) else { throw .forbidden("only participants requeue a conversation") }
             return try state.requeueConversation(id, accountId: agent.accountId, context: op, changes: &changes)
-        }
-        group.post("conversations/:id/end") { request, context in
-            let agent = try env.agent(context)
-            let id = try context.pathParameter("id")
-            let body = try await env.decode(EndConversationRequest?.self, fromOptional: request)
-            let reason = try parseEndReason(body?.reason)
-            let view = try await env.write(context.principal) { state, changes, op throws(CollabError) in
-                let changed = try state.endConversation(id, by: agent.personId, reason: reason, comment: body?.comment, accountId: agent.accountId, context: op, changes: &changes)
-                return state.view(changed)
-            }
-            return JSONBody.response(view)
-        }
-        group.get("conversations/:id/messages") { request, context in
-            let agent = try env.agent(context)
-            let id = try context.pathParameter("id")
-            let (after, limit) = try pageParameters(request)
-            let page = try env.read(context.principal) { state throws(CollabError) in
-                _ = try state.ownConversation(id, accountId: agent.accountId)
-                let result = state.messages(of: id, after: after, limit: limit, includeInternal: true)
-                return MessagePage(messages: result.messages.map(MessageView.init), hasMore: result.hasMore)
-            }
-            return JSONBody.response(page)
-        }
-        group.post("conversations/:id/messages") { request, context in
-            let agent = try env.agent(context)
-            let id = try context.pathParameter("id")
-            let body = try await env.decode(SendMessageRequest.self, from: request)
-            try await messages.review(body, conversationId: id, senderPersonId: agent.personId, principal: context.principal)
-            let message = try await env.write(context.principal) { state, changes, op throws(CollabError) in
-                try state.postMessage(
-                    id, senderPersonId: agent.personId, text: body.text, clientMessageId: body.clientMessageId, isInternal: body.internal ?? false,
-                    accountId: agent.accountId, context: op, changes: &changes
-                )
-            }
-            return JSONBody.response(MessageView(message), status: .created)
         }
     }
 

@@ -23,7 +23,8 @@ struct AgentSurface {
     func register(on router: Router<CollabRequestContext>, stack: SurfaceStack) {
         let env = environment
         let routes = stack.routes(.agent, under: "agent/v1", on: router)
-        AgentRoutes(environment: env, messages: messages).register(on: routes.group())  // login, agent apps, presence, queue, conversations, messages
+        AgentRoutes(environment: env).register(on: routes.group())  // login, agent apps, presence, queue, conversations, accept, decline, requeue
+        ChatRoutes(environment: env, messages: messages).registerAgent(on: routes.group())  // a conversation, its messages, its end
         AppClientRoutes(environment: env).register(on: routes.group())  // an agent app's client, app state, push tokens, notification keys
         AgentInvitationRoutes(environment: env).register(on: routes.group())  // invitations addressed to the agent
         PushRoutes(environment: env).registerAgent(on: routes.group())  // calls

@@ -4,65 +4,42 @@ public import Hummingbird
 import HTTPTypes
 
 /// Files in conversations on every surface: uploads (`POST …/conversations/{id}/files?name=`, the raw
-/// bytes as the body) and downloads on the mobile and agent APIs, and the Web API's
+/// bytes as the body), lists and downloads on the mobile and agent APIs (`registerMobile`,
+/// `registerAgent`: an agent's uploads may be internal), and the Web API's
 /// `conversations/{id}/getConversationFiles` with its `WEB_API` download links.
-struct FileRoutes {
+struct FileRoutes: ConversationCallerRoutes {
     let environment: CollabEnvironment
     /// Interceptors and the webhooks that announce their rejections; `nil` reviews nothing.
     let review: FileReview?
 
-    /// A visitor's uploads, list and downloads.
-    func registerMobile(on mobile: RouterGroup<CollabRequestContext>) {
+    func register(on group: RouterGroup<CollabRequestContext>, resolve: @escaping ConversationCaller.Resolver) {
         let env = environment
         let review = self.review
-        mobile.post("conversations/:id/files") { request, context in
-            let session = try env.client(context)
+        group.post("conversations/:id/files") { request, context in
+            let caller = try resolve(context)
             let id = try context.pathParameter("id")
+            var isInternal = false
+            // A visitor's files are never internal: its `internal` is not read.
+            if caller.seesInternal, let text = request.query("internal") {
+                guard let value = Bool(text) else { throw CollabError.badRequest("internal must be true or false") }
+                isInternal = value
+            }
             return try await env.upload(
-                request, conversationId: id, personId: session.personId, client: session, isInternal: false, principal: context.principal, review: review
+                request, conversationId: id, personId: caller.personId, client: caller.client, isInternal: isInternal, principal: context.principal,
+                review: review
             )
         }
-        mobile.get("conversations/:id/files") { _, context in
-            let session = try env.client(context)
+        group.get("conversations/:id/files") { _, context in
+            let caller = try resolve(context)
             let id = try context.pathParameter("id")
             let list = try env.read(context.principal) { state throws(CollabError) in
-                _ = try state.visitorConversation(id, session: session)
-                return FileList(files: state.fileMessages(of: id, includeInternal: false).map(MessageView.init))
+                _ = try caller.conversation(id, in: state)
+                return FileList(files: state.fileMessages(of: id, includeInternal: caller.seesInternal).map(MessageView.init))
             }
             return JSONBody.response(list)
         }
-        mobile.get("conversations/:id/files/:fileId") { request, context in
-            _ = try env.client(context)
-            return try await env.download(request, context: context)
-        }
-    }
-
-    /// An agent's uploads (internal ones too), list and downloads.
-    func registerAgent(on agent: RouterGroup<CollabRequestContext>) {
-        let env = environment
-        let review = self.review
-        agent.post("conversations/:id/files") { request, context in
-            let caller = try env.agent(context)
-            let id = try context.pathParameter("id")
-            let isInternal = try request.query("internal").map { text throws(CollabError) in
-                guard let value = Bool(text) else { throw .badRequest("internal must be true or false") }
-                return value
-            } ?? false
-            return try await env.upload(
-                request, conversationId: id, personId: caller.personId, client: nil, isInternal: isInternal, principal: context.principal, review: review
-            )
-        }
-        agent.get("conversations/:id/files") { _, context in
-            let caller = try env.agent(context)
-            let id = try context.pathParameter("id")
-            let list = try env.read(context.principal) { state throws(CollabError) in
-                _ = try state.ownConversation(id, accountId: caller.accountId)
-                return FileList(files: state.fileMessages(of: id, includeInternal: true).map(MessageView.init))
-            }
-            return JSONBody.response(list)
-        }
-        agent.get("conversations/:id/files/:fileId") { request, context in
-            _ = try env.agent(context)
+        group.get("conversations/:id/files/:fileId") { request, context in
+            _ = try resolve(context)
             return try await env.download(request, context: context)
         }
     }

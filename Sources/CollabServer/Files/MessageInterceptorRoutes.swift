@@ -20,15 +20,12 @@ extension WebMessageInterceptorFields: InterceptorFields {
             throw .badRequest("$_type must be 'ExternalMessageInterceptorData' (internal interceptors are not supported)")
         }
         guard body.interceptorType == nil || body.interceptorType == "EXTERNAL" else { throw .badRequest("type must be EXTERNAL") }
-        func parse<T: RawRepresentable & CaseIterable>(_ text: String?, _ field: String) throws(CollabError) -> T? where T.RawValue == String {
-            guard let text else { return nil }
-            guard let value = T(rawValue: text) else { throw .badRequest("\(field) must be one of \(T.allCases.map(\.rawValue).joined(separator: ", "))") }
-            return value
-        }
         return MessageInterceptorInput(
-            name: body.name, description: body.description, messageFilter: try parse(body.messageFilter, "messageFilter"),
-            timeoutBehavior: try parse(body.timeoutBehavior, "timeoutBehavior"), status: try parse(body.webhookStatus, "webhookStatus"),
-            endpoint: body.webhookEndpoint, apiVersion: body.webhookApiVersion, secret: body.webhookSecret
+            name: body.name, description: body.description,
+            messageFilter: try MessageInterceptor.MessageFilter.parseIfPresent(body.messageFilter, field: "messageFilter"),
+            timeoutBehavior: try MessageInterceptor.TimeoutBehavior.parseIfPresent(body.timeoutBehavior, field: "timeoutBehavior"),
+            status: try WebhookRegistration.Status.parseIfPresent(body.webhookStatus, field: "webhookStatus"), endpoint: body.webhookEndpoint,
+            apiVersion: body.webhookApiVersion, secret: body.webhookSecret
         )
     }
 }

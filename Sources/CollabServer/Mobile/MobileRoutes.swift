@@ -6,8 +6,6 @@ import Hummingbird
 /// with the API key (and optionally an access token), report app state, hold conversations.
 struct MobileRoutes {
     let environment: CollabEnvironment
-    /// The account's message interceptors, asked before a message is stored.
-    let messages: MessageReview
 
     func register(on group: RouterGroup<CollabRequestContext>) {
         let env = environment
@@ -62,12 +60,6 @@ struct MobileRoutes {
             }
             return JSONBody.response(conversation, status: .created)
         }
-        group.get("conversations/:id") { _, context in
-            let session = try env.client(context)
-            let id = try context.pathParameter("id")
-            let view = try env.read(context.principal) { state throws(CollabError) in state.view(try state.visitorConversation(id, session: session)) }
-            return JSONBody.response(view)
-        }
         group.post("conversations/:id/open") { _, context in
             let session = try env.client(context)
             let id = try context.pathParameter("id")
@@ -87,44 +79,6 @@ struct MobileRoutes {
                 }
             }
             return JSONBody.response(ClientView(updated))
-        }
-        group.post("conversations/:id/end") { request, context in
-            let session = try env.client(context)
-            let id = try context.pathParameter("id")
-            let body = try await env.decode(EndConversationRequest?.self, fromOptional: request)
-            let reason = try parseEndReason(body?.reason)
-            let view = try await env.write(context.principal) { state, changes, op throws(CollabError) in
-                _ = try state.visitorConversation(id, session: session)
-                let ended = try state.endConversation(id, by: session.personId, reason: reason, comment: body?.comment, accountId: session.accountId, context: op, changes: &changes)
-                return state.view(ended)
-            }
-            return JSONBody.response(view)
-        }
-        group.get("conversations/:id/messages") { request, context in
-            let session = try env.client(context)
-            let id = try context.pathParameter("id")
-            let (after, limit) = try pageParameters(request)
-            let page = try env.read(context.principal) { state throws(CollabError) in
-                _ = try state.visitorConversation(id, session: session)
-                let result = state.messages(of: id, after: after, limit: limit, includeInternal: false)
-                return MessagePage(messages: result.messages.map(MessageView.init), hasMore: result.hasMore)
-            }
-            return JSONBody.response(page)
-        }
-        group.post("conversations/:id/messages") { request, context in
-            let session = try env.client(context)
-            let id = try context.pathParameter("id")
-            let body = try await env.decode(SendMessageRequest.self, from: request)
-            guard body.internal != true else { throw CollabError.forbidden("visitors cannot write internal messages") }
-            try await messages.review(body, conversationId: id, senderPersonId: session.personId, principal: context.principal)
-            let message = try await env.write(context.principal) { state, changes, op throws(CollabError) in
-                _ = try state.visitorConversation(id, session: session)
-                return try state.postMessage(
-                    id, senderPersonId: session.personId, text: body.text, clientMessageId: body.clientMessageId, isInternal: false,
-                    accountId: session.accountId, context: op, changes: &changes
-                )
-            }
-            return JSONBody.response(MessageView(message), status: .created)
         }
     }
 }
@@ -164,25 +118,10 @@ extension ClientView {
 
 /// Parses an `EInitialEngagementType`, `CHAT_REQUEST` when absent.
 func parseEngagement(_ text: String?) throws(CollabError) -> EngagementType {
-    guard let text else { return .chatRequest }
-    guard let value = EngagementType(rawValue: text) else {
-        throw .badRequest("engagementType must be one of \(EngagementType.allCases.map(\.rawValue).joined(separator: ", "))")
-    }
-    return value
+    try EngagementType(parsing: text, field: "engagementType", absent: .chatRequest)
 }
 
 /// Parses an `EConversationEndReason`, `ENDED_BY_PARTICIPANT` when absent.
 func parseEndReason(_ text: String?) throws(CollabError) -> EndReason {
-    guard let text else { return .endedByParticipant }
-    guard let value = EndReason(rawValue: text) else {
-        throw .badRequest("reason must be one of \(EndReason.allCases.map(\.rawValue).joined(separator: ", "))")
-    }
-    return value
-}
-
-/// `after` and `limit` query parameters of message reads.
-func pageParameters(_ request: Request) throws(CollabError) -> (after: Int, limit: Int) {
-    let after = try request.integerQuery("after", atLeast: 0) ?? 0
-    let limit = try request.integerQuery("limit", atLeast: 1).map { min($0, ConversationLimits.messagesPerPage) } ?? 100
-    return (after, limit)
+    try EndReason(parsing: text, field: "reason", absent: .endedByParticipant)
 }

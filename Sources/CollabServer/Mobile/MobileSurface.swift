@@ -23,7 +23,8 @@ struct MobileSurface {
     func register(on router: Router<CollabRequestContext>, stack: SurfaceStack) {
         let env = environment
         let routes = stack.routes(.mobile, under: "mobile/v1", on: router)
-        MobileRoutes(environment: env, messages: messages).register(on: routes.group())  // start, named area, collapse, conversations, messages
+        MobileRoutes(environment: env).register(on: routes.group())  // start, named area, collapse, starting, opening and closing conversations
+        ChatRoutes(environment: env, messages: messages).registerMobile(on: routes.group())  // a conversation, its messages, its end
         AppClientRoutes(environment: env).register(on: routes.group())  // the current client, app state, push tokens, notification keys
         MobileInvitationRoutes(environment: env).register(on: routes.group())  // invitations/redeem
         PushRoutes(environment: env).registerMobile(on: routes.group())  // push tokens, notification keys, calls

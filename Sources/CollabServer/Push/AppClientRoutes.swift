@@ -24,9 +24,7 @@ struct AppClientRoutes {
         group.put("clients/current/app-state") { request, context in
             let session = try env.client(context)
             let body = try await env.decode(AppStateRequest.self, from: request)
-            guard let appState = AppState(rawValue: body.appState) else {
-                throw CollabError.badRequest("appState must be one of \(AppState.allCases.map(\.rawValue).joined(separator: ", "))")
-            }
+            let appState = try AppState(parsing: body.appState, field: "appState")
             let updated = try await env.write(context.principal) { state, changes, op throws(CollabError) in
                 try state.updateClient(token: session.id, context: op, changes: &changes) { $0.appState = appState }
             }

@@ -209,11 +209,7 @@ extension OutboxFilter {
     /// A filter from the query; a caller confined to one account sees only that account's pushes.
     init(_ request: Request, environment: CollabEnvironment, confinedTo confinement: String?) throws(CollabError) {
         let accountId = try environment.inspectedAccountId(request.query("account"), confinedTo: confinement)
-        var kind: PushKind?
-        if let text = request.query("kind") {
-            guard let value = PushKind(rawValue: text) else { throw .badRequest("kind must be one of \(PushKind.allCases.map(\.rawValue).joined(separator: ", "))") }
-            kind = value
-        }
+        let kind = try PushKind.parseIfPresent(request.query("kind"), field: "kind")
         var transport: PushTransport?
         if let text = request.query("transport") {
             guard let value = PushTransport(rawValue: text) else { throw .badRequest("transport must be APNS, APNS_VOIP or FCM") }

@@ -18,7 +18,7 @@ struct ConversationSettingsRoutes {
         }
         conversations.conversationChange("setVisibility", role: .admin, WebVisibilityBody.self, environment: env) {
             state, id, body, principal, op, changes throws(CollabError) in
-            let visibility = try parseEnum(ConversationVisibility.self, body.conversationVisibility, "conversationVisibility")
+            let visibility = try ConversationVisibility(parsing: body.conversationVisibility, field: "conversationVisibility")
             return try state.setVisibility(id, visibility: visibility, accountId: try ownAccount(nil, principal), context: op, changes: &changes)
         }
         conversations.conversationChange("setStarred", role: .admin, WebPersonSettingBody.self, environment: env) {
@@ -30,7 +30,7 @@ struct ConversationSettingsRoutes {
         }
         conversations.conversationChange("setAwaitedPersonType", role: .admin, WebAwaitedBody.self, environment: env) {
             state, id, body, principal, op, changes throws(CollabError) in
-            let type = try parseEnum(AwaitedPersonType.self, body.awaitedPersonType, "awaitedPersonType")
+            let type = try AwaitedPersonType(parsing: body.awaitedPersonType, field: "awaitedPersonType")
             return try state.setAwaitedPersonType(id, type: type, accountId: try ownAccount(nil, principal), context: op, changes: &changes)
         }
         conversations.conversationChange("setScheduledTimestamp", role: .registeredUser, WebScheduleBody.self, environment: env) {
@@ -72,15 +72,6 @@ struct ConversationSettingsRoutes {
 func requireField<Value>(_ value: Value?, _ field: String) throws(CollabError) -> Value {
     guard let value else { throw .badRequest("\(field) is required") }
     if let text = value as? String, text.isEmpty { throw .badRequest("\(field) is required") }
-    return value
-}
-
-/// A required enum body field, naming its values when it is not one of them.
-func parseEnum<Value: RawRepresentable & CaseIterable>(_ type: Value.Type, _ text: String?, _ field: String) throws(CollabError) -> Value
-where Value.RawValue == String {
-    guard let text, let value = Value(rawValue: text) else {
-        throw .badRequest("\(field) must be one of \(Value.allCases.map(\.rawValue).joined(separator: ", "))")
-    }
     return value
 }
 

@@ -155,9 +155,7 @@ extension WebConversationCreation {
         var others: [(personId: String, type: ParticipationType)] = []
         for (index, participant) in (participants ?? []).enumerated() {
             guard let personId = participant.personId else { throw .badRequest("participants[\(index)].personId is required") }
-            guard let typeText = participant.participationType, let type = ParticipationType(rawValue: typeText) else {
-                throw .badRequest("participants[\(index)].participationType must be one of \(ParticipationType.allCases.map(\.rawValue).joined(separator: ", "))")
-            }
+            let type = try ParticipationType(parsing: participant.participationType, field: "participants[\(index)].participationType")
             if type == .contextPerson, contextPerson == nil {
                 contextPerson = personId
             } else {

@@ -11,11 +11,7 @@ struct ConversationTemplateRoutes {
         let env = environment
         group.operation(.get, "getDefaultTemplateByEngagementType", role: .registeredUser) { request, context in
             // Absent, the vendor's default engagement type: a chat request.
-            let text = request.query("initialEngagementType") ?? EngagementType.chatRequest.rawValue
-            guard let type = EngagementType(rawValue: text) else {
-                let allowed = EngagementType.allCases.map(\.rawValue).joined(separator: ", ")
-                throw CollabError.badRequest("initialEngagementType must be one of \(allowed)")
-            }
+            let type = try EngagementType(parsing: request.query("initialEngagementType"), field: "initialEngagementType", absent: .chatRequest)
             let template = try env.read(context.principal) { state throws(CollabError) in
                 try state.defaultTemplate(for: type, principal: context.principal)
             }

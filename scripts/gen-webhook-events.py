@@ -116,6 +116,29 @@ def events_swift(events):
     return "\n".join(lines)
 
 
+LINE_LENGTH = 150  # .swift-format's lineLength
+
+
+def entry(key, elements, empty=""):
+    """One `key: [elements],` entry of a dictionary literal (`[empty]` without elements): on one line when
+    it fits, else its elements packed onto as few lines as fit, one level deeper, with a trailing comma
+    (as swift-format lays it out)."""
+    indent, inner = " " * 8, " " * 12
+    line = f"{indent}{key}: [{', '.join(elements) or empty}],"
+    # swift-format keeps a literal on one line only when it also has room for the trailing comma it
+    # would add when wrapping, hence `<`.
+    if len(line.encode()) < LINE_LENGTH:
+        return [line]
+    lines, current = [f"{indent}{key}: ["], inner
+    for element in elements:
+        if current != inner and len((current + element + ",").encode()) > LINE_LENGTH:
+            lines.append(current.rstrip())
+            current = inner
+        current += element + ", "
+    lines += [current.rstrip(), f"{indent}],"]
+    return lines
+
+
 def schemas_swift(spec, events):
     schemas = spec["components"]["schemas"]
     names = reachable(schemas, {schema for _, schema, _ in events} | set(EXTRA_SCHEMAS))
@@ -127,16 +150,16 @@ def schemas_swift(spec, events):
     for name in names:
         schema = schemas[name]
         if "properties" in schema:
-            props = ", ".join(f"{swift_string(key)}: {swift_string(descriptor(value))}" for key, value in sorted(schema["properties"].items()))
-            lines.append(f"        {swift_string(name)}: [{props}]," if props else f"        {swift_string(name)}: [:],")
+            props = [f"{swift_string(key)}: {swift_string(descriptor(value))}" for key, value in sorted(schema["properties"].items())]
+            lines += entry(swift_string(name), props, empty=":")
     lines += ["    ]", "", "    static let enums: [String: [String]] = ["]
     for name in names:
         if "enum" in schemas[name]:
-            lines.append(f"        {swift_string(name)}: [{', '.join(swift_string(v) for v in schemas[name]['enum'])}],")
+            lines += entry(swift_string(name), [swift_string(v) for v in schemas[name]["enum"]])
     lines += ["    ]", "", "    static let oneOf: [String: [String]] = ["]
     for name in names:
         if "oneOf" in schemas[name]:
-            lines.append(f"        {swift_string(name)}: [{', '.join(swift_string(ref_name(v['$ref'])) for v in schemas[name]['oneOf'])}],")
+            lines += entry(swift_string(name), [swift_string(ref_name(v["$ref"])) for v in schemas[name]["oneOf"]])
     lines += ["    ]", "}", ""]
     return "\n".join(lines)
 

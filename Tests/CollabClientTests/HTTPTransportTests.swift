@@ -93,7 +93,9 @@ struct HTTPTransportTests {
 
     @Test("live-socket URLs: ws for http, wss for https, the query percent-encoded")
     func webSocketURLs() {
-        #expect(webSocketURL("http://127.0.0.1:8080/", path: "/mobile/v1/events", query: [("token", "a b+c")]) == "ws://127.0.0.1:8080/mobile/v1/events?token=a%20b%2Bc")
+        #expect(
+            webSocketURL("http://127.0.0.1:8080/", path: "/mobile/v1/events", query: [("token", "a b+c")])
+                == "ws://127.0.0.1:8080/mobile/v1/events?token=a%20b%2Bc")
         #expect(webSocketURL("https://mock.example", path: "/agent/v1/events", query: []) == "wss://mock.example/agent/v1/events")
         #expect(webSocketURL("https://h", path: "/p", query: [("ids", "1,2"), ("x", "é")]) == "wss://h/p?ids=1,2&x=%C3%A9")
     }

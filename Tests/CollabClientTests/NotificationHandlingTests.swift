@@ -9,7 +9,9 @@ import Testing
 /// does not hold (fetched once), and the SDK's notification table.
 @Suite("Notification handling on the device")
 struct NotificationHandlingTests {
-    static let content = #"{"type":"NEW_MESSAGE","title":"Agent","text":"Your order shipped","conversationId":"conv-1","notificationCount":2,"timestamp":1800000000000}"#
+    static let content =
+        #"{"type":"NEW_MESSAGE","title":"Agent","text":"Your order shipped","conversationId":"conv-1","#
+        + #""notificationCount":2,"timestamp":1800000000000}"#
 
     /// `content` sealed as the server seals it: base64 of AES-256-GCM's combined box.
     static func seal(_ text: String = content, key: SymmetricKey) throws -> String {
@@ -56,9 +58,13 @@ struct NotificationHandlingTests {
         #expect(error(["unblu": ["encryptedData": sealed]]) == .malformed("encryptedData without keyId"))
         #expect(error(["unblu": ["encryptedData": sealed, "keyId": "k9"]], keys: [Self.key("k1", key)]) == .unknownKey("k9"))
         #expect(error(["unblu": ["encryptedData": sealed, "keyId": "k1"]], keys: [Self.key("k1", SymmetricKey(size: .bits256))]) == .decryptionFailed)
-        #expect(error(["unblu": ["encryptedData": "***", "keyId": "k1"]], keys: [Self.key("k1", key)]) == .malformed("key or sealed data is not valid base64"))
+        #expect(
+            error(["unblu": ["encryptedData": "***", "keyId": "k1"]], keys: [Self.key("k1", key)])
+                == .malformed("key or sealed data is not valid base64"))
         let garbage = try Self.seal("[1,2]", key: key)
-        #expect(error(["unblu": ["encryptedData": garbage, "keyId": "k1"]], keys: [Self.key("k1", key)]) == .malformed("sealed content is not push content"))
+        #expect(
+            error(["unblu": ["encryptedData": garbage, "keyId": "k1"]], keys: [Self.key("k1", key)])
+                == .malformed("sealed content is not push content"))
         #expect(error(["unblu": ["title": "no type"]]) != nil)
     }
 

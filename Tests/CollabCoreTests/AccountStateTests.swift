@@ -26,7 +26,8 @@ struct CollabStateTests {
 
     func principal(_ state: AccountState, _ username: String) throws -> Principal {
         let user = try #require(state.user(loginName: username))
-        return Principal(accountId: user.accountId, userId: user.id, personId: state.person(ofUser: user)?.id, role: user.authorizationRole, method: .basic)
+        return Principal(
+            accountId: user.accountId, userId: user.id, personId: state.person(ofUser: user)?.id, role: user.authorizationRole, method: .basic)
     }
 
     @Test("a failed operation reports no changes")
@@ -76,12 +77,14 @@ struct CollabStateTests {
         let agentUser = try #require(state.user(loginName: "a-agent"))
         #expect(throws: CollabError.self) {
             _ = try state.updateUser(
-                id: agentUser.id, version: agentUser.version, UserInput(username: "a-agent", authorizationRole: .admin), for: aAgent, context: context,
-                changes: &changes
+                id: agentUser.id, version: agentUser.version, UserInput(username: "a-agent", authorizationRole: .admin), for: aAgent,
+                context: context, changes: &changes
             )
         }
         #expect(throws: CollabError.forbidden("cannot grant the role SUPER_ADMIN, which is above your own")) {
-            _ = try state.createUser(UserInput(username: "root", authorizationRole: .superAdmin), passwordHash: nil, accountId: aAdmin.accountId!, grantor: .admin, context: context, changes: &changes)
+            _ = try state.createUser(
+                UserInput(username: "root", authorizationRole: .superAdmin), passwordHash: nil, accountId: aAdmin.accountId!, grantor: .admin,
+                context: context, changes: &changes)
         }
         #expect(throws: CollabError.self) { try state.deleteUser(aAdmin.userId!, for: aAdmin, context: context, changes: &changes) }
     }
@@ -90,7 +93,8 @@ struct CollabStateTests {
     func seedIdempotence() throws {
         var shards = ShardSet(directory: Directory())
         var first = ChangeSet()
-        let report1 = try shards.apply(seed: Seed.defaultTenant, passwordHashes: ["admin": "h1", "agent": "h2", "superadmin": "h3"], context: context, changes: &first)
+        let report1 = try shards.apply(
+            seed: Seed.defaultTenant, passwordHashes: ["admin": "h1", "agent": "h2", "superadmin": "h3"], context: context, changes: &first)
         #expect(report1.created == 6)
         var second = ChangeSet()
         let report2 = try shards.apply(seed: Seed.defaultTenant, passwordHashes: [:], context: context, changes: &second)
@@ -254,7 +258,9 @@ struct CollabStateTests {
         #expect(state.session(token: token.id, now: 1_001) == nil, "a token is not a session")
         _ = try state.redeemAuthenticationToken(token.id, lifetime: 100, context: context, changes: &changes)
         #expect(throws: CollabError.self) { try state.redeemAuthenticationToken(token.id, lifetime: 100, context: context, changes: &changes) }
-        _ = state.runDueWork(keyRotationInterval: 1_000_000, keyOverlap: 0, clientIdleTimeout: 1_000_000, context: OperationContext(now: 5_000, ids: .system), changes: &changes)
+        _ = state.runDueWork(
+            keyRotationInterval: 1_000_000, keyOverlap: 0, clientIdleTimeout: 1_000_000, context: OperationContext(now: 5_000, ids: .system),
+            changes: &changes)
         #expect(state.sessions.isEmpty, "expired sessions leave through the deadline queue")
     }
 }

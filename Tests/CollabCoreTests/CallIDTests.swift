@@ -29,8 +29,10 @@ struct CallIDTests {
     @Test("only the 8-4-4-4-12 hexadecimal form is a call id")
     func validation() {
         #expect(CallID.isValid("5a0c8f9e-1b2c-4d3e-8f90-a1b2c3d4e5f6"))
-        for bad in ["", "not-a-uuid", "5A0C8F9E1B2C4D3E8F90A1B2C3D4E5F6", "5A0C8F9E-1B2C-4D3E-8F90-A1B2C3D4E5F", "5A0C8F9E-1B2C-4D3E-8F90-A1B2C3D4E5FG",
-                    "{5A0C8F9E-1B2C-4D3E-8F90-A1B2C3D4E5F6}", "5A0C8F9E_1B2C-4D3E-8F90-A1B2C3D4E5F6", "Bq3x0aZ1c2d3e4f5g6h7i8"] {
+        for bad in [
+            "", "not-a-uuid", "5A0C8F9E1B2C4D3E8F90A1B2C3D4E5F6", "5A0C8F9E-1B2C-4D3E-8F90-A1B2C3D4E5F", "5A0C8F9E-1B2C-4D3E-8F90-A1B2C3D4E5FG",
+            "{5A0C8F9E-1B2C-4D3E-8F90-A1B2C3D4E5F6}", "5A0C8F9E_1B2C-4D3E-8F90-A1B2C3D4E5F6", "Bq3x0aZ1c2d3e4f5g6h7i8",
+        ] {
             #expect(!CallID.isValid(bad), "\(bad)")
         }
     }

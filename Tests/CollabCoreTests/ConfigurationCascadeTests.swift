@@ -34,7 +34,9 @@ struct ConfigurationCascadeTests {
         let seed = Seed(
             global: .init(configuration: ["fps": "5"]),
             accounts: [
-                .init(name: "one", configuration: ["fps": "4"], apiKeys: [.init(key: "k1", configuration: ["fps": "2"])], namedAreas: [.init(siteId: "s1", configuration: ["fps": "3"])]),
+                .init(
+                    name: "one", configuration: ["fps": "4"], apiKeys: [.init(key: "k1", configuration: ["fps": "2"])],
+                    namedAreas: [.init(siteId: "s1", configuration: ["fps": "3"])]),
                 .init(name: "two", apiKeys: [.init(key: "k2")]),
             ]
         )

@@ -16,7 +16,9 @@ struct ConversationStateMachineTests {
     @Test("exactly the documented transitions are allowed; every other one is a conflict", arguments: ConversationState.allCases)
     func transitions(from: ConversationState) throws {
         for to in ConversationState.allCases {
-            var conversation = Conversation(id: "c", accountId: "a", topic: nil, recipient: .init(type: .account, id: "a"), initialEngagementType: .chatRequest, creationTimestamp: 0)
+            var conversation = Conversation(
+                id: "c", accountId: "a", topic: nil, recipient: .init(type: .account, id: "a"), initialEngagementType: .chatRequest,
+                creationTimestamp: 0)
             conversation.state = from
             let key = "\(from.rawValue)→\(to.rawValue)"
             if Self.allowed.contains(key) {
@@ -36,7 +38,12 @@ struct ConversationStateMachineTests {
         var changes = ChangeSet()
         let context = OperationContext(now: 10, ids: .system)
         _ = try shards.apply(
-            seed: Seed(accounts: [.init(name: "a", namedAreas: [.init(siteId: "s")], users: [.init(username: "ag", role: .registeredUser), .init(username: "ag2", role: .registeredUser)], persons: [.init(sourceId: "v")])]),
+            seed: Seed(accounts: [
+                .init(
+                    name: "a", namedAreas: [.init(siteId: "s")],
+                    users: [.init(username: "ag", role: .registeredUser), .init(username: "ag2", role: .registeredUser)],
+                    persons: [.init(sourceId: "v")])
+            ]),
             passwordHashes: [:], context: context, changes: &changes
         )
         var state = try #require(shards.state(named: "a"))
@@ -46,30 +53,49 @@ struct ConversationStateMachineTests {
         let agent = try #require(state.person(ofUser: agentUser))
         let other = try #require(state.person(ofUser: otherUser))
         let visitor = try #require(state.persons.values.first { $0.sourceId == "v" })
-        var conversation = try state.createConversation(ConversationInput(contextPersonId: visitor.id), accountId: account.id, context: context, changes: &changes)
+        var conversation = try state.createConversation(
+            ConversationInput(contextPersonId: visitor.id), accountId: account.id, context: context, changes: &changes)
         #expect(conversation.state == .queued)
         #expect(changes.events.filter { !$0.isWebhookOnly }.map(\.kind) == [.conversationCreated, .conversationQueued])
 
         // A queued conversation cannot be requeued; an accepted one cannot be accepted again.
-        #expect(throws: CollabError.self) { try state.requeueConversation(conversation.id, accountId: account.id, context: context, changes: &changes) }
-        conversation = try state.acceptConversation(conversation.id, agentPersonId: agent.id, accountId: account.id, context: context, changes: &changes)
+        #expect(throws: CollabError.self) {
+            try state.requeueConversation(conversation.id, accountId: account.id, context: context, changes: &changes)
+        }
+        conversation = try state.acceptConversation(
+            conversation.id, agentPersonId: agent.id, accountId: account.id, context: context, changes: &changes)
         #expect(throws: CollabError.conflict("the conversation was accepted by another agent")) {
             try state.acceptConversation(conversation.id, agentPersonId: other.id, accountId: account.id, context: context, changes: &changes)
         }
-        #expect(throws: CollabError.self) { try state.declineConversation(conversation.id, agentPersonId: other.id, accountId: account.id, context: context, changes: &changes) }
         #expect(throws: CollabError.self) {
-            try state.setRecipient(conversation.id, recipient: .init(type: .account, id: account.id), accountId: account.id, context: context, changes: &changes)
+            try state.declineConversation(conversation.id, agentPersonId: other.id, accountId: account.id, context: context, changes: &changes)
+        }
+        #expect(throws: CollabError.self) {
+            try state.setRecipient(
+                conversation.id, recipient: .init(type: .account, id: account.id), accountId: account.id, context: context, changes: &changes)
         }
         // A visitor cannot accept.
-        #expect(throws: CollabError.self) { try state.acceptConversation(conversation.id, agentPersonId: visitor.id, accountId: account.id, context: context, changes: &changes) }
-
-        conversation = try state.endConversation(conversation.id, by: agent.id, reason: .endedByParticipant, comment: nil, accountId: account.id, context: context, changes: &changes)
-        #expect(conversation.stateChanges.map(\.state) == [.created, .onboarding, .queued, .active, .offboarding, .ended])
-        #expect(throws: CollabError.self) { try state.endConversation(conversation.id, by: nil, reason: .other, comment: nil, accountId: account.id, context: context, changes: &changes) }
-        #expect(throws: CollabError.self) { try state.setTopic(conversation.id, topic: "x", accountId: account.id, context: context, changes: &changes) }
-        #expect(throws: CollabError.self) { try state.addParticipant(conversation.id, personId: other.id, hidden: false, accountId: account.id, context: context, changes: &changes) }
         #expect(throws: CollabError.self) {
-            try state.postMessage(conversation.id, senderPersonId: visitor.id, text: "late", clientMessageId: nil, isInternal: false, accountId: account.id, context: context, changes: &changes)
+            try state.acceptConversation(conversation.id, agentPersonId: visitor.id, accountId: account.id, context: context, changes: &changes)
+        }
+
+        conversation = try state.endConversation(
+            conversation.id, by: agent.id, reason: .endedByParticipant, comment: nil, accountId: account.id, context: context, changes: &changes)
+        #expect(conversation.stateChanges.map(\.state) == [.created, .onboarding, .queued, .active, .offboarding, .ended])
+        #expect(throws: CollabError.self) {
+            try state.endConversation(
+                conversation.id, by: nil, reason: .other, comment: nil, accountId: account.id, context: context, changes: &changes)
+        }
+        #expect(throws: CollabError.self) {
+            try state.setTopic(conversation.id, topic: "x", accountId: account.id, context: context, changes: &changes)
+        }
+        #expect(throws: CollabError.self) {
+            try state.addParticipant(conversation.id, personId: other.id, hidden: false, accountId: account.id, context: context, changes: &changes)
+        }
+        #expect(throws: CollabError.self) {
+            try state.postMessage(
+                conversation.id, senderPersonId: visitor.id, text: "late", clientMessageId: nil, isInternal: false, accountId: account.id,
+                context: context, changes: &changes)
         }
         try state.deleteConversation(conversation.id, accountId: account.id, context: context, changes: &changes)
         #expect(state.conversations.isEmpty)
@@ -95,31 +121,48 @@ struct ConversationStateMachineTests {
         var shards = ShardSet(directory: Directory())
         var changes = ChangeSet()
         let context = OperationContext(now: 10, ids: .system)
-        _ = try shards.apply(seed: Seed(accounts: [.init(name: "a", users: [.init(username: "ag", role: .registeredUser)], persons: [.init(sourceId: "v")])]), passwordHashes: [:], context: context, changes: &changes)
+        _ = try shards.apply(
+            seed: Seed(accounts: [.init(name: "a", users: [.init(username: "ag", role: .registeredUser)], persons: [.init(sourceId: "v")])]),
+            passwordHashes: [:], context: context, changes: &changes)
         var state = try #require(shards.state(named: "a"))
         let account = state.account
         let agentUser = try #require(state.user(loginName: "ag"))
         let agent = try #require(state.person(ofUser: agentUser))
         let visitor = try #require(state.persons.values.first { $0.sourceId == "v" })
         let conversation = try state.createConversation(
-            ConversationInput(contextPersonId: visitor.id, participants: [(agent.id, .assignedAgent)]), accountId: account.id, context: context, changes: &changes
+            ConversationInput(contextPersonId: visitor.id, participants: [(agent.id, .assignedAgent)]), accountId: account.id, context: context,
+            changes: &changes
         )
         #expect(conversation.state == .active)
-        let first = try state.postMessage(conversation.id, senderPersonId: visitor.id, text: "one", clientMessageId: "m1", isInternal: false, accountId: account.id, context: context, changes: &changes)
-        let retry = try state.postMessage(conversation.id, senderPersonId: visitor.id, text: "one", clientMessageId: "m1", isInternal: false, accountId: account.id, context: context, changes: &changes)
+        let first = try state.postMessage(
+            conversation.id, senderPersonId: visitor.id, text: "one", clientMessageId: "m1", isInternal: false, accountId: account.id,
+            context: context, changes: &changes)
+        let retry = try state.postMessage(
+            conversation.id, senderPersonId: visitor.id, text: "one", clientMessageId: "m1", isInternal: false, accountId: account.id,
+            context: context, changes: &changes)
         #expect(first == retry)
-        _ = try state.postMessage(conversation.id, senderPersonId: agent.id, text: "note", clientMessageId: nil, isInternal: true, accountId: account.id, context: context, changes: &changes)
-        _ = try state.postMessage(conversation.id, senderPersonId: agent.id, text: "two", clientMessageId: nil, isInternal: false, accountId: account.id, context: context, changes: &changes)
+        _ = try state.postMessage(
+            conversation.id, senderPersonId: agent.id, text: "note", clientMessageId: nil, isInternal: true, accountId: account.id, context: context,
+            changes: &changes)
+        _ = try state.postMessage(
+            conversation.id, senderPersonId: agent.id, text: "two", clientMessageId: nil, isInternal: false, accountId: account.id, context: context,
+            changes: &changes)
         #expect(state.messages(of: conversation.id, after: 0, limit: 10, includeInternal: true).messages.map(\.sequence) == [1, 2, 3])
         #expect(state.messages(of: conversation.id, after: 0, limit: 10, includeInternal: false).messages.map(\.text) == ["one", "two"])
         #expect(throws: CollabError.self) {
-            try state.postMessage(conversation.id, senderPersonId: visitor.id, text: "secret", clientMessageId: nil, isInternal: true, accountId: account.id, context: context, changes: &changes)
+            try state.postMessage(
+                conversation.id, senderPersonId: visitor.id, text: "secret", clientMessageId: nil, isInternal: true, accountId: account.id,
+                context: context, changes: &changes)
         }
         #expect(throws: CollabError.self) {
-            try state.postMessage(conversation.id, senderPersonId: visitor.id, text: String(repeating: "x", count: ConversationMessage.maximumLength + 1), clientMessageId: nil, isInternal: false, accountId: account.id, context: context, changes: &changes)
+            try state.postMessage(
+                conversation.id, senderPersonId: visitor.id, text: String(repeating: "x", count: ConversationMessage.maximumLength + 1),
+                clientMessageId: nil, isInternal: false, accountId: account.id, context: context, changes: &changes)
         }
         #expect(throws: CollabError.self) {
-            try state.postMessage(conversation.id, senderPersonId: visitor.id, text: "   ", clientMessageId: nil, isInternal: false, accountId: account.id, context: context, changes: &changes)
+            try state.postMessage(
+                conversation.id, senderPersonId: visitor.id, text: "   ", clientMessageId: nil, isInternal: false, accountId: account.id,
+                context: context, changes: &changes)
         }
     }
 }

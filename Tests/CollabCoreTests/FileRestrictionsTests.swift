@@ -92,7 +92,9 @@ struct FileRestrictionsTests {
     func trailingDotsAndSpaces() throws {
         for name in ["run.bat.", "run.bat ", "run.bat  ..", "RUN.BAT", "run.Bat. . .", "run.bat\u{20}.\u{20}"] {
             #expect(FileAttachment.fileExtension(of: name) == "bat", "\(name)")
-            #expect(throws: FileRefusal.self, "\(name)") { try FileRestrictions(cascade: ConfigurationCascade(global: [:]), serverMaxFileSize: 10).checkName(name) }
+            #expect(throws: FileRefusal.self, "\(name)") {
+                try FileRestrictions(cascade: ConfigurationCascade(global: [:]), serverMaxFileSize: 10).checkName(name)
+            }
         }
         let pictures = FileRestrictions(cascade: ConfigurationCascade(global: [FileRestrictions.allowedExtensionsKey: "png"]), serverMaxFileSize: 10)
         try pictures.checkName("cat.png. ")

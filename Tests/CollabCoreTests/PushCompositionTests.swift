@@ -71,7 +71,9 @@ struct PushCompositionTests {
         #expect(try object(fcm)["unblu"] is String)
     }
 
-    @Test("long text is truncated to fit, never an over-size push", arguments: [PushTransport.apns, .apnsVoIP, .fcm], [PushVersion.notEncrypted, .encrypted, .encryptedService])
+    @Test(
+        "long text is truncated to fit, never an over-size push",
+        arguments: [PushTransport.apns, .apnsVoIP, .fcm], [PushVersion.notEncrypted, .encrypted, .encryptedService])
     func truncation(transport: PushTransport, version: PushVersion) throws {
         let long = String(repeating: "ä long message ", count: 2_000)
         let push = try PushComposer.compose(message(long), transport: transport, version: version, key: key, badge: 1)
@@ -86,7 +88,8 @@ struct PushCompositionTests {
         let sealed = try PushEncryption.seal(Data("hello".utf8), keyMaterial: key.material)
         let combined = try #require(Data(base64Encoded: sealed))
         #expect(combined.count == 12 + 5 + 16)
-        let box = try AES.GCM.SealedBox(nonce: AES.GCM.Nonce(data: combined.prefix(12)), ciphertext: combined.dropFirst(12).dropLast(16), tag: combined.suffix(16))
+        let box = try AES.GCM.SealedBox(
+            nonce: AES.GCM.Nonce(data: combined.prefix(12)), ciphertext: combined.dropFirst(12).dropLast(16), tag: combined.suffix(16))
         #expect(try AES.GCM.open(box, using: SymmetricKey(data: Data(base64Encoded: key.material)!)) == Data("hello".utf8))
         #expect(throws: CollabError.self) { try PushEncryption.open(sealed, keyMaterial: PushEncryption.makeKeyMaterial()) }
     }

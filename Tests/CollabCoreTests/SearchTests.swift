@@ -40,7 +40,9 @@ struct SearchTests {
         #expect(try run([SearchFilter(field: "CREATED", op: .inRange(from: 20, to: 30))]) == ["b", "c"])
         #expect(try run([SearchFilter(field: "CREATED", op: .notInRange(from: 20, to: 30))]) == ["a", "d"])
         #expect(try run([SearchFilter(field: "ACTIVE", op: .equals(.bool(true)))]) == ["a", "c"])
-        #expect(try run([SearchFilter(field: "ACTIVE", op: .equals(.bool(true))), SearchFilter(field: "CREATED", op: .greaterThan(15))]) == ["c"], "filters combine with AND")
+        #expect(
+            try run([SearchFilter(field: "ACTIVE", op: .equals(.bool(true))), SearchFilter(field: "CREATED", op: .greaterThan(15))]) == ["c"],
+            "filters combine with AND")
     }
 
     @Test("ordering, nulls first ascending, ties broken by id")

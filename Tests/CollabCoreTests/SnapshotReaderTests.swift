@@ -24,7 +24,8 @@ struct SnapshotReaderTests {
         )
         let state = try #require(shards.state(named: "a"))
         let records = state.storedEntities.dropFirst().map { StoredRecord(encoding: $0) }
-        let snapshot = Snapshot(scope: .account, takenAt: 5, clock: nil, globalConfiguration: nil, accounts: [.init(account: state.account, records: records)])
+        let snapshot = Snapshot(
+            scope: .account, takenAt: 5, clock: nil, globalConfiguration: nil, accounts: [.init(account: state.account, records: records)])
         return (state, Array(try snapshot.encoded()))
     }
 
@@ -54,7 +55,9 @@ struct SnapshotReaderTests {
         #expect(prepared.records == state.storedEntities.count)
         let restored = try #require(prepared.accounts.first)
         #expect(Self.entities(restored) == Self.entities(state))
-        #expect(restored.persons.values.first { $0.sourceId == "crm-1" }?.firstName == "Vera \"the visitor\" \\ ü", "escaped strings come back as they were")
+        #expect(
+            restored.persons.values.first { $0.sourceId == "crm-1" }?.firstName == "Vera \"the visitor\" \\ ü",
+            "escaped strings come back as they were")
     }
 
     @Test("the GLOBAL level's licence, installed or removed, comes back from a server snapshot", arguments: [
@@ -102,7 +105,9 @@ struct SnapshotReaderTests {
 
     @Test("keys may be escaped, unknown keys and values are walked over, older versions read without what they lacked")
     func leniency() throws {
-        let document = #"{"acc\u006funts": [], "format": "mock-collab-snapshot", "version": 2, "scope": "server", "later": {"a": [1, "]", {"b": null}], "c": -1.5e3}}"#
+        let document =
+            #"{"acc\u006funts": [], "format": "mock-collab-snapshot", "version": 2, "scope": "server", "#
+            + #""later": {"a": [1, "]", {"b": null}], "c": -1.5e3}}"#
         let prepared = try read(Array(document.utf8), pieces: 5)
         #expect(prepared.accounts.isEmpty)
         #expect(prepared.secrets == .included, "version 2 held every secret")

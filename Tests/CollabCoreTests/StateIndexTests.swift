@@ -35,7 +35,8 @@ struct StateIndexTests {
             let area = index.isMultiple(of: 2) ? x : y
             let at = OperationContext(now: 2_000 + Int64(index), ids: .system)
             created.append(try state.createConversation(
-                ConversationInput(recipient: .init(type: .namedArea, id: area.id), contextPersonId: visitor.id), accountId: state.accountId, context: at, changes: &changes
+                ConversationInput(recipient: .init(type: .namedArea, id: area.id), contextPersonId: visitor.id), accountId: state.accountId,
+                context: at, changes: &changes
             ))
         }
         _ = try state.declineConversation(created[1].id, agentPersonId: agents[0].id, accountId: state.accountId, context: context, changes: &changes)
@@ -53,7 +54,8 @@ struct StateIndexTests {
         #expect(onlyX.map(\.conversation.id) == created.enumerated().filter { $0.offset.isMultiple(of: 2) }.map(\.element.id))
         // Accepting takes a conversation out of the queue index.
         _ = try state.acceptConversation(created[0].id, agentPersonId: agents[1].id, accountId: state.accountId, context: context, changes: &changes)
-        #expect(state.queue(accountId: state.accountId, agentPersonId: agents[1].id, namedAreaIds: nil, limit: 1).first?.conversation.id == created[1].id)
+        #expect(
+            state.queue(accountId: state.accountId, agentPersonId: agents[1].id, namedAreaIds: nil, limit: 1).first?.conversation.id == created[1].id)
         #expect(QueueCursor(token: QueueCursor(after: seen[3]).token) == QueueCursor(after: seen[3]))
         #expect(QueueCursor(token: "garbage") == nil)
     }

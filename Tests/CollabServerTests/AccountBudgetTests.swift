@@ -34,7 +34,9 @@ struct AccountBudgetTests {
     }
 
     /// Uploads `size` bytes of PNG as `bearer`.
-    static func upload(_ server: InProcessServer, _ bearer: String, conversation: String, size: Int, seed: UInt8) async throws -> InProcessServer.Answer {
+    static func upload(
+        _ server: InProcessServer, _ bearer: String, conversation: String, size: Int, seed: UInt8
+    ) async throws -> InProcessServer.Answer {
         let response = try await server.client.execute(
             uri: "/mobile/v1/conversations/\(conversation)/files?name=p\(seed).png", method: .post, headers: [.authorization: bearer],
             body: ByteBuffer(bytes: pngBytes(size, seed: seed))
@@ -71,14 +73,16 @@ struct AccountBudgetTests {
     func faultRulesPerAccount() async throws {
         try await InProcessServer.with(seed: twoAccountSeed) { server in
             func post(_ caller: String, _ path: String) async throws -> HTTPResponse.Status {
-                try await server.call(.post, "/_mock/v1/faults", authorization: caller, body: FaultRule(match: FaultMatch(path: path), action: .error(status: 503)))
-                    .status
+                try await server.call(
+                    .post, "/_mock/v1/faults", authorization: caller, body: FaultRule(match: FaultMatch(path: path), action: .error(status: 503))
+                ).status
             }
             var accepted = 0
             while accepted < 300, try await post(FaultRuleTests.alphaAdmin, "/alpha/\(accepted)") == .created { accepted += 1 }
             #expect(accepted == 64, "an account holds at most 64 rules by default")
             let refused = try await server.call(
-                .post, "/_mock/v1/faults", authorization: FaultRuleTests.alphaAdmin, body: FaultRule(match: FaultMatch(path: "/one-more"), action: .error(status: 503))
+                .post, "/_mock/v1/faults", authorization: FaultRuleTests.alphaAdmin,
+                body: FaultRule(match: FaultMatch(path: "/one-more"), action: .error(status: 503))
             )
             #expect(refused.status == .tooManyRequests)
             #expect(try refused.decode(WebAPIError.self).errorMessage?.contains("this account") == true, "\(refused.text)")
@@ -87,7 +91,8 @@ struct AccountBudgetTests {
             #expect(try await post(FaultRuleTests.root, "/root") == .created, "so have super admins")
 
             // Removing one of alpha's rules makes room for exactly one more.
-            let alphaRules = try await server.call(.get, "/_mock/v1/faults", authorization: FaultRuleTests.alphaAdmin).decode(FaultRuleList.self).rules
+            let alphaRules = try await server.call(.get, "/_mock/v1/faults", authorization: FaultRuleTests.alphaAdmin)
+                .decode(FaultRuleList.self).rules
             #expect(alphaRules.count == 64)
             let first = try #require(alphaRules.first?.id)
             #expect(try await server.call(.delete, "/_mock/v1/faults/\(first)", authorization: FaultRuleTests.alphaAdmin).status == .noContent)

@@ -21,7 +21,9 @@ struct AccountsAndApiKeysTests {
             #expect(read.configuration == ["com.unblu.x": "1"])
 
             let page = try await root.accounts.search(
-                WebQuery(type: "AccountQuery", searchFilters: [WebSearchFilter(field: "NAME", operator: WebSearchOperator(type: "CONTAINS", value: .string("AC")))])
+                WebQuery(
+                    type: "AccountQuery",
+                    searchFilters: [WebSearchFilter(field: "NAME", operator: WebSearchOperator(type: "CONTAINS", value: .string("AC")))])
             )
             #expect(page.items?.map(\.name) == ["acme"])
             #expect(page.hasMoreItems == false)
@@ -73,7 +75,8 @@ struct AccountsAndApiKeysTests {
             } catch {
                 #expect(error.code == .notFound)
             }
-            try await server.control.seed("accounts:\n  - name: newco\n    users:\n      - username: newco-admin\n        password: secret\n        role: ADMIN\n")
+            try await server.control.seed(
+                "accounts:\n  - name: newco\n    users:\n      - username: newco-admin\n        password: secret\n        role: ADMIN\n")
             let newAdmin = server.admin("newco-admin", "secret")
             #expect(try await newAdmin.accounts.current().name == "newco")
         }
@@ -98,7 +101,8 @@ struct AccountsAndApiKeysTests {
             #expect(multiple.items?.map(\.name) == ["chosen", "generated"])
             #expect(multiple.type == "ApiKeyList")
 
-            let sorted = try await admin.apiKeys.search(WebQuery(type: "ApiKeyQuery", orderBy: [WebOrderBy(field: "NAME", order: "DESCENDING")], limit: 2))
+            let sorted = try await admin.apiKeys.search(
+                WebQuery(type: "ApiKeyQuery", orderBy: [WebOrderBy(field: "NAME", order: "DESCENDING")], limit: 2))
             #expect(sorted.items?.map(\.name) == ["generated", "Demo API key"], "names sort case-insensitively")
             #expect(sorted.hasMoreItems == true)
             #expect(sorted.nextOffset == 2)

@@ -79,7 +79,8 @@ struct AuthenticationTests {
     @Test("loginWithSecureToken accepts test tokens from the control API and creates the visitor")
     func secureTokenWithTestToken() async throws {
         try await InProcessServer.with { server in
-            let issued = try await server.control.issueToken(account: "demo", TestTokenRequest(subject: "visitor-7", email: "v7@example.com", firstName: "Vee"))
+            let issued = try await server.control.issueToken(
+                account: "demo", TestTokenRequest(subject: "visitor-7", email: "v7@example.com", firstName: "Vee"))
             let visitor = server.anonymous
             try await visitor.authenticator.loginWithSecureToken(issued.token, apiKey: "demo-api-key")
             let me = try await visitor.authenticator.currentPerson()
@@ -111,7 +112,8 @@ struct AuthenticationTests {
         let jwksKey = P256.Signing.PrivateKey()
         let jwksRaw = jwksKey.publicKey.rawRepresentation
         let jwks = """
-            {"keys":[{"kty":"EC","crv":"P-256","alg":"ES256","use":"sig","kid":"jwks-1","x":"\(base64URL(jwksRaw.prefix(32)))","y":"\(base64URL(jwksRaw.suffix(32)))"}]}
+            {"keys":[{"kty":"EC","crv":"P-256","alg":"ES256","use":"sig","kid":"jwks-1",\
+            "x":"\(base64URL(jwksRaw.prefix(32)))","y":"\(base64URL(jwksRaw.suffix(32)))"}]}
             """
         let seed = Seed(accounts: [
             .init(
@@ -139,7 +141,8 @@ struct AuthenticationTests {
             await wrong.add(hmac: HMACKey(from: "another-secret-entirely-different"), digestAlgorithm: .sha256, kid: "hs")
 
             func claims(sub: String, iss: String = "https://idp.example", aud: String = "mobile-app", expiresIn: TimeInterval = 600) -> TestClaims {
-                TestClaims(sub: .init(value: sub), exp: .init(value: now.addingTimeInterval(expiresIn)), iss: .init(value: iss), aud: .init(value: [aud]))
+                TestClaims(
+                    sub: .init(value: sub), exp: .init(value: now.addingTimeInterval(expiresIn)), iss: .init(value: iss), aud: .init(value: [aud]))
             }
             func login(_ token: String) async -> CollabClientError? {
                 do throws(CollabClientError) {
@@ -177,7 +180,8 @@ struct AuthenticationTests {
     func malformedBasic() async throws {
         try await InProcessServer.with { server in
             for header in ["Basic !!!", "Basic " + Data("no-colon".utf8).base64EncodedString(), "Digest abc", "Bearer unknown-token", "Basic"] {
-                let response = try await server.transport(.none).raw("GET", "/app/rest/v4/accounts/getCurrentAccount", headers: [("Authorization", header)])
+                let response = try await server.transport(.none).raw(
+                    "GET", "/app/rest/v4/accounts/getCurrentAccount", headers: [("Authorization", header)])
                 #expect(response.status == 401, "\(header) → \(response.status)")
                 #expect(response.header("www-authenticate")?.hasPrefix("Basic") == true)
             }
@@ -194,7 +198,8 @@ struct AuthenticationTests {
             #expect(!text.contains("hunter2"))
             #expect(!text.contains("passwordHash"))
             #expect(!text.contains("$2b$"))
-            _ = try await server.transport(.none).raw("POST", "/app/rest/v4/authenticator/loginWithSecureToken", query: [("x-unblu-apikey", "demo-api-key")], body: Data("{}".utf8))
+            _ = try await server.transport(.none).raw(
+                "POST", "/app/rest/v4/authenticator/loginWithSecureToken", query: [("x-unblu-apikey", "demo-api-key")], body: Data("{}".utf8))
             let journal = try await server.control.journal(JournalFilter(path: "/app/rest/v4/authenticator"))
             #expect(journal.entries.first?.query == "x-unblu-apikey=REDACTED")
         }
@@ -202,5 +207,6 @@ struct AuthenticationTests {
 }
 
 private func base64URL(_ data: some DataProtocol) -> String {
-    Data(data).base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
+    Data(data).base64EncodedString()
+        .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
 }

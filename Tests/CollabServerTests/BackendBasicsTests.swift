@@ -12,16 +12,25 @@ struct BackendBasicsTests {
         try await InProcessServer.with(seed: queueSeed) { server in
             let admin = server.admin("admin-d", "pw").transport
             let anonymous = HTTPTransport(baseURL: server.baseURL)
-            func json(_ method: String, _ path: String, _ body: String? = nil, as transport: HTTPTransport? = nil, schema: String? = nil) async throws -> [String: Any] {
+            func json(
+                _ method: String, _ path: String, _ body: String? = nil, as transport: HTTPTransport? = nil, schema: String? = nil
+            ) async throws -> [String: Any] {
                 let response = try await (transport ?? admin).raw(method, "/app/rest/v4/\(path)", body: body.map { Data($0.utf8) })
                 #expect(response.status == 200, "\(method) \(path) → \(response.status): \(String(decoding: response.body, as: UTF8.self))")
-                if let schema { #expect(VendorSchemaCheck.problems(response.body, schema: schema).isEmpty, "\(path): \(VendorSchemaCheck.problems(response.body, schema: schema))") }
+                if let schema {
+                    #expect(
+                        VendorSchemaCheck.problems(response.body, schema: schema).isEmpty,
+                        "\(path): \(VendorSchemaCheck.problems(response.body, schema: schema))")
+                }
                 return (try JSONSerialization.jsonObject(with: response.body) as? [String: Any]) ?? [:]
             }
 
             #expect(try await json("GET", "global/ping", as: anonymous, schema: "GlobalPingResponse")["status"] as? String == "OK")
             #expect(try await anonymous.raw("GET", "/app/rest/v4/global/productVersion").status == 401)
-            #expect(try await json("GET", "global/productVersion", as: server.admin("agent-a", "pw").transport, schema: "ProductVersion")["productVersion"] != nil)
+            #expect(
+                try await json(
+                    "GET", "global/productVersion", as: server.admin("agent-a", "pw").transport, schema: "ProductVersion"
+                )["productVersion"] != nil)
 
             let app = visitor(server, device: "basics-phone")
             try await app.start(liveEvents: false)
@@ -36,24 +45,39 @@ struct BackendBasicsTests {
             let path = "conversations/\(conversation.id)"
             let withMetadata = try await json("POST", "\(path)/updateMetadata", #"{"crm":"42"}"#, schema: "ConversationData")
             #expect((withMetadata["metadata"] as? [String: String]) == ["crm": "42"])
-            let withData = try await json("POST", "\(path)/setVisitorData", #"{"$_type":"ConversationsSetVisitorDataBody","visitorData":"order 7"}"#, schema: "ConversationData")
+            let withData = try await json(
+                "POST", "\(path)/setVisitorData", #"{"$_type":"ConversationsSetVisitorDataBody","visitorData":"order 7"}"#, schema: "ConversationData"
+            )
             #expect(withData["visitorData"] as? String == "order 7")
             #expect(try await json("GET", "\(path)/read")["visitorData"] as? String == "order 7")
-            let tooMuch = try await admin.raw("POST", "/app/rest/v4/\(path)/setVisitorData", body: Data(#"{"visitorData":"\#(String(repeating: "x", count: 20_000))"}"#.utf8))
+            let tooMuch = try await admin.raw(
+                "POST", "/app/rest/v4/\(path)/setVisitorData", body: Data(#"{"visitorData":"\#(String(repeating: "x", count: 20_000))"}"#.utf8))
             #expect(tooMuch.status == 413)
-            #expect(try await server.admin("agent-a", "pw").transport.raw("POST", "/app/rest/v4/\(path)/updateMetadata", body: Data("{}".utf8)).status == 403)
-            #expect(try await server.admin("agent-x", "pw").transport.raw("POST", "/app/rest/v4/conversationhistory/\(conversation.id)/exportMessageLog", body: Data("{}".utf8)).status == 403)
+            #expect(
+                try await server.admin("agent-a", "pw").transport.raw(
+                    "POST", "/app/rest/v4/\(path)/updateMetadata", body: Data("{}".utf8)
+                ).status == 403)
+            #expect(
+                try await server.admin("agent-x", "pw").transport.raw(
+                    "POST", "/app/rest/v4/conversationhistory/\(conversation.id)/exportMessageLog", body: Data("{}".utf8)
+                ).status == 403)
 
             let history = try await json(
                 "POST", "conversationhistory/search",
-                #"{"$_type":"ConversationHistoryQuery","searchFilters":[{"field":"STATE","operator":{"$_type":"EqualsEnumOperator","type":"EQUALS","value":"ACTIVE"}}]}"#,
+                #"{"$_type":"ConversationHistoryQuery","searchFilters":[{"field":"STATE","#
+                    + #""operator":{"$_type":"EqualsEnumOperator","type":"EQUALS","value":"ACTIVE"}}]}"#,
                 schema: "ConversationHistoryDataResult"
             )
             #expect((history["items"] as? [[String: Any]])?.map { $0["id"] as? String } == [conversation.id])
-            #expect(try await admin.raw("POST", "/app/rest/v4/conversationhistory/search", body: Data(#"{"searchFilters":[{"field":"NOPE","operator":{"type":"EQUALS","value":"x"}}]}"#.utf8)).status == 400)
+            #expect(
+                try await admin.raw(
+                    "POST", "/app/rest/v4/conversationhistory/search",
+                    body: Data(#"{"searchFilters":[{"field":"NOPE","operator":{"type":"EQUALS","value":"x"}}]}"#.utf8)
+                ).status == 400)
 
             let export = try await json(
-                "POST", "conversationhistory/\(conversation.id)/exportMessageLog", #"{"$_type":"MessageExportQuery","orderBy":[{"field":"SEND_TIMESTAMP","order":"ASCENDING"}]}"#,
+                "POST", "conversationhistory/\(conversation.id)/exportMessageLog",
+                #"{"$_type":"MessageExportQuery","orderBy":[{"field":"SEND_TIMESTAMP","order":"ASCENDING"}]}"#,
                 schema: "MessageExportResult"
             )
             let items = try #require(export["items"] as? [[String: Any]])
@@ -75,7 +99,9 @@ struct BackendBasicsTests {
             #expect(presence["personId"] as? String == visitorId)
             let started = try #require(app.session)
             #expect(presence["id"] as? String == started.clientId)
-            #expect(!String(decoding: try JSONSerialization.data(withJSONObject: presences), as: UTF8.self).contains(started.token), "a presence never shows the client's token")
+            #expect(
+                !String(decoding: try JSONSerialization.data(withJSONObject: presences), as: UTF8.self).contains(started.token),
+                "a presence never shows the client's token")
         }
     }
 }

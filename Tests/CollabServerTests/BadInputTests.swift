@@ -19,28 +19,64 @@ struct BadInputTests {
     }
 
     static let cases: [Case] = [
-        .init(name: "malformed JSON", method: "POST", path: "/app/rest/v4/namedareas/create", body: #"{"name": "x", "#, status: 400, messageContains: "not valid JSON"),
-        .init(name: "not JSON at all", method: "POST", path: "/app/rest/v4/apikeys/create", body: "hello", status: 400, messageContains: "not valid JSON"),
+        .init(
+            name: "malformed JSON", method: "POST", path: "/app/rest/v4/namedareas/create", body: #"{"name": "x", "#, status: 400,
+            messageContains: "not valid JSON"),
+        .init(
+            name: "not JSON at all", method: "POST", path: "/app/rest/v4/apikeys/create", body: "hello", status: 400,
+            messageContains: "not valid JSON"),
         .init(name: "empty body", method: "POST", path: "/app/rest/v4/apikeys/create", body: "", status: 400, messageContains: "body is required"),
-        .init(name: "wrong $_type", method: "POST", path: "/app/rest/v4/namedareas/create", body: #"{"$_type":"Account","name":"x","siteId":"y"}"#, status: 400, messageContains: "$_type"),
-        .init(name: "wrong field type", method: "POST", path: "/app/rest/v4/namedareas/create", body: #"{"name": 5, "siteId": "y"}"#, status: 400, messageContains: "name has the wrong type"),
-        .init(name: "wrong nested type", method: "POST", path: "/app/rest/v4/apikeys/create", body: #"{"name": "k", "configuration": {"a": 1}}"#, status: 400, messageContains: "configuration.a"),
-        .init(name: "null where a value is needed", method: "POST", path: "/app/rest/v4/accounts/search", body: #"{"searchFilters": [null]}"#, status: 400, messageContains: "searchFilters[0]"),
-        .init(name: "missing required field", method: "POST", path: "/app/rest/v4/namedareas/create", body: #"{"name": "no site"}"#, status: 400, messageContains: "siteId is required"),
-        .init(name: "blank name", method: "POST", path: "/app/rest/v4/apikeys/create", body: #"{"name": "   "}"#, status: 400, messageContains: "name is required"),
-        .init(name: "unknown enum value", method: "POST", path: "/app/rest/v4/users/create", body: #"{"username": "u", "authorizationRole": "GOD"}"#, status: 400, messageContains: "authorizationRole"),
-        .init(name: "unknown area type", method: "POST", path: "/app/rest/v4/namedareas/create", body: #"{"name": "n", "siteId": "s", "type": "WEIRD"}"#, status: 400, messageContains: "type must be"),
-        .init(name: "update without version", method: "POST", path: "/app/rest/v4/accounts/update", body: #"{"id": "ACCOUNT", "name": "x"}"#, status: 400, messageContains: "version"),
+        .init(
+            name: "wrong $_type", method: "POST", path: "/app/rest/v4/namedareas/create", body: #"{"$_type":"Account","name":"x","siteId":"y"}"#,
+            status: 400, messageContains: "$_type"),
+        .init(
+            name: "wrong field type", method: "POST", path: "/app/rest/v4/namedareas/create", body: #"{"name": 5, "siteId": "y"}"#, status: 400,
+            messageContains: "name has the wrong type"),
+        .init(
+            name: "wrong nested type", method: "POST", path: "/app/rest/v4/apikeys/create", body: #"{"name": "k", "configuration": {"a": 1}}"#,
+            status: 400, messageContains: "configuration.a"),
+        .init(
+            name: "null where a value is needed", method: "POST", path: "/app/rest/v4/accounts/search", body: #"{"searchFilters": [null]}"#,
+            status: 400, messageContains: "searchFilters[0]"),
+        .init(
+            name: "missing required field", method: "POST", path: "/app/rest/v4/namedareas/create", body: #"{"name": "no site"}"#, status: 400,
+            messageContains: "siteId is required"),
+        .init(
+            name: "blank name", method: "POST", path: "/app/rest/v4/apikeys/create", body: #"{"name": "   "}"#, status: 400,
+            messageContains: "name is required"),
+        .init(
+            name: "unknown enum value", method: "POST", path: "/app/rest/v4/users/create", body: #"{"username": "u", "authorizationRole": "GOD"}"#,
+            status: 400, messageContains: "authorizationRole"),
+        .init(
+            name: "unknown area type", method: "POST", path: "/app/rest/v4/namedareas/create",
+            body: #"{"name": "n", "siteId": "s", "type": "WEIRD"}"#, status: 400, messageContains: "type must be"),
+        .init(
+            name: "update without version", method: "POST", path: "/app/rest/v4/accounts/update", body: #"{"id": "ACCOUNT", "name": "x"}"#,
+            status: 400, messageContains: "version"),
         .init(name: "unknown id", method: "GET", path: "/app/rest/v4/namedareas/does-not-exist/read", status: 404, messageContains: "not found"),
-        .init(name: "unknown search field", method: "POST", path: "/app/rest/v4/apikeys/search", body: #"{"searchFilters": [{"field": "COLOR", "operator": {"type": "EQUALS", "value": "red"}}]}"#, status: 400, messageContains: "COLOR"),
-        .init(name: "unknown operator", method: "POST", path: "/app/rest/v4/apikeys/search", body: #"{"searchFilters": [{"field": "NAME", "operator": {"type": "LIKE", "value": "x"}}]}"#, status: 400, messageContains: "LIKE"),
-        .init(name: "negative limit", method: "POST", path: "/app/rest/v4/apikeys/search", body: #"{"limit": -5}"#, status: 400, messageContains: "limit"),
-        .init(name: "huge number", method: "POST", path: "/app/rest/v4/apikeys/search", body: #"{"offset": 1e300}"#, status: 400, messageContains: "out of range"),
-        .init(name: "unknown expand", method: "GET", path: "/app/rest/v4/accounts/getCurrentAccount", query: ["expand": "everything"], status: 400, messageContains: "expand"),
+        .init(
+            name: "unknown search field", method: "POST", path: "/app/rest/v4/apikeys/search",
+            body: #"{"searchFilters": [{"field": "COLOR", "operator": {"type": "EQUALS", "value": "red"}}]}"#, status: 400, messageContains: "COLOR"),
+        .init(
+            name: "unknown operator", method: "POST", path: "/app/rest/v4/apikeys/search",
+            body: #"{"searchFilters": [{"field": "NAME", "operator": {"type": "LIKE", "value": "x"}}]}"#, status: 400, messageContains: "LIKE"),
+        .init(
+            name: "negative limit", method: "POST", path: "/app/rest/v4/apikeys/search", body: #"{"limit": -5}"#, status: 400,
+            messageContains: "limit"),
+        .init(
+            name: "huge number", method: "POST", path: "/app/rest/v4/apikeys/search", body: #"{"offset": 1e300}"#, status: 400,
+            messageContains: "out of range"),
+        .init(
+            name: "unknown expand", method: "GET", path: "/app/rest/v4/accounts/getCurrentAccount", query: ["expand": "everything"], status: 400,
+            messageContains: "expand"),
         .init(name: "missing query parameter", method: "GET", path: "/app/rest/v4/users/getByUsername", status: 400, messageContains: "username"),
         .init(name: "unknown route", method: "GET", path: "/app/rest/v4/nothing/here", status: 404, messageContains: "no route"),
-        .init(name: "over-long name", method: "POST", path: "/app/rest/v4/apikeys/create", body: #"{"name": "\#(String(repeating: "n", count: 300))"}"#, status: 400, messageContains: "longer than"),
-        .init(name: "body over the limit", method: "POST", path: "/app/rest/v4/apikeys/create", body: #"{"name": "big", "description": "\#(String(repeating: "x", count: 70_000))"}"#, status: 413, messageContains: "exceeds the limit"),
+        .init(
+            name: "over-long name", method: "POST", path: "/app/rest/v4/apikeys/create", body: #"{"name": "\#(String(repeating: "n", count: 300))"}"#,
+            status: 400, messageContains: "longer than"),
+        .init(
+            name: "body over the limit", method: "POST", path: "/app/rest/v4/apikeys/create",
+            body: #"{"name": "big", "description": "\#(String(repeating: "x", count: 70_000))"}"#, status: 413, messageContains: "exceeds the limit"),
     ]
 
     @Test("answers with a 4xx Error body and changes nothing", .serialized, arguments: cases)
@@ -48,13 +84,15 @@ struct BadInputTests {
         // In process (HummingbirdTesting's router mode): the same router and middleware, no sockets.
         try await InProcessServer.with { server in
             let superAdmin = InProcessServer.basic("superadmin", "superadmin")
-            let accountId = try await server.call(.get, "/app/rest/v4/accounts/getCurrentAccount", authorization: superAdmin).decode(WebAccount.self).id ?? ""
+            let accountId =
+                try await server.call(.get, "/app/rest/v4/accounts/getCurrentAccount", authorization: superAdmin).decode(WebAccount.self).id ?? ""
             let before = try server.stats()
             var components = URLComponents()
             components.queryItems = input.query.isEmpty ? nil : input.query.map { URLQueryItem(name: $0.key, value: $0.value) }
             let path = input.path + (components.percentEncodedQuery.map { "?" + $0 } ?? "")
             let response = try await server.call(
-                HTTPRequest.Method(input.method)!, path, authorization: superAdmin, body: input.body.map { $0.replacingOccurrences(of: "ACCOUNT", with: accountId) }
+                HTTPRequest.Method(input.method)!, path, authorization: superAdmin,
+                body: input.body.map { $0.replacingOccurrences(of: "ACCOUNT", with: accountId) }
             )
             #expect(response.status.code == input.status, "\(input.name): status \(response.status), body \(response.text)")
             let error = try response.decode(WebAPIError.self)

@@ -36,7 +36,8 @@ struct BotDialogTests {
     }
 
     func botBody(_ name: String, endpoint: String, filter: String = "VISITORS", extra: String = "") -> String {
-        #"{"$_type":"DialogBotData","name":"\#(name)","webhookEndpoint":"\#(endpoint)","webhookSecret":"\#(Self.secret)","onboardingFilter":"\#(filter)"\#(extra)}"#
+        #"{"$_type":"DialogBotData","name":"\#(name)","webhookEndpoint":"\#(endpoint)","webhookSecret":"\#(Self.secret)","#
+            + #""onboardingFilter":"\#(filter)"\#(extra)}"#
     }
 
     @Test("create, read, getByName, search, update (versioned), sendPing and delete; the secret is never returned; bad input is a 4xx")
@@ -44,7 +45,8 @@ struct BotDialogTests {
         let bot = try await BotReceiver()
         try await InProcessServer.with(seed: queueSeed) { server in
             let admin = server.admin("admin-d", "pw").transport
-            let created = try await call(admin, "POST", "bots/create", botBody("Greeter", endpoint: bot.url, extra: #","description":"says hello""#), schema: "DialogBotData")
+            let created = try await call(
+                admin, "POST", "bots/create", botBody("Greeter", endpoint: bot.url, extra: #","description":"says hello""#), schema: "DialogBotData")
             let id = try #require(created["id"] as? String)
             #expect(created["webhookSecret"] == nil, "the secret is never returned")
             #expect(created["onboardingFilter"] as? String == "VISITORS")
@@ -57,7 +59,9 @@ struct BotDialogTests {
             #expect(byName["id"] as? String == id)
             _ = try await call(admin, "GET", "bots/getByName", query: [("name", "Nobody")], status: 404)
             let found = try await call(
-                admin, "POST", "bots/search", #"{"$_type":"DialogBotQuery","searchFilters":[{"$_type":"NameDialogBotSearchFilter","field":"NAME","operator":{"$_type":"EqualsStringOperator","type":"EQUALS","value":"Greeter"}}]}"#,
+                admin, "POST", "bots/search",
+                #"{"$_type":"DialogBotQuery","searchFilters":[{"$_type":"NameDialogBotSearchFilter","field":"NAME","#
+                    + #""operator":{"$_type":"EqualsStringOperator","type":"EQUALS","value":"Greeter"}}]}"#,
                 schema: "DialogBotResult"
             )
             #expect((found["items"] as? [[String: Any]])?.map { $0["id"] as? String } == [id])
@@ -66,11 +70,15 @@ struct BotDialogTests {
             _ = try await call(admin, "POST", "bots/create", botBody("Greeter", endpoint: bot.url), status: 409)
             _ = try await call(admin, "POST", "bots/create", botBody("Bad", endpoint: "ftp://x"), status: 400)
             _ = try await call(admin, "POST", "bots/create", botBody("Bad", endpoint: bot.url, filter: "EVERYONE"), status: 400)
-            _ = try await call(admin, "POST", "bots/create", botBody("Bad", endpoint: bot.url, extra: #","outboundTimeoutMillis":999999999"#), status: 400)
+            _ = try await call(
+                admin, "POST", "bots/create", botBody("Bad", endpoint: bot.url, extra: #","outboundTimeoutMillis":999999999"#), status: 400)
             _ = try await call(admin, "GET", "bots/getByName", query: [("name", "Bad")], status: 404)
-            _ = try await call(admin, "POST", "bots/update", #"{"$_type":"DialogBotData","id":"\#(id)","version":7,"name":"Greeter 2","webhookEndpoint":"\#(bot.url)"}"#, status: 409)
+            _ = try await call(
+                admin, "POST", "bots/update",
+                #"{"$_type":"DialogBotData","id":"\#(id)","version":7,"name":"Greeter 2","webhookEndpoint":"\#(bot.url)"}"#, status: 409)
             let updated = try await call(
-                admin, "POST", "bots/update", #"{"$_type":"DialogBotData","id":"\#(id)","version":1,"name":"Greeter 2","webhookEndpoint":"\#(bot.url)"}"#, schema: "DialogBotData"
+                admin, "POST", "bots/update",
+                #"{"$_type":"DialogBotData","id":"\#(id)","version":1,"name":"Greeter 2","webhookEndpoint":"\#(bot.url)"}"#, schema: "DialogBotData"
             )
             #expect(updated["version"] as? Int == 2)
             #expect(updated["description"] as? String == "says hello", "absent fields stay")
@@ -125,7 +133,8 @@ struct BotDialogTests {
             }
             let sent = try await call(
                 admin, "POST", "bots/sendDialogMessage",
-                #"{"$_type":"BotDialogPostMessage","dialogToken":"\#(token)","messageData":{"$_type":"TextPostMessageData","type":"TEXT","text":"Let me find an agent"}}"#,
+                #"{"$_type":"BotDialogPostMessage","dialogToken":"\#(token)","#
+                    + #""messageData":{"$_type":"TextPostMessageData","type":"TEXT","text":"Let me find an agent"}}"#,
                 schema: "SendMessageResult"
             )
             let messageId = try #require(sent["messageId"] as? String)
@@ -140,7 +149,8 @@ struct BotDialogTests {
             let closed = try checkDelivery(try await bot.wait(for: "bot.dialog.closed"), schema: "BotDialogClosedEvent")
             #expect(closed["conversationId"] as? String == conversation.id)
             #expect(try await app.conversation(conversation.id).state == "QUEUED")
-            _ = try await call(admin, "POST", "bots/sendDialogMessage", #"{"dialogToken":"\#(token)","messageData":{"type":"TEXT","text":"late"}}"#, status: 409)
+            _ = try await call(
+                admin, "POST", "bots/sendDialogMessage", #"{"dialogToken":"\#(token)","messageData":{"type":"TEXT","text":"late"}}"#, status: 409)
             _ = try await call(admin, "POST", "bots/finishDialog", #"{"dialogToken":"\#(token)","reason":"SOLVED"}"#, status: 409)
 
             let agentA = try await agent(server, "agent-a")
@@ -194,7 +204,8 @@ struct BotDialogTests {
             let admin = server.admin("admin-d", "pw").transport
             try await server.control.changeClock(ClockChange(frozen: true))
             let mute = try await call(
-                admin, "POST", "bots/create", botBody("Mute", endpoint: silent.url, extra: #","outboundTimeoutMillis":60000"#), schema: "DialogBotData"
+                admin, "POST", "bots/create", botBody("Mute", endpoint: silent.url, extra: #","outboundTimeoutMillis":60000"#),
+                schema: "DialogBotData"
             )
             let app = visitor(server, device: "expiry-phone")
             try await app.start(liveEvents: false)
@@ -239,7 +250,9 @@ struct BotDialogTests {
         try await InProcessServer.with(storage: storage, seed: queueSeed) { server in
             let admin = server.admin("admin-d", "pw").transport
             _ = try await call(admin, "GET", "bots/getByName", query: [("name", "Keeper")], schema: "DialogBotData")
-            _ = try await call(admin, "POST", "bots/sendDialogMessage", #"{"dialogToken":"\#(token)","messageData":{"type":"TEXT","text":"still here"}}"#, schema: "SendMessageResult")
+            _ = try await call(
+                admin, "POST", "bots/sendDialogMessage", #"{"dialogToken":"\#(token)","messageData":{"type":"TEXT","text":"still here"}}"#,
+                schema: "SendMessageResult")
             _ = try await call(admin, "POST", "bots/finishDialog", #"{"dialogToken":"\#(token)","reason":"HAND_OFF"}"#, status: 204)
             let conversation = try await call(admin, "GET", "conversations/\(conversationId)/read")
             #expect(conversation["state"] as? String == "QUEUED")

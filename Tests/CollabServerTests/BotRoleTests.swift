@@ -44,7 +44,8 @@ struct BotRoleTests {
                 if let authorization { headers[.authorization] = authorization }
                 if operation.body != nil { headers[.contentType] = "application/json" }
                 let response = try await client.execute(
-                    uri: operation.path, method: HTTPRequest.Method(operation.method)!, headers: headers, body: operation.body.map { ByteBuffer(string: $0) }
+                    uri: operation.path, method: HTTPRequest.Method(operation.method)!, headers: headers,
+                    body: operation.body.map { ByteBuffer(string: $0) }
                 )
                 return response.status
             }
@@ -69,7 +70,8 @@ struct BotRoleTests {
             let alpha = server.admin("alpha-admin", "pw-a").transport
             let beta = server.admin("beta-admin", "pw-b").transport
             let created = try await alpha.raw(
-                "POST", "/app/rest/v4/bots/create", body: Data(#"{"$_type":"DialogBotData","name":"Alpha bot","webhookEndpoint":"http://127.0.0.1:9/bot"}"#.utf8)
+                "POST", "/app/rest/v4/bots/create",
+                body: Data(#"{"$_type":"DialogBotData","name":"Alpha bot","webhookEndpoint":"http://127.0.0.1:9/bot"}"#.utf8)
             )
             #expect(created.status == 200)
             let id = try #require((try JSONSerialization.jsonObject(with: created.body) as? [String: Any])?["id"] as? String)
@@ -86,7 +88,8 @@ struct BotRoleTests {
             #expect(items?.isEmpty ?? true, "beta sees none of alpha's bots")
             // A beta bot may share alpha's bot's name: names are unique per account.
             let same = try await beta.raw(
-                "POST", "/app/rest/v4/bots/create", body: Data(#"{"$_type":"DialogBotData","name":"Alpha bot","webhookEndpoint":"http://127.0.0.1:9/bot"}"#.utf8)
+                "POST", "/app/rest/v4/bots/create",
+                body: Data(#"{"$_type":"DialogBotData","name":"Alpha bot","webhookEndpoint":"http://127.0.0.1:9/bot"}"#.utf8)
             )
             #expect(same.status == 200)
             #expect(try await alpha.raw("GET", "/app/rest/v4/bots/\(id)/read").status == 200, "alpha's bot is untouched")
@@ -104,12 +107,12 @@ struct BotRoleTests {
                 body: Data(#"{"$_type":"DialogBotData","name":"Alpha onboarder","webhookEndpoint":"\#(bot.url)","onboardingFilter":"BOTH"}"#.utf8)
             )
             #expect(created.status == 200)
-            let person: WebPerson = try await alpha.send("POST", "/app/rest/v4/persons/createOrUpdateVirtual", body: WebPerson(sourceId: "alpha-bot-v", personType: "VISITOR"))
+            let person: WebPerson = try await alpha.send(
+                "POST", "/app/rest/v4/persons/createOrUpdateVirtual", body: WebPerson(sourceId: "alpha-bot-v", personType: "VISITOR"))
             let personId = try #require(person.id)
-            let conversation = try await alpha.raw(
-                "POST", "/app/rest/v4/conversations/create",
-                body: Data(#"{"$_type":"ConversationCreationData","participants":[{"$_type":"ConversationCreationParticipantData","personId":"\#(personId)","participationType":"CONTEXT_PERSON"}]}"#.utf8)
-            )
+            let creation = #"{"$_type":"ConversationCreationData","participants":[{"$_type":"ConversationCreationParticipantData","#
+                + #""personId":"\#(personId)","participationType":"CONTEXT_PERSON"}]}"#
+            let conversation = try await alpha.raw("POST", "/app/rest/v4/conversations/create", body: Data(creation.utf8))
             #expect(conversation.status == 200)
             let opened = try await bot.wait(for: "bot.dialog.opened")
             let token = try #require((try JSONSerialization.jsonObject(with: opened.body) as? [String: Any])?["dialogToken"] as? String)
@@ -121,7 +124,8 @@ struct BotRoleTests {
                 let status = try await beta.raw("POST", "/app/rest/v4/bots/\(path)", body: Data(body.utf8)).status
                 #expect(status == 404, "beta-admin \(path) → \(status)")
             }
-            let finished = try await alpha.raw("POST", "/app/rest/v4/bots/finishDialog", body: Data(#"{"dialogToken":"\#(token)","reason":"HAND_OFF"}"#.utf8))
+            let finished = try await alpha.raw(
+                "POST", "/app/rest/v4/bots/finishDialog", body: Data(#"{"dialogToken":"\#(token)","reason":"HAND_OFF"}"#.utf8))
             #expect(finished.status == 204, "the dialog is still alpha's to finish")
         }
         try await bot.stop()

@@ -113,7 +113,10 @@ struct CoBrowsingTests {
             }
             #expect(accepted == 20, "at 10 fps every 100 ms frame is due")
             // An API-key scope wins over the account.
-            try await setup.server.control.seed("accounts:\n  - name: desk\n    apiKeys:\n      - key: desk-key\n        configuration:\n          com.unblu.mobiledevice.iosMaxFpsRate: \"1\"\n")
+            try await setup.server.control.seed(
+                "accounts:\n  - name: desk\n    apiKeys:\n      - key: desk-key\n"
+                    + "        configuration:\n          com.unblu.mobiledevice.iosMaxFpsRate: \"1\"\n"
+            )
             #expect(try await setup.app.coBrowsingSession(session.id).maxFps == 1)
         }
     }
@@ -129,7 +132,8 @@ struct CoBrowsingTests {
             #expect(huge.status == 413)
             let stranger = visitor(setup.server, device: "other-phone")
             try await stranger.start(liveEvents: false)
-            let foreign = try await stranger.transport.raw("POST", "/mobile/v1/cobrowsing/\(session.id)/frames", body: jpeg(3), contentType: "image/jpeg")
+            let foreign = try await stranger.transport.raw(
+                "POST", "/mobile/v1/cobrowsing/\(session.id)/frames", body: jpeg(3), contentType: "image/jpeg")
             #expect(foreign.status == 404)
             _ = try await setup.app.stopCoBrowsing(session.id)
             let stopped = try await post(setup, session: session.id, image: jpeg(4), sequence: 3)
@@ -154,7 +158,10 @@ struct CoBrowsingTests {
             let viewerReady = PortBox()
             let viewer = Task {
                 // Frames are larger than the WebSocket default of 16 KiB: raise the client's limit.
-                try await WebSocketClient.connect(url: "\(wsBase)/agent/v1/cobrowsing/\(session.id)/frames?token=\(agentToken)", configuration: .init(maxFrameSize: 1 << 20), logger: logger) { inbound, _, _ in
+                try await WebSocketClient.connect(
+                    url: "\(wsBase)/agent/v1/cobrowsing/\(session.id)/frames?token=\(agentToken)", configuration: .init(maxFrameSize: 1 << 20),
+                    logger: logger
+                ) { inbound, _, _ in
                     viewerReady.set(1)
                     for try await message in inbound.messages(maxSize: 1 << 20) {
                         guard case .binary(let buffer) = message, let frame = try? FrameHeader.decode(buffer.readableBytesView) else { continue }
@@ -164,23 +171,32 @@ struct CoBrowsingTests {
                 }
             }
             let stalled = Task {
-                try await WebSocketClient.connect(url: "\(wsBase)/agent/v1/cobrowsing/\(session.id)/frames?token=\(agentToken)", configuration: .init(maxFrameSize: 1 << 20), logger: logger) { _, _, _ in
+                try await WebSocketClient.connect(
+                    url: "\(wsBase)/agent/v1/cobrowsing/\(session.id)/frames?token=\(agentToken)", configuration: .init(maxFrameSize: 1 << 20),
+                    logger: logger
+                ) { _, _, _ in
                     try await Task.sleep(for: .seconds(30))
                 }
             }
             _ = await viewerReady.wait()
 
             let acks = ListBox<FrameAck>()
-            try await WebSocketClient.connect(url: "\(wsBase)/mobile/v1/events?token=\(token)", configuration: .init(maxFrameSize: 1 << 20), logger: logger) { inbound, outbound, _ in
+            try await WebSocketClient.connect(
+                url: "\(wsBase)/mobile/v1/events?token=\(token)", configuration: .init(maxFrameSize: 1 << 20), logger: logger
+            ) { inbound, outbound, _ in
                 var iterator = inbound.messages(maxSize: 1 << 20).makeAsyncIterator()
                 var sent = 0
                 for index in 0..<10 {
-                    let header = FrameHeader(sessionId: session.id, sequence: UInt32(index), captureTime: setup.clock.now(), width: 390, height: 844, privateAreas: [PrivateArea(x: 0, y: 0, width: 390, height: 60)])
+                    let header = FrameHeader(
+                        sessionId: session.id, sequence: UInt32(index), captureTime: setup.clock.now(), width: 390, height: 844,
+                        privateAreas: [PrivateArea(x: 0, y: 0, width: 390, height: 60)])
                     try await outbound.write(.binary(ByteBuffer(data: header.encode(image: jpeg(index, size: 20_000)))))
                     sent += 1
                     // Read until this frame's acknowledgement arrives (events may come in between).
                     while let message = try await iterator.next() {
-                        guard case .text(let text) = message, let ack = try? JSONDecoder().decode(FrameAck.self, from: Data(text.utf8)), ack.sequence != nil || ack.type == "frame.rejected" else { continue }
+                        guard case .text(let text) = message, let ack = try? JSONDecoder().decode(FrameAck.self, from: Data(text.utf8)),
+                            ack.sequence != nil || ack.type == "frame.rejected"
+                        else { continue }
                         acks.append(ack)
                         break
                     }
@@ -202,7 +218,9 @@ struct CoBrowsingTests {
             try await WebSocketClient.connect(url: "\(wsBase)/mobile/v1/events?token=\(token)", logger: logger) { inbound, outbound, _ in
                 try await outbound.write(.binary(ByteBuffer(bytes: [1, 2, 3])))
                 for try await message in inbound.messages(maxSize: 1 << 16) {
-                    guard case .text(let text) = message, let ack = try? JSONDecoder().decode(FrameAck.self, from: Data(text.utf8)), ack.type.hasPrefix("frame.") else { continue }
+                    guard case .text(let text) = message, let ack = try? JSONDecoder().decode(FrameAck.self, from: Data(text.utf8)),
+                        ack.type.hasPrefix("frame.")
+                    else { continue }
                     #expect(ack.type == "frame.rejected")
                     break
                 }

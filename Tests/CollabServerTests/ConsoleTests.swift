@@ -48,7 +48,9 @@ struct ConsoleTests {
             #expect(try await transport.raw("GET", "/js/api.js", headers: [("if-none-match", "\"other\"")]).status == 200)
             #expect(try await transport.raw("GET", "/js/api.js", headers: [("if-modified-since", modified)]).status == 304)
             // If-None-Match wins over If-Modified-Since.
-            #expect(try await transport.raw("GET", "/js/api.js", headers: [("if-none-match", "\"other\""), ("if-modified-since", modified)]).status == 200)
+            #expect(
+                try await transport.raw("GET", "/js/api.js", headers: [("if-none-match", "\"other\""), ("if-modified-since", modified)]).status == 200
+            )
         }
     }
 
@@ -109,7 +111,9 @@ struct ConsoleTests {
             )
             #expect(script.status == 401)
             #expect(script.header("www-authenticate") == nil)
-            #expect(try await transport.raw("GET", "/_mock/v1/journal", headers: [("x-requested-with", "XMLHttpRequest")]).header("www-authenticate") == nil)
+            #expect(
+                try await transport.raw("GET", "/_mock/v1/journal", headers: [("x-requested-with", "XMLHttpRequest")]).header("www-authenticate")
+                    == nil)
         }
     }
 }
@@ -128,7 +132,8 @@ struct ConsoleDirectoryTests {
         let outside = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: outside) }
         try Data("outside".utf8).write(to: outside.appendingPathComponent("secret.txt"))
-        try FileManager.default.createSymbolicLink(at: directory.appendingPathComponent("leak.txt"), withDestinationURL: outside.appendingPathComponent("secret.txt"))
+        try FileManager.default.createSymbolicLink(
+            at: directory.appendingPathComponent("leak.txt"), withDestinationURL: outside.appendingPathComponent("secret.txt"))
 
         try await InProcessServer.with(configure: { $0.consoleDirectory = directory.path }) { server in
             let transport = server.transport(.none)

@@ -6,7 +6,9 @@ import Testing
 
 @Suite("Event hub")
 struct EventHubTests {
-    static func event(_ kind: DomainEvent.Kind = .newMessage, account: String = "acc", persons: Set<String> = ["visitor"], queue: Set<ConversationRecipient> = []) -> DomainEvent {
+    static func event(
+        _ kind: DomainEvent.Kind = .newMessage, account: String = "acc", persons: Set<String> = ["visitor"], queue: Set<ConversationRecipient> = []
+    ) -> DomainEvent {
         DomainEvent(kind: kind, accountId: account, timestamp: 1, personIds: persons, queueRecipients: queue)
     }
 

@@ -33,7 +33,8 @@ struct FaultActionTests {
 
     /// A GET over a plain socket, as `user` (password `pw`), asking the server to close afterwards.
     static func rawGet(_ server: TestServer, _ path: String = whoAmI, as user: String = "agent-a") async -> RawHTTPExchange {
-        await RawHTTPExchange.exchange("GET \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: \(basic(user, "pw"))\r\nConnection: close\r\n\r\n", port: server.port)
+        await RawHTTPExchange.exchange(
+            "GET \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: \(basic(user, "pw"))\r\nConnection: close\r\n\r\n", port: server.port)
     }
 
     /// The journal entries of rule `ruleId`, once there are at least `count` (the journal records a
@@ -65,7 +66,9 @@ struct FaultActionTests {
             #expect(entries.first?.fault == "EMPTY_RESPONSE" && entries.first?.status == 0 && entries.first?.path == Self.whoAmI)
             #expect(try await Self.metrics(server).contains(#"mockcollab_faults_injected_total{action="empty_response"}"#))
             // The companion client sees a transport failure.
-            await #expect(throws: CollabClientError.self) { _ = try await agent(server, "agent-a").transport.send("GET", Self.whoAmI, as: WebPerson.self) }
+            await #expect(throws: CollabClientError.self) {
+                _ = try await agent(server, "agent-a").transport.send("GET", Self.whoAmI, as: WebPerson.self)
+            }
 
             // A request with a body gets the same orderly close (its body is read, not left to turn the close into a reset).
             let app = visitor(server, device: "empty-phone")
@@ -91,7 +94,8 @@ struct FaultActionTests {
             let token = try await app.start().token
             let conversation = try await app.startConversation(topic: "reset")
             let rule = try await server.control.addFault(
-                FaultRule(match: FaultMatch(method: "POST", path: "/mobile/v1/conversations/*/messages", deviceId: "reset-phone"), action: .connectionReset)
+                FaultRule(
+                    match: FaultMatch(method: "POST", path: "/mobile/v1/conversations/*/messages", deviceId: "reset-phone"), action: .connectionReset)
             )
             let before = try await server.entityStats()
             let body = #"{"text":"lost in transit"}"#
@@ -126,7 +130,8 @@ struct FaultActionTests {
             #expect(cut.body.count == 10 && cut.body.first == UInt8(ascii: "{"), "the first 10 bytes of the real body, then the end")
             #expect(cut.failure == nil)
 
-            _ = try await server.control.replaceFault(rule.id ?? "", with: FaultRule(match: FaultMatch(path: Self.whoAmI), action: .truncatedBody(fraction: 0.5)))
+            _ = try await server.control.replaceFault(
+                rule.id ?? "", with: FaultRule(match: FaultMatch(path: Self.whoAmI), action: .truncatedBody(fraction: 0.5)))
             let half = await Self.rawGet(server)
             #expect(half.contentLength == length && half.body.count == length / 2)
             let entries = try await Self.journaled(server, ruleId: rule.id, count: 2)
@@ -182,7 +187,9 @@ struct FaultActionTests {
         try await TestServer.with(seed: fileSeed) { server in
             let scenario = try await FileScenario.make(server, device: "slow-link")
             let rule = try await server.control.addFault(
-                FaultRule(match: FaultMatch(path: "/mobile/v1/conversations/*/files/**", deviceId: "slow-link"), action: .bandwidth(bytesPerSecond: 64 * 1024))
+                FaultRule(
+                    match: FaultMatch(path: "/mobile/v1/conversations/*/files/**", deviceId: "slow-link"),
+                    action: .bandwidth(bytesPerSecond: 64 * 1024))
             )
             let bytes = pngBytes(40_000)
             let message = try await scenario.app.uploadFile(data: bytes, named: "slow.png", contentType: "image/png", in: scenario.conversationId)
@@ -210,7 +217,8 @@ struct FaultActionTests {
             _ = try await agentA.accept(conversation.id)
             let session = try await app.startCoBrowsing(in: conversation.id)
             let token = try #require(app.session?.token)
-            let rule = try await server.control.addFault(FaultRule(match: FaultMatch(deviceId: "frame-phone"), action: .bandwidth(bytesPerSecond: 100_000)))
+            let rule = try await server.control.addFault(
+                FaultRule(match: FaultMatch(deviceId: "frame-phone"), action: .bandwidth(bytesPerSecond: 100_000)))
 
             let posted = try await app.transport.raw(
                 "POST", "/mobile/v1/cobrowsing/\(session.id)/frames", body: jpeg(1, size: 20_000), contentType: "image/jpeg",
@@ -221,12 +229,15 @@ struct FaultActionTests {
 
             let acks = ListBox<FrameAck>()
             try await WebSocketClient.connect(
-                url: "ws://127.0.0.1:\(server.port)/mobile/v1/events?token=\(token)", configuration: .init(maxFrameSize: 1 << 20), logger: Logger(label: "test")
+                url: "ws://127.0.0.1:\(server.port)/mobile/v1/events?token=\(token)", configuration: .init(maxFrameSize: 1 << 20),
+                logger: Logger(label: "test")
             ) { inbound, outbound, _ in
                 let header = FrameHeader(sessionId: session.id, sequence: 2, captureTime: clock.now(), width: 390, height: 844)
                 try await outbound.write(.binary(ByteBuffer(data: header.encode(image: jpeg(2, size: 20_000)))))
                 for try await message in inbound.messages(maxSize: 1 << 20) {
-                    guard case .text(let text) = message, let ack = try? JSONDecoder().decode(FrameAck.self, from: Data(text.utf8)), ack.sequence != nil else { continue }
+                    guard case .text(let text) = message, let ack = try? JSONDecoder().decode(FrameAck.self, from: Data(text.utf8)),
+                        ack.sequence != nil
+                    else { continue }
                     acks.append(ack)
                     break
                 }
@@ -240,7 +251,12 @@ struct FaultActionTests {
         }
     }
 
-    @Test("the WebSocket drops mid-call: an open socket is closed with the rule's code after its next event; the client reconnects and resumes with lastEventId")
+    @Test(
+        """
+        the WebSocket drops mid-call: an open socket is closed with the rule's code after its next event; \
+        the client reconnects and resumes with lastEventId
+        """
+    )
     func webSocketDropsMidCall() async throws {
         try await TestServer.with(seed: queueSeed) { server in
             let app = visitor(server, device: "call-phone")
@@ -281,7 +297,9 @@ struct FaultActionTests {
     func webSocketCloseOnConnect() async throws {
         try await TestServer.with(seed: queueSeed) { server in
             let rule = try await server.control.addFault(
-                FaultRule(match: FaultMatch(surface: "AGENT", path: "/agent/v1/events"), action: .webSocketClose(code: 1012, reason: "restarting"), limit: 1)
+                FaultRule(
+                    match: FaultMatch(surface: "AGENT", path: "/agent/v1/events"), action: .webSocketClose(code: 1012, reason: "restarting"), limit: 1
+                )
             )
             let agentA = try await agent(server, "agent-a")
             let stream = try await agentA.connectEvents()
@@ -321,10 +339,12 @@ struct FaultActionTests {
             #expect(!droppingEvents.events.contains { $0.type == "conversation.new_message" && $0.message?.text == "never arrives" })
             #expect(droppingEvents.events.contains { $0.type == "conversation.active" }, "other event types are sent")
             let drops = try await Self.journaled(server, ruleId: rule.id)
-            #expect(drops.count == 1 && drops.first?.fault == "LIVE_EVENT_DROP" && drops.first?.query?.contains("type=conversation.new_message") == true)
+            #expect(
+                drops.count == 1 && drops.first?.fault == "LIVE_EVENT_DROP" && drops.first?.query?.contains("type=conversation.new_message") == true)
 
             _ = try await server.control.replaceFault(
-                rule.id ?? "", with: FaultRule(match: FaultMatch(deviceId: "drop-phone"), action: .delayLiveEvents(millis: 20, ["conversation.new_message"]))
+                rule.id ?? "",
+                with: FaultRule(match: FaultMatch(deviceId: "drop-phone"), action: .delayLiveEvents(millis: 20, ["conversation.new_message"]))
             )
             _ = try await agentA.send("arrives late", in: first.id)
             try await droppingEvents.wait(for: "the delayed message") { $0.message?.text == "arrives late" }
@@ -346,7 +366,8 @@ struct FaultActionTests {
             func register(_ user: String, _ password: String) async throws -> (HTTPTransport, String) {
                 let admin = server.admin(user, password).transport
                 let registration: WebWebhookRegistration = try await admin.send(
-                    "POST", "/app/rest/v4/webhookregistrations/create", body: WebWebhookRegistration(name: "hooks-\(user)", endpoint: receiver.url, events: ["webhook.ping"])
+                    "POST", "/app/rest/v4/webhookregistrations/create",
+                    body: WebWebhookRegistration(name: "hooks-\(user)", endpoint: receiver.url, events: ["webhook.ping"])
                 )
                 return (admin, try #require(registration.id))
             }
@@ -367,7 +388,8 @@ struct FaultActionTests {
             let (alpha, alphaId) = try await register("alpha-admin", "pw-a")
             let (beta, betaId) = try await register("beta-admin", "pw-b")
 
-            let rule = try await server.control.addFault(FaultRule(match: FaultMatch(account: "alpha"), action: .webhookFailure(status: 503), limit: 2))
+            let rule = try await server.control.addFault(
+                FaultRule(match: FaultMatch(account: "alpha"), action: .webhookFailure(status: 503), limit: 2))
             let retried = try await ping(alpha, alphaId)
             #expect(retried.state == "DELIVERED")
             #expect(retried.attempts.map(\.status) == [503, 503, 204], "the dispatcher retries an injected 503 as a real one")
@@ -380,7 +402,8 @@ struct FaultActionTests {
             #expect(other.state == "DELIVERED" && other.attempts.map(\.status) == [204], "account beta's deliveries are untouched")
             try await server.control.removeFault(final.id ?? "")
 
-            let timeout = try await server.control.addFault(FaultRule(match: FaultMatch(account: "alpha"), action: .webhookTimeout(millis: 5), limit: 1))
+            let timeout = try await server.control.addFault(
+                FaultRule(match: FaultMatch(account: "alpha"), action: .webhookTimeout(millis: 5), limit: 1))
             let late = try await ping(alpha, alphaId)
             #expect(late.state == "DELIVERED" && late.attempts.count == 2)
             #expect(late.attempts.first?.error?.contains("timed out") == true && late.attempts.first?.faultRuleId == timeout.id)
@@ -388,7 +411,8 @@ struct FaultActionTests {
             // Each injected attempt is also a journal entry of its own.
             let journaled = try await server.control.journal().entries.filter { $0.method == "WEBHOOK" }
             #expect(journaled.map(\.faultRuleId) == [rule.id, rule.id, final.id, timeout.id])
-            #expect(journaled.map(\.status) == [503, 503, 410, 0] && journaled.allSatisfy { $0.fault == "WEBHOOK_FAILURE" && $0.path == receiver.url })
+            #expect(
+                journaled.map(\.status) == [503, 503, 410, 0] && journaled.allSatisfy { $0.fault == "WEBHOOK_FAILURE" && $0.path == receiver.url })
         } catch {
             try? await server.stop()
             try? await receiver.stop()
@@ -425,17 +449,21 @@ struct FaultActionTests {
             #expect(live.connectionCount == 1, "beta's socket was never closed")
 
             let beta = await RawHTTPExchange.exchange(
-                "GET \(Self.whoAmI) HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: \(Self.basic("beta-agent", "pw-b"))\r\nConnection: close\r\n\r\n", port: server.port
+                "GET \(Self.whoAmI) HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: \(Self.basic("beta-agent", "pw-b"))\r\nConnection: close\r\n\r\n",
+                port: server.port
             )
             #expect(beta.head.hasPrefix("HTTP/1.1 200") && beta.failure == nil, "\(beta.text)")
             let alphaHit = await RawHTTPExchange.exchange(
-                "GET \(Self.whoAmI) HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: \(Self.basic("alpha-agent", "pw-a"))\r\nConnection: close\r\n\r\n", port: server.port
+                "GET \(Self.whoAmI) HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: \(Self.basic("alpha-agent", "pw-a"))\r\nConnection: close\r\n\r\n",
+                port: server.port
             )
             #expect(alphaHit.failure == ECONNRESET)
             let entries = try await Self.journaled(server, ruleId: rules[0].id)
             #expect(entries.count == 1 && entries.allSatisfy { $0.accountId == rules[0].accountId })
             let ruleIds = Set(rules.compactMap(\.id))
-            #expect(try await server.control.journal().entries.filter { $0.faultRuleId.map(ruleIds.contains) == true }.count == 1, "nothing of beta's was hit")
+            #expect(
+                try await server.control.journal().entries.filter { $0.faultRuleId.map(ruleIds.contains) == true }.count == 1,
+                "nothing of beta's was hit")
         }
     }
 
@@ -444,14 +472,15 @@ struct FaultActionTests {
         func draws(seed: UInt64) throws -> [Int?] {
             let rules = FaultRules()
             var rule = FaultRule(
-                match: FaultMatch(), action: FaultAction(type: "LIVE_EVENT_DELAY", distribution: "UNIFORM", minMillis: 10, maxMillis: 500), probability: 0.5,
-                seed: seed
+                match: FaultMatch(), action: FaultAction(type: "LIVE_EVENT_DELAY", distribution: "UNIFORM", minMillis: 10, maxMillis: 500),
+                probability: 0.5, seed: seed
             )
             rule.id = "rule-\(seed)"
             rule.action.eventTypes = ["conversation.new_message"]
             try rules.add(rule, owner: .server, now: 0)
             let message = FaultRules.Request(
-                surface: "MOBILE", method: "GET", path: "/mobile/v1/events", accountId: "a", deviceId: "d", clientId: "c", eventType: "conversation.new_message"
+                surface: "MOBILE", method: "GET", path: "/mobile/v1/events", accountId: "a", deviceId: "d", clientId: "c",
+                eventType: "conversation.new_message"
             )
             var other = message
             other.eventType = "conversation.ended"

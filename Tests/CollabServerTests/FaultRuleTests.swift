@@ -17,8 +17,9 @@ struct FaultRuleTests {
 
     /// A started alpha visitor with a conversation: its bearer header and the conversation's id.
     static func visitor(_ server: InProcessServer, key: String = "alpha-key", device: String = "phone") async throws -> (String, String) {
-        let start = try await server.call(.post, "/mobile/v1/clients", body: ClientStartRequest(apiKey: key, deviceId: device, device: .init(os: "iOS")))
-            .decode(ClientStartResponse.self)
+        let start = try await server.call(
+            .post, "/mobile/v1/clients", body: ClientStartRequest(apiKey: key, deviceId: device, device: .init(os: "iOS"))
+        ).decode(ClientStartResponse.self)
         let bearer = "Bearer " + start.token
         let conversation = try await server.call(.post, "/mobile/v1/conversations", authorization: bearer, body: StartConversationRequest())
             .decode(ConversationView.self)
@@ -44,15 +45,18 @@ struct FaultRuleTests {
             )
             let before = try server.stats(account: nil)
             for _ in 0..<2 {
-                let refused = try await server.call(.post, "/mobile/v1/conversations/\(conversation)/messages", authorization: visitor, body: SendMessageRequest(text: "hi"))
+                let refused = try await server.call(
+                    .post, "/mobile/v1/conversations/\(conversation)/messages", authorization: visitor, body: SendMessageRequest(text: "hi"))
                 #expect(refused.status == .serviceUnavailable)
                 #expect(try refused.decode(APIErrorBody.self) == APIErrorBody(type: "UNAVAILABLE", message: "the network is down", status: 503))
             }
             #expect(try server.stats(account: nil) == before, "an injected error changes nothing")
-            let journal = try await server.call(.get, "/_mock/v1/journal?path=/mobile/v1/conversations", authorization: Self.root).decode(JournalPage.self)
+            let journal = try await server.call(.get, "/_mock/v1/journal?path=/mobile/v1/conversations", authorization: Self.root)
+                .decode(JournalPage.self)
             #expect(journal.entries.filter { $0.faultRuleId == rule.id }.count == 2)
             // The limit is spent: the next request goes through and the rule is gone.
-            let sent = try await server.call(.post, "/mobile/v1/conversations/\(conversation)/messages", authorization: visitor, body: SendMessageRequest(text: "hi"))
+            let sent = try await server.call(
+                .post, "/mobile/v1/conversations/\(conversation)/messages", authorization: visitor, body: SendMessageRequest(text: "hi"))
             #expect(sent.status == .ok || sent.status == .created, "\(sent.text)")
             #expect(try await server.call(.get, "/_mock/v1/faults", authorization: Self.root).decode(FaultRuleList.self).rules.isEmpty)
 
@@ -72,7 +76,8 @@ struct FaultRuleTests {
             let rule = try await Self.add(server, FaultRule(match: FaultMatch(surface: "WEB_API"), action: .latency(millis: 50)))
             let answer = try await server.call(.get, "/app/rest/v4/accounts/getCurrentAccount", authorization: Self.alphaAdmin)
             #expect(answer.status == .ok)
-            let journal = try await server.call(.get, "/_mock/v1/journal?path=/app/rest/v4/accounts", authorization: Self.root).decode(JournalPage.self)
+            let journal = try await server.call(.get, "/_mock/v1/journal?path=/app/rest/v4/accounts", authorization: Self.root)
+                .decode(JournalPage.self)
             let entry = try #require(journal.entries.last)
             #expect(entry.faultRuleId == rule.id)
             #expect(entry.durationMicros >= 50_000, "a sleep is never shorter than asked")
@@ -88,7 +93,9 @@ struct FaultRuleTests {
                 )
                 var hits: [Bool] = []
                 for _ in 0..<40 {
-                    hits.append(try await server.call(.get, "/app/rest/v4/accounts/getCurrentAccount", authorization: Self.alphaAdmin).status == .internalServerError)
+                    hits.append(
+                        try await server.call(.get, "/app/rest/v4/accounts/getCurrentAccount", authorization: Self.alphaAdmin).status
+                            == .internalServerError)
                 }
                 return hits
             }
@@ -120,12 +127,14 @@ struct FaultRuleTests {
         try await InProcessServer.with(seed: twoAccountSeed) { server in
             let rule = try await Self.add(server, FaultRule(match: FaultMatch(surface: "WEB_API"), action: .error(status: 503)), as: Self.alphaAdmin)
             #expect(rule.accountId != nil)
-            #expect(try await server.call(.get, "/app/rest/v4/accounts/getCurrentAccount", authorization: Self.alphaAdmin).status == .serviceUnavailable)
+            #expect(
+                try await server.call(.get, "/app/rest/v4/accounts/getCurrentAccount", authorization: Self.alphaAdmin).status == .serviceUnavailable)
             #expect(try await server.call(.get, "/app/rest/v4/accounts/getCurrentAccount", authorization: Self.betaAdmin).status == .ok)
             #expect(try await server.call(.get, "/_mock/v1/faults", authorization: Self.betaAdmin).decode(FaultRuleList.self).rules.isEmpty)
             #expect(try await server.call(.delete, "/_mock/v1/faults/\(rule.id ?? "")", authorization: Self.betaAdmin).status == .notFound)
             let aimed = try await server.call(
-                .post, "/_mock/v1/faults", authorization: Self.alphaAdmin, body: FaultRule(match: FaultMatch(account: "beta"), action: .error(status: 503))
+                .post, "/_mock/v1/faults", authorization: Self.alphaAdmin,
+                body: FaultRule(match: FaultMatch(account: "beta"), action: .error(status: 503))
             )
             #expect(aimed.status == .notFound, "an admin cannot aim a rule at another account")
             let agent = try await server.call(.get, "/_mock/v1/faults", authorization: InProcessServer.basic("alpha-agent", "pw-a"))
@@ -192,17 +201,20 @@ struct FaultRuleTests {
                 .put, "/mobile/v1/clients/current/push", authorization: visitor,
                 body: PushRegistrationRequest(apnsToken: String(repeating: "ab", count: 32), version: "NOT_ENCRYPTED")
             )
-            _ = try await server.call(.put, "/mobile/v1/clients/current/app-state", authorization: visitor, body: AppStateRequest(appState: "BACKGROUND"))
+            _ = try await server.call(
+                .put, "/mobile/v1/clients/current/app-state", authorization: visitor, body: AppStateRequest(appState: "BACKGROUND"))
             let conversation = try await server.call(.post, "/mobile/v1/conversations", authorization: visitor, body: StartConversationRequest())
                 .decode(ConversationView.self)
-            let agent = "Bearer " + (try await server.call(.post, "/agent/v1/login", body: AgentLoginRequest(username: "alpha-agent", password: "pw-a"))
-                .decode(AgentLoginResponse.self).token)
+            let agent = "Bearer "
+                + (try await server.call(.post, "/agent/v1/login", body: AgentLoginRequest(username: "alpha-agent", password: "pw-a"))
+                    .decode(AgentLoginResponse.self).token)
             _ = try await server.call(.post, "/agent/v1/conversations/\(conversation.id)/accept", authorization: agent)
             let rule = try await Self.add(
                 server, FaultRule(match: FaultMatch(deviceId: "gone-phone"), action: .pushFailure(reason: "Unregistered")), as: Self.alphaAdmin
             )
             #expect(rule.action.status == 410)
-            _ = try await server.call(.post, "/agent/v1/conversations/\(conversation.id)/messages", authorization: agent, body: SendMessageRequest(text: "are you there?"))
+            _ = try await server.call(
+                .post, "/agent/v1/conversations/\(conversation.id)/messages", authorization: agent, body: SendMessageRequest(text: "are you there?"))
             #expect(try await server.call(.get, "/_mock/v1/pushes/settle", authorization: Self.root).status == .noContent)
             let pushes = try await server.call(.get, "/_mock/v1/pushes?deviceId=gone-phone", authorization: Self.root).decode(PushPage.self).pushes
             let push = try #require(pushes.last)

@@ -20,17 +20,21 @@ struct FileInterceptorTests {
     }
 
     /// Registers an interceptor (and, when given, a webhook for rejections) as the account's admin.
-    static func register(_ server: some ServerUnderTest, endpoint: String, mimeTypeRegex: String? = nil, rejections: String? = nil) async throws -> WebFileUploadInterceptor {
+    static func register(
+        _ server: some ServerUnderTest, endpoint: String, mimeTypeRegex: String? = nil, rejections: String? = nil
+    ) async throws -> WebFileUploadInterceptor {
         let admin = HTTPTransport(baseURL: server.baseURL, credentials: .basic(username: "admin-f", password: "pw"))
         if let rejections {
             let _: WebWebhookRegistration = try await admin.send(
                 "POST", "/app/rest/v4/webhookregistrations/create",
-                body: WebWebhookRegistration(name: "rejections", endpoint: rejections, events: ["file_upload_interceptor.file_rejected"], secret: "rejection-secret")
+                body: WebWebhookRegistration(
+                    name: "rejections", endpoint: rejections, events: ["file_upload_interceptor.file_rejected"], secret: "rejection-secret")
             )
         }
         return try await admin.send(
             "POST", "/app/rest/v4/fileuploadinterceptors/create",
-            body: WebFileUploadInterceptor(name: "scanner", order: 1, mimeTypeRegex: mimeTypeRegex, webhookEndpoint: endpoint, webhookSecret: "scanner-secret")
+            body: WebFileUploadInterceptor(
+                name: "scanner", order: 1, mimeTypeRegex: mimeTypeRegex, webhookEndpoint: endpoint, webhookSecret: "scanner-secret")
         )
     }
 
@@ -63,15 +67,20 @@ struct FileInterceptorTests {
             let admin = HTTPTransport(baseURL: server.baseURL, credentials: .basic(username: "admin-f", password: "pw"))
             // Another account's admin cannot decide for this one.
             let other = HTTPTransport(baseURL: server.baseURL, credentials: .basic(username: "admin-o", password: "pw"))
-            #expect(try await other.raw("POST", "/app/rest/v4/fileuploadinterceptors/approveFileUpload", body: Data(#"{"token":"\#(token)"}"#.utf8)).status == 404)
-            let approved = try await admin.raw("POST", "/app/rest/v4/fileuploadinterceptors/approveFileUpload", body: Data(#"{"token":"\#(token)"}"#.utf8))
+            #expect(
+                try await other.raw("POST", "/app/rest/v4/fileuploadinterceptors/approveFileUpload", body: Data(#"{"token":"\#(token)"}"#.utf8))
+                    .status == 404)
+            let approved = try await admin.raw(
+                "POST", "/app/rest/v4/fileuploadinterceptors/approveFileUpload", body: Data(#"{"token":"\#(token)"}"#.utf8))
             #expect(approved.status == 204)
             let message = try await upload.value
             #expect(message.file?.name == "scan-me.png")
             #expect(try await scenario.agent.downloadFile(try #require(message.file?.id), in: scenario.conversationId).data == bytes)
             // The token is spent: the link and a second decision find nothing.
             #expect(try await anonymous.raw("GET", String(link.dropFirst(server.baseURL.count))).status == 404)
-            #expect(try await admin.raw("POST", "/app/rest/v4/fileuploadinterceptors/rejectFileUpload", body: Data(#"{"token":"\#(token)"}"#.utf8)).status == 404)
+            #expect(
+                try await admin.raw("POST", "/app/rest/v4/fileuploadinterceptors/rejectFileUpload", body: Data(#"{"token":"\#(token)"}"#.utf8)).status
+                    == 404)
         }
         try await scanner.stop()
     }
@@ -138,9 +147,11 @@ struct FileInterceptorTests {
             let admin = HTTPTransport(baseURL: server.baseURL, credentials: .basic(username: "admin-f", password: "pw"))
             let read: WebFileUploadInterceptor = try await admin.send("GET", "/app/rest/v4/fileuploadinterceptors/\(id)/read")
             #expect(read == created)
-            let byName: WebFileUploadInterceptor = try await admin.send("GET", "/app/rest/v4/fileuploadinterceptors/getByName", query: [("name", "scanner")])
+            let byName: WebFileUploadInterceptor = try await admin.send(
+                "GET", "/app/rest/v4/fileuploadinterceptors/getByName", query: [("name", "scanner")])
             #expect(byName.id == id)
-            let found: WebResult<WebFileUploadInterceptor> = try await admin.send("POST", "/app/rest/v4/fileuploadinterceptors/search", body: WebQuery(type: "FileUploadInterceptorQuery"))
+            let found: WebResult<WebFileUploadInterceptor> = try await admin.send(
+                "POST", "/app/rest/v4/fileuploadinterceptors/search", body: WebQuery(type: "FileUploadInterceptorQuery"))
             #expect(found.items?.map(\.id) == [id])
             var change = created
             change.order = 5
@@ -148,10 +159,15 @@ struct FileInterceptorTests {
             let updated: WebFileUploadInterceptor = try await admin.send("POST", "/app/rest/v4/fileuploadinterceptors/update", body: change)
             #expect(updated.order == 5)
             #expect(updated.version == 2)
-            #expect(try await admin.raw("POST", "/app/rest/v4/fileuploadinterceptors/update", body: try JSONEncoder().encode(change)).status == 409, "a stale version")
-            for bad in [#"{"name":"x","order":1}"#, #"{"name":"x","order":1,"webhookEndpoint":"ftp://x"}"#, #"{"order":1,"webhookEndpoint":"http://a.b/c"}"#,
-                        #"{"name":"x","webhookEndpoint":"http://a.b/c"}"#, #"{"name":"x","order":1,"webhookEndpoint":"http://a.b/c","mimeTypeRegex":"("}"#,
-                        #"{"$_type":"WebhookRegistration","name":"x","order":1,"webhookEndpoint":"http://a.b/c"}"#, #"{"name":"scanner","order":1,"webhookEndpoint":"http://a.b/c"}"#] {
+            #expect(
+                try await admin.raw("POST", "/app/rest/v4/fileuploadinterceptors/update", body: try JSONEncoder().encode(change)).status == 409,
+                "a stale version")
+            for bad in [
+                #"{"name":"x","order":1}"#, #"{"name":"x","order":1,"webhookEndpoint":"ftp://x"}"#, #"{"order":1,"webhookEndpoint":"http://a.b/c"}"#,
+                #"{"name":"x","webhookEndpoint":"http://a.b/c"}"#, #"{"name":"x","order":1,"webhookEndpoint":"http://a.b/c","mimeTypeRegex":"("}"#,
+                #"{"$_type":"WebhookRegistration","name":"x","order":1,"webhookEndpoint":"http://a.b/c"}"#,
+                #"{"name":"scanner","order":1,"webhookEndpoint":"http://a.b/c"}"#,
+            ] {
                 let status = try await admin.raw("POST", "/app/rest/v4/fileuploadinterceptors/create", body: Data(bad.utf8)).status
                 #expect((400..<500).contains(status), "\(bad) answered \(status)")
             }

@@ -35,7 +35,8 @@ func storedFiles(_ directory: URL) -> [String] {
     guard let walker = FileManager.default.enumerator(atPath: directory.path) else { return [] }
     return walker.compactMap { $0 as? String }.filter { path in
         var isDirectory: ObjCBool = false
-        return FileManager.default.fileExists(atPath: directory.appendingPathComponent(path).path, isDirectory: &isDirectory) && !isDirectory.boolValue
+        return FileManager.default.fileExists(atPath: directory.appendingPathComponent(path).path, isDirectory: &isDirectory)
+            && !isDirectory.boolValue
     }.sorted()
 }
 
@@ -45,7 +46,9 @@ struct FileStorageTests {
     func diskQuotaAndConversationDelete() async throws {
         let directory = try temporaryDirectory()
         let server = try await TestServer.start(
-            configuration: fileConfiguration(storage: .sqlite(path: directory.appendingPathComponent("state.sqlite").path), files: FileSettings(quota: 10_000, accountQuota: 10_000))
+            configuration: fileConfiguration(
+                storage: .sqlite(path: directory.appendingPathComponent("state.sqlite").path),
+                files: FileSettings(quota: 10_000, accountQuota: 10_000))
         )
         do {
             let scenario = try await FileScenario.make(server)
@@ -103,7 +106,8 @@ struct FileStorageTests {
             throw error
         }
         // What a crash between storing a file and committing its message, or mid-upload, leaves.
-        let conversationDirectory = try #require(storedFiles(filesRoot).first.map { filesRoot.appendingPathComponent($0).deletingLastPathComponent() })
+        let conversationDirectory = try #require(
+            storedFiles(filesRoot).first.map { filesRoot.appendingPathComponent($0).deletingLastPathComponent() })
         try Data("orphan".utf8).write(to: conversationDirectory.appendingPathComponent("orphanfile"))
         try FileManager.default.createDirectory(at: filesRoot.appendingPathComponent(".staging"), withIntermediateDirectories: true)
         try Data("partial".utf8).write(to: filesRoot.appendingPathComponent(".staging/partial"))
@@ -126,7 +130,8 @@ struct FileStorageTests {
 
     @Test("memory storage keeps files in memory within its quota")
     func memoryQuota() async throws {
-        let server = try await TestServer.start(configuration: fileConfiguration(storage: .memory, files: FileSettings(quota: 4000, accountQuota: 4000)))
+        let server = try await TestServer.start(
+            configuration: fileConfiguration(storage: .memory, files: FileSettings(quota: 4000, accountQuota: 4000)))
         do {
             let scenario = try await FileScenario.make(server)
             let file = try #require(try await scenario.app.uploadFile(data: pngBytes(3000), named: "m.png", in: scenario.conversationId).file)

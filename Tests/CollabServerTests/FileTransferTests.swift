@@ -14,7 +14,10 @@ let fileSeed = Seed(accounts: [
             FileRestrictions.fileTypeInputTagHintKey: "image/*,.pdf",
         ],
         apiKeys: [.init(key: "files-key")],
-        namedAreas: [.init(siteId: "area-a", name: "Area A"), .init(siteId: "area-b", name: "Area B", configuration: [FileRestrictions.maxFileSizeKey: "1000"])],
+        namedAreas: [
+            .init(siteId: "area-a", name: "Area A"),
+            .init(siteId: "area-b", name: "Area B", configuration: [FileRestrictions.maxFileSizeKey: "1000"]),
+        ],
         users: [
             .init(username: "admin-f", password: "pw", role: .admin),
             .init(username: "agent-a", password: "pw", role: .registeredUser, displayName: "Agent A"),
@@ -55,18 +58,22 @@ struct FileTransferTests {
     func pictureRoundTrip() async throws {
         try await TestServer.with(seed: fileSeed) { server in
             let scenario = try await FileScenario.make(server)
-            #expect(scenario.app.session?.configuration[FileRestrictions.fileTypeInputTagHintKey] == "image/*,.pdf", "the input-tag hint reaches the app")
+            #expect(
+                scenario.app.session?.configuration[FileRestrictions.fileTypeInputTagHintKey] == "image/*,.pdf", "the input-tag hint reaches the app")
             let agentEvents = EventCollector(try await scenario.agent.connectEvents().events)
             let bytes = pngBytes(70_000)
             // Sent as octet-stream: the type comes from the content, not the client's word.
-            let message = try await scenario.app.uploadFile(data: bytes, named: "receipt.png", contentType: "application/octet-stream", in: scenario.conversationId)
+            let message = try await scenario.app.uploadFile(
+                data: bytes, named: "receipt.png", contentType: "application/octet-stream", in: scenario.conversationId)
             let file = try #require(message.file)
             #expect(file.mimeType == "image/png")
             #expect(file.size == Int64(bytes.count))
             #expect(file.name == "receipt.png")
             #expect(message.text == "receipt.png")
 
-            let live = try await agentEvents.wait(for: "the FILE message live") { $0.type == "conversation.new_message" && $0.message?.file?.id == file.id }
+            let live = try await agentEvents.wait(for: "the FILE message live") {
+                $0.type == "conversation.new_message" && $0.message?.file?.id == file.id
+            }
             #expect(live.message?.file == file)
             let history = try await scenario.agent.messages(in: scenario.conversationId)
             #expect(history.messages.last?.file == file)
@@ -206,7 +213,8 @@ struct FileTransferTests {
             let bytes = pngBytes(1234)
             let file = try #require(try await scenario.app.uploadFile(data: bytes, named: "w.png", in: scenario.conversationId).file)
             let admin = HTTPTransport(baseURL: server.baseURL, credentials: .basic(username: "admin-f", password: "pw"))
-            let list: WebConversationFileList = try await admin.send("GET", "/app/rest/v4/conversations/\(scenario.conversationId)/getConversationFiles")
+            let list: WebConversationFileList = try await admin.send(
+                "GET", "/app/rest/v4/conversations/\(scenario.conversationId)/getConversationFiles")
             let item = try #require(list.items.first)
             #expect(item.fileStoreId == file.id)
             #expect(item.mimeType == "image/png")

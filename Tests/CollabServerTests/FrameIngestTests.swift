@@ -30,7 +30,8 @@ struct FrameIngestTests {
         #expect(next.type == "frame.accepted")
         let gif = ingest.ingest(sessionId: "s", accountId: "a", header: Self.header("s", 5), image: Data("GIF89a".utf8), maxFps: 5, now: 2_000)
         #expect(gif.type == "frame.rejected" && gif.reason?.contains("neither JPEG nor PNG") == true)
-        let big = ingest.ingest(sessionId: "s", accountId: "a", header: Self.header("s", 6), image: Self.jpeg(6) + Data(count: 100), maxFps: 5, now: 2_000)
+        let big = ingest.ingest(
+            sessionId: "s", accountId: "a", header: Self.header("s", 6), image: Self.jpeg(6) + Data(count: 100), maxFps: 5, now: 2_000)
         #expect(big.type == "frame.rejected")
         _ = ingest.ingest(sessionId: "t", accountId: "b", header: Self.header("t", 1), image: Self.jpeg(1), maxFps: 5, now: 1_000)
 
@@ -52,7 +53,9 @@ struct FrameIngestTests {
         var fastFrames = fast.frames.makeAsyncIterator()
         #expect(await fastFrames.next()?.header.sequence == 1, "starts with the latest frame")
         for sequence in 2...5 {
-            _ = ingest.ingest(sessionId: "s", accountId: "a", header: Self.header("s", UInt32(sequence)), image: Self.jpeg(UInt8(sequence)), maxFps: 60, now: Int64(sequence) * 100)
+            _ = ingest.ingest(
+                sessionId: "s", accountId: "a", header: Self.header("s", UInt32(sequence)), image: Self.jpeg(UInt8(sequence)), maxFps: 60,
+                now: Int64(sequence) * 100)
         }
         var slowFrames = slow.frames.makeAsyncIterator()
         let newest = await slowFrames.next()

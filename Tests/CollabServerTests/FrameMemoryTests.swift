@@ -20,7 +20,9 @@ struct FrameMemoryTests {
         let accountId: String
     }
 
-    func withSetup(apiKey: String = "desk-key", agentName: String = "agent-a", _ body: @escaping @Sendable (Setup) async throws -> Void) async throws {
+    func withSetup(
+        apiKey: String = "desk-key", agentName: String = "agent-a", _ body: @escaping @Sendable (Setup) async throws -> Void
+    ) async throws {
         try await InProcessServer.with(seed: queueSeed, maxBodySize: 512 * 1024) { server in
             let app = visitor(server, device: "frames-phone", apiKey: apiKey)
             let started = try await app.start(liveEvents: false)

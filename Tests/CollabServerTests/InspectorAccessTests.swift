@@ -23,8 +23,11 @@ struct InspectorAccessTests {
 
     /// One visitor with a registered device, an accepted conversation, a message push and a
     /// co-browsing session, in `account`.
-    private func populate(_ server: InProcessServer, key: String, area: String, agent: String, password: String) async throws -> (conversation: String, coBrowsing: String) {
-        let visitor = VisitorClient(configuration: ClientConfiguration(baseURL: server.baseURL, apiKey: key, namedArea: area, deviceId: "\(key)-device"))
+    private func populate(
+        _ server: InProcessServer, key: String, area: String, agent: String, password: String
+    ) async throws -> (conversation: String, coBrowsing: String) {
+        let visitor = VisitorClient(
+            configuration: ClientConfiguration(baseURL: server.baseURL, apiKey: key, namedArea: area, deviceId: "\(key)-device"))
         try await visitor.start(liveEvents: false)
         try await NotificationAPI(client: visitor).register(apnsToken: String(repeating: "ab", count: 32), version: .encrypted)
         try await visitor.setAppState(.background)
@@ -58,7 +61,9 @@ struct InspectorAccessTests {
             // Super admins see both accounts.
             let allDevices: [DeviceView] = try await root.send("GET", "/_mock/v1/devices")
             #expect(allDevices.count == 2)
-            _ = try await root.send("GET", "/_mock/v1/pushes/wait", query: [("kind", "NEW_MESSAGE"), ("account", "beta"), ("timeoutMs", "5000")]) as OutboxEntryID
+            _ = try await root.send(
+                "GET", "/_mock/v1/pushes/wait", query: [("kind", "NEW_MESSAGE"), ("account", "beta"), ("timeoutMs", "5000")]
+            ) as OutboxEntryID
             var deliveries: Deliveries = try await root.send("GET", "/_mock/v1/webhooks/deliveries")
             for _ in 0..<50 where deliveries.deliveries.isEmpty {
                 try await Task.sleep(for: .milliseconds(100))
@@ -82,19 +87,24 @@ struct InspectorAccessTests {
 
             // Naming beta, or beta's session, answers 404 as another account's id does everywhere.
             for (path, query) in [
-                ("/_mock/v1/devices", [("account", "beta")]), ("/_mock/v1/pushes", [("account", betaId)]), ("/_mock/v1/journal", [("accountId", betaId)]),
-                ("/_mock/v1/stats", [("account", "beta")]), ("/_mock/v1/configuration", [("account", "beta")]),
-                ("/_mock/v1/configuration", [("namedArea", "beta-area")]), ("/_mock/v1/configuration", [("apiKey", "beta-key")]),
-                ("/_mock/v1/cobrowsing/\(beta.coBrowsing)/stats", []),
+                ("/_mock/v1/devices", [("account", "beta")]), ("/_mock/v1/pushes", [("account", betaId)]),
+                ("/_mock/v1/journal", [("accountId", betaId)]), ("/_mock/v1/stats", [("account", "beta")]),
+                ("/_mock/v1/configuration", [("account", "beta")]), ("/_mock/v1/configuration", [("namedArea", "beta-area")]),
+                ("/_mock/v1/configuration", [("apiKey", "beta-key")]), ("/_mock/v1/cobrowsing/\(beta.coBrowsing)/stats", []),
             ] {
                 let response = try await alpha.raw("GET", path, query: query)
                 #expect(response.status == 404, "\(path) \(query) answered \(response.status)")
             }
-            #expect(try await server.transport(.basic(username: "beta-admin", password: "pw-b")).raw("GET", "/_mock/v1/cobrowsing/\(beta.coBrowsing)/stats").status == 200)
+            #expect(
+                try await server.transport(.basic(username: "beta-admin", password: "pw-b")).raw(
+                    "GET", "/_mock/v1/cobrowsing/\(beta.coBrowsing)/stats"
+                ).status == 200)
 
             // Controls stay with super admins; agents get no inspector.
-            for (method, path, body) in [("POST", "/_mock/v1/reset", "{}"), ("POST", "/_mock/v1/clock", #"{"advanceMillis":1}"#), ("POST", "/_mock/v1/seed", "{}"),
-                                         ("DELETE", "/_mock/v1/journal", ""), ("DELETE", "/_mock/v1/pushes", ""), ("DELETE", "/_mock/v1/webhooks/deliveries", "")] {
+            for (method, path, body) in [
+                ("POST", "/_mock/v1/reset", "{}"), ("POST", "/_mock/v1/clock", #"{"advanceMillis":1}"#), ("POST", "/_mock/v1/seed", "{}"),
+                ("DELETE", "/_mock/v1/journal", ""), ("DELETE", "/_mock/v1/pushes", ""), ("DELETE", "/_mock/v1/webhooks/deliveries", ""),
+            ] {
                 #expect(try await alpha.raw(method, path, body: body.isEmpty ? nil : Data(body.utf8)).status == 403, "\(method) \(path)")
             }
             let agent = server.transport(.basic(username: "alpha-agent", password: "pw-a"))

@@ -14,7 +14,8 @@ struct InvitationTests {
             let admin = server.admin("admin-d", "pw").transport
             let names: Set<String> = ["pin.created", "pin.redeemed", "pin.renewed", "visitor_invitation.created", "visitor_invitation.revoked"]
             let _: WebWebhookRegistration = try await admin.send(
-                "POST", "/app/rest/v4/webhookregistrations/create", body: WebWebhookRegistration(name: "invites", endpoint: receiver.url, events: names.sorted() + ["pin.revoked"])
+                "POST", "/app/rest/v4/webhookregistrations/create",
+                body: WebWebhookRegistration(name: "invites", endpoint: receiver.url, events: names.sorted() + ["pin.revoked"])
             )
             let host = visitor(server, device: "host-phone")
             try await host.start(liveEvents: false)
@@ -23,14 +24,16 @@ struct InvitationTests {
             _ = try await agentA.accept(conversation.id)
             func invite(_ how: String) async throws -> [String: Any] {
                 let response = try await admin.raw(
-                    "POST", "/app/rest/v4/invitations/inviteAnonymousVisitorToConversationWith\(how)", body: Data(#"{"conversationId":"\#(conversation.id)","nickname":"Friend"}"#.utf8)
+                    "POST", "/app/rest/v4/invitations/inviteAnonymousVisitorToConversationWith\(how)",
+                    body: Data(#"{"conversationId":"\#(conversation.id)","nickname":"Friend"}"#.utf8)
                 )
                 #expect(response.status == 200)
                 #expect(VendorSchemaCheck.problems(response.body, schema: "ConversationInvitationData").isEmpty)
                 return try #require(try JSONSerialization.jsonObject(with: response.body) as? [String: Any])
             }
             func read(_ id: String) async throws -> [String: Any] {
-                try #require(try JSONSerialization.jsonObject(with: try await admin.raw("GET", "/app/rest/v4/invitations/\(id)/read").body) as? [String: Any])
+                try #require(
+                    try JSONSerialization.jsonObject(with: try await admin.raw("GET", "/app/rest/v4/invitations/\(id)/read").body) as? [String: Any])
             }
 
             // By PIN.
@@ -79,21 +82,24 @@ struct InvitationTests {
                 _ = try await third.redeemInvitation(lateToken)
                 Issue.record("an expired PIN was redeemed")
             } catch { #expect(error.code == .notFound) }
-            let renewed = try #require(try JSONSerialization.jsonObject(with: try await admin.raw("POST", "/app/rest/v4/invitations/\(lateId)/renewPin").body) as? [String: Any])
+            let renewed = try #require(
+                try JSONSerialization.jsonObject(with: try await admin.raw("POST", "/app/rest/v4/invitations/\(lateId)/renewPin").body)
+                    as? [String: Any])
             #expect(renewed["invitationState"] as? String == "OPEN")
             _ = try await third.redeemInvitation(try #require(renewed["token"] as? String))
 
             // Search by state; roles and accounts.
-            let search = try await admin.raw(
-                "POST", "/app/rest/v4/invitations/search",
-                body: Data(#"{"$_type":"ConversationInvitationQuery","searchFilters":[{"field":"INVITATION_STATE","operator":{"type":"EQUALS","value":"REDEEMED"}}]}"#.utf8)
-            )
+            let redeemedQuery = #"{"$_type":"ConversationInvitationQuery","#
+                + #""searchFilters":[{"field":"INVITATION_STATE","operator":{"type":"EQUALS","value":"REDEEMED"}}]}"#
+            let search = try await admin.raw("POST", "/app/rest/v4/invitations/search", body: Data(redeemedQuery.utf8))
             #expect(VendorSchemaCheck.problems(search.body, schema: "ConversationInvitationResult").isEmpty)
             let found = (try JSONSerialization.jsonObject(with: search.body) as? [String: Any])?["items"] as? [[String: Any]]
             #expect(Set(found?.compactMap { $0["id"] as? String } ?? []) == [pinId, lateId])
             #expect(try await server.admin("agent-a", "pw").transport.raw("GET", "/app/rest/v4/invitations/\(pinId)/read").status == 403)
             #expect(try await admin.raw("GET", "/app/rest/v4/invitations/unknown/read").status == 404)
-            #expect(try await admin.raw("POST", "/app/rest/v4/invitations/inviteAnonymousVisitorToConversationWithPin", body: Data("{}".utf8)).status == 400)
+            #expect(
+                try await admin.raw("POST", "/app/rest/v4/invitations/inviteAnonymousVisitorToConversationWithPin", body: Data("{}".utf8)).status
+                    == 400)
 
             _ = try await receiver.wait(count: names.count) { names.contains($0.headers["x-unblu-event"] ?? "") }
             for _ in 0..<1000 where !names.isSubset(of: Set(receiver.all.compactMap { $0.headers["x-unblu-event"] })) {
@@ -119,7 +125,8 @@ struct InvitationTests {
             let admin = server.admin("admin-d", "pw").transport
             let names: Set<String> = ["assignment_request.created", "assignment_request.redeemed"]
             let _: WebWebhookRegistration = try await admin.send(
-                "POST", "/app/rest/v4/webhookregistrations/create", body: WebWebhookRegistration(name: "assign", endpoint: receiver.url, events: names.sorted())
+                "POST", "/app/rest/v4/webhookregistrations/create",
+                body: WebWebhookRegistration(name: "assign", endpoint: receiver.url, events: names.sorted())
             )
             let app = visitor(server, device: "requeue-phone")
             try await app.start(liveEvents: false)
@@ -129,8 +136,11 @@ struct InvitationTests {
             let accepted = try await agentA.accept(conversation.id)
             let agentAId = try #require(accepted.participants.first { $0.type == "ASSIGNED_AGENT" }?.personId)
             let path = "/app/rest/v4/invitations/requeueConversation"
-            #expect(try await admin.raw("POST", path, body: Data(#"{"conversationId":"\#(conversation.id)","agentRemovalType":"SOME"}"#.utf8)).status == 400)
-            let response = try await admin.raw("POST", path, body: Data(#"{"conversationId":"\#(conversation.id)","agentRemovalType":"KEEP_AGENTS"}"#.utf8))
+            #expect(
+                try await admin.raw("POST", path, body: Data(#"{"conversationId":"\#(conversation.id)","agentRemovalType":"SOME"}"#.utf8)).status
+                    == 400)
+            let response = try await admin.raw(
+                "POST", path, body: Data(#"{"conversationId":"\#(conversation.id)","agentRemovalType":"KEEP_AGENTS"}"#.utf8))
             #expect(response.status == 200)
             #expect(VendorSchemaCheck.problems(response.body, schema: "ConversationInvitationData").isEmpty)
             let invitation = try #require(try JSONSerialization.jsonObject(with: response.body) as? [String: Any])
@@ -138,10 +148,13 @@ struct InvitationTests {
             #expect(try await admin.raw("POST", path, body: Data(#"{"conversationId":"\#(conversation.id)"}"#.utf8)).status == 409, "already queued")
             let queued = try await agentB.conversation(conversation.id)
             #expect(queued.state == "QUEUED")
-            #expect(queued.participants.contains { $0.personId == agentAId && $0.type == "SECONDARY_AGENT" }, "KEEP_AGENTS keeps the agent, no longer assigned")
+            #expect(
+                queued.participants.contains { $0.personId == agentAId && $0.type == "SECONDARY_AGENT" },
+                "KEEP_AGENTS keeps the agent, no longer assigned")
             _ = try await agentB.accept(conversation.id)
             let id = try #require(invitation["id"] as? String)
-            let read = try #require(try JSONSerialization.jsonObject(with: try await admin.raw("GET", "/app/rest/v4/invitations/\(id)/read").body) as? [String: Any])
+            let read = try #require(
+                try JSONSerialization.jsonObject(with: try await admin.raw("GET", "/app/rest/v4/invitations/\(id)/read").body) as? [String: Any])
             #expect(read["invitationState"] as? String == "REDEEMED")
             _ = try await receiver.wait(count: 2) { names.contains($0.headers["x-unblu-event"] ?? "") }
             for _ in 0..<1000 where !names.isSubset(of: Set(receiver.all.compactMap { $0.headers["x-unblu-event"] })) {
@@ -162,9 +175,13 @@ struct InvitationTests {
         let receiver = try await WebhookReceiver()
         try await InProcessServer.with(seed: queueSeed) { server in
             let admin = server.admin("admin-d", "pw").transport
-            let names: Set<String> = ["agent_invitation.created", "agent_invitation.redeemed", "agent_forwarding.created", "agent_forwarding.redeemed", "agent_forwarding.revoked"]
+            let names: Set<String> = [
+                "agent_invitation.created", "agent_invitation.redeemed", "agent_forwarding.created", "agent_forwarding.redeemed",
+                "agent_forwarding.revoked",
+            ]
             let _: WebWebhookRegistration = try await admin.send(
-                "POST", "/app/rest/v4/webhookregistrations/create", body: WebWebhookRegistration(name: "agents", endpoint: receiver.url, events: names.sorted())
+                "POST", "/app/rest/v4/webhookregistrations/create",
+                body: WebWebhookRegistration(name: "agents", endpoint: receiver.url, events: names.sorted())
             )
             let app = visitor(server, device: "forward-phone")
             try await app.start(liveEvents: false)
@@ -176,7 +193,8 @@ struct InvitationTests {
             let agentAId = try #require(accepted.participants.first { $0.type == "ASSIGNED_AGENT" }?.personId)
             func personId(_ username: String) async throws -> String {
                 let user: WebUser = try await admin.send("GET", "/app/rest/v4/users/getByUsername", query: [("username", username)])
-                let person: WebPerson = try await admin.send("GET", "/app/rest/v4/persons/getBySource", query: [("personSource", "USER_DB"), ("sourceId", try #require(user.id))])
+                let person: WebPerson = try await admin.send(
+                    "GET", "/app/rest/v4/persons/getBySource", query: [("personSource", "USER_DB"), ("sourceId", try #require(user.id))])
                 return try #require(person.id)
             }
             let agentBId = try await personId("agent-b")
@@ -188,7 +206,9 @@ struct InvitationTests {
                 return try #require(try JSONSerialization.jsonObject(with: response.body) as? [String: Any])
             }
 
-            let invited = try await post("inviteAgentToConversation", #"{"conversationId":"\#(conversation.id)","agentPersonId":"\#(agentBId)","comment":"help","joinHidden":true}"#)
+            let invited = try await post(
+                "inviteAgentToConversation",
+                #"{"conversationId":"\#(conversation.id)","agentPersonId":"\#(agentBId)","comment":"help","joinHidden":true}"#)
             #expect(invited["invitationType"] as? String == "AGENT_INVITATION" && invited["targetId"] as? String == agentBId)
             #expect(try await agentC.invitations().isEmpty, "addressed to agent B only")
             let forAgentB = try await agentB.invitations()
@@ -203,7 +223,8 @@ struct InvitationTests {
 
             // Forwarding: a second forwarding revokes the first; accepting moves the assignment.
             let first = try await post("forwardConversationToAgent", #"{"conversationId":"\#(conversation.id)","agentPersonId":"\#(agentBId)"}"#)
-            _ = try await post("forwardConversationToAgent", #"{"conversationId":"\#(conversation.id)","agentPersonId":"\#(agentCId)","comment":"yours"}"#)
+            _ = try await post(
+                "forwardConversationToAgent", #"{"conversationId":"\#(conversation.id)","agentPersonId":"\#(agentCId)","comment":"yours"}"#)
             let firstId = try #require(first["id"] as? String)
             let firstBody = try await admin.raw("GET", "/app/rest/v4/invitations/\(firstId)/read").body
             let firstRead = try #require(try JSONSerialization.jsonObject(with: firstBody) as? [String: Any])
@@ -211,8 +232,14 @@ struct InvitationTests {
             let forwardId = try #require(try await agentC.invitations().first?.id)
             let forwarded = try await agentC.acceptInvitation(forwardId)
             #expect(forwarded.participants.contains { $0.personId == agentCId && $0.type == "ASSIGNED_AGENT" && $0.state != "ENDED" })
-            #expect(!forwarded.participants.contains { $0.personId == agentAId && $0.type == "ASSIGNED_AGENT" && $0.state != "ENDED" }, "the previous assignee left")
-            #expect(try await admin.raw("POST", "/app/rest/v4/invitations/inviteAgentToConversation", body: Data(#"{"conversationId":"\#(conversation.id)","agentPersonId":"nobody"}"#.utf8)).status == 400)
+            #expect(
+                !forwarded.participants.contains { $0.personId == agentAId && $0.type == "ASSIGNED_AGENT" && $0.state != "ENDED" },
+                "the previous assignee left")
+            #expect(
+                try await admin.raw(
+                    "POST", "/app/rest/v4/invitations/inviteAgentToConversation",
+                    body: Data(#"{"conversationId":"\#(conversation.id)","agentPersonId":"nobody"}"#.utf8)
+                ).status == 400)
 
             _ = try await receiver.wait(count: names.count) { names.contains($0.headers["x-unblu-event"] ?? "") }
             for _ in 0..<1000 where !names.isSubset(of: Set(receiver.all.compactMap { $0.headers["x-unblu-event"] })) {

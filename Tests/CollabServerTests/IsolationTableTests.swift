@@ -45,16 +45,21 @@ struct IsolationTableTests {
             .init(method: .delete, path: "/app/rest/v4/apikeys/\(alpha.apiKeyId)/delete"),
             .init(method: .post, path: "/app/rest/v4/apikeys/update", body: #"{"id":"\#(alpha.apiKeyId)","name":"stolen","version":1}"#),
             .init(method: .get, path: "/app/rest/v4/namedareas/\(alpha.areaId)/read"),
-            .init(method: .post, path: "/app/rest/v4/namedareas/update", body: #"{"id":"\#(alpha.areaId)","name":"stolen","siteId":"x","version":1}"#),
+            .init(
+                method: .post, path: "/app/rest/v4/namedareas/update", body: #"{"id":"\#(alpha.areaId)","name":"stolen","siteId":"x","version":1}"#),
             .init(method: .delete, path: "/app/rest/v4/namedareas/\(alpha.areaId)/delete"),
             .init(method: .get, path: "/app/rest/v4/users/\(alpha.userId)/read"),
             .init(method: .get, path: "/app/rest/v4/users/getByUsername?username=alpha-agent"),
-            .init(method: .post, path: "/app/rest/v4/users/update", body: #"{"id":"\#(alpha.userId)","username":"alpha-agent","firstName":"stolen","version":1}"#),
+            .init(
+                method: .post, path: "/app/rest/v4/users/update",
+                body: #"{"id":"\#(alpha.userId)","username":"alpha-agent","firstName":"stolen","version":1}"#),
             .init(method: .post, path: "/app/rest/v4/users/\(alpha.userId)/setPassword", body: #"{"password":"owned-owned"}"#),
             .init(method: .delete, path: "/app/rest/v4/users/\(alpha.userId)/delete"),
             .init(method: .get, path: "/app/rest/v4/persons/\(alpha.visitorPersonId)/read"),
             .init(method: .get, path: "/app/rest/v4/persons/getBySource?personSource=VIRTUAL&sourceId=alpha-visitor"),
-            .init(method: .post, path: "/app/rest/v4/persons/createOrUpdateVirtual", body: #"{"sourceId":"alpha-visitor","firstName":"Mallory","accountId":"\#(alpha.accountId)"}"#),
+            .init(
+                method: .post, path: "/app/rest/v4/persons/createOrUpdateVirtual",
+                body: #"{"sourceId":"alpha-visitor","firstName":"Mallory","accountId":"\#(alpha.accountId)"}"#),
             .init(method: .post, path: "/app/rest/v4/apikeys/create", body: #"{"name":"planted","accountId":"\#(alpha.accountId)"}"#),
             .init(method: .get, path: "/app/rest/v4/conversations/\(c)/read"),
         ]
@@ -139,7 +144,8 @@ struct IsolationTableTests {
     /// co-browsing session.
     static func populateAlpha(_ server: InProcessServer) async throws -> Alpha {
         let start = try await server.call(
-            .post, "/mobile/v1/clients", body: ClientStartRequest(apiKey: "alpha-key", deviceId: "alpha-phone", device: .init(os: "iOS", appId: "com.example.app"))
+            .post, "/mobile/v1/clients",
+            body: ClientStartRequest(apiKey: "alpha-key", deviceId: "alpha-phone", device: .init(os: "iOS", appId: "com.example.app"))
         ).decode(ClientStartResponse.self)
         let visitor = "Bearer " + start.token
         let registered = try await server.call(
@@ -150,7 +156,8 @@ struct IsolationTableTests {
         let conversation = try await server.call(.post, "/mobile/v1/conversations", authorization: visitor, body: StartConversationRequest())
             .decode(ConversationView.self)
         let message = try await server.call(
-            .post, "/mobile/v1/conversations/\(conversation.id)/messages", authorization: visitor, body: SendMessageRequest(text: "secret-alpha-message")
+            .post, "/mobile/v1/conversations/\(conversation.id)/messages", authorization: visitor,
+            body: SendMessageRequest(text: "secret-alpha-message")
         )
         #expect(message.status == .ok || message.status == .created, "\(message.text)")
         let login = try await server.call(.post, "/agent/v1/login", body: AgentLoginRequest(username: "alpha-agent", password: "pw-a"))
@@ -159,8 +166,9 @@ struct IsolationTableTests {
         _ = try await server.call(.put, "/agent/v1/presence", authorization: agent, body: PresenceRequest(presence: "ONLINE"))
         let accepted = try await server.call(.post, "/agent/v1/conversations/\(conversation.id)/accept", authorization: agent)
         #expect(accepted.status == .ok, "\(accepted.text)")
-        let call = try await server.call(.post, "/agent/v1/conversations/\(conversation.id)/calls", authorization: agent, body: StartCallRequest(callType: "AUDIO"))
-            .decode(CallView.self)
+        let call = try await server.call(
+            .post, "/agent/v1/conversations/\(conversation.id)/calls", authorization: agent, body: StartCallRequest(callType: "AUDIO")
+        ).decode(CallView.self)
         let coBrowsing = try await server.call(.post, "/mobile/v1/conversations/\(conversation.id)/cobrowsing", authorization: visitor)
             .decode(CoBrowsingSessionView.self)
         let ids = try server.server.environment.read(account: start.accountId) { state in

@@ -25,11 +25,14 @@ final class ModerationEndpoint: Sendable {
             for field in request.headers { headers[field.name.canonicalName] = field.value }
             let body = Data(buffer.readableBytesView)
             box.append(.init(headers: headers, body: body))
-            let text = (try? JSONDecoder().decode(WebInterceptorNewMessageRequest.self, from: body))?.conversationMessage.flatMap { $0.text ?? $0.fallbackText } ?? ""
+            let intercepted = try? JSONDecoder().decode(WebInterceptorNewMessageRequest.self, from: body)
+            let text = intercepted?.conversationMessage.flatMap { $0.text ?? $0.fallbackText } ?? ""
             if text.contains("slow") { try await Task.sleep(for: .seconds(2)) }
             let decision = text.contains("forbidden")
                 ? WebMessageInterceptorDecision(approve: false, reason: "contains a forbidden word") : WebMessageInterceptorDecision(approve: true)
-            return Response(status: .ok, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(bytes: try JSONEncoder().encode(decision))))
+            return Response(
+                status: .ok, headers: [.contentType: "application/json"],
+                body: .init(byteBuffer: ByteBuffer(bytes: try JSONEncoder().encode(decision))))
         }
         server = await LoopbackHTTPServer(router, label: "moderation")
     }
@@ -58,11 +61,14 @@ struct MessageInterceptorTests {
             let admin = HTTPTransport(baseURL: server.baseURL, credentials: .basic(username: "admin-f", password: "pw"))
             let _: WebWebhookRegistration = try await admin.send(
                 "POST", "/app/rest/v4/webhookregistrations/create",
-                body: WebWebhookRegistration(name: "moderation", endpoint: hooks.url, events: ["message_interceptor.message_rejected"], secret: "hook-secret")
+                body: WebWebhookRegistration(
+                    name: "moderation", endpoint: hooks.url, events: ["message_interceptor.message_rejected"], secret: "hook-secret")
             )
             let created: WebMessageInterceptor = try await admin.send(
                 "POST", "/app/rest/v4/messageinterceptors/create",
-                body: WebMessageInterceptor(name: "moderation", messageFilter: "VISITOR", timeoutBehavior: "REJECT", webhookEndpoint: moderation.url, webhookSecret: "mod-secret")
+                body: WebMessageInterceptor(
+                    name: "moderation", messageFilter: "VISITOR", timeoutBehavior: "REJECT", webhookEndpoint: moderation.url,
+                    webhookSecret: "mod-secret")
             )
             #expect(created.interceptorType == "EXTERNAL")
             let scenario = try await FileScenario.make(server)
@@ -128,10 +134,18 @@ struct MessageInterceptorTests {
             let id = try #require(interceptor.id)
             let read: WebMessageInterceptor = try await admin.send("GET", "/app/rest/v4/messageinterceptors/\(id)/read")
             #expect(read.timeoutBehavior == "CONTINUE")
-            let found: WebResult<WebMessageInterceptor> = try await admin.send("POST", "/app/rest/v4/messageinterceptors/search", body: WebQuery(type: "MessageInterceptorQuery"))
+            let found: WebResult<WebMessageInterceptor> = try await admin.send(
+                "POST", "/app/rest/v4/messageinterceptors/search", body: WebQuery(type: "MessageInterceptorQuery"))
             #expect(found.items?.count == 1)
-            #expect(try await admin.raw("POST", "/app/rest/v4/messageinterceptors/create", body: Data(#"{"name":"x","webhookEndpoint":"http://a.b/c","messageFilter":"SOME"}"#.utf8)).status == 400)
-            #expect(try await admin.raw("POST", "/app/rest/v4/messageinterceptors/create", body: Data(#"{"$_type":"InternalMessageInterceptorData","name":"y"}"#.utf8)).status == 400)
+            #expect(
+                try await admin.raw(
+                    "POST", "/app/rest/v4/messageinterceptors/create",
+                    body: Data(#"{"name":"x","webhookEndpoint":"http://a.b/c","messageFilter":"SOME"}"#.utf8)
+                ).status == 400)
+            #expect(
+                try await admin.raw(
+                    "POST", "/app/rest/v4/messageinterceptors/create", body: Data(#"{"$_type":"InternalMessageInterceptorData","name":"y"}"#.utf8)
+                ).status == 400)
             let other = HTTPTransport(baseURL: server.baseURL, credentials: .basic(username: "admin-o", password: "pw"))
             #expect(try await other.raw("GET", "/app/rest/v4/messageinterceptors/\(id)/read").status == 404)
             #expect(try await admin.raw("DELETE", "/app/rest/v4/messageinterceptors/\(id)/delete").status == 204)

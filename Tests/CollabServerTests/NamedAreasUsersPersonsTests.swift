@@ -15,7 +15,9 @@ struct NamedAreasUsersPersonsTests {
             #expect(try await admin.namedAreas.read(id, expand: ["configuration"]).configuration == ["k": "v"])
 
             let found = try await admin.namedAreas.search(
-                WebQuery(type: "NamedAreaQuery", searchFilters: [WebSearchFilter(field: "SITE_ID", operator: WebSearchOperator(type: "EQUALS", value: .string("support")))])
+                WebQuery(
+                    type: "NamedAreaQuery",
+                    searchFilters: [WebSearchFilter(field: "SITE_ID", operator: WebSearchOperator(type: "EQUALS", value: .string("support")))])
             )
             #expect(found.items?.map(\.id) == [id])
             let both = try await admin.namedAreas.search(
@@ -60,7 +62,8 @@ struct NamedAreasUsersPersonsTests {
             let admin = server.admin("admin", "admin")
             let plain = try await admin.users.create(WebUser(username: "no-password", authorizationRole: "REGISTERED_USER"))
             #expect(plain.authorizationRole == "REGISTERED_USER")
-            let created = try await admin.users.create(WebUser(username: "jane", authorizationRole: "SUPERVISOR", firstName: "Jane", lastName: "Doe"), password: "s3cret")
+            let created = try await admin.users.create(
+                WebUser(username: "jane", authorizationRole: "SUPERVISOR", firstName: "Jane", lastName: "Doe"), password: "s3cret")
             let janeId = try #require(created.id)
             #expect(try await admin.users.read(janeId).username == "jane")
             #expect(try await admin.users.getByUsername("jane").id == janeId)
@@ -74,7 +77,9 @@ struct NamedAreasUsersPersonsTests {
             #expect(me.displayName == "Jane Doe")
 
             let search = try await admin.users.search(
-                WebQuery(type: "UserQuery", searchFilters: [WebSearchFilter(field: "USERNAME", operator: WebSearchOperator(type: "EQUALS", value: .string("jane")))])
+                WebQuery(
+                    type: "UserQuery",
+                    searchFilters: [WebSearchFilter(field: "USERNAME", operator: WebSearchOperator(type: "EQUALS", value: .string("jane")))])
             )
             #expect(search.items?.map(\.id) == [janeId])
 
@@ -136,7 +141,8 @@ struct NamedAreasUsersPersonsTests {
     func persons() async throws {
         try await InProcessServer.with { server in
             let admin = server.admin("admin", "admin")
-            let visitor = try await admin.persons.createOrUpdateVirtual(WebPerson(sourceId: "crm-42", personType: "VISITOR", firstName: "Vic", email: "vic@example.com"))
+            let visitor = try await admin.persons.createOrUpdateVirtual(
+                WebPerson(sourceId: "crm-42", personType: "VISITOR", firstName: "Vic", email: "vic@example.com"))
             let visitorId = try #require(visitor.id)
             #expect(visitor.personSource == "VIRTUAL")
             // Same source id updates rather than duplicates.
@@ -155,7 +161,9 @@ struct NamedAreasUsersPersonsTests {
             let visitors = try await admin.persons.searchVisitors()
             #expect(visitors.items?.map(\.id) == [visitorId])
             let all = try await admin.persons.search(
-                WebQuery(type: "PersonQuery", searchFilters: [WebSearchFilter(field: "PERSON_TYPE", operator: WebSearchOperator(type: "EQUALS", value: .string("VISITOR")))])
+                WebQuery(
+                    type: "PersonQuery",
+                    searchFilters: [WebSearchFilter(field: "PERSON_TYPE", operator: WebSearchOperator(type: "EQUALS", value: .string("VISITOR")))])
             )
             #expect(all.items?.count == 1)
 
@@ -181,7 +189,8 @@ struct NamedAreasUsersPersonsTests {
             var seen: [String] = []
             var offset = 0
             while true {
-                let page = try await admin.namedAreas.search(WebQuery(type: "NamedAreaQuery", orderBy: [WebOrderBy(field: "SITE_ID")], offset: offset, limit: 3))
+                let page = try await admin.namedAreas.search(
+                    WebQuery(type: "NamedAreaQuery", orderBy: [WebOrderBy(field: "SITE_ID")], offset: offset, limit: 3))
                 seen += page.items?.compactMap(\.siteId) ?? []
                 guard page.hasMoreItems == true, let next = page.nextOffset else { break }
                 offset = next

@@ -26,7 +26,8 @@ struct NotBeforeTests {
             let signers = JWTKeyCollection()
             await signers.add(hmac: HMACKey(from: secret), digestAlgorithm: .sha256, kid: "hs")
             let token = try await signers.sign(
-                NotBeforeClaims(sub: .init(value: "later"), exp: .init(value: now.addingTimeInterval(3600)), nbf: .init(value: now.addingTimeInterval(60))),
+                NotBeforeClaims(
+                    sub: .init(value: "later"), exp: .init(value: now.addingTimeInterval(3600)), nbf: .init(value: now.addingTimeInterval(60))),
                 kid: "hs"
             )
             func login() async -> CollabClientError? {

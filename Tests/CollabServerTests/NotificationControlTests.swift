@@ -25,7 +25,8 @@ struct NotificationControlTests {
                 return (try JSONSerialization.jsonObject(with: data) as? [String: Any])?["notificationCount"] as? Int
             }
             func control(_ path: String, _ body: [String: Any]? = nil) async throws -> [String: Any] {
-                let response = try await admin.raw("POST", "\(persons)/\(path)", body: try body.map { try JSONSerialization.data(withJSONObject: $0) })
+                let response = try await admin.raw(
+                    "POST", "\(persons)/\(path)", body: try body.map { try JSONSerialization.data(withJSONObject: $0) })
                 #expect(response.status == 200, "\(path) → \(response.status)")
                 let state = try #require(try JSONSerialization.jsonObject(with: response.body) as? [String: Any])
                 #expect(VendorSchemaCheck.problems(response.body, schema: "AgentPersonStateData").isEmpty)
@@ -58,7 +59,8 @@ struct NotificationControlTests {
             #expect(third.content.notificationCount == 3)
 
             // Auto-pause: paused while a reason is in force.
-            let auto = try await control("addAutoPauseNotificationsReason", ["sourceId": "meeting", "displayName": "In a meeting", "timeoutSeconds": 600])
+            let auto = try await control(
+                "addAutoPauseNotificationsReason", ["sourceId": "meeting", "displayName": "In a meeting", "timeoutSeconds": 600])
             #expect(auto["pauseNotificationsMode"] as? String == "AUTO" && auto["pauseNotificationsState"] as? String == "ON")
             #expect((auto["autoPauseNotificationsReasons"] as? [[String: Any]])?.first?["sourceId"] as? String == "meeting")
             _ = try await scenario.agent.send("four", in: scenario.conversationId)
@@ -85,20 +87,23 @@ struct NotificationControlTests {
         try await InProcessServer.with(seed: queueSeed) { server in
             let admin = server.admin("admin-d", "pw").transport
             let _: WebWebhookRegistration = try await admin.send(
-                "POST", "/app/rest/v4/webhookregistrations/create", body: WebWebhookRegistration(name: "states", endpoint: receiver.url, events: ["agent_person_state.changed"])
+                "POST", "/app/rest/v4/webhookregistrations/create",
+                body: WebWebhookRegistration(name: "states", endpoint: receiver.url, events: ["agent_person_state.changed"])
             )
             let agentA = try await agent(server, "agent-a")
             try await agentA.setPresence("ONLINE")
             let user: WebUser = try await admin.send("GET", "/app/rest/v4/users/getByUsername", query: [("username", "agent-a")])
             let userId = try #require(user.id)
-            let person: WebPerson = try await admin.send("GET", "/app/rest/v4/persons/getBySource", query: [("personSource", "USER_DB"), ("sourceId", userId)])
+            let person: WebPerson = try await admin.send(
+                "GET", "/app/rest/v4/persons/getBySource", query: [("personSource", "USER_DB"), ("sourceId", userId)])
             let personId = try #require(person.id)
             #expect(try await admin.raw("POST", "/app/rest/v4/persons/\(personId)/pauseNotifications", body: Data("{}".utf8)).status == 200)
             let deliveries = try await receiver.wait(count: 2)
             for delivery in deliveries {
                 #expect(VendorSchemaCheck.problems(delivery.body, schema: "AgentPersonStateChangedEvent").isEmpty)
             }
-            let states = deliveries.compactMap { try? JSONSerialization.jsonObject(with: $0.body) as? [String: Any] }.compactMap { $0["personState"] as? [String: Any] }
+            let states = deliveries.compactMap { try? JSONSerialization.jsonObject(with: $0.body) as? [String: Any] }
+                .compactMap { $0["personState"] as? [String: Any] }
             #expect(states.allSatisfy { $0["personId"] as? String == personId && $0["onlineState"] as? String == "ONLINE" })
             #expect(states.contains { $0["pauseNotificationsState"] as? String == "ON" })
         }
@@ -109,7 +114,8 @@ struct NotificationControlTests {
     func badInput() async throws {
         try await InProcessServer.with(seed: queueSeed) { server in
             let admin = server.admin("admin-d", "pw").transport
-            let person: WebPerson = try await admin.send("POST", "/app/rest/v4/persons/createOrUpdateVirtual", body: WebPerson(sourceId: "quiet", personType: "VISITOR"))
+            let person: WebPerson = try await admin.send(
+                "POST", "/app/rest/v4/persons/createOrUpdateVirtual", body: WebPerson(sourceId: "quiet", personType: "VISITOR"))
             let path = "/app/rest/v4/persons/\(try #require(person.id))"
             for (route, body) in [
                 ("pauseNotifications", #"{"timeoutSeconds":0}"#), ("pauseNotifications", #"{"timeoutSeconds":"soon"}"#),

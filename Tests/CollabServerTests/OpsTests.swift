@@ -25,21 +25,23 @@ struct OpsTests {
             let json = try #require(try JSONSerialization.jsonObject(with: document.body) as? [String: Any])
             #expect((json["openapi"] as? String)?.hasPrefix("3.1") == true)
             let paths = try #require(json["paths"] as? [String: Any])
-            for path in ["/healthz", "/readyz", "/metrics", "/openapi.json", "/_mock/v1/reset", "/_mock/v1/seed", "/_mock/v1/journal",
-                         "/_mock/v1/accounts/{account}/tokens", "/_mock/v1/clock", "/_mock/v1/stats", "/_mock/v1/webhooks/deliveries",
-                         "/mobile/v1/clients", "/mobile/v1/clients/current", "/mobile/v1/clients/current/app-state", "/mobile/v1/clients/current/named-area",
-                         "/mobile/v1/availability", "/mobile/v1/conversations", "/mobile/v1/conversations/{id}", "/mobile/v1/conversations/{id}/open",
-                         "/mobile/v1/conversations/{id}/close", "/mobile/v1/conversations/{id}/end", "/mobile/v1/conversations/{id}/messages",
-                         "/mobile/v1/events", "/agent/v1/login", "/agent/v1/logout", "/agent/v1/me", "/agent/v1/presence", "/agent/v1/queue",
-                         "/agent/v1/conversations", "/agent/v1/conversations/{id}", "/agent/v1/conversations/{id}/accept",
-                         "/agent/v1/conversations/{id}/decline", "/agent/v1/conversations/{id}/requeue", "/agent/v1/conversations/{id}/end",
-                         "/agent/v1/conversations/{id}/messages", "/agent/v1/events", "/mobile/v1/clients/current/push",
-                         "/mobile/v1/clients/current/notification-keys", "/mobile/v1/calls/{id}", "/mobile/v1/calls/{id}/answer", "/mobile/v1/calls/{id}/decline",
-                         "/mobile/v1/calls/{id}/end", "/agent/v1/conversations/{id}/calls", "/agent/v1/calls/{id}", "/agent/v1/calls/{id}/end",
-                         "/_mock/v1/pushes", "/_mock/v1/pushes/wait", "/_mock/v1/devices", "/_mock/v1/devices/{id}/rotate-key",
-                         "/_mock/v1/accounts/{account}/push-settings", "/agent/v1/conversations/{id}/cobrowsing", "/agent/v1/cobrowsing/{id}",
-                         "/agent/v1/cobrowsing/{id}/frame", "/mobile/v1/conversations/{id}/cobrowsing", "/mobile/v1/cobrowsing/{id}/frames",
-                         "/_mock/v1/cobrowsing/{id}/stats", "/_mock/v1/configuration", "/"] {
+            for path in [
+                "/healthz", "/readyz", "/metrics", "/openapi.json", "/_mock/v1/reset", "/_mock/v1/seed", "/_mock/v1/journal",
+                "/_mock/v1/accounts/{account}/tokens", "/_mock/v1/clock", "/_mock/v1/stats", "/_mock/v1/webhooks/deliveries", "/mobile/v1/clients",
+                "/mobile/v1/clients/current", "/mobile/v1/clients/current/app-state", "/mobile/v1/clients/current/named-area",
+                "/mobile/v1/availability", "/mobile/v1/conversations", "/mobile/v1/conversations/{id}", "/mobile/v1/conversations/{id}/open",
+                "/mobile/v1/conversations/{id}/close", "/mobile/v1/conversations/{id}/end", "/mobile/v1/conversations/{id}/messages",
+                "/mobile/v1/events", "/agent/v1/login", "/agent/v1/logout", "/agent/v1/me", "/agent/v1/presence", "/agent/v1/queue",
+                "/agent/v1/conversations", "/agent/v1/conversations/{id}", "/agent/v1/conversations/{id}/accept",
+                "/agent/v1/conversations/{id}/decline", "/agent/v1/conversations/{id}/requeue", "/agent/v1/conversations/{id}/end",
+                "/agent/v1/conversations/{id}/messages", "/agent/v1/events", "/mobile/v1/clients/current/push",
+                "/mobile/v1/clients/current/notification-keys", "/mobile/v1/calls/{id}", "/mobile/v1/calls/{id}/answer",
+                "/mobile/v1/calls/{id}/decline", "/mobile/v1/calls/{id}/end", "/agent/v1/conversations/{id}/calls", "/agent/v1/calls/{id}",
+                "/agent/v1/calls/{id}/end", "/_mock/v1/pushes", "/_mock/v1/pushes/wait", "/_mock/v1/devices", "/_mock/v1/devices/{id}/rotate-key",
+                "/_mock/v1/accounts/{account}/push-settings", "/agent/v1/conversations/{id}/cobrowsing", "/agent/v1/cobrowsing/{id}",
+                "/agent/v1/cobrowsing/{id}/frame", "/mobile/v1/conversations/{id}/cobrowsing", "/mobile/v1/cobrowsing/{id}/frames",
+                "/_mock/v1/cobrowsing/{id}/stats", "/_mock/v1/configuration", "/",
+            ] {
                 #expect(paths[path] != nil, "\(path) is not documented")
             }
             #expect(!paths.keys.contains { $0.hasPrefix("/app/rest") }, "the vendor's Web API is documented by the vendor's spec")

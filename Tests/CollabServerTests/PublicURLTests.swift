@@ -48,7 +48,8 @@ struct PublicURLTests {
 
             let basic = "Basic " + Data("admin-f:pw".utf8).base64EncodedString()
             let listed = await Self.forged(
-                "GET", "/app/rest/v4/conversations/\(scenario.conversationId)/getConversationFiles", port: server.port, headers: ["Authorization: \(basic)"]
+                "GET", "/app/rest/v4/conversations/\(scenario.conversationId)/getConversationFiles", port: server.port,
+                headers: ["Authorization: \(basic)"]
             )
             let files = try JSONDecoder().decode(WebConversationFileList.self, from: Data(listed.body))
             let urls = files.items.flatMap { ($0.downloadLinks ?? []).compactMap(\.url) }
@@ -79,7 +80,9 @@ struct PublicURLTests {
     func validation() throws {
         #expect(try PublicURL.normalized("https://collab.example/mock/") == "https://collab.example/mock")
         #expect(try PublicURL.normalized("http://10.0.0.5:8080") == "http://10.0.0.5:8080")
-        for bad in ["collab.example", "ftp://collab.example", "https://", "https://a.example/?x=1", "https://a.example/#top", "https://user:pw@a.example"] {
+        for bad in [
+            "collab.example", "ftp://collab.example", "https://", "https://a.example/?x=1", "https://a.example/#top", "https://user:pw@a.example",
+        ] {
             #expect(throws: CollabError.self, "\(bad)") { try PublicURL.normalized(bad) }
         }
     }

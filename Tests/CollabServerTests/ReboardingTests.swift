@@ -7,14 +7,20 @@ import Testing
 /// UNASSIGNED and REBOARDING through the vendor's operations, with their webhooks.
 @Suite("Unassigned and reboarding")
 struct ReboardingTests {
-    @Test("offboarding the assignee leaves the conversation UNASSIGNED; the visitor's next message reboards and queues it; requeue; events under the vendor's names")
+    @Test(
+        """
+        offboarding the assignee leaves the conversation UNASSIGNED; the visitor's next message reboards and queues it; \
+        requeue; events under the vendor's names
+        """
+    )
     func unassignedReboardingRequeued() async throws {
         let receiver = try await WebhookReceiver()
         try await InProcessServer.with(seed: queueSeed) { server in
             let admin = server.admin("admin-d", "pw").transport
             let names = ["conversation.unassigned", "conversation.reboarding", "conversation.requeued", "conversation.participation.left"]
             let _: WebWebhookRegistration = try await admin.send(
-                "POST", "/app/rest/v4/webhookregistrations/create", body: WebWebhookRegistration(name: "states", endpoint: receiver.url, events: names)
+                "POST", "/app/rest/v4/webhookregistrations/create",
+                body: WebWebhookRegistration(name: "states", endpoint: receiver.url, events: names)
             )
             let app = visitor(server, device: "reboard-phone")
             try await app.start(liveEvents: false)
@@ -29,7 +35,8 @@ struct ReboardingTests {
             #expect(bad.status == 400)
             let stranger = try await admin.raw("POST", path, body: Data(#"{"personId":"nobody"}"#.utf8))
             #expect(stranger.status == 400)
-            #expect(try await server.admin("agent-a", "pw").transport.raw("POST", path, body: Data(#"{"personId":"\#(assignee)"}"#.utf8)).status == 403)
+            #expect(
+                try await server.admin("agent-a", "pw").transport.raw("POST", path, body: Data(#"{"personId":"\#(assignee)"}"#.utf8)).status == 403)
             let other = try await server.admin("agent-x", "pw").transport.raw("POST", path, body: Data(#"{"personId":"\#(assignee)"}"#.utf8))
             #expect(other.status == 403 || other.status == 404)
 

@@ -47,7 +47,8 @@ struct RedirectTests {
                 func redeem(_ redirect: String) async throws -> HTTPTransport.RawResponse {
                     let token = try await server.anonymous.authenticator.createAuthenticationToken(username: "admin", password: "admin")
                     return try await transport.raw(
-                        "GET", "/app/rest/v4/authenticator/authenticateWithToken", query: [("authenticationToken", token), ("redirectOnSuccess", redirect)]
+                        "GET", "/app/rest/v4/authenticator/authenticateWithToken",
+                        query: [("authenticationToken", token), ("redirectOnSuccess", redirect)]
                     )
                 }
                 let good = try await redeem("/app/console")

@@ -204,7 +204,8 @@ struct SecretExposureTests {
             #expect(after.0.count == before.0.count && Set(after.0).isDisjoint(with: before.0), "encrypted devices get new keys")
             #expect(after.1 != nil && after.1 != "" && after.1 != before.1, "a new test-token secret")
             #expect(after.2 == before.2 && after.2 > 0, "bots are in snapshots")
-            let token = try await server.call(.post, "/_mock/v1/accounts/alpha/tokens", authorization: control, body: TestTokenRequest(subject: "someone"))
+            let token = try await server.call(
+                .post, "/_mock/v1/accounts/alpha/tokens", authorization: control, body: TestTokenRequest(subject: "someone"))
             #expect(token.status == .ok, "test tokens are issued with the new secret: \(token.text)")
         }
     }
@@ -222,7 +223,9 @@ struct SecretExposureTests {
         let tested = routes.filter { Self.skipped[$0.path] == nil && !$0.path.hasPrefix("/unblu/") }
         #expect(tested.count > 150, "the router lists its routes (\(tested.count))")
         let getRoutes = tested.filter { $0.method == .get }
-        var (findings, checked, seen, labels) = try await InProcessServer.with(seed: Self.seed, logger: logs.logger(), configure: Self.noRetries) { server in
+        var (findings, checked, seen, labels) = try await InProcessServer.with(
+            seed: Self.seed, logger: logs.logger(), configure: Self.noRetries
+        ) { server in
             let planted = try await Self.plant(server, endpoint: receiver.url)
             var findings: [String] = []
             var checked = 0
@@ -234,7 +237,10 @@ struct SecretExposureTests {
                 seen.formUnion(probed.seen)
             }
             findings += Self.leaks(in: logs.all.joined(separator: "\n"), what: "the logs", caller: nil, planted: planted)
-            return (findings, checked, seen, planted.secrets.filter { !$0.label.hasSuffix("device secret") && $0.label != "the control token" }.map(\.label))
+            return (
+                findings, checked, seen,
+                planted.secrets.filter { !$0.label.hasSuffix("device secret") && $0.label != "the control token" }.map(\.label)
+            )
         }
         // The servers of the other routes are independent of each other: a few run at once, so the
         // table's time is not the sum of several hundred servers' starts, plantings and stops.
@@ -375,7 +381,8 @@ struct SecretExposureTests {
 
             // A visitor: client token, device secret, notification key, a conversation, a file.
             let start = try await server.call(
-                .post, "/mobile/v1/clients", body: ClientStartRequest(apiKey: apiKey, deviceId: "\(name)-phone", device: .init(os: "iOS", appId: "com.example.app"))
+                .post, "/mobile/v1/clients",
+                body: ClientStartRequest(apiKey: apiKey, deviceId: "\(name)-phone", device: .init(os: "iOS", appId: "com.example.app"))
             ).decode(ClientStartResponse.self)
             let visitor = "Bearer " + start.token
             authorization[visitorCaller] = visitor
@@ -395,8 +402,10 @@ struct SecretExposureTests {
                 .decode(ConversationView.self)
             add("conversations", conversation.id)
             add("conversationhistory", conversation.id)
-            _ = try await server.call(.post, "/mobile/v1/conversations/\(conversation.id)/messages", authorization: visitor, body: SendMessageRequest(text: "hello"))
-            let file = try await server.call(.post, "/mobile/v1/conversations/\(conversation.id)/files?name=note.txt", authorization: visitor, body: "a note")
+            _ = try await server.call(
+                .post, "/mobile/v1/conversations/\(conversation.id)/messages", authorization: visitor, body: SendMessageRequest(text: "hello"))
+            let file = try await server.call(
+                .post, "/mobile/v1/conversations/\(conversation.id)/files?name=note.txt", authorization: visitor, body: "a note")
             if let fileId = (try? JSONSerialization.jsonObject(with: Data(file.text.utf8)) as? [String: Any])?["fileId"] as? String
                 ?? ((try? JSONSerialization.jsonObject(with: Data(file.text.utf8)) as? [String: Any])?["file"] as? [String: Any])?["id"] as? String
             {
@@ -421,9 +430,9 @@ struct SecretExposureTests {
             }
             _ = try await server.call(.put, "/agent/v1/presence", authorization: agent, body: PresenceRequest(presence: "ONLINE"))
             _ = try await server.call(.post, "/agent/v1/conversations/\(conversation.id)/accept", authorization: agent)
-            if let call = try? await server.call(.post, "/agent/v1/conversations/\(conversation.id)/calls", authorization: agent, body: StartCallRequest(callType: "AUDIO"))
-                .decode(CallView.self)
-            {
+            if let call = try? await server.call(
+                .post, "/agent/v1/conversations/\(conversation.id)/calls", authorization: agent, body: StartCallRequest(callType: "AUDIO")
+            ).decode(CallView.self) {
                 add("calls", call.id)
             }
             if let session = try? await server.call(.post, "/mobile/v1/conversations/\(conversation.id)/cobrowsing", authorization: visitor)
@@ -449,17 +458,17 @@ struct SecretExposureTests {
             add("fileuploadinterceptors", try Self.id(of: fileInterceptor))
             let messageSecret = "misec-\(name)-7d3e4f5a6b"
             secrets.append(.init(label: "\(name)'s message interceptor secret", value: messageSecret, visibility: .accountAdmins(name)))
+            let moderation = #"{"name":"moderation","messageFilter":"AGENT","timeoutBehavior":"CONTINUE","#
+                + #""webhookEndpoint":"\#(endpoint)","webhookSecret":"\#(messageSecret)"}"#
             let messageInterceptor = try await server.call(
-                .post, "/app/rest/v4/messageinterceptors/create", authorization: admin,
-                body: #"{"name":"moderation","messageFilter":"AGENT","timeoutBehavior":"CONTINUE","webhookEndpoint":"\#(endpoint)","webhookSecret":"\#(messageSecret)"}"#
+                .post, "/app/rest/v4/messageinterceptors/create", authorization: admin, body: moderation
             )
             add("messageinterceptors", try Self.id(of: messageInterceptor))
             let botSecret = "botsec-\(name)-8e4f5a6b7c"
             secrets.append(.init(label: "\(name)'s bot secret", value: botSecret, visibility: .operatorOnly))
-            let bot = try await server.call(
-                .post, "/app/rest/v4/bots/create", authorization: admin,
-                body: #"{"$_type":"DialogBotData","name":"Helper","webhookEndpoint":"\#(endpoint)","webhookSecret":"\#(botSecret)","onboardingFilter":"NONE","offboardingFilter":"NONE"}"#
-            )
+            let helper = #"{"$_type":"DialogBotData","name":"Helper","webhookEndpoint":"\#(endpoint)","webhookSecret":"\#(botSecret)","#
+                + #""onboardingFilter":"NONE","offboardingFilter":"NONE"}"#
+            let bot = try await server.call(.post, "/app/rest/v4/bots/create", authorization: admin, body: helper)
             add("bots", try Self.id(of: bot))
             let invitation = try await server.call(
                 .post, "/app/rest/v4/invitations/inviteAnonymousVisitorToConversationWithLink", authorization: admin,
@@ -470,7 +479,8 @@ struct SecretExposureTests {
                 secrets.append(.init(label: "\(name)'s invitation token", value: token, visibility: .accountStaff(name)))
             }
             let fault = try await server.call(
-                .post, "/_mock/v1/faults", authorization: admin, body: #"{"match":{"path":"/nowhere/\#(name)"},"action":{"type":"ERROR","status":503}}"#
+                .post, "/_mock/v1/faults", authorization: admin,
+                body: #"{"match":{"path":"/nowhere/\#(name)"},"action":{"type":"ERROR","status":503}}"#
             )
             add("faults", try Self.id(of: fault))
 
@@ -499,7 +509,10 @@ struct SecretExposureTests {
             secrets.append(.init(label: "\(name)'s APNs private key", value: keyLine, visibility: .operatorOnly))
             let pushSettings = try await server.call(
                 .put, "/_mock/v1/accounts/\(name)/push-settings", authorization: control,
-                body: PushSettingsRequestBody(apns: .init(teamId: "TEAM\(name)1234".prefix(10).description, keyId: "KEY\(name)1234567".prefix(10).description, privateKeyPEM: pem, environment: "custom", customURL: String(endpoint.dropLast("/hooks".count))))
+                body: PushSettingsRequestBody(
+                    apns: .init(
+                        teamId: "TEAM\(name)1234".prefix(10).description, keyId: "KEY\(name)1234567".prefix(10).description, privateKeyPEM: pem,
+                        environment: "custom", customURL: String(endpoint.dropLast("/hooks".count))))
             )
             #expect(pushSettings.status == .ok, "\(pushSettings.text)")
 

@@ -76,10 +76,13 @@ struct SeedAndControlTests {
     @Test("a changed seed updates in place: new password, new configuration, same ids")
     func seedUpdates() async throws {
         try await InProcessServer.with { server in
-            try await server.control.seed("accounts:\n  - name: t\n    users: [{username: u1, password: one, role: ADMIN}]\n    apiKeys: [{key: k1, name: first}]\n")
+            try await server.control.seed(
+                "accounts:\n  - name: t\n    users: [{username: u1, password: one, role: ADMIN}]\n    apiKeys: [{key: k1, name: first}]\n")
             let before = try await server.admin("u1", "one").users.getByUsername("u1")
             let result = try await server.control.seed(
-                "{\"accounts\":[{\"name\":\"t\",\"configuration\":{\"x\":\"1\"},\"users\":[{\"username\":\"u1\",\"password\":\"two\",\"role\":\"ADMIN\"}],\"apiKeys\":[{\"key\":\"k1\",\"name\":\"renamed\"}]}]}"
+                "{\"accounts\":[{\"name\":\"t\",\"configuration\":{\"x\":\"1\"},"
+                    + "\"users\":[{\"username\":\"u1\",\"password\":\"two\",\"role\":\"ADMIN\"}],"
+                    + "\"apiKeys\":[{\"key\":\"k1\",\"name\":\"renamed\"}]}]}"
             )
             #expect(result.created == 0)
             #expect(result.updated == 3)
@@ -94,7 +97,10 @@ struct SeedAndControlTests {
     func invalidSeed() async throws {
         try await InProcessServer.with { server in
             let before = try await server.entityStats()
-            for text in ["accounts: [{name: ok}, {nameless: true}]", "accounts:\n  - name: ok2\n    apiKeys: [{key: demo-api-key}]\n", "{ not yaml: [", "accounts:\n  - name: ok3\n    users: [{username: agent, password: x}]\n"] {
+            for text in [
+                "accounts: [{name: ok}, {nameless: true}]", "accounts:\n  - name: ok2\n    apiKeys: [{key: demo-api-key}]\n", "{ not yaml: [",
+                "accounts:\n  - name: ok3\n    users: [{username: agent, password: x}]\n",
+            ] {
                 do {
                     try await server.control.seed(text)
                     Issue.record("seed accepted: \(text)")

@@ -34,7 +34,8 @@ struct SeedBoundsTests {
     @Test("an alias bomb is refused with a clear 400 by the control API, before any expansion")
     func aliasBombOverControlAPI() async throws {
         try await InProcessServer.with { server in
-            let response = try await server.control.transport.raw("POST", "/_mock/v1/seed", body: Data(Self.aliasBomb.utf8), contentType: "application/yaml")
+            let response = try await server.control.transport.raw(
+                "POST", "/_mock/v1/seed", body: Data(Self.aliasBomb.utf8), contentType: "application/yaml")
             #expect(response.status == 400)
             let text = String(decoding: response.body, as: UTF8.self)
             #expect(text.contains("anchors and aliases"))

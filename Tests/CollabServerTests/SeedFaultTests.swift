@@ -18,7 +18,9 @@ struct SeedFaultTests {
     static var seedWithFaults: Seed {
         var seed = twoAccountSeed
         seed.accounts[0].faults = [
-            FaultRule(match: FaultMatch(surface: "WEB_API", path: "/app/rest/v4/accounts/getCurrentAccount"), action: .error(status: 418, message: "seeded fault")),
+            FaultRule(
+                match: FaultMatch(surface: "WEB_API", path: "/app/rest/v4/accounts/getCurrentAccount"),
+                action: .error(status: 418, message: "seeded fault")),
             FaultRule(description: "slow phones", match: FaultMatch(surface: "MOBILE"), action: .latency(millis: 0)),
         ]
         return seed
@@ -37,12 +39,15 @@ struct SeedFaultTests {
             #expect(installed.allSatisfy { $0.accountId == alphaId })
             #expect(installed.map(\.description) == [nil, "slow phones"])
 
-            let alpha = try await server.call(.get, "/app/rest/v4/accounts/getCurrentAccount", authorization: InProcessServer.basic("alpha-admin", "pw-a"))
+            let alpha = try await server.call(
+                .get, "/app/rest/v4/accounts/getCurrentAccount", authorization: InProcessServer.basic("alpha-admin", "pw-a"))
             #expect(alpha.status.code == 418)
             #expect(alpha.text.contains("seeded fault"))
-            let beta = try await server.call(.get, "/app/rest/v4/accounts/getCurrentAccount", authorization: InProcessServer.basic("beta-admin", "pw-b"))
+            let beta = try await server.call(
+                .get, "/app/rest/v4/accounts/getCurrentAccount", authorization: InProcessServer.basic("beta-admin", "pw-b"))
             #expect(beta.status == .ok, "another account's requests are never hit")
-            let betaRules = try await server.call(.get, "/_mock/v1/faults", authorization: InProcessServer.basic("beta-admin", "pw-b")).decode(FaultRuleList.self)
+            let betaRules = try await server.call(.get, "/_mock/v1/faults", authorization: InProcessServer.basic("beta-admin", "pw-b"))
+                .decode(FaultRuleList.self)
             #expect(betaRules.rules.isEmpty, "another account's admin does not see the seed's rules")
 
             // Applying the same seed again replaces its rules (same ids, counters kept) instead of adding more.
@@ -94,13 +99,17 @@ struct SeedFaultTests {
             let before = try server.stats()
             let cases: [(String, String)] = [
                 (#"{"match": {}, "action": {"type": "ERROR", "status": 700}}"#, "accounts[1] ('gamma').faults[0]: action.status must be 400 to 599"),
-                (#"{"match": {"surface": "SMTP"}, "action": {"type": "LATENCY", "millis": 5}}"#, "accounts[1] ('gamma').faults[0]: match.surface must be"),
+                (
+                    #"{"match": {"surface": "SMTP"}, "action": {"type": "LATENCY", "millis": 5}}"#,
+                    "accounts[1] ('gamma').faults[0]: match.surface must be"
+                ),
                 (#"{"match": {"account": "alpha"}, "action": {"type": "LATENCY", "millis": 5}}"#, "accounts[1] ('gamma').faults[0].match.account"),
                 (#"{"id": "../x", "match": {}, "action": {"type": "LATENCY", "millis": 5}}"#, "accounts[1] ('gamma').faults[0].id"),
                 (#"{"match": {}, "action": {"type": "EXPLODE"}}"#, "action.type must be"),
             ]
             for (rule, message) in cases {
-                let seed = #"{"accounts": [{"name": "alpha"}, {"name": "gamma", "users": [{"username": "gamma-admin", "password": "pw", "role": "ADMIN"}], "faults": [\#(rule)]}]}"#
+                let seed = #"{"accounts": [{"name": "alpha"}, {"name": "gamma", "#
+                    + #""users": [{"username": "gamma-admin", "password": "pw", "role": "ADMIN"}], "faults": [\#(rule)]}]}"#
                 let answer = try await server.call(.post, "/_mock/v1/seed", authorization: Self.root, body: seed)
                 #expect(answer.status == .badRequest, "\(rule)")
                 #expect(answer.text.contains(message), "\(rule): \(answer.text)")

@@ -49,7 +49,8 @@ struct SessionSecurityTests {
     func deviceImpersonation() async throws {
         try await InProcessServer.with(seed: queueSeed) { server in
             let ownerStorage = MemoryPreferencesStorage()
-            let owner = VisitorClient(configuration: ClientConfiguration(baseURL: server.baseURL, apiKey: "desk-key", deviceId: "phone-1", preferences: ownerStorage))
+            let owner = VisitorClient(
+                configuration: ClientConfiguration(baseURL: server.baseURL, apiKey: "desk-key", deviceId: "phone-1", preferences: ownerStorage))
             let first = try await owner.start(liveEvents: false)
             let secret = try #require(first.deviceSecret, "the first start issues a device secret")
             let conversation = try await owner.startConversation(topic: "private")
@@ -66,7 +67,8 @@ struct SessionSecurityTests {
             }
 
             // The owner's next start presents the stored secret and is the same person, with its conversation.
-            let again = VisitorClient(configuration: ClientConfiguration(baseURL: server.baseURL, apiKey: "desk-key", deviceId: "phone-1", preferences: ownerStorage))
+            let again = VisitorClient(
+                configuration: ClientConfiguration(baseURL: server.baseURL, apiKey: "desk-key", deviceId: "phone-1", preferences: ownerStorage))
             let second = try await again.start(liveEvents: false)
             #expect(second.person.id == first.person.id)
             #expect(second.deviceSecret == nil, "the secret is issued once")

@@ -18,7 +18,9 @@ private let twoFileAccountsSeed = Seed(accounts: [
 ])
 
 /// A visitor's conversation with an agent in `account`, for uploads and downloads.
-private func fileConversation(_ server: TestServer, apiKey: String, area: String, agent username: String, device: String) async throws -> FileScenario {
+private func fileConversation(
+    _ server: TestServer, apiKey: String, area: String, agent username: String, device: String
+) async throws -> FileScenario {
     let app = visitor(server, device: device, apiKey: apiKey, namedArea: area)
     try await app.start()
     let agentClient = try await agent(server, username)
@@ -42,12 +44,14 @@ struct SnapshotFileContentTests {
         let server = try await TestServer.start(storage: storage, seed: fileSeed)
         let scenario = try await FileScenario.make(server)
         let bytes = pngBytes(40_000, seed: 7)
-        let file = try #require(try await scenario.app.uploadFile(data: bytes, named: "receipt.png", contentType: "image/png", in: scenario.conversationId).file)
+        let file = try #require(
+            try await scenario.app.uploadFile(data: bytes, named: "receipt.png", contentType: "image/png", in: scenario.conversationId).file)
 
         let snapshot = try await server.control.exportSnapshot()
         let document = try jsonObject(snapshot)
         #expect(document["version"] as? Int == Snapshot.currentVersion)
-        let account = try #require((document["accounts"] as? [[String: Any]])?.first { ($0["account"] as? [String: Any])?["name"] as? String == "files" })
+        let account = try #require(
+            (document["accounts"] as? [[String: Any]])?.first { ($0["account"] as? [String: Any])?["name"] as? String == "files" })
         let entry = try #require((account["files"] as? [[String: Any]])?.first)
         #expect(entry["id"] as? String == file.id)
         #expect((entry["content"] as? String).flatMap { Data(base64Encoded: $0) } == bytes)
@@ -82,7 +86,8 @@ struct SnapshotFileContentTests {
         let bytes = pngBytes(12_000, seed: 9)
         let (snapshot, file, conversationId) = try await TestServer.with(seed: fileSeed) { server in
             let scenario = try await FileScenario.make(server)
-            let file = try #require(try await scenario.app.uploadFile(data: bytes, named: "travels.png", contentType: "image/png", in: scenario.conversationId).file)
+            let file = try #require(
+                try await scenario.app.uploadFile(data: bytes, named: "travels.png", contentType: "image/png", in: scenario.conversationId).file)
             return (try await server.control.exportSnapshot(account: "files"), file, scenario.conversationId)
         }
         try await TestServer.with(seed: fileSeed) { fresh in
@@ -108,7 +113,8 @@ struct SnapshotFileContentTests {
             let files = try #require(try jsonObject(snapshot)["accounts"] as? [[String: Any]]).first?["files"] as? [[String: Any]]
             #expect(files?.map { $0["id"] as? String } == [a1.id], "an account snapshot holds that account's files only")
 
-            let a2 = try #require(try await a.app.uploadFile(data: pngBytes(7_000, seed: 3), named: "a2.png", contentType: "image/png", in: a.conversationId).file)
+            let a2 = try #require(
+                try await a.app.uploadFile(data: pngBytes(7_000, seed: 3), named: "a2.png", contentType: "image/png", in: a.conversationId).file)
             let b2Bytes = pngBytes(6_000, seed: 4)
             let b2 = try #require(try await b.app.uploadFile(data: b2Bytes, named: "b2.png", contentType: "image/png", in: b.conversationId).file)
             try await server.control.reset(account: "files")
@@ -121,16 +127,23 @@ struct SnapshotFileContentTests {
             }
             #expect(try await b.agent.downloadFile(b1.id, in: b.conversationId).data == b1Bytes)
             #expect(try await b.agent.downloadFile(b2.id, in: b.conversationId).data == b2Bytes)
-            #expect(server.server.fileBytesStored == Int64(a1Bytes.count + b1Bytes.count + b2Bytes.count), "nothing left over counts against the quota")
+            #expect(
+                server.server.fileBytesStored == Int64(a1Bytes.count + b1Bytes.count + b2Bytes.count), "nothing left over counts against the quota")
         }
     }
 
-    @Test("file contents at odds with their FILE message, or named by none, are refused with a 400 and change nothing; a version-1 snapshot still imports")
+    @Test(
+        """
+        file contents at odds with their FILE message, or named by none, are refused with a 400 and change nothing; \
+        a version-1 snapshot still imports
+        """
+    )
     func badFileContents() async throws {
         try await TestServer.with(seed: fileSeed) { server in
             let scenario = try await FileScenario.make(server)
             let bytes = pngBytes(5_000)
-            let file = try #require(try await scenario.app.uploadFile(data: bytes, named: "kept.png", contentType: "image/png", in: scenario.conversationId).file)
+            let file = try #require(
+                try await scenario.app.uploadFile(data: bytes, named: "kept.png", contentType: "image/png", in: scenario.conversationId).file)
             let snapshot = try await server.control.exportSnapshot(account: "files")
             let stats = try await server.entityStats()
             let stored = server.server.fileBytesStored
@@ -188,7 +201,9 @@ struct SnapshotFileContentTests {
         let response = try await server.control.transport.raw("GET", "/_mock/v1/snapshot", query: [("account", "files")])
         #expect(response.status == 413)
         let error = try JSONSerialization.jsonObject(with: response.body) as? [String: Any]
-        #expect((error?["errorMessage"] as? String)?.contains("more than the 65536 bytes a snapshot may have") == true, "\(String(decoding: response.body, as: UTF8.self))")
+        #expect(
+            (error?["errorMessage"] as? String)?.contains("more than the 65536 bytes a snapshot may have") == true,
+            "\(String(decoding: response.body, as: UTF8.self))")
         // The other account, without files, still exports.
         #expect(try await server.control.transport.raw("GET", "/_mock/v1/snapshot", query: [("account", "other")]).status == 200)
         try await server.stop()

@@ -36,7 +36,9 @@ struct SnapshotStagingTests {
         accounts[index]["files"] = files
         var records = try #require(accounts[index]["records"] as? [[String: Any]])
         for (position, record) in records.enumerated() where record["kind"] as? String == "message" {
-            guard var body = record["body"] as? [String: Any], var file = body["file"] as? [String: Any], file["id"] as? String == fileId else { continue }
+            guard var body = record["body"] as? [String: Any], var file = body["file"] as? [String: Any], file["id"] as? String == fileId else {
+                continue
+            }
             file["sha256"] = sha256(otherBytes)
             body["file"] = file
             records[position]["body"] = body
@@ -63,8 +65,9 @@ struct SnapshotStagingTests {
 
     static let storages: [String] = ["memory", "sqlite"]
 
-    @Test("a refused import (a key another account holds; a server snapshot giving one key twice) leaves the stored file's bytes and ETag as they were",
-          arguments: storages)
+    @Test(
+        "a refused import (a key another account holds; a server snapshot giving one key twice) leaves the stored file's bytes and ETag as they were",
+        arguments: storages)
     func refusedImportKeepsBytes(storage: String) async throws {
         let directory = try temporaryDirectory()
         try await InProcessServer.with(seed: fileSeed, configure: { configuration in
@@ -75,11 +78,18 @@ struct SnapshotStagingTests {
             let serverSnapshot = try await server.call(.get, "/_mock/v1/snapshot", authorization: Self.control)
             let stats = try server.stats()
             let cases: [(String, Data, HTTPResponse.Status)] = [
-                ("account snapshot, key taken", try Self.tampered(Data(buffer: accountSnapshot.body), fileId: setup.fileId, spoil: Self.stolenKey), .conflict),
-                ("server snapshot, key twice", try Self.tampered(Data(buffer: serverSnapshot.body), fileId: setup.fileId, spoil: Self.stolenKey), .badRequest),
+                (
+                    "account snapshot, key taken", try Self.tampered(Data(buffer: accountSnapshot.body), fileId: setup.fileId, spoil: Self.stolenKey),
+                    .conflict
+                ),
+                (
+                    "server snapshot, key twice", try Self.tampered(Data(buffer: serverSnapshot.body), fileId: setup.fileId, spoil: Self.stolenKey),
+                    .badRequest
+                ),
             ]
             for (name, body, status) in cases {
-                let answer = try await server.call(.post, "/_mock/v1/snapshot", authorization: Self.control, body: String(decoding: body, as: UTF8.self))
+                let answer = try await server.call(
+                    .post, "/_mock/v1/snapshot", authorization: Self.control, body: String(decoding: body, as: UTF8.self))
                 #expect(answer.status == status, "\(name): \(answer.text)")
                 let download = try await server.client.execute(
                     uri: "/agent/v1/conversations/\(setup.conversationId)/files/\(setup.fileId)", method: .get,

@@ -8,7 +8,9 @@ import HTTPTypes
 import Testing
 
 /// What the Web API answers to a fixed set of reads, as raw bodies, so two states can be compared.
-private func webReads(_ server: some ServerUnderTest, username: String = "admin-d", password: String = "pw", conversationId: String? = nil) async throws -> [String: String] {
+private func webReads(
+    _ server: some ServerUnderTest, username: String = "admin-d", password: String = "pw", conversationId: String? = nil
+) async throws -> [String: String] {
     let admin = server.admin(username, password).transport
     var reads: [(String, String, Data?)] = [
         ("GET", "/app/rest/v4/accounts/getCurrentAccount", nil),
@@ -59,7 +61,8 @@ struct SnapshotTests {
             #expect(try await webReads(server, conversationId: scenario.conversationId) == before)
             #expect(try await server.entityStats() == stats)
             #expect(
-                try sortedJSON(try await server.control.exportSnapshot(), without: ["takenAt", "clock"]) == sortedJSON(snapshot, without: ["takenAt", "clock"]),
+                try sortedJSON(try await server.control.exportSnapshot(), without: ["takenAt", "clock"])
+                    == sortedJSON(snapshot, without: ["takenAt", "clock"]),
                 "exporting the restored state gives the same records"
             )
 
@@ -203,9 +206,13 @@ struct SnapshotTests {
         try await TestServer.with(seed: fileSeed) { server in
             let scenario = try await FileScenario.make(server)
             let bytes = pngBytes(5_000)
-            let kept = try #require(try await scenario.app.uploadFile(data: bytes, named: "kept.png", contentType: "image/png", in: scenario.conversationId).file)
+            let kept = try #require(
+                try await scenario.app.uploadFile(data: bytes, named: "kept.png", contentType: "image/png", in: scenario.conversationId).file)
             let snapshot = try await server.control.exportSnapshot(account: "files")
-            let later = try #require(try await scenario.app.uploadFile(data: pngBytes(3_000, seed: 2), named: "later.png", contentType: "image/png", in: scenario.conversationId).file)
+            let later = try #require(
+                try await scenario.app.uploadFile(
+                    data: pngBytes(3_000, seed: 2), named: "later.png", contentType: "image/png", in: scenario.conversationId
+                ).file)
 
             try await server.control.importSnapshot(snapshot)
             let files = try await scenario.app.files(in: scenario.conversationId).map(\.file)
@@ -221,7 +228,8 @@ struct SnapshotTests {
     func migratesVersionZero() async throws {
         try await InProcessServer.with(seed: twoAccountSeed) { server in
             let reads = try await webReads(server, username: "alpha-admin", password: "pw-a")
-            let current = try #require(try JSONSerialization.jsonObject(with: try await server.control.exportSnapshot(account: "alpha")) as? [String: Any])
+            let current = try #require(
+                try JSONSerialization.jsonObject(with: try await server.control.exportSnapshot(account: "alpha")) as? [String: Any])
             let entry = try #require((current["accounts"] as? [[String: Any]])?.first)
             let account = try #require(entry["account"] as? [String: Any])
             let accountId = try #require(account["id"] as? String)

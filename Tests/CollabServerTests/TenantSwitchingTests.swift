@@ -19,7 +19,9 @@ struct TenantSwitchingTests {
     struct Caller {
         let client: any TestClientProtocol
 
-        func call(_ method: String, _ path: String, _ body: String? = nil, auth: String?) async throws -> (status: HTTPResponse.Status, json: [String: Any], headers: HTTPFields) {
+        func call(
+            _ method: String, _ path: String, _ body: String? = nil, auth: String?
+        ) async throws -> (status: HTTPResponse.Status, json: [String: Any], headers: HTTPFields) {
             var headers = HTTPFields()
             if let auth { headers[.authorization] = auth }
             if body != nil { headers[.contentType] = "application/json" }
@@ -76,7 +78,8 @@ struct TenantSwitchingTests {
             #expect(try await api.call("GET", "accounts/getCurrentAccount", auth: admin).json["id"] as? String == gammaId)
             #expect(try await api.call("POST", "namedareas/create", #"{"name":"Gamma","siteId":"gamma-area"}"#, auth: admin).status == .ok)
             #expect(try await api.call("POST", "apikeys/create", #"{"name":"gamma-key"}"#, auth: admin).status == .ok)
-            let random = try await api.call("POST", "users/createWithRandomPassword", #"{"username":"gamma-agent","authorizationRole":"REGISTERED_USER"}"#, auth: admin)
+            let random = try await api.call(
+                "POST", "users/createWithRandomPassword", #"{"username":"gamma-agent","authorizationRole":"REGISTERED_USER"}"#, auth: admin)
             #expect(random.status == .ok)
             #expect(random.json["password"] == nil, "the random password is never shown")
             let agentId = try #require(random.json["id"] as? String)
@@ -88,7 +91,9 @@ struct TenantSwitchingTests {
             // Impersonation: the super admin acts as the tenant's admin, with its role, then resets.
             #expect(try await api.call("POST", "authenticator/impersonate", #"{"username":"gamma-admin"}"#, auth: root).status == .ok)
             #expect(try await api.call("GET", "authenticator/getCurrentPerson", auth: root).json["username"] as? String == "gamma-admin")
-            #expect(try await api.call("POST", "accounts/search", "{}", auth: root).status == .forbidden, "the impersonated admin's role, not the super admin's")
+            #expect(
+                try await api.call("POST", "accounts/search", "{}", auth: root).status == .forbidden,
+                "the impersonated admin's role, not the super admin's")
             #expect(try await api.call("POST", "authenticator/switchToAccount", #"{"accountId":"\#(gammaId)"}"#, auth: root).status == .forbidden)
             #expect(try await api.call("POST", "authenticator/resetImpersonation", auth: root).status == .ok)
             #expect(try await api.call("POST", "accounts/search", "{}", auth: root).status == .ok)
@@ -108,9 +113,11 @@ struct TenantSwitchingTests {
     func isolation() async throws {
         try await withServer { api, server in
             let betaId = try #require(server.environment.repository.directory.account(named: "beta")?.id)
-            let alphaArea = try #require(try await api.call("POST", "namedareas/search", "{}", auth: Self.basic("alpha-admin", "pw-a")).json["items"] as? [[String: Any]])
+            let alphaArea = try #require(
+                try await api.call("POST", "namedareas/search", "{}", auth: Self.basic("alpha-admin", "pw-a")).json["items"] as? [[String: Any]])
             let alphaAreaId = try #require(alphaArea.first?["id"] as? String)
-            let alphaAgentId = try #require(try await api.call("GET", "users/getByUsername?username=alpha-agent", auth: Self.basic("alpha-admin", "pw-a")).json["id"] as? String)
+            let alphaAgentId = try #require(
+                try await api.call("GET", "users/getByUsername?username=alpha-agent", auth: Self.basic("alpha-admin", "pw-a")).json["id"] as? String)
             let switchBody = #"{"accountId":"\#(betaId)"}"#
 
             // Roles: anonymous callers get 401, everyone below SUPER_ADMIN 403 (resetImpersonation needs REGISTERED_USER).
@@ -120,13 +127,17 @@ struct TenantSwitchingTests {
             let adminSession = try await api.login("alpha-admin", "pw-a")
             #expect(try await api.call("POST", "authenticator/switchToAccount", switchBody, auth: adminSession).status == .forbidden)
             #expect(try await api.call("POST", "authenticator/impersonate", #"{"username":"beta-admin"}"#, auth: adminSession).status == .forbidden)
-            #expect(try await api.call("POST", "authenticator/resetImpersonation", "{}", auth: Self.basic("alpha-webuser", "pw-a")).status == .forbidden)
+            #expect(
+                try await api.call("POST", "authenticator/resetImpersonation", "{}", auth: Self.basic("alpha-webuser", "pw-a")).status == .forbidden)
             for path in ["users/\(alphaAgentId)/hasPassword", "users/\(alphaAgentId)/removePassword"] {
                 let method = path.hasSuffix("hasPassword") ? "GET" : "POST"
                 #expect(try await api.call(method, path, auth: Self.basic("alpha-agent", "pw-a")).status == .forbidden, "\(path)")
-                #expect(try await api.call(method, path, auth: Self.basic("beta-admin", "pw-b")).status == .notFound, "another account's user: \(path)")
+                #expect(
+                    try await api.call(method, path, auth: Self.basic("beta-admin", "pw-b")).status == .notFound, "another account's user: \(path)")
             }
-            #expect(try await api.call("POST", "users/createWithRandomPassword", #"{"username":"x"}"#, auth: Self.basic("alpha-agent", "pw-a")).status == .forbidden)
+            #expect(
+                try await api.call("POST", "users/createWithRandomPassword", #"{"username":"x"}"#, auth: Self.basic("alpha-agent", "pw-a")).status
+                    == .forbidden)
 
             // Only a login session switches: basic auth is refused, so is an unknown account.
             #expect(try await api.call("POST", "authenticator/switchToAccount", switchBody, auth: Self.basic("root", "root")).status == .badRequest)
@@ -149,7 +160,9 @@ struct TenantSwitchingTests {
             // By id, impersonation looks in the account the session acts in.
             #expect(try await api.call("POST", "authenticator/impersonate", #"{"userId":"\#(alphaAgentId)"}"#, auth: root).status == .notFound)
             #expect(try await api.call("POST", "authenticator/impersonate", #"{"username":"beta-agent"}"#, auth: root).status == .ok)
-            #expect(try await api.call("POST", "namedareas/create", #"{"name":"x","siteId":"x"}"#, auth: root).status == .forbidden, "an agent's role now")
+            #expect(
+                try await api.call("POST", "namedareas/create", #"{"name":"x","siteId":"x"}"#, auth: root).status == .forbidden,
+                "an agent's role now")
             // A logout ends it all.
             _ = try await api.call("POST", "authenticator/logout", auth: root)
             #expect(try await api.call("GET", "accounts/getCurrentAccount", auth: root).status == .unauthorized)

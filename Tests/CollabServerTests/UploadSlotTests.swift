@@ -43,7 +43,9 @@ struct UploadSlotTests {
             let (greedy, greedyConversation) = try await Self.conversation(server, apiKey: "files-key", area: "area-a", device: "greedy")
             let token = try #require(greedy.session?.token)
             let held = try (0..<16).map { _ in try HeldUpload(port: server.port, token: token, conversationId: greedyConversation) }
-            #expect(await Self.firstAnswers(held, count: 12) == Array(repeating: 429, count: 12), "the uploads beyond the account's share of 4 are refused at once")
+            #expect(
+                await Self.firstAnswers(held, count: 12) == Array(repeating: 429, count: 12),
+                "the uploads beyond the account's share of 4 are refused at once")
 
             // While four of its uploads stay open, the other tenant uploads.
             let (quiet, quietConversation) = try await Self.conversation(server, apiKey: "files-b-key", area: "area-b1", device: "quiet")
@@ -57,16 +59,20 @@ struct UploadSlotTests {
         }
     }
 
-    @Test("an upload that trickles in is cut once it falls behind the minimum rate on the injected clock: 408 FILE_UPLOAD_TOO_SLOW, its slot free again")
+    @Test(
+        "an upload that trickles in is cut once it falls behind the minimum rate on the injected clock: 408 FILE_UPLOAD_TOO_SLOW, its slot free again"
+    )
     func minimumRate() async throws {
         let clock = ManualClock()
         // One upload at a time for the account, at least 100 bytes per second after 10 seconds.
-        var configuration = Self.configuration(FileSettings(maxUploadsPerAccount: 1, minimumRate: MinimumRate(bytesPerSecond: 100, grace: .seconds(10))))
+        var configuration = Self.configuration(
+            FileSettings(maxUploadsPerAccount: 1, minimumRate: MinimumRate(bytesPerSecond: 100, grace: .seconds(10))))
         configuration.uploadClock = clock
         let server = try await TestServer.start(configuration: configuration)
         do {
             let (app, conversation) = try await Self.conversation(server, apiKey: "files-key", area: "area-a", device: "trickle")
-            let slow = try HeldUpload(port: server.port, token: try #require(app.session?.token), conversationId: conversation, length: 5_000, sent: 8)
+            let slow = try HeldUpload(
+                port: server.port, token: try #require(app.session?.token), conversationId: conversation, length: 5_000, sent: 8)
             try await clock.waitForSleepers(1, what: "the upload's minimum-rate watch")
             // 8 bytes buy 10.08 s: at 11 s the upload is behind.
             clock.advance(by: .seconds(11))

@@ -66,7 +66,8 @@ struct VendorOperationRoleTests {
                 if let authorization { headers[.authorization] = authorization }
                 if operation.body != nil { headers[.contentType] = "application/json" }
                 let response = try await client.execute(
-                    uri: operation.path, method: HTTPRequest.Method(operation.method)!, headers: headers, body: operation.body.map { ByteBuffer(string: $0) }
+                    uri: operation.path, method: HTTPRequest.Method(operation.method)!, headers: headers,
+                    body: operation.body.map { ByteBuffer(string: $0) }
                 )
                 return response.status
             }
@@ -91,16 +92,17 @@ struct VendorOperationRoleTests {
         try await InProcessServer.with(seed: twoAccountSeed) { server in
             let alpha = server.admin("alpha-admin", "pw-a").transport
             let beta = server.admin("beta-admin", "pw-b").transport
-            let person: WebPerson = try await alpha.send("POST", "/app/rest/v4/persons/createOrUpdateVirtual", body: WebPerson(sourceId: "alpha-v2", personType: "VISITOR"))
+            let person: WebPerson = try await alpha.send(
+                "POST", "/app/rest/v4/persons/createOrUpdateVirtual", body: WebPerson(sourceId: "alpha-v2", personType: "VISITOR"))
             let personId = try #require(person.id)
-            let created = try await alpha.raw(
-                "POST", "/app/rest/v4/conversations/create",
-                body: Data(#"{"$_type":"ConversationCreationData","participants":[{"$_type":"ConversationCreationParticipantData","personId":"\#(personId)","participationType":"CONTEXT_PERSON"}]}"#.utf8)
-            )
+            let creation = #"{"$_type":"ConversationCreationData","participants":[{"$_type":"ConversationCreationParticipantData","#
+                + #""personId":"\#(personId)","participationType":"CONTEXT_PERSON"}]}"#
+            let created = try await alpha.raw("POST", "/app/rest/v4/conversations/create", body: Data(creation.utf8))
             #expect(created.status == 200)
             let conversationId = try #require((try JSONSerialization.jsonObject(with: created.body) as? [String: Any])?["id"] as? String)
             let pin = try await alpha.raw(
-                "POST", "/app/rest/v4/invitations/inviteAnonymousVisitorToConversationWithPin", body: Data(#"{"conversationId":"\#(conversationId)"}"#.utf8)
+                "POST", "/app/rest/v4/invitations/inviteAnonymousVisitorToConversationWithPin",
+                body: Data(#"{"conversationId":"\#(conversationId)"}"#.utf8)
             )
             let invitationId = try #require((try JSONSerialization.jsonObject(with: pin.body) as? [String: Any])?["id"] as? String)
             for (method, path, body) in [
@@ -111,7 +113,8 @@ struct VendorOperationRoleTests {
                 ("POST", "conversationhistory/\(conversationId)/exportMessageLog", "{}"),
                 ("POST", "invitations/inviteAnonymousVisitorToConversationWithPin", #"{"conversationId":"\#(conversationId)"}"#),
                 ("POST", "invitations/requeueConversation", #"{"conversationId":"\#(conversationId)"}"#),
-                ("GET", "invitations/\(invitationId)/read", nil), ("POST", "invitations/\(invitationId)/revoke", nil), ("POST", "invitations/\(invitationId)/renewPin", nil),
+                ("GET", "invitations/\(invitationId)/read", nil), ("POST", "invitations/\(invitationId)/revoke", nil),
+                ("POST", "invitations/\(invitationId)/renewPin", nil),
             ] as [(String, String, String?)] {
                 let status = try await beta.raw(method, "/app/rest/v4/\(path)", body: body.map { Data($0.utf8) }).status
                 #expect(status == 404, "beta-admin \(method) \(path) → \(status)")

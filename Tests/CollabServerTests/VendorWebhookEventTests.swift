@@ -20,20 +20,27 @@ struct VendorWebhookEventTests {
             #expect(all.count == 115, "the spec's callbacks name 115 events")
             for (index, chunk) in stride(from: 0, to: all.count, by: 60).map({ Array(all[$0..<min($0 + 60, all.count)]) }).enumerated() {
                 let created: WebWebhookRegistration = try await admin.send(
-                    "POST", "/app/rest/v4/webhookregistrations/create", body: WebWebhookRegistration(name: "all-\(index)", endpoint: "http://127.0.0.1:9/x", events: chunk)
+                    "POST", "/app/rest/v4/webhookregistrations/create",
+                    body: WebWebhookRegistration(name: "all-\(index)", endpoint: "http://127.0.0.1:9/x", events: chunk)
                 )
                 #expect(created.events == chunk)
             }
             let star: WebWebhookRegistration = try await admin.send(
-                "POST", "/app/rest/v4/webhookregistrations/create", body: WebWebhookRegistration(name: "star", endpoint: "http://127.0.0.1:9/x", events: ["*"])
+                "POST", "/app/rest/v4/webhookregistrations/create",
+                body: WebWebhookRegistration(name: "star", endpoint: "http://127.0.0.1:9/x", events: ["*"])
             )
             #expect(star.events == ["*"])
             let legacy: WebWebhookRegistration = try await admin.send(
                 "POST", "/app/rest/v4/webhookregistrations/create",
-                body: WebWebhookRegistration(name: "legacy", endpoint: "http://127.0.0.1:9/x", events: ["webhook.ping", "conversation.call.started", "conversation.call.answered", "ping"])
+                body: WebWebhookRegistration(
+                    name: "legacy", endpoint: "http://127.0.0.1:9/x",
+                    events: ["webhook.ping", "conversation.call.started", "conversation.call.answered", "ping"])
             )
             #expect(legacy.events == ["ping", "conversation.call.initiated", "conversation.call.accepted"])
-            for name in ["cobrowsing.started", "ui.visibility_request", "agent.presence_changed", "conversation.deleted", "entity.modified", "conversation.participation.exploded"] {
+            for name in [
+                "cobrowsing.started", "ui.visibility_request", "agent.presence_changed", "conversation.deleted", "entity.modified",
+                "conversation.participation.exploded",
+            ] {
                 let body = Data(#"{"name":"x-\#(name)","endpoint":"http://a.b","events":["\#(name)"]}"#.utf8)
                 let response = try await admin.raw("POST", "/app/rest/v4/webhookregistrations/create", body: body)
                 #expect(response.status == 400, "\(name) → \(response.status)")
@@ -51,7 +58,8 @@ struct VendorWebhookEventTests {
             let admin = server.admin("admin-d", "pw").transport
             let secret = "vendor-events-secret"
             let registration: WebWebhookRegistration = try await admin.send(
-                "POST", "/app/rest/v4/webhookregistrations/create", body: WebWebhookRegistration(name: "everything", endpoint: receiver.url, events: ["*"], secret: secret)
+                "POST", "/app/rest/v4/webhookregistrations/create",
+                body: WebWebhookRegistration(name: "everything", endpoint: receiver.url, events: ["*"], secret: secret)
             )
             try await admin.sendWithoutResult("POST", "/app/rest/v4/webhookregistrations/\(try #require(registration.id))/sendPing")
             let _: WebWebhookRegistration = try await admin.send(
@@ -60,14 +68,16 @@ struct VendorWebhookEventTests {
             )
 
             // Entity changes through the Web API.
-            let area: WebNamedArea = try await admin.send("POST", "/app/rest/v4/namedareas/create", body: WebNamedArea(name: "Hooks", siteId: "hooks"))
+            let area: WebNamedArea = try await admin.send(
+                "POST", "/app/rest/v4/namedareas/create", body: WebNamedArea(name: "Hooks", siteId: "hooks"))
             var renamed = area
             renamed.name = "Hooks 2"
             let _: WebNamedArea = try await admin.send("POST", "/app/rest/v4/namedareas/update", body: renamed)
             try await admin.sendWithoutResult("DELETE", "/app/rest/v4/namedareas/\(try #require(area.id))/delete")
             let key: WebApiKey = try await admin.send("POST", "/app/rest/v4/apikeys/create", body: WebApiKey(name: "hooks-key"))
             try await admin.sendWithoutResult("DELETE", "/app/rest/v4/apikeys/\(try #require(key.id))/delete")
-            let user: WebUser = try await admin.send("POST", "/app/rest/v4/users/create", body: WebUser(username: "hooked", authorizationRole: "REGISTERED_USER"))
+            let user: WebUser = try await admin.send(
+                "POST", "/app/rest/v4/users/create", body: WebUser(username: "hooked", authorizationRole: "REGISTERED_USER"))
             try await admin.sendWithoutResult("DELETE", "/app/rest/v4/users/\(try #require(user.id))/delete")
             let account: WebAccount = try await admin.send("GET", "/app/rest/v4/accounts/getCurrentAccount")
             var changedAccount = account
@@ -88,7 +98,8 @@ struct VendorWebhookEventTests {
 
             let expected: Set<String> = [
                 "ping", "named_area", "api_key", "user", "person", "account",
-                "conversation.created", "conversation.onboarding", "conversation.offboarding", "conversation.queued", "conversation.active", "conversation.new_message", "conversation.ended",
+                "conversation.created", "conversation.onboarding", "conversation.offboarding", "conversation.queued", "conversation.active",
+                "conversation.new_message", "conversation.ended",
                 "conversation.participation.created", "conversation.participation.activated", "conversation.participation.left",
                 "conversation.call.initiated", "conversation.call.accepted", "conversation.call.established", "conversation.call.ended",
                 "conversation.call.participant.joined", "conversation.call.participant.left",
@@ -109,7 +120,8 @@ struct VendorWebhookEventTests {
             }
 
             func bodies(_ name: String) -> [[String: Any]] {
-                receiver.all.filter { $0.headers["x-unblu-event"] == name }.compactMap { try? JSONSerialization.jsonObject(with: $0.body) as? [String: Any] }
+                receiver.all.filter { $0.headers["x-unblu-event"] == name }
+                    .compactMap { try? JSONSerialization.jsonObject(with: $0.body) as? [String: Any] }
             }
             for (name, count) in ["named_area": 3, "user": 2, "conversation.call.participant.joined": 2, "conversation.participation.left": 2] {
                 _ = try await receiver.wait(count: count) { $0.headers["x-unblu-event"] == name }
@@ -136,9 +148,12 @@ struct VendorWebhookEventTests {
         let receiver = try await WebhookReceiver()
         try await InProcessServer.with(seed: queueSeed) { server in
             let admin = server.admin("admin-d", "pw").transport
-            let names: Set<String> = ["push_notification.new_message", "push_notification.incoming_call", "push_notification.missed_call", "push_notification.revoke_call"]
+            let names: Set<String> = [
+                "push_notification.new_message", "push_notification.incoming_call", "push_notification.missed_call", "push_notification.revoke_call",
+            ]
             let _: WebWebhookRegistration = try await admin.send(
-                "POST", "/app/rest/v4/webhookregistrations/create", body: WebWebhookRegistration(name: "pushes", endpoint: receiver.url, events: names.sorted())
+                "POST", "/app/rest/v4/webhookregistrations/create",
+                body: WebWebhookRegistration(name: "pushes", endpoint: receiver.url, events: names.sorted())
             )
             let scenario = try await PushScenario.make(server, device: "vendor-push-phone", version: .notEncrypted)
             _ = try await scenario.agent.send("a message", in: scenario.conversationId)
@@ -157,11 +172,17 @@ struct VendorWebhookEventTests {
 
     @Test("the schema check finds unknown properties, wrong types and wrong $_type")
     func schemaCheckBites() {
-        #expect(VendorSchemaCheck.problems(Data(#"{"$_type":"WebhookPingEvent","timestamp":1,"eventType":"ping"}"#.utf8), schema: "WebhookPingEvent").isEmpty)
+        #expect(
+            VendorSchemaCheck.problems(
+                Data(#"{"$_type":"WebhookPingEvent","timestamp":1,"eventType":"ping"}"#.utf8), schema: "WebhookPingEvent"
+            ).isEmpty)
         #expect(!VendorSchemaCheck.problems(Data(#"{"$_type":"WebhookPingEvent","bogus":1}"#.utf8), schema: "WebhookPingEvent").isEmpty)
         #expect(!VendorSchemaCheck.problems(Data(#"{"$_type":"WebhookPing","timestamp":1}"#.utf8), schema: "WebhookPingEvent").isEmpty)
         #expect(!VendorSchemaCheck.problems(Data(#"{"timestamp":"soon"}"#.utf8), schema: "WebhookPingEvent").isEmpty)
-        #expect(!VendorSchemaCheck.problems(Data(#"{"conversation":{"$_type":"ConversationData","state":"DANCING"}}"#.utf8), schema: "ConversationCreatedEvent").isEmpty)
+        #expect(
+            !VendorSchemaCheck.problems(
+                Data(#"{"conversation":{"$_type":"ConversationData","state":"DANCING"}}"#.utf8), schema: "ConversationCreatedEvent"
+            ).isEmpty)
     }
 
     /// Waits until deliveries of every name in `names` arrived at `receiver`.

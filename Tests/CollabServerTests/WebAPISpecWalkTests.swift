@@ -44,7 +44,9 @@ struct WebAPISpecWalkTests {
             let routed = Set(server.server.webAPIOperations.map(\.description))
             let spec = Set(VendorOperations.all.map { "\($0.method) \($0.path)" })
             #expect(spec.subtracting(routed) == Set(Self.unrouted.keys))
-            #expect(routed.subtracting(spec) == Set(WebAPIOperation.mockCollabOwn.map(\.description)), "routed, not the vendor's, not marked as MockCollab's own")
+            #expect(
+                routed.subtracting(spec) == Set(WebAPIOperation.mockCollabOwn.map(\.description)),
+                "routed, not the vendor's, not marked as MockCollab's own")
         }
     }
 }

@@ -201,7 +201,9 @@ struct WebhookFairnessTests {
                 // and queues the rest, which hang as well) before the quiet account's offers come.
                 try await Self.waitForConnections(silent, 1)
                 let deadline = ContinuousClock.now + fairnessPatience
-                while service.counts(accountId: "noisy").running < lane, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(10)) }
+                while service.counts(accountId: "noisy").running < lane, ContinuousClock.now < deadline {
+                    try await Task.sleep(for: .milliseconds(10))
+                }
                 service.offer((0..<3).map { ResolvedBotOffer(dialogToken: "quiet-\($0)", accountId: "quiet", bot: quiet, body: body) })
                 var answers: [BotDialogService.Answer] = []
                 for await answer in service.answers {

@@ -24,14 +24,16 @@ struct WebhookRedirectTests {
             let admin = server.admin("admin-d", "pw").transport
             let registration: WebWebhookRegistration = try await admin.send(
                 "POST", "/app/rest/v4/webhookregistrations/create",
-                body: WebWebhookRegistration(name: "redirected", endpoint: redirector.url(host: "localhost") + "?token=s3cr3t-value&x=1", events: ["webhook.ping"])
+                body: WebWebhookRegistration(
+                    name: "redirected", endpoint: redirector.url(host: "localhost") + "?token=s3cr3t-value&x=1", events: ["webhook.ping"])
             )
             try await admin.sendWithoutResult("POST", "/app/rest/v4/webhookregistrations/\(registration.id!)/sendPing")
             // The delivery log is the barrier: a followed redirect would have reached `outside` before
             // the attempt was recorded.
             var delivery: WebhookDelivery?
             for _ in 0..<500 {
-                delivery = try await server.control.transport.send("GET", "/_mock/v1/webhooks/deliveries", as: WebhookDeliveryPage.self).deliveries.first
+                delivery = try await server.control.transport.send("GET", "/_mock/v1/webhooks/deliveries", as: WebhookDeliveryPage.self)
+                    .deliveries.first
                 if delivery?.state == "FAILED" || delivery?.state == "DELIVERED" { break }
                 try await Task.sleep(for: .milliseconds(10))
             }

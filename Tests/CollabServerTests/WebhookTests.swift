@@ -76,10 +76,13 @@ struct WebhookTests {
     @Test("failed deliveries are retried with backoff and the log shows every attempt; sendPing reaches the endpoint")
     func retriesAndPing() async throws {
         let receiver = try await WebhookReceiver(failFirst: 2)
-        try await InProcessServer.with(seed: queueSeed, configure: { $0.webhookMaxAttempts = 4; $0.webhookInitialBackoff = .milliseconds(20) }) { server in
+        try await InProcessServer.with(
+            seed: queueSeed, configure: { $0.webhookMaxAttempts = 4; $0.webhookInitialBackoff = .milliseconds(20) }
+        ) { server in
             let admin = server.admin("admin-d", "pw").transport
             let registration: WebWebhookRegistration = try await admin.send(
-                "POST", "/app/rest/v4/webhookregistrations/create", body: WebWebhookRegistration(name: "flaky", endpoint: receiver.url, events: ["webhook.ping"])
+                "POST", "/app/rest/v4/webhookregistrations/create",
+                body: WebWebhookRegistration(name: "flaky", endpoint: receiver.url, events: ["webhook.ping"])
             )
             let id = try #require(registration.id)
             let secret = try #require(registration.secret)
@@ -94,10 +97,12 @@ struct WebhookTests {
             #expect(ping.webhookConfiguration?.secret == nil, "the ping does not echo the secret")
             #expect(arrived[2].headers["x-unblu-signature-256"] == hex(arrived[2].body, secret: secret))
 
-            var log = try await server.control.transport.send("GET", "/_mock/v1/webhooks/deliveries", query: [("registrationId", id)], as: WebhookDeliveryPage.self)
+            var log = try await server.control.transport.send(
+                "GET", "/_mock/v1/webhooks/deliveries", query: [("registrationId", id)], as: WebhookDeliveryPage.self)
             for _ in 0..<200 where log.deliveries.first?.state != "DELIVERED" {
                 try await Task.sleep(for: .milliseconds(10))
-                log = try await server.control.transport.send("GET", "/_mock/v1/webhooks/deliveries", query: [("registrationId", id)], as: WebhookDeliveryPage.self)
+                log = try await server.control.transport.send(
+                    "GET", "/_mock/v1/webhooks/deliveries", query: [("registrationId", id)], as: WebhookDeliveryPage.self)
             }
             let delivery = try #require(log.deliveries.first)
             #expect(delivery.state == "DELIVERED")
@@ -111,7 +116,8 @@ struct WebhookTests {
         try await InProcessServer.with(seed: queueSeed) { server in
             let admin = server.admin("admin-d", "pw").transport
             let created: WebWebhookRegistration = try await admin.send(
-                "POST", "/app/rest/v4/webhookregistrations/create", body: WebWebhookRegistration(name: "one", endpoint: "http://127.0.0.1:9/none", events: ["conversation.created"])
+                "POST", "/app/rest/v4/webhookregistrations/create",
+                body: WebWebhookRegistration(name: "one", endpoint: "http://127.0.0.1:9/none", events: ["conversation.created"])
             )
             let id = try #require(created.id)
             let byName: WebWebhookRegistration = try await admin.send("GET", "/app/rest/v4/webhookregistrations/getByName", query: [("name", "one")])
@@ -120,7 +126,9 @@ struct WebhookTests {
             #expect(multiple.items?.count == 1)
             let search: WebResult<WebWebhookRegistration> = try await admin.send(
                 "POST", "/app/rest/v4/webhookregistrations/search",
-                body: WebQuery(type: "WebhookRegistrationQuery", searchFilters: [WebSearchFilter(field: "ENDPOINT", operator: WebSearchOperator(type: "CONTAINS", value: .string("127.0.0.1")))])
+                body: WebQuery(
+                    type: "WebhookRegistrationQuery",
+                    searchFilters: [WebSearchFilter(field: "ENDPOINT", operator: WebSearchOperator(type: "CONTAINS", value: .string("127.0.0.1")))])
             )
             #expect(search.items?.map(\.id) == [id])
             var update = created
@@ -131,8 +139,11 @@ struct WebhookTests {
             #expect(updated.status == "INACTIVE")
             #expect(updated.secret == created.secret, "an absent secret is kept")
 
-            for body in [#"{"name":"x","endpoint":"ftp://nope","events":["conversation.created"]}"#, #"{"name":"x","endpoint":"http://a.b","events":[]}"#,
-                         #"{"name":"x","endpoint":"http://a.b","events":["conversation.exploded"]}"#, #"{"name":"one","endpoint":"http://a.b","events":["conversation.created"]}"#] {
+            for body in [
+                #"{"name":"x","endpoint":"ftp://nope","events":["conversation.created"]}"#, #"{"name":"x","endpoint":"http://a.b","events":[]}"#,
+                #"{"name":"x","endpoint":"http://a.b","events":["conversation.exploded"]}"#,
+                #"{"name":"one","endpoint":"http://a.b","events":["conversation.created"]}"#,
+            ] {
                 let response = try await admin.raw("POST", "/app/rest/v4/webhookregistrations/create", body: Data(body.utf8))
                 #expect((400...409).contains(response.status), "\(body) → \(response.status)")
             }
@@ -152,12 +163,14 @@ struct WebhookAllowlistTests {
         try await InProcessServer.with(seed: queueSeed, configure: { $0.webhookAllowedHosts = ["localhost"] }) { server in
             let admin = server.admin("admin-d", "pw").transport
             let registration: WebWebhookRegistration = try await admin.send(
-                "POST", "/app/rest/v4/webhookregistrations/create", body: WebWebhookRegistration(name: "elsewhere", endpoint: receiver.url, events: ["webhook.ping"])
+                "POST", "/app/rest/v4/webhookregistrations/create",
+                body: WebWebhookRegistration(name: "elsewhere", endpoint: receiver.url, events: ["webhook.ping"])
             )
             try await admin.sendWithoutResult("POST", "/app/rest/v4/webhookregistrations/\(registration.id!)/sendPing")
             var delivery: WebhookDelivery?
             for _ in 0..<100 {
-                delivery = try await server.control.transport.send("GET", "/_mock/v1/webhooks/deliveries", as: WebhookDeliveryPage.self).deliveries.first
+                delivery = try await server.control.transport.send("GET", "/_mock/v1/webhooks/deliveries", as: WebhookDeliveryPage.self)
+                    .deliveries.first
                 if delivery?.state == "FAILED" { break }
                 try await Task.sleep(for: .milliseconds(10))
             }

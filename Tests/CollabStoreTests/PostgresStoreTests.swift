@@ -184,7 +184,8 @@ enum PostgresTestDatabase {
     static func execute(_ sql: String, in url: String) async throws {
         let location = try PostgresLocation(parsing: url)
         let configuration = PostgresConnection.Configuration(
-            host: location.host, port: location.port, username: location.username, password: location.password, database: location.database, tls: .disable
+            host: location.host, port: location.port, username: location.username, password: location.password, database: location.database,
+            tls: .disable
         )
         let connection = try await PostgresConnection.connect(configuration: configuration, id: 1, logger: PostgresStoreTests.logger)
         do {
@@ -207,7 +208,9 @@ enum PostgresTestDatabase {
         address.sin_port = 0
         var length = socklen_t(MemoryLayout<sockaddr_in>.size)
         let bound = withUnsafeMutablePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, length) == 0 && getsockname(descriptor, $0, &length) == 0 }
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(descriptor, $0, length) == 0 && getsockname(descriptor, $0, &length) == 0
+            }
         }
         guard bound else { throw PostgresStoreError.badURL("no free port") }
         return Int(UInt16(bigEndian: address.sin_port))

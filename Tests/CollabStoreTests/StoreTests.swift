@@ -151,7 +151,8 @@ struct StoreTests {
         }
         await #expect(throws: CollabError.conflict("the username 'ann' is already taken")) {
             _ = try await repository.write(account: b.id) { state, changes throws(CollabError) in
-                try state.createUser(UserInput(username: "ann"), passwordHash: nil, accountId: b.id, grantor: .admin, context: context, changes: &changes)
+                try state.createUser(
+                    UserInput(username: "ann"), passwordHash: nil, accountId: b.id, grantor: .admin, context: context, changes: &changes)
             }
         }
         // Claims an API key, then fails: the key must be free again.

@@ -25,7 +25,9 @@ package final class ClientEventCollector: Sendable {
 
     /// Waits until an event matching `predicate` arrived (or fails after `timeout`).
     @discardableResult
-    package func wait(for description: String, timeout: Duration = .seconds(30), _ predicate: @Sendable (ClientEvent) -> Bool) async throws -> ClientEvent {
+    package func wait(
+        for description: String, timeout: Duration = .seconds(30), _ predicate: @Sendable (ClientEvent) -> Bool
+    ) async throws -> ClientEvent {
         let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline {
             if let match = events.first(where: predicate) { return match }
@@ -47,6 +49,8 @@ package struct ClientEventTimeout: Error, CustomStringConvertible {
 
 /// A push's payload as the `userInfo` an app receives.
 package func userInfo(_ push: PushView) throws -> [AnyHashable: Any] {
-    guard let object = try JSONSerialization.jsonObject(with: Data(push.payload.utf8)) as? [String: Any] else { throw ClientEventTimeout(description: "payload is not an object", seen: []) }
+    guard let object = try JSONSerialization.jsonObject(with: Data(push.payload.utf8)) as? [String: Any] else {
+        throw ClientEventTimeout(description: "payload is not an object", seen: [])
+    }
     return object
 }

@@ -47,11 +47,18 @@ package final class FCMReceiver: Sendable {
                 return Response(status: .badRequest)
             }
             if box.isUnregistered(token) {
-                let json = #"{"error":{"code":404,"status":"NOT_FOUND","details":[{"@type":"type.googleapis.com/google.firebase.fcm.v1.FcmError","errorCode":"UNREGISTERED"}]}}"#
+                let json =
+                    #"{"error":{"code":404,"status":"NOT_FOUND","details":"#
+                    + #"[{"@type":"type.googleapis.com/google.firebase.fcm.v1.FcmError","errorCode":"UNREGISTERED"}]}}"#
                 return Response(status: .notFound, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(string: json)))
             }
-            box.messages.append(Received(project: context.parameters.get("project") ?? "", message: fields, token: token, authorization: request.headers[.authorization] ?? ""))
-            return Response(status: .ok, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(string: #"{"name":"projects/p/messages/1"}"#)))
+            box.messages.append(
+                Received(
+                    project: context.parameters.get("project") ?? "", message: fields, token: token,
+                    authorization: request.headers[.authorization] ?? ""))
+            return Response(
+                status: .ok, headers: [.contentType: "application/json"],
+                body: .init(byteBuffer: ByteBuffer(string: #"{"name":"projects/p/messages/1"}"#)))
         }
         server = await LoopbackHTTPServer(router, label: "fcm-receiver")
         self.boxes = box

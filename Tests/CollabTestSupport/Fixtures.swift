@@ -38,14 +38,17 @@ package let queueSeed = Seed(accounts: [
             .init(username: "agent-c", password: "pw", role: .registeredUser, displayName: "Agent C"),
         ]
     ),
-    .init(name: "other", apiKeys: [.init(key: "other-key")], namedAreas: [.init(siteId: "area-a")], users: [.init(username: "agent-x", password: "pw", role: .registeredUser)]),
+    .init(
+        name: "other", apiKeys: [.init(key: "other-key")], namedAreas: [.init(siteId: "area-a")],
+        users: [.init(username: "agent-x", password: "pw", role: .registeredUser)]),
 ])
 
 /// A visitor client of `server` (not started).
 package func visitor(
     _ server: some ServerUnderTest, device: String, apiKey: String = "desk-key", namedArea: String? = nil, accessToken: String? = nil
 ) -> VisitorClient {
-    VisitorClient(configuration: ClientConfiguration(baseURL: server.baseURL, apiKey: apiKey, accessToken: accessToken, namedArea: namedArea, deviceId: device))
+    VisitorClient(
+        configuration: ClientConfiguration(baseURL: server.baseURL, apiKey: apiKey, accessToken: accessToken, namedArea: namedArea, deviceId: device))
 }
 
 /// An agent of `server`, logged in with the seeds' password `pw`.
@@ -90,8 +93,8 @@ package struct PushScenario {
     package let registration: PushRegistrationResponse
 
     package static func make(
-        _ server: some ServerUnderTest, device: String = "push-phone", version: PushNotificationVersion = .encryptedService, apns: String? = apnsToken,
-        voip: String? = voipToken, appState: ClientAppState = .background
+        _ server: some ServerUnderTest, device: String = "push-phone", version: PushNotificationVersion = .encryptedService,
+        apns: String? = apnsToken, voip: String? = voipToken, appState: ClientAppState = .background
     ) async throws -> PushScenario {
         let app = visitor(server, device: device)
         try await app.start(liveEvents: server.carriesWebSockets)

@@ -49,7 +49,9 @@ package final class ServerProcess: Sendable {
         var port: Int?
         while port == nil {
             let text = stdoutBox.text
-            if let line = text.split(separator: "\n").first, line.hasPrefix("listening on http://"), let value = line.split(separator: ":").last.flatMap({ Int($0) }) {
+            if let line = text.split(separator: "\n").first, line.hasPrefix("listening on http://"),
+                let value = line.split(separator: ":").last.flatMap({ Int($0) })
+            {
                 port = value
                 break
             }

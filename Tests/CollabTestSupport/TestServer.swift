@@ -46,7 +46,9 @@ package final class TestServer: ServerUnderTest {
     }
 
     /// Starts a server with a full configuration.
-    package static func start(configuration: ServerConfiguration, clock: AdjustableClock = AdjustableClock(), logger: Logger = logger) async throws -> TestServer {
+    package static func start(
+        configuration: ServerConfiguration, clock: AdjustableClock = AdjustableClock(), logger: Logger = logger
+    ) async throws -> TestServer {
         await TestServer(server: try await MockCollabServer(configuration: configuration, clock: clock, logger: logger))
     }
 

@@ -47,7 +47,9 @@ package final class WebhookReceiver: Sendable {
     package var all: [Received] { box.all }
 
     /// Waits until `count` deliveries matching `predicate` arrived.
-    package func wait(count: Int, timeout: Duration = .seconds(30), _ predicate: @Sendable (Received) -> Bool = { _ in true }) async throws -> [Received] {
+    package func wait(
+        count: Int, timeout: Duration = .seconds(30), _ predicate: @Sendable (Received) -> Bool = { _ in true }
+    ) async throws -> [Received] {
         let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline {
             let matches = box.all.filter(predicate)

@@ -6,7 +6,9 @@ import Testing
 struct FrameTests {
     @Test("the MCF1 header round-trips and refuses garbage")
     func header() throws {
-        let header = FrameHeader(sessionId: "session-1", sequence: 42, captureTime: 1_800_000_000_123, width: 1170, height: 2532, privateAreas: [PrivateArea(x: 10, y: 20, width: 300, height: 40)])
+        let header = FrameHeader(
+            sessionId: "session-1", sequence: 42, captureTime: 1_800_000_000_123, width: 1170, height: 2532,
+            privateAreas: [PrivateArea(x: 10, y: 20, width: 300, height: 40)])
         let image = Data([0xFF, 0xD8, 0xFF, 0xE0, 1, 2, 3])
         let message = header.encode(image: image)
         let (decoded, decodedImage) = try FrameHeader.decode(message)

@@ -96,7 +96,8 @@ struct WebAPICodingTests {
              "orderBy":[{"$_type":"ConversationOrderBy","field":"CREATION_TIMESTAMP","order":"DESCENDING"}],
              "searchFilters":[{"$_type":"OrConversationSearchFilter","searchFilters":[
                 {"$_type":"TopicConversationSearchFilter","field":"TOPIC","operator":{"$_type":"StringOperator","type":"CONTAINS","value":"order"}},
-                {"$_type":"StateConversationSearchFilter","operator":{"$_type":"EConversationStateOperator","type":"IN","values":["ACTIVE","QUEUED"]}}]}]}
+                {"$_type":"StateConversationSearchFilter",
+                 "operator":{"$_type":"EConversationStateOperator","type":"IN","values":["ACTIVE","QUEUED"]}}]}]}
             """#
         let query = try JSONDecoder().decode(WebQuery.self, from: Data(text.utf8))
         #expect(query.type == "ConversationQuery" && query.offset == 10 && query.limit == 5)

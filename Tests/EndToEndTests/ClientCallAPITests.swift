@@ -27,7 +27,9 @@ struct ClientCallAPITests {
             // Not every push of ours is a call: a bridge reports such a VoIP payload as unsuccessful.
             _ = try await scenario.agent.send("still there?", in: scenario.conversationId)
             let message = try await server.waitForPush([("kind", "NEW_MESSAGE"), ("conversationId", scenario.conversationId)])
-            await #expect(throws: NotificationProcessingError.unexpectedKind("NEW_MESSAGE")) { try await calls.incomingCall(fromVoIPPayload: try userInfo(message)) }
+            await #expect(throws: NotificationProcessingError.unexpectedKind("NEW_MESSAGE")) {
+                try await calls.incomingCall(fromVoIPPayload: try userInfo(message))
+            }
             #expect(try await calls.end(incoming.uuid).state == "ENDED")
 
             // The second call rings out: the clock passes the timeout, the missed-call push ends it as unanswered.
@@ -70,7 +72,9 @@ struct ClientCallAPITests {
             let other = try await agent(server, "agent-b")
             await #expect(throws: CollabClientError.self, "an agent outside the conversation cannot answer") { try await other.answerCall(id) }
             #expect(try await scenario.agent.answerCall(id).state == "ACTIVE")
-            let answeredEvent = try await visitorEvents.wait(for: "answered") { $0.type == "conversation.call.answered" && $0.detail?["callId"] == id }
+            let answeredEvent = try await visitorEvents.wait(for: "answered") {
+                $0.type == "conversation.call.answered" && $0.detail?["callId"] == id
+            }
             #expect(calls.update(for: answeredEvent) == .answered(outgoing.uuid))
             #expect(try await calls.end(outgoing.uuid).state == "ENDED")
 
@@ -79,7 +83,9 @@ struct ClientCallAPITests {
             let declinedId = declinedCall.call.id
             let declined = try await scenario.agent.declineCall(declinedId)
             #expect(declined.endReason == "DECLINED")
-            let declinedEvent = try await visitorEvents.wait(for: "declined") { $0.type == "conversation.call.ended" && $0.detail?["callId"] == declinedId }
+            let declinedEvent = try await visitorEvents.wait(for: "declined") {
+                $0.type == "conversation.call.ended" && $0.detail?["callId"] == declinedId
+            }
             #expect(calls.update(for: declinedEvent) == .ended(declinedCall.uuid, unanswered: true))
 
             // Missed: nobody answers before the timeout on the server clock.
@@ -114,7 +120,10 @@ struct ClientCallAPITests {
             #expect(bodies.filter { $0.eventType == "conversation.call.initiated" }.count == 3)
             #expect(bodies.allSatisfy { $0.initiatorPersonId == scenario.app.session?.person.id })
             #expect(bodies.contains { $0.eventType == "conversation.call.accepted" && $0.serviceProviderCallId == id })
-            #expect(bodies.contains { $0.eventType == "conversation.call.ended" && $0.serviceProviderCallId == missedId && $0.endReason == "NOT_ANSWERED" })
+            #expect(
+                bodies.contains {
+                    $0.eventType == "conversation.call.ended" && $0.serviceProviderCallId == missedId && $0.endReason == "NOT_ANSWERED"
+                })
         }
         try await receiver.stop()
     }

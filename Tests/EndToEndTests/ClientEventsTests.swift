@@ -37,7 +37,9 @@ struct ClientEventsTests {
             // The open conversation ends: a hide request and no open conversation any more.
             try await app.openConversation(id)
             _ = try await agentA.end(id)
-            try await events.wait(for: "hide UI") { $0 == .hideUIRequested(UIRequest(reason: .conversationEnded, requestedByUser: false, conversationId: id)) }
+            try await events.wait(for: "hide UI") {
+                $0 == .hideUIRequested(UIRequest(reason: .conversationEnded, requestedByUser: false, conversationId: id))
+            }
             try await events.wait(for: "no open conversation") { $0 == .openConversationChanged(nil) }
             app.requestHideUI()
             try await events.wait(for: "hide UI by the user") {

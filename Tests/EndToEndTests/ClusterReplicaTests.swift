@@ -330,9 +330,11 @@ struct ClusterReplicaTests {
         }
         let control = ControlClient(baseURL: replicas[0].baseURL, credentials: .basic(username: "admin-d", password: "pw"))
         // Each replica announces itself once it listens; wait until both are known.
-        var page = try await control.transport.send("GET", "/_mock/v1/journal", query: [("scope", "cluster"), ("path", "/app/rest/v4/namedareas")], as: JournalPage.self)
+        var page = try await control.transport.send(
+            "GET", "/_mock/v1/journal", query: [("scope", "cluster"), ("path", "/app/rest/v4/namedareas")], as: JournalPage.self)
         for _ in 0..<500 where (page.replicas ?? []).count < 2 {
-            page = try await control.transport.send("GET", "/_mock/v1/journal", query: [("scope", "cluster"), ("path", "/app/rest/v4/namedareas")], as: JournalPage.self)
+            page = try await control.transport.send(
+                "GET", "/_mock/v1/journal", query: [("scope", "cluster"), ("path", "/app/rest/v4/namedareas")], as: JournalPage.self)
         }
         #expect(page.replicas?.count == 2)
         #expect(page.missingReplicas == [])
@@ -467,7 +469,8 @@ struct ClusterReplicaTests {
         let connection = try await connect(url, id: 9)
         defer { Task { try? await connection.close() } }
         var count = 0
-        for try await value in try await connection.query("SELECT COUNT(*)::BIGINT FROM mock_collab_changes", logger: TestServer.logger).decode(Int64.self) {
+        let rows = try await connection.query("SELECT COUNT(*)::BIGINT FROM mock_collab_changes", logger: TestServer.logger)
+        for try await value in rows.decode(Int64.self) {
             count = Int(value)
         }
         return count
@@ -541,7 +544,9 @@ struct ClusterReplicaTests {
             }
             group.addTask {
                 // Mid-load: once some writes went through the victim.
-                while acknowledged.list.withLock({ list in list.filter { $0.hasPrefix("r0-") }.count }) < 10 { try await Task.sleep(for: .milliseconds(5)) }
+                while acknowledged.list.withLock({ list in list.filter { $0.hasPrefix("r0-") }.count }) < 10 {
+                    try await Task.sleep(for: .milliseconds(5))
+                }
                 victim.signal(SIGKILL)
                 _ = try await victim.waitForExit()
             }
@@ -556,7 +561,9 @@ struct ClusterReplicaTests {
             let admin = AdminClient(baseURL: replica.baseURL, credentials: .basic(username: "admin-d", password: "pw"))
             let areas = try await admin.namedAreas.search(WebQuery(type: "NamedAreaQuery", limit: 1000))
             let found = Set((areas.items ?? []).compactMap(\.siteId))
-            #expect(written.union(recovered).isSubset(of: found), "missing on \(replica.baseURL): \(written.union(recovered).subtracting(found).sorted())")
+            #expect(
+                written.union(recovered).isSubset(of: found),
+                "missing on \(replica.baseURL): \(written.union(recovered).subtracting(found).sorted())")
         }
         try await Self.stop([replicas[1], replicas[2], late])
     }

@@ -14,7 +14,8 @@ struct FileProcessTests {
         let first = try await ServerProcess(
             arguments: ["--storage", storage, "--password-hash-cost", "4", "--max-file-size", "200000", "--max-uploads-per-account", "8"]
         )
-        let app = VisitorClient(configuration: ClientConfiguration(baseURL: first.baseURL, apiKey: "demo-api-key", namedArea: "demo-area", deviceId: "kill-phone"))
+        let app = VisitorClient(
+            configuration: ClientConfiguration(baseURL: first.baseURL, apiKey: "demo-api-key", namedArea: "demo-area", deviceId: "kill-phone"))
         try await app.start(liveEvents: false)
         let agent = AgentClient(baseURL: first.baseURL)
         try await agent.login(username: "agent", password: "agent")

@@ -22,7 +22,8 @@ struct InvitationClusterTests {
         }
         func personId(_ username: String) async throws -> String {
             let (_, user) = try await call(replicas[0], "GET", "users/getByUsername?username=\(username)")
-            let (_, person) = try await call(replicas[0], "GET", "persons/getBySource?personSource=USER_DB&sourceId=\(try #require(user["id"] as? String))")
+            let (_, person) = try await call(
+                replicas[0], "GET", "persons/getBySource?personSource=USER_DB&sourceId=\(try #require(user["id"] as? String))")
             return try #require(person["id"] as? String)
         }
         let app = VisitorClient(configuration: ClientConfiguration(baseURL: replicas[0].baseURL, apiKey: "desk-key", deviceId: "cluster-invite"))

@@ -72,7 +72,9 @@ import Testing
                 #expect(report.counter(.framesSent) == 8 * report.configuration.roles["cobrowse", default: 0])
                 #expect(report.counter(.framesAccepted) > 0)
                 // Every frame sent was answered (how many were throttled depends on transit jitter on a busy machine).
-                let answered = report.counter(.framesAccepted) + report.counter(.framesThrottled) + report.counter(.framesDuplicate) + report.counter(.framesRejected)
+                let answered =
+                    report.counter(.framesAccepted) + report.counter(.framesThrottled)
+                    + report.counter(.framesDuplicate) + report.counter(.framesRejected)
                 #expect(answered == report.counter(.framesSent))
                 #expect(report.counter(.framesRejected) == 0)
             }

@@ -69,7 +69,9 @@ struct ProcessTests {
         let again = try await ServerProcess(arguments: ["--storage", storage])
         let admin = AdminClient(baseURL: again.baseURL, credentials: .basic(username: "admin", password: "admin"))
         let found = try await admin.namedAreas.search(
-            WebQuery(type: "NamedAreaQuery", searchFilters: [WebSearchFilter(field: "SITE_ID", operator: WebSearchOperator(type: "EQUALS", value: .string("in-flight")))])
+            WebQuery(
+                type: "NamedAreaQuery",
+                searchFilters: [WebSearchFilter(field: "SITE_ID", operator: WebSearchOperator(type: "EQUALS", value: .string("in-flight")))])
         )
         #expect(found.items?.count == 1)
         again.signal(SIGINT)

@@ -73,8 +73,10 @@ struct PushDeliveryTests {
         let server = try await TestServer.start(configuration: Self.configuration())
         do {
             let settings: [String: Any] = [
-                "fcm": ["projectId": "demo-project", "clientEmail": "pusher@demo-project.iam.gserviceaccount.com", "privateKeyPEM": serviceKey.pemRepresentation,
-                        "tokenURL": receiver.baseURL + "/token", "endpoint": receiver.baseURL]
+                "fcm": [
+                    "projectId": "demo-project", "clientEmail": "pusher@demo-project.iam.gserviceaccount.com",
+                    "privateKeyPEM": serviceKey.pemRepresentation, "tokenURL": receiver.baseURL + "/token", "endpoint": receiver.baseURL,
+                ]
             ]
             try await server.configurePush(account: "desk", try JSONSerialization.data(withJSONObject: settings))
             let shown = try await server.control.transport.raw("GET", "/_mock/v1/accounts/desk/push-settings")
@@ -157,8 +159,8 @@ struct PushDeliveryTests {
         var seed = queueSeed
         seed.accounts[0].push = Seed.PushSeed(
             apns: PushSettings.APNs(
-                teamId: APNsSimHarness.teamId, keyId: APNsSimHarness.keyId, privateKeyPEM: sim.providerKeyPEM, topic: "com.example.app", environment: "custom",
-                customURL: sim.url, insecureTLS: true
+                teamId: APNsSimHarness.teamId, keyId: APNsSimHarness.keyId, privateKeyPEM: sim.providerKeyPEM, topic: "com.example.app",
+                environment: "custom", customURL: sim.url, insecureTLS: true
             )
         )
         let server = try await TestServer.start(configuration: Self.configuration(seed: seed))
@@ -170,7 +172,12 @@ struct PushDeliveryTests {
             #expect(try await sim.wait(count: 1) { $0.pushType == "voip" }.count == 1)
             let result: WebResult<WebCall> = try await server.admin("admin-d", "pw").transport.send(
                 "POST", "/app/rest/v4/calls/search",
-                body: WebQuery(type: "CallQuery", searchFilters: [WebSearchFilter(field: "CONVERSATION_ID", operator: WebSearchOperator(type: "EQUALS", value: .string(scenario.conversationId)))])
+                body: WebQuery(
+                    type: "CallQuery",
+                    searchFilters: [
+                        WebSearchFilter(
+                            field: "CONVERSATION_ID", operator: WebSearchOperator(type: "EQUALS", value: .string(scenario.conversationId)))
+                    ])
             )
             #expect(result.items?.map(\.id) == [call.id])
             let outsider = try await server.admin("agent-x", "pw").transport.raw("GET", "/app/rest/v4/calls/\(call.id)/read")

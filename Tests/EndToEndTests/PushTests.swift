@@ -43,7 +43,8 @@ struct PushTests {
             let voip = try await sim.wait(count: 1) { $0.pushType == "voip" }
             #expect(voip.first?.topic == "com.example.app.voip")
             #expect(voip.first?.token == voipToken)
-            let ring = try await scenario.notifications.handleRemoteNotification(userInfo: try #require(try JSONSerialization.jsonObject(with: Data(voip[0].payload.utf8)) as? [String: Any]))
+            let ring = try await scenario.notifications.handleRemoteNotification(
+                userInfo: try #require(try JSONSerialization.jsonObject(with: Data(voip[0].payload.utf8)) as? [String: Any]))
             #expect(ring.type == .incomingCall)
             #expect(ring.callId == call.id)
             #expect(ring.callType == "VIDEO")
@@ -82,7 +83,9 @@ struct PushTests {
                 let pushes = try await server.pushes([("conversationId", scenario.conversationId)]).dropFirst(before)
                 #expect(pushes.contains { $0.kind == .newMessage } == messagePush, "\(state): message push")
                 #expect(pushes.contains { $0.kind == .incomingCall && $0.transport == .apnsVoIP } == callPush, "\(state): call push")
-                #expect(events.events.contains { $0.type == "ui.visibility_request" && $0.detail?["callId"] == call.id } == visibility, "\(state): visibility request")
+                #expect(
+                    events.events.contains { $0.type == "ui.visibility_request" && $0.detail?["callId"] == call.id } == visibility,
+                    "\(state): visibility request")
                 _ = try await scenario.agent.transport.send("POST", "/agent/v1/calls/\(call.id)/end", as: CallView.self)
             }
         }
@@ -190,7 +193,8 @@ struct PushTests {
             try process.run()
             process.waitUntilExit()
             #expect(process.terminationStatus == 0)
-            let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+            let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+                .trimmingCharacters(in: .whitespacesAndNewlines)
             #expect(text == "Grüße aus Zürich – 🇨🇭")
         }
     }
@@ -212,7 +216,8 @@ struct PushTests {
                 #expect(response.status == status, "\(body) → \(response.status)")
                 #expect(try JSONDecoder().decode(APIErrorBody.self, from: response.body).type == "BAD_REQUEST")
             }
-            #expect(try await server.control.transport.send("GET", "/_mock/v1/devices", as: [DeviceView].self).isEmpty, "bad registrations store nothing")
+            #expect(
+                try await server.control.transport.send("GET", "/_mock/v1/devices", as: [DeviceView].self).isEmpty, "bad registrations store nothing")
 
             let scenario = try await PushScenario.make(server, device: "gone-phone", version: .notEncrypted, voip: nil)
             sim.simulator.markUnregistered(apnsToken)
@@ -229,7 +234,9 @@ struct PushTests {
             #expect(devices.first?.apnsToken == nil, "the rejected token is deleted server-side")
 
             try await scenario.notifications.disable()
-            #expect(try await server.control.transport.send("GET", "/_mock/v1/devices", as: [DeviceView].self).isEmpty, "disabling push deletes the tokens")
+            #expect(
+                try await server.control.transport.send("GET", "/_mock/v1/devices", as: [DeviceView].self).isEmpty,
+                "disabling push deletes the tokens")
         }
         try await sim.stop()
     }
@@ -251,7 +258,8 @@ struct PushTests {
             let push = try await server.waitForPush([("kind", "NEW_MESSAGE"), ("state", "DELIVERED")])
             let files = try FileManager.default.contentsOfDirectory(atPath: directory.path).filter { $0.hasSuffix(".apns") }
             #expect(files.count == 1)
-            let file = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: directory.appendingPathComponent(files[0]))) as? [String: Any])
+            let file = try #require(
+                try JSONSerialization.jsonObject(with: Data(contentsOf: directory.appendingPathComponent(files[0]))) as? [String: Any])
             #expect(file["Simulator Target Bundle"] as? String == push.topic)
             #expect(((file["aps"] as? [String: Any])?["alert"] as? [String: Any])?["body"] as? String == "to the simulator")
 

@@ -41,7 +41,9 @@ final class BotReceiver: Sendable {
     var all: [WebhookReceiver.Received] { box.all }
 
     /// Waits until a request with event `name` matching `predicate` arrived, and returns it.
-    func wait(for name: String, timeout: Duration = .seconds(30), _ predicate: @Sendable (WebhookReceiver.Received) -> Bool = { _ in true }) async throws -> WebhookReceiver.Received {
+    func wait(
+        for name: String, timeout: Duration = .seconds(30), _ predicate: @Sendable (WebhookReceiver.Received) -> Bool = { _ in true }
+    ) async throws -> WebhookReceiver.Received {
         let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline {
             if let match = box.all.first(where: { $0.headers["x-unblu-event"] == name && predicate($0) }) { return match }

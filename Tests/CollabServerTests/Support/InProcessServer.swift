@@ -65,7 +65,9 @@ struct InProcessServer: ServerUnderTest {
     }
 
     /// Sends a request; `body` is sent as JSON (a `String` as it is).
-    func call(_ method: HTTPRequest.Method, _ path: String, authorization: String? = nil, body: (any Encodable & Sendable)? = nil) async throws -> Answer {
+    func call(
+        _ method: HTTPRequest.Method, _ path: String, authorization: String? = nil, body: (any Encodable & Sendable)? = nil
+    ) async throws -> Answer {
         var headers = HTTPFields()
         if let authorization { headers[.authorization] = authorization }
         var buffer: ByteBuffer?
@@ -109,7 +111,8 @@ private struct RouterExchange: InProcessExchange {
         }
         let response = try await client.execute(uri: uri, method: HTTPRequest.Method(method) ?? .get, headers: fields, body: body)
         return HTTPTransport.RawResponse(
-            status: Int(response.status.code), headers: response.headers.map { ($0.name.rawName, $0.value) }, body: Data(response.body.readableBytesView)
+            status: Int(response.status.code), headers: response.headers.map { ($0.name.rawName, $0.value) },
+            body: Data(response.body.readableBytesView)
         )
     }
 }

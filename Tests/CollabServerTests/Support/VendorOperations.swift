@@ -131,8 +131,14 @@ enum VendorOperations {
         ("ExternalMessengerContacts", "POST", "/externalmessengercontacts/search", "ADMIN"),
         ("ExternalMessengerContacts", "POST", "/externalmessengercontacts/update", "REGISTERED_USER"),
         ("ExternalMessengerContacts", "DELETE", "/externalmessengercontacts/{externalMessengerContactId}/delete", "REGISTERED_USER"),
-        ("ExternalMessengerContacts", "POST", "/externalmessengercontacts/{externalMessengerContactId}/migrateContactPersonWithAllConnectedConversations", "REGISTERED_USER"),
-        ("ExternalMessengerContacts", "POST", "/externalmessengercontacts/{externalMessengerContactId}/migrateContactPersonWithGivenConversations", "REGISTERED_USER"),
+        (
+            "ExternalMessengerContacts", "POST",
+            "/externalmessengercontacts/{externalMessengerContactId}/migrateContactPersonWithAllConnectedConversations", "REGISTERED_USER"
+        ),
+        (
+            "ExternalMessengerContacts", "POST", "/externalmessengercontacts/{externalMessengerContactId}/migrateContactPersonWithGivenConversations",
+            "REGISTERED_USER"
+        ),
         ("ExternalMessengerContacts", "GET", "/externalmessengercontacts/{externalMessengerContactId}/read", "REGISTERED_USER"),
         ("ExternalMessengers", "POST", "/externalmessengers/create", "ADMIN"),
         ("ExternalMessengers", "GET", "/externalmessengers/getByName", "ADMIN"),

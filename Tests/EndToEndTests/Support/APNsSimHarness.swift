@@ -47,15 +47,17 @@ final class APNsSimHarness: Sendable {
     func pushSettingsJSON(topic: String = "com.example.app") throws -> Data {
         let settings: [String: Any] = [
             "apns": [
-                "teamId": Self.teamId, "keyId": Self.keyId, "privateKeyPEM": providerKeyPEM, "topic": topic, "environment": "custom", "customURL": url,
-                "insecureTLS": true,
+                "teamId": Self.teamId, "keyId": Self.keyId, "privateKeyPEM": providerKeyPEM, "topic": topic, "environment": "custom",
+                "customURL": url, "insecureTLS": true,
             ]
         ]
         return try JSONSerialization.data(withJSONObject: settings)
     }
 
     /// Waits until `count` pushes matching `predicate` arrived.
-    func wait(count: Int, timeout: Duration = .seconds(30), _ predicate: @Sendable (SimulatedPush) -> Bool = { _ in true }) async throws -> [SimulatedPush] {
+    func wait(
+        count: Int, timeout: Duration = .seconds(30), _ predicate: @Sendable (SimulatedPush) -> Bool = { _ in true }
+    ) async throws -> [SimulatedPush] {
         let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline {
             let matches = simulator.pushes.filter(predicate)

@@ -95,7 +95,8 @@ struct TLSTests {
             #expect(journal.entries.isEmpty, "nothing reached the server")
 
             for pin in [TLSOptions.Pin.publicKeySHA256(pins.publicKeySHA256), .certificateSHA256("sha256/" + pins.certificateSHA256)] {
-                let pinned = AdminClient(baseURL: setup.baseURL, credentials: .basic(username: "admin", password: "admin"), tls: try setup.tls(pins: [pin]))
+                let pinned = AdminClient(
+                    baseURL: setup.baseURL, credentials: .basic(username: "admin", password: "admin"), tls: try setup.tls(pins: [pin]))
                 #expect(try await pinned.accounts.current().name == "demo")
             }
             // The public key pin is not the certificate pin.
@@ -111,10 +112,13 @@ struct TLSTests {
     @Test("live events and co-browsing frames over WSS, chat over HTTP/2, with a pinned certificate")
     func webSocketsOverTLS() async throws {
         try await TLSSetup.with { setup in
-            let pins = try TLSIdentity(certificatePEM: String(contentsOfFile: setup.directory.serverCertificatePath, encoding: .utf8), privateKeyPEM: "").pins
+            let pins = try TLSIdentity(
+                certificatePEM: String(contentsOfFile: setup.directory.serverCertificatePath, encoding: .utf8), privateKeyPEM: ""
+            ).pins
             let tls = try setup.tls(pins: [.publicKeySHA256(pins.publicKeySHA256)])
             let visitor = VisitorClient(
-                configuration: ClientConfiguration(baseURL: setup.baseURL, apiKey: "demo-api-key", namedArea: "demo-area", deviceId: "tls-phone", tls: tls)
+                configuration: ClientConfiguration(
+                    baseURL: setup.baseURL, apiKey: "demo-api-key", namedArea: "demo-area", deviceId: "tls-phone", tls: tls)
             )
             try await visitor.start()
             let agent = AgentClient(baseURL: setup.baseURL, tls: tls)
@@ -182,7 +186,10 @@ struct TLSTests {
             _ = try await bundled.stats()
             let entries = try await pem.journal(JournalFilter(path: "/_mock/v1/")).entries
             #expect(entries.count >= 2)
-            #expect(entries.allSatisfy { $0.clientCertificate == "CN=device-1,O=MockCollab,OU=clients" || $0.clientCertificate?.contains("CN=device-1") == true })
+            #expect(
+                entries.allSatisfy {
+                    $0.clientCertificate == "CN=device-1,O=MockCollab,OU=clients" || $0.clientCertificate?.contains("CN=device-1") == true
+                })
 
             // A wrong PKCS#12 password is a typed set-up error, not a crash.
             let wrongPassword = #expect(throws: CollabClientError.self) { _ = try setup.tls(identity: .pkcs12(file: p12, password: "nope")) }
@@ -197,8 +204,10 @@ struct TLSTests {
             files = try directory.issueClient(name: "device-2", pkcs12Password: nil).files
         }) { setup in
             let files = try #require(files)
-            let bare = VisitorClient(configuration: ClientConfiguration(baseURL: setup.baseURL, apiKey: "demo-api-key", deviceId: "no-cert", tls: try setup.tls()))
-            let start = try await bare.transport.raw("POST", "/mobile/v1/clients", body: Data(#"{"apiKey":"demo-api-key","deviceId":"no-cert"}"#.utf8))
+            let bare = VisitorClient(
+                configuration: ClientConfiguration(baseURL: setup.baseURL, apiKey: "demo-api-key", deviceId: "no-cert", tls: try setup.tls()))
+            let start = try await bare.transport.raw(
+                "POST", "/mobile/v1/clients", body: Data(#"{"apiKey":"demo-api-key","deviceId":"no-cert"}"#.utf8))
             #expect(start.status == 401)
             let body = try JSONDecoder().decode(APIErrorBody.self, from: start.body)
             #expect(body.type == "AUTHORIZATION" && body.message.contains("client certificate"))

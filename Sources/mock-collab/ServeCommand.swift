@@ -185,7 +185,7 @@ struct ServeCommand: AsyncParsableCommand {
             configuration.clientIdleTimeout = Int64(clientIdleSeconds) * 1000
             configuration.maxFrameBytes = maxFrameBytes
         } catch {
-            throw ValidationError(error.message)
+            throw ServeStartError(description: error.message)
         }
         configuration.journalMaxBytes = journalMaxBytes
         configuration.databaseWriteTimeout = .seconds(databaseTimeout)
@@ -200,7 +200,10 @@ struct ServeCommand: AsyncParsableCommand {
             throw ValidationError("--cluster needs --storage postgres://USER:PASS@HOST:PORT/DB: replicas share one PostgreSQL database")
         }
         if let path = restore ?? Self.environment["MOCK_COLLAB_RESTORE"] {
-            guard let data = FileManager.default.contents(atPath: path) else { throw ValidationError("cannot read the snapshot file '\(path)'") }
+            guard let data = FileManager.default.contents(atPath: path) else {
+                let reason = FileManager.default.fileExists(atPath: path) ? "it is not readable" : "no such file"
+                throw ServeStartError(description: "cannot read the snapshot file '\(path)': \(reason)")
+            }
             configuration.restoreSnapshot = data
         }
         configuration.snapshotOnExit = snapshotOnExit ?? Self.environment["MOCK_COLLAB_SNAPSHOT_ON_EXIT"]
@@ -211,7 +214,8 @@ struct ServeCommand: AsyncParsableCommand {
         outbound.apply(to: &configuration)
 
         let server = try await MockCollabServer(configuration: configuration, logger: logger)
-        if server.usesDefaultTenant {
+        // Only when this start made it: a stored or restored state keeps its own users and passwords.
+        if server.createdDefaultTenant {
             logger.notice(
                 "default tenant: account 'demo', API key 'demo-api-key', named area 'demo-area'; users superadmin/superadmin, admin/admin, agent/agent"
             )
@@ -229,4 +233,10 @@ struct ServeCommand: AsyncParsableCommand {
         )
         try await group.run()
     }
+}
+
+/// A start that cannot go on: a file that cannot be read, a seed that does not load. Its reason is
+/// printed without the usage (the options were right), and the exit code is 1.
+struct ServeStartError: Error, CustomStringConvertible {
+    var description: String
 }

@@ -15,6 +15,8 @@ struct ProcessTests {
         let storage = "sqlite:\(directory.path)/state.sqlite"
         let first = try await ServerProcess(arguments: ["--storage", storage])
         #expect(first.standardOutput == "listening on http://127.0.0.1:\(first.port)\n")
+        // A start that makes the default tenant names its users.
+        try await first.waitForStandardError("default tenant: account 'demo'")
         let admin = AdminClient(baseURL: first.baseURL, credentials: .basic(username: "admin", password: "admin"))
         let acknowledged = try await withThrowingTaskGroup(of: String.self) { group in
             for index in 0..<100 {
@@ -31,10 +33,13 @@ struct ProcessTests {
         let reopened = AdminClient(baseURL: second.baseURL, credentials: .basic(username: "admin", password: "admin"))
         let stored = try await reopened.namedAreas.readMultiple(acknowledged)
         #expect(Set(stored.items?.compactMap(\.id) ?? []) == Set(acknowledged))
-        // The default tenant was not seeded a second time into the non-empty store.
+        // The default tenant was not seeded a second time into the non-empty store, nor announced with passwords it may no longer have.
         #expect(try await reopened.apiKeys.search().items?.count == 1)
         second.signal(SIGTERM)
         #expect(try await second.waitForExit() == 0)
+        // Its last line read, everything it logged before is read too.
+        try await second.waitForStandardError("stopped; storage closed")
+        #expect(!second.standardError.contains("default tenant"))
     }
 
     @Test("SIGTERM finishes the request in flight, closes the store and exits 0")

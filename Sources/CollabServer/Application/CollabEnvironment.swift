@@ -141,8 +141,10 @@ final class CollabEnvironment: Sendable {
 
     /// Applies the startup seed (or, with none configured, the default tenant to an empty store) and
     /// remembers the resulting password hashes for resets.
-    func applyStartupSeed(explicit: Bool) async throws {
-        if explicit || repository.isEmpty {
+    /// - Returns: Whether the seed was applied (with none configured: whether the default tenant was made).
+    func applyStartupSeed(explicit: Bool) async throws -> Bool {
+        let applies = explicit || repository.isEmpty
+        if applies {
             _ = try await apply(seed: startupSeed)
         }
         var hashes: [String: String] = [:]
@@ -150,6 +152,7 @@ final class CollabEnvironment: Sendable {
             if let hash = passwordHash(ofLoginName: username) { hashes[username] = hash }
         }
         startupHashes.withLock { $0 = hashes }
+        return applies
     }
 
     /// Applies a seed idempotently and atomically.

@@ -68,7 +68,8 @@ public final class MockCollabServer: Service {
         do {
             // A snapshot to start from comes before the seed (which then only adds to it).
             if let restore = configuration.restoreSnapshot { _ = try await environment.importSnapshot(from: restore) }
-            try await environment.applyStartupSeed(explicit: configuration.seed != nil)
+            let seeded = try await environment.applyStartupSeed(explicit: configuration.seed != nil)
+            self.createdDefaultTenant = seeded && configuration.seed == nil
             try await environment.sweepFiles()
         } catch {
             try? await repository.close()
@@ -78,6 +79,10 @@ public final class MockCollabServer: Service {
 
     /// Whether the default tenant is what the server started with.
     public var usesDefaultTenant: Bool { environment.configuration.seed == nil }
+
+    /// Whether this start made the default tenant (no seed, and an empty store: not a stored or
+    /// restored state, whose users keep their own passwords).
+    public let createdDefaultTenant: Bool
 
     /// Waits until the server listens and returns the bound port.
     public func waitUntilListening() async -> Int {

@@ -87,6 +87,12 @@ package final class ServerProcess: Sendable {
         throw ServerProcessError.timeout
     }
 
+    /// A test that fails before it stops its server leaves no process behind: a child still running when
+    /// the test's last reference goes is killed (a leftover `serve` kept the test process from exiting).
+    deinit {
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+    }
+
     /// Sends a signal.
     package func signal(_ signal: Int32) {
         kill(process.processIdentifier, signal)

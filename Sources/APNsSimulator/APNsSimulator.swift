@@ -214,7 +214,9 @@ public final class APNsSimulator: Service {
         return object["kid"] as? String
     }
 
-    private static let pushTypes: Set<String> = ["alert", "background", "voip", "complication", "fileprovider", "mdm", "liveactivity", "location", "pushtotalk"]
+    private static let pushTypes: Set<String> = [
+        "alert", "background", "voip", "complication", "fileprovider", "mdm", "liveactivity", "location", "pushtotalk",
+    ]
 
     private func handle(request: Request, token rawToken: String, body: Data, certificate: [UInt8]?) async -> Response {
         let token = rawToken.lowercased()
@@ -234,7 +236,9 @@ public final class APNsSimulator: Service {
             }
         }
         // Headers.
-        guard let pushType = request.headers[.init("apns-push-type")!], Self.pushTypes.contains(pushType) else { return reject(.badRequest, "InvalidPushType") }
+        guard let pushType = request.headers[.init("apns-push-type")!], Self.pushTypes.contains(pushType) else {
+            return reject(.badRequest, "InvalidPushType")
+        }
         guard let topic = request.headers[.init("apns-topic")!], !topic.isEmpty else { return reject(.badRequest, "MissingTopic") }
         let isVoIPTopic = topic.hasSuffix(".voip")
         if (pushType == "voip") != isVoIPTopic { return reject(.badRequest, "TopicDisallowed") }
@@ -266,8 +270,8 @@ public final class APNsSimulator: Service {
         }
         let apnsId = request.headers[.init("apns-id")!] ?? UUID().uuidString
         let push = SimulatedPush(
-            apnsId: apnsId, token: token, topic: topic, pushType: pushType, priority: priority, expiration: expiration, collapseId: collapseId, keyId: keyId,
-            authentication: certificateTopics == nil ? "token" : "certificate", payload: String(decoding: body, as: UTF8.self),
+            apnsId: apnsId, token: token, topic: topic, pushType: pushType, priority: priority, expiration: expiration, collapseId: collapseId,
+            keyId: keyId, authentication: certificateTopics == nil ? "token" : "certificate", payload: String(decoding: body, as: UTF8.self),
             receivedAt: Int64(now().timeIntervalSince1970 * 1000)
         )
         state.withLock { state in

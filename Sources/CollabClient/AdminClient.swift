@@ -75,7 +75,8 @@ public struct AdminClient: Sendable {
         ///   - account: The account to create.
         ///   - admin: Its first admin user.
         public func createWithNewAdmin(_ account: WebAccount, admin: WebUser) async throws(CollabClientError) -> WebAccountUserContainer {
-            try await client.transport.send("POST", base + "/createAccountWithNewAdmin", body: WebAccountUserContainer(account: account, adminUser: admin))
+            try await client.transport.send(
+                "POST", base + "/createAccountWithNewAdmin", body: WebAccountUserContainer(account: account, adminUser: admin))
         }
         /// Updates an account; a stale `version` is a conflict.
         /// - Parameters:
@@ -243,7 +244,8 @@ public struct AdminClient: Sendable {
         /// Logs in; the session cookie is kept by the transport and used from now on.
         public func login(username: String, password: String) async throws(CollabClientError) {
             client.transport.setCredentials(.none)
-            let _: WebLoginResult = try await client.transport.send("POST", base + "/login", body: WebLoginBody(username: username, password: password))
+            let _: WebLoginResult = try await client.transport.send(
+                "POST", base + "/login", body: WebLoginBody(username: username, password: password))
         }
         /// Ends the session.
         public func logout() async throws(CollabClientError) {

@@ -98,7 +98,8 @@ public final class AgentClient: AppClient {
     /// Logs in; the token is used for every further call.
     @discardableResult
     public func login(username: String, password: String) async throws(CollabClientError) -> AgentLoginResponse {
-        let response: AgentLoginResponse = try await transport.send("POST", "/agent/v1/login", body: AgentLoginRequest(username: username, password: password))
+        let response: AgentLoginResponse = try await transport.send(
+            "POST", "/agent/v1/login", body: AgentLoginRequest(username: username, password: password))
         transport.setCredentials(.bearer(response.token))
         login.withLock { $0 = response }
         return response
@@ -117,7 +118,8 @@ public final class AgentClient: AppClient {
 
     /// The queue, filtered by named areas (ids or site ids; empty: all), first queued first.
     public func queue(namedAreas: [String] = []) async throws(CollabClientError) -> [QueueView.Entry] {
-        let view: QueueView = try await transport.send("GET", "/agent/v1/queue", query: namedAreas.isEmpty ? [] : [("namedAreas", namedAreas.joined(separator: ","))])
+        let view: QueueView = try await transport.send(
+            "GET", "/agent/v1/queue", query: namedAreas.isEmpty ? [] : [("namedAreas", namedAreas.joined(separator: ","))])
         return view.entries
     }
 
@@ -158,15 +160,19 @@ public final class AgentClient: AppClient {
 
     /// Sends a message (internal ones only agents see).
     @discardableResult
-    public func send(_ text: String, in conversationId: String, internal: Bool = false, clientMessageId: String? = nil) async throws(CollabClientError) -> MessageView {
+    public func send(
+        _ text: String, in conversationId: String, internal: Bool = false, clientMessageId: String? = nil
+    ) async throws(CollabClientError) -> MessageView {
         try await transport.send(
-            "POST", "/agent/v1/conversations/\(conversationId)/messages", body: SendMessageRequest(text: text, clientMessageId: clientMessageId, internal: `internal`)
+            "POST", "/agent/v1/conversations/\(conversationId)/messages",
+            body: SendMessageRequest(text: text, clientMessageId: clientMessageId, internal: `internal`)
         )
     }
 
     /// Messages after `sequence`, oldest first.
     public func messages(in conversationId: String, after sequence: Int = 0, limit: Int = 100) async throws(CollabClientError) -> MessagePage {
-        try await transport.send("GET", "/agent/v1/conversations/\(conversationId)/messages", query: [("after", String(sequence)), ("limit", String(limit))])
+        try await transport.send(
+            "GET", "/agent/v1/conversations/\(conversationId)/messages", query: [("after", String(sequence)), ("limit", String(limit))])
     }
 
     /// Opens the agent's live event stream, its queue events filtered by named areas.

@@ -34,7 +34,8 @@ public struct ClientConfiguration: Sendable {
     ///   - tls: Trust, pins and client certificate for an `https://` server.
     public init(
         baseURL: String, apiKey: String, accessToken: String? = nil, namedArea: String? = nil, customCookies: [String: String] = [:],
-        deviceId: String, device: ClientStartRequest.Device = .init(os: "iOS", osVersion: "18.0", appId: "com.example.app", sdkVersion: "mock-collab"),
+        deviceId: String,
+        device: ClientStartRequest.Device = .init(os: "iOS", osVersion: "18.0", appId: "com.example.app", sdkVersion: "mock-collab"),
         preferences: any PreferencesStorage = MemoryPreferencesStorage.shared,
         tls: TLSOptions? = nil
     ) {

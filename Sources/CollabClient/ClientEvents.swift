@@ -195,7 +195,8 @@ final class ClientEventHub: Sendable {
         switch event.type {
         case "ui.visibility_request":
             let reason = UIRequestReason(pushType: event.detail?["reason"] ?? "")
-            let request = UIRequest(reason: reason, requestedByUser: false, conversationId: event.detail?["conversationId"], callId: event.detail?["callId"])
+            let request = UIRequest(
+                reason: reason, requestedByUser: false, conversationId: event.detail?["conversationId"], callId: event.detail?["callId"])
             emit(.showUIRequested(request))
         case "ui.hide_request":
             let reason = UIRequestReason(pushType: event.detail?["reason"] ?? "")

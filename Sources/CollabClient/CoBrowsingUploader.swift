@@ -39,7 +39,9 @@ public final class CoBrowsingUploader: Sendable {
     ///   - sessionId: The co-browsing session, accepted or started by the visitor.
     ///   - maxFps: The session's limit (`CoBrowsingSessionView.maxFps`).
     ///   - now: Milliseconds since the epoch; the system clock by default.
-    public init(client: VisitorClient, sessionId: String, maxFps: Int, now: @escaping @Sendable () -> Int64 = { Int64(Date().timeIntervalSince1970 * 1000) }) {
+    public init(
+        client: VisitorClient, sessionId: String, maxFps: Int, now: @escaping @Sendable () -> Int64 = { Int64(Date().timeIntervalSince1970 * 1000) }
+    ) {
         self.client = client
         self.sessionId = sessionId
         self.state = Mutex(State(maxFps: maxFps))
@@ -69,7 +71,8 @@ public final class CoBrowsingUploader: Sendable {
         case .send(let value): sequence = value
         }
         var headers = [
-            ("x-frame-sequence", String(sequence)), ("x-frame-capture-time", String(time)), ("x-frame-width", String(width)), ("x-frame-height", String(height)),
+            ("x-frame-sequence", String(sequence)), ("x-frame-capture-time", String(time)), ("x-frame-width", String(width)),
+            ("x-frame-height", String(height)),
         ]
         if !privateAreas.isEmpty, let json = try? JSONEncoder().encode(privateAreas) {
             headers.append(("x-private-areas", String(decoding: json, as: UTF8.self)))

@@ -6,7 +6,8 @@ public struct CollabClientError: Error, Sendable, Equatable, CustomStringConvert
     /// What kind of failure this is.
     public struct Code: Hashable, Sendable, CustomStringConvertible {
         private enum Value: String, Hashable, Sendable {
-            case authorization, forbidden, notFound, conflict, badRequest, payloadTooLarge, rateLimited, server, transport, decoding, pinMismatch, tlsSetup
+            case authorization, forbidden, notFound, conflict, badRequest, payloadTooLarge, rateLimited, server, transport, decoding, pinMismatch,
+                tlsSetup
         }
 
         private let value: Value

@@ -7,7 +7,9 @@ extension ControlClient {
     ///   - registrationId: Only this registration's deliveries.
     ///   - eventType: Only deliveries of this event.
     ///   - state: `PENDING`, `DELIVERED`, `FAILED` or `DROPPED`.
-    public func webhookDeliveries(registrationId: String? = nil, eventType: String? = nil, state: String? = nil) async throws(CollabClientError) -> [WebhookDelivery] {
+    public func webhookDeliveries(
+        registrationId: String? = nil, eventType: String? = nil, state: String? = nil
+    ) async throws(CollabClientError) -> [WebhookDelivery] {
         var query: [(String, String)] = []
         if let registrationId { query.append(("registrationId", registrationId)) }
         if let eventType { query.append(("eventType", eventType)) }

@@ -176,15 +176,19 @@ extension VisitorClient {
     /// Uploads a local file into a conversation, streamed from disk; the server sniffs its type and
     /// checks it against the file-manager restrictions.
     /// - Returns: The FILE message.
-    public func uploadFile(_ url: URL, named name: String? = nil, contentType: String? = nil, in conversationId: String) async throws(CollabClientError) -> MessageView {
+    public func uploadFile(
+        _ url: URL, named name: String? = nil, contentType: String? = nil, in conversationId: String
+    ) async throws(CollabClientError) -> MessageView {
         try await transport.uploadFile(
-            "/mobile/v1/conversations/\(conversationId)/files", name: name ?? url.lastPathComponent, contentType: contentType, length: try fileSize(url),
-            body: FileChunks(url: url)
+            "/mobile/v1/conversations/\(conversationId)/files", name: name ?? url.lastPathComponent, contentType: contentType,
+            length: try fileSize(url), body: FileChunks(url: url)
         )
     }
 
     /// Uploads bytes held in memory.
-    public func uploadFile(data: Data, named name: String, contentType: String? = nil, in conversationId: String) async throws(CollabClientError) -> MessageView {
+    public func uploadFile(
+        data: Data, named name: String, contentType: String? = nil, in conversationId: String
+    ) async throws(CollabClientError) -> MessageView {
         try await transport.uploadFile(
             "/mobile/v1/conversations/\(conversationId)/files", name: name, contentType: contentType, data: data
         )
@@ -210,8 +214,8 @@ extension AgentClient {
         _ url: URL, named name: String? = nil, contentType: String? = nil, internal: Bool = false, in conversationId: String
     ) async throws(CollabClientError) -> MessageView {
         try await transport.uploadFile(
-            "/agent/v1/conversations/\(conversationId)/files", name: name ?? url.lastPathComponent, contentType: contentType, length: try fileSize(url),
-            body: FileChunks(url: url), query: `internal` ? [("internal", "true")] : []
+            "/agent/v1/conversations/\(conversationId)/files", name: name ?? url.lastPathComponent, contentType: contentType,
+            length: try fileSize(url), body: FileChunks(url: url), query: `internal` ? [("internal", "true")] : []
         )
     }
 

@@ -42,7 +42,8 @@ public final class HTTPTransport: Sendable {
     ///   - timeout: Per-request deadline.
     ///   - tls: TLS trust, pins and client certificate for `https://` servers.
     public init(
-        baseURL: String, credentials: ClientCredentials = .none, client: HTTPClient = .collab, timeout: TimeAmount = .seconds(30), tls: TLSOptions? = nil
+        baseURL: String, credentials: ClientCredentials = .none, client: HTTPClient = .collab, timeout: TimeAmount = .seconds(30),
+        tls: TLSOptions? = nil
     ) {
         self.tls = tls
         self.baseURL = baseURL.hasSuffix("/") ? String(baseURL.dropLast()) : baseURL
@@ -126,7 +127,9 @@ public final class HTTPTransport: Sendable {
     }
 
     /// The same request through an in-process exchange (see ``InProcessExchange``): no socket.
-    private func exchange(_ request: HTTPClientRequest, body: Data?, through inProcess: any InProcessExchange) async throws(CollabClientError) -> RawResponse {
+    private func exchange(
+        _ request: HTTPClientRequest, body: Data?, through inProcess: any InProcessExchange
+    ) async throws(CollabClientError) -> RawResponse {
         let uri = String(request.url.dropFirst(baseURL.count))
         do {
             let response = try await inProcess.exchange(

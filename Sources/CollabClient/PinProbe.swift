@@ -15,7 +15,11 @@ struct Endpoint: Sendable {
     var isAddress: Bool { host.contains(":") || (!host.isEmpty && host.allSatisfy { $0.isNumber || $0 == "." }) }
 
     init?(url: String) {
-        guard let components = URLComponents(string: url), let scheme = components.scheme?.lowercased(), var host = components.host, !host.isEmpty else {
+        guard let components = URLComponents(string: url),
+            let scheme = components.scheme?.lowercased(),
+            var host = components.host,
+            !host.isEmpty
+        else {
             return nil
         }
         if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }

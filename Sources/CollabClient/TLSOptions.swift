@@ -56,7 +56,8 @@ public struct TLSOptions: Sendable {
             for file in trustedCAFiles { roots.append(.certificates(try NIOSSLCertificate.fromPEMFile(file))) }
             configuration.additionalTrustRoots = roots
         } catch {
-            throw CollabClientError(code: .tlsSetup, status: nil, message: "cannot read a trusted CA (\(trustedCAFiles.joined(separator: ", "))): \(error)")
+            throw CollabClientError(
+                code: .tlsSetup, status: nil, message: "cannot read a trusted CA (\(trustedCAFiles.joined(separator: ", "))): \(error)")
         }
         switch clientIdentity {
         case .none: break
@@ -65,7 +66,8 @@ public struct TLSOptions: Sendable {
                 configuration.certificateChain = try NIOSSLCertificate.fromPEMFile(certificateFile).map { .certificate($0) }
                 configuration.privateKey = .privateKey(try NIOSSLPrivateKey(file: keyFile, format: .pem))
             } catch {
-                throw CollabClientError(code: .tlsSetup, status: nil, message: "cannot read the client certificate \(certificateFile) / \(keyFile): \(error)")
+                throw CollabClientError(
+                    code: .tlsSetup, status: nil, message: "cannot read the client certificate \(certificateFile) / \(keyFile): \(error)")
             }
         case .pkcs12(let file, let password):
             do {

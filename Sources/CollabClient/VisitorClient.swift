@@ -116,8 +116,11 @@ public final class VisitorClient: AppClient {
     }
 
     /// Starts a conversation; it enters the queue of the named area (this call's, else the client's).
-    public func startConversation(topic: String? = nil, engagementType: String? = nil, namedArea: String? = nil) async throws(CollabClientError) -> ConversationView {
-        try await transport.send("POST", "/mobile/v1/conversations", body: StartConversationRequest(topic: topic, engagementType: engagementType, namedArea: namedArea))
+    public func startConversation(
+        topic: String? = nil, engagementType: String? = nil, namedArea: String? = nil
+    ) async throws(CollabClientError) -> ConversationView {
+        try await transport.send(
+            "POST", "/mobile/v1/conversations", body: StartConversationRequest(topic: topic, engagementType: engagementType, namedArea: namedArea))
     }
 
     /// One conversation.
@@ -165,11 +168,13 @@ public final class VisitorClient: AppClient {
     /// Sends a text message; a repeated `clientMessageId` does not duplicate it.
     @discardableResult
     public func send(_ text: String, in conversationId: String, clientMessageId: String? = nil) async throws(CollabClientError) -> MessageView {
-        try await transport.send("POST", "/mobile/v1/conversations/\(conversationId)/messages", body: SendMessageRequest(text: text, clientMessageId: clientMessageId))
+        try await transport.send(
+            "POST", "/mobile/v1/conversations/\(conversationId)/messages", body: SendMessageRequest(text: text, clientMessageId: clientMessageId))
     }
 
     /// Messages after `sequence`, oldest first.
     public func messages(in conversationId: String, after sequence: Int = 0, limit: Int = 100) async throws(CollabClientError) -> MessagePage {
-        try await transport.send("GET", "/mobile/v1/conversations/\(conversationId)/messages", query: [("after", String(sequence)), ("limit", String(limit))])
+        try await transport.send(
+            "GET", "/mobile/v1/conversations/\(conversationId)/messages", query: [("after", String(sequence)), ("limit", String(limit))])
     }
 }

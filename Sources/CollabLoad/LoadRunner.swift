@@ -47,7 +47,8 @@ public final class LoadRunner: Sendable {
     ///   are counted in the report.
     public func run(progressInterval: Duration = .seconds(1), progress: (@Sendable (LoadSnapshot) -> Void)? = nil) async throws -> LoadReport {
         try configuration.validate()
-        var pool = HTTPClient.Configuration.ConnectionPool(idleTimeout: .seconds(60), concurrentHTTP1ConnectionsPerHostSoftLimit: configuration.connections)
+        var pool = HTTPClient.Configuration.ConnectionPool(
+            idleTimeout: .seconds(60), concurrentHTTP1ConnectionsPerHostSoftLimit: configuration.connections)
         // A connection the server refuses is an error of the run, counted as such, not retried until the request's timeout.
         pool.retryConnectionEstablishment = false
         let http = HTTPClient(eventLoopGroupProvider: .singleton, configuration: .init(connectionPool: pool))
@@ -62,8 +63,8 @@ public final class LoadRunner: Sendable {
         let start = ContinuousClock.now
         let metrics = LoadMetrics(start: start)
         let context = LoadContext(
-            configuration: configuration, tls: tls, metrics: metrics, http: http, visitorsStop: visitorsStop, agentsStop: agentsStop, messages: PendingTimes(),
-            rings: PendingTimes(), timeouts: TimeoutWheel(origin: start)
+            configuration: configuration, tls: tls, metrics: metrics, http: http, visitorsStop: visitorsStop, agentsStop: agentsStop,
+            messages: PendingTimes(), rings: PendingTimes(), timeouts: TimeoutWheel(origin: start)
         )
         var random = SeededRandom(seed: configuration.seed)
         let roles = (0..<configuration.visitors).map { _ in VisitorRole.of(scenario: configuration.scenario, random: &random) }
@@ -124,7 +125,8 @@ public final class LoadRunner: Sendable {
         for role in roles { roleCounts[role, default: 0] += 1 }
         return LoadReport(
             configuration: .init(configuration, roles: roleCounts), startedAt: startedAt, endedAt: endedAt,
-            elapsedSeconds: LoadMetrics.seconds(end - start).rounded(toPlaces: 3), stoppedBy: interrupted.withLock { $0 } ? "interrupted" : completed.withLock { $0 } ? "completed" : "duration",
+            elapsedSeconds: LoadMetrics.seconds(end - start).rounded(toPlaces: 3),
+            stoppedBy: interrupted.withLock { $0 } ? "interrupted" : completed.withLock { $0 } ? "completed" : "duration",
             operations: figures.operations, errors: figures.errors, counters: figures.counters, timeline: figures.timeline, server: server,
             serverUnavailable: server == nil ? serverUnavailable : nil
         )

@@ -57,7 +57,8 @@ final class FCMSink: Sendable {
         let assertion = try await signer.sign(
             Assertion(
                 iss: IssuerClaim(value: settings.clientEmail), scope: "https://www.googleapis.com/auth/firebase.messaging",
-                aud: AudienceClaim(value: [settings.effectiveTokenURL]), iat: IssuedAtClaim(value: issued), exp: ExpirationClaim(value: issued.addingTimeInterval(3600))
+                aud: AudienceClaim(value: [settings.effectiveTokenURL]), iat: IssuedAtClaim(value: issued),
+                exp: ExpirationClaim(value: issued.addingTimeInterval(3600))
             )
         )
         var request = HTTPClientRequest(url: settings.effectiveTokenURL)
@@ -105,7 +106,9 @@ final class FCMSink: Sendable {
             case 200: return SinkResult(outcome: .delivered, attempt: attempt)
             case 404: return SinkResult(outcome: .unregistered, attempt: attempt)
             case 400 where errorCode == "UNREGISTERED" || errorCode == "INVALID_ARGUMENT": return SinkResult(outcome: .unregistered, attempt: attempt)
-            case 401: return SinkResult(outcome: .retry, attempt: .init(timestamp: attempt.timestamp, sink: "fcm", status: 401, reason: "ExpiredAccessToken"))
+            case 401:
+                return SinkResult(
+                    outcome: .retry, attempt: .init(timestamp: attempt.timestamp, sink: "fcm", status: 401, reason: "ExpiredAccessToken"))
             case 429, 500...: return SinkResult(outcome: .retry, attempt: attempt)
             default: return SinkResult(outcome: .failed, attempt: attempt)
             }
@@ -117,7 +120,9 @@ final class FCMSink: Sendable {
 
     /// FCM's error code: `error.details[].errorCode`, else `error.status`.
     static func errorCode(in body: Data) -> String? {
-        guard let object = try? JSONSerialization.jsonObject(with: body) as? [String: Any], let error = object["error"] as? [String: Any] else { return nil }
+        guard let object = try? JSONSerialization.jsonObject(with: body) as? [String: Any],
+            let error = object["error"] as? [String: Any]
+        else { return nil }
         if let details = error["details"] as? [[String: Any]], let code = details.compactMap({ $0["errorCode"] as? String }).first { return code }
         return error["status"] as? String
     }

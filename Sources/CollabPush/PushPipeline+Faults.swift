@@ -48,7 +48,9 @@ extension PushPipeline {
     /// attempted, no retry is made). Returns whether one was injected.
     func applyInjectedFailure(to entry: OutboxEntry) -> Bool {
         guard let failure = faults.failure(for: entry) else { return false }
-        let attempt = OutboxEntry.Attempt(timestamp: entry.createdAt, sink: "fault", status: failure.status, reason: failure.reason, error: "injected by fault rule \(failure.ruleId)")
+        let attempt = OutboxEntry.Attempt(
+            timestamp: entry.createdAt, sink: "fault", status: failure.status, reason: failure.reason,
+            error: "injected by fault rule \(failure.ruleId)")
         outbox.update(id: entry.id) { $0.attempts.append(attempt) }
         if failure.unregistersToken {
             reject(entry)

@@ -34,7 +34,8 @@ public enum SeedLoader {
     private static func parseYAML(_ text: String) throws -> Seed {
         if let (line, column) = YAMLAnchorScanner.firstAnchorOrAlias(in: text) {
             throw CollabError.badRequest(
-                "invalid seed: YAML anchors and aliases (& and *) are not supported (line \(line), column \(column)); quote a value that starts with & or *"
+                "invalid seed: YAML anchors and aliases (& and *) are not supported (line \(line), column \(column)); "
+                    + "quote a value that starts with & or *"
             )
         }
         let parser = try Parser(yaml: text)

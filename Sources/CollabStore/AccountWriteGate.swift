@@ -140,7 +140,8 @@ final class AccountWriteGate: Sendable {
     /// then hands the next batch to a waiting write. When the batch never opened, the waiting writes
     /// fail with the same error instead of each waiting out its own attempt.
     func finish(_ error: (any Error)?, opened: Bool) {
-        let (joined, next, failed): ([CheckedContinuation<(any Error)?, Never>], CheckedContinuation<Role, Never>?, [CheckedContinuation<Role, Never>]) =
+        let (joined, next, failed):
+            ([CheckedContinuation<(any Error)?, Never>], CheckedContinuation<Role, Never>?, [CheckedContinuation<Role, Never>]) =
             state.withLock { state in
                 let joined = state.joined
                 state.joined = []

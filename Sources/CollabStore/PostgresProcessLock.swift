@@ -77,7 +77,9 @@ actor PostgresProcessLock {
                 return nil
             }
             var current: Int64 = -1
-            for try await value in try await connection.query("SELECT generation FROM mock_collab_owner WHERE id = 1", logger: logger).decode(Int64.self) {
+            for try await value in try await connection.query("SELECT generation FROM mock_collab_owner WHERE id = 1", logger: logger)
+                .decode(Int64.self)
+            {
                 current = value
             }
             guard current == generation else {

@@ -40,7 +40,9 @@ extension PostgresStore: ChangeLog {
         }
     }
 
-    private func transaction<Result: Sendable>(_ scope: ChangeLogScope, _ body: (any ChangeLogTransaction) async throws -> Result) async throws -> Result {
+    private func transaction<Result: Sendable>(
+        _ scope: ChangeLogScope, _ body: (any ChangeLogTransaction) async throws -> Result
+    ) async throws -> Result {
         let logger = self.logger
         do {
             return try await client.withTransaction(logger: logger) { connection in

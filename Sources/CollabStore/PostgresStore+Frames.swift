@@ -26,7 +26,8 @@ extension PostgresStore {
         try await client.query(
             """
             WITH stored AS (
-                INSERT INTO mock_collab_frames (session_id, account_id, seq, origin, frame) VALUES (\(sessionId), \(accountId), \(sequence), \(origin), \(wire))
+                INSERT INTO mock_collab_frames (session_id, account_id, seq, origin, frame)
+                VALUES (\(sessionId), \(accountId), \(sequence), \(origin), \(wire))
                 ON CONFLICT (session_id) DO UPDATE SET seq = EXCLUDED.seq, origin = EXCLUDED.origin, frame = EXCLUDED.frame
                 WHERE mock_collab_frames.seq < EXCLUDED.seq
                 RETURNING session_id

@@ -418,9 +418,11 @@ public enum PostgresStoreError: Error, CustomStringConvertible {
         case .newerSchema(let found, let supported):
             "the database has schema version \(found), newer than this build supports (\(supported)); use a newer mock-collab"
         case .inUse(let location):
-            "another mock-collab process is serving from the PostgreSQL database at \(location); start every process with --cluster to run replicas on one database"
+            "another mock-collab process is serving from the PostgreSQL database at \(location); "
+                + "start every process with --cluster to run replicas on one database"
         case .servedAlone(let location):
-            "a mock-collab process without --cluster is serving from the PostgreSQL database at \(location); stop it, or start every process with --cluster"
+            "a mock-collab process without --cluster is serving from the PostgreSQL database at \(location); "
+                + "stop it, or start every process with --cluster"
         case .corruptRow: "the database holds a row that cannot be read"
         }
     }

@@ -111,7 +111,9 @@ struct FrameStreamOptions: ParsableArguments {
                 group.addTask {
                     // Spread the devices over one frame interval.
                     try await Task.sleep(for: interval * Double(index) / Double(urls.count))
-                    try await WebSocketClient.connect(url: target.url, configuration: .init(maxFrameSize: 1 << 20), logger: logger) { inbound, outbound, _ in
+                    try await WebSocketClient.connect(
+                        url: target.url, configuration: .init(maxFrameSize: 1 << 20), logger: logger
+                    ) { inbound, outbound, _ in
                         var iterator = inbound.messages(maxSize: 1 << 20).makeAsyncIterator()
                         var sequence: UInt32 = 0
                         var next = ContinuousClock.now
@@ -143,7 +145,8 @@ struct FrameStreamOptions: ParsableArguments {
         }
         let sorted = latencies.all.sorted()
         func percentile(_ p: Double) -> Int { sorted.isEmpty ? 0 : sorted[min(sorted.count - 1, Int(Double(sorted.count - 1) * p))] }
-        return StepResult(frames: sorted.count, throttled: latencies.throttledCount, p50: percentile(0.5), p99: percentile(0.99), max: sorted.last ?? 0)
+        return StepResult(
+            frames: sorted.count, throttled: latencies.throttledCount, p50: percentile(0.5), p99: percentile(0.99), max: sorted.last ?? 0)
     }
 }
 
@@ -151,7 +154,8 @@ struct FrameStreamOptions: ParsableArguments {
 /// WebSocket route that acknowledges every binary message, and `GET /fixed`, a fixed JSON answer.
 struct BenchSinkCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "sink", abstract: "A bare Hummingbird app: WebSocket /sink acknowledges binary messages, GET /fixed answers a fixed body.", shouldDisplay: false
+        commandName: "sink", abstract: "A bare Hummingbird app: WebSocket /sink acknowledges binary messages, GET /fixed answers a fixed body.",
+        shouldDisplay: false
     )
 
     @Option(help: "File whose bytes GET /fixed answers (JSON).")
@@ -178,7 +182,9 @@ struct BenchSinkCommand: AsyncParsableCommand {
         let app = Application(
             router: router, server: .http1WebSocketUpgrade(webSocketRouter: router, configuration: .init(ws: .init(maxFrameSize: 1 << 20))),
             configuration: .init(address: .hostname("127.0.0.1", port: port)),
-            onServerRunning: { channel in FileHandle.standardOutput.write(Data("listening on http://127.0.0.1:\(channel.localAddress?.port ?? 0)\n".utf8)) },
+            onServerRunning: { channel in
+                FileHandle.standardOutput.write(Data("listening on http://127.0.0.1:\(channel.localAddress?.port ?? 0)\n".utf8))
+            },
             logger: logger
         )
         try await app.runService()
@@ -189,7 +195,8 @@ struct BenchSinkCommand: AsyncParsableCommand {
 /// frame every `1/fps` s and reading its acknowledgement — as the yardstick for the load tool's own
 /// weight per simulated device (compare CPU time and peak RSS of the two processes).
 struct BenchWSClientsCommand: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "wsclients", abstract: "A plain WebSocket client loop (the load tool's yardstick).", shouldDisplay: false)
+    static let configuration = CommandConfiguration(
+        commandName: "wsclients", abstract: "A plain WebSocket client loop (the load tool's yardstick).", shouldDisplay: false)
 
     @Option(help: "WebSocket URL of a sink.")
     var url: String

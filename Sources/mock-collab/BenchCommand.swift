@@ -42,7 +42,8 @@ struct BenchPushCommand: AsyncParsableCommand {
     func run() async throws {
         var results: [String: Double] = [:]
         let key = NotificationKey(id: "bench", material: PushEncryption.makeKeyMaterial(), createdAt: 0)
-        var content = PushContent(type: .newMessage, title: "Agent Smith", text: String(repeating: "A typical chat message. ", count: 6), conversationId: "c", timestamp: 0)
+        var content = PushContent(
+            type: .newMessage, title: "Agent Smith", text: String(repeating: "A typical chat message. ", count: 6), conversationId: "c", timestamp: 0)
         content.messageId = "m"
         content.senderName = "Agent Smith"
         for version in PushVersion.allCases {
@@ -60,13 +61,14 @@ struct BenchPushCommand: AsyncParsableCommand {
         logger.logLevel = .critical
         let providerKey = P256.Signing.PrivateKey()
         let simulator = try APNsSimulator(
-            configuration: APNsSimulatorConfiguration(teamId: "TEAM123456", keys: ["KEY1234567": providerKey.publicKey.pemRepresentation], capacity: deliver + 10),
+            configuration: APNsSimulatorConfiguration(
+                teamId: "TEAM123456", keys: ["KEY1234567": providerKey.publicKey.pemRepresentation], capacity: deliver + 10),
             logger: logger
         )
         let clock = SystemBenchClock()
         let device = BenchDevices(apns: PushSettings.APNs(
-            teamId: "TEAM123456", keyId: "KEY1234567", privateKeyPEM: providerKey.pemRepresentation, topic: "com.example.bench", environment: "custom",
-            customURL: nil, insecureTLS: true
+            teamId: "TEAM123456", keyId: "KEY1234567", privateKeyPEM: providerKey.pemRepresentation, topic: "com.example.bench",
+            environment: "custom", customURL: nil, insecureTLS: true
         ))
         let pipeline = PushPipeline(
             clock: clock, outboxCapacity: deliver + 10, settings: .init(maxAttempts: 1, maxConcurrentDeliveries: concurrency), logger: logger
@@ -120,8 +122,8 @@ final class BenchDevices: Sendable {
     init(apns: PushSettings.APNs) {
         settings = Mutex(PushSettings(id: "bench", apns: apns))
         var device = Device(
-            id: "p:d", accountId: "bench", personId: "p", deviceId: "d", device: DeviceInfo(os: "iOS", appId: "com.example.bench"), version: .encryptedService,
-            apnsEnvironment: "sandbox", registeredAt: 0
+            id: "p:d", accountId: "bench", personId: "p", deviceId: "d", device: DeviceInfo(os: "iOS", appId: "com.example.bench"),
+            version: .encryptedService, apnsEnvironment: "sandbox", registeredAt: 0
         )
         device.apnsToken = String(repeating: "ab", count: 32)
         device.keys = NotificationKeyRing(current: NotificationKey(id: "k", material: PushEncryption.makeKeyMaterial(), createdAt: 0))

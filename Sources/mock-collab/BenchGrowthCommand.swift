@@ -83,7 +83,10 @@ struct BenchGrowthCommand: AsyncParsableCommand {
         }
         print(String(format: "fill\t%d visitors in %.1f s (%.0f visitors/s, 4 requests each)", visitors, fillSeconds, Double(visitors) / fillSeconds))
         if let rssBefore, let rssAfter {
-            print(String(format: "rss\t%.1f MB before, %.1f MB after: %.1f KB per visitor", rssBefore / 1024, rssAfter / 1024, (rssAfter - rssBefore) / Double(visitors)))
+            print(
+                String(
+                    format: "rss\t%.1f MB before, %.1f MB after: %.1f KB per visitor", rssBefore / 1024, rssAfter / 1024,
+                    (rssAfter - rssBefore) / Double(visitors)))
         }
         if twoAccounts { try await measureTwoAccounts(http: http) }
     }
@@ -152,13 +155,16 @@ struct BenchGrowthCommand: AsyncParsableCommand {
             ("agent message + push", { i in _ = try await fixture.agent.send("reply \(i)", in: fixture.pushConversation(i)) }),
             ("conversation create (new visitor)", { _ in
                 let n = newVisitors.add(1, ordering: .relaxed).newValue
-                let visitor = VisitorClient(configuration: ClientConfiguration(baseURL: url, apiKey: "demo-api-key", deviceId: "growth-new-\(run)-\(n)"), client: http)
+                let visitor = VisitorClient(
+                    configuration: ClientConfiguration(baseURL: url, apiKey: "demo-api-key", deviceId: "growth-new-\(run)-\(n)"), client: http)
                 try await visitor.start(liveEvents: false)
                 _ = try await visitor.startConversation(topic: "new")
             }),
             ("agent queue page (50)", { _ in _ = try await fixture.queue.send("GET", "/agent/v1/queue", query: [("limit", "50")]) as QueueView }),
             ("Web API read (getCurrentAccount)", { _ in _ = try await fixture.admin.accounts.current() }),
-            ("token registration", { i in try await fixture.pushRegistration.register(apnsToken: Self.token(1_000_000 + i % 1000), version: .encrypted) }),
+            ("token registration", { i in
+                try await fixture.pushRegistration.register(apnsToken: Self.token(1_000_000 + i % 1000), version: .encrypted)
+            }),
         ]
         var results: [(String, Result)] = []
         for (name, operation) in measured {

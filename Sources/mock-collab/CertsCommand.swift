@@ -87,7 +87,9 @@ struct CertsCommand: AsyncParsableCommand {
     static func format(ip bytes: [UInt8]) -> String {
         if bytes.count == 4 { return bytes.map(String.init).joined(separator: ".") }
         var groups: [String] = []
-        for index in stride(from: 0, to: bytes.count, by: 2) { groups.append(String(UInt16(bytes[index]) << 8 | UInt16(bytes[index + 1]), radix: 16)) }
+        for index in stride(from: 0, to: bytes.count, by: 2) {
+            groups.append(String(UInt16(bytes[index]) << 8 | UInt16(bytes[index + 1]), radix: 16))
+        }
         // RFC 5952: the longest run of two or more zero groups becomes "::".
         var best = (start: -1, length: 0)
         var index = 0
@@ -160,7 +162,12 @@ struct CertsCommand: AsyncParsableCommand {
         @Argument(help: "The client's name (the certificate's CN), e.g. device-1.")
         var name: String
 
-        @Option(help: "Password of the .p12 (PBE-SHA1-3DES, SHA-1 MAC: the legacy encryption iOS reads); no .p12 without it (MOCK_COLLAB_P12_PASSWORD).")
+        @Option(
+            help: """
+                Password of the .p12 (PBE-SHA1-3DES, SHA-1 MAC: the legacy encryption iOS reads); \
+                no .p12 without it (MOCK_COLLAB_P12_PASSWORD).
+                """
+        )
         var password: String?
 
         struct Issued: Codable {
@@ -177,8 +184,8 @@ struct CertsCommand: AsyncParsableCommand {
                 let pkcs12Password = password ?? ProcessInfo.processInfo.environment["MOCK_COLLAB_P12_PASSWORD"]
                 let (identity, files) = try directory.issueClient(name: name, pkcs12Password: pkcs12Password)
                 let issued = Issued(
-                    subject: identity.subject, certificate: absolute(files.certificate),
-                    privateKey: absolute(files.privateKey), pkcs12: files.pkcs12.map(absolute), authorityPEM: absolute(directory.authorityCertificatePath)
+                    subject: identity.subject, certificate: absolute(files.certificate), privateKey: absolute(files.privateKey),
+                    pkcs12: files.pkcs12.map(absolute), authorityPEM: absolute(directory.authorityCertificatePath)
                 )
                 if location.json {
                     let encoder = JSONEncoder()

@@ -7,7 +7,8 @@ struct MockCollabCommand: AsyncParsableCommand {
         commandName: "mock-collab",
         abstract: "A local, stateful stand-in for a Collaboration Server (Web API v4 subset, mobile and agent APIs).",
         subcommands: [
-            ServeCommand.self, CertsCommand.self, LoadCommand.self, VisitorCommand.self, APNsSimCommand.self, BenchCommand.self, DocsCommand.self, SeedCommand.self,
+            ServeCommand.self, CertsCommand.self, LoadCommand.self, VisitorCommand.self, APNsSimCommand.self, BenchCommand.self, DocsCommand.self,
+            SeedCommand.self,
         ],
         defaultSubcommand: ServeCommand.self
     )

@@ -216,9 +216,10 @@ struct ServeCommand: AsyncParsableCommand {
         let server = try await MockCollabServer(configuration: configuration, logger: logger)
         // Only when this start made it: a stored or restored state keeps its own users and passwords.
         if server.createdDefaultTenant {
-            logger.notice(
-                "default tenant: account 'demo', API key 'demo-api-key', named area 'demo-area'; users superadmin/superadmin, admin/admin, agent/agent"
-            )
+            let message =
+                "default tenant: account 'demo', API key 'demo-api-key', named area 'demo-area'; "
+                + "users superadmin/superadmin, admin/admin, agent/agent"
+            logger.notice("\(message)")
         }
         let scheme = server.scheme
         server.whenListening { [server] host, port in

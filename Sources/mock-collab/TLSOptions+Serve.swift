@@ -8,10 +8,20 @@ import Foundation
 struct TLSLocationOptions: ParsableArguments {
     private static let environment = ProcessInfo.processInfo.environment
 
-    @Option(help: "Directory for the development CA and certificates (under tls/); default: the SQLite file's directory, else ./.mock-collab (MOCK_COLLAB_DATA_DIR).")
+    @Option(
+        help: """
+            Directory for the development CA and certificates (under tls/); \
+            default: the SQLite file's directory, else ./.mock-collab (MOCK_COLLAB_DATA_DIR).
+            """
+    )
     var dataDir: String?
 
-    @Option(help: "Comma-separated DNS names and IP addresses for the server certificate; default: localhost, 127.0.0.1, ::1 and the host name (MOCK_COLLAB_TLS_NAMES).")
+    @Option(
+        help: """
+            Comma-separated DNS names and IP addresses for the server certificate; \
+            default: localhost, 127.0.0.1, ::1 and the host name (MOCK_COLLAB_TLS_NAMES).
+            """
+    )
     var tlsNames: String?
 
     /// The data directory for a storage setting.
@@ -54,7 +64,12 @@ struct ServeTLSOptions: ParsableArguments {
     @Option(help: "The private key for --tls-cert, PEM (MOCK_COLLAB_TLS_KEY).")
     var tlsKey: String?
 
-    @Option(help: "Mutual TLS: none, optional (the device API answers 401 without a certificate) or required (the handshake fails without one) (MOCK_COLLAB_CLIENT_AUTH).")
+    @Option(
+        help: """
+            Mutual TLS: none, optional (the device API answers 401 without a certificate) \
+            or required (the handshake fails without one) (MOCK_COLLAB_CLIENT_AUTH).
+            """
+    )
     var clientAuth: String = environment["MOCK_COLLAB_CLIENT_AUTH"] ?? "none"
 
     @Option(help: "CA certificate (PEM) client certificates must chain to; default: the development CA (MOCK_COLLAB_CLIENT_CA).")

@@ -237,7 +237,8 @@ actor VisitorSession {
         guard let uploader else { return }
         frameNumber += 1
         let (width, height) = (160, 100)
-        let outcome = try await uploader.submit(image: TestPattern.png(width: width, height: height, shade: frameNumber), width: width, height: height)
+        let outcome = try await uploader.submit(
+            image: TestPattern.png(width: width, height: height, shade: frameNumber), width: width, height: height)
         var line: [String: Any] = ["type": "result", "command": "frame", "sessionId": uploader.sessionId, "width": width, "height": height]
         switch outcome {
         case .sent(let ack): line["ack"] = ack.type

@@ -94,7 +94,8 @@ public struct FileRestrictions: Sendable, Equatable {
         if !allowedExtensions.isEmpty {
             guard let ext, allowedExtensions.contains(ext) else {
                 throw FileRefusal(
-                    .typeNotAllowed, "only files with the extensions \(allowedExtensions.sorted().map { "." + $0 }.joined(separator: ", ")) are allowed"
+                    .typeNotAllowed,
+                    "only files with the extensions \(allowedExtensions.sorted().map { "." + $0 }.joined(separator: ", ")) are allowed"
                 )
             }
         }

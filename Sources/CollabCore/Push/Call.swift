@@ -245,15 +245,21 @@ public struct PushSettings: Sendable, Codable, Equatable, Identifiable {
                 }
                 guard certificate.password.count <= 1024 else { throw .badRequest("apns.certificate.password is too long") }
             }
-            guard ["sandbox", "production", "custom"].contains(apns.environment) else { throw .badRequest("apns.environment must be sandbox, production or custom") }
+            guard ["sandbox", "production", "custom"].contains(apns.environment) else {
+                throw .badRequest("apns.environment must be sandbox, production or custom")
+            }
             if apns.environment == "custom" {
-                guard let url = apns.customURL, url.hasPrefix("https://") || url.hasPrefix("http://") else { throw .badRequest("apns.customURL must be an http(s) URL") }
+                guard let url = apns.customURL, url.hasPrefix("https://") || url.hasPrefix("http://") else {
+                    throw .badRequest("apns.customURL must be an http(s) URL")
+                }
             }
         }
         if let fcm {
             guard !fcm.projectId.isEmpty, fcm.projectId.count <= 100 else { throw .badRequest("fcm.projectId is required") }
             guard fcm.clientEmail.contains("@") else { throw .badRequest("fcm.clientEmail must be the service account's email") }
-            guard fcm.privateKeyPEM.contains("PRIVATE KEY"), fcm.privateKeyPEM.count < 16 * 1024 else { throw .badRequest("fcm.privateKeyPEM must be a PEM private key") }
+            guard fcm.privateKeyPEM.contains("PRIVATE KEY"), fcm.privateKeyPEM.count < 16 * 1024 else {
+                throw .badRequest("fcm.privateKeyPEM must be a PEM private key")
+            }
             for url in [fcm.tokenURL, fcm.endpoint].compactMap({ $0 }) where !(url.hasPrefix("https://") || url.hasPrefix("http://")) {
                 throw .badRequest("fcm URLs must be http(s) URLs")
             }

@@ -96,7 +96,9 @@ public enum PushComposer {
         }
         switch transport {
         case .apnsVoIP:
-            return ComposedPush(transport: transport, pushType: "voip", priority: 10, collapseId: nil, payload: try json(["unblu": .object(unblu)]), keyId: keyId, truncated: false)
+            return ComposedPush(
+                transport: transport, pushType: "voip", priority: 10, collapseId: nil, payload: try json(["unblu": .object(unblu)]), keyId: keyId,
+                truncated: false)
         case .fcm:
             // FCM data values are strings: the Unblu part travels as one JSON string.
             let data: [String: JSONValue] = ["unblu": .string(String(decoding: try json(unblu), as: UTF8.self))]

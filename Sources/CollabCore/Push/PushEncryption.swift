@@ -12,7 +12,9 @@ public enum PushEncryption {
 
     /// Seals `plaintext` with the base64 key material.
     public static func seal(_ plaintext: Data, keyMaterial: String) throws(CollabError) -> String {
-        guard let keyData = Data(base64Encoded: keyMaterial), keyData.count == 32 else { throw CollabError(.internalError, "notification key is not 256 bits") }
+        guard let keyData = Data(base64Encoded: keyMaterial), keyData.count == 32 else {
+            throw CollabError(.internalError, "notification key is not 256 bits")
+        }
         do {
             guard let combined = try AES.GCM.seal(plaintext, using: SymmetricKey(data: keyData)).combined else {
                 throw CollabError(.internalError, "sealing produced no combined box")

@@ -156,7 +156,10 @@ public struct Seed: Sendable, Codable, Equatable {
         public var lastName: String?
         public var displayName: String?
         public var email: String?
-        public init(sourceId: String, personType: Person.PersonType? = nil, firstName: String? = nil, lastName: String? = nil, displayName: String? = nil, email: String? = nil) {
+        public init(
+            sourceId: String, personType: Person.PersonType? = nil, firstName: String? = nil, lastName: String? = nil, displayName: String? = nil,
+            email: String? = nil
+        ) {
             self.sourceId = sourceId
             self.personType = personType
             self.firstName = firstName

@@ -102,7 +102,8 @@ extension Snapshot {
             let files: [Any] = data.files.map { file in
                 ["conversationId": file.conversationId, "id": file.fileId, "content": file.bytes.base64EncodedString()] as [String: Any]
             }
-            accountObjects.append(["account": try object(StoredRecord(encoding: data.account).body), "records": records, "files": files] as [String: Any])
+            accountObjects.append(
+                ["account": try object(StoredRecord(encoding: data.account).body), "records": records, "files": files] as [String: Any])
         }
         var document: [String: Any] = [
             "format": Self.formatName, "version": Self.currentVersion, "scope": scope.rawValue, "secrets": secrets.rawValue, "takenAt": takenAt,

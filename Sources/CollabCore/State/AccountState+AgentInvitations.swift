@@ -7,7 +7,9 @@ extension AccountState {
         for principal: Principal, context: OperationContext, changes: inout ChangeSet
     ) throws(CollabError) -> Invitation {
         let (conversation, existing) = try invitableConversation(conversationId, comment: comment, for: principal, now: context.now)
-        guard isAgent(agentPersonId, accountId: conversation.accountId) else { throw .badRequest("person \(agentPersonId) is not an agent of this account") }
+        guard isAgent(agentPersonId, accountId: conversation.accountId) else {
+            throw .badRequest("person \(agentPersonId) is not an agent of this account")
+        }
         if kind == .agentForwarding {
             for var open in existing where open.kind == .agentForwarding && open.state(at: context.now) == .open {
                 open.state = .revoked
@@ -75,7 +77,8 @@ extension AccountState {
         guard invitation.state(at: context.now) == .open else { throw .conflict("the invitation is \(invitation.state(at: context.now).rawValue)") }
         var conversation: Conversation
         if invitation.kind == .agentForwarding {
-            conversation = try setAssignee(invitation.conversationId, personId: agentPersonId, accountId: accountId, context: context, changes: &changes)
+            conversation = try setAssignee(
+                invitation.conversationId, personId: agentPersonId, accountId: accountId, context: context, changes: &changes)
         } else {
             conversation = try ownConversation(invitation.conversationId, accountId: accountId)
             guard conversation.state != .ended, conversation.state != .offboarding else { throw .conflict("the conversation has ended") }

@@ -22,7 +22,9 @@ extension AccountState {
     /// The bot that onboards a new conversation's visitor: the active onboarding bot with the lowest
     /// `onboardingOrder` (then the oldest id), when the conversation has a visitor.
     func onboardingBot(for conversation: Conversation) -> DialogBot? {
-        guard let visitor = conversation.participants.first(where: { $0.type == .contextPerson }), persons[visitor.personId]?.personType != .agent else { return nil }
+        guard let visitor = conversation.participants.first(where: { $0.type == .contextPerson }),
+            persons[visitor.personId]?.personType != .agent
+        else { return nil }
         let bots = bots
         return bots.ids("ONBOARDING", "true").compactMap { bots[$0] }
             .min { ($0.onboardingOrder ?? 0, $0.creationTimestamp, $0.id) < ($1.onboardingOrder ?? 0, $1.creationTimestamp, $1.id) }
@@ -73,7 +75,9 @@ extension AccountState {
     /// Records the bot's answer to an onboarding offer: accepted, the dialog opens; refused (or not
     /// answered), the conversation is handed over to its queue. Returns the dialog, or nil when it is
     /// no longer offered.
-    public mutating func answerOnboardingOffer(token: String, accepted: Bool, context: OperationContext, changes: inout ChangeSet) throws(CollabError) -> BotDialog? {
+    public mutating func answerOnboardingOffer(
+        token: String, accepted: Bool, context: OperationContext, changes: inout ChangeSet
+    ) throws(CollabError) -> BotDialog? {
         guard var dialog = botDialogs[token], dialog.state == .offered else { return nil }
         if accepted {
             dialog.state = .open
@@ -99,8 +103,8 @@ extension AccountState {
         let dialog = try botDialog(token: token, for: principal)
         guard dialog.state == .open else { throw .conflict("the bot dialog is \(dialog.state.rawValue)") }
         return try postMessage(
-            dialog.conversationId, senderPersonId: dialog.botPersonId, text: text, clientMessageId: nil, isInternal: false, accountId: dialog.accountId,
-            question: question.map { BotQuestion(type: $0) }, context: context, changes: &changes
+            dialog.conversationId, senderPersonId: dialog.botPersonId, text: text, clientMessageId: nil, isInternal: false,
+            accountId: dialog.accountId, question: question.map { BotQuestion(type: $0) }, context: context, changes: &changes
         )
     }
 
@@ -154,7 +158,8 @@ extension AccountState {
             emit(.conversationUnassigned, conversation, context: context, changes: &changes)
         case .aborted:
             _ = try endConversation(
-                conversation.id, by: dialog.botPersonId, reason: .canceled, comment: nil, accountId: conversation.accountId, context: context, changes: &changes
+                conversation.id, by: dialog.botPersonId, reason: .canceled, comment: nil, accountId: conversation.accountId, context: context,
+                changes: &changes
             )
         }
         return dialog

@@ -45,8 +45,8 @@ extension AccountState {
             throw .conflict("the conversation already has a call")
         }
         var call = Call(
-            id: CallID.make(context.ids), accountId: accountId, conversationId: conversationId, callType: callType, initiatorPersonId: initiatorPersonId,
-            initiationTimestamp: context.now, timeoutAt: context.now + max(1_000, timeout)
+            id: CallID.make(context.ids), accountId: accountId, conversationId: conversationId, callType: callType,
+            initiatorPersonId: initiatorPersonId, initiationTimestamp: context.now, timeoutAt: context.now + max(1_000, timeout)
         )
         let configuration = configuration(of: conversation)
         let provider = configuration.value(for: CallServiceProvider.propertyKey)?.value.uppercased()
@@ -58,8 +58,8 @@ extension AccountState {
         for callee in callees {
             call.participations.append(CallParticipation(personId: callee, ringingTimestamp: context.now))
             var content = PushContent(
-                type: .incomingCall, title: callerName, text: callType == .video ? "Incoming video call" : "Incoming call", conversationId: conversationId,
-                timestamp: context.now
+                type: .incomingCall, title: callerName, text: callType == .video ? "Incoming video call" : "Incoming call",
+                conversationId: conversationId, timestamp: context.now
             )
             content.callId = call.id
             content.callType = callType.rawValue
@@ -107,7 +107,9 @@ extension AccountState {
     }
 
     /// A callee declines: the call ends (DECLINED) and every device that rang gets a revoke.
-    public mutating func declineCall(_ id: String, personId: String, accountId: String, context: OperationContext, changes: inout ChangeSet) throws(CollabError) -> Call {
+    public mutating func declineCall(
+        _ id: String, personId: String, accountId: String, context: OperationContext, changes: inout ChangeSet
+    ) throws(CollabError) -> Call {
         var call = try self.call(id, accountId: accountId)
         guard let index = call.participations.firstIndex(where: { $0.personId == personId && $0.personId != call.initiatorPersonId }) else {
             throw .forbidden("this call is not for you")
@@ -123,7 +125,9 @@ extension AccountState {
     }
 
     /// A participant ends the call. A caller who hangs up before anyone answered leaves a missed call.
-    public mutating func endCall(_ id: String, personId: String, accountId: String, context: OperationContext, changes: inout ChangeSet) throws(CollabError) -> Call {
+    public mutating func endCall(
+        _ id: String, personId: String, accountId: String, context: OperationContext, changes: inout ChangeSet
+    ) throws(CollabError) -> Call {
         var call = try self.call(id, accountId: accountId)
         guard call.participations.contains(where: { $0.personId == personId }) else { throw .forbidden("you are not in this call") }
         guard call.state != .ended else { throw .conflict("the call has already ended") }
@@ -162,21 +166,26 @@ extension AccountState {
     private mutating func miss(
         _ call: inout Call, reason: String, participationReason: String, context: OperationContext, changes: inout ChangeSet
     ) throws(CollabError) {
-        for index in call.participations.indices where call.participations[index].personId != call.initiatorPersonId && call.participations[index].joinedTimestamp == nil {
+        for index in call.participations.indices
+        where call.participations[index].personId != call.initiatorPersonId && call.participations[index].joinedTimestamp == nil {
             call.participations[index].endReason = participationReason
         }
         finish(&call, reason: reason, context: context)
         revoke(call, except: nil, context: context, changes: &changes)
         let callerName = displayName(of: call.initiatorPersonId)
         for participation in call.participations where participation.personId != call.initiatorPersonId {
-            var content = PushContent(type: .missedCall, title: "Missed call", text: "\(callerName) tried to call you", conversationId: call.conversationId, timestamp: context.now)
+            var content = PushContent(
+                type: .missedCall, title: "Missed call", text: "\(callerName) tried to call you", conversationId: call.conversationId,
+                timestamp: context.now)
             content.callId = call.id
             content.callType = call.callType.rawValue
             content.callerName = callerName
             content.callerPersonId = call.initiatorPersonId
             content.callState = "IDLE"
             content.callEndReason = participationReason
-            notify(personId: participation.personId, accountId: call.accountId, content: content, context: context, changes: &changes, countsTowardBadge: true)
+            notify(
+                personId: participation.personId, accountId: call.accountId, content: content, context: context, changes: &changes,
+                countsTowardBadge: true)
         }
         storeCall(call)
         changes.put(call)
@@ -211,7 +220,8 @@ extension AccountState {
     }
 
     private func emitCall(
-        _ kind: DomainEvent.Kind, _ call: Call, conversation: Conversation? = nil, context: OperationContext, changes: inout ChangeSet, detail: [String: String] = [:]
+        _ kind: DomainEvent.Kind, _ call: Call, conversation: Conversation? = nil, context: OperationContext, changes: inout ChangeSet,
+        detail: [String: String] = [:]
     ) {
         let conversation = conversation ?? conversations[call.conversationId]
         var details = detail

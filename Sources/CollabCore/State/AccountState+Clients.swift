@@ -94,7 +94,8 @@ extension AccountState {
             let key = PersonSourceKey(source: .virtual, sourceId: Self.anonymousDevicePrefix + input.deviceId)
             if let hash = personIdBySource[key].flatMap({ persons[$0] })?.deviceSecretHash {
                 guard let presented = input.deviceSecret, presented.count <= 128, DeviceSecret.hash(presented) == hash else {
-                    throw .unauthorized("this device id belongs to an installation that holds its device secret: present deviceSecret, or use another device id")
+                    throw .unauthorized(
+                        "this device id belongs to an installation that holds its device secret: present deviceSecret, or use another device id")
                 }
             } else {
                 issuedSecret = context.ids.makeSecret()

@@ -11,7 +11,9 @@ extension AccountState {
     ) throws(CollabError) -> CoBrowsingSession {
         let conversation = try ownConversation(conversationId, accountId: accountId)
         guard conversation.state == .active else { throw .conflict("co-browsing starts in ACTIVE conversations") }
-        guard conversation.isParticipant(agentPersonId), isAgent(agentPersonId, accountId: accountId) else { throw .forbidden("only agents in the conversation request co-browsing") }
+        guard conversation.isParticipant(agentPersonId), isAgent(agentPersonId, accountId: accountId) else {
+            throw .forbidden("only agents in the conversation request co-browsing")
+        }
         guard let visitor = conversation.contextPersonId else { throw .conflict("the conversation has no visitor") }
         let session = try open(
             conversation: conversation, visitor: visitor, requestedBy: agentPersonId, active: false, context: context, changes: &changes)
@@ -30,7 +32,8 @@ extension AccountState {
         let conversation = try ownConversation(conversationId, accountId: accountId)
         guard conversation.contextPersonId == visitorPersonId else { throw .forbidden("only the conversation's visitor shares the screen") }
         guard conversation.state.acceptsMessages else { throw .conflict("the conversation is \(conversation.state.rawValue)") }
-        return try open(conversation: conversation, visitor: visitorPersonId, requestedBy: visitorPersonId, active: true, context: context, changes: &changes)
+        return try open(
+            conversation: conversation, visitor: visitorPersonId, requestedBy: visitorPersonId, active: true, context: context, changes: &changes)
     }
 
     private mutating func open(
@@ -40,20 +43,23 @@ extension AccountState {
             throw .conflict("the conversation already has a co-browsing session")
         }
         var session = CoBrowsingSession(
-            id: context.ids.make(), accountId: conversation.accountId, conversationId: conversation.id, visitorPersonId: visitor, requestedBy: requestedBy,
-            requestedAt: context.now
+            id: context.ids.make(), accountId: conversation.accountId, conversationId: conversation.id, visitorPersonId: visitor,
+            requestedBy: requestedBy, requestedAt: context.now
         )
         if active {
             session.state = .active
             session.startedAt = context.now
         }
-        saveCoBrowsing(session, kind: active ? .coBrowsingStarted : .coBrowsingRequested, conversation: conversation, context: context, changes: &changes)
+        saveCoBrowsing(
+            session, kind: active ? .coBrowsingStarted : .coBrowsingRequested, conversation: conversation, context: context, changes: &changes)
         if active { collapseOnLayerActivation(session, conversation: conversation, context: context, changes: &changes) }
         return session
     }
 
     /// The visitor accepts a requested session.
-    public mutating func acceptCoBrowsing(_ id: String, visitorPersonId: String, accountId: String, context: OperationContext, changes: inout ChangeSet) throws(CollabError) -> CoBrowsingSession {
+    public mutating func acceptCoBrowsing(
+        _ id: String, visitorPersonId: String, accountId: String, context: OperationContext, changes: inout ChangeSet
+    ) throws(CollabError) -> CoBrowsingSession {
         var session = try coBrowsingSession(id, accountId: accountId)
         guard session.visitorPersonId == visitorPersonId else { throw .forbidden("this session is not yours") }
         guard session.state == .requested else { throw .conflict("the session is \(session.state.rawValue)") }
@@ -67,7 +73,9 @@ extension AccountState {
     }
 
     /// Either side stops the session.
-    public mutating func stopCoBrowsing(_ id: String, personId: String, accountId: String, context: OperationContext, changes: inout ChangeSet) throws(CollabError) -> CoBrowsingSession {
+    public mutating func stopCoBrowsing(
+        _ id: String, personId: String, accountId: String, context: OperationContext, changes: inout ChangeSet
+    ) throws(CollabError) -> CoBrowsingSession {
         var session = try coBrowsingSession(id, accountId: accountId)
         guard let conversation = conversations[session.conversationId], conversation.participants.contains(where: { $0.personId == personId }) else {
             throw .forbidden("only the conversation's participants stop co-browsing")

@@ -16,7 +16,9 @@ extension AccountState {
     public mutating func setVisitorData(
         _ id: String, visitorData: String?, accountId: String, context: OperationContext, changes: inout ChangeSet
     ) throws(CollabError) -> Conversation {
-        if let visitorData, visitorData.utf8.count > Self.visitorDataLength { throw CollabError(.payloadTooLarge, "visitorData is longer than \(Self.visitorDataLength) bytes") }
+        if let visitorData, visitorData.utf8.count > Self.visitorDataLength {
+            throw CollabError(.payloadTooLarge, "visitorData is longer than \(Self.visitorDataLength) bytes")
+        }
         var conversation = try ownConversation(id, accountId: accountId)
         conversation.visitorData = visitorData
         return update(conversation, context: context, changes: &changes)
@@ -30,7 +32,9 @@ extension AccountState {
 
     /// The messages of one conversation, searched and paged (the vendor's `exportMessageLog`);
     /// internal messages included, as the export is for administrators.
-    public func exportMessages(ofConversation id: String, _ query: SearchQuery, for principal: Principal) throws(CollabError) -> SearchPage<ConversationMessage> {
+    public func exportMessages(
+        ofConversation id: String, _ query: SearchQuery, for principal: Principal
+    ) throws(CollabError) -> SearchPage<ConversationMessage> {
         let conversation = try self.conversation(id, for: principal)
         return try SearchSchemas.exportedMessage.run(query, overOrdered: messages[conversation.id] ?? [])
     }

@@ -67,7 +67,9 @@ extension AccountState {
             throw .notFound("Conversation", id)
         }
         if principal.role < .registeredUser && principal.method != .controlToken {
-            guard let personId = principal.personId, conversation.isParticipant(personId) || conversation.participants.contains(where: { $0.personId == personId }) else {
+            guard let personId = principal.personId,
+                conversation.isParticipant(personId) || conversation.participants.contains(where: { $0.personId == personId })
+            else {
                 throw .notFound("Conversation", id)
             }
         }
@@ -83,7 +85,8 @@ extension AccountState {
     /// The conversations a person takes or took part in, newest first.
     public func conversations(ofPerson personId: String, accountId: String) -> [Conversation] {
         guard accountId == self.accountId else { return [] }
-        return conversations.rows(Indexes.conversationByParticipant, personId).sorted { ($0.creationTimestamp, $0.id) > ($1.creationTimestamp, $1.id) }
+        return conversations.rows(Indexes.conversationByParticipant, personId)
+            .sorted { ($0.creationTimestamp, $0.id) > ($1.creationTimestamp, $1.id) }
     }
 
     /// Messages of a conversation after `sequence`, oldest first; visitors do not see internal messages.
@@ -146,7 +149,9 @@ extension AccountState {
             case .assignedAgent, .secondaryAgent:
                 guard person.personType == .agent else { throw .badRequest("person \(personId) is not an agent and cannot be \(type.rawValue)") }
             case .contextPerson:
-                guard !participations.contains(where: { $0.type == .contextPerson }) else { throw .badRequest("a conversation has one CONTEXT_PERSON") }
+                guard !participations.contains(where: { $0.type == .contextPerson }) else {
+                    throw .badRequest("a conversation has one CONTEXT_PERSON")
+                }
             case .secondaryVisitor:
                 break
             }
@@ -218,7 +223,8 @@ extension AccountState {
         guard isAgent(agentPersonId, accountId: accountId) else { throw .forbidden("only agents accept conversations") }
         guard conversation.state == .queued || conversation.state == .unassigned else {
             if conversation.state == .active, let assignee = conversation.assigneePersonId {
-                throw .conflict(assignee == agentPersonId ? "you already accepted this conversation" : "the conversation was accepted by another agent")
+                throw .conflict(
+                    assignee == agentPersonId ? "you already accepted this conversation" : "the conversation was accepted by another agent")
             }
             throw .conflict("conversation \(id) is \(conversation.state.rawValue) and cannot be accepted")
         }
@@ -251,7 +257,9 @@ extension AccountState {
     ) throws(CollabError) -> Conversation {
         var conversation = try ownConversation(id, accountId: accountId)
         guard isAgent(agentPersonId, accountId: accountId) else { throw .forbidden("only agents decline conversations") }
-        guard conversation.state == .queued else { throw .conflict("only queued conversations can be declined; this one is \(conversation.state.rawValue)") }
+        guard conversation.state == .queued else {
+            throw .conflict("only queued conversations can be declined; this one is \(conversation.state.rawValue)")
+        }
         if conversation.recipient.type == .agent {
             guard conversation.recipient.id == agentPersonId else { throw .forbidden("this request is addressed to another agent") }
             return try end(&conversation, by: agentPersonId, reason: .requestDeclined, comment: nil, context: context, changes: &changes)
@@ -275,7 +283,9 @@ extension AccountState {
         }
         conversation.assigneeJoinTimestamp = nil
         save(conversation, context: context, changes: &changes)
-        emit(.conversationRequeued, conversation, queue: [conversation.recipient], extraPersons: endedAssignees(conversation), context: context, changes: &changes)
+        emit(
+            .conversationRequeued, conversation, queue: [conversation.recipient], extraPersons: endedAssignees(conversation), context: context,
+            changes: &changes)
         return conversation
     }
 
@@ -308,7 +318,8 @@ extension AccountState {
         if conversation.assigneePersonId == personId { return conversation }
         let previous = endedAssignees(conversation)
         let wasQueued = conversation.state == .queued
-        for index in conversation.participants.indices where conversation.participants[index].type == .assignedAgent && conversation.participants[index].state != .ended {
+        for index in conversation.participants.indices
+        where conversation.participants[index].type == .assignedAgent && conversation.participants[index].state != .ended {
             conversation.participants[index].state = .ended
             conversation.participants[index].leftTimestamp = context.now
         }
@@ -319,7 +330,9 @@ extension AccountState {
             if conversation.state == .created { try conversation.move(to: .onboarding, at: context.now) }
             try conversation.move(to: .active, at: context.now)
             save(conversation, context: context, changes: &changes)
-            emit(.conversationActive, conversation, queue: wasQueued ? [conversation.recipient] : [], extraPersons: previous, context: context, changes: &changes)
+            emit(
+                .conversationActive, conversation, queue: wasQueued ? [conversation.recipient] : [], extraPersons: previous, context: context,
+                changes: &changes)
         } else {
             save(conversation, context: context, changes: &changes)
             emit(.conversationUpdated, conversation, extraPersons: previous, context: context, changes: &changes)
@@ -333,7 +346,9 @@ extension AccountState {
     ) throws(CollabError) -> Conversation {
         var conversation = try ownConversation(id, accountId: accountId)
         guard let person = persons[personId], person.accountId == accountId else { throw .notFound("Person", personId) }
-        guard conversation.state != .ended, conversation.state != .offboarding else { throw .conflict("conversation \(id) is \(conversation.state.rawValue)") }
+        guard conversation.state != .ended, conversation.state != .offboarding else {
+            throw .conflict("conversation \(id) is \(conversation.state.rawValue)")
+        }
         guard !conversation.isParticipant(personId) else { throw .conflict("person \(personId) already takes part") }
         let type: ParticipationType = person.personType == .agent ? .secondaryAgent : .secondaryVisitor
         let participation = Participation(personId: personId, type: type, hidden: hidden, joinedTimestamp: context.now)
@@ -394,7 +409,9 @@ extension AccountState {
     }
 
     /// Deletes an ended conversation and its messages.
-    public mutating func deleteConversation(_ id: String, accountId: String, context: OperationContext, changes: inout ChangeSet) throws(CollabError) {
+    public mutating func deleteConversation(
+        _ id: String, accountId: String, context: OperationContext, changes: inout ChangeSet
+    ) throws(CollabError) {
         let conversation = try ownConversation(id, accountId: accountId)
         guard conversation.state == .ended else { throw .conflict("only ended conversations can be deleted; end it first") }
         removeConversation(id, changes: &changes)
@@ -434,7 +451,9 @@ extension AccountState {
         guard isDialogBot || conversation.participants.contains(where: { $0.personId == senderPersonId }) else {
             throw .forbidden("only participants may write in this conversation")
         }
-        guard conversation.state.acceptsMessages else { throw .conflict("conversation \(conversationId) is \(conversation.state.rawValue); no more messages") }
+        guard conversation.state.acceptsMessages else {
+            throw .conflict("conversation \(conversationId) is \(conversation.state.rawValue); no more messages")
+        }
         guard isDialogBot || conversation.isParticipant(senderPersonId) else { throw .forbidden("you have left this conversation") }
         if isInternal, !isAgent(senderPersonId, accountId: accountId) { throw .forbidden("only agents write internal messages") }
         try checkDialogInputLength(text, senderPersonId: senderPersonId, conversationId: conversationId)

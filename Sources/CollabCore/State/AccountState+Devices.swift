@@ -43,7 +43,8 @@ extension AccountState {
         device.agent = session.isAgent ? true : nil
         device.updatedAt = context.now
         if version.isEncrypted, device.keys == nil {
-            device.keys = NotificationKeyRing(current: NotificationKey(id: context.ids.make(length: 12), material: PushEncryption.makeKeyMaterial(), createdAt: context.now))
+            device.keys = NotificationKeyRing(
+                current: NotificationKey(id: context.ids.make(length: 12), material: PushEncryption.makeKeyMaterial(), createdAt: context.now))
         }
         storeDevice(device)
         changes.put(device)
@@ -90,10 +91,14 @@ extension AccountState {
     }
 
     /// Rotates a device's notification key; the previous key stays valid for `overlap` milliseconds.
-    public mutating func rotateKey(deviceRecordId: String, overlap: Int64, context: OperationContext, changes: inout ChangeSet) throws(CollabError) -> Device {
+    public mutating func rotateKey(
+        deviceRecordId: String, overlap: Int64, context: OperationContext, changes: inout ChangeSet
+    ) throws(CollabError) -> Device {
         guard var device = devices[deviceRecordId] else { throw .notFound("Device", deviceRecordId) }
         guard var ring = device.keys else { throw .conflict("the device does not use encrypted notifications") }
-        ring.rotate(to: NotificationKey(id: context.ids.make(length: 12), material: PushEncryption.makeKeyMaterial(), createdAt: context.now), now: context.now, overlap: overlap)
+        ring.rotate(
+            to: NotificationKey(id: context.ids.make(length: 12), material: PushEncryption.makeKeyMaterial(), createdAt: context.now),
+            now: context.now, overlap: overlap)
         device.keys = ring
         device.updatedAt = context.now
         storeDevice(device)
@@ -217,7 +222,8 @@ extension AccountState {
     /// A display name for a person.
     func displayName(of personId: String) -> String {
         guard let person = persons[personId] else { return "Someone" }
-        return person.displayName ?? [person.firstName, person.lastName].compactMap { $0 }.joined(separator: " ").nonEmpty ?? person.username ?? "Someone"
+        return person.displayName ?? [person.firstName, person.lastName].compactMap { $0 }.joined(separator: " ").nonEmpty
+            ?? person.username ?? "Someone"
     }
 }
 

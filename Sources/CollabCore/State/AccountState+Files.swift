@@ -33,7 +33,9 @@ extension AccountState {
         if isInternal, !isAgent(personId, accountId: accountId) { throw .forbidden("only agents share internal files") }
         let conversation = try ownConversation(conversationId, accountId: accountId)
         guard conversation.participants.contains(where: { $0.personId == personId }) else { throw .notFound("Conversation", conversationId) }
-        guard conversation.state.acceptsMessages else { throw .conflict("conversation \(conversationId) is \(conversation.state.rawValue); no more messages") }
+        guard conversation.state.acceptsMessages else {
+            throw .conflict("conversation \(conversationId) is \(conversation.state.rawValue); no more messages")
+        }
         guard conversation.isParticipant(personId) else { throw .forbidden("you have left this conversation") }
         guard conversation.messageCount < ConversationLimits.messagesPerConversation else {
             throw .conflict("the conversation holds the maximum of \(ConversationLimits.messagesPerConversation) messages")

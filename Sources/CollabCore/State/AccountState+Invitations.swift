@@ -1,7 +1,9 @@
 extension AccountState {
     /// An invitation of the caller's account.
     public func invitation(_ id: String, for principal: Principal) throws(CollabError) -> Invitation {
-        guard let invitation = invitations[id], principal.canAccess(accountId: invitation.accountId) else { throw .notFound("ConversationInvitation", id) }
+        guard let invitation = invitations[id], principal.canAccess(accountId: invitation.accountId) else {
+            throw .notFound("ConversationInvitation", id)
+        }
         return invitation
     }
 
@@ -24,12 +26,14 @@ extension AccountState {
     ) throws(CollabError) -> Invitation {
         try Limits.checkOptional(nickname, field: "nickname")
         let conversation = try self.conversation(conversationId, for: principal)
-        guard conversation.state != .ended, conversation.state != .offboarding else { throw .conflict("conversation \(conversationId) is \(conversation.state.rawValue)") }
+        guard conversation.state != .ended, conversation.state != .offboarding else {
+            throw .conflict("conversation \(conversationId) is \(conversation.state.rawValue)")
+        }
         let open = invitations.rows(Indexes.invitationByConversation, conversationId).filter { $0.state(at: context.now) == .open }.count
         guard open < Invitation.maxOpenPerConversation else { throw .conflict("the conversation has \(open) open invitations, the most it may have") }
         var invitation = Invitation(
-            id: context.ids.make(), accountId: conversation.accountId, kind: kind, conversationId: conversationId, token: freshToken(kind, context: context),
-            creatorPersonId: creatorPersonId, nickname: nickname, createdTimestamp: context.now,
+            id: context.ids.make(), accountId: conversation.accountId, kind: kind, conversationId: conversationId,
+            token: freshToken(kind, context: context), creatorPersonId: creatorPersonId, nickname: nickname, createdTimestamp: context.now,
             expirationTimestamp: context.now + (kind == .pin ? Invitation.pinLifetime : Invitation.linkLifetime)
         )
         invitation.email = email
@@ -38,7 +42,9 @@ extension AccountState {
     }
 
     /// Gives an open PIN invitation a new PIN and a new validity period.
-    public mutating func renewPin(_ id: String, for principal: Principal, context: OperationContext, changes: inout ChangeSet) throws(CollabError) -> Invitation {
+    public mutating func renewPin(
+        _ id: String, for principal: Principal, context: OperationContext, changes: inout ChangeSet
+    ) throws(CollabError) -> Invitation {
         var invitation = try self.invitation(id, for: principal)
         guard invitation.kind == .pin else { throw .badRequest("only PIN invitations have a PIN to renew") }
         guard invitation.state != .redeemed, invitation.state != .revoked else { throw .conflict("the invitation is \(invitation.state.rawValue)") }
@@ -50,7 +56,9 @@ extension AccountState {
     }
 
     /// Revokes an open invitation.
-    public mutating func revokeInvitation(_ id: String, for principal: Principal, context: OperationContext, changes: inout ChangeSet) throws(CollabError) -> Invitation {
+    public mutating func revokeInvitation(
+        _ id: String, for principal: Principal, context: OperationContext, changes: inout ChangeSet
+    ) throws(CollabError) -> Invitation {
         var invitation = try self.invitation(id, for: principal)
         guard invitation.state(at: context.now) == .open else { throw .conflict("the invitation is \(invitation.state(at: context.now).rawValue)") }
         invitation.state = .revoked
@@ -104,7 +112,8 @@ extension AccountState {
     /// `KEEP_AGENTS` (the assigned agent stays, as a secondary agent), `REMOVE_ASSIGNED_AGENT`,
     /// `REMOVE_ALL_AGENTS`.
     public mutating func requeueWithAssignmentRequest(
-        _ conversationId: String, removal: String, creatorPersonId: String?, for principal: Principal, context: OperationContext, changes: inout ChangeSet
+        _ conversationId: String, removal: String, creatorPersonId: String?, for principal: Principal, context: OperationContext,
+        changes: inout ChangeSet
     ) throws(CollabError) -> Invitation {
         guard ["KEEP_AGENTS", "REMOVE_ASSIGNED_AGENT", "REMOVE_ALL_AGENTS"].contains(removal) else {
             throw .badRequest("agentRemovalType must be KEEP_AGENTS, REMOVE_ASSIGNED_AGENT or REMOVE_ALL_AGENTS")
@@ -134,8 +143,9 @@ extension AccountState {
         save(conversation, context: context, changes: &changes)
         emit(.conversationRequeued, conversation, queue: [conversation.recipient], context: context, changes: &changes)
         var invitation = Invitation(
-            id: context.ids.make(), accountId: conversation.accountId, kind: .assignmentRequest, conversationId: conversationId, token: context.ids.makeSecret(),
-            creatorPersonId: creatorPersonId, nickname: nil, createdTimestamp: context.now, expirationTimestamp: Timestamp.max
+            id: context.ids.make(), accountId: conversation.accountId, kind: .assignmentRequest, conversationId: conversationId,
+            token: context.ids.makeSecret(), creatorPersonId: creatorPersonId, nickname: nil, createdTimestamp: context.now,
+            expirationTimestamp: Timestamp.max
         )
         invitation.targetType = conversation.recipient.type.rawValue
         invitation.targetId = conversation.recipient.id

@@ -10,7 +10,9 @@ extension AccountState {
     }
 
     /// Resumes a person's notifications (mode OFF), overriding any automatic pause.
-    public mutating func resumeNotifications(personId: String, for principal: Principal, context: OperationContext, changes: inout ChangeSet) throws(CollabError) -> Person {
+    public mutating func resumeNotifications(personId: String, for principal: Principal, context: OperationContext, changes: inout ChangeSet)
+        throws(CollabError) -> Person
+    {
         try updateNotifications(personId, for: principal, context: context, changes: &changes) { state throws(CollabError) in
             state.mode = .off
             state.pauseEndTimestamp = nil
@@ -18,7 +20,9 @@ extension AccountState {
     }
 
     /// Pauses a person's notifications while an auto-pause reason is in force (mode AUTO).
-    public mutating func autoPauseNotifications(personId: String, for principal: Principal, context: OperationContext, changes: inout ChangeSet) throws(CollabError) -> Person {
+    public mutating func autoPauseNotifications(personId: String, for principal: Principal, context: OperationContext, changes: inout ChangeSet)
+        throws(CollabError) -> Person
+    {
         try updateNotifications(personId, for: principal, context: context, changes: &changes) { state throws(CollabError) in
             state.mode = .auto
             state.pauseEndTimestamp = nil
@@ -31,7 +35,9 @@ extension AccountState {
         changes: inout ChangeSet
     ) throws(CollabError) -> Person {
         let sourceId = try Limits.checkName(sourceId, field: "sourceId")
-        guard sourceId.count <= PersonNotifications.maxSourceIdLength else { throw .badRequest("sourceId is longer than \(PersonNotifications.maxSourceIdLength) characters") }
+        guard sourceId.count <= PersonNotifications.maxSourceIdLength else {
+            throw .badRequest("sourceId is longer than \(PersonNotifications.maxSourceIdLength) characters")
+        }
         try Limits.checkOptional(displayName, field: "displayName")
         return try updateNotifications(personId, for: principal, context: context, changes: &changes) { state throws(CollabError) in
             let reason = PersonNotifications.AutoPauseReason(
@@ -39,7 +45,9 @@ extension AccountState {
             )
             // Expired reasons go when the list changes, so it only holds what can still matter.
             state.autoPauseReasons.removeAll { $0.sourceId == sourceId || !$0.isInForce(at: context.now) }
-            guard state.autoPauseReasons.count < PersonNotifications.maxReasons else { throw .conflict("a person holds at most \(PersonNotifications.maxReasons) auto-pause reasons") }
+            guard state.autoPauseReasons.count < PersonNotifications.maxReasons else {
+                throw .conflict("a person holds at most \(PersonNotifications.maxReasons) auto-pause reasons")
+            }
             state.autoPauseReasons.append(reason)
         }
     }
@@ -62,7 +70,9 @@ extension AccountState {
         let person = try self.person(personId, for: principal)
         let counts = person.notifications?.counts ?? [:]
         guard let conversationIds else { return counts.values.reduce(0, +) }
-        guard conversationIds.count <= Limits.readMultipleCount else { throw .badRequest("at most \(Limits.readMultipleCount) conversation ids per call") }
+        guard conversationIds.count <= Limits.readMultipleCount else {
+            throw .badRequest("at most \(Limits.readMultipleCount) conversation ids per call")
+        }
         return Set(conversationIds).reduce(0) { sum, id in
             guard let conversation = conversations[id], conversation.participants.contains(where: { $0.personId == personId }) else { return sum }
             return sum + (counts[id] ?? 0)

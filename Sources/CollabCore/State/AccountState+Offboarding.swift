@@ -6,7 +6,9 @@ extension AccountState {
         _ id: String, personId: String, reason: String?, accountId: String, context: OperationContext, changes: inout ChangeSet
     ) throws(CollabError) -> Conversation {
         var conversation = try ownConversation(id, accountId: accountId)
-        guard conversation.state != .ended, conversation.state != .offboarding else { throw .conflict("conversation \(id) is \(conversation.state.rawValue)") }
+        guard conversation.state != .ended, conversation.state != .offboarding else {
+            throw .conflict("conversation \(id) is \(conversation.state.rawValue)")
+        }
         guard let index = conversation.participants.lastIndex(where: { $0.personId == personId && $0.state != .ended }) else {
             throw .badRequest("person \(personId) does not take part in conversation \(id)")
         }
@@ -16,7 +18,8 @@ extension AccountState {
         conversation.participants[index].leftReason = reason ?? "PARTICIPANT_LEFT"
         if type == .contextPerson {
             save(conversation, context: context, changes: &changes)
-            return try endConversation(id, by: nil, reason: .mandatoryParticipantGone, comment: nil, accountId: accountId, context: context, changes: &changes)
+            return try endConversation(
+                id, by: nil, reason: .mandatoryParticipantGone, comment: nil, accountId: accountId, context: context, changes: &changes)
         }
         if type == .assignedAgent, conversation.state == .active {
             try conversation.move(to: .unassigned, at: context.now)

@@ -37,7 +37,9 @@ extension AccountState {
         throws(CollabError) -> Person
     {
         var person = try self.person(personId, for: principal)
-        guard person.personType == .agent else { throw .badRequest("away: only agents have an online state; person \(personId) is \(person.personType.rawValue)") }
+        guard person.personType == .agent else {
+            throw .badRequest("away: only agents have an online state; person \(personId) is \(person.personType.rawValue)")
+        }
         person.away = away ? true : nil
         let saved = savePersonEdit(person, context: context, changes: &changes)
         if presence(of: personId) != .offline {

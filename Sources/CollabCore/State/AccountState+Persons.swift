@@ -67,7 +67,9 @@ extension AccountState {
     }
 
     /// Searches the caller's persons, optionally only of one type.
-    public func searchPersons(_ query: SearchQuery, type: Person.PersonType? = nil, for principal: Principal) throws(CollabError) -> SearchPage<Person> {
+    public func searchPersons(
+        _ query: SearchQuery, type: Person.PersonType? = nil, for principal: Principal
+    ) throws(CollabError) -> SearchPage<Person> {
         _ = try callerAccountId(principal)
         let rules = visibilityRules(for: principal)
         return try SearchSchemas.person.run(

@@ -20,7 +20,13 @@ public struct QueueCursor: Sendable, Equatable {
     /// Parses a token made by ``token``.
     public init?(token: String) {
         let parts = token.split(separator: ".", omittingEmptySubsequences: false)
-        guard parts.count == 3, let queuedAt = Timestamp(parts[0]), !parts[1].isEmpty, parts[1].count <= 64, let count = Int(parts[2]), count >= 0 else {
+        guard parts.count == 3,
+            let queuedAt = Timestamp(parts[0]),
+            !parts[1].isEmpty,
+            parts[1].count <= 64,
+            let count = Int(parts[2]),
+            count >= 0
+        else {
             return nil
         }
         self.init(position: .init(queuedAt: queuedAt, conversationId: String(parts[1])), count: count)
@@ -109,7 +115,9 @@ extension AccountState {
         presence[personId] = record
         changes.put(record)
         changes.emit(
-            DomainEvent(kind: .agentPresenceChanged, accountId: accountId, timestamp: context.now, personIds: [personId], agentsOnly: true, detail: ["presence": value.rawValue])
+            DomainEvent(
+                kind: .agentPresenceChanged, accountId: accountId, timestamp: context.now, personIds: [personId], agentsOnly: true,
+                detail: ["presence": value.rawValue])
         )
     }
 

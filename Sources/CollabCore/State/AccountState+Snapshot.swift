@@ -56,7 +56,8 @@ extension AccountState {
             }
             guard attachment.size == file.size, attachment.sha256 == file.sha256 else {
                 throw .badRequest(
-                    "account '\(accountName)' of the snapshot holds contents of file '\(file.fileId)' that do not match its FILE message's size and sha256"
+                    "account '\(accountName)' of the snapshot holds contents of file '\(file.fileId)' "
+                        + "that do not match its FILE message's size and sha256"
                 )
             }
         }

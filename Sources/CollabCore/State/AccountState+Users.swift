@@ -37,7 +37,9 @@ public struct UserInput: Sendable {
         guard !username.contains(where: { $0.isWhitespace || $0 == ":" }) else {
             throw .badRequest("username must not contain spaces or ':'")
         }
-        for (value, field) in [(email, "email"), (phone, "phone"), (teamId, "teamId"), (displayName, "displayName"), (firstName, "firstName"), (lastName, "lastName")] {
+        for (value, field) in [
+            (email, "email"), (phone, "phone"), (teamId, "teamId"), (displayName, "displayName"), (firstName, "firstName"), (lastName, "lastName"),
+        ] {
             try Limits.checkOptional(value, field: field)
         }
         if authorizationRole == .anonymousUser { throw .badRequest("a user cannot have the role ANONYMOUS_USER") }

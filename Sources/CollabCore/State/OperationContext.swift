@@ -48,7 +48,11 @@ public enum Limits {
     public static func checkOutbound(
         endpoint: String?, endpointField: String, apiVersion: String?, apiVersionField: String, secret: String?, secretField: String
     ) throws(CollabError) {
-        guard let endpoint, endpoint.count <= 2048, endpoint.hasPrefix("http://") || endpoint.hasPrefix("https://"), endpoint.count > "https://".count else {
+        guard let endpoint,
+            endpoint.count <= 2048,
+            endpoint.hasPrefix("http://") || endpoint.hasPrefix("https://"),
+            endpoint.count > "https://".count
+        else {
             throw .badRequest("\(endpointField) must be an http:// or https:// URL")
         }
         if let apiVersion, apiVersion != "V4" { throw .badRequest("\(apiVersionField) must be V4") }

@@ -60,17 +60,24 @@ extension AccountState {
     /// Each event carries the time its participation joined or left.
     func emitParticipationChanges(from old: Conversation?, to new: Conversation, changes: inout ChangeSet) {
         func event(_ kind: DomainEvent.Kind, _ participation: Participation) {
-            let time = kind == .participationCreated || kind == .participationActivated ? participation.joinedTimestamp : participation.leftTimestamp ?? participation.joinedTimestamp
+            let time =
+                kind == .participationCreated || kind == .participationActivated
+                ? participation.joinedTimestamp : participation.leftTimestamp ?? participation.joinedTimestamp
             var event = DomainEvent(kind: kind, accountId: new.accountId, timestamp: time, conversation: new)
             event.participation = participation
             changes.emit(event)
         }
         let before = old?.participants ?? []
         for participation in new.participants {
-            guard let previous = before.first(where: { $0.personId == participation.personId && $0.type == participation.type && $0.joinedTimestamp == participation.joinedTimestamp }) else {
+            guard
+                let previous = before.first(where: {
+                    $0.personId == participation.personId && $0.type == participation.type && $0.joinedTimestamp == participation.joinedTimestamp
+                })
+            else {
                 // The same participation in another role (a new context person) is updated, not new.
                 let inAnotherRole = { (other: Participation) in
-                    other.personId == participation.personId && other.joinedTimestamp == participation.joinedTimestamp && other.type != participation.type
+                    other.personId == participation.personId && other.joinedTimestamp == participation.joinedTimestamp
+                        && other.type != participation.type
                 }
                 if before.contains(where: inAnotherRole), !new.participants.contains(where: inAnotherRole) {
                     event(.participationUpdated, participation)

@@ -79,7 +79,9 @@ public struct LoadConfiguration: Sendable, Codable, Equatable {
         try check((0...Self.maxVisitors).contains(visitors), "--visitors", "must be 0 to \(Self.maxVisitors)")
         try check((0...Self.maxAgents).contains(agents), "--agents", "must be 0 to \(Self.maxAgents)")
         try check(rampUpSeconds >= 0 && rampUpSeconds <= Self.maxDurationSeconds, "--ramp-up", "must be 0 to \(Int(Self.maxDurationSeconds)) seconds")
-        try check(durationSeconds > 0 && durationSeconds <= Self.maxDurationSeconds, "--duration", "must be more than 0 and at most \(Int(Self.maxDurationSeconds)) seconds")
+        try check(
+            durationSeconds > 0 && durationSeconds <= Self.maxDurationSeconds, "--duration",
+            "must be more than 0 and at most \(Int(Self.maxDurationSeconds)) seconds")
         try check((1...60).contains(fps), "--fps", "must be 1 to 60")
         try check((16...Self.maxFrameBytes).contains(frameBytes), "--frame-bytes", "must be 16 to \(Self.maxFrameBytes)")
         try check((16...10 * 1024 * 1024).contains(fileBytes), "--file-bytes", "must be 16 to 10485760")
@@ -91,7 +93,9 @@ public struct LoadConfiguration: Sendable, Codable, Equatable {
         try check((1...4_096).contains(connections), "--connections", "must be 1 to 4096")
         try check(eventTimeoutSeconds > 0 && eventTimeoutSeconds <= 600, "--event-timeout", "must be more than 0 and at most 600 seconds")
         try check(drainSeconds >= 0 && drainSeconds <= 600, "--drain", "must be 0 to 600 seconds")
-        try check(scenario != .cobrowse && scenario != .mixed || agents > 0 || visitors == 0, "--agents", "co-browsing needs at least one agent to accept conversations")
+        try check(
+            scenario != .cobrowse && scenario != .mixed || agents > 0 || visitors == 0, "--agents",
+            "co-browsing needs at least one agent to accept conversations")
     }
 }
 

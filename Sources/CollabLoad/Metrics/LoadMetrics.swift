@@ -97,7 +97,9 @@ public final class LoadMetrics: Sendable {
     }
 
     /// The whole run's figures, with the current second closed.
-    func finish(at now: ContinuousClock.Instant) -> (operations: [OperationReport], errors: [ErrorReport], counters: [String: Int], timeline: [TimelinePoint]) {
+    func finish(
+        at now: ContinuousClock.Instant
+    ) -> (operations: [OperationReport], errors: [ErrorReport], counters: [String: Int], timeline: [TimelinePoint]) {
         state.withLock { state in
             roll(&state, to: now)
             closeBucket(&state, at: now)

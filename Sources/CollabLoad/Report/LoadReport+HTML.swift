@@ -6,16 +6,21 @@ extension LoadReport {
     public var html: String {
         let title = "mock-collab load — \(configuration.scenario), \(configuration.visitors) visitors"
         var body = "<h1>\(Self.escape(title))</h1>\n"
-        body += "<p>\(Self.escape(configuration.url)) · \(String(format: "%.1f", elapsedSeconds)) s · stopped by \(Self.escape(stoppedBy)) · seed \(configuration.seed)"
+        body += "<p>\(Self.escape(configuration.url)) · \(String(format: "%.1f", elapsedSeconds)) s · stopped by \(Self.escape(stoppedBy))"
+            + " · seed \(configuration.seed)"
         body += " · started \(Self.escape(Self.isoDate(startedAt)))</p>\n"
 
         body += "<h2>Operations</h2>\n<table><thead><tr>"
-        for heading in ["operation", "count", "errors", "rate/s", "p50 ms", "p90 ms", "p99 ms", "p99.9 ms", "max ms"] { body += "<th>\(heading)</th>" }
+        for heading in ["operation", "count", "errors", "rate/s", "p50 ms", "p90 ms", "p99 ms", "p99.9 ms", "max ms"] {
+            body += "<th>\(heading)</th>"
+        }
         body += "</tr></thead><tbody>\n"
         for operation in operations {
             body += "<tr><td>\(Self.escape(operation.operation))\(operation.delivery ? " <small>(delivery)</small>" : "")</td>"
             body += "<td>\(operation.count)</td><td>\(operation.errors)</td><td>\(String(format: "%.1f", operation.ratePerSecond))</td>"
-            for value in [operation.latencyMs?.p50, operation.latencyMs?.p90, operation.latencyMs?.p99, operation.latencyMs?.p999, operation.latencyMs?.max] {
+            for value in [
+                operation.latencyMs?.p50, operation.latencyMs?.p90, operation.latencyMs?.p99, operation.latencyMs?.p999, operation.latencyMs?.max,
+            ] {
                 body += "<td>\(value.map(Self.millis) ?? "–")</td>"
             }
             body += "</tr>\n"
@@ -33,7 +38,8 @@ extension LoadReport {
         if !errors.isEmpty {
             body += "<h2>Errors</h2>\n<table><thead><tr><th>operation</th><th>type</th><th>count</th><th>example</th></tr></thead><tbody>\n"
             for error in errors {
-                body += "<tr><td>\(Self.escape(error.operation))</td><td>\(Self.escape(error.type))</td><td>\(error.count)</td><td class=\"text\">\(Self.escape(error.example))</td></tr>\n"
+                body += "<tr><td>\(Self.escape(error.operation))</td><td>\(Self.escape(error.type))</td><td>\(error.count)</td>"
+                    + "<td class=\"text\">\(Self.escape(error.example))</td></tr>\n"
             }
             body += "</tbody></table>\n"
         }
@@ -41,7 +47,8 @@ extension LoadReport {
             body += "<h2>Server's counts (account \(Self.escape(server.account)))</h2>\n<p>Pushes emitted: \(server.pushesEmitted)</p>\n"
             body += "<table><thead><tr><th>figure</th><th>server</th><th>load</th><th></th></tr></thead><tbody>\n"
             for check in server.checks {
-                body += "<tr><td>\(Self.escape(check.name))</td><td>\(check.server)</td><td>\(check.load)</td><td>\(check.agrees ? "agrees" : "<strong>differs</strong>")</td></tr>\n"
+                body += "<tr><td>\(Self.escape(check.name))</td><td>\(check.server)</td><td>\(check.load)</td>"
+                    + "<td>\(check.agrees ? "agrees" : "<strong>differs</strong>")</td></tr>\n"
             }
             body += "</tbody></table>\n"
         } else if let serverUnavailable {
@@ -111,7 +118,8 @@ extension LoadReport {
         let maxY = niceCeiling(series.flatMap { $0.points.map(\.1) }.max() ?? 1)
         func x(_ value: Double) -> Double { left + value / maxX * plotWidth }
         func y(_ value: Double) -> Double { top + plotHeight - value / maxY * plotHeight }
-        var svg = "<svg viewBox=\"0 0 \(Int(width)) \(Int(height))\" width=\"\(Int(width))\" height=\"\(Int(height))\" role=\"img\" aria-label=\"chart in \(escape(unit))\">\n"
+        var svg = "<svg viewBox=\"0 0 \(Int(width)) \(Int(height))\" width=\"\(Int(width))\" height=\"\(Int(height))\""
+            + " role=\"img\" aria-label=\"chart in \(escape(unit))\">\n"
         for step in 0...4 {
             let value = maxY * Double(step) / 4
             svg += "<line x1=\"\(left)\" x2=\"\(left + plotWidth)\" y1=\"\(f(y(value)))\" y2=\"\(f(y(value)))\" stroke=\"#e3e7ee\"/>"
@@ -126,7 +134,8 @@ extension LoadReport {
         var legend: [String] = []
         for line in series where !line.points.isEmpty {
             let path = line.points.map { "\(f(x($0.0))),\(f(y($0.1)))" }.joined(separator: " ")
-            svg += "<polyline fill=\"none\" stroke=\"\(line.color)\" stroke-width=\"1.5\"\(line.dashed ? " stroke-dasharray=\"4 3\"" : "") points=\"\(path)\"><title>\(escape(line.name))</title></polyline>\n"
+            svg += "<polyline fill=\"none\" stroke=\"\(line.color)\" stroke-width=\"1.5\"\(line.dashed ? " stroke-dasharray=\"4 3\"" : "")"
+                + " points=\"\(path)\"><title>\(escape(line.name))</title></polyline>\n"
             if !line.dashed, !legend.contains(line.name) {
                 let row = Double(legend.count)
                 let y = top + row * legendRowHeight

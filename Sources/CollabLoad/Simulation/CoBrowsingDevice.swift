@@ -24,7 +24,9 @@ struct CoBrowsingDevice: Sendable {
     func run() async {
         let configuration = context.configuration
         let client = VisitorClient(
-            configuration: ClientConfiguration(baseURL: configuration.url, apiKey: configuration.apiKey, deviceId: "load-\(configuration.seed)-\(LoadRunIdentity.nonce)-\(index)", tls: context.tls),
+            configuration: ClientConfiguration(
+                baseURL: configuration.url, apiKey: configuration.apiKey, deviceId: "load-\(configuration.seed)-\(LoadRunIdentity.nonce)-\(index)",
+                tls: context.tls),
             client: context.http
         )
         guard await context.timed(.clientStart, { try await client.start(liveEvents: false) }) != nil, let url = client.liveEventsURL else { return }
@@ -37,7 +39,9 @@ struct CoBrowsingDevice: Sendable {
             let tls = try await context.tls?.webSocketSettings(url: url)
             var webSocket = WebSocketClientConfiguration(maxFrameSize: 1 << 21)
             webSocket.sniHostname = tls?.sniHostname
-            _ = try await WebSocketClient.connect(url: url, configuration: webSocket, tlsConfiguration: tls?.configuration, logger: logger) { inbound, outbound, _ in
+            _ = try await WebSocketClient.connect(
+                url: url, configuration: webSocket, tlsConfiguration: tls?.configuration, logger: logger
+            ) { inbound, outbound, _ in
                 let inbox = context.inbox(of: Inbound.self)
                 await withThrowingTaskGroup(of: Void.self) { group in
                     group.addTask {
@@ -66,7 +70,10 @@ struct CoBrowsingDevice: Sendable {
     private func session(_ client: VisitorClient, inbox: Inbox<Inbound>, outbound: WebSocketOutboundWriter) async {
         let configuration = context.configuration
         let area = configuration.namedAreas[index % configuration.namedAreas.count]
-        guard let conversation = await context.timed(.conversationStart, { try await client.startConversation(topic: VisitorRole.cobrowse.topic, namedArea: area) })
+        guard
+            let conversation = await context.timed(.conversationStart, {
+                try await client.startConversation(topic: VisitorRole.cobrowse.topic, namedArea: area)
+            })
         else { return }
         context.metrics.count(.conversationsStarted)
         let queued = ContinuousClock.now

@@ -167,7 +167,8 @@ struct SimulatedAgent: Sendable {
         let clientMessageId = "a\(index)-\(message.conversationId)-\(number)"
         context.messages.start(clientMessageId, at: .now)
         let sent = await context.timed(.replySend) {
-            try await agent.send("Re: \(message.text.prefix(40)) (\(role?.rawValue ?? "chat"))", in: message.conversationId, clientMessageId: clientMessageId)
+            try await agent.send(
+                "Re: \(message.text.prefix(40)) (\(role?.rawValue ?? "chat"))", in: message.conversationId, clientMessageId: clientMessageId)
         }
         if sent == nil {
             context.messages.cancel(clientMessageId)

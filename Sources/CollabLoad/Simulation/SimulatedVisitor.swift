@@ -16,7 +16,8 @@ struct SimulatedVisitor: Sendable {
         var random = SeededRandom.stream(index, seed: context.configuration.seed)
         let configuration = context.configuration
         let client = VisitorClient(
-            configuration: ClientConfiguration(baseURL: configuration.url, apiKey: configuration.apiKey, deviceId: deviceId, tls: context.tls), client: context.http
+            configuration: ClientConfiguration(baseURL: configuration.url, apiKey: configuration.apiKey, deviceId: deviceId, tls: context.tls),
+            client: context.http
         )
         guard await context.timed(.clientStart, { try await client.start() }) != nil else { return }
         context.metrics.count(.visitorsStarted)
@@ -55,22 +56,34 @@ struct SimulatedVisitor: Sendable {
     }
 
     /// One conversation; `false` when it could not start.
-    private func converse(_ client: VisitorClient, notifications: NotificationAPI, inbox: Inbox<LiveEvent>, random: inout SeededRandom) async -> Bool {
+    private func converse(
+        _ client: VisitorClient, notifications: NotificationAPI, inbox: Inbox<LiveEvent>, random: inout SeededRandom
+    ) async -> Bool {
         let configuration = context.configuration
         let area = configuration.namedAreas[Int(random.next() % UInt64(configuration.namedAreas.count))]
-        guard let conversation = await context.timed(.conversationStart, { try await client.startConversation(topic: role.topic, namedArea: area) }) else {
+        guard
+            let conversation = await context.timed(.conversationStart, {
+                try await client.startConversation(topic: role.topic, namedArea: area)
+            })
+        else {
             return false
         }
         context.metrics.count(.conversationsStarted)
         let me = client.session?.person.id
         var replies = 0
         func counting(_ event: LiveEvent) {
-            if event.type == "conversation.new_message", let message = event.message, message.conversationId == conversation.id, message.senderPersonId != me {
+            if event.type == "conversation.new_message",
+                let message = event.message,
+                message.conversationId == conversation.id,
+                message.senderPersonId != me
+            {
                 replies += 1
             }
         }
         let queued = ContinuousClock.now
-        let active = await handleEvents(until: .now + context.eventTimeout, client: client, notifications: notifications, inbox: inbox, random: &random) { event in
+        let active = await handleEvents(
+            until: .now + context.eventTimeout, client: client, notifications: notifications, inbox: inbox, random: &random
+        ) { event in
             counting(event)
             return event.type == "conversation.active" && event.conversation?.id == conversation.id
         }
@@ -86,7 +99,9 @@ struct SimulatedVisitor: Sendable {
                 guard !context.visitorsStop.isStopped else { break }
                 if role == .files, sent == 0 {
                     let picture = LoadFiles.picture(bytes: configuration.fileBytes, seed: index)
-                    if await context.timed(.fileUpload, { try await client.uploadFile(data: picture, named: "load-\(index).png", in: conversation.id) }) != nil {
+                    if await context.timed(.fileUpload, {
+                        try await client.uploadFile(data: picture, named: "load-\(index).png", in: conversation.id)
+                    }) != nil {
                         sent += 1
                         context.metrics.count(.messagesSent)
                     }
@@ -107,7 +122,9 @@ struct SimulatedVisitor: Sendable {
             // End only when the agent answered every message (or gave up), as a person would; this
             // also keeps agents from replying into an ended conversation.
             if replies < sent {
-                let answered = await handleEvents(until: .now + context.eventTimeout, client: client, notifications: notifications, inbox: inbox, random: &random, stopAware: false) { event in
+                let answered = await handleEvents(
+                    until: .now + context.eventTimeout, client: client, notifications: notifications, inbox: inbox, random: &random, stopAware: false
+                ) { event in
                     counting(event)
                     return replies >= sent
                 }

@@ -14,7 +14,8 @@ struct AgentInvitationRoutes {
             let now = env.clock.now()
             let list = try env.read(account: agent.accountId) { state in
                 AgentInvitationList(invitations: state.openInvitations(forAgent: agent.personId, now: now).map {
-                    AgentInvitationView(id: $0.id, type: $0.kind.rawValue, conversationId: $0.conversationId, comment: $0.comment, createdAt: $0.createdTimestamp)
+                    AgentInvitationView(
+                        id: $0.id, type: $0.kind.rawValue, conversationId: $0.conversationId, comment: $0.comment, createdAt: $0.createdTimestamp)
                 })
             }
             return JSONBody.response(list)
@@ -23,7 +24,8 @@ struct AgentInvitationRoutes {
             let agent = try env.agent(context)
             let id = try context.pathParameter("id")
             let view = try await env.write(account: agent.accountId) { state, changes, op throws(CollabError) in
-                state.view(try state.acceptAgentInvitation(id, agentPersonId: agent.personId, accountId: agent.accountId, context: op, changes: &changes))
+                state.view(
+                    try state.acceptAgentInvitation(id, agentPersonId: agent.personId, accountId: agent.accountId, context: op, changes: &changes))
             }
             return JSONBody.response(view)
         }

@@ -42,7 +42,9 @@ struct AgentRoutes {
                 }
                 env.events.disconnect(sessionKey: client.id)
             } else if let token = context.sessionToken {
-                try await env.write(account: agent.accountId) { state, changes, _ throws(CollabError) in state.closeSession(token: token, changes: &changes) }
+                try await env.write(account: agent.accountId) { state, changes, _ throws(CollabError) in
+                    state.closeSession(token: token, changes: &changes)
+                }
                 env.events.disconnect(sessionKey: token)
             }
             return noContent
@@ -77,7 +79,8 @@ struct AgentRoutes {
             // A page costs what it shows, however long the queue is (see QueueIndex).
             let view = try env.read(context.principal) { state throws(CollabError) in
                 let filter = references.isEmpty ? nil : try state.namedAreaIds(references, accountId: agent.accountId)
-                let entries = state.queue(accountId: agent.accountId, agentPersonId: agent.personId, namedAreaIds: filter, after: cursor, limit: limit)
+                let entries = state.queue(
+                    accountId: agent.accountId, agentPersonId: agent.personId, namedAreaIds: filter, after: cursor, limit: limit)
                 return QueueView(
                     entries: entries.map { QueueView.Entry(position: $0.position, conversation: state.view($0.conversation)) },
                     nextCursor: entries.count == limit ? entries.last.map { QueueCursor(after: $0).token } : nil

@@ -77,7 +77,9 @@ final class CollabEnvironment: Sendable {
     }
 
     /// Reads the state of the caller's account.
-    func read<Result: Sendable>(_ principal: Principal, _ body: (borrowing AccountState) throws(CollabError) -> Result) throws(CollabError) -> Result {
+    func read<Result: Sendable>(
+        _ principal: Principal, _ body: (borrowing AccountState) throws(CollabError) -> Result
+    ) throws(CollabError) -> Result {
         try read(account: principal.accountId, body)
     }
 

@@ -203,7 +203,8 @@ public final class MockCollabServer: Service {
         }
         if let path = environment.configuration.snapshotOnExit {
             do {
-                try await environment.takeSnapshot(accountId: nil, secrets: .included).encoded().write(to: URL(fileURLWithPath: path), options: .atomic)
+                try await environment.takeSnapshot(accountId: nil, secrets: .included).encoded()
+                    .write(to: URL(fileURLWithPath: path), options: .atomic)
                 logger.info("snapshot written", metadata: ["path": .string(path)])
             } catch {
                 logger.error("cannot write the snapshot on exit", metadata: ["path": .string(path), "error": .string("\(error)")])

@@ -40,9 +40,11 @@ struct ServerTransport: Sendable {
             tls = try identity.serverConfiguration()
             let pins = try identity.pins
             self.pins = pins
-            logger.notice(
-                "TLS: \(issued ? "issued" : "using") server certificate for \(names.joined(separator: ", ")); trust the development CA \(directory.authorityCertificatePath); pins: certificate sha256/\(pins.certificateSHA256), public key sha256/\(pins.publicKeySHA256)"
-            )
+            let message =
+                "TLS: \(issued ? "issued" : "using") server certificate for \(names.joined(separator: ", ")); "
+                + "trust the development CA \(directory.authorityCertificatePath); "
+                + "pins: certificate sha256/\(pins.certificateSHA256), public key sha256/\(pins.publicKeySHA256)"
+            logger.notice("\(message)")
         case .files(let certificate, let key):
             do {
                 let chain = try NIOSSLCertificate.fromPEMFile(certificate)

@@ -60,7 +60,11 @@ struct Authenticator: Sendable {
         // In a cluster another replica may run the idle expiry: activity is stored (and so replicated)
         // once a quarter of the idle timeout has passed since it was last stored, not on every request.
         if repository.isClusterReplica, let touched, touched.idle >= environment.configuration.clientIdleTimeout / 4 {
-            Task { _ = try? await repository.write(account: accountId) { state, changes throws(CollabError) in state.storeClientActivity(token: token, changes: &changes) } }
+            Task {
+                _ = try? await repository.write(account: accountId) { state, changes throws(CollabError) in
+                    state.storeClientActivity(token: token, changes: &changes)
+                }
+            }
         }
         return touched?.session
     }
@@ -99,7 +103,10 @@ struct Authenticator: Sendable {
                 guard let user = state.users[userId] else { return nil }
                 role = min(role, user.authorizationRole)
             }
-            return (Principal(accountId: session.accountId, userId: session.userId, personId: session.personId, role: role, method: .session), session)
+            return (
+                Principal(accountId: session.accountId, userId: session.userId, personId: session.personId, role: role, method: .session),
+                session
+            )
         }) else { return nil }
         return actingPrincipal(principal, session: session)
     }

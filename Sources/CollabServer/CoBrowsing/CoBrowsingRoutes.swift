@@ -20,7 +20,8 @@ struct CoBrowsingRoutes {
             let identity = try env.agent(context)
             let id = try context.pathParameter("id")
             let session = try await env.write(context.principal) { state, changes, op throws(CollabError) in
-                try state.requestCoBrowsing(conversationId: id, agentPersonId: identity.personId, accountId: identity.accountId, context: op, changes: &changes)
+                try state.requestCoBrowsing(
+                    conversationId: id, agentPersonId: identity.personId, accountId: identity.accountId, context: op, changes: &changes)
             }
             return JSONBody.response(try env.view(session), status: .created)
         }
@@ -93,7 +94,8 @@ struct CoBrowsingRoutes {
             let client = try env.client(context)
             let id = try context.pathParameter("id")
             let session = try await env.write(context.principal) { state, changes, op throws(CollabError) in
-                try state.startCoBrowsing(conversationId: id, visitorPersonId: client.personId, accountId: client.accountId, context: op, changes: &changes)
+                try state.startCoBrowsing(
+                    conversationId: id, visitorPersonId: client.personId, accountId: client.accountId, context: op, changes: &changes)
             }
             return JSONBody.response(try env.view(session, client: client), status: .created)
         }
@@ -123,7 +125,9 @@ struct CoBrowsingRoutes {
             var areas: [PrivateArea] = []
             if let text = header("x-private-areas") {
                 areas = try JSONBody.decode([PrivateArea].self, from: Data(text.utf8))
-                guard areas.count <= FrameHeader.maximumPrivateAreas else { throw CollabError.badRequest("at most \(FrameHeader.maximumPrivateAreas) private areas") }
+                guard areas.count <= FrameHeader.maximumPrivateAreas else {
+                    throw CollabError.badRequest("at most \(FrameHeader.maximumPrivateAreas) private areas")
+                }
             }
             func number<T: FixedWidthInteger>(_ name: String, _ type: T.Type) throws(CollabError) -> T? {
                 guard let text = header(name) else { return nil }
@@ -158,7 +162,8 @@ struct CoBrowsingRoutes {
         control.get("cobrowsing/:id/stats") { _, context in
             let id = try context.pathParameter("id")
             let confinement = try context.inspectorConfinement()
-            let accountId = try env.account(holding: { $0.coBrowsingSessions[id] != nil }, confinedTo: confinement, entity: "CoBrowsingSession", id: id)
+            let accountId = try env.account(
+                holding: { $0.coBrowsingSessions[id] != nil }, confinedTo: confinement, entity: "CoBrowsingSession", id: id)
             var stats = env.frames.stats(sessionId: id)
             // A session that has not ended reports the rate limit it resolves to now, frames or not;
             // an ended one the limit its last frame saw.
@@ -179,7 +184,8 @@ extension CollabEnvironment {
         }
         return CoBrowsingSessionView(
             id: session.id, conversationId: session.conversationId, visitorPersonId: session.visitorPersonId, state: session.state.rawValue,
-            platform: ios ? "iOS" : "Android", maxFps: maxFps, requestedAt: session.requestedAt, startedAt: session.startedAt, endedAt: session.endedAt
+            platform: ios ? "iOS" : "Android", maxFps: maxFps, requestedAt: session.requestedAt, startedAt: session.startedAt,
+            endedAt: session.endedAt
         )
     }
 

@@ -338,7 +338,8 @@ final class ConnectionGuardHandler: ChannelDuplexHandler, RemovableChannelHandle
         let body = #"{"type":"\#(type)","message":"\#(String(message.map { $0 == "\"" ? "'" : $0 }))","status":\#(code)}"#
         var buffer = context.channel.allocator.buffer(capacity: 256 + body.utf8.count)
         buffer.writeString(
-            "HTTP/1.1 \(status)\r\ncontent-type: application/json\r\ncontent-length: \(body.utf8.count)\r\n\(extraHeaders)connection: close\r\n\r\n\(body)"
+            "HTTP/1.1 \(status)\r\ncontent-type: application/json\r\ncontent-length: \(body.utf8.count)\r\n"
+                + "\(extraHeaders)connection: close\r\n\r\n\(body)"
         )
         context.writeAndFlush(wrapOutboundOut(.byteBuffer(buffer)), promise: nil)
         discardOutbound = true

@@ -32,14 +32,16 @@ struct ControlRoutes {
         group.get("journal") { request, context in
             var filter = try JournalFilter(request)
             // `account` (id or name) like the other inspector routes; `accountId` as before.
-            filter.accountId = try env.inspectedAccountId(request.query("account") ?? filter.accountId, confinedTo: try context.inspectorConfinement())
+            filter.accountId = try env.inspectedAccountId(
+                request.query("account") ?? filter.accountId, confinedTo: try context.inspectorConfinement())
             let (entries, truncated) = env.journal.entries(matching: filter)
             let page = JournalPage(
                 entries: entries, size: env.journal.count, capacity: env.journal.capacity, bytes: env.journal.bytes, maxBytes: env.journal.maxBytes,
                 truncated: truncated
             )
             guard try ClusterReads.wanted(request) else { return JSONBody.response(page) }
-            return JSONBody.response(try await ClusterReads(repository: env.repository).journal(request, own: page, limit: max(0, filter.limit ?? 1000)))
+            return JSONBody.response(
+                try await ClusterReads(repository: env.repository).journal(request, own: page, limit: max(0, filter.limit ?? 1000)))
         }
         group.operation(.delete, "journal", role: .superAdmin) { _, _ in
             env.journal.clear()
@@ -110,7 +112,8 @@ struct ControlRoutes {
             let accountId = try context.inspectorConfinement()
             let limit = try request.integerQuery("limit", atLeast: 1).map { min($0, log.capacity) } ?? log.capacity
             let deliveries = log.deliveries(
-                accountId: accountId, registrationId: request.query("registrationId"), eventType: request.query("eventType"), deliveryState: request.query("state"), limit: limit
+                accountId: accountId, registrationId: request.query("registrationId"), eventType: request.query("eventType"),
+                deliveryState: request.query("state"), limit: limit
             )
             return JSONBody.response(WebhookDeliveryPage(deliveries: deliveries))
         }

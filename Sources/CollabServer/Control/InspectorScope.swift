@@ -55,7 +55,9 @@ extension AccountState {
     func configurationView(accountId: String, namedArea: String?, apiKey: String?) throws(CollabError) -> ConfigurationCascadeView {
         var areaId: String?
         if let namedArea, !namedArea.isEmpty {
-            guard let area = namedAreas[namedArea].flatMap({ $0.accountId == accountId ? $0 : nil }) ?? self.namedArea(siteId: namedArea, accountId: accountId)
+            guard
+                let area = namedAreas[namedArea].flatMap({ $0.accountId == accountId ? $0 : nil })
+                    ?? self.namedArea(siteId: namedArea, accountId: accountId)
             else { throw .notFound("NamedArea", namedArea) }
             areaId = area.id
         }
@@ -80,7 +82,9 @@ extension CollabEnvironment {
     /// The account holding an entity named by a bare id: the confinement's (an admin's own account), or
     /// for super admins whichever account holds it.
     /// - Throws: `notFound` when no account the caller may inspect holds it.
-    func account(holding predicate: (borrowing AccountState) -> Bool, confinedTo confinement: String?, entity: String, id: String) throws(CollabError) -> String {
+    func account(
+        holding predicate: (borrowing AccountState) -> Bool, confinedTo confinement: String?, entity: String, id: String
+    ) throws(CollabError) -> String {
         if let confinement {
             guard try read(account: confinement, { predicate($0) }) else { throw .notFound(entity, id) }
             return confinement

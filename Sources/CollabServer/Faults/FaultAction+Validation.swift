@@ -37,7 +37,9 @@ extension FaultAction {
         case "WEBHOOK_FAILURE":
             if timeout == true {
                 if status != nil { throw .badRequest("action.status and action.timeout exclude each other") }
-                if let millis, !(0...FaultRules.maxLatencyMillis).contains(millis) { throw .badRequest("action.millis must be 0 to \(FaultRules.maxLatencyMillis)") }
+                if let millis, !(0...FaultRules.maxLatencyMillis).contains(millis) {
+                    throw .badRequest("action.millis must be 0 to \(FaultRules.maxLatencyMillis)")
+                }
             } else {
                 if let status, !(400...599).contains(status) { throw .badRequest("action.status must be 400 to 599") }
                 status = status ?? 503

@@ -28,7 +28,9 @@ extension FaultRule {
         if let method = match.method, !(1...16).contains(method.count) || !method.allSatisfy(\.isLetter) {
             throw .badRequest("match.method must be an HTTP method")
         }
-        if let path = match.path, !path.hasPrefix("/") || path.count > 512 { throw .badRequest("match.path must start with / and be at most 512 characters") }
+        if let path = match.path, !path.hasPrefix("/") || path.count > 512 {
+            throw .badRequest("match.path must start with / and be at most 512 characters")
+        }
         for (name, value) in [("match.deviceId", match.deviceId), ("match.clientId", match.clientId)] {
             if let value, !(1...128).contains(value.count) { throw .badRequest("\(name) must be 1 to 128 characters") }
         }
@@ -72,7 +74,9 @@ extension FaultRule {
             try rule.action.checkConnectionAction()
         }
         if let types = action.eventTypes {
-            guard ["LIVE_EVENT_DROP", "LIVE_EVENT_DELAY"].contains(action.type) else { throw .badRequest("action.eventTypes is for LIVE_EVENT_DROP and LIVE_EVENT_DELAY") }
+            guard ["LIVE_EVENT_DROP", "LIVE_EVENT_DELAY"].contains(action.type) else {
+                throw .badRequest("action.eventTypes is for LIVE_EVENT_DROP and LIVE_EVENT_DELAY")
+            }
             guard (1...32).contains(types.count), types.allSatisfy({ DomainEvent.Kind(rawValue: $0) != nil }) else {
                 throw .badRequest("action.eventTypes must be 1 to 32 live event types, e.g. conversation.new_message")
             }

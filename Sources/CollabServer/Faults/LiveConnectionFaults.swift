@@ -85,7 +85,8 @@ final class LiveConnectionFaults: Sendable {
             journal(ruleId: ruleId, action: "LIVE_EVENT_DROP", query: "eventId=\(published.id)&type=\(published.event.kind.rawValue)")
             return .drop
         case .delayEvent(let ruleId, let millis)?:
-            journal(ruleId: ruleId, action: "LIVE_EVENT_DELAY", query: "eventId=\(published.id)&type=\(published.event.kind.rawValue)&millis=\(millis)")
+            journal(
+                ruleId: ruleId, action: "LIVE_EVENT_DELAY", query: "eventId=\(published.id)&type=\(published.event.kind.rawValue)&millis=\(millis)")
             try? await Task.sleep(for: .milliseconds(millis))
             return .send
         default:
@@ -107,6 +108,7 @@ final class LiveConnectionFaults: Sendable {
     }
 
     private func journal(ruleId: String, action: String, query: String) {
-        environment.journalFault(ruleId: ruleId, action: action, method: "WS", path: request.path, query: query, status: 101, accountId: request.accountId, userId: userId)
+        environment.journalFault(
+            ruleId: ruleId, action: action, method: "WS", path: request.path, query: query, status: 101, accountId: request.accountId, userId: userId)
     }
 }

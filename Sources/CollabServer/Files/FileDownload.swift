@@ -41,7 +41,9 @@ enum FileDownload {
         headers[.acceptRanges] = "bytes"
         headers[.cacheControl] = "private, no-cache"
         headers[HTTPField.Name("X-Content-Type-Options")!] = "nosniff"
-        if let match = request.headers[.ifNoneMatch], match.split(separator: ",").contains(where: { $0.trimmingCharacters(in: .whitespaces) == etag || $0 == "*" }) {
+        if let match = request.headers[.ifNoneMatch],
+            match.split(separator: ",").contains(where: { $0.trimmingCharacters(in: .whitespaces) == etag || $0 == "*" })
+        {
             return Response(status: .notModified, headers: headers)
         }
         guard let location else { throw CollabError.notFound("File", file.id) }
@@ -61,7 +63,8 @@ enum FileDownload {
         let body: ResponseBody
         switch location {
         case .buffer(let buffer):
-            body = ResponseBody(byteBuffer: buffer.getSlice(at: buffer.readerIndex + Int(served.lowerBound), length: Int(served.count)) ?? ByteBuffer())
+            body = ResponseBody(
+                byteBuffer: buffer.getSlice(at: buffer.readerIndex + Int(served.lowerBound), length: Int(served.count)) ?? ByteBuffer())
         case .path(let path):
             body = try await FileIO().loadFile(path: path, range: Int(served.lowerBound)...Int(served.upperBound), context: context)
         }

@@ -20,7 +20,8 @@ extension CollabEnvironment {
     /// interceptors read it through their download link); a rejection removes it, fires the
     /// `file_upload_interceptor.file_rejected` webhook event and refuses the upload with 403 `FILE_REJECTED`.
     func review(
-        _ file: FileAttachment, conversationId: String, personId: String, principal: Principal, timeoutMillis: Int, baseURL: String, with review: FileReview
+        _ file: FileAttachment, conversationId: String, personId: String, principal: Principal, timeoutMillis: Int, baseURL: String,
+        with review: FileReview
     ) async throws {
         let accountId = principal.accountId ?? ""
         // One read for both kinds of interceptor.
@@ -55,7 +56,8 @@ extension CollabEnvironment {
         }
         guard !messageInterceptors.isEmpty else { return }
         var message = WebTextMessage(
-            id: "", conversationId: conversationId, accountId: accountId, senderPerson: uploader, timestamp: clock.now(), text: file.name, internal: false
+            id: "", conversationId: conversationId, accountId: accountId, senderPerson: uploader, timestamp: clock.now(), text: file.name,
+            internal: false
         )
         message.describe(file)
         do {

@@ -95,14 +95,15 @@ extension CollabEnvironment {
             try await files.commit(staged, accountId: principal.accountId ?? "", conversationId: conversationId, fileId: file.id)
             if let review {
                 try await self.review(
-                    file, conversationId: conversationId, personId: personId, principal: principal, timeoutMillis: restrictions.interceptorTimeoutMillis,
-                    baseURL: publicURL.base, with: review
+                    file, conversationId: conversationId, personId: personId, principal: principal,
+                    timeoutMillis: restrictions.interceptorTimeoutMillis, baseURL: publicURL.base, with: review
                 )
             }
             let message: ConversationMessage
             do {
                 message = try await write(principal) { state, changes, op throws(CollabError) in
-                    try state.postFileMessage(conversationId, senderPersonId: personId, file: file, isInternal: isInternal, context: op, changes: &changes)
+                    try state.postFileMessage(
+                        conversationId, senderPersonId: personId, file: file, isInternal: isInternal, context: op, changes: &changes)
                 }
             } catch {
                 await files.remove(accountId: principal.accountId ?? "", conversationId: conversationId, fileId: file.id)

@@ -44,7 +44,8 @@ final class MessageInterception: Sendable {
         else { return fallback }
         switch decision.decision {
         case "APPROVE": return .approved
-        case "REJECT": return .rejected(reason: decision.reason ?? "rejected by the message interceptor '\(interceptor.name)'", severity: decision.severity)
+        case "REJECT":
+            return .rejected(reason: decision.reason ?? "rejected by the message interceptor '\(interceptor.name)'", severity: decision.severity)
         default: return fallback
         }
     }

@@ -112,7 +112,8 @@ extension CollabEnvironment {
         func send(_ event: LiveEvent) async throws {
             try await outbound.write(.text(String(decoding: try encoder.encode(event), as: UTF8.self)))
         }
-        try await send(LiveEvent(id: 0, type: LiveEvent.hello, timestamp: clock.now(), detail: ["position": String(position), "replayed": String(replay.count)]))
+        try await send(
+            LiveEvent(id: 0, type: LiveEvent.hello, timestamp: clock.now(), detail: ["position": String(position), "replayed": String(replay.count)]))
         if gap { try await send(LiveEvent(id: 0, type: LiveEvent.resync, timestamp: clock.now())) }
         for event in replay { try await outbound.write(.text(event.text)) }
 
@@ -144,7 +145,8 @@ extension CollabEnvironment {
                 try Task.checkCancellation()
                 if subscription.didOverflow {
                     logger.notice("closing a live connection that fell behind", metadata: ["person": "\(audience.personId)"])
-                    try await outbound.close(WebSocketErrorCode(codeNumber: Int(LiveCloseCode.slowConsumer)), reason: "slow consumer: reconnect with lastEventId")
+                    try await outbound.close(
+                        WebSocketErrorCode(codeNumber: Int(LiveCloseCode.slowConsumer)), reason: "slow consumer: reconnect with lastEventId")
                 } else {
                     try await outbound.close(WebSocketErrorCode(codeNumber: Int(LiveCloseCode.sessionEnded)), reason: "session ended")
                 }

@@ -56,7 +56,8 @@ extension AccountState {
         var names: [String: String] = [:]
         for participant in conversation.participants {
             if let person = persons[participant.personId] {
-                names[participant.personId] = person.displayName ?? person.username ?? [person.firstName, person.lastName].compactMap { $0 }.joined(separator: " ")
+                names[participant.personId] =
+                    person.displayName ?? person.username ?? [person.firstName, person.lastName].compactMap { $0 }.joined(separator: " ")
             }
         }
         return names

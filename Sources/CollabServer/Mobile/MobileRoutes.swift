@@ -26,7 +26,9 @@ struct MobileRoutes {
             let session = try env.client(context)
             let body = try await env.decode(NamedAreaRequest.self, from: request)
             let updated = try await env.write(context.principal) { state, changes, op throws(CollabError) in
-                let areaId = try body.namedArea.map { reference throws(CollabError) in try state.namedAreaIds([reference], accountId: session.accountId).first! }
+                let areaId = try body.namedArea.map { reference throws(CollabError) in
+                    try state.namedAreaIds([reference], accountId: session.accountId).first!
+                }
                 return try state.updateClient(token: session.id, context: op, changes: &changes) { $0.namedAreaId = areaId }
             }
             return JSONBody.response(ClientView(updated))

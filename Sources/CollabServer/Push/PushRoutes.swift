@@ -225,8 +225,8 @@ extension OutboxFilter {
             return value
         }
         self.init(
-            accountId: accountId, personId: request.query("personId"), deviceId: request.query("deviceId"), conversationId: request.query("conversationId"),
-            kind: kind, transport: transport, state: state, after: after
+            accountId: accountId, personId: request.query("personId"), deviceId: request.query("deviceId"),
+            conversationId: request.query("conversationId"), kind: kind, transport: transport, state: state, after: after
         )
     }
 }

@@ -29,8 +29,8 @@ extension CallView {
     init(_ call: Call, viewer viewerPersonId: String? = nil) {
         self.init(
             id: call.id, conversationId: call.conversationId, callType: call.callType.rawValue, initiatorPersonId: call.initiatorPersonId,
-            state: call.state.rawValue, initiationTimestamp: call.initiationTimestamp, acceptTimestamp: call.acceptTimestamp, endTimestamp: call.endTimestamp,
-            endReason: call.endReason, timeoutAt: call.timeoutAt, serviceProviderType: call.serviceProvider
+            state: call.state.rawValue, initiationTimestamp: call.initiationTimestamp, acceptTimestamp: call.acceptTimestamp,
+            endTimestamp: call.endTimestamp, endReason: call.endReason, timeoutAt: call.timeoutAt, serviceProviderType: call.serviceProvider
         )
         guard let viewerPersonId, call.participations.contains(where: { $0.personId == viewerPersonId }), let provider = call.serviceProvider,
             let sessionId = call.providerSessionId, let token = CallCredential.providerToken(for: call, personId: viewerPersonId)

@@ -64,7 +64,9 @@ struct AccountsRoutes {
             try checkType(body)
             guard let id = body.id else { throw CollabError.badRequest("id is required") }
             // Super admins update any account; everyone else only their own (another id is not found).
-            let account = try await env.write(account: context.principal.role == .superAdmin ? id : context.principal.accountId) { state, changes, op throws(CollabError) in
+            let account = try await env.write(
+                account: context.principal.role == .superAdmin ? id : context.principal.accountId
+            ) { state, changes, op throws(CollabError) in
                 try state.updateAccount(id: id, version: body.version, body.input, for: context.principal, context: op, changes: &changes)
             }
             return JSONBody.response(WebAccount(account, expand: expand))

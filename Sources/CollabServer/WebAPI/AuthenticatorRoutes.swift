@@ -27,7 +27,9 @@ struct AuthenticatorRoutes {
         group.operation(.post, "logout", role: .anonymousUser) { request, context in
             _ = try await env.decode(WebLogoutBody?.self, fromOptional: request)
             if let token = context.sessionToken, let accountId = env.accountId(for: .session(token)) {
-                try await env.write(account: accountId) { state, changes, _ throws(CollabError) in state.closeSession(token: token, changes: &changes) }
+                try await env.write(account: accountId) { state, changes, _ throws(CollabError) in
+                    state.closeSession(token: token, changes: &changes)
+                }
                 env.events.disconnect(sessionKey: token)
             }
             var response = Response(status: .noContent)
@@ -166,7 +168,8 @@ extension CollabEnvironment {
         let identity = try await tokens.validate(accessToken, settings: settings)
         // Anonymous devices' visitors live under this prefix; a token cannot name one of them.
         guard !identity.subject.hasPrefix(AccountState.anonymousDevicePrefix) else {
-            throw CollabError.unauthorized("access token subjects starting with '\(AccountState.anonymousDevicePrefix)' are reserved for anonymous devices")
+            throw CollabError.unauthorized(
+                "access token subjects starting with '\(AccountState.anonymousDevicePrefix)' are reserved for anonymous devices")
         }
         return (key.accountId, identity)
     }

@@ -64,11 +64,12 @@ struct BackendBasicsRoutes {
             let query = try await env.decode(WebQuery.self, from: request).searchQuery(expectedType: "AgentStateQuery")
             let now = env.clock.now()
             let page = try env.read(context.principal) { state throws(CollabError) in
-                try state.searchAgentStates(query, now: now, for: context.principal).webResult("AgentPersonStateResult", offset: query.offset) { row in
-                    var web = WebAgentPersonState(row.person, now: now)
-                    web.onlineState = row.onlineState
-                    return web
-                }
+                try state.searchAgentStates(query, now: now, for: context.principal)
+                    .webResult("AgentPersonStateResult", offset: query.offset) { row in
+                        var web = WebAgentPersonState(row.person, now: now)
+                        web.onlineState = row.onlineState
+                        return web
+                    }
             }
             return JSONBody.response(page)
         }

@@ -13,7 +13,9 @@ struct BotDialogRoutes {
         let env = environment
         group.operation(.post, "sendDialogMessage", role: .admin) { request, context in
             let body = try await env.decode(BotDialogPostMessageBody.self, from: request)
-            if let type = body.type, type != "BotDialogPostMessage" { throw CollabError.badRequest("$_type must be 'BotDialogPostMessage', not '\(type)'") }
+            if let type = body.type, type != "BotDialogPostMessage" {
+                throw CollabError.badRequest("$_type must be 'BotDialogPostMessage', not '\(type)'")
+            }
             guard let token = body.dialogToken, !token.isEmpty else { throw CollabError.badRequest("dialogToken is required") }
             guard let data = body.messageData else { throw CollabError.badRequest("messageData is required") }
             let question = data.type.flatMap { BotQuestion.types.contains($0) ? $0 : nil }

@@ -85,14 +85,18 @@ struct ConversationsRoutes {
 
         group.group("conversationhistory").operation(.get, ":conversationId/read", role: .registeredUser) { _, context in
             let id = try context.pathParameter("conversationId")
-            let history = try env.read(context.principal) { state throws(CollabError) in state.webHistory(try state.conversation(id, for: context.principal)) }
+            let history = try env.read(context.principal) { state throws(CollabError) in
+                state.webHistory(try state.conversation(id, for: context.principal))
+            }
             return JSONBody.response(history)
         }
 
         let calls = group.group("calls")
         calls.operation(.get, ":callId/read", role: .registeredUser) { _, context in
             let id = try context.pathParameter("callId")
-            let call = try env.read(context.principal) { state throws(CollabError) in state.webCall(try state.call(id, accountId: try ownAccount(nil, context.principal))) }
+            let call = try env.read(context.principal) { state throws(CollabError) in
+                state.webCall(try state.call(id, accountId: try ownAccount(nil, context.principal)))
+            }
             return JSONBody.response(call)
         }
         calls.operation(.post, "search", role: .registeredUser) { request, context in
@@ -188,9 +192,11 @@ extension AccountState {
         var web = WebCall(
             id: call.id, accountId: call.accountId, conversationId: call.conversationId, initiatorPersonId: call.initiatorPersonId,
             callType: call.callType.rawValue, creationTimestamp: call.initiationTimestamp, initiationTimestamp: call.initiationTimestamp,
-            acceptTimestamp: call.acceptTimestamp, establishedTimestamp: call.acceptTimestamp, endTimestamp: call.endTimestamp, endReason: call.endReason,
-            participations: call.participations.map {
-                WebCallParticipation(accountId: call.accountId, personId: $0.personId, ringingTimestamp: $0.ringingTimestamp, joinedTimestamp: $0.joinedTimestamp, leftTimestamp: $0.leftTimestamp)
+            acceptTimestamp: call.acceptTimestamp, establishedTimestamp: call.acceptTimestamp, endTimestamp: call.endTimestamp,
+            endReason: call.endReason, participations: call.participations.map {
+                WebCallParticipation(
+                    accountId: call.accountId, personId: $0.personId, ringingTimestamp: $0.ringingTimestamp, joinedTimestamp: $0.joinedTimestamp,
+                    leftTimestamp: $0.leftTimestamp)
             }
         )
         web.serviceProviderCallId = call.id

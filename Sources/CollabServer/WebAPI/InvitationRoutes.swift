@@ -17,7 +17,9 @@ struct InvitationRoutes {
         for (path, kind, byEmail) in visitorInvitations {
             group.operation(.post, RouterPath(path), role: .admin) { request, context in
                 let body = try await env.decode(WebInviteVisitorBody.self, from: request)
-                guard let conversationId = body.conversationId, !conversationId.isEmpty else { throw CollabError.badRequest("conversationId is required") }
+                guard let conversationId = body.conversationId, !conversationId.isEmpty else {
+                    throw CollabError.badRequest("conversationId is required")
+                }
                 let email = byEmail ? try Invitation.checkEmail(body.email) : nil
                 let invitation = try await env.write(context.principal) { state, changes, op throws(CollabError) in
                     try state.inviteAnonymousVisitor(
@@ -35,12 +37,17 @@ struct InvitationRoutes {
         for (path, kind) in [("inviteAgentToConversation", Invitation.Kind.agentInvitation), ("forwardConversationToAgent", .agentForwarding)] {
             group.operation(.post, RouterPath(path), role: .admin) { request, context in
                 let body = try await env.decode(WebInviteAgentBody.self, from: request)
-                guard let conversationId = body.conversationId, !conversationId.isEmpty else { throw CollabError.badRequest("conversationId is required") }
-                guard let agentPersonId = body.agentPersonId, !agentPersonId.isEmpty else { throw CollabError.badRequest("agentPersonId is required") }
+                guard let conversationId = body.conversationId, !conversationId.isEmpty else {
+                    throw CollabError.badRequest("conversationId is required")
+                }
+                guard let agentPersonId = body.agentPersonId, !agentPersonId.isEmpty else {
+                    throw CollabError.badRequest("agentPersonId is required")
+                }
                 let invitation = try await env.write(context.principal) { state, changes, op throws(CollabError) in
                     try state.inviteAgent(
-                        kind, conversationId: conversationId, agentPersonId: agentPersonId, comment: body.comment, joinHidden: body.joinHidden ?? false,
-                        creatorPersonId: context.principal.personId, for: context.principal, context: op, changes: &changes
+                        kind, conversationId: conversationId, agentPersonId: agentPersonId, comment: body.comment,
+                        joinHidden: body.joinHidden ?? false, creatorPersonId: context.principal.personId, for: context.principal, context: op,
+                        changes: &changes
                     )
                 }
                 return JSONBody.response(WebInvitation(invitation, now: env.clock.now()))
@@ -62,11 +69,13 @@ struct InvitationRoutes {
         }
         group.operation(.post, "requeueConversation", role: .admin) { request, context in
             let body = try await env.decode(WebRequeueBody.self, from: request)
-            guard let conversationId = body.conversationId, !conversationId.isEmpty else { throw CollabError.badRequest("conversationId is required") }
+            guard let conversationId = body.conversationId, !conversationId.isEmpty else {
+                throw CollabError.badRequest("conversationId is required")
+            }
             let invitation = try await env.write(context.principal) { state, changes, op throws(CollabError) in
                 try state.requeueWithAssignmentRequest(
-                    conversationId, removal: body.agentRemovalType ?? "REMOVE_ASSIGNED_AGENT", creatorPersonId: context.principal.personId, for: context.principal,
-                    context: op, changes: &changes
+                    conversationId, removal: body.agentRemovalType ?? "REMOVE_ASSIGNED_AGENT", creatorPersonId: context.principal.personId,
+                    for: context.principal, context: op, changes: &changes
                 )
             }
             return JSONBody.response(WebInvitation(invitation, now: env.clock.now()))

@@ -17,7 +17,8 @@ struct PersonNotificationRoutes {
             let id = try context.pathParameter("personId")
             let body = try await env.decode(WebTimeoutBody?.self, fromOptional: request)
             let person = try await env.write(context.principal) { state, changes, op throws(CollabError) in
-                try state.pauseNotifications(personId: id, timeoutSeconds: body?.timeoutSeconds, for: context.principal, context: op, changes: &changes)
+                try state.pauseNotifications(
+                    personId: id, timeoutSeconds: body?.timeoutSeconds, for: context.principal, context: op, changes: &changes)
             }
             return stateResponse(person)
         }
@@ -133,7 +134,9 @@ struct WebAgentPersonState: Codable, Sendable {
         pauseNotificationsMode = mode.rawValue
         pauseNotificationsState = state.pauseReason(at: now) == nil ? "OFF" : "ON"
         pauseNotificationsEndTimestamp = mode == .on ? state.pauseEndTimestamp : nil
-        autoPauseNotificationsReasons = state.reasons(at: now).map { Reason(sourceId: $0.sourceId, displayName: $0.displayName, expirationTimestamp: $0.expirationTimestamp) }
+        autoPauseNotificationsReasons = state.reasons(at: now).map {
+            Reason(sourceId: $0.sourceId, displayName: $0.displayName, expirationTimestamp: $0.expirationTimestamp)
+        }
     }
 }
 

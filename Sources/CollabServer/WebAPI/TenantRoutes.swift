@@ -15,7 +15,9 @@ struct ImpersonationRoutes {
         let env = environment
         group.operation(.post, "switchToAccount", role: .superAdmin) { request, context in
             let body = try await env.decode(WebSwitchToAccountBody.self, from: request)
-            guard let target = body.accountId, !target.isEmpty, target.count <= Limits.nameLength else { throw CollabError.badRequest("accountId is required") }
+            guard let target = body.accountId, !target.isEmpty, target.count <= Limits.nameLength else {
+                throw CollabError.badRequest("accountId is required")
+            }
             guard env.repository.directory.account(target) != nil else { throw CollabError.notFound("Account", target) }
             let (token, home) = try session(context)
             try await env.write(account: home) { state, changes, op throws(CollabError) in
@@ -45,7 +47,8 @@ struct ImpersonationRoutes {
                 throw CollabError.badRequest("userId or username is required")
             }
             try await env.write(account: home) { state, changes, op throws(CollabError) in
-                try state.impersonate(token: token, userId: userId, accountId: accountId, keepRole: body.keepRole ?? false, now: op.now, changes: &changes)
+                try state.impersonate(
+                    token: token, userId: userId, accountId: accountId, keepRole: body.keepRole ?? false, now: op.now, changes: &changes)
             }
             env.events.disconnect(sessionKey: token)
             return JSONBody.response(WebLoginResult(success: true))

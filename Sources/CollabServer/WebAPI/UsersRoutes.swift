@@ -76,7 +76,9 @@ struct UsersRoutes {
         }
         group.operation(.delete, ":userId/delete", role: .admin) { request, context in
             let id = try context.pathParameter("userId")
-            try await env.write(context.principal) { state, changes, op throws(CollabError) in try state.deleteUser(id, for: context.principal, context: op, changes: &changes) }
+            try await env.write(context.principal) { state, changes, op throws(CollabError) in
+                try state.deleteUser(id, for: context.principal, context: op, changes: &changes)
+            }
             env.events.disconnect(userId: id)
             return noContent
         }

@@ -37,7 +37,9 @@ extension WebTranslation {
 
 extension WebUser {
     init(_ user: User, expand: Expansion) {
-        self.init(username: user.username, authorizationRole: user.authorizationRole.rawValue, firstName: user.firstName, lastName: user.lastName, email: user.email)
+        self.init(
+            username: user.username, authorizationRole: user.authorizationRole.rawValue, firstName: user.firstName, lastName: user.lastName,
+            email: user.email)
         showRecordFields(of: user)
         fields.phone = user.phone
         fields.teamId = user.teamId
@@ -63,7 +65,9 @@ extension WebUser {
 
 extension WebPerson {
     init(_ person: Person, expand: Expansion) {
-        self.init(sourceId: person.sourceId, personType: person.personType.rawValue, firstName: person.firstName, lastName: person.lastName, email: person.email)
+        self.init(
+            sourceId: person.sourceId, personType: person.personType.rawValue, firstName: person.firstName, lastName: person.lastName,
+            email: person.email)
         id = person.id
         accountId = person.accountId
         personSource = person.personSource.rawValue

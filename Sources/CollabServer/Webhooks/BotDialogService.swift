@@ -49,7 +49,10 @@ final class BotDialogService: Service {
             } catch {
                 logger.warning(
                     "too many onboarding offers waiting for dialog bots; the conversation goes to its queue",
-                    metadata: ["bot": "\(offer.bot.id)", "account": "\(offer.accountId)", "reason": "\(error.reason(queue: "bot offer", accountOption: nil))"]
+                    metadata: [
+                        "bot": "\(offer.bot.id)", "account": "\(offer.accountId)",
+                        "reason": "\(error.reason(queue: "bot offer", accountOption: nil))",
+                    ]
                 )
                 answerInput.yield(Answer(accountId: offer.accountId, dialogToken: offer.dialogToken, accepted: false))
             }

@@ -71,7 +71,8 @@ struct VendorEventMapping: VendorFormats {
             guard let change = event.entity else { return [] }
             add(change.entity.eventName, fields: EntityModificationEventFields(change: change))
         case .agentPresenceChanged, .notificationControlsChanged:
-            let person: Person? = if case .person(let changed)? = event.entity?.entity { changed } else { event.personIds.first.flatMap { state.persons[$0] } }
+            let person: Person? =
+                if case .person(let changed)? = event.entity?.entity { changed } else { event.personIds.first.flatMap { state.persons[$0] } }
             guard let person else { return [] }
             var personState = WebAgentPersonState(person, now: event.timestamp)
             personState.onlineState = state.presence(of: person.id).rawValue
@@ -84,8 +85,8 @@ struct VendorEventMapping: VendorFormats {
             let redeemer = invitation.redeemingPersonId.flatMap { state.persons[$0] }.map { WebPerson($0, expand: Expansion()) }
             var body = InvitationEventFields(
                 invitationId: invitation.id, conversation: event.conversation.map { state.webConversation($0) }, token: invitation.token,
-                creationTimestamp: invitation.createdTimestamp,
-                creatorPerson: creator, expirationTimestamp: invitation.kind == .pin || invitation.kind == .visitorLink ? invitation.expirationTimestamp : nil
+                creationTimestamp: invitation.createdTimestamp, creatorPerson: creator,
+                expirationTimestamp: invitation.kind == .pin || invitation.kind == .visitorLink ? invitation.expirationTimestamp : nil
             )
             if invitation.kind == .agentInvitation || invitation.kind == .agentForwarding {
                 body.comment = invitation.comment

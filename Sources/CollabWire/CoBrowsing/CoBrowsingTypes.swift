@@ -12,7 +12,10 @@ public struct CoBrowsingSessionView: Codable, Sendable, Equatable {
     public var requestedAt: Int64
     public var startedAt: Int64?
     public var endedAt: Int64?
-    public init(id: String, conversationId: String, visitorPersonId: String, state: String, platform: String, maxFps: Int, requestedAt: Int64, startedAt: Int64?, endedAt: Int64?) {
+    public init(
+        id: String, conversationId: String, visitorPersonId: String, state: String, platform: String, maxFps: Int, requestedAt: Int64,
+        startedAt: Int64?, endedAt: Int64?
+    ) {
         self.id = id
         self.conversationId = conversationId
         self.visitorPersonId = visitorPersonId
@@ -61,8 +64,8 @@ public struct CoBrowsingStats: Codable, Sendable, Equatable {
     /// The private areas the last accepted frame declared.
     public var privateAreas: [PrivateArea]
     public init(
-        sessionId: String, accepted: Int, throttled: Int, duplicates: Int, rejected: Int, bytes: Int, effectiveFps: Double, gapP50: Int64?, gapP99: Int64?,
-        maxFps: Int, privateAreas: [PrivateArea]
+        sessionId: String, accepted: Int, throttled: Int, duplicates: Int, rejected: Int, bytes: Int, effectiveFps: Double, gapP50: Int64?,
+        gapP99: Int64?, maxFps: Int, privateAreas: [PrivateArea]
     ) {
         self.sessionId = sessionId
         self.accepted = accepted

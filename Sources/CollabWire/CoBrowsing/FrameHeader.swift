@@ -117,11 +117,13 @@ public struct FrameHeader: Sendable, Equatable {
         for _ in 0..<count {
             areas.append(
                 PrivateArea(
-                    x: Int(try integer(UInt16.self)), y: Int(try integer(UInt16.self)), width: Int(try integer(UInt16.self)), height: Int(try integer(UInt16.self))
+                    x: Int(try integer(UInt16.self)), y: Int(try integer(UInt16.self)), width: Int(try integer(UInt16.self)),
+                    height: Int(try integer(UInt16.self))
                 )
             )
         }
-        let header = FrameHeader(sessionId: sessionId, sequence: sequence, captureTime: captureTime, width: width, height: height, privateAreas: areas)
+        let header = FrameHeader(
+            sessionId: sessionId, sequence: sequence, captureTime: captureTime, width: width, height: height, privateAreas: areas)
         return (header, Data(bytes[offset...]))
     }
 

@@ -12,7 +12,9 @@ extension FrameHeader {
     public func validate(image: Data, maxImageBytes: Int) throws(ValidationError) -> FrameImageFormat {
         guard image.count <= maxImageBytes else { throw ValidationError(description: "the image is larger than \(maxImageBytes) bytes") }
         guard let format = FrameImageFormat(signatureOf: image) else { throw ValidationError(description: "the image is neither JPEG nor PNG") }
-        guard (1...16_384).contains(width), (1...16_384).contains(height) else { throw ValidationError(description: "width and height must be 1 to 16384") }
+        guard (1...16_384).contains(width), (1...16_384).contains(height) else {
+            throw ValidationError(description: "width and height must be 1 to 16384")
+        }
         return format
     }
 }

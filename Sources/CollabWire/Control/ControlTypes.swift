@@ -63,7 +63,10 @@ public struct JournalFilter: Codable, Sendable, Equatable {
     /// At most this many (the newest), default 1000.
     public var limit: Int?
 
-    public init(method: String? = nil, path: String? = nil, status: Int? = nil, since: Int64? = nil, until: Int64? = nil, accountId: String? = nil, limit: Int? = nil) {
+    public init(
+        method: String? = nil, path: String? = nil, status: Int? = nil, since: Int64? = nil, until: Int64? = nil, accountId: String? = nil,
+        limit: Int? = nil
+    ) {
         self.method = method
         self.path = path
         self.status = status

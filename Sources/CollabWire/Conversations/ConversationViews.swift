@@ -94,8 +94,8 @@ public struct MessageView: Codable, Sendable, Equatable {
     public var externalSendFailureText: String?
 
     public init(
-        id: String, conversationId: String, sequence: Int, senderPersonId: String, text: String, timestamp: Int64, clientMessageId: String?, internal: Bool,
-        file: FileView? = nil, deliveredAt: Int64? = nil, readAt: Int64? = nil, questionState: String? = nil
+        id: String, conversationId: String, sequence: Int, senderPersonId: String, text: String, timestamp: Int64, clientMessageId: String?,
+        internal: Bool, file: FileView? = nil, deliveredAt: Int64? = nil, readAt: Int64? = nil, questionState: String? = nil
     ) {
         self.id = id
         self.conversationId = conversationId

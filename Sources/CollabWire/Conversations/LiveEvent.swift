@@ -18,7 +18,9 @@ public struct LiveEvent: Codable, Sendable, Equatable {
     public var message: MessageView?
     public var detail: [String: String]?
 
-    public init(id: Int64, type: String, timestamp: Int64, conversation: ConversationView? = nil, message: MessageView? = nil, detail: [String: String]? = nil) {
+    public init(
+        id: Int64, type: String, timestamp: Int64, conversation: ConversationView? = nil, message: MessageView? = nil, detail: [String: String]? = nil
+    ) {
         self.id = id
         self.type = type
         self.timestamp = timestamp

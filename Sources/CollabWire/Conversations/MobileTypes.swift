@@ -9,7 +9,9 @@ public struct DeviceInfo: Sendable, Codable, Equatable {
     public var sdkVersion: String?
     public var model: String?
 
-    public init(os: String, osVersion: String? = nil, appId: String? = nil, appVersion: String? = nil, sdkVersion: String? = nil, model: String? = nil) {
+    public init(
+        os: String, osVersion: String? = nil, appId: String? = nil, appVersion: String? = nil, sdkVersion: String? = nil, model: String? = nil
+    ) {
         self.os = os
         self.osVersion = osVersion
         self.appId = appId
@@ -64,8 +66,8 @@ public struct ClientStartResponse: Codable, Sendable {
     /// and send it as `deviceSecret` on every later start.
     public var deviceSecret: String?
     public init(
-        token: String, clientId: String, accountId: String, person: PersonView, namedAreaId: String?, configuration: [String: String], serverTime: Int64,
-        deviceSecret: String? = nil
+        token: String, clientId: String, accountId: String, person: PersonView, namedAreaId: String?, configuration: [String: String],
+        serverTime: Int64, deviceSecret: String? = nil
     ) {
         self.deviceSecret = deviceSecret
         self.token = token

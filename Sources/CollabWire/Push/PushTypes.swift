@@ -165,9 +165,10 @@ public struct PushView: Codable, Sendable, Equatable {
     public var createdAt: Int64
 
     public init(
-        id: Int64, pushId: String, accountId: String, personId: String, deviceRecordId: String, deviceId: String, kind: PushKind, transport: PushTransport,
-        version: PushVersion, token: String, topic: String?, pushType: String, priority: Int, collapseId: String?, keyId: String?, content: PushContent,
-        payload: String, payloadBytes: Int, truncated: Bool, state: State, attempts: [Attempt], createdAt: Int64
+        id: Int64, pushId: String, accountId: String, personId: String, deviceRecordId: String, deviceId: String, kind: PushKind,
+        transport: PushTransport, version: PushVersion, token: String, topic: String?, pushType: String, priority: Int, collapseId: String?,
+        keyId: String?, content: PushContent, payload: String, payloadBytes: Int, truncated: Bool, state: State, attempts: [Attempt],
+        createdAt: Int64
     ) {
         self.id = id
         self.pushId = pushId
@@ -230,8 +231,9 @@ public struct CallView: Codable, Sendable, Equatable {
     public var providerSession: CallProviderSession?
 
     public init(
-        id: String, conversationId: String, callType: String, initiatorPersonId: String, state: String, initiationTimestamp: Int64, acceptTimestamp: Int64?,
-        endTimestamp: Int64?, endReason: String?, timeoutAt: Int64, serviceProviderType: String? = nil, providerSession: CallProviderSession? = nil
+        id: String, conversationId: String, callType: String, initiatorPersonId: String, state: String, initiationTimestamp: Int64,
+        acceptTimestamp: Int64?, endTimestamp: Int64?, endReason: String?, timeoutAt: Int64, serviceProviderType: String? = nil,
+        providerSession: CallProviderSession? = nil
     ) {
         self.serviceProviderType = serviceProviderType
         self.providerSession = providerSession

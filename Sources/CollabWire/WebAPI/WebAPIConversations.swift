@@ -143,7 +143,10 @@ public struct WebConversationCreation: WebAPIObject {
         case conversationTemplateId, inheritConfigurationAndTexts, configuration, text
     }
 
-    public init(topic: String? = nil, recipient: WebCreationRecipient? = nil, participants: [WebCreationParticipant]? = nil, initialEngagementType: String? = nil) {
+    public init(
+        topic: String? = nil, recipient: WebCreationRecipient? = nil, participants: [WebCreationParticipant]? = nil,
+        initialEngagementType: String? = nil
+    ) {
         self.topic = topic
         self.recipient = recipient
         self.participants = participants
@@ -392,8 +395,9 @@ public struct WebCall: WebAPIObject, Equatable {
     }
 
     public init(
-        id: String, accountId: String, conversationId: String, initiatorPersonId: String, callType: String, creationTimestamp: Int64, initiationTimestamp: Int64,
-        acceptTimestamp: Int64?, establishedTimestamp: Int64?, endTimestamp: Int64?, endReason: String?, participations: [WebCallParticipation]
+        id: String, accountId: String, conversationId: String, initiatorPersonId: String, callType: String, creationTimestamp: Int64,
+        initiationTimestamp: Int64, acceptTimestamp: Int64?, establishedTimestamp: Int64?, endTimestamp: Int64?, endReason: String?,
+        participations: [WebCallParticipation]
     ) {
         self.id = id
         self.accountId = accountId

@@ -26,7 +26,10 @@ public struct WebMessageInterceptorFields: WebEntityFields, Equatable {
 
 extension WebMessageInterceptor {
     /// An external message interceptor to create.
-    public init(name: String? = nil, messageFilter: String? = nil, timeoutBehavior: String? = nil, webhookEndpoint: String? = nil, webhookSecret: String? = nil) {
+    public init(
+        name: String? = nil, messageFilter: String? = nil, timeoutBehavior: String? = nil, webhookEndpoint: String? = nil,
+        webhookSecret: String? = nil
+    ) {
         self.init(
             WebMessageInterceptorFields(
                 name: name, messageFilter: messageFilter, timeoutBehavior: timeoutBehavior, interceptorType: "EXTERNAL",

@@ -126,7 +126,10 @@ public struct WebhookDelivery: Codable, Sendable, Equatable {
     /// Why a `DROPPED` delivery was never sent.
     public var reason: String?
 
-    public init(deliveryId: String, registrationId: String, accountId: String, eventType: String, endpoint: String, state: String, attempts: [Attempt], createdAt: Int64, bodyBytes: Int) {
+    public init(
+        deliveryId: String, registrationId: String, accountId: String, eventType: String, endpoint: String, state: String, attempts: [Attempt],
+        createdAt: Int64, bodyBytes: Int
+    ) {
         self.deliveryId = deliveryId
         self.registrationId = registrationId
         self.accountId = accountId

@@ -63,9 +63,7 @@ struct CommittedStreamTests {
             do {
                 for _ in 0..<2 {
                     let sink = RecordingSink()
-                    let log = try await PostgresStore.open(
-                        url: url, logger: logger, cluster: true, timeout: PostgresTestDatabase.openTimeout, writeTimeout: .seconds(15)
-                    )
+                    let log = try await PostgresTestDatabase.open(url, cluster: true, logger: logger)
                     do {
                         replicas.append((try await StateRepository(replicaOf: log, resolver: resolver, sink: sink), sink))
                     } catch {

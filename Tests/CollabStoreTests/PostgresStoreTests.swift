@@ -27,13 +27,13 @@ struct PostgresStoreTests {
     @Test("put, replace, delete, an account's data in one statement, and reload after reopening")
     func roundTrip() async throws {
         let url = try await PostgresTestDatabase.fresh()
-        let store = try await PostgresStore.open(url: url, logger: Self.logger, timeout: PostgresTestDatabase.openTimeout)
+        let store = try await PostgresTestDatabase.open(url, logger: Self.logger)
         try await store.apply([.put(Self.area("a1")), .put(Self.area("a2")), .put(Self.area("b1", account: "other"))])
         // The same key twice in one run of puts: the last one wins, as applied in order.
         try await store.apply([.put(Self.area("a1", name: "first")), .put(Self.area("a1", name: "second")), .delete(.declared, id: "NamedArea/a2")])
         try await store.close()
 
-        let reopened = try await PostgresStore.open(url: url, logger: Self.logger, timeout: PostgresTestDatabase.openTimeout)
+        let reopened = try await PostgresTestDatabase.open(url, logger: Self.logger)
         var records = try await reopened.loadAll().sorted { $0.id < $1.id }
         #expect(records.map(\.id) == ["NamedArea/a1", "NamedArea/b1"])
         #expect(try StoreTests.name(records[0]) == "second")
@@ -45,9 +45,7 @@ struct PostgresStoreTests {
 
     @Test("a batch larger than one statement keeps its order")
     func largeBatch() async throws {
-        let store = try await PostgresStore.open(
-            url: try await PostgresTestDatabase.fresh(), logger: Self.logger, timeout: PostgresTestDatabase.openTimeout
-        )
+        let store = try await PostgresTestDatabase.open(try await PostgresTestDatabase.fresh(), logger: Self.logger)
         var changes: [StoreChange] = (0..<1_500).map { .put(Self.area("area-\($0)")) }
         changes.append(.delete(.declared, id: "NamedArea/area-7"))
         changes += (0..<1_500).map { .put(Self.area("area-\($0)", name: "renamed")) }
@@ -60,9 +58,7 @@ struct PostgresStoreTests {
 
     @Test("a failing batch leaves nothing behind")
     func atomic() async throws {
-        let store = try await PostgresStore.open(
-            url: try await PostgresTestDatabase.fresh(), logger: Self.logger, timeout: PostgresTestDatabase.openTimeout
-        )
+        let store = try await PostgresTestDatabase.open(try await PostgresTestDatabase.fresh(), logger: Self.logger)
         try await store.apply([.put(Self.area("kept"))])
         // A NUL byte is not valid in PostgreSQL text (the id is stored as it is): the statement fails,
         // and the whole batch with it.
@@ -75,9 +71,7 @@ struct PostgresStoreTests {
 
     @Test("the change log: entries in order, pruning raises the floor, replicas announce and withdraw")
     func changeLog() async throws {
-        let store = try await PostgresStore.open(
-            url: try await PostgresTestDatabase.fresh(), logger: Self.logger, cluster: true, timeout: PostgresTestDatabase.openTimeout
-        )
+        let store = try await PostgresTestDatabase.open(try await PostgresTestDatabase.fresh(), cluster: true, logger: Self.logger)
         for name in ["a", "b"] {
             _ = try await store.write(.accounts(["acc"])) { transaction in
                 try await transaction.append([.put(Self.area(name))], entry: Data(#"{"n":"\#(name)"}"#.utf8), origin: "test") { 0 }
@@ -102,18 +96,18 @@ struct PostgresStoreTests {
     @Test("one process per database; a newer schema is refused")
     func migrations() async throws {
         let url = try await PostgresTestDatabase.fresh()
-        let first = try await PostgresStore.open(url: url, logger: Self.logger, timeout: PostgresTestDatabase.openTimeout)
+        let first = try await PostgresTestDatabase.open(url, logger: Self.logger)
         do {
-            _ = try await PostgresStore.open(url: url, logger: Self.logger, timeout: PostgresTestDatabase.openTimeout)
+            _ = try await PostgresTestDatabase.open(url, logger: Self.logger)
             Issue.record("a second process opened the same database")
         } catch let error as PostgresStoreError {
             #expect(error.description.contains("another mock-collab process"))
         }
         try await first.close()
-        try await PostgresStore.open(url: url, logger: Self.logger, timeout: PostgresTestDatabase.openTimeout).close()
+        try await PostgresTestDatabase.open(url, logger: Self.logger).close()
         try await PostgresTestDatabase.execute("INSERT INTO mock_collab_migrations (version) VALUES (99)", in: url)
         do {
-            _ = try await PostgresStore.open(url: url, logger: Self.logger, timeout: PostgresTestDatabase.openTimeout)
+            _ = try await PostgresTestDatabase.open(url, logger: Self.logger)
             Issue.record("a newer schema was opened")
         } catch let error as PostgresStoreError {
             #expect(error.description.contains("schema version 99"))
@@ -169,6 +163,13 @@ enum PostgresTestDatabase {
     /// How long opening a store may wait for the database. Generous: the suite runs in parallel with
     /// every other test, and these tests check behaviour, not how fast a busy machine connects.
     static let openTimeout: Duration = .seconds(60)
+    /// How long a write may wait for the database, as generous for the same reason.
+    static let writeTimeout: Duration = .seconds(60)
+
+    /// Opens a store on `url` with the test timeouts.
+    static func open(_ url: String, cluster: Bool = false, logger: Logger) async throws -> PostgresStore {
+        try await PostgresStore.open(url: url, logger: logger, cluster: cluster, timeout: openTimeout, writeTimeout: writeTimeout)
+    }
 
     /// Creates an empty database and returns its URL.
     static func fresh() async throws -> String {

@@ -24,7 +24,7 @@ struct LoadFilesTests {
             #expect(server.server.fileBytesStored == 4 * 30_000)
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.sortedKeys]
-            try validateAgainstSchema(encoder.encode(report))
+            try await validateAgainstSchema(encoder.encode(report))
         }
     }
 }

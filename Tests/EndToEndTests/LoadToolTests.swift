@@ -91,7 +91,7 @@ import Testing
             // The JSON report validates against the published schema; the HTML has its charts and no scripts.
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.sortedKeys]
-            try validateAgainstSchema(encoder.encode(report))
+            try await validateAgainstSchema(encoder.encode(report))
             let html = report.html
             #expect(html.contains("<svg"))
             #expect(html.contains("<polyline"))
@@ -215,7 +215,7 @@ import Testing
             let exitDeadline = ContinuousClock.now + .seconds(40)
             while process.isRunning, ContinuousClock.now < exitDeadline { try await Task.sleep(for: .milliseconds(50)) }
             if process.isRunning { process.terminate() }
-            process.waitUntilExit()
+            while process.isRunning { try await Task.sleep(for: .milliseconds(20)) }
             // Read what is left in the pipes up to their end (the process closed them), not a sleep.
             out.fileHandleForReading.readabilityHandler = nil
             err.fileHandleForReading.readabilityHandler = nil
@@ -224,7 +224,7 @@ import Testing
             #expect(process.terminationStatus == 0, "\(stderr.text)")
             #expect(stdout.text.contains("stopped by interrupted"))
             let data = try Data(contentsOf: json)
-            try validateAgainstSchema(data)
+            try await validateAgainstSchema(data)
             let report = try JSONDecoder().decode(LoadReport.self, from: data)
             #expect(report.stoppedBy == "interrupted")
             #expect(report.elapsedSeconds < 60)
@@ -236,7 +236,7 @@ import Testing
 }
 
 /// Validates a report with Python's `jsonschema` against docs/load-report.schema.json.
-func validateAgainstSchema(_ data: Data, sourceLocation: SourceLocation = #_sourceLocation) throws {
+func validateAgainstSchema(_ data: Data, sourceLocation: SourceLocation = #_sourceLocation) async throws {
     let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
     let schema = root.appendingPathComponent("docs/load-report.schema.json").path
     let file = try temporaryDirectory().appendingPathComponent("report.json")
@@ -251,8 +251,7 @@ func validateAgainstSchema(_ data: Data, sourceLocation: SourceLocation = #_sour
     ]
     let err = Pipe()
     process.standardError = err
-    try process.run()
-    process.waitUntilExit()
+    try await process.runUntilExit()
     let message = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
     #expect(process.terminationStatus == 0, "the report does not validate: \(message)", sourceLocation: sourceLocation)
 }

@@ -190,8 +190,7 @@ struct PushTests {
             process.arguments = ["python3", "-c", script, key, sealed]
             let output = Pipe()
             process.standardOutput = output
-            try process.run()
-            process.waitUntilExit()
+            try await process.runUntilExit()
             #expect(process.terminationStatus == 0)
             let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
                 .trimmingCharacters(in: .whitespacesAndNewlines)

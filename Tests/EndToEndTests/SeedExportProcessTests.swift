@@ -14,7 +14,7 @@ struct SeedExportProcessTests {
         _ = try await admin.namedAreas.create(WebNamedArea(name: "Sales", siteId: "sales"))
         let directory = try temporaryDirectory()
 
-        let run = try Self.export(["--from", source.baseURL, "--user", "admin", "--password", "admin", "--page-size", "1"], in: directory)
+        let run = try await Self.export(["--from", source.baseURL, "--user", "admin", "--password", "admin", "--page-size", "1"], in: directory)
         #expect(run.status == 0, "\(run.standardError)")
         #expect(run.standardOutput.hasPrefix("# A MockCollab seed written by `mock-collab seed export`"))
         #expect(!run.standardOutput.contains("reading namedAreas"))
@@ -29,7 +29,7 @@ struct SeedExportProcessTests {
         let again = try await ControlClient(baseURL: target.baseURL, credentials: .bearer("export-test")).seed(run.standardOutput)
         #expect(again.created == 0 && again.updated == 0, "\(again)")
 
-        let refused = try Self.export(["--from", source.baseURL, "--user", "admin", "--password", "wrong"], in: directory)
+        let refused = try await Self.export(["--from", source.baseURL, "--user", "admin", "--password", "wrong"], in: directory)
         #expect(refused.status == 1)
         #expect(refused.standardOutput.isEmpty)
         #expect(refused.standardError.contains("seed export failed: GET /accounts/getCurrentAccount answered 401"))
@@ -41,7 +41,7 @@ struct SeedExportProcessTests {
     }
 
     /// Runs `mock-collab seed export` with `arguments`, its output into files (no pipe to fill up).
-    static func export(_ arguments: [String], in directory: URL) throws -> (status: Int32, standardOutput: String, standardError: String) {
+    static func export(_ arguments: [String], in directory: URL) async throws -> (status: Int32, standardOutput: String, standardError: String) {
         let out = directory.appendingPathComponent("export-\(UUID().uuidString).out")
         let err = directory.appendingPathComponent("export-\(UUID().uuidString).err")
         _ = FileManager.default.createFile(atPath: out.path, contents: nil)
@@ -51,8 +51,7 @@ struct SeedExportProcessTests {
         process.arguments = ["seed", "export"] + arguments
         process.standardOutput = try FileHandle(forWritingTo: out)
         process.standardError = try FileHandle(forWritingTo: err)
-        try process.run()
-        process.waitUntilExit()
+        try await process.runUntilExit()
         return (process.terminationStatus, try String(contentsOf: out, encoding: .utf8), try String(contentsOf: err, encoding: .utf8))
     }
 }

@@ -23,7 +23,7 @@ struct VisitorProcessTests {
                 quit
 
                 """
-            let run = try Self.visitor(["--url", server.baseURL, "--device-id", "tour-phone", "--push", "NONE"], input: input, in: directory)
+            let run = try await Self.visitor(["--url", server.baseURL, "--device-id", "tour-phone", "--push", "NONE"], input: input, in: directory)
             #expect(run.status == 0, "\(run.standardError)")
             let lines = run.standardOutput.split(separator: "\n").compactMap { line in
                 try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]
@@ -38,7 +38,7 @@ struct VisitorProcessTests {
             #expect(failed["type"] as? String == "error")
             #expect(failed["message"] as? String == "badRequest: cannot read /nonexistent/receipt.png: no such file")
             let frame = try #require(results.first { $0["command"] as? String == "frame" })
-            #expect(frame["width"] as? Int == 160 && frame["height"] as? Int == 100)
+            #expect(frame["width"] as? Int == 160 && frame["height"] as? Int == 100, "\(frame)")
 
             let agent = AgentClient(baseURL: server.baseURL)
             try await agent.login(username: "agent", password: "agent")
@@ -49,9 +49,9 @@ struct VisitorProcessTests {
     }
 
     @Test("a server that is not running is reported with the reason, and the visitor exits 1")
-    func serverNotRunning() throws {
+    func serverNotRunning() async throws {
         let directory = try temporaryDirectory()
-        let run = try Self.visitor(["--url", "http://127.0.0.1:1", "--push", "NONE"], input: "start x\n", in: directory)
+        let run = try await Self.visitor(["--url", "http://127.0.0.1:1", "--push", "NONE"], input: "start x\n", in: directory)
         #expect(run.status == 1)
         #expect(run.standardOutput.contains(#""command":"start-client""#), "\(run.standardOutput)")
         #expect(run.standardOutput.contains("Connection refused"), "the reason, not a timeout: \(run.standardOutput)")
@@ -60,7 +60,7 @@ struct VisitorProcessTests {
     /// Runs `mock-collab visitor` with `arguments` and `input` on stdin, its output into files.
     static func visitor(
         _ arguments: [String], input: String, in directory: URL
-    ) throws -> (status: Int32, standardOutput: String, standardError: String) {
+    ) async throws -> (status: Int32, standardOutput: String, standardError: String) {
         let out = directory.appendingPathComponent("visitor-\(UUID().uuidString).out")
         let err = directory.appendingPathComponent("visitor-\(UUID().uuidString).err")
         let inFile = directory.appendingPathComponent("visitor-\(UUID().uuidString).in")
@@ -73,8 +73,7 @@ struct VisitorProcessTests {
         process.standardInput = try FileHandle(forReadingFrom: inFile)
         process.standardOutput = try FileHandle(forWritingTo: out)
         process.standardError = try FileHandle(forWritingTo: err)
-        try process.run()
-        process.waitUntilExit()
+        try await process.runUntilExit()
         return (process.terminationStatus, try String(contentsOf: out, encoding: .utf8), try String(contentsOf: err, encoding: .utf8))
     }
 }

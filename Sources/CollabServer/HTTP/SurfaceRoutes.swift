@@ -2,19 +2,22 @@ import Hummingbird
 import Synchronization
 
 /// The routes of one surface: its router group, behind the surface's middleware stack, noting every
-/// path and method registered so that ``answerTheRest()`` can answer every other request under the
-/// prefix through the same stack — with the surface's own 404 body, not the router's.
+/// path and method registered (its ``operations``). ``answerTheRest()`` answers every other request
+/// under the prefix through the same stack — with the surface's own 404 body, not the router's.
 struct SurfaceRoutes: RouterMethods {
     typealias Context = CollabRequestContext
 
     private let group: RouterGroup<Context>
+    /// The same prefix and stack on the router of requests the main router has no route for.
+    private let unrouted: RouterGroup<Context>
     private let served = Served()
 
-    /// The methods a surface answers with 404 where it serves others (and everywhere it serves nothing).
+    /// The methods a surface answers with 404 where it serves nothing.
     static let methods: [HTTPRequest.Method] = [.get, .head, .post, .put, .patch, .delete, .options]
 
-    init(group: RouterGroup<Context>) {
+    init(group: RouterGroup<Context>, unrouted: RouterGroup<Context>) {
         self.group = group
+        self.unrouted = unrouted
     }
 
     @discardableResult
@@ -39,14 +42,13 @@ struct SurfaceRoutes: RouterMethods {
         }.sorted()
     }
 
-    /// Answers the rest of the prefix with 404 through the surface's stack: the other methods of the
-    /// paths it serves, and every path it does not (`**` is the router's least specific match).
+    /// Answers the rest of the prefix with 404 through the surface's stack — the other methods of the
+    /// paths it serves and every path it does not — from the unrouted router, which the main router
+    /// hands what it has no route for (see ``SurfaceStack/answerOutsideEverySurface(on:)``). Seven
+    /// routes a surface, not seven a path: the main router holds only the routes that answer.
     func answerTheRest() {
         let notFound: @Sendable (Request, Context) async throws -> Response = { _, _ in throw HTTPError(.notFound) }
-        for (path, methods) in served.all {
-            for method in Self.methods where !methods.contains(method) { group.on(path, method: method, use: notFound) }
-        }
-        for method in Self.methods { group.on("**", method: method, use: notFound) }
+        for method in Self.methods { unrouted.on("**", method: method, use: notFound) }
     }
 
     /// Paths registered so far, with their methods.

@@ -12,13 +12,17 @@ import Hummingbird
 /// 6. ``AccessMiddleware``: refused credentials, and the role every operation of the surface needs.
 ///
 /// Nothing in the stack looks at the path: a request reaches a stack because the router matched one
-/// of its surface's routes.
+/// of its surface's routes — on the main router, or, for a request it has no route for, on the
+/// unrouted router, which holds each surface's prefix with `**` behind the same stack.
 struct SurfaceStack {
     typealias Context = CollabRequestContext
 
     let environment: CollabEnvironment
     /// Whether connections may carry client certificates (mutual TLS).
     let clientCertificates: Bool
+    /// The requests the main router has no route for: each surface's prefix answers them with its 404
+    /// through its stack, and what is under no surface gets the ``Surface/outside`` stack.
+    let unrouted = Router(context: Context.self)
 
     /// The middlewares of `surface`, outermost first.
     func middlewares(for surface: Surface) -> [any MiddlewareProtocol<Request, Response, Context>] {
@@ -37,14 +41,30 @@ struct SurfaceStack {
     /// The routes of `surface` under `prefix`, behind its stack.
     func routes(_ surface: Surface, under prefix: RouterPath, on router: Router<Context>) -> SurfaceRoutes {
         let group = router.group(prefix)
-        for middleware in middlewares(for: surface) { group.add(middleware: middleware) }
-        return SurfaceRoutes(group: group)
+        let unroutedGroup = unrouted.group(prefix)
+        for middleware in middlewares(for: surface) {
+            group.add(middleware: middleware)
+            unroutedGroup.add(middleware: middleware)
+        }
+        return SurfaceRoutes(group: group, unrouted: unroutedGroup)
     }
 
-    /// Answers what no surface serves — the router's own not-found answer — with a journaled 404 in
-    /// the Web API `Error` body. Called last: router middleware applies only to the routes added after
-    /// it, and to the not-found answer.
+    /// Hands what the main router has no route for (its not-found answer) to the unrouted router: a
+    /// surface's prefix answers with the surface's 404, anything else with a journaled 404 in the Web
+    /// API `Error` body. Called last: router middleware applies only to the routes added after it, and
+    /// to the not-found answer.
     func answerOutsideEverySurface(on router: Router<Context>) {
-        for middleware in middlewares(for: .outside) { router.add(middleware: middleware) }
+        for middleware in middlewares(for: .outside) { unrouted.add(middleware: middleware) }
+        router.add(middleware: UnroutedRequests(responder: unrouted.buildResponder()))
+    }
+}
+
+/// The main router's not-found answer: the request goes to the unrouted router instead.
+private struct UnroutedRequests: RouterMiddleware {
+    typealias Context = CollabRequestContext
+    let responder: RouterResponder<Context>
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        try await responder.respond(to: request, context: context)
     }
 }

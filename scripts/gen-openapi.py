@@ -351,7 +351,7 @@ message = obj({"id": S, "conversationId": S, "sequence": I, "senderPersonId": S,
 person = obj({"id": S, "type": {"type": "string", "enum": ["VISITOR", "AGENT"]}, "displayName": S, "sourceId": S}, ["id", "type", "sourceId"])
 schemas = {
     "Error": obj({"$_type": {"const": "Error"}, "statusCode": I, "statusDescription": S, "errorMessage": S}, ["$_type", "statusCode", "statusDescription", "errorMessage"]),
-    "TypedError": obj({"type": {"type": "string", "enum": ["AUTHORIZATION", "INVALID_API_KEY", "UNSUPPORTED_SERVER_VERSION", "BAD_REQUEST", "FORBIDDEN", "NOT_FOUND", "CONFLICT", "PAYLOAD_TOO_LARGE", "RATE_LIMITED", "UNAVAILABLE", "INTERNAL"]}, "message": S, "status": I}, ["type", "message", "status"]),
+    "TypedError": obj({"type": {"type": "string", "enum": ["AUTHORIZATION", "INVALID_API_KEY", "UNSUPPORTED_SERVER_VERSION", "BAD_REQUEST", "FORBIDDEN", "NOT_FOUND", "CONFLICT", "PAYLOAD_TOO_LARGE", "REQUEST_TIMEOUT", "RATE_LIMITED", "UNAVAILABLE", "INTERNAL"]}, "message": S, "status": I}, ["type", "message", "status"]),
     "Status": obj({"status": S}, ["status"]),
     "FileView": obj({"id": S, "name": S, "mimeType": S, "size": L, "sha256": S}, ["id", "name", "mimeType", "size", "sha256"]),
     "FileList": obj({"files": arr(ref("MessageView"))}, ["files"]),

@@ -35,13 +35,13 @@ struct ServeFileOptions: ParsableArguments {
 
     @Option(
         help: """
-            Bytes per second an upload must average once --upload-rate-grace is over, else it is answered 408 and its slot freed; \
-            0: no minimum (MOCK_COLLAB_UPLOAD_MIN_RATE).
+            Bytes per second an upload, or any other request body, must average once --upload-rate-grace is over, else it is \
+            answered 408 (an upload's slot freed); 0: no minimum (MOCK_COLLAB_UPLOAD_MIN_RATE).
             """
     )
     var uploadMinRate: Int = environment["MOCK_COLLAB_UPLOAD_MIN_RATE"].flatMap(Int.init) ?? 1024
 
-    @Option(help: "Seconds an upload may take before it must keep up with --upload-min-rate (MOCK_COLLAB_UPLOAD_RATE_GRACE).")
+    @Option(help: "Seconds an upload or other request body may take before it must keep up with --upload-min-rate (MOCK_COLLAB_UPLOAD_RATE_GRACE).")
     var uploadRateGrace: Double = environment["MOCK_COLLAB_UPLOAD_RATE_GRACE"].flatMap(Double.init) ?? 10
 
     @Option(help: "Directory for stored files; default files/ beside the SQLite file, ./.mock-collab/files with PostgreSQL (MOCK_COLLAB_FILES_DIR).")

@@ -24,6 +24,8 @@ public struct CollabError: Error, Sendable, Equatable, CustomStringConvertible {
         case payloadTooLarge = "PAYLOAD_TOO_LARGE"
         /// A bound on count or rate was hit (HTTP 429).
         case tooManyRequests = "TOO_MANY_REQUESTS"
+        /// The request body arrived slower than the minimum rate (HTTP 408).
+        case requestTimeout = "REQUEST_TIMEOUT"
         /// The server cannot serve the request right now, e.g. storage failed (HTTP 503).
         case unavailable = "UNAVAILABLE"
         /// A bug or an unexpected failure (HTTP 500).

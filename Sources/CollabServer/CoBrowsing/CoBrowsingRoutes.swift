@@ -120,7 +120,7 @@ struct CoBrowsingRoutes {
         mobile.post("cobrowsing/:id/frames") { request, context in
             let client = try env.client(context)
             let id = try context.pathParameter("id")
-            let body = try await JSONBody.collect(request, limit: env.configuration.maxFrameBytes)
+            let body = try await env.collectBody(request, limit: env.configuration.maxFrameBytes)
             func header(_ name: String) -> String? { request.headers[HTTPField.Name(name)!] }
             var areas: [PrivateArea] = []
             if let text = header("x-private-areas") {

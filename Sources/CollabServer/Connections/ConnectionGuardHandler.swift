@@ -290,6 +290,16 @@ final class ConnectionGuardHandler: ChannelDuplexHandler, RemovableChannelHandle
         closeTimer = schedule(after: limits.lingerTime) { $0.context?.close(promise: nil) }
     }
 
+    /// Closes the HTTP/1 connection `channel` serves after the linger time, time enough for the answer
+    /// being written to reach the peer: for a request whose body the server stopped reading, which the
+    /// framework would otherwise drain at the client's pace. (An HTTP/2 stream has no guard of its own;
+    /// it ends with its answer.)
+    static func closeSoon(connectionOf channel: any Channel) {
+        channel.eventLoop.execute {
+            try? channel.pipeline.syncOperations.handler(type: ConnectionGuardHandler.self).closeSoon()
+        }
+    }
+
     /// The router refused a WebSocket upgrade with `response`; it replaces the framework's empty 400.
     func replaceRefusedUpgrade(with response: ByteBuffer) {
         refusedUpgradeResponse = response

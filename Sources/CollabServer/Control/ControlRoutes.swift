@@ -24,7 +24,7 @@ struct ControlRoutes {
             return JSONBody.response(result)
         }
         group.operation(.post, "seed", role: .superAdmin) { request, context in
-            let buffer = try await JSONBody.collect(request, limit: env.configuration.maxBodySize)
+            let buffer = try await env.collectBody(request)
             let seed = try SeedLoader.parse(String(decoding: buffer.readableBytesView, as: UTF8.self))
             let report = try await env.apply(seed: seed)
             return JSONBody.response(SeedResult(created: report.created, updated: report.updated, unchanged: report.unchanged))

@@ -75,6 +75,11 @@ struct ErrorMiddleware: RouterMiddleware {
         do {
             return try await next(request, context)
         } catch {
+            if let error = error as? CollabError, error.kind == .requestTimeout {
+                // The body fell behind the minimum rate and is read no further; without this the server
+                // would drain the rest after the answer, at the client's pace.
+                ConnectionGuardHandler.closeSoon(connectionOf: context.channel)
+            }
             return format.response(for: error, request: request, context: context)
         }
     }
@@ -91,6 +96,7 @@ extension CollabError.Kind {
         case .conflict: .conflict
         case .payloadTooLarge: .contentTooLarge
         case .tooManyRequests: .tooManyRequests
+        case .requestTimeout: .requestTimeout
         case .unavailable: .serviceUnavailable
         case .internalError: .internalServerError
         }
@@ -102,6 +108,7 @@ extension CollabError.Kind {
         case 401: self = .unauthorized
         case 403: self = .forbidden
         case 404: self = .notFound
+        case 408: self = .requestTimeout
         case 409: self = .conflict
         case 413: self = .payloadTooLarge
         case 429: self = .tooManyRequests
@@ -123,6 +130,7 @@ extension CollabError.Kind {
         case .conflict: "CONFLICT"
         case .payloadTooLarge: "PAYLOAD_TOO_LARGE"
         case .tooManyRequests: "RATE_LIMITED"
+        case .requestTimeout: "REQUEST_TIMEOUT"
         case .unavailable: "UNAVAILABLE"
         case .internalError: "INTERNAL"
         }

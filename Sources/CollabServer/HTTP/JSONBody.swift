@@ -24,24 +24,29 @@ enum JSONBody {
         }
     }
 
-    /// Collects the body, refusing more than `limit` bytes.
-    static func collect(_ request: Request, limit: Int) async throws(CollabError) -> ByteBuffer {
+    /// Collects the body, refusing more than `limit` bytes, and a body that falls behind the minimum
+    /// rate (a 408, ``CollabError/Kind/requestTimeout``).
+    ///
+    /// The rate is checked as each piece arrives — no task watches the body — so a body that stops
+    /// altogether is ended by the connection's idle timeout, and one that trickles is refused at the
+    /// first piece past its allowance: a trickle holds a request at most its allowance plus one idle
+    /// timeout.
+    static func collect(_ request: Request, limit: Int, pace: BodyPace) async throws(CollabError) -> ByteBuffer {
         if let length = request.headers[.contentLength].flatMap({ Int($0) }), length > limit {
             throw CollabError(.payloadTooLarge, "request body of \(length) bytes exceeds the limit of \(limit) bytes")
         }
         do {
-            return try await request.body.collect(upTo: limit)
+            return try await pace.collect(request.body, limit: limit)
+        } catch let error as CollabError {
+            throw error
         } catch {
-            if let httpError = error as? HTTPError, httpError.status == .contentTooLarge {
-                throw CollabError(.payloadTooLarge, "request body exceeds the limit of \(limit) bytes")
-            }
             throw CollabError(.badRequest, "could not read the request body")
         }
     }
 
     /// Decodes a JSON body, turning every decoding failure into a 400 that says where and why.
-    static func decode<T: Decodable>(_ type: T.Type, from request: Request, limit: Int) async throws(CollabError) -> T {
-        let buffer = try await collect(request, limit: limit)
+    static func decode<T: Decodable>(_ type: T.Type, from request: Request, limit: Int, pace: BodyPace) async throws(CollabError) -> T {
+        let buffer = try await collect(request, limit: limit, pace: pace)
         guard buffer.readableBytes > 0 else { throw .badRequest("a JSON request body is required") }
         return try decode(type, from: Data(buffer: buffer))
     }
@@ -63,10 +68,19 @@ enum JSONBody {
 }
 
 extension CollabEnvironment {
-    /// Decodes a JSON body within the configured size limit.
+    /// Decodes a JSON body within the configured size limit and minimum rate.
     func decode<T: Decodable>(_ type: T.Type, from request: Request) async throws(CollabError) -> T {
-        try await JSONBody.decode(type, from: request, limit: configuration.maxBodySize)
+        try await JSONBody.decode(type, from: request, limit: configuration.maxBodySize, pace: bodyPace)
     }
+
+    /// Collects a request body within `limit` bytes (default: the configured size limit) and the
+    /// minimum rate.
+    func collectBody(_ request: Request, limit: Int? = nil) async throws(CollabError) -> ByteBuffer {
+        try await JSONBody.collect(request, limit: limit ?? configuration.maxBodySize, pace: bodyPace)
+    }
+
+    /// The minimum rate request bodies are held to (uploads' `--upload-min-rate`), on the upload clock.
+    var bodyPace: BodyPace { BodyPace(rate: configuration.files.minimumRate, clock: configuration.uploadClock) }
 }
 
 /// The 204 answer of delete and logout operations.

@@ -178,7 +178,7 @@ extension CollabEnvironment {
 extension CollabEnvironment {
     /// Decodes an optional JSON body: an empty body is `nil`.
     func decode<T: Decodable>(_ type: T?.Type, fromOptional request: Request) async throws(CollabError) -> T? {
-        let buffer = try await JSONBody.collect(request, limit: configuration.maxBodySize)
+        let buffer = try await collectBody(request)
         guard buffer.readableBytes > 0 else { return nil }
         return try JSONBody.decode(T.self, from: Data(buffer: buffer))
     }

@@ -45,7 +45,7 @@ struct GlobalRoutes {
         }
         global.operation(.post, "installLicense", role: .superAdmin) { request, _ in
             let expand = try Expansion(request)
-            let content = String(buffer: try await JSONBody.collect(request, limit: Self.licenseLimit))
+            let content = String(buffer: try await env.collectBody(request, limit: Self.licenseLimit))
             guard !content.allSatisfy(\.isWhitespace) else {
                 throw CollabError.badRequest("licenseContent is required (the licence as text/plain)")
             }

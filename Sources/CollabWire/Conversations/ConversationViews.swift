@@ -165,7 +165,7 @@ public struct PersonView: Codable, Sendable, Equatable {
 /// The typed error body of the mobile and agent APIs. `type` mirrors the SDK's client error types.
 public struct APIErrorBody: Codable, Sendable, Equatable, Error {
     /// `AUTHORIZATION`, `INVALID_API_KEY`, `BAD_REQUEST`, `FORBIDDEN`, `NOT_FOUND`, `CONFLICT`,
-    /// `PAYLOAD_TOO_LARGE`, `RATE_LIMITED`, `UNAVAILABLE` or `INTERNAL`.
+    /// `PAYLOAD_TOO_LARGE`, `REQUEST_TIMEOUT`, `RATE_LIMITED`, `UNAVAILABLE` or `INTERNAL`.
     public var type: String
     public var message: String
     public var status: Int

@@ -59,6 +59,25 @@ final class HeldUpload: Sendable {
         }
     }
 
+    /// Whether the server closes the connection (a read reaches the end of the stream, or a reset)
+    /// within `timeout` seconds, whatever else it still sends; `false` when it stays open that long
+    /// (a bound for a broken server, not a measurement).
+    func closedByServer(timeout: Int = 20) async -> Bool {
+        await withCheckedContinuation { continuation in
+            Thread { [fd] in
+                var limit = timeval(tv_sec: timeout, tv_usec: 0)
+                setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &limit, socklen_t(MemoryLayout<timeval>.size))
+                var buffer = [UInt8](repeating: 0, count: 4096)
+                while true {
+                    let count = recv(fd, &buffer, buffer.count, 0)
+                    if count > 0 { continue }
+                    continuation.resume(returning: count == 0 || errno == ECONNRESET)
+                    return
+                }
+            }.start()
+        }
+    }
+
     /// Shuts the socket down (which also ends a read waiting on it) and closes it.
     func close() {
         shutdown(fd, Int32(SHUT_RDWR))

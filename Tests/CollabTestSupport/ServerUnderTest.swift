@@ -44,13 +44,15 @@ extension ServerUnderTest {
         try await control.transport.send("GET", "/_mock/v1/pushes", query: query, as: PushPage.self).pushes
     }
 
-    package func waitForPush(_ query: [(String, String)], timeoutMs: Int = 10_000) async throws -> PushView {
+    /// Waits for a push matching `query`; the bound is generous (a loaded two-core CI machine) and under
+    /// the control client's 30 s request timeout.
+    package func waitForPush(_ query: [(String, String)], timeoutMs: Int = 25_000) async throws -> PushView {
         try await control.transport.send("GET", "/_mock/v1/pushes/wait", query: query + [("timeoutMs", String(timeoutMs))], as: PushView.self)
     }
 
     /// Waits until every push queued so far is in the outbox (the barrier for "no push was made").
     package func settlePushes() async throws {
-        let response = try await control.transport.raw("GET", "/_mock/v1/pushes/settle", query: [("timeoutMs", "10000")])
+        let response = try await control.transport.raw("GET", "/_mock/v1/pushes/settle", query: [("timeoutMs", "25000")])
         try HTTPTransport.check(response, method: "GET", path: "pushes/settle")
     }
 

@@ -108,7 +108,8 @@ public struct ClientError: Error, Sendable, Equatable {
         case .conflict: type = .conflict
         case .rateLimited: type = .rateLimited
         case .server: type = error.status == 503 ? .unavailable : .internal
-        case .transport, .pinMismatch, .tlsSetup: type = .network
+        // A body the server found too slow is the connection's fault, as the SDK would see it.
+        case .transport, .pinMismatch, .tlsSetup, .requestTimeout: type = .network
         default: type = .badRequest
         }
         if let named = error.type.flatMap(ClientErrorType.init(rawValue:)) { type = named }

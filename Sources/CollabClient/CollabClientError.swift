@@ -6,8 +6,8 @@ public struct CollabClientError: Error, Sendable, Equatable, CustomStringConvert
     /// What kind of failure this is.
     public struct Code: Hashable, Sendable, CustomStringConvertible {
         private enum Value: String, Hashable, Sendable {
-            case authorization, forbidden, notFound, conflict, badRequest, payloadTooLarge, rateLimited, server, transport, decoding, pinMismatch,
-                tlsSetup
+            case authorization, forbidden, notFound, conflict, badRequest, payloadTooLarge, requestTimeout, rateLimited, server, transport, decoding,
+                pinMismatch, tlsSetup
         }
 
         private let value: Value
@@ -25,6 +25,9 @@ public struct CollabClientError: Error, Sendable, Equatable, CustomStringConvert
         public static let badRequest = Code(.badRequest)
         /// The body was too large (HTTP 413).
         public static let payloadTooLarge = Code(.payloadTooLarge)
+        /// The request's body reached the server slower than its minimum rate (HTTP 408): send it again,
+        /// on a better connection.
+        public static let requestTimeout = Code(.requestTimeout)
         /// Too many requests or too fast (HTTP 429).
         public static let rateLimited = Code(.rateLimited)
         /// The server failed (HTTP 5xx).
@@ -47,6 +50,7 @@ public struct CollabClientError: Error, Sendable, Equatable, CustomStringConvert
             case 401: .authorization
             case 403: .forbidden
             case 404: .notFound
+            case 408: .requestTimeout
             case 409: .conflict
             case 413: .payloadTooLarge
             case 429: .rateLimited

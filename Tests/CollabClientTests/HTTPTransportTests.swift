@@ -89,6 +89,9 @@ struct HTTPTransportTests {
         #expect(mapped(409).type == .conflict)
         #expect(mapped(400, type: "INVALID_API_KEY").type == .invalidApiKey && mapped(400, type: "INVALID_API_KEY").isFatal)
         #expect(ClientError(CollabClientError(code: .transport, status: nil, message: "down")).type == .network)
+        // A body the server found too slow: its own code, a network error for the SDK, not fatal.
+        #expect(CollabClientError.Code.forStatus(408) == .requestTimeout)
+        #expect(mapped(408, type: "REQUEST_TIMEOUT").type == .network && !mapped(408, type: "REQUEST_TIMEOUT").isFatal)
     }
 
     @Test("live-socket URLs: ws for http, wss for https, the query percent-encoded")

@@ -21,6 +21,11 @@ public struct MinimumRate: Sendable, Equatable {
     /// Whether the check is on.
     public var isEnforced: Bool { bytesPerSecond > 0 }
 
+    /// Whether a body that started at `start` and has brought `received` bytes is behind the rate at `now`.
+    public func isBehind<I: InstantProtocol>(startedAt start: I, now: I, received: Int64) -> Bool where I.Duration == Duration {
+        isEnforced && now >= start.advanced(by: allowance(afterReceiving: received))
+    }
+
     /// How long after its start a body that has brought `received` bytes may go on.
     public func allowance(afterReceiving received: Int64) -> Duration {
         guard isEnforced else { return .seconds(Int64.max) }

@@ -171,7 +171,7 @@ final class FileStorage: Sendable {
         while true {
             try await clock.sleep(until: start.advanced(by: rate.allowance(afterReceiving: received.value)), tolerance: nil)
             let brought = received.value
-            if clock.now >= start.advanced(by: rate.allowance(afterReceiving: brought)) {
+            if rate.isBehind(startedAt: start, now: clock.now, received: brought) {
                 throw FileRefusal(
                     .tooSlow,
                     "the upload arrived slower than \(rate.bytesPerSecond) bytes per second (\(brought) bytes); send it again on a better connection"

@@ -25,7 +25,7 @@ struct BodyPace: Sendable {
                 throw CollabError(.payloadTooLarge, "request body exceeds the limit of \(limit) bytes")
             }
             buffer.writeImmutableBuffer(chunk)
-            if rate.isEnforced, clock.now > start.advanced(by: rate.allowance(afterReceiving: Int64(buffer.readableBytes))) {
+            if rate.isBehind(startedAt: start, now: clock.now, received: Int64(buffer.readableBytes)) {
                 throw CollabError(
                     .requestTimeout,
                     "the request body arrived slower than \(rate.bytesPerSecond) bytes per second (\(buffer.readableBytes) bytes); send it again"

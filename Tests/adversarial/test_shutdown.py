@@ -21,6 +21,14 @@ async def _closed_code(ws) -> int | None:
         return closed.rcvd.code if closed.rcvd else None
 
 
+async def _active_gets(client: httpx.AsyncClient) -> int:
+    """GET requests the server is handling, by its own `http_server_active_requests` gauge."""
+    for line in (await client.get("/metrics")).text.splitlines():
+        if line.startswith('http_server_active_requests{http_request_method="GET"}'):
+            return int(float(line.rsplit(" ", 1)[1]))
+    return 0
+
+
 async def test_sigterm_with_open_streams_exits_0_within_the_bound():
     with Server("--shutdown-timeout", str(SHUTDOWN_TIMEOUT), "--idle-timeout", "300", "--header-timeout", "300") as server:
         visitor = server.start_visitor()
@@ -45,9 +53,12 @@ async def test_sigterm_with_open_streams_exits_0_within_the_bound():
         client = httpx.AsyncClient(base_url=server.url, timeout=120)
         long_poll = asyncio.create_task(client.get("/_mock/v1/pushes/wait", params={"timeoutMs": 60000}, headers=server.control))
 
+        sse_open = asyncio.Event()
+
         async def read_sse() -> bool:
             async with client.stream("GET", "/_mock/v1/pushes/stream", headers=server.control) as response:
                 assert response.status_code == 200
+                sse_open.set()
                 async for _ in response.aiter_raw():
                     pass
             return True
@@ -64,7 +75,13 @@ async def test_sigterm_with_open_streams_exits_0_within_the_bound():
         slow = connect(server)
         slow.sendall(b"GET /healthz HTTP/1.1\r\nHost: x\r\nX-Slow: aaa")
         stalled = open_silent_websocket(server, f"/agent/v1/events?token={agent}")
-        await asyncio.sleep(0.5)  # lets the long-poll and the stream reach the server
+        # Barriers: the stream has its answer head, and the server counts the long-poll among its GETs in
+        # flight (beside the metrics request that reads the count).
+        await asyncio.wait_for(sse_open.wait(), 30)
+        deadline = time.monotonic() + 30
+        while await _active_gets(client) < 2:
+            assert time.monotonic() < deadline, "the long-poll never reached the server"
+            await asyncio.sleep(0.02)
 
         started = time.monotonic()
         server.signal()

@@ -23,7 +23,7 @@ struct SurfaceRoutes: RouterMethods {
     @discardableResult
     func on<Responder: HTTPResponder>(_ path: RouterPath, method: HTTPRequest.Method, responder: Responder) -> Self
     where Responder.Context == Context {
-        served.note(path, method)
+        served.note(WebAPIOperation(method: method.rawValue, path: String(path.description.drop { $0 == "/" })))
         group.on(path, method: method, responder: responder)
         return self
     }
@@ -34,13 +34,8 @@ struct SurfaceRoutes: RouterMethods {
         return self
     }
 
-    /// The operations registered so far, as method and path relative to the prefix, sorted (not the 404
-    /// answers ``answerTheRest()`` adds).
-    var operations: [WebAPIOperation] {
-        served.all.flatMap { entry in
-            entry.methods.map { WebAPIOperation(method: $0.rawValue, path: String(entry.path.description.drop { $0 == "/" })) }
-        }.sorted()
-    }
+    /// The operations registered so far, as method and path relative to the prefix, sorted.
+    var operations: [WebAPIOperation] { served.all.sorted() }
 
     /// Answers the rest of the prefix with 404 through the surface's stack — the other methods of the
     /// paths it serves and every path it does not — from the unrouted router, which the main router
@@ -51,14 +46,12 @@ struct SurfaceRoutes: RouterMethods {
         for method in Self.methods { unrouted.on("**", method: method, use: notFound) }
     }
 
-    /// Paths registered so far, with their methods.
+    /// The operations registered so far.
     private final class Served: Sendable {
-        private let paths = Mutex<[String: (path: RouterPath, methods: Set<HTTPRequest.Method>)]>([:])
+        private let operations = Mutex<Set<WebAPIOperation>>([])
 
-        func note(_ path: RouterPath, _ method: HTTPRequest.Method) {
-            paths.withLock { _ = $0[path.description, default: (path, [])].methods.insert(method) }
-        }
+        func note(_ operation: WebAPIOperation) { operations.withLock { _ = $0.insert(operation) } }
 
-        var all: [(path: RouterPath, methods: Set<HTTPRequest.Method>)] { paths.withLock { Array($0.values) } }
+        var all: Set<WebAPIOperation> { operations.withLock { $0 } }
     }
 }

@@ -181,9 +181,11 @@ add("/mobile/v1/conversations/{id}/messages", "get", op("Messages", "mobileMessa
     params=[p("id", "Conversation id"), q("after", {"type": "integer", "minimum": 0}, "Messages after this sequence (default 0)"), q("limit", {"type": "integer", "minimum": 1}, "At most this many (default 100, at most 500)")]))
 add("/mobile/v1/conversations/{id}/messages", "post", op("Send a message", "mobileSendMessage", {**ok(ref("MessageView"), "Stored", "201"), **errs(400, 401, 403, 404, 409, 413, **T)}, M, CLIENT,
     params=[p("id", "Conversation id")], request=body(ref("SendMessageRequest")), desc="A repeated clientMessageId returns the stored message instead of a duplicate."))
-add("/mobile/v1/events", "get", op("Live events (WebSocket)", "mobileEvents", {"101": {"description": "Switching to the WebSocket protocol; every text message is a LiveEvent"}, **errs(401, 429, **T)}, M, CLIENT,
-    params=[q("token", S, "The client token, when no Authorization header can be sent"), q("lastEventId", L, "Resume after this event")],
-    desc="One WebSocket per client. The first message is `hello`; a reconnect with lastEventId replays what was missed from a bounded window, else starts with `resync`. The server pings every heartbeat interval and drops peers that stop answering; a reader whose buffer overflows is closed with code 4008 and should reconnect with lastEventId; a stopped client is closed with 4001. "
+add("/mobile/v1/events", "get", op("Live events (WebSocket)", "mobileEvents", {"101": {"description": "Switching to the WebSocket protocol; every text message is a LiveEvent"}, **errs(400, 401, 429, **T)}, M, CLIENT,
+    params=[q("token", S, "The client token, when no Authorization header can be sent"), q("lastEventId", {**L, "minimum": 0}, "Resume after this event (a non-negative integer; anything else answers 400 before the upgrade)")],
+    desc="One WebSocket per client. The first message is `hello`; a reconnect with lastEventId replays what was missed from a bounded window, else starts with `resync`. The server pings every heartbeat interval and drops peers that stop answering; a reader whose buffer overflows is closed with code 4008 and should reconnect with lastEventId; a stopped client is closed with 4001; "
+         "an access token that expired or was revoked is announced by a `client.error` event, then the socket closes with 4003 (start a new client). "
+         "The client sends text `{\"type\":\"sync\",\"id\":\"…\"}` to get a `sync` event back behind every event before it, and binary messages that are co-browsing frames in the MCF1 format (docs/co-browsing.md), each answered by a FrameAck text message. "
          "A client (its token) holds at most --max-live-per-client sockets and an account --max-live-per-account: more are refused before the upgrade with 429 "
          "RATE_LIMITED (4029 when parallel upgrades race past that check). A message larger than the co-browsing frame bound plus 4 KiB is closed with 1009."))
 
@@ -230,8 +232,8 @@ add("/agent/v1/conversations/{id}/messages", "get", op("Messages", "agentMessage
     params=[p("id", "Conversation id"), q("after", {"type": "integer", "minimum": 0}, "After this sequence (default 0)"), q("limit", {"type": "integer", "minimum": 1}, "At most this many (default 100, at most 500)")]))
 add("/agent/v1/conversations/{id}/messages", "post", op("Send a message", "agentSendMessage", {**ok(ref("MessageView"), "Stored", "201"), **errs(400, 401, 403, 404, 409, 413, **T)}, A, AGENT,
     params=[p("id", "Conversation id")], request=body(ref("SendMessageRequest")), desc="internal: true writes an agent-only note."))
-add("/agent/v1/events", "get", op("Live events (WebSocket)", "agentEvents", {"101": {"description": "Switching to the WebSocket protocol; every text message is a LiveEvent"}, **errs(401, 403, 404, 429, **T)}, A, AGENT,
-    params=[q("token", S, "The agent token"), q("lastEventId", L, "Resume after this event"), q("namedAreas", S, "Queue filter, as for /agent/v1/queue")],
+add("/agent/v1/events", "get", op("Live events (WebSocket)", "agentEvents", {"101": {"description": "Switching to the WebSocket protocol; every text message is a LiveEvent"}, **errs(400, 401, 403, 404, 429, **T)}, A, AGENT,
+    params=[q("token", S, "The agent token"), q("lastEventId", {**L, "minimum": 0}, "Resume after this event (a non-negative integer; anything else answers 400 before the upgrade)"), q("namedAreas", S, "Queue filter, as for /agent/v1/queue")],
     desc="Conversation events of the agent's conversations and queue events matching the filter. Same resume, heartbeat, back-pressure and socket-limit rules as the mobile stream (the client is the agent's session)."))
 
 # --- push and calls ---------------------------------------------------------------------------
@@ -351,11 +353,11 @@ message = obj({"id": S, "conversationId": S, "sequence": I, "senderPersonId": S,
 person = obj({"id": S, "type": {"type": "string", "enum": ["VISITOR", "AGENT"]}, "displayName": S, "sourceId": S}, ["id", "type", "sourceId"])
 schemas = {
     "Error": obj({"$_type": {"const": "Error"}, "statusCode": I, "statusDescription": S, "errorMessage": S}, ["$_type", "statusCode", "statusDescription", "errorMessage"]),
-    "TypedError": obj({"type": {"type": "string", "enum": ["AUTHORIZATION", "INVALID_API_KEY", "UNSUPPORTED_SERVER_VERSION", "BAD_REQUEST", "FORBIDDEN", "NOT_FOUND", "CONFLICT", "PAYLOAD_TOO_LARGE", "REQUEST_TIMEOUT", "RATE_LIMITED", "UNAVAILABLE", "INTERNAL"]}, "message": S, "status": I}, ["type", "message", "status"]),
+    "TypedError": obj({"type": {"type": "string", "enum": ["AUTHORIZATION", "INVALID_API_KEY", "UNSUPPORTED_SERVER_VERSION", "BAD_REQUEST", "FORBIDDEN", "NOT_FOUND", "CONFLICT", "PAYLOAD_TOO_LARGE", "REQUEST_TIMEOUT", "RATE_LIMITED", "UNAVAILABLE", "INTERNAL", "MESSAGE_REJECTED"]}, "message": S, "status": I}, ["type", "message", "status"]),
     "Status": obj({"status": S}, ["status"]),
     "FileView": obj({"id": S, "name": S, "mimeType": S, "size": L, "sha256": S}, ["id", "name", "mimeType", "size", "sha256"]),
     "FileList": obj({"files": arr(ref("MessageView"))}, ["files"]),
-    "FileError": obj({"type": {"type": "string", "enum": ["FILE_TYPE_NOT_ALLOWED", "FILE_TYPE_MISMATCH", "FILE_TOO_LARGE", "FILE_QUOTA_EXCEEDED", "FILE_REJECTED", "FILE_EMPTY", "FILE_UPLOADS_BUSY", "FILE_UPLOAD_TOO_SLOW", "BAD_REQUEST"]}, "message": S, "status": I}, ["type", "message", "status"]),
+    "FileError": obj({"type": {"type": "string", "enum": ["FILE_TYPE_NOT_ALLOWED", "FILE_TYPE_MISMATCH", "FILE_TOO_LARGE", "FILE_QUOTA_EXCEEDED", "FILE_REJECTED", "MESSAGE_REJECTED", "FILE_EMPTY", "FILE_UPLOADS_BUSY", "FILE_UPLOAD_TOO_SLOW", "BAD_REQUEST"]}, "message": S, "status": I}, ["type", "message", "status"]),
     "ResetRequest": obj({"account": S}),
     "Snapshot": {**obj({"format": {"type": "string", "enum": ["mock-collab-snapshot"]}, "version": I, "scope": {"type": "string", "enum": ["server", "account"]},
                        "secrets": {"type": "string", "enum": ["included", "redacted"]},

@@ -84,6 +84,12 @@ struct AppBadInputTests {
             name: "removing an unknown person's devices", method: .post, path: "/app/rest/v4/persons/unknown/removeDevices", caller: "ADMIN",
             status: 404, expect: "not found"),
         .init(
+            name: "a live socket resuming after what is not an event id", method: .get, path: "/mobile/v1/events?lastEventId=abc", caller: "CLIENT",
+            status: 400, expect: "BAD_REQUEST"),
+        .init(
+            name: "an agent's live socket resuming after a negative event id", method: .get, path: "/agent/v1/events?lastEventId=-1", caller: "AGENT",
+            status: 400, expect: "BAD_REQUEST"),
+        .init(
             name: "partial APNs provider key", method: .put, path: "/_mock/v1/accounts/desk/push-settings", caller: "CONTROL",
             body: #"{"apns":{"keyId":"KEY1234567","environment":"sandbox"}}"#, status: 400, expect: "teamId"),
         .init(

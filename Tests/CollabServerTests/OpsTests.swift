@@ -1,6 +1,9 @@
 import CollabClient
+import CollabCore
 import Foundation
 import Testing
+
+@testable import CollabServer
 
 private func method(of item: Any) -> String? {
     (item as? [String: Any])?.keys.first
@@ -59,6 +62,26 @@ struct OpsTests {
                     #expect(response.status != 405, "\(method.uppercased()) \(path) is documented but not served")
                 }
             }
+        }
+    }
+
+    @Test("the spec's error types are every type the mobile and agent APIs answer with, and no other")
+    func errorTypesMatchTheSpec() async throws {
+        try await InProcessServer.with { server in
+            let document = try await server.transport(.none).raw("GET", "/openapi.json")
+            let json = try #require(try JSONSerialization.jsonObject(with: document.body) as? [String: Any])
+            let schemas = try #require((json["components"] as? [String: Any])?["schemas"] as? [String: Any])
+            func types(_ schema: String) throws -> Set<String> {
+                let object = try #require(schemas[schema] as? [String: Any], "\(schema) is not in the spec")
+                let type = try #require((object["properties"] as? [String: Any])?["type"] as? [String: Any])
+                return Set(try #require(type["enum"] as? [String], "\(schema).type lists its values"))
+            }
+            // A refused message (a message interceptor said no) answers in the typed body too.
+            let typed = Set(CollabError.Kind.allCases.map(\.typeName)).union([FileRefusal.Code.messageRejected.rawValue])
+            #expect(try types("TypedError") == typed)
+            // A file refusal, or the bad request of a malformed upload.
+            let file = Set(FileRefusal.Code.allCases.map(\.rawValue)).union([CollabError.Kind.badRequest.typeName])
+            #expect(try types("FileError") == file)
         }
     }
 }

@@ -5,7 +5,7 @@
 /// carries secrets.
 public struct CollabError: Error, Sendable, Equatable, CustomStringConvertible {
     /// What went wrong, coarse enough to map onto an HTTP status.
-    public enum Kind: String, Sendable, Equatable, Codable {
+    public enum Kind: String, Sendable, Equatable, Codable, CaseIterable {
         /// The request is malformed or violates a rule (HTTP 400).
         case badRequest = "BAD_REQUEST"
         /// No credentials, or credentials that do not identify anyone (HTTP 401).

@@ -4,7 +4,7 @@ import Foundation
 /// Why a file was refused. The server answers each with its own status and the type as the typed
 /// error body's `type`.
 public struct FileRefusal: Error, Sendable, Equatable, CustomStringConvertible {
-    public enum Code: String, Sendable, Codable {
+    public enum Code: String, Sendable, Codable, CaseIterable {
         /// The type or extension is not allowed (HTTP 415).
         case typeNotAllowed = "FILE_TYPE_NOT_ALLOWED"
         /// The content is not what the file's extension says (HTTP 415).

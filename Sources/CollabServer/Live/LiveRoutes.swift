@@ -21,6 +21,7 @@ struct LiveRoutes {
     func registerMobile(on group: RouterGroup<CollabRequestContext>) {
         let env = environment
         group.ws("events") { request, context in
+            _ = try request.lastEventId()
             try env.admitLive(try env.audience(for: request, context: context, agent: false))
             return .upgrade([:])
         } onUpgrade: { inbound, outbound, wsContext in
@@ -37,11 +38,26 @@ struct LiveRoutes {
     func registerAgent(on group: RouterGroup<CollabRequestContext>) {
         let env = environment
         group.ws("events") { request, context in
+            _ = try request.lastEventId()
             try env.admitLive(try env.audience(for: request, context: context, agent: true))
             return .upgrade([:])
         } onUpgrade: { inbound, outbound, wsContext in
             let audience = try env.audience(for: wsContext.request, context: wsContext.requestContext, agent: true)
             try await env.stream(audience, request: wsContext.request, inbound: inbound, outbound: outbound, logger: wsContext.logger)
+        }
+    }
+}
+
+extension Request {
+    /// The `lastEventId` a live socket resumes after, `nil` when absent.
+    /// - Throws: `badRequest` for anything but a non-negative integer, answered before the upgrade: a
+    ///   resume the server cannot read must not silently start over without replay.
+    func lastEventId() throws(CollabError) -> Int64? {
+        try query("lastEventId").map { text throws(CollabError) in
+            guard let id = Int64(text), id >= 0 else {
+                throw .badRequest("lastEventId must be a non-negative integer: the id of the last event received")
+            }
+            return id
         }
     }
 }
@@ -89,7 +105,7 @@ extension CollabEnvironment {
         _ audience: EventAudience, request: Request, inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter, logger: Logger,
         frameClient: ClientSession? = nil, frameBandwidth: Int? = nil
     ) async throws {
-        let lastEventId = request.query("lastEventId").flatMap { Int64($0) }
+        let lastEventId = try request.lastEventId()
         // A cluster replica first takes in what the other replicas committed: the id may be one of theirs.
         if lastEventId != nil { try? await repository.catchUpBarrier() }
         let subscribed: (subscription: EventHub.Subscription, replay: [PublishedEvent], gap: Bool, position: Int64)

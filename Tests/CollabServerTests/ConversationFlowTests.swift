@@ -116,6 +116,20 @@ struct ConversationFlowTests {
         }
     }
 
+    @Test("participants are named as the start answer names its person: an agent by display name, an unnamed visitor not at all")
+    func participantNames() async throws {
+        try await InProcessServer.with(seed: queueSeed) { server in
+            let desk = try await agent(server, "agent-a")
+            let app = visitor(server, device: "phone-names")
+            let started = try await app.start(liveEvents: false)
+            #expect(started.person.displayName == nil, "an anonymous visitor has no name")
+            let conversation = try await app.startConversation(topic: "names")
+            _ = try await desk.accept(conversation.id)
+            let names = try await app.conversation(conversation.id).participants.map { [$0.type: $0.displayName] }
+            #expect(names == [["CONTEXT_PERSON": nil], ["ASSIGNED_AGENT": "Agent A"]])
+        }
+    }
+
     @Test("decline hides a request from the decliner; requeue puts an active conversation back, FIFO by queue time")
     func declineAndRequeue() async throws {
         try await InProcessServer.with(seed: queueSeed) { server in

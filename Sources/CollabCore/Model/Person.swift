@@ -50,3 +50,12 @@ public struct Person: Sendable, Codable, Equatable, Identifiable {
     /// The ids of the ``PersonLabel``s set on the person (absent: none).
     public var labelIds: [String]?
 }
+
+extension Person {
+    /// The name apps and pushes show for the person: the display name, else first and last name, else the
+    /// username; `nil` when the person has none of them. One rule for the start answer, conversation
+    /// participants and push texts.
+    public var shownName: String? {
+        displayName?.nonEmpty ?? [firstName, lastName].compactMap { $0?.nonEmpty }.joined(separator: " ").nonEmpty ?? username?.nonEmpty
+    }
+}

@@ -221,9 +221,7 @@ extension AccountState {
 
     /// A display name for a person.
     func displayName(of personId: String) -> String {
-        guard let person = persons[personId] else { return "Someone" }
-        return person.displayName ?? [person.firstName, person.lastName].compactMap { $0 }.joined(separator: " ").nonEmpty
-            ?? person.username ?? "Someone"
+        persons[personId]?.shownName ?? "Someone"
     }
 }
 

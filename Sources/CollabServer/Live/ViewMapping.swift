@@ -36,7 +36,7 @@ extension MessageView {
 
 extension PersonView {
     init(_ person: Person) {
-        self.init(id: person.id, type: person.personType.rawValue, displayName: person.displayName ?? person.username, sourceId: person.sourceId)
+        self.init(id: person.id, type: person.personType.rawValue, displayName: person.shownName, sourceId: person.sourceId)
     }
 }
 
@@ -51,14 +51,11 @@ extension LiveEvent {
 }
 
 extension AccountState {
-    /// Display names of a conversation's participants.
+    /// Display names of a conversation's participants (``Person/shownName``; none for a person without a name).
     func participantNames(_ conversation: Conversation) -> [String: String] {
         var names: [String: String] = [:]
         for participant in conversation.participants {
-            if let person = persons[participant.personId] {
-                names[participant.personId] =
-                    person.displayName ?? person.username ?? [person.firstName, person.lastName].compactMap { $0 }.joined(separator: " ")
-            }
+            names[participant.personId] = persons[participant.personId]?.shownName
         }
         return names
     }

@@ -214,18 +214,29 @@ struct CoBrowsingTests {
             #expect(result.accepted == 10)
             #expect(result.privateAreas == [PrivateArea(x: 0, y: 0, width: 390, height: 60)], "the declared private areas are kept")
 
-            // Garbage on the socket is rejected with a reason, and the socket stays usable.
+            // Garbage on the socket is rejected with a reason, and the socket stays usable: a frame to a session
+            // that is not the visitor's is rejected too, its acknowledgement naming the frame it answers.
+            let rejectedBefore = try await setup.server.control.stats(account: "desk").frames.rejected
+            let refused = ListBox<FrameAck>()
             try await WebSocketClient.connect(url: "\(wsBase)/mobile/v1/events?token=\(token)", logger: logger) { inbound, outbound, _ in
                 try await outbound.write(.binary(ByteBuffer(bytes: [1, 2, 3])))
+                let stray = FrameHeader(sessionId: "no-such-session", sequence: 7, captureTime: setup.clock.now(), width: 390, height: 844)
+                try await outbound.write(.binary(ByteBuffer(data: stray.encode(image: jpeg(99)))))
                 for try await message in inbound.messages(maxSize: 1 << 16) {
                     guard case .text(let text) = message, let ack = try? JSONDecoder().decode(FrameAck.self, from: Data(text.utf8)),
                         ack.type.hasPrefix("frame.")
                     else { continue }
-                    #expect(ack.type == "frame.rejected")
-                    break
+                    refused.append(ack)
+                    if refused.all.count == 2 { break }
                 }
                 try await outbound.close(.normalClosure, reason: nil)
             }
+            #expect(refused.all.map(\.type) == ["frame.rejected", "frame.rejected"])
+            #expect(refused.all.first?.sessionId == nil && refused.all.first?.sequence == nil, "a header that does not decode names nothing")
+            #expect(refused.all.last?.sessionId == "no-such-session" && refused.all.last?.sequence == 7)
+            #expect(
+                try await setup.server.control.stats(account: "desk").frames.rejected == rejectedBefore + 2,
+                "frames refused before they reach a session count in the account's stats")
         }
     }
 

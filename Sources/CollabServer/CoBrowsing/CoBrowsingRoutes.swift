@@ -211,13 +211,22 @@ extension CollabEnvironment {
     /// Checks and takes one frame from a visitor's client: the session must be the visitor's and active;
     /// the rate limit resolves now, so a changed property applies to running sessions at once.
     func ingest(_ header: FrameHeader, image: Data, client: ClientSession) throws(CollabError) -> FrameAck {
-        // One read of the shard per frame: the session and its rate limit together.
-        let (session, maxFps) = try read(account: client.accountId) { state throws(CollabError) -> (CoBrowsingSession, Int) in
-            let session = try state.coBrowsingSession(header.sessionId, accountId: client.accountId)
-            guard session.visitorPersonId == client.personId else { throw .notFound("CoBrowsingSession", header.sessionId) }
-            return (session, state.maxFps(for: session, ios: client.device.isIOS, clientToken: client.id))
+        let session: CoBrowsingSession
+        let maxFps: Int
+        do throws(CollabError) {
+            // One read of the shard per frame: the session and its rate limit together.
+            (session, maxFps) = try read(account: client.accountId) { state throws(CollabError) -> (CoBrowsingSession, Int) in
+                let session = try state.coBrowsingSession(header.sessionId, accountId: client.accountId)
+                guard session.visitorPersonId == client.personId else { throw .notFound("CoBrowsingSession", header.sessionId) }
+                return (session, state.maxFps(for: session, ios: client.device.isIOS, clientToken: client.id))
+            }
+            guard session.state == .active else {
+                throw CollabError.conflict("the session is \(session.state.rawValue); frames go to active sessions")
+            }
+        } catch {
+            frames.countRejected(accountId: client.accountId)
+            throw error
         }
-        guard session.state == .active else { throw .conflict("the session is \(session.state.rawValue); frames go to active sessions") }
         return frames.ingest(sessionId: session.id, accountId: session.accountId, header: header, image: image, maxFps: maxFps, now: clock.now())
     }
 

@@ -194,6 +194,14 @@ final class FrameIngest: Sendable {
         return ack
     }
 
+    /// Counts a frame of `accountId` refused before it reached a session: a header that does not decode,
+    /// or a session that is unknown, another visitor's or not active. It shows in the account's
+    /// `rejected` count (no session's), as every other refused frame does.
+    func countRejected(accountId: String) {
+        rejectedCounter.increment()
+        totals.withLock { $0[accountId, default: .init()].rejected += 1 }
+    }
+
     /// Frame outcomes since start, for one account or all.
     func counts(accountId: String?) -> StateStats.FrameCounts {
         totals.withLock { totals in

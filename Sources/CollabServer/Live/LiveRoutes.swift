@@ -191,13 +191,17 @@ extension CollabEnvironment {
                     // A BANDWIDTH fault rule: frames are taken no faster than the cap.
                     if let frameBandwidth { try await BandwidthPacing.wait(for: buffer.readableBytes, bytesPerSecond: frameBandwidth) }
                     let ack: FrameAck
-                    do {
+                    do throws(FrameHeader.DecodingError) {
                         let (header, image) = try FrameHeader.decode(buffer.readableBytesView)
-                        ack = try self.ingest(header, image: image, client: client)
-                    } catch let error as FrameHeader.DecodingError {
+                        do throws(CollabError) {
+                            ack = try self.ingest(header, image: image, client: client)
+                        } catch {
+                            // Counted by `ingest`; the ack names the frame the client sent, to match it with.
+                            ack = FrameAck(type: "frame.rejected", sessionId: header.sessionId, sequence: header.sequence, reason: error.message)
+                        }
+                    } catch {
+                        self.frames.countRejected(accountId: client.accountId)
                         ack = FrameAck(type: "frame.rejected", sessionId: nil, sequence: nil, reason: error.description)
-                    } catch let error as CollabError {
-                        ack = FrameAck(type: "frame.rejected", sessionId: nil, sequence: nil, reason: error.message)
                     }
                     try await outbound.write(.text(String(decoding: try encoder.encode(ack), as: UTF8.self)))
                 }

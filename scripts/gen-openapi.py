@@ -269,9 +269,10 @@ add("/_mock/v1/pushes/wait", "get", op("Wait for a push", "controlWaitForPush", 
     params=[q("kind", S, "As for /pushes"), q("conversationId", S, "Conversation"), q("deviceId", S, "Device"), q("state", S, "Delivery state"),
             q("after", L, "Only entries after this id"), q("timeoutMs", I, "How long to wait (default 10000, at most 60000)")],
     desc="Answers the first outbox entry matching the filter, already there or arriving (or reaching the state) within the timeout; 404 when none did; 503 when a graceful shutdown ends the wait." + ADMIN_NOTE))
-add("/_mock/v1/pushes/settle", "get", op("Wait until queued pushes are composed", "controlSettlePushes", {"204": {"description": "Every push queued before this request is in the outbox"}, **errs(400, 401, 403, 503)}, C, INSPECTOR,
-    params=[q("timeoutMs", I, "How long to wait (default 10000, at most 60000)")],
-    desc="Pushes are composed after the request that caused them has answered. This answers once every push intent queued before it has reached the outbox (or was dropped), so a test can check that no push was made without sleeping; 503 when that takes longer than the timeout or a graceful shutdown ends the wait." + ADMIN_NOTE))
+add("/_mock/v1/pushes/settle", "get", op("Wait until queued pushes are composed", "controlSettlePushes", {"204": {"description": "Every push queued before this request is in the outbox"}, **errs(400, 401, 403, 404, 503)}, C, INSPECTOR,
+    params=[q("account", S, "Account id or name: wait for its pushes only"), q("timeoutMs", I, "How long to wait (default 10000, at most 60000)")],
+    desc="Pushes are composed after the request that caused them has answered. This answers once every push intent queued before it has reached the outbox (or was dropped), so a test can check that no push was made without sleeping; 503 when that takes longer than the timeout or a graceful shutdown ends the wait. "
+         "With an account (an admin's is always their own) it waits for that account's pushes only, so another account's backlog does not hold it up." + ADMIN_NOTE))
 add("/_mock/v1/pushes/stream", "get", op("Stream the outbox", "controlStreamPushes", {"200": {"description": "Server-sent events: `push` events with PushView data", "content": {"text/event-stream": {"schema": S}}}, **errs(401, 403)}, C, INSPECTOR,
     params=[q("kind", S, "As for /pushes")], desc="New and updated outbox entries as they happen; ends when the server shuts down." + ADMIN_NOTE))
 add("/_mock/v1/devices", "get", op("Registered devices", "controlDevices", {**ok(arr(ref("DeviceView"))), **errs(401, 403, 404)}, C, INSPECTOR,

@@ -99,12 +99,15 @@ public final class PushPipeline: Service {
 
     /// Waits until every push queued before the call has been composed into the outbox (or dropped), and
     /// every token rejected meanwhile removed, at most `timeout`.
+    /// - Parameters:
+    ///   - accountId: Wait for this account's pushes only (`nil`: every account's); another account's
+    ///     backlog does not hold it up once this account's own pushes are through.
+    ///   - timeout: The longest wait.
     /// - Returns: Whether it settled in time (`false` as well when the pipeline stopped).
-    public func settle(timeout: Duration) async -> Bool {
-        let (queued, composed) = progress.counts
-        if composed >= queued { return true }
+    public func settle(accountId: String? = nil, timeout: Duration) async -> Bool {
+        if progress.isSettled(accountId: accountId) { return true }
         return await withTaskGroup(of: Bool.self) { group in
-            group.addTask { await self.progress.settle() }
+            group.addTask { await self.progress.settle(accountId: accountId) }
             group.addTask {
                 try? await Task.sleep(for: timeout)
                 return false
@@ -118,9 +121,9 @@ public final class PushPipeline: Service {
     /// Queues pushes. Never blocks.
     public func enqueue(_ pushes: [ResolvedPush]) {
         for push in pushes {
-            progress.queued()
+            progress.queued(accountId: push.accountId)
             if case .dropped = continuation.yield(push) {
-                progress.composed()
+                progress.composed(accountId: push.accountId)
                 dropped.withLock { $0 += 1 }
                 logger.warning("push queue full; push dropped", metadata: ["kind": "\(push.content.type.rawValue)"])
             }
@@ -159,22 +162,22 @@ public final class PushPipeline: Service {
     private func record(_ push: ResolvedPush) -> (OutboxEntry, PushSettings?)? {
         let stored = outbox.record(compose(push))
         let injected = (stored.state == .pending || stored.state == .recorded) && applyInjectedFailure(to: stored)
-        progress.composed()
+        progress.composed(accountId: push.accountId)
         guard !injected, stored.state == .pending else { return nil }
         return (stored, push.settings)
     }
 
-    /// Hands a rejected token on for removal. Until ``tokenRemoved()`` says it is gone, ``settle(timeout:)``
-    /// waits for it too.
+    /// Hands a rejected token on for removal. Until ``tokenRemoved(_:)`` says it is gone,
+    /// ``settle(accountId:timeout:)`` waits for it too.
     func reject(_ entry: OutboxEntry) {
-        progress.queued()
+        progress.queued(accountId: entry.accountId)
         let token = RejectedToken(accountId: entry.accountId, deviceRecordId: entry.deviceRecordId, transport: entry.transport, token: entry.token)
-        if case .dropped = rejections.yield(token) { progress.composed() }
+        if case .dropped = rejections.yield(token) { progress.composed(accountId: entry.accountId) }
     }
 
     /// A token from ``rejectedTokens`` was removed (or could not be).
-    public func tokenRemoved() {
-        progress.composed()
+    public func tokenRemoved(_ token: RejectedToken) {
+        progress.composed(accountId: token.accountId)
     }
 
     /// Composes the outbox entry of a push (encrypting for the encrypted versions).

@@ -1,40 +1,72 @@
 import Synchronization
 
-/// Counts push intents queued and composed, so a caller can wait until every intent queued before a
-/// point in time has reached the outbox: the barrier behind `GET /_mock/v1/pushes/settle`, which lets a
-/// test say "no push was made" without sleeping.
+/// Counts push intents queued and composed, in all and per account, so a caller can wait until every
+/// intent queued before a point in time — of one account, or of all — has reached the outbox: the
+/// barrier behind `GET /_mock/v1/pushes/settle`, which lets a test say "no push was made" without
+/// sleeping. An account's wait ends once its own intents are through, whatever other accounts queued.
 final class PushProgress: Sendable {
+    private struct Counts {
+        var queued = 0
+        var composed = 0
+    }
+
     private struct Waiter {
         var id: Int
+        /// The account whose intents it waits for, `nil` for all.
+        var accountId: String?
         var target: Int
         var continuation: CheckedContinuation<Bool, Never>
     }
 
     private struct State {
-        var queued = 0
-        var composed = 0
+        var all = Counts()
+        /// Only accounts with intents still queued: an account's counts start over once it is through,
+        /// so this holds no more accounts than have pushes in flight.
+        var accounts: [String: Counts] = [:]
         var finished = false
         var nextWaiter = 0
         var waiters: [Waiter] = []
         /// Waiters cancelled before they were registered.
         var cancelled: Set<Int> = []
+
+        func composed(_ accountId: String?) -> Int {
+            guard let accountId else { return all.composed }
+            return accounts[accountId]?.composed ?? 0
+        }
+
+        func queued(_ accountId: String?) -> Int {
+            guard let accountId else { return all.queued }
+            return accounts[accountId]?.queued ?? 0
+        }
     }
 
     private let state = Mutex(State())
 
-    /// An intent is about to be queued.
-    func queued() {
-        state.withLock { $0.queued += 1 }
+    /// An intent of `accountId` is about to be queued.
+    func queued(accountId: String) {
+        state.withLock { state in
+            state.all.queued += 1
+            state.accounts[accountId, default: Counts()].queued += 1
+        }
     }
 
-    /// An intent left the queue: composed into the outbox, or dropped because the queue was full.
-    func composed() {
+    /// An intent of `accountId` left the queue: composed into the outbox, or dropped because the queue
+    /// was full.
+    func composed(accountId: String) {
         let ready = state.withLock { state -> [CheckedContinuation<Bool, Never>] in
-            state.composed += 1
-            let composed = state.composed
-            let ready = state.waiters.filter { $0.target <= composed }
-            state.waiters.removeAll { $0.target <= composed }
-            return ready.map(\.continuation)
+            state.all.composed += 1
+            state.accounts[accountId, default: Counts()].composed += 1
+            let (all, account) = (state.all.composed, state.composed(accountId))
+            var ready: [CheckedContinuation<Bool, Never>] = []
+            state.waiters.removeAll { waiter in
+                let composed = waiter.accountId == nil ? all : waiter.accountId == accountId ? account : nil
+                guard let composed, waiter.target <= composed else { return false }
+                ready.append(waiter.continuation)
+                return true
+            }
+            // Through: no waiter of the account is left (each one's target is at most what was queued).
+            if let counts = state.accounts[accountId], counts.composed >= counts.queued { state.accounts[accountId] = nil }
+            return ready
         }
         for continuation in ready { continuation.resume(returning: true) }
     }
@@ -49,24 +81,28 @@ final class PushProgress: Sendable {
         for continuation in waiting { continuation.resume(returning: false) }
     }
 
-    /// Intents queued and composed so far.
-    var counts: (queued: Int, composed: Int) {
-        state.withLock { ($0.queued, $0.composed) }
+    /// Whether every intent of `accountId` (or of all accounts, `nil`) queued so far has been composed.
+    func isSettled(accountId: String?) -> Bool {
+        state.withLock { $0.composed(accountId) >= $0.queued(accountId) }
     }
 
-    /// Waits until every intent queued before the call has been composed.
+    /// Waits until every intent of `accountId` (or of all accounts, `nil`) queued before the call has
+    /// been composed.
     /// - Returns: `true` once they are; `false` when the pipeline stopped or the task was cancelled first.
-    func settle() async -> Bool {
-        let (id, target) = state.withLock { state -> (Int, Int) in
+    func settle(accountId: String?) async -> Bool {
+        let id = state.withLock { state -> Int in
             defer { state.nextWaiter += 1 }
-            return (state.nextWaiter, state.queued)
+            return state.nextWaiter
         }
         return await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
+                // The target is read in the same lock as the check: an account's counts start over once it
+                // is through, so a target read earlier could outlast them.
                 let answer: Bool? = state.withLock { state in
-                    if state.composed >= target { return true }
+                    let target = state.queued(accountId)
+                    if state.composed(accountId) >= target { return true }
                     if state.finished || state.cancelled.remove(id) != nil { return false }
-                    state.waiters.append(Waiter(id: id, target: target, continuation: continuation))
+                    state.waiters.append(Waiter(id: id, accountId: accountId, target: target, continuation: continuation))
                     return nil
                 }
                 if let answer { continuation.resume(returning: answer) }

@@ -85,6 +85,25 @@ struct PushPipelineTests {
         #expect(entries.allSatisfy { $0.createdAt == 1_700_000_000_000 }, "a push is dated by the commit that decided it")
     }
 
+    @Test("an account's settle waits for its own pushes only, not for another account's backlog")
+    func settlePerAccount() async throws {
+        let device = Self.device("phone", version: .notEncrypted)
+        let pipeline = PushPipeline(clock: FixedClock(), logger: Self.logger())
+        // Not running yet: the account's pushes wait in the queue.
+        pipeline.enqueue(Array(repeating: try Self.push(device), count: 3))
+        #expect(await pipeline.settle(accountId: "other", timeout: .zero), "nothing of another account is queued")
+        #expect(await pipeline.settle(accountId: "acc", timeout: .zero) == false, "the account's own pushes are still queued")
+        #expect(await pipeline.settle(timeout: .zero) == false, "nor are all accounts' through")
+        try await Self.running(pipeline) {
+            #expect(await pipeline.settle(accountId: "acc", timeout: .seconds(60)))
+            #expect(pipeline.outbox.count == 3)
+            // Through, the account's counts start over; a new push is waited for again.
+            pipeline.enqueue([try Self.push(device)])
+            #expect(await pipeline.settle(accountId: "acc", timeout: .seconds(60)))
+            #expect(pipeline.outbox.count == 4)
+        }
+    }
+
     @Test("settle waits for every push queued before it; dropped pushes count as settled")
     func settle() async throws {
         let device = Self.device("phone", version: .notEncrypted)

@@ -98,6 +98,7 @@ struct IsolationTableTests {
         let control: [Row] = [
             .init(method: .get, path: "/_mock/v1/devices?account=alpha"),
             .init(method: .get, path: "/_mock/v1/pushes?account=alpha"),
+            .init(method: .get, path: "/_mock/v1/pushes/settle?account=alpha&timeoutMs=0"),
             .init(method: .get, path: "/_mock/v1/journal?account=alpha"),
             .init(method: .get, path: "/_mock/v1/stats?account=alpha"),
             .init(method: .get, path: "/_mock/v1/configuration?account=alpha"),

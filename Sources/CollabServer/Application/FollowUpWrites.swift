@@ -28,7 +28,7 @@ struct FollowUpWrites: Service {
                             changes: &changes
                         )
                     }
-                    pushes.tokenRemoved()
+                    pushes.tokenRemoved(rejected)
                 }
             }
             group.addTask {

@@ -107,15 +107,17 @@ struct PushRoutes {
             }
             return JSONBody.response(entry)
         }
-        group.get("pushes/settle") { request, _ in
+        group.get("pushes/settle") { request, context in
+            let accountId = try env.inspectedAccountId(request.query("account"), confinedTo: try context.inspectorConfinement())
             let timeout: Int64 = try request.query("timeoutMs").map { text throws(CollabError) -> Int64 in
                 guard let value = Int64(text), value >= 0, value <= 60_000 else { throw .badRequest("timeoutMs must be 0 to 60000") }
                 return value
             } ?? 10_000
             // Pushes are composed after the request that caused them has answered: this waits until
             // every push queued before this request is in the outbox, so "no push was made" can be
-            // checked without sleeping.
-            let outcome = await untilGracefulShutdown { await env.pushes.settle(timeout: .milliseconds(timeout)) }
+            // checked without sleeping. An admin waits for their own account's pushes only, as does
+            // whoever names an account: another account's backlog holds up only that account.
+            let outcome = await untilGracefulShutdown { await env.pushes.settle(accountId: accountId, timeout: .milliseconds(timeout)) }
             guard case .finished(true) = outcome else {
                 throw CollabError(.unavailable, "the push pipeline did not settle within \(timeout) ms (or the server is shutting down)")
             }

@@ -1,5 +1,6 @@
 import CollabCore
 public import CollabWire
+import Foundation
 
 /// One push in the outbox, as the control API lists it.
 public typealias OutboxEntry = PushView
@@ -35,5 +36,17 @@ public struct OutboxFilter: Sendable, Equatable {
             && (deviceId == nil || entry.deviceId == deviceId || entry.deviceRecordId == deviceId)
             && (conversationId == nil || entry.content.conversationId == conversationId) && (kind == nil || entry.kind == kind)
             && (transport == nil || entry.transport == transport) && (state == nil || entry.state == state) && (after == nil || entry.id > after!)
+    }
+}
+
+extension OutboxEntry {
+    /// The entry of `push` before composition: no payload yet, `RECORDED`, no attempts.
+    init(uncomposed push: ResolvedPush) {
+        self.init(
+            id: 0, pushId: UUID().uuidString, accountId: push.accountId, personId: push.personId, deviceRecordId: push.deviceRecordId,
+            deviceId: push.deviceId, kind: push.content.type, transport: push.transport, version: push.version, token: push.token, topic: push.topic,
+            pushType: "alert", priority: 10, collapseId: nil, keyId: nil, content: push.content, payload: "", payloadBytes: 0, truncated: false,
+            state: .recorded, attempts: [], createdAt: push.createdAt
+        )
     }
 }

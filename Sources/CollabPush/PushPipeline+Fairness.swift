@@ -20,4 +20,16 @@ extension PushPipeline {
         }
         logger.warning("push dropped", metadata: ["push": "\(entry.pushId)", "account": "\(entry.accountId)", "reason": "\(reason)"])
     }
+
+    /// A push the compose queue did not take: kept in the outbox as failed, uncomposed (no payload), with
+    /// the reason; counted and logged like a push the sending queue did not take.
+    func refuse(_ push: ResolvedPush, _ overflow: FairQueue<Sending>.Overflow) {
+        let reason = overflow.reason(queue: "push", accountOption: "--push-queue-per-account")
+        countDropped()
+        var entry = OutboxEntry(uncomposed: push)
+        entry.state = .failed
+        entry.attempts.append(.init(timestamp: clock.now(), sink: "queue", error: reason))
+        let stored = outbox.record(entry)
+        logger.warning("push dropped", metadata: ["push": "\(stored.pushId)", "account": "\(push.accountId)", "reason": "\(reason)"])
+    }
 }

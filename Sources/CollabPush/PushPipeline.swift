@@ -28,7 +28,8 @@ public final class PushPipeline: Service {
         public var initialBackoff: Duration
         public var queueCapacity: Int
         public var maxConcurrentDeliveries: Int
-        /// Composed pushes of one account waiting to be sent.
+        /// Pushes of one account waiting to be composed, and again composed pushes of one account waiting
+        /// to be sent (each stage holds `queueCapacity` of all accounts together).
         public var queueCapacityPerAccount: Int
         /// Pushes of one account being sent at once.
         public var maxConcurrentPerAccount: Int
@@ -118,14 +119,19 @@ public final class PushPipeline: Service {
         }
     }
 
-    /// Queues pushes. Never blocks.
+    /// Queues pushes to be composed. Never blocks: a push beyond the account's share of the queue
+    /// (``Settings/queueCapacityPerAccount``), or beyond the whole queue, fails in the outbox at once with
+    /// the reason, so one account's burst never takes another account's room.
     public func enqueue(_ pushes: [ResolvedPush]) {
+        let perAccount = min(settings.queueCapacity, max(1, settings.queueCapacityPerAccount))
         for push in pushes {
-            progress.queued(accountId: push.accountId)
+            guard progress.queued(accountId: push.accountId, limit: perAccount) else {
+                refuse(push, .account(limit: perAccount))
+                continue
+            }
             if case .dropped = continuation.yield(push) {
                 progress.composed(accountId: push.accountId)
-                dropped.withLock { $0 += 1 }
-                logger.warning("push queue full; push dropped", metadata: ["kind": "\(push.content.type.rawValue)"])
+                refuse(push, .server(limit: settings.queueCapacity))
             }
         }
     }
@@ -182,12 +188,7 @@ public final class PushPipeline: Service {
 
     /// Composes the outbox entry of a push (encrypting for the encrypted versions).
     func compose(_ push: ResolvedPush) -> OutboxEntry {
-        var entry = OutboxEntry(
-            id: 0, pushId: UUID().uuidString, accountId: push.accountId, personId: push.personId, deviceRecordId: push.deviceRecordId,
-            deviceId: push.deviceId, kind: push.content.type, transport: push.transport, version: push.version, token: push.token, topic: push.topic,
-            pushType: "alert", priority: 10, collapseId: nil, keyId: nil, content: push.content, payload: "", payloadBytes: 0, truncated: false,
-            state: .recorded, attempts: [], createdAt: push.createdAt
-        )
+        var entry = OutboxEntry(uncomposed: push)
         do {
             let composed = try PushComposer.compose(
                 push.content, transport: push.transport, version: push.version, key: push.key, badge: push.content.notificationCount

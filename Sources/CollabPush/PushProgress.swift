@@ -50,6 +50,19 @@ final class PushProgress: Sendable {
         }
     }
 
+    /// An intent of `accountId` is about to be queued, unless the account already has `limit` intents
+    /// queued and not yet composed (or rejected tokens not yet removed): then nothing is counted.
+    /// - Returns: Whether it was counted, checked and counted under one lock.
+    func queued(accountId: String, limit: Int) -> Bool {
+        state.withLock { state in
+            let counts = state.accounts[accountId] ?? Counts()
+            guard counts.queued - counts.composed < limit else { return false }
+            state.all.queued += 1
+            state.accounts[accountId, default: Counts()].queued += 1
+            return true
+        }
+    }
+
     /// An intent of `accountId` left the queue: composed into the outbox, or dropped because the queue
     /// was full.
     func composed(accountId: String) {

@@ -20,7 +20,7 @@ struct ServeOutboundOptions: ParsableArguments {
     @Option(help: "Pushes of one account being sent at once, of the pipeline's 64 (MOCK_COLLAB_PUSH_DELIVERIES_PER_ACCOUNT).")
     var pushDeliveriesPerAccount: Int = environment["MOCK_COLLAB_PUSH_DELIVERIES_PER_ACCOUNT"].flatMap(Int.init) ?? 16
 
-    @Option(help: "Pushes of one account waiting to be sent; more fail in the outbox (MOCK_COLLAB_PUSH_QUEUE_PER_ACCOUNT).")
+    @Option(help: "Pushes of one account waiting to be composed, and again to be sent; more fail in the outbox (MOCK_COLLAB_PUSH_QUEUE_PER_ACCOUNT).")
     var pushQueuePerAccount: Int = environment["MOCK_COLLAB_PUSH_QUEUE_PER_ACCOUNT"].flatMap(Int.init) ?? 2_500
 
     func validate() throws {

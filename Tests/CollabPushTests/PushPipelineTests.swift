@@ -111,11 +111,42 @@ struct PushPipelineTests {
         // Not running yet: the queue holds 4 and drops the rest.
         pipeline.enqueue(Array(repeating: try Self.push(device), count: 10))
         #expect(pipeline.droppedCount == 6)
+        #expect(pipeline.outbox.count == 6, "each dropped push is kept, failed, at once")
         #expect(await pipeline.settle(timeout: .zero) == false, "four pushes wait for a pipeline that is not running")
         try await Self.running(pipeline) {
             #expect(await pipeline.settle(timeout: .seconds(60)))
-            #expect(pipeline.outbox.count == 4)
+            #expect(pipeline.outbox.count == 10)
         }
+        #expect(pipeline.outbox.entries(matching: OutboxFilter(state: .recorded)).count == 4)
         #expect(await pipeline.settle(timeout: .seconds(1)), "nothing pending after the pipeline stopped")
+    }
+
+    @Test("one account's burst beyond its share of the compose queue fails its own pushes only; another account's are composed")
+    func composeQueuePerAccount() async throws {
+        let device = Self.device("phone", version: .notEncrypted)
+        let pipeline = PushPipeline(clock: FixedClock(), settings: .init(queueCapacity: 100, queueCapacityPerAccount: 3), logger: Self.logger())
+        let noisy = try Self.push(device)
+        var quiet = noisy
+        quiet.accountId = "quiet"
+        // Not running yet: nothing is composed, so the noisy account's fourth push on finds its share full.
+        pipeline.enqueue(Array(repeating: noisy, count: 8))
+        pipeline.enqueue(Array(repeating: quiet, count: 3))
+        #expect(pipeline.droppedCount == 5)
+        let failed = pipeline.outbox.entries(matching: OutboxFilter(state: .failed))
+        #expect(failed.count == 5 && failed.allSatisfy { $0.accountId == "acc" && $0.payload.isEmpty })
+        #expect(failed.allSatisfy {
+            $0.attempts.map(\.sink) == ["queue"] && $0.attempts[0].error == "this account's push queue is full (3 waiting, --push-queue-per-account)"
+        })
+        #expect(await pipeline.settle(accountId: "acc", timeout: .zero) == false, "the three it took wait to be composed")
+        try await Self.running(pipeline) {
+            #expect(await pipeline.settle(timeout: .seconds(60)))
+            let composed = pipeline.outbox.entries(matching: OutboxFilter(state: .recorded))
+            #expect(composed.filter { $0.accountId == "acc" }.count == 3)
+            #expect(composed.filter { $0.accountId == "quiet" }.count == 3)
+            // Composed, the account's share is free again.
+            pipeline.enqueue([noisy])
+            #expect(await pipeline.settle(accountId: "acc", timeout: .seconds(60)))
+            #expect(pipeline.droppedCount == 5)
+        }
     }
 }

@@ -11,7 +11,8 @@ public struct OutboundShares: Sendable, Equatable {
     public var webhookQueue: Int
     /// Pushes of one account in flight at once (64 in all); `serve --push-deliveries-per-account`.
     public var pushDeliveries: Int
-    /// Pushes of one account waiting to be sent (10,000 in all); `serve --push-queue-per-account`.
+    /// Pushes of one account waiting to be composed, and again to be sent (10,000 in all at each stage);
+    /// `serve --push-queue-per-account`.
     public var pushQueue: Int
 
     /// A quarter of each server-wide budget by default.

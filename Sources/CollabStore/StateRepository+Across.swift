@@ -46,6 +46,7 @@ extension StateRepository {
         var updated: [String: Shard.Box?] = [:]
         for (id, var state) in set.states {
             state.resetDirectoryLog()
+            staged.events = resolver.named(staged.events, in: state)
             staged.effects.append(contentsOf: resolver.resolve(changes, in: state))
             updated[id] = install(state, replacing: boxes[id])
         }

@@ -226,7 +226,10 @@ public final class StateRepository: Sendable {
     /// An operation's changes as a commit, with its effects resolved against the state it left (called
     /// under the shard's lock).
     func staged(_ changes: ChangeSet, in state: borrowing AccountState) -> StagedCommit {
-        StagedCommit(changes: changes.changes, events: changes.events, effects: resolver.resolve(changes, in: state), accountIds: [state.accountId])
+        StagedCommit(
+            changes: changes.changes, events: resolver.named(changes.events, in: state), effects: resolver.resolve(changes, in: state),
+            accountIds: [state.accountId]
+        )
     }
 
     /// Runs `body` with a fresh directory log, committing the log when it succeeds and reverting it when

@@ -34,7 +34,9 @@ struct ConversationFlowTests {
             let accepted = try await agentA.accept(conversation.id)
             #expect(accepted.state == "ACTIVE")
             #expect(accepted.assigneePersonId == agentA.session?.person.id)
-            try await appEvents.wait(for: "visitor sees active") { $0.type == "conversation.active" }
+            let active = try await appEvents.wait(for: "visitor sees active") { $0.type == "conversation.active" }
+            let named = active.conversation?.participants.map { [$0.type: $0.displayName] }
+            #expect(named == [["CONTEXT_PERSON": nil], ["ASSIGNED_AGENT": "Agent A"]], "the live event names participants as answers do")
             #expect(try await agentA.queue(namedAreas: ["area-a"]).isEmpty)
 
             // Messages both ways, in order, live on both sides.

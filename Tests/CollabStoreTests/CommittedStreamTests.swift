@@ -1,4 +1,4 @@
-import CollabCore
+@testable import CollabCore
 import CollabStore
 import CollabWire
 import Foundation
@@ -173,5 +173,55 @@ struct CommittedStreamTests {
         let once = Dictionary(uniqueKeysWithValues: labels.map { ($0, 1) })
         #expect(effectsByLabel == once, "\(storage): each write's webhook once across the cluster")
         #expect(pushesByLabel == once, "\(storage): each write's push once across the cluster")
+    }
+
+    @Test("a live event's conversation names its participants as the commit left them, on every replica", arguments: Storage.available)
+    func participantNamesAtCommit(_ storage: Storage) async throws {
+        let replicas = try await Self.repositories(storage)
+        do {
+            try await Self.checkParticipantNames(storage, replicas: replicas)
+        } catch {
+            for (repository, _) in replicas { try? await repository.close() }
+            throw error
+        }
+        for (repository, _) in replicas { try await repository.close() }
+    }
+
+    /// Two writes name the same visitor differently, each emitting a live and a webhook-only event about
+    /// a conversation of the visitor and an agent without a name.
+    static func checkParticipantNames(_ storage: Storage, replicas: [(StateRepository, RecordingSink)]) async throws {
+        let (accountId, _) = try await Self.prepare(replicas[0].0)
+        var visitorId = ""
+        for name in ["Ada", "Ada L."] {
+            visitorId = try await replicas[0].0.write(account: accountId) { state, changes throws(CollabError) in
+                let visitor = try state.createOrUpdateVirtualPerson(
+                    PersonInput(sourceId: "visitor", displayName: name), accountId: accountId, context: context, changes: &changes
+                )
+                var conversation = Conversation(
+                    id: "c", accountId: accountId, topic: nil, recipient: .init(type: .account, id: accountId), initialEngagementType: .chatRequest,
+                    creationTimestamp: context.now
+                )
+                conversation.participants = [
+                    Participation(personId: visitor.id, type: .contextPerson, joinedTimestamp: context.now),
+                    Participation(personId: "unnamed-agent", type: .assignedAgent, joinedTimestamp: context.now),
+                ]
+                for kind in [DomainEvent.Kind.conversationUpdated, .participationCreated] {
+                    changes.emit(
+                        DomainEvent(kind: kind, accountId: accountId, timestamp: context.now, conversation: conversation, detail: ["named": name])
+                    )
+                }
+                return visitor.id
+            }
+        }
+        for (repository, _) in replicas { try await repository.catchUp() }
+        for (index, (_, sink)) in replicas.enumerated() {
+            let events = sink.batches.flatMap(\.events).map(\.event).filter { $0.detail["named"] != nil }
+            let live = events.filter { !$0.isWebhookOnly }
+            let names = live.map(\.participantNames)
+            #expect(names == [[visitorId: "Ada"], [visitorId: "Ada L."]], "\(storage), replica \(index): the name each commit left")
+            // Webhook-only events never reach a live client (nor another replica): nothing to name.
+            #expect(events.filter(\.isWebhookOnly).allSatisfy { $0.participantNames == nil })
+            #expect(events.filter(\.isWebhookOnly).count == (index == 0 ? 2 : 0), "\(storage), replica \(index)")
+        }
     }
 }

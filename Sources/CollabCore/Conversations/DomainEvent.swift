@@ -84,6 +84,10 @@ public struct DomainEvent: Sendable, Equatable {
     public var entity: EntityChange?
     /// The invitation after the change, for ``Kind/invitationChanged``.
     public var invitation: Invitation?
+    /// Shown names of the conversation's participants as the commit left them (``Person/shownName``, by
+    /// person id), filled in by ``EffectResolver/named(_:in:)`` under the account's lock for events live
+    /// clients receive; `nil` before that, and for events without a conversation.
+    public var participantNames: [String: String]?
     /// The public id of the one client the event is for (a hide request the user asked for, a client
     /// error): other connections of the same person do not receive it.
     public var clientId: String?

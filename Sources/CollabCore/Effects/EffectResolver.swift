@@ -32,6 +32,19 @@ public struct EffectResolver: Sendable {
         return effects
     }
 
+    /// `events` with the shown names of their conversation's participants as `state` has them
+    /// (``DomainEvent/participantNames``), so a live client sees names without asking again. Only events
+    /// of `state`'s account that live clients receive and that carry a conversation are named: a look-up
+    /// per participant.
+    public func named(_ events: [DomainEvent], in state: borrowing AccountState) -> [DomainEvent] {
+        var events = events
+        for index in events.indices where events[index].accountId == state.accountId && !events[index].isWebhookOnly {
+            guard let conversation = events[index].conversation else { continue }
+            events[index].participantNames = state.participantNames(conversation)
+        }
+        return events
+    }
+
     /// One push per transport the device still has a token for, and the `push_notification.*` event of
     /// each (unless the push is suppressed: a paused person's push goes nowhere).
     private func resolvePush(_ intent: PushIntent, in state: borrowing AccountState, into effects: inout ResolvedEffects) {

@@ -130,3 +130,14 @@ extension AccountState {
         return try createOrUpdateVirtualPerson(bot, accountId: accountId, context: context, changes: &changes)
     }
 }
+
+extension AccountState {
+    /// Shown names of a conversation's participants (``Person/shownName``; none for a person without a name).
+    public func participantNames(_ conversation: Conversation) -> [String: String] {
+        var names: [String: String] = [:]
+        for participant in conversation.participants {
+            names[participant.personId] = persons[participant.personId]?.shownName
+        }
+        return names
+    }
+}

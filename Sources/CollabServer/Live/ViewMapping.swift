@@ -44,22 +44,13 @@ extension LiveEvent {
     /// The wire form of a domain event with its id.
     init(id: Int64, event: DomainEvent) {
         self.init(
-            id: id, type: event.kind.rawValue, timestamp: event.timestamp, conversation: event.conversation.map { ConversationView($0) },
-            message: event.message.map(MessageView.init), detail: event.detail.isEmpty ? nil : event.detail
+            id: id, type: event.kind.rawValue, timestamp: event.timestamp,
+            conversation: event.conversation.map { ConversationView($0, names: event.participantNames ?? [:]) }, message: event.message.map(MessageView.init), detail: event.detail.isEmpty ? nil : event.detail
         )
     }
 }
 
 extension AccountState {
-    /// Display names of a conversation's participants (``Person/shownName``; none for a person without a name).
-    func participantNames(_ conversation: Conversation) -> [String: String] {
-        var names: [String: String] = [:]
-        for participant in conversation.participants {
-            names[participant.personId] = persons[participant.personId]?.shownName
-        }
-        return names
-    }
-
     /// A conversation view with participant names.
     func view(_ conversation: Conversation) -> ConversationView {
         ConversationView(conversation, names: participantNames(conversation))

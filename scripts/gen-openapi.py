@@ -3,7 +3,7 @@
 routes (ops, control API, mobile device API, agent API). The vendor's Web API is documented by the
 vendor's spec. Run after changing a route; OpsTests checks that every route is documented. Edit this script, never
 the JSON: `--check` (run by scripts/test) fails when the committed file differs from what it writes."""
-import json, os
+import json, os, re
 
 from generated_file import write_or_check
 
@@ -63,7 +63,8 @@ paths = {}
 def add(path, method, o): paths.setdefault(path, {})[method] = o
 
 # --- ops --------------------------------------------------------------------------------------
-add("/healthz", "get", op("Liveness", "healthz", ok(ref("Status")), ["ops"], NONE, desc="200 while the process serves requests."))
+add("/healthz", "get", op("Liveness", "healthz", ok(ref("Health")), ["ops"], NONE,
+    desc="200 while the process serves requests, with the server's version (as `mock-collab --version` prints it)."))
 add("/readyz", "get", op("Readiness", "readyz", {**ok(ref("Status")), **errs(503)}, ["ops"], NONE, desc="503 once storage has failed: the server then refuses every write."))
 add("/metrics", "get", op("Prometheus metrics", "metrics", {"200": {"description": "Prometheus text format", "content": {"text/plain": {"schema": S}}}}, ["ops"], NONE))
 add("/", "get", op("The web console", "console", {"200": {"description": "The console's index.html; its CSS and JavaScript are served beside it (/css/…, /js/…) with ETag and Last-Modified (304 on revalidation) and gzip when accepted", "content": {"text/html": {"schema": S}}}}, ["ops"], NONE,
@@ -356,6 +357,7 @@ schemas = {
     "Error": obj({"$_type": {"const": "Error"}, "statusCode": I, "statusDescription": S, "errorMessage": S}, ["$_type", "statusCode", "statusDescription", "errorMessage"]),
     "TypedError": obj({"type": {"type": "string", "enum": ["AUTHORIZATION", "INVALID_API_KEY", "UNSUPPORTED_SERVER_VERSION", "BAD_REQUEST", "FORBIDDEN", "NOT_FOUND", "CONFLICT", "PAYLOAD_TOO_LARGE", "REQUEST_TIMEOUT", "RATE_LIMITED", "UNAVAILABLE", "INTERNAL", "MESSAGE_REJECTED"]}, "message": S, "status": I}, ["type", "message", "status"]),
     "Status": obj({"status": S}, ["status"]),
+    "Health": obj({"status": S, "version": S}, ["status", "version"]),
     "FileView": obj({"id": S, "name": S, "mimeType": S, "size": L, "sha256": S}, ["id", "name", "mimeType", "size", "sha256"]),
     "FileList": obj({"files": arr(ref("MessageView"))}, ["files"]),
     "FileError": obj({"type": {"type": "string", "enum": ["FILE_TYPE_NOT_ALLOWED", "FILE_TYPE_MISMATCH", "FILE_TOO_LARGE", "FILE_QUOTA_EXCEEDED", "FILE_REJECTED", "MESSAGE_REJECTED", "FILE_EMPTY", "FILE_UPLOADS_BUSY", "FILE_UPLOAD_TOO_SLOW", "BAD_REQUEST"]}, "message": S, "status": I}, ["type", "message", "status"]),
@@ -491,9 +493,12 @@ schemas = {
                            ["sessionId", "accepted", "throttled", "duplicates", "rejected", "bytes", "effectiveFps", "maxFps", "privateAreas"]),
     "LiveEvent": obj({"id": L, "type": S, "timestamp": L, "conversation": ref("ConversationView"), "message": ref("MessageView"), "detail": smap()}, ["id", "type", "timestamp"]),
 }
+# The one version string: Sources/CollabWire/MockCollabVersion.swift.
+VERSION = re.search(r'current = "([^"]+)"', open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "Sources", "CollabWire",
+                                                      "MockCollabVersion.swift")).read()).group(1)
 doc = {
     "openapi": "3.1.0",
-    "info": {"title": "MockCollab", "version": "1.0.0", "description": "MockCollab's own routes: operations, the control API, the mobile device API and the agent API. The Web API v4 subset under /app/rest/v4 (alias /unblu/rest/v4) follows the vendor's Web API v4 specification and is documented there. Web API and control API errors use the vendor's Error body; the mobile and agent APIs answer with the TypedError body, whose type mirrors the SDK's client error types."},
+    "info": {"title": "MockCollab", "version": VERSION, "description": "MockCollab's own routes: operations, the control API, the mobile device API and the agent API. The Web API v4 subset under /app/rest/v4 (alias /unblu/rest/v4) follows the vendor's Web API v4 specification and is documented there. Web API and control API errors use the vendor's Error body; the mobile and agent APIs answer with the TypedError body, whose type mirrors the SDK's client error types."},
     "servers": [{"url": "http://127.0.0.1:8080"}],
     "tags": [{"name": "ops"}, {"name": "control", "description": "For tests and tools"}, {"name": "mobile", "description": "The device API an app uses"}, {"name": "agent", "description": "The agent client and web console"}],
     "paths": paths,

@@ -1,5 +1,6 @@
 import CollabClient
 import CollabCore
+import CollabWire
 import Foundation
 import Testing
 
@@ -15,7 +16,10 @@ struct OpsTests {
     func ops() async throws {
         try await InProcessServer.with { server in
             let transport = server.transport(.none)
-            #expect(try await transport.raw("GET", "/healthz").status == 200)
+            let health = try await transport.raw("GET", "/healthz")
+            #expect(health.status == 200)
+            let healthBody = try JSONSerialization.jsonObject(with: health.body) as? [String: String]
+            #expect(healthBody == ["status": "ok", "version": MockCollabVersion.current])
             #expect(try await transport.raw("GET", "/readyz").status == 200)
             _ = try await server.admin("admin", "admin").accounts.current()
             let metrics = try await transport.raw("GET", "/metrics")
@@ -27,6 +31,7 @@ struct OpsTests {
             let document = try await transport.raw("GET", "/openapi.json")
             let json = try #require(try JSONSerialization.jsonObject(with: document.body) as? [String: Any])
             #expect((json["openapi"] as? String)?.hasPrefix("3.1") == true)
+            #expect((json["info"] as? [String: Any])?["version"] as? String == MockCollabVersion.current, "one version string")
             let paths = try #require(json["paths"] as? [String: Any])
             for path in [
                 "/healthz", "/readyz", "/metrics", "/openapi.json", "/_mock/v1/reset", "/_mock/v1/seed", "/_mock/v1/journal",

@@ -83,6 +83,14 @@ struct ProcessTests {
         #expect(try await again.waitForExit() == 0)
     }
 
+    @Test("--version prints the version /healthz answers, and nothing else")
+    func version() async throws {
+        let run = try await CommandRun.mockCollab(["--version"], in: try temporaryDirectory())
+        #expect(run.status == 0)
+        #expect(run.standardOutput == MockCollabVersion.current + "\n")
+        #expect(run.standardError.isEmpty)
+    }
+
     @Test("a seed file is applied at start, and invalid options fail with a message")
     func seedFileAndOptions() async throws {
         let directory = try temporaryDirectory()

@@ -40,18 +40,8 @@ struct SeedExportProcessTests {
         }
     }
 
-    /// Runs `mock-collab seed export` with `arguments`, its output into files (no pipe to fill up).
-    static func export(_ arguments: [String], in directory: URL) async throws -> (status: Int32, standardOutput: String, standardError: String) {
-        let out = directory.appendingPathComponent("export-\(UUID().uuidString).out")
-        let err = directory.appendingPathComponent("export-\(UUID().uuidString).err")
-        _ = FileManager.default.createFile(atPath: out.path, contents: nil)
-        _ = FileManager.default.createFile(atPath: err.path, contents: nil)
-        let process = Process()
-        process.executableURL = ServerProcess.binary
-        process.arguments = ["seed", "export"] + arguments
-        process.standardOutput = try FileHandle(forWritingTo: out)
-        process.standardError = try FileHandle(forWritingTo: err)
-        try await process.runUntilExit()
-        return (process.terminationStatus, try String(contentsOf: out, encoding: .utf8), try String(contentsOf: err, encoding: .utf8))
+    /// Runs `mock-collab seed export` with `arguments`.
+    static func export(_ arguments: [String], in directory: URL) async throws -> CommandRun {
+        try await CommandRun.mockCollab(["seed", "export"] + arguments, in: directory)
     }
 }

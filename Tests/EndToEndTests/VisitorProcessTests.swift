@@ -57,23 +57,9 @@ struct VisitorProcessTests {
         #expect(run.standardOutput.contains("Connection refused"), "the reason, not a timeout: \(run.standardOutput)")
     }
 
-    /// Runs `mock-collab visitor` with `arguments` and `input` on stdin, its output into files.
-    static func visitor(
-        _ arguments: [String], input: String, in directory: URL
-    ) async throws -> (status: Int32, standardOutput: String, standardError: String) {
-        let out = directory.appendingPathComponent("visitor-\(UUID().uuidString).out")
-        let err = directory.appendingPathComponent("visitor-\(UUID().uuidString).err")
-        let inFile = directory.appendingPathComponent("visitor-\(UUID().uuidString).in")
-        _ = FileManager.default.createFile(atPath: out.path, contents: nil)
-        _ = FileManager.default.createFile(atPath: err.path, contents: nil)
-        try Data(input.utf8).write(to: inFile)
-        let process = Process()
-        process.executableURL = ServerProcess.binary
-        process.arguments = ["visitor", "--preferences", directory.appendingPathComponent("preferences.json").path] + arguments
-        process.standardInput = try FileHandle(forReadingFrom: inFile)
-        process.standardOutput = try FileHandle(forWritingTo: out)
-        process.standardError = try FileHandle(forWritingTo: err)
-        try await process.runUntilExit()
-        return (process.terminationStatus, try String(contentsOf: out, encoding: .utf8), try String(contentsOf: err, encoding: .utf8))
+    /// Runs `mock-collab visitor` with `arguments` and `input` on stdin, its preferences in `directory`.
+    static func visitor(_ arguments: [String], input: String, in directory: URL) async throws -> CommandRun {
+        let preferences = directory.appendingPathComponent("preferences.json").path
+        return try await CommandRun.mockCollab(["visitor", "--preferences", preferences] + arguments, input: input, in: directory)
     }
 }

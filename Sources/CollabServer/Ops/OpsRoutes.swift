@@ -29,7 +29,7 @@ struct OpsRoutes {
         // At the root, so the rest of the root is not theirs to answer: other paths stay the router's 404.
         let routes = stack.routes(.ops, under: "", on: router)
         routes.get("healthz") { _, _ in
-            JSONBody.response(["status": "ok"])
+            JSONBody.response(["status": "ok", "version": MockCollabVersion.current])
         }
         routes.get("readyz") { _, _ in
             if let problem = await env.repository.storageProblem() {

@@ -100,6 +100,9 @@ struct SeedAndControlTests {
             for text in [
                 "accounts: [{name: ok}, {nameless: true}]", "accounts:\n  - name: ok2\n    apiKeys: [{key: demo-api-key}]\n", "{ not yaml: [",
                 "accounts:\n  - name: ok3\n    users: [{username: agent, password: x}]\n",
+                // Refused after claiming: a new account's name and key, an existing account's new key.
+                "accounts:\n  - name: ghost\n    apiKeys: [{key: fresh-key}, {key: demo-api-key}]\n",
+                "accounts:\n  - name: demo\n    apiKeys: [{key: demo-fresh-key}]\n  - name: ghost2\n    apiKeys: [{key: demo-api-key}]\n",
             ] {
                 do {
                     try await server.control.seed(text)
@@ -109,6 +112,12 @@ struct SeedAndControlTests {
                 }
             }
             #expect(try await server.entityStats() == before)
+            // Nothing a refused seed claimed stays claimed: the names and keys are free again.
+            let names = try await server.admin("superadmin", "superadmin").accounts.search().items?.compactMap(\.name)
+            #expect(names == ["demo"], "no account is left behind")
+            let report = try await server.control.seed("accounts:\n  - name: ghost\n    apiKeys: [{key: fresh-key}, {key: demo-fresh-key}]\n")
+            #expect(report.created == 3, "the account and both keys")
+            #expect(try await server.admin("admin", "admin").apiKeys.search().items?.map(\.apiKey) == ["demo-api-key"])
         }
     }
 

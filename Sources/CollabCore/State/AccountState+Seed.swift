@@ -104,10 +104,12 @@ public struct ShardSet: Sendable {
                 state = try AccountState.createAccount(input, directory: directory, context: context, changes: &changes)
                 report.created += 1
             }
+            // Kept in the set even when a later step throws: its directory log holds the claims made so far
+            // (the new account's name, usernames, API keys), which the caller reverts with the rest.
+            defer { states[state.accountId] = state }
             try state.apply(accountSeed, passwordHashes: passwordHashes, context: context, changes: &changes, report: &report)
             try state.applyEntities(accountSeed.entities, context: context, changes: &changes, report: &report)
             try state.applyOutbound(accountSeed, context: context, changes: &changes, report: &report)
-            states[state.accountId] = state
         }
         return report
     }

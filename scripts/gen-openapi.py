@@ -77,7 +77,7 @@ add("/_mock/v1/reset", "post", op("Reset state", "controlReset", {**ok(ref("Seed
     request=body(ref("ResetRequest"), required=False),
     desc="Without an account, removes all state and re-applies the startup seed (the --seed file, or the default tenant). With an account (id or name), removes that account's data and re-applies the startup seed's entry for it."))
 add("/_mock/v1/seed", "post", op("Apply a seed", "controlSeed", {**ok(ref("SeedResult")), **errs(400, 401, 403, 409, 413)}, C, CONTROL,
-    request={"required": True, "description": "YAML or JSON, at most 1 MiB; see docs/seed-example.yaml. YAML anchors and aliases are refused (400).", "content": {"application/yaml": {"schema": ref("Seed")}, "application/json": {"schema": ref("Seed")}}},
+    request={"required": True, "description": "YAML or JSON, at most 1 MiB; see docs/seed-example.yaml. YAML anchors and aliases are refused (400), and so is a key the format does not have (400 naming where it is).", "content": {"application/yaml": {"schema": ref("Seed")}, "application/json": {"schema": ref("Seed")}}},
     desc="Idempotent (entities matched by natural key, updated in place) and all or nothing."))
 add("/_mock/v1/journal", "get", op("Read the request journal", "controlJournal", {**ok(ref("JournalPage")), **errs(400, 401, 403)}, C, INSPECTOR,
     params=[q("method", S, "HTTP method"), q("path", S, "Path prefix"), q("status", I, "Exact status (404) or class (4 for 4xx)"),
@@ -96,7 +96,7 @@ add("/_mock/v1/accounts/{account}/tokens/revoke", "post", op("Revoke an access t
 add("/_mock/v1/clock", "get", op("Read the server clock", "controlClock", {**ok(ref("ClockState")), **errs(401, 403)}, C, INSPECTOR, desc=ADMIN_NOTE.strip()))
 add("/_mock/v1/clock", "post", op("Move or freeze the server clock", "controlChangeClock", {**ok(ref("ClockState")), **errs(400, 401, 403)}, C, CONTROL,
     request=body(ref("ClockChange")), desc="Every timestamp, expiry and timeout of the server follows this clock."))
-FAULT_NOTE = " Account admins manage their own account's rules (a rule they add is confined to it); super admins and the control token manage every rule."
+FAULT_NOTE = " A key the rule does not have is a 400 naming it (never ignored). Account admins manage their own account's rules (a rule they add is confined to it); super admins and the control token manage every rule."
 add("/_mock/v1/faults", "get", op("Fault rules in force", "controlFaults", {**ok(ref("FaultRuleList")), **errs(401, 403)}, C, INSPECTOR, desc="Oldest first, with how often each hit." + FAULT_NOTE))
 add("/_mock/v1/faults", "post", op("Add a fault rule", "controlAddFault", {**ok(ref("FaultRule"), "Added", "201"), **errs(400, 401, 403, 404, 409, 429)}, C, INSPECTOR,
     request=body(ref("FaultRule")),

@@ -19,7 +19,10 @@ public enum SeedLoader {
         let trimmed = text.drop { $0.isWhitespace }
         do {
             if trimmed.first == "{" {
-                return try JSONDecoder().decode(Seed.self, from: Data(text.utf8))
+                let data = Data(text.utf8)
+                let seed = try JSONDecoder().decode(Seed.self, from: data)
+                try UnknownFields.check(try JSONSerialization.jsonObject(with: data), decodedAs: seed, what: "seed")
+                return seed
             }
             return try parseYAML(text)
         } catch let error as CollabError {
@@ -47,7 +50,23 @@ public enum SeedLoader {
             var budget = maximumNodes
             try checkNodes(root, budget: &budget)
         }
-        return try YAMLDecoder().decode(Seed.self, from: root)
+        let seed = try YAMLDecoder().decode(Seed.self, from: root)
+        try UnknownFields.check(tree(root), decodedAs: seed, what: "seed")
+        return seed
+    }
+
+    /// A composed YAML document as `JSONSerialization` would give it (scalars as strings): what
+    /// ``UnknownFields`` compares the decoded seed with.
+    private static func tree(_ node: Node) -> Any {
+        switch node {
+        case .scalar(let scalar): return node.null == nil ? scalar.string : NSNull()
+        case .alias: return NSNull()
+        case .sequence(let sequence): return sequence.map(tree)
+        case .mapping(let mapping):
+            var object: [String: Any] = [:]
+            for (key, value) in mapping { object[key.string ?? "\(key)"] = tree(value) }
+            return object
+        }
     }
 
     private static func checkNodes(_ node: Node, budget: inout Int) throws(CollabError) {

@@ -180,6 +180,10 @@ struct FaultRuleTests {
         (#"{"match":{},"action":{"type":"ERROR"},"seed":9007199254740992}"#, "seed"),
         (#"{"id":"no spaces","match":{},"action":{"type":"ERROR"}}"#, "id"),
         (#"{"id":"","match":{},"action":{"type":"ERROR"}}"#, "id"),
+        // A misspelt key is refused, not ignored: ignored, it would leave the rule matching every request.
+        (#"{"match":{"surface":"MOBILE","pathh":"/x"},"action":{"type":"ERROR"}}"#, "unknown field 'match.pathh'"),
+        (#"{"match":{},"action":{"type":"LATENCY","milis":5}}"#, "unknown field 'action.milis'"),
+        (#"{"match":{},"action":{"type":"ERROR"},"limt":1}"#, "unknown field 'limt'"),
     ])
     func badRules(body: String, field: String) async throws {
         try await InProcessServer.with(seed: twoAccountSeed) { server in

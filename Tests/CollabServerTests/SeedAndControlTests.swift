@@ -121,6 +121,37 @@ struct SeedAndControlTests {
         }
     }
 
+    @Test("a misspelt key is refused, in YAML and in JSON, naming where it is", arguments: [
+        ("accounts:\n  - name: ok5\n    webhookRegistrations: [{name: h, endpoint: 'https://hooks.example/in', events: ['*'], sekret: s}]\n",
+         "accounts[0].webhookRegistrations[0].sekret"),
+        (#"{"accounts": [{"name": "ok6", "namedAreas": [{"siteId": "a", "nmae": "A"}]}]}"#, "accounts[0].namedAreas[0].nmae"),
+        ("acounts:\n  - name: ok7\n", "acounts"),
+        (
+            "accounts:\n  - name: ok8\n    faults: [{match: {surface: MOBILE, pathh: /x}, action: {type: ERROR}}]\n",
+            "accounts[0].faults[0].match.pathh"
+        ),
+    ])
+    func misspeltKey(text: String, path: String) async throws {
+        try await InProcessServer.with { server in
+            let before = try await server.entityStats()
+            await #expect {
+                try await server.control.seed(text)
+            } throws: { error in
+                let error = error as? CollabClientError
+                return error?.code == .badRequest && error?.message == "invalid seed: unknown field '\(path)' (misspelt, or not part of the format)"
+            }
+            #expect(try await server.entityStats() == before)
+        }
+    }
+
+    @Test("a seed may hold only global settings")
+    func globalOnly() async throws {
+        try await InProcessServer.with { server in
+            let report = try await server.control.seed("global:\n  configuration: {com.example.global-only: 'yes'}\n")
+            #expect(report.updated == 1 && report.created == 0)
+        }
+    }
+
     @Test("reset restores the startup tenant; resetting one account leaves the others alone")
     func reset() async throws {
         try await InProcessServer.with(seed: twoAccountSeed) { server in

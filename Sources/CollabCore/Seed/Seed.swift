@@ -8,11 +8,22 @@ public import CollabWire
 public struct Seed: Sendable, Codable, Equatable {
     /// GLOBAL-scope configuration, merged key by key.
     public var global: GlobalSeed?
+    /// Absent: none (a seed may change only the GLOBAL settings).
     public var accounts: [AccountSeed]
 
     public init(global: GlobalSeed? = nil, accounts: [AccountSeed] = []) {
         self.global = global
         self.accounts = accounts
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case global, accounts
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        global = try container.decodeIfPresent(GlobalSeed.self, forKey: .global)
+        accounts = try container.decodeIfPresent([AccountSeed].self, forKey: .accounts) ?? []
     }
 
     public struct GlobalSeed: Sendable, Codable, Equatable {

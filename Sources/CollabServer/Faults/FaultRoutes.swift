@@ -14,7 +14,7 @@ struct FaultRoutes {
             JSONBody.response(FaultRuleList(rules: env.faults.list(accountId: try context.inspectorConfinement())))
         }
         group.post("faults") { request, context in
-            let submitted = try await env.decode(FaultRule.self, from: request)
+            let submitted = try await env.decodeStrictly(FaultRule.self, from: request, what: "fault rule")
             if let id = submitted.id, !FaultRule.isValidId(id) { throw CollabError.badRequest("id must be 1 to 64 letters, digits, '-' or '_'") }
             let id = submitted.id ?? env.ids.make()
             let confinement = try context.inspectorConfinement()
@@ -27,7 +27,7 @@ struct FaultRoutes {
         group.put("faults/:id") { request, context in
             let id = try context.pathParameter("id")
             let confinement = try context.inspectorConfinement()
-            let submitted = try await env.decode(FaultRule.self, from: request)
+            let submitted = try await env.decodeStrictly(FaultRule.self, from: request, what: "fault rule")
             let rule = try submitted.checked(id: id, now: env.clock.now(), confinement: confinement, environment: env)
             return JSONBody.response(try env.faults.replace(id, with: rule, accountId: confinement))
         }

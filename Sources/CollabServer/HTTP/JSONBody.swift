@@ -73,6 +73,18 @@ extension CollabEnvironment {
         try await JSONBody.decode(type, from: request, limit: configuration.maxBodySize, pace: bodyPace)
     }
 
+    /// Decodes a JSON body like ``decode(_:from:)`` and refuses a key `T` does not know (see
+    /// ``UnknownFields``): for the control API's rules and seeds, where a misspelt key would quietly
+    /// change what the body means.
+    func decodeStrictly<T: Codable>(_ type: T.Type, from request: Request, what: String) async throws(CollabError) -> T {
+        let buffer = try await collectBody(request)
+        guard buffer.readableBytes > 0 else { throw .badRequest("a JSON request body is required") }
+        let data = Data(buffer: buffer)
+        let value = try JSONBody.decode(type, from: data)
+        if let document = try? JSONSerialization.jsonObject(with: data) { try UnknownFields.check(document, decodedAs: value, what: what) }
+        return value
+    }
+
     /// Collects a request body within `limit` bytes (default: the configured size limit) and the
     /// minimum rate.
     func collectBody(_ request: Request, limit: Int? = nil) async throws(CollabError) -> ByteBuffer {

@@ -82,7 +82,8 @@ add("/_mock/v1/seed", "post", op("Apply a seed", "controlSeed", {**ok(ref("SeedR
 add("/_mock/v1/journal", "get", op("Read the request journal", "controlJournal", {**ok(ref("JournalPage")), **errs(400, 401, 403)}, C, INSPECTOR,
     params=[q("method", S, "HTTP method"), q("path", S, "Path prefix"), q("status", I, "Exact status (404) or class (4 for 4xx)"),
             q("since", L, "Earliest timestamp, ms"), q("until", L, "Latest timestamp, ms"), q("account", S, "Caller's account, id or name (404 when unknown or not yours)"), q("accountId", S, "Caller's account id (older spelling of account)"),
-            q("limit", I, "At most this many, the newest (default 1000)"), q("scope", {"type": "string", "enum": ["replica", "cluster"]}, "cluster: every replica of a --cluster deployment, merged (journal entries name their replica; missingReplicas lists those that did not answer)")],
+            q("limit", {"type": "integer", "minimum": 1, "maximum": 100000}, "At most this many (default 1000): the newest, or with after the oldest after it"),
+            q("after", L, "Only entries with a greater id: read on from the last entry of a page"), q("scope", {"type": "string", "enum": ["replica", "cluster"]}, "cluster: every replica of a --cluster deployment, merged (journal entries name their replica; missingReplicas lists those that did not answer)")],
     desc="A bounded record of answered requests, oldest first: each entry keeps at most 2 KiB of path and of query (marked `truncated` when cut), "
          "the journal at most --journal-capacity entries and --journal-max-bytes bytes, and one answer at most 4 MiB of entries, the newest "
          "(`truncated` when older matches were left out). No bodies or headers; secrets in query strings are redacted." + ADMIN_NOTE))

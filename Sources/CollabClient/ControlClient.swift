@@ -41,6 +41,7 @@ public struct ControlClient: Sendable {
         if let until = filter.until { query.append(("until", String(until))) }
         if let accountId = filter.accountId { query.append(("accountId", accountId)) }
         if let limit = filter.limit { query.append(("limit", String(limit))) }
+        if let after = filter.after { query.append(("after", String(after))) }
         return try await transport.send("GET", "/_mock/v1/journal", query: query)
     }
 

@@ -67,9 +67,14 @@ public final class PushOutbox: Sendable {
         for subscriber in subscribers { subscriber.yield(updated) }
     }
 
-    /// Entries matching `filter`, oldest first, at most `limit` (the newest).
+    /// Entries matching `filter`, oldest first, at most `limit`: the newest, or with `filter.after` the
+    /// oldest after that id (so pages read on without a gap).
     public func entries(matching filter: OutboxFilter, limit: Int = 1_000) -> [OutboxEntry] {
-        Array(state.withLock { $0.entries.filter { filter.matches($0) } }.suffix(max(0, limit)))
+        let limit = max(0, limit)
+        return state.withLock { state in
+            if filter.after != nil { return Array(state.entries.lazy.filter(filter.matches).prefix(limit)) }
+            return Array(state.entries.filter(filter.matches).suffix(limit))
+        }
     }
 
     /// The first entry matching `filter` (already there or yet to come), or `nil` after `timeout`.
@@ -137,6 +142,11 @@ public final class PushOutbox: Sendable {
     /// Empties the outbox.
     public func clear() {
         state.withLock { $0.entries.removeAll() }
+    }
+
+    /// Forgets the entries of one account (an account reset); the count since start is kept.
+    public func removeAll(accountId: String) {
+        state.withLock { $0.entries.removeAll { $0.accountId == accountId } }
     }
 
     public var count: Int { state.withLock { $0.entries.count } }

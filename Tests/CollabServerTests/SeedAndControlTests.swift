@@ -174,6 +174,31 @@ struct SeedAndControlTests {
         }
     }
 
+    @Test("a reset forgets what was recorded: an account's with the account, everything and the clock with a full reset")
+    func resetForgetsRecords() async throws {
+        try await InProcessServer.with(seed: queueSeed) { server in
+            let scenario = try await PushScenario.make(server, device: "reset-phone", version: .notEncrypted)
+            _ = try await scenario.agent.send("hello", in: scenario.conversationId)
+            let accountId = try await server.waitForPush([("kind", "NEW_MESSAGE")]).accountId
+            func journal(_ accountId: String? = nil) async throws -> [JournalEntry] {
+                try await server.control.journal(JournalFilter(accountId: accountId)).entries
+            }
+            #expect(try await !journal(accountId).isEmpty)
+            _ = try await server.control.changeClock(ClockChange(advanceMillis: 3_600_000, frozen: true))
+
+            _ = try await server.control.reset(account: accountId)
+            #expect(try await journal(accountId).isEmpty, "the account's requests are forgotten")
+            #expect(try await server.pushes().isEmpty, "and its pushes")
+            #expect(try await server.control.clock().frozen, "an account reset leaves the server's clock alone")
+            #expect(try await !journal().isEmpty, "other requests are kept (the control API's own)")
+
+            _ = try await server.control.reset()
+            #expect(try await journal().map(\.path) == ["/_mock/v1/reset"], "only the reset itself, recorded after it")
+            let clock = try await server.control.clock()
+            #expect(!clock.frozen && abs(clock.offset) < 60_000, "the clock follows system time again")
+        }
+    }
+
     @Test("the journal records requests, filters them, is bounded, and can be cleared")
     func journal() async throws {
         try await InProcessServer.with(journalCapacity: 20) { server in
@@ -191,6 +216,21 @@ struct SeedAndControlTests {
             let gets = try await server.control.journal(JournalFilter(method: "GET", path: "/app/rest/v4/accounts", limit: 1))
             #expect(gets.entries.count == 1)
             #expect(gets.entries.first?.status == 401, "the limit keeps the newest")
+            #expect(gets.truncated, "and says an older match was left out")
+
+            // Pages read on from the last id, oldest first, without a gap.
+            let everything = try await server.control.journal().entries.map(\.id)
+            var paged: [Int64] = []
+            var page = try await server.control.journal(JournalFilter(limit: 2, after: 0))
+            while true {
+                paged += page.entries.map(\.id)
+                guard page.truncated, let last = page.entries.last?.id else { break }
+                page = try await server.control.journal(JournalFilter(limit: 2, after: last))
+            }
+            #expect(Array(paged.prefix(everything.count)) == everything, "the pages hold every entry, in order (then the paging's own)")
+            for bad in ["0", "-1", "100001", "x"] {
+                #expect(try await server.control.transport.raw("GET", "/_mock/v1/journal", query: [("limit", bad)]).status == 400, "limit=\(bad)")
+            }
 
             for _ in 0..<30 { _ = try await server.transport(.none).raw("GET", "/healthz") }
             let all = try await server.control.journal()

@@ -124,6 +124,13 @@ struct WebhookFairnessTests {
             "quiet0", "quiet1", "noisy8", "noisy9", "third0",
         ])
         #expect(log.deliveries(accountId: "quiet", registrationId: nil, eventType: nil, deliveryState: nil, limit: 1).map(\.deliveryId) == ["quiet1"])
+
+        // An account reset forgets the account's entries and frees their room.
+        log.removeAll(accountId: "noisy")
+        for index in 1..<4 { record("third", index) }
+        #expect(log.deliveries(registrationId: nil, eventType: nil, deliveryState: nil, limit: 100).map(\.deliveryId) == [
+            "quiet0", "quiet1", "third1", "third2", "third3",
+        ], "third0 went as the account passed its own three; the server's five hold no noisy entry")
     }
 
     @Test("past the server's capacity the largest account gives way, found by its size without a scan of the accounts")

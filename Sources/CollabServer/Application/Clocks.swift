@@ -54,6 +54,11 @@ public final class AdjustableClock: CollabClock {
         }
     }
 
+    /// Back to the system time, running: what a full reset leaves.
+    public func resetToSystemTime() {
+        state.withLock { $0 = State() }
+    }
+
     /// Whether time is frozen.
     public var isFrozen: Bool { state.withLock { $0.frozenAt != nil } }
 

@@ -20,7 +20,9 @@ struct ControlRoutes {
 
         group.operation(.post, "reset", role: .superAdmin) { request, context in
             let body = try await env.decode(ResetRequest?.self, fromOptional: request)
-            let result = try await env.reset(account: body?.account)
+            let (result, accountId) = try await env.reset(account: body?.account)
+            // What was recorded goes with what it recorded (the journal, the outbox, the deliveries).
+            if let accountId { webhooks.log.removeAll(accountId: accountId) } else { webhooks.log.clear() }
             return JSONBody.response(result)
         }
         group.operation(.post, "seed", role: .superAdmin) { request, context in
@@ -154,8 +156,9 @@ extension JournalFilter {
         self.init(
             method: request.query("method"), path: request.query("path"), status: try int("status").map { Int($0) },
             since: try int("since"), until: try int("until"), accountId: request.query("accountId"),
-            limit: try int("limit").map { Int(max(0, min($0, 100_000))) }
+            limit: try int("limit").map(Int.init), after: try int("after")
         )
+        if let limit, !(1...100_000).contains(limit) { throw .badRequest("limit must be 1 to 100000") }
     }
 }
 
@@ -204,8 +207,11 @@ extension CollabEnvironment {
     var clockState: ClockState { ClockState(now: clock.now(), offset: clock.offset, frozen: clock.isFrozen) }
 
     /// Resets everything (then re-applies the startup seed), or one account: its data goes, then the
-    /// startup seed's entry for it, if any, is applied again.
-    func reset(account reference: String?) async throws -> SeedResult {
+    /// startup seed's entry for it, if any, is applied again. What was recorded goes too: the journal's
+    /// and the push outbox's entries (of the account, or all), and on a full reset the virtual clock's
+    /// offset and freeze. The caller clears the webhook delivery log likewise.
+    /// - Returns: What the seed did, and the account reset (`nil`: all).
+    func reset(account reference: String?) async throws -> (SeedResult, accountId: String?) {
         let seed = startupSeed
         let op = operation
         if let reference {
@@ -221,7 +227,9 @@ extension CollabEnvironment {
             faults.removeAll(accountId: account.id)
             try installSeedFaults(checkedSeedFaults(accountSeed))
             await files.removeAccount(account.id)
-            return SeedResult(created: report.created, updated: report.updated, unchanged: report.unchanged)
+            journal.removeAll(accountId: account.id)
+            pushes.outbox.removeAll(accountId: account.id)
+            return (SeedResult(created: report.created, updated: report.updated, unchanged: report.unchanged), account.id)
         }
         let allHashes = try await passwordHashesIgnoringStored(for: seed)
         try await repository.removeAll()
@@ -232,7 +240,14 @@ extension CollabEnvironment {
         faults.removeAll(accountId: nil)
         try installSeedFaults(checkedSeedFaults(seed))
         await files.removeAll()
-        return SeedResult(created: report.created, updated: report.updated, unchanged: report.unchanged)
+        journal.clear()
+        pushes.outbox.clear()
+        if clock.setting != ClockSetting(offset: 0, frozenAt: nil) {
+            clock.resetToSystemTime()
+            try await repository.shareClock(clock.setting)
+            await clockTasks.runNow()
+        }
+        return (SeedResult(created: report.created, updated: report.updated, unchanged: report.unchanged), nil)
     }
 
     /// Hashes for every password of a seed whose users are about to be recreated: the hashes taken

@@ -69,22 +69,43 @@ final class RequestJournal: Sendable {
         }
     }
 
-    /// The entries matching `filter`, oldest first: the newest `filter.limit` (default 1000) that fit in
-    /// ``maxReadBytes``; `truncated` when the byte bound left matching entries out.
+    /// The entries matching `filter`, oldest first, as many as `filter.limit` (default 1000) and
+    /// ``maxReadBytes`` allow: the newest, or with `filter.after` the oldest after that id (so pages read
+    /// on without a gap); `truncated` when a matching entry was left out.
     func entries(matching filter: JournalFilter) -> (entries: [JournalEntry], truncated: Bool) {
-        let limit = max(0, filter.limit ?? 1000)
+        let limit = max(1, filter.limit ?? 1000)
         return held.withLock { held in
-            var picked: [JournalEntry] = []
-            var bytes = 0
-            for entry in held.entries.reversed() where filter.matches(entry) {
-                guard picked.count < limit else { break }
-                let size = Self.size(of: entry)
-                guard bytes + size <= Self.maxReadBytes else { return (picked.reversed(), true) }
-                bytes += size
-                picked.append(entry)
+            if let after = filter.after {
+                // Ids increase along the deque: start at the first one past the cursor.
+                let start = Self.firstIndex(in: held.entries, after: after)
+                return Self.pick(held.entries[start...].lazy.filter(filter.matches), limit: limit)
             }
-            return (picked.reversed(), false)
+            let (newestFirst, truncated) = Self.pick(held.entries.reversed().lazy.filter(filter.matches), limit: limit)
+            return (newestFirst.reversed(), truncated)
         }
+    }
+
+    /// The index of the first entry whose id is greater than `id` (a binary search: ids increase).
+    private static func firstIndex(in entries: Deque<JournalEntry>, after id: Int64) -> Int {
+        var (low, high) = (entries.startIndex, entries.endIndex)
+        while low < high {
+            let middle = (low + high) / 2
+            if entries[middle].id > id { high = middle } else { low = middle + 1 }
+        }
+        return low
+    }
+
+    /// The first `limit` of `matching` that fit in ``maxReadBytes``, and whether any was left out.
+    private static func pick(_ matching: some Sequence<JournalEntry>, limit: Int) -> (entries: [JournalEntry], truncated: Bool) {
+        var picked: [JournalEntry] = []
+        var bytes = 0
+        for entry in matching {
+            let size = size(of: entry)
+            guard picked.count < limit, bytes + size <= maxReadBytes else { return (picked, true) }
+            bytes += size
+            picked.append(entry)
+        }
+        return (picked, false)
     }
 
     /// How many entries match `filter` (its limit ignored).
@@ -97,6 +118,14 @@ final class RequestJournal: Sendable {
         held.withLock { held in
             held.entries.removeAll()
             held.bytes = 0
+        }
+    }
+
+    /// Forgets the entries of one account (an account reset).
+    func removeAll(accountId: String) {
+        held.withLock { held in
+            held.entries.removeAll { $0.accountId == accountId }
+            held.bytes = held.entries.reduce(0) { $0 + Self.size(of: $1) }
         }
     }
 
@@ -150,6 +179,7 @@ extension JournalFilter {
         if let since, entry.timestamp < since { return false }
         if let until, entry.timestamp > until { return false }
         if let accountId, entry.accountId != accountId { return false }
+        if let after, entry.id <= after { return false }
         return true
     }
 }

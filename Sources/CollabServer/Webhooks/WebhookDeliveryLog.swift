@@ -94,4 +94,14 @@ final class WebhookDeliveryLog: Sendable {
     func clear() {
         state.withLock { $0 = State() }
     }
+
+    /// Forgets the deliveries of one account (an account reset).
+    func removeAll(accountId: String) {
+        state.withLock { state in
+            guard let size = state.accounts[accountId]?.order.count else { return }
+            state.accounts[accountId] = nil
+            state.count -= size
+            state.resize(accountId, from: size, to: 0)
+        }
+    }
 }

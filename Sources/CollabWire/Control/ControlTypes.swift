@@ -60,13 +60,16 @@ public struct JournalFilter: Codable, Sendable, Equatable {
     public var since: Int64?
     public var until: Int64?
     public var accountId: String?
-    /// At most this many (the newest), default 1000.
+    /// At most this many, default 1000: the newest, or with ``after`` the oldest after it.
     public var limit: Int?
+    /// Only entries with a greater id: the cursor of the next page (the last id of this one).
+    public var after: Int64?
 
     public init(
         method: String? = nil, path: String? = nil, status: Int? = nil, since: Int64? = nil, until: Int64? = nil, accountId: String? = nil,
-        limit: Int? = nil
+        limit: Int? = nil, after: Int64? = nil
     ) {
+        self.after = after
         self.method = method
         self.path = path
         self.status = status
@@ -86,7 +89,8 @@ public struct JournalPage: Codable, Sendable {
     /// The bytes the journal's entries take (as the journal counts them), and its bound.
     public var bytes: Int
     public var maxBytes: Int
-    /// True when the read's own byte bound left out older matching entries.
+    /// True when matching entries were left out by the read's `limit` or its byte bound: older ones,
+    /// or with `after` newer ones (read on from the last entry's id).
     public var truncated: Bool
     /// In a cluster-wide read (`scope=cluster`): the replicas asked, and those that did not answer.
     public var replicas: [String]? = nil

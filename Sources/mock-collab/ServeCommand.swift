@@ -53,6 +53,9 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "Seed file, YAML or JSON, applied idempotently at start (MOCK_COLLAB_SEED).")
     var seed: String?
 
+    @Option(help: "The seed itself, YAML or JSON, instead of a file: for a container that cannot mount one (MOCK_COLLAB_SEED_TEXT).")
+    var seedText: String?
+
     @Option(help: "Snapshot file to import at start, before the seed; a newer snapshot version stops the start (MOCK_COLLAB_RESTORE).")
     var restore: String?
 
@@ -165,8 +168,11 @@ struct ServeCommand: AsyncParsableCommand {
         var configuration: ServerConfiguration
         do {
             var loadedSeed: Seed?
-            if let path = seed ?? Self.environment["MOCK_COLLAB_SEED"] {
-                loadedSeed = try SeedLoader.load(path: path)
+            switch (seed ?? Self.environment["MOCK_COLLAB_SEED"], seedText ?? Self.environment["MOCK_COLLAB_SEED_TEXT"]) {
+            case (.some, .some): throw CollabError.badRequest("give the seed as a file (--seed) or as text (--seed-text), not both")
+            case (.some(let path), nil): loadedSeed = try SeedLoader.load(path: path)
+            case (nil, .some(let text)): loadedSeed = try SeedLoader.parse(text)
+            case (nil, nil): break
             }
             configuration = ServerConfiguration(
                 host: host, port: port, storage: try StorageLocation(parsing: storage), seed: loadedSeed,
@@ -185,7 +191,7 @@ struct ServeCommand: AsyncParsableCommand {
             configuration.clientIdleTimeout = Int64(clientIdleSeconds) * 1000
             configuration.maxFrameBytes = maxFrameBytes
         } catch {
-            throw ServeStartError(description: error.message)
+            throw ServeStartError(description: (error as? CollabError)?.message ?? "\(error)")
         }
         configuration.journalMaxBytes = journalMaxBytes
         configuration.databaseWriteTimeout = .seconds(databaseTimeout)

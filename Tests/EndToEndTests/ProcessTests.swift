@@ -104,11 +104,29 @@ struct ProcessTests {
         server.signal(SIGTERM)
         #expect(try await server.waitForExit() == 0)
 
-        do {
-            _ = try await ServerProcess(arguments: ["--storage", "floppy:disk"])
-            Issue.record("invalid storage accepted")
-        } catch ServerProcessError.exited(let message) {
-            #expect(message.contains("storage must be"))
+        // The same seed as text (a container that cannot mount a file): it is the startup seed, so a
+        // reset brings it back.
+        let text = try String(contentsOf: seedPath, encoding: .utf8)
+        let inline = try await ServerProcess(arguments: ["--storage", "memory", "--seed-text", text, "--control-token", "inline"])
+        let inlineOwner = AdminClient(baseURL: inline.baseURL, credentials: .basic(username: "owner", password: "pw"))
+        _ = try await inlineOwner.namedAreas.create(WebNamedArea(name: "Scratch", siteId: "scratch"))
+        _ = try await ControlClient(baseURL: inline.baseURL, credentials: .bearer("inline")).reset()
+        #expect(try await inlineOwner.apiKeys.getDefault().apiKey == "file-key")
+        #expect(try await inlineOwner.namedAreas.search().items?.isEmpty == true, "reset back to the seed")
+        inline.signal(SIGTERM)
+        #expect(try await inline.waitForExit() == 0)
+
+        for (arguments, complaint) in [
+            (["--storage", "floppy:disk"], "storage must be"),
+            (["--seed", seedPath.path, "--seed-text", text], "not both"),
+            (["--seed-text", "acounts: []"], "unknown field 'acounts'"),
+        ] {
+            do {
+                _ = try await ServerProcess(arguments: arguments)
+                Issue.record("accepted: \(arguments)")
+            } catch ServerProcessError.exited(let message) {
+                #expect(message.contains(complaint), "\(message)")
+            }
         }
     }
 }

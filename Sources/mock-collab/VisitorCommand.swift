@@ -54,6 +54,8 @@ struct VisitorCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
+        // A reader that goes away shows as a failed write (see JSONLineWriter), not as a signal.
+        signal(SIGPIPE, SIG_IGN)
         let output = JSONLineWriter()
         let tlsOptions = try tls.options()
         let session = VisitorSession(
@@ -98,7 +100,12 @@ final class JSONLineWriter: Sendable {
     private func emit(_ data: Data) {
         lock.lock()
         defer { lock.unlock() }
-        FileHandle.standardOutput.write(data + Data("\n".utf8))
+        do {
+            try FileHandle.standardOutput.write(contentsOf: data + Data("\n".utf8))
+        } catch {
+            // Whoever read the output is gone (`mock-collab visitor … | head -3`): nothing is left to do.
+            exit(0)
+        }
     }
 }
 

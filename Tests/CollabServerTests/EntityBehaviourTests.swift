@@ -9,8 +9,8 @@ import Testing
 /// agent's inbound requests, the audit log of admin changes, and the modification webhooks.
 @Suite("Declared entities: the vendor's behaviour")
 struct EntityBehaviourTests {
-    static let seed = Seed(accounts: [
-        .init(
+    static let seed: Seed = {
+        var account = Seed.AccountSeed(
             name: "desk", apiKeys: [.init(key: "desk-key")],
             users: [
                 .init(username: "admin-d", password: "pw", role: .admin),
@@ -24,7 +24,11 @@ struct EntityBehaviourTests {
                 .init(sourceId: "plain-visitor", personType: .visitor, firstName: "Plain"),
             ]
         )
-    ])
+        account.entities = [
+            "teams": [.object(["id": .string("team-1"), "name": .string("One")]), .object(["id": .string("team-2"), "name": .string("Two")])]
+        ]
+        return Seed(accounts: [account])
+    }()
 
     @Test("canned responses are seen per scope: the account's by all, a team's by its members, a personal one by its owner")
     func cannedResponseScopes() async throws {

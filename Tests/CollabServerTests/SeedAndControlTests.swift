@@ -16,7 +16,7 @@ struct SeedAndControlTests {
     func exampleSeedIsIdempotent() async throws {
         try await InProcessServer.with { server in
             let first = try await server.control.seed(Self.exampleSeed)
-            #expect(first.created == 10, "account, 2 keys, 2 areas, 2 users, 1 person, 1 webhook, 1 bot... and \(first)")
+            #expect(first.created == 12, "account, 2 keys, 2 areas, 2 users, 1 person, 1 webhook, 1 bot, a team, a label... and \(first)")
             let stats = try await server.entityStats(account: "acme")
             let second = try await server.control.seed(Self.exampleSeed)
             #expect(second.created == 0)
@@ -28,6 +28,7 @@ struct SeedAndControlTests {
             #expect(account.metadata == ["crmId": "ACME-1"])
             #expect(try await admin.apiKeys.getByKey("acme-ios-key").name == "iOS app")
             #expect(try await admin.users.getByUsername("acme-agent").teamId == "support-team")
+
             #expect(try await admin.persons.getBySource("VIRTUAL", sourceId: "crm-customer-17").email == "vera@customer.example")
 
             // A JWT signed with the seeded shared secret logs a visitor in.
@@ -100,6 +101,8 @@ struct SeedAndControlTests {
             for text in [
                 "accounts: [{name: ok}, {nameless: true}]", "accounts:\n  - name: ok2\n    apiKeys: [{key: demo-api-key}]\n", "{ not yaml: [",
                 "accounts:\n  - name: ok3\n    users: [{username: agent, password: x}]\n",
+                // A user's team that is no team of the account.
+                "accounts:\n  - name: ok9\n    users: [{username: t9, password: x, teamId: no-such-team}]\n",
                 // Refused after claiming: a new account's name and key, an existing account's new key.
                 "accounts:\n  - name: ghost\n    apiKeys: [{key: fresh-key}, {key: demo-api-key}]\n",
                 "accounts:\n  - name: demo\n    apiKeys: [{key: demo-fresh-key}]\n  - name: ghost2\n    apiKeys: [{key: demo-api-key}]\n",
@@ -141,6 +144,37 @@ struct SeedAndControlTests {
                 return error?.code == .badRequest && error?.message == "invalid seed: unknown field '\(path)' (misspelt, or not part of the format)"
             }
             #expect(try await server.entityStats() == before)
+        }
+    }
+
+    @Test("a seed that names a thing twice is refused, naming both places", arguments: [
+        (
+            "accounts:\n  - name: d1\n    users: [{username: bob, password: a}, {username: bob, password: b}]\n",
+            "accounts[0].users[1].username: the username 'bob' is already accounts[0].users[0].username"
+        ),
+        ("accounts: [{name: d2}, {name: d2}]", "accounts[1].name: the account name 'd2' is already accounts[0].name"),
+        (
+            "accounts:\n  - {name: d3, apiKeys: [{key: k3}]}\n  - {name: d4, apiKeys: [{key: k3}]}\n",
+            "accounts[1].apiKeys[0].key: the API key 'k3' is already accounts[0].apiKeys[0].key"
+        ),
+        (
+            "accounts:\n  - name: d5\n    namedAreas: [{siteId: s}, {siteId: s}]\n",
+            "accounts[0].namedAreas[1].siteId: the siteId 's' is already accounts[0].namedAreas[0].siteId"
+        ),
+    ])
+    func namedTwice(text: String, message: String) async throws {
+        try await InProcessServer.with { server in
+            let before = try await server.entityStats()
+            await #expect {
+                try await server.control.seed(text)
+            } throws: { error in
+                (error as? CollabClientError)?.message == "invalid seed: \(message); a seed names each once"
+            }
+            #expect(try await server.entityStats() == before)
+            // Within its own account a siteId is unique; two accounts may share one.
+            let twoAccounts = "accounts:\n  - {name: e1, namedAreas: [{siteId: s}]}\n  - {name: e2, namedAreas: [{siteId: s}]}\n"
+            let shared = try await server.control.seed(twoAccounts)
+            #expect(shared.created == 4)
         }
     }
 

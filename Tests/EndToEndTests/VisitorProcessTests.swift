@@ -57,6 +57,28 @@ struct VisitorProcessTests {
         #expect(run.standardOutput.contains("Connection refused"), "the reason, not a timeout: \(run.standardOutput)")
     }
 
+    @Test("a reader that goes away (| head -1) ends the visitor quietly, not with a crash")
+    func readerGone() async throws {
+        try await TestServer.with { server in
+            let directory = try temporaryDirectory()
+            let input = directory.appendingPathComponent("commands.txt")
+            try Data(("start Gone\n" + String(repeating: "say more\n", count: 20) + "quit\n").utf8).write(to: input)
+            let output = Pipe()
+            let process = Process()
+            process.executableURL = ServerProcess.binary
+            process.arguments = [
+                "visitor", "--preferences", directory.appendingPathComponent("preferences.json").path, "--url", server.baseURL, "--push", "NONE",
+            ]
+            process.standardInput = try FileHandle(forReadingFrom: input)
+            process.standardOutput = output
+            process.standardError = FileHandle.nullDevice
+            // No one will read: the visitor's first line already finds the pipe closed.
+            try output.fileHandleForReading.close()
+            try await process.runUntilExit()
+            #expect(process.terminationReason == .exit && process.terminationStatus == 0)
+        }
+    }
+
     /// Runs `mock-collab visitor` with `arguments` and `input` on stdin, its preferences in `directory`.
     static func visitor(_ arguments: [String], input: String, in directory: URL) async throws -> CommandRun {
         let preferences = directory.appendingPathComponent("preferences.json").path

@@ -74,6 +74,7 @@ public struct ShardSet: Sendable {
     public mutating func apply(
         seed: Seed, passwordHashes: [String: String], context: OperationContext, changes: inout ChangeSet
     ) throws(CollabError) -> SeedReport {
+        try seed.checkUnique()
         var report = SeedReport()
         if let global = seed.global?.configuration {
             let current = directory.globalConfiguration.properties
@@ -110,12 +111,26 @@ public struct ShardSet: Sendable {
             try state.apply(accountSeed, passwordHashes: passwordHashes, context: context, changes: &changes, report: &report)
             try state.applyEntities(accountSeed.entities, context: context, changes: &changes, report: &report)
             try state.applyOutbound(accountSeed, context: context, changes: &changes, report: &report)
+            try state.checkTeams(of: accountSeed)
         }
         return report
     }
 }
 
 extension AccountState {
+    /// Refuses a seeded user whose `teamId` names no team of the account (checked once the seed's own
+    /// teams, in `entities.teams`, are in place).
+    fileprivate func checkTeams(of seed: Seed.AccountSeed) throws(CollabError) {
+        let teams = declared.table(Team.self)
+        for (position, user) in (seed.users ?? []).enumerated() {
+            guard let teamId = user.teamId, teams[teamId] == nil else { continue }
+            throw .badRequest(
+                "invalid seed: account '\(seed.name)': users[\(position)].teamId '\(teamId)' names no team of the account "
+                    + "(seed one under entities.teams with that id)"
+            )
+        }
+    }
+
     fileprivate mutating func applyAccountFields(
         _ seed: Seed.AccountSeed, context: OperationContext, changes: inout ChangeSet, report: inout SeedReport
     ) throws(CollabError) {

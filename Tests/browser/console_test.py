@@ -4,9 +4,9 @@
 Starts `mock-collab serve` (in memory) and a simulated visitor app (`mock-collab visitor`, the real
 CollabClient), then plays the agent in the browser: log in with the keyboard, find the visitor's
 conversation in the `demo-area` queue, accept it, exchange messages both ways, ring a video call,
-answer the visitor's call, watch a co-browsing frame the visitor uploads, and check the inspector as
-an admin. Along the way:
-no errors in the browser console and no horizontal overflow in a narrow window.
+answer the visitor's call, watch a co-browsing frame the visitor uploads, log out (the next user sees
+nothing of it) and check the inspector as an admin. Along the way: no errors in the browser console,
+no horizontal overflow in a narrow window, no Inspector tab for an agent.
 
     python3 Tests/browser/console_test.py [--bin PATH]
 
@@ -371,15 +371,30 @@ class ConsoleTest:
         self.snap("desk-narrow")
         self.driver.set_window_size(1280, 800)
 
-        self.step = "an agent is told the inspector needs an admin"
-        self.find(".view-tab[data-view='inspector']").click()
-        self.visible("#inspector-denied")
-        self.find(".view-tab[data-view='desk']").click()
+        self.step = "an agent has no Inspector tab (only admins can use it)"
+        assert not self.find(".view-tab[data-view='inspector']").is_displayed(), "the Inspector tab is hidden for an agent"
+        assert self.find(".view-tab[data-view='desk']").is_displayed()
         self.assert_no_console_errors()
 
-        self.step = "log out, log in as admin: the inspector shows journal, device and push"
+        self.step = "log out, log in as admin: nothing of the agent's conversation, call or co-browsing is left"
         self.find("#logout").click()
+        self.visible("#login-view")
         self.log_in("admin", "admin", "ADMIN")
+        self.visible(".view-tab[data-view='inspector']")
+        left = self.driver.execute_script("""return {
+            title: document.querySelector('#conversation-title').textContent,
+            messages: document.querySelectorAll('#messages > li').length,
+            call: document.querySelector('#call-status').textContent,
+            composer: !document.querySelector('#composer').hidden,
+            actions: !document.querySelector('#conversation-actions').hidden,
+            cobrowse: !document.querySelector('#cobrowse').hidden,
+            frame: document.querySelector('#cobrowse-frame').getAttribute('src'),
+            cobrowseStatus: document.querySelector('#cobrowse-status').textContent,
+        };""")
+        assert left == {"title": "No conversation open", "messages": 0, "call": "", "composer": False, "actions": False,
+                        "cobrowse": False, "frame": None, "cobrowseStatus": ""}, f"the admin sees the agent's desk: {left}"
+
+        self.step = "as admin, the inspector shows journal, device and push"
         self.find(".view-tab[data-view='inspector']").send_keys(Keys.ENTER)
         self.visible("#inspector-panels")
         self.text_appears("#journal-table tbody", "/mobile/v1/clients")

@@ -3,13 +3,18 @@
 
 Starts `mock-collab serve` (in memory) and, as `superadmin`: adds a latency rule through the form and
 sees it listed (and on the control API), removes it with its button, adds an error rule the same way;
-downloads a snapshot of the whole server (a real browser download), changes the server, restores the
+a rule for every request asks for confirmation first (it would fail the console's own requests);
+downloads a snapshot of the whole server (a real browser download, named by its scope; a failed
+download's error goes once it succeeds), changes the server, restores the
 downloaded file through the file picker and sees the change undone with the session kept. The Entities
 panel: a seed gives the demo account teams and a canned response; the kind picker counts them, picking
 Team lists them, clicking one shows its JSON; the global file-upload interceptors are listed for the
-super admin only. Then as `admin`: the rule it adds is confined to its own account, it does not see the
-super admin's rule, restoring is disabled, and the Entities panel shows its own account only. No errors
-in the browser console.
+super admin only, an empty one "on this server"; an unknown account empties the panel. Then as `admin`:
+the rule it adds is confined to its own account, it does not see the
+super admin's rule, restoring is disabled, the Entities panel shows its own account only, and its
+snapshot downloads as its account's, redacted. Back as `superadmin`, restoring that redacted file warns
+first that nobody could log in; restored anyway, the console's session ends and the password is gone.
+No errors in the browser console.
 
     python3 Tests/browser/inspector_faults_test.py [--bin PATH]
 
@@ -44,6 +49,7 @@ class InspectorFaultsTest(ConsoleTest):
     def __init__(self, binary, artifacts):
         super().__init__(binary, artifacts)
         self.downloads = tempfile.mkdtemp(prefix="mock-collab-browser-downloads-")
+        self.seen_downloads = set()
 
     def start_browser(self):
         options = webdriver.ChromeOptions()
@@ -122,11 +128,32 @@ class InspectorFaultsTest(ConsoleTest):
         self.pick_kind("CannedResponse", 1)
         self.text_appears("#entities-table tbody", "Greeting")
 
-    def wait_for_download(self):
+    def wait_for_download(self, pattern="*.snapshot.json"):
+        """The path of a finished download matching `pattern` not returned before."""
         def finished(_):
-            names = [n for n in glob.glob(os.path.join(self.downloads, "*.snapshot.json"))]
-            return names[0] if names and not glob.glob(os.path.join(self.downloads, "*.crdownload")) else False
-        return self.wait.until(finished)
+            if glob.glob(os.path.join(self.downloads, "*.crdownload")):
+                return False
+            names = [n for n in glob.glob(os.path.join(self.downloads, pattern)) if n not in self.seen_downloads]
+            return names[0] if names else False
+        path = self.wait.until(finished)
+        self.seen_downloads.add(path)
+        return path
+
+    def assert_no_console_errors(self):
+        """As the base test, but the 404s this test provokes on purpose (an unknown account) are expected."""
+        errors = [e for e in self.collect_browser_log()
+                  if e.get("level") == "SEVERE" and not ("no-such-account" in e.get("message", "") and "404" in e.get("message", ""))]
+        assert not errors, f"errors in the browser console: {errors}"
+
+    def alert_text(self, accept):
+        """The confirmation's text; accepts or dismisses it."""
+        alert = self.wait.until(EC.alert_is_present())
+        text = alert.text
+        if accept:
+            alert.accept()
+        else:
+            alert.dismiss()
+        return text
 
     def run(self):
         self.step = "start the server and the browser; a seed gives the demo account teams and a canned response"
@@ -166,16 +193,48 @@ class InspectorFaultsTest(ConsoleTest):
         self.text_appears("#faults-table tbody", "latency 7 ms")
         self.snap("inspector-faults")
 
+        self.step = "a rule for every request (no surface, method or path) asks first: it would fail the console's own requests"
+        self.add_rule_in_form("any", "", "ERROR", 500)
+        warning = self.alert_text(accept=False)
+        assert "matches every request" in warning and "also fail the console's own requests" in warning, warning
+        assert len(self.rules()) == 2, "a dismissed rule is not added"
+
         self.step = "the Entities panel: the seeded teams by kind, one's JSON on click; the global kind for the super admin"
         self.check_entities()
         self.text_appears("#entities-kind", "FileUploadGlobalInterceptor (0) · whole server")
+        self.pick_kind("FileUploadGlobalInterceptor", 0)
+        self.text_appears("#entities-table tbody", "No FileUploadGlobalInterceptor on this server")
+        assert "in this account" not in self.find("#entities-table tbody").text, "a whole-server kind is in no account"
         self.snap("inspector-entities")
 
-        self.step = "download a snapshot of the whole server, with its secrets"
+        self.step = "the Entities panel: an unknown account shows nothing of the previous account's"
+        account = self.find("#entities-form input[name=account]")
+        account.send_keys("no-such-account")
+        self.find("#entities-form button[type=submit]").click()
+        self.text_appears("#entities-status", "Nothing to show for account “no-such-account”")
+        assert self.driver.execute_script("return document.querySelectorAll('#entities-kind option, #entities-table tbody tr').length") == 0, \
+            "the previous account's kinds and entities are gone"
+        self.visible("#toast[data-kind='error']")
+        account.clear()
+        self.find("#entities-form button[type=submit]").click()
+        self.text_appears("#entities-kind", "Team (2)")
+        # The next Show that works takes the unknown account's error away.
+        self.wait.until(lambda d: not self.find("#toast").is_displayed())
+
+        self.step = "a failed download's error goes once the next download succeeds"
+        field = self.find("#snapshot-take input[name=account]")
+        field.send_keys("no-such-account")
+        self.find("#snapshot-take button[type=submit]").click()
+        self.visible("#toast[data-kind='error']")
+
+        self.step = "download a snapshot of the whole server, with its secrets: named by its scope"
+        field.clear()
         self.find("#snapshot-take input[name=secrets]").click()
         self.find("#snapshot-take button[type=submit]").click()
         path = self.wait_for_download()
         self.text_appears("#snapshot-result", "Snapshot downloaded")
+        assert not self.find("#toast").is_displayed(), "the earlier error is not left beside the result"
+        assert os.path.basename(path).startswith("mock-collab-server-") and "redacted" not in path, path
         with open(path) as handle:
             document = json.load(handle)
         assert document["format"] == "mock-collab-snapshot" and document["scope"] == "server", document.get("scope")
@@ -187,7 +246,8 @@ class InspectorFaultsTest(ConsoleTest):
         assert self.control("GET", "/_mock/v1/stats?account=later-account")[0] == 200
         self.find("#snapshot-file").send_keys(path)
         self.find("#snapshot-restore button[type=submit]").click()
-        self.wait.until(EC.alert_is_present()).accept()
+        question = self.alert_text(accept=True)
+        assert "WITHOUT SECRETS" not in question and "replaces everything" in question, question
         self.text_appears("#snapshot-result", f"Restored server snapshot (version {document['version']})")
         gone = self.control("GET", "/_mock/v1/stats?account=later-account")
         assert gone[0] == 404, f"the account made after the snapshot is gone: {gone}"
@@ -214,8 +274,39 @@ class InspectorFaultsTest(ConsoleTest):
         self.check_entities()
         assert "FileUploadGlobalInterceptor" not in self.find("#entities-kind").text, "the global kind is for super admins"
 
-        self.step = "no errors in the browser console"
+        self.step = "as admin: the snapshot download is the account's, named so (and redacted)"
+        self.find("#snapshot-take button[type=submit]").click()
+        redacted = self.wait_for_download("mock-collab-account-demo-redacted-*.snapshot.json")
+        with open(redacted) as handle:
+            document = json.load(handle)
+        assert document["scope"] == "account" and document["secrets"] == "redacted", (document["scope"], document["secrets"])
         self.assert_no_console_errors()
+
+        self.step = "as superadmin: restoring a snapshot without secrets says first that nobody could log in"
+        self.find("#logout").click()
+        self.log_in("superadmin", "superadmin", "SUPER_ADMIN")
+        self.open_inspector()
+        self.find("#snapshot-file").send_keys(redacted)
+        self.find("#snapshot-restore button[type=submit]").click()
+        question = self.alert_text(accept=False)
+        assert "WITHOUT SECRETS" in question and "NOBODY CAN LOG IN" in question and "logged out" in question, question
+        assert "Restored" not in self.find("#snapshot-result").text, "a dismissed restore restores nothing"
+        self.assert_no_console_errors()
+
+        self.step = "restoring it anyway: the console says the session ended, and the password is indeed gone"
+        self.find("#snapshot-restore button[type=submit]").click()
+        self.alert_text(accept=True)
+        self.visible("#login-view")
+        self.text_appears("#login-error", "Your session ended")
+        field = self.visible("#login-username")
+        field.send_keys("superadmin", Keys.TAB, "superadmin", Keys.ENTER)
+        self.text_appears("#login-error", "Wrong username or password")
+
+        self.step = "no errors in the browser console"
+        # The restore ended the session: its 401s (and the refused login's) are expected.
+        unexpected = [e for e in self.collect_browser_log() if e.get("level") == "SEVERE" and "401" not in e.get("message", "")
+                      and not ("no-such-account" in e.get("message", "") and "404" in e.get("message", ""))]
+        assert not unexpected, f"errors in the browser console: {unexpected}"
 
 
 def main():

@@ -11,6 +11,26 @@ export class ApiError extends Error {
   }
 }
 
+// Answers to requests made in an earlier session (before a log out) must not reach the next user's
+// page: each request remembers the session it was made in, and one that answers after the session
+// changed is refused as stale (and reported nowhere).
+let session = 0;
+export class StaleAnswer extends ApiError {
+  constructor() {
+    super(0, 'the answer belongs to an earlier session', 'STALE');
+    this.stale = true;
+  }
+}
+/** Ends the current session: answers still on their way are dropped. */
+export function endSession() {
+  session += 1;
+}
+/** The current session's number, to check an answer made without `request` with `checkSession`. */
+export const currentSession = () => session;
+export function checkSession(started) {
+  if (started !== session) throw new StaleAnswer();
+}
+
 export async function errorFrom(response) {
   let message = `${response.status} ${response.statusText}`;
   let type;
@@ -48,12 +68,15 @@ export async function request(method, path, { body, contentType, query } = {}) {
       headers['content-type'] = 'application/json';
     }
   }
+  const started = session;
   let response;
   try {
     response = await fetch(url, { method, headers, body: payload, credentials: 'same-origin' });
   } catch (error) {
+    checkSession(started);
     throw new ApiError(0, `the server is unreachable (${error.message})`);
   }
+  checkSession(started);
   if (!response.ok) {
     const error = await errorFrom(response);
     // A session that ended (logout elsewhere, expiry, server reset) sends the console back to login.
@@ -62,7 +85,9 @@ export async function request(method, path, { body, contentType, query } = {}) {
   }
   if (response.status === 204) return null;
   const type = response.headers.get('content-type') || '';
-  return type.includes('json') ? response.json() : response.text();
+  const answer = await (type.includes('json') ? response.json() : response.text());
+  checkSession(started);
+  return answer;
 }
 
 export const get = (path, query) => request('GET', path, { query });

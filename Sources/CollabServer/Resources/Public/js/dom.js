@@ -45,13 +45,29 @@ export function notify(message, kind = 'error') {
   toastTimer = setTimeout(() => { toast.hidden = true; }, kind === 'error' ? 8000 : 4000);
 }
 
-/** Runs an async action for a button, disabling it meanwhile and reporting failures. */
+/** Hides the toast (`kind`: only when it shows that kind). */
+export function clearToast(kind) {
+  const toast = $('#toast');
+  if (toast.hidden || (kind && toast.dataset.kind !== kind)) return;
+  clearTimeout(toastTimer);
+  toast.hidden = true;
+  toast.textContent = '';
+}
+
+/**
+ * Runs an async action for a button, disabling it meanwhile and reporting failures. An action the user
+ * started (one with a button) that succeeds clears an earlier action's error, which would otherwise
+ * linger beside this one's result.
+ */
 export async function guarded(action, button) {
   if (button) button.disabled = true;
   try {
-    return await action();
+    const result = await action();
+    if (button) clearToast('error');
+    return result;
   } catch (error) {
-    notify(error.message || String(error));
+    // An answer from before a log out is nobody's business now.
+    if (!error?.stale) notify(error.message || String(error));
     return undefined;
   } finally {
     if (button) button.disabled = false;

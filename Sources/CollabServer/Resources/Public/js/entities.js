@@ -29,10 +29,11 @@ export class EntitiesPanel {
   constructor({ me }) {
     this.superAdmin = me.role === 'SUPER_ADMIN';
     this.items = [];
+    this.kinds = new Map();
     this.nextOffset = undefined;
     this.generation = 0;
     this.listeners = [
-      [$('#entities-form'), 'submit', (event) => { event.preventDefault(); this.load(); }],
+      [$('#entities-form'), 'submit', (event) => { event.preventDefault(); this.load(event.submitter); }],
       [$('#entities-kind'), 'change', () => this.loadEntities()],
       [$('#entities-more'), 'click', (event) => this.loadMore(event.currentTarget)],
       [$('#entities-table'), 'click', (event) => this.entityClicked(event)],
@@ -49,14 +50,7 @@ export class EntitiesPanel {
   /** Stops listening and empties the panel: the next login must not see this session's entities. */
   stop() {
     for (const [node, type, handler] of this.listeners) node.removeEventListener(type, handler);
-    this.generation += 1;
-    this.items = [];
-    this.nextOffset = undefined;
-    fill($('#entities-kind'));
-    fill($('#entities-table tbody'));
-    $('#entities-more').hidden = true;
-    $('#entities-status').textContent = '';
-    this.showDetail(undefined);
+    this.clear();
   }
 
   get account() {
@@ -64,10 +58,33 @@ export class EntitiesPanel {
     return field.disabled ? '' : field.value.trim();
   }
 
+  /** Empties the kinds, the list and the JSON (an account that does not answer shows nothing of another's). */
+  clear(status = '') {
+    this.generation += 1;
+    this.kinds = new Map();
+    this.shownAccount = undefined;
+    this.items = [];
+    this.nextOffset = undefined;
+    fill($('#entities-kind'));
+    fill($('#entities-table tbody'));
+    $('#entities-more').hidden = true;
+    $('#entities-status').textContent = status;
+    this.showDetail(undefined);
+  }
+
   /** The kinds with their counts, then the picked kind's first page. */
-  async load() {
-    const kinds = await guarded(() => get('/_mock/v1/entities', { account: this.account }));
-    if (!kinds) return;
+  async load(button) {
+    const account = this.account;
+    this.generation += 1;
+    const { generation } = this;
+    const kinds = await guarded(() => get('/_mock/v1/entities', { account }), button);
+    if (generation !== this.generation) return;
+    if (!kinds) {
+      this.clear(account ? `Nothing to show for account “${account}”.` : 'Nothing to show.');
+      return;
+    }
+    this.kinds = new Map(kinds.map((kind) => [kind.typeName, kind]));
+    this.shownAccount = account; // the kinds' pages are read for the account they were counted for
     const select = $('#entities-kind');
     const picked = select.value;
     fill(select, kinds.map((kind) => el('option', { value: kind.typeName },
@@ -90,7 +107,7 @@ export class EntitiesPanel {
     const kind = $('#entities-kind').value;
     if (!kind || this.nextOffset === undefined) return;
     const { generation, nextOffset: offset } = this;
-    const page = await guarded(() => get(`/_mock/v1/entities/${encodeURIComponent(kind)}`, { account: this.account, offset, limit: PAGE_SIZE }), button);
+    const page = await guarded(() => get(`/_mock/v1/entities/${encodeURIComponent(kind)}`, { account: this.shownAccount ?? this.account, offset, limit: PAGE_SIZE }), button);
     if (!page || generation !== this.generation) return;
     this.items = this.items.concat(page.items || []).slice(0, MAX_SHOWN);
     this.nextOffset = page.hasMoreItems && this.items.length < MAX_SHOWN ? page.nextOffset : undefined;
@@ -103,7 +120,9 @@ export class EntitiesPanel {
         entity.id ?? `#${index + 1}`), { class: 'path' }),
       cell(nameOf(entity)),
       cell(formatDateTime(modifiedAt(entity)) || '—')))
-      : el('tr', {}, el('td', { colspan: 3, class: 'muted' }, `No ${kind || 'entities'} in this account.`)));
+      : el('tr', {}, el('td', { colspan: 3, class: 'muted' }, this.kinds.get(kind)?.scope === 'GLOBAL'
+        ? `No ${kind} on this server (a whole-server kind: it belongs to no account).`
+        : `No ${kind || 'entities'} in this account.`)));
     $('#entities-more').hidden = this.nextOffset === undefined;
     $('#entities-status').textContent = this.items.length ? `${this.items.length} shown${this.nextOffset === undefined ? '' : ', more to load'}.` : '';
   }

@@ -2,7 +2,7 @@
 // a form for a latency or error rule, removing a rule; downloading a snapshot and restoring one.
 // Everything goes through the control API with the console's session: the server confines an admin
 // to their own account's rules and snapshot, and keeps restoring with super admins.
-import { ApiError, del, errorFrom, get, post, request } from './api.js';
+import { ApiError, checkSession, currentSession, del, errorFrom, get, post, request } from './api.js';
 import { $, el, fill, formatDateTime, guarded, notify } from './dom.js';
 
 const REFRESH_MILLIS = 5000;
@@ -31,9 +31,32 @@ function integer(value) {
   return /^\d{1,9}$/.test(text) ? Number(text) : undefined;
 }
 
+/** What a rule matching every request does to the console itself, for the confirmation. */
+export function everyRequestWarning(action, match, superAdmin = true) {
+  const scope = match.account ? `every request of account ${match.account}` : superAdmin ? 'every request' : 'every request of your account';
+  const effect = action.type === 'ERROR'
+    ? `It will also fail the console's own requests with ${action.status}: this page (and every other console session${match.account || !superAdmin ? ' of that account' : ''}) may stop working, and logging in may fail, until the rule is removed through the control API (DELETE /_mock/v1/faults/{id}).`
+    : `It will also delay the console's own requests by ${action.millis} ms.`;
+  return `This rule has no surface, method or path: it matches ${scope}. ${effect} Add it anyway?`;
+}
+
+/** Whether a snapshot document was exported without its secrets (docs/snapshots.md#secrets). */
+export function isRedacted(snapshot) {
+  return snapshot?.secrets === 'redacted';
+}
+
+/** The file name for a downloaded snapshot: its scope (account or server), the account's name, redacted or not. */
+export function snapshotFileName(snapshot, stamp) {
+  const account = snapshot?.scope === 'account' ? snapshot.accounts?.[0]?.account?.name || snapshot.accounts?.[0]?.account?.id : undefined;
+  const scope = snapshot?.scope === 'account' ? `account-${account || 'unknown'}` : 'server';
+  const secrets = isRedacted(snapshot) ? '-redacted' : '';
+  return `mock-collab-${scope}${secrets}-${stamp}.snapshot.json`.replace(/[^A-Za-z0-9._-]/g, '_');
+}
+
 export class FaultsPanel {
-  constructor({ me }) {
+  constructor({ me, onDataChanged = () => {} }) {
     this.superAdmin = me.role === 'SUPER_ADMIN';
+    this.onDataChanged = onDataChanged;
     this.timer = undefined;
     this.listeners = [
       [$('#fault-form'), 'submit', (event) => { event.preventDefault(); this.addRule(event.submitter); }],
@@ -82,11 +105,11 @@ export class FaultsPanel {
     for (const label of document.querySelectorAll('#fault-form [data-action]')) label.hidden = label.dataset.action !== type;
   }
 
-  async load() {
+  async load(button) {
     await guarded(async () => {
       const list = await get('/_mock/v1/faults');
       this.render(list.rules || []);
-    });
+    }, button);
   }
 
   render(rules) {
@@ -118,6 +141,8 @@ export class FaultsPanel {
       if (status === undefined) { notify('The status is a number from 400 to 599'); return; }
       action = { type: 'ERROR', status };
     }
+    // A rule without a surface, method or path matches every request: the console's own too.
+    if (!match.surface && !match.method && !match.path && !window.confirm(everyRequestWarning(action, match, this.superAdmin))) return;
     const rule = await guarded(() => post('/_mock/v1/faults', { match, action }), button);
     if (rule) {
       notify(`Rule ${rule.id} added: ${describeAction(rule.action)} for ${describeMatch(rule.match)}`, 'notice');
@@ -143,6 +168,7 @@ export class FaultsPanel {
       // Without secrets the server redacts them (docs/snapshots.md): restoring such a file logs everyone out.
       if (form.secrets.checked && !form.secrets.disabled) params.set('secrets', 'included');
       const query = params.size ? `?${params}` : '';
+      const started = currentSession();
       let response;
       try {
         response = await fetch(`/_mock/v1/snapshot${query}`, {
@@ -151,10 +177,19 @@ export class FaultsPanel {
       } catch (error) {
         throw new ApiError(0, `the server is unreachable (${error.message})`);
       }
+      checkSession(started);
       if (!response.ok) throw await errorFrom(response);
       const blob = await response.blob();
+      checkSession(started);
       const stamp = new Date().toISOString().replace(/[:.]/g, '-');
-      const name = `mock-collab-${account || 'server'}-${stamp}.snapshot.json`.replace(/[^A-Za-z0-9._-]/g, '_');
+      // Named by what it holds: an admin's download is their account's, whatever the field says.
+      let snapshot;
+      try {
+        snapshot = JSON.parse(await blob.text());
+      } catch {
+        snapshot = { scope: account ? 'account' : 'server', accounts: [{ account: { name: account } }] };
+      }
+      const name = snapshotFileName(snapshot, stamp);
       const url = URL.createObjectURL(blob);
       const link = el('a', { href: url, download: name, hidden: true });
       document.body.append(link);
@@ -168,11 +203,26 @@ export class FaultsPanel {
   async restoreSnapshot(button) {
     const file = $('#snapshot-file').files[0];
     if (!file) { notify('Choose a snapshot file'); return; }
-    if (!window.confirm(`Restore ${file.name}? The accounts it holds replace the server's (a server snapshot replaces everything).`)) return;
     const text = await file.text();
+    let snapshot;
+    try {
+      snapshot = JSON.parse(text);
+    } catch {
+      snapshot = undefined; // the server says what is wrong with it
+    }
+    const what = snapshot?.scope === 'account'
+      ? `the account it holds (${snapshot.accounts?.[0]?.account?.name || 'unnamed'}) replaces the server's copy`
+      : 'a server snapshot replaces everything';
+    const question = isRedacted(snapshot)
+      ? `${file.name} was downloaded WITHOUT SECRETS (redacted). Restoring it leaves every password in it unset and drops every session: `
+        + 'everyone it holds is logged out, you included, and NOBODY CAN LOG IN until a seed or users/setPassword sets passwords again '
+        + `(and its devices get new notification keys, its push sinks are unconfigured). Also, ${what}. Restore it anyway?`
+      : `Restore ${file.name}? ${what[0].toUpperCase()}${what.slice(1)}.`;
+    if (!window.confirm(question)) return;
     const result = await guarded(() => request('POST', '/_mock/v1/snapshot', { body: text, contentType: 'application/json' }), button);
     if (result) {
       $('#snapshot-result').textContent = `Restored ${result.scope} snapshot (version ${result.version}): ${result.accounts.join(', ') || 'no accounts'}, ${result.records} records.`;
+      this.onDataChanged();
       await this.load();
     }
   }

@@ -17,24 +17,26 @@ const pretty = (value) => {
 const cell = (text, attributes = {}) => el('td', attributes, text);
 
 export class Inspector {
-  constructor({ me }) {
+  constructor({ me, onDataChanged = () => {} }) {
     this.me = me;
+    // The server's data changed under the desk (reset, seed, restore): it reads everything again.
+    this.onDataChanged = onDataChanged;
     this.superAdmin = me.role === 'SUPER_ADMIN';
     this.pushes = new Map();
     this.source = undefined;
     this.loaded = false;
     this.listeners = [
       [$('#inspector-panels'), 'click', (event) => this.refreshClicked(event)],
-      [$('#journal-filter'), 'submit', (event) => { event.preventDefault(); this.loadJournal(); }],
-      [$('#cbstats-form'), 'submit', (event) => { event.preventDefault(); this.loadCoBrowsingStats(); }],
-      [$('#config-form'), 'submit', (event) => { event.preventDefault(); this.loadConfiguration(); }],
+      [$('#journal-filter'), 'submit', (event) => { event.preventDefault(); this.loadJournal(event.submitter); }],
+      [$('#cbstats-form'), 'submit', (event) => { event.preventDefault(); this.loadCoBrowsingStats(event.submitter); }],
+      [$('#config-form'), 'submit', (event) => { event.preventDefault(); this.loadConfiguration(event.submitter); }],
       [$('#clock-form'), 'submit', (event) => { event.preventDefault(); this.advanceClock(event.submitter); }],
       [$('#clock-freeze'), 'click', (event) => this.toggleFreeze(event.currentTarget)],
       [$('#reset-form'), 'submit', (event) => { event.preventDefault(); this.reset(event.submitter); }],
       [$('#seed-form'), 'submit', (event) => { event.preventDefault(); this.applySeed(event.submitter); }],
     ];
     for (const [node, type, handler] of this.listeners) node.addEventListener(type, handler);
-    this.faults = new FaultsPanel({ me });
+    this.faults = new FaultsPanel({ me, onDataChanged });
     this.entities = new EntitiesPanel({ me });
   }
 
@@ -68,12 +70,13 @@ export class Inspector {
   refreshClicked(event) {
     const button = event.target.closest('button[data-refresh]');
     if (!button) return;
-    const actions = { devices: () => this.loadDevices(), pushes: () => this.reloadPushes(), journal: () => this.loadJournal(), webhooks: () => this.loadWebhooks(), faults: () => this.faults.load(),
-      entities: () => this.entities.load() };
+    // The button goes along: a refresh you asked for that works clears an earlier error.
+    const actions = { devices: () => this.loadDevices(button), pushes: () => this.reloadPushes(button), journal: () => this.loadJournal(button),
+      webhooks: () => this.loadWebhooks(button), faults: () => this.faults.load(button), entities: () => this.entities.load(button) };
     actions[button.dataset.refresh]?.();
   }
 
-  async loadDevices() {
+  async loadDevices(button) {
     await guarded(async () => {
       const devices = await get('/_mock/v1/devices');
       fill($('#devices-table tbody'), devices.length ? devices.map((device) => el('tr', {},
@@ -86,7 +89,7 @@ export class Inspector {
           !device.apnsToken && !device.pushKitToken && !device.fcmToken && el('li', {}, 'none'))),
         cell(device.keyId ? short(device.keyId) : '—', { title: device.keyId || '' }),
         cell(formatDateTime(device.updatedAt)))) : el('tr', {}, el('td', { colspan: 7, class: 'muted' }, 'No devices registered.')));
-    });
+    }, button);
   }
 
   /** The outbox: the newest entries, then every new or updated entry as it happens (server-sent events). */
@@ -112,12 +115,12 @@ export class Inspector {
     source.onerror = () => { $('#pushes-live').dataset.on = 'false'; };
   }
 
-  async reloadPushes() {
+  async reloadPushes(button) {
     await guarded(async () => {
       const page = await get('/_mock/v1/pushes', { limit: 100 });
       for (const entry of page.pushes || []) this.putPush(entry);
       this.renderPushes();
-    });
+    }, button);
   }
 
   putPush(entry) {
@@ -147,7 +150,7 @@ export class Inspector {
     }));
   }
 
-  async loadJournal() {
+  async loadJournal(button) {
     const form = $('#journal-filter').elements;
     await guarded(async () => {
       const page = await get('/_mock/v1/journal', { method: form.method.value, path: form.path.value, status: form.status.value, limit: 200 });
@@ -157,10 +160,10 @@ export class Inspector {
         cell(entry.query ? `${entry.path}?${entry.query}` : entry.path, { class: 'path' }),
         cell(String(entry.status), { class: 'status-code' }), cell(String(entry.durationMicros)),
         cell(short(entry.accountId || '—'), { title: entry.accountId || '' }))) : el('tr', {}, el('td', { colspan: 6, class: 'muted' }, 'Nothing matches.')));
-    });
+    }, button);
   }
 
-  async loadWebhooks() {
+  async loadWebhooks(button) {
     await guarded(async () => {
       const page = await get('/_mock/v1/webhooks/deliveries', { limit: 100 });
       const deliveries = (page.deliveries || []).slice().reverse();
@@ -170,7 +173,7 @@ export class Inspector {
         return el('tr', {}, cell(delivery.eventType), cell(delivery.endpoint, { class: 'path' }), cell(delivery.state),
           cell(`${delivery.attempts.length} (${outcome})`), cell(formatDateTime(delivery.createdAt)));
       }) : el('tr', {}, el('td', { colspan: 5, class: 'muted' }, 'No deliveries. Register a webhook with webhookregistrations/create.')));
-    });
+    }, button);
   }
 
   /** Fills in the session the desk is watching. */
@@ -178,7 +181,7 @@ export class Inspector {
     $('#cbstats-session').value = id;
   }
 
-  async loadCoBrowsingStats() {
+  async loadCoBrowsingStats(button) {
     const id = $('#cbstats-session').value.trim();
     if (!id) return;
     await guarded(async () => {
@@ -189,10 +192,10 @@ export class Inspector {
         ['Gap p50 / p99 (ms)', `${stats.gapP50 ?? '—'} / ${stats.gapP99 ?? '—'}`], ['Private areas', (stats.privateAreas || []).length],
       ];
       fill($('#cbstats'), facts.flatMap(([name, value]) => [el('dt', {}, name), el('dd', {}, String(value))]));
-    });
+    }, button);
   }
 
-  async loadConfiguration() {
+  async loadConfiguration(button) {
     const form = $('#config-form').elements;
     await guarded(async () => {
       const view = await get('/_mock/v1/configuration', { account: form.account.value, namedArea: form.namedArea.value, apiKey: form.apiKey.value });
@@ -205,7 +208,7 @@ export class Inspector {
           view.layers.map((layer) => cell(layer.properties[key] ?? '', { class: layer.scope === resolved.scope ? 'wins' : '' })),
           cell(`${resolved.value} (${resolved.scope})`));
       }) : el('tr', {}, el('td', { colspan: view.layers.length + 2, class: 'muted' }, 'No properties set at these scopes.')));
-    });
+    }, button);
   }
 
   async loadClock() {
@@ -240,6 +243,7 @@ export class Inspector {
       $('#controls-result').textContent = `Reset ${scope}: ${result.created} created, ${result.updated} updated, ${result.unchanged} unchanged.`;
       this.pushes.clear();
       this.renderPushes();
+      this.onDataChanged();
     }
   }
 
@@ -249,6 +253,9 @@ export class Inspector {
     if (!text.trim()) { notify('Choose a seed file or paste one'); return; }
     const json = text.trim().startsWith('{');
     const result = await guarded(() => request('POST', '/_mock/v1/seed', { body: text, contentType: json ? 'application/json' : 'application/yaml' }), button);
-    if (result) $('#controls-result').textContent = `Seed applied: ${result.created} created, ${result.updated} updated, ${result.unchanged} unchanged.`;
+    if (result) {
+      $('#controls-result').textContent = `Seed applied: ${result.created} created, ${result.updated} updated, ${result.unchanged} unchanged.`;
+      this.onDataChanged();
+    }
   }
 }

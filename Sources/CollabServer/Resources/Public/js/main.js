@@ -1,7 +1,7 @@
 // Boots the console: login with the Web API (the session cookie), then the desk and, for admins,
 // the inspector.
-import { ApiError, get, post, webAPI } from './api.js';
-import { $ } from './dom.js';
+import { ApiError, endSession, get, post, webAPI } from './api.js';
+import { $, clearToast } from './dom.js';
 import { Desk } from './desk.js';
 import { Inspector } from './inspector.js';
 
@@ -11,6 +11,10 @@ const SESSION_HINT = 'mockcollab.console.session';
 
 let desk;
 let inspector;
+let leaving = false;
+// The desk and the inspector as the page first came: a log out puts them back exactly so, so the next
+// user sees nothing of the previous one's (conversation, messages, call, co-browsing, tables, forms).
+const pristine = {};
 
 async function currentUser() {
   const person = await get(webAPI('authenticator/getCurrentPerson'));
@@ -18,44 +22,52 @@ async function currentUser() {
 }
 
 function showView(name) {
-  for (const tab of document.querySelectorAll('.view-tab')) tab.setAttribute('aria-pressed', String(tab.dataset.view === name));
-  $('#desk-view').hidden = name !== 'desk';
-  $('#inspector-view').hidden = name !== 'inspector';
-  if (name === 'inspector') {
-    const allowed = Boolean(inspector);
-    $('#inspector-denied').hidden = allowed;
-    $('#inspector-panels').hidden = !allowed;
-    if (inspector) inspector.show();
-  }
-  if (window.location.hash !== `#${name}`) history.replaceState(null, '', `#${name}`);
+  // Only admins have an inspector: for anyone else the desk is the one view.
+  const view = name === 'inspector' && inspector ? 'inspector' : 'desk';
+  for (const tab of document.querySelectorAll('.view-tab')) tab.setAttribute('aria-pressed', String(tab.dataset.view === view));
+  $('#desk-view').hidden = view !== 'desk';
+  $('#inspector-view').hidden = view !== 'inspector';
+  if (view === 'inspector') inspector.show();
+  if (window.location.hash !== `#${view}`) history.replaceState(null, '', `#${view}`);
 }
 
-async function enter(me) {
+async function enter(me, { fresh = false } = {}) {
   localStorage.setItem(SESSION_HINT, '1');
   $('#login-view').hidden = true;
+  $('#login-error').textContent = '';
   $('#view-nav').hidden = false;
   $('#who').hidden = false;
   $('#who-name').textContent = me.name;
   $('#who-role').textContent = me.role;
-  desk = new Desk({ me, onCoBrowsingSession: (id) => inspector?.setCoBrowsingSession(id) });
-  inspector = Inspector.allowed(me) ? new Inspector({ me }) : undefined;
+  desk = new Desk({ me, fresh, onCoBrowsingSession: (id) => inspector?.setCoBrowsingSession(id) });
+  inspector = Inspector.allowed(me) ? new Inspector({ me, onDataChanged: () => desk?.reloadAll() }) : undefined;
+  $('.view-tab[data-view="inspector"]').hidden = !inspector;
   showView(window.location.hash === '#inspector' ? 'inspector' : 'desk');
   $('#main').focus();
   await desk.start();
 }
 
-function leave() {
+/** Back to the login page with nothing of the session left on the page. */
+function leave(message = '') {
   localStorage.removeItem(SESSION_HINT);
+  // Answers still on their way belong to the session that ends here.
+  endSession();
   desk?.stop();
   inspector?.stop();
   desk = undefined;
   inspector = undefined;
-  $('#desk-view').hidden = true;
-  $('#inspector-view').hidden = true;
+  $('#desk-view').replaceWith(pristine.desk.cloneNode(true));
+  $('#inspector-view').replaceWith(pristine.inspector.cloneNode(true));
+  clearToast();
   $('#view-nav').hidden = true;
+  $('.view-tab[data-view="inspector"]').hidden = true;
   $('#who').hidden = true;
+  $('#who-name').textContent = '';
+  $('#who-role').textContent = '';
   $('#login-view').hidden = false;
   $('#login-password').value = '';
+  $('#login-error').textContent = message;
+  history.replaceState(null, '', window.location.pathname + window.location.search);
   $('#login-username').focus();
 }
 
@@ -79,8 +91,9 @@ async function login(event) {
       await post(webAPI('authenticator/logout'));
       throw new ApiError(403, 'The console is for agents and admins.');
     }
-    await enter(me);
+    await enter(me, { fresh: true });
   } catch (failure) {
+    if (failure.stale) return;
     error.textContent = failure.status === 401 ? 'Wrong username or password.' : failure.message;
     $('#login-password').select();
   } finally {
@@ -89,20 +102,29 @@ async function login(event) {
 }
 
 async function logout() {
+  leaving = true;
   try {
+    // Offline for visitors while the session still works, then end it.
+    await desk?.signOff();
     await post(webAPI('authenticator/logout'));
+  } catch {
+    // Logged out already (elsewhere): the page leaves all the same.
   } finally {
     leave();
+    leaving = false;
   }
 }
 
 async function boot() {
+  pristine.desk = $('#desk-view').cloneNode(true);
+  pristine.inspector = $('#inspector-view').cloneNode(true);
   $('#login-form').addEventListener('submit', login);
   $('#logout').addEventListener('click', logout);
+  // A 401 from any request, or the live socket closed with 4001: the session ended (a log out in
+  // another tab, expiry, a restore or reset that dropped it).
   window.addEventListener('mockcollab:unauthorized', () => {
-    if (!desk) return;
-    leave();
-    $('#login-error').textContent = 'Your session ended: log in again.';
+    if (!desk || leaving) return;
+    leave('Your session ended: log in again.');
   });
   for (const tab of document.querySelectorAll('.view-tab')) tab.addEventListener('click', () => showView(tab.dataset.view));
   $('#login-submit').disabled = false;
@@ -111,7 +133,8 @@ async function boot() {
     try {
       await enter(await currentUser());
       return;
-    } catch {
+    } catch (failure) {
+      if (failure.stale) return;
       localStorage.removeItem(SESSION_HINT);
       leave();
     }

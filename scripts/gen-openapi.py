@@ -119,7 +119,9 @@ add("/_mock/v1/entities/{typeName}", "get", op("A page of one declared kind's en
     params=[p("typeName", "The kind's type name as the kind list gives it (CannedResponse, Team, ConversationInvitation, FileUploadGlobalInterceptor, …)"), q("account", S, "Account id or name (default: the caller's)"),
             q("offset", I, "Entities to skip"), q("limit", I, "Page size (at most 1000, default 100)")], desc=ENTITY_PAGE_NOTE + ADMIN_NOTE))
 add("/_mock/v1/webhooks/deliveries", "get", op("Webhook delivery log", "controlWebhookDeliveries", {**ok(ref("WebhookDeliveryPage")), **errs(400, 401, 403)}, C, INSPECTOR,
-    params=[q("registrationId", S, "Registration"), q("eventType", S, "Event name"), q("state", S, "PENDING, DELIVERED, FAILED or DROPPED (never sent: a queue was full)"), q("limit", I, "At most this many, the newest")],
+    params=[q("account", S, "Account id or name (404 when unknown or not yours)"), q("registrationId", S, "Registration"), q("eventType", S, "Event name"),
+            q("state", {"type": "string", "enum": ["PENDING", "DELIVERED", "FAILED", "DROPPED"]}, "PENDING, DELIVERED, FAILED or DROPPED (never sent: a queue was full); another value is a 400"),
+            q("limit", I, "At most this many, the newest")],
     desc="The last deliveries (bounded), with every attempt's status or error." + ADMIN_NOTE))
 add("/_mock/v1/configuration", "get", op("The configuration cascade of a scope", "controlConfiguration", {**ok(ref("ConfigurationCascade")), **errs(400, 401, 403, 404)}, C, INSPECTOR,
     params=[q("account", S, "Account id or name (default: the caller's)"), q("namedArea", S, "Named area id or siteId"), q("apiKey", S, "API key id or key")],

@@ -70,6 +70,10 @@ struct InspectorAccessTests {
                 deliveries = try await root.send("GET", "/_mock/v1/webhooks/deliveries")
             }
             #expect(deliveries.deliveries.contains { $0.accountId == betaId })
+            let alphaOnly: Deliveries = try await root.send("GET", "/_mock/v1/webhooks/deliveries", query: [("account", "alpha")])
+            #expect(alphaOnly.deliveries.allSatisfy { $0.accountId == alphaId }, "?account= narrows the log")
+            #expect(try await root.raw("GET", "/_mock/v1/webhooks/deliveries", query: [("account", "nope")]).status == 404)
+            #expect(try await root.raw("GET", "/_mock/v1/webhooks/deliveries", query: [("state", "BOGUS")]).status == 400)
 
             // The alpha admin sees alpha only.
             let devices: [DeviceView] = try await alpha.send("GET", "/_mock/v1/devices")
@@ -91,6 +95,7 @@ struct InspectorAccessTests {
                 ("/_mock/v1/journal", [("accountId", betaId)]), ("/_mock/v1/stats", [("account", "beta")]),
                 ("/_mock/v1/configuration", [("account", "beta")]), ("/_mock/v1/configuration", [("namedArea", "beta-area")]),
                 ("/_mock/v1/configuration", [("apiKey", "beta-key")]), ("/_mock/v1/cobrowsing/\(beta.coBrowsing)/stats", []),
+                ("/_mock/v1/webhooks/deliveries", [("account", "beta")]),
             ] {
                 let response = try await alpha.raw("GET", path, query: query)
                 #expect(response.status == 404, "\(path) \(query) answered \(response.status)")

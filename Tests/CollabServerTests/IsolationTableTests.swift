@@ -100,6 +100,7 @@ struct IsolationTableTests {
             .init(method: .get, path: "/_mock/v1/pushes?account=alpha"),
             .init(method: .get, path: "/_mock/v1/pushes/settle?account=alpha&timeoutMs=0"),
             .init(method: .get, path: "/_mock/v1/journal?account=alpha"),
+            .init(method: .get, path: "/_mock/v1/webhooks/deliveries?account=alpha"),
             .init(method: .get, path: "/_mock/v1/stats?account=alpha"),
             .init(method: .get, path: "/_mock/v1/configuration?account=alpha"),
             .init(method: .get, path: "/_mock/v1/cobrowsing/\(alpha.coBrowsingId)/stats"),

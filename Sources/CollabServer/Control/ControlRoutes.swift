@@ -111,11 +111,15 @@ struct ControlRoutes {
         }
         let log = webhooks.log
         group.get("webhooks/deliveries") { request, context in
-            let accountId = try context.inspectorConfinement()
+            let accountId = try env.inspectedAccountId(request.query("account"), confinedTo: try context.inspectorConfinement())
             let limit = try request.integerQuery("limit", atLeast: 1).map { min($0, log.capacity) } ?? log.capacity
+            let deliveryState = request.query("state")
+            if let deliveryState, !WebhookDeliveryLog.states.contains(deliveryState) {
+                throw CollabError.badRequest("state must be one of \(WebhookDeliveryLog.states.joined(separator: ", "))")
+            }
             let deliveries = log.deliveries(
                 accountId: accountId, registrationId: request.query("registrationId"), eventType: request.query("eventType"),
-                deliveryState: request.query("state"), limit: limit
+                deliveryState: deliveryState, limit: limit
             )
             return JSONBody.response(WebhookDeliveryPage(deliveries: deliveries))
         }

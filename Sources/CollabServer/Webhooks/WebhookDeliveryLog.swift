@@ -36,6 +36,9 @@ final class WebhookDeliveryLog: Sendable {
     }
 
     private let state = Mutex(State())
+    /// The states a delivery is in: waiting or being retried, delivered, failed for good, or never sent
+    /// (a queue was full).
+    static let states = ["PENDING", "DELIVERED", "FAILED", "DROPPED"]
     /// Deliveries kept per account (and the most one page shows).
     let capacity: Int
     /// Deliveries kept for all accounts together.

@@ -233,6 +233,20 @@ struct SeedAndControlTests {
         }
     }
 
+    @Test("a request whose route identifies the caller (a client start by its API key, an agent's login) is journaled with the account")
+    func journalNamesRouteIdentifiedCallers() async throws {
+        try await InProcessServer.with(seed: queueSeed) { server in
+            let app = visitor(server, device: "journal-phone")
+            _ = try await app.start(liveEvents: false)
+            _ = try await agent(server, "agent-a")
+            let accountId = try await server.admin("admin-d", "pw").accounts.current().id
+            let entries = try await server.control.journal(JournalFilter(accountId: accountId)).entries
+            #expect(entries.contains { $0.path == "/mobile/v1/clients" && $0.status == 201 })
+            let login = try #require(entries.first { $0.path == "/agent/v1/login" })
+            #expect(login.userId != nil, "the agent's user, too")
+        }
+    }
+
     @Test("the journal records requests, filters them, is bounded, and can be cleared")
     func journal() async throws {
         try await InProcessServer.with(journalCapacity: 20) { server in

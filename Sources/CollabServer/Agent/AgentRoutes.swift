@@ -12,9 +12,10 @@ struct AgentRoutes {
     func register(on group: RouterGroup<CollabRequestContext>) {
         let env = environment
 
-        group.post("login") { request, _ in
+        group.post("login") { request, context in
             let body = try await env.decode(AgentLoginRequest.self, from: request)
             let principal = try await Authenticator(environment: env).principal(username: body.username, password: body.password)
+            if let accountId = principal.accountId { context.credentialNote.identified(accountId: accountId, userId: principal.userId) }
             guard principal.role >= .registeredUser else { throw CollabError.forbidden("only agents use the agent API") }
             let lifetime = env.configuration.sessionLifetime
             let (session, person, locale) = try await env.write(principal) { state, changes, op throws(CollabError) in

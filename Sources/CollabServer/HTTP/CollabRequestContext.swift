@@ -44,16 +44,34 @@ struct CollabRequestContext: RequestContext, WebSocketRequestContext {
     }
 }
 
-/// Which credential a route authenticated a request with, when the surface's middleware could not (it
-/// needs the account, which the body names): the journal records it, never its value.
+/// Which credential a route authenticated a request with, and whose it was, when the surface's
+/// middleware could not (it needs the account, which the body names: a client start's API key, an agent's
+/// login): the journal records them, never a credential's value.
 final class CredentialNote: Sendable {
-    private let value = Mutex<String?>(nil)
+    private struct Noted {
+        var text: String?
+        var accountId: String?
+        var userId: String?
+    }
+
+    private let noted = Mutex(Noted())
 
     /// What authenticated the request, e.g. `cookie SSO_TOKEN` (never the value).
-    var text: String? { value.withLock { $0 } }
+    var text: String? { noted.withLock { $0.text } }
+    /// The account (and user) the route found the caller in.
+    var caller: (accountId: String?, userId: String?) { noted.withLock { ($0.accountId, $0.userId) } }
 
     /// Notes a cookie by its name.
     func cookie(_ name: String) {
-        value.withLock { $0 = "cookie \(name)" }
+        noted.withLock { $0.text = "cookie \(name)" }
+    }
+
+    /// Notes the account (and user) a route found the caller in, for a request its middleware let
+    /// through unauthenticated.
+    func identified(accountId: String, userId: String? = nil) {
+        noted.withLock { noted in
+            noted.accountId = accountId
+            noted.userId = userId
+        }
     }
 }

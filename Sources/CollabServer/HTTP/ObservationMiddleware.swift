@@ -32,10 +32,12 @@ struct ObservationMiddleware: RouterMiddleware {
     private func record(_ request: Request, context: Context, timestamp: Timestamp, status: Int, fault: FaultRules.Injection?) {
         let elapsed = ContinuousClock.now - context.receivedAt
         let micros = elapsed.components.seconds * 1_000_000 + elapsed.components.attoseconds / 1_000_000_000_000
+        let noted: (accountId: String?, userId: String?) = context.principal.accountId == nil ? context.credentialNote.caller : (nil, nil)
         var entry = JournalEntry(
             id: 0, timestamp: timestamp, method: request.method.rawValue, path: request.uri.path,
             query: RequestJournal.redact(query: request.uri.query), status: status, durationMicros: micros,
-            accountId: context.principal.accountId, userId: context.principal.userId, clientCertificate: context.clientCertificate
+            accountId: context.principal.accountId ?? noted.accountId, userId: context.principal.userId ?? noted.userId,
+            clientCertificate: context.clientCertificate
         )
         entry.authenticatedBy = context.credentialNote.text
         entry.faultRuleId = fault?.ruleId

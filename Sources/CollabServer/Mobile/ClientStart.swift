@@ -10,6 +10,7 @@ extension CollabEnvironment {
     func startClient(_ body: ClientStartRequest, request: Request, context: CollabRequestContext) async throws -> ClientStartResponse {
         try configuration.productVersion?.check(sdkVersion: body.device.sdkVersion)
         let apiKey = try startingKey(body.apiKey, request: request)
+        context.credentialNote.identified(accountId: apiKey.accountId)
         var identity: PersonInput?
         var stamp: AccessTokenStamp?
         if let (token, settings) = try presentedAccessToken(body.accessToken, accountId: apiKey.accountId, request: request, context: context) {
@@ -33,6 +34,7 @@ extension CollabEnvironment {
         try configuration.productVersion?.check(sdkVersion: body.device.sdkVersion)
         let apiKey = try startingKey(body.apiKey, request: request)
         let accountId = apiKey.accountId
+        context.credentialNote.identified(accountId: accountId)
         let userId: String
         var stamp: AccessTokenStamp?
         if let (token, settings) = try presentedAccessToken(body.accessToken, accountId: accountId, request: request, context: context) {

@@ -103,10 +103,11 @@ add("/_mock/v1/faults", "post", op("Add a fault rule", "controlAddFault", {**ok(
     request=body(ref("FaultRule")),
     desc="Latency (fixed, uniform or log-normal), an error status with the surface's typed body, an empty response, a connection reset, a truncated body (GET only) or a bandwidth cap, on the Web API, mobile or agent surface, matched by method, path pattern (* one segment, trailing ** any rest), account, device or client; a WebSocket close with a chosen code, dropped or delayed live events on the live event sockets; push delivery failures; webhook deliveries of an account failing or timing out. With a probability, a limit, an expiry on the server clock and a seed. An account's admins hold at most --max-fault-rules-per-account rules (64), the control token, super admins and seeds --max-server-fault-rules (256); one more answers 429 to its maker alone." + FAULT_NOTE))
 add("/_mock/v1/faults", "delete", op("Remove every fault rule in scope", "controlRemoveFaults", {"204": {"description": "Removed"}, **errs(401, 403)}, C, INSPECTOR, desc=FAULT_NOTE.strip()))
-add("/_mock/v1/faults/{id}", "put", op("Replace a fault rule", "controlReplaceFault", {**ok(ref("FaultRule")), **errs(400, 401, 403, 404)}, C, INSPECTOR,
-    params=[p("id", "Rule id")], request=body(ref("FaultRule")), desc="Its count of injections is kept." + FAULT_NOTE))
-add("/_mock/v1/faults/{id}", "delete", op("Remove a fault rule", "controlRemoveFault", {"204": {"description": "Removed"}, **errs(401, 403, 404)}, C, INSPECTOR,
-    params=[p("id", "Rule id")], desc=FAULT_NOTE.strip()))
+FAULT_ACCOUNT = q("account", S, "The account whose rule is meant (id or name): ids are per account, so the operator names one when several hold the id (else 409)")
+add("/_mock/v1/faults/{id}", "put", op("Replace a fault rule", "controlReplaceFault", {**ok(ref("FaultRule")), **errs(400, 401, 403, 404, 409)}, C, INSPECTOR,
+    params=[p("id", "Rule id"), FAULT_ACCOUNT], request=body(ref("FaultRule")), desc="Its count of injections is kept." + FAULT_NOTE))
+add("/_mock/v1/faults/{id}", "delete", op("Remove a fault rule", "controlRemoveFault", {"204": {"description": "Removed"}, **errs(401, 403, 404, 409)}, C, INSPECTOR,
+    params=[p("id", "Rule id"), FAULT_ACCOUNT], desc=FAULT_NOTE.strip()))
 add("/_mock/v1/stats", "get", op("Entity counts and activity since start", "controlStats", {**ok(ref("StateStats")), **errs(400, 401, 403, 404)}, C, INSPECTOR, params=[q("account", S, "Account id or name"), q("scope", {"type": "string", "enum": ["replica", "cluster"]}, "cluster: every replica of a --cluster deployment, merged (journal entries name their replica; missingReplicas lists those that did not answer)")], desc=ADMIN_NOTE.strip()))
 ENTITY_KINDS_NOTE = ("The entity layer's kinds and the account's conversation invitations (scope ACCOUNT), and for super admins and the control token "
                      "the server's global file-upload interceptors (scope GLOBAL, the same whatever the account).")

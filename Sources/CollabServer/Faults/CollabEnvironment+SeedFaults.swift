@@ -1,4 +1,5 @@
 import CollabCore
+import CollabStore
 import CollabWire
 
 /// Fault rules declared in seed files: checked with the seed (a bad rule refuses the whole seed, naming
@@ -23,7 +24,9 @@ extension CollabEnvironment {
                 guard FaultRule.isValidId(id) else {
                     throw .badRequest("\(place).id must be 1 to 64 letters, digits, '-' or '_'")
                 }
-                guard ids.insert(id).inserted else { throw .badRequest("\(place).id '\(id)' is used twice in the seed") }
+                guard ids.insert("\(account.name)\u{0}\(id)").inserted else {
+                    throw .badRequest("\(place).id '\(id)' is used twice in the account")
+                }
                 if let reference = submitted.match.account, reference != account.name {
                     throw .badRequest("\(place).match.account must be the seed account's name or absent (a seed account's rules are its own)")
                 }
@@ -38,12 +41,16 @@ extension CollabEnvironment {
             }
         }
         // A seed's rules are the operator's: they count against the server's budget, never an account's.
-        let adding = ids.subtracting(faults.list(accountId: nil).compactMap(\.id)).count
-        let held = faults.held(by: .server)
-        if held + adding > faults.limits.server {
+        let held = Set(faults.list(accountId: nil).map { "\($0.accountId ?? "")\u{0}\($0.id ?? "")" })
+        let adding = checked.rules.filter { accountName, rule in
+            guard let accountId = repository.directory.accountId(for: .accountName(accountName)), let id = rule.id else { return true }
+            return !held.contains("\(accountId)\u{0}\(id)")
+        }.count
+        let owned = faults.held(by: .server)
+        if owned + adding > faults.limits.server {
             throw CollabError(
                 .tooManyRequests,
-                "invalid seed: its \(adding) new fault rules do not fit beside the operator's \(held) "
+                "invalid seed: its \(adding) new fault rules do not fit beside the operator's \(owned) "
                     + "(at most \(faults.limits.server), --max-server-fault-rules)"
             )
         }
@@ -58,7 +65,7 @@ extension CollabEnvironment {
             rule.accountId = try resolveAccount(accountName).id
             guard let id = rule.id else { continue }
             do {
-                _ = try faults.replace(id, with: rule, accountId: nil)
+                _ = try faults.replace(id, with: rule, accountId: rule.accountId)
             } catch where error.kind == .notFound {
                 try faults.add(rule, owner: .server, now: clock.now())
             }

@@ -29,10 +29,13 @@ struct FaultRoutes {
             let confinement = try context.inspectorConfinement()
             let submitted = try await env.decodeStrictly(FaultRule.self, from: request, what: "fault rule")
             let rule = try submitted.checked(id: id, now: env.clock.now(), confinement: confinement, environment: env)
-            return JSONBody.response(try env.faults.replace(id, with: rule, accountId: confinement))
+            // Ids are per account: the operator may name the account whose rule it means.
+            let scope = try env.inspectedAccountId(request.query("account"), confinedTo: confinement)
+            return JSONBody.response(try env.faults.replace(id, with: rule, accountId: scope))
         }
-        group.delete("faults/:id") { _, context in
-            try env.faults.remove(try context.pathParameter("id"), accountId: try context.inspectorConfinement())
+        group.delete("faults/:id") { request, context in
+            let scope = try env.inspectedAccountId(request.query("account"), confinedTo: try context.inspectorConfinement())
+            try env.faults.remove(try context.pathParameter("id"), accountId: scope)
             return noContent
         }
         group.delete("faults") { _, context in

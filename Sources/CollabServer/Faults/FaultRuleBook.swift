@@ -68,11 +68,14 @@ struct FaultRuleBook: Sendable {
     }
 
     /// Adds a checked rule for `owner`; expired and spent rules go first, so they never take room.
-    /// - Throws: `conflict` when a rule holds its id already (`PUT` replaces one); `tooManyRequests` when
-    ///   the owner's budget is spent.
+    ///
+    /// Ids are unique per account (and among the rules of every account): two tenants may each have a
+    /// rule `slow-messages`, and neither learns of the other's.
+    /// - Throws: `conflict` when a rule of the same account holds its id already (`PUT` replaces one);
+    ///   `tooManyRequests` when the owner's budget is spent.
     mutating func add(_ rule: FaultRule, owner: Owner, now: Timestamp) throws(CollabError) {
         removeFinished(now: now)
-        if let id = rule.id, locate(id, visibleTo: nil) != nil {
+        if let id = rule.id, index(of: id, in: rule.accountId) != nil {
             throw CollabError(.conflict, "a fault rule with the id '\(id)' exists: PUT /_mock/v1/faults/\(id) replaces it")
         }
         let held = owned[owner, default: 0]
@@ -98,7 +101,7 @@ struct FaultRuleBook: Sendable {
     /// Replaces rule `id` if `accountId` may see it, keeping its owner, place and count of injections.
     /// - Throws: `notFound` when there is no such rule for the caller.
     mutating func replace(_ id: String, with rule: FaultRule, visibleTo accountId: String?) throws(CollabError) -> FaultRule {
-        guard let old = take(id, visibleTo: accountId) else { throw .notFound("FaultRule", id) }
+        guard let old = try take(id, visibleTo: accountId) else { throw .notFound("FaultRule", id) }
         var rule = rule
         rule.injected = old.rule.injected
         insert(Entry(rule: rule, generator: SeededRandom(seed: rule.seed ?? 0), owner: old.owner, order: old.order))
@@ -108,7 +111,7 @@ struct FaultRuleBook: Sendable {
     /// Removes rule `id` if `accountId` may see it.
     /// - Throws: `notFound` when there is no such rule for the caller.
     mutating func remove(_ id: String, visibleTo accountId: String?) throws(CollabError) {
-        guard take(id, visibleTo: accountId) != nil else { throw .notFound("FaultRule", id) }
+        guard try take(id, visibleTo: accountId) != nil else { throw .notFound("FaultRule", id) }
     }
 
     /// Removes every rule `accountId` may see (all for `nil`); returns how many.
@@ -158,8 +161,9 @@ struct FaultRuleBook: Sendable {
     }
 
     /// Removes rule `id` if `accountId` may see it and returns it.
-    private mutating func take(_ id: String, visibleTo accountId: String?) -> Entry? {
-        guard let (bucket, index) = locate(id, visibleTo: accountId) else { return nil }
+    /// - Throws: `conflict` when the operator (`nil`) names an id that rules of several accounts hold.
+    private mutating func take(_ id: String, visibleTo accountId: String?) throws(CollabError) -> Entry? {
+        guard let (bucket, index) = try locate(id, visibleTo: accountId) else { return nil }
         let entry: Entry
         if let bucket {
             entry = byAccount[bucket]!.remove(at: index)  // located there
@@ -172,15 +176,26 @@ struct FaultRuleBook: Sendable {
     }
 
     /// Where rule `id` is filed (`nil` bucket: every account's), if `accountId` may see it.
-    private func locate(_ id: String, visibleTo accountId: String?) -> (String?, Int)? {
-        if let accountId {
-            return byAccount[accountId]?.firstIndex { $0.rule.id == id }.map { (accountId, $0) }
+    /// - Throws: `conflict` when the operator (`nil`) names an id held in several places.
+    private func locate(_ id: String, visibleTo accountId: String?) throws(CollabError) -> (String?, Int)? {
+        if let accountId { return index(of: id, in: accountId).map { (accountId, $0) } }
+        var found: [(String?, Int)] = index(of: id, in: nil).map { [(nil, $0)] } ?? []
+        for bucket in byAccount.keys.sorted() {
+            if let index = index(of: id, in: bucket) { found.append((bucket, index)) }
         }
-        if let index = everyAccount.firstIndex(where: { $0.rule.id == id }) { return (nil, index) }
-        for (bucket, entries) in byAccount {
-            if let index = entries.firstIndex(where: { $0.rule.id == id }) { return (bucket, index) }
+        guard found.count <= 1 else {
+            let accounts = found.compactMap(\.0)
+            throw CollabError(
+                .conflict, "rules of \(found.count) places hold the id '\(id)' (accounts \(accounts.joined(separator: ", "))): name one with ?account="
+            )
         }
-        return nil
+        return found.first
+    }
+
+    /// The index of rule `id` among the rules of `bucket` (`nil`: every account's).
+    private func index(of id: String, in bucket: String?) -> Int? {
+        guard let bucket else { return everyAccount.firstIndex { $0.rule.id == id } }
+        return byAccount[bucket]?.firstIndex { $0.rule.id == id }
     }
 
     /// Takes a removed entry off its owner's count.

@@ -133,7 +133,10 @@ extension AccountState {
         guard call.state != .ended else { throw .conflict("the call has already ended") }
         if call.state == .ringing {
             guard personId == call.initiatorPersonId else { throw .conflict("a ringing call is declined, not ended") }
-            try miss(&call, reason: "ABORTED_BY_INITIATOR", participationReason: "MISSED_BECAUSE_TERMINATED", context: context, changes: &changes)
+            try miss(
+                &call, reason: "ABORTED_BY_INITIATOR", participationReason: "MISSED_BECAUSE_TERMINATED", at: context.now, context: context,
+                changes: &changes
+            )
         } else {
             finish(&call, reason: "LAST_MANDATORY_PARTICIPANT_LEFT", context: context)
             storeCall(call)
@@ -147,7 +150,10 @@ extension AccountState {
     /// the callees a missed-call push.
     mutating func expireCall(_ id: String, now: Timestamp, context: OperationContext, changes: inout ChangeSet) {
         guard var call = calls[id], call.state == .ringing, call.timeoutAt <= now else { return }
-        try? miss(&call, reason: "NOT_ANSWERED", participationReason: "MISSED_BECAUSE_TIMEOUT", context: context, changes: &changes)
+        // It ended when it timed out, however late the sweep (a virtual clock moved past it) noticed.
+        try? miss(
+            &call, reason: "NOT_ANSWERED", participationReason: "MISSED_BECAUSE_TIMEOUT", at: call.timeoutAt, context: context, changes: &changes
+        )
     }
 
     /// Ends the open call of a conversation that ends.
@@ -164,13 +170,14 @@ extension AccountState {
     }
 
     private mutating func miss(
-        _ call: inout Call, reason: String, participationReason: String, context: OperationContext, changes: inout ChangeSet
+        _ call: inout Call, reason: String, participationReason: String, at endedAt: Timestamp, context: OperationContext,
+        changes: inout ChangeSet
     ) throws(CollabError) {
         for index in call.participations.indices
         where call.participations[index].personId != call.initiatorPersonId && call.participations[index].joinedTimestamp == nil {
             call.participations[index].endReason = participationReason
         }
-        finish(&call, reason: reason, context: context)
+        finish(&call, reason: reason, at: endedAt, context: context)
         revoke(call, except: nil, context: context, changes: &changes)
         let callerName = displayName(of: call.initiatorPersonId)
         for participation in call.participations where participation.personId != call.initiatorPersonId {
@@ -194,12 +201,13 @@ extension AccountState {
         emitCall(.callEnded, call, context: context, changes: &changes, detail: detail)
     }
 
-    private func finish(_ call: inout Call, reason: String, context: OperationContext) {
+    /// Ends the call at `endedAt` (default: now).
+    private func finish(_ call: inout Call, reason: String, at endedAt: Timestamp? = nil, context: OperationContext) {
         call.state = .ended
-        call.endTimestamp = context.now
+        call.endTimestamp = endedAt ?? context.now
         call.endReason = reason
         for index in call.participations.indices where call.participations[index].leftTimestamp == nil {
-            call.participations[index].leftTimestamp = context.now
+            call.participations[index].leftTimestamp = endedAt ?? context.now
         }
     }
 

@@ -26,6 +26,7 @@ import tempfile
 import threading
 import time
 import traceback
+import urllib.error
 import urllib.request
 
 from selenium import webdriver
@@ -381,16 +382,7 @@ class ConsoleTest:
         self.visible("#login-view")
         self.log_in("admin", "admin", "ADMIN")
         self.visible(".view-tab[data-view='inspector']")
-        left = self.driver.execute_script("""return {
-            title: document.querySelector('#conversation-title').textContent,
-            messages: document.querySelectorAll('#messages > li').length,
-            call: document.querySelector('#call-status').textContent,
-            composer: !document.querySelector('#composer').hidden,
-            actions: !document.querySelector('#conversation-actions').hidden,
-            cobrowse: !document.querySelector('#cobrowse').hidden,
-            frame: document.querySelector('#cobrowse-frame').getAttribute('src'),
-            cobrowseStatus: document.querySelector('#cobrowse-status').textContent,
-        };""")
+        left = self.desk_state(cobrowseStatus="document.querySelector('#cobrowse-status').textContent")
         assert left == {"title": "No conversation open", "messages": 0, "call": "", "composer": False, "actions": False,
                         "cobrowse": False, "frame": None, "cobrowseStatus": ""}, f"the admin sees the agent's desk: {left}"
 
@@ -424,6 +416,37 @@ class ConsoleTest:
         self.assert_no_console_errors()
 
     # --- failure artifacts --------------------------------------------------------------------
+    def control(self, method, path, body=None, user=b"superadmin:superadmin"):
+        """A control API call outside the browser (HTTP basic): (status, parsed body or None)."""
+        data = None if body is None else (body if isinstance(body, bytes) else json.dumps(body).encode())
+        request = urllib.request.Request(self.url + path, method=method, data=data, headers={
+            "content-type": "application/json", "authorization": "Basic " + base64.b64encode(user).decode()})
+        try:
+            with urllib.request.urlopen(request, timeout=WAIT_SECONDS) as response:
+                text = response.read()
+                return response.status, (json.loads(text) if text else None)
+        except urllib.error.HTTPError as error:
+            return error.code, json.loads(error.read() or b"null")
+
+    def dump_extra(self, artifacts):
+        """More to keep when the test fails (a subclass's own processes)."""
+
+    def desk_state(self, **more):
+        """What the desk shows, for checks that it shows nothing of a previous user: the open
+        conversation, its messages, call, composer, actions and co-browsing view (and `more`: name to a
+        JavaScript expression)."""
+        extra = "".join(f"{key}: {expression}," for key, expression in more.items())
+        return self.driver.execute_script(f"""return {{
+            title: document.querySelector('#conversation-title').textContent,
+            messages: document.querySelectorAll('#messages > li').length,
+            call: document.querySelector('#call-status').textContent,
+            composer: !document.querySelector('#composer').hidden,
+            actions: !document.querySelector('#conversation-actions').hidden,
+            cobrowse: !document.querySelector('#cobrowse').hidden,
+            frame: document.querySelector('#cobrowse-frame').getAttribute('src'),
+            {extra}
+        }};""")
+
     def save_artifacts(self):
         os.makedirs(self.artifacts, exist_ok=True)
         if self.driver:
@@ -443,16 +466,20 @@ class ConsoleTest:
                 process.dump(os.path.join(self.artifacts, f"{process.name}.log"))
 
 
-def main():
+def run_main(test_class, name, folder, with_tls=False):
+    """Runs one browser test as a command: `--bin`, `--screenshots` (and `--tls` where the test offers
+    it); on failure says at which step, saves screenshots, page, logs (and `dump_extra`'s) under
+    $ARTIFACTS_DIR/FOLDER. Returns the exit status."""
     parser = argparse.ArgumentParser()
     parser.add_argument("--bin", default=os.environ.get("MOCK_COLLAB_BIN", os.path.join(ROOT, ".build", "debug", "mock-collab")))
-    parser.add_argument("--tls", action="store_true", help="run the server with --tls (development CA) and the browser on https://")
+    if with_tls:
+        parser.add_argument("--tls", action="store_true", help="run the server with --tls (development CA) and the browser on https://")
     parser.add_argument("--screenshots", action="store_true", help="save screenshots of the main states even on success")
     args = parser.parse_args()
-    artifacts = os.path.join(os.environ.get("ARTIFACTS_DIR", os.path.join(ROOT, ".build", "test-artifacts")), "browser")
-    test = ConsoleTest(args.bin, artifacts)
+    artifacts = os.path.join(os.environ.get("ARTIFACTS_DIR", os.path.join(ROOT, ".build", "test-artifacts")), folder)
+    test = test_class(args.bin, artifacts)
     test.screenshots = args.screenshots
-    tls_dir = tempfile.mkdtemp(prefix="mock-collab-browser-tls-") if args.tls else None
+    tls_dir = tempfile.mkdtemp(prefix="mock-collab-browser-tls-") if with_tls and args.tls else None
     if tls_dir:
         test.prepare_tls(tls_dir)
         artifacts = artifacts + "-tls"
@@ -462,18 +489,19 @@ def main():
         test.run()
     except (AssertionError, TimeoutException, Exception) as error:
         detail = "timed out waiting" if isinstance(error, TimeoutException) else str(error)
-        print(f"console browser test FAILED at step '{test.step}': {detail}", file=sys.stderr)
+        print(f"{name} browser test FAILED at step '{test.step}': {detail}", file=sys.stderr)
         traceback.print_exc()
         test.save_artifacts()
+        test.dump_extra(artifacts)
         print(f"artifacts: {artifacts}", file=sys.stderr)
         test.stop()
         return 1
     test.stop()
     if tls_dir:
         shutil.rmtree(tls_dir, ignore_errors=True)
-    print(f"console browser test{' (HTTPS)' if tls_dir else ''} passed ({time.monotonic() - started:.1f} s)")
+    print(f"{name} browser test{' (HTTPS)' if tls_dir else ''} passed ({time.monotonic() - started:.1f} s)")
     return 0
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(run_main(ConsoleTest, "console", "browser", with_tls=True))

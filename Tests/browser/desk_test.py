@@ -24,14 +24,10 @@ No errors in the browser console.
 On failure, screenshots, the page source, the browser log and the processes' output are saved under
 $ARTIFACTS_DIR/browser-desk (default .build/test-artifacts/browser-desk/).
 """
-import argparse
-import base64
 import json
 import os
 import sys
 import time
-import traceback
-import urllib.error
 import urllib.request
 
 from selenium.common.exceptions import NoSuchElementException, StaleElementReferenceException, TimeoutException
@@ -40,7 +36,7 @@ from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.support import expected_conditions as EC
 from selenium.webdriver.support.ui import Select
 
-from console_test import ROOT, WAIT_SECONDS, ConsoleTest, Process, event_of, ok, result_of
+from console_test import ROOT, WAIT_SECONDS, ConsoleTest, run_main, Process, event_of, ok, result_of
 
 LIVE = "/agent/v1/events"
 
@@ -56,24 +52,12 @@ class DeskTest(ConsoleTest):
         super().stop()
 
     # --- helpers ------------------------------------------------------------------------------
-    def call_api(self, method, path, body=None, user=b"superadmin:superadmin"):
-        """(status, parsed body or None) of a call outside the browser (HTTP basic)."""
-        data = None if body is None else json.dumps(body).encode()
-        request = urllib.request.Request(self.url + path, method=method, data=data, headers={
-            "content-type": "application/json", "authorization": "Basic " + base64.b64encode(user).decode()})
-        try:
-            with urllib.request.urlopen(request, timeout=WAIT_SECONDS) as response:
-                text = response.read()
-                return response.status, (json.loads(text) if text else None)
-        except urllib.error.HTTPError as error:
-            return error.code, json.loads(error.read() or b"null")
-
     def add_fault(self, rule):
-        status, body = self.call_api("POST", "/_mock/v1/faults", rule)
+        status, body = self.control("POST", "/_mock/v1/faults", rule)
         assert status == 201, f"adding fault {rule}: {status} {body}"
 
     def clear_faults(self):
-        status, body = self.call_api("DELETE", "/_mock/v1/faults")
+        status, body = self.control("DELETE", "/_mock/v1/faults")
         assert status in (200, 204), f"removing faults: {status} {body}"
 
     def online_agents(self):
@@ -89,7 +73,7 @@ class DeskTest(ConsoleTest):
         return online
 
     def server_messages(self, conversation_id):
-        status, page = self.call_api("GET", f"/agent/v1/conversations/{conversation_id}/messages?limit=1000", user=b"agent:agent")
+        status, page = self.control("GET", f"/agent/v1/conversations/{conversation_id}/messages?limit=1000", user=b"agent:agent")
         assert status == 200, page
         return [[m["sequence"], m["id"]] for m in page["messages"]]
 
@@ -228,10 +212,10 @@ class DeskTest(ConsoleTest):
         self.clear_faults()
         # A later event reaches the desk (a presence change made elsewhere), so a reconnect does not
         # replay the dropped one; the next event then finds the socket cut.
-        assert self.call_api("PUT", "/agent/v1/presence", {"presence": "AWAY"}, user=b"agent:agent")[0] == 200
+        assert self.control("PUT", "/agent/v1/presence", {"presence": "AWAY"}, user=b"agent:agent")[0] == 200
         self.wait.until(lambda d: self.presence_shown() == "AWAY")
         self.add_fault({"id": "cut-again", "match": {"surface": "AGENT", "path": LIVE}, "action": {"type": "WEBSOCKET_CLOSE", "closeCode": 1011}, "limit": 1})
-        assert self.call_api("PUT", "/agent/v1/presence", {"presence": "ONLINE"}, user=b"agent:agent")[0] == 200
+        assert self.control("PUT", "/agent/v1/presence", {"presence": "ONLINE"}, user=b"agent:agent")[0] == 200
         self.wait.until(lambda d: self.presence_shown() == "ONLINE")
         self.text_appears("#messages", "lost in transit")
         self.in_sync(first, "after a reconnect")
@@ -375,49 +359,20 @@ class DeskTest(ConsoleTest):
         unexpected = [e for e in self.collect_browser_log() if e.get("level") == "SEVERE" and not any(word in e.get("message", "") for word in expected)]
         assert not unexpected, f"errors in the browser console: {unexpected}"
 
+    def dump_extra(self, artifacts):
+        if self.second:
+            self.second.dump(os.path.join(artifacts, "visitor-2.log"))
+
     def assert_desk_empty(self, where):
-        state = self.driver.execute_script("""return {
-            title: document.querySelector('#conversation-title').textContent,
-            messages: document.querySelectorAll('#messages > li').length,
-            call: document.querySelector('#call-status').textContent,
-            composer: !document.querySelector('#composer').hidden,
-            actions: !document.querySelector('#conversation-actions').hidden,
-            cobrowse: !document.querySelector('#cobrowse').hidden,
-            frame: document.querySelector('#cobrowse-frame').getAttribute('src'),
-            notices: document.querySelectorAll('#call-notices li').length,
-            mine: [...document.querySelectorAll('#mine-list li')].map(li => li.textContent),
-            stats: document.querySelector('#cbstats').textContent,
-            statsSession: document.querySelector('#cbstats-session').value,
-        };""")
+        state = self.desk_state(
+            notices="document.querySelectorAll('#call-notices li').length",
+            mine="[...document.querySelectorAll('#mine-list li')].map(li => li.textContent)",
+            stats="document.querySelector('#cbstats').textContent",
+            statsSession="document.querySelector('#cbstats-session').value",
+        )
         assert state == {"title": "No conversation open", "messages": 0, "call": "", "composer": False, "actions": False, "cobrowse": False,
                          "frame": None, "notices": 0, "mine": [], "stats": "", "statsSession": ""}, f"{where}: {state}"
 
 
-def main():
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--bin", default=os.environ.get("MOCK_COLLAB_BIN", os.path.join(ROOT, ".build", "debug", "mock-collab")))
-    parser.add_argument("--screenshots", action="store_true", help="save screenshots of the main states even on success")
-    args = parser.parse_args()
-    artifacts = os.path.join(os.environ.get("ARTIFACTS_DIR", os.path.join(ROOT, ".build", "test-artifacts")), "browser-desk")
-    test = DeskTest(args.bin, artifacts)
-    test.screenshots = args.screenshots
-    started = time.monotonic()
-    try:
-        test.run()
-    except (AssertionError, TimeoutException, Exception) as error:
-        detail = "timed out waiting" if isinstance(error, TimeoutException) else str(error)
-        print(f"desk browser test FAILED at step '{test.step}': {detail}", file=sys.stderr)
-        traceback.print_exc()
-        test.save_artifacts()
-        if test.second:
-            test.second.dump(os.path.join(artifacts, "visitor-2.log"))
-        print(f"artifacts: {artifacts}", file=sys.stderr)
-        test.stop()
-        return 1
-    test.stop()
-    print(f"desk browser test passed ({time.monotonic() - started:.1f} s)")
-    return 0
-
-
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(run_main(DeskTest, "desk", "browser-desk"))

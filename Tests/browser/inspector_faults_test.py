@@ -21,28 +21,21 @@ No errors in the browser console.
 On failure, screenshots, the page source, the browser log and the server's output are saved under
 $ARTIFACTS_DIR/browser-inspector (default .build/test-artifacts/browser-inspector/).
 """
-import argparse
-import base64
 import glob
 import json
 import os
 import shutil
 import sys
 import tempfile
-import time
-import traceback
-import urllib.error
-import urllib.request
 
 from selenium import webdriver
-from selenium.common.exceptions import TimeoutException
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.support import expected_conditions as EC
 from selenium.webdriver.support.ui import Select, WebDriverWait
 
-from console_test import ROOT, WAIT_SECONDS, ConsoleTest
+from console_test import ROOT, WAIT_SECONDS, ConsoleTest, run_main
 
 
 class InspectorFaultsTest(ConsoleTest):
@@ -72,18 +65,6 @@ class InspectorFaultsTest(ConsoleTest):
     def stop(self):
         super().stop()
         shutil.rmtree(self.downloads, ignore_errors=True)
-
-    def control(self, method, path, body=None, user=b"superadmin:superadmin"):
-        """A control API call outside the browser (HTTP basic): (status, parsed body or None)."""
-        data = None if body is None else (body if isinstance(body, bytes) else json.dumps(body).encode())
-        request = urllib.request.Request(self.url + path, method=method, data=data, headers={
-            "content-type": "application/json", "authorization": "Basic " + base64.b64encode(user).decode()})
-        try:
-            with urllib.request.urlopen(request, timeout=WAIT_SECONDS) as response:
-                text = response.read()
-                return response.status, (json.loads(text) if text else None)
-        except urllib.error.HTTPError as error:
-            return error.code, json.loads(error.read() or b"null")
 
     def rules(self, user=b"superadmin:superadmin"):
         status, body = self.control("GET", "/_mock/v1/faults", user=user)
@@ -309,29 +290,5 @@ class InspectorFaultsTest(ConsoleTest):
         assert not unexpected, f"errors in the browser console: {unexpected}"
 
 
-def main():
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--bin", default=os.environ.get("MOCK_COLLAB_BIN", os.path.join(ROOT, ".build", "debug", "mock-collab")))
-    parser.add_argument("--screenshots", action="store_true", help="save screenshots of the main states even on success")
-    args = parser.parse_args()
-    artifacts = os.path.join(os.environ.get("ARTIFACTS_DIR", os.path.join(ROOT, ".build", "test-artifacts")), "browser-inspector")
-    test = InspectorFaultsTest(args.bin, artifacts)
-    test.screenshots = args.screenshots
-    started = time.monotonic()
-    try:
-        test.run()
-    except (AssertionError, TimeoutException, Exception) as error:
-        detail = "timed out waiting" if isinstance(error, TimeoutException) else str(error)
-        print(f"inspector browser test FAILED at step '{test.step}': {detail}", file=sys.stderr)
-        traceback.print_exc()
-        test.save_artifacts()
-        print(f"artifacts: {artifacts}", file=sys.stderr)
-        test.stop()
-        return 1
-    test.stop()
-    print(f"inspector browser test passed ({time.monotonic() - started:.1f} s)")
-    return 0
-
-
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(run_main(InspectorFaultsTest, "inspector", "browser-inspector"))

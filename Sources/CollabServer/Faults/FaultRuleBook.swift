@@ -186,7 +186,8 @@ struct FaultRuleBook: Sendable {
         guard found.count <= 1 else {
             let accounts = found.compactMap(\.0)
             throw CollabError(
-                .conflict, "rules of \(found.count) places hold the id '\(id)' (accounts \(accounts.joined(separator: ", "))): name one with ?account="
+                .conflict,
+                "rules of \(found.count) places hold the id '\(id)' (accounts \(accounts.joined(separator: ", "))): name one with ?account="
             )
         }
         return found.first

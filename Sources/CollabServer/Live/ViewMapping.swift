@@ -45,7 +45,8 @@ extension LiveEvent {
     init(id: Int64, event: DomainEvent) {
         self.init(
             id: id, type: event.kind.rawValue, timestamp: event.timestamp,
-            conversation: event.conversation.map { ConversationView($0, names: event.participantNames ?? [:]) }, message: event.message.map(MessageView.init), detail: event.detail.isEmpty ? nil : event.detail
+            conversation: event.conversation.map { ConversationView($0, names: event.participantNames ?? [:]) },
+            message: event.message.map(MessageView.init), detail: event.detail.isEmpty ? nil : event.detail
         )
     }
 }

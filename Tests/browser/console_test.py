@@ -30,7 +30,7 @@ import urllib.error
 import urllib.request
 
 from selenium import webdriver
-from selenium.common.exceptions import TimeoutException
+from selenium.common.exceptions import NoSuchElementException, StaleElementReferenceException, TimeoutException
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
@@ -278,7 +278,7 @@ class ConsoleTest:
         assert "Card blocked" in card.text
 
         self.step = "accept"
-        card.find_element(By.CSS_SELECTOR, "button.accept").click()
+        self.click(f"#queue-list li[data-conversation-id='{conversation_id}'] button.accept")
         self.text_appears("#conversation-title", "Card blocked")
         self.text_appears("#conversation-meta", "ACTIVE")
         self.visitor.expect(event_of("conversation.active"), "conversation.active event")
@@ -427,6 +427,19 @@ class ConsoleTest:
                 return response.status, (json.loads(text) if text else None)
         except urllib.error.HTTPError as error:
             return error.code, json.loads(error.read() or b"null")
+
+    def click(self, css):
+        """Clicks what `css` finds once it is shown, again if a re-render replaced it meanwhile."""
+        def clicked(driver):
+            try:
+                element = driver.find_element(By.CSS_SELECTOR, css)
+                if not element.is_displayed():
+                    return False
+                element.click()
+                return True
+            except (StaleElementReferenceException, NoSuchElementException):
+                return False
+        self.wait.until(clicked)
 
     def dump_extra(self, artifacts):
         """More to keep when the test fails (a subclass's own processes)."""

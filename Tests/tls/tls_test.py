@@ -58,7 +58,9 @@ class Server:
         deadline = time.time() + 30
         self.url = None
         self.plain = None
-        while time.time() < deadline and self.url is None:
+        # Both lines when a plain-HTTP port was asked for: it may be printed after the HTTPS one.
+        wants_plain = "--http-port" in extra
+        while time.time() < deadline and (self.url is None or (wants_plain and self.plain is None)):
             if self.process.poll() is not None:
                 break
             self.out.seek(0)

@@ -73,7 +73,8 @@ public final class PushOutbox: Sendable {
         let limit = max(0, limit)
         return state.withLock { state in
             if filter.after != nil { return Array(state.entries.lazy.filter(filter.matches).prefix(limit)) }
-            return Array(state.entries.filter(filter.matches).suffix(limit))
+            // The newest matches: read back from the end, and stop at the limit.
+            return Array(state.entries.reversed().lazy.filter(filter.matches).prefix(limit).reversed())
         }
     }
 

@@ -48,6 +48,12 @@ struct BadInputTests {
             name: "unknown enum value", method: "POST", path: "/app/rest/v4/users/create", body: #"{"username": "u", "authorizationRole": "GOD"}"#,
             status: 400, messageContains: "authorizationRole"),
         .init(
+            name: "user in an unknown team", method: "POST", path: "/app/rest/v4/users/create", body: #"{"username": "u", "teamId": "nope"}"#,
+            status: 400, messageContains: "teamId 'nope' names no team"),
+        .init(
+            name: "person in an unknown team", method: "POST", path: "/app/rest/v4/persons/createOrUpdateVirtual",
+            body: #"{"sourceId": "p", "teamId": "nope"}"#, status: 400, messageContains: "teamId 'nope' names no team"),
+        .init(
             name: "unknown area type", method: "POST", path: "/app/rest/v4/namedareas/create",
             body: #"{"name": "n", "siteId": "s", "type": "WEIRD"}"#, status: 400, messageContains: "type must be"),
         .init(

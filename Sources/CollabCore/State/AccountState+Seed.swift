@@ -207,12 +207,15 @@ extension AccountState {
                 unchanged: { existing in newHash == nil && sameFields(existing) },
                 create: { state throws(CollabError) in
                     _ = try state.createUser(
-                        input, passwordHash: newHash, accountId: accountId, grantor: .superAdmin, context: context, changes: &changes
+                        input, passwordHash: newHash, accountId: accountId, grantor: .superAdmin, teamsLater: true, context: context,
+                        changes: &changes
                     )
                 },
                 update: { state, existing throws(CollabError) in
                     if !sameFields(existing) {
-                        _ = try state.updateUser(id: existing.id, version: existing.version, input, for: system, context: context, changes: &changes)
+                        _ = try state.updateUser(
+                            id: existing.id, version: existing.version, input, for: system, teamsLater: true, context: context, changes: &changes
+                        )
                     }
                     if let newHash {
                         _ = try state.setPassword(userId: existing.id, passwordHash: newHash, for: system, context: context, changes: &changes)

@@ -79,12 +79,15 @@ extension AccountState {
     /// - Parameters:
     ///   - passwordHash: An already computed slow hash, or `nil` for a user without a password.
     ///   - grantor: The role of whoever creates the user; nobody grants a role above their own.
+    ///   - teamsLater: The caller checks `teamId` itself once its own teams are in place (a seed, which
+    ///     creates users before the account's entities).
     public mutating func createUser(
-        _ input: UserInput, passwordHash: String?, accountId: String, grantor: AuthorizationRole, context: OperationContext,
-        changes: inout ChangeSet
+        _ input: UserInput, passwordHash: String?, accountId: String, grantor: AuthorizationRole, teamsLater: Bool = false,
+        context: OperationContext, changes: inout ChangeSet
     ) throws(CollabError) -> User {
         try input.validate()
         try checkAccount(accountId)
+        if !teamsLater { try checkTeamReference(input.teamId) }
         let username = try Limits.checkName(input.username, field: "username")
         let role = input.authorizationRole ?? .registeredUser
         guard role <= grantor else { throw .forbidden("cannot grant the role \(role.rawValue), which is above your own") }
@@ -105,13 +108,16 @@ extension AccountState {
 
     /// Updates a user. Everyone may update themselves except their role; admins update users of their
     /// account whose role is not above their own.
+    /// - Parameter teamsLater: As for ``createUser(_:passwordHash:accountId:grantor:teamsLater:context:changes:)``.
     public mutating func updateUser(
-        id: String, version: Int64?, _ input: UserInput, for principal: Principal, context: OperationContext, changes: inout ChangeSet
+        id: String, version: Int64?, _ input: UserInput, for principal: Principal, teamsLater: Bool = false, context: OperationContext,
+        changes: inout ChangeSet
     ) throws(CollabError) -> User {
         var user = try self.user(id, for: principal)
         try checkCanManage(user, principal: principal)
         try Self.checkVersion(version, current: user.version, entity: "User")
         try input.validate()
+        if !teamsLater, input.teamId != user.teamId { try checkTeamReference(input.teamId) }
         let username = try Limits.checkName(input.username, field: "username")
         var roleChanged = false
         if let role = input.authorizationRole, role != user.authorizationRole {

@@ -1,5 +1,6 @@
 import CollabCore
 import Hummingbird
+import NIOHTTP1
 
 /// The request faults of the rules in force (`/_mock/v1/faults`) on the surfaces rules can name (Web
 /// API, mobile, agent): an injected error, empty answer or reset comes before any handler, so it
@@ -32,7 +33,9 @@ extension ObservationMiddleware {
             // and the webhook dispatcher).
             return try await next(request, context)
         case .error(_, let status, let message):
-            let status = HTTPResponse.Status(code: status)
+            // With the standard reason phrase (NIO knows them): an `Error` body's `statusDescription` and
+            // the status line read as the real server's would.
+            let status = HTTPResponse.Status(code: status, reasonPhrase: HTTPResponseStatus(statusCode: status).reasonPhrase)
             return surface.errors.response(CollabError.Kind(status: status), status: status, message: message, request: request)
         case .emptyResponse:
             let limit = environment.configuration.maxBodySize

@@ -22,6 +22,24 @@ public final class PushOutbox: Sendable {
         var nextWaiterId = 0
         var subscribers: [Int: AsyncStream<OutboxEntry>.Continuation] = [:]
         var nextSubscriberId = 0
+
+        /// The position of the first entry whose id is above `id`. Ids rise along the ring (they are
+        /// assigned in order, and trimming or clearing only removes), so a binary search finds it.
+        func firstIndex(after id: Int64) -> Int {
+            var low = entries.startIndex
+            var high = entries.endIndex
+            while low < high {
+                let middle = low + (high - low) / 2
+                if entries[middle].id <= id { low = middle + 1 } else { high = middle }
+            }
+            return low
+        }
+
+        /// The position of the entry with `id`, if it is still held.
+        func index(of id: Int64) -> Int? {
+            let index = firstIndex(after: id - 1)
+            return index < entries.endIndex && entries[index].id == id ? index : nil
+        }
     }
 
     private let state = Mutex(State())
@@ -54,7 +72,7 @@ public final class PushOutbox: Sendable {
     /// Replaces an entry's delivery state and attempts.
     public func update(id: Int64, _ change: (inout OutboxEntry) -> Void) {
         let (updated, waiters, subscribers): (OutboxEntry?, [Waiter], [AsyncStream<OutboxEntry>.Continuation]) = state.withLock { state in
-            guard let index = state.entries.lastIndex(where: { $0.id == id }) else { return (nil, [], []) }
+            guard let index = state.index(of: id) else { return (nil, [], []) }
             change(&state.entries[index])
             let updated = state.entries[index]
             // A wait may be for a delivery state the entry only now reached.
@@ -72,7 +90,9 @@ public final class PushOutbox: Sendable {
     public func entries(matching filter: OutboxFilter, limit: Int = 1_000) -> [OutboxEntry] {
         let limit = max(0, limit)
         return state.withLock { state in
-            if filter.after != nil { return Array(state.entries.lazy.filter(filter.matches).prefix(limit)) }
+            if let after = filter.after {
+                return Array(state.entries[state.firstIndex(after: after)...].lazy.filter(filter.matches).prefix(limit))
+            }
             // The newest matches: read back from the end, and stop at the limit.
             return Array(state.entries.reversed().lazy.filter(filter.matches).prefix(limit).reversed())
         }
@@ -88,7 +108,8 @@ public final class PushOutbox: Sendable {
             group.addTask {
                 await withCheckedContinuation { continuation in
                     let existing: OutboxEntry? = self.state.withLock { state in
-                        if let match = state.entries.first(where: { filter.matches($0) }) { return match }
+                        let start = filter.after.map(state.firstIndex(after:)) ?? state.entries.startIndex
+                        if let match = state.entries[start...].first(where: { filter.matches($0) }) { return match }
                         state.waiters.append(Waiter(filter: filter, continuation: continuation, id: id))
                         return nil
                     }

@@ -50,6 +50,22 @@ struct PushOutboxTests {
         #expect(ids(OutboxFilter(transport: .fcm)).isEmpty)
     }
 
+    @Test("updates and `after` pages find entries by id across trimming and an account's removal; a trimmed id is a no-op")
+    func lookupById() {
+        let outbox = PushOutbox(capacity: 5)
+        for number in 0..<8 { outbox.record(Self.entry(account: number.isMultiple(of: 2) ? "a" : "b")) }
+        outbox.removeAll(accountId: "a")  // the odd ids: holds 4, 6, 8, with gaps
+        for id: Int64 in [4, 6, 8] { outbox.update(id: id) { $0.state = .delivered } }
+        outbox.update(id: 2) { $0.state = .failed }  // trimmed
+        outbox.update(id: 5) { $0.state = .failed }  // removed
+        outbox.update(id: 99) { $0.state = .failed }  // never recorded
+        #expect(outbox.entries(matching: OutboxFilter()).map(\.state) == [.delivered, .delivered, .delivered])
+        #expect(outbox.entries(matching: OutboxFilter(after: 0)).map(\.id) == [4, 6, 8])
+        #expect(outbox.entries(matching: OutboxFilter(after: 5)).map(\.id) == [6, 8])
+        #expect(outbox.entries(matching: OutboxFilter(after: 6), limit: 1).map(\.id) == [8])
+        #expect(outbox.entries(matching: OutboxFilter(after: 8)).isEmpty)
+    }
+
     @Test("a wait returns an entry already there, one recorded later, or one an update brings to the state asked for")
     func waits() async {
         let outbox = PushOutbox()

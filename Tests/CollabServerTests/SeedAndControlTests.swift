@@ -3,6 +3,7 @@ import CollabCore
 import CollabServer
 import CollabWire
 import Foundation
+import HTTPTypes
 import Testing
 
 @Suite("Seeds and the control API")
@@ -244,6 +245,26 @@ struct SeedAndControlTests {
             #expect(entries.contains { $0.path == "/mobile/v1/clients" && $0.status == 201 })
             let login = try #require(entries.first { $0.path == "/agent/v1/login" })
             #expect(login.userId != nil, "the agent's user, too")
+        }
+    }
+
+    @Test("a refused request is journaled under the account its credentials name, when the server knows it")
+    func journalNamesRefusedCallers() async throws {
+        try await InProcessServer.with(seed: queueSeed) { server in
+            let started = try await visitor(server, device: "refused-phone").start(liveEvents: false)
+            let wrongPassword = try await server.call(
+                .get, "/app/rest/v4/accounts/getCurrentAccount", authorization: InProcessServer.basic("admin-d", "not-the-password"))
+            #expect(wrongPassword.status == .unauthorized)
+            let wrongSurface = try await server.call(.get, "/agent/v1/queue", authorization: "Bearer \(started.token)")
+            #expect(wrongSurface.status == .unauthorized, "a visitor's token on the agent API")
+            let nobody = try await server.call(
+                .get, "/app/rest/v4/accounts/getCurrentAccount", authorization: InProcessServer.basic("nobody-at-all", "pw"))
+            #expect(nobody.status == .unauthorized)
+
+            let entries = try await server.control.journal(JournalFilter(accountId: started.accountId)).entries.filter { $0.status == 401 }
+            #expect(Set(entries.map(\.path)) == ["/app/rest/v4/accounts/getCurrentAccount", "/agent/v1/queue"])
+            #expect(entries.count == 2, "the unknown user names no account: \(entries.map(\.path))")
+            #expect(try wrongPassword.decode(WebAPIError.self).errorMessage == "invalid username or password", "nothing more is said")
         }
     }
 

@@ -29,6 +29,10 @@ struct AuthenticationMiddleware: RouterMiddleware {
         } catch {
             context.principal = .anonymous
             context.authenticationFailure = error
+            // The journal files the refusal under the account the credential names, where it names one
+            // the server knows (a username, an expired session's or app's token not yet swept), so
+            // `journal?account=` shows who failed to get in. The caller learns nothing of it.
+            if let accountId = authenticator.accountNamed(by: request) { context.credentialNote.identified(accountId: accountId) }
         }
         return try await next(request, context)
     }

@@ -49,6 +49,35 @@ struct Authenticator: Sendable {
         return principal
     }
 
+    /// The account a refused request's credentials name, if the directory knows it: a basic username, or
+    /// a session's, app's or call's token. For the journal only; it authenticates nothing.
+    func accountNamed(by request: Request) -> String? {
+        let token: Substring
+        if let authorization = request.headers[.authorization] {
+            let parts = authorization.split(separator: " ", maxSplits: 1)
+            guard parts.count == 2 else { return nil }
+            if parts[0].lowercased() == "basic" {
+                guard let decoded = Data(base64Encoded: AuthenticationMiddleware.trimmingBlanks(parts[1])),
+                    let text = String(data: decoded, encoding: .utf8), let colon = text.firstIndex(of: ":"),
+                    text.distance(from: text.startIndex, to: colon) <= Limits.nameLength
+                else { return nil }
+                return environment.accountId(for: .username(String(text[..<colon])))
+            }
+            token = parts[1]
+        } else if let query = request.uri.queryParameters["token"] {
+            token = query
+        } else {
+            return nil
+        }
+        let value = AuthenticationMiddleware.trimmingBlanks(token)
+        guard value.count <= 4_096 else { return nil }
+        if let claims = CallCredential.claims(of: value) {
+            return environment.repository.directory.account(claims.accountId) != nil ? claims.accountId : nil
+        }
+        guard value.count <= 128 else { return nil }
+        return environment.accountId(for: .session(value)) ?? environment.accountId(for: .client(value))
+    }
+
     /// The started mobile client behind a token, noting its activity (the idle expiry counts from it).
     func client(token: String) -> ClientSession? {
         guard token.count <= 128, let accountId = environment.accountId(for: .client(token)) else { return nil }

@@ -41,6 +41,12 @@ struct BackendBasicsTests {
             _ = try await app.send("first", in: conversation.id)
             _ = try await agentA.send("a note", in: conversation.id, internal: true)
             _ = try await agentA.send("second", in: conversation.id)
+            // The visitor cannot count the note, nor date it.
+            let seen = try await app.conversation(conversation.id)
+            let visible = try await app.messages(in: conversation.id).messages
+            #expect(visible.map(\.text) == ["first", "second"])
+            #expect(seen.messageCount == 2 && seen.lastMessageAt == visible.last?.timestamp)
+            #expect(try await agentA.conversation(conversation.id).messageCount == 2, "one view for visitors and agents")
 
             let path = "conversations/\(conversation.id)"
             let withMetadata = try await json("POST", "\(path)/updateMetadata", #"{"crm":"42"}"#, schema: "ConversationData")

@@ -54,7 +54,14 @@ public struct Conversation: Sendable, Codable, Equatable, Identifiable {
     public var endComment: String?
     public var endPersonId: String?
     public var lastMessageTimestamp: Timestamp?
+    /// Every message, agents' internal notes included (the per-conversation cap counts these).
     public var messageCount: Int
+    /// The messages every participant sees, internal notes left out: what a conversation view counts,
+    /// so a visitor cannot tell that notes were written, nor when. `nil` in state stored before it was
+    /// kept (``messageCount`` stands in).
+    public var publicMessageCount: Int?
+    /// When the last message every participant sees was posted.
+    public var lastPublicMessageTimestamp: Timestamp?
     /// Agents who declined this request; they no longer see it in their queue.
     public var declinedBy: [String]
     public var stateChanges: [ConversationStateChange]

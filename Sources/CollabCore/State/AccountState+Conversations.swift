@@ -473,6 +473,10 @@ extension AccountState {
         message.file = file
         message.question = question
         files.add(message)
+        if !isInternal {
+            conversation.publicMessageCount = (conversation.publicMessageCount ?? conversation.messageCount) + 1
+            conversation.lastPublicMessageTimestamp = context.now
+        }
         conversation.messageCount += 1
         conversation.lastMessageTimestamp = context.now
         messages[conversationId, default: []].append(message)

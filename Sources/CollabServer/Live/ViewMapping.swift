@@ -12,7 +12,10 @@ extension ConversationView {
             },
             assigneePersonId: conversation.assigneePersonId, contextPersonId: conversation.contextPersonId, createdAt: conversation.creationTimestamp,
             queuedAt: conversation.queuedTimestamp, endedAt: conversation.endTimestamp, endReason: conversation.endReason?.rawValue,
-            messageCount: conversation.messageCount, lastMessageAt: conversation.lastMessageTimestamp
+            // Internal notes are left out for everyone: one view serves a conversation's visitors and
+            // agents alike (agents read notes in the messages).
+            messageCount: conversation.publicMessageCount ?? conversation.messageCount,
+            lastMessageAt: conversation.publicMessageCount == nil ? conversation.lastMessageTimestamp : conversation.lastPublicMessageTimestamp
         )
     }
 }

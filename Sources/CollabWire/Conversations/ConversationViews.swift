@@ -39,7 +39,9 @@ public struct ConversationView: Codable, Sendable, Equatable {
     public var queuedAt: Int64?
     public var endedAt: Int64?
     public var endReason: String?
+    /// The messages every participant sees; agents' internal notes are not counted.
     public var messageCount: Int
+    /// When the last message every participant sees was posted.
     public var lastMessageAt: Int64?
 
     public init(

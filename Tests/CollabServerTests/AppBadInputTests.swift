@@ -90,6 +90,9 @@ struct AppBadInputTests {
             name: "an agent's live socket resuming after a negative event id", method: .get, path: "/agent/v1/events?lastEventId=-1", caller: "AGENT",
             status: 400, expect: "BAD_REQUEST"),
         .init(
+            name: "a live socket's route asked without a WebSocket upgrade", method: .get, path: "/mobile/v1/events", caller: "CLIENT",
+            status: 400, expect: "WebSocket endpoint"),
+        .init(
             name: "partial APNs provider key", method: .put, path: "/_mock/v1/accounts/desk/push-settings", caller: "CONTROL",
             body: #"{"apns":{"keyId":"KEY1234567","environment":"sandbox"}}"#, status: 400, expect: "teamId"),
         .init(

@@ -22,6 +22,7 @@ struct LiveRoutes {
         let env = environment
         group.ws("events") { request, context in
             _ = try request.lastEventId()
+            try request.requireWebSocketUpgrade()
             try env.admitLive(try env.audience(for: request, context: context, agent: false))
             return .upgrade([:])
         } onUpgrade: { inbound, outbound, wsContext in
@@ -39,6 +40,7 @@ struct LiveRoutes {
         let env = environment
         group.ws("events") { request, context in
             _ = try request.lastEventId()
+            try request.requireWebSocketUpgrade()
             try env.admitLive(try env.audience(for: request, context: context, agent: true))
             return .upgrade([:])
         } onUpgrade: { inbound, outbound, wsContext in
@@ -49,6 +51,12 @@ struct LiveRoutes {
 }
 
 extension Request {
+    /// Refuses a plain request to a live socket's route (Hummingbird would answer it with an empty 200).
+    func requireWebSocketUpgrade() throws(CollabError) {
+        guard headers[.upgrade]?.lowercased() != "websocket" else { return }
+        throw .badRequest("this is a WebSocket endpoint: open it with a WebSocket upgrade (Upgrade: websocket)")
+    }
+
     /// The `lastEventId` a live socket resumes after, `nil` when absent.
     /// - Throws: `badRequest` for anything but a non-negative integer, answered before the upgrade: a
     ///   resume the server cannot read must not silently start over without replay.

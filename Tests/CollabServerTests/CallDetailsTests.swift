@@ -195,6 +195,8 @@ struct CallDetailsTests {
             let seen: CallView = try await app.transport.send("GET", "/mobile/v1/calls/\(call.id)")
             let visitorSession = try #require(seen.providerSession)
             #expect(visitorSession.sessionId == agentSession.sessionId)
+            let lowerCase: CallView = try await app.transport.send("GET", "/mobile/v1/calls/\(call.id.lowercased())")
+            #expect(lowerCase.id == call.id, "a call id in lower case (as Kotlin and Python print UUIDs) names the same call")
             #expect(visitorSession.token != agentSession.token, "each participant has its own token")
 
             let web = try await server.admin("agent-a", "pw").transport.raw("GET", "/app/rest/v4/calls/\(call.id)/read")

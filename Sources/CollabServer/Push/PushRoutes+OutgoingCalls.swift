@@ -35,9 +35,11 @@ extension CollabEnvironment {
     }
 }
 
-/// The call id of a `calls/:id` route: a UUID (see ``CallID``), else a 400 that changes nothing.
+/// The call id of a `calls/:id` route: a UUID (see ``CallID``) in either case, answered in the canonical
+/// upper case the server issues (Kotlin's and Python's UUIDs print lower case); else a 400 that changes
+/// nothing.
 func callId(_ context: CollabRequestContext) throws(CollabError) -> String {
     let id = try context.pathParameter("id")
     guard CallID.isValid(id) else { throw .badRequest("call ids are UUIDs (8-4-4-4-12 hexadecimal digits)") }
-    return id
+    return id.uppercased()
 }

@@ -1,4 +1,5 @@
 import CollabCore
+import CollabWire
 import Testing
 
 @Suite("Co-browsing frame rate")
@@ -13,5 +14,15 @@ struct CoBrowsingRateTests {
         #expect(CoBrowsingConfiguration.maxFps(cascade: cascade, ios: false) == 8)
         #expect(
             CoBrowsingConfiguration.maxFps(cascade: ConfigurationCascade(global: [CoBrowsingConfiguration.iosMaxFpsRate: "1000"]), ios: true) == 60)
+    }
+
+    @Test("every Apple system name runs the iOS SDK (its rate property); any other name the Android one")
+    func platform() {
+        for os in ["iOS", "IPADOS", "visionOS", "xrOS", "watchOS", "tvOS", "macOS", "Mac OS X"] {
+            #expect(DeviceInfo(os: os).isIOS, "\(os)")
+        }
+        for os in ["Android", "android", "HarmonyOS", "Linux", "iOS 17"] {
+            #expect(!DeviceInfo(os: os).isIOS, "\(os)")
+        }
     }
 }

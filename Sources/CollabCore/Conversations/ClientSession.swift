@@ -9,8 +9,12 @@ public enum AppState: String, Sendable, Codable, CaseIterable {
 }
 
 extension DeviceInfo {
-    /// Whether this is an iOS device (for `iosMaxFpsRate` and APNs).
-    public var isIOS: Bool { os.lowercased() == "ios" || os.lowercased() == "ipados" }
+    /// The `os` names of Apple's platforms, lower case: an app on any of them runs the iOS SDK.
+    static let appleSystems: Set<String> = ["ios", "ipados", "visionos", "xros", "watchos", "tvos", "macos", "mac os x"]
+
+    /// Whether the app runs the iOS SDK (for `iosMaxFpsRate`): iOS, iPadOS or another of Apple's systems
+    /// as `UIDevice.systemName` names them.
+    public var isIOS: Bool { Self.appleSystems.contains(os.lowercased()) }
 
     func validate() throws(CollabError) {
         _ = try Limits.checkName(os, field: "device.os")

@@ -8,17 +8,23 @@ struct SearchTests {
         var name: String?
         var created: Int64
         var active: Bool
+        var members: [String] = []
     }
 
-    static let schema = SearchSchema<Item>("Item", [
-        "ID": { .of($0.id) }, "NAME": { .of($0.name) }, "CREATED": { .of($0.created) }, "ACTIVE": { .of($0.active) },
-    ])
+    static let schema = SearchSchema<Item>(
+        "Item",
+        [
+            "ID": { .of($0.id) }, "NAME": { .of($0.name) }, "LABEL": { .of($0.name) }, "CREATED": { .of($0.created) },
+            "ACTIVE": { .of($0.active) },
+        ],
+        kinds: ["LABEL": .string, "ACTIVE": .boolean], lists: ["MEMBER_ID": { $0.members }]
+    )
 
     static let items = [
-        Item(id: "a", name: "Alpha", created: 10, active: true),
-        Item(id: "b", name: "beta", created: 20, active: false),
+        Item(id: "a", name: "Alpha", created: 10, active: true, members: ["p1", "p2"]),
+        Item(id: "b", name: "beta", created: 20, active: false, members: ["p2"]),
         Item(id: "c", name: nil, created: 30, active: true),
-        Item(id: "d", name: "Gamma", created: 40, active: false),
+        Item(id: "d", name: "Gamma", created: 40, active: false, members: ["p2", "p1", "p3"]),
     ]
 
     func run(_ filters: [SearchFilter], order: [SearchOrder] = [], offset: Int? = nil, limit: Int? = nil) throws -> [String] {
@@ -71,6 +77,35 @@ struct SearchTests {
         #expect(throws: CollabError.self) { try run([], order: [SearchOrder(field: "COLOR")]) }
         #expect(throws: CollabError.self) { try SearchQuery(offset: -1) }
         #expect(throws: CollabError.self) { try SearchQuery(limit: -1) }
+        #expect(throws: CollabError.self, "a page of none would page forever") { try SearchQuery(limit: 0) }
+    }
+
+    @Test("a filter's operator must be of its field's family, by type and by $_type")
+    func operatorFamilies() throws {
+        func refusal(_ filter: SearchFilter) -> String? {
+            do {
+                _ = try run([filter])
+                return nil
+            } catch { return (error as? CollabError)?.message ?? "\(error)" }
+        }
+        #expect(refusal(SearchFilter(field: "LABEL", op: .greaterThan(5)))?.contains("the LABEL filter does not allow GREATER_THAN") == true)
+        #expect(refusal(SearchFilter(field: "NAME", op: .greaterThan(5))) == nil, "a field of no known family takes any operator")
+        #expect(refusal(SearchFilter(field: "ID", op: .greaterThan(1)))?.contains("the ID filter does not allow") == true, "ID implies an id")
+        #expect(refusal(SearchFilter(field: "LABEL", op: .equals(.string("beta")), operatorFamily: "Timestamp"))?.contains("EqualsStringOperator") == true)
+        #expect(refusal(SearchFilter(field: "ACTIVE", op: .equals(.bool(true)), operatorFamily: "Boolean")) == nil)
+        #expect(refusal(SearchFilter(field: "MEMBER_ID", op: .equals(.string("p1"))))?.contains("allows ALL_EQUAL, ALL_OF, ANY_OF") == true)
+        #expect(refusal(SearchFilter(field: "LABEL", op: .anyOf(["x"])))?.contains("does not allow ANY_OF") == true)
+        #expect(FilterOperator.typePrefix("GREATER_THAN_OR_NULL") == "GreaterThanOrNull")
+        #expect(FilterOperator.typePrefix("equals") == nil)
+    }
+
+    @Test("list fields: ALL_OF, ANY_OF and ALL_EQUAL compare the lists")
+    func lists() throws {
+        #expect(try run([SearchFilter(field: "MEMBER_ID", op: .allOf(["p1", "p2"]))]) == ["a", "d"])
+        #expect(try run([SearchFilter(field: "MEMBER_ID", op: .anyOf(["p3", "p9"]))]) == ["d"])
+        #expect(try run([SearchFilter(field: "MEMBER_ID", op: .allEqual(["p2", "p1"]))]) == ["a"])
+        #expect(try run([SearchFilter(field: "MEMBER_ID", op: .allEqual([]))]) == ["c"])
+        #expect(try run([SearchFilter(field: "MEMBER_ID", op: .allOf([]))]) == ["a", "b", "c", "d"])
     }
 
     @Test("ties: by id, or in the candidates' own order when they have one")

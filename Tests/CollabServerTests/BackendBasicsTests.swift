@@ -81,6 +81,24 @@ struct BackendBasicsTests {
                     body: Data(#"{"searchFilters":[{"field":"NOPE","operator":{"type":"EQUALS","value":"x"}}]}"#.utf8)
                 ).status == 400)
 
+            // The vendor's participant filter: the conversations a person took part in.
+            let visitorPersonId = try #require(seen.participants.first { $0.type == "CONTEXT_PERSON" }?.personId)
+            for (endpoint, schema) in [("conversations/search", nil), ("conversationhistory/search", "ConversationHistoryDataResult")] {
+                let byParticipant = try await json(
+                    "POST", endpoint,
+                    #"{"searchFilters":[{"$_type":"ParticipantPersonIdConversationSearchFilter","field":"PARTICIPANT_PERSON_ID","#
+                        + #""operator":{"$_type":"AnyOfIdListOperator","type":"ANY_OF","values":["\#(visitorPersonId)","nobody"]}}],"#
+                        + #""orderBy":[{"field":"LOCALE"}]}"#,
+                    schema: schema
+                )
+                #expect((byParticipant["items"] as? [[String: Any]])?.map { $0["id"] as? String } == [conversation.id], "\(endpoint)")
+            }
+            let nobody = try await json(
+                "POST", "conversations/search",
+                #"{"searchFilters":[{"field":"PARTICIPANT_PERSON_ID","operator":{"type":"ALL_OF","values":["\#(visitorPersonId)","nobody"]}}]}"#
+            )
+            #expect((nobody["items"] as? [[String: Any]])?.isEmpty == true)
+
             let export = try await json(
                 "POST", "conversationhistory/\(conversation.id)/exportMessageLog",
                 #"{"$_type":"MessageExportQuery","orderBy":[{"field":"SEND_TIMESTAMP","order":"ASCENDING"}]}"#,

@@ -70,6 +70,29 @@ struct BadInputTests {
             name: "negative limit", method: "POST", path: "/app/rest/v4/apikeys/search", body: #"{"limit": -5}"#, status: 400,
             messageContains: "limit"),
         .init(
+            name: "a page of none", method: "POST", path: "/app/rest/v4/users/search", body: #"{"limit": 0}"#, status: 400,
+            messageContains: "limit must be at least 1"),
+        .init(
+            name: "an operator the field's family does not have", method: "POST", path: "/app/rest/v4/users/search",
+            body: #"{"searchFilters": [{"field": "USERNAME", "operator": {"type": "GREATER_THAN", "value": 5}}]}"#, status: 400,
+            messageContains: "the USERNAME filter does not allow GREATER_THAN"),
+        .init(
+            name: "an operator $_type of another family", method: "POST", path: "/app/rest/v4/conversations/search",
+            body: #"{"searchFilters": [{"field": "TOPIC", "operator": {"$_type": "EqualsTimestampOperator", "type": "EQUALS", "value": 5}}]}"#,
+            status: 400, messageContains: "takes EqualsStringOperator"),
+        .init(
+            name: "an operator $_type that is no operator", method: "POST", path: "/app/rest/v4/persons/search",
+            body: #"{"searchFilters": [{"field": "USERNAME", "operator": {"$_type": "Bogus", "type": "EQUALS", "value": "x"}}]}"#,
+            status: 400, messageContains: "'Bogus' is not an operator of type EQUALS"),
+        .init(
+            name: "an operator $_type of another type", method: "POST", path: "/app/rest/v4/users/search",
+            body: #"{"searchFilters": [{"field": "USERNAME", "operator": {"$_type": "EqualsStringOperator", "type": "CONTAINS", "value": "x"}}]}"#,
+            status: 400, messageContains: "not an operator of type CONTAINS"),
+        .init(
+            name: "a list operator on a single value", method: "POST", path: "/app/rest/v4/conversations/search",
+            body: #"{"searchFilters": [{"field": "ASSIGNEE_PERSON_ID", "operator": {"type": "ANY_OF", "values": ["x"]}}]}"#,
+            status: 400, messageContains: "does not allow ANY_OF"),
+        .init(
             name: "huge number", method: "POST", path: "/app/rest/v4/apikeys/search", body: #"{"offset": 1e300}"#, status: 400,
             messageContains: "out of range"),
         .init(

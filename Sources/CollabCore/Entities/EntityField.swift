@@ -1,37 +1,8 @@
 /// A searchable field of a declared entity: the vendor's `E…SearchFilterField` / `E…OrderByField`
 /// name, the operator family its filter schema allows, how to read it, and its index.
 public struct EntityField<Entity>: Sendable {
-    /// The operator family of the field's filter schema (`IdOperator`, `StringOperator`, …).
-    public enum Kind: Sendable, Equatable {
-        /// `IdOperator`.
-        case id
-        /// `StringOperator`.
-        case string
-        /// `TimestampOperator`.
-        case timestamp
-        /// `BooleanOperator`.
-        case boolean
-        /// An enum's operator (`PropertyOwnerTypeOperator`, …): EQUALS, NOT_EQUALS, IN, NOT_IN.
-        case enumeration
-        /// An enum's operator with EQUALS and NOT_EQUALS only (`VisibilityRuleLabelSelectionOperator`).
-        case selection
-
-        /// The operator `type`s the vendor's schema allows for the family.
-        public var operators: Set<String> {
-            switch self {
-            case .id: ["EQUALS", "NOT_EQUALS", "IN", "NOT_IN", "IS_NULL", "IS_NOT_NULL", "STARTS_WITH"]
-            case .string: ["EQUALS", "NOT_EQUALS", "IN", "NOT_IN", "IS_NULL", "IS_NOT_NULL", "CONTAINS"]
-            case .timestamp:
-                [
-                    "EQUALS", "NOT_EQUALS", "GREATER_THAN", "GREATER_THAN_OR_NULL", "LOWER_THAN", "LOWER_THAN_OR_NULL", "IN", "NOT_IN",
-                    "IS_NULL", "IS_NOT_NULL", "IN_RANGE", "NOT_IN_RANGE",
-                ]
-            case .boolean: ["EQUALS", "NOT_EQUALS", "IS_NULL", "IS_NOT_NULL"]
-            case .enumeration: ["EQUALS", "NOT_EQUALS", "IN", "NOT_IN"]
-            case .selection: ["EQUALS", "NOT_EQUALS"]
-            }
-        }
-    }
+    /// The operator family of the field's filter schema.
+    public typealias Kind = SearchFieldKind
 
     /// How searches on the field find their candidates.
     public enum Index: Sendable, Equatable {
@@ -143,6 +114,9 @@ extension FilterOperator {
         case .lowerThanOrNull: "LOWER_THAN_OR_NULL"
         case .inRange: "IN_RANGE"
         case .notInRange: "NOT_IN_RANGE"
+        case .allOf: "ALL_OF"
+        case .anyOf: "ANY_OF"
+        case .allEqual: "ALL_EQUAL"
         }
     }
 }

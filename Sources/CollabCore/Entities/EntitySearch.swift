@@ -72,12 +72,7 @@ extension EntityTable {
             guard let field = fields.first(where: { $0.name == filter.field }), field.filterable else {
                 throw .badRequest("searchFilters[\(position)].field: \(Entity.declaration.typeName) search has no filter field '\(filter.field)'")
             }
-            guard field.kind.operators.contains(filter.op.typeName) else {
-                throw .badRequest(
-                    "searchFilters[\(position)].operator.type: the \(filter.field) filter does not allow \(filter.op.typeName)"
-                        + " (it allows \(field.kind.operators.sorted().joined(separator: ", ")))"
-                )
-            }
+            try field.kind.check(filter, at: position)
             checks.append((field, filter))
         }
         var matched: [Entity] = []

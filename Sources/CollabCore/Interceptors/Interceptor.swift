@@ -48,9 +48,7 @@ extension Interceptor {
             guard let family = families[filter.field] else {
                 throw .badRequest("searchFilters[\(position)].field: \(entityName) search has no filter field '\(filter.field)'")
             }
-            guard family.operators.contains(filter.op.typeName) else {
-                throw .badRequest("searchFilters[\(position)].operator.type: the \(filter.field) filter does not allow \(filter.op.typeName)")
-            }
+            try family.check(filter, at: position)
         }
         return try searchSchema.run(query, over: list.values, id: \.id)
     }

@@ -48,6 +48,12 @@ public enum FilterOperator: Sendable, Equatable {
     /// Inclusive range.
     case inRange(from: Int64, to: Int64)
     case notInRange(from: Int64, to: Int64)
+    /// A list field (`IdListOperator`) holds every one of the values.
+    case allOf([String])
+    /// A list field holds at least one of the values.
+    case anyOf([String])
+    /// A list field holds exactly the values (in any order).
+    case allEqual([String])
 
     /// Whether `value` passes the operator.
     public func matches(_ value: FieldValue) -> Bool {
@@ -82,6 +88,19 @@ public enum FilterOperator: Sendable, Equatable {
         case .notInRange(let from, let to):
             guard case .int(let v) = value else { return false }
             return v < from || v > to
+        case .allOf, .anyOf, .allEqual:
+            return matches(list: value.indexKey.map { [$0] } ?? [])
+        }
+    }
+
+    /// Whether a list field's values pass the operator: the `IdListOperator`s compare the lists, and any
+    /// other operator holds when it holds for one of the items.
+    public func matches(list: [String]) -> Bool {
+        switch self {
+        case .allOf(let values): return Set(values).isSubset(of: list)
+        case .anyOf(let values): return values.contains(where: list.contains)
+        case .allEqual(let values): return values.count == list.count && Set(values) == Set(list)
+        default: return list.contains { matches(.string($0)) }
         }
     }
 }
@@ -90,9 +109,14 @@ public enum FilterOperator: Sendable, Equatable {
 public struct SearchFilter: Sendable, Equatable {
     public var field: String
     public var op: FilterOperator
-    public init(field: String, op: FilterOperator) {
+    /// The operator family its `$_type` names (`String` of `ContainsStringOperator`, `ConversationState`
+    /// of `EqualsConversationStateOperator`), checked against the field's; `nil` when it gave none.
+    public var operatorFamily: String?
+
+    public init(field: String, op: FilterOperator, operatorFamily: String? = nil) {
         self.field = field
         self.op = op
+        self.operatorFamily = operatorFamily
     }
 }
 
@@ -118,12 +142,13 @@ public struct SearchQuery: Sendable, Equatable {
     public var offset: Int
     public var limit: Int
 
-    /// Creates a query; `offset` and `limit` must not be negative.
+    /// Creates a query; `offset` must not be negative and `limit` must be at least 1 (a page of none
+    /// would answer `hasMoreItems` with the same `nextOffset` forever).
     public init(filters: [SearchFilter] = [], orderBy: [SearchOrder] = [], offset: Int? = nil, limit: Int? = nil) throws(CollabError) {
         let offset = offset ?? 0
         let limit = limit ?? Self.defaultLimit
         guard offset >= 0 else { throw .badRequest("offset must not be negative") }
-        guard limit >= 0 else { throw .badRequest("limit must not be negative") }
+        guard limit >= 1 else { throw .badRequest("limit must be at least 1") }
         self.filters = filters
         self.orderBy = orderBy
         self.offset = offset
@@ -142,17 +167,31 @@ public struct SearchPage<Item: Sendable>: Sendable {
 /// The fields of an entity that searches can filter and sort on.
 public struct SearchSchema<Entity>: Sendable {
     public typealias Extractor = @Sendable (Entity) -> FieldValue
+    public typealias ListExtractor = @Sendable (Entity) -> [String]
     private let fields: [String: Extractor]
+    private let lists: [String: ListExtractor]
+    private let kinds: [String: SearchFieldKind]
     private let entityName: String
 
     /// Creates a schema from field names and value extractors.
-    public init(_ entityName: String, _ fields: [String: Extractor]) {
+    /// - Parameters:
+    ///   - kinds: The operator family of fields whose name does not say it (``SearchFieldKind/implied(by:)``
+    ///     reads `ID`, `…_ID` and `…_TIMESTAMP`): strings, enums, booleans.
+    ///   - lists: Filter-only list fields (`IdListOperator`: a conversation's participants).
+    public init(_ entityName: String, _ fields: [String: Extractor], kinds: [String: SearchFieldKind] = [:], lists: [String: ListExtractor] = [:]) {
         self.entityName = entityName
         self.fields = fields
+        self.kinds = kinds
+        self.lists = lists
     }
 
     /// The field names the schema knows.
-    public var fieldNames: Set<String> { Set(fields.keys) }
+    public var fieldNames: Set<String> { Set(fields.keys).union(lists.keys) }
+
+    /// The operator family of a field, where the schema knows it.
+    func kind(of field: String) -> SearchFieldKind? {
+        lists[field] != nil ? .idList : kinds[field] ?? SearchFieldKind.implied(by: field)
+    }
 
     /// Runs `query` over `candidates`: filter, order (by id last for stability), then page.
     public func run(_ query: SearchQuery, over candidates: some Sequence<Entity>, id: (Entity) -> String) throws(CollabError) -> SearchPage<Entity> {
@@ -169,12 +208,16 @@ public struct SearchSchema<Entity>: Sendable {
     private func run<Tie: Comparable>(
         _ query: SearchQuery, _ candidates: some Sequence<Entity>, tie: (Int, Entity) -> Tie
     ) throws(CollabError) -> SearchPage<Entity> {
-        var extractors: [(Extractor, FilterOperator)] = []
-        for filter in query.filters {
-            guard let extractor = fields[filter.field] else {
+        var checks: [(Entity) -> Bool] = []
+        for (position, filter) in query.filters.enumerated() {
+            if let kind = kind(of: filter.field) { try kind.check(filter, at: position) }
+            if let list = lists[filter.field] {
+                checks.append { filter.op.matches(list: list($0)) }
+            } else if let extractor = fields[filter.field] {
+                checks.append { filter.op.matches(extractor($0)) }
+            } else {
                 throw .badRequest("\(entityName) search does not support the filter field '\(filter.field)'")
             }
-            extractors.append((extractor, filter.op))
         }
         var sorters: [(Extractor, Bool)] = []
         for order in query.orderBy {
@@ -184,7 +227,7 @@ public struct SearchSchema<Entity>: Sendable {
             sorters.append((extractor, order.descending))
         }
         var ranked: [(Entity, Tie)] = []
-        for (position, entity) in candidates.enumerated() where extractors.allSatisfy({ $0.1.matches($0.0(entity)) }) {
+        for (position, entity) in candidates.enumerated() where checks.allSatisfy({ $0(entity) }) {
             ranked.append((entity, tie(position, entity)))
         }
         ranked.sort { a, b in

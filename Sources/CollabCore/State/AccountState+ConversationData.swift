@@ -47,7 +47,12 @@ extension SearchSchemas {
         conversationFields.merging([
             "LOCALE": { .of($0.locale) },
             "LAST_MESSAGE_TIMESTAMP": { $0.lastMessageTimestamp.map { .int($0) } ?? .null },
-        ]) { shared, _ in shared }
+            "LAST_COMPLETED_RECORDING_TIMESTAMP": { conversation -> FieldValue in
+                let completed = conversation.recordings?.last { recording in recording.endTimestamp != nil }
+                return completed?.endTimestamp.map(FieldValue.int) ?? .null
+            },
+        ]) { shared, _ in shared },
+        kinds: conversationKinds, lists: conversationLists
     )
 
     /// `EMessageExportFilterField` / `EMessageExportOrderByField`.

@@ -10,7 +10,8 @@ extension WebQuery {
             guard let field = filter.field else { throw .badRequest("searchFilters[\(index)].field is required") }
             guard filter.searchFilters == nil else { throw .badRequest("compound search filters are not supported") }
             guard let op = filter.operator else { throw .badRequest("searchFilters[\(index)].operator is required") }
-            filters.append(SearchFilter(field: field, op: try op.domain(at: "searchFilters[\(index)].operator")))
+            let path = "searchFilters[\(index)].operator"
+            filters.append(SearchFilter(field: field, op: try op.domain(at: path), operatorFamily: try op.family(at: path)))
         }
         var orders: [SearchOrder] = []
         for (index, order) in (orderBy ?? []).enumerated() {
@@ -45,6 +46,12 @@ extension WebSearchOperator {
             guard case .string(let text) = try single() else { throw .badRequest("\(path).value must be a string for \(type)") }
             return text
         }
+        func ids() throws(CollabError) -> [String] {
+            try list().map { value throws(CollabError) in
+                guard case .string(let id) = value else { throw .badRequest("\(path).values must be strings for \(type)") }
+                return id
+            }
+        }
         func range() throws(CollabError) -> (Int64, Int64) {
             guard let minimum, let maximum else { throw .badRequest("\(path).minimum and maximum are required for \(type)") }
             return (minimum, maximum)
@@ -68,8 +75,26 @@ extension WebSearchOperator {
         case "NOT_IN_RANGE":
             let (from, to) = try range()
             return .notInRange(from: from, to: to)
+        case "ALL_OF": return .allOf(try ids())
+        case "ANY_OF": return .anyOf(try ids())
+        case "ALL_EQUAL": return .allEqual(try ids())
         default: throw .badRequest("\(path).type '\(type)' is not a known operator")
         }
+    }
+}
+
+extension WebSearchOperator {
+    /// The operator family the `$_type` names between the type's prefix and `Operator`
+    /// (`EqualsStringOperator` → `String`); `nil` without a `$_type`.
+    /// - Throws: `badRequest` for a `$_type` that is no operator of this `type`.
+    func family(at path: String) throws(CollabError) -> String? {
+        guard let discriminator, let type else { return nil }
+        guard let prefix = FilterOperator.typePrefix(type), discriminator.hasPrefix(prefix), discriminator.hasSuffix("Operator"),
+            discriminator.count > prefix.count + "Operator".count
+        else {
+            throw .badRequest("\(path).$_type '\(discriminator)' is not an operator of type \(type) (e.g. \(FilterOperator.typePrefix(type) ?? "")StringOperator)")
+        }
+        return String(discriminator.dropFirst(prefix.count).dropLast("Operator".count))
     }
 }
 

@@ -14,10 +14,65 @@ FRAME_COUNTS = ["accepted", "throttled", "duplicates", "rejected"]
 # Co-browsing frame state held right now (freed when sessions end and on reset).
 FRAMES_HELD = ["sessions", "bytes", "viewers", "endedSessions"]
 
-# EConversationState and EConversationEndReason values the routes accept (CollabCore's enums).
+# EConversationState and EConversationEndReason values the routes accept, EConversationParticipationState (CollabCore's enums).
 CONVERSATION_STATES = ["CREATED", "ONBOARDING", "REBOARDING", "QUEUED", "ACTIVE", "UNASSIGNED", "OFFBOARDING", "ENDED"]
 END_REASONS = ["ENDED_BY_PARTICIPANT", "MANDATORY_PARTICIPANT_GONE", "REQUEST_DECLINED", "REQUEST_NOT_ANSWERED", "EXTERNAL_CHANNEL_CLOSED",
                "SOLVED_BY_BOT", "CANCELED", "CALL_ENDED", "NO_AGENT_AVAILABLE", "OTHER"]
+PARTICIPATION_STATES = ["CREATED", "ONBOARDING", "ACTIVE", "OFFBOARDING", "ENDED"]
+
+# The live event types (LiveEvent.type) and their detail keys, as docs/mobile-api.md's catalogue lists
+# them. The non-control ones must be exactly DomainEvent.Kind's cases that are not webhook-only
+# (checked below against Sources/CollabCore/Conversations/DomainEvent.swift).
+LIVE_CONTROL = [
+    ("hello", "id 0, first on every connection: position (the id of the last event published), replayed (how many replayed events follow)"),
+    ("resync", "id 0, after hello when the events after lastEventId are no longer all held: reload, then apply the events that follow; no detail"),
+    ("sync", "id 0, the answer to the client's {\"type\":\"sync\",\"id\":…}: id (the client's id)"),
+]
+CALL_DETAIL = "callId, callType (AUDIO, VIDEO), callState (RINGING, ACTIVE, ENDED), initiatorPersonId"
+LIVE_EVENTS = [
+    ("conversation.created", "no detail"),
+    ("conversation.queued", "no detail"),
+    ("conversation.active", "no detail"),
+    ("conversation.unassigned", "no detail"),
+    ("conversation.requeued", "no detail"),
+    ("conversation.reboarding", "no detail"),
+    ("conversation.updated", "no detail"),
+    ("conversation.ended", "no detail"),
+    ("conversation.deleted", "no detail; agents only"),
+    ("conversation.new_message", "no detail; message set (an internal note reaches agents only)"),
+    ("conversation.message_state", "message set; state (DELIVERED, READ, SENT, SEND_FAILED), personId (who marked it delivered or read, when known), failState (RETRYABLE, TERMINAL; SEND_FAILED only, when given)"),
+    ("conversation.message_updated", "no detail; message set (a bot's question canceled)"),
+    ("conversation.typing", "personId (the dialog bot's person), typing (\"true\" or \"false\")"),
+    ("ui.visibility_request", "reason (INCOMING_CALL with callId, or MOBILE_COBROWSING with coBrowsingSessionId), conversationId; no conversation. For a call it comes before that call's conversation.call.started"),
+    ("ui.hide_request", "reason (LAYER_ACTIVATED with coBrowsingSessionId, or COLLAPSE), requestedByUser (\"false\", \"true\"), conversationId (for COLLAPSE the client's open conversation, absent when none)"),
+    ("client.error", "errorType (AUTHORIZATION), fatal (\"false\"), reason (EXPIRED, REVOKED), message, clientId; to that client only, whose socket then closes with 4003"),
+    ("agent.presence_changed", "presence (ONLINE, AWAY, OFFLINE); agents only; does not name the agent"),
+    ("conversation.call.started", CALL_DETAIL),
+    ("conversation.call.answered", CALL_DETAIL + ", personId (who answered)"),
+    ("conversation.call.ended", CALL_DETAIL + ", endReason (DECLINED, LAST_MANDATORY_PARTICIPANT_LEFT, CONVERSATION_ENDED, NOT_ANSWERED, ABORTED_BY_INITIATOR); "
+                                "a missed call also missed (\"true\") and reason (MISSED_BECAUSE_TIMEOUT, MISSED_BECAUSE_TERMINATED)"),
+    ("cobrowsing.requested", "coBrowsingSessionId, state (REQUESTED, ACTIVE, ENDED)"),
+    ("cobrowsing.started", "coBrowsingSessionId, state (REQUESTED, ACTIVE, ENDED)"),
+    ("cobrowsing.ended", "coBrowsingSessionId, state (REQUESTED, ACTIVE, ENDED)"),
+]
+
+def live_kinds_in_source():
+    """DomainEvent.Kind's raw values that live clients receive (every case not in isWebhookOnly's `true` arms)."""
+    source = open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "Sources", "CollabCore", "Conversations", "DomainEvent.swift")).read()
+    kinds_block = source[source.index("public enum Kind"):source.index("public var kind: Kind")]
+    kinds = dict(re.findall(r'case (\w+) = "([^"]+)"', kinds_block))
+    switch = source[source.index("public var isWebhookOnly"):]
+    switch = switch[:switch.index("default:")]
+    webhook_only = set(re.findall(r"\.(\w+)", "".join(re.findall(r"case ([^:]+): true", switch, re.S))))
+    unknown = webhook_only - kinds.keys()
+    if unknown: raise SystemExit(f"gen-openapi: isWebhookOnly names cases Kind does not have: {sorted(unknown)}")
+    return {raw for case, raw in kinds.items() if case not in webhook_only}
+
+_documented = {t for t, _ in LIVE_EVENTS}
+_live = live_kinds_in_source()
+if _documented != _live:
+    raise SystemExit(f"gen-openapi: LIVE_EVENTS differs from DomainEvent.Kind's live cases: "
+                     f"undocumented {sorted(_live - _documented)}, gone {sorted(_documented - _live)}")
 
 def ref(n): return {"$ref": f"#/components/schemas/{n}"}
 def obj(props, required=()):
@@ -34,9 +89,15 @@ def body(schema, required=True, desc=None, ctype="application/json"):
 def ok(schema, desc="OK", code="200"): return {code: {"description": desc, "content": {"application/json": {"schema": schema}}}}
 def q(name, schema, desc, required=False): return {"name": name, "in": "query", "required": required, "schema": schema, "description": desc}
 def p(name, desc): return {"name": name, "in": "path", "required": True, "schema": S, "description": desc}
+# Request bounds (docs/mobile-api.md#input-limits). Lengths the server counts in characters; a bound in
+# code points (JSON Schema's maxLength) never lets through what the server refuses for length.
+NAME = {"type": "string", "maxLength": 255}
+API_KEY = {"type": "string", "maxLength": 255, "description": "The account's API key (or the x-unblu-apikey header); missing, longer or unknown: 401 INVALID_API_KEY"}
+DEVICE_ID = {"type": "string", "minLength": 1, "maxLength": 255, "pattern": "^\\S+$", "description": "The installation's stable id: 1 to 255 characters, no white space"}
+APNS_TOKEN = {"type": "string", "pattern": "^([0-9A-Fa-f]{2}){8,200}$", "description": "Hex, 8 to 200 bytes, either case (stored lower case)"}
 # Call ids are UUIDs (the SDK's CallKit bridge reports calls under a UUID); a malformed one answers 400.
 UUID = {"type": "string", "format": "uuid"}
-def callid(): return {"name": "id", "in": "path", "required": True, "schema": UUID, "description": "Call id (a UUID, as in VoIP pushes and call events)"}
+def callid(): return {"name": "id", "in": "path", "required": True, "schema": UUID, "description": "Call id (a UUID, as in VoIP pushes and call events), in either case: the answer names it in the upper case the server issued"}
 ERR = {"$ref": "#/components/responses/Error"}
 TERR = {"$ref": "#/components/responses/TypedError"}
 def errs(*codes, typed=False): return {str(c): (TERR if typed else ERR) for c in codes}
@@ -183,16 +244,18 @@ for action, summary in [("open", "Show the conversation in the collaboration UI"
 add("/mobile/v1/conversations/{id}/end", "post", op("End a conversation", "mobileEndConversation", {**ok(ref("ConversationView")), **errs(400, 401, 404, 409, **T)}, M, CLIENT,
     params=[p("id", "Conversation id")], request=body(ref("EndConversationRequest"), required=False)))
 add("/mobile/v1/conversations/{id}/messages", "get", op("Messages", "mobileMessages", {**ok(ref("MessagePage")), **errs(400, 401, 404, **T)}, M, CLIENT,
-    params=[p("id", "Conversation id"), q("after", {"type": "integer", "minimum": 0}, "Messages after this sequence (default 0)"), q("limit", {"type": "integer", "minimum": 1}, "At most this many (default 100, at most 500)")]))
+    params=[p("id", "Conversation id"), q("after", {"type": "integer", "minimum": 0}, "Messages after this sequence (default 0)"), q("limit", {"type": "integer", "minimum": 1}, "At most this many (default 100, at most 500)")],
+    desc="Oldest first. Sequences count agents' internal notes too, so a visitor sees gaps: not lost messages. Read on with after set to the page's last sequence while hasMore is true."))
 add("/mobile/v1/conversations/{id}/messages", "post", op("Send a message", "mobileSendMessage", {**ok(ref("MessageView"), "Stored", "201"), **errs(400, 401, 403, 404, 409, 413, **T)}, M, CLIENT,
     params=[p("id", "Conversation id")], request=body(ref("SendMessageRequest")), desc="A repeated clientMessageId returns the stored message instead of a duplicate."))
 add("/mobile/v1/events", "get", op("Live events (WebSocket)", "mobileEvents", {"101": {"description": "Switching to the WebSocket protocol; every text message is a LiveEvent"}, **errs(400, 401, 429, **T)}, M, CLIENT,
     params=[q("token", S, "The client token, when no Authorization header can be sent"), q("lastEventId", {**L, "minimum": 0}, "Resume after this event (a non-negative integer; anything else answers 400 before the upgrade)")],
-    desc="One WebSocket per client. The first message is `hello`; a reconnect with lastEventId replays what was missed from a bounded window, else starts with `resync`. The server pings every heartbeat interval and drops peers that stop answering; a reader whose buffer overflows is closed with code 4008 and should reconnect with lastEventId; a stopped client is closed with 4001; "
+    desc="One WebSocket per client. A plain GET without the upgrade (Upgrade: websocket) answers 400 BAD_REQUEST (\"this is a WebSocket endpoint: open it with a WebSocket upgrade\"), whether or not a token comes with it (a token the server refuses is answered 401 first). The first message is `hello`; a reconnect with lastEventId replays what was missed from a bounded window, else starts with `resync`. The server pings every heartbeat interval and drops peers that stop answering; a reader whose buffer overflows is closed with code 4008 and should reconnect with lastEventId; a stopped client is closed with 4001; "
          "an access token that expired or was revoked is announced by a `client.error` event, then the socket closes with 4003 (start a new client). "
          "The client sends text `{\"type\":\"sync\",\"id\":\"…\"}` to get a `sync` event back behind every event before it, and binary messages that are co-browsing frames in the MCF1 format (docs/co-browsing.md), each answered by a FrameAck text message. "
          "A client (its token) holds at most --max-live-per-client sockets and an account --max-live-per-account: more are refused before the upgrade with 429 "
-         "RATE_LIMITED (4029 when parallel upgrades race past that check). A message larger than the co-browsing frame bound plus 4 KiB is closed with 1009."))
+         "RATE_LIMITED (4029 when parallel upgrades race past that check). A client message larger than the co-browsing frame bound plus 4 KiB (--max-frame-bytes + 4096: 266,240 bytes by default), or a single WebSocket frame over 1 MiB, closes the socket with 1009 and no FrameAck; a frame message within that bound whose image is over --max-frame-bytes is answered frame.rejected. "
+         "Every event type and its detail keys: the LiveEvent schema."))
 
 # --- agent ------------------------------------------------------------------------------------
 A = ["agent"]
@@ -239,7 +302,8 @@ add("/agent/v1/conversations/{id}/messages", "post", op("Send a message", "agent
     params=[p("id", "Conversation id")], request=body(ref("SendMessageRequest")), desc="internal: true writes an agent-only note."))
 add("/agent/v1/events", "get", op("Live events (WebSocket)", "agentEvents", {"101": {"description": "Switching to the WebSocket protocol; every text message is a LiveEvent"}, **errs(400, 401, 403, 404, 429, **T)}, A, AGENT,
     params=[q("token", S, "The agent token"), q("lastEventId", {**L, "minimum": 0}, "Resume after this event (a non-negative integer; anything else answers 400 before the upgrade)"), q("namedAreas", S, "Queue filter, as for /agent/v1/queue")],
-    desc="Conversation events of the agent's conversations and queue events matching the filter. Same resume, heartbeat, back-pressure and socket-limit rules as the mobile stream (the client is the agent's session)."))
+    desc="Conversation events of the agent's conversations and queue events matching the filter. Same resume, heartbeat, back-pressure and socket-limit rules as the mobile stream (the client is the agent's session), "
+         "and the same 400 BAD_REQUEST for a plain GET without the WebSocket upgrade."))
 
 # --- push and calls ---------------------------------------------------------------------------
 add("/mobile/v1/clients/current/push", "put", op("Register push tokens", "mobileRegisterPush", {**ok(ref("PushRegistrationResponse")), **errs(400, 401, **T)}, M, CLIENT,
@@ -268,7 +332,7 @@ add("/_mock/v1/pushes", "get", op("The push outbox", "controlPushes", {**ok(ref(
     params=[q("account", S, "Account id or name"), q("personId", S, "Recipient"), q("deviceId", S, "Device id or record id"), q("conversationId", S, "Conversation"),
             q("kind", S, "NEW_MESSAGE, INCOMING_CALL, MISSED_CALL, REVOKE_CALL, INBOUND_REQUEST, REVOKE_INBOUND_REQUEST or READ_MESSAGE"), q("transport", S, "APNS, APNS_VOIP or FCM"),
             q("state", S, "RECORDED (no sink for its transport: in the outbox only), PENDING, DELIVERED, UNREGISTERED, FAILED or SUPPRESSED"), q("after", L, "Only entries after this id"), q("limit", I, "At most this many, the newest")],
-    desc="Every composed push (bounded): plain content, payload exactly as sent, key id, delivery state and attempts." + ADMIN_NOTE))
+    desc="Every composed push (bounded): plain content, payload as composed (see PushView.payload), key id, delivery state and attempts." + ADMIN_NOTE))
 add("/_mock/v1/pushes", "delete", op("Empty the outbox", "controlClearPushes", {"204": {"description": "Emptied"}, **errs(401, 403)}, C, CONTROL))
 add("/_mock/v1/pushes/wait", "get", op("Wait for a push", "controlWaitForPush", {**ok(ref("PushView")), **errs(400, 401, 403, 404, 503)}, C, INSPECTOR,
     params=[q("kind", S, "As for /pushes"), q("conversationId", S, "Conversation"), q("deviceId", S, "Device"), q("state", S, "Delivery state"),
@@ -301,12 +365,13 @@ add("/agent/v1/cobrowsing/{id}/frames", "get", op("Live frames (WebSocket)", "ag
     params=[p("id", "Session id"), q("token", S, "The agent token")], desc="Starts with the latest frame; a slow viewer gets drop-to-latest and never slows the uploader or other viewers."))
 add("/mobile/v1/conversations/{id}/cobrowsing", "post", op("Start sharing the screen", "mobileStartCoBrowsing", {**ok(ref("CoBrowsingSessionView"), "Active", "201"), **errs(401, 403, 404, 409, **T)}, M, CLIENT, params=[p("id", "Conversation id")]))
 add("/mobile/v1/cobrowsing/{id}", "get", op("A co-browsing session", "mobileCoBrowsing", {**ok(ref("CoBrowsingSessionView")), **errs(401, 404, **T)}, M, CLIENT, params=[p("id", "Session id")],
-    desc="maxFps is the rate limit now: com.unblu.mobiledevice.iosMaxFpsRate (iOS) or androidMaxFpsRate along account → named area → API key, default 5."))
+    desc="maxFps is the rate limit now: com.unblu.mobiledevice.iosMaxFpsRate (any Apple system name as device.os) or androidMaxFpsRate (any other) along GLOBAL → account → the client's start named area → API key, "
+         "the most specific scope that sets it deciding; unset or not a decimal integer: 5; clamped to 1–60. No user level."))
 for action, summary in [("accept", "Accept an agent's request"), ("stop", "Stop sharing")]:
     add(f"/mobile/v1/cobrowsing/{{id}}/{action}", "post", op(summary, f"mobile{action.title()}CoBrowsing", {**ok(ref("CoBrowsingSessionView")), **errs(401, 403, 404, 409, **T)}, M, CLIENT, params=[p("id", "Session id")]))
 add("/mobile/v1/cobrowsing/{id}/frames", "post", op("Upload a frame", "mobileUploadFrame",
     {"202": {"description": "Accepted or duplicate", "content": {"application/json": {"schema": ref("FrameAck")}}},
-     "429": {"description": "Throttled: earlier than the rate allows; Retry-After in seconds, retryAfterMs in the body", "content": {"application/json": {"schema": ref("FrameAck")}}},
+     "429": {"description": "Throttled: earlier than the rate allows; retryAfterMs in the body is the wait until the frame would be accepted (its due time less the jitter tolerance), Retry-After that rounded up to whole seconds (at least 1)", "content": {"application/json": {"schema": ref("FrameAck")}}},
      **errs(400, 401, 404, 409, 413, **T)}, M, CLIENT, params=[p("id", "Session id"),
         {"name": "x-frame-sequence", "in": "header", "schema": I}, {"name": "x-frame-capture-time", "in": "header", "schema": L},
         {"name": "x-frame-width", "in": "header", "schema": I}, {"name": "x-frame-height", "in": "header", "schema": I},
@@ -349,12 +414,25 @@ add("/agent/v1/conversations/{id}/files/{fileId}", "get", op("Download a file", 
 
 conversation = obj({
     "id": S, "topic": S, "state": {"type": "string", "enum": ["CREATED", "ONBOARDING", "REBOARDING", "QUEUED", "ACTIVE", "UNASSIGNED", "OFFBOARDING", "ENDED"]},
-    "recipient": obj({"type": {"type": "string", "enum": ["NAMED_AREA", "ACCOUNT", "AGENT"]}, "id": S}, ["type", "id"]),
+    "recipient": obj({"type": {"type": "string", "enum": ["NAMED_AREA", "ACCOUNT", "AGENT", "TEAM"]}, "id": S}, ["type", "id"]),
     "engagementType": S,
-    "participants": arr(obj({"personId": S, "type": {"type": "string", "enum": ["ASSIGNED_AGENT", "CONTEXT_PERSON", "SECONDARY_AGENT", "SECONDARY_VISITOR"]}, "state": S, "displayName": S}, ["personId", "type", "state"])),
-    "assigneePersonId": S, "contextPersonId": S, "createdAt": L, "queuedAt": L, "endedAt": L, "endReason": S, "messageCount": I, "lastMessageAt": L,
+    "participants": arr(obj({"personId": S, "type": {"type": "string", "enum": ["ASSIGNED_AGENT", "CONTEXT_PERSON", "SECONDARY_AGENT", "SECONDARY_VISITOR"]},
+                             "state": {"type": "string", "enum": PARTICIPATION_STATES}, "displayName": S}, ["personId", "type", "state"])),
+    "assigneePersonId": S, "contextPersonId": S, "createdAt": L, "queuedAt": L, "endedAt": L, "endReason": S,
+    "messageCount": {"type": "integer", "description": "The messages every participant sees: agents' internal notes are not counted, for any reader"},
+    "lastMessageAt": {**L, "description": "When the last message every participant sees was posted (internal notes left out)"},
 }, ["id", "state", "recipient", "engagementType", "participants", "createdAt", "messageCount"])
-message = obj({"id": S, "conversationId": S, "sequence": I, "senderPersonId": S, "text": S, "timestamp": L, "clientMessageId": S, "internal": B, "file": ref("FileView")},
+message = obj({"id": S, "conversationId": S,
+               "sequence": {"type": "integer", "minimum": 1, "description": "1, 2, … per conversation, counting every message, internal notes included: "
+                            "a visitor sees gaps where notes stand. A gap is not a lost message; page with after and hasMore"},
+               "senderPersonId": S, "text": S, "timestamp": L, "clientMessageId": S, "internal": B, "file": ref("FileView"),
+               "deliveredAt": {**L, "description": "When a dialog bot or external messenger marked it delivered"},
+               "readAt": {**L, "description": "When a dialog bot or external messenger marked it read"},
+               "questionState": {"type": "string", "enum": ["PENDING", "CANCELED"], "description": "A dialog bot's question: PENDING until canceled"},
+               "externalSendState": {"type": "string", "enum": ["SENT", "SEND_FAILED"], "description": "Whether the external messenger channel could send it on"},
+               "externalSendStateAt": {**L, "description": "When the channel reported externalSendState"},
+               "externalSendFailState": {"type": "string", "enum": ["RETRYABLE", "TERMINAL"], "description": "For SEND_FAILED, when the channel said"},
+               "externalSendFailureText": {"type": "string", "description": "For SEND_FAILED, the channel's reason, when it gave one"}},
               ["id", "conversationId", "sequence", "senderPersonId", "text", "timestamp", "internal"])
 person = obj({"id": S, "type": {"type": "string", "enum": ["VISITOR", "AGENT"]}, "displayName": S, "sourceId": S}, ["id", "type", "sourceId"])
 schemas = {
@@ -421,12 +499,19 @@ schemas = {
                                  "a secret left out is generated or kept", "items": obj({"name": S, "endpoint": S, "events": arr(S)}, ["name", "endpoint", "events"])},
         "bots": {"type": "array", "description": "Dialog bots (the vendor's DialogBotData fields), matched by name; a webhookSecret left out is generated or kept",
                  "items": obj({"name": S, "webhookEndpoint": S}, ["name", "webhookEndpoint"])}}, ["name"]))}),
-    "ClientStartRequest": obj({"apiKey": S, "accessToken": S, "deviceId": S, "namedArea": S,
-        "deviceSecret": {"type": "string", "description": "An anonymous device's secret as its first start returned it; required on every later start with the same deviceId"},
-        "device": obj({"os": S, "osVersion": S, "appId": S, "appVersion": S, "sdkVersion": S, "model": S}, ["os"])}, ["deviceId", "device"]),
-    "AgentClientStartRequest": obj({"apiKey": S, "accessToken": {"type": "string", "description": "A JWT whose preferred_username (else sub) is an agent's username"},
-        "username": S, "password": S, "deviceId": S, "namedArea": {"type": "string", "description": "The queue the app's inbound requests come from, and the configuration it starts with"},
-        "device": obj({"os": S, "osVersion": S, "appId": S, "appVersion": S, "sdkVersion": S, "model": S}, ["os"])}, ["deviceId", "device"]),
+    "ClientStartRequest": obj({"apiKey": API_KEY, "accessToken": S, "deviceId": DEVICE_ID, "namedArea": S,
+        "deviceSecret": {"type": "string", "maxLength": 128, "description": "An anonymous device's secret as its first start returned it; required on every later start with the same deviceId (a longer one answers 401 like a wrong one)"},
+        "device": ref("DeviceInfo")}, ["deviceId", "device"]),
+    "AgentClientStartRequest": obj({"apiKey": API_KEY, "accessToken": {"type": "string", "description": "A JWT whose preferred_username (else sub) is an agent's username"},
+        "username": S, "password": S, "deviceId": DEVICE_ID, "namedArea": {"type": "string", "description": "The queue the app's inbound requests come from, and the configuration it starts with"},
+        "device": ref("DeviceInfo")}, ["deviceId", "device"]),
+    "DeviceInfo": {**obj({"os": {"type": "string", "minLength": 1, "maxLength": 255, "pattern": "\\S",
+                                 "description": "As UIDevice.systemName or the Android SDK reports it; not only white space. Any Apple system name (iOS, iPadOS, visionOS, xrOS, watchOS, tvOS, macOS, Mac OS X, any case) "
+                                                "reads com.unblu.mobiledevice.iosMaxFpsRate and makes co-browsing's platform iOS; anything else androidMaxFpsRate and Android"},
+                          "osVersion": NAME, "appId": NAME, "appVersion": NAME,
+                          "sdkVersion": {**NAME, "description": "With serve --product-version, a major the server does not pair with answers UNSUPPORTED_SERVER_VERSION"},
+                          "model": NAME}, ["os"]),
+                   "description": "The device a client starts on. Lengths are counted in characters (a bound in code points, as here, always passes); beyond one: 400 BAD_REQUEST naming the field."},
     "ClientStartResponse": obj({"token": S, "clientId": S, "accountId": S, "person": person, "namedAreaId": S, "configuration": smap(), "serverTime": L,
         "deviceSecret": {"type": "string", "description": "Issued on an anonymous device's first start only: keep it and present it as deviceSecret on later starts"}},
                                ["token", "clientId", "accountId", "person", "configuration", "serverTime"]),
@@ -434,10 +519,14 @@ schemas = {
     "AppStateRequest": obj({"appState": {"type": "string", "enum": ["BACKGROUND", "FOREGROUND_UI_CLOSED", "FOREGROUND_UI_OPEN"]}}, ["appState"]),
     "NamedAreaRequest": obj({"namedArea": S}),
     "AvailabilityView": obj({"state": {"type": "string", "enum": ["AVAILABLE", "UNAVAILABLE"]}, "onlineAgents": I}, ["state", "onlineAgents"]),
-    "StartConversationRequest": obj({"topic": S, "engagementType": S, "namedArea": S}),
+    "StartConversationRequest": obj({"topic": {"type": "string", "maxLength": 4096}, "engagementType": {"type": "string", "description": "EInitialEngagementType, CHAT_REQUEST when absent"}, "namedArea": S}),
     "RedeemInvitationRequest": obj({"token": {"type": "string", "description": "The PIN or the link invitation's token"}}, ["token"]),
-    "EndConversationRequest": obj({"reason": {"type": "string", "enum": END_REASONS, "description": "ENDED_BY_PARTICIPANT when absent"}, "comment": S}),
-    "SendMessageRequest": obj({"text": S, "clientMessageId": S, "internal": B}, ["text"]),
+    "EndConversationRequest": obj({"reason": {"type": "string", "enum": END_REASONS, "description": "ENDED_BY_PARTICIPANT when absent"}, "comment": {"type": "string", "maxLength": 4096}}),
+    "SendMessageRequest": obj({"text": {"type": "string", "minLength": 1, "maxLength": 16384, "pattern": "\\S",
+                                        "description": "Not empty or only white space (400). At most 16,384 bytes of UTF-8 (413 PAYLOAD_TOO_LARGE): maxLength counts characters, "
+                                                       "so a text of up to 16,384 characters may still be over the byte bound"},
+                               "clientMessageId": {"type": "string", "maxLength": 255, "description": "The app's own id: the same one again in the conversation answers the stored message (checked before the 10,000-message cap)"},
+                               "internal": B}, ["text"]),
     "ConversationView": conversation,
     "ConversationList": obj({"conversations": arr(ref("ConversationView"))}, ["conversations"]),
     "AgentInvitationList": obj({"invitations": arr(obj({"id": S, "type": {"type": "string", "enum": ["AGENT_INVITATION", "AGENT_FORWARDING"]}, "conversationId": S,
@@ -452,8 +541,12 @@ schemas = {
     "PresenceRequest": obj({"presence": {"type": "string", "enum": ["ONLINE", "AWAY", "OFFLINE"]}}, ["presence"]),
     "QueueView": obj({"entries": arr(obj({"position": I, "conversation": ref("ConversationView")}, ["position", "conversation"])),
         "nextCursor": {"type": "string", "description": "Pass as cursor for the next page; absent on the last page"}}, ["entries"]),
-    "PushRegistrationRequest": obj({"apnsToken": S, "pushKitToken": S, "fcmToken": S, "version": {"type": "string", "enum": ["ENCRYPTED", "ENCRYPTED_SERVICE", "NOT_ENCRYPTED"]}, "apnsEnvironment": {"type": "string", "enum": ["sandbox", "production"]},
-                                    "nativeInboundCall": {"type": "boolean", "description": "The SDK's nativeInboundCall capability: false rings calls by an alert push (or a UI request in the foreground), never by VoIP; absent: as the PushKit token says"}}, ["version"]),
+    "PushRegistrationRequest": {**obj({"apnsToken": APNS_TOKEN, "pushKitToken": APNS_TOKEN,
+                                       "fcmToken": {"type": "string", "minLength": 1, "maxLength": 4096, "pattern": "^[A-Za-z0-9_:-]{1,4096}$", "description": "ASCII letters, digits, '-', '_' and ':'"},
+                                       "version": {"type": "string", "enum": ["ENCRYPTED", "ENCRYPTED_SERVICE", "NOT_ENCRYPTED"]}, "apnsEnvironment": {"type": "string", "enum": ["sandbox", "production"]},
+                                       "nativeInboundCall": {"type": "boolean", "description": "The SDK's nativeInboundCall capability: false rings calls by an alert push (or a UI request in the foreground), never by VoIP; absent: as the PushKit token says"}}, ["version"]),
+                                "anyOf": [{"required": ["apnsToken"]}, {"required": ["pushKitToken"]}, {"required": ["fcmToken"]}],
+                                "description": "At least one token (else 400); a token that breaks its pattern is a 400. Re-registering replaces every token."},
     "NotificationKeyView": obj({"keyId": S, "key": S, "createdAt": L, "validUntil": L}, ["keyId", "key", "createdAt"]),
     "DeviceView": obj({"id": S, "personId": S, "deviceId": S, "os": S, "osVersion": S, "appId": S, "apnsToken": S, "pushKitToken": S, "fcmToken": S, "version": S,
                        "apnsEnvironment": S, "notificationCount": I, "keyId": S, "nativeInboundCall": B, "registeredAt": L, "updatedAt": L},
@@ -468,7 +561,9 @@ schemas = {
                            ["type", "title", "text", "conversationId", "timestamp"]),
     "PushView": obj({"id": L, "pushId": S, "accountId": S, "personId": S, "deviceRecordId": S, "deviceId": S, "kind": S, "transport": S, "version": S, "token": S,
                      "topic": S, "pushType": S, "priority": I, "collapseId": S, "keyId": S, "content": ref("PushContentView"),
-                     "payload": {"type": "string", "description": "The payload exactly as sent: APNs or FCM JSON, as a string (parse it, e.g. jq's fromjson)"}, "payloadBytes": I,
+                     "payload": {"type": "string", "description": "The payload as composed, as a JSON string (parse it, e.g. jq's fromjson): for APNS and APNS_VOIP the request body the apns sink sends, byte for byte "
+                                 "(the apns-* headers are the entry's pushType, topic, priority, collapseId and pushId); for FCM only the message's data map {\"unblu\": \"<JSON string>\"}, which the fcm sink wraps as "
+                                 "{\"message\": {\"token\", \"data\", \"android\": {\"priority\", \"collapse_key\"}}} and serializes anew"}, "payloadBytes": I,
                      "truncated": B,
                      "state": {"type": "string", "enum": ["RECORDED", "PENDING", "DELIVERED", "UNREGISTERED", "FAILED", "SUPPRESSED"],
                                "description": "RECORDED: no sink for its transport, in the outbox only; SUPPRESSED: the person's notifications are paused"},
@@ -491,11 +586,19 @@ schemas = {
                     ["id", "conversationId", "callType", "initiatorPersonId", "state", "initiationTimestamp", "timeoutAt"]),
     "CoBrowsingSessionView": obj({"id": S, "conversationId": S, "visitorPersonId": S, "state": {"type": "string", "enum": ["REQUESTED", "ACTIVE", "ENDED"]}, "platform": S,
                                   "maxFps": I, "requestedAt": L, "startedAt": L, "endedAt": L}, ["id", "conversationId", "visitorPersonId", "state", "platform", "maxFps", "requestedAt"]),
-    "FrameAck": obj({"type": {"type": "string", "enum": ["frame.accepted", "frame.throttled", "frame.duplicate", "frame.rejected"]}, "sessionId": S, "sequence": I, "retryAfterMs": L, "reason": S}, ["type"]),
+    "FrameAck": obj({"type": {"type": "string", "enum": ["frame.accepted", "frame.throttled", "frame.duplicate", "frame.rejected"]}, "sessionId": S, "sequence": I,
+                     "retryAfterMs": {**L, "minimum": 1, "description": "frame.throttled only: ms until a frame would be accepted, the next frame's due time less the jitter tolerance (min(50, interval / 4) ms) minus now"},
+                     "reason": S}, ["type"]),
     "CoBrowsingStats": obj({"sessionId": S, "accepted": I, "throttled": I, "duplicates": I, "rejected": I, "bytes": I, "effectiveFps": {"type": "number"}, "gapP50": L, "gapP99": L, "maxFps": I,
                             "privateAreas": arr(obj({"x": I, "y": I, "width": I, "height": I}, ["x", "y", "width", "height"]))},
                            ["sessionId", "accepted", "throttled", "duplicates", "rejected", "bytes", "effectiveFps", "maxFps", "privateAreas"]),
-    "LiveEvent": obj({"id": L, "type": S, "timestamp": L, "conversation": ref("ConversationView"), "message": ref("MessageView"), "detail": smap()}, ["id", "type", "timestamp"]),
+    "LiveEvent": {**obj({"id": {**L, "description": "Increasing; 0 for the control messages hello, resync and sync"},
+                         "type": {"type": "string", "enum": [t for t, _ in LIVE_CONTROL + LIVE_EVENTS],
+                                  "description": "What happened; detail keys per type in the LiveEvent description. New types may be added: ignore one you do not know"},
+                         "timestamp": L, "conversation": ref("ConversationView"), "message": ref("MessageView"),
+                         "detail": {**smap(), "description": "String values only; left out when the type has no detail keys"}}, ["id", "type", "timestamp"]),
+                  "description": "One text message on a live socket (docs/mobile-api.md#live-event-catalogue). detail keys by type — "
+                                 + "; ".join(f"{t}: {d}" for t, d in LIVE_CONTROL + LIVE_EVENTS) + "."},
 }
 # The one version string: Sources/CollabWire/MockCollabVersion.swift.
 VERSION = re.search(r'current = "([^"]+)"', open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "Sources", "CollabWire",

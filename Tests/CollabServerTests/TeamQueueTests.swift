@@ -2,6 +2,7 @@ import CollabClient
 import CollabCore
 import CollabWire
 import Foundation
+import HTTPTypes
 import Testing
 
 /// Teams over real sockets: a conversation forwarded to a team waits in that team's queue, which its
@@ -202,6 +203,37 @@ struct TeamQueueTests {
             try await server.settlePushes()
             #expect(try await server.pushes(queued + [("personId", persons["agent-ne"] ?? "")]).isEmpty)
             for app in apps { try await app.stop() }
+        }
+    }
+}
+
+/// Who may put a user in which team (in process).
+@Suite("Teams: membership")
+struct TeamMembershipTests {
+    @Test("a user's team must be the account's, and only an admin moves a user; an agent's own edits keep its team")
+    func membership() async throws {
+        try await InProcessServer.with(seed: TeamQueueTests.seed) { server in
+            let agent = InProcessServer.basic("agent-s", "pw")
+            let admin = InProcessServer.basic("admin-d", "pw")
+            var user = try #require(
+                try JSONSerialization.jsonObject(
+                    with: Data(try await server.call(.get, "/app/rest/v4/users/getByUsername?username=agent-s", authorization: agent).text.utf8)
+                ) as? [String: Any])
+            func update(_ change: [String: Any], as caller: String) async throws -> InProcessServer.Answer {
+                let body = String(decoding: try JSONSerialization.data(withJSONObject: user.merging(change) { _, new in new }), as: UTF8.self)
+                let answer = try await server.call(.post, "/app/rest/v4/users/update", authorization: caller, body: body)
+                if answer.status == .ok, let updated = try JSONSerialization.jsonObject(with: Data(answer.text.utf8)) as? [String: Any] {
+                    user = updated
+                }
+                return answer
+            }
+            let move = try await update(["teamId": "team-n"], as: agent)
+            #expect(move.status == .forbidden && move.text.contains("only an admin moves a user"), "\(move.text)")
+            #expect(try await update(["displayName": "South, renamed"], as: agent).status == .ok, "its own edits, team unchanged")
+            let unknown = try await update(["teamId": "team-nowhere"], as: admin)
+            #expect(unknown.status == .badRequest && unknown.text.contains("names no team"), "\(unknown.text)")
+            #expect(try await update(["teamId": "team-n"], as: admin).status == .ok)
+            #expect(user["teamId"] as? String == "team-n" && user["displayName"] as? String == "South, renamed")
         }
     }
 }

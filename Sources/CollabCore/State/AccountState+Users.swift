@@ -117,7 +117,11 @@ extension AccountState {
         try checkCanManage(user, principal: principal)
         try Self.checkVersion(version, current: user.version, entity: "User")
         try input.validate()
-        if !teamsLater, input.teamId != user.teamId { try checkTeamReference(input.teamId) }
+        if input.teamId != user.teamId {
+            // A team decides whose queue an agent works: like a role, only an admin moves a user.
+            guard principal.role >= .admin else { throw .forbidden("only an admin moves a user to another team") }
+            if !teamsLater { try checkTeamReference(input.teamId) }
+        }
         let username = try Limits.checkName(input.username, field: "username")
         var roleChanged = false
         if let role = input.authorizationRole, role != user.authorizationRole {

@@ -52,11 +52,13 @@ struct AccountAdministrationTests {
             let betaIngress = try await root.webAPI("GET", "accounts/\(betaId)/getIngressStatus")
             #expect(betaIngress["enabled"] as? Bool == false, "beta's ingress is its own")
 
+            _ = try await admin.webAPI("POST", "teams/create", #"{"$_type":"Team","name":"Counted"}"#)
             let quota = try await server.admin("alpha-supervisor", "pw-a").transport.webAPI(
                 "GET", "accounts/getQuotaUsage", schema: "AccountQuotaUsageData")
             #expect((quota["users"] as? [String: Any])?["current"] as? Int == 5)
             #expect((quota["apiKeys"] as? [String: Any])?["current"] as? Int == 1)
             #expect((quota["teams"] as? [String: Any])?["limit"] as? String == "UNLIMITED")
+            #expect((quota["teams"] as? [String: Any])?["current"] as? Int == 1, "the team just made")
             _ = try await server.admin("alpha-agent", "pw-a").transport.webAPI("GET", "accounts/getQuotaUsage", status: 403)
 
             let minutes = try await admin.webAPI(

@@ -10,14 +10,14 @@ extension AccountState {
     }
 
     /// `accounts/getQuotaUsage`: API keys, domains, teams and users of the account. The mock enforces
-    /// no quota, so every limit is `UNLIMITED`; teams are not modelled yet and count 0.
+    /// no quota, so every limit is `UNLIMITED`.
     public func quotaUsage(for principal: Principal) throws(CollabError) -> [String: QuotaUsage] {
         _ = try callerAccountId(principal)
         let limit = Self.quotaLimit
         return [
             "apiKeys": QuotaUsage(current: apiKeys.count, limit: limit),
             "domains": QuotaUsage(current: declared.table(Domain.self).count, limit: limit),
-            "teams": QuotaUsage(current: 0, limit: limit), "users": QuotaUsage(current: users.count, limit: limit),
+            "teams": QuotaUsage(current: declared.table(Team.self).count, limit: limit), "users": QuotaUsage(current: users.count, limit: limit),
         ]
     }
 

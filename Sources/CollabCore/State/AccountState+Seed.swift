@@ -69,12 +69,18 @@ public struct ShardSet: Sendable {
     ///
     /// Work on copies (see the repository): a seed touches many entities and may fail half-way, and then
     /// the copies and the logs' claims (``Directory/revert(_:)``) are thrown away.
+    ///
+    /// A seed says what exists, it does nothing that happens: it is stored and announces nothing (no
+    /// webhook, live event or push), so a reset between tests does not send the next test the fixture's
+    /// creation events.
     /// - Parameter passwordHashes: New hashes by username, for users whose password must be (re)set;
     ///   users not listed keep their stored hash.
     public mutating func apply(
         seed: Seed, passwordHashes: [String: String], context: OperationContext, changes: inout ChangeSet
     ) throws(CollabError) -> SeedReport {
         try seed.checkUnique()
+        let mark = changes.announcementMark
+        defer { changes.withdrawAnnouncements(since: mark) }
         var report = SeedReport()
         if let global = seed.global?.configuration {
             let current = directory.globalConfiguration.properties

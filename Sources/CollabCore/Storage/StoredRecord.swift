@@ -178,6 +178,16 @@ public struct ChangeSet: Sendable {
         pushes.append(intent)
     }
 
+    /// How many events and pushes are recorded so far: a mark for ``withdrawAnnouncements(since:)``.
+    public var announcementMark: (events: Int, pushes: Int) { (events.count, pushes.count) }
+
+    /// Drops the events and pushes recorded since `mark`, keeping the changes: what a seed does is
+    /// stored, never announced.
+    public mutating func withdrawAnnouncements(since mark: (events: Int, pushes: Int)) {
+        events.removeSubrange(min(mark.events, events.count)...)
+        pushes.removeSubrange(min(mark.pushes, pushes.count)...)
+    }
+
     public init() {}
 
     /// Records that `entity` was created or replaced.

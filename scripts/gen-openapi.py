@@ -184,7 +184,14 @@ add("/_mock/v1/webhooks/deliveries", "get", op("Webhook delivery log", "controlW
     params=[q("account", S, "Account id or name (404 when unknown or not yours)"), q("registrationId", S, "Registration"), q("eventType", S, "Event name"),
             q("state", {"type": "string", "enum": ["PENDING", "DELIVERED", "FAILED", "DROPPED"]}, "PENDING, DELIVERED, FAILED or DROPPED (never sent: a queue was full); another value is a 400"),
             q("limit", I, "At most this many, the newest")],
-    desc="The last deliveries (bounded), with every attempt's status or error." + ADMIN_NOTE))
+    desc="The last deliveries (bounded), oldest first, with every attempt's status or error." + ADMIN_NOTE))
+add("/_mock/v1/webhooks/deliveries/wait", "get", op("Wait for a webhook delivery", "controlWaitForWebhookDelivery", {**ok(ref("WebhookDelivery")), **errs(400, 401, 403, 404, 503)}, C, INSPECTOR,
+    params=[q("account", S, "Account id or name (404 when unknown or not yours)"), q("registrationId", S, "Registration"), q("eventType", S, "Event name"),
+            q("state", {"type": "string", "enum": ["PENDING", "DELIVERED", "FAILED", "DROPPED"]}, "PENDING, DELIVERED, FAILED or DROPPED; another value is a 400"),
+            q("timeoutMs", I, "How long to wait (default 10000, at most 60000)")],
+    desc="Answers the oldest logged delivery matching the filter, already there or logged within the timeout; 404 when none was; 503 when a graceful"
+         " shutdown ends the wait. A delivery is logged PENDING when its first attempt starts and again after every attempt, so state=DELIVERED waits"
+         " for the endpoint's answer." + ADMIN_NOTE))
 add("/_mock/v1/configuration", "get", op("The configuration cascade of a scope", "controlConfiguration", {**ok(ref("ConfigurationCascade")), **errs(400, 401, 403, 404)}, C, INSPECTOR,
     params=[q("account", S, "Account id or name (default: the caller's)"), q("namedArea", S, "Named area id or siteId"), q("apiKey", S, "API key id or key")],
     desc="Each scope's properties (GLOBAL, ACCOUNT, then AREA and APIKEY when named) and every effective property with the scope that set it (the most specific wins)." + ADMIN_NOTE))
@@ -335,8 +342,9 @@ add("/_mock/v1/pushes", "get", op("The push outbox", "controlPushes", {**ok(ref(
     desc="Every composed push (bounded): plain content, payload as composed (see PushView.payload), key id, delivery state and attempts." + ADMIN_NOTE))
 add("/_mock/v1/pushes", "delete", op("Empty the outbox", "controlClearPushes", {"204": {"description": "Emptied"}, **errs(401, 403)}, C, CONTROL))
 add("/_mock/v1/pushes/wait", "get", op("Wait for a push", "controlWaitForPush", {**ok(ref("PushView")), **errs(400, 401, 403, 404, 503)}, C, INSPECTOR,
-    params=[q("kind", S, "As for /pushes"), q("conversationId", S, "Conversation"), q("deviceId", S, "Device"), q("state", S, "Delivery state"),
-            q("after", L, "Only entries after this id"), q("timeoutMs", I, "How long to wait (default 10000, at most 60000)")],
+    params=[q("account", S, "Account id or name (404 when unknown or not yours)"), q("kind", S, "As for /pushes"), q("conversationId", S, "Conversation"),
+            q("personId", S, "The person pushed"), q("deviceId", S, "Device (its id or record id)"), q("transport", S, "APNS, APNS_VOIP or FCM"),
+            q("state", S, "Delivery state"), q("after", L, "Only entries after this id"), q("timeoutMs", I, "How long to wait (default 10000, at most 60000)")],
     desc="Answers the first outbox entry matching the filter, already there or arriving (or reaching the state) within the timeout; 404 when none did; 503 when a graceful shutdown ends the wait." + ADMIN_NOTE))
 add("/_mock/v1/pushes/settle", "get", op("Wait until queued pushes are composed", "controlSettlePushes", {"204": {"description": "Every push queued before this request is in the outbox"}, **errs(400, 401, 403, 404, 503)}, C, INSPECTOR,
     params=[q("account", S, "Account id or name: wait for its pushes only"), q("timeoutMs", I, "How long to wait (default 10000, at most 60000)")],

@@ -210,6 +210,35 @@ public final class FairQueue<Element: Sendable>: Sendable {
         }
     }
 
+    /// Drops the waiting jobs of `account`, or of every account; running ones go on. Returns how many.
+    @discardableResult
+    public func removeWaiting(account: String? = nil) -> Int {
+        state.withLock { state -> Int in
+            var removed = 0
+            for name in account.map({ [$0] }) ?? state.order {
+                guard var entry = state.accounts[name] else { continue }
+                for (lane, var waiting) in entry.lanes {
+                    removed += waiting.waiting.count - waiting.head
+                    waiting.waiting.removeAll()
+                    waiting.head = 0
+                    entry.lanes[lane] = waiting.isIdle ? nil : waiting
+                }
+                entry.order.removeAll { entry.lanes[$0] == nil }
+                entry.turn = 0
+                entry.queued = 0
+                if entry.lanes.isEmpty {
+                    state.accounts[name] = nil
+                    state.order.removeAll { $0 == name }
+                } else {
+                    state.accounts[name] = entry
+                }
+            }
+            state.queued -= removed
+            state.turn = 0
+            return removed
+        }
+    }
+
     /// Stops taking jobs: ``run(_:)`` returns once those already queued have run.
     public func finish() {
         state.withLock { state in

@@ -111,6 +111,28 @@ struct FairQueueTests {
         #expect(throws: FairQueue<Job>.Overflow.finished) { try queue.enqueue(Job(account: "c", lane: "x", index: 0), account: "c", lane: "x") }
     }
 
+    @Test("a reset drops an account's waiting jobs, or everyone's; a running job goes on, and the rest of the queue runs in turn")
+    func removeWaiting() async throws {
+        let queue = FairQueue<Job>(limits: .init(running: 1, runningPerAccount: 1, runningPerLane: 1, queued: 20, queuedPerAccount: 10))
+        let recorder = Recorder()
+        try Self.enqueue(queue, [Job(account: "a", lane: "x", index: 0, hangs: true)])
+        let running = Task { await queue.run { await recorder.run($0) } }
+        while queue.counts().running == 0 { await Task.yield() }  // a0 runs and hangs
+        try Self.enqueue(queue, (1..<4).map { Job(account: "a", lane: $0 == 3 ? "y" : "x", index: $0) })
+        try Self.enqueue(queue, (0..<2).map { Job(account: "b", lane: "x", index: $0) })
+        #expect(queue.removeWaiting(account: "a") == 3)
+        #expect(queue.counts(account: "a") == (0, 1) && queue.counts(account: "b").queued == 2 && queue.counts().queued == 2)
+        #expect(queue.removeWaiting() == 2, "everyone's: b0 and b1")
+        #expect(queue.counts() == (0, 1))
+        try Self.enqueue(queue, [Job(account: "a", lane: "x", index: 9), Job(account: "b", lane: "x", index: 9)])
+        recorder.release()
+        await recorder.waitFor(["a0", "a9", "b9"])
+        #expect(Set(recorder.started) == ["a0", "a9", "b9"], "what was waiting at the resets never ran")
+        queue.finish()
+        await running.value
+        #expect(queue.counts() == (0, 0))
+    }
+
     @Test("shares above their ceiling are the ceiling, and every limit is at least 1")
     func limitsAreBounded() {
         let limits = FairQueue<Job>.Limits(running: 4, runningPerAccount: 10, runningPerLane: 0, queued: 0, queuedPerAccount: 7)

@@ -24,7 +24,7 @@ struct CommitPathTests {
     static func deliveries(_ server: InProcessServer, _ eventType: String, count: Int) async throws {
         let clock = ContinuousClock()
         let deadline = clock.now + .seconds(20)
-        while server.server.webhooks.log.deliveries(registrationId: nil, eventType: eventType, deliveryState: "FAILED", limit: 100).count < count {
+        while server.server.webhooks.log.deliveries(matching: .init(eventType: eventType, state: "FAILED"), limit: 100).count < count {
             guard clock.now < deadline else { throw CollabError(.unavailable, "no \(eventType) delivery was carried out") }
             try await Task.sleep(for: .milliseconds(5))
         }

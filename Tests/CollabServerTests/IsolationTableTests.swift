@@ -101,6 +101,8 @@ struct IsolationTableTests {
             .init(method: .get, path: "/_mock/v1/pushes/settle?account=alpha&timeoutMs=0"),
             .init(method: .get, path: "/_mock/v1/journal?account=alpha"),
             .init(method: .get, path: "/_mock/v1/webhooks/deliveries?account=alpha"),
+            .init(method: .get, path: "/_mock/v1/webhooks/deliveries/wait?account=alpha&timeoutMs=0"),
+            .init(method: .get, path: "/_mock/v1/pushes/wait?account=alpha&timeoutMs=0"),
             .init(method: .get, path: "/_mock/v1/stats?account=alpha"),
             .init(method: .get, path: "/_mock/v1/configuration?account=alpha"),
             .init(method: .get, path: "/_mock/v1/cobrowsing/\(alpha.coBrowsingId)/stats"),

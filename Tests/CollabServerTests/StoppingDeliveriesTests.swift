@@ -1,6 +1,8 @@
 import AsyncHTTPClient
+import CollabClient
 import CollabCore
 import CollabPush
+import CollabSeed
 import CollabTestSupport
 import CollabWire
 import Foundation
@@ -73,7 +75,74 @@ struct StoppingDeliveriesTests {
         #expect(silent.connectionCount == 2)
     }
 
+    @Test("a reset of the account stops its deliveries: waiting ones are dropped, one being retried makes no further attempt", .timeLimit(.minutes(5)))
+    func resetStopsDeliveries() async throws {
+        let failing = try await WebhookReceiver(failFirst: 100)
+        let answering = try await WebhookReceiver()
+        let client = SharedHTTPClient(configuration: .init())
+        let faults = FaultInjection(rules: FaultRules(), journal: RequestJournal(capacity: 10), clock: AdjustableClock())
+        let settings = WebhookDispatcher.Settings(maxAttempts: 5, initialBackoff: .milliseconds(200), maxConcurrentPerEndpoint: 1)
+        let dispatcher = WebhookDispatcher(settings: settings, client: client, botClient: client, faults: faults, logger: TestServer.logger)
+        let group = ServiceGroup(configuration: .init(services: [dispatcher], gracefulShutdownSignals: [], logger: TestServer.logger))
+        let running = Task { try await group.run() }
+        dispatcher.enqueue(WebhookFairnessTests.deliveries(account: "acc", endpoint: failing.url, count: 4))
+        // The first is being retried (its first attempt logged), the other three wait behind it.
+        let firstAttempt = await dispatcher.log.wait(for: .init(accountId: "acc", state: "PENDING"), timeout: .seconds(60))
+        #expect(firstAttempt != nil)
+        _ = try await failing.wait(count: 1, timeout: .seconds(60))
+        #expect(dispatcher.counts(accountId: "acc").queued == 3)
+
+        dispatcher.forget(accountId: "acc")
+        #expect(dispatcher.counts(accountId: "acc").queued == 0, "the waiting deliveries are dropped")
+        #expect(dispatcher.log.deliveries(matching: .init(accountId: "acc"), limit: 100).isEmpty)
+        // The one in its backoff wakes, sees the reset and ends: nothing runs for the account any more.
+        let deadline = ContinuousClock.now + .seconds(60)
+        while dispatcher.counts(accountId: "acc").running > 0, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(10)) }
+        #expect(dispatcher.counts(accountId: "acc").running == 0)
+        #expect(failing.all.count == 1, "no attempt after the reset")
+        #expect(dispatcher.log.deliveries(matching: .init(accountId: "acc"), limit: 100).isEmpty, "nor a record of one")
+
+        // Another account's deliveries go on; a wait finds the delivery once it is logged as delivered.
+        dispatcher.enqueue(WebhookFairnessTests.deliveries(account: "other", endpoint: answering.url, count: 1))
+        let delivered = await dispatcher.log.wait(for: .init(accountId: "other", state: "DELIVERED"), timeout: .seconds(60))
+        #expect(delivered?.attempts.map(\.status) == [204])
+        #expect(await dispatcher.log.wait(for: .init(accountId: "acc"), timeout: .milliseconds(1)) == nil)
+
+        await group.triggerGracefulShutdown()
+        try await running.value
+        await client.shutdown()
+        try await failing.stop()
+        try await answering.stop()
+    }
+
+    @Test("a seed announces nothing: neither the startup seed nor a reset sends the fixture's modification events")
+    func seedsAnnounceNothing() async throws {
+        let receiver = try await WebhookReceiver()
+        let seed = try SeedLoader.parse(
+            """
+            accounts:
+              - name: quiet
+                users: [{username: quiet-admin, password: pw, role: ADMIN}]
+                webhookRegistrations: [{name: all, endpoint: "\(receiver.url)", events: ["*"]}]
+                entities: {teams: [{id: seeded-team, name: Seeded}]}
+            """)
+        try await TestServer.with(seed: seed) { server in
+            _ = try await server.control.reset()
+            _ = try await server.control.reset(account: "quiet")
+            _ = try await server.admin("quiet-admin", "pw").transport.webAPI("POST", "teams/create", #"{"$_type":"Team","name":"After"}"#)
+            // The barrier: the test's own change, delivered. Deliveries start in the order they were
+            // queued, and each is logged as it starts, so a fixture's event would be logged by now.
+            let delivered = try await server.control.waitForWebhookDelivery(account: "quiet", eventType: "team", state: "DELIVERED")
+            let logged = try await server.control.webhookDeliveries(account: "quiet")
+            #expect(logged.map(\.deliveryId) == [delivered.deliveryId], "only the test's own change: \(logged.map(\.eventType))")
+            #expect(receiver.all.count == 1 && receiver.all.first?.headers["x-unblu-event"] == "team")
+            let body = try JSONSerialization.jsonObject(with: try #require(receiver.all.first).body) as? [String: Any]
+            #expect((body?["entity"] as? [String: Any])?["name"] as? String == "After" && body?["action"] as? String == "CREATE")
+        }
+        try await receiver.stop()
+    }
+
     static func deliveries(_ dispatcher: WebhookDispatcher) -> [WebhookDelivery] {
-        dispatcher.log.deliveries(registrationId: nil, eventType: nil, deliveryState: nil, limit: 10)
+        dispatcher.log.deliveries(matching: .init(), limit: 10)
     }
 }

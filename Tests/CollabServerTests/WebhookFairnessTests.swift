@@ -87,7 +87,7 @@ struct WebhookFairnessTests {
         try await Self.withDispatcher(settings) { dispatcher in
             dispatcher.enqueue(Self.deliveries(account: "noisy", endpoint: silent.url, count: 20))
             // At most two run and three wait: at least fifteen were dropped, each logged with its reason.
-            let dropped = dispatcher.log.deliveries(registrationId: nil, eventType: nil, deliveryState: "DROPPED", limit: 100)
+            let dropped = dispatcher.log.deliveries(matching: .init(state: "DROPPED"), limit: 100)
             #expect(dropped.count >= 15)
             #expect(dropped.count == dispatcher.droppedCount)
             #expect(
@@ -95,7 +95,7 @@ struct WebhookFairnessTests {
             )
             dispatcher.enqueue(Self.deliveries(account: "quiet", endpoint: receiver.url, count: 3))
             _ = try await receiver.wait(count: 3, timeout: fairnessPatience)
-            #expect(dispatcher.log.deliveries(accountId: "quiet", registrationId: nil, eventType: nil, deliveryState: "DROPPED", limit: 100).isEmpty)
+            #expect(dispatcher.log.deliveries(matching: .init(accountId: "quiet", state: "DROPPED"), limit: 100).isEmpty)
         }
         try await silent.stop()
         try await receiver.stop()
@@ -115,20 +115,20 @@ struct WebhookFairnessTests {
         func record(_ account: String, _ index: Int) { log.record(Self.loggedDelivery("\(account)\(index)", account: account)) }
         for index in 0..<2 { record("quiet", index) }
         for index in 0..<10 { record("noisy", index) }
-        #expect(log.deliveries(registrationId: nil, eventType: nil, deliveryState: nil, limit: 100).map(\.deliveryId) == [
+        #expect(log.deliveries(matching: .init(), limit: 100).map(\.deliveryId) == [
             "quiet0", "quiet1", "noisy7", "noisy8", "noisy9",
         ])
         // A third account's entry passes the server's five: the account holding the most gives up its oldest.
         record("third", 0)
-        #expect(log.deliveries(registrationId: nil, eventType: nil, deliveryState: nil, limit: 100).map(\.deliveryId) == [
+        #expect(log.deliveries(matching: .init(), limit: 100).map(\.deliveryId) == [
             "quiet0", "quiet1", "noisy8", "noisy9", "third0",
         ])
-        #expect(log.deliveries(accountId: "quiet", registrationId: nil, eventType: nil, deliveryState: nil, limit: 1).map(\.deliveryId) == ["quiet1"])
+        #expect(log.deliveries(matching: .init(accountId: "quiet"), limit: 1).map(\.deliveryId) == ["quiet1"])
 
         // An account reset forgets the account's entries and frees their room.
         log.removeAll(accountId: "noisy")
         for index in 1..<4 { record("third", index) }
-        #expect(log.deliveries(registrationId: nil, eventType: nil, deliveryState: nil, limit: 100).map(\.deliveryId) == [
+        #expect(log.deliveries(matching: .init(), limit: 100).map(\.deliveryId) == [
             "quiet0", "quiet1", "third1", "third2", "third3",
         ], "third0 went as the account passed its own three; the server's five hold no noisy entry")
     }
@@ -139,7 +139,7 @@ struct WebhookFairnessTests {
         for account in 0..<10 { log.record(Self.loggedDelivery("small\(account)-0", account: "small\(account)")) }
         // "big" reaches 3 with the server at 13: it is the largest, so it gives up its own oldest, again and again.
         for index in 0..<5 { log.record(Self.loggedDelivery("big-\(index)", account: "big")) }
-        #expect(log.deliveries(registrationId: nil, eventType: nil, deliveryState: nil, limit: 100).map(\.deliveryId)
+        #expect(log.deliveries(matching: .init(), limit: 100).map(\.deliveryId)
             == (0..<10).map { "small\($0)-0" } + ["big-3", "big-4"])
 
         // Two accounts of six at the server's twelve: each of a third account's first two entries takes one from
@@ -148,7 +148,7 @@ struct WebhookFairnessTests {
         for index in 0..<12 { even.record(Self.loggedDelivery("e\(index)", account: index < 6 ? "first" : "second")) }
         for index in 0..<2 { even.record(Self.loggedDelivery("t\(index)", account: "third")) }
         let sizes = ["first", "second", "third"].map {
-            even.deliveries(accountId: $0, registrationId: nil, eventType: nil, deliveryState: nil, limit: 100).count
+            even.deliveries(matching: .init(accountId: $0), limit: 100).count
         }
         #expect(sizes == [5, 5, 2])
     }

@@ -22,7 +22,7 @@ struct ControlRoutes {
             let body = try await env.decode(ResetRequest?.self, fromOptional: request)
             let (result, accountId) = try await env.reset(account: body?.account)
             // What was recorded goes with what it recorded (the journal, the outbox, the deliveries).
-            if let accountId { webhooks.log.removeAll(accountId: accountId) } else { webhooks.log.clear() }
+            webhooks.forget(accountId: accountId)
             return JSONBody.response(result)
         }
         group.operation(.post, "seed", role: .superAdmin) { request, context in
@@ -111,20 +111,27 @@ struct ControlRoutes {
         }
         let log = webhooks.log
         group.get("webhooks/deliveries") { request, context in
-            let accountId = try env.inspectedAccountId(request.query("account"), confinedTo: try context.inspectorConfinement())
+            let filter = try WebhookDeliveryLog.Filter(request, environment: env, confinedTo: try context.inspectorConfinement())
             let limit = try request.integerQuery("limit", atLeast: 1).map { min($0, log.capacity) } ?? log.capacity
-            let deliveryState = request.query("state")
-            if let deliveryState, !WebhookDeliveryLog.states.contains(deliveryState) {
-                throw CollabError.badRequest("state must be one of \(WebhookDeliveryLog.states.joined(separator: ", "))")
+            return JSONBody.response(WebhookDeliveryPage(deliveries: log.deliveries(matching: filter, limit: limit)))
+        }
+        group.get("webhooks/deliveries/wait") { request, context in
+            let filter = try WebhookDeliveryLog.Filter(request, environment: env, confinedTo: try context.inspectorConfinement())
+            let timeout: Int64 = try request.query("timeoutMs").map { text throws(CollabError) -> Int64 in
+                guard let value = Int64(text), value >= 0, value <= 60_000 else { throw .badRequest("timeoutMs must be 0 to 60000") }
+                return value
+            } ?? 10_000
+            // As pushes/wait: the oldest delivery that matches, already logged or yet to come; a graceful
+            // shutdown ends the wait at once.
+            let outcome = await untilGracefulShutdown { await log.wait(for: filter, timeout: .milliseconds(timeout)) }
+            guard case .finished(let found) = outcome else { throw CollabError(.unavailable, "the server is shutting down") }
+            guard let delivery = found else {
+                throw CollabError(.notFound, "no webhook delivery matching the filter was logged within \(timeout) ms")
             }
-            let deliveries = log.deliveries(
-                accountId: accountId, registrationId: request.query("registrationId"), eventType: request.query("eventType"),
-                deliveryState: deliveryState, limit: limit
-            )
-            return JSONBody.response(WebhookDeliveryPage(deliveries: deliveries))
+            return JSONBody.response(delivery)
         }
         group.operation(.delete, "webhooks/deliveries", role: .superAdmin) { _, _ in
-            log.clear()
+            webhooks.forget(accountId: nil)
             return noContent
         }
         group.get("stats") { request, context in
@@ -267,5 +274,20 @@ extension CollabEnvironment {
             }
         }
         return hashes
+    }
+}
+
+extension WebhookDeliveryLog.Filter {
+    /// The filter of a deliveries request: `account` (id or name; an admin's own), `registrationId`,
+    /// `eventType`, `state` (one of ``WebhookDeliveryLog/states``).
+    init(_ request: Request, environment: CollabEnvironment, confinedTo confinement: String?) throws(CollabError) {
+        let deliveryState = request.query("state")
+        if let deliveryState, !WebhookDeliveryLog.states.contains(deliveryState) {
+            throw .badRequest("state must be one of \(WebhookDeliveryLog.states.joined(separator: ", "))")
+        }
+        self.init(
+            accountId: try environment.inspectedAccountId(request.query("account"), confinedTo: confinement),
+            registrationId: request.query("registrationId"), eventType: request.query("eventType"), state: deliveryState
+        )
     }
 }

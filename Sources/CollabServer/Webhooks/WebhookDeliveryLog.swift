@@ -14,7 +14,37 @@ final class WebhookDeliveryLog: Sendable {
         var deliveries: [String: (sequence: Int, delivery: WebhookDelivery)] = [:]
     }
 
+    /// Which deliveries a query or a wait is about.
+    struct Filter: Sendable {
+        var accountId: String?
+        var registrationId: String?
+        var eventType: String?
+        var state: String?
+
+        func matches(_ delivery: WebhookDelivery) -> Bool {
+            (accountId == nil || delivery.accountId == accountId) && (registrationId == nil || delivery.registrationId == registrationId)
+                && (eventType == nil || delivery.eventType == eventType) && (state == nil || delivery.state == state)
+        }
+    }
+
+    /// What a delivery was started under: a reset of its account (or of all) since makes it stale, and
+    /// its records are dropped.
+    struct Epoch: Equatable, Sendable {
+        var all: Int
+        var account: Int
+    }
+
+    private struct Waiter {
+        var filter: Filter
+        var continuation: CheckedContinuation<WebhookDelivery?, Never>
+        var id: Int
+    }
+
     private struct State {
+        var epochAll = 0
+        var epochByAccount: [String: Int] = [:]
+        var waiters: [Waiter] = []
+        var nextWaiterId = 0
         var accounts: [String: AccountLog] = [:]
         /// Accounts by how many deliveries they hold (1...capacity), so the largest is found without a scan.
         var accountsBySize: [Int: Set<String>] = [:]
@@ -49,27 +79,84 @@ final class WebhookDeliveryLog: Sendable {
         self.serverCapacity = max(self.capacity, serverCapacity)
     }
 
-    /// Records or replaces a delivery.
-    func record(_ delivery: WebhookDelivery) {
-        state.withLock { state in
-            let account = delivery.accountId
-            if let known = state.accounts[account]?.deliveries[delivery.deliveryId] {
-                state.accounts[account]?.deliveries[delivery.deliveryId] = (known.sequence, delivery)
-                return
-            }
-            state.accounts[account, default: AccountLog()].order.append(delivery.deliveryId)
-            state.accounts[account]?.deliveries[delivery.deliveryId] = (state.nextSequence, delivery)
-            let size = state.accounts[account]?.order.count ?? 0
-            state.resize(account, from: size - 1, to: size)
-            state.nextSequence += 1
-            state.count += 1
-            if size > capacity {
-                Self.evictOldest(of: account, in: &state)
-            }
-            if state.count > serverCapacity, let largest = state.accountsBySize[state.largestSize]?.first {
-                Self.evictOldest(of: largest, in: &state)
-            }
+    /// The epoch a delivery of `accountId` starts under.
+    func epoch(of accountId: String) -> Epoch {
+        state.withLock { Epoch(all: $0.epochAll, account: $0.epochByAccount[accountId] ?? 0) }
+    }
+
+    /// Records or replaces a delivery, unless its account was reset since `epoch` (then nothing is
+    /// recorded and the answer is `false`: the delivery should stop). Wakes the waits it matches.
+    @discardableResult
+    func record(_ delivery: WebhookDelivery, epoch: Epoch? = nil) -> Bool {
+        let (current, woken): (Bool, [Waiter]) = state.withLock { state in
+            if let epoch, epoch != Epoch(all: state.epochAll, account: state.epochByAccount[delivery.accountId] ?? 0) { return (false, []) }
+            Self.store(delivery, in: &state, capacity: capacity, serverCapacity: serverCapacity)
+            let woken = state.waiters.filter { $0.filter.matches(delivery) }
+            state.waiters.removeAll { $0.filter.matches(delivery) }
+            return (true, woken)
         }
+        for waiter in woken { waiter.continuation.resume(returning: delivery) }
+        return current
+    }
+
+    private static func store(_ delivery: WebhookDelivery, in state: inout State, capacity: Int, serverCapacity: Int) {
+        let account = delivery.accountId
+        if let known = state.accounts[account]?.deliveries[delivery.deliveryId] {
+            state.accounts[account]?.deliveries[delivery.deliveryId] = (known.sequence, delivery)
+            return
+        }
+        state.accounts[account, default: AccountLog()].order.append(delivery.deliveryId)
+        state.accounts[account]?.deliveries[delivery.deliveryId] = (state.nextSequence, delivery)
+        let size = state.accounts[account]?.order.count ?? 0
+        state.resize(account, from: size - 1, to: size)
+        state.nextSequence += 1
+        state.count += 1
+        if size > capacity {
+            Self.evictOldest(of: account, in: &state)
+        }
+        if state.count > serverCapacity, let largest = state.accountsBySize[state.largestSize]?.first {
+            Self.evictOldest(of: largest, in: &state)
+        }
+    }
+
+    /// The first delivery matching `filter`, oldest first (already logged or yet to come), or `nil`
+    /// after `timeout`.
+    func wait(for filter: Filter, timeout: Duration) async -> WebhookDelivery? {
+        let id: Int = state.withLock { state in
+            defer { state.nextWaiterId += 1 }
+            return state.nextWaiterId
+        }
+        return await withTaskGroup(of: WebhookDelivery?.self) { group in
+            group.addTask {
+                await withCheckedContinuation { continuation in
+                    let existing: WebhookDelivery? = self.state.withLock { state in
+                        if let logged = Self.oldest(matching: filter, in: state) { return logged }
+                        state.waiters.append(Waiter(filter: filter, continuation: continuation, id: id))
+                        return nil
+                    }
+                    if let existing { continuation.resume(returning: existing) }
+                }
+            }
+            group.addTask {
+                try? await Task.sleep(for: timeout)
+                let waiter: Waiter? = self.state.withLock { state in
+                    guard let index = state.waiters.firstIndex(where: { $0.id == id }) else { return nil }
+                    return state.waiters.remove(at: index)
+                }
+                waiter?.continuation.resume(returning: nil)
+                return nil
+            }
+            let first = await group.next() ?? nil
+            group.cancelAll()
+            let second = await group.next() ?? nil
+            return first ?? second
+        }
+    }
+
+    /// The oldest logged delivery matching `filter` (within the account's log when it names one).
+    private static func oldest(matching filter: Filter, in state: State) -> WebhookDelivery? {
+        let logs = filter.accountId.map { state.accounts[$0].map { [$0] } ?? [] } ?? Array(state.accounts.values)
+        return logs.flatMap(\.deliveries.values).filter { filter.matches($0.delivery) }.min { $0.sequence < $1.sequence }?.delivery
     }
 
     private static func evictOldest(of account: String, in state: inout State) {
@@ -81,26 +168,30 @@ final class WebhookDeliveryLog: Sendable {
         if size == 0 { state.accounts[account] = nil }
     }
 
-    /// Deliveries matching the filters, oldest first, at most `limit` (the newest).
-    func deliveries(accountId: String? = nil, registrationId: String?, eventType: String?, deliveryState: String?, limit: Int) -> [WebhookDelivery] {
+    /// Deliveries matching `filter`, oldest first, at most `limit` (the newest).
+    func deliveries(matching filter: Filter, limit: Int) -> [WebhookDelivery] {
         let all = state.withLock { state in
-            let logs = accountId.map { state.accounts[$0].map { [$0] } ?? [] } ?? Array(state.accounts.values)
+            let logs = filter.accountId.map { state.accounts[$0].map { [$0] } ?? [] } ?? Array(state.accounts.values)
             return logs.flatMap(\.deliveries.values).sorted { $0.sequence < $1.sequence }.map(\.delivery)
         }
-        let matching = all.filter {
-            (registrationId == nil || $0.registrationId == registrationId) && (eventType == nil || $0.eventType == eventType)
-                && (deliveryState == nil || $0.state == deliveryState)
-        }
-        return Array(matching.suffix(limit))
+        return Array(all.filter(filter.matches).suffix(limit))
     }
 
+    /// Forgets every delivery; those still being retried stop (their records are dropped).
     func clear() {
-        state.withLock { $0 = State() }
+        state.withLock { state in
+            let (epoch, waiters, next) = (state.epochAll + 1, state.waiters, state.nextWaiterId)
+            state = State()
+            state.epochAll = epoch
+            state.waiters = waiters
+            state.nextWaiterId = next
+        }
     }
 
-    /// Forgets the deliveries of one account (an account reset).
+    /// Forgets the deliveries of one account (an account reset); its deliveries still being retried stop.
     func removeAll(accountId: String) {
         state.withLock { state in
+            state.epochByAccount[accountId, default: 0] += 1
             guard let size = state.accounts[accountId]?.order.count else { return }
             state.accounts[accountId] = nil
             state.count -= size

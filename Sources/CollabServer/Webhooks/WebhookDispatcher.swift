@@ -110,12 +110,15 @@ final class WebhookDispatcher: Service {
             deliveryId: deliveryId, registrationId: job.registrationId, accountId: job.accountId, eventType: job.eventType,
             endpoint: job.endpoint, state: "PENDING", attempts: [], createdAt: job.createdAt, bodyBytes: job.body.count
         )
-        log.record(delivery)
+        // A reset of the account from here on stops the delivery: its records are refused, and it makes
+        // no further attempt (see ``forget(accountId:)``).
+        let epoch = log.epoch(of: job.accountId)
+        guard log.record(delivery, epoch: epoch) else { return }
         if let host = SignedOutboundRequest.refusedHost(job.endpoint, allowedHosts: settings.allowedHosts) {
             delivery.state = "FAILED"
             let refusal = "host '\(host)' is not in the allowed webhook hosts"
             delivery.attempts.append(.init(timestamp: clock.now(), status: nil, error: refusal, durationMillis: 0))
-            log.record(delivery)
+            log.record(delivery, epoch: epoch)
             return
         }
         let signature = Self.signature(of: job.body, secret: job.secret)
@@ -178,18 +181,27 @@ final class WebhookDispatcher: Service {
                         metadata: ["event": "\(job.eventType)", "endpoint": "\(RedactedURL.string(job.endpoint))", "attempts": "\(attempt)"]
                     )
                 }
-                log.record(delivery)
+                log.record(delivery, epoch: epoch)
                 return
             }
-            log.record(delivery)
+            guard log.record(delivery, epoch: epoch) else { return }
             guard await DeliveryShutdown.pauseBeforeRetry(backoff) else {
                 delivery.state = "FAILED"
                 delivery.attempts[delivery.attempts.count - 1].error = DeliveryShutdown.noting(record.error)
-                log.record(delivery)
+                log.record(delivery, epoch: epoch)
                 logger.notice("webhook delivery stopped", metadata: ["event": "\(job.eventType)", "reason": "\(DeliveryShutdown.notRetried)"])
                 return
             }
+            guard log.epoch(of: job.accountId) == epoch else { return }
             backoff = backoff * 2
         }
+    }
+
+    /// Forgets the deliveries of an account, or of all (a reset): those waiting are dropped, those being
+    /// retried stop before their next attempt, and the log forgets them, so nothing the previous test
+    /// caused reaches an endpoint or the log afterwards.
+    func forget(accountId: String?) {
+        if let accountId { log.removeAll(accountId: accountId) } else { log.clear() }
+        queue.removeWaiting(account: accountId)
     }
 }

@@ -180,18 +180,18 @@ struct EffectResolverTests {
         var answered = ChangeSet()
         _ = try state.answerOnboardingOffer(token: dialog.id, accepted: true, context: context, changes: &answered)
         let opened = resolver.resolve(answered, in: state).webhooks
-        #expect(opened.map(\.eventType) == ["bot.dialog.opened"])
+        #expect(opened.map(\.eventType) == ["outbound.bot.dialog.opened"])
         #expect(opened.first?.endpoint == bot.webhookEndpoint && opened.first?.secret == "bot-secret" && opened.first?.registrationId == bot.id)
 
         let (fromVisitor, _) = try post("hi bot", by: visitor, in: conversation.id, &state)
-        #expect(resolver.resolve(fromVisitor, in: state).webhooks.map(\.eventType) == ["bot.dialog.message"])
+        #expect(resolver.resolve(fromVisitor, in: state).webhooks.map(\.eventType) == ["outbound.bot.dialog.message"])
 
         var ended = ChangeSet()
         _ = try state.endConversation(
             conversation.id, by: agent, reason: .canceled, comment: nil, accountId: state.accountId, context: context, changes: &ended
         )
         let closed = resolver.resolve(ended, in: state).webhooks.map(\.eventType)
-        #expect(closed == ["bot.dialog.closed"], "ending the conversation closes its dialog in the same write")
+        #expect(closed == ["outbound.bot.dialog.closed"], "ending the conversation closes its dialog in the same write")
         #expect(state.openBotDialog(conversationId: conversation.id) == nil)
     }
 

@@ -112,13 +112,13 @@ struct BotDialogTests {
             let offer = try checkDelivery(try await bot.wait(for: "outbound.bot.onboarding_offer"), schema: "BotOnboardingOfferRequest")
             let token = try #require(offer["dialogToken"] as? String)
             #expect((offer["conversation"] as? [String: Any])?["id"] as? String == conversation.id)
-            let opened = try checkDelivery(try await bot.wait(for: "bot.dialog.opened"), schema: "BotDialogOpenEvent")
+            let opened = try checkDelivery(try await bot.wait(for: "outbound.bot.dialog.opened"), schema: "BotDialogOpenRequest")
             #expect(opened["dialogToken"] as? String == token)
             #expect(opened["dialogType"] as? String == "ONBOARDING")
             #expect(try await app.conversation(conversation.id).state == "ONBOARDING", "the conversation waits for the bot, not in the queue")
 
             _ = try await app.send("I lost my card", in: conversation.id)
-            let heard = try checkDelivery(try await bot.wait(for: "bot.dialog.message"), schema: "BotDialogMessageEvent")
+            let heard = try checkDelivery(try await bot.wait(for: "outbound.bot.dialog.message"), schema: "BotDialogMessageRequest")
             #expect(heard["dialogToken"] as? String == token)
             #expect((heard["conversationMessage"] as? [String: Any])?["text"] as? String == "I lost my card")
 
@@ -143,10 +143,10 @@ struct BotDialogTests {
                 return false
             }
             #expect(try await app.messages(in: conversation.id).messages.map(\.text) == ["I lost my card", "Let me find an agent"])
-            #expect(bot.all.filter { $0.headers["x-unblu-event"] == "bot.dialog.message" }.count == 1, "the bot does not hear itself")
+            #expect(bot.all.filter { $0.headers["x-unblu-event"] == "outbound.bot.dialog.message" }.count == 1, "the bot does not hear itself")
 
             _ = try await call(admin, "POST", "bots/finishDialog", #"{"dialogToken":"\#(token)","reason":"HAND_OFF"}"#, status: 204)
-            let closed = try checkDelivery(try await bot.wait(for: "bot.dialog.closed"), schema: "BotDialogClosedEvent")
+            let closed = try checkDelivery(try await bot.wait(for: "outbound.bot.dialog.closed"), schema: "BotDialogClosedRequest")
             #expect(closed["conversationId"] as? String == conversation.id)
             #expect(try await app.conversation(conversation.id).state == "QUEUED")
             _ = try await call(
@@ -181,7 +181,7 @@ struct BotDialogTests {
             _ = try await call(admin, "POST", "bots/create", botBody("Solver", endpoint: accepting.url), schema: "DialogBotData")
             for (reason, state) in [("SOLVED", "UNASSIGNED"), ("ABORTED", "ENDED")] {
                 let conversation = try await app.startConversation(topic: reason)
-                let opened = try await accepting.wait(for: "bot.dialog.opened") { delivery in
+                let opened = try await accepting.wait(for: "outbound.bot.dialog.opened") { delivery in
                     let object = try? JSONSerialization.jsonObject(with: delivery.body) as? [String: Any]
                     return (object?["conversation"] as? [String: Any])?["id"] as? String == conversation.id
                 }
@@ -220,10 +220,10 @@ struct BotDialogTests {
             _ = try await call(admin, "DELETE", "bots/\(try #require(mute["id"] as? String))/delete", status: 204)
             _ = try await call(admin, "POST", "bots/create", botBody("Listener", endpoint: bot.url), schema: "DialogBotData")
             let conversation = try await app.startConversation(topic: "bye")
-            let opened = try await bot.wait(for: "bot.dialog.opened")
+            let opened = try await bot.wait(for: "outbound.bot.dialog.opened")
             let token = try #require((try JSONSerialization.jsonObject(with: opened.body) as? [String: Any])?["dialogToken"] as? String)
             _ = try await app.endConversation(conversation.id)
-            let closed = try checkDelivery(try await bot.wait(for: "bot.dialog.closed"), schema: "BotDialogClosedEvent")
+            let closed = try checkDelivery(try await bot.wait(for: "outbound.bot.dialog.closed"), schema: "BotDialogClosedRequest")
             #expect(closed["dialogToken"] as? String == token)
             _ = try await call(admin, "POST", "bots/finishDialog", #"{"dialogToken":"\#(token)","reason":"SOLVED"}"#, status: 409)
         }
@@ -243,7 +243,7 @@ struct BotDialogTests {
             let app = visitor(server, device: "durable-phone")
             try await app.start(liveEvents: false)
             let conversation = try await app.startConversation(topic: "durable")
-            let opened = try await bot.wait(for: "bot.dialog.opened")
+            let opened = try await bot.wait(for: "outbound.bot.dialog.opened")
             let token = try #require((try JSONSerialization.jsonObject(with: opened.body) as? [String: Any])?["dialogToken"] as? String)
             return (token, conversation.id)
         }

@@ -15,11 +15,11 @@ extension BotDialogTests {
             try await app.start()
             let events = ClientEventCollector(app.clientEvents)
             let conversation = try await app.startConversation(topic: "marks")
-            let opened = try checkDelivery(try await bot.wait(for: "bot.dialog.opened"), schema: "BotDialogOpenEvent")
+            let opened = try checkDelivery(try await bot.wait(for: "outbound.bot.dialog.opened"), schema: "BotDialogOpenRequest")
             let token = try #require(opened["dialogToken"] as? String)
 
             _ = try await app.send("is anyone there?", in: conversation.id)
-            let heard = try checkDelivery(try await bot.wait(for: "bot.dialog.message"), schema: "BotDialogMessageEvent")
+            let heard = try checkDelivery(try await bot.wait(for: "outbound.bot.dialog.message"), schema: "BotDialogMessageRequest")
             let messageId = try #require((heard["conversationMessage"] as? [String: Any])?["id"] as? String)
             for (path, state) in [("dialogMessageDelivered", "DELIVERED"), ("dialogMessageRead", "READ")] {
                 _ = try await call(admin, "POST", "bots/\(path)", #"{"dialogToken":"\#(token)","messageId":"\#(messageId)"}"#, status: 204)

@@ -114,7 +114,7 @@ struct BotRoleTests {
                 + #""personId":"\#(personId)","participationType":"CONTEXT_PERSON"}]}"#
             let conversation = try await alpha.raw("POST", "/app/rest/v4/conversations/create", body: Data(creation.utf8))
             #expect(conversation.status == 200)
-            let opened = try await bot.wait(for: "bot.dialog.opened")
+            let opened = try await bot.wait(for: "outbound.bot.dialog.opened")
             let token = try #require((try JSONSerialization.jsonObject(with: opened.body) as? [String: Any])?["dialogToken"] as? String)
             for (path, body) in [
                 ("sendDialogMessage", #"{"dialogToken":"\#(token)","messageData":{"type":"TEXT","text":"hijack"}}"#),

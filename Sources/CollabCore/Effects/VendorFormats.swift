@@ -53,15 +53,17 @@ public struct DeputyDelegation: Sendable {
     public var timestamp: Timestamp
 }
 
-/// What the server tells a dialog bot (the vendor's bot protocol).
+/// What the server tells a dialog bot: the vendor's V4 bot protocol, the outbound requests a bot
+/// registered with `webhookApiVersion` V4 (every bot the Web API makes) is sent.
 public enum BotMessage: Sendable {
     /// `outbound.bot.onboarding_offer`: a new conversation is offered to the bot.
     case onboardingOffer(BotDialog, Conversation)
-    /// `bot.dialog.opened`: the bot took the offer.
+    /// `outbound.bot.dialog.opened` (`BotDialogOpenRequest`): the bot took the offer.
     case dialogOpened(BotDialog, Conversation, at: Timestamp)
-    /// `bot.dialog.message`: the counterpart wrote in the dialog's conversation.
+    /// `outbound.bot.dialog.message` (`BotDialogMessageRequest`): the counterpart wrote in the dialog's conversation.
     case dialogMessage(BotDialog, ConversationMessage)
-    /// `bot.dialog.closed`: the dialog ended (finished by the bot, or its conversation ended).
+    /// `outbound.bot.dialog.closed` (`BotDialogClosedRequest`): the dialog ended (finished by the bot, or its
+    /// conversation ended).
     case dialogClosed(BotDialog, at: Timestamp)
 
     /// The event type of an onboarding offer.
@@ -71,9 +73,9 @@ public enum BotMessage: Sendable {
     public var eventType: String {
         switch self {
         case .onboardingOffer: Self.onboardingOfferEventType
-        case .dialogOpened: "bot.dialog.opened"
-        case .dialogMessage: "bot.dialog.message"
-        case .dialogClosed: "bot.dialog.closed"
+        case .dialogOpened: "outbound.bot.dialog.opened"
+        case .dialogMessage: "outbound.bot.dialog.message"
+        case .dialogClosed: "outbound.bot.dialog.closed"
         }
     }
 }

@@ -13,21 +13,27 @@ extension VendorEventMapping {
                     conversation: state.webConversation(conversation)
                 )
             )
-        case .dialogOpened(let dialog, let conversation, let time):
-            let fields = BotDialogOpenEventFields(
-                dialogToken: dialog.id, counterpartPerson: person(dialog.counterpartPersonId), conversation: state.webConversation(conversation)
+        case .dialogOpened(let dialog, let conversation, _):
+            return try? JSONBody.encoder.encode(
+                BotDialogOpenRequestBody(
+                    accountId: dialog.accountId, dialogToken: dialog.id, counterpartPerson: person(dialog.counterpartPersonId),
+                    conversation: state.webConversation(conversation)
+                )
             )
-            return VendorEvent("bot.dialog.opened", timestamp: time, accountId: dialog.accountId, fields).data
         case .dialogMessage(let dialog, let message):
-            let fields = BotDialogMessageEventFields(
-                dialogToken: dialog.id, conversationMessage: WebTextMessage(message, sender: person(message.senderPersonId))
+            return try? JSONBody.encoder.encode(
+                BotDialogMessageRequestBody(
+                    accountId: dialog.accountId, dialogToken: dialog.id,
+                    conversationMessage: WebTextMessage(message, sender: person(message.senderPersonId))
+                )
             )
-            return VendorEvent("bot.dialog.message", timestamp: message.serverTimestamp, accountId: dialog.accountId, fields).data
-        case .dialogClosed(let dialog, let time):
-            let fields = BotDialogClosedEventFields(
-                dialogToken: dialog.id, conversationId: dialog.conversationId, counterpartPersonId: dialog.counterpartPersonId
+        case .dialogClosed(let dialog, _):
+            return try? JSONBody.encoder.encode(
+                BotDialogClosedRequestBody(
+                    accountId: dialog.accountId, dialogToken: dialog.id, conversationId: dialog.conversationId,
+                    counterpartPersonId: dialog.counterpartPersonId
+                )
             )
-            return VendorEvent("bot.dialog.closed", timestamp: time, accountId: dialog.accountId, fields).data
         }
     }
 }
@@ -44,23 +50,38 @@ struct BotOnboardingOfferRequestBody: Encodable {
     enum CodingKeys: String, CodingKey { case type = "$_type", accountId, serviceName, dialogToken, onboardingPerson, conversation }
 }
 
-/// The fields of `BotDialogOpenEvent`, after the ``VendorEvent`` header.
-struct BotDialogOpenEventFields: Encodable {
+/// `BotDialogOpenRequest`: `outbound.bot.dialog.opened`.
+struct BotDialogOpenRequestBody: Encodable {
+    var type = "BotDialogOpenRequest"
+    var accountId: String
+    var serviceName = "dialog bot"
     var dialogToken: String
     var dialogType = "ONBOARDING"
     var counterpartPerson: WebPerson?
     var conversation: WebConversation
+
+    enum CodingKeys: String, CodingKey { case type = "$_type", accountId, serviceName, dialogToken, dialogType, counterpartPerson, conversation }
 }
 
-/// The fields of `BotDialogMessageEvent`.
-struct BotDialogMessageEventFields: Encodable {
+/// `BotDialogMessageRequest`: `outbound.bot.dialog.message`.
+struct BotDialogMessageRequestBody: Encodable {
+    var type = "BotDialogMessageRequest"
+    var accountId: String
+    var serviceName = "dialog bot"
     var dialogToken: String
     var conversationMessage: WebTextMessage
+
+    enum CodingKeys: String, CodingKey { case type = "$_type", accountId, serviceName, dialogToken, conversationMessage }
 }
 
-/// The fields of `BotDialogClosedEvent`.
-struct BotDialogClosedEventFields: Encodable {
+/// `BotDialogClosedRequest`: `outbound.bot.dialog.closed`.
+struct BotDialogClosedRequestBody: Encodable {
+    var type = "BotDialogClosedRequest"
+    var accountId: String
+    var serviceName = "dialog bot"
     var dialogToken: String
     var conversationId: String
     var counterpartPersonId: String
+
+    enum CodingKeys: String, CodingKey { case type = "$_type", accountId, serviceName, dialogToken, conversationId, counterpartPersonId }
 }

@@ -1,4 +1,5 @@
 import CollabClient
+import CollabTestSupport
 import CollabWire
 import Foundation
 import Testing
@@ -201,6 +202,23 @@ struct AgentAppTests {
             #expect(content.conversationId == conversation.id)
             try await server.settlePushes()
             #expect(try await server.pushes([("kind", "READ_MESSAGE"), ("deviceId", "tablet-1")]).isEmpty, "the device that read is not told")
+        }
+    }
+}
+
+/// Presence as the other agents see it live.
+@Suite("Agent presence, live")
+struct AgentPresenceEventTests {
+    @Test("an agent's presence change reaches the other agents naming whose it is")
+    func presenceNamesTheAgent() async throws {
+        try await TestServer.with(seed: queueSeed) { server in
+            let watcher = try await agent(server, "agent-a")
+            let events = EventCollector(try await watcher.connectEvents().events)
+            let other = try await agent(server, "agent-b")
+            try await other.setPresence("ONLINE")
+            let otherPersonId = try #require(other.session?.person.id)
+            let changed = try await events.wait(for: "agent-b's presence") { $0.type == "agent.presence_changed" && $0.detail?["personId"] == otherPersonId }
+            #expect(changed.detail?["presence"] == "ONLINE")
         }
     }
 }

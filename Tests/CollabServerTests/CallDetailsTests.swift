@@ -203,6 +203,8 @@ struct CallDetailsTests {
             let object = try #require(try JSONSerialization.jsonObject(with: web.body) as? [String: Any])
             #expect(object["serviceProviderType"] as? String == "LIVEKIT")
             #expect(VendorSchemaCheck.problems(web.body, schema: "Call").isEmpty)
+            let lowerCaseRead = try await server.admin("agent-a", "pw").transport.raw("GET", "/app/rest/v4/calls/\(call.id.lowercased())/read")
+            #expect(lowerCaseRead.status == 200, "the Web API takes the id in either case too")
         }
     }
 }

@@ -117,7 +117,7 @@ extension AccountState {
         changes.emit(
             DomainEvent(
                 kind: .agentPresenceChanged, accountId: accountId, timestamp: context.now, personIds: [personId], agentsOnly: true,
-                detail: ["presence": value.rawValue])
+                detail: ["presence": value.rawValue, "personId": personId])
         )
     }
 

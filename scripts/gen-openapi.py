@@ -283,7 +283,10 @@ add("/agent/v1/clients/current/push", "delete", op("Disable the agent app's push
 add("/agent/v1/clients/current/notification-keys", "get", op("The agent app's notification keys", "agentNotificationKeys", {**ok(arr(ref("NotificationKeyView"))), **errs(401, 404, **T)}, A, AGENT_APP))
 add("/agent/v1/logout", "post", op("Log out", "agentLogout", {"204": {"description": "Logged out"}, **errs(401, 403, **T)}, A, AGENT))
 add("/agent/v1/me", "get", op("The agent", "agentMe", {**ok(ref("PersonView")), **errs(401, 403, **T)}, A, AGENT))
-add("/agent/v1/presence", "put", op("Set presence", "agentPresence", {**ok(ref("PresenceRequest")), **errs(400, 401, 403, **T)}, A, AGENT, request=body(ref("PresenceRequest"))))
+add("/agent/v1/presence", "put", op("Set presence", "agentPresence", {**ok(ref("PresenceRequest")), **errs(400, 401, 403, **T)}, A, AGENT, request=body(ref("PresenceRequest")),
+    desc="Answers the presence that holds now: an agent set away (persons/{id}/setAway) who asks for ONLINE is AWAY."))
+add("/agent/v1/presence", "get", op("The agent's presence", "agentGetPresence", {**ok(ref("PresenceRequest")), **errs(401, 403, **T)}, A, AGENT,
+    desc="The caller's presence as the server holds it now: ONLINE, AWAY, or OFFLINE until one is set."))
 add("/agent/v1/invitations", "get", op("Invitations addressed to me", "agentInvitations", {**ok(ref("AgentInvitationList")), **errs(401, 403, **T)}, A, AGENT,
     desc="The open agent invitations and forwardings (Web API invitations/inviteAgentToConversation, forwardConversationToAgent) addressed to the caller, oldest first."))
 add("/agent/v1/invitations/{id}/accept", "post", op("Accept an invitation", "agentAcceptInvitation", {**ok(ref("ConversationView")), **errs(401, 403, 404, 409, **T)}, A, AGENT,

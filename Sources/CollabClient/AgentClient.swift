@@ -116,6 +116,12 @@ public final class AgentClient: AppClient {
         let _: PresenceRequest = try await transport.send("PUT", "/agent/v1/presence", body: PresenceRequest(presence: presence))
     }
 
+    /// The agent's presence as the server holds it now: `ONLINE`, `AWAY` or `OFFLINE` (until one is set).
+    public func presence() async throws(CollabClientError) -> String {
+        let answer: PresenceRequest = try await transport.send("GET", "/agent/v1/presence")
+        return answer.presence
+    }
+
     /// The queue, filtered by named areas (ids or site ids; empty: all), first queued first.
     public func queue(namedAreas: [String] = []) async throws(CollabClientError) -> [QueueView.Entry] {
         let view: QueueView = try await transport.send(

@@ -121,6 +121,8 @@ extension AccountState {
         )
     }
 
+
+
     /// How many agents of an account are online for a named area (or the account) right now. Agents
     /// have no area assignment in the mock, so every online agent serves every area.
     public func onlineAgents(accountId: String) -> Int {

@@ -61,10 +61,17 @@ struct AgentRoutes {
             guard let presence = AgentPresence(rawValue: body.presence) else {
                 throw CollabError.badRequest("presence must be ONLINE, AWAY or OFFLINE")
             }
-            try await env.write(context.principal) { state, changes, op throws(CollabError) in
+            let effective = try await env.write(context.principal) { state, changes, op throws(CollabError) in
                 try state.setPresence(presence, personId: agent.personId, accountId: agent.accountId, context: op, changes: &changes)
+                return state.presence(of: agent.personId)
             }
-            return JSONBody.response(body)
+            // What holds now: an agent set away who asks for ONLINE is AWAY.
+            return JSONBody.response(PresenceRequest(presence: effective.rawValue))
+        }
+        group.get("presence") { _, context in
+            let agent = try env.agent(context)
+            let presence = try env.read(context.principal) { state in state.presence(of: agent.personId) }
+            return JSONBody.response(PresenceRequest(presence: presence.rawValue))
         }
         group.get("queue") { request, context in
             let agent = try env.agent(context)

@@ -18,13 +18,13 @@ const CONVERSATION_EVENTS = new Set([
 /** A message's text is at most 16 KiB of UTF-8 (the server answers more with a 413). */
 export const MAX_MESSAGE_BYTES = 16 * 1024;
 const HISTORY_PAGE = 500;
-const ADMIN_ROLES = ['ADMIN', 'TECHNICAL_ADMIN', 'SUPER_ADMIN'];
 const PRESENCES = ['ONLINE', 'AWAY', 'OFFLINE'];
 
 const conversationPath = (id, rest = '') => `/agent/v1/conversations/${encodeURIComponent(id)}${rest}`;
 const utf8Length = (text) => new TextEncoder().encode(text).length;
 const equals = (field, value) => ({ $_type: 'CallSearchFilter', field, operator: { $_type: 'EqualsIdOperator', type: 'EQUALS', value } });
-const isNull = (field) => ({ $_type: 'CallSearchFilter', field, operator: { $_type: 'IsNullOperator', type: 'IS_NULL' } });
+/** IS_NULL on a timestamp field (the operator's `$_type` names its family, as the server checks). */
+const isNull = (field) => ({ $_type: 'CallSearchFilter', field, operator: { $_type: 'IsNullTimestampOperator', type: 'IS_NULL' } });
 /** Web API `calls/search`: the calls matching `filters`, newest first. */
 const searchCalls = (filters, limit) => post(webAPI('calls/search'), {
   $_type: 'CallQuery', searchFilters: filters, orderBy: [{ $_type: 'CallOrderBy', field: 'INITIATION_TIMESTAMP', order: 'DESCENDING' }], limit,
@@ -128,7 +128,7 @@ export class Desk {
   showPresence(presence) {
     const select = $('#presence');
     const known = PRESENCES.includes(presence);
-    // Not in the replay window (and not an admin, who could read it): say so rather than guess.
+    // The server could not be asked (the session ended meanwhile): say so rather than guess.
     if (!known && this.presenceSettled) select.querySelector('option[value=""]').textContent = 'Not known: choose one';
     select.value = known ? presence : '';
     select.dataset.presence = presence || 'UNKNOWN';
@@ -138,10 +138,10 @@ export class Desk {
   async caughtUp() {
     this.presenceSettling = true;
     let presence = this.presence;
-    if (!presence && ADMIN_ROLES.includes(this.me.role)) {
-      // The replay window may no longer hold the last change; an admin may read it directly.
+    if (!presence) {
+      // The replay window may no longer hold the last change: the server's record answers.
       try {
-        presence = (await get(webAPI(`persons/${encodeURIComponent(this.me.id)}/readState`)))?.onlineState;
+        presence = (await get('/agent/v1/presence'))?.presence;
       } catch {
         // Not readable after all: the presence stays unknown.
       }

@@ -46,7 +46,7 @@ struct BadInputTests {
             messageContains: "name is required"),
         .init(
             name: "unknown enum value", method: "POST", path: "/app/rest/v4/users/create", body: #"{"username": "u", "authorizationRole": "GOD"}"#,
-            status: 400, messageContains: "authorizationRole"),
+            status: 400, messageContains: "authorizationRole must be one of ANONYMOUS_USER"),
         .init(
             name: "user in an unknown team", method: "POST", path: "/app/rest/v4/users/create", body: #"{"username": "u", "teamId": "nope"}"#,
             status: 400, messageContains: "teamId 'nope' names no team"),

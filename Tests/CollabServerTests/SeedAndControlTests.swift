@@ -148,6 +148,19 @@ struct SeedAndControlTests {
         }
     }
 
+    @Test("a value an enum does not have is refused naming the path and the values it has")
+    func unknownEnumValue() async throws {
+        try await InProcessServer.with { server in
+            await #expect {
+                try await server.control.seed("accounts:\n  - name: e1\n    users: [{username: u, password: p, role: GOD}]\n")
+            } throws: { error in
+                let message = (error as? CollabClientError)?.message ?? ""
+                return message.contains("accounts[0].users[0].role is invalid: 'GOD' is not one of ")
+                    && AuthorizationRole.allCases.allSatisfy { message.contains($0.rawValue) }
+            }
+        }
+    }
+
     @Test("a seed that names a thing twice is refused, naming both places", arguments: [
         (
             "accounts:\n  - name: d1\n    users: [{username: bob, password: a}, {username: bob, password: b}]\n",

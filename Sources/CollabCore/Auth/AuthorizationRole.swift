@@ -1,9 +1,10 @@
+public import CollabWire
 /// The vendor's `EAuthorizationRole`, ordered from least to most privileged.
 ///
 /// The Web API declares the minimum role of each operation (`x-required-role`); a caller may call an
 /// operation when its role is at least that. `TECHNICAL_ADMIN` ranks above `ADMIN` and below
 /// `SUPER_ADMIN`.
-public enum AuthorizationRole: String, Sendable, Codable, CaseIterable, Comparable {
+public enum AuthorizationRole: String, Sendable, Codable, CaseIterable, Comparable, NamedCases {
     case anonymousUser = "ANONYMOUS_USER"
     case webuser = "WEBUSER"
     case registeredUser = "REGISTERED_USER"

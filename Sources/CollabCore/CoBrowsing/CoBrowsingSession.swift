@@ -1,6 +1,7 @@
+public import CollabWire
 /// A mobile co-browsing session in a conversation: the visitor's app shares its screen with the agents.
 public struct CoBrowsingSession: Sendable, Codable, Equatable, Identifiable {
-    public enum State: String, Sendable, Codable, CaseIterable {
+    public enum State: String, Sendable, Codable, CaseIterable, NamedCases {
         /// An agent asked; the visitor has not accepted yet.
         case requested = "REQUESTED"
         case active = "ACTIVE"

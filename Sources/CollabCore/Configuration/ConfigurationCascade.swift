@@ -1,5 +1,6 @@
+public import CollabWire
 /// The scopes configuration properties are set at, from least to most specific.
-public enum ConfigurationScope: String, Sendable, Codable, CaseIterable, Comparable {
+public enum ConfigurationScope: String, Sendable, Codable, CaseIterable, Comparable, NamedCases {
     case global = "GLOBAL"
     case account = "ACCOUNT"
     case area = "AREA"

@@ -2,7 +2,7 @@ public import CollabWire
 
 /// Whether the app is in the background, or in the foreground with the collaboration UI closed or open.
 /// Together with the open conversation it decides push versus in-app events (the SDK's notification table).
-public enum AppState: String, Sendable, Codable, CaseIterable {
+public enum AppState: String, Sendable, Codable, CaseIterable, NamedCases {
     case background = "BACKGROUND"
     case foregroundUIClosed = "FOREGROUND_UI_CLOSED"
     case foregroundUIOpen = "FOREGROUND_UI_OPEN"
@@ -79,7 +79,7 @@ public struct ClientSession: Sendable, Codable, Equatable, Identifiable {
 }
 
 /// An agent's availability.
-public enum AgentPresence: String, Sendable, Codable, CaseIterable {
+public enum AgentPresence: String, Sendable, Codable, CaseIterable, NamedCases {
     case online = "ONLINE"
     case away = "AWAY"
     case offline = "OFFLINE"

@@ -1,10 +1,11 @@
+public import CollabWire
 /// One recording of a conversation's call or collaboration layer (the vendor's
 /// `ConversationRecordingHistoryData`). The mock keeps the metadata only: no media is captured, so the
 /// size is what the vendor's encoder would plausibly have written for the recording's length, and
 /// there is nothing to download.
 public struct ConversationRecording: Sendable, Codable, Equatable {
     /// `ERecordingType`.
-    public enum RecordingType: String, Sendable, Codable, CaseIterable {
+    public enum RecordingType: String, Sendable, Codable, CaseIterable, NamedCases {
         case audio = "AUDIO"
         case audioVideo = "AUDIO_VIDEO"
     }

@@ -1,3 +1,4 @@
+public import CollabWire
 /// The vendor's `EConversationState`, with the transitions the server allows.
 ///
 /// ```
@@ -8,7 +9,7 @@
 /// Every state but ENDED may end directly; an ACTIVE or UNASSIGNED conversation may be requeued. A
 /// conversation whose assignee left is UNASSIGNED; the visitor's next message reboards it
 /// (UNASSIGNED → REBOARDING → QUEUED, the vendor's rule).
-public enum ConversationState: String, Sendable, Codable, CaseIterable {
+public enum ConversationState: String, Sendable, Codable, CaseIterable, NamedCases {
     case created = "CREATED"
     case onboarding = "ONBOARDING"
     case reboarding = "REBOARDING"
@@ -40,7 +41,7 @@ public enum ConversationState: String, Sendable, Codable, CaseIterable {
 }
 
 /// `EConversationRealParticipationType`.
-public enum ParticipationType: String, Sendable, Codable, CaseIterable {
+public enum ParticipationType: String, Sendable, Codable, CaseIterable, NamedCases {
     case assignedAgent = "ASSIGNED_AGENT"
     case contextPerson = "CONTEXT_PERSON"
     case secondaryAgent = "SECONDARY_AGENT"
@@ -48,7 +49,7 @@ public enum ParticipationType: String, Sendable, Codable, CaseIterable {
 }
 
 /// `EConversationParticipationState`.
-public enum ParticipationState: String, Sendable, Codable, CaseIterable {
+public enum ParticipationState: String, Sendable, Codable, CaseIterable, NamedCases {
     case created = "CREATED"
     case onboarding = "ONBOARDING"
     case active = "ACTIVE"
@@ -57,7 +58,7 @@ public enum ParticipationState: String, Sendable, Codable, CaseIterable {
 }
 
 /// `EConversationRecipientType`.
-public enum RecipientType: String, Sendable, Codable, CaseIterable {
+public enum RecipientType: String, Sendable, Codable, CaseIterable, NamedCases {
     case namedArea = "NAMED_AREA"
     case account = "ACCOUNT"
     case agent = "AGENT"
@@ -66,7 +67,7 @@ public enum RecipientType: String, Sendable, Codable, CaseIterable {
 }
 
 /// `EInitialEngagementType`: how a conversation started.
-public enum EngagementType: String, Sendable, Codable, CaseIterable {
+public enum EngagementType: String, Sendable, Codable, CaseIterable, NamedCases {
     case chatRequest = "CHAT_REQUEST"
     case offlineChatRequest = "OFFLINE_CHAT_REQUEST"
     case videoRequest = "VIDEO_REQUEST"
@@ -77,7 +78,7 @@ public enum EngagementType: String, Sendable, Codable, CaseIterable {
 }
 
 /// `EConversationEndReason`.
-public enum EndReason: String, Sendable, Codable, CaseIterable {
+public enum EndReason: String, Sendable, Codable, CaseIterable, NamedCases {
     case endedByParticipant = "ENDED_BY_PARTICIPANT"
     case mandatoryParticipantGone = "MANDATORY_PARTICIPANT_GONE"
     case requestDeclined = "REQUEST_DECLINED"
@@ -91,7 +92,7 @@ public enum EndReason: String, Sendable, Codable, CaseIterable {
 }
 
 /// `EConversationVisibility`: who may see a conversation.
-public enum ConversationVisibility: String, Sendable, Codable, CaseIterable {
+public enum ConversationVisibility: String, Sendable, Codable, CaseIterable, NamedCases {
     /// Only its participants.
     case `private` = "PRIVATE"
     /// Its participants and the agents the account's rules let see its context.
@@ -99,7 +100,7 @@ public enum ConversationVisibility: String, Sendable, Codable, CaseIterable {
 }
 
 /// `EAwaitedPersonType`: whom a conversation waits for.
-public enum AwaitedPersonType: String, Sendable, Codable, CaseIterable {
+public enum AwaitedPersonType: String, Sendable, Codable, CaseIterable, NamedCases {
     case none = "NONE"
     case visitor = "VISITOR"
     case agent = "AGENT"

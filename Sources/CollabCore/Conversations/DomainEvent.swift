@@ -1,8 +1,9 @@
+public import CollabWire
 /// Something that happened, for live clients and webhooks. Emitted by state operations alongside their
 /// durable changes and published only after those are stored.
 public struct DomainEvent: Sendable, Equatable {
     /// The vendor's webhook event names where one exists.
-    public enum Kind: String, Sendable, Codable, CaseIterable {
+    public enum Kind: String, Sendable, Codable, CaseIterable, NamedCases {
         case conversationCreated = "conversation.created"
         case conversationOnboarding = "conversation.onboarding"
         case conversationQueued = "conversation.queued"

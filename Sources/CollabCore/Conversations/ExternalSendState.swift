@@ -1,3 +1,4 @@
+public import CollabWire
 /// What an external messenger channel reported about sending a message on to its contacts
 /// (`externalmessengers/{channelId}/messageSentSuccessfully` and `messageSendFailed`).
 public struct ExternalSendState: Sendable, Codable, Equatable {
@@ -7,7 +8,7 @@ public struct ExternalSendState: Sendable, Codable, Equatable {
     }
 
     /// `ESendFailState`: whether sending again may succeed.
-    public enum FailState: String, Sendable, Codable, CaseIterable {
+    public enum FailState: String, Sendable, Codable, CaseIterable, NamedCases {
         case retryable = "RETRYABLE"
         case terminal = "TERMINAL"
     }

@@ -1,3 +1,4 @@
+public import CollabWire
 /// A failure the domain reports to whoever called it.
 ///
 /// The server turns a `CollabError` into the Web API `Error` body (or the mobile API's typed error) in
@@ -5,7 +6,7 @@
 /// carries secrets.
 public struct CollabError: Error, Sendable, Equatable, CustomStringConvertible {
     /// What went wrong, coarse enough to map onto an HTTP status.
-    public enum Kind: String, Sendable, Equatable, Codable, CaseIterable {
+    public enum Kind: String, Sendable, Equatable, Codable, CaseIterable, NamedCases {
         /// The request is malformed or violates a rule (HTTP 400).
         case badRequest = "BAD_REQUEST"
         /// No credentials, or credentials that do not identify anyone (HTTP 401).

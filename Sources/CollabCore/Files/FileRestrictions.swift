@@ -1,10 +1,10 @@
-import CollabWire
+public import CollabWire
 import Foundation
 
 /// Why a file was refused. The server answers each with its own status and the type as the typed
 /// error body's `type`.
 public struct FileRefusal: Error, Sendable, Equatable, CustomStringConvertible {
-    public enum Code: String, Sendable, Codable, CaseIterable {
+    public enum Code: String, Sendable, Codable, CaseIterable, NamedCases {
         /// The type or extension is not allowed (HTTP 415).
         case typeNotAllowed = "FILE_TYPE_NOT_ALLOWED"
         /// The content is not what the file's extension says (HTTP 415).

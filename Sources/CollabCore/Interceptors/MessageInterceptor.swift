@@ -1,16 +1,17 @@
+public import CollabWire
 /// An external message interceptor (the vendor's `ExternalMessageInterceptorData`): before a message
 /// is stored, its endpoint gets a signed `outbound.message_interceptor.new_message` request and answers
 /// APPROVE or REJECT in the response body. No answer in time follows `timeoutBehavior`.
 public struct MessageInterceptor: Interceptor, Codable, Equatable, Identifiable {
     /// `EMessageInterceptorMessageFilter`: whose messages it reviews.
-    public enum MessageFilter: String, Sendable, Codable, CaseIterable {
+    public enum MessageFilter: String, Sendable, Codable, CaseIterable, NamedCases {
         case agent = "AGENT"
         case visitor = "VISITOR"
         case all = "ALL"
     }
 
     /// `EMessageInterceptorTimeoutBehavior`.
-    public enum TimeoutBehavior: String, Sendable, Codable, CaseIterable {
+    public enum TimeoutBehavior: String, Sendable, Codable, CaseIterable, NamedCases {
         case reject = "REJECT"
         case `continue` = "CONTINUE"
     }

@@ -1,3 +1,4 @@
+public import CollabWire
 /// The account's secret key (the vendor's `AccountSecret`): issued when the account is created, read
 /// by its admins and super admins with `accounts/{id}/getAccountSecret`. MockCollab signs nothing with
 /// it; it is kept so integrations that fetch and store it find one.
@@ -12,7 +13,7 @@ public struct AccountSecret: Sendable, Codable, Equatable {
 /// the migration cannot meet a conflict) and the account answers `ACCOUNT`; disabled it answers `GLOBAL`.
 public struct AccountIngress: Sendable, Codable, Equatable {
     /// `EIngressMigrationStatus`.
-    public enum MigrationStatus: String, Sendable, Codable, CaseIterable {
+    public enum MigrationStatus: String, Sendable, Codable, CaseIterable, NamedCases {
         case migrating = "MIGRATING"
         case doneIngressActive = "DONE_INGRESS_ACTIVE"
         case doneIngressInactive = "DONE_INGRESS_INACTIVE"

@@ -1,13 +1,14 @@
+public import CollabWire
 /// A participant in conversations: an agent (backed by a ``User``) or a visitor (virtual).
 public struct Person: Sendable, Codable, Equatable, Identifiable {
     /// `EPersonSource`: where the person's identity comes from.
-    public enum Source: String, Sendable, Codable, CaseIterable {
+    public enum Source: String, Sendable, Codable, CaseIterable, NamedCases {
         case userDB = "USER_DB"
         case virtual = "VIRTUAL"
     }
 
     /// `EPersonType`.
-    public enum PersonType: String, Sendable, Codable, CaseIterable {
+    public enum PersonType: String, Sendable, Codable, CaseIterable, NamedCases {
         case agent = "AGENT"
         case visitor = "VISITOR"
         case system = "SYSTEM"

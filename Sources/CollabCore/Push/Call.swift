@@ -2,7 +2,7 @@ public import CollabWire
 import Foundation
 
 /// The state of a call.
-public enum CallState: String, Sendable, Codable, CaseIterable {
+public enum CallState: String, Sendable, Codable, CaseIterable, NamedCases {
     /// Ringing on the visitor's devices.
     case ringing = "RINGING"
     case active = "ACTIVE"
@@ -21,7 +21,7 @@ public struct CallParticipation: Sendable, Codable, Equatable {
 
 /// An audio or video call in a conversation.
 public struct Call: Sendable, Codable, Equatable, Identifiable {
-    public enum CallType: String, Sendable, Codable, CaseIterable {
+    public enum CallType: String, Sendable, Codable, CaseIterable, NamedCases {
         case audio = "AUDIO"
         case video = "VIDEO"
     }

@@ -1,9 +1,10 @@
+public import CollabWire
 /// A person's notification controls and unread counts, the vendor's `pauseNotifications*` and
 /// `getNotificationCount*` model. Time limits are compared with the server clock when a notification
 /// is decided or the state is read, so nothing needs a timer: a pause is over as soon as its end passes.
 public struct PersonNotifications: Sendable, Codable, Equatable {
     /// `EPauseNotificationsMode`.
-    public enum Mode: String, Sendable, Codable, CaseIterable {
+    public enum Mode: String, Sendable, Codable, CaseIterable, NamedCases {
         /// Paused (until ``PersonNotifications/pauseEndTimestamp``, if set; AUTO afterwards).
         case on = "ON"
         case off = "OFF"

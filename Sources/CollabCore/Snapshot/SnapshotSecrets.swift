@@ -1,4 +1,5 @@
 import Foundation
+public import CollabWire
 
 /// Which secrets a snapshot carries.
 ///
@@ -6,7 +7,7 @@ import Foundation
 /// the credentials no API ever returns are left out (see ``SecretBearingEntity``), so an export is never
 /// a way to climb to another user's rights. An *included* snapshot is the store as it is, for the
 /// operator (the control token, or a super admin who asks for it) and for `--snapshot-on-exit`.
-public enum SnapshotSecrets: String, Sendable, Codable, CaseIterable {
+public enum SnapshotSecrets: String, Sendable, Codable, CaseIterable, NamedCases {
     /// Everything the store keeps: password hashes, login sessions, client tokens, notification keys,
     /// JWT signing secrets, push credentials, bot secrets.
     case included

@@ -1,7 +1,8 @@
 public import Foundation
+public import CollabWire
 
 /// The kinds of entity the store keeps, one table-like namespace each.
-public enum EntityKind: String, Sendable, Codable, CaseIterable {
+public enum EntityKind: String, Sendable, Codable, CaseIterable, NamedCases {
     case globalConfiguration
     case account
     case apiKey

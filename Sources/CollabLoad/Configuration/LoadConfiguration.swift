@@ -1,4 +1,4 @@
-import CollabWire
+public import CollabWire
 
 /// What a load run does: who it simulates, for how long, and against which server.
 ///
@@ -110,7 +110,7 @@ public struct LoadConfigurationError: Error, Sendable, Equatable, CustomStringCo
 }
 
 /// What simulated visitors do.
-public enum LoadScenario: String, Sendable, Codable, CaseIterable {
+public enum LoadScenario: String, Sendable, Codable, CaseIterable, NamedCases {
     /// Start conversations in named areas and chat with agents that accept and reply.
     case chat
     /// Chat from the background with device tokens registered, so replies go out as pushes, and
@@ -125,7 +125,7 @@ public enum LoadScenario: String, Sendable, Codable, CaseIterable {
 }
 
 /// What one simulated visitor does.
-public enum VisitorRole: String, Sendable, Codable, CaseIterable {
+public enum VisitorRole: String, Sendable, Codable, CaseIterable, NamedCases {
     case chat
     case push
     case cobrowse

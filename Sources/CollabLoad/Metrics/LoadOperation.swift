@@ -1,6 +1,7 @@
+public import CollabWire
 /// A timed step of the simulation. Request steps time one HTTP call; delivery steps time how long a
 /// change took to reach the other side over its live WebSocket.
-public enum LoadOperation: String, Sendable, Codable, CaseIterable, Comparable {
+public enum LoadOperation: String, Sendable, Codable, CaseIterable, Comparable, NamedCases {
     case agentLogin = "agent.login"
     case clientStart = "client.start"
     case pushRegister = "push.register"
@@ -42,7 +43,7 @@ public enum LoadOperation: String, Sendable, Codable, CaseIterable, Comparable {
 }
 
 /// Counted events that are not timed.
-public enum LoadCounter: String, Sendable, Codable, CaseIterable {
+public enum LoadCounter: String, Sendable, Codable, CaseIterable, NamedCases {
     case visitorsStarted = "visitors.started"
     case agentsStarted = "agents.started"
     case conversationsStarted = "conversations.started"

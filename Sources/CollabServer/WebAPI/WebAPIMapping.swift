@@ -88,8 +88,7 @@ extension WebPerson {
     func input() throws(CollabError) -> PersonInput {
         var type: Person.PersonType?
         if let personType {
-            guard let parsed = Person.PersonType(rawValue: personType) else { throw .badRequest("unknown personType '\(personType)'") }
-            type = parsed
+            type = try Person.PersonType(parsing: personType, field: "personType")
         }
         return PersonInput(
             sourceId: sourceId, sourceUrl: sourceUrl, sourceData: sourceData, personType: type, username: username,
@@ -111,10 +110,7 @@ extension AccountState {
 
 /// Parses an `EAuthorizationRole`.
 func parseRole(_ text: String) throws(CollabError) -> AuthorizationRole {
-    guard let role = AuthorizationRole(rawValue: text) else {
-        throw .badRequest("unknown authorizationRole '\(text)'")
-    }
-    return role
+    try AuthorizationRole(parsing: text, field: "authorizationRole")
 }
 
 /// Checks the `$_type` of a request body.

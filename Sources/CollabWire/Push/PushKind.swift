@@ -1,5 +1,5 @@
 /// What a push is about (the vendor's `*PushNotificationEvent`s).
-public enum PushKind: String, Sendable, Codable, CaseIterable {
+public enum PushKind: String, Sendable, Codable, CaseIterable, NamedCases {
     case newMessage = "NEW_MESSAGE"
     case incomingCall = "INCOMING_CALL"
     case missedCall = "MISSED_CALL"

@@ -1,5 +1,5 @@
 /// The channel a push goes out on.
-public enum PushTransport: String, Sendable, Codable, CaseIterable {
+public enum PushTransport: String, Sendable, Codable, CaseIterable, NamedCases {
     /// An alert or background push to the APNs device token.
     case apns = "APNS"
     /// A VoIP push to the PushKit token.

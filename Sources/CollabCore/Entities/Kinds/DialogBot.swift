@@ -1,8 +1,9 @@
+public import CollabWire
 /// A dialog bot (`DialogBotData`): reached at its webhook endpoint (signed with its secret like webhook
 /// deliveries), it acts as its own `BOT` person in conversations, created with the bot.
 public struct DialogBot: DeclaredEntity {
     /// `EBotDialogFilter`: which conversations a boarding bot is offered.
-    public enum Filter: String, Sendable, Codable, CaseIterable {
+    public enum Filter: String, Sendable, Codable, CaseIterable, NamedCases {
         case visitors = "VISITORS"
         case agents = "AGENTS"
         case both = "BOTH"
@@ -10,7 +11,7 @@ public struct DialogBot: DeclaredEntity {
     }
 
     /// `EBotDialogTimeoutBehavior`.
-    public enum TimeoutBehavior: String, Sendable, Codable, CaseIterable {
+    public enum TimeoutBehavior: String, Sendable, Codable, CaseIterable, NamedCases {
         case abort = "ABORT"
         case handOff = "HAND_OFF"
     }

@@ -1,8 +1,9 @@
+public import CollabWire
 /// A named area (`NamedArea`): routes conversations to a queue and scopes configuration (the AREA
 /// level of the cascade). Apps and pages select an area by its `siteId`, unique within an account.
 public struct NamedArea: DeclaredEntity {
     /// How a page or app is matched to the area (`ENamedAreaType`).
-    public enum AreaType: String, Sendable, Codable, CaseIterable {
+    public enum AreaType: String, Sendable, Codable, CaseIterable, NamedCases {
         case metaTag = "META_TAG"
         case domain = "DOMAIN"
     }

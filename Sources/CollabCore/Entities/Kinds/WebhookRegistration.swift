@@ -1,8 +1,9 @@
+public import CollabWire
 /// A webhook registration (`WebhookRegistration`): where to POST which events of an account, signed
 /// with which secret. Dispatch finds the registrations that want an event through the `EVENT` index.
 public struct WebhookRegistration: DeclaredEntity {
     /// `ERegistrationStatus`.
-    public enum Status: String, Sendable, Codable, CaseIterable {
+    public enum Status: String, Sendable, Codable, CaseIterable, NamedCases {
         case active = "ACTIVE"
         case inactive = "INACTIVE"
         case inactiveUnavailable = "INACTIVE_UNAVAILABLE"

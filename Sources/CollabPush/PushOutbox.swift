@@ -5,12 +5,6 @@ import Synchronization
 
 /// Every push the server composed, newest last, in a bounded ring; queryable, streamable, and waitable.
 public final class PushOutbox: Sendable {
-    private struct Waiter {
-        var filter: OutboxFilter
-        var continuation: CheckedContinuation<OutboxEntry?, Never>
-        var id: Int
-    }
-
     private struct State {
         /// Oldest first; a deque, so trimming the oldest of a full outbox on every push costs O(1), not a
         /// shift of the whole ring (which made each push beyond 10,000 copy every entry held).
@@ -18,8 +12,7 @@ public final class PushOutbox: Sendable {
         var nextId: Int64 = 1
         /// Entries recorded since start per account (not reduced by trimming or clearing).
         var recordedByAccount: [String: Int] = [:]
-        var waiters: [Waiter] = []
-        var nextWaiterId = 0
+        var waits = ParkedWaits<OutboxFilter, OutboxEntry>()
         var subscribers: [Int: AsyncStream<OutboxEntry>.Continuation] = [:]
         var nextSubscriberId = 0
 
@@ -54,34 +47,30 @@ public final class PushOutbox: Sendable {
     @discardableResult
     public func record(_ entry: OutboxEntry) -> OutboxEntry {
         var stored = entry
-        let (waiters, subscribers): ([Waiter], [AsyncStream<OutboxEntry>.Continuation]) = state.withLock { state in
+        let (waiters, subscribers) = state.withLock { state in
             stored.id = state.nextId
             state.nextId += 1
             state.recordedByAccount[stored.accountId, default: 0] += 1
             state.entries.append(stored)
             if state.entries.count > capacity { state.entries.removeFirst(state.entries.count - capacity) }
-            let woken = state.waiters.filter { $0.filter.matches(stored) }
-            state.waiters.removeAll { $0.filter.matches(stored) }
-            return (woken, Array(state.subscribers.values))
+            return (state.waits.take { $0.matches(stored) }, Array(state.subscribers.values))
         }
-        for waiter in waiters { waiter.continuation.resume(returning: stored) }
+        for waiter in waiters { waiter.resume(returning: stored) }
         for subscriber in subscribers { subscriber.yield(stored) }
         return stored
     }
 
     /// Replaces an entry's delivery state and attempts.
     public func update(id: Int64, _ change: (inout OutboxEntry) -> Void) {
-        let (updated, waiters, subscribers): (OutboxEntry?, [Waiter], [AsyncStream<OutboxEntry>.Continuation]) = state.withLock { state in
+        let (updated, waiters, subscribers) = state.withLock { state -> (OutboxEntry?, [CheckedContinuation<OutboxEntry?, Never>], [AsyncStream<OutboxEntry>.Continuation]) in
             guard let index = state.index(of: id) else { return (nil, [], []) }
             change(&state.entries[index])
             let updated = state.entries[index]
             // A wait may be for a delivery state the entry only now reached.
-            let woken = state.waiters.filter { $0.filter.matches(updated) }
-            state.waiters.removeAll { $0.filter.matches(updated) }
-            return (updated, woken, Array(state.subscribers.values))
+            return (updated, state.waits.take { $0.matches(updated) }, Array(state.subscribers.values))
         }
         guard let updated else { return }
-        for waiter in waiters { waiter.continuation.resume(returning: updated) }
+        for waiter in waiters { waiter.resume(returning: updated) }
         for subscriber in subscribers { subscriber.yield(updated) }
     }
 
@@ -100,37 +89,19 @@ public final class PushOutbox: Sendable {
 
     /// The first entry matching `filter` (already there or yet to come), or `nil` after `timeout`.
     public func wait(for filter: OutboxFilter, timeout: Duration) async -> OutboxEntry? {
-        let id: Int = state.withLock { state in
-            defer { state.nextWaiterId += 1 }
-            return state.nextWaiterId
-        }
-        return await withTaskGroup(of: OutboxEntry?.self) { group in
-            group.addTask {
-                await withCheckedContinuation { continuation in
-                    let existing: OutboxEntry? = self.state.withLock { state in
-                        let start = filter.after.map(state.firstIndex(after:)) ?? state.entries.startIndex
-                        if let match = state.entries[start...].first(where: { filter.matches($0) }) { return match }
-                        state.waiters.append(Waiter(filter: filter, continuation: continuation, id: id))
-                        return nil
-                    }
-                    if let existing { continuation.resume(returning: existing) }
+        let id = state.withLock { $0.waits.makeId() }
+        return await ParkedWaits<OutboxFilter, OutboxEntry>.wait(
+            timeout: timeout,
+            parkUnlessFound: { continuation in
+                self.state.withLock { state in
+                    let start = filter.after.map(state.firstIndex(after:)) ?? state.entries.startIndex
+                    if let match = state.entries[start...].first(where: { filter.matches($0) }) { return match }
+                    state.waits.park(id, filter: filter, continuation)
+                    return nil
                 }
-            }
-            group.addTask {
-                try? await Task.sleep(for: timeout)
-                let waiter: Waiter? = self.state.withLock { state in
-                    guard let index = state.waiters.firstIndex(where: { $0.id == id }) else { return nil }
-                    return state.waiters.remove(at: index)
-                }
-                waiter?.continuation.resume(returning: nil)
-                return nil
-            }
-            let first = await group.next() ?? nil
-            group.cancelAll()
-            // The timer task resumes the waiter if it is still parked; collect the other result.
-            let second = await group.next() ?? nil
-            return first ?? second
-        }
+            },
+            expire: { self.state.withLock { $0.waits.take(id: id) } }
+        )
     }
 
     /// A stream of new and updated entries (bounded; a slow reader loses the oldest).

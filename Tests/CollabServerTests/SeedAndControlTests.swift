@@ -150,7 +150,7 @@ struct SeedAndControlTests {
 
     @Test("a value an enum does not have is refused naming the path and the values it has")
     func unknownEnumValue() async throws {
-        try await InProcessServer.with { server in
+        _ = try await InProcessServer.with { server in
             await #expect {
                 try await server.control.seed("accounts:\n  - name: e1\n    users: [{username: u, password: p, role: GOD}]\n")
             } throws: { error in

@@ -1,3 +1,4 @@
+import CollabPush
 import CollabWire
 import DequeModule
 import Synchronization
@@ -34,17 +35,10 @@ final class WebhookDeliveryLog: Sendable {
         var account: Int
     }
 
-    private struct Waiter {
-        var filter: Filter
-        var continuation: CheckedContinuation<WebhookDelivery?, Never>
-        var id: Int
-    }
-
     private struct State {
         var epochAll = 0
         var epochByAccount: [String: Int] = [:]
-        var waiters: [Waiter] = []
-        var nextWaiterId = 0
+        var waits = ParkedWaits<Filter, WebhookDelivery>()
         var accounts: [String: AccountLog] = [:]
         /// Accounts by how many deliveries they hold (1...capacity), so the largest is found without a scan.
         var accountsBySize: [Int: Set<String>] = [:]
@@ -88,14 +82,12 @@ final class WebhookDeliveryLog: Sendable {
     /// recorded and the answer is `false`: the delivery should stop). Wakes the waits it matches.
     @discardableResult
     func record(_ delivery: WebhookDelivery, epoch: Epoch? = nil) -> Bool {
-        let (current, woken): (Bool, [Waiter]) = state.withLock { state in
+        let (current, woken) = state.withLock { state -> (Bool, [CheckedContinuation<WebhookDelivery?, Never>]) in
             if let epoch, epoch != Epoch(all: state.epochAll, account: state.epochByAccount[delivery.accountId] ?? 0) { return (false, []) }
             Self.store(delivery, in: &state, capacity: capacity, serverCapacity: serverCapacity)
-            let woken = state.waiters.filter { $0.filter.matches(delivery) }
-            state.waiters.removeAll { $0.filter.matches(delivery) }
-            return (true, woken)
+            return (true, state.waits.take { $0.matches(delivery) })
         }
-        for waiter in woken { waiter.continuation.resume(returning: delivery) }
+        for waiter in woken { waiter.resume(returning: delivery) }
         return current
     }
 
@@ -122,35 +114,18 @@ final class WebhookDeliveryLog: Sendable {
     /// The first delivery matching `filter`, oldest first (already logged or yet to come), or `nil`
     /// after `timeout`.
     func wait(for filter: Filter, timeout: Duration) async -> WebhookDelivery? {
-        let id: Int = state.withLock { state in
-            defer { state.nextWaiterId += 1 }
-            return state.nextWaiterId
-        }
-        return await withTaskGroup(of: WebhookDelivery?.self) { group in
-            group.addTask {
-                await withCheckedContinuation { continuation in
-                    let existing: WebhookDelivery? = self.state.withLock { state in
-                        if let logged = Self.oldest(matching: filter, in: state) { return logged }
-                        state.waiters.append(Waiter(filter: filter, continuation: continuation, id: id))
-                        return nil
-                    }
-                    if let existing { continuation.resume(returning: existing) }
+        let id = state.withLock { $0.waits.makeId() }
+        return await ParkedWaits<Filter, WebhookDelivery>.wait(
+            timeout: timeout,
+            parkUnlessFound: { continuation in
+                self.state.withLock { state in
+                    if let logged = Self.oldest(matching: filter, in: state) { return logged }
+                    state.waits.park(id, filter: filter, continuation)
+                    return nil
                 }
-            }
-            group.addTask {
-                try? await Task.sleep(for: timeout)
-                let waiter: Waiter? = self.state.withLock { state in
-                    guard let index = state.waiters.firstIndex(where: { $0.id == id }) else { return nil }
-                    return state.waiters.remove(at: index)
-                }
-                waiter?.continuation.resume(returning: nil)
-                return nil
-            }
-            let first = await group.next() ?? nil
-            group.cancelAll()
-            let second = await group.next() ?? nil
-            return first ?? second
-        }
+            },
+            expire: { self.state.withLock { $0.waits.take(id: id) } }
+        )
     }
 
     /// The oldest logged delivery matching `filter` (within the account's log when it names one).
@@ -180,11 +155,10 @@ final class WebhookDeliveryLog: Sendable {
     /// Forgets every delivery; those still being retried stop (their records are dropped).
     func clear() {
         state.withLock { state in
-            let (epoch, waiters, next) = (state.epochAll + 1, state.waiters, state.nextWaiterId)
+            let (epoch, waits) = (state.epochAll + 1, state.waits)
             state = State()
             state.epochAll = epoch
-            state.waiters = waiters
-            state.nextWaiterId = next
+            state.waits = waits
         }
     }
 

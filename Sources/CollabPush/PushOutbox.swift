@@ -62,7 +62,8 @@ public final class PushOutbox: Sendable {
 
     /// Replaces an entry's delivery state and attempts.
     public func update(id: Int64, _ change: (inout OutboxEntry) -> Void) {
-        let (updated, waiters, subscribers) = state.withLock { state -> (OutboxEntry?, [CheckedContinuation<OutboxEntry?, Never>], [AsyncStream<OutboxEntry>.Continuation]) in
+        typealias Woken = (OutboxEntry?, [CheckedContinuation<OutboxEntry?, Never>], [AsyncStream<OutboxEntry>.Continuation])
+        let (updated, waiters, subscribers) = state.withLock { state -> Woken in
             guard let index = state.index(of: id) else { return (nil, [], []) }
             change(&state.entries[index])
             let updated = state.entries[index]

@@ -217,7 +217,9 @@ struct AgentPresenceEventTests {
             let other = try await agent(server, "agent-b")
             try await other.setPresence("ONLINE")
             let otherPersonId = try #require(other.session?.person.id)
-            let changed = try await events.wait(for: "agent-b's presence") { $0.type == "agent.presence_changed" && $0.detail?["personId"] == otherPersonId }
+            let changed = try await events.wait(for: "agent-b's presence") {
+                $0.type == "agent.presence_changed" && $0.detail?["personId"] == otherPersonId
+            }
             #expect(changed.detail?["presence"] == "ONLINE")
         }
     }

@@ -75,7 +75,10 @@ struct StoppingDeliveriesTests {
         #expect(silent.connectionCount == 2)
     }
 
-    @Test("a reset of the account stops its deliveries: waiting ones are dropped, one being retried makes no further attempt", .timeLimit(.minutes(5)))
+    @Test(
+        "a reset of the account stops its deliveries: waiting ones are dropped, one being retried makes no further attempt",
+        .timeLimit(.minutes(5))
+    )
     func resetStopsDeliveries() async throws {
         let failing = try await WebhookReceiver(failFirst: 100)
         let answering = try await WebhookReceiver()

@@ -67,7 +67,8 @@ public enum SearchFieldKind: Sendable, Equatable {
         }
         if let family = filter.operatorFamily, !accepts(family: family) {
             throw .badRequest(
-                "searchFilters[\(position)].operator.$_type: the \(filter.field) filter takes \(expectedTypeName(for: type)), not a \(family) operator"
+                "searchFilters[\(position)].operator.$_type: the \(filter.field) filter takes \(expectedTypeName(for: type)),"
+                    + " not a \(family) operator"
             )
         }
     }

@@ -92,7 +92,8 @@ extension WebSearchOperator {
         guard let prefix = FilterOperator.typePrefix(type), discriminator.hasPrefix(prefix), discriminator.hasSuffix("Operator"),
             discriminator.count > prefix.count + "Operator".count
         else {
-            throw .badRequest("\(path).$_type '\(discriminator)' is not an operator of type \(type) (e.g. \(FilterOperator.typePrefix(type) ?? "")StringOperator)")
+            let example = "\(FilterOperator.typePrefix(type) ?? "")StringOperator"
+            throw .badRequest("\(path).$_type '\(discriminator)' is not an operator of type \(type) (e.g. \(example))")
         }
         return String(discriminator.dropFirst(prefix.count).dropLast("Operator".count))
     }

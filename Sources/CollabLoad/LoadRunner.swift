@@ -118,7 +118,7 @@ public final class LoadRunner: Sendable {
                 serverUnavailable = "GET /_mock/v1/stats failed after the run: \(error)"
             }
         }
-        try? await http.shutdown()
+        await Self.shutDown(http)
 
         let figures = metrics.finish(at: end)
         var roleCounts: [VisitorRole: Int] = [:]
@@ -139,21 +139,27 @@ public final class LoadRunner: Sendable {
         let rampUp = Duration.milliseconds(Int64(configuration.rampUpSeconds * 1_000))
         let duration = Duration.milliseconds(Int64(configuration.durationSeconds * 1_000))
         let drain = Duration.milliseconds(Int64(configuration.drainSeconds * 1_000))
-        await withTaskGroup(of: Void.self) { outer in
-            outer.addTask {
-                await withDiscardingTaskGroup { group in
-                    for (index, role) in roles.enumerated() {
-                        let due = start + rampUp * (Double(index) / Double(max(1, roles.count)))
-                        guard await context.visitorsStop.sleep(until: due) || due <= .now, !context.visitorsStop.isStopped else { break }
-                        group.addTask {
-                            switch role {
-                            case .chat, .push, .files: await SimulatedVisitor(index: index, role: role, context: context).run()
-                            case .cobrowse: await CoBrowsingDevice(index: index, context: context).run()
-                            }
+        // The visitors run in a task of their own, so that the run's end does not depend on every one
+        // of them noticing its cancellation: one stuck in the HTTP client's connection pool would
+        // otherwise hold the run (and its report) forever.
+        let visitorsDone = StopSignal()
+        let visitors = Task {
+            await withDiscardingTaskGroup { group in
+                for (index, role) in roles.enumerated() {
+                    let due = start + rampUp * (Double(index) / Double(max(1, roles.count)))
+                    guard await context.visitorsStop.sleep(until: due) || due <= .now, !context.visitorsStop.isStopped else { break }
+                    group.addTask {
+                        switch role {
+                        case .chat, .push, .files: await SimulatedVisitor(index: index, role: role, context: context).run()
+                        case .cobrowse: await CoBrowsingDevice(index: index, context: context).run()
                         }
                     }
                 }
             }
+            visitorsDone.stop()
+        }
+        await withTaskGroup(of: Void.self) { outer in
+            outer.addTask { await visitorsDone.wait() }
             outer.addTask {
                 // The duration, then the drain: once stopped, visitors have this long to finish
                 // before they are cancelled.
@@ -167,8 +173,33 @@ public final class LoadRunner: Sendable {
             context.visitorsStop.stop()
             outer.cancelAll()
         }
+        visitors.cancel()
+        // Cancelled visitors end at once, unless a request of theirs is stuck: the run waits a grace for
+        // them, then reports without them (their task ends with the process).
+        if await visitorsDone.sleep(until: .now + Self.cancellationGrace) {
+            let left = context.metrics.snapshot(at: .now).activeVisitors
+            context.metrics.fail(
+                .clientStop, type: "abandoned",
+                message: "\(left) visitors did not end within \(Self.cancellationGrace) of the drain's end (requests stuck in the load tool's"
+                    + " HTTP connection pool: raise --connections, or lower --visitors)",
+                at: .now)
+        }
         context.agentsStop.stop()
     }
+
+    /// Shuts the HTTP client down, waiting at most ``cancellationGrace``: a request stuck in its pool
+    /// must not keep the report from being written.
+    private static func shutDown(_ http: HTTPClient) async {
+        let done = StopSignal()
+        let shutdown = Task {
+            try? await http.shutdown()
+            done.stop()
+        }
+        if await done.sleep(until: .now + cancellationGrace) { shutdown.cancel() }
+    }
+
+    /// How long cancelled visitors may take to end after the drain.
+    static let cancellationGrace = Duration.seconds(10)
 
     private func controlClient(http: HTTPClient) -> ControlClient? {
         switch configuration.control {

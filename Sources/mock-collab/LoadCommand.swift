@@ -155,8 +155,17 @@ struct LoadCommand: AsyncParsableCommand {
             try Data(report.html.utf8).write(to: URL(fileURLWithPath: html))
             print("HTML report: \(html)")
         }
-        if strict, report.errors.contains(where: { $0.type != "cancelled" }) || report.server.map({ !$0.agrees }) == true {
-            throw ExitCode(1)
+        if strict {
+            // Say why, for a CI log: the failed operations, the counts that differ, an interruption.
+            var reasons: [String] = []
+            let failed = report.errors.filter { $0.type != "cancelled" }
+            if !failed.isEmpty { reasons.append("\(failed.reduce(0) { $0 + $1.count }) operations failed (see errors above)") }
+            if report.server.map({ !$0.agrees }) == true { reasons.append("the server's counts differ from the tool's") }
+            if report.stoppedBy == "interrupted" { reasons.append("the run was interrupted before its end") }
+            if !reasons.isEmpty {
+                FileHandle.standardError.write(Data("--strict: exit 1: \(reasons.joined(separator: "; "))\n".utf8))
+                throw ExitCode(1)
+            }
         }
     }
 }

@@ -100,6 +100,33 @@ import Testing
         }
     }
 
+    @Test("a frame over the server's message limit closes the device's socket: counted as such, not as a timeout")
+    func oversizedFrameClosesTheSocket() async throws {
+        try await TestServer.with { server in
+            var configuration = Self.configuration(server, scenario: .cobrowse, visitors: 2)
+            configuration.frameBytes = 300_000
+            configuration.eventTimeoutSeconds = 60  // a timeout would show as one only after this
+            let report = try await LoadRunner(configuration: configuration).run()
+            let frameErrors = report.errors.filter { $0.operation == "frame.ack" }
+            #expect(frameErrors.map(\.type) == ["socket closed"], "\(report.errors)")
+            #expect(report.elapsedSeconds < 50, "the closed socket is noticed at once, not after the event timeout")
+        }
+    }
+
+    @Test("--strict exits 1 and says why: here every visitor's start is refused (an unknown API key)")
+    func strictSaysWhy() async throws {
+        try await TestServer.with { server in
+            let run = try await CommandRun.mockCollab(
+                [
+                    "load", "--url", server.baseURL, "--api-key", "no-such-key", "--visitors", "2", "--agents", "1", "--duration", "1",
+                    "--ramp-up", "0.1", "--drain", "1", "--control-token", "test-control-token", "--progress", "none", "--strict",
+                ],
+                in: try temporaryDirectory())
+            #expect(run.status == 1, "\(run.standardError)")
+            #expect(run.standardError.contains("--strict: exit 1: 2 operations failed"), "\(run.standardError)")
+        }
+    }
+
     @Test("the HTML chart grows to hold a legend entry for every operation")
     func chartLegendHoldsEveryOperation() throws {
         let series = LoadOperation.allCases.enumerated().map { index, operation in

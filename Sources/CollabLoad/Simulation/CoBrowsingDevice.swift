@@ -146,7 +146,16 @@ struct CoBrowsingDevice: Sendable {
         while true {
             guard let item = await inbox.next(timeout: context.eventTimeout) else {
                 context.metrics.count(.framesSent)
-                context.timeout(.frameAck, "the acknowledgement of frame \(sequence)")
+                if inbox.isDrained {
+                    // The server closed the socket: a message over its limit closes it with 1009 (docs/limits.md).
+                    context.metrics.fail(
+                        .frameAck, type: "socket closed",
+                        message: "the live socket closed before the acknowledgement of frame \(sequence)"
+                            + " (a frame over the server's message limit closes it)",
+                        at: .now)
+                } else {
+                    context.timeout(.frameAck, "the acknowledgement of frame \(sequence)")
+                }
                 return false
             }
             switch item {

@@ -51,6 +51,10 @@ final class Inbox<Element: Sendable>: Sendable {
         waiter?.resume(returning: element)
     }
 
+    /// Whether the source finished and the buffer is read: a `nil` from ``next(timeout:)`` then means
+    /// closed, not timed out.
+    var isDrained: Bool { state.withLock { $0.finished && $0.buffer.isEmpty } }
+
     /// No more elements: the reader gets `nil` once the buffer is empty.
     func finish() {
         let waiter = state.withLock { state -> CheckedContinuation<Element?, Never>? in

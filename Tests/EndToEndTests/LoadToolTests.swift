@@ -1,4 +1,6 @@
 import CollabClient
+import CollabServer
+import CollabStore
 import CollabWire
 import Foundation
 import Testing
@@ -124,6 +126,25 @@ import Testing
                 in: try temporaryDirectory())
             #expect(run.status == 1, "\(run.standardError)")
             #expect(run.standardError.contains("--strict: exit 1: 2 operations failed"), "\(run.standardError)")
+        }
+    }
+
+    @Test("a refused upload is one error per conversation, and the conversation goes on with text")
+    func refusedUploadIsTriedOnce() async throws {
+        var server = ServerConfiguration(host: "127.0.0.1", port: 0, storage: .memory, controlToken: "test-control-token", passwordHashCost: 4)
+        server.files.maxFileSize = 1_000  // every picture of the run is larger: 413 for each
+        let running = try await TestServer.start(configuration: server)
+        do {
+            var configuration = Self.configuration(running, scenario: .files, visitors: 3)
+            configuration.fileBytes = 5_000
+            let report = try await LoadRunner(configuration: configuration).run()
+            let uploads = report.errors.filter { $0.operation == "file.upload" }
+            #expect(uploads.reduce(0) { $0 + $1.count } == 3, "one per conversation: \(report.errors)")
+            #expect(report.counter(.messagesSent) == 3 * configuration.messagesPerConversation, "the text messages all went")
+            try await running.stop()
+        } catch {
+            try await running.stop()
+            throw error
         }
     }
 

@@ -90,6 +90,7 @@ struct SimulatedVisitor: Sendable {
         if active {
             context.metrics.record(.queueWait, .now - queued, at: .now)
             var sent = 0
+            var uploadTried = false
             while sent < configuration.messagesPerConversation, !context.visitorsStop.isStopped {
                 let pause = Duration.milliseconds(Int64(random.jittered(configuration.messageIntervalSeconds) * 1_000))
                 _ = await handleEvents(until: .now + pause, client: client, notifications: notifications, inbox: inbox, random: &random) { event in
@@ -97,7 +98,10 @@ struct SimulatedVisitor: Sendable {
                     return false
                 }
                 guard !context.visitorsStop.isStopped else { break }
-                if role == .files, sent == 0 {
+                if role == .files, sent == 0, !uploadTried {
+                    // Tried once: a refused upload (a full quota, too many at once) is one error, and the
+                    // conversation goes on with text, rather than an error at every tick.
+                    uploadTried = true
                     let picture = LoadFiles.picture(bytes: configuration.fileBytes, seed: index)
                     if await context.timed(.fileUpload, {
                         try await client.uploadFile(data: picture, named: "load-\(index).png", in: conversation.id)

@@ -60,26 +60,16 @@ struct AuthenticationMiddleware: RouterMiddleware {
     }
 
     private func authenticate(authorization: String, context: inout Context) async throws(CollabError) {
-        let parts = authorization.split(separator: " ", maxSplits: 1)
-        guard parts.count == 2 else { throw .unauthorized("malformed Authorization header") }
-        // Trimmed by hand: Foundation's trimmingCharacters(in:) goes through NSString on Linux and
-        // showed up in the Web API read's profile.
-        let credentials = Self.trimmingBlanks(parts[1])
-        switch parts[0].lowercased() {
+        guard let header = AuthorizationHeader(authorization) else { throw .unauthorized("malformed Authorization header") }
+        switch header.scheme {
         case "basic":
             guard accepts.contains(.basic) else { throw .unauthorized("this API does not take basic credentials") }
-            guard let decoded = Data(base64Encoded: credentials).flatMap({ String(data: $0, encoding: .utf8) }),
-                let colon = decoded.firstIndex(of: ":")
-            else {
-                throw .unauthorized("malformed basic credentials")
-            }
-            let username = String(decoded[..<colon])
-            let password = String(decoded[decoded.index(after: colon)...])
+            guard let (username, password) = header.basic else { throw .unauthorized("malformed basic credentials") }
             context.principal = try await authenticator.principal(username: username, password: password)
         case "bearer":
-            guard try bearer(credentials, context: &context) else { throw .unauthorized("unknown or expired bearer token") }
+            guard try bearer(header.credentials, context: &context) else { throw .unauthorized("unknown or expired bearer token") }
         default:
-            throw .unauthorized("unsupported authorization scheme '\(parts[0])'")
+            throw .unauthorized("unsupported authorization scheme '\(header.sentScheme)'")
         }
     }
 
@@ -111,16 +101,5 @@ struct AuthenticationMiddleware: RouterMiddleware {
             return false
         }
         return true
-    }
-
-    /// `text` without leading and trailing spaces and tabs, found on its UTF-8 bytes.
-    static func trimmingBlanks(_ text: Substring) -> String {
-        let bytes = text.utf8
-        var start = bytes.startIndex
-        var end = bytes.endIndex
-        func isBlank(_ byte: UInt8) -> Bool { byte == 0x20 || byte == 0x09 }
-        while start < end, isBlank(bytes[start]) { start = bytes.index(after: start) }
-        while end > start, isBlank(bytes[bytes.index(before: end)]) { end = bytes.index(before: end) }
-        return String(text[start..<end])
     }
 }

@@ -52,24 +52,19 @@ struct Authenticator: Sendable {
     /// The account a refused request's credentials name, if the directory knows it: a basic username, or
     /// a session's, app's or call's token. For the journal only; it authenticates nothing.
     func accountNamed(by request: Request) -> String? {
-        let token: Substring
+        let value: String
         if let authorization = request.headers[.authorization] {
-            let parts = authorization.split(separator: " ", maxSplits: 1)
-            guard parts.count == 2 else { return nil }
-            if parts[0].lowercased() == "basic" {
-                guard let decoded = Data(base64Encoded: AuthenticationMiddleware.trimmingBlanks(parts[1])),
-                    let text = String(data: decoded, encoding: .utf8), let colon = text.firstIndex(of: ":"),
-                    text.distance(from: text.startIndex, to: colon) <= Limits.nameLength
-                else { return nil }
-                return environment.accountId(for: .username(String(text[..<colon])))
+            guard let header = AuthorizationHeader(authorization) else { return nil }
+            if header.scheme == "basic" {
+                guard let (username, _) = header.basic, username.count <= Limits.nameLength else { return nil }
+                return environment.accountId(for: .username(username))
             }
-            token = parts[1]
+            value = header.credentials
         } else if let query = request.uri.queryParameters["token"] {
-            token = query
+            value = AuthorizationHeader.trimmingBlanks(query)
         } else {
             return nil
         }
-        let value = AuthenticationMiddleware.trimmingBlanks(token)
         guard value.count <= 4_096 else { return nil }
         if let claims = CallCredential.claims(of: value) {
             return environment.repository.directory.account(claims.accountId) != nil ? claims.accountId : nil

@@ -28,6 +28,12 @@ public enum CallID {
         return text
     }
 
+    /// `text` as the server issues call ids (upper case), when it is a UUID in either case; `nil` otherwise.
+    /// Kotlin's and Python's UUIDs print in lower case.
+    public static func canonical(_ text: String) -> String? {
+        isValid(text) ? text.uppercased() : nil
+    }
+
     /// Whether `text` is a UUID in the 8-4-4-4-12 hexadecimal form (either case).
     public static func isValid(_ text: String) -> Bool {
         let utf8 = Array(text.utf8)

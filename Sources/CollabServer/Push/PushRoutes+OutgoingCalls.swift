@@ -39,7 +39,8 @@ extension CollabEnvironment {
 /// upper case the server issues (Kotlin's and Python's UUIDs print lower case); else a 400 that changes
 /// nothing.
 func callId(_ context: CollabRequestContext) throws(CollabError) -> String {
-    let id = try context.pathParameter("id")
-    guard CallID.isValid(id) else { throw .badRequest("call ids are UUIDs (8-4-4-4-12 hexadecimal digits)") }
-    return id.uppercased()
+    guard let id = CallID.canonical(try context.pathParameter("id")) else {
+        throw .badRequest("call ids are UUIDs (8-4-4-4-12 hexadecimal digits)")
+    }
+    return id
 }

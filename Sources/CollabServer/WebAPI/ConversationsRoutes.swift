@@ -95,7 +95,7 @@ struct ConversationsRoutes {
         calls.operation(.get, ":callId/read", role: .registeredUser) { _, context in
             // Either case, as on the device API: ids are issued in upper case.
             let given = try context.pathParameter("callId")
-            let id = CallID.isValid(given) ? given.uppercased() : given
+            let id = CallID.canonical(given) ?? given
             let call = try env.read(context.principal) { state throws(CollabError) in
                 state.webCall(try state.call(id, accountId: try ownAccount(nil, context.principal)))
             }

@@ -62,6 +62,12 @@ public struct Conversation: Sendable, Codable, Equatable, Identifiable {
     public var publicMessageCount: Int?
     /// When the last message every participant sees was posted.
     public var lastPublicMessageTimestamp: Timestamp?
+
+    /// What a conversation view shows as the message count: the public one, or for state stored
+    /// before it was kept, every message.
+    public var shownMessageCount: Int { publicMessageCount ?? messageCount }
+    /// What a conversation view shows as the last message's time, as ``shownMessageCount``.
+    public var shownLastMessageTimestamp: Timestamp? { publicMessageCount == nil ? lastMessageTimestamp : lastPublicMessageTimestamp }
     /// Agents who declined this request; they no longer see it in their queue.
     public var declinedBy: [String]
     public var stateChanges: [ConversationStateChange]

@@ -474,7 +474,7 @@ extension AccountState {
         message.question = question
         files.add(message)
         if !isInternal {
-            conversation.publicMessageCount = (conversation.publicMessageCount ?? conversation.messageCount) + 1
+            conversation.publicMessageCount = conversation.shownMessageCount + 1
             conversation.lastPublicMessageTimestamp = context.now
         }
         conversation.messageCount += 1

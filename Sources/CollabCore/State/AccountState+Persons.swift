@@ -87,7 +87,7 @@ extension AccountState {
         let key = PersonSourceKey(source: .virtual, sourceId: sourceId)
         let type = input.personType ?? .visitor
         let existing = personIdBySource[key].flatMap { persons[$0] }
-        if input.teamId != nil, input.teamId != existing?.teamId { try checkTeamReference(input.teamId) }
+        if input.teamId != existing?.teamId { try checkTeamReference(input.teamId) }
         var person = existing
             ?? Person(
                 id: context.ids.make(), accountId: accountId, personSource: .virtual, sourceId: sourceId, personType: type,

@@ -14,8 +14,7 @@ extension ConversationView {
             queuedAt: conversation.queuedTimestamp, endedAt: conversation.endTimestamp, endReason: conversation.endReason?.rawValue,
             // Internal notes are left out for everyone: one view serves a conversation's visitors and
             // agents alike (agents read notes in the messages).
-            messageCount: conversation.publicMessageCount ?? conversation.messageCount,
-            lastMessageAt: conversation.publicMessageCount == nil ? conversation.lastMessageTimestamp : conversation.lastPublicMessageTimestamp
+            messageCount: conversation.shownMessageCount, lastMessageAt: conversation.shownLastMessageTimestamp
         )
     }
 }

@@ -84,9 +84,9 @@ extension AccountState {
 
     /// Refuses a `teamId` that names no team of the account (a user or person would belong to nobody's
     /// queue). An empty or absent id means no team.
-    func checkTeamReference(_ teamId: String?, field: String = "teamId") throws(CollabError) {
+    func checkTeamReference(_ teamId: String?) throws(CollabError) {
         guard let teamId, !teamId.isEmpty, declared.table(Team.self)[teamId] == nil else { return }
-        throw .badRequest("\(field) '\(teamId)' names no team of this account")
+        throw .badRequest("teamId '\(teamId)' names no team of this account")
     }
 
     /// Refuses to delete a team something still depends on: child teams, users, or requests and

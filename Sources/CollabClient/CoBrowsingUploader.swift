@@ -112,12 +112,35 @@ extension VisitorClient {
     public func coBrowsingSession(_ sessionId: String) async throws(CollabClientError) -> CoBrowsingSessionView {
         try await transport.send("GET", "/mobile/v1/cobrowsing/\(sessionId)")
     }
+
+    /// The session of this visitor's screen in a conversation that has not ended (requested or active):
+    /// how an app started after an agent's request finds the session to accept.
+    /// - Throws: ``CollabClientError`` with status 404 when none is open.
+    public func openCoBrowsingSession(in conversationId: String) async throws(CollabClientError) -> CoBrowsingSessionView {
+        try await transport.send("GET", "/mobile/v1/conversations/\(conversationId)/cobrowsing")
+    }
 }
 
 extension AgentClient {
     /// Asks the visitor of a conversation to share the screen.
     public func requestCoBrowsing(in conversationId: String) async throws(CollabClientError) -> CoBrowsingSessionView {
         try await transport.send("POST", "/agent/v1/conversations/\(conversationId)/cobrowsing")
+    }
+
+    /// The session of a conversation that has not ended (requested or active).
+    /// - Throws: ``CollabClientError`` with status 404 when none is open.
+    public func openCoBrowsingSession(in conversationId: String) async throws(CollabClientError) -> CoBrowsingSessionView {
+        try await transport.send("GET", "/agent/v1/conversations/\(conversationId)/cobrowsing")
+    }
+
+    /// A co-browsing session of the account.
+    public func coBrowsingSession(_ sessionId: String) async throws(CollabClientError) -> CoBrowsingSessionView {
+        try await transport.send("GET", "/agent/v1/cobrowsing/\(sessionId)")
+    }
+
+    /// Stops a co-browsing session (the visitor's frame stream ends).
+    public func stopCoBrowsing(_ sessionId: String) async throws(CollabClientError) -> CoBrowsingSessionView {
+        try await transport.send("POST", "/agent/v1/cobrowsing/\(sessionId)/stop")
     }
 
     /// The latest frame, if any: image bytes and its sequence.

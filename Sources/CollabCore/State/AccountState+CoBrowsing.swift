@@ -5,6 +5,15 @@ extension AccountState {
         return session
     }
 
+    /// The co-browsing session of a conversation that has not ended (requested or active); at most one
+    /// is open at a time. Check that the caller may see the conversation first.
+    public func openCoBrowsingSession(ofConversation conversationId: String) throws(CollabError) -> CoBrowsingSession {
+        guard let session = coBrowsingSessions.rows(Indexes.coBrowsingByOpenConversation, conversationId).first else {
+            throw CollabError(.notFound, "no co-browsing session is open in conversation '\(conversationId)'")
+        }
+        return session
+    }
+
     /// An agent asks the visitor of an active conversation to share the screen.
     public mutating func requestCoBrowsing(
         conversationId: String, agentPersonId: String, accountId: String, context: OperationContext, changes: inout ChangeSet

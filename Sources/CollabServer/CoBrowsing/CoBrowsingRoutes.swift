@@ -25,6 +25,10 @@ struct CoBrowsingRoutes {
             }
             return JSONBody.response(try env.view(session), status: .created)
         }
+        agent.get("conversations/:id/cobrowsing") { _, context in
+            let session = try env.openCoBrowsingSession(context, caller: .agent(try env.agent(context)))
+            return JSONBody.response(try env.view(session))
+        }
         agent.get("cobrowsing/:id") { _, context in
             let identity = try env.agent(context)
             let session = try env.read(context.principal) { state throws(CollabError) in
@@ -98,6 +102,11 @@ struct CoBrowsingRoutes {
                     conversationId: id, visitorPersonId: client.personId, accountId: client.accountId, context: op, changes: &changes)
             }
             return JSONBody.response(try env.view(session, client: client), status: .created)
+        }
+        mobile.get("conversations/:id/cobrowsing") { _, context in
+            let client = try env.client(context)
+            let session = try env.openCoBrowsingSession(context, caller: .visitor(client))
+            return JSONBody.response(try env.view(session, client: client))
         }
         mobile.get("cobrowsing/:id") { _, context in
             let client = try env.client(context)
@@ -199,7 +208,21 @@ extension CollabEnvironment {
         return session
     }
 
+    /// The open session of the conversation the path names, for a caller who may see the conversation.
+    func openCoBrowsingSession(_ context: CollabRequestContext, caller: ConversationCaller) throws(CollabError) -> CoBrowsingSession {
+        let id = try context.pathParameter("id")
+        let session = try read(account: caller.accountId) { state throws(CollabError) in
+            try state.openCoBrowsingSession(ofConversation: try caller.conversation(id, in: state).id)
+        }
+        // A visitor sees only the sessions of their own screen (as `GET cobrowsing/{id}`).
+        if let client = caller.client, session.visitorPersonId != client.personId {
+            throw CollabError(.notFound, "no co-browsing session is open in conversation '\(id)'")
+        }
+        return session
+    }
+
     /// The session of the visitor behind `client`.
+
     func visitorSession(_ id: String, client: ClientSession) throws(CollabError) -> CoBrowsingSession {
         let session = try read(account: client.accountId) { state throws(CollabError) in
             try state.coBrowsingSession(id, accountId: client.accountId)

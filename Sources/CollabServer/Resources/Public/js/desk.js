@@ -48,7 +48,7 @@ export class Desk {
     this.gapTimer = undefined;
     this.call = undefined;
     this.coBrowsingId = undefined;
-    this.coBrowsing = new Map(); // conversationId → the co-browsing session last heard of
+
     this.ringing = new Map(); // callId → { conversationId, callType }: visitors' calls ringing here
     this.mine = []; // the agent's active conversations
     this.presence = undefined; // as the server last said
@@ -626,23 +626,19 @@ export class Desk {
     if (session && !this.stopped) this.setCoBrowsing(undefined);
   }
 
-  /** The open conversation's co-browsing session, if one runs: its view again, and Stop. */
+  /** The open conversation's co-browsing session, if one runs (asked of the server, so a session
+   *  started before the desk was opened is found too): its view again, and Stop. */
   async loadCoBrowsing(generation) {
     const id = this.current.id;
-    const sessionId = this.coBrowsing.get(id) || this.coBrowsingId;
-    if (!sessionId) return;
     let session;
     try {
-      session = await get(`/agent/v1/cobrowsing/${encodeURIComponent(sessionId)}`);
+      session = await get(conversationPath(id, '/cobrowsing'));
     } catch {
-      session = undefined; // gone with a reset
+      session = undefined; // none open (404), or gone with a reset
     }
     if (generation !== this.generation || this.stopped) return;
-    if (session?.conversationId === id && session.state !== 'ENDED') this.setCoBrowsing(session);
-    else {
-      if (this.coBrowsing.get(id) === sessionId) this.coBrowsing.delete(id);
-      if (this.coBrowsingId === sessionId) this.setCoBrowsing(undefined);
-    }
+    if (session && session.state !== 'ENDED') this.setCoBrowsing(session);
+    else this.setCoBrowsing(undefined);
   }
 
   setCoBrowsing(session) {
@@ -654,7 +650,7 @@ export class Desk {
       $('#cobrowse-stop').hidden = true;
       return;
     }
-    if (session.conversationId) this.coBrowsing.set(session.conversationId, session.id);
+
     this.coBrowsingId = session.id;
     $('#cobrowse').hidden = false;
     $('#cobrowse').dataset.sessionId = session.id;
@@ -695,13 +691,7 @@ export class Desk {
       }
     } else if (event.type.startsWith('cobrowsing.')) {
       const sessionId = event.detail?.coBrowsingSessionId;
-      if (!sessionId || !conversationId) return;
-      if (event.type === 'cobrowsing.ended') {
-        if (this.coBrowsing.get(conversationId) === sessionId) this.coBrowsing.delete(conversationId);
-      } else {
-        this.coBrowsing.set(conversationId, sessionId);
-      }
-      if (!isCurrent) return;
+      if (!sessionId || !conversationId || !isCurrent) return;
       if (event.type === 'cobrowsing.ended') {
         if (sessionId === this.coBrowsingId) {
           this.setCoBrowsing(undefined);

@@ -191,6 +191,11 @@ public final class AgentClient: AppClient {
         if !namedAreas.isEmpty { query.append(("namedAreas", namedAreas.joined(separator: ","))) }
         let stream = LiveEventStream(url: webSocketURL(baseURL, path: "/agent/v1/events", query: query), lastEventId: lastEventId, tls: transport.tls)
         await stream.waitUntilConnected()
+        if Task.isCancelled, !stream.isConnected {
+            stream.close()
+            let last = stream.lastFailure.map { "; the last attempt: \($0)" } ?? ""
+            throw CollabClientError(code: .transport, status: nil, message: "cancelled before the live event stream connected\(last)")
+        }
         return stream
     }
 }

@@ -47,6 +47,12 @@ final class AppSession: Sendable {
         guard let live else { return }
         events.forward(live)
         await live.waitUntilConnected()
+        if Task.isCancelled, !live.isConnected {
+            // Cancelled while the server refused the socket (or could not be reached): stop retrying.
+            live.close()
+            let last = live.lastFailure.map { "; the last attempt: \($0)" } ?? ""
+            throw CollabClientError(code: .transport, status: nil, message: "cancelled before the live event stream connected\(last)")
+        }
     }
 
     /// Stops the app: its live stream closes and the server forgets its client (`DELETE path`). A client

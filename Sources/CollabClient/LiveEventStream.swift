@@ -25,10 +25,13 @@ public final class LiveEventStream: Sendable {
     private struct State {
         var lastEventId: Int64?
         var connections = 0
+        var failedAttempts = 0
+        var lastFailure: String?
         var closed = false
         var current: Task<Void, Never>?
         var runner: Task<Void, Never>?
-        var connectedWaiters: [CheckedContinuation<Void, Never>] = []
+        var connectedWaiters: [Int: CheckedContinuation<Void, Never>] = [:]
+        var nextWaiter = 0
         var isConnected = false
         /// Texts to send on the current connection.
         var outgoing: AsyncStream<String>.Continuation?
@@ -38,6 +41,11 @@ public final class LiveEventStream: Sendable {
     public var lastEventId: Int64? { state.withLock { $0.lastEventId } }
     /// How many times the stream has connected.
     public var connectionCount: Int { state.withLock { $0.connections } }
+    /// How many connection attempts failed (the server refused the upgrade, or the connection could
+    /// not be made); the stream retries each with a growing delay.
+    public var failedAttemptCount: Int { state.withLock { $0.failedAttempts } }
+    /// Why the last failed attempt failed.
+    public var lastFailure: String? { state.withLock { $0.lastFailure } }
 
     /// Opens a stream.
     /// - Parameters:
@@ -55,15 +63,27 @@ public final class LiveEventStream: Sendable {
         state.withLock { $0.runner = runner }
     }
 
-    /// Waits until the stream is connected and has received the server's hello.
+    /// Whether the stream is connected now (it has received the server's hello on this connection).
+    public var isConnected: Bool { state.withLock { $0.isConnected } }
+
+    /// Waits until the stream is connected and has received the server's hello, the stream is closed,
+    /// or the waiting task is cancelled (check ``isConnected``).
     public func waitUntilConnected() async {
-        await withCheckedContinuation { (waiter: CheckedContinuation<Void, Never>) in
-            let ready = state.withLock { state in
-                if state.isConnected || state.closed { return true }
-                state.connectedWaiters.append(waiter)
-                return false
+        let id = state.withLock { state in
+            defer { state.nextWaiter += 1 }
+            return state.nextWaiter
+        }
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (waiter: CheckedContinuation<Void, Never>) in
+                let ready = state.withLock { state in
+                    if state.isConnected || state.closed || Task.isCancelled { return true }
+                    state.connectedWaiters[id] = waiter
+                    return false
+                }
+                if ready { waiter.resume() }
             }
-            if ready { waiter.resume() }
+        } onCancel: {
+            state.withLock { $0.connectedWaiters.removeValue(forKey: id) }?.resume()
         }
     }
 
@@ -95,8 +115,8 @@ public final class LiveEventStream: Sendable {
     public func close() {
         let (tasks, waiters) = state.withLock { state -> ([Task<Void, Never>], [CheckedContinuation<Void, Never>]) in
             state.closed = true
-            defer { state.connectedWaiters = [] }
-            return ([state.current, state.runner].compactMap { $0 }, state.connectedWaiters)
+            defer { state.connectedWaiters = [:] }
+            return ([state.current, state.runner].compactMap { $0 }, Array(state.connectedWaiters.values))
         }
         for task in tasks { task.cancel() }
         for waiter in waiters { waiter.resume() }
@@ -144,6 +164,7 @@ public final class LiveEventStream: Sendable {
                     }
                 } catch {
                     self.logger.debug("live connection failed", metadata: ["error": "\(error)"])
+                    self.noteFailure(error)
                 }
             }
             state.withLock { $0.current = attempt }
@@ -157,6 +178,18 @@ public final class LiveEventStream: Sendable {
         continuation.finish()
     }
 
+    private func noteFailure(_ error: any Error) {
+        guard !(error is CancellationError) else { return }
+        let reason =
+            (error as? WebSocketClientError) == .webSocketUpgradeFailed
+            ? "the server refused the WebSocket upgrade (an error status instead of 101)" : "\(error)"
+        state.withLock { state in
+            guard !state.closed else { return }
+            state.failedAttempts += 1
+            state.lastFailure = reason
+        }
+    }
+
     private static func number(of code: WebSocketErrorCode) -> UInt16? {
         if case .unknown(let number) = code { return number }
         return nil
@@ -167,8 +200,8 @@ public final class LiveEventStream: Sendable {
             let waiters = state.withLock { state in
                 state.connections += 1
                 state.isConnected = true
-                defer { state.connectedWaiters = [] }
-                return state.connectedWaiters
+                defer { state.connectedWaiters = [:] }
+                return Array(state.connectedWaiters.values)
             }
             for waiter in waiters { waiter.resume() }
             return

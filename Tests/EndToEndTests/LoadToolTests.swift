@@ -148,6 +148,29 @@ import Testing
         }
     }
 
+    @Test("a live socket the server refuses is a live.connect error with the reason, and the visitor connects once a socket is free")
+    func refusedLiveSocketIsCounted() async throws {
+        var server = ServerConfiguration(host: "127.0.0.1", port: 0, storage: .memory, controlToken: "test-control-token", passwordHashCost: 4)
+        // The agent's socket and one visitor's: the visitors starting together wait for each other.
+        server.liveSocketLimits = LiveSocketLimits(perAccount: 2)
+        let running = try await TestServer.start(configuration: server)
+        do {
+            var configuration = Self.configuration(running, scenario: .chat, visitors: 3)
+            configuration.agents = 1
+            configuration.rampUpSeconds = 0
+            let report = try await LoadRunner(configuration: configuration).run()
+            let refused = report.errors.filter { $0.operation == LoadOperation.liveConnect.rawValue }
+            #expect(refused.map(\.type) == ["live socket"], "\(report.errors)")
+            #expect(refused.first?.example.contains("refused the WebSocket upgrade") == true, "\(refused)")
+            #expect(report.counter(.visitorsStarted) == 3, "every visitor connected in the end: \(report.errors)")
+            #expect(report.counter(.conversationsEnded) == 3)
+            try await running.stop()
+        } catch {
+            try await running.stop()
+            throw error
+        }
+    }
+
     @Test("the HTML chart grows to hold a legend entry for every operation")
     func chartLegendHoldsEveryOperation() throws {
         let series = LoadOperation.allCases.enumerated().map { index, operation in

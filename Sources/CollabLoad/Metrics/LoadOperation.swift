@@ -28,6 +28,10 @@ public enum LoadOperation: String, Sendable, Codable, CaseIterable, Comparable, 
     case frameAck = "frame.ack"
     case conversationEnd = "conversation.end"
     case clientStop = "client.stop"
+    /// A live socket's connection attempt that failed (the server refused the upgrade, or no connection
+    /// could be made). Errors only: the client library retries with a growing delay, so without this
+    /// row a refused socket would only show as a slow `client.start`.
+    case liveConnect = "live.connect"
 
     /// Whether it times a change reaching the other side rather than one request.
     public var isDelivery: Bool {

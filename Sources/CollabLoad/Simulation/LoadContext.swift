@@ -51,6 +51,21 @@ struct LoadContext: Sendable {
         }
     }
 
+    /// Records the live stream's failed connection attempts after the first `counted` as `live.connect`
+    /// errors, and returns how many it has counted now.
+    @discardableResult
+    func noteLiveFailures(of stream: LiveEventStream?, counted: Int = 0) -> Int {
+        guard let stream else { return counted }
+        let failed = stream.failedAttemptCount
+        if failed > counted {
+            let reason = stream.lastFailure ?? "the connection failed"
+            for _ in counted..<failed {
+                metrics.fail(.liveConnect, type: "live socket", message: reason + "; the server's journal has each refused upgrade", at: .now)
+            }
+        }
+        return max(failed, counted)
+    }
+
     /// Records an expected event that did not arrive in time.
     func timeout(_ operation: LoadOperation, _ what: String) {
         metrics.fail(operation, type: "timeout", message: "\(what) did not arrive within \(configuration.eventTimeoutSeconds) s", at: .now)

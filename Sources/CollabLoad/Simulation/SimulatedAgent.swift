@@ -47,6 +47,7 @@ struct SimulatedAgent: Sendable {
             context.fail(.agentLogin, error)
             return
         }
+        let liveFailures = context.noteLiveFailures(of: events)
         let desk = Desk(personId: session.person.id)
         await withDiscardingTaskGroup { group in
             group.addTask {
@@ -58,6 +59,7 @@ struct SimulatedAgent: Sendable {
                 handle(event, agent: agent, desk: desk, group: &group)
             }
         }
+        context.noteLiveFailures(of: events, counted: liveFailures)
         try? await agent.setPresence("OFFLINE")
     }
 

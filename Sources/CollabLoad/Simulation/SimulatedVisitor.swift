@@ -19,7 +19,11 @@ struct SimulatedVisitor: Sendable {
             configuration: ClientConfiguration(baseURL: configuration.url, apiKey: configuration.apiKey, deviceId: deviceId, tls: context.tls),
             client: context.http
         )
-        guard await context.timed(.clientStart, { try await client.start() }) != nil else { return }
+        guard await context.timed(.clientStart, { try await client.start() }) != nil else {
+            context.noteLiveFailures(of: client.liveConnection)
+            return
+        }
+        let liveFailures = context.noteLiveFailures(of: client.liveConnection)
         context.metrics.count(.visitorsStarted)
         context.metrics.adjustActive(visitors: 1)
         defer { context.metrics.adjustActive(visitors: -1) }
@@ -51,6 +55,7 @@ struct SimulatedVisitor: Sendable {
                     continue
                 }
             }
+            context.noteLiveFailures(of: client.liveConnection, counted: liveFailures)
             await context.timed(.clientStop) { try await client.stop() }
         }
     }

@@ -14,10 +14,11 @@ struct NamedAreasUsersPersonsTests {
             #expect(area.areaType == "META_TAG")
             #expect(try await admin.namedAreas.read(id, expand: ["configuration"]).configuration == ["k": "v"])
 
+            // The vendor's SITE_ID filter takes an IdOperator (`$_type` EqualsIdOperator), as web-api.md's first example sends.
+            var equalsId = WebSearchOperator(type: "EQUALS", value: .string("support"))
+            equalsId.discriminator = "EqualsIdOperator"
             let found = try await admin.namedAreas.search(
-                WebQuery(
-                    type: "NamedAreaQuery",
-                    searchFilters: [WebSearchFilter(field: "SITE_ID", operator: WebSearchOperator(type: "EQUALS", value: .string("support")))])
+                WebQuery(type: "NamedAreaQuery", searchFilters: [WebSearchFilter(field: "SITE_ID", operator: equalsId)])
             )
             #expect(found.items?.map(\.id) == [id])
             let both = try await admin.namedAreas.search(

@@ -68,7 +68,7 @@ public enum SearchFieldKind: Sendable, Equatable {
         if let family = filter.operatorFamily, !accepts(family: family) {
             throw .badRequest(
                 "searchFilters[\(position)].operator.$_type: the \(filter.field) filter takes \(expectedTypeName(for: type)),"
-                    + " not a \(family) operator"
+                    + " not \("AEIOU".contains(family.first ?? "-") ? "an" : "a") \(family) operator"
             )
         }
     }

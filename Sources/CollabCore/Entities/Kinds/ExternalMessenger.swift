@@ -130,7 +130,9 @@ public struct ExternalMessengerContact: DeclaredEntity {
         ),
         fields: [
             .creationTimestamp, .id("EXTERNAL_MESSENGER_CHANNEL_ID") { $0.externalMessengerChannelId }, .modificationTimestamp,
-            .name("NAME") { $0.name }, .id("PERSON_ID") { $0.personId }, .id("SOURCE_ID") { $0.sourceId },
+            .name("NAME") { $0.name }, .id("PERSON_ID") { $0.personId },
+            // The vendor's SourceIdExternalMessengerContactSearchFilter takes a StringOperator, its ID filter an IdOperator.
+            .name("SOURCE_ID") { $0.sourceId }, EntityField("ID", .id) { .string($0.id) },
         ],
         naturalKey: { ($0.externalMessengerChannelId ?? "") + "/" + ($0.sourceId ?? "") },
         // The vendor's schema has no version: updates replace the contact as sent.

@@ -74,9 +74,10 @@ public struct NamedArea: DeclaredEntity {
         ),
         fields: [
             .creationTimestamp, .text("DESCRIPTION") { $0.description }, .modificationTimestamp, .name("NAME") { $0.name },
-            .name("SITE_ID") { $0.siteId }, .enumeration("TYPE") { $0.type },
+            // The vendor's SiteIdNamedAreaSearchFilter takes an IdOperator.
+            .id("SITE_ID") { $0.siteId }, .enumeration("TYPE") { $0.type },
         ],
-        uniqueName: .name("SITE_ID") { $0.siteId },
+        uniqueName: .id("SITE_ID") { $0.siteId },
         webhookEvent: "named_area",
         rules: EntityRules(
             validate: { area, _, _ throws(CollabError) in try area.check() },

@@ -135,8 +135,9 @@ add("/openapi.json", "get", op("This document", "openapi", ok({"type": "object"}
 # --- control ----------------------------------------------------------------------------------
 C = ["control"]
 add("/_mock/v1/reset", "post", op("Reset state", "controlReset", {**ok(ref("SeedResult")), **errs(400, 401, 403, 404)}, C, CONTROL,
-    request=body(ref("ResetRequest"), required=False),
-    desc="Without an account, removes all state and re-applies the startup seed (the --seed file, or the default tenant). With an account (id or name), removes that account's data and re-applies the startup seed's entry for it."))
+    request=body(ref("ResetRequest"), required=False), params=[q("account", S, "Account id or name: reset that account only (as the body's account)")],
+    desc="Without an account (no body, or {}), removes all state and re-applies the startup seed (the --seed file, or the default tenant). With an account (id or name, in the body or the query), removes that account's data and re-applies the startup seed's entry for it. "
+         "Anything else is a 400 that resets nothing: a body key other than account, a null or empty account, another query parameter, a body and a query naming different accounts."))
 add("/_mock/v1/seed", "post", op("Apply a seed", "controlSeed", {**ok(ref("SeedResult")), **errs(400, 401, 403, 409, 413)}, C, CONTROL,
     request={"required": True, "description": "YAML or JSON, at most 1 MiB; see docs/seed-example.yaml. YAML anchors and aliases are refused (400), and so is a key the format does not have (400 naming where it is).", "content": {"application/yaml": {"schema": ref("Seed")}, "application/json": {"schema": ref("Seed")}}},
     desc="Idempotent (entities matched by natural key, updated in place) and all or nothing."))
@@ -461,7 +462,7 @@ schemas = {
     "FileView": obj({"id": S, "name": S, "mimeType": S, "size": L, "sha256": S}, ["id", "name", "mimeType", "size", "sha256"]),
     "FileList": obj({"files": arr(ref("MessageView"))}, ["files"]),
     "FileError": obj({"type": {"type": "string", "enum": ["FILE_TYPE_NOT_ALLOWED", "FILE_TYPE_MISMATCH", "FILE_TOO_LARGE", "FILE_QUOTA_EXCEEDED", "FILE_REJECTED", "MESSAGE_REJECTED", "FILE_EMPTY", "FILE_UPLOADS_BUSY", "FILE_UPLOAD_TOO_SLOW", "BAD_REQUEST"]}, "message": S, "status": I}, ["type", "message", "status"]),
-    "ResetRequest": obj({"account": S}),
+    "ResetRequest": {**obj({"account": {"type": "string", "minLength": 1}}), "additionalProperties": False},
     "Snapshot": {**obj({"format": {"type": "string", "enum": ["mock-collab-snapshot"]}, "version": I, "scope": {"type": "string", "enum": ["server", "account"]},
                        "secrets": {"type": "string", "enum": ["included", "redacted"]},
                        "takenAt": L, "clock": obj({"now": L, "offset": L, "frozen": B}, ["now", "offset", "frozen"]), "globalConfiguration": smap(),

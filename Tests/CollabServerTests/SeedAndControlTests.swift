@@ -222,6 +222,31 @@ struct SeedAndControlTests {
         }
     }
 
+    @Test("a reset it does not understand is a 400 that resets nothing, never a full reset; ?account= is one account's")
+    func resetIsStrict() async throws {
+        try await InProcessServer.with(seed: twoAccountSeed) { server in
+            let beta = server.admin("beta-admin", "pw-b")
+            _ = try await beta.namedAreas.create(WebNamedArea(name: "Extra", siteId: "extra"))
+            let control = server.control.transport
+            let refused: [(query: [(String, String)], body: String?)] = [
+                ([], #"{"acount":"alpha"}"#), ([], #"{"account":null}"#), ([], #"{"account":""}"#), ([], #"{"account":5}"#),
+                ([], "[]"), ([], "not json"), ([("acount", "alpha")], nil), ([("account", "")], nil),
+                ([("account", "alpha")], #"{"account":"beta"}"#),
+            ]
+            for (query, body) in refused {
+                let response = try await control.raw("POST", "/_mock/v1/reset", query: query, body: body.map { Data($0.utf8) })
+                #expect(response.status == 400, "\(query) \(body ?? "-"): \(String(decoding: response.body, as: UTF8.self))")
+            }
+            #expect(try await beta.namedAreas.search().items?.count == 2, "nothing was reset")
+            let byQuery = try await control.raw("POST", "/_mock/v1/reset", query: [("account", "alpha")])
+            #expect(byQuery.status == 200)
+            #expect(try await beta.namedAreas.search().items?.count == 2, "?account=alpha resets alpha only")
+            let all = try await control.raw("POST", "/_mock/v1/reset", body: Data("{}".utf8))
+            #expect(all.status == 200)
+            #expect(try await beta.namedAreas.search().items?.map(\.siteId) == ["beta-area"], "{} resets everything")
+        }
+    }
+
     @Test("a reset forgets what was recorded: an account's with the account, everything and the clock with a full reset")
     func resetForgetsRecords() async throws {
         try await InProcessServer.with(seed: queueSeed) { server in

@@ -99,6 +99,10 @@ public struct EntityDeclaration<Entity: DeclaredEntity>: Sendable {
     /// ``Directory`` (one another account holds is a conflict) and releases those the entity no longer
     /// has; a delete releases them; a load registers them.
     public var globalKeys: (@Sendable (Entity) -> [Directory.Key])?
+    /// What a caller whose role may list the kind but not read one (``EntityOperations/read``) sees of an
+    /// entity: the vendor's custom actions are listed to agents, but their webhook's signing secret is
+    /// only for the admins who may read them.
+    public var shownBelowRead: (@Sendable (Entity) -> Entity)?
 
     public init(
         typeName: String, path: String, idParameter: String, queryType: String? = nil, resultType: String? = nil, listType: String? = nil,
@@ -131,6 +135,12 @@ public struct EntityDeclaration<Entity: DeclaredEntity>: Sendable {
         self.expandable = expandable
         self.legacyKind = legacyKind
         self.globalKeys = globalKeys
+    }
+
+    /// `entity` as `role` may see it: through ``shownBelowRead`` for a role below the read operation's.
+    public func shown(_ entity: Entity, to role: AuthorizationRole) -> Entity {
+        guard let shownBelowRead, let read = operations.read, role < read else { return entity }
+        return shownBelowRead(entity)
     }
 
     /// The field named `name` (the vendor's `E…SearchFilterField`).

@@ -6,6 +6,7 @@ import CollabWire
 import Foundation
 import Hummingbird
 import NIOCore
+import NIOFoundationCompat
 
 /// The control API for tests and tools, under `/_mock/v1`: reset, seed, request journal, test
 /// access tokens, virtual clock, stats and the configuration cascade. Open to super admins and to the
@@ -19,8 +20,8 @@ struct ControlRoutes {
         let env = environment
 
         group.operation(.post, "reset", role: .superAdmin) { request, context in
-            let body = try await env.decode(ResetRequest?.self, fromOptional: request)
-            let (result, accountId) = try await env.reset(account: body?.account)
+            let account = try Self.resetAccount(request, body: try await env.collectBody(request))
+            let (result, accountId) = try await env.reset(account: account)
             // What was recorded goes with what it recorded (the journal, the outbox, the deliveries).
             webhooks.forget(accountId: accountId)
             return JSONBody.response(result)
@@ -289,5 +290,39 @@ extension WebhookDeliveryLog.Filter {
             accountId: try environment.inspectedAccountId(request.query("account"), confinedTo: confinement),
             registrationId: request.query("registrationId"), eventType: request.query("eventType"), state: deliveryState
         )
+    }
+}
+
+extension ControlRoutes {
+    /// The account a reset names, `nil` for all: `{"account": "…"}` or `?account=`. The route is the most
+    /// destructive one, so anything it does not understand is a 400 rather than a full reset — an
+    /// unknown key (`{"acount": …}`), a null or empty account, a body and a query that disagree.
+    static func resetAccount(_ request: Request, body: ByteBuffer) throws(CollabError) -> String? {
+        var fromBody: String?
+        if body.readableBytes > 0 {
+            guard let object = try? JSONSerialization.jsonObject(with: Data(buffer: body)) as? [String: Any] else {
+                throw .badRequest("the reset body must be a JSON object: {} resets everything, {\"account\": \"name-or-id\"} one account")
+            }
+            if let unknown = object.keys.filter({ $0 != "account" }).sorted().first {
+                throw .badRequest("\(unknown): not a reset field (the body takes only account; {} resets everything)")
+            }
+            if let value = object["account"] {
+                guard let name = value as? String, !name.isEmpty else {
+                    throw .badRequest("account must be an account's name or id; leave it out to reset everything")
+                }
+                fromBody = name
+            }
+        }
+        if let unknown = request.uri.queryParameters.map({ String($0.key) }).filter({ $0 != "account" }).sorted().first {
+            throw .badRequest("\(unknown): not a reset parameter (only account)")
+        }
+        let fromQuery = request.uri.queryParameters.get("account")
+        if let fromQuery, fromQuery.isEmpty {
+            throw .badRequest("account must be an account's name or id; leave it out to reset everything")
+        }
+        if let fromQuery, let fromBody, fromQuery != fromBody {
+            throw .badRequest("the query names account '\(fromQuery)' and the body '\(fromBody)'")
+        }
+        return fromBody ?? fromQuery
     }
 }

@@ -36,7 +36,20 @@ public struct CustomAction: DeclaredEntity {
         "CONVERSATION": "CustomConversationActionData", "PERSON": "CustomPersonActionData", "MESSAGE": "CustomMessageActionData",
     ]
 
-    public static let declaration = EntityDeclaration<CustomAction>(
+    public static let declaration: EntityDeclaration<CustomAction> = {
+        var declaration = plainDeclaration
+        declaration.shownBelowRead = { action in
+            // The trigger webhook's secret signs the calls to the customer's backend: admins' only.
+            guard case .object(var webhook)? = action.triggerWebhook, webhook["secret"] != nil else { return action }
+            var shown = action
+            webhook["secret"] = nil
+            shown.triggerWebhook = .object(webhook)
+            return shown
+        }
+        return declaration
+    }()
+
+    private static let plainDeclaration = EntityDeclaration<CustomAction>(
         typeName: "CustomActionData", path: "customactions", idParameter: "customActionId", queryType: "CustomActionQuery",
         resultType: "CustomActionResult", seedKey: "customActions",
         operations: EntityOperations(create: .admin, read: .admin, update: .admin, delete: .admin, search: .registeredUser),

@@ -59,7 +59,9 @@ struct EntityRoutes {
                 let page = try env.read(context.principal) { state throws(CollabError) in
                     try state.searchEntities(E.self, query, for: context.principal)
                 }
-                return JSONBody.response(page.webResult(declaration.resultType, offset: query.offset) { EntityWire.json($0, expanding: expanding) })
+                let role = context.principal.role
+                return JSONBody.response(
+                    page.webResult(declaration.resultType, offset: query.offset) { EntityWire.json(declaration.shown($0, to: role), expanding: expanding) })
             }
         }
         if let role = operations.readMultiple {
@@ -69,7 +71,9 @@ struct EntityRoutes {
                 let entities = try env.read(context.principal) { state throws(CollabError) in
                     try state.entities(E.self, ids: ids, for: context.principal)
                 }
-                return JSONBody.response(WebList(type: declaration.listType, items: entities.map { EntityWire.json($0, expanding: expanding) }))
+                let role = context.principal.role
+                return JSONBody.response(
+                    WebList(type: declaration.listType, items: entities.map { EntityWire.json(declaration.shown($0, to: role), expanding: expanding) }))
             }
         }
         if let role = operations.getByName {
@@ -79,7 +83,7 @@ struct EntityRoutes {
                 let entity = try env.read(context.principal) { state throws(CollabError) in
                     try state.entity(E.self, named: name, for: context.principal)
                 }
-                return JSONBody.response(EntityWire.json(entity, expanding: expanding))
+                return JSONBody.response(EntityWire.json(declaration.shown(entity, to: context.principal.role), expanding: expanding))
             }
         }
         if let role = operations.getByNames {
@@ -89,7 +93,9 @@ struct EntityRoutes {
                 let entities = try env.read(context.principal) { state throws(CollabError) in
                     try state.entities(E.self, names: names, for: context.principal)
                 }
-                return JSONBody.response(WebList(type: declaration.listType, items: entities.map { EntityWire.json($0, expanding: expanding) }))
+                let role = context.principal.role
+                return JSONBody.response(
+                    WebList(type: declaration.listType, items: entities.map { EntityWire.json(declaration.shown($0, to: role), expanding: expanding) }))
             }
         }
     }

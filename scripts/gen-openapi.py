@@ -369,8 +369,8 @@ add("/_mock/v1/accounts/{account}/push-settings", "put", op("Set an account's pu
 add("/agent/v1/conversations/{id}/cobrowsing", "post", op("Request co-browsing", "agentRequestCoBrowsing", {**ok(ref("CoBrowsingSessionView"), "Requested", "201"), **errs(401, 403, 404, 409, **T)}, A, AGENT,
     params=[p("id", "Conversation id")], desc="Asks the visitor of an active conversation to share the screen (REQUESTED until accepted)."))
 add("/agent/v1/conversations/{id}/cobrowsing", "get", op("The conversation's open co-browsing session", "agentConversationCoBrowsing",
-    {**ok(ref("CoBrowsingSessionView")), **errs(401, 403, 404, **T)}, A, AGENT, params=[p("id", "Conversation id")],
-    desc="The session of the conversation that has not ended (REQUESTED or ACTIVE; at most one at a time); 404 when none is open or the conversation is not the account's."))
+    {**ok(ref("CoBrowsingSessionView")), "204": {"description": "No session is open"}, **errs(401, 403, 404, **T)}, A, AGENT, params=[p("id", "Conversation id")],
+    desc="The session of the conversation that has not ended (REQUESTED or ACTIVE; at most one at a time); 204 when none is open, 404 when the conversation is not the account's."))
 add("/agent/v1/cobrowsing/{id}", "get", op("A co-browsing session", "agentCoBrowsing", {**ok(ref("CoBrowsingSessionView")), **errs(401, 403, 404, **T)}, A, AGENT, params=[p("id", "Session id")]))
 add("/agent/v1/cobrowsing/{id}/stop", "post", op("Stop co-browsing", "agentStopCoBrowsing", {**ok(ref("CoBrowsingSessionView")), **errs(401, 403, 404, 409, **T)}, A, AGENT, params=[p("id", "Session id")]))
 add("/agent/v1/cobrowsing/{id}/frame", "get", op("The latest frame", "agentLatestFrame",
@@ -380,8 +380,8 @@ add("/agent/v1/cobrowsing/{id}/frames", "get", op("Live frames (WebSocket)", "ag
     params=[p("id", "Session id"), q("token", S, "The agent token")], desc="Starts with the latest frame; a slow viewer gets drop-to-latest and never slows the uploader or other viewers."))
 add("/mobile/v1/conversations/{id}/cobrowsing", "post", op("Start sharing the screen", "mobileStartCoBrowsing", {**ok(ref("CoBrowsingSessionView"), "Active", "201"), **errs(401, 403, 404, 409, **T)}, M, CLIENT, params=[p("id", "Conversation id")]))
 add("/mobile/v1/conversations/{id}/cobrowsing", "get", op("The conversation's open co-browsing session", "mobileConversationCoBrowsing",
-    {**ok(ref("CoBrowsingSessionView")), **errs(401, 404, **T)}, M, CLIENT, params=[p("id", "Conversation id")],
-    desc="The session of the visitor's screen in the conversation that has not ended (REQUESTED or ACTIVE); 404 when none is open or the conversation is not the visitor's. "
+    {**ok(ref("CoBrowsingSessionView")), "204": {"description": "No session is open"}, **errs(401, 404, **T)}, M, CLIENT, params=[p("id", "Conversation id")],
+    desc="The session of the visitor's screen in the conversation that has not ended (REQUESTED or ACTIVE); 204 when none is open, 404 when the conversation is not the visitor's. "
          "An app started after an agent's request finds the session to accept here."))
 add("/mobile/v1/cobrowsing/{id}", "get", op("A co-browsing session", "mobileCoBrowsing", {**ok(ref("CoBrowsingSessionView")), **errs(401, 404, **T)}, M, CLIENT, params=[p("id", "Session id")],
     desc="maxFps is the rate limit now: com.unblu.mobiledevice.iosMaxFpsRate (any Apple system name as device.os) or androidMaxFpsRate (any other) along GLOBAL → account → the client's start named area → API key, "

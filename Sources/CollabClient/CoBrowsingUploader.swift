@@ -113,11 +113,10 @@ extension VisitorClient {
         try await transport.send("GET", "/mobile/v1/cobrowsing/\(sessionId)")
     }
 
-    /// The session of this visitor's screen in a conversation that has not ended (requested or active):
-    /// how an app started after an agent's request finds the session to accept.
-    /// - Throws: ``CollabClientError`` with status 404 when none is open.
-    public func openCoBrowsingSession(in conversationId: String) async throws(CollabClientError) -> CoBrowsingSessionView {
-        try await transport.send("GET", "/mobile/v1/conversations/\(conversationId)/cobrowsing")
+    /// The session of this visitor's screen in a conversation that has not ended (requested or active),
+    /// `nil` when none is: how an app started after an agent's request finds the session to accept.
+    public func openCoBrowsingSession(in conversationId: String) async throws(CollabClientError) -> CoBrowsingSessionView? {
+        try await transport.sendForOptional("GET", "/mobile/v1/conversations/\(conversationId)/cobrowsing")
     }
 }
 
@@ -127,10 +126,9 @@ extension AgentClient {
         try await transport.send("POST", "/agent/v1/conversations/\(conversationId)/cobrowsing")
     }
 
-    /// The session of a conversation that has not ended (requested or active).
-    /// - Throws: ``CollabClientError`` with status 404 when none is open.
-    public func openCoBrowsingSession(in conversationId: String) async throws(CollabClientError) -> CoBrowsingSessionView {
-        try await transport.send("GET", "/agent/v1/conversations/\(conversationId)/cobrowsing")
+    /// The session of a conversation that has not ended (requested or active), `nil` when none is.
+    public func openCoBrowsingSession(in conversationId: String) async throws(CollabClientError) -> CoBrowsingSessionView? {
+        try await transport.sendForOptional("GET", "/agent/v1/conversations/\(conversationId)/cobrowsing")
     }
 
     /// A co-browsing session of the account.

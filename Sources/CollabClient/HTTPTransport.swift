@@ -151,6 +151,21 @@ public final class HTTPTransport: Sendable {
         state.withLock { $0.sessionCookie = token.isEmpty ? nil : token }
     }
 
+    /// Sends a request whose answer is a JSON value or 204 No Content (`nil`): a look-up that may find
+    /// nothing without that being an error.
+    public func sendForOptional<Response: Decodable>(
+        _ method: String, _ path: String, query: [(String, String)] = [], as type: Response.Type = Response.self
+    ) async throws(CollabClientError) -> Response? {
+        let response = try await raw(method, path, query: query)
+        try Self.check(response, method: method, path: path)
+        if response.status == 204 { return nil }
+        do {
+            return try JSONDecoder().decode(Response.self, from: response.body)
+        } catch {
+            throw CollabClientError(code: .decoding, status: response.status, message: "cannot decode the answer to \(method) \(path): \(error)")
+        }
+    }
+
     /// Sends a request with a JSON body and decodes a JSON answer.
     public func send<Response: Decodable>(
         _ method: String, _ path: String, query: [(String, String)] = [], body: (some Encodable)? = Optional<Data>.none,

@@ -43,6 +43,26 @@ struct AuthenticationTests {
         }
     }
 
+    @Test("the session cookie counts only from the server's own origin: another page on the same host gets 401")
+    func cookieNeedsOwnOrigin() async throws {
+        try await TestServer.with { server in
+            let client = server.anonymous.transport
+            let login = try await client.raw(
+                "POST", "/app/rest/v4/authenticator/login", body: Data(#"{"username":"agent","password":"agent"}"#.utf8))
+            #expect(login.status == 200 || login.status == 204)
+            let cookie = try #require(login.header("set-cookie")?.split(separator: ";").first.map(String.init))
+            let own = "http://127.0.0.1:\(server.port)"
+            for (origin, status) in [(nil, 200), (own, 200), ("http://127.0.0.1:1", 401), ("http://localhost:\(server.port)", 401), ("null", 401)] {
+                var headers = [("cookie", cookie)]
+                if let origin { headers.append(("origin", origin)) }
+                for path in ["/agent/v1/me", "/app/rest/v4/authenticator/getCurrentPerson"] {
+                    let answer = try await client.raw("GET", path, headers: headers)
+                    #expect(answer.status == status, "\(path) from \(origin ?? "no origin"): \(answer.status)")
+                }
+            }
+        }
+    }
+
     @Test("sessions expire on the server clock")
     func sessionExpiry() async throws {
         let clock = AdjustableClock(frozenAt: 1_800_000_000_000)

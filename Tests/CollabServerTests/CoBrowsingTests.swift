@@ -263,28 +263,20 @@ struct CoBrowsingTests {
         }
     }
 
-    @Test("either side finds the conversation's open session, and none before it is requested or once it stops")
+    @Test("either side finds the conversation's open session, and none (204) before it is requested or once it stops")
     func openSessionOfConversation() async throws {
         try await withSetup { setup in
-            func isNotFound(_ lookup: () async throws(CollabClientError) -> CoBrowsingSessionView) async -> Bool {
-                do throws(CollabClientError) {
-                    _ = try await lookup()
-                    return false
-                } catch {
-                    return error.status == 404
-                }
-            }
-            #expect(await isNotFound { () throws(CollabClientError) in try await setup.agent.openCoBrowsingSession(in: setup.conversationId) })
-            #expect(await isNotFound { () throws(CollabClientError) in try await setup.app.openCoBrowsingSession(in: setup.conversationId) })
+            #expect(try await setup.agent.openCoBrowsingSession(in: setup.conversationId) == nil)
+            #expect(try await setup.app.openCoBrowsingSession(in: setup.conversationId) == nil)
             let requested = try await setup.agent.requestCoBrowsing(in: setup.conversationId)
-            let found = try await setup.app.openCoBrowsingSession(in: setup.conversationId)
+            let found = try #require(try await setup.app.openCoBrowsingSession(in: setup.conversationId))
             #expect(found.id == requested.id && found.state == "REQUESTED")
             _ = try await setup.app.acceptCoBrowsing(found.id)
-            let active = try await setup.agent.openCoBrowsingSession(in: setup.conversationId)
+            let active = try #require(try await setup.agent.openCoBrowsingSession(in: setup.conversationId))
             #expect(active.id == requested.id && active.state == "ACTIVE")
             _ = try await setup.agent.stopCoBrowsing(active.id)
-            #expect(await isNotFound { () throws(CollabClientError) in try await setup.agent.openCoBrowsingSession(in: setup.conversationId) })
-            #expect(await isNotFound { () throws(CollabClientError) in try await setup.app.openCoBrowsingSession(in: setup.conversationId) })
+            #expect(try await setup.agent.openCoBrowsingSession(in: setup.conversationId) == nil)
+            #expect(try await setup.app.openCoBrowsingSession(in: setup.conversationId) == nil)
             #expect(try await setup.agent.coBrowsingSession(active.id).state == "ENDED")
         }
     }

@@ -11,10 +11,10 @@ struct CustomActionSecretTests {
     func secretIsAdminsOnly() async throws {
         try await InProcessServer.with { server in
             let admin = server.admin("admin", "admin").transport
-            let webhook = #"{"$_type":"CustomActionWebhookRegistration","endpoint":"http://127.0.0.1:9/hook","apiVersion":"V4","secret":"s3cret-sign"}"#
-            let created = try await admin.webAPI(
-                "POST", "customactions/create", #"{"$_type":"CustomConversationActionData","type":"CONVERSATION","key":"escalate","triggerWebhook":\#(webhook)}"#
-            )
+            let webhook =
+                #"{"$_type":"CustomActionWebhookRegistration","endpoint":"http://127.0.0.1:9/hook","apiVersion":"V4","secret":"s3cret-sign"}"#
+            let action = #"{"$_type":"CustomConversationActionData","type":"CONVERSATION","key":"escalate","triggerWebhook":\#(webhook)}"#
+            let created = try await admin.webAPI("POST", "customactions/create", action)
             let id = try #require(created["id"] as? String)
             let query = #"{"$_type":"CustomActionQuery"}"#
             func firstWebhook(_ page: [String: Any]) -> [String: Any]? {

@@ -5,13 +5,10 @@ extension AccountState {
         return session
     }
 
-    /// The co-browsing session of a conversation that has not ended (requested or active); at most one
-    /// is open at a time. Check that the caller may see the conversation first.
-    public func openCoBrowsingSession(ofConversation conversationId: String) throws(CollabError) -> CoBrowsingSession {
-        guard let session = coBrowsingSessions.rows(Indexes.coBrowsingByOpenConversation, conversationId).first else {
-            throw CollabError(.notFound, "no co-browsing session is open in conversation '\(conversationId)'")
-        }
-        return session
+    /// The co-browsing session of a conversation that has not ended (requested or active), if any; at
+    /// most one is open at a time. Check that the caller may see the conversation first.
+    public func openCoBrowsingSession(ofConversation conversationId: String) -> CoBrowsingSession? {
+        coBrowsingSessions.rows(Indexes.coBrowsingByOpenConversation, conversationId).first
     }
 
     /// An agent asks the visitor of an active conversation to share the screen.

@@ -51,7 +51,13 @@ struct AuthenticationMiddleware: RouterMiddleware {
         } else if accepts.contains(.session), let token = request.cookies[webAPISessionCookieName]?.value,
             let principal = authenticator.principal(forSession: token)
         {
-            // A stale cookie is simply "not logged in": the caller stays anonymous.
+            // A stale cookie is simply "not logged in": the caller stays anonymous. So is a cookie another
+            // origin's page made the browser send (SameSite ignores ports: any page on the same host would
+            // otherwise read the desk's live events and act as its user).
+            guard Self.isSameOrigin(request) else {
+                throw .unauthorized(
+                    "the console's session cookie is only taken from the console's own origin (Origin: \(request.headers[.origin] ?? ""))")
+            }
             context.principal = principal
             context.sessionToken = token
         } else if accepts.contains(.socketToken), request.headers[.upgrade]?.lowercased() == "websocket", let token = request.query("token") {
@@ -71,6 +77,15 @@ struct AuthenticationMiddleware: RouterMiddleware {
         default:
             throw .unauthorized("unsupported authorization scheme '\(header.sentScheme)'")
         }
+    }
+
+    /// Whether a request that came with the session cookie came from a page of this server: without an
+    /// `Origin` header (a browser leaves it out of same-origin reads; other clients do not send it), or
+    /// with one naming the host and port the request was sent to.
+    static func isSameOrigin(_ request: Request) -> Bool {
+        guard let origin = request.headers[.origin] else { return true }
+        guard let authority = request.head.authority, let separator = origin.range(of: "://") else { return false }
+        return origin[separator.upperBound...].lowercased() == authority.lowercased()
     }
 
     /// Takes a token of a kind the surface accepts; `false` when it is none of them.

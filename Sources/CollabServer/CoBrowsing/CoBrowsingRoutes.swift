@@ -26,7 +26,7 @@ struct CoBrowsingRoutes {
             return JSONBody.response(try env.view(session), status: .created)
         }
         agent.get("conversations/:id/cobrowsing") { _, context in
-            let session = try env.openCoBrowsingSession(context, caller: .agent(try env.agent(context)))
+            guard let session = try env.openCoBrowsingSession(context, caller: .agent(try env.agent(context))) else { return noContent }
             return JSONBody.response(try env.view(session))
         }
         agent.get("cobrowsing/:id") { _, context in
@@ -105,7 +105,7 @@ struct CoBrowsingRoutes {
         }
         mobile.get("conversations/:id/cobrowsing") { _, context in
             let client = try env.client(context)
-            let session = try env.openCoBrowsingSession(context, caller: .visitor(client))
+            guard let session = try env.openCoBrowsingSession(context, caller: .visitor(client)) else { return noContent }
             return JSONBody.response(try env.view(session, client: client))
         }
         mobile.get("cobrowsing/:id") { _, context in
@@ -208,16 +208,15 @@ extension CollabEnvironment {
         return session
     }
 
-    /// The open session of the conversation the path names, for a caller who may see the conversation.
-    func openCoBrowsingSession(_ context: CollabRequestContext, caller: ConversationCaller) throws(CollabError) -> CoBrowsingSession {
+    /// The open session of the conversation the path names, if any, for a caller who may see the
+    /// conversation (any other conversation is not found).
+    func openCoBrowsingSession(_ context: CollabRequestContext, caller: ConversationCaller) throws(CollabError) -> CoBrowsingSession? {
         let id = try context.pathParameter("id")
         let session = try read(account: caller.accountId) { state throws(CollabError) in
-            try state.openCoBrowsingSession(ofConversation: try caller.conversation(id, in: state).id)
+            state.openCoBrowsingSession(ofConversation: try caller.conversation(id, in: state).id)
         }
         // A visitor sees only the sessions of their own screen (as `GET cobrowsing/{id}`).
-        if let client = caller.client, session.visitorPersonId != client.personId {
-            throw CollabError(.notFound, "no co-browsing session is open in conversation '\(id)'")
-        }
+        if let client = caller.client, session?.visitorPersonId != client.personId { return nil }
         return session
     }
 

@@ -61,7 +61,9 @@ struct EntityRoutes {
                 }
                 let role = context.principal.role
                 return JSONBody.response(
-                    page.webResult(declaration.resultType, offset: query.offset) { EntityWire.json(declaration.shown($0, to: role), expanding: expanding) })
+                    page.webResult(declaration.resultType, offset: query.offset) {
+                        EntityWire.json(declaration.shown($0, to: role), expanding: expanding)
+                    })
             }
         }
         if let role = operations.readMultiple {
@@ -72,8 +74,8 @@ struct EntityRoutes {
                     try state.entities(E.self, ids: ids, for: context.principal)
                 }
                 let role = context.principal.role
-                return JSONBody.response(
-                    WebList(type: declaration.listType, items: entities.map { EntityWire.json(declaration.shown($0, to: role), expanding: expanding) }))
+                let items = entities.map { EntityWire.json(declaration.shown($0, to: role), expanding: expanding) }
+                return JSONBody.response(WebList(type: declaration.listType, items: items))
             }
         }
         if let role = operations.getByName {
@@ -94,8 +96,8 @@ struct EntityRoutes {
                     try state.entities(E.self, names: names, for: context.principal)
                 }
                 let role = context.principal.role
-                return JSONBody.response(
-                    WebList(type: declaration.listType, items: entities.map { EntityWire.json(declaration.shown($0, to: role), expanding: expanding) }))
+                let items = entities.map { EntityWire.json(declaration.shown($0, to: role), expanding: expanding) }
+                return JSONBody.response(WebList(type: declaration.listType, items: items))
             }
         }
     }

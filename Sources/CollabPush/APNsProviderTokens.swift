@@ -14,6 +14,8 @@ final class APNsProviderTokens: Sendable {
 
     /// How long a token is reused.
     static let lifetime: Int64 = 50 * 60 * 1000
+    /// A token younger than this is taken even when a renewal is asked for.
+    static let renewalGap: Int64 = 60 * 1000
 
     private let cache = Mutex<[String: Cached]>([:])
     private let clock: any CollabClock
@@ -35,12 +37,16 @@ final class APNsProviderTokens: Sendable {
         }
         let key = "\(teamId):\(keyId)"
         let now = clock.now()
-        if !renew, let cached = cache.withLock({ $0[key] }), now - cached.issuedAt < Self.lifetime, now >= cached.issuedAt {
+        if let cached = cache.withLock({ $0[key] }), now >= cached.issuedAt, now - cached.issuedAt < (renew ? Self.renewalGap : Self.lifetime) {
+            // A renewal asked for just after another (concurrent deliveries that all met
+            // ExpiredProviderToken) takes the fresh token: Apple refuses more than one new token per
+            // 20 minutes (TooManyProviderTokenUpdates).
             return cached.token
         }
         let signer = JWTKeyCollection()
         await signer.add(ecdsa: try ES256PrivateKey(pem: pem), kid: JWKIdentifier(string: keyId))
-        let claims = Claims(iss: IssuerClaim(value: teamId), iat: IssuedAtClaim(value: Date(timeIntervalSince1970: Double(now) / 1000)))
+        // `iat` in whole seconds, as Apple documents it.
+        let claims = Claims(iss: IssuerClaim(value: teamId), iat: IssuedAtClaim(value: Date(timeIntervalSince1970: Double(now / 1000))))
         let token = try await signer.sign(claims, kid: JWKIdentifier(string: keyId))
         cache.withLock { $0[key] = Cached(token: token, issuedAt: now) }
         return token

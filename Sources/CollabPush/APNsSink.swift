@@ -30,10 +30,16 @@ final class APNsSink: Sendable {
     private let certificateClients: APNsCertificateClients
     private let tokens: APNsProviderTokens
     private let clock: any CollabClock
+    private let wallClock: any CollabClock
 
-    init(clock: any CollabClock) {
+    /// - Parameters:
+    ///   - clock: The server's clock (virtual time), for the attempts the outbox records.
+    ///   - wallClock: Real time, for what Apple checks against its own clock: the provider token's
+    ///     `iat` and `apns-expiration`. A test that moves the server's clock must not make them lie.
+    init(clock: any CollabClock, wallClock: any CollabClock) {
         self.clock = clock
-        self.tokens = APNsProviderTokens(clock: clock)
+        self.wallClock = wallClock
+        self.tokens = APNsProviderTokens(clock: wallClock)
         var secure = HTTPClient.Configuration()
         secure.httpVersion = .automatic
         secure.timeout = .init(connect: .seconds(5), read: .seconds(10))
@@ -73,7 +79,7 @@ final class APNsSink: Sendable {
             request.headers.add(name: "apns-priority", value: String(entry.priority))
             request.headers.add(name: "apns-id", value: entry.pushId)
             // Incoming calls are only worth ringing now; messages may wait a day for an offline device.
-            let expiration = entry.kind == .incomingCall || entry.kind == .revokeCall ? 0 : now / 1000 + 86_400
+            let expiration = entry.kind == .incomingCall || entry.kind == .revokeCall ? 0 : wallClock.now() / 1000 + 86_400
             request.headers.add(name: "apns-expiration", value: String(expiration))
             if let collapseId = entry.collapseId { request.headers.add(name: "apns-collapse-id", value: collapseId) }
             request.headers.add(name: "content-type", value: "application/json")

@@ -23,10 +23,13 @@ final class FCMSink: Sendable {
 
     private let client: SharedHTTPClient
     private let clock: any CollabClock
+    /// Real time, for the OAuth assertion Google checks against its own clock (see ``APNsSink``).
+    private let wallClock: any CollabClock
     private let cache = Mutex<[String: CachedToken]>([:])
 
-    init(clock: any CollabClock) {
+    init(clock: any CollabClock, wallClock: any CollabClock) {
         self.clock = clock
+        self.wallClock = wallClock
         var configuration = HTTPClient.Configuration()
         configuration.timeout = .init(connect: .seconds(5), read: .seconds(10))
         // FCM never redirects; following one would send the OAuth assertion and pushes elsewhere.
@@ -49,11 +52,12 @@ final class FCMSink: Sendable {
 
     private func accessToken(_ settings: PushSettings.FCM, renew: Bool) async throws -> String {
         let key = "\(settings.clientEmail)@\(settings.effectiveTokenURL)"
-        let now = clock.now()
+        let now = wallClock.now()
         if !renew, let cached = cache.withLock({ $0[key] }), cached.expiresAt - 60_000 > now { return cached.token }
         let signer = JWTKeyCollection()
         await signer.add(rsa: try Insecure.RSA.PrivateKey(pem: settings.privateKeyPEM), digestAlgorithm: .sha256)
-        let issued = Date(timeIntervalSince1970: Double(now) / 1000)
+        // Whole seconds, as Google's and every client library's assertions are.
+        let issued = Date(timeIntervalSince1970: Double(now / 1000))
         let assertion = try await signer.sign(
             Assertion(
                 iss: IssuerClaim(value: settings.clientEmail), scope: "https://www.googleapis.com/auth/firebase.messaging",

@@ -66,16 +66,22 @@ public final class PushPipeline: Service {
     private let progress = PushProgress()
     let faults: PushFaultHook
 
+    /// A pipeline with its outbox and sinks, idle until ``run()``.
+    /// - Parameters:
+    ///   - clock: The server's clock (virtual time): when pushes are made and attempted.
+    ///   - wallClock: Real time, for the credentials and expiries the push services check against their
+    ///     own clocks; `nil` takes `clock` (a clock that is not virtual).
     public init(
-        clock: any CollabClock, outboxCapacity: Int = 10_000, settings: Settings = Settings(), faults: FaultInjector? = nil, logger: Logger
+        clock: any CollabClock, wallClock: (any CollabClock)? = nil, outboxCapacity: Int = 10_000, settings: Settings = Settings(),
+        faults: FaultInjector? = nil, logger: Logger
     ) {
         self.clock = clock
         self.logger = logger
         self.settings = settings
         self.faults = PushFaultHook(faults)
         self.outbox = PushOutbox(capacity: outboxCapacity)
-        self.apns = APNsSink(clock: clock)
-        self.fcm = FCMSink(clock: clock)
+        self.apns = APNsSink(clock: clock, wallClock: wallClock ?? clock)
+        self.fcm = FCMSink(clock: clock, wallClock: wallClock ?? clock)
         (stream, continuation) = AsyncStream.makeStream(of: ResolvedPush.self, bufferingPolicy: .bufferingOldest(settings.queueCapacity))
         sending = FairQueue(
             limits: .init(
@@ -235,6 +241,7 @@ public final class PushPipeline: Service {
         }
         var backoff = settings.initialBackoff
         var renew = false
+        var renewed = false
         for attempt in 1...settings.maxAttempts {
             guard let result = await DeliveryShutdown.attempt({ [renew] in await send(renew) }) else {
                 logger.notice("push delivery stopped", metadata: ["push": "\(entry.pushId)", "reason": "\(DeliveryShutdown.Stopping())"])
@@ -256,7 +263,15 @@ public final class PushPipeline: Service {
                 return
             case .retry:
                 if result.attempt.reason == "ExpiredProviderToken" || result.attempt.reason == "ExpiredAccessToken" {
+                    // One renewal per push: a token the service calls expired right after it was made
+                    // means its clock and ours disagree, which no further token mends.
+                    guard !renewed else {
+                        outbox.update(id: entry.id) { $0.state = .failed }
+                        logger.warning("push delivery failed", metadata: ["push": "\(entry.pushId)", "reason": "\(result.attempt.reason ?? "")"])
+                        return
+                    }
                     renew = true
+                    renewed = true
                     continue
                 }
                 if attempt < settings.maxAttempts {

@@ -2,6 +2,7 @@ import APNsSimulator
 import ArgumentParser
 import CollabCore
 import CollabPush
+import CollabServer
 import CollabWire
 import Crypto
 import Foundation
@@ -65,7 +66,7 @@ struct BenchPushCommand: AsyncParsableCommand {
                 teamId: "TEAM123456", keys: ["KEY1234567": providerKey.publicKey.pemRepresentation], capacity: deliver + 10),
             logger: logger
         )
-        let clock = SystemBenchClock()
+        let clock = SystemClock()
         let device = BenchDevices(apns: PushSettings.APNs(
             teamId: "TEAM123456", keyId: "KEY1234567", privateKeyPEM: providerKey.pemRepresentation, topic: "com.example.bench",
             environment: "custom", customURL: nil, insecureTLS: true
@@ -107,11 +108,6 @@ struct BenchPushCommand: AsyncParsableCommand {
 
 extension Duration {
     var seconds: Double { Double(components.seconds) + Double(components.attoseconds) / 1e18 }
-}
-
-/// The system clock, for the benchmark only.
-struct SystemBenchClock: CollabClock {
-    func now() -> Timestamp { Timestamp(Date().timeIntervalSince1970 * 1000) }
 }
 
 /// One registered device for the push benchmark, and its pushes as a commit would resolve them.

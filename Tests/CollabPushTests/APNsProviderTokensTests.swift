@@ -63,23 +63,36 @@ struct APNsProviderTokensTests {
         #expect(try Self.issuedAt(renewed) == 1_800_000_000 + APNsProviderTokens.lifetime / 1000, "issued now, 50 minutes later")
     }
 
-    @Test("a forced renewal, a clock set back and another key each get a token of their own")
+    @Test("a forced renewal, a clock set back and another key each get a token of their own; renewals a minute apart at most")
     func renewal() async throws {
         let key = P256.Signing.PrivateKey()
         let settings = PushSettings.APNs(teamId: "TEAM", keyId: "KEY-A", privateKeyPEM: key.pemRepresentation)
         let clock = SteppingClock()
         let tokens = APNsProviderTokens(clock: clock)
-        _ = try await tokens.token(for: settings)
+        let first = try await tokens.token(for: settings)
         clock.advance(10_000)
+        #expect(try await tokens.token(for: settings, renew: true) == first, "a renewal right after another takes the fresh token")
+        clock.advance(APNsProviderTokens.renewalGap)
         let forced = try await tokens.token(for: settings, renew: true)
-        #expect(try Self.issuedAt(forced) == 1_800_000_010, "ExpiredProviderToken: a new token at once")
+        #expect(try Self.issuedAt(forced) == 1_800_000_070, "ExpiredProviderToken: a new token at once")
         #expect(try await tokens.token(for: settings) == forced, "the renewed token is the one reused")
-        clock.advance(-60_000)
+        clock.advance(-120_000)
         #expect(try Self.issuedAt(try await tokens.token(for: settings)) == 1_799_999_950, "a token from the future is not reused")
         var other = settings
         other.keyId = "KEY-B"
         #expect(try Self.parts(try await tokens.token(for: other)).header["kid"] as? String == "KEY-B")
         #expect(try Self.parts(try await tokens.token(for: settings)).header["kid"] as? String == "KEY-A")
+    }
+
+    @Test("iat is whole seconds, as Apple documents it, also between two seconds")
+    func wholeSeconds() async throws {
+        let key = P256.Signing.PrivateKey()
+        let clock = SteppingClock()
+        clock.advance(1_234)
+        let token = try await APNsProviderTokens(clock: clock).token(
+            for: PushSettings.APNs(teamId: "TEAM", keyId: "KEY", privateKeyPEM: key.pemRepresentation))
+        let iat = try #require(try Self.parts(token).claims["iat"] as? NSNumber)
+        #expect(iat.doubleValue == 1_800_000_001, "\(iat)")
     }
 
     @Test("a key that is not a P-256 PEM fails")

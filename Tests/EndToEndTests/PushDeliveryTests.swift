@@ -44,20 +44,63 @@ struct PushDeliveryTests {
     @Test("ExpiredProviderToken renews the provider token and delivers")
     func providerTokenRenewal() async throws {
         let sim = try await APNsSimHarness()
-        let server = try await TestServer.start(configuration: Self.configuration())
+        var configuration = Self.configuration()
+        let wall = AdjustableClock()
+        configuration.pushWallClock = wall
+        let server = try await TestServer.start(configuration: configuration)
         do {
             try await server.configurePush(account: "desk", try sim.pushSettingsJSON())
             let scenario = try await PushScenario.make(server, device: "renew-phone", version: .notEncrypted, voip: nil)
             _ = try await scenario.agent.send("first", in: scenario.conversationId)
             let first = try await server.waitForPush([("kind", "NEW_MESSAGE"), ("state", "DELIVERED")])
-            // 2,000 s later for the server, an hour and more for APNs: the server still reuses its cached
+            // 2,000 s later in real time, an hour and more for APNs: the server still reuses its cached
             // provider token (for 50 minutes), which APNs now finds too old; the renewed one is fresh.
             sim.advanceClock(by: 3_700)
-            try await server.control.changeClock(ClockChange(advanceMillis: 2_000_000))
+            wall.advance(by: 2_000_000)
             _ = try await scenario.agent.send("second", in: scenario.conversationId)
             let second = try await server.waitForPush([("kind", "NEW_MESSAGE"), ("state", "DELIVERED"), ("after", String(first.id))])
             #expect(second.attempts.map(\.reason) == ["ExpiredProviderToken", nil])
             #expect(second.attempts.map(\.status) == [403, 200])
+        } catch {
+            try? await server.stop()
+            throw error
+        }
+        try await server.stop()
+        try await sim.stop()
+    }
+
+    @Test("moving the server's clock an hour leaves the provider token alone: it is stamped with real time")
+    func virtualClockDoesNotAgeTheProviderToken() async throws {
+        let sim = try await APNsSimHarness()
+        let server = try await TestServer.start(configuration: Self.configuration())
+        do {
+            try await server.configurePush(account: "desk", try sim.pushSettingsJSON())
+            let scenario = try await PushScenario.make(server, device: "clock-phone", version: .notEncrypted, voip: nil)
+            try await server.control.changeClock(ClockChange(advanceMillis: 55 * 60 * 1000))
+            _ = try await scenario.agent.send("an hour on", in: scenario.conversationId)
+            let push = try await server.waitForPush([("kind", "NEW_MESSAGE"), ("state", "DELIVERED")])
+            #expect(push.attempts.map(\.status) == [200])
+            let sent = try #require(try await sim.wait(count: 1).first)
+            #expect(sent.keyId == APNsSimHarness.keyId)
+        } catch {
+            try? await server.stop()
+            throw error
+        }
+        try await server.stop()
+        try await sim.stop()
+    }
+
+    @Test("a provider token called expired again right after its renewal fails the push: one renewal per push")
+    func oneRenewalPerPush() async throws {
+        let sim = try await APNsSimHarness()
+        let server = try await TestServer.start(configuration: Self.configuration())
+        do {
+            try await server.configurePush(account: "desk", try sim.pushSettingsJSON())
+            let scenario = try await PushScenario.make(server, device: "skew-phone", version: .notEncrypted, voip: nil)
+            sim.simulator.failNext(3, status: 403, reason: "ExpiredProviderToken")
+            _ = try await scenario.agent.send("skewed", in: scenario.conversationId)
+            let push = try await server.waitForPush([("kind", "NEW_MESSAGE"), ("state", "FAILED")])
+            #expect(push.attempts.map(\.reason) == ["ExpiredProviderToken", "ExpiredProviderToken"])
         } catch {
             try? await server.stop()
             throw error

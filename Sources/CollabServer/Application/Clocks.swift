@@ -78,3 +78,11 @@ public final class AdjustableClock: CollabClock {
     /// The offset from system time, in milliseconds.
     public var offset: Int64 { now() - system() }
 }
+
+/// Real time, never moved: for what leaves the process to be checked against another party's clock
+/// (the push services' credentials), whatever the server's virtual clock says.
+public struct SystemClock: CollabClock {
+    public init() {}
+
+    public func now() -> Timestamp { Timestamp((Date().timeIntervalSince1970 * 1000).rounded()) }
+}

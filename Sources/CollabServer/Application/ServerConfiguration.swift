@@ -93,6 +93,9 @@ public struct ServerConfiguration: Sendable {
     public var redemptionLimits = RedemptionLimits()
     /// Live event sockets one client and one account may hold open (`serve --max-live-…`).
     public var liveSocketLimits = LiveSocketLimits()
+    /// Real time, for the push services' credentials and expiries (checked against their own clocks,
+    /// so the virtual clock never moves them). Tests age the cached credentials with their own clock.
+    public var pushWallClock: any CollabClock = SystemClock()
     /// Each account's share of webhook deliveries and pushes (`serve --webhook-…-per-account`, `--push-…-per-account`).
     public var outboundShares = OutboundShares()
 

@@ -69,7 +69,7 @@ struct ServerParts {
         )
         let webhooks = WebhookDispatcher(settings: webhookSettings, client: clients.webhooks, botClient: clients.bots, faults: faults, logger: logger)
         let pushes = PushPipeline(
-            clock: clock, outboxCapacity: configuration.outboxCapacity,
+            clock: clock, wallClock: configuration.pushWallClock, outboxCapacity: configuration.outboxCapacity,
             settings: .init(
                 maxAttempts: max(1, configuration.pushMaxAttempts), initialBackoff: configuration.pushInitialBackoff,
                 queueCapacityPerAccount: shares.pushQueue, maxConcurrentPerAccount: shares.pushDeliveries

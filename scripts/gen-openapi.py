@@ -332,7 +332,7 @@ add("/mobile/v1/conversations/{id}/calls", "post", op("Start a call to the agent
     desc="The visitor's outgoing call: rings the conversation's assigned agent (conversation.call.started on the agent's live events and webhooks), who answers or declines on the agent API. Unanswered after the call timeout it becomes missed (NOT_ANSWERED). 409 when the conversation is not ACTIVE, has no assigned agent or already has a call."))
 add("/agent/v1/conversations/{id}/calls", "post", op("Start a call", "agentStartCall", {**ok(ref("CallView"), "Ringing", "201"), **errs(400, 401, 403, 404, 409, **T)}, A, AGENT,
     params=[p("id", "Conversation id")], request=body(ref("StartCallRequest")),
-    desc="Rings the visitors: a VoIP push to PushKit tokens (else an alert push) for apps in the background, a ui.visibility_request event for apps in the foreground with the UI closed, nothing for an open UI. Unanswered after the call timeout it becomes missed (NOT_ANSWERED) with revoke and missed-call pushes."))
+    desc="Rings the visitors: a VoIP push to PushKit tokens (else an INCOMING_CALL push to the APNs or FCM token: an alert, or for ENCRYPTED a content-available background push) for apps in the background, a ui.visibility_request event for apps in the foreground with the UI closed, nothing for an open UI. Unanswered after the call timeout it becomes missed (NOT_ANSWERED) with revoke and missed-call pushes."))
 add("/agent/v1/calls/{id}", "get", op("A call", "agentCall", {**ok(ref("CallView")), **errs(400, 401, 403, 404, **T)}, A, CALL_AGENT, params=[callid()], desc=CREDENTIAL_NOTE.strip()))
 for action, summary in [("answer", "Answer a call a visitor started"), ("decline", "Decline a call a visitor started")]:
     add(f"/agent/v1/calls/{{id}}/{action}", "post", op(summary, f"agent{action.title()}Call", {**ok(ref("CallView")), **errs(400, 401, 403, 404, 409, **T)}, A, CALL_AGENT, params=[callid()],
@@ -563,7 +563,7 @@ schemas = {
     "PushRegistrationRequest": {**obj({"apnsToken": APNS_TOKEN, "pushKitToken": APNS_TOKEN,
                                        "fcmToken": {"type": "string", "minLength": 1, "maxLength": 4096, "pattern": "^[A-Za-z0-9_:-]{1,4096}$", "description": "ASCII letters, digits, '-', '_' and ':'"},
                                        "version": {"type": "string", "enum": ["ENCRYPTED", "ENCRYPTED_SERVICE", "NOT_ENCRYPTED"]}, "apnsEnvironment": {"type": "string", "enum": ["sandbox", "production"]},
-                                       "nativeInboundCall": {"type": "boolean", "description": "The SDK's nativeInboundCall capability: false rings calls by an alert push (or a UI request in the foreground), never by VoIP; absent: as the PushKit token says"}}, ["version"]),
+                                       "nativeInboundCall": {"type": "boolean", "description": "The SDK's nativeInboundCall capability: false rings calls by an INCOMING_CALL push to the APNs or FCM token (an alert; for ENCRYPTED a background push) or a UI request in the foreground, never by VoIP; absent: as the PushKit token says"}}, ["version"]),
                                 "anyOf": [{"required": ["apnsToken"]}, {"required": ["pushKitToken"]}, {"required": ["fcmToken"]}],
                                 "description": "At least one token (else 400); a token that breaks its pattern is a 400. Re-registering replaces every token."},
     "NotificationKeyView": obj({"keyId": S, "key": S, "createdAt": L, "validUntil": L}, ["keyId", "key", "createdAt"]),

@@ -135,6 +135,9 @@ public final class APNsSimulator: Service {
 
     public func run() async throws {
         let router = Router(context: SimulatorRequestContext.self)
+        // What Apple answers outside `POST /3/device/<token>`: 405 MethodNotAllowed for another method
+        // on that path, 404 BadPath for any other path, each with its reason body.
+        router.add(middleware: APNsPathRefusals())
         router.post("3/device/:token") { request, context -> Response in
             let token = context.parameters.get("token") ?? ""
             let body = try await request.body.collect(upTo: 64 * 1024)
@@ -236,6 +239,7 @@ public final class APNsSimulator: Service {
             }
         }
         // Headers.
+        if let apnsId = request.headers[.init("apns-id")!], UUID(uuidString: apnsId) == nil { return reject(.badRequest, "BadMessageId") }
         guard let pushType = request.headers[.init("apns-push-type")!], Self.pushTypes.contains(pushType) else {
             return reject(.badRequest, "InvalidPushType")
         }
@@ -300,12 +304,14 @@ public final class APNsSimulator: Service {
             }
             verifierReady.withLock { $0 = true }
         }
+        // A key id the simulator does not know is refused before the signature (Apple looks the key up by it).
+        guard let kid = Self.keyId(of: jwt), configuration.keys[kid] != nil else { return .failure(Refusal(reason: "InvalidProviderToken")) }
         guard let claims = try? await verifier.verify(jwt, as: ProviderClaims.self) else { return .failure(Refusal(reason: "InvalidProviderToken")) }
         if let team = configuration.teamId, claims.iss.value != team { return .failure(Refusal(reason: "InvalidProviderToken")) }
         let age = now().timeIntervalSince(claims.iat.value)
         if age > configuration.providerTokenMaxAge { return .failure(Refusal(reason: "ExpiredProviderToken")) }
         if age < -600 { return .failure(Refusal(reason: "InvalidProviderToken")) }
-        return .success(Self.keyId(of: jwt) ?? "")
+        return .success(kid)
     }
 }
 
@@ -317,5 +323,23 @@ struct SimulatorRequestContext: RequestContext {
     init(source: ApplicationRequestContextSource) {
         coreContext = .init(source: source)
         channel = source.channel
+    }
+}
+
+/// Apple's answers to requests no route takes: another method on `/3/device/<token>` is 405
+/// MethodNotAllowed, any other path 404 BadPath, each with the `{"reason": …}` body.
+struct APNsPathRefusals: RouterMiddleware {
+    typealias Context = SimulatorRequestContext
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        do {
+            return try await next(request, context)
+        } catch let error as HTTPError where error.status == .notFound {
+            let onDevicePath = request.uri.path.hasPrefix("/3/device/")
+            let data = Data(#"{"reason":"\#(onDevicePath ? "MethodNotAllowed" : "BadPath")"}"#.utf8)
+            return Response(
+                status: onDevicePath ? .methodNotAllowed : .notFound, headers: [.contentType: "application/json"],
+                body: .init(byteBuffer: ByteBuffer(bytes: data)))
+        }
     }
 }

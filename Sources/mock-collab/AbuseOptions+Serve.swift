@@ -25,8 +25,12 @@ struct ServeAbuseOptions: ParsableArguments {
     @Option(help: "Live event sockets one client (device token, agent session) may hold open (MOCK_COLLAB_MAX_LIVE_PER_CLIENT).")
     var maxLivePerClient: Int = environment["MOCK_COLLAB_MAX_LIVE_PER_CLIENT"].flatMap(Int.init) ?? 8
 
-    @Option(help: "Live event sockets one account may hold open (MOCK_COLLAB_MAX_LIVE_PER_ACCOUNT).")
-    var maxLivePerAccount: Int = environment["MOCK_COLLAB_MAX_LIVE_PER_ACCOUNT"].flatMap(Int.init) ?? 10_000
+    @Option(
+        help: "Live event sockets one account may hold open; default a quarter of --max-connections (MOCK_COLLAB_MAX_LIVE_PER_ACCOUNT).")
+    var maxLivePerAccount: Int?
+
+    /// The flag, else the environment variable; `nil` for the default share.
+    private var livePerAccount: Int? { maxLivePerAccount ?? Self.environment["MOCK_COLLAB_MAX_LIVE_PER_ACCOUNT"].flatMap(Int.init) }
 
     func validate() throws {
         guard handshakeTimeout > 0, handshakeTimeout <= 86_400 else {
@@ -35,7 +39,7 @@ struct ServeAbuseOptions: ParsableArguments {
         for (name, value) in [
             ("pin-attempts-per-address", pinAttemptsPerAddress), ("pin-attempts-per-account", pinAttemptsPerAccount),
             ("pin-attempts-per-invitation", pinAttemptsPerInvitation), ("max-live-per-client", maxLivePerClient),
-            ("max-live-per-account", maxLivePerAccount),
+            ("max-live-per-account", livePerAccount ?? 1),
         ] {
             guard value > 0 else { throw ValidationError("--\(name) must be positive") }
         }
@@ -49,6 +53,9 @@ struct ServeAbuseOptions: ParsableArguments {
             perAddress: pinAttemptsPerAddress, perAccount: pinAttemptsPerAccount, perInvitation: pinAttemptsPerInvitation,
             window: Int64(pinAttemptWindow * 1000)
         )
-        configuration.liveSocketLimits = LiveSocketLimits(perClient: maxLivePerClient, perAccount: maxLivePerAccount)
+        // Unset, an account's share is a quarter of the server's connections, as every other budget's:
+        // one tenant's visitors cannot take every socket.
+        let perAccount = livePerAccount ?? max(1, configuration.connections.maxConnections / 4)
+        configuration.liveSocketLimits = LiveSocketLimits(perClient: maxLivePerClient, perAccount: perAccount)
     }
 }

@@ -74,6 +74,13 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "Largest co-browsing frame image in bytes, 1 KiB to 16 MiB; a larger one is rejected (MOCK_COLLAB_MAX_FRAME_BYTES).")
     var maxFrameBytes: Int = environment["MOCK_COLLAB_MAX_FRAME_BYTES"].flatMap(Int.init) ?? 256 * 1024
 
+    @Option(
+        help: """
+            Bytes one account's live co-browsing sessions may hold in latest frames, 1 MiB to 64 GiB (each frame counts twice: \
+            image and viewers' copy); a frame beyond it is refused with 429 (MOCK_COLLAB_MAX_FRAME_MEMORY_PER_ACCOUNT).
+            """)
+    var maxFrameMemoryPerAccount: Int = environment["MOCK_COLLAB_MAX_FRAME_MEMORY_PER_ACCOUNT"].flatMap(Int.init) ?? 256 * 1024 * 1024
+
     @Option(help: "Requests kept in the journal (MOCK_COLLAB_JOURNAL_CAPACITY).")
     var journalCapacity: Int = environment["MOCK_COLLAB_JOURNAL_CAPACITY"].flatMap(Int.init) ?? 10_000
 
@@ -142,6 +149,9 @@ struct ServeCommand: AsyncParsableCommand {
         guard Logger.Level(rawValue: logLevel) != nil else { throw ValidationError("--log-level '\(logLevel)' is not a log level") }
         guard maxBodySize > 0 else { throw ValidationError("--max-body-size must be positive") }
         guard (1024...16 * 1024 * 1024).contains(maxFrameBytes) else { throw ValidationError("--max-frame-bytes must be 1024 to 16777216") }
+        guard (1 << 20...1 << 36).contains(maxFrameMemoryPerAccount) else {
+            throw ValidationError("--max-frame-memory-per-account must be 1048576 to 68719476736")
+        }
         guard journalCapacity > 0 else { throw ValidationError("--journal-capacity must be positive") }
         guard journalMaxBytes >= 64 * 1024 else { throw ValidationError("--journal-max-bytes must be at least 65536") }
         guard (4...31).contains(passwordHashCost) else { throw ValidationError("--password-hash-cost must be between 4 and 31") }
@@ -190,6 +200,7 @@ struct ServeCommand: AsyncParsableCommand {
             )
             configuration.clientIdleTimeout = Int64(clientIdleSeconds) * 1000
             configuration.maxFrameBytes = maxFrameBytes
+            configuration.maxFrameMemoryPerAccount = maxFrameMemoryPerAccount
         } catch {
             throw ServeStartError(description: (error as? CollabError)?.message ?? "\(error)")
         }

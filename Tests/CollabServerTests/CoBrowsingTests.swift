@@ -281,6 +281,24 @@ struct CoBrowsingTests {
         }
     }
 
+    @Test("a visitor shares the screen in at most two conversations at once; a third is a 409 until one stops")
+    func openSessionsPerVisitor() async throws {
+        try await withSetup { setup in
+            let first = try await setup.app.startCoBrowsing(in: setup.conversationId)
+            let second = try await setup.app.startConversation(engagementType: "MOBILE_COBROWSING_REQUEST")
+            _ = try await setup.app.startCoBrowsing(in: second.id)
+            let third = try await setup.app.startConversation(engagementType: "MOBILE_COBROWSING_REQUEST")
+            do throws(CollabClientError) {
+                _ = try await setup.app.startCoBrowsing(in: third.id)
+                Issue.record("a third open session was accepted")
+            } catch {
+                #expect(error.code == .conflict && error.message.contains("stop one first"), "\(error)")
+            }
+            _ = try await setup.app.stopCoBrowsing(first.id)
+            #expect(try await setup.app.startCoBrowsing(in: third.id).state == "ACTIVE")
+        }
+    }
+
     @Test("co-browsing ends with the conversation")
     func endsWithConversation() async throws {
         try await withSetup { setup in

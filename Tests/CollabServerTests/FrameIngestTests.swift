@@ -44,6 +44,29 @@ struct FrameIngestTests {
         #expect(ingest.latest(sessionId: "s")?.header.sequence == 4)
     }
 
+    @Test("an account's latest frames are bounded together: one beyond is refused with a wait, another account is not, an end frees")
+    func accountFrameMemory() throws {
+        let probe = FrameIngest(maxFrameBytes: 64)
+        // Session ids of one length: a frame's encoded copy names its session.
+        _ = probe.ingest(sessionId: "s0", accountId: "a", header: Self.header("s0", 1), image: Self.jpeg(1), maxFps: 5, now: 0)
+        let cost = try #require(probe.latest(sessionId: "s0")?.heldBytes)
+        let ingest = FrameIngest(maxFrameBytes: 64, maxHeldBytesPerAccount: 2 * cost)
+        func send(_ session: String, _ account: String, _ marker: UInt8, at now: Timestamp = 0) -> FrameAck {
+            ingest.ingest(
+                sessionId: session, accountId: account, header: Self.header(session, UInt32(marker)), image: Self.jpeg(marker), maxFps: 5, now: now)
+        }
+        #expect(send("s1", "a", 1).type == "frame.accepted")
+        #expect(send("s2", "a", 2).type == "frame.accepted")
+        let refused = send("s3", "a", 3)
+        #expect(refused.type == "frame.rejected" && refused.retryAfterMs != nil, "\(refused)")
+        #expect(refused.reason?.contains("--max-frame-memory-per-account") == true)
+        #expect(send("s1", "a", 4, at: 1_000).type == "frame.accepted", "a new frame replacing a session's latest costs nothing more")
+        #expect(send("t1", "b", 1).type == "frame.accepted", "another account has its own budget")
+        ingest.end(sessionId: "s2")
+        #expect(send("s3", "a", 5, at: 2_000).type == "frame.accepted", "the ended session's frame was let go")
+        #expect(ingest.held(accountId: "a").bytes > 0)
+    }
+
     @Test("viewers start with the latest frame, get the same encoded bytes, and a slow one only the newest")
     func viewers() async {
         let ingest = FrameIngest(maxFrameBytes: 64)

@@ -148,3 +148,22 @@ def test_live_sockets_are_capped_per_client_and_per_account():
         assert wait_until(reopened, timeout=10), "a closed socket's place was not given back"
         for sock in held:
             sock.close()
+
+
+def test_an_account_gets_a_quarter_of_the_connections_by_default():
+    # 20 connections: without --max-live-per-account an account holds 5 live sockets, so the other
+    # accounts (and /healthz) keep the rest.
+    with Server("--max-connections", "20", "--max-live-per-client", "8", "--heartbeat-seconds", "300") as server:
+        first, second = server.start_visitor(), server.start_visitor()
+        held = []
+        try:
+            for token in [first] * 3 + [second] * 2:
+                sock, refusal = _upgrade(server, token)
+                assert sock, refusal
+                held.append(sock)
+            sock, refusal = _upgrade(server, second)
+            assert sock is None, "a sixth socket of the account was upgraded"
+            assert parse_response(refusal)[0] == 429 and b"--max-live-per-account" in refusal, refusal
+        finally:
+            for sock in held:
+                sock.close()

@@ -48,6 +48,12 @@ extension AccountState {
         guard coBrowsingSessions.count(Indexes.coBrowsingByOpenConversation, conversation.id) == 0 else {
             throw .conflict("the conversation already has a co-browsing session")
         }
+        // Each open session holds its latest frame in memory (bounded per account by the frame ingest's
+        // budget): a visitor shares one screen, so one app cannot take that budget by itself.
+        guard coBrowsingSessions.count(Indexes.coBrowsingByOpenVisitor, visitor) < CoBrowsingLimits.openPerVisitor else {
+            throw .conflict(
+                "the visitor already shares the screen in \(CoBrowsingLimits.openPerVisitor) conversations: stop one first")
+        }
         var session = CoBrowsingSession(
             id: context.ids.make(), accountId: conversation.accountId, conversationId: conversation.id, visitorPersonId: visitor,
             requestedBy: requestedBy, requestedAt: context.now
@@ -129,4 +135,11 @@ extension AccountState {
             )
         )
     }
+}
+
+/// Bounds on co-browsing: an open session holds its latest frame (up to `--max-frame-bytes`) in memory.
+public enum CoBrowsingLimits {
+    /// Sessions one visitor may have open at once (an app shares one screen; a second conversation's
+    /// request may overlap the first's end).
+    public static let openPerVisitor = 2
 }

@@ -32,7 +32,8 @@ public struct AccountState: Sendable {
     public internal(set) var devices = IndexedTable<Device>(indexes: [Indexes.deviceByPerson, Indexes.deviceByToken, Indexes.deviceOfAgent])
     public internal(set) var calls = IndexedTable<Call>(indexes: [Indexes.callByOpenConversation])
     public internal(set) var pushSettings: [String: PushSettings] = [:]
-    public internal(set) var coBrowsingSessions = IndexedTable<CoBrowsingSession>(indexes: [Indexes.coBrowsingByOpenConversation])
+    public internal(set) var coBrowsingSessions = IndexedTable<CoBrowsingSession>(
+        indexes: [Indexes.coBrowsingByOpenConversation, Indexes.coBrowsingByOpenVisitor])
     public internal(set) var invitations = IndexedTable<Invitation>(indexes: [
         Indexes.invitationByOpenToken, Indexes.invitationByConversation, Indexes.invitationByOpenAgentTarget, Indexes.invitationByOpenTeamTarget,
         Indexes.invitationByOpenSecondaryTarget,
@@ -252,6 +253,7 @@ enum Indexes {
     static let deviceOfAgent = TableIndex<Device>(2) { $0.agent == true && $0.hasTokens ? ["agent"] : [] }
     static let callByOpenConversation = TableIndex<Call>(0) { $0.state == .ended ? [] : [$0.conversationId] }
     static let coBrowsingByOpenConversation = TableIndex<CoBrowsingSession>(0) { $0.state == .ended ? [] : [$0.conversationId] }
+    static let coBrowsingByOpenVisitor = TableIndex<CoBrowsingSession>(1) { $0.state == .ended ? [] : [$0.visitorPersonId] }
     /// Open invitations by the token a visitor redeems (PINs are unique among open ones).
     static let invitationByOpenToken = TableIndex<Invitation>(0) { $0.state == .open ? [$0.token] : [] }
     static let invitationByConversation = TableIndex<Invitation>(1) { [$0.conversationId] }

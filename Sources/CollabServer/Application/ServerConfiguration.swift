@@ -65,6 +65,9 @@ public struct ServerConfiguration: Sendable {
     public var pushInitialBackoff: Duration
     /// The largest co-browsing frame image, in bytes.
     public var maxFrameBytes: Int
+    /// The most one account's live co-browsing sessions may hold in latest frames, in bytes (each frame
+    /// counts twice: the image and the viewers' encoded copy).
+    public var maxFrameMemoryPerAccount = 256 * 1024 * 1024
     /// The web console's directory; `nil` serves the console bundled with the server.
     public var consoleDirectory: String?
     /// How long a started mobile client may make no request before it is stopped, in milliseconds.

@@ -60,7 +60,9 @@ struct ServerParts {
     init(configuration: ServerConfiguration, storage: ServerStorage, clock: AdjustableClock, logger: Logger) {
         let journal = RequestJournal(capacity: configuration.journalCapacity, maxBytes: configuration.journalMaxBytes)
         let faults = FaultInjection(rules: FaultRules(limits: configuration.faultRuleLimits), journal: journal, clock: clock)
-        let frames = FrameIngest(maxFrameBytes: configuration.maxFrameBytes, relaying: storage.clusterStore != nil)
+        let frames = FrameIngest(
+            maxFrameBytes: configuration.maxFrameBytes, maxHeldBytesPerAccount: configuration.maxFrameMemoryPerAccount,
+            relaying: storage.clusterStore != nil)
         let shares = configuration.outboundShares
         let webhookSettings = WebhookDispatcher.Settings(
             maxAttempts: max(1, configuration.webhookMaxAttempts), initialBackoff: configuration.webhookInitialBackoff,

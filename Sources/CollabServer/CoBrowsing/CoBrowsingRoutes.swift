@@ -157,6 +157,10 @@ struct CoBrowsingRoutes {
             case "frame.throttled":
                 let seconds = max(1, ((ack.retryAfterMs ?? 0) + 999) / 1000)
                 return JSONBody.response(ack, status: .tooManyRequests, headers: [.retryAfter: String(seconds)])
+            case "frame.rejected" where ack.retryAfterMs != nil:
+                // The account's frame memory is spent: it frees as sessions end.
+                let seconds = Int(max(1, ((ack.retryAfterMs ?? 0) + 999) / 1000))
+                throw CollabError.tooManyRequests(ack.reason ?? "frame rejected", retryAfterSeconds: seconds)
             case "frame.rejected":
                 throw CollabError.badRequest(ack.reason ?? "frame rejected")
             default:

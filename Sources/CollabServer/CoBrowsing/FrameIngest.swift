@@ -23,6 +23,9 @@ final class FrameIngest: Sendable {
         /// same bytes, however many watch.
         var wire: ByteBuffer
 
+        /// What holding the frame costs: the image and the viewers' encoded copy.
+        var heldBytes: Int { image.count + wire.readableBytes }
+
         init(header: FrameHeader, image: Data, format: FrameImageFormat, receivedAt: Timestamp) {
             self.header = header
             self.image = image
@@ -64,6 +67,21 @@ final class FrameIngest: Sendable {
         var live: [String: SessionState] = [:]
         var ended: [String: EndedSession] = [:]
         var endedOrder: [String] = []
+        /// Bytes of the latest frames the account's live sessions hold (image and viewers' copy).
+        var heldByAccount: [String: Int] = [:]
+
+        /// Makes `frame` the session's latest, keeping the account's held bytes.
+        mutating func hold(_ frame: Frame, in state: inout SessionState) {
+            heldByAccount[state.accountId, default: 0] += frame.heldBytes - (state.latest?.heldBytes ?? 0)
+            state.latest = frame
+        }
+
+        /// The session's latest frame is let go (it ended).
+        mutating func release(_ state: SessionState) {
+            guard let latest = state.latest else { return }
+            heldByAccount[state.accountId, default: 0] -= latest.heldBytes
+            if heldByAccount[state.accountId] == 0 { heldByAccount[state.accountId] = nil }
+        }
     }
 
     private let sessions = Mutex(Sessions())
@@ -72,6 +90,10 @@ final class FrameIngest: Sendable {
     private let nextViewer = Mutex(0)
     /// The largest image accepted, in bytes.
     let maxFrameBytes: Int
+    /// The most the latest frames of one account's live sessions may hold together, in bytes
+    /// (`--max-frame-memory-per-account`): a frame beyond it is refused, so no account can grow the
+    /// process without end.
+    let maxHeldBytesPerAccount: Int
     /// How many ended sessions keep their final statistics.
     static let endedCapacity = 1_024
 
@@ -94,8 +116,9 @@ final class FrameIngest: Sendable {
     private let acceptedInput: AsyncStream<Accepted>.Continuation?
 
     /// - Parameter relaying: Whether accepted frames go out on ``accepted`` (a cluster replica).
-    init(maxFrameBytes: Int, relaying: Bool = false) {
+    init(maxFrameBytes: Int, maxHeldBytesPerAccount: Int = 256 * 1024 * 1024, relaying: Bool = false) {
         self.maxFrameBytes = maxFrameBytes
+        self.maxHeldBytesPerAccount = maxHeldBytesPerAccount
         if relaying {
             let (stream, input) = AsyncStream.makeStream(of: Accepted.self, bufferingPolicy: .bufferingNewest(256))
             (accepted, acceptedInput) = (stream, input)
@@ -116,7 +139,7 @@ final class FrameIngest: Sendable {
             guard sessions.ended[sessionId] == nil, var state = sessions.live[sessionId] else { return }
             if let latest = state.latest, latest.header.sequence >= header.sequence { return }
             let frame = Frame(header: header, image: image, format: format, receivedAt: now)
-            state.latest = frame
+            sessions.hold(frame, in: &state)
             for viewer in state.viewers.values { viewer.yield(frame) }
             sessions.live[sessionId] = state
         }
@@ -158,6 +181,15 @@ final class FrameIngest: Sendable {
                 state.duplicates += 1
                 return FrameAck(type: "frame.duplicate", sessionId: sessionId, sequence: header.sequence)
             }
+            let frame = Frame(header: header, image: image, format: format, receivedAt: now)
+            let held = sessions.heldByAccount[accountId, default: 0] + frame.heldBytes - (state.latest?.heldBytes ?? 0)
+            if held > maxHeldBytesPerAccount {
+                state.rejected += 1
+                return FrameAck(
+                    type: "frame.rejected", sessionId: sessionId, sequence: header.sequence, retryAfterMs: 5_000,
+                    reason: "the account's co-browsing sessions would hold more than \(maxHeldBytesPerAccount) bytes of frames"
+                        + " (--max-frame-memory-per-account): end a session, or send smaller frames")
+            }
             _ = state.limiter.admit(at: now, fps: maxFps)
             if let last = state.lastAcceptedAt {
                 state.gaps.append(now - last)
@@ -168,8 +200,7 @@ final class FrameIngest: Sendable {
             state.lastHash = hash
             state.accepted += 1
             state.bytes += image.count
-            let frame = Frame(header: header, image: image, format: format, receivedAt: now)
-            state.latest = frame
+            sessions.hold(frame, in: &state)
             for viewer in state.viewers.values { viewer.yield(frame) }
             return FrameAck(type: "frame.accepted", sessionId: sessionId, sequence: header.sequence)
         }
@@ -251,6 +282,7 @@ final class FrameIngest: Sendable {
         let viewers = sessions.withLock { sessions -> [AsyncStream<Frame>.Continuation] in
             guard sessions.ended[sessionId] == nil else { return [] }
             let state = sessions.live.removeValue(forKey: sessionId)
+            if let state { sessions.release(state) }
             let accountId = state?.accountId ?? ""
             sessions.ended[sessionId] = EndedSession(accountId: accountId, stats: Self.stats(of: state, sessionId: sessionId))
             sessions.endedOrder.append(sessionId)
@@ -269,6 +301,7 @@ final class FrameIngest: Sendable {
         let viewers = sessions.withLock { sessions -> [AsyncStream<Frame>.Continuation] in
             let removed = sessions.live.filter { $0.value.accountId == accountId }
             for id in removed.keys { sessions.live[id] = nil }
+            sessions.heldByAccount[accountId] = nil
             sessions.endedOrder.removeAll { sessions.ended[$0]?.accountId == accountId }
             sessions.ended = sessions.ended.filter { $0.value.accountId != accountId }
             return removed.values.flatMap { $0.viewers.values }

@@ -9,8 +9,8 @@ public struct LiveSocketLimits: Sendable, Equatable {
 
     /// - Parameters:
     ///   - perClient: Default 8 (an app holds one, plus the overlap of a reconnect).
-    ///   - perAccount: Default 10,000 (the default `--max-connections`: lower it where tenants share a server).
-    public init(perClient: Int = 8, perAccount: Int = 10_000) {
+    ///   - perAccount: Default 2,500: a quarter of the default `--max-connections`, the share every budget gives an account.
+    public init(perClient: Int = 8, perAccount: Int = 2_500) {
         self.perClient = max(1, perClient)
         self.perAccount = max(1, perAccount)
     }

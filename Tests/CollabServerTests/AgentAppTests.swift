@@ -17,6 +17,30 @@ struct AgentAppTests {
                 baseURL: server.baseURL, apiKey: apiKey, accessToken: accessToken, namedArea: namedArea, deviceId: device))
     }
 
+    @Test("an agent's app started with the password ends when an admin sets a new one, or removes it")
+    func passwordResetEndsTheApp() async throws {
+        try await InProcessServer.with(seed: queueSeed) { server in
+            let admin = server.admin("admin-d", "pw")
+            for (agent, change) in [("agent-b", "set"), ("agent-c", "remove")] {
+                let app = Self.agentApp(server, device: "\(agent)-leaked")
+                try await app.start(username: agent, password: "pw", liveEvents: false)
+                _ = try await app.presence()
+                let userId = try #require(try await admin.users.getByUsername(agent).id)
+                if change == "set" {
+                    _ = try await admin.users.setPassword(userId, password: "new-pw")
+                } else {
+                    _ = try await admin.transport.send("POST", "/app/rest/v4/users/\(userId)/removePassword", as: WebUser.self)
+                }
+                do throws(CollabClientError) {
+                    _ = try await app.presence()
+                    Issue.record("the \(agent) app outlived its password (\(change))")
+                } catch {
+                    #expect(error.code == .authorization, "\(error)")
+                }
+            }
+        }
+    }
+
     @Test("an agent's app starts with an access token or the login, gets the typed errors, and works the agent API with its token")
     func start() async throws {
         try await InProcessServer.with(seed: queueSeed) { server in

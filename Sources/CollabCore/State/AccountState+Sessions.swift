@@ -43,12 +43,18 @@ extension AccountState {
         removeSession(token, changes: &changes)
     }
 
-    /// Ends every session of a user (a new password, a changed role, a deleted user).
+    /// Ends every session of a user (a new password, a changed role, a deleted user), and the agent
+    /// apps started as the user: an app started with a leaked password must not outlive its reset.
     /// - Returns: The tokens that ended, so live connections opened with them can be closed.
     @discardableResult
     public mutating func closeSessions(ofUser userId: String, changes: inout ChangeSet) -> [String] {
-        let tokens = Array(sessions.ids(Indexes.sessionByUser, userId))
+        var tokens = Array(sessions.ids(Indexes.sessionByUser, userId))
         for token in tokens { removeSession(token, changes: &changes) }
+        if let personId = personIdBySource[PersonSourceKey(source: .userDB, sourceId: userId)] {
+            let apps = clientSessions.rows(Indexes.clientByPerson, personId).filter(\.isAgent).map(\.id)
+            for token in apps { stopClient(token: token, changes: &changes) }
+            tokens += apps
+        }
         return tokens
     }
 

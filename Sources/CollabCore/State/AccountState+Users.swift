@@ -195,13 +195,14 @@ extension AccountState {
         directory.release(.username(user.username), log: &directoryLog)
         changes.delete(.user, id)
         emitEntity(.delete, .user(user), context: context, changes: &changes)
+        // While the user's person is still known, so its agent apps end too.
+        closeSessions(ofUser: id, changes: &changes)
         let key = PersonSourceKey(source: .userDB, sourceId: id)
         if let personId = personIdBySource.removeValue(forKey: key) {
             if let person = persons[personId] { emitEntity(.delete, .person(person), context: context, changes: &changes) }
             persons[personId] = nil
             changes.delete(.person, personId)
         }
-        closeSessions(ofUser: id, changes: &changes)
     }
 
     private func checkCanManage(_ user: User, principal: Principal) throws(CollabError) {

@@ -40,12 +40,16 @@ public struct OutboxFilter: Sendable, Equatable {
 }
 
 extension OutboxEntry {
-    /// The entry of `push` before composition: no payload yet, `RECORDED`, no attempts.
+    /// The entry of `push` before composition: no payload yet, `RECORDED`, no attempts. For the
+    /// encrypted versions the content leaves out the call's device credential: it is a bearer secret
+    /// for its device, sealed in the payload, and the outbox is read by the account's admins.
     init(uncomposed push: ResolvedPush) {
+        var content = push.content
+        if push.version != .notEncrypted { content.callCredential = nil }
         self.init(
             id: 0, pushId: UUID().uuidString, accountId: push.accountId, personId: push.personId, deviceRecordId: push.deviceRecordId,
             deviceId: push.deviceId, kind: push.content.type, transport: push.transport, version: push.version, token: push.token, topic: push.topic,
-            pushType: "alert", priority: 10, collapseId: nil, keyId: nil, content: push.content, payload: "", payloadBytes: 0, truncated: false,
+            pushType: "alert", priority: 10, collapseId: nil, keyId: nil, content: content, payload: "", payloadBytes: 0, truncated: false,
             state: .recorded, attempts: [], createdAt: push.createdAt
         )
     }

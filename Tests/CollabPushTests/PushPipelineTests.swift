@@ -85,6 +85,24 @@ struct PushPipelineTests {
         #expect(entries.allSatisfy { $0.createdAt == 1_700_000_000_000 }, "a push is dated by the commit that decided it")
     }
 
+    @Test("the outbox shows an incoming call's device credential for NOT_ENCRYPTED devices only: an encrypted one's stays sealed")
+    func credentialSealedForEncryptedVersions() async throws {
+        let plain = Self.device("plain", version: .notEncrypted, voip: true)
+        let sealed = Self.device("sealed", version: .encrypted, voip: true)
+        var call = PushContent(type: .incomingCall, title: "Agent", text: "Incoming call", conversationId: "conv", timestamp: 1)
+        call.callCredential = "vc1.secret-credential"
+        let pipeline = PushPipeline(clock: FixedClock(), logger: Self.logger())
+        try await Self.running(pipeline) {
+            pipeline.enqueue([try Self.push(plain, .apnsVoIP, call), try Self.push(sealed, .apnsVoIP, call)])
+            #expect(await pipeline.settle(timeout: .seconds(60)))
+        }
+        let entries = pipeline.outbox.entries(matching: OutboxFilter())
+        #expect(entries.map(\.deviceId) == ["plain", "sealed"])
+        #expect(entries[0].content.callCredential == "vc1.secret-credential")
+        #expect(entries[1].content.callCredential == nil)
+        #expect(!entries[1].payload.contains("vc1.secret-credential"), "in the sealed payload only")
+    }
+
     @Test("an account's settle waits for its own pushes only, not for another account's backlog")
     func settlePerAccount() async throws {
         let device = Self.device("phone", version: .notEncrypted)

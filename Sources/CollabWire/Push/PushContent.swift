@@ -25,7 +25,8 @@ public struct PushContent: Sendable, Codable, Equatable {
     /// through CallKit before the app has started (incoming calls).
     public var audioGreeting: String?
     /// A credential for this call on this device (incoming calls): it answers, declines, ends and reads
-    /// the call without a started client, and expires with the call.
+    /// the call without a started client, and expires with the call. In the push outbox it is shown for
+    /// `NOT_ENCRYPTED` devices only: an encrypted device's is in its sealed payload alone.
     public var callCredential: String?
     /// The call's service provider, the vendor's `ECallServiceProvider` (incoming calls).
     public var callServiceProvider: String?

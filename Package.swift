@@ -337,7 +337,7 @@ let package = Package(
             name: "EndToEndTests",
             dependencies: [
                 "CollabTestSupport", "CollabServer", "CollabClient", "CollabWire", "CollabCore", "CollabStore", "CollabLoad",
-                "APNsSimulator", "CollabTLS",
+                "APNsSimulator", "CollabTLS", "CollabPush",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "JWTKit", package: "jwt-kit"),
                 .product(name: "Crypto", package: "swift-crypto"),

@@ -7,6 +7,8 @@ extension PushPipeline {
     struct Sending: Sendable {
         var entry: OutboxEntry
         var settings: PushSettings?
+        /// The push's number when it was queued (see ``forget(accountId:)``).
+        var sequence: Int64
     }
 
     /// A composed push the sending queue did not take: failed in the outbox with the reason, counted and

@@ -58,10 +58,11 @@ public final class PushPipeline: Service {
     private let settings: Settings
     private let apns: APNsSink
     private let fcm: FCMSink
-    private let stream: AsyncStream<ResolvedPush>
-    private let continuation: AsyncStream<ResolvedPush>.Continuation
+    private let stream: AsyncStream<Queued>
+    private let continuation: AsyncStream<Queued>.Continuation
+    let forgetMarks = Mutex(ForgetMarks())
     /// Composed pushes waiting to be sent, per account and push service (see ``FairQueue``).
-    private let sending: FairQueue<Sending>
+    let sending: FairQueue<Sending>
     private let dropped = Mutex(0)
     private let progress = PushProgress()
     let faults: PushFaultHook
@@ -82,7 +83,7 @@ public final class PushPipeline: Service {
         self.outbox = PushOutbox(capacity: outboxCapacity)
         self.apns = APNsSink(clock: clock, wallClock: wallClock ?? clock)
         self.fcm = FCMSink(clock: clock, wallClock: wallClock ?? clock)
-        (stream, continuation) = AsyncStream.makeStream(of: ResolvedPush.self, bufferingPolicy: .bufferingOldest(settings.queueCapacity))
+        (stream, continuation) = AsyncStream.makeStream(of: Queued.self, bufferingPolicy: .bufferingOldest(settings.queueCapacity))
         sending = FairQueue(
             limits: .init(
                 running: settings.maxConcurrentDeliveries, runningPerAccount: settings.maxConcurrentPerAccount,
@@ -135,7 +136,8 @@ public final class PushPipeline: Service {
                 refuse(push, .account(limit: perAccount))
                 continue
             }
-            if case .dropped = continuation.yield(push) {
+            let sequence = forgetMarks.withLock { $0.number() }
+            if case .dropped = continuation.yield(Queued(push: push, sequence: sequence)) {
                 progress.composed(accountId: push.accountId)
                 refuse(push, .server(limit: settings.queueCapacity))
             }
@@ -147,12 +149,18 @@ public final class PushPipeline: Service {
             // Composed in order, as they come; sent concurrently, each account's in its own queue per push
             // service, so one account's push service that hangs holds back only that account's pushes.
             await withDiscardingTaskGroup { group in
-                group.addTask { await self.sending.run { await self.deliver($0.entry, settings: $0.settings) } }
-                for await push in stream {
-                    guard let composed = record(push) else { continue }
+                group.addTask { await self.sending.run { await self.deliver($0.entry, settings: $0.settings, sequence: $0.sequence) } }
+                for await queued in stream {
+                    // Queued before a reset of its account: it is history, not to be composed.
+                    if isForgotten(queued.sequence, accountId: queued.push.accountId) {
+                        progress.composed(accountId: queued.push.accountId)
+                        continue
+                    }
+                    guard let composed = record(queued.push) else { continue }
                     let (entry, sinks) = composed
                     do throws(FairQueue<Sending>.Overflow) {
-                        try sending.enqueue(Sending(entry: entry, settings: sinks), account: entry.accountId, lane: entry.transport.rawValue)
+                        try sending.enqueue(
+                            Sending(entry: entry, settings: sinks, sequence: queued.sequence), account: entry.accountId, lane: entry.transport.rawValue)
                     } catch {
                         dropped(entry, error)
                     }
@@ -221,7 +229,7 @@ public final class PushPipeline: Service {
         return entry
     }
 
-    private func deliver(_ entry: OutboxEntry, settings pushSettings: PushSettings?) async {
+    private func deliver(_ entry: OutboxEntry, settings pushSettings: PushSettings?, sequence: Int64) async {
         var delivered = false
         if let directory = pushSettings?.simulatorDirectory, let result = SimulatorFileSink.write(entry, directory: directory, now: clock.now()) {
             outbox.update(id: entry.id) { $0.attempts.append(result.attempt) }
@@ -243,6 +251,8 @@ public final class PushPipeline: Service {
         var renew = false
         var renewed = false
         for attempt in 1...settings.maxAttempts {
+            // A reset of the account since the push was queued: no further attempt (its entry is gone).
+            guard !isForgotten(sequence, accountId: entry.accountId) else { return }
             guard let result = await DeliveryShutdown.attempt({ [renew] in await send(renew) }) else {
                 logger.notice("push delivery stopped", metadata: ["push": "\(entry.pushId)", "reason": "\(DeliveryShutdown.Stopping())"])
                 outbox.update(id: entry.id) { $0.state = .failed }

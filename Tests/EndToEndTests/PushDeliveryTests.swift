@@ -1,7 +1,7 @@
 import APNsSimulator
 import CollabClient
 import CollabCore
-import CollabServer
+import CollabPush
 import CollabStore
 import CollabWire
 import Crypto
@@ -9,6 +9,8 @@ import Foundation
 import JWTKit
 import Testing
 import _CryptoExtras
+
+@testable import CollabServer
 
 @Suite("Push delivery: retries, token renewal, FCM, streams", .serialized)
 struct PushDeliveryTests {
@@ -61,6 +63,46 @@ struct PushDeliveryTests {
             let second = try await server.waitForPush([("kind", "NEW_MESSAGE"), ("state", "DELIVERED"), ("after", String(first.id))])
             #expect(second.attempts.map(\.reason) == ["ExpiredProviderToken", nil])
             #expect(second.attempts.map(\.status) == [403, 200])
+        } catch {
+            try? await server.stop()
+            throw error
+        }
+        try await server.stop()
+        try await sim.stop()
+    }
+
+    @Test("an account reset stops its pushes between two attempts: nothing reaches the sink afterwards")
+    func resetStopsRetries() async throws {
+        let sim = try await APNsSimHarness()
+        var configuration = Self.configuration()
+        configuration.pushInitialBackoff = .seconds(2)
+        let server = try await TestServer.start(configuration: configuration)
+        do {
+            try await server.configurePush(account: "desk", try sim.pushSettingsJSON())
+            let scenario = try await PushScenario.make(server, device: "reset-retry-phone", version: .notEncrypted, voip: nil)
+            sim.simulator.failNext(1, status: 503, reason: "ServiceUnavailable")
+            _ = try await scenario.agent.send("before the reset", in: scenario.conversationId)
+            let pushes = server.server.environment.pushes
+            // The first attempt failed: the push waits two seconds for its second.
+            var accountId: String?
+            for _ in 0..<1_000 {
+                if let entry = pushes.outbox.entries(matching: OutboxFilter(kind: .newMessage)).first, entry.attempts.count == 1 {
+                    accountId = entry.accountId
+                    break
+                }
+                try await Task.sleep(for: .milliseconds(10))
+            }
+            let account = try #require(accountId, "the first attempt never happened")
+            try await server.control.reset(account: "desk")
+            // The barrier: the account's delivery has ended (woken from its backoff, it made no attempt).
+            for _ in 0..<1_000 {
+                let counts = pushes.sendingCounts(accountId: account)
+                if counts.queued == 0, counts.running == 0 { break }
+                try await Task.sleep(for: .milliseconds(10))
+            }
+            #expect(pushes.sendingCounts(accountId: account) == (0, 0))
+            #expect(sim.simulator.pushes.isEmpty, "the retry after the reset reached the sink: \(sim.simulator.pushes.count)")
+            #expect(pushes.outbox.entries(matching: OutboxFilter()).isEmpty)
         } catch {
             try? await server.stop()
             throw error

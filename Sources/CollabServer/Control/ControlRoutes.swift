@@ -240,7 +240,7 @@ extension CollabEnvironment {
             try installSeedFaults(checkedSeedFaults(accountSeed))
             await files.removeAccount(account.id)
             journal.removeAll(accountId: account.id)
-            pushes.outbox.removeAll(accountId: account.id)
+            pushes.forget(accountId: account.id)
             return (SeedResult(created: report.created, updated: report.updated, unchanged: report.unchanged), account.id)
         }
         let allHashes = try await passwordHashesIgnoringStored(for: seed)
@@ -253,7 +253,7 @@ extension CollabEnvironment {
         try installSeedFaults(checkedSeedFaults(seed))
         await files.removeAll()
         journal.clear()
-        pushes.outbox.clear()
+        pushes.forget(accountId: nil)
         if clock.setting != ClockSetting(offset: 0, frozenAt: nil) {
             clock.resetToSystemTime()
             try await repository.shareClock(clock.setting)

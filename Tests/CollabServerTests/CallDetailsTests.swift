@@ -183,6 +183,51 @@ struct CallDetailsTests {
         }
     }
 
+    @Test("a decline revokes the other devices only; once answered elsewhere a device's credential no longer acts; credentials keep to their API")
+    func credentialsAndRevokes() async throws {
+        try await InProcessServer.with(seed: Self.seed) { server in
+            let token = try await server.control.issueToken(account: "desk", TestTokenRequest(subject: "two-phones")).token
+            let phone = visitor(server, device: "voip-phone", accessToken: token)
+            try await phone.start(liveEvents: false)
+            let phoneNotifications = NotificationAPI(client: phone)
+            try await phoneNotifications.register(pushKitToken: voipToken, version: .encrypted)
+            try await phone.setAppState(.background)
+            let tablet = visitor(server, device: "tablet", accessToken: token)
+            try await tablet.start(liveEvents: false)
+            try await NotificationAPI(client: tablet).register(pushKitToken: String(repeating: "ef", count: 32), version: .encrypted)
+            try await tablet.setAppState(.background)
+            let agentA = try await agent(server, "agent-a")
+            let conversation = try await phone.startConversation(topic: "two phones")
+            _ = try await agentA.accept(conversation.id)
+
+            // Declined on the tablet: the phone is told, the tablet (which declined) is not.
+            let first = try await agentA.startCall(in: conversation.id)
+            let ring = try await server.waitForPush([("kind", "INCOMING_CALL"), ("deviceId", "voip-phone")])
+            let declined: CallView = try await tablet.transport.send("POST", "/mobile/v1/calls/\(first.id)/decline")
+            #expect(declined.endReason == "DECLINED")
+            let revoke = try await server.waitForPush([("kind", "REVOKE_CALL"), ("after", String(ring.id))])
+            #expect(revoke.deviceId == "voip-phone")
+            try await server.settlePushes()
+            let revokes = try await server.pushes([("kind", "REVOKE_CALL"), ("after", String(ring.id))])
+            #expect(revokes.map(\.deviceId) == ["voip-phone"], "the declining device gets no revoke")
+
+            // Answered on the tablet: the phone's credential (from its sealed VoIP push) no longer acts.
+            let second = try await agentA.startCall(in: conversation.id)
+            let secondRing = try await server.waitForPush([("kind", "INCOMING_CALL"), ("deviceId", "voip-phone"), ("after", String(revoke.id))])
+            let content = try await phoneNotifications.handleRemoteNotification(userInfo: try userInfo(secondRing))
+            let credential = try #require(content.callCredential)
+            let bearer = HTTPTransport(baseURL: server.baseURL, credentials: .bearer(credential))
+            #expect(try await bearer.raw("GET", "/mobile/v1/calls/\(second.id)").status == 200, "while it rings, the credential reads its call")
+            #expect(try await bearer.raw("GET", "/agent/v1/calls/\(second.id)").status == 401, "a visitor's credential is for the device API")
+            let answered: CallView = try await tablet.transport.send("POST", "/mobile/v1/calls/\(second.id)/answer")
+            #expect(answered.state == "ACTIVE")
+            #expect(try await bearer.raw("POST", "/mobile/v1/calls/\(second.id)/end").status == 403)
+            #expect(try await bearer.raw("GET", "/mobile/v1/calls/\(second.id)").status == 403)
+            let still: CallView = try await tablet.transport.send("GET", "/mobile/v1/calls/\(second.id)")
+            #expect(still.state == "ACTIVE", "the call the user is in goes on")
+        }
+    }
+
     @Test("the call's provider as configured, with plausible session fields per participant; the Web API and webhooks name it")
     func provider() async throws {
         try await InProcessServer.with(seed: Self.seed) { server in

@@ -160,6 +160,14 @@ struct VendorWebhookEventTests {
             _ = try await scenario.agent.startCall(in: scenario.conversationId)
             try await server.control.changeClock(ClockChange(advanceMillis: 31_000))
             try await arrival(of: names, at: receiver)
+            func body(_ name: String) throws -> [String: Any] {
+                let delivery = try #require(receiver.all.first { $0.headers["x-unblu-event"] == name })
+                return try #require(try JSONSerialization.jsonObject(with: delivery.body) as? [String: Any])
+            }
+            let incoming = try body("push_notification.incoming_call")
+            let missed = try body("push_notification.missed_call")
+            #expect(missed["callStartTimestamp"] as? Int64 == incoming["callStartTimestamp"] as? Int64, "the call's start, not its end")
+            #expect((missed["timestamp"] as? Int64 ?? 0) > (missed["callStartTimestamp"] as? Int64 ?? .max))
             for delivery in receiver.all {
                 let name = try #require(delivery.headers["x-unblu-event"])
                 let schema = try #require(VendorWebhookEvents.schemas[name])

@@ -106,9 +106,11 @@ extension AccountState {
         return call
     }
 
-    /// A callee declines: the call ends (DECLINED) and every device that rang gets a revoke.
+    /// A callee declines: the call ends (DECLINED) and every other device that rang gets a revoke (the
+    /// declining device, `deviceId` when an app declines, knows already: a revoke would be one more
+    /// VoIP push, which iOS makes an app report to CallKit as a call).
     public mutating func declineCall(
-        _ id: String, personId: String, accountId: String, context: OperationContext, changes: inout ChangeSet
+        _ id: String, personId: String, deviceId: String? = nil, accountId: String, context: OperationContext, changes: inout ChangeSet
     ) throws(CollabError) -> Call {
         var call = try self.call(id, accountId: accountId)
         guard let index = call.participations.firstIndex(where: { $0.personId == personId && $0.personId != call.initiatorPersonId }) else {
@@ -117,7 +119,7 @@ extension AccountState {
         guard call.state == .ringing else { throw .conflict("the call is \(call.state.rawValue) and cannot be declined") }
         call.participations[index].endReason = "TERMINATED_BY_PARTICIPANT"
         finish(&call, reason: "DECLINED", context: context)
-        revoke(call, except: nil, context: context, changes: &changes)
+        revoke(call, except: deviceId.map { Device.recordId(personId: personId, deviceId: $0) }, context: context, changes: &changes)
         storeCall(call)
         changes.put(call)
         emitCall(.callEnded, call, context: context, changes: &changes)
@@ -190,6 +192,7 @@ extension AccountState {
             content.callerPersonId = call.initiatorPersonId
             content.callState = "IDLE"
             content.callEndReason = participationReason
+            content.callStartTimestamp = call.initiationTimestamp
             notify(
                 personId: participation.personId, accountId: call.accountId, content: content, context: context, changes: &changes,
                 countsTowardBadge: true)

@@ -21,6 +21,7 @@ struct PushRoutes {
             let id = try callId(context)
             let party = try env.visitorCallParty(context, call: id)
             let call = try env.read(account: party.accountId) { state throws(CollabError) in try state.participantCall(id, party) }
+            try party.check(call)
             return JSONBody.response(CallView(call, viewer: party.personId))
         }
         // A visitor's calls are their own: another's answers 404, like an unknown one.
@@ -40,6 +41,7 @@ struct PushRoutes {
             let id = try callId(context)
             let party = try env.agentCallParty(context, call: id)
             let call = try env.read(account: party.accountId) { state throws(CollabError) in try state.call(id, accountId: party.accountId) }
+            try party.check(call)
             return JSONBody.response(CallView(call, viewer: party.personId))
         }
     }
@@ -47,13 +49,14 @@ struct PushRoutes {
     /// What a call action does to the state, for a party.
     private typealias CallAction = @Sendable (inout AccountState, String, CallParty, OperationContext, inout ChangeSet) throws(CollabError) -> Call
 
-    /// Answer (an app's names its device: the call's other devices get a revoke), decline and end.
+    /// Answer and decline (an app's names its device: the call's other devices get a revoke), and end.
     private static let callActions: [(name: String, perform: CallAction)] = [
         ("answer", { state, id, party, op, changes throws(CollabError) in
             try state.answerCall(id, personId: party.personId, deviceId: party.deviceId, accountId: party.accountId, context: op, changes: &changes)
         }),
         ("decline", { state, id, party, op, changes throws(CollabError) in
-            try state.declineCall(id, personId: party.personId, accountId: party.accountId, context: op, changes: &changes)
+            try state.declineCall(
+                id, personId: party.personId, deviceId: party.deviceId, accountId: party.accountId, context: op, changes: &changes)
         }),
         ("end", { state, id, party, op, changes throws(CollabError) in
             try state.endCall(id, personId: party.personId, accountId: party.accountId, context: op, changes: &changes)
@@ -74,6 +77,7 @@ struct PushRoutes {
                 let party = try resolve(context, id)
                 let call = try await env.write(account: party.accountId) { state, changes, op throws(CollabError) in
                     if participantsOnly { _ = try state.participantCall(id, party) }
+                    if party.credentialDevice != nil { try party.check(try state.call(id, accountId: party.accountId)) }
                     return try action.perform(&state, id, party, op, &changes)
                 }
                 return JSONBody.response(CallView(call, viewer: party.personId))

@@ -65,7 +65,7 @@ extension PushNotificationEventFields {
         case .incomingCall, .missedCall:
             callState = content.callState
             callType = content.callType
-            callStartTimestamp = content.timestamp
+            callStartTimestamp = content.callStartTimestamp ?? content.timestamp
             callerName = content.callerName
             callerPersonId = content.callerPersonId
             callEndReason = content.callEndReason

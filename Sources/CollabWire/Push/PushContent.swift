@@ -38,6 +38,8 @@ public struct PushContent: Sendable, Codable, Equatable {
     public var initialEngagementType: String?
     /// When the messages were read, for read-message pushes.
     public var readTimestamp: Int64?
+    /// When the call started ringing, for missed-call pushes (an incoming call's is its `timestamp`).
+    public var callStartTimestamp: Int64?
     /// Milliseconds since 1970.
     public var timestamp: Int64
 

@@ -16,27 +16,38 @@ public final class SQLiteStore: Store {
 
     private let connection: SQLiteConnection
     private let checkpointer: WALCheckpointer
+    private let lock: SQLiteFileLock
 
-    private init(connection: SQLiteConnection, checkpointer: WALCheckpointer) {
+    private init(connection: SQLiteConnection, checkpointer: WALCheckpointer, lock: SQLiteFileLock) {
         self.connection = connection
         self.checkpointer = checkpointer
+        self.lock = lock
     }
 
     /// Opens (creating if needed) the database at `path` and migrates it.
+    /// - Throws: ``SQLiteStoreError/inUse(path:)`` when another process has it open.
     public static func open(path: String, logger: Logger) async throws -> SQLiteStore {
         let directory = (path as NSString).deletingLastPathComponent
         if !directory.isEmpty {
             try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         }
-        let connection = try await SQLiteConnection.open(storage: .file(path: path), logger: logger)
+        let lock = try SQLiteFileLock(databasePath: path)
+        let connection: SQLiteConnection
+        do {
+            connection = try await SQLiteConnection.open(storage: .file(path: path), logger: logger)
+        } catch {
+            lock.release()
+            throw error
+        }
         let checkpointer: WALCheckpointer
         do {
             checkpointer = try await WALCheckpointer(path: path, logger: logger)
         } catch {
             try? await connection.close()
+            lock.release()
             throw error
         }
-        let store = SQLiteStore(connection: connection, checkpointer: checkpointer)
+        let store = SQLiteStore(connection: connection, checkpointer: checkpointer, lock: lock)
         do {
             try await store.configure()
             try await store.migrate(logger: logger)
@@ -44,6 +55,7 @@ public final class SQLiteStore: Store {
         } catch {
             try? await connection.close()
             await checkpointer.close()
+            lock.release()
             throw error
         }
         return store
@@ -197,6 +209,7 @@ public final class SQLiteStore: Store {
 
     public func close() async throws {
         await checkpointer.close()
+        defer { lock.release() }
         try await connection.close()
     }
 }
@@ -205,12 +218,19 @@ public final class SQLiteStore: Store {
 public enum SQLiteStoreError: Error, CustomStringConvertible {
     case newerSchema(found: Int, supported: Int)
     case corruptRow
+    /// Another process has the database open (its lock file is taken).
+    case inUse(path: String)
+    /// The lock file could not be opened or locked.
+    case lockFile(path: String, reason: String)
 
     public var description: String {
         switch self {
         case .newerSchema(let found, let supported):
             "the database has schema version \(found), newer than this build supports (\(supported)); use a newer mock-collab"
         case .corruptRow: "the database holds a row that cannot be read"
+        case .inUse(let path):
+            "another process has the database '\(path)' open: give this server its own file (--storage sqlite:PATH) or --storage memory"
+        case .lockFile(let path, let reason): "cannot lock '\(path)': \(reason)"
         }
     }
 }

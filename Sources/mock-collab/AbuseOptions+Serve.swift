@@ -5,32 +5,31 @@ import Foundation
 
 /// `serve`'s bounds on what one client may try: the TLS handshake, guesses at invitation PINs, live sockets.
 struct ServeAbuseOptions: ParsableArguments {
-    private static let environment = ProcessInfo.processInfo.environment
 
     @Option(help: "Seconds a TLS connection has to complete its handshake (MOCK_COLLAB_HANDSHAKE_TIMEOUT).")
-    var handshakeTimeout: Double = environment["MOCK_COLLAB_HANDSHAKE_TIMEOUT"].flatMap(Double.init) ?? 10
+    var handshakeTimeout: Double = EnvironmentDefaults.value("MOCK_COLLAB_HANDSHAKE_TIMEOUT", 10)
 
     @Option(help: "Wrong invitation tokens one client address may try in one account per window (MOCK_COLLAB_PIN_ATTEMPTS_PER_ADDRESS).")
-    var pinAttemptsPerAddress: Int = environment["MOCK_COLLAB_PIN_ATTEMPTS_PER_ADDRESS"].flatMap(Int.init) ?? 10
+    var pinAttemptsPerAddress: Int = EnvironmentDefaults.value("MOCK_COLLAB_PIN_ATTEMPTS_PER_ADDRESS", 10)
 
     @Option(help: "Wrong invitation tokens all addresses may try in one account per window (MOCK_COLLAB_PIN_ATTEMPTS_PER_ACCOUNT).")
-    var pinAttemptsPerAccount: Int = environment["MOCK_COLLAB_PIN_ATTEMPTS_PER_ACCOUNT"].flatMap(Int.init) ?? 100
+    var pinAttemptsPerAccount: Int = EnvironmentDefaults.value("MOCK_COLLAB_PIN_ATTEMPTS_PER_ACCOUNT", 100)
 
     @Option(help: "Wrong tokens an account may see while a PIN is open; then it fails until renewed (MOCK_COLLAB_PIN_ATTEMPTS_PER_INVITATION).")
-    var pinAttemptsPerInvitation: Int = environment["MOCK_COLLAB_PIN_ATTEMPTS_PER_INVITATION"].flatMap(Int.init) ?? 1_000
+    var pinAttemptsPerInvitation: Int = EnvironmentDefaults.value("MOCK_COLLAB_PIN_ATTEMPTS_PER_INVITATION", 1_000)
 
     @Option(help: "Seconds the per-address and per-account PIN attempt counts cover (MOCK_COLLAB_PIN_ATTEMPT_WINDOW).")
-    var pinAttemptWindow: Double = environment["MOCK_COLLAB_PIN_ATTEMPT_WINDOW"].flatMap(Double.init) ?? 60
+    var pinAttemptWindow: Double = EnvironmentDefaults.value("MOCK_COLLAB_PIN_ATTEMPT_WINDOW", 60)
 
     @Option(help: "Live event sockets one client (device token, agent session) may hold open (MOCK_COLLAB_MAX_LIVE_PER_CLIENT).")
-    var maxLivePerClient: Int = environment["MOCK_COLLAB_MAX_LIVE_PER_CLIENT"].flatMap(Int.init) ?? 8
+    var maxLivePerClient: Int = EnvironmentDefaults.value("MOCK_COLLAB_MAX_LIVE_PER_CLIENT", 8)
 
     @Option(
         help: "Live event sockets one account may hold open; default a quarter of --max-connections (MOCK_COLLAB_MAX_LIVE_PER_ACCOUNT).")
     var maxLivePerAccount: Int?
 
     /// The flag, else the environment variable; `nil` for the default share.
-    private var livePerAccount: Int? { maxLivePerAccount ?? Self.environment["MOCK_COLLAB_MAX_LIVE_PER_ACCOUNT"].flatMap(Int.init) }
+    private var livePerAccount: Int? { maxLivePerAccount ?? EnvironmentDefaults.string("MOCK_COLLAB_MAX_LIVE_PER_ACCOUNT").flatMap(Int.init) }
 
     func validate() throws {
         guard handshakeTimeout > 0, handshakeTimeout <= 86_400 else {

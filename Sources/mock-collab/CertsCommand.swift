@@ -15,7 +15,7 @@ struct CertsCommand: AsyncParsableCommand {
     /// Options every `certs` subcommand shares.
     struct Location: ParsableArguments {
         @Option(help: "'sqlite:PATH' or 'memory', as given to serve: the CA lives next to the SQLite file (MOCK_COLLAB_STORAGE).")
-        var storage: String = ProcessInfo.processInfo.environment["MOCK_COLLAB_STORAGE"] ?? "sqlite:./.mock-collab/state.sqlite"
+        var storage: String = EnvironmentDefaults.string("MOCK_COLLAB_STORAGE") ?? "sqlite:./.mock-collab/state.sqlite"
 
         @OptionGroup var tls: TLSLocationOptions
 

@@ -6,10 +6,9 @@ import Foundation
 /// `serve`'s bounds on files shared in conversations: sizes, the quota and the upload slots, each with
 /// a share per account.
 struct ServeFileOptions: ParsableArguments {
-    private static let environment = ProcessInfo.processInfo.environment
 
     @Option(help: "Largest file upload in bytes; com.unblu.filemanager.maxFileSize can only lower it (MOCK_COLLAB_MAX_FILE_SIZE).")
-    var maxFileSize: Int64 = environment["MOCK_COLLAB_MAX_FILE_SIZE"].flatMap(Int64.init) ?? 10 * 1024 * 1024
+    var maxFileSize: Int64 = EnvironmentDefaults.value("MOCK_COLLAB_MAX_FILE_SIZE", 10 * 1024 * 1024)
 
     @Option(help: "Bytes all stored files may take; default 1 GiB on disk, 64 MiB in memory (MOCK_COLLAB_FILE_QUOTA).")
     var fileQuota: Int64?
@@ -23,7 +22,7 @@ struct ServeFileOptions: ParsableArguments {
     var accountFileQuota: Int64?
 
     @Option(help: "Uploads streaming at once on the server; one more is answered 429 (MOCK_COLLAB_MAX_CONCURRENT_UPLOADS).")
-    var maxConcurrentUploads: Int = environment["MOCK_COLLAB_MAX_CONCURRENT_UPLOADS"].flatMap(Int.init) ?? 16
+    var maxConcurrentUploads: Int = EnvironmentDefaults.value("MOCK_COLLAB_MAX_CONCURRENT_UPLOADS", 16)
 
     @Option(
         help: """
@@ -39,20 +38,20 @@ struct ServeFileOptions: ParsableArguments {
             answered 408 (an upload's slot freed); 0: no minimum (MOCK_COLLAB_UPLOAD_MIN_RATE).
             """
     )
-    var uploadMinRate: Int = environment["MOCK_COLLAB_UPLOAD_MIN_RATE"].flatMap(Int.init) ?? 1024
+    var uploadMinRate: Int = EnvironmentDefaults.value("MOCK_COLLAB_UPLOAD_MIN_RATE", 1024)
 
     @Option(help: "Seconds an upload or other request body may take before it must keep up with --upload-min-rate (MOCK_COLLAB_UPLOAD_RATE_GRACE).")
-    var uploadRateGrace: Double = environment["MOCK_COLLAB_UPLOAD_RATE_GRACE"].flatMap(Double.init) ?? 10
+    var uploadRateGrace: Double = EnvironmentDefaults.value("MOCK_COLLAB_UPLOAD_RATE_GRACE", 10)
 
     @Option(help: "Directory for stored files; default files/ beside the SQLite file, ./.mock-collab/files with PostgreSQL (MOCK_COLLAB_FILES_DIR).")
     var filesDir: String?
 
     // The options without a default take their environment variable when not given (an optional option
     // may not default to one).
-    private var quota: Int64? { fileQuota ?? Self.environment["MOCK_COLLAB_FILE_QUOTA"].flatMap(Int64.init) }
-    private var accountQuota: Int64? { accountFileQuota ?? Self.environment["MOCK_COLLAB_ACCOUNT_FILE_QUOTA"].flatMap(Int64.init) }
-    private var uploadsPerAccount: Int? { maxUploadsPerAccount ?? Self.environment["MOCK_COLLAB_MAX_UPLOADS_PER_ACCOUNT"].flatMap(Int.init) }
-    private var directory: String? { filesDir ?? Self.environment["MOCK_COLLAB_FILES_DIR"] }
+    private var quota: Int64? { fileQuota ?? EnvironmentDefaults.string("MOCK_COLLAB_FILE_QUOTA").flatMap(Int64.init) }
+    private var accountQuota: Int64? { accountFileQuota ?? EnvironmentDefaults.string("MOCK_COLLAB_ACCOUNT_FILE_QUOTA").flatMap(Int64.init) }
+    private var uploadsPerAccount: Int? { maxUploadsPerAccount ?? EnvironmentDefaults.string("MOCK_COLLAB_MAX_UPLOADS_PER_ACCOUNT").flatMap(Int.init) }
+    private var directory: String? { filesDir ?? EnvironmentDefaults.string("MOCK_COLLAB_FILES_DIR") }
 
     func validate() throws {
         guard maxFileSize > 0 else { throw ValidationError("--max-file-size must be positive") }

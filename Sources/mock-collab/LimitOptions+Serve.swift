@@ -4,7 +4,6 @@ import Foundation
 
 /// `serve`'s budgets for fault rules, each account's and the operator's, and the size of a snapshot.
 struct ServeLimitOptions: ParsableArguments {
-    private static let environment = ProcessInfo.processInfo.environment
 
     @Option(
         help: """
@@ -12,7 +11,7 @@ struct ServeLimitOptions: ParsableArguments {
             (MOCK_COLLAB_MAX_FAULT_RULES_PER_ACCOUNT).
             """
     )
-    var maxFaultRulesPerAccount: Int = environment["MOCK_COLLAB_MAX_FAULT_RULES_PER_ACCOUNT"].flatMap(Int.init) ?? 64
+    var maxFaultRulesPerAccount: Int = EnvironmentDefaults.value("MOCK_COLLAB_MAX_FAULT_RULES_PER_ACCOUNT", 64)
 
     @Option(
         help: """
@@ -20,10 +19,10 @@ struct ServeLimitOptions: ParsableArguments {
             (MOCK_COLLAB_MAX_SERVER_FAULT_RULES).
             """
     )
-    var maxServerFaultRules: Int = environment["MOCK_COLLAB_MAX_SERVER_FAULT_RULES"].flatMap(Int.init) ?? 256
+    var maxServerFaultRules: Int = EnvironmentDefaults.value("MOCK_COLLAB_MAX_SERVER_FAULT_RULES", 256)
 
     @Option(help: "Largest snapshot POST /_mock/v1/snapshot takes, in bytes; a larger one is answered 413 (MOCK_COLLAB_MAX_SNAPSHOT_BYTES).")
-    var maxSnapshotBytes: Int = environment["MOCK_COLLAB_MAX_SNAPSHOT_BYTES"].flatMap(Int.init) ?? 64 * 1024 * 1024
+    var maxSnapshotBytes: Int = EnvironmentDefaults.value("MOCK_COLLAB_MAX_SNAPSHOT_BYTES", 64 * 1024 * 1024)
 
     func validate() throws {
         guard (1...10_000).contains(maxFaultRulesPerAccount) else { throw ValidationError("--max-fault-rules-per-account must be 1 to 10000") }

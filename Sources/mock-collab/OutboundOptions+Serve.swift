@@ -4,7 +4,6 @@ import Foundation
 
 /// `serve`'s shares of webhook deliveries and pushes each account has (see docs/budgets.md).
 struct ServeOutboundOptions: ParsableArguments {
-    private static let environment = ProcessInfo.processInfo.environment
 
     @Option(
         help: """
@@ -12,16 +11,16 @@ struct ServeOutboundOptions: ParsableArguments {
             (MOCK_COLLAB_WEBHOOK_DELIVERIES_PER_ACCOUNT).
             """
     )
-    var webhookDeliveriesPerAccount: Int = environment["MOCK_COLLAB_WEBHOOK_DELIVERIES_PER_ACCOUNT"].flatMap(Int.init) ?? 8
+    var webhookDeliveriesPerAccount: Int = EnvironmentDefaults.value("MOCK_COLLAB_WEBHOOK_DELIVERIES_PER_ACCOUNT", 8)
 
     @Option(help: "Webhook deliveries of one account waiting; more are dropped and logged DROPPED (MOCK_COLLAB_WEBHOOK_QUEUE_PER_ACCOUNT).")
-    var webhookQueuePerAccount: Int = environment["MOCK_COLLAB_WEBHOOK_QUEUE_PER_ACCOUNT"].flatMap(Int.init) ?? 2_500
+    var webhookQueuePerAccount: Int = EnvironmentDefaults.value("MOCK_COLLAB_WEBHOOK_QUEUE_PER_ACCOUNT", 2_500)
 
     @Option(help: "Pushes of one account being sent at once, of the pipeline's 64 (MOCK_COLLAB_PUSH_DELIVERIES_PER_ACCOUNT).")
-    var pushDeliveriesPerAccount: Int = environment["MOCK_COLLAB_PUSH_DELIVERIES_PER_ACCOUNT"].flatMap(Int.init) ?? 16
+    var pushDeliveriesPerAccount: Int = EnvironmentDefaults.value("MOCK_COLLAB_PUSH_DELIVERIES_PER_ACCOUNT", 16)
 
     @Option(help: "Pushes of one account waiting to be composed, and again to be sent; more fail in the outbox (MOCK_COLLAB_PUSH_QUEUE_PER_ACCOUNT).")
-    var pushQueuePerAccount: Int = environment["MOCK_COLLAB_PUSH_QUEUE_PER_ACCOUNT"].flatMap(Int.init) ?? 2_500
+    var pushQueuePerAccount: Int = EnvironmentDefaults.value("MOCK_COLLAB_PUSH_QUEUE_PER_ACCOUNT", 2_500)
 
     func validate() throws {
         guard (1...32).contains(webhookDeliveriesPerAccount) else { throw ValidationError("--webhook-deliveries-per-account must be 1 to 32") }

@@ -17,16 +17,15 @@ struct ServeCommand: AsyncParsableCommand {
         abstract: "Run the server. Prints 'listening on http://HOST:PORT' (https:// with --tls) on stdout when ready; logs go to stderr."
     )
 
-    private static let environment = ProcessInfo.processInfo.environment
 
     @Option(help: "Address to bind (MOCK_COLLAB_HOST).")
-    var host: String = environment["MOCK_COLLAB_HOST"] ?? "127.0.0.1"
+    var host: String = EnvironmentDefaults.string("MOCK_COLLAB_HOST") ?? "127.0.0.1"
 
     @Option(help: "Port to bind; 0 picks a free one (read it from the listening line) (MOCK_COLLAB_PORT).")
-    var port: Int = environment["MOCK_COLLAB_PORT"].flatMap(Int.init) ?? 8080
+    var port: Int = EnvironmentDefaults.value("MOCK_COLLAB_PORT", 8080)
 
     @Option(help: "'sqlite:PATH', 'memory' or 'postgres://USER:PASS@HOST:PORT/DB' (add ?sslmode=require for TLS) (MOCK_COLLAB_STORAGE).")
-    var storage: String = environment["MOCK_COLLAB_STORAGE"] ?? "sqlite:./.mock-collab/state.sqlite"
+    var storage: String = EnvironmentDefaults.string("MOCK_COLLAB_STORAGE") ?? "sqlite:./.mock-collab/state.sqlite"
 
     @Flag(help: "Serve as one of several replicas sharing one postgres:// database; they act as one server (MOCK_COLLAB_CLUSTER=1).")
     var cluster = false
@@ -48,7 +47,7 @@ struct ServeCommand: AsyncParsableCommand {
     var publicURL: String?
 
     @Option(help: "Seconds a write may wait for a PostgreSQL database before it is answered 503 (MOCK_COLLAB_DATABASE_TIMEOUT).")
-    var databaseTimeout: Int = environment["MOCK_COLLAB_DATABASE_TIMEOUT"].flatMap { Int($0) } ?? 15
+    var databaseTimeout: Int = EnvironmentDefaults.string("MOCK_COLLAB_DATABASE_TIMEOUT").flatMap { Int($0) } ?? 15
 
     @Option(help: "Seed file, YAML or JSON, applied idempotently at start (MOCK_COLLAB_SEED).")
     var seed: String?
@@ -63,41 +62,41 @@ struct ServeCommand: AsyncParsableCommand {
     var snapshotOnExit: String?
 
     @Option(help: "trace, debug, info, notice, warning, error or critical (MOCK_COLLAB_LOG_LEVEL).")
-    var logLevel: String = environment["MOCK_COLLAB_LOG_LEVEL"] ?? "info"
+    var logLevel: String = EnvironmentDefaults.string("MOCK_COLLAB_LOG_LEVEL") ?? "info"
 
     @Option(help: "Bearer token granting the control API without a user (MOCK_COLLAB_CONTROL_TOKEN).")
     var controlToken: String?
 
     @Option(help: "Largest request body in bytes; a larger one is answered 413 (MOCK_COLLAB_MAX_BODY_SIZE).")
-    var maxBodySize: Int = environment["MOCK_COLLAB_MAX_BODY_SIZE"].flatMap(Int.init) ?? 1024 * 1024
+    var maxBodySize: Int = EnvironmentDefaults.value("MOCK_COLLAB_MAX_BODY_SIZE", 1024 * 1024)
 
     @Option(help: "Largest co-browsing frame image in bytes, 1 KiB to 16 MiB; a larger one is rejected (MOCK_COLLAB_MAX_FRAME_BYTES).")
-    var maxFrameBytes: Int = environment["MOCK_COLLAB_MAX_FRAME_BYTES"].flatMap(Int.init) ?? 256 * 1024
+    var maxFrameBytes: Int = EnvironmentDefaults.value("MOCK_COLLAB_MAX_FRAME_BYTES", 256 * 1024)
 
     @Option(
         help: """
             Bytes one account's live co-browsing sessions may hold in latest frames, 1 MiB to 64 GiB (each frame counts twice: \
             image and viewers' copy); a frame beyond it is refused with 429 (MOCK_COLLAB_MAX_FRAME_MEMORY_PER_ACCOUNT).
             """)
-    var maxFrameMemoryPerAccount: Int = environment["MOCK_COLLAB_MAX_FRAME_MEMORY_PER_ACCOUNT"].flatMap(Int.init) ?? 256 * 1024 * 1024
+    var maxFrameMemoryPerAccount: Int = EnvironmentDefaults.value("MOCK_COLLAB_MAX_FRAME_MEMORY_PER_ACCOUNT", 256 * 1024 * 1024)
 
     @Option(help: "Requests kept in the journal (MOCK_COLLAB_JOURNAL_CAPACITY).")
-    var journalCapacity: Int = environment["MOCK_COLLAB_JOURNAL_CAPACITY"].flatMap(Int.init) ?? 10_000
+    var journalCapacity: Int = EnvironmentDefaults.value("MOCK_COLLAB_JOURNAL_CAPACITY", 10_000)
 
     @Option(help: "Bytes the journal's entries may take in all (MOCK_COLLAB_JOURNAL_MAX_BYTES).")
-    var journalMaxBytes: Int = environment["MOCK_COLLAB_JOURNAL_MAX_BYTES"].flatMap(Int.init) ?? 16 * 1024 * 1024
+    var journalMaxBytes: Int = EnvironmentDefaults.value("MOCK_COLLAB_JOURNAL_MAX_BYTES", 16 * 1024 * 1024)
 
     @Option(help: "Bcrypt cost for password hashes, 4 to 31; tests use 4 (MOCK_COLLAB_PASSWORD_HASH_COST).")
-    var passwordHashCost: UInt8 = environment["MOCK_COLLAB_PASSWORD_HASH_COST"].flatMap(UInt8.init) ?? 10
+    var passwordHashCost: UInt8 = EnvironmentDefaults.value("MOCK_COLLAB_PASSWORD_HASH_COST", 10)
 
     @Option(help: "Comma-separated hosts webhook deliveries may go to; all when absent (MOCK_COLLAB_WEBHOOK_HOSTS).")
     var webhookHosts: String?
 
     @Option(help: "Seconds between WebSocket pings; a peer that misses a pong is dropped (MOCK_COLLAB_HEARTBEAT_SECONDS).")
-    var heartbeatSeconds: Int = environment["MOCK_COLLAB_HEARTBEAT_SECONDS"].flatMap(Int.init) ?? 15
+    var heartbeatSeconds: Int = EnvironmentDefaults.value("MOCK_COLLAB_HEARTBEAT_SECONDS", 15)
 
     @Option(help: "Seconds a started mobile client may make no request before it is stopped (MOCK_COLLAB_CLIENT_IDLE_SECONDS).")
-    var clientIdleSeconds: Int = environment["MOCK_COLLAB_CLIENT_IDLE_SECONDS"].flatMap(Int.init) ?? 86_400
+    var clientIdleSeconds: Int = EnvironmentDefaults.value("MOCK_COLLAB_CLIENT_IDLE_SECONDS", 86_400)
 
     @Option(
         help: """
@@ -105,19 +104,19 @@ struct ServeCommand: AsyncParsableCommand {
             Keep it below the open-file limit, ulimit -n (MOCK_COLLAB_MAX_CONNECTIONS).
             """
     )
-    var maxConnections: Int = environment["MOCK_COLLAB_MAX_CONNECTIONS"].flatMap(Int.init) ?? 10_000
+    var maxConnections: Int = EnvironmentDefaults.value("MOCK_COLLAB_MAX_CONNECTIONS", 10_000)
 
     @Option(help: "Seconds a connection may sit idle, or a request stall, before it is closed (MOCK_COLLAB_IDLE_TIMEOUT).")
-    var idleTimeout: Double = environment["MOCK_COLLAB_IDLE_TIMEOUT"].flatMap(Double.init) ?? 60
+    var idleTimeout: Double = EnvironmentDefaults.value("MOCK_COLLAB_IDLE_TIMEOUT", 60)
 
     @Option(help: "Seconds a new connection has to send its first request head, else 408 and closed (MOCK_COLLAB_HEADER_TIMEOUT).")
-    var headerTimeout: Double = environment["MOCK_COLLAB_HEADER_TIMEOUT"].flatMap(Double.init) ?? 10
+    var headerTimeout: Double = EnvironmentDefaults.value("MOCK_COLLAB_HEADER_TIMEOUT", 10)
 
     @Option(help: "Seconds a peer may stop reading before its connection is closed, WebSockets included (MOCK_COLLAB_SEND_TIMEOUT).")
-    var sendTimeout: Double = environment["MOCK_COLLAB_SEND_TIMEOUT"].flatMap(Double.init) ?? 30
+    var sendTimeout: Double = EnvironmentDefaults.value("MOCK_COLLAB_SEND_TIMEOUT", 30)
 
     @Option(help: "Seconds a graceful shutdown waits for requests in flight (MOCK_COLLAB_SHUTDOWN_TIMEOUT).")
-    var shutdownTimeout: Double = environment["MOCK_COLLAB_SHUTDOWN_TIMEOUT"].flatMap(Double.init) ?? 10
+    var shutdownTimeout: Double = EnvironmentDefaults.value("MOCK_COLLAB_SHUTDOWN_TIMEOUT", 10)
 
     @Option(
         help: """
@@ -138,6 +137,7 @@ struct ServeCommand: AsyncParsableCommand {
     @OptionGroup(title: "Webhook deliveries and pushes per account") var outbound: ServeOutboundOptions
 
     func validate() throws {
+        try EnvironmentDefaults.check()
         guard clientIdleSeconds > 0 else { throw ValidationError("--client-idle-seconds must be positive") }
         guard maxConnections > 0 else { throw ValidationError("--max-connections must be positive") }
         for (name, value) in [("idle", idleTimeout), ("header", headerTimeout), ("send", sendTimeout), ("shutdown", shutdownTimeout)] {
@@ -155,7 +155,7 @@ struct ServeCommand: AsyncParsableCommand {
         guard journalCapacity > 0 else { throw ValidationError("--journal-capacity must be positive") }
         guard journalMaxBytes >= 64 * 1024 else { throw ValidationError("--journal-max-bytes must be at least 65536") }
         guard (4...31).contains(passwordHashCost) else { throw ValidationError("--password-hash-cost must be between 4 and 31") }
-        if let version = productVersion ?? Self.environment["MOCK_COLLAB_PRODUCT_VERSION"], ProductVersion(version) == nil {
+        if let version = productVersion ?? EnvironmentDefaults.string("MOCK_COLLAB_PRODUCT_VERSION"), ProductVersion(version) == nil {
             throw ValidationError("--product-version must start with a number, e.g. 7.49.2")
         }
         do {
@@ -178,7 +178,7 @@ struct ServeCommand: AsyncParsableCommand {
         var configuration: ServerConfiguration
         do {
             var loadedSeed: Seed?
-            switch (seed ?? Self.environment["MOCK_COLLAB_SEED"], seedText ?? Self.environment["MOCK_COLLAB_SEED_TEXT"]) {
+            switch (seed ?? EnvironmentDefaults.string("MOCK_COLLAB_SEED"), seedText ?? EnvironmentDefaults.string("MOCK_COLLAB_SEED_TEXT")) {
             case (.some, .some): throw CollabError.badRequest("give the seed as a file (--seed) or as text (--seed-text), not both")
             case (.some(let path), nil): loadedSeed = try SeedLoader.load(path: path)
             case (nil, .some(let text)): loadedSeed = try SeedLoader.parse(text)
@@ -186,10 +186,10 @@ struct ServeCommand: AsyncParsableCommand {
             }
             configuration = ServerConfiguration(
                 host: host, port: port, storage: try StorageLocation(parsing: storage), seed: loadedSeed,
-                controlToken: controlToken ?? Self.environment["MOCK_COLLAB_CONTROL_TOKEN"], maxBodySize: maxBodySize,
+                controlToken: controlToken ?? EnvironmentDefaults.string("MOCK_COLLAB_CONTROL_TOKEN"), maxBodySize: maxBodySize,
                 journalCapacity: journalCapacity, passwordHashCost: passwordHashCost, logLevel: level,
                 heartbeatInterval: .seconds(heartbeatSeconds),
-                webhookAllowedHosts: (webhookHosts ?? Self.environment["MOCK_COLLAB_WEBHOOK_HOSTS"]).map {
+                webhookAllowedHosts: (webhookHosts ?? EnvironmentDefaults.string("MOCK_COLLAB_WEBHOOK_HOSTS")).map {
                     Set($0.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces).lowercased() }.filter { !$0.isEmpty })
                 },
                 connections: ConnectionSettings(
@@ -206,27 +206,27 @@ struct ServeCommand: AsyncParsableCommand {
         }
         configuration.journalMaxBytes = journalMaxBytes
         configuration.databaseWriteTimeout = .seconds(databaseTimeout)
-        configuration.advertiseURL = advertiseURL ?? Self.environment["MOCK_COLLAB_ADVERTISE_URL"]
+        configuration.advertiseURL = advertiseURL ?? EnvironmentDefaults.string("MOCK_COLLAB_ADVERTISE_URL")
         do {
-            configuration.publicURL = try (publicURL ?? Self.environment["MOCK_COLLAB_PUBLIC_URL"]).map(ServerConfiguration.normalizedPublicURL)
+            configuration.publicURL = try (publicURL ?? EnvironmentDefaults.string("MOCK_COLLAB_PUBLIC_URL")).map(ServerConfiguration.normalizedPublicURL)
         } catch {
             throw ValidationError("--public-url: \(error.message)")
         }
-        configuration.cluster = cluster || ["1", "true", "yes"].contains(Self.environment["MOCK_COLLAB_CLUSTER"]?.lowercased() ?? "")
+        configuration.cluster = cluster || ["1", "true", "yes"].contains(EnvironmentDefaults.string("MOCK_COLLAB_CLUSTER")?.lowercased() ?? "")
         if configuration.cluster, case .postgres = configuration.storage {} else if configuration.cluster {
             throw ValidationError("--cluster needs --storage postgres://USER:PASS@HOST:PORT/DB: replicas share one PostgreSQL database")
         }
-        if let path = restore ?? Self.environment["MOCK_COLLAB_RESTORE"] {
+        if let path = restore ?? EnvironmentDefaults.string("MOCK_COLLAB_RESTORE") {
             guard let data = FileManager.default.contents(atPath: path) else {
                 let reason = FileManager.default.fileExists(atPath: path) ? "it is not readable" : "no such file"
                 throw ServeStartError(description: "cannot read the snapshot file '\(path)': \(reason)")
             }
             configuration.restoreSnapshot = data
         }
-        configuration.snapshotOnExit = snapshotOnExit ?? Self.environment["MOCK_COLLAB_SNAPSHOT_ON_EXIT"]
+        configuration.snapshotOnExit = snapshotOnExit ?? EnvironmentDefaults.string("MOCK_COLLAB_SNAPSHOT_ON_EXIT")
         configuration.files = files.settings
         limits.apply(to: &configuration)
-        configuration.productVersion = (productVersion ?? Self.environment["MOCK_COLLAB_PRODUCT_VERSION"]).flatMap(ProductVersion.init)
+        configuration.productVersion = (productVersion ?? EnvironmentDefaults.string("MOCK_COLLAB_PRODUCT_VERSION")).flatMap(ProductVersion.init)
         abuse.apply(to: &configuration)
         outbound.apply(to: &configuration)
 

@@ -6,7 +6,6 @@ import Foundation
 /// Where MockCollab keeps its TLS material and which names its server certificate covers; shared by
 /// `serve` and `certs` so both find the same development CA.
 struct TLSLocationOptions: ParsableArguments {
-    private static let environment = ProcessInfo.processInfo.environment
 
     @Option(
         help: """
@@ -26,17 +25,17 @@ struct TLSLocationOptions: ParsableArguments {
 
     /// The data directory for a storage setting.
     func dataDirectory(storage: String) -> String {
-        if let directory = dataDir ?? Self.environment["MOCK_COLLAB_DATA_DIR"] { return directory }
+        if let directory = dataDir ?? EnvironmentDefaults.string("MOCK_COLLAB_DATA_DIR") { return directory }
         if storage.hasPrefix("sqlite:") { return TLSDirectory.dataDirectory(sqlitePath: String(storage.dropFirst("sqlite:".count))) }
         return TLSDirectory.dataDirectory(sqlitePath: nil)
     }
 
     /// Whether names were given (`--tls-names` or `MOCK_COLLAB_TLS_NAMES`) rather than defaulted.
-    var namesGiven: Bool { tlsNames != nil || Self.environment["MOCK_COLLAB_TLS_NAMES"] != nil }
+    var namesGiven: Bool { tlsNames != nil || EnvironmentDefaults.string("MOCK_COLLAB_TLS_NAMES") != nil }
 
     /// The names the server certificate is for.
     var names: [String] {
-        guard let list = tlsNames ?? Self.environment["MOCK_COLLAB_TLS_NAMES"] else { return ServerNames.defaults }
+        guard let list = tlsNames ?? EnvironmentDefaults.string("MOCK_COLLAB_TLS_NAMES") else { return ServerNames.defaults }
         return list.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
     }
 
@@ -53,10 +52,9 @@ struct TLSLocationOptions: ParsableArguments {
 
 /// `serve`'s TLS options.
 struct ServeTLSOptions: ParsableArguments {
-    private static let environment = ProcessInfo.processInfo.environment
 
     @Flag(help: "Serve HTTPS (HTTP/2 and HTTP/1.1 by ALPN, WebSockets) with a development CA made on first use (MOCK_COLLAB_TLS=1).")
-    var tls: Bool = ["1", "true", "yes"].contains(environment["MOCK_COLLAB_TLS"]?.lowercased() ?? "")
+    var tls: Bool = EnvironmentDefaults.flag("MOCK_COLLAB_TLS")
 
     @Option(help: "Your own server certificate chain, PEM, instead of the development one; needs --tls-key, implies --tls (MOCK_COLLAB_TLS_CERT).")
     var tlsCert: String?
@@ -70,7 +68,7 @@ struct ServeTLSOptions: ParsableArguments {
             or required (the handshake fails without one) (MOCK_COLLAB_CLIENT_AUTH).
             """
     )
-    var clientAuth: String = environment["MOCK_COLLAB_CLIENT_AUTH"] ?? "none"
+    var clientAuth: String = EnvironmentDefaults.string("MOCK_COLLAB_CLIENT_AUTH") ?? "none"
 
     @Option(help: "CA certificate (PEM) client certificates must chain to; default: the development CA (MOCK_COLLAB_CLIENT_CA).")
     var clientCa: String?
@@ -80,10 +78,10 @@ struct ServeTLSOptions: ParsableArguments {
 
     @OptionGroup var location: TLSLocationOptions
 
-    var certificateFile: String? { tlsCert ?? Self.environment["MOCK_COLLAB_TLS_CERT"] }
-    var keyFile: String? { tlsKey ?? Self.environment["MOCK_COLLAB_TLS_KEY"] }
-    var clientCAFile: String? { clientCa ?? Self.environment["MOCK_COLLAB_CLIENT_CA"] }
-    var plainPort: Int? { httpPort ?? Self.environment["MOCK_COLLAB_HTTP_PORT"].flatMap(Int.init) }
+    var certificateFile: String? { tlsCert ?? EnvironmentDefaults.string("MOCK_COLLAB_TLS_CERT") }
+    var keyFile: String? { tlsKey ?? EnvironmentDefaults.string("MOCK_COLLAB_TLS_KEY") }
+    var clientCAFile: String? { clientCa ?? EnvironmentDefaults.string("MOCK_COLLAB_CLIENT_CA") }
+    var plainPort: Int? { httpPort ?? EnvironmentDefaults.string("MOCK_COLLAB_HTTP_PORT").flatMap(Int.init) }
 
     /// Whether TLS is on: asked for, or implied by a certificate or client authentication.
     var enabled: Bool { tls || certificateFile != nil }

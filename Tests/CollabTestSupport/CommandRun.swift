@@ -8,8 +8,10 @@ package struct CommandRun: Sendable {
     package var standardError: String
 
     /// Runs `mock-collab` with `arguments`, `input` on its stdin (an empty stdin without), in `directory`
-    /// (which keeps its output files), and waits for it to exit.
-    package static func mockCollab(_ arguments: [String], input: String = "", in directory: URL) async throws -> CommandRun {
+    /// (which keeps its output files), with `environment` added to the test's own, and waits for it to exit.
+    package static func mockCollab(
+        _ arguments: [String], input: String = "", environment: [String: String] = [:], in directory: URL
+    ) async throws -> CommandRun {
         let name = UUID().uuidString
         let (out, err, inFile) = (
             directory.appendingPathComponent("\(name).out"), directory.appendingPathComponent("\(name).err"),
@@ -21,6 +23,7 @@ package struct CommandRun: Sendable {
         let process = Process()
         process.executableURL = ServerProcess.binary
         process.arguments = arguments
+        if !environment.isEmpty { process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 } }
         process.standardInput = try FileHandle(forReadingFrom: inFile)
         process.standardOutput = try FileHandle(forWritingTo: out)
         process.standardError = try FileHandle(forWritingTo: err)

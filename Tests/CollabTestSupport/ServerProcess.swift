@@ -23,11 +23,13 @@ package final class ServerProcess: Sendable {
         return directory.appendingPathComponent("mock-collab")
     }
 
-    /// Starts `mock-collab serve --port 0` with the given extra arguments and waits for the listening line.
-    package init(arguments: [String], timeout: Duration = .seconds(30)) async throws {
+    /// Starts `mock-collab serve --port 0` with the given extra arguments (and `environment` added to the
+    /// test's own) and waits for the listening line.
+    package init(arguments: [String], environment: [String: String] = [:], timeout: Duration = .seconds(30)) async throws {
         let process = Process()
         process.executableURL = Self.binary
         process.arguments = ["serve", "--port", "0", "--password-hash-cost", "4"] + arguments
+        if !environment.isEmpty { process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 } }
         let out = Pipe()
         let err = Pipe()
         process.standardOutput = out

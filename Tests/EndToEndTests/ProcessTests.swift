@@ -91,6 +91,23 @@ struct ProcessTests {
         #expect(run.standardError.isEmpty)
     }
 
+    @Test("an environment value that does not parse stops the start, naming every one; an empty one counts as unset")
+    func environmentValues() async throws {
+        let directory = try temporaryDirectory()
+        let bad = try await CommandRun.mockCollab(
+            ["serve", "--storage", "memory", "--port", "0"],
+            environment: ["MOCK_COLLAB_MAX_CONNECTIONS": "abc", "MOCK_COLLAB_TLS": "maybe", "MOCK_COLLAB_IDLE_TIMEOUT": "1.5x"], in: directory)
+        #expect(bad.status != 0)
+        for complaint in ["MOCK_COLLAB_MAX_CONNECTIONS='abc'", "MOCK_COLLAB_TLS='maybe'", "MOCK_COLLAB_IDLE_TIMEOUT='1.5x'"] {
+            #expect(bad.standardError.contains(complaint), "\(bad.standardError)")
+        }
+        // A CI template that leaves the seed variable blank: the default tenant, not "the document is empty".
+        let server = try await ServerProcess(arguments: ["--storage", "memory"], environment: ["MOCK_COLLAB_SEED_TEXT": ""])
+        #expect(server.standardError.contains("default tenant"), "\(server.standardError)")
+        server.signal(SIGTERM)
+        #expect(try await server.waitForExit() == 0)
+    }
+
     @Test("a seed file is applied at start, and invalid options fail with a message")
     func seedFileAndOptions() async throws {
         let directory = try temporaryDirectory()

@@ -159,8 +159,8 @@ public final class PushPipeline: Service {
                     guard let composed = record(queued.push) else { continue }
                     let (entry, sinks) = composed
                     do throws(FairQueue<Sending>.Overflow) {
-                        try sending.enqueue(
-                            Sending(entry: entry, settings: sinks, sequence: queued.sequence), account: entry.accountId, lane: entry.transport.rawValue)
+                        let sending = Sending(entry: entry, settings: sinks, sequence: queued.sequence)
+                        try self.sending.enqueue(sending, account: entry.accountId, lane: entry.transport.rawValue)
                     } catch {
                         dropped(entry, error)
                     }

@@ -29,7 +29,7 @@ struct ServeAbuseOptions: ParsableArguments {
     var maxLivePerAccount: Int?
 
     /// The flag, else the environment variable; `nil` for the default share.
-    private var livePerAccount: Int? { maxLivePerAccount ?? EnvironmentDefaults.string("MOCK_COLLAB_MAX_LIVE_PER_ACCOUNT").flatMap(Int.init) }
+    private var livePerAccount: Int? { maxLivePerAccount ?? EnvironmentDefaults.optional("MOCK_COLLAB_MAX_LIVE_PER_ACCOUNT") }
 
     func validate() throws {
         guard handshakeTimeout > 0, handshakeTimeout <= 86_400 else {

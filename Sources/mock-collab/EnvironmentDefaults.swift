@@ -21,10 +21,28 @@ enum EnvironmentDefaults {
     static func value<T: LosslessStringConvertible>(_ name: String, _ fallback: T) -> T {
         guard let text = string(name) else { return fallback }
         guard let value = T(text.trimmingCharacters(in: .whitespaces)) else {
-            problems.withLock { $0.append("\(name)='\(text)' is not a valid \(T.self == Double.self ? "number" : "whole number")") }
+            note(name, text, expected: T.self == Double.self ? "number" : "whole number")
             return fallback
         }
         return value
+    }
+
+    /// The variable as `T`, `nil` when unset or empty (for an option whose default is computed); a value
+    /// that does not parse is noted for ``check()`` and counts as unset.
+    static func optional<T: LosslessStringConvertible>(_ name: String) -> T? {
+        guard let text = string(name) else { return nil }
+        guard let value = T(text.trimmingCharacters(in: .whitespaces)) else {
+            note(name, text, expected: T.self == Double.self ? "number" : "whole number")
+            return nil
+        }
+        return value
+    }
+
+    private static func note(_ name: String, _ text: String, expected: String) {
+        problems.withLock { problems in
+            let problem = "\(name)='\(text)' is not a valid \(expected)"
+            if !problems.contains(problem) { problems.append(problem) }
+        }
     }
 
     /// The variable as a switch: 1/true/yes or 0/false/no (any case); anything else is noted.

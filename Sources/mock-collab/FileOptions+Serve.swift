@@ -48,9 +48,9 @@ struct ServeFileOptions: ParsableArguments {
 
     // The options without a default take their environment variable when not given (an optional option
     // may not default to one).
-    private var quota: Int64? { fileQuota ?? EnvironmentDefaults.string("MOCK_COLLAB_FILE_QUOTA").flatMap(Int64.init) }
-    private var accountQuota: Int64? { accountFileQuota ?? EnvironmentDefaults.string("MOCK_COLLAB_ACCOUNT_FILE_QUOTA").flatMap(Int64.init) }
-    private var uploadsPerAccount: Int? { maxUploadsPerAccount ?? EnvironmentDefaults.string("MOCK_COLLAB_MAX_UPLOADS_PER_ACCOUNT").flatMap(Int.init) }
+    private var quota: Int64? { fileQuota ?? EnvironmentDefaults.optional("MOCK_COLLAB_FILE_QUOTA") }
+    private var accountQuota: Int64? { accountFileQuota ?? EnvironmentDefaults.optional("MOCK_COLLAB_ACCOUNT_FILE_QUOTA") }
+    private var uploadsPerAccount: Int? { maxUploadsPerAccount ?? EnvironmentDefaults.optional("MOCK_COLLAB_MAX_UPLOADS_PER_ACCOUNT") }
     private var directory: String? { filesDir ?? EnvironmentDefaults.string("MOCK_COLLAB_FILES_DIR") }
 
     func validate() throws {

@@ -47,7 +47,7 @@ struct ServeCommand: AsyncParsableCommand {
     var publicURL: String?
 
     @Option(help: "Seconds a write may wait for a PostgreSQL database before it is answered 503 (MOCK_COLLAB_DATABASE_TIMEOUT).")
-    var databaseTimeout: Int = EnvironmentDefaults.string("MOCK_COLLAB_DATABASE_TIMEOUT").flatMap { Int($0) } ?? 15
+    var databaseTimeout: Int = EnvironmentDefaults.value("MOCK_COLLAB_DATABASE_TIMEOUT", 15)
 
     @Option(help: "Seed file, YAML or JSON, applied idempotently at start (MOCK_COLLAB_SEED).")
     var seed: String?
@@ -166,6 +166,8 @@ struct ServeCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
+        // Again: the option groups' computed defaults read their variables during their own checks.
+        try EnvironmentDefaults.check()
         let level = Logger.Level(rawValue: logLevel) ?? .info
         LoggingSystem.bootstrap { label in
             var handler = StreamLogHandler.standardError(label: label)
@@ -208,7 +210,8 @@ struct ServeCommand: AsyncParsableCommand {
         configuration.databaseWriteTimeout = .seconds(databaseTimeout)
         configuration.advertiseURL = advertiseURL ?? EnvironmentDefaults.string("MOCK_COLLAB_ADVERTISE_URL")
         do {
-            configuration.publicURL = try (publicURL ?? EnvironmentDefaults.string("MOCK_COLLAB_PUBLIC_URL")).map(ServerConfiguration.normalizedPublicURL)
+            configuration.publicURL = try (publicURL ?? EnvironmentDefaults.string("MOCK_COLLAB_PUBLIC_URL"))
+                .map(ServerConfiguration.normalizedPublicURL)
         } catch {
             throw ValidationError("--public-url: \(error.message)")
         }

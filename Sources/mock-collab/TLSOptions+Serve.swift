@@ -81,7 +81,7 @@ struct ServeTLSOptions: ParsableArguments {
     var certificateFile: String? { tlsCert ?? EnvironmentDefaults.string("MOCK_COLLAB_TLS_CERT") }
     var keyFile: String? { tlsKey ?? EnvironmentDefaults.string("MOCK_COLLAB_TLS_KEY") }
     var clientCAFile: String? { clientCa ?? EnvironmentDefaults.string("MOCK_COLLAB_CLIENT_CA") }
-    var plainPort: Int? { httpPort ?? EnvironmentDefaults.string("MOCK_COLLAB_HTTP_PORT").flatMap(Int.init) }
+    var plainPort: Int? { httpPort ?? EnvironmentDefaults.optional("MOCK_COLLAB_HTTP_PORT") }
 
     /// Whether TLS is on: asked for, or implied by a certificate or client authentication.
     var enabled: Bool { tls || certificateFile != nil }

@@ -96,9 +96,14 @@ struct ProcessTests {
         let directory = try temporaryDirectory()
         let bad = try await CommandRun.mockCollab(
             ["serve", "--storage", "memory", "--port", "0"],
-            environment: ["MOCK_COLLAB_MAX_CONNECTIONS": "abc", "MOCK_COLLAB_TLS": "maybe", "MOCK_COLLAB_IDLE_TIMEOUT": "1.5x"], in: directory)
+            environment: [
+                "MOCK_COLLAB_MAX_CONNECTIONS": "abc", "MOCK_COLLAB_TLS": "maybe", "MOCK_COLLAB_IDLE_TIMEOUT": "1.5x",
+                "MOCK_COLLAB_MAX_LIVE_PER_ACCOUNT": "lots",
+            ], in: directory)
         #expect(bad.status != 0)
-        for complaint in ["MOCK_COLLAB_MAX_CONNECTIONS='abc'", "MOCK_COLLAB_TLS='maybe'", "MOCK_COLLAB_IDLE_TIMEOUT='1.5x'"] {
+        for complaint in [
+            "MOCK_COLLAB_MAX_CONNECTIONS='abc'", "MOCK_COLLAB_TLS='maybe'", "MOCK_COLLAB_IDLE_TIMEOUT='1.5x'", "MOCK_COLLAB_MAX_LIVE_PER_ACCOUNT='lots'",
+        ] {
             #expect(bad.standardError.contains(complaint), "\(bad.standardError)")
         }
         // A CI template that leaves the seed variable blank: the default tenant, not "the document is empty".

@@ -44,7 +44,9 @@ extension CollabEnvironment {
         }
         guard context.principal.role.isAgentRole == agent else {
             throw .unauthorized(
-                agent ? "a visitor's call credential is for the device API (/mobile/v1)" : "an agent's call credential is for the agent API (/agent/v1)")
+                agent
+                    ? "a visitor's call credential is for the device API (/mobile/v1)"
+                    : "an agent's call credential is for the agent API (/agent/v1)")
         }
         guard claims.callId == id else { throw .forbidden("this call credential is for another call") }
         let deviceId = claims.deviceRecordId.split(separator: ":", maxSplits: 1).dropFirst().first.map(String.init)

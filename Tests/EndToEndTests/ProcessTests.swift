@@ -102,7 +102,8 @@ struct ProcessTests {
             ], in: directory)
         #expect(bad.status != 0)
         for complaint in [
-            "MOCK_COLLAB_MAX_CONNECTIONS='abc'", "MOCK_COLLAB_TLS='maybe'", "MOCK_COLLAB_IDLE_TIMEOUT='1.5x'", "MOCK_COLLAB_MAX_LIVE_PER_ACCOUNT='lots'",
+            "MOCK_COLLAB_MAX_CONNECTIONS='abc'", "MOCK_COLLAB_TLS='maybe'", "MOCK_COLLAB_IDLE_TIMEOUT='1.5x'",
+            "MOCK_COLLAB_MAX_LIVE_PER_ACCOUNT='lots'",
         ] {
             #expect(bad.standardError.contains(complaint), "\(bad.standardError)")
         }

@@ -16,4 +16,18 @@ struct RedactedURLTests {
         #expect(RedactedURL.string("http://hooks.example/x") == "http://hooks.example/x")
         #expect(RedactedURL.string("https://user:pa55@hooks.example:8443/x?token=t") == "https://REDACTED@hooks.example:8443/x?token=REDACTED")
     }
+
+    @Test("any parameter named like a credential is redacted, in any spelling; ordinary ones are kept")
+    func credentialLikeNames() {
+        let secrets = [
+            "accessToken", "deviceSecret", "callCredential", "credential", "sig", "signature", "api_key", "api-key", "clientSecret",
+            "webhookSecret", "passwd", "pin", "token[]", "sessionToken", "x-unblu-authsession",
+        ]
+        for name in secrets {
+            #expect(RequestJournal.redact(query: "\(name)=hunter2&after=5") == "\(name)=REDACTED&after=5", "\(name)")
+        }
+        for name in ["after", "limit", "account", "key", "kind", "state", "personId", "namedAreas"] {
+            #expect(RequestJournal.redact(query: "\(name)=x") == "\(name)=x", "\(name)")
+        }
+    }
 }

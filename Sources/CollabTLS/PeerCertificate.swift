@@ -19,4 +19,18 @@ public enum PeerCertificate {
         }
         return nil
     }
+
+    /// Whether the request came over TLS (on HTTP/2, its stream's connection).
+    public static func isTLS(_ channel: any Channel) async -> Bool {
+        for candidate in [channel, channel.parent].compactMap({ $0 }) {
+            do {
+                // Answered (with a certificate or without one): a TLS handler is there.
+                _ = try await candidate.nioSSL_peerCertificate().get()
+                return true
+            } catch {
+                continue
+            }
+        }
+        return false
+    }
 }

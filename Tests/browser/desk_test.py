@@ -289,6 +289,15 @@ class DeskTest(ConsoleTest):
         assert self.online_agents() == 0, "a second tab does not bring the agent back online"
         second_tab = self.driver.current_window_handle
 
+        self.step = "a logout the server fails leaves the page logged in and says so; the desk goes on"
+        self.add_fault({"id": "no-logout", "match": {"surface": "WEB_API", "method": "POST", "path": "/app/rest/v4/authenticator/logout"},
+                        "action": {"type": "ERROR", "status": 500}, "limit": 1})
+        self.find("#logout").click()
+        self.text_appears("#toast", "Logout failed")
+        assert self.find("#who").is_displayed() and not self.find("#login-view").is_displayed(), "the page stayed logged in"
+        self.wait_connected()
+        self.clear_faults()
+
         self.step = "presence: Log out in one tab sets the agent offline; the other tab's session ends"
         Select(self.find("#presence")).select_by_value("ONLINE")
         self.wait.until(lambda d: self.online_agents() == 1)
@@ -341,8 +350,10 @@ class DeskTest(ConsoleTest):
         self.assert_desk_empty("after the reset")
 
         self.step = "no errors in the browser console"
-        # The requests the faults refused on purpose, the probes of an ended session and the reset's 401s are expected.
-        expected = ("/agent/v1/events", "503", "401", "Unauthorized")
+        # The requests the faults refused on purpose (the live socket's 503s, the logout's 500), the probes of
+        # an ended session and the reset's 401s are expected.
+        expected = ("/agent/v1/events", "503", "401", "Unauthorized",
+                    "authenticator/logout - Failed to load resource: the server responded with a status of 500")
         unexpected = [e for e in self.collect_browser_log() if e.get("level") == "SEVERE" and not any(word in e.get("message", "") for word in expected)]
         assert not unexpected, f"errors in the browser console: {unexpected}"
 

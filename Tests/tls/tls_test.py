@@ -167,6 +167,14 @@ def main():
             subjects = [entry.get("clientCertificate") for entry in entries]
             check(any(subject and "CN=device-1" in subject for subject in subjects), f"the journal shows the client certificate's subject ({subjects})")
             check(server.plain.startswith("http://"), "the plain-HTTP port answers beside HTTPS")
+            login = json.dumps({"username": "agent", "password": "agent"})
+            got = curl("--cacert", ca, "-D", "-", "-o", "/dev/null", "-H", "content-type: application/json", "-d", login,
+                       f"https://localhost:{server.port}/app/rest/v4/authenticator/login")
+            cookie = [line for line in got.stdout.splitlines() if line.lower().startswith("set-cookie: x-unblu-authsession=")]
+            check(len(cookie) == 1 and "; secure" in cookie[0].lower(), f"a login over HTTPS sets a Secure session cookie ({cookie})")
+            got = curl("-D", "-", "-o", "/dev/null", "-H", "content-type: application/json", "-d", login, f"{server.plain}/app/rest/v4/authenticator/login")
+            cookie = [line for line in got.stdout.splitlines() if line.lower().startswith("set-cookie: x-unblu-authsession=")]
+            check(len(cookie) == 1 and "; secure" not in cookie[0].lower(), f"a login over plain HTTP does not ({cookie})")
         finally:
             server.stop()
 

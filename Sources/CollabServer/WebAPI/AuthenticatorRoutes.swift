@@ -1,4 +1,5 @@
 import CollabCore
+import CollabTLS
 import CollabWire
 import Foundation
 import Hummingbird
@@ -19,7 +20,7 @@ struct AuthenticatorRoutes {
             let session = try await env.write(account: user.accountId) { state, changes, op throws(CollabError) in
                 try state.openSession(for: user, kind: .session, lifetime: lifetime, context: op, changes: &changes)
             }
-            var response = loggedIn(session, redirect: body.redirectOnSuccess)
+            var response = loggedIn(session, redirect: body.redirectOnSuccess, secure: await PeerCertificate.isTLS(context.channel))
             // A later session gets the language the user chose, as setDefaultLocale answered it.
             if let locale = user.locale { response.setCookie(.locale(locale)) }
             return response
@@ -53,14 +54,14 @@ struct AuthenticatorRoutes {
             let session = try await env.write(account: accountId) { state, changes, op throws(CollabError) in
                 try state.redeemAuthenticationToken(token, lifetime: lifetime, context: op, changes: &changes)
             }
-            return loggedIn(session, redirect: request.query("redirectOnSuccess"))
+            return loggedIn(session, redirect: request.query("redirectOnSuccess"), secure: await PeerCertificate.isTLS(context.channel))
         }
         group.operation(.post, "loginWithSecureToken", role: .anonymousUser) { request, context in
             let apiKey = try request.requireQuery("x-unblu-apikey")
             let token = try await secureToken(request)
             let session = try await env.loginVisitor(accessToken: token, apiKey: apiKey)
             var response = Response(status: .noContent)
-            response.setCookie(sessionCookie(session))
+            response.setCookie(sessionCookie(session, secure: await PeerCertificate.isTLS(context.channel)))
             return response
         }
         group.operation(.post, "logoutWithSecureToken", role: .anonymousUser) { request, context in
@@ -115,12 +116,15 @@ struct AuthenticatorRoutes {
         }
     }
 
-    private func sessionCookie(_ session: AuthSession) -> Cookie {
+    /// The session cookie; `secure` (the login came over TLS) keeps the browser from sending it over
+    /// plain HTTP.
+    private func sessionCookie(_ session: AuthSession, secure: Bool) -> Cookie {
         let maxAge = Int(max(0, (session.expiresAt - session.createdAt) / 1000))
-        return Cookie(name: webAPISessionCookieName, value: session.id, maxAge: maxAge, path: "/", httpOnly: true, sameSite: .lax)
+        return Cookie(
+            name: webAPISessionCookieName, value: session.id, maxAge: maxAge, path: "/", secure: secure, httpOnly: true, sameSite: .lax)
     }
 
-    private func loggedIn(_ session: AuthSession, redirect: String?) -> Response {
+    private func loggedIn(_ session: AuthSession, redirect: String?, secure: Bool) -> Response {
         var response: Response
         if let location = SameOriginRedirect.location(redirect) {
             // Only same-origin paths: an open redirect after login would be a phishing aid.
@@ -128,7 +132,7 @@ struct AuthenticatorRoutes {
         } else {
             response = JSONBody.response(WebLoginResult(success: true))
         }
-        response.setCookie(sessionCookie(session))
+        response.setCookie(sessionCookie(session, secure: secure))
         return response
     }
 }

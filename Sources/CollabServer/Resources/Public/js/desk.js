@@ -113,6 +113,14 @@ export class Desk {
     clearTimeout(this.gapTimer);
   }
 
+  /** A logout that failed: the session still works, so the desk goes on (its live events resume where
+   *  they stopped; the presence shows what the server has, OFFLINE if signing off got that far). */
+  async resume() {
+    if (this.stopped) return;
+    this.live.start(this.selectedAreas(), { replayWindow: false });
+    await this.reloadAll();
+  }
+
   /** Log out: offline for visitors first (`onlineAgents` drops), while the session still works. */
   async signOff() {
     this.live.stop();

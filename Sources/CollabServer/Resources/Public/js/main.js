@@ -1,7 +1,7 @@
 // Boots the console: login with the Web API (the session cookie), then the desk and, for admins,
 // the inspector.
 import { ApiError, endSession, get, post, webAPI } from './api.js';
-import { $, clearToast } from './dom.js';
+import { $, clearToast, notify } from './dom.js';
 import { Desk } from './desk.js';
 import { Inspector } from './inspector.js';
 
@@ -104,15 +104,21 @@ async function login(event) {
 async function logout() {
   leaving = true;
   try {
-    // Offline for visitors while the session still works, then end it.
-    await desk?.signOff();
+    // Offline for visitors while the session still works (best effort), then end it.
+    await desk?.signOff().catch(() => {});
     await post(webAPI('authenticator/logout'));
-  } catch {
-    // Logged out already (elsewhere): the page leaves all the same.
-  } finally {
-    leave();
-    leaving = false;
+  } catch (failure) {
+    // A 401: logged out already (elsewhere), so the page leaves all the same. Anything else: the
+    // session may still work, so the page stays and says so rather than pretend it ended.
+    if (failure?.status !== 401) {
+      leaving = false;
+      desk?.resume();
+      notify(`Logout failed (${failure?.message || 'no answer'}): you are still logged in. Try again.`);
+      return;
+    }
   }
+  leave();
+  leaving = false;
 }
 
 async function boot() {

@@ -247,6 +247,33 @@ struct SeedAndControlTests {
         }
     }
 
+    @Test("control bodies and filters refuse what they do not know: a misspelt key or parameter is a 400, never a silent no-op or a wider answer")
+    func controlIsStrict() async throws {
+        try await InProcessServer.with(seed: twoAccountSeed) { server in
+            let control = server.control.transport
+            let before = try await server.control.clock().now
+            let refused: [(String, String, [(String, String)], String?)] = [
+                ("POST", "/_mock/v1/clock", [], #"{"advanceMilis": 60000}"#),
+                ("POST", "/_mock/v1/accounts/alpha/tokens", [], #"{"subject": "v", "lifetimeSecond": 5}"#),
+                ("POST", "/_mock/v1/accounts/alpha/tokens/revoke", [], #"{"token": "t", "reason": "x"}"#),
+                ("GET", "/_mock/v1/journal", [("statuss", "4")], nil),
+                ("GET", "/_mock/v1/pushes", [("kindd", "NEW_MESSAGE")], nil),
+                ("GET", "/_mock/v1/pushes/wait", [("kindd", "NEW_MESSAGE"), ("timeoutMs", "0")], nil),
+                ("GET", "/_mock/v1/webhooks/deliveries", [("evenType", "ping")], nil),
+                ("GET", "/_mock/v1/webhooks/deliveries/wait", [("evenType", "ping"), ("timeoutMs", "0")], nil),
+            ]
+            for (method, path, query, body) in refused {
+                let response = try await control.raw(method, path, query: query, body: body.map { Data($0.utf8) })
+                let text = String(decoding: response.body, as: UTF8.self)
+                #expect(response.status == 400, "\(method) \(path) \(query) \(body ?? ""): \(response.status) \(text)")
+                #expect(text.contains("Milis") || text.contains("Second") || text.contains("reason") || text.contains("kindd")
+                    || text.contains("statuss") || text.contains("evenType"), "the refusal names the key: \(text)")
+            }
+            #expect(try await server.control.clock().now - before < 60_000, "the clock did not move")
+            #expect(try await control.raw("GET", "/_mock/v1/journal", query: [("status", "4"), ("limit", "5")]).status == 200)
+        }
+    }
+
     @Test("a reset forgets what was recorded: an account's with the account, everything and the clock with a full reset")
     func resetForgetsRecords() async throws {
         try await InProcessServer.with(seed: queueSeed) { server in

@@ -33,6 +33,7 @@ struct ControlRoutes {
             return JSONBody.response(SeedResult(created: report.created, updated: report.updated, unchanged: report.unchanged))
         }
         group.get("journal") { request, context in
+            try request.refuseUnknownQuery(["method", "path", "status", "since", "until", "account", "accountId", "limit", "after", "scope"])
             var filter = try JournalFilter(request)
             // `account` (id or name) like the other inspector routes; `accountId` as before.
             filter.accountId = try env.inspectedAccountId(
@@ -52,7 +53,7 @@ struct ControlRoutes {
         }
         group.operation(.post, "accounts/:account/tokens", role: .superAdmin) { request, context in
             let accountRef = try context.pathParameter("account")
-            let body = try await env.decode(TestTokenRequest.self, from: request)
+            let body = try await env.decodeStrictly(TestTokenRequest.self, from: request, what: "token request")
             guard !body.subject.isEmpty, body.subject.count <= Limits.nameLength else {
                 throw CollabError.badRequest("subject must be 1 to \(Limits.nameLength) characters")
             }
@@ -73,7 +74,7 @@ struct ControlRoutes {
         }
         group.operation(.post, "accounts/:account/tokens/revoke", role: .superAdmin) { request, context in
             let accountRef = try context.pathParameter("account")
-            let body = try await env.decode(TokenRevocationRequest.self, from: request)
+            let body = try await env.decodeStrictly(TokenRevocationRequest.self, from: request, what: "token revocation")
             let accountId = try env.resolveAccount(accountRef).id
             guard let settings = try env.read(account: accountId, { $0.jwtValidation(accountId: accountId) }) else {
                 throw CollabError.unknownAccount(accountRef)
@@ -96,7 +97,7 @@ struct ControlRoutes {
             JSONBody.response(env.clockState)
         }
         group.operation(.post, "clock", role: .superAdmin) { request, context in
-            let change = try await env.decode(ClockChange.self, from: request)
+            let change = try await env.decodeStrictly(ClockChange.self, from: request, what: "clock change")
             if let frozen = change.frozen { env.clock.setFrozen(frozen) }
             if let millis = change.advanceMillis {
                 // A range check, not abs(): abs(Int64.min) traps.
@@ -112,11 +113,13 @@ struct ControlRoutes {
         }
         let log = webhooks.log
         group.get("webhooks/deliveries") { request, context in
+            try request.refuseUnknownQuery(["account", "registrationId", "eventType", "state", "limit"])
             let filter = try WebhookDeliveryLog.Filter(request, environment: env, confinedTo: try context.inspectorConfinement())
             let limit = try request.integerQuery("limit", atLeast: 1).map { min($0, log.capacity) } ?? log.capacity
             return JSONBody.response(WebhookDeliveryPage(deliveries: log.deliveries(matching: filter, limit: limit)))
         }
         group.get("webhooks/deliveries/wait") { request, context in
+            try request.refuseUnknownQuery(["account", "registrationId", "eventType", "state", "timeoutMs"])
             let filter = try WebhookDeliveryLog.Filter(request, environment: env, confinedTo: try context.inspectorConfinement())
             let timeout: Int64 = try request.query("timeoutMs").map { text throws(CollabError) -> Int64 in
                 guard let value = Int64(text), value >= 0, value <= 60_000 else { throw .badRequest("timeoutMs must be 0 to 60000") }

@@ -38,6 +38,13 @@ extension Request {
         }
     }
 
+    /// Refuses a query parameter the route does not take: a misspelt filter would otherwise widen the
+    /// answer (`journal?statuss=4` answered the whole journal, a misspelt `pushes/wait` filter any push).
+    func refuseUnknownQuery(_ allowed: Set<String>) throws(CollabError) {
+        guard let unknown = uri.queryParameters.map({ String($0.key) }).filter({ !allowed.contains($0) }).sorted().first else { return }
+        throw .badRequest("\(unknown): not a query parameter of \(uri.path) (it takes \(allowed.sorted().joined(separator: ", ")))")
+    }
+
     /// A required query parameter.
     func requireQuery(_ name: String) throws(CollabError) -> String {
         guard let value = query(name), !value.isEmpty else { throw .badRequest("the query parameter '\(name)' is required") }

@@ -89,6 +89,7 @@ struct PushRoutes {
     func registerControl(on group: RouterGroup<CollabRequestContext>) {
         let env = environment
         group.get("pushes") { request, context in
+            try request.refuseUnknownQuery(OutboxFilter.parameters.union(["limit"]))
             let filter = try OutboxFilter(request, environment: env, confinedTo: try context.inspectorConfinement())
             let limit = try request.integerQuery("limit", atLeast: 1) ?? 1_000
             return JSONBody.response(OutboxPage(pushes: env.pushes.outbox.entries(matching: filter, limit: limit)))
@@ -98,6 +99,7 @@ struct PushRoutes {
             return noContent
         }
         group.get("pushes/wait") { request, context in
+            try request.refuseUnknownQuery(OutboxFilter.parameters.union(["timeoutMs"]))
             let filter = try OutboxFilter(request, environment: env, confinedTo: try context.inspectorConfinement())
             let timeout: Int64 = try request.query("timeoutMs").map { text throws(CollabError) -> Int64 in
                 guard let value = Int64(text), value >= 0, value <= 60_000 else { throw .badRequest("timeoutMs must be 0 to 60000") }
@@ -212,6 +214,9 @@ struct PushSettingsBody: Codable, Sendable {
 }
 
 extension OutboxFilter {
+    /// The query parameters a filter reads.
+    static let parameters: Set<String> = ["account", "personId", "deviceId", "conversationId", "kind", "transport", "state", "after"]
+
     /// A filter from the query; a caller confined to one account sees only that account's pushes.
     init(_ request: Request, environment: CollabEnvironment, confinedTo confinement: String?) throws(CollabError) {
         let accountId = try environment.inspectedAccountId(request.query("account"), confinedTo: confinement)

@@ -335,6 +335,8 @@ struct APNsPathRefusals: RouterMiddleware {
         do {
             return try await next(request, context)
         } catch let error as HTTPError where error.status == .notFound {
+            // Read what was sent (bounded), so the stream ends cleanly before the answer.
+            _ = try? await request.body.collect(upTo: 64 * 1024)
             let onDevicePath = request.uri.path.hasPrefix("/3/device/")
             let data = Data(#"{"reason":"\#(onDevicePath ? "MethodNotAllowed" : "BadPath")"}"#.utf8)
             return Response(

@@ -48,7 +48,7 @@ struct APNsSimulatorRefusalTests {
                 request.headers.add(name: "apns-topic", value: "com.example.app")
                 if let apnsId { request.headers.add(name: "apns-id", value: apnsId) }
                 if method == .POST { request.body = .bytes(ByteBuffer(string: #"{"aps":{"alert":"hi"}}"#)) }
-                let response = try await client.execute(request, timeout: .seconds(10))
+                let response = try await client.execute(request, timeout: .seconds(30))
                 let body = try await response.body.collect(upTo: 4096)
                 let reason = (try? JSONSerialization.jsonObject(with: Data(buffer: body)) as? [String: Any])?["reason"] as? String
                 return (response.status.code, reason)

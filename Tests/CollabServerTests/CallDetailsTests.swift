@@ -131,20 +131,29 @@ struct CallDetailsTests {
         }
     }
 
+    /// A started visitor app of one person (`subject`) on `device`, registered with `register`, in the background.
+    static func backgroundApp(
+        _ server: some ServerUnderTest, subject: String, device: String, register: (NotificationAPI) async throws -> Void
+    ) async throws -> (app: VisitorClient, notifications: NotificationAPI) {
+        let token = try await server.control.issueToken(account: "desk", TestTokenRequest(subject: subject)).token
+        let app = visitor(server, device: device, accessToken: token)
+        try await app.start(liveEvents: false)
+        let notifications = NotificationAPI(client: app)
+        try await register(notifications)
+        try await app.setAppState(.background)
+        return (app, notifications)
+    }
+
     @Test("a VoIP push for a call already over carries its state; the client reports it to CallKit as unsuccessful")
     func unsuccessfulCalls() async throws {
         try await InProcessServer.with(seed: Self.seed) { server in
-            let token = try await server.control.issueToken(account: "desk", TestTokenRequest(subject: "two-devices")).token
             // The phone rings by VoIP only (no APNs token): it learns that the call is over by VoIP.
-            let phone = visitor(server, device: "voip-only", accessToken: token)
-            try await phone.start(liveEvents: false)
-            let phoneNotifications = NotificationAPI(client: phone)
-            try await phoneNotifications.register(pushKitToken: voipToken, version: .encrypted)
-            try await phone.setAppState(.background)
-            let watch = visitor(server, device: "answering-device", accessToken: token)
-            try await watch.start(liveEvents: false)
-            try await NotificationAPI(client: watch).register(apnsToken: apnsToken, version: .notEncrypted)
-            try await watch.setAppState(.background)
+            let (phone, phoneNotifications) = try await Self.backgroundApp(server, subject: "two-devices", device: "voip-only") {
+                try await $0.register(pushKitToken: voipToken, version: .encrypted)
+            }
+            let (watch, _) = try await Self.backgroundApp(server, subject: "two-devices", device: "answering-device") {
+                try await $0.register(apnsToken: apnsToken, version: .notEncrypted)
+            }
             let agentA = try await agent(server, "agent-a")
             let conversation = try await phone.startConversation(topic: "elsewhere")
             _ = try await agentA.accept(conversation.id)
@@ -186,16 +195,12 @@ struct CallDetailsTests {
     @Test("a decline revokes the other devices only; once answered elsewhere a device's credential no longer acts; credentials keep to their API")
     func credentialsAndRevokes() async throws {
         try await InProcessServer.with(seed: Self.seed) { server in
-            let token = try await server.control.issueToken(account: "desk", TestTokenRequest(subject: "two-phones")).token
-            let phone = visitor(server, device: "voip-phone", accessToken: token)
-            try await phone.start(liveEvents: false)
-            let phoneNotifications = NotificationAPI(client: phone)
-            try await phoneNotifications.register(pushKitToken: voipToken, version: .encrypted)
-            try await phone.setAppState(.background)
-            let tablet = visitor(server, device: "tablet", accessToken: token)
-            try await tablet.start(liveEvents: false)
-            try await NotificationAPI(client: tablet).register(pushKitToken: String(repeating: "ef", count: 32), version: .encrypted)
-            try await tablet.setAppState(.background)
+            let (phone, phoneNotifications) = try await Self.backgroundApp(server, subject: "two-phones", device: "voip-phone") {
+                try await $0.register(pushKitToken: voipToken, version: .encrypted)
+            }
+            let (tablet, _) = try await Self.backgroundApp(server, subject: "two-phones", device: "tablet") {
+                try await $0.register(pushKitToken: String(repeating: "ef", count: 32), version: .encrypted)
+            }
             let agentA = try await agent(server, "agent-a")
             let conversation = try await phone.startConversation(topic: "two phones")
             _ = try await agentA.accept(conversation.id)

@@ -137,10 +137,12 @@ public struct EntityDeclaration<Entity: DeclaredEntity>: Sendable {
         self.globalKeys = globalKeys
     }
 
-    /// `entity` as `role` may see it: through ``shownBelowRead`` for a role below the read operation's.
+    /// `entity` as `role` may see it: for a role below the one that reads the kind (its read operation's,
+    /// else its search's), through ``shownBelowRead``, else without its ``secrets``. The Web API's lists
+    /// and the control API's entity inspector both show entities through it.
     public func shown(_ entity: Entity, to role: AuthorizationRole) -> Entity {
-        guard let shownBelowRead, let read = operations.read, role < read else { return entity }
-        return shownBelowRead(entity)
+        guard role < operations.read ?? operations.search ?? .superAdmin, let hide = shownBelowRead ?? secrets?.redact else { return entity }
+        return hide(entity)
     }
 
     /// The field named `name` (the vendor's `E…SearchFilterField`).

@@ -17,12 +17,12 @@ public final class AdjustableClock: CollabClock {
 
     /// Creates a clock that follows the system time.
     public init() {
-        self.system = { Timestamp((Date().timeIntervalSince1970 * 1000).rounded()) }
+        self.system = { SystemClock().now() }
     }
 
     /// Creates a clock frozen at `instant` (for tests).
     public init(frozenAt instant: Timestamp) {
-        self.system = { Timestamp((Date().timeIntervalSince1970 * 1000).rounded()) }
+        self.system = { SystemClock().now() }
         state.withLock { $0.frozenAt = instant }
     }
 

@@ -316,9 +316,7 @@ extension ControlRoutes {
                 fromBody = name
             }
         }
-        if let unknown = request.uri.queryParameters.map({ String($0.key) }).filter({ $0 != "account" }).sorted().first {
-            throw .badRequest("\(unknown): not a reset parameter (only account)")
-        }
+        try request.refuseUnknownQuery(["account"])
         let fromQuery = request.uri.queryParameters.get("account")
         if let fromQuery, fromQuery.isEmpty {
             throw .badRequest("account must be an account's name or id; leave it out to reset everything")

@@ -72,9 +72,7 @@ struct EntityInspectorRoutes {
         if E.declaration.field("CREATION_TIMESTAMP") == nil { query.orderBy = [SearchOrder(field: "ID")] }
         let result = try state.declared.table(E.self).search(query) { _ in true }
         let declaration = E.declaration
-        let readRole = declaration.operations.read ?? declaration.operations.search ?? .superAdmin
-        let redact = role < readRole ? declaration.secrets?.redact : nil
-        return result.webResult(declaration.resultType, offset: window.offset) { EntityWire.json(redact?($0) ?? $0) }
+        return result.webResult(declaration.resultType, offset: window.offset) { EntityWire.json(declaration.shown($0, to: role)) }
     }
 }
 

@@ -36,23 +36,16 @@ final class RequestJournal: Sendable {
         self.maxBytes = max(Self.entryOverhead + 3 * Self.maxFieldBytes, maxBytes)
     }
 
-    /// Query parameters whose values are never recorded (compared case-insensitively, percent-decoded).
-    /// Whether a query parameter (its decoded, lower-cased name) may carry a credential: a known name,
-    /// or one that says so in any spelling (`accessToken`, `device_secret`, `callCredential`,
-    /// `api-key`, `token[]`, `sig`), so a client that puts a secret in a URL never has it kept.
+    /// Whether a query parameter (its decoded, lower-cased name) may carry a credential, in any spelling
+    /// (`token`, `x-unblu-apikey`, `accessToken`, `device_secret`, `callCredential`, `api-key`,
+    /// `token[]`, `sig`), so a client that puts a secret in a URL never has it kept.
     static func isSecret(parameter name: String) -> Bool {
-        if redactedParameters.contains(name) { return true }
         let bare = name.filter { $0.isLetter || $0.isNumber }
         if ["sig", "pin", "auth"].contains(bare) { return true }
         return secretWords.contains { bare.contains($0) }
     }
 
     private static let secretWords = ["token", "secret", "password", "passwd", "apikey", "credential", "signature", "session", "cookie"]
-
-    static let redactedParameters: Set<String> = [
-        "x-unblu-apikey", "apikey", "authenticationtoken", "token", "password", "access_token", "refresh_token", "id_token", "secret",
-        "client_secret", "x-unblu-authsession",
-    ]
 
     /// The bytes an entry is counted for.
     static func size(of entry: JournalEntry) -> Int {

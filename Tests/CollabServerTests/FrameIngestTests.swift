@@ -39,9 +39,9 @@ struct FrameIngestTests {
         #expect((counts.accepted, counts.throttled, counts.duplicates, counts.rejected) == (2, 1, 1, 2))
         #expect(ingest.counts(accountId: "b").accepted == 1)
         #expect(ingest.counts(accountId: nil).accepted == 3)
-        let stats = ingest.stats(sessionId: "s")
+        let stats = ingest.stats(sessionId: "s", accountId: "a")
         #expect(stats.accepted == 2 && stats.bytes == 16 && stats.gapP50 == 200 && stats.maxFps == 5)
-        #expect(ingest.latest(sessionId: "s")?.header.sequence == 4)
+        #expect(ingest.latest(sessionId: "s", accountId: "a")?.header.sequence == 4)
     }
 
     @Test("an account's latest frames are bounded together: one beyond is refused with a wait, another account is not, an end frees")
@@ -49,7 +49,7 @@ struct FrameIngestTests {
         let probe = FrameIngest(maxFrameBytes: 64)
         // Session ids of one length: a frame's encoded copy names its session.
         _ = probe.ingest(sessionId: "s0", accountId: "a", header: Self.header("s0", 1), image: Self.jpeg(1), maxFps: 5, now: 0)
-        let cost = try #require(probe.latest(sessionId: "s0")?.heldBytes)
+        let cost = try #require(probe.latest(sessionId: "s0", accountId: "a")?.heldBytes)
         let ingest = FrameIngest(maxFrameBytes: 64, maxHeldBytesPerAccount: 2 * cost)
         func send(_ session: String, _ account: String, _ marker: UInt8, at now: Timestamp = 0) -> FrameAck {
             ingest.ingest(
@@ -62,7 +62,7 @@ struct FrameIngestTests {
         #expect(refused.reason?.contains("--max-frame-memory-per-account") == true)
         #expect(send("s1", "a", 4, at: 1_000).type == "frame.accepted", "a new frame replacing a session's latest costs nothing more")
         #expect(send("t1", "b", 1).type == "frame.accepted", "another account has its own budget")
-        ingest.end(sessionId: "s2")
+        ingest.end(sessionId: "s2", accountId: "a")
         #expect(send("s3", "a", 5, at: 2_000).type == "frame.accepted", "the ended session's frame was let go")
         #expect(ingest.held(accountId: "a").bytes > 0)
     }
@@ -86,7 +86,7 @@ struct FrameIngestTests {
         let wire = newest?.wire
         #expect(wire.map { Data($0.readableBytesView) } == Self.header("s", 5).encode(image: Self.jpeg(5)), "viewers get the MCF1 message")
         #expect(ingest.held(accountId: "a").viewers == 2)
-        ingest.stopViewing(sessionId: "s", viewer: slow.id)
+        ingest.stopViewing(sessionId: "s", accountId: "a", viewer: slow.id)
         #expect(ingest.held(accountId: "a").viewers == 1)
         #expect(await slowFrames.next() == nil, "a stopped viewer's stream ends")
     }
@@ -96,14 +96,14 @@ struct FrameIngestTests {
         let ingest = FrameIngest(maxFrameBytes: 64)
         _ = ingest.ingest(sessionId: "s", accountId: "a", header: Self.header("s", 1), image: Self.jpeg(1), maxFps: 5, now: 0)
         let viewer = ingest.view(sessionId: "s", accountId: "a")
-        ingest.end(sessionId: "s")
+        ingest.end(sessionId: "s", accountId: "a")
         var frames = viewer.frames.makeAsyncIterator()
         while await frames.next() != nil {}
         #expect(ingest.held(accountId: "a").sessions == 0 && ingest.held(accountId: "a").bytes == 0)
         #expect(ingest.held(accountId: "a").endedSessions == 1)
         let late = ingest.ingest(sessionId: "s", accountId: "a", header: Self.header("s", 2), image: Self.jpeg(2), maxFps: 5, now: 1_000)
         #expect(late.type == "frame.rejected" && late.reason == "the session has ended")
-        #expect(ingest.stats(sessionId: "s").accepted == 1, "an ended session keeps its final figures")
+        #expect(ingest.stats(sessionId: "s", accountId: "a").accepted == 1, "an ended session keeps its final figures")
         var afterEnd = ingest.view(sessionId: "s", accountId: "a").frames.makeAsyncIterator()
         #expect(await afterEnd.next() == nil, "viewing an ended session finishes at once")
     }
@@ -113,7 +113,7 @@ struct FrameIngestTests {
         let ingest = FrameIngest(maxFrameBytes: 64)
         _ = ingest.ingest(sessionId: "a1", accountId: "a", header: Self.header("a1", 1), image: Self.jpeg(1), maxFps: 5, now: 0)
         _ = ingest.ingest(sessionId: "b1", accountId: "b", header: Self.header("b1", 1), image: Self.jpeg(1), maxFps: 5, now: 0)
-        ingest.end(sessionId: "a1")
+        ingest.end(sessionId: "a1", accountId: "a")
         _ = ingest.ingest(sessionId: "a2", accountId: "a", header: Self.header("a2", 1), image: Self.jpeg(1), maxFps: 5, now: 0)
         ingest.removeAll(accountId: "a")
         #expect(ingest.held(accountId: "a") == StateStats.FramesHeld())
@@ -121,12 +121,37 @@ struct FrameIngestTests {
         #expect(ingest.held(accountId: "b").sessions == 1 && ingest.counts(accountId: "b").accepted == 1)
     }
 
-    @Test("only the last ended sessions keep their statistics")
+    @Test("only an account's last ended sessions keep their statistics; another account's are not pushed out")
     func endedBound() {
         let ingest = FrameIngest(maxFrameBytes: 64)
+        _ = ingest.ingest(sessionId: "b1", accountId: "b", header: Self.header("b1", 1), image: Self.jpeg(1), maxFps: 5, now: 0)
+        ingest.end(sessionId: "b1", accountId: "b")
         for index in 0..<(FrameIngest.endedCapacity + 10) {
-            ingest.end(sessionId: "s\(index)")
+            ingest.end(sessionId: "s\(index)", accountId: "a")
         }
-        #expect(ingest.held(accountId: nil).endedSessions == FrameIngest.endedCapacity)
+        #expect(ingest.held(accountId: "a").endedSessions == FrameIngest.endedCapacity)
+        #expect(ingest.held(accountId: nil).endedSessions == FrameIngest.endedCapacity + 1)
+        #expect(ingest.stats(sessionId: "b1", accountId: "b").accepted == 1, "the other account's ended session keeps its figures")
+        #expect(ingest.stats(sessionId: "b1", accountId: "a").accepted == 0, "a session is found only in its own account")
+    }
+
+    @Test("a session counts as watched while it has a viewer: stopped, ended or removed, it no longer does")
+    func watched() {
+        let ingest = FrameIngest(maxFrameBytes: 64)
+        #expect(!ingest.hasViewers(sessionId: "s"))
+        let first = ingest.view(sessionId: "s", accountId: "a")
+        let second = ingest.view(sessionId: "s", accountId: "a")
+        ingest.stopViewing(sessionId: "s", accountId: "a", viewer: first.id)
+        ingest.stopViewing(sessionId: "s", accountId: "a", viewer: first.id)
+        #expect(ingest.hasViewers(sessionId: "s"), "one viewer is left; stopping the same one twice counts once")
+        ingest.end(sessionId: "s", accountId: "a")
+        #expect(!ingest.hasViewers(sessionId: "s"))
+        _ = second
+        _ = ingest.view(sessionId: "t", accountId: "b")
+        ingest.removeAll(accountId: "b")
+        #expect(!ingest.hasViewers(sessionId: "t"))
+        _ = ingest.view(sessionId: "u", accountId: "c")
+        ingest.removeAll()
+        #expect(!ingest.hasViewers(sessionId: "u"))
     }
 }

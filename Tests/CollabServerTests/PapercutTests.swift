@@ -64,7 +64,8 @@ struct PapercutTests {
                 uri: "/mobile/v1/cobrowsing/\(sessionId)/frames", method: .post, headers: headers, body: .init(bytes: Self.png)
             )
             #expect(accepted.status == .accepted, "\(String(buffer: accepted.body))")
-            let frame = try #require(server.server.environment.frames.latest(sessionId: sessionId))
+            let accountId = try #require(server.server.environment.accountId(for: .accountName("desk")))
+            let frame = try #require(server.server.environment.frames.latest(sessionId: sessionId, accountId: accountId))
             #expect(frame.header.width == 300 && frame.header.height == 200)
 
             headers[HTTPField.Name("x-frame-width")!] = "wide"

@@ -62,7 +62,7 @@ final class CommitFanOut: CommitSink, Service {
             case .coBrowsingEnded:
                 // A session that ends (stopped by either side, or with its conversation) frees its frames.
                 guard let id = event.detail["coBrowsingSessionId"] else { continue }
-                frames.end(sessionId: id)
+                frames.end(sessionId: id, accountId: event.accountId)
                 if batch.isLocal { relay?.forget(sessionId: id) }
             case .conversationDeleted:
                 if let conversation = event.conversation {

@@ -45,7 +45,7 @@ struct CoBrowsingRoutes {
             let identity = try env.agent(context)
             let id = try context.pathParameter("id")
             _ = try env.read(context.principal) { state throws(CollabError) in try state.coBrowsingSession(id, accountId: identity.accountId) }
-            guard let frame = env.frames.latest(sessionId: id) else { throw CollabError(.notFound, "no frame yet") }
+            guard let frame = env.frames.latest(sessionId: id, accountId: identity.accountId) else { throw CollabError(.notFound, "no frame yet") }
             return Response(
                 status: .ok,
                 headers: [
@@ -72,7 +72,7 @@ struct CoBrowsingRoutes {
                 return
             }
             let (viewer, frames) = env.frames.view(sessionId: session.id, accountId: session.accountId)
-            defer { env.frames.stopViewing(sessionId: session.id, viewer: viewer) }
+            defer { env.frames.stopViewing(sessionId: session.id, accountId: session.accountId, viewer: viewer) }
             // In a cluster the device may upload to another replica: start from the frame it stored.
             env.frameRelay?.requestFetch(sessionId: session.id)
             try await withThrowingTaskGroup(of: Void.self) { group in
@@ -177,7 +177,7 @@ struct CoBrowsingRoutes {
             let confinement = try context.inspectorConfinement()
             let accountId = try env.account(
                 holding: { $0.coBrowsingSessions[id] != nil }, confinedTo: confinement, entity: "CoBrowsingSession", id: id)
-            var stats = env.frames.stats(sessionId: id)
+            var stats = env.frames.stats(sessionId: id, accountId: accountId)
             // A session that has not ended reports the rate limit it resolves to now, frames or not;
             // an ended one the limit its last frame saw.
             let session = try env.read(account: accountId) { state throws(CollabError) in try state.coBrowsingSession(id, accountId: accountId) }
@@ -208,7 +208,7 @@ extension CollabEnvironment {
         let session = try await write(context.principal) { state, changes, op throws(CollabError) in
             try state.stopCoBrowsing(id, personId: personId, accountId: accountId, context: op, changes: &changes)
         }
-        frames.end(sessionId: session.id)
+        frames.end(sessionId: session.id, accountId: session.accountId)
         return session
     }
 

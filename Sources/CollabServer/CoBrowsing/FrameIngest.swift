@@ -56,37 +56,65 @@ final class FrameIngest: Sendable {
         var heldBytes: Int { (latest?.image.count ?? 0) + gaps.count * MemoryLayout<Int64>.size }
     }
 
-    /// The final figures of an ended session, kept (bounded) so its statistics stay readable.
-    private struct EndedSession {
-        var accountId: String
-        var stats: CoBrowsingStats
-    }
-
-    /// Live sessions, and the final statistics of recently ended ones (oldest first in `endedOrder`).
-    private struct Sessions {
+    /// One account's sessions: live ones, the final statistics of its recently ended ones (oldest
+    /// first in `endedOrder`), the bytes its latest frames hold and its outcomes since start. Each
+    /// account has its own lock, so one account's frames never wait on another's.
+    private struct AccountSessions {
         var live: [String: SessionState] = [:]
-        var ended: [String: EndedSession] = [:]
+        var ended: [String: CoBrowsingStats] = [:]
         var endedOrder: [String] = []
         /// Bytes of the latest frames the account's live sessions hold (image and viewers' copy).
-        var heldByAccount: [String: Int] = [:]
+        var heldBytes = 0
+        /// Outcomes since start, kept after sessions end (for `/_mock/v1/stats`).
+        var totals = StateStats.FrameCounts()
 
         /// Makes `frame` the session's latest, keeping the account's held bytes.
         mutating func hold(_ frame: Frame, in state: inout SessionState) {
-            heldByAccount[state.accountId, default: 0] += frame.heldBytes - (state.latest?.heldBytes ?? 0)
+            heldBytes += frame.heldBytes - (state.latest?.heldBytes ?? 0)
             state.latest = frame
         }
 
-        /// The session's latest frame is let go (it ended).
-        mutating func release(_ state: SessionState) {
-            guard let latest = state.latest else { return }
-            heldByAccount[state.accountId, default: 0] -= latest.heldBytes
-            if heldByAccount[state.accountId] == 0 { heldByAccount[state.accountId] = nil }
+        /// The session ends: its frame state is freed and only its final statistics stay, for the
+        /// account's last ``FrameIngest/endedCapacity`` sessions. Returns the session's viewers.
+        mutating func end(_ sessionId: String) -> [AsyncStream<Frame>.Continuation] {
+            guard ended[sessionId] == nil else { return [] }
+            let state = live.removeValue(forKey: sessionId)
+            heldBytes -= state?.latest?.heldBytes ?? 0
+            ended[sessionId] = FrameIngest.stats(of: state, sessionId: sessionId)
+            endedOrder.append(sessionId)
+            if endedOrder.count > FrameIngest.endedCapacity {
+                let overflow = endedOrder.count - FrameIngest.endedCapacity
+                for id in endedOrder.prefix(overflow) { ended[id] = nil }
+                endedOrder.removeFirst(overflow)
+            }
+            return state.map { Array($0.viewers.values) } ?? []
         }
+
+        /// What the account holds now.
+        var held: StateStats.FramesHeld {
+            var held = StateStats.FramesHeld()
+            for state in live.values {
+                held.sessions += 1
+                held.viewers += state.viewers.count
+                held.bytes += state.heldBytes
+            }
+            held.endedSessions = ended.count
+            return held
+        }
+
+        var viewers: [AsyncStream<Frame>.Continuation] { live.values.flatMap { $0.viewers.values } }
     }
 
-    private let sessions = Mutex(Sessions())
-    /// Outcomes since start per account, kept after sessions end (for `/_mock/v1/stats`).
-    private let totals = Mutex<[String: StateStats.FrameCounts]>([:])
+    /// An account's sessions behind its own lock.
+    private final class AccountFrames: Sendable {
+        let sessions = Mutex(AccountSessions())
+    }
+
+    /// Every account with frame state; held only to find (or add) an account's entry.
+    private let accounts = Mutex<[String: AccountFrames]>([:])
+    /// How many viewers each watched session has on this replica (for the cluster relay, which
+    /// learns of a frame by its session id alone).
+    private let watched = Mutex<[String: Int]>([:])
     private let nextViewer = Mutex(0)
     /// The largest image accepted, in bytes.
     let maxFrameBytes: Int
@@ -94,7 +122,7 @@ final class FrameIngest: Sendable {
     /// (`--max-frame-memory-per-account`): a frame beyond it is refused, so no account can grow the
     /// process without end.
     let maxHeldBytesPerAccount: Int
-    /// How many ended sessions keep their final statistics.
+    /// How many ended sessions of one account keep their final statistics.
     static let endedCapacity = 1_024
 
     private let acceptedCounter = Counter(label: "mockcollab_cobrowsing_frames_accepted_total")
@@ -127,18 +155,34 @@ final class FrameIngest: Sendable {
         }
     }
 
+    /// The account's entry, made on first use.
+    private func account(_ accountId: String) -> AccountFrames {
+        accounts.withLock { accounts in
+            if let frames = accounts[accountId] { return frames }
+            let frames = AccountFrames()
+            accounts[accountId] = frames
+            return frames
+        }
+    }
+
+    /// The account's entry, if it has frame state.
+    private func existing(_ accountId: String) -> AccountFrames? {
+        accounts.withLock { $0[accountId] }
+    }
+
     /// Whether anyone on this replica watches the session.
     func hasViewers(sessionId: String) -> Bool {
-        sessions.withLock { !($0.live[sessionId]?.viewers.isEmpty ?? true) }
+        watched.withLock { $0[sessionId] != nil }
     }
 
     /// Hands a frame another replica accepted to this replica's viewers (it counts there, not here).
     /// An older frame than the one held is ignored.
     func relayed(sessionId: String, accountId: String, header: FrameHeader, image: Data, format: FrameImageFormat, now: Timestamp) {
-        sessions.withLock { sessions in
+        guard let frames = existing(accountId) else { return }
+        let frame = Frame(header: header, image: image, format: format, receivedAt: now)
+        frames.sessions.withLock { sessions in
             guard sessions.ended[sessionId] == nil, var state = sessions.live[sessionId] else { return }
             if let latest = state.latest, latest.header.sequence >= header.sequence { return }
-            let frame = Frame(header: header, image: image, format: format, receivedAt: now)
             sessions.hold(frame, in: &state)
             for viewer in state.viewers.values { viewer.yield(frame) }
             sessions.live[sessionId] = state
@@ -147,82 +191,88 @@ final class FrameIngest: Sendable {
 
     /// Takes one frame of an active session whose rate limit is `maxFps` right now.
     func ingest(sessionId: String, accountId: String, header: FrameHeader, image: Data, maxFps: Int, now: Timestamp) -> FrameAck {
-        func reject(_ reason: String) -> FrameAck {
-            sessions.withLock { sessions in
-                guard sessions.ended[sessionId] == nil else { return }
-                sessions.live[sessionId, default: SessionState(accountId: accountId)].rejected += 1
-            }
-            totals.withLock { $0[accountId, default: .init()].rejected += 1 }
-            rejectedCounter.increment()
-            return FrameAck(type: "frame.rejected", sessionId: sessionId, sequence: header.sequence, reason: reason)
-        }
+        let frames = account(accountId)
         let format: FrameImageFormat
         do {
             format = try header.validate(image: image, maxImageBytes: maxFrameBytes)
         } catch {
-            return reject(error.description)
+            frames.sessions.withLock { sessions in
+                sessions.totals.rejected += 1
+                guard sessions.ended[sessionId] == nil else { return }
+                sessions.live[sessionId, default: SessionState(accountId: accountId)].rejected += 1
+            }
+            rejectedCounter.increment()
+            return FrameAck(type: "frame.rejected", sessionId: sessionId, sequence: header.sequence, reason: error.description)
         }
+        // Hashing and encoding copy the image: both happen before the account's lock is taken.
         let hash = SHA256.hash(data: image)
-        let ack: FrameAck = sessions.withLock { sessions in
-            // A frame racing the session's end must not bring its state back.
-            guard sessions.ended[sessionId] == nil else {
-                return FrameAck(type: "frame.rejected", sessionId: sessionId, sequence: header.sequence, reason: "the session has ended")
+        let frame = Frame(header: header, image: image, format: format, receivedAt: now)
+        let ack: FrameAck = frames.sessions.withLock { sessions in
+            let ack = Self.admit(frame, hash: hash, sessionId: sessionId, accountId: accountId, maxFps: maxFps, into: &sessions, limit: maxHeldBytesPerAccount)
+            switch ack.type {
+            case "frame.accepted": sessions.totals.accepted += 1
+            case "frame.throttled": sessions.totals.throttled += 1
+            case "frame.rejected": sessions.totals.rejected += 1
+            default: sessions.totals.duplicates += 1
             }
-            var state = sessions.live[sessionId] ?? SessionState(accountId: accountId)
-            defer { sessions.live[sessionId] = state }
-            state.maxFps = maxFps
-            let wait = state.limiter.wait(at: now, fps: maxFps)
-            if wait > 0 {
-                state.throttled += 1
-                return FrameAck(type: "frame.throttled", sessionId: sessionId, sequence: header.sequence, retryAfterMs: wait)
-            }
-            if state.lastHash == hash {
-                // The SDK sends only changed screens: an identical frame is counted, not forwarded.
-                state.duplicates += 1
-                return FrameAck(type: "frame.duplicate", sessionId: sessionId, sequence: header.sequence)
-            }
-            let frame = Frame(header: header, image: image, format: format, receivedAt: now)
-            let held = sessions.heldByAccount[accountId, default: 0] + frame.heldBytes - (state.latest?.heldBytes ?? 0)
-            if held > maxHeldBytesPerAccount {
-                state.rejected += 1
-                return FrameAck(
-                    type: "frame.rejected", sessionId: sessionId, sequence: header.sequence, retryAfterMs: 5_000,
-                    reason: "the account's co-browsing sessions would hold more than \(maxHeldBytesPerAccount) bytes of frames"
-                        + " (--max-frame-memory-per-account): end a session, or send smaller frames")
-            }
-            _ = state.limiter.admit(at: now, fps: maxFps)
-            if let last = state.lastAcceptedAt {
-                state.gaps.append(now - last)
-                if state.gaps.count > 2_048 { state.gaps.removeFirst(state.gaps.count - 2_048) }
-            }
-            state.firstAccepted = state.firstAccepted ?? now
-            state.lastAcceptedAt = now
-            state.lastHash = hash
-            state.accepted += 1
-            state.bytes += image.count
-            sessions.hold(frame, in: &state)
-            for viewer in state.viewers.values { viewer.yield(frame) }
-            return FrameAck(type: "frame.accepted", sessionId: sessionId, sequence: header.sequence)
+            return ack
         }
         switch ack.type {
         case "frame.accepted":
-            if let acceptedInput, let frame = latest(sessionId: sessionId), frame.header.sequence == header.sequence {
-                acceptedInput.yield(Accepted(sessionId: sessionId, accountId: accountId, frame: frame))
-            }
+            acceptedInput?.yield(Accepted(sessionId: sessionId, accountId: accountId, frame: frame))
             acceptedCounter.increment()
             bytesCounter.increment(by: image.count)
-            totals.withLock { $0[accountId, default: .init()].accepted += 1 }
-        case "frame.throttled":
-            throttledCounter.increment()
-            totals.withLock { $0[accountId, default: .init()].throttled += 1 }
-        case "frame.rejected":
-            rejectedCounter.increment()
-            totals.withLock { $0[accountId, default: .init()].rejected += 1 }
-        default:
-            duplicateCounter.increment()
-            totals.withLock { $0[accountId, default: .init()].duplicates += 1 }
+        case "frame.throttled": throttledCounter.increment()
+        case "frame.rejected": rejectedCounter.increment()
+        default: duplicateCounter.increment()
         }
         return ack
+    }
+
+    /// Throttle, duplicate check and the account's memory bound, under the account's lock: the frame
+    /// becomes the session's latest and goes to its viewers, or the answer says why not.
+    private static func admit(
+        _ frame: Frame, hash: SHA256.Digest, sessionId: String, accountId: String, maxFps: Int, into sessions: inout AccountSessions, limit: Int
+    ) -> FrameAck {
+        let sequence = frame.header.sequence
+        // A frame racing the session's end must not bring its state back.
+        guard sessions.ended[sessionId] == nil else {
+            return FrameAck(type: "frame.rejected", sessionId: sessionId, sequence: sequence, reason: "the session has ended")
+        }
+        var state = sessions.live[sessionId] ?? SessionState(accountId: accountId)
+        defer { sessions.live[sessionId] = state }
+        state.maxFps = maxFps
+        let now = frame.receivedAt
+        let wait = state.limiter.wait(at: now, fps: maxFps)
+        if wait > 0 {
+            state.throttled += 1
+            return FrameAck(type: "frame.throttled", sessionId: sessionId, sequence: sequence, retryAfterMs: wait)
+        }
+        if state.lastHash == hash {
+            // The SDK sends only changed screens: an identical frame is counted, not forwarded.
+            state.duplicates += 1
+            return FrameAck(type: "frame.duplicate", sessionId: sessionId, sequence: sequence)
+        }
+        if sessions.heldBytes + frame.heldBytes - (state.latest?.heldBytes ?? 0) > limit {
+            state.rejected += 1
+            return FrameAck(
+                type: "frame.rejected", sessionId: sessionId, sequence: sequence, retryAfterMs: 5_000,
+                reason: "the account's co-browsing sessions would hold more than \(limit) bytes of frames"
+                    + " (--max-frame-memory-per-account): end a session, or send smaller frames")
+        }
+        _ = state.limiter.admit(at: now, fps: maxFps)
+        if let last = state.lastAcceptedAt {
+            state.gaps.append(now - last)
+            if state.gaps.count > 2_048 { state.gaps.removeFirst(state.gaps.count - 2_048) }
+        }
+        state.firstAccepted = state.firstAccepted ?? now
+        state.lastAcceptedAt = now
+        state.lastHash = hash
+        state.accepted += 1
+        state.bytes += frame.image.count
+        sessions.hold(frame, in: &state)
+        for viewer in state.viewers.values { viewer.yield(frame) }
+        return FrameAck(type: "frame.accepted", sessionId: sessionId, sequence: sequence)
     }
 
     /// Counts a frame of `accountId` refused before it reached a session: a header that does not decode,
@@ -230,25 +280,24 @@ final class FrameIngest: Sendable {
     /// `rejected` count (no session's), as every other refused frame does.
     func countRejected(accountId: String) {
         rejectedCounter.increment()
-        totals.withLock { $0[accountId, default: .init()].rejected += 1 }
+        account(accountId).sessions.withLock { $0.totals.rejected += 1 }
     }
 
     /// Frame outcomes since start, for one account or all.
     func counts(accountId: String?) -> StateStats.FrameCounts {
-        totals.withLock { totals in
-            if let accountId { return totals[accountId] ?? .init() }
-            return totals.values.reduce(into: StateStats.FrameCounts()) { sum, counts in
-                sum.accepted += counts.accepted
-                sum.throttled += counts.throttled
-                sum.duplicates += counts.duplicates
-                sum.rejected += counts.rejected
-            }
+        if let accountId { return existing(accountId)?.sessions.withLock { $0.totals } ?? .init() }
+        return accounts.withLock { Array($0.values) }.reduce(into: StateStats.FrameCounts()) { sum, frames in
+            let counts = frames.sessions.withLock { $0.totals }
+            sum.accepted += counts.accepted
+            sum.throttled += counts.throttled
+            sum.duplicates += counts.duplicates
+            sum.rejected += counts.rejected
         }
     }
 
     /// The latest accepted frame.
-    func latest(sessionId: String) -> Frame? {
-        sessions.withLock { $0.live[sessionId]?.latest }
+    func latest(sessionId: String, accountId: String) -> Frame? {
+        existing(accountId)?.sessions.withLock { $0.live[sessionId]?.latest }
     }
 
     /// Live frames for a viewer, newest only (drop-to-latest), starting with the latest frame. The
@@ -259,7 +308,7 @@ final class FrameIngest: Sendable {
             defer { value += 1 }
             return value
         }
-        let open = sessions.withLock { sessions -> Bool in
+        let open = account(accountId).sessions.withLock { sessions -> Bool in
             guard sessions.ended[sessionId] == nil else { return false }
             var state = sessions.live[sessionId] ?? SessionState(accountId: accountId)
             if let latest = state.latest { continuation.yield(latest) }
@@ -267,77 +316,83 @@ final class FrameIngest: Sendable {
             sessions.live[sessionId] = state
             return true
         }
-        if !open { continuation.finish() }
+        if open {
+            watched.withLock { $0[sessionId, default: 0] += 1 }
+        } else {
+            continuation.finish()
+        }
         return (id, stream)
     }
 
     /// Stops a viewer.
-    func stopViewing(sessionId: String, viewer: Int) {
-        sessions.withLock { $0.live[sessionId]?.viewers.removeValue(forKey: viewer) }?.finish()
+    func stopViewing(sessionId: String, accountId: String, viewer: Int) {
+        guard let continuation = existing(accountId)?.sessions.withLock({ $0.live[sessionId]?.viewers.removeValue(forKey: viewer) }) else {
+            return
+        }
+        unwatch([sessionId: 1])
+        continuation.finish()
+    }
+
+    /// Takes viewers off the watched sessions.
+    private func unwatch(_ stopped: [String: Int]) {
+        guard !stopped.isEmpty else { return }
+        watched.withLock { watched in
+            for (sessionId, count) in stopped {
+                let left = (watched[sessionId] ?? 0) - count
+                watched[sessionId] = left > 0 ? left : nil
+            }
+        }
     }
 
     /// A session ended: its viewers finish and its frame state (latest frame, throttle, hashes, gaps)
-    /// is freed; only its final statistics stay, for the last ``endedCapacity`` sessions.
-    func end(sessionId: String) {
-        let viewers = sessions.withLock { sessions -> [AsyncStream<Frame>.Continuation] in
-            guard sessions.ended[sessionId] == nil else { return [] }
-            let state = sessions.live.removeValue(forKey: sessionId)
-            if let state { sessions.release(state) }
-            let accountId = state?.accountId ?? ""
-            sessions.ended[sessionId] = EndedSession(accountId: accountId, stats: Self.stats(of: state, sessionId: sessionId))
-            sessions.endedOrder.append(sessionId)
-            if sessions.endedOrder.count > Self.endedCapacity {
-                let overflow = sessions.endedOrder.count - Self.endedCapacity
-                for id in sessions.endedOrder.prefix(overflow) { sessions.ended[id] = nil }
-                sessions.endedOrder.removeFirst(overflow)
-            }
-            return state.map { Array($0.viewers.values) } ?? []
-        }
+    /// is freed; only its final statistics stay, for the account's last ``endedCapacity`` sessions.
+    func end(sessionId: String, accountId: String) {
+        let viewers = account(accountId).sessions.withLock { $0.end(sessionId) }
+        unwatch(viewers.isEmpty ? [:] : [sessionId: viewers.count])
         for viewer in viewers { viewer.finish() }
     }
 
-    /// Forgets every session of an account (it was reset or deleted), ended ones included, and its totals.
+    /// Forgets every session of an account (it was reset or deleted), ended ones included, and its
+    /// totals. It touches that account's sessions alone.
     func removeAll(accountId: String) {
-        let viewers = sessions.withLock { sessions -> [AsyncStream<Frame>.Continuation] in
-            let removed = sessions.live.filter { $0.value.accountId == accountId }
-            for id in removed.keys { sessions.live[id] = nil }
-            sessions.heldByAccount[accountId] = nil
-            sessions.endedOrder.removeAll { sessions.ended[$0]?.accountId == accountId }
-            sessions.ended = sessions.ended.filter { $0.value.accountId != accountId }
-            return removed.values.flatMap { $0.viewers.values }
+        guard let frames = accounts.withLock({ $0.removeValue(forKey: accountId) }) else { return }
+        let live = frames.sessions.withLock { sessions in
+            defer { sessions = AccountSessions() }
+            return sessions.live
         }
-        totals.withLock { $0[accountId] = nil }
-        for viewer in viewers { viewer.finish() }
+        unwatch(live.compactMapValues { $0.viewers.isEmpty ? nil : $0.viewers.count })
+        for viewer in live.values.flatMap({ $0.viewers.values }) { viewer.finish() }
     }
 
     /// Forgets every session and every total (a full reset).
     func removeAll() {
-        let viewers = sessions.withLock { sessions -> [AsyncStream<Frame>.Continuation] in
-            defer { sessions = Sessions() }
-            return sessions.live.values.flatMap { $0.viewers.values }
+        let removed = accounts.withLock { accounts in
+            defer { accounts = [:] }
+            return Array(accounts.values)
         }
-        totals.withLock { $0 = [:] }
-        for viewer in viewers { viewer.finish() }
+        watched.withLock { $0 = [:] }
+        for frames in removed {
+            for viewer in frames.sessions.withLock({ $0.viewers }) { viewer.finish() }
+        }
     }
 
     /// What the ingest holds now, for one account or all: live sessions, their viewers and bytes.
     func held(accountId: String?) -> StateStats.FramesHeld {
-        sessions.withLock { sessions in
-            var held = StateStats.FramesHeld()
-            for state in sessions.live.values where accountId == nil || state.accountId == accountId {
-                held.sessions += 1
-                held.viewers += state.viewers.count
-                held.bytes += state.heldBytes
-            }
-            held.endedSessions = sessions.ended.values.reduce(0) { $0 + (accountId == nil || $1.accountId == accountId ? 1 : 0) }
-            return held
+        if let accountId { return existing(accountId)?.sessions.withLock { $0.held } ?? .init() }
+        return accounts.withLock { Array($0.values) }.reduce(into: StateStats.FramesHeld()) { sum, frames in
+            let held = frames.sessions.withLock { $0.held }
+            sum.sessions += held.sessions
+            sum.viewers += held.viewers
+            sum.bytes += held.bytes
+            sum.endedSessions += held.endedSessions
         }
     }
 
     /// Statistics of a session, live or recently ended.
-    func stats(sessionId: String) -> CoBrowsingStats {
-        sessions.withLock { sessions in
-            if let ended = sessions.ended[sessionId] { return ended.stats }
+    func stats(sessionId: String, accountId: String) -> CoBrowsingStats {
+        guard let frames = existing(accountId) else { return Self.stats(of: nil, sessionId: sessionId) }
+        return frames.sessions.withLock { sessions in
+            if let ended = sessions.ended[sessionId] { return ended }
             return Self.stats(of: sessions.live[sessionId], sessionId: sessionId)
         }
     }

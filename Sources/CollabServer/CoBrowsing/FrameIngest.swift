@@ -208,7 +208,8 @@ final class FrameIngest: Sendable {
         let hash = SHA256.hash(data: image)
         let frame = Frame(header: header, image: image, format: format, receivedAt: now)
         let ack: FrameAck = frames.sessions.withLock { sessions in
-            let ack = Self.admit(frame, hash: hash, sessionId: sessionId, accountId: accountId, maxFps: maxFps, into: &sessions, limit: maxHeldBytesPerAccount)
+            let ack = Self.admit(
+                frame, hash: hash, sessionId: sessionId, accountId: accountId, maxFps: maxFps, into: &sessions, limit: maxHeldBytesPerAccount)
             switch ack.type {
             case "frame.accepted": sessions.totals.accepted += 1
             case "frame.throttled": sessions.totals.throttled += 1

@@ -80,10 +80,10 @@ struct ServeCommand: AsyncParsableCommand {
             """)
     var maxFrameMemoryPerAccount: Int = EnvironmentDefaults.value("MOCK_COLLAB_MAX_FRAME_MEMORY_PER_ACCOUNT", 256 * 1024 * 1024)
 
-    @Option(help: "Requests kept in the journal (MOCK_COLLAB_JOURNAL_CAPACITY).")
+    @Option(help: "Requests the journal keeps for each account, and for the requests that name none (MOCK_COLLAB_JOURNAL_CAPACITY).")
     var journalCapacity: Int = EnvironmentDefaults.value("MOCK_COLLAB_JOURNAL_CAPACITY", 10_000)
 
-    @Option(help: "Bytes the journal's entries may take in all (MOCK_COLLAB_JOURNAL_MAX_BYTES).")
+    @Option(help: "Bytes the journal's entries may take in all; one account's, a quarter of it (MOCK_COLLAB_JOURNAL_MAX_BYTES).")
     var journalMaxBytes: Int = EnvironmentDefaults.value("MOCK_COLLAB_JOURNAL_MAX_BYTES", 16 * 1024 * 1024)
 
     @Option(help: "Bcrypt cost for password hashes, 4 to 31; tests use 4 (MOCK_COLLAB_PASSWORD_HASH_COST).")

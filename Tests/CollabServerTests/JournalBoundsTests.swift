@@ -1,12 +1,13 @@
 import CollabClient
 import CollabCore
-import CollabServer
 import CollabStore
 import NIOCore
 import CollabWire
 import Foundation
 import HTTPTypes
 import Testing
+
+@testable import CollabServer
 
 /// The request journal is bounded per entry, in total bytes and per read, whatever anonymous callers send.
 @Suite("Journal bounds", .serialized)
@@ -32,8 +33,8 @@ struct JournalBoundsTests {
             try await flood(server, count: 4_000, queryBytes: 60 * 1024)
             let page = try await server.control.journal(JournalFilter(path: "/healthz", limit: 100_000))
             #expect(page.maxBytes == 4 * 1024 * 1024)
-            #expect(page.bytes <= page.maxBytes)
-            #expect(page.bytes > page.maxBytes / 2, "the bound is what limits the journal here, not the count")
+            #expect(page.bytes <= page.maxBytes / 4, "requests that name no account hold one account's share: a quarter")
+            #expect(page.bytes > page.maxBytes / 8, "the bound is what limits the journal here, not the count")
             #expect(page.size < 4_000, "older entries went to stay within the byte bound")
             #expect(!page.entries.isEmpty)
             for entry in page.entries {
@@ -50,8 +51,9 @@ struct JournalBoundsTests {
 
     @Test("a read stops at its byte bound and says so; short entries are not marked")
     func readBound() async throws {
-        try await InProcessServer.with(journalCapacity: 10_000, configure: { $0.journalMaxBytes = 16 * 1024 * 1024 }) { server in
-            // 2,500 entries of ~2.2 KB: ~5.5 MB held, more than one read's 4 MiB.
+        try await InProcessServer.with(journalCapacity: 10_000, configure: { $0.journalMaxBytes = 32 * 1024 * 1024 }) { server in
+            // 2,500 entries of ~2.2 KB: ~5.5 MB held (the requests naming no account may hold a quarter of
+            // 32 MiB), more than one read's 4 MiB.
             try await flood(server, count: 2_500, queryBytes: 3 * 1024)
             let page = try await server.control.journal(JournalFilter(path: "/healthz", limit: 100_000))
             #expect(page.size >= 2_500)
@@ -64,5 +66,65 @@ struct JournalBoundsTests {
             #expect(short.entries.first?.truncated == nil)
             #expect(short.truncated == false)
         }
+    }
+
+    static func entry(_ account: String?, query: String = "") -> JournalEntry {
+        JournalEntry(
+            id: 0, timestamp: 0, method: "GET", path: "/p", query: query.isEmpty ? nil : query, status: 200, durationMicros: 1, accountId: account,
+            userId: nil)
+    }
+
+    @Test("each account keeps its own entries: a flood of one never pushes out another's, and its reset is its own")
+    func perAccount() {
+        let journal = RequestJournal(capacity: 100)
+        for _ in 0..<3 { journal.record(Self.entry("quiet")) }
+        for _ in 0..<1_000 { journal.record(Self.entry("noisy")) }
+        for _ in 0..<200 { journal.record(Self.entry(nil)) }
+        #expect(journal.entries(matching: JournalFilter(accountId: "quiet")).entries.count == 3)
+        #expect(journal.held(accountId: "noisy").count == 100, "the flood keeps its own newest 100")
+        #expect(journal.held(accountId: "quiet") == (3, 3 * RequestJournal.size(of: Self.entry("quiet")), 100, journal.accountMaxBytes))
+        #expect(journal.count == 203, "three rings: quiet's 3, and 100 each of noisy and of the requests that name no account")
+
+        // A read for all merges the rings by id: the newest `limit`, oldest first, and pages read on without a gap.
+        let newest = journal.entries(matching: JournalFilter(limit: 150))
+        #expect(newest.truncated && newest.entries.count == 150)
+        #expect(newest.entries.map(\.id) == newest.entries.map(\.id).sorted())
+        #expect(newest.entries.suffix(100).allSatisfy { $0.accountId == nil }, "the newest 100 kept of those naming no account")
+        #expect(newest.entries.prefix(50).allSatisfy { $0.accountId == "noisy" }, "then the flood's newest")
+        var paged: [JournalEntry] = []
+        var cursor: Int64 = 0
+        while true {
+            let page = journal.entries(matching: JournalFilter(limit: 7, after: cursor))
+            paged += page.entries
+            guard page.truncated, let last = page.entries.last else { break }
+            cursor = last.id
+        }
+        #expect(paged.count == 203 && paged.map(\.id) == paged.map(\.id).sorted())
+        #expect(paged.prefix(3).allSatisfy { $0.accountId == "quiet" })
+
+        let bytes = journal.bytes
+        journal.removeAll(accountId: "noisy")
+        #expect(journal.held(accountId: "noisy").count == 0 && journal.held(accountId: "quiet").count == 3)
+        #expect(journal.bytes == bytes - 100 * RequestJournal.size(of: Self.entry("noisy")), "the server's total gives back the account's bytes")
+        journal.clear()
+        #expect(journal.count == 0 && journal.bytes == 0)
+    }
+
+    @Test("past the server's byte ceiling the largest account gives up its oldest; a small one keeps its entries")
+    func serverCeiling() {
+        let journal = RequestJournal(capacity: 100_000, maxBytes: 256 * 1024)
+        let query = String(repeating: "q", count: 1_000)
+        for _ in 0..<5 { journal.record(Self.entry("small", query: query)) }
+        for account in 0..<8 {
+            for _ in 0..<200 { journal.record(Self.entry("big\(account)", query: query)) }
+        }
+        #expect(journal.bytes <= journal.maxBytes)
+        #expect(journal.bytes > journal.maxBytes - 64 * 1024 - RequestJournal.size(of: Self.entry("big0", query: query)))
+        #expect(journal.held(accountId: "small").count == 5, "the smallest account lost nothing")
+        for account in 0..<8 {
+            #expect(journal.held(accountId: "big\(account)").bytes <= journal.accountMaxBytes)
+        }
+        let counted = (0..<8).reduce(journal.held(accountId: "small").bytes) { $0 + journal.held(accountId: "big\($1)").bytes }
+        #expect(counted == journal.bytes, "the total is the sum of the rings")
     }
 }

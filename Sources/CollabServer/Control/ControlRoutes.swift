@@ -39,10 +39,10 @@ struct ControlRoutes {
             filter.accountId = try env.inspectedAccountId(
                 request.query("account") ?? filter.accountId, confinedTo: try context.inspectorConfinement())
             let (entries, truncated) = env.journal.entries(matching: filter)
+            // A read for one account tells that account's figures and bounds, never the server's.
+            let held = env.journal.held(accountId: filter.accountId)
             let page = JournalPage(
-                entries: entries, size: env.journal.count, capacity: env.journal.capacity, bytes: env.journal.bytes, maxBytes: env.journal.maxBytes,
-                truncated: truncated
-            )
+                entries: entries, size: held.count, capacity: held.capacity, bytes: held.bytes, maxBytes: held.maxBytes, truncated: truncated)
             guard try ClusterReads.wanted(request) else { return JSONBody.response(page) }
             return JSONBody.response(
                 try await ClusterReads(repository: env.repository).journal(request, own: page, limit: max(0, filter.limit ?? 1000)))
@@ -140,7 +140,7 @@ struct ControlRoutes {
         }
         group.get("stats") { request, context in
             let accountId = try env.inspectedAccountId(request.query("account"), confinedTo: try context.inspectorConfinement())
-            let journalCount = accountId == nil ? env.journal.count : env.journal.count(matching: JournalFilter(accountId: accountId))
+            let journalCount = env.journal.held(accountId: accountId).count
             var stats = try env.stats(accountId: accountId, journalEntries: journalCount)
             stats.pushesEmitted = env.pushes.outbox.recordedCount(accountId: accountId)
             stats.frames = env.frames.counts(accountId: accountId)

@@ -4,26 +4,48 @@ import DequeModule
 import Foundation
 import Synchronization
 
-/// A bounded record of the requests the server answered, newest last.
+/// A bounded record of the requests the server answered, newest last, kept per account.
 ///
-/// Bounded three ways, because anonymous callers choose what goes in: each entry keeps at most
-/// ``maxFieldBytes`` of path and of query (cut entries are marked `truncated`); the journal keeps at most
-/// `capacity` entries and at most `maxBytes` bytes (the oldest go first); a read returns the newest
-/// `limit` matching entries that fit in ``maxReadBytes``, oldest first (marked `truncated` when older
-/// matches were left out). Entries hold no
-/// bodies, headers or secrets; query parameters that carry secrets (API keys, tokens) are redacted.
+/// Each account's requests sit in its own ring behind its own lock (requests that name no account in
+/// one more ring), so one tenant's traffic never pushes another's entries out and a read for one
+/// account touches that account's entries alone. Bounded four ways, because anonymous callers choose
+/// what goes in: each entry keeps at most ``maxFieldBytes`` of path and of query (cut entries are marked
+/// `truncated`); each ring keeps at most `capacity` entries and at most ``accountMaxBytes`` bytes (a
+/// quarter of `maxBytes`; its own oldest go first); all rings together hold at most `maxBytes` (beyond
+/// it the oldest entries of the largest ring go); a read returns the newest `limit` matching entries
+/// that fit in ``maxReadBytes``, oldest first (marked `truncated` when older matches were left out).
+/// Entries hold no bodies, headers or secrets; query parameters that carry secrets (API keys, tokens)
+/// are redacted.
 final class RequestJournal: Sendable {
-    private struct Held {
+    /// One account's entries, ids increasing.
+    private struct Ring {
         var entries: Deque<JournalEntry> = []
         var bytes = 0
-        var nextId: Int64 = 1
+
+        /// Drops the oldest entry; returns its size.
+        mutating func dropOldest() -> Int {
+            guard let oldest = entries.popFirst() else { return 0 }
+            let size = RequestJournal.size(of: oldest)
+            bytes -= size
+            return size
+        }
     }
 
-    private let held = Mutex(Held())
-    /// How many entries the journal keeps.
+    private final class AccountRing: Sendable {
+        let ring = Mutex(Ring())
+    }
+
+    /// The rings by account id (`""` for requests that name no account); held only to find or add one.
+    private let rings = Mutex<[String: AccountRing]>([:])
+    private let nextId = Atomic<Int64>(1)
+    /// The bytes all rings hold, as ``size(of:)`` counts them.
+    private let totalBytes = Atomic<Int>(0)
+    /// How many entries the journal keeps for each account.
     let capacity: Int
-    /// How many bytes the journal's entries may take, as ``size(of:)`` counts them.
+    /// How many bytes all entries may take together, as ``size(of:)`` counts them.
     let maxBytes: Int
+    /// How many bytes one account's entries may take: a quarter of ``maxBytes``.
+    let accountMaxBytes: Int
     /// The most of a path, and of a query, one entry keeps (UTF-8 bytes).
     static let maxFieldBytes = 2 * 1024
     /// The most one read returns, as ``size(of:)`` counts it.
@@ -32,8 +54,10 @@ final class RequestJournal: Sendable {
     static let entryOverhead = 128
 
     init(capacity: Int, maxBytes: Int = 16 * 1024 * 1024) {
+        let smallest = Self.entryOverhead + 3 * Self.maxFieldBytes
         self.capacity = max(1, capacity)
-        self.maxBytes = max(Self.entryOverhead + 3 * Self.maxFieldBytes, maxBytes)
+        self.maxBytes = max(smallest, maxBytes)
+        self.accountMaxBytes = max(smallest, self.maxBytes / 4)
     }
 
     /// Whether a query parameter (its decoded, lower-cased name) may carry a credential, in any spelling
@@ -63,31 +87,78 @@ final class RequestJournal: Sendable {
         entry.userId = entry.userId.map { Self.prefix($0, bytes: 256, cut: &cut) }
         entry.truncated = cut ? true : nil
         let size = Self.size(of: entry)
-        held.withLock { held in
-            entry.id = held.nextId
-            held.nextId += 1
-            held.entries.append(entry)
-            held.bytes += size
-            while held.entries.count > capacity || held.bytes > maxBytes, let oldest = held.entries.popFirst() {
-                held.bytes -= Self.size(of: oldest)
+        let ring = rings.withLock { rings in
+            let key = entry.accountId ?? ""
+            if let ring = rings[key] { return ring }
+            let ring = AccountRing()
+            rings[key] = ring
+            return ring
+        }
+        let freed = ring.ring.withLock { ring in
+            // The id is taken under the ring's lock, so a ring's ids increase along it.
+            entry.id = nextId.wrappingAdd(1, ordering: .relaxed).oldValue
+            ring.entries.append(entry)
+            ring.bytes += size
+            var freed = 0
+            while ring.entries.count > capacity || ring.bytes > accountMaxBytes { freed += ring.dropOldest() }
+            return freed
+        }
+        if totalBytes.wrappingAdd(size - freed, ordering: .relaxed).newValue > maxBytes { shrinkToCeiling() }
+    }
+
+    /// All rings hold more than ``maxBytes``: the largest gives up its oldest entries until they fit
+    /// again. It runs only past the server's ceiling, which takes more than four accounts at their share.
+    private func shrinkToCeiling() {
+        let all = rings.withLock { Array($0.values) }
+        while totalBytes.load(ordering: .relaxed) > maxBytes {
+            guard let largest = all.max(by: { a, b in a.ring.withLock { $0.bytes } < b.ring.withLock { $0.bytes } }) else { return }
+            let freed = largest.ring.withLock { ring in
+                var freed = 0
+                while freed < 64 * 1024, !ring.entries.isEmpty { freed += ring.dropOldest() }
+                return freed
             }
+            guard freed > 0 else { return }
+            totalBytes.wrappingSubtract(freed, ordering: .relaxed)
+        }
+    }
+
+    /// The rings a read for `accountId` looks at: that account's, or every one.
+    private func rings(for accountId: String?) -> [AccountRing] {
+        rings.withLock { rings in
+            guard let accountId else { return Array(rings.values) }
+            return rings[accountId].map { [$0] } ?? []
         }
     }
 
     /// The entries matching `filter`, oldest first, as many as `filter.limit` (default 1000) and
     /// ``maxReadBytes`` allow: the newest, or with `filter.after` the oldest after that id (so pages read
-    /// on without a gap); `truncated` when a matching entry was left out.
+    /// on without a gap); `truncated` when a matching entry was left out. A read for one account
+    /// touches its ring alone; a read for all merges each ring's pick by id.
     func entries(matching filter: JournalFilter) -> (entries: [JournalEntry], truncated: Bool) {
         let limit = max(1, filter.limit ?? 1000)
-        return held.withLock { held in
-            if let after = filter.after {
-                // Ids increase along the deque: start at the first one past the cursor.
-                let start = Self.firstIndex(in: held.entries, after: after)
-                return Self.pick(held.entries[start...].lazy.filter(filter.matches), limit: limit)
-            }
-            let (newestFirst, truncated) = Self.pick(held.entries.reversed().lazy.filter(filter.matches), limit: limit)
-            return (newestFirst.reversed(), truncated)
+        var candidates: [JournalEntry] = []
+        var truncated = false
+        for ring in rings(for: filter.accountId) {
+            let (picked, cut) = ring.ring.withLock { ring in Self.pick(ring.entries, filter: filter, limit: limit) }
+            candidates.append(contentsOf: picked)
+            truncated = truncated || cut
         }
+        if filter.after != nil {
+            let (picked, cut) = Self.pick(candidates.sorted { $0.id < $1.id }, limit: limit)
+            return (picked, truncated || cut)
+        }
+        let (newestFirst, cut) = Self.pick(candidates.sorted { $0.id > $1.id }, limit: limit)
+        return (newestFirst.reversed(), truncated || cut)
+    }
+
+    /// One ring's pick: the oldest `limit` after `filter.after`, or the newest `limit` (newest first).
+    private static func pick(_ entries: Deque<JournalEntry>, filter: JournalFilter, limit: Int) -> (entries: [JournalEntry], truncated: Bool) {
+        if let after = filter.after {
+            // Ids increase along the ring: start at the first one past the cursor.
+            let start = firstIndex(in: entries, after: after)
+            return pick(entries[start...].lazy.filter(filter.matches), limit: limit)
+        }
+        return pick(entries.reversed().lazy.filter(filter.matches), limit: limit)
     }
 
     /// The index of the first entry whose id is greater than `id` (a binary search: ids increase).
@@ -115,30 +186,48 @@ final class RequestJournal: Sendable {
 
     /// How many entries match `filter` (its limit ignored).
     func count(matching filter: JournalFilter) -> Int {
-        held.withLock { held in held.entries.reduce(0) { $0 + (filter.matches($1) ? 1 : 0) } }
+        rings(for: filter.accountId).reduce(0) { sum, ring in
+            sum + ring.ring.withLock { ring in ring.entries.reduce(0) { $0 + (filter.matches($1) ? 1 : 0) } }
+        }
+    }
+
+    /// What the journal holds for one account (its entries and bytes, with its bounds), or for all.
+    func held(accountId: String?) -> (count: Int, bytes: Int, capacity: Int, maxBytes: Int) {
+        guard let accountId else { return (count, bytes, capacity, maxBytes) }
+        let (count, bytes) = rings(for: accountId).first?.ring.withLock { ($0.entries.count, $0.bytes) } ?? (0, 0)
+        return (count, bytes, capacity, accountMaxBytes)
     }
 
     /// Forgets every entry.
     func clear() {
-        held.withLock { held in
-            held.entries.removeAll()
-            held.bytes = 0
+        let all = rings.withLock { rings in
+            defer { rings = [:] }
+            return Array(rings.values)
+        }
+        for ring in all {
+            let freed = ring.ring.withLock { ring in
+                defer { ring = Ring() }
+                return ring.bytes
+            }
+            totalBytes.wrappingSubtract(freed, ordering: .relaxed)
         }
     }
 
-    /// Forgets the entries of one account (an account reset).
+    /// Forgets the entries of one account (an account reset): its ring alone.
     func removeAll(accountId: String) {
-        held.withLock { held in
-            held.entries.removeAll { $0.accountId == accountId }
-            held.bytes = held.entries.reduce(0) { $0 + Self.size(of: $1) }
+        guard let ring = rings.withLock({ $0.removeValue(forKey: accountId) }) else { return }
+        let freed = ring.ring.withLock { ring in
+            defer { ring = Ring() }
+            return ring.bytes
         }
+        totalBytes.wrappingSubtract(freed, ordering: .relaxed)
     }
 
-    /// How many entries are held.
-    var count: Int { held.withLock { $0.entries.count } }
+    /// How many entries are held, in all.
+    var count: Int { rings(for: nil).reduce(0) { sum, ring in sum + ring.ring.withLock { $0.entries.count } } }
 
-    /// How many bytes the held entries take, as ``size(of:)`` counts them.
-    var bytes: Int { held.withLock { $0.bytes } }
+    /// How many bytes the held entries take, in all, as ``size(of:)`` counts them.
+    var bytes: Int { totalBytes.load(ordering: .relaxed) }
 
     /// The query string with secret-bearing parameters redacted.
     static func redact(query: String?) -> String? {

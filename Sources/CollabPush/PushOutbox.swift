@@ -3,21 +3,25 @@ public import CollabWire
 import DequeModule
 import Synchronization
 
-/// Every push the server composed, newest last, in a bounded ring; queryable, streamable, and waitable.
+/// Every push the server composed, newest last, kept per account; queryable, streamable, and waitable.
+///
+/// Each account's pushes sit in their own bounded ring behind their own lock, with the waits that name
+/// that account, so one tenant's pushes never push out another's and never wait on its lock. Each
+/// account keeps its newest `capacity` entries; all accounts together keep at most four times that
+/// (beyond it the account holding the most gives up its oldest). Ids increase across the outbox.
 public final class PushOutbox: Sendable {
-    private struct State {
-        /// Oldest first; a deque, so trimming the oldest of a full outbox on every push costs O(1), not a
-        /// shift of the whole ring (which made each push beyond 10,000 copy every entry held).
+    /// One account's entries, oldest first, and the waits that name the account.
+    private struct Ring {
+        /// A deque, so trimming the oldest of a full ring on every push costs O(1), not a shift of
+        /// the whole ring.
         var entries: Deque<OutboxEntry> = []
-        var nextId: Int64 = 1
-        /// Entries recorded since start per account (not reduced by trimming or clearing).
-        var recordedByAccount: [String: Int] = [:]
+        /// Entries recorded since start (not reduced by trimming or clearing).
+        var recorded = 0
         var waits = ParkedWaits<OutboxFilter, OutboxEntry>()
-        var subscribers: [Int: AsyncStream<OutboxEntry>.Continuation] = [:]
-        var nextSubscriberId = 0
 
-        /// The position of the first entry whose id is above `id`. Ids rise along the ring (they are
-        /// assigned in order, and trimming or clearing only removes), so a binary search finds it.
+        /// The position of the first entry whose id is above `id`. Ids rise along a ring (each is
+        /// assigned under the ring's lock, and trimming or clearing only removes), so a binary search
+        /// finds it.
         func firstIndex(after id: Int64) -> Int {
             var low = entries.startIndex
             var high = entries.endIndex
@@ -33,123 +37,245 @@ public final class PushOutbox: Sendable {
             let index = firstIndex(after: id - 1)
             return index < entries.endIndex && entries[index].id == id ? index : nil
         }
+
+        /// The entries matching `filter`, oldest first, at most `limit`: the newest, or with
+        /// `filter.after` the oldest after that id.
+        func entries(matching filter: OutboxFilter, limit: Int) -> [OutboxEntry] {
+            if let after = filter.after {
+                return Array(entries[firstIndex(after: after)...].lazy.filter(filter.matches).prefix(limit))
+            }
+            // The newest matches: read back from the end, and stop at the limit.
+            return Array(entries.reversed().lazy.filter(filter.matches).prefix(limit).reversed())
+        }
     }
 
-    private let state = Mutex(State())
-    /// How many entries are kept.
+    private final class AccountOutbox: Sendable {
+        let ring = Mutex(Ring())
+    }
+
+    /// Waits that name no account, and streams: touched by a push only while there are any.
+    private struct Watchers {
+        var waits = ParkedWaits<OutboxFilter, OutboxEntry>()
+        var subscribers: [Int: AsyncStream<OutboxEntry>.Continuation] = [:]
+        var nextSubscriberId = 0
+    }
+
+    /// The accounts' rings; held only to find or add one.
+    private let accounts = Mutex<[String: AccountOutbox]>([:])
+    private let watchers = Mutex(Watchers())
+    /// Waits that name no account, and streams, open now.
+    private let watching = Atomic<Int>(0)
+    private let nextId = Atomic<Int64>(1)
+    private let nextWaitId = Atomic<Int>(0)
+    /// Entries held in all rings.
+    private let held = Atomic<Int>(0)
+    /// How many entries each account keeps.
     public let capacity: Int
+    /// How many entries all accounts keep together: four times ``capacity``.
+    public var totalCapacity: Int { capacity * 4 }
 
     public init(capacity: Int = 10_000) {
         self.capacity = max(1, capacity)
+    }
+
+    private func outbox(of accountId: String) -> AccountOutbox {
+        accounts.withLock { accounts in
+            if let outbox = accounts[accountId] { return outbox }
+            let outbox = AccountOutbox()
+            accounts[accountId] = outbox
+            return outbox
+        }
+    }
+
+    /// The rings a read for `accountId` looks at: that account's, or every one.
+    private func outboxes(for accountId: String?) -> [AccountOutbox] {
+        accounts.withLock { accounts in
+            guard let accountId else { return Array(accounts.values) }
+            return accounts[accountId].map { [$0] } ?? []
+        }
     }
 
     /// Adds an entry (its `id` is assigned here) and wakes waiters and streams. Returns the stored entry.
     @discardableResult
     public func record(_ entry: OutboxEntry) -> OutboxEntry {
         var stored = entry
-        let (waiters, subscribers) = state.withLock { state in
-            stored.id = state.nextId
-            state.nextId += 1
-            state.recordedByAccount[stored.accountId, default: 0] += 1
-            state.entries.append(stored)
-            if state.entries.count > capacity { state.entries.removeFirst(state.entries.count - capacity) }
-            return (state.waits.take { $0.matches(stored) }, Array(state.subscribers.values))
+        let (waiters, trimmed) = outbox(of: entry.accountId).ring.withLock { ring in
+            // The id is taken under the ring's lock, so a ring's ids increase along it.
+            stored.id = nextId.wrappingAdd(1, ordering: .sequentiallyConsistent).oldValue
+            ring.recorded += 1
+            ring.entries.append(stored)
+            let trimmed = max(0, ring.entries.count - capacity)
+            ring.entries.removeFirst(trimmed)
+            return (ring.waits.take { $0.matches(stored) }, trimmed)
         }
-        for waiter in waiters { waiter.resume(returning: stored) }
-        for subscriber in subscribers { subscriber.yield(stored) }
+        if held.wrappingAdd(1 - trimmed, ordering: .relaxed).newValue > totalCapacity { shrinkToTotal() }
+        announce(stored, to: waiters)
         return stored
     }
 
-    /// Replaces an entry's delivery state and attempts.
-    public func update(id: Int64, _ change: (inout OutboxEntry) -> Void) {
-        typealias Woken = (OutboxEntry?, [CheckedContinuation<OutboxEntry?, Never>], [AsyncStream<OutboxEntry>.Continuation])
-        let (updated, waiters, subscribers) = state.withLock { state -> Woken in
-            guard let index = state.index(of: id) else { return (nil, [], []) }
-            change(&state.entries[index])
-            let updated = state.entries[index]
+    /// Resumes the account's waits `entry` matches, and the waits naming no account and the streams.
+    private func announce(_ entry: OutboxEntry, to waiters: [CheckedContinuation<OutboxEntry?, Never>]) {
+        var waiters = waiters
+        var subscribers: [AsyncStream<OutboxEntry>.Continuation] = []
+        // A wait naming no account parks before it looks at the rings, so one that parked after this
+        // check found the entry there.
+        if watching.load(ordering: .sequentiallyConsistent) > 0 {
+            watchers.withLock { watchers in
+                waiters += watchers.waits.take { $0.matches(entry) }
+                subscribers = Array(watchers.subscribers.values)
+            }
+        }
+        for waiter in waiters { waiter.resume(returning: entry) }
+        for subscriber in subscribers { subscriber.yield(entry) }
+    }
+
+    /// All rings hold more than ``totalCapacity``: the largest gives up its oldest until they fit.
+    private func shrinkToTotal() {
+        let all = accounts.withLock { Array($0.values) }
+        while held.load(ordering: .relaxed) > totalCapacity {
+            guard let largest = all.max(by: { a, b in a.ring.withLock { $0.entries.count } < b.ring.withLock { $0.entries.count } }) else {
+                return
+            }
+            let dropped = largest.ring.withLock { ring in
+                let dropped = min(ring.entries.count, max(1, held.load(ordering: .relaxed) - totalCapacity))
+                ring.entries.removeFirst(dropped)
+                return dropped
+            }
+            guard dropped > 0 else { return }
+            held.wrappingSubtract(dropped, ordering: .relaxed)
+        }
+    }
+
+    /// Replaces the delivery state and attempts of an entry of `accountId`.
+    public func update(id: Int64, accountId: String, _ change: (inout OutboxEntry) -> Void) {
+        guard let outbox = outboxes(for: accountId).first else { return }
+        let (updated, waiters) = outbox.ring.withLock { ring -> (OutboxEntry?, [CheckedContinuation<OutboxEntry?, Never>]) in
+            guard let index = ring.index(of: id) else { return (nil, []) }
+            change(&ring.entries[index])
+            let updated = ring.entries[index]
             // A wait may be for a delivery state the entry only now reached.
-            return (updated, state.waits.take { $0.matches(updated) }, Array(state.subscribers.values))
+            return (updated, ring.waits.take { $0.matches(updated) })
         }
         guard let updated else { return }
-        for waiter in waiters { waiter.resume(returning: updated) }
-        for subscriber in subscribers { subscriber.yield(updated) }
+        announce(updated, to: waiters)
     }
 
     /// Entries matching `filter`, oldest first, at most `limit`: the newest, or with `filter.after` the
-    /// oldest after that id (so pages read on without a gap).
+    /// oldest after that id (so pages read on without a gap). A read naming an account reads its ring
+    /// alone; one naming none merges every ring's pick by id.
     public func entries(matching filter: OutboxFilter, limit: Int = 1_000) -> [OutboxEntry] {
         let limit = max(0, limit)
-        return state.withLock { state in
-            if let after = filter.after {
-                return Array(state.entries[state.firstIndex(after: after)...].lazy.filter(filter.matches).prefix(limit))
-            }
-            // The newest matches: read back from the end, and stop at the limit.
-            return Array(state.entries.reversed().lazy.filter(filter.matches).prefix(limit).reversed())
-        }
+        let picks = outboxes(for: filter.accountId).flatMap { outbox in outbox.ring.withLock { $0.entries(matching: filter, limit: limit) } }
+        if filter.after != nil { return Array(picks.sorted { $0.id < $1.id }.prefix(limit)) }
+        return Array(picks.sorted { $0.id < $1.id }.suffix(limit))
     }
 
     /// The first entry matching `filter` (already there or yet to come), or `nil` after `timeout`.
     public func wait(for filter: OutboxFilter, timeout: Duration) async -> OutboxEntry? {
-        let id = state.withLock { $0.waits.makeId() }
+        let id = nextWaitId.wrappingAdd(1, ordering: .relaxed).oldValue
+        if let accountId = filter.accountId {
+            // Looking and parking are one step under the account's lock: nothing recorded between is missed.
+            let outbox = outbox(of: accountId)
+            return await ParkedWaits<OutboxFilter, OutboxEntry>.wait(
+                timeout: timeout,
+                parkUnlessFound: { continuation in
+                    outbox.ring.withLock { ring in
+                        let start = filter.after.map(ring.firstIndex(after:)) ?? ring.entries.startIndex
+                        if let match = ring.entries[start...].first(where: { filter.matches($0) }) { return match }
+                        ring.waits.park(id, filter: filter, continuation)
+                        return nil
+                    }
+                },
+                expire: { outbox.ring.withLock { $0.waits.take(id: id) } }
+            )
+        }
+        // A wait naming no account parks first, then looks: a push recorded before it parked is in a
+        // ring, one recorded after finds it parked. Whoever takes it back from the parked waits resumes it.
+        watching.wrappingAdd(1, ordering: .sequentiallyConsistent)
+        defer { watching.wrappingSubtract(1, ordering: .sequentiallyConsistent) }
         return await ParkedWaits<OutboxFilter, OutboxEntry>.wait(
             timeout: timeout,
             parkUnlessFound: { continuation in
-                self.state.withLock { state in
-                    let start = filter.after.map(state.firstIndex(after:)) ?? state.entries.startIndex
-                    if let match = state.entries[start...].first(where: { filter.matches($0) }) { return match }
-                    state.waits.park(id, filter: filter, continuation)
-                    return nil
-                }
+                self.watchers.withLock { $0.waits.park(id, filter: filter, continuation) }
+                guard let match = self.firstMatch(filter),
+                    self.watchers.withLock({ $0.waits.take(id: id) }) != nil
+                else { return nil }
+                return match
             },
-            expire: { self.state.withLock { $0.waits.take(id: id) } }
+            expire: { self.watchers.withLock { $0.waits.take(id: id) } }
         )
+    }
+
+    /// The oldest entry in any ring matching `filter` (after `filter.after`).
+    private func firstMatch(_ filter: OutboxFilter) -> OutboxEntry? {
+        outboxes(for: nil).compactMap { outbox in
+            outbox.ring.withLock { ring in
+                let start = filter.after.map(ring.firstIndex(after:)) ?? ring.entries.startIndex
+                return ring.entries[start...].first(where: { filter.matches($0) })
+            }
+        }.min { $0.id < $1.id }
     }
 
     /// A stream of new and updated entries (bounded; a slow reader loses the oldest).
     public func subscribe(bufferSize: Int = 1_000) -> (id: Int, stream: AsyncStream<OutboxEntry>) {
         let (stream, continuation) = AsyncStream.makeStream(of: OutboxEntry.self, bufferingPolicy: .bufferingNewest(bufferSize))
-        let id: Int = state.withLock { state in
-            defer { state.nextSubscriberId += 1 }
-            state.subscribers[state.nextSubscriberId] = continuation
-            return state.nextSubscriberId
+        let id: Int = watchers.withLock { watchers in
+            defer { watchers.nextSubscriberId += 1 }
+            watchers.subscribers[watchers.nextSubscriberId] = continuation
+            return watchers.nextSubscriberId
         }
+        watching.wrappingAdd(1, ordering: .sequentiallyConsistent)
         return (id, stream)
     }
 
     /// Open streams.
-    public var subscriberCount: Int { state.withLock { $0.subscribers.count } }
+    public var subscriberCount: Int { watchers.withLock { $0.subscribers.count } }
 
     /// Ends a stream.
     public func unsubscribe(_ id: Int) {
-        state.withLock { $0.subscribers.removeValue(forKey: id) }?.finish()
+        guard let subscriber = watchers.withLock({ $0.subscribers.removeValue(forKey: id) }) else { return }
+        watching.wrappingSubtract(1, ordering: .sequentiallyConsistent)
+        subscriber.finish()
     }
 
     /// Ends every stream (shutdown).
     public func finishAll() {
-        let subscribers = state.withLock { state in
-            defer { state.subscribers = [:] }
-            return Array(state.subscribers.values)
+        let subscribers = watchers.withLock { watchers in
+            defer { watchers.subscribers = [:] }
+            return Array(watchers.subscribers.values)
         }
+        watching.wrappingSubtract(subscribers.count, ordering: .sequentiallyConsistent)
         for subscriber in subscribers { subscriber.finish() }
     }
 
-    /// Empties the outbox.
+    /// Empties the outbox; the counts since start are kept.
     public func clear() {
-        state.withLock { $0.entries.removeAll() }
+        for outbox in outboxes(for: nil) { empty(outbox) }
     }
 
-    /// Forgets the entries of one account (an account reset); the count since start is kept.
+    /// Forgets the entries of one account (an account reset): its ring alone; the count since start is kept.
     public func removeAll(accountId: String) {
-        state.withLock { $0.entries.removeAll { $0.accountId == accountId } }
+        for outbox in outboxes(for: accountId) { empty(outbox) }
     }
 
-    public var count: Int { state.withLock { $0.entries.count } }
+    private func empty(_ outbox: AccountOutbox) {
+        let removed = outbox.ring.withLock { ring in
+            defer { ring.entries.removeAll() }
+            return ring.entries.count
+        }
+        held.wrappingSubtract(removed, ordering: .relaxed)
+    }
+
+    /// Entries held, in all.
+    public var count: Int { held.load(ordering: .relaxed) }
+
+    /// Entries held for one account.
+    public func count(accountId: String) -> Int {
+        outboxes(for: accountId).first?.ring.withLock { $0.entries.count } ?? 0
+    }
 
     /// Pushes recorded since start, for one account or all; clearing the outbox does not reduce it.
     public func recordedCount(accountId: String?) -> Int {
-        state.withLock { state in
-            if let accountId { return state.recordedByAccount[accountId] ?? 0 }
-            return state.recordedByAccount.values.reduce(0, +)
-        }
+        outboxes(for: accountId).reduce(0) { sum, outbox in sum + outbox.ring.withLock { $0.recorded } }
     }
 }

@@ -16,7 +16,7 @@ extension PushPipeline {
     func dropped(_ entry: OutboxEntry, _ overflow: FairQueue<Sending>.Overflow) {
         let reason = overflow.reason(queue: "push", accountOption: "--push-queue-per-account")
         countDropped()
-        outbox.update(id: entry.id) { entry in
+        outbox.update(id: entry.id, accountId: entry.accountId) { entry in
             entry.state = .failed
             entry.attempts.append(.init(timestamp: clock.now(), sink: "queue", error: reason))
         }

@@ -51,12 +51,12 @@ extension PushPipeline {
         let attempt = OutboxEntry.Attempt(
             timestamp: entry.createdAt, sink: "fault", status: failure.status, reason: failure.reason,
             error: "injected by fault rule \(failure.ruleId)")
-        outbox.update(id: entry.id) { $0.attempts.append(attempt) }
+        outbox.update(id: entry.id, accountId: entry.accountId) { $0.attempts.append(attempt) }
         if failure.unregistersToken {
             reject(entry)
-            outbox.update(id: entry.id) { $0.state = .unregistered }
+            outbox.update(id: entry.id, accountId: entry.accountId) { $0.state = .unregistered }
         } else {
-            outbox.update(id: entry.id) { $0.state = .failed }
+            outbox.update(id: entry.id, accountId: entry.accountId) { $0.state = .failed }
         }
         return true
     }

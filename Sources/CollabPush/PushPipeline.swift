@@ -232,7 +232,7 @@ public final class PushPipeline: Service {
     private func deliver(_ entry: OutboxEntry, settings pushSettings: PushSettings?, sequence: Int64) async {
         var delivered = false
         if let directory = pushSettings?.simulatorDirectory, let result = SimulatorFileSink.write(entry, directory: directory, now: clock.now()) {
-            outbox.update(id: entry.id) { $0.attempts.append(result.attempt) }
+            outbox.update(id: entry.id, accountId: entry.accountId) { $0.attempts.append(result.attempt) }
             delivered = result.outcome == .delivered
         }
         let send: (@Sendable (Bool) async -> SinkResult)?
@@ -244,7 +244,7 @@ public final class PushPipeline: Service {
             send = nil
         }
         guard let send else {
-            outbox.update(id: entry.id) { $0.state = delivered ? .delivered : .failed }
+            outbox.update(id: entry.id, accountId: entry.accountId) { $0.state = delivered ? .delivered : .failed }
             return
         }
         var backoff = settings.initialBackoff
@@ -255,28 +255,28 @@ public final class PushPipeline: Service {
             guard !isForgotten(sequence, accountId: entry.accountId) else { return }
             guard let result = await DeliveryShutdown.attempt({ [renew] in await send(renew) }) else {
                 logger.notice("push delivery stopped", metadata: ["push": "\(entry.pushId)", "reason": "\(DeliveryShutdown.Stopping())"])
-                outbox.update(id: entry.id) { $0.state = .failed }
+                outbox.update(id: entry.id, accountId: entry.accountId) { $0.state = .failed }
                 return
             }
             renew = false
-            outbox.update(id: entry.id) { $0.attempts.append(result.attempt) }
+            outbox.update(id: entry.id, accountId: entry.accountId) { $0.attempts.append(result.attempt) }
             switch result.outcome {
             case .delivered:
-                outbox.update(id: entry.id) { $0.state = .delivered }
+                outbox.update(id: entry.id, accountId: entry.accountId) { $0.state = .delivered }
                 return
             case .unregistered:
                 reject(entry)
-                outbox.update(id: entry.id) { $0.state = .unregistered }
+                outbox.update(id: entry.id, accountId: entry.accountId) { $0.state = .unregistered }
                 return
             case .failed:
-                outbox.update(id: entry.id) { $0.state = .failed }
+                outbox.update(id: entry.id, accountId: entry.accountId) { $0.state = .failed }
                 return
             case .retry:
                 if result.attempt.reason == "ExpiredProviderToken" || result.attempt.reason == "ExpiredAccessToken" {
                     // One renewal per push: a token the service calls expired right after it was made
                     // means its clock and ours disagree, which no further token mends.
                     guard !renewed else {
-                        outbox.update(id: entry.id) { $0.state = .failed }
+                        outbox.update(id: entry.id, accountId: entry.accountId) { $0.state = .failed }
                         logger.warning("push delivery failed", metadata: ["push": "\(entry.pushId)", "reason": "\(result.attempt.reason ?? "")"])
                         return
                     }
@@ -287,7 +287,7 @@ public final class PushPipeline: Service {
                 if attempt < settings.maxAttempts {
                     guard await DeliveryShutdown.pauseBeforeRetry(result.retryAfter.map { min($0, .seconds(60)) } ?? backoff) else {
                         logger.notice("push delivery stopped", metadata: ["push": "\(entry.pushId)", "reason": "\(DeliveryShutdown.notRetried)"])
-                        outbox.update(id: entry.id) { entry in
+                        outbox.update(id: entry.id, accountId: entry.accountId) { entry in
                             entry.state = .failed
                             if let last = entry.attempts.indices.last {
                                 entry.attempts[last].error = DeliveryShutdown.noting(entry.attempts[last].error)
@@ -300,6 +300,6 @@ public final class PushPipeline: Service {
             }
         }
         logger.notice("push delivery failed", metadata: ["push": "\(entry.pushId)", "kind": "\(entry.kind.rawValue)"])
-        outbox.update(id: entry.id) { $0.state = .failed }
+        outbox.update(id: entry.id, accountId: entry.accountId) { $0.state = .failed }
     }
 }

@@ -16,13 +16,13 @@ struct PushOutboxTests {
         )
     }
 
-    @Test("ids increase from 1; the ring keeps the newest `capacity`; the count per account survives trimming and clearing")
+    @Test("ids increase from 1; each account keeps its newest `capacity`; the count per account survives trimming and clearing")
     func ring() {
         let outbox = PushOutbox(capacity: 3)
         let ids = (0..<5).map { outbox.record(Self.entry(account: $0 < 4 ? "a" : "b")).id }
         #expect(ids == [1, 2, 3, 4, 5])
-        #expect(outbox.entries(matching: OutboxFilter()).map(\.id) == [3, 4, 5])
-        #expect(outbox.count == 3)
+        #expect(outbox.entries(matching: OutboxFilter()).map(\.id) == [2, 3, 4, 5], "a's oldest went, b's one stays")
+        #expect(outbox.count == 4 && outbox.count(accountId: "a") == 3)
         outbox.clear()
         #expect(outbox.count == 0)
         #expect(outbox.recordedCount(accountId: "a") == 4 && outbox.recordedCount(accountId: "b") == 1 && outbox.recordedCount(accountId: nil) == 5)
@@ -45,20 +45,20 @@ struct PushOutboxTests {
         #expect(ids(OutboxFilter(after: 1)) == [2, 3])
         #expect(ids(OutboxFilter(), limit: 2) == [2, 3])
         #expect(ids(OutboxFilter(), limit: -1).isEmpty)
-        outbox.update(id: 2) { $0.state = .delivered }
+        outbox.update(id: 2, accountId: "a") { $0.state = .delivered }
         #expect(ids(OutboxFilter(state: .delivered)) == [2])
         #expect(ids(OutboxFilter(transport: .fcm)).isEmpty)
     }
 
     @Test("updates and `after` pages find entries by id across trimming and an account's removal; a trimmed id is a no-op")
     func lookupById() {
-        let outbox = PushOutbox(capacity: 5)
+        let outbox = PushOutbox(capacity: 3)
         for number in 0..<8 { outbox.record(Self.entry(account: number.isMultiple(of: 2) ? "a" : "b")) }
-        outbox.removeAll(accountId: "a")  // the odd ids: holds 4, 6, 8, with gaps
-        for id: Int64 in [4, 6, 8] { outbox.update(id: id) { $0.state = .delivered } }
-        outbox.update(id: 2) { $0.state = .failed }  // trimmed
-        outbox.update(id: 5) { $0.state = .failed }  // removed
-        outbox.update(id: 99) { $0.state = .failed }  // never recorded
+        outbox.removeAll(accountId: "a")  // b's even ids are left: 4, 6, 8 (2 was trimmed)
+        for id: Int64 in [4, 6, 8] { outbox.update(id: id, accountId: "b") { $0.state = .delivered } }
+        outbox.update(id: 2, accountId: "b") { $0.state = .failed }  // trimmed
+        outbox.update(id: 5, accountId: "a") { $0.state = .failed }  // removed
+        outbox.update(id: 99, accountId: "b") { $0.state = .failed }  // never recorded
         #expect(outbox.entries(matching: OutboxFilter()).map(\.state) == [.delivered, .delivered, .delivered])
         #expect(outbox.entries(matching: OutboxFilter(after: 0)).map(\.id) == [4, 6, 8])
         #expect(outbox.entries(matching: OutboxFilter(after: 5)).map(\.id) == [6, 8])
@@ -76,7 +76,7 @@ struct PushOutboxTests {
         async let later = outbox.wait(for: OutboxFilter(accountId: "b"), timeout: .seconds(30))
         async let delivered = outbox.wait(for: OutboxFilter(accountId: "a", state: .delivered), timeout: .seconds(30))
         outbox.record(Self.entry(account: "b"))
-        outbox.update(id: 1) { $0.state = .delivered }
+        outbox.update(id: 1, accountId: "a") { $0.state = .delivered }
         let (laterEntry, deliveredEntry) = await (later, delivered)
         #expect(laterEntry?.accountId == "b" && laterEntry?.id == 2)
         #expect(deliveredEntry?.id == 1 && deliveredEntry?.state == .delivered)
@@ -95,7 +95,7 @@ struct PushOutboxTests {
         let (_, other) = outbox.subscribe()
         #expect(outbox.subscriberCount == 2)
         outbox.record(Self.entry())
-        outbox.update(id: 1) { $0.state = .pending }
+        outbox.update(id: 1, accountId: "acc") { $0.state = .pending }
         outbox.unsubscribe(id)
         var seen: [OutboxEntry.State] = []
         for await entry in stream { seen.append(entry.state) }
@@ -105,5 +105,41 @@ struct PushOutboxTests {
         var count = 0
         for await _ in other { count += 1 }
         #expect(count == 2)
+    }
+
+    @Test("one account's flood never pushes out another's pushes; past four accounts' worth the largest gives up its oldest")
+    func perAccount() {
+        let outbox = PushOutbox(capacity: 10)
+        outbox.record(Self.entry(account: "quiet"))
+        for _ in 0..<100 { outbox.record(Self.entry(account: "noisy")) }
+        #expect(outbox.entries(matching: OutboxFilter(accountId: "quiet")).map(\.id) == [1])
+        #expect(outbox.count(accountId: "noisy") == 10 && outbox.recordedCount(accountId: "noisy") == 100)
+        for account in 0..<5 {
+            for _ in 0..<10 { outbox.record(Self.entry(account: "big\(account)")) }
+        }
+        #expect(outbox.count <= outbox.totalCapacity)
+        #expect(outbox.count(accountId: "quiet") == 1, "the smallest account lost nothing")
+        let newest = outbox.entries(matching: OutboxFilter(), limit: 15)
+        #expect(newest.count == 15 && newest.map(\.id) == newest.map(\.id).sorted() && newest.last?.accountId == "big4")
+        outbox.removeAll(accountId: "noisy")
+        #expect(outbox.count(accountId: "noisy") == 0 && outbox.count(accountId: "quiet") == 1)
+    }
+
+    @Test("a wait naming no account answers with the oldest match already there, or a push of any account recorded or updated later")
+    func waitAcrossAccounts() async {
+        let outbox = PushOutbox()
+        outbox.record(Self.entry(account: "a", person: "p1"))
+        outbox.record(Self.entry(account: "b", person: "p1"))
+        #expect(await outbox.wait(for: OutboxFilter(personId: "p1"), timeout: .seconds(30))?.id == 1)
+        #expect(await outbox.wait(for: OutboxFilter(personId: "p1", after: 1), timeout: .seconds(30))?.id == 2)
+
+        async let later = outbox.wait(for: OutboxFilter(personId: "p2"), timeout: .seconds(30))
+        async let delivered = outbox.wait(for: OutboxFilter(state: .delivered), timeout: .seconds(30))
+        outbox.record(Self.entry(account: "c", person: "p2"))
+        outbox.update(id: 2, accountId: "b") { $0.state = .delivered }
+        let (laterEntry, deliveredEntry) = await (later, delivered)
+        #expect(laterEntry?.accountId == "c" && laterEntry?.id == 3)
+        #expect(deliveredEntry?.id == 2 && deliveredEntry?.state == .delivered)
+        #expect(await outbox.wait(for: OutboxFilter(personId: "nobody"), timeout: .milliseconds(1)) == nil)
     }
 }

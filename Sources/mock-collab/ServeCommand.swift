@@ -80,6 +80,26 @@ struct ServeCommand: AsyncParsableCommand {
             """)
     var maxFrameMemoryPerAccount: Int = EnvironmentDefaults.value("MOCK_COLLAB_MAX_FRAME_MEMORY_PER_ACCOUNT", 256 * 1024 * 1024)
 
+    @Option(
+        help: "Persons one account may hold (visitors, agents, bots); a new one beyond it is refused with 409 (MOCK_COLLAB_MAX_PERSONS_PER_ACCOUNT).")
+    var maxPersonsPerAccount: Int = EnvironmentDefaults.value("MOCK_COLLAB_MAX_PERSONS_PER_ACCOUNT", StoredRecordLimits().personsPerAccount)
+
+    @Option(
+        help: """
+            Conversations one account may hold, ended ones included; a new one beyond it is refused with 409 \
+            (MOCK_COLLAB_MAX_CONVERSATIONS_PER_ACCOUNT).
+            """)
+    var maxConversationsPerAccount: Int = EnvironmentDefaults.value(
+        "MOCK_COLLAB_MAX_CONVERSATIONS_PER_ACCOUNT", StoredRecordLimits().conversationsPerAccount)
+
+    @Option(
+        help: """
+            Bytes of message text one account's conversations may hold, each message counted as its text and 256; a message \
+            beyond it is refused with 409 (MOCK_COLLAB_MAX_MESSAGE_BYTES_PER_ACCOUNT).
+            """)
+    var maxMessageBytesPerAccount: Int = EnvironmentDefaults.value(
+        "MOCK_COLLAB_MAX_MESSAGE_BYTES_PER_ACCOUNT", StoredRecordLimits().messageBytesPerAccount)
+
     @Option(help: "Requests the journal keeps for each account, and for the requests that name none (MOCK_COLLAB_JOURNAL_CAPACITY).")
     var journalCapacity: Int = EnvironmentDefaults.value("MOCK_COLLAB_JOURNAL_CAPACITY", 10_000)
 
@@ -153,6 +173,9 @@ struct ServeCommand: AsyncParsableCommand {
             throw ValidationError("--max-frame-memory-per-account must be 1048576 to 68719476736")
         }
         guard journalCapacity > 0 else { throw ValidationError("--journal-capacity must be positive") }
+        guard maxPersonsPerAccount > 0 else { throw ValidationError("--max-persons-per-account must be positive") }
+        guard maxConversationsPerAccount > 0 else { throw ValidationError("--max-conversations-per-account must be positive") }
+        guard maxMessageBytesPerAccount >= 64 * 1024 else { throw ValidationError("--max-message-bytes-per-account must be at least 65536") }
         guard journalMaxBytes >= 64 * 1024 else { throw ValidationError("--journal-max-bytes must be at least 65536") }
         guard (4...31).contains(passwordHashCost) else { throw ValidationError("--password-hash-cost must be between 4 and 31") }
         if let version = productVersion ?? EnvironmentDefaults.string("MOCK_COLLAB_PRODUCT_VERSION"), ProductVersion(version) == nil {
@@ -203,6 +226,9 @@ struct ServeCommand: AsyncParsableCommand {
             configuration.clientIdleTimeout = Int64(clientIdleSeconds) * 1000
             configuration.maxFrameBytes = maxFrameBytes
             configuration.maxFrameMemoryPerAccount = maxFrameMemoryPerAccount
+            configuration.storedRecordLimits = StoredRecordLimits(
+                personsPerAccount: maxPersonsPerAccount, conversationsPerAccount: maxConversationsPerAccount,
+                messageBytesPerAccount: maxMessageBytesPerAccount)
         } catch {
             throw ServeStartError(description: (error as? CollabError)?.message ?? "\(error)")
         }

@@ -87,7 +87,9 @@ extension AccountState {
 
     /// Replaces a stored message (same id and sequence).
     mutating func storeMessage(_ message: ConversationMessage, changes: inout ChangeSet) {
-        guard messages[message.conversationId]?.replace(message) == true else { return }
+        guard let old = messages[message.conversationId]?[id: message.id] else { return }
+        messages[message.conversationId]?.replace(message)
+        storedMessageBytes += StoredRecordLimits.storedBytes(of: message) - StoredRecordLimits.storedBytes(of: old)
         changes.put(message)
     }
 

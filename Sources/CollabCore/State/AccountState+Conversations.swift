@@ -118,6 +118,13 @@ extension AccountState {
         return person.personType == .agent
     }
 
+    /// Whether `conversation` is hidden from `personId`: a visitor who never took part in it is told
+    /// it does not exist (404), as for another account's, so an id tried is not confirmed; an agent of
+    /// the account or a participant is told why not (403).
+    func isHidden(_ conversation: Conversation, from personId: String) -> Bool {
+        !isAgent(personId, accountId: conversation.accountId) && !conversation.participants.contains { $0.personId == personId }
+    }
+
     // MARK: creating
 
     /// Creates a conversation and routes it: into the queue of its recipient, or straight to ACTIVE
@@ -137,6 +144,7 @@ extension AccountState {
         let recipient = input.recipient ?? ConversationRecipient(type: .account, id: accountId)
         try checkRecipient(recipient, accountId: accountId)
         guard input.participants.count + 1 <= ConversationLimits.participants else { throw .badRequest("too many participants") }
+        try checkRoomForConversation(visitor: input.contextPersonId, limits: context.limits)
         var participations: [Participation] = []
         if let visitor = input.contextPersonId {
             guard let person = persons[visitor], person.accountId == accountId else { throw .notFound("Person", visitor) }
@@ -423,12 +431,28 @@ extension AccountState {
         )
     }
 
+    /// Refuses a new conversation beyond the account's ``StoredRecordLimits/conversationsPerAccount``, or
+    /// beyond its visitor's ``StoredRecordLimits/openConversationsPerVisitor``.
+    func checkRoomForConversation(visitor: String?, limits: StoredRecordLimits) throws(CollabError) {
+        guard conversations.count < limits.conversationsPerAccount else {
+            throw .conflict(
+                "the account holds its maximum of \(limits.conversationsPerAccount) conversations (--max-conversations-per-account);"
+                    + " deleting conversations frees their places")
+        }
+        guard let visitor, persons[visitor]?.personType == .visitor else { return }
+        let open = conversations.rows(Indexes.conversationByParticipant, visitor).lazy.filter { $0.state != .ended }.count
+        guard open < limits.openConversationsPerVisitor else {
+            throw .conflict("this visitor has \(limits.openConversationsPerVisitor) conversations open, the most a visitor may have; end one first")
+        }
+    }
+
     mutating func removeConversation(_ id: String, changes: inout ChangeSet) {
         guard let removed = conversations.removeValue(forKey: id) else { return }
         queue.update(old: removed, new: nil)
         changes.delete(.conversation, id)
         files.removeConversation(id)
         for message in messages.removeValue(forKey: id) ?? [] {
+            storedMessageBytes -= StoredRecordLimits.storedBytes(of: message)
             changes.delete(.message, message.id)
         }
     }
@@ -463,6 +487,12 @@ extension AccountState {
         guard conversation.messageCount < ConversationLimits.messagesPerConversation else {
             throw .conflict("the conversation holds the maximum of \(ConversationLimits.messagesPerConversation) messages")
         }
+        let messageBytes = text.utf8.count + StoredRecordLimits.messageOverhead
+        guard storedMessageBytes + messageBytes <= context.limits.messageBytesPerAccount else {
+            throw .conflict(
+                "the account's messages hold their maximum of \(context.limits.messageBytesPerAccount) bytes"
+                    + " (--max-message-bytes-per-account); deleting conversations frees their messages")
+        }
         var message = ConversationMessage(
             id: context.ids.make(), accountId: accountId, conversationId: conversationId, sequence: conversation.messageCount + 1,
             senderPersonId: senderPersonId, text: text, serverTimestamp: context.now, clientMessageId: clientMessageId, isInternal: isInternal
@@ -480,6 +510,7 @@ extension AccountState {
         conversation.messageCount += 1
         conversation.lastMessageTimestamp = context.now
         messages[conversationId, default: []].append(message)
+        storedMessageBytes += StoredRecordLimits.storedBytes(of: message)
         changes.put(message)
         save(conversation, context: context, changes: &changes)
         var event = DomainEvent(

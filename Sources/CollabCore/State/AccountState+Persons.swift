@@ -77,6 +77,15 @@ extension AccountState {
         )
     }
 
+    /// Refuses a new person beyond the account's ``StoredRecordLimits/personsPerAccount``.
+    func checkRoomForPerson(limits: StoredRecordLimits) throws(CollabError) {
+        guard persons.count < limits.personsPerAccount else {
+            throw .conflict(
+                "the account holds its maximum of \(limits.personsPerAccount) persons (--max-persons-per-account);"
+                    + " deleting persons frees their places")
+        }
+    }
+
     /// Creates or updates the virtual person of `accountId` with the input's source id.
     public mutating func createOrUpdateVirtualPerson(
         _ input: PersonInput, accountId: String, context: OperationContext, changes: inout ChangeSet
@@ -87,6 +96,7 @@ extension AccountState {
         let key = PersonSourceKey(source: .virtual, sourceId: sourceId)
         let type = input.personType ?? .visitor
         let existing = personIdBySource[key].flatMap { persons[$0] }
+        if existing == nil { try checkRoomForPerson(limits: context.limits) }
         if input.teamId != existing?.teamId { try checkTeamReference(input.teamId) }
         var person = existing
             ?? Person(

@@ -21,6 +21,8 @@ public struct AccountState: Sendable {
     )
     /// Messages per conversation, in sequence order.
     public internal(set) var messages: [String: MessageLog] = [:]
+    /// What the messages count for against ``StoredRecordLimits/messageBytesPerAccount``.
+    public internal(set) var storedMessageBytes = 0
     /// FILE messages' files by id and per conversation.
     public internal(set) var files = FileIndex()
     public internal(set) var fileUploadInterceptors: [String: FileUploadInterceptor] = [:]
@@ -115,7 +117,11 @@ public struct AccountState: Sendable {
                     state.conversations[conversation.id] = conversation
                     state.queue.update(old: nil, new: conversation)
                 }
-            case .message: return try stored(record, ConversationMessage.self) { $0.messages[$1.conversationId, default: []].append($1) }
+            case .message:
+                return try stored(record, ConversationMessage.self) { state, message in
+                    state.messages[message.conversationId, default: []].append(message)
+                    state.storedMessageBytes += StoredRecordLimits.storedBytes(of: message)
+                }
             case .clientSession:
                 return try stored(record, ClientSession.self) { state, session in
                     state.clientSessions[session.id] = session

@@ -6,10 +6,13 @@ public struct OperationContext: Sendable {
     public var now: Timestamp
     /// Makes identifiers and secrets.
     public var ids: EntityIDGenerator
+    /// How much an account may store of what its callers create.
+    public var limits: StoredRecordLimits
 
-    public init(now: Timestamp, ids: EntityIDGenerator) {
+    public init(now: Timestamp, ids: EntityIDGenerator, limits: StoredRecordLimits = StoredRecordLimits()) {
         self.now = now
         self.ids = ids
+        self.limits = limits
     }
 }
 

@@ -62,7 +62,7 @@ final class ClockDrivenTasks: Service {
         let configuration = configuration
         let now = clock.now()
         guard let next = repository.nextDeadline, next <= now else { return }
-        let context = OperationContext(now: now, ids: .system)
+        let context = OperationContext(now: now, ids: .system, limits: configuration.storedRecordLimits)
         let stopped = Mutex<[String]>([])
         do {
             try await repository.runDueWork(now: now) { state, changes in

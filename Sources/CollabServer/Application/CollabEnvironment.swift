@@ -67,7 +67,7 @@ final class CollabEnvironment: Sendable {
     }
 
     /// A context for an operation happening now.
-    var operation: OperationContext { OperationContext(now: clock.now(), ids: ids) }
+    var operation: OperationContext { OperationContext(now: clock.now(), ids: ids, limits: configuration.storedRecordLimits) }
 
     /// Reads an account's state. `nil` (a caller outside every account) is refused.
     func read<Result: Sendable>(

@@ -27,9 +27,10 @@ public struct ServerConfiguration: Sendable {
     public var controlToken: String?
     /// The largest request body accepted, in bytes (larger → 413).
     public var maxBodySize: Int
-    /// How many requests the journal keeps.
+    /// How many requests the journal keeps for each account (and for the requests that name none).
     public var journalCapacity: Int
-    /// How many bytes the journal's entries may take (each entry's path and query are cut to 2 KiB).
+    /// How many bytes the journal's entries may take in all, one account's a quarter of it (each entry's
+    /// path and query are cut to 2 KiB).
     public var journalMaxBytes: Int = 16 * 1024 * 1024
     /// Bcrypt cost for password hashes (4…31); tests use a low one.
     public var passwordHashCost: UInt8
@@ -57,8 +58,11 @@ public struct ServerConfiguration: Sendable {
     public var keyRotationInterval: Int64
     /// How long the previous notification key stays valid after a rotation, in milliseconds.
     public var keyOverlap: Int64
-    /// How many pushes the outbox keeps.
+    /// How many pushes the outbox keeps for each account (four times as many in all).
     public var outboxCapacity: Int
+    /// How much one account may store of persons, conversations and message text
+    /// (`serve --max-persons-per-account`, `--max-conversations-per-account`, `--max-message-bytes-per-account`).
+    public var storedRecordLimits = StoredRecordLimits()
     /// Attempts per push delivery.
     public var pushMaxAttempts: Int
     /// Wait before the first push retry; doubles with every further retry.

@@ -1,0 +1,35 @@
+/// How much one account may store of what its callers create, anonymous ones included: persons,
+/// conversations and message text. A create beyond a bound is refused with 409 and changes nothing,
+/// so one tenant (or anyone holding its app's public API key) can fill only its own share.
+public struct StoredRecordLimits: Sendable, Equatable {
+    /// Persons of the account (visitors, agents' persons, bots).
+    public var personsPerAccount: Int
+    /// Conversations of the account, ended ones included (deleting a conversation frees its place).
+    public var conversationsPerAccount: Int
+    /// Bytes of message text the account's conversations hold, each message counted as its text
+    /// and ``messageOverhead`` (deleting a conversation frees its messages).
+    public var messageBytesPerAccount: Int
+    /// Conversations one visitor may have open (not ended) at once.
+    public var openConversationsPerVisitor: Int
+
+    /// What a stored message costs besides its text, as the bound counts it.
+    public static let messageOverhead = 256
+
+    /// - Parameters:
+    ///   - personsPerAccount: Default 250,000.
+    ///   - conversationsPerAccount: Default 250,000.
+    ///   - messageBytesPerAccount: Default 512 MiB.
+    ///   - openConversationsPerVisitor: Default 100.
+    public init(
+        personsPerAccount: Int = 250_000, conversationsPerAccount: Int = 250_000, messageBytesPerAccount: Int = 512 * 1024 * 1024,
+        openConversationsPerVisitor: Int = 100
+    ) {
+        self.personsPerAccount = personsPerAccount
+        self.conversationsPerAccount = conversationsPerAccount
+        self.messageBytesPerAccount = messageBytesPerAccount
+        self.openConversationsPerVisitor = openConversationsPerVisitor
+    }
+
+    /// What `message` counts for against ``messageBytesPerAccount``.
+    public static func storedBytes(of message: ConversationMessage) -> Int { message.text.utf8.count + messageOverhead }
+}

@@ -1,0 +1,155 @@
+import CollabCore
+@testable import CollabServer
+import CollabStore
+import CollabWire
+import Foundation
+import HTTPTypes
+import Testing
+
+/// What one account may store of what its callers create: persons, conversations, message text. At
+/// the bound a create is a 409 that stores nothing; another account is not touched; deleting frees.
+@Suite("Stored record limits per account")
+struct StoredRecordLimitTests {
+    static let seed = Seed(accounts: [
+        .init(
+            name: "full", apiKeys: [.init(key: "full-key")],
+            users: [.init(username: "admin-f", password: "pw", role: .admin)]
+        ),
+        .init(name: "other", apiKeys: [.init(key: "other-key")]),
+    ])
+
+    /// An anonymous visitor of the account `key` opens, on device `device`: its `Bearer` credential.
+    static func visitor(_ server: InProcessServer, key: String, device: String) async throws -> InProcessServer.Answer {
+        try await server.call(.post, "/mobile/v1/clients", body: ClientStartRequest(apiKey: key, deviceId: device, device: .init(os: "iOS")))
+    }
+
+    static func bearer(_ answer: InProcessServer.Answer) throws -> String {
+        "Bearer " + (try answer.decode(ClientStartResponse.self)).token
+    }
+
+    static func accountId(_ server: InProcessServer, _ name: String) throws -> String {
+        try #require(server.server.environment.accountId(for: .accountName(name)))
+    }
+
+    static func conversation(_ server: InProcessServer, _ visitor: String) async throws -> InProcessServer.Answer {
+        try await server.call(.post, "/mobile/v1/conversations", authorization: visitor, body: StartConversationRequest())
+    }
+
+    @Test("persons: a new visitor beyond the account's bound is a 409 naming the option, and nothing is stored; a known one still starts")
+    func persons() async throws {
+        let seeded = try await InProcessServer.with(seed: Self.seed) { server in
+            try server.stats(account: try Self.accountId(server, "full")).persons
+        }
+        try await InProcessServer.with(seed: Self.seed, configure: { $0.storedRecordLimits.personsPerAccount = seeded + 2 }) { server in
+            let full = try Self.accountId(server, "full")
+            let first = try await Self.visitor(server, key: "full-key", device: "one")
+            #expect(first.status == .created, "\(first.text)")
+            #expect(try await Self.visitor(server, key: "full-key", device: "two").status == .created)
+            let before = try server.stats(account: full)
+            let refused = try await Self.visitor(server, key: "full-key", device: "three")
+            #expect(refused.status == .conflict, "\(refused.text)")
+            #expect(refused.text.contains("--max-persons-per-account"))
+            let after = try server.stats(account: full)
+            #expect(after.persons == before.persons && after.persons == seeded + 2, "nothing stored")
+            let again = try await server.call(
+                .post, "/mobile/v1/clients",
+                body: ClientStartRequest(
+                    apiKey: "full-key", deviceId: "one", device: .init(os: "iOS"),
+                    deviceSecret: try first.decode(ClientStartResponse.self).deviceSecret))
+            #expect(again.status == .created, "a visitor already stored starts again: \(again.text)")
+            #expect(try await Self.visitor(server, key: "other-key", device: "three").status == .created, "another account has its own bound")
+        }
+    }
+
+    @Test("conversations: the account's bound and a visitor's open ones; ending or deleting frees a place")
+    func conversations() async throws {
+        try await InProcessServer.with(
+            seed: Self.seed,
+            configure: {
+                $0.storedRecordLimits.conversationsPerAccount = 3
+                $0.storedRecordLimits.openConversationsPerVisitor = 2
+            }
+        ) { server in
+            let full = try Self.accountId(server, "full")
+            let first = try Self.bearer(try await Self.visitor(server, key: "full-key", device: "one"))
+            let opened = [try await Self.conversation(server, first), try await Self.conversation(server, first)]
+            #expect(opened.allSatisfy { $0.status == .created }, "\(opened.map(\.text))")
+            let third = try await Self.conversation(server, first)
+            #expect(third.status == .conflict && third.text.contains("2 conversations open"), "\(third.text)")
+            let id = try opened[0].decode(ConversationView.self).id
+            let ended = try await server.call(.post, "/mobile/v1/conversations/\(id)/end", authorization: first, body: EndConversationRequest())
+            #expect(ended.status == .ok, "\(ended.text)")
+            #expect(try await Self.conversation(server, first).status == .created, "an ended conversation is not open")
+
+            let second = try Self.bearer(try await Self.visitor(server, key: "full-key", device: "two"))
+            let refused = try await Self.conversation(server, second)
+            #expect(refused.status == .conflict && refused.text.contains("--max-conversations-per-account"), "\(refused.text)")
+            #expect(try server.stats(account: full).conversations == 3, "nothing stored")
+            let other = try Self.bearer(try await Self.visitor(server, key: "other-key", device: "one"))
+            #expect(try await Self.conversation(server, other).status == .created, "another account has its own bound")
+
+            let admin = InProcessServer.basic("admin-f", "pw")
+            let deleted = try await server.call(.delete, "/app/rest/v4/conversations/\(id)/delete", authorization: admin)
+            #expect(deleted.status == .noContent, "\(deleted.text)")
+            #expect(try await Self.conversation(server, second).status == .created, "deleting freed a place")
+        }
+    }
+
+    @Test("message text: a message beyond the account's bytes is a 409 that stores nothing; deleting the conversation frees its bytes")
+    func messageBytes() async throws {
+        let text = String(repeating: "m", count: 1_000)
+        let cost = text.utf8.count + StoredRecordLimits.messageOverhead
+        try await InProcessServer.with(seed: Self.seed, configure: { $0.storedRecordLimits.messageBytesPerAccount = 3 * cost }) { server in
+            let full = try Self.accountId(server, "full")
+            let visitor = try Self.bearer(try await Self.visitor(server, key: "full-key", device: "one"))
+            let id = try await Self.conversation(server, visitor).decode(ConversationView.self).id
+            func send(_ conversation: String) async throws -> InProcessServer.Answer {
+                try await server.call(
+                    .post, "/mobile/v1/conversations/\(conversation)/messages", authorization: visitor, body: SendMessageRequest(text: text))
+            }
+            for _ in 0..<3 { #expect(try await send(id).status == .created) }
+            let refused = try await send(id)
+            #expect(refused.status == .conflict && refused.text.contains("--max-message-bytes-per-account"), "\(refused.text)")
+            #expect(try server.stats(account: full).messages == 3, "nothing stored")
+            let bytes = try server.server.environment.read(account: full) { $0.storedMessageBytes }
+            #expect(bytes == 3 * cost)
+
+            let other = try Self.bearer(try await Self.visitor(server, key: "other-key", device: "one"))
+            let otherId = try await Self.conversation(server, other).decode(ConversationView.self).id
+            let elsewhere = try await server.call(
+                .post, "/mobile/v1/conversations/\(otherId)/messages", authorization: other, body: SendMessageRequest(text: text))
+            #expect(elsewhere.status == .created, "another account has its own bound")
+
+            _ = try await server.call(.post, "/mobile/v1/conversations/\(id)/end", authorization: visitor, body: EndConversationRequest())
+            let admin = InProcessServer.basic("admin-f", "pw")
+            let deleted = try await server.call(.delete, "/app/rest/v4/conversations/\(id)/delete", authorization: admin)
+            #expect(deleted.status == .noContent, "\(deleted.text)")
+            #expect(try server.server.environment.read(account: full) { $0.storedMessageBytes } == 0)
+            let fresh = try await Self.conversation(server, visitor).decode(ConversationView.self).id
+            #expect(try await send(fresh).status == .created, "the deleted conversation's bytes were freed")
+        }
+    }
+
+    @Test("the count of message bytes is rebuilt from the store on a restart")
+    func restart() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("stored-limits-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let storage = StorageLocation.sqlite(path: directory.appendingPathComponent("state.sqlite").path)
+        let stored = try await InProcessServer.with(storage: storage, seed: Self.seed) { server in
+            let full = try Self.accountId(server, "full")
+            let visitor = try Self.bearer(try await Self.visitor(server, key: "full-key", device: "one"))
+            let id = try await Self.conversation(server, visitor).decode(ConversationView.self).id
+            for text in ["hello", "a longer message", "ü"] {
+                _ = try await server.call(
+                    .post, "/mobile/v1/conversations/\(id)/messages", authorization: visitor, body: SendMessageRequest(text: text))
+            }
+            return try server.server.environment.read(account: full) { $0.storedMessageBytes }
+        }
+        #expect(stored == "hello".utf8.count + "a longer message".utf8.count + "ü".utf8.count + 3 * StoredRecordLimits.messageOverhead)
+        let reloaded = try await InProcessServer.with(storage: storage, seed: Self.seed) { server in
+            try server.server.environment.read(account: try Self.accountId(server, "full")) { $0.storedMessageBytes }
+        }
+        #expect(reloaded == stored)
+    }
+}

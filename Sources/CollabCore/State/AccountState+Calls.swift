@@ -7,6 +7,13 @@ extension AccountState {
         return call
     }
 
+    /// A call of the account, not found for a visitor who never took part in its conversation.
+    func visibleCall(_ id: String, to personId: String, accountId: String) throws(CollabError) -> Call {
+        let call = try self.call(id, accountId: accountId)
+        if let conversation = conversations[call.conversationId], isHidden(conversation, from: personId) { throw .notFound("Call", id) }
+        return call
+    }
+
     /// Searches the caller's calls.
     public func searchCalls(_ query: SearchQuery, for principal: Principal) throws(CollabError) -> SearchPage<Call> {
         _ = try callerAccountId(principal)
@@ -23,6 +30,7 @@ extension AccountState {
         changes: inout ChangeSet
     ) throws(CollabError) -> Call {
         let conversation = try ownConversation(conversationId, accountId: accountId)
+        if isHidden(conversation, from: initiatorPersonId) { throw .notFound("Conversation", conversationId) }
         guard conversation.state == .active else {
             throw .conflict("calls start in ACTIVE conversations; this one is \(conversation.state.rawValue)")
         }
@@ -89,7 +97,7 @@ extension AccountState {
     public mutating func answerCall(
         _ id: String, personId: String, deviceId: String?, accountId: String, context: OperationContext, changes: inout ChangeSet
     ) throws(CollabError) -> Call {
-        var call = try self.call(id, accountId: accountId)
+        var call = try visibleCall(id, to: personId, accountId: accountId)
         guard let index = call.participations.firstIndex(where: { $0.personId == personId && $0.personId != call.initiatorPersonId }) else {
             throw .forbidden("this call is not for you")
         }
@@ -112,7 +120,7 @@ extension AccountState {
     public mutating func declineCall(
         _ id: String, personId: String, deviceId: String? = nil, accountId: String, context: OperationContext, changes: inout ChangeSet
     ) throws(CollabError) -> Call {
-        var call = try self.call(id, accountId: accountId)
+        var call = try visibleCall(id, to: personId, accountId: accountId)
         guard let index = call.participations.firstIndex(where: { $0.personId == personId && $0.personId != call.initiatorPersonId }) else {
             throw .forbidden("this call is not for you")
         }
@@ -130,7 +138,7 @@ extension AccountState {
     public mutating func endCall(
         _ id: String, personId: String, accountId: String, context: OperationContext, changes: inout ChangeSet
     ) throws(CollabError) -> Call {
-        var call = try self.call(id, accountId: accountId)
+        var call = try visibleCall(id, to: personId, accountId: accountId)
         guard call.participations.contains(where: { $0.personId == personId }) else { throw .forbidden("you are not in this call") }
         guard call.state != .ended else { throw .conflict("the call has already ended") }
         if call.state == .ringing {

@@ -36,6 +36,7 @@ extension AccountState {
         conversationId: String, visitorPersonId: String, accountId: String, context: OperationContext, changes: inout ChangeSet
     ) throws(CollabError) -> CoBrowsingSession {
         let conversation = try ownConversation(conversationId, accountId: accountId)
+        if isHidden(conversation, from: visitorPersonId) { throw .notFound("Conversation", conversationId) }
         guard conversation.contextPersonId == visitorPersonId else { throw .forbidden("only the conversation's visitor shares the screen") }
         guard conversation.state.acceptsMessages else { throw .conflict("the conversation is \(conversation.state.rawValue)") }
         return try open(
@@ -73,6 +74,9 @@ extension AccountState {
         _ id: String, visitorPersonId: String, accountId: String, context: OperationContext, changes: inout ChangeSet
     ) throws(CollabError) -> CoBrowsingSession {
         var session = try coBrowsingSession(id, accountId: accountId)
+        if let conversation = conversations[session.conversationId], isHidden(conversation, from: visitorPersonId) {
+            throw .notFound("CoBrowsingSession", id)
+        }
         guard session.visitorPersonId == visitorPersonId else { throw .forbidden("this session is not yours") }
         guard session.state == .requested else { throw .conflict("the session is \(session.state.rawValue)") }
         session.state = .active
@@ -89,7 +93,10 @@ extension AccountState {
         _ id: String, personId: String, accountId: String, context: OperationContext, changes: inout ChangeSet
     ) throws(CollabError) -> CoBrowsingSession {
         var session = try coBrowsingSession(id, accountId: accountId)
-        guard let conversation = conversations[session.conversationId], conversation.participants.contains(where: { $0.personId == personId }) else {
+        guard let conversation = conversations[session.conversationId], !isHidden(conversation, from: personId) else {
+            throw .notFound("CoBrowsingSession", id)
+        }
+        guard conversation.participants.contains(where: { $0.personId == personId }) else {
             throw .forbidden("only the conversation's participants stop co-browsing")
         }
         guard session.state != .ended else { throw .conflict("the session has already ended") }

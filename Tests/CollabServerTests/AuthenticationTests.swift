@@ -1,9 +1,10 @@
 import CollabClient
 import CollabCore
-import CollabServer
+@testable import CollabServer
 import CollabWire
 import Crypto
 import Foundation
+import HTTPTypes
 import JWTKit
 import Testing
 import _CryptoExtras
@@ -40,6 +41,26 @@ struct AuthenticationTests {
             } catch {
                 #expect(error.code == .authorization)
             }
+        }
+    }
+
+    @Test("a login with an unknown username costs the same password check as a wrong password, and answers the same")
+    func unknownUsernameCostsACheck() async throws {
+        try await InProcessServer.with { server in
+            let hasher = server.server.environment.hasher
+            func refusal(_ username: String) async throws -> (checks: Int, status: Int, body: NSDictionary) {
+                let before = hasher.checkCount
+                let answer = try await server.call(
+                    .get, "/app/rest/v4/accounts/getCurrentAccount", authorization: InProcessServer.basic(username, "not-the-password"))
+                let body = try JSONSerialization.jsonObject(with: Data(answer.text.utf8)) as? NSDictionary
+                return (hasher.checkCount - before, Int(answer.status.code), body ?? [:])
+            }
+            let known = try await refusal("agent")
+            let unknown = try await refusal("no-such-user")
+            #expect(known.checks == 1 && unknown.checks == 1, "one bcrypt check each: \(known.checks), \(unknown.checks)")
+            #expect(known.status == 401 && unknown.status == 401 && known.body == unknown.body, "\(known.body) \(unknown.body)")
+            let login = try await server.call(.post, "/agent/v1/login", body: AgentLoginRequest(username: "no-such-user", password: "x"))
+            #expect(login.status == .unauthorized)
         }
     }
 

@@ -21,9 +21,10 @@ struct Authenticator: Sendable {
     /// stored now, so a demotion takes effect on the next request.
     func principal(username: String, password: String) async throws(CollabError) -> Principal {
         let invalid = CollabError.unauthorized("invalid username or password")
-        guard !username.isEmpty, username.count <= Limits.nameLength, password.count <= Limits.passwordLength,
-            let accountId = environment.accountId(for: .username(username))
-        else {
+        guard !username.isEmpty, username.count <= Limits.nameLength, password.count <= Limits.passwordLength else { throw invalid }
+        guard let accountId = environment.accountId(for: .username(username)) else {
+            // As long as a wrong password takes: the time of a refusal does not tell which usernames exist.
+            await environment.hasher.verifyAgainstDecoy(password)
             throw invalid
         }
         // The user, its hash and the principal it would be, in one look at the account.
@@ -34,7 +35,10 @@ struct Authenticator: Sendable {
             )
             return (hash, principal)
         }
-        guard let found, let userId = found.principal.userId else { throw invalid }
+        guard let found, let userId = found.principal.userId else {
+            await environment.hasher.verifyAgainstDecoy(password)
+            throw invalid
+        }
         if environment.credentials.lookup(username: username, password: password, currentHash: found.hash) == userId { return found.principal }
         let valid = (try? await environment.hasher.verify(password, against: found.hash)) ?? false
         guard valid else { throw invalid }

@@ -72,6 +72,21 @@ struct EventHubTests {
         #expect(future.gap, "an id the server never issued (a restart) also means resync")
     }
 
+    @Test("each account has its own replay window: another account's flood pushes out none of its events")
+    func windowPerAccount() throws {
+        let hub = EventHub(firstId: 1, windowSize: 10, bufferSize: 100)
+        hub.publish([CommittedEvent(id: 1, event: Self.event()), CommittedEvent(id: 2, event: Self.event())])
+        hub.publish((3...102).map { CommittedEvent(id: Int64($0), event: Self.event(account: "noisy")) })
+        let resumed = try hub.subscribe(visitor, after: 0)
+        #expect(!resumed.gap, "the quiet account's window still reaches back to the start")
+        #expect(resumed.replay.map(\.id) == [1, 2])
+        let caughtUp = try hub.subscribe(visitor, after: 2)
+        #expect(!caughtUp.gap && caughtUp.replay.isEmpty, "the noisy account's events are not this account's gap")
+        let noisy = EventAudience(accountId: "noisy", personId: "visitor", isAgent: false, namedAreaIds: nil, sessionKey: "noisy-token")
+        let behind = try hub.subscribe(noisy, after: 50)
+        #expect(behind.gap && behind.replay.map(\.id) == Array(93...102), "the noisy account keeps its own last 10")
+    }
+
     @Test("audiences: participants, queue agents by area filter, other accounts never")
     func audiences() {
         let areaA = ConversationRecipient(type: .namedArea, id: "A")

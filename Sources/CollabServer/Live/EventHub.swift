@@ -146,12 +146,45 @@ final class EventHub: Sendable {
         var isEmpty: Bool { all.isEmpty }
     }
 
-    private struct State {
+    /// One account's replay window: its last ``EventHub/windowSize`` events, oldest at `ringStart`.
+    private struct Window {
         var ring: [PublishedEvent] = []
         var ringStart = 0
-        var nextId: Int64
         /// The id of the newest event pushed out of the window: a client resuming from before it missed events.
         var lastEvicted: Int64
+
+        mutating func append(_ event: PublishedEvent, size: Int) {
+            if ring.count < size {
+                ring.append(event)
+            } else {
+                lastEvicted = ring[ringStart].id
+                ring[ringStart] = event
+                ringStart = (ringStart + 1) % size
+            }
+        }
+
+        /// The events after `id`, oldest first. Ids in a window increase (consecutive on one server, by
+        /// log entry in a cluster), so a binary search finds the start.
+        func events(after id: Int64) -> [PublishedEvent] {
+            let count = ring.count
+            func at(_ position: Int) -> PublishedEvent { ring[(ringStart + position) % count] }
+            var low = 0
+            var high = count
+            while low < high {
+                let middle = (low + high) / 2
+                if at(middle).id <= id { low = middle + 1 } else { high = middle }
+            }
+            return (low..<count).map(at)
+        }
+    }
+
+    private struct State {
+        /// Each account's replay window, so one account's traffic never pushes out another's events.
+        var windows: [String: Window] = [:]
+        var nextId: Int64
+        /// Where the stream stood when this server started: an account's window reaches back to it
+        /// until it first drops an event.
+        var startedAfter: Int64
         var nextSubscriptionId = 1
         var subscriptions: [Int: Subscription] = [:]
         var accounts: [String: AccountSubscribers] = [:]
@@ -160,7 +193,7 @@ final class EventHub: Sendable {
     }
 
     private let state: Mutex<State>
-    /// Events held for replay.
+    /// Events held for replay, for each account.
     let windowSize: Int
     /// Events a connection may have pending before it is cut off.
     let bufferSize: Int
@@ -169,7 +202,7 @@ final class EventHub: Sendable {
 
     /// - Parameter firstId: The first id events will carry, until ``start(at:)`` says otherwise.
     init(firstId: Int64 = 1, windowSize: Int = 10_000, bufferSize: Int = 1_000, socketLimits: LiveSocketLimits = LiveSocketLimits()) {
-        self.state = Mutex(State(nextId: firstId, lastEvicted: firstId - 1))
+        self.state = Mutex(State(nextId: firstId, startedAfter: firstId - 1))
         self.windowSize = max(1, windowSize)
         self.bufferSize = max(1, bufferSize)
         self.socketLimits = socketLimits
@@ -180,7 +213,7 @@ final class EventHub: Sendable {
     func start(at firstId: Int64) {
         state.withLock { state in
             state.nextId = firstId
-            state.lastEvicted = firstId - 1
+            state.startedAfter = firstId - 1
         }
     }
 
@@ -199,13 +232,7 @@ final class EventHub: Sendable {
     /// Puts events in the replay window and hands them to the connections they concern.
     private func deliver(_ published: [PublishedEvent], in state: inout State) {
         for event in published {
-            if state.ring.count < windowSize {
-                state.ring.append(event)
-            } else {
-                state.lastEvicted = state.ring[state.ringStart].id
-                state.ring[state.ringStart] = event
-                state.ringStart = (state.ringStart + 1) % windowSize
-            }
+            state.windows[event.event.accountId, default: Window(lastEvicted: state.startedAfter)].append(event, size: windowSize)
             guard let subscribers = state.accounts[event.event.accountId] else { continue }
             var candidates: Set<Int> = []
             for person in event.event.personIds { candidates.formUnion(subscribers.byPerson[person] ?? []) }
@@ -263,18 +290,10 @@ final class EventHub: Sendable {
             var replay: [PublishedEvent] = []
             var gap = false
             if let lastEventId {
-                let ordered = Array(state.ring[state.ringStart...] + state.ring[..<state.ringStart])
-                if lastEventId < state.lastEvicted { gap = true }
+                let window = state.windows[audience.accountId] ?? Window(lastEvicted: state.startedAfter)
+                if lastEventId < window.lastEvicted { gap = true }
                 if lastEventId >= state.nextId { gap = true }
-                // Ids in the window increase (consecutive on one server, by log entry in a cluster):
-                // start right after the last one seen.
-                var low = 0
-                var high = ordered.count
-                while low < high {
-                    let middle = (low + high) / 2
-                    if ordered[middle].id <= lastEventId { low = middle + 1 } else { high = middle }
-                }
-                replay = ordered[low...].filter { audience.receives($0.event) }
+                replay = window.events(after: lastEventId).filter { audience.receives($0.event) }
             }
             return (subscription, replay, gap, state.nextId - 1)
         }

@@ -148,6 +148,24 @@ struct SeedAndControlTests {
         }
     }
 
+    @Test("a misspelt field of a seeded entity is refused naming the item and the field, and nothing is seeded")
+    func misspeltEntityField() async throws {
+        try await InProcessServer.with { server in
+            let before = try await server.entityStats()
+            let text = "accounts:\n  - name: ok9\n    entities:\n      personLabels:\n        - {name: 'tier::gold', colour: gold}\n"
+            await #expect {
+                try await server.control.seed(text)
+            } throws: { error in
+                let error = error as? CollabClientError
+                let expected = "seed: account 'ok9': entities.personLabels[0]: unknown field 'colour' (misspelt, or not a field of PersonLabel)"
+                return error?.code == .badRequest && error?.message == expected
+            }
+            #expect(try await server.entityStats() == before)
+            let fine = try await server.control.seed(text.replacingOccurrences(of: "colour", with: "color"))
+            #expect(fine.created >= 2, "the account and its label")
+        }
+    }
+
     @Test("a value an enum does not have is refused naming the path and the values it has")
     func unknownEnumValue() async throws {
         _ = try await InProcessServer.with { server in

@@ -1,4 +1,5 @@
 import CollabWire
+import Foundation
 
 /// Seeding declared entities: a seed's `entities` section, by kind.
 extension AccountState {
@@ -28,7 +29,21 @@ extension AccountState {
         _ type: E.Type, _ item: JSONValue, at path: String, by system: Principal, context: OperationContext, changes: inout ChangeSet,
         report: inout SeedReport
     ) throws(CollabError) {
-        try applySeed(try EntityWire.draft(E.self, from: item, at: path), at: path, by: system, context: context, changes: &changes, report: &report)
+        let draft = try EntityWire.draft(E.self, from: item, at: path)
+        try Self.refuseUnknownFields(item, of: draft, at: path)
+        try applySeed(draft, at: path, by: system, context: context, changes: &changes, report: &report)
+    }
+
+    /// A seeded entity with a key its kind does not store is refused (a misspelt field would otherwise
+    /// be dropped without a word, and the entity seeded without it).
+    private static func refuseUnknownFields<E: DeclaredEntity>(_ item: JSONValue, of draft: E, at path: String) throws(CollabError) {
+        guard case .object(var object) = item else { return }
+        object["$_type"] = nil
+        guard let data = try? RecordCoding.encoder.encode(JSONValue.object(object)),
+            let document = try? JSONSerialization.jsonObject(with: data),
+            let unknown = UnknownFields.firstPath(in: document, decodedAs: draft)
+        else { return }
+        throw .badRequest("\(path): unknown field '\(unknown)' (misspelt, or not a field of \(E.declaration.wireType(draft)))")
     }
 
     /// Applies one seeded entity of a declared kind: created, or updated when the update it makes

@@ -9,6 +9,12 @@ extension ControlClient {
         return page.pushes
     }
 
+    /// Empties the outbox and drops every push still queued or waiting for its next attempt (super
+    /// admin or control token).
+    public func clearPushes() async throws(CollabClientError) {
+        try await transport.sendWithoutResult("DELETE", "/_mock/v1/pushes")
+    }
+
     /// Waits for the first push matching the filter (e.g. `kind`, `conversationId`): what a CI test uses
     /// to play the device that receives it.
     /// - Throws: ``CollabClientError`` with `.notFound` when none arrived within `timeoutMillis`.

@@ -34,7 +34,7 @@ final class APNsCertificateClients: Sendable {
         do {
             bundle = try NIOSSLPKCS12Bundle(buffer: Array(data), passphrase: Array(certificate.password.utf8))
         } catch {
-            throw CollabError.badRequest("the APNs certificate does not open with its password: \(error)")
+            throw CollabError.badRequest("apns.certificate does not open: pkcs12 is not a PKCS#12 (.p12) file, or password is not its password")
         }
         var configuration = base
         var tls = TLSConfiguration.makeClientConfiguration()

@@ -98,6 +98,18 @@ struct AppBadInputTests {
         .init(
             name: "an APNs certificate that is not base64", method: .put, path: "/_mock/v1/accounts/desk/push-settings", caller: "CONTROL",
             body: #"{"apns":{"certificate":{"pkcs12":"%%","password":""},"environment":"sandbox"}}"#, status: 400, expect: "pkcs12"),
+        .init(
+            name: "an APNs certificate that is no .p12", method: .put, path: "/_mock/v1/accounts/desk/push-settings", caller: "CONTROL",
+            body: #"{"apns":{"certificate":{"pkcs12":"bm90IGEgcDEy","password":"x"},"environment":"sandbox"}}"#, status: 400,
+            expect: "apns.certificate does not open"),
+        .init(
+            name: "an APNs key that is no P-256 key", method: .put, path: "/_mock/v1/accounts/desk/push-settings", caller: "CONTROL",
+            body: #"{"apns":{"teamId":"TEAM123456","keyId":"KEY1234567","environment":"sandbox","#
+                + #""privateKeyPEM":"-----BEGIN PRIVATE KEY-----\nbm9wZQ==\n-----END PRIVATE KEY-----"}}"#,
+            status: 400, expect: "apns.privateKeyPEM is not a P-256 private key"),
+        .init(
+            name: "a relative simulator directory", method: .put, path: "/_mock/v1/accounts/desk/push-settings", caller: "CONTROL",
+            body: #"{"simulatorDirectory":"relative/dir"}"#, status: 400, expect: "absolute path"),
     ]
 
     @Test("answers a 4xx and changes nothing", .serialized, arguments: cases)

@@ -71,8 +71,9 @@ struct PushDeliveryTests {
         try await sim.stop()
     }
 
-    @Test("an account reset stops its pushes between two attempts: nothing reaches the sink afterwards")
-    func resetStopsRetries() async throws {
+    @Test("an account reset, or clearing the outbox, stops pushes between two attempts: nothing reaches the sink afterwards",
+        arguments: ["reset", "clear"])
+    func resetStopsRetries(_ how: String) async throws {
         let sim = try await APNsSimHarness()
         var configuration = Self.configuration()
         configuration.pushInitialBackoff = .seconds(2)
@@ -93,7 +94,7 @@ struct PushDeliveryTests {
                 try await Task.sleep(for: .milliseconds(10))
             }
             let account = try #require(accountId, "the first attempt never happened")
-            try await server.control.reset(account: "desk")
+            if how == "reset" { _ = try await server.control.reset(account: "desk") } else { try await server.control.clearPushes() }
             // The barrier: the account's delivery has ended (woken from its backoff, it made no attempt).
             for _ in 0..<1_000 {
                 let counts = pushes.sendingCounts(accountId: account)

@@ -160,6 +160,15 @@ final class CollabEnvironment: Sendable {
     /// Applies a seed idempotently and atomically.
     func apply(seed: Seed) async throws -> SeedReport {
         let faultRules = try checkedSeedFaults(seed)
+        for (index, account) in seed.accounts.enumerated() {
+            guard let push = account.push else { continue }
+            do {
+                try PushCredentialCheck.check(
+                    PushSettings(id: account.name, apns: push.apns, fcm: push.fcm, simulatorDirectory: push.simulatorDirectory))
+            } catch {
+                throw CollabError(error.kind, "invalid seed: accounts[\(index)] ('\(account.name)').push: \(error.message)")
+            }
+        }
         let hashes = try await passwordHashes(for: seed)
         let context = operation
         let report = try await repository.writeAcross(accountNames: seed.accounts.map(\.name)) { shards, changes throws(CollabError) in

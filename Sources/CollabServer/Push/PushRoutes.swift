@@ -95,7 +95,9 @@ struct PushRoutes {
             return JSONBody.response(OutboxPage(pushes: env.pushes.outbox.entries(matching: filter, limit: limit)))
         }
         group.operation(.delete, "pushes", role: .superAdmin) { _, _ in
-            env.pushes.outbox.clear()
+            // As a reset does: the outbox, and every push still queued or between two attempts, so none
+            // of them reaches a push service after the clear.
+            env.pushes.forget(accountId: nil)
             return noContent
         }
         group.get("pushes/wait") { request, context in
@@ -175,10 +177,11 @@ struct PushRoutes {
             let reference = try context.pathParameter("account")
             let body = try await env.decode(PushSettingsBody.self, from: request)
             let account = try env.resolveAccount(reference)
+            let given = PushSettings(id: account.id, apns: body.apns, fcm: body.fcm, simulatorDirectory: body.simulatorDirectory)
+            try PushCredentialCheck.check(given)
             let settings = try await env.write(account: account.id) { state, changes, _ throws(CollabError) in
-                let settings = PushSettings(id: account.id, apns: body.apns, fcm: body.fcm, simulatorDirectory: body.simulatorDirectory)
-                try state.setPushSettings(settings, changes: &changes)
-                return settings
+                try state.setPushSettings(given, changes: &changes)
+                return given
             }
             return JSONBody.response(PushSettingsBody(settings, redacted: true))
         }

@@ -369,6 +369,10 @@ export class Desk {
       const previous = new Map(this.mine.map((conversation) => [conversation.id, conversation]));
       this.mine = list.conversations || [];
       for (const conversation of this.mine) previous.delete(conversation.id);
+      // Unread counts only for conversations still yours (one that ended or went elsewhere drops out).
+      const ids = new Set(this.mine.map((conversation) => conversation.id));
+      for (const id of [...this.unread.keys()]) if (!ids.has(id)) this.unread.delete(id);
+      this.saveState();
       // One that left the list ended (or went elsewhere): "Recently ended" reads the server again.
       if (previous.size) this.loadEnded();
       this.renderMine();

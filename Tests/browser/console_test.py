@@ -220,7 +220,12 @@ class ConsoleTest:
     def assert_no_horizontal_overflow(self, where):
         overflow = self.driver.execute_script(
             "const d = document.documentElement; return [d.scrollWidth, d.clientWidth];")
-        assert overflow[0] <= overflow[1], f"{where}: the page is {overflow[0]} px wide in a {overflow[1]} px window"
+        if overflow[0] > overflow[1]:
+            # Which elements stick out, to say where to look.
+            wide = self.driver.execute_script("""const w = document.documentElement.clientWidth;
+                return [...document.querySelectorAll('body *')].filter(e => e.getBoundingClientRect().right > w && e.offsetParent !== null)
+                  .slice(0, 8).map(e => `${e.tagName.toLowerCase()}${e.id ? '#' + e.id : ''}.${e.className} ${Math.round(e.getBoundingClientRect().right)}`);""")
+            raise AssertionError(f"{where}: the page is {overflow[0]} px wide in a {overflow[1]} px window; sticking out: {wide}")
 
     def log_in(self, username, password, role):
         """With the keyboard only: type, Tab to the password, Enter to submit."""
@@ -312,10 +317,13 @@ class ConsoleTest:
         assert fetched == [200, "image/png", len(picture)], fetched
 
         self.step = "the agent sends a file, the visitor downloads it; a refused file shows the server's reason"
+        self.find("#file-send").click()
+        self.text_appears("#composer-note", "No file chosen")
         with open(os.path.join(files, "notes.pdf"), "wb") as out:
             out.write(b"%PDF-1.4\n% a tiny document\n")
         self.find("#composer-file").send_keys(os.path.join(files, "notes.pdf"))
         self.find("#file-send").click()
+        self.wait.until(lambda d: not self.find("#composer-note").is_displayed())
         event = self.visitor.expect(event_of("conversation.new_message", lambda e: (e["message"].get("file") or {}).get("name") == "notes.pdf"), "the agent's file")
         self.visitor.send("download " + event["event"]["message"]["file"]["id"])
         got = ok(self.visitor.expect(result_of("download"), "download result"))
@@ -366,9 +374,9 @@ class ConsoleTest:
         self.snap("desk")
 
         self.step = "a narrow window has no horizontal overflow (desk)"
-        self.driver.set_window_size(400, 800)
-        self.wait.until(lambda d: d.execute_script("return window.innerWidth") <= 400)
-        self.assert_no_horizontal_overflow("desk at 400x800")
+        self.driver.set_window_size(375, 800)
+        self.wait.until(lambda d: d.execute_script("return window.innerWidth") <= 375)
+        self.assert_no_horizontal_overflow("desk at 375x800")
         self.snap("desk-narrow")
         self.driver.set_window_size(1280, 800)
 
@@ -407,9 +415,9 @@ class ConsoleTest:
         self.snap("inspector")
 
         self.step = "the inspector in a narrow window"
-        self.driver.set_window_size(400, 800)
-        self.wait.until(lambda d: d.execute_script("return window.innerWidth") <= 400)
-        self.assert_no_horizontal_overflow("inspector at 400x800")
+        self.driver.set_window_size(375, 800)
+        self.wait.until(lambda d: d.execute_script("return window.innerWidth") <= 375)
+        self.assert_no_horizontal_overflow("inspector at 375x800")
         self.snap("inspector-narrow")
 
         self.step = "no errors in the browser console"

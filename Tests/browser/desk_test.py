@@ -26,7 +26,9 @@ $ARTIFACTS_DIR/browser-desk (default .build/test-artifacts/browser-desk/).
 """
 import json
 import os
+import shutil
 import sys
+import tempfile
 import time
 import urllib.request
 
@@ -45,11 +47,13 @@ class DeskTest(ConsoleTest):
     def __init__(self, binary, artifacts):
         super().__init__(binary, artifacts)
         self.second = None
+        self.tmp = tempfile.mkdtemp(prefix="mock-collab-desk-test-")
 
     def stop(self):
         if self.second:
             self.second.stop()
         super().stop()
+        shutil.rmtree(self.tmp, ignore_errors=True)
 
     # --- helpers ------------------------------------------------------------------------------
     def add_fault(self, rule):
@@ -130,7 +134,10 @@ class DeskTest(ConsoleTest):
         self.step = "start the server, two visitor apps and the browser"
         self.start_server()
         self.start_visitor()
-        self.second = Process("visitor-2", [self.binary, "visitor", "--url", self.url, "--named-area", "demo-area", "--device-id", "desk-test-second"], stdin=True)
+        # A second named area whose name is not its siteId: the queue card names it.
+        status, seeded = self.control("POST", "/_mock/v1/seed", {"accounts": [{"name": "demo", "namedAreas": [{"siteId": "vip", "name": "VIP lounge"}]}]})
+        assert status == 200, seeded
+        self.second = Process("visitor-2", [self.binary, "visitor", "--url", self.url, "--named-area", "vip", "--device-id", "desk-test-second"], stdin=True)
         ok(self.second.expect(lambda v: isinstance(v, dict) and v.get("type") in ("started", "error"), "second client start"))
         self.start_browser()
         assert self.online_agents() == 0, "nobody is online before the agent logs in"
@@ -146,8 +153,40 @@ class DeskTest(ConsoleTest):
         self.wait_connected()
         self.wait.until(lambda d: self.presence_shown() == "ONLINE")
         assert self.online_agents() == 1, "logging in brings the agent online"
+        self.step = "the queue card names the named area and tells the visitor by device"
+        card = f"#queue-list li[data-conversation-id='{first}']"
+        self.text_appears(card, "area demo-area")
+        self.text_appears(card, "Visitor on device browser-test-device")
+        assert "NAMED_AREA" not in self.find(card).text, self.find(card).text
         self.accept(first)
         self.in_sync(first, "after accepting")
+
+        self.step = "internal notes: text and a file as notes, labelled; the visitor never gets them"
+        self.click("#composer-internal")
+        self.wait.until(lambda d: self.find("#composer-send").text == "Add note")
+        self.type_message("private note for agents")
+        note = self.visible("#messages li[data-internal='true']")
+        self.text_appears("#messages li[data-internal='true']", "Internal note")
+        assert "private note for agents" in note.text, note.text
+        note_file = os.path.join(self.tmp, "note-attachment.txt")
+        with open(note_file, "w") as out:
+            out.write("for agents only\n")
+        self.find("#composer-file").send_keys(note_file)
+        self.find("#file-send").click()
+        self.wait.until(lambda d: len(d.find_elements(By.CSS_SELECTOR, "#messages li[data-internal='true'] a.file")) == 1)
+        self.click("#composer-internal")
+        self.wait.until(lambda d: self.find("#composer-send").text == "Send")
+        self.type_message("after the notes")
+        # Events reach the visitor in order: once this message arrived, the notes would have come before it.
+        self.visitor.expect(event_of("conversation.new_message", lambda e: e["message"].get("text") == "after the notes"), "the message after the notes")
+        leaked = [line for line in self.visitor.lines if "private note for agents" in line or "note-attachment" in line]
+        assert not leaked, f"the visitor got an internal note: {leaked}"
+        assert not self.find("#messages li:last-child").get_attribute("data-internal"), "a message sent after unticking is not a note"
+        self.in_sync(first, "after the notes")
+        status, view = self.control("GET", f"/agent/v1/conversations/{first}", user=b"agent:agent")
+        counted = view["messageCount"]
+        self.text_appears(f"#mine-list li[data-conversation-id='{first}']", f"{counted} messages · 2 internal notes")
+        assert "(s)" not in self.find("#mine-list").text
 
         self.step = "messages: a slow history load races a live message"
         self.add_fault({"id": "slow-history", "match": {"surface": "AGENT", "method": "GET", "path": "/agent/v1/conversations/*/messages"},
@@ -229,10 +268,21 @@ class DeskTest(ConsoleTest):
         self.set_composer("")
         self.wait.until(lambda d: not self.find("#composer-note").is_displayed())
 
-        self.step = "calls: a visitor's call ringing in a conversation that is not open shows a notice leading to it"
+        self.step = "the second visitor's card names the area by its name"
         self.second.send("start Second matter")
         second = ok(self.second.expect(result_of("start"), "second conversation"))["conversationId"]
+        self.text_appears(f"#queue-list li[data-conversation-id='{second}']", "area VIP lounge")
+        self.text_appears(f"#queue-list li[data-conversation-id='{second}']", "Visitor on device desk-test-second")
         self.accept(second)
+
+        self.step = "unread: a message in a conversation that is not open marks it and counts in the title"
+        self.visitor.send("say are you there?")
+        ok(self.visitor.expect(result_of("say"), "say result"))
+        self.text_appears(f"#mine-list li[data-conversation-id='{first}'] .badge.unread", "1 new")
+        self.wait.until(lambda d: "(1)" in d.title)
+        assert not self.driver.find_elements(By.CSS_SELECTOR, f"#mine-list li[data-conversation-id='{second}'].unread"), "the open one has nothing unread"
+
+        self.step = "calls: a visitor's call ringing in a conversation that is not open shows a notice leading to it"
         self.visitor.send("call")
         ok(self.visitor.expect(result_of("call"), "call result"))
         self.text_appears(f"#call-notices li[data-conversation-id='{first}']", "Incoming audio call in “Card blocked”")
@@ -242,16 +292,37 @@ class DeskTest(ConsoleTest):
         self.text_appears("#call-status", "AUDIO call from the visitor: RINGING")
         self.visible("#call-answer")
         self.wait.until(EC.invisibility_of_element_located((By.CSS_SELECTOR, "#call-notices")))
+        # Opened: its unread mark is gone.
+        self.wait.until(lambda d: not d.find_elements(By.CSS_SELECTOR, f"#mine-list li[data-conversation-id='{first}'] .badge.unread"))
 
-        self.step = "calls: after a reload the ringing call is still there to answer"
+        self.step = "a reload keeps the ticked named area"
+        self.visible("#area-filter input[value='vip']").send_keys(Keys.SPACE)
+        self.wait_connected()
+
+        self.step = "calls: after a reload the same conversation is open again, its ringing call there to answer"
         self.reload()
-        self.click(f"#call-notices li[data-conversation-id='{first}'] button")
+        assert self.driver.current_url.endswith(f"#desk/{first}"), f"the address names the open conversation: {self.driver.current_url}"
+        self.wait.until(lambda d: self.find("#conversation").get_attribute("data-conversation-id") == first)
         self.text_appears("#call-status", "AUDIO call from the visitor: RINGING")
+        assert self.find("#area-filter input[value='vip']").is_selected(), "the ticked area is ticked after the reload"
+        assert not self.find("#area-filter input[value='demo-area']").is_selected()
+        self.visible("#area-filter input[value='vip']").send_keys(Keys.SPACE)
         self.click("#call-answer")
         self.text_appears("#call-status", "AUDIO call from the visitor: ACTIVE")
         self.visitor.send("hangup")
         ok(self.visitor.expect(result_of("hangup"), "hangup result"))
-        self.text_appears("#call-status", "ENDED")
+        self.text_appears("#call-status", "ENDED (the other side hung up)")
+
+        self.step = "the visitor ends a conversation: the desk says so; it stays readable under Recently ended"
+        self.second.send("end")
+        ok(self.second.expect(result_of("end"), "end result"))
+        self.text_appears("#toast", "ended “Second matter”")
+        self.wait.until(lambda d: not d.find_elements(By.CSS_SELECTOR, f"#mine-list li[data-conversation-id='{second}']"))
+        self.click(f"#ended-list li[data-conversation-id='{second}'] button.link")
+        self.wait.until(lambda d: self.find("#conversation").get_attribute("data-conversation-id") == second)
+        self.text_appears("#conversation-ended", "The visitor (or someone else, not this desk) ended this conversation")
+        assert not self.find("#composer").is_displayed(), "an ended conversation has no composer"
+        self.open_mine(first)
 
         self.step = "co-browsing goes on after a reload: its view, new frames, Stop"
         self.find("#cobrowse-request").click()
@@ -293,7 +364,7 @@ class DeskTest(ConsoleTest):
         self.add_fault({"id": "no-logout", "match": {"surface": "WEB_API", "method": "POST", "path": "/app/rest/v4/authenticator/logout"},
                         "action": {"type": "ERROR", "status": 500}, "limit": 1})
         self.find("#logout").click()
-        self.text_appears("#toast", "Logout failed")
+        self.text_appears("#toast", "Logout failed: injected fault (HTTP 500)")
         assert self.find("#who").is_displayed() and not self.find("#login-view").is_displayed(), "the page stayed logged in"
         self.wait_connected()
         self.clear_faults()
@@ -341,6 +412,33 @@ class DeskTest(ConsoleTest):
         self.second.send("start Third matter")
         third = ok(self.second.expect(result_of("start"), "third conversation"))["conversationId"]
         self.accept(third)
+
+        self.step = "on the Inspector tab, a visitor's call rings: the notice shows there, the desk tab and the title say so"
+        self.find(".view-tab[data-view='inspector']").click()
+        self.visible("#inspector-panels")
+        self.second.send("call")
+        ok(self.second.expect(result_of("call"), "call result"))
+        self.text_appears(f"#call-notices li[data-conversation-id='{third}']", "Incoming audio call in “Third matter”")
+        self.text_appears("#desk-badge", "call")
+        self.wait.until(lambda d: "Call ringing" in d.title)
+        self.click(f"#call-notices li[data-conversation-id='{third}'] button")
+        self.visible("#desk-view")
+        self.text_appears("#call-status", "AUDIO call from the visitor: RINGING")
+        self.wait.until(lambda d: not self.find("#desk-badge").is_displayed())
+        self.click("#call-decline")
+        self.text_appears("#call-status", "ENDED (declined)")
+        self.wait.until(lambda d: "Call ringing" not in d.title)
+
+        self.step = "ending a conversation asks first; dismissed, nothing ends; confirmed, it moves to Recently ended"
+        self.click("#conversation-end")
+        question = self.wait.until(EC.alert_is_present())
+        assert "End “Third matter”?" in question.text, question.text
+        question.dismiss()
+        assert self.find("#conversation").get_attribute("data-state") == "ACTIVE", "a dismissed end ends nothing"
+        self.click("#conversation-end")
+        self.wait.until(EC.alert_is_present()).accept()
+        self.text_appears("#conversation-ended", "You ended this conversation")
+        self.visible(f"#ended-list li[data-conversation-id='{third}']")
         self.find(".view-tab[data-view='inspector']").click()
         self.visible("#reset-form input[name=account]").send_keys("demo")
         self.find("#reset-form button[type=submit]").click()
@@ -348,6 +446,9 @@ class DeskTest(ConsoleTest):
         self.visible("#login-view")
         self.text_appears("#login-error", "Your session ended")
         self.assert_desk_empty("after the reset")
+        # The login page says it once: no toast about the same 401s beside it.
+        assert not self.find("#toast").is_displayed() or "authentication" not in self.find("#toast").text, self.find("#toast").text
+        assert self.driver.title == "MockCollab console", self.driver.title
 
         self.step = "no errors in the browser console"
         # The requests the faults refused on purpose (the live socket's 503s, the logout's 500), the probes of
@@ -367,9 +468,11 @@ class DeskTest(ConsoleTest):
             mine="[...document.querySelectorAll('#mine-list li')].map(li => li.textContent)",
             stats="document.querySelector('#cbstats').textContent",
             statsSession="document.querySelector('#cbstats-session').value",
+            ended="document.querySelectorAll('#ended-list li').length",
+            endedLine="document.querySelector('#conversation-ended').textContent",
         )
         assert state == {"title": "No conversation open", "messages": 0, "call": "", "composer": False, "actions": False, "cobrowse": False,
-                         "frame": None, "notices": 0, "mine": [], "stats": "", "statsSession": ""}, f"{where}: {state}"
+                         "frame": None, "notices": 0, "mine": [], "stats": "", "statsSession": "", "ended": 0, "endedLine": ""}, f"{where}: {state}"
 
 
 if __name__ == "__main__":

@@ -3,7 +3,12 @@
 
 Starts `mock-collab serve` (in memory) and, as `superadmin`: adds a latency rule through the form and
 sees it listed (and on the control API), removes it with its button, adds an error rule the same way;
-a rule for every request asks for confirmation first (it would fail the console's own requests);
+a rule for every request asks for confirmation first (it would fail the console's own requests), and
+so does a WEB_API or AGENT rule that matches the console's requests, saying how to remove it through
+the control API; a failed download after a good one replaces its result line, a file that is no
+snapshot is refused before any question; a failed seed replaces the seed's result line; the clock
+refuses a fraction and asks before going back; an unknown co-browsing id is named as typed; no
+sideways scrolling at 375 px;
 downloads a snapshot of the whole server (a real browser download, named by its scope; a failed
 download's error goes once it succeeds), changes the server, restores the
 downloaded file through the file picker and sees the change undone with the session kept. The Entities
@@ -42,6 +47,7 @@ class InspectorFaultsTest(ConsoleTest):
     def __init__(self, binary, artifacts):
         super().__init__(binary, artifacts)
         self.downloads = tempfile.mkdtemp(prefix="mock-collab-browser-downloads-")
+        self.scratch = tempfile.mkdtemp(prefix="mock-collab-browser-files-")
         self.seen_downloads = set()
 
     def start_browser(self):
@@ -65,6 +71,7 @@ class InspectorFaultsTest(ConsoleTest):
     def stop(self):
         super().stop()
         shutil.rmtree(self.downloads, ignore_errors=True)
+        shutil.rmtree(self.scratch, ignore_errors=True)
 
     def rules(self, user=b"superadmin:superadmin"):
         status, body = self.control("GET", "/_mock/v1/faults", user=user)
@@ -122,9 +129,14 @@ class InspectorFaultsTest(ConsoleTest):
 
     def assert_no_console_errors(self):
         """As the base test, but the 404s this test provokes on purpose (an unknown account) are expected."""
-        errors = [e for e in self.collect_browser_log()
-                  if e.get("level") == "SEVERE" and not ("no-such-account" in e.get("message", "") and "404" in e.get("message", ""))]
+        errors = [e for e in self.collect_browser_log() if e.get("level") == "SEVERE" and not self.expected_error(e)]
         assert not errors, f"errors in the browser console: {errors}"
+
+    @staticmethod
+    def expected_error(entry):
+        """The failures this test provokes on purpose: an unknown account or session (404), an invalid seed (400)."""
+        message = entry.get("message", "")
+        return (("no-such-account" in message or "cobrowsing/nope" in message) and "404" in message) or ("_mock/v1/seed" in message and "400" in message)
 
     def alert_text(self, accept):
         """The confirmation's text; accepts or dismisses it."""
@@ -180,6 +192,16 @@ class InspectorFaultsTest(ConsoleTest):
         assert "matches every request" in warning and "also fail the console's own requests" in warning, warning
         assert len(self.rules()) == 2, "a dismissed rule is not added"
 
+        self.step = "a rule with a surface that still hits the console's own requests asks too, and says how to get out"
+        self.add_rule_in_form("WEB_API", "", "ERROR", 500)
+        warning = self.alert_text(accept=False)
+        assert "matches the console's own requests" in warning and "logging in" in warning, warning
+        assert "/_mock/v1/faults" in warning and "control API" in warning, warning
+        self.add_rule_in_form("AGENT", "", "LATENCY", 100)
+        warning = self.alert_text(accept=False)
+        assert "the desk's live events" in warning and "delay them by 100 ms" in warning, warning
+        assert len(self.rules()) == 2, "dismissed rules are not added"
+
         self.step = "the Entities panel: the seeded teams by kind, one's JSON on click; the global kind for the super admin"
         self.check_entities()
         self.text_appears("#entities-kind", "FileUploadGlobalInterceptor (0) · whole server")
@@ -221,6 +243,22 @@ class InspectorFaultsTest(ConsoleTest):
         assert document["format"] == "mock-collab-snapshot" and document["scope"] == "server", document.get("scope")
         assert document["secrets"] == "included", document.get("secrets")
 
+        self.step = "a failed download after a good one: the result line says so, not the old success"
+        field.send_keys("no-such-account")
+        self.find("#snapshot-take button[type=submit]").click()
+        self.text_appears("#snapshot-result", "Snapshot download failed")
+        assert "downloaded:" not in self.find("#snapshot-result").text, self.find("#snapshot-result").text
+        field.clear()
+
+        self.step = "restoring a file that is no snapshot is refused before any confirmation"
+        garbage = os.path.join(self.scratch, "garbage.json")
+        with open(garbage, "w") as out:
+            out.write("this is not json")
+        self.find("#snapshot-file").send_keys(garbage)
+        self.find("#snapshot-restore button[type=submit]").click()
+        self.text_appears("#snapshot-result", "garbage.json is not JSON")
+        assert not EC.alert_is_present()(self.driver), "nothing is asked for a file that is no snapshot"
+
         self.step = "change the server, then restore the downloaded snapshot through the file picker"
         status, seeded = self.control("POST", "/_mock/v1/seed", {"accounts": [{"name": "later-account"}]})
         assert status == 200, seeded
@@ -235,6 +273,49 @@ class InspectorFaultsTest(ConsoleTest):
         assert self.visible("#who").is_displayed(), "the session in the snapshot keeps the console logged in"
         self.snap("inspector-restored")
         self.assert_no_console_errors()
+
+        self.step = "seed: a failed seed after a good one replaces its result line"
+        seed = self.find("#seed-text")
+        seed.send_keys('{"accounts": [{"name": "demo"}]}')
+        self.find("#seed-form button[type=submit]").click()
+        self.text_appears("#controls-result", "Seed applied")
+        seed.clear()
+        seed.send_keys('{"accounts": 5}')
+        self.find("#seed-form button[type=submit]").click()
+        self.text_appears("#controls-result", "Applying the seed failed")
+        assert "Seed applied" not in self.find("#controls-result").text
+        seed.clear()
+
+        self.step = "the clock: a fraction is refused, going back asks first, a whole advance says what it did"
+        advance = self.find("#clock-form input[name=advance]")
+        advance.clear()
+        advance.send_keys("1.5")
+        self.find("#clock-form button[type=submit]").click()
+        self.text_appears("#controls-result", "not a whole number of milliseconds")
+        clock_before = self.find("#clock-state").text
+        advance.clear()
+        advance.send_keys("-5000")
+        self.find("#clock-form button[type=submit]").click()
+        assert "BACK by 5,000 ms" in self.alert_text(accept=False)
+        assert self.find("#controls-result").text == "" and self.find("#clock-state").text == clock_before
+        advance.clear()
+        advance.send_keys("1000")
+        self.find("#clock-form button[type=submit]").click()
+        self.text_appears("#controls-result", "Clock advanced by 1,000 ms")
+
+        self.step = "co-browsing stats of an unknown id name it as typed, not percent-encoded"
+        session = self.find("#cbstats-session")
+        session.send_keys("nope<b>")
+        self.find("#cbstats-form button[type=submit]").click()
+        self.text_appears("#toast", "“nope<b>”")
+        session.clear()
+
+        self.step = "the inspector at 375 px: no sideways scrolling"
+        self.driver.set_window_size(375, 800)
+        self.wait.until(lambda d: d.execute_script("return window.innerWidth") <= 375)
+        self.assert_no_horizontal_overflow("superadmin's inspector at 375 px")
+        self.snap("inspector-375")
+        self.driver.set_window_size(1280, 800)
 
         self.step = "as admin: own account's rules only, restoring disabled"
         self.find("#logout").click()
@@ -286,7 +367,7 @@ class InspectorFaultsTest(ConsoleTest):
         self.step = "no errors in the browser console"
         # The restore ended the session: its 401s (and the refused login's) are expected.
         unexpected = [e for e in self.collect_browser_log() if e.get("level") == "SEVERE" and "401" not in e.get("message", "")
-                      and not ("no-such-account" in e.get("message", "") and "404" in e.get("message", ""))]
+                      and not self.expected_error(e)]
         assert not unexpected, f"errors in the browser console: {unexpected}"
 
 

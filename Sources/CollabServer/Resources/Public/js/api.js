@@ -80,7 +80,11 @@ export async function request(method, path, { body, contentType, query } = {}) {
   if (!response.ok) {
     const error = await errorFrom(response);
     // A session that ended (logout elsewhere, expiry, server reset) sends the console back to login.
-    if (response.status === 401 && !url.includes('/authenticator/')) window.dispatchEvent(new CustomEvent('mockcollab:unauthorized'));
+    if (response.status === 401 && !url.includes('/authenticator/')) {
+      // The login page says so: this request's own error is not shown as well.
+      error.sessionEnded = true;
+      window.dispatchEvent(new CustomEvent('mockcollab:unauthorized'));
+    }
     throw error;
   }
   if (response.status === 204) return null;

@@ -6,7 +6,7 @@
 // ordered list, each message once. A hole in the sequence is filled from the server, and after a
 // reconnect or a `resync` the conversation is read again so the list is exactly the server's.
 import { get, post, put, webAPI } from './api.js';
-import { $, el, fill, formatTime, guarded, notify } from './dom.js';
+import { $, el, fill, formatDateTime, formatTime, guarded, notify, plural, report } from './dom.js';
 import { LiveEvents } from './live.js';
 import { FrameViewer } from './cobrowse.js';
 import { fileLink, uploadFile } from './files.js';
@@ -19,6 +19,40 @@ const CONVERSATION_EVENTS = new Set([
 export const MAX_MESSAGE_BYTES = 16 * 1024;
 const HISTORY_PAGE = 500;
 const PRESENCES = ['ONLINE', 'AWAY', 'OFFLINE'];
+/** How many ended conversations "Recently ended" shows, newest first. */
+const ENDED_SHOWN = 10;
+// The tab's desk state across a reload: the open conversation, the ticked named areas, the unread
+// counts. Ids only, never a secret; removed when the session ends (forgetDeskState).
+const DESK_STATE = 'mockcollab.console.desk';
+
+const CALL_END_REASONS = {
+  DECLINED: 'declined',
+  LAST_MANDATORY_PARTICIPANT_LEFT: 'hung up',
+  CONVERSATION_ENDED: 'the conversation ended',
+  NOT_ANSWERED: 'not answered in time (missed)',
+  ABORTED_BY_INITIATOR: 'the caller hung up before it was answered',
+  ANSWERED_ELSEWHERE: 'answered on another device',
+};
+const CONVERSATION_END_REASONS = {
+  ENDED_BY_PARTICIPANT: 'ended by a participant',
+  TIMED_OUT: 'timed out',
+  ABANDONED: 'abandoned',
+};
+/** A call's end reason in words; an unknown one as the server names it. */
+export const callEndReason = (reason) => CALL_END_REASONS[reason] || String(reason).toLowerCase().replace(/_/g, ' ');
+
+function readDeskState() {
+  try {
+    return JSON.parse(sessionStorage.getItem(DESK_STATE)) || {};
+  } catch {
+    return {};
+  }
+}
+
+/** The session ended: the next user's desk starts from nothing. */
+export function forgetDeskState() {
+  sessionStorage.removeItem(DESK_STATE);
+}
 
 const conversationPath = (id, rest = '') => `/agent/v1/conversations/${encodeURIComponent(id)}${rest}`;
 const utf8Length = (text) => new TextEncoder().encode(text).length;
@@ -35,10 +69,28 @@ export class Desk {
    * `fresh`: the user logged in just now with the form (not a reload or another tab), so an agent who
    * is offline goes online; otherwise the presence the server holds is only shown.
    */
-  constructor({ me, fresh = false, onCoBrowsingSession }) {
+  /**
+   * `conversationId`: the conversation to open at start (from the address), else the one this tab had
+   * open before a reload. `onShowDesk` brings the desk view forward; `onChange` is told when the open
+   * conversation changes; `onAttention({ total, ringing })` when what waits for the agent changes.
+   */
+  constructor({ me, fresh = false, conversationId, onCoBrowsingSession, onShowDesk = () => {}, onChange = () => {}, onAttention = () => {} }) {
     this.me = me;
     this.fresh = fresh;
     this.onCoBrowsingSession = onCoBrowsingSession;
+    this.onShowDesk = onShowDesk;
+    this.onChange = onChange;
+    this.onAttention = onAttention;
+    this.saved = readDeskState();
+    this.wanted = conversationId || this.saved.conversationId;
+    this.areaNames = new Map(); // named area id and siteId → its name
+    this.visitors = new Map(); // personId → what tells the visitor apart (device id), once looked up
+    this.unread = new Map(Object.entries(this.saved.unread || {})); // conversationId → messages not seen yet
+    this.newQueued = new Set(); // requests queued while the desk was not in view
+    this.notes = new Map(); // conversationId → internal notes, once its history was read
+    this.ended = []; // the agent's ended conversations, newest first
+    this.endedBy = new Map(); // conversationId → 'you' | 'elsewhere', as this page saw it end
+    this.hungUp = new Set(); // calls this page ended
     this.stopped = false;
     this.current = undefined; // the open conversation (a ConversationView)
     this.generation = 0; // every open() bumps it: answers for an earlier one are dropped
@@ -80,6 +132,8 @@ export class Desk {
       [$('#composer-text'), 'input', () => this.checkLength()],
       [$('#file-send'), 'click', (event) => this.sendFile(event.currentTarget)],
       [$('#conversation-end'), 'click', (event) => this.end(event.currentTarget)],
+      [$('#composer-internal'), 'change', () => this.showComposerMode()],
+      [document, 'visibilitychange', () => this.viewChanged()],
       [$('#call-audio'), 'click', (event) => this.startCall('AUDIO', event.currentTarget)],
       [$('#call-video'), 'click', (event) => this.startCall('VIDEO', event.currentTarget)],
       [$('#call-end'), 'click', (event) => this.endCall(event.currentTarget)],
@@ -98,10 +152,14 @@ export class Desk {
     await guarded(async () => {
       const areas = await post(webAPI('namedareas/search'), { $_type: 'NamedAreaQuery' });
       if (!this.stopped) this.renderAreas(areas.items || []);
-    });
+    }, undefined, 'Reading the named areas');
     if (this.stopped) return;
     this.live.start(this.selectedAreas());
+    this.showComposerMode();
+    this.renderAttention();
     await this.reloadAll();
+    // The conversation the address names, or the one open before a reload.
+    if (this.wanted && !this.current && !this.stopped) await this.open(this.wanted, { reload: true, restoring: true });
   }
 
   stop() {
@@ -111,6 +169,9 @@ export class Desk {
     for (const [node, type, handler] of this.listeners) node.removeEventListener(type, handler);
     clearTimeout(this.refreshTimer);
     clearTimeout(this.gapTimer);
+    // The call notices sit outside the desk view (they show over the inspector too).
+    $('#call-notices').hidden = true;
+    fill($('#call-notice-list'));
   }
 
   /** A logout that failed: the session still works, so the desk goes on (its live events resume where
@@ -185,11 +246,15 @@ export class Desk {
     const fieldset = $('#area-filter');
     const legend = fieldset.querySelector('legend');
     $('#area-filter-empty').hidden = areas.length > 0;
+    const ticked = new Set(this.saved.areas || []);
     const boxes = areas.map((area) => {
       const value = area.siteId || area.id;
       const id = `area-${value.replace(/[^A-Za-z0-9_-]/g, '_')}`;
+      const name = area.name || area.siteId || area.id;
+      this.areaNames.set(area.id, name);
+      if (area.siteId) this.areaNames.set(area.siteId, name);
       return el('div', { class: 'check' },
-        el('input', { type: 'checkbox', id, name: 'namedArea', value }),
+        el('input', { type: 'checkbox', id, name: 'namedArea', value, checked: ticked.has(value) }),
         el('label', { for: id }, area.name ? `${area.name} (${value})` : value));
     });
     fill(fieldset, legend, $('#area-filter-empty'), boxes);
@@ -201,13 +266,21 @@ export class Desk {
 
   filterChanged() {
     this.live.setNamedAreas(this.selectedAreas());
+    this.saveState();
     this.loadQueue();
+  }
+
+  /** What a reload of this tab brings back (sessionStorage: this tab only, ids only). */
+  saveState() {
+    if (this.stopped) return;
+    const unread = Object.fromEntries([...this.unread].filter(([, count]) => count > 0));
+    sessionStorage.setItem(DESK_STATE, JSON.stringify({ conversationId: this.current?.id, areas: this.selectedAreas(), unread }));
   }
 
   /** Everything again from the server: at start, after a reconnect or resync, after a reset. */
   async reloadAll() {
     if (this.stopped) return;
-    await Promise.all([this.loadQueue(), this.loadMine()]);
+    await Promise.all([this.loadQueue(), this.loadMine(), this.loadEnded()]);
     await this.loadRinging();
     if (this.current && !this.stopped) await this.open(this.current.id, { reload: true });
   }
@@ -215,7 +288,12 @@ export class Desk {
   scheduleRefresh() {
     // Bursts of events (queued, then active, then updated) cost one reload.
     clearTimeout(this.refreshTimer);
-    this.refreshTimer = setTimeout(() => { this.loadQueue(); this.loadMine(); }, 150);
+    this.refreshTimer = setTimeout(() => {
+      this.loadQueue();
+      this.loadMine();
+      if (this.endedChanged) this.loadEnded();
+      this.endedChanged = false;
+    }, 150);
   }
 
   async loadQueue() {
@@ -226,15 +304,60 @@ export class Desk {
       const entries = queue.entries || [];
       $('#queue-empty').hidden = entries.length > 0;
       fill($('#queue-list'), entries.map((entry) => this.queueCard(entry)));
-    });
+    }, undefined, 'Reading the queue');
+  }
+
+  /** Where a request was addressed: the named area's name (not the recipient type). */
+  recipientText(recipient) {
+    if (!recipient) return '';
+    if (recipient.type === 'NAMED_AREA') return `area ${this.areaNames.get(recipient.id) || recipient.id}`;
+    if (recipient.type === 'AGENT' && recipient.id === this.me.id) return 'for you';
+    return `${String(recipient.type).toLowerCase().replace(/_/g, ' ')} ${recipient.id || ''}`.trim();
+  }
+
+  /** The visitor of a conversation, told apart from others: their device, else a short person id. */
+  visitorNode(conversation) {
+    const visitor = conversation.participants?.find((p) => p.type === 'CONTEXT_PERSON');
+    const personId = visitor?.personId || conversation.contextPersonId;
+    const node = el('span', { class: 'visitor', dataset: { personId: personId || '' } }, this.visitorText(visitor, personId));
+    if (personId && !visitor?.displayName) this.lookUpVisitor(personId);
+    return node;
+  }
+
+  visitorText(visitor, personId) {
+    if (visitor?.displayName) return visitor.displayName;
+    const known = this.visitors.get(personId);
+    if (typeof known === 'string') return known;
+    return personId ? `Visitor ${personId.slice(0, 6)}` : 'Visitor';
+  }
+
+  /** Reads the visitor's person once (Web API persons/{id}/read): a device's visitor is named by it. */
+  async lookUpVisitor(personId) {
+    if (this.visitors.has(personId)) return;
+    this.visitors.set(personId, undefined);
+    let person;
+    try {
+      person = await get(webAPI(`persons/${encodeURIComponent(personId)}/read`));
+    } catch {
+      return; // the short id stays
+    }
+    if (this.stopped) return;
+    const source = person?.sourceId || '';
+    const label = person?.displayName
+      || (source.startsWith('device:') ? `Visitor on device ${source.slice('device:'.length)}` : source ? `Visitor ${source}` : undefined);
+    if (!label) return;
+    this.visitors.set(personId, label);
+    for (const node of document.querySelectorAll('.visitor[data-person-id]')) {
+      if (node.dataset.personId === personId) node.textContent = label;
+    }
+    if (this.current) this.renderConversation();
   }
 
   queueCard(entry) {
     const conversation = entry.conversation;
-    const visitor = conversation.participants.find((p) => p.type === 'CONTEXT_PERSON');
     return el('li', { class: 'card', dataset: { conversationId: conversation.id } },
       el('div', { class: 'card-title' }, conversation.topic || 'Untitled conversation'),
-      el('div', { class: 'muted' }, `${visitor?.displayName || 'Visitor'} · ${conversation.recipient.type} · queued ${formatTime(conversation.queuedAt)}`),
+      el('div', { class: 'muted' }, this.visitorNode(conversation), ` · ${this.recipientText(conversation.recipient)} · queued ${formatTime(conversation.queuedAt)}`),
       el('button', { type: 'button', class: 'accept', onclick: (event) => this.accept(conversation.id, event.currentTarget) },
         'Accept', el('span', { class: 'visually-hidden' }, ` ${conversation.topic || 'conversation'}`)));
   }
@@ -243,26 +366,104 @@ export class Desk {
     await guarded(async () => {
       const list = await get('/agent/v1/conversations', { state: 'ACTIVE' });
       if (this.stopped) return;
+      const previous = new Map(this.mine.map((conversation) => [conversation.id, conversation]));
       this.mine = list.conversations || [];
+      for (const conversation of this.mine) previous.delete(conversation.id);
+      // Unread counts only for conversations still yours (one that ended or went elsewhere drops out).
+      const ids = new Set(this.mine.map((conversation) => conversation.id));
+      for (const id of [...this.unread.keys()]) if (!ids.has(id)) this.unread.delete(id);
+      this.saveState();
+      // One that left the list ended (or went elsewhere): "Recently ended" reads the server again.
+      if (previous.size) this.loadEnded();
       this.renderMine();
-    });
+    }, undefined, 'Reading your conversations');
+  }
+
+  /** The agent's ended conversations (GET /agent/v1/conversations?state=ENDED), newest first. */
+  async loadEnded() {
+    await guarded(async () => {
+      const list = await get('/agent/v1/conversations', { state: 'ENDED' });
+      if (this.stopped) return;
+      this.ended = (list.conversations || []).sort((a, b) => (b.endedAt ?? 0) - (a.endedAt ?? 0)).slice(0, ENDED_SHOWN);
+      this.renderEnded();
+    }, undefined, 'Reading your ended conversations');
+  }
+
+  /** "2 messages · 1 internal note": the server's count leaves notes out; the desk adds those it has read. */
+  countText(conversation) {
+    const notes = this.notes.get(conversation.id);
+    return `${plural(conversation.messageCount ?? 0, 'message')}${notes ? ` · ${plural(notes, 'internal note')}` : ''}`;
   }
 
   renderMine() {
     const ringingIn = new Set([...this.ringing.values()].map((call) => call.conversationId));
     this.renderNotices();
+    this.renderAttention();
     // Re-rendered only when something shown changed: a list that keeps its nodes keeps focus too.
-    const shown = JSON.stringify([this.current?.id, [...ringingIn], this.mine.map((c) => [c.id, c.topic, c.messageCount])]);
+    const shown = JSON.stringify([this.current?.id, [...ringingIn], [...this.unread], [...this.notes],
+      this.mine.map((c) => [c.id, c.topic, c.messageCount])]);
     if (shown === this.mineShown) return;
     this.mineShown = shown;
     $('#mine-empty').hidden = this.mine.length > 0;
-    fill($('#mine-list'), this.mine.map((conversation) => el('li', { class: 'card', dataset: { conversationId: conversation.id } },
+    $('#mine-hint').hidden = this.mine.length === 0;
+    fill($('#mine-list'), this.mine.map((conversation) => {
+      const unread = this.unread.get(conversation.id) || 0;
+      return el('li', { class: `card${unread ? ' unread' : ''}`, dataset: { conversationId: conversation.id } },
+        el('button', {
+          type: 'button', class: 'link', 'aria-current': this.current?.id === conversation.id ? 'true' : undefined,
+          onclick: () => this.open(conversation.id),
+        }, conversation.topic || 'Untitled conversation', unread ? el('span', { class: 'visually-hidden' }, ` (${plural(unread, 'new message')})`) : null),
+        el('span', { class: 'muted' }, this.visitorNode(conversation), ` · ${this.countText(conversation)}`),
+        unread ? el('span', { class: 'badge unread', 'aria-hidden': 'true' }, `${unread} new`) : null,
+        ringingIn.has(conversation.id) ? el('span', { class: 'badge ringing' }, 'call ringing') : null);
+    }));
+  }
+
+  renderEnded() {
+    const shown = JSON.stringify([this.current?.id, this.ended.map((c) => [c.id, c.topic, c.endedAt, c.messageCount])]);
+    if (shown === this.endedShown) return;
+    this.endedShown = shown;
+    $('#ended-empty').hidden = this.ended.length > 0;
+    fill($('#ended-list'), this.ended.map((conversation) => el('li', { class: 'card', dataset: { conversationId: conversation.id } },
       el('button', {
         type: 'button', class: 'link', 'aria-current': this.current?.id === conversation.id ? 'true' : undefined,
         onclick: () => this.open(conversation.id),
       }, conversation.topic || 'Untitled conversation'),
-      el('span', { class: 'muted' }, ` ${conversation.messageCount} message(s)`),
-      ringingIn.has(conversation.id) ? el('span', { class: 'badge ringing' }, 'call ringing') : null)));
+      el('span', { class: 'muted' }, this.visitorNode(conversation), ` · ended ${formatTime(conversation.endedAt)} · ${this.countText(conversation)}`))));
+  }
+
+  // --- attention: unread messages, ringing calls, new requests ----------------------------------
+
+  /** Whether the agent can see the desk now (its view shown, the page in front). */
+  deskInView() {
+    return !$('#desk-view').hidden && document.visibilityState === 'visible';
+  }
+
+  /** The desk came into view (tab switch, page in front): what is in front of the agent is seen. */
+  viewChanged() {
+    if (this.stopped) return;
+    if (this.deskInView()) {
+      this.newQueued.clear();
+      if (this.current) this.unread.delete(this.current.id);
+      this.saveState();
+    }
+    // The open conversation's ringing call gets its notice while the desk is out of view.
+    this.renderMine();
+  }
+
+  noteUnread(conversationId) {
+    this.unread.set(conversationId, (this.unread.get(conversationId) || 0) + 1);
+    this.saveState();
+    this.renderMine();
+  }
+
+  /** The count in the page title and, while the inspector is shown, on the Agent desk tab. */
+  renderAttention() {
+    if (this.stopped) return;
+    const unread = [...this.unread.values()].reduce((sum, count) => sum + count, 0);
+    const ringing = this.ringing.size;
+    const total = unread + ringing + this.newQueued.size;
+    this.onAttention({ total, ringing, unread, queued: this.newQueued.size });
   }
 
   async accept(id, button) {
@@ -275,7 +476,7 @@ export class Desk {
   // --- the open conversation ------------------------------------------------------------------
 
   /** Opens a conversation (or reads the open one again): its messages, current call and co-browsing. */
-  async open(id, { reload = false } = {}) {
+  async open(id, { reload = false, restoring = false } = {}) {
     this.generation += 1;
     const generation = this.generation;
     let conversation;
@@ -284,15 +485,20 @@ export class Desk {
     } catch (error) {
       if (error.stale || generation !== this.generation || this.stopped) return;
       if (error.status === 404 && this.current?.id === id) this.close('The conversation is gone (deleted, or the server was reset).');
-      else notify(error.message);
+      else if (error.status === 404 && restoring) this.close(`The conversation that was open (${id}) is gone: deleted, or the server was reset.`);
+      else report(error, 'Opening the conversation');
       return;
     }
     if (generation !== this.generation || this.stopped) return;
     const switching = this.current?.id !== conversation.id;
     this.current = conversation;
     if (switching) this.clearConversation();
+    if (this.deskInView()) this.unread.delete(conversation.id);
+    this.saveState();
+    this.onChange(conversation.id);
     this.renderConversation();
     this.renderMine();
+    this.renderEnded();
     if (switching && !reload) $('#composer-text').focus();
     await Promise.all([this.loadMessages(generation), this.loadCall(generation), this.loadCoBrowsing(generation)]);
   }
@@ -302,8 +508,11 @@ export class Desk {
     this.generation += 1;
     this.current = undefined;
     this.clearConversation();
+    this.saveState();
+    this.onChange(undefined);
     this.renderConversation();
     this.renderMine();
+    this.renderEnded();
     if (reason) notify(reason, 'notice');
   }
 
@@ -316,19 +525,36 @@ export class Desk {
     this.resetCall();
     this.setCoBrowsing(undefined);
     this.composerNote('');
+    // Each conversation starts with the composer writing to the visitor.
+    $('#composer-internal').checked = false;
+    this.showComposerMode();
   }
 
   renderConversation() {
     const conversation = this.current;
     const open = Boolean(conversation);
     $('#conversation-title').textContent = open ? conversation.topic || 'Untitled conversation' : 'No conversation open';
-    const visitor = conversation?.participants.find((p) => p.type === 'CONTEXT_PERSON');
-    $('#conversation-meta').textContent = open ? `${conversation.state} · with ${visitor?.displayName || 'a visitor'} · ${conversation.id}` : '';
+    const meta = $('#conversation-meta');
+    if (open) fill(meta, `${conversation.state} · with `, this.visitorNode(conversation), ` · ${conversation.id}`);
+    else fill(meta);
+    const ended = $('#conversation-ended');
+    ended.hidden = conversation?.state !== 'ENDED';
+    ended.textContent = conversation?.state === 'ENDED' ? this.endedText(conversation) : '';
     const active = open && conversation.state === 'ACTIVE';
     $('#conversation-actions').hidden = !active;
     $('#composer').hidden = !active;
     $('#conversation').dataset.state = conversation?.state || '';
     $('#conversation').dataset.conversationId = conversation?.id || '';
+  }
+
+  /** Who ended it, as far as this page knows, and when. */
+  endedText(conversation) {
+    const when = conversation.endedAt ? ` at ${formatDateTime(conversation.endedAt)}` : '';
+    const by = this.endedBy.get(conversation.id);
+    if (by === 'you') return `You ended this conversation${when}. Its history stays readable here.`;
+    if (by === 'elsewhere') return `The visitor (or someone else, not this desk) ended this conversation${when}. Its history stays readable here.`;
+    const reason = conversation.endReason ? ` (${CONVERSATION_END_REASONS[conversation.endReason] || conversation.endReason})` : '';
+    return `This conversation ended${when}${reason}. Its history stays readable here.`;
   }
 
   nameOf(personId) {
@@ -363,8 +589,9 @@ export class Desk {
         if (!fetched.has(sequence) && !load.live.has(sequence)) this.removeMessage(sequence);
       }
       this.checkedThrough = highestFetched;
+      this.countNotes();
     } catch (error) {
-      if (!error.stale && generation === this.generation) notify(error.message);
+      if (generation === this.generation) report(error, 'Reading the messages');
     } finally {
       if (this.loading === load) this.loading = undefined;
     }
@@ -394,6 +621,7 @@ export class Desk {
       if (nearBottom) list.scrollTop = list.scrollHeight;
     }
     if (live) this.checkGaps();
+    if (live && message.internal && !this.loading) this.countNotes();
   }
 
   highestShown() {
@@ -409,8 +637,9 @@ export class Desk {
     const mine = message.senderPersonId === this.me.id;
     return el('li', {
       class: `message ${mine ? 'mine' : 'theirs'}${message.internal ? ' internal' : ''}`,
-      dataset: { sequence: message.sequence, messageId: message.id },
+      dataset: message.internal ? { sequence: message.sequence, messageId: message.id, internal: 'true' } : { sequence: message.sequence, messageId: message.id },
     },
+    message.internal ? el('span', { class: 'note-label', title: 'Agents only: the visitor never sees it' }, 'Internal note') : null,
     el('span', { class: 'sender' }, this.nameOf(message.senderPersonId)),
     el('span', { class: 'time' }, formatTime(message.timestamp)),
     message.file ? el('p', { class: 'text' }, fileLink(message)) : el('p', { class: 'text' }, message.text));
@@ -449,8 +678,18 @@ export class Desk {
       }
       this.checkedThrough = Math.max(this.checkedThrough, after);
     } catch (error) {
-      if (!error.stale) notify(error.message);
+      report(error, 'Reading missed messages');
     }
+  }
+
+  /** The open conversation's internal notes, for its count in the lists. */
+  countNotes() {
+    if (!this.current) return;
+    const notes = [...this.messages.values()].filter((message) => message.internal).length;
+    if (this.notes.get(this.current.id) === notes) return;
+    this.notes.set(this.current.id, notes);
+    this.renderMine();
+    this.renderEnded();
   }
 
   // --- the composer -----------------------------------------------------------------------------
@@ -461,6 +700,17 @@ export class Desk {
       event.preventDefault();
       $('#composer').requestSubmit();
     }
+  }
+
+  /** The composer writes to the visitor, or (ticked "Internal note") to agents only. */
+  showComposerMode() {
+    const internal = $('#composer-internal').checked;
+    $('#composer').dataset.internal = String(internal);
+    $('#composer-text').placeholder = internal
+      ? 'Write an internal note: agents only, the visitor never sees it (Enter adds it)'
+      : 'Write a message… (Enter sends, Shift+Enter starts a new line)';
+    $('#composer-send').textContent = internal ? 'Add note' : 'Send';
+    $('#file-send').textContent = internal ? 'Add file as note' : 'Send file';
   }
 
   composerNote(text) {
@@ -498,7 +748,10 @@ export class Desk {
     }
     const conversationId = this.current.id;
     const clientMessageId = crypto.randomUUID();
-    const message = await guarded(() => post(conversationPath(conversationId, '/messages'), { text, clientMessageId }), button);
+    const internal = $('#composer-internal').checked;
+    const body = internal ? { text, clientMessageId, internal: true } : { text, clientMessageId };
+    const message = await guarded(() => post(conversationPath(conversationId, '/messages'), body), button,
+      internal ? 'Adding the note' : 'Sending the message');
     if (message && !this.stopped) {
       if (input.value === text) input.value = '';
       this.composerNote('');
@@ -510,18 +763,36 @@ export class Desk {
   async sendFile(button) {
     const input = $('#composer-file');
     const file = input.files?.[0];
-    if (!file || !this.current) return;
+    if (!this.current) return;
+    if (!file) {
+      this.composerNote('No file chosen: pick one with the file field first, then press this button again.');
+      input.focus();
+      return;
+    }
     const conversationId = this.current.id;
-    const message = await guarded(() => uploadFile(conversationId, file), button);
+    const internal = $('#composer-internal').checked;
+    const message = await guarded(() => uploadFile(conversationId, file, { internal }), button,
+      `${internal ? 'Adding' : 'Sending'} the file ${file.name}`);
     if (message && !this.stopped) {
       input.value = '';
+      this.composerNote('');
       if (this.current?.id === conversationId) this.merge(message, { live: true });
     }
   }
 
   async end(button) {
     if (!this.current) return;
-    const conversation = await guarded(() => post(conversationPath(this.current.id, '/end'), {}), button);
+    const { id, topic } = this.current;
+    const inCall = this.call && this.call.state !== 'ENDED';
+    const question = `End “${topic || 'Untitled conversation'}”? The visitor can no longer write in it`
+      + `${inCall ? `, and the ${String(this.call.callType || '').toLowerCase()} call in progress ends too` : ''}`
+      + `${this.coBrowsingId ? ', co-browsing stops' : ''}. It stays readable under Recently ended.`;
+    if (!window.confirm(question)) return;
+    // Said before asking: the live event may come before the answer.
+    this.endedBy.set(id, 'you');
+    const conversation = await guarded(() => post(conversationPath(id, '/end'), {}), button, 'Ending the conversation');
+    if (!conversation) this.endedBy.delete(id);
+    this.endedChanged = true;
     if (conversation && !this.stopped && this.current?.id === conversation.id) {
       this.current = conversation;
       this.setCoBrowsing(undefined);
@@ -547,7 +818,7 @@ export class Desk {
     this.call = call;
     this.noteCall(call);
     const ended = call.state === 'ENDED';
-    const reason = call.endReason ? ` (${call.endReason})` : '';
+    const reason = call.endReason ? ` (${this.callEndText(call)})` : '';
     // A call the visitor started rings here: answer or decline it.
     const incoming = call.state === 'RINGING' && call.initiatorPersonId !== this.me.id;
     const from = call.initiatorPersonId !== this.me.id ? ' from the visitor' : '';
@@ -555,6 +826,11 @@ export class Desk {
     $('#call-end').hidden = ended || incoming;
     $('#call-answer').hidden = !incoming;
     $('#call-decline').hidden = !incoming;
+  }
+
+  callEndText(call) {
+    if (call.endReason === 'LAST_MANDATORY_PARTICIPANT_LEFT') return this.hungUp.has(call.id) ? 'you hung up' : 'the other side hung up';
+    return callEndReason(call.endReason);
   }
 
   /** The open conversation's call as the server has it now (a call ringing after a reload can be answered). */
@@ -582,7 +858,8 @@ export class Desk {
 
   async endCall(button) {
     if (!this.call) return;
-    const call = await guarded(() => post(`/agent/v1/calls/${encodeURIComponent(this.call.id)}/end`), button);
+    this.hungUp.add(this.call.id);
+    const call = await guarded(() => post(`/agent/v1/calls/${encodeURIComponent(this.call.id)}/end`), button, 'Ending the call');
     if (call && !this.stopped) this.showCall(call);
   }
 
@@ -604,9 +881,11 @@ export class Desk {
     this.renderMine();
   }
 
-  /** A visible notice, with a way there, for each call ringing in a conversation that is not open. */
+  /** A visible notice, with a way there, for each call ringing in a conversation that is not open (or not in view). */
   renderNotices() {
-    const calls = [...this.ringing.entries()].filter(([, call]) => call.conversationId !== this.current?.id);
+    // The open conversation's call shows in it, unless the desk is not in view (the inspector is).
+    const inView = this.deskInView();
+    const calls = [...this.ringing.entries()].filter(([, call]) => call.conversationId !== this.current?.id || !inView);
     const shown = JSON.stringify([calls, this.mine.map((c) => [c.id, c.topic])]);
     if (shown === this.noticesShown) return;
     this.noticesShown = shown;
@@ -615,7 +894,7 @@ export class Desk {
       const topic = this.mine.find((conversation) => conversation.id === call.conversationId)?.topic || 'another conversation';
       return el('li', { dataset: { callId, conversationId: call.conversationId } },
         `Incoming ${String(call.callType || 'audio').toLowerCase()} call in “${topic}” `,
-        el('button', { type: 'button', class: 'call-notice-open', onclick: () => this.open(call.conversationId) },
+        el('button', { type: 'button', class: 'call-notice-open', onclick: () => { this.onShowDesk(); this.open(call.conversationId); } },
           'Open the conversation', el('span', { class: 'visually-hidden' }, ` ${topic} to answer`)));
     }));
   }
@@ -675,6 +954,12 @@ export class Desk {
     const conversationId = event.conversation?.id || event.message?.conversationId || event.detail?.conversationId;
     const isCurrent = Boolean(this.current) && conversationId === this.current.id;
     if (CONVERSATION_EVENTS.has(event.type)) {
+      if (event.type === 'conversation.ended' || event.type === 'conversation.deleted') this.endedChanged = true;
+      if (event.type === 'conversation.queued' && !replayed && !this.deskInView()) {
+        this.newQueued.add(conversationId);
+        this.renderAttention();
+      }
+      if (event.type === 'conversation.ended' && !replayed) this.endedElsewhere(conversationId, event.conversation);
       this.scheduleRefresh();
       if (isCurrent && event.type === 'conversation.deleted') {
         this.close('The conversation was deleted.');
@@ -685,7 +970,10 @@ export class Desk {
       }
     } else if (event.type === 'conversation.new_message' || event.type === 'conversation.message_updated') {
       if (isCurrent && event.message) this.merge({ conversationId, ...event.message }, { live: true });
-      if (event.type === 'conversation.new_message') this.scheduleRefresh();
+      if (event.type === 'conversation.new_message') {
+        this.noteLiveMessage(conversationId, event.message, { replayed, isCurrent });
+        this.scheduleRefresh();
+      }
     } else if (event.type.startsWith('conversation.call.')) {
       const callId = event.detail?.callId;
       if (!callId) return;
@@ -712,5 +1000,29 @@ export class Desk {
       this.presence = event.detail.presence;
       if (this.presenceSettled) this.showPresence(this.presence);
     }
+  }
+
+  /** A new message from someone else: unread unless the agent is looking at it; a note counted. */
+  noteLiveMessage(conversationId, message, { replayed, isCurrent }) {
+    if (!message || replayed) return;
+    if (message.internal && !isCurrent && this.notes.has(conversationId)) {
+      this.notes.set(conversationId, this.notes.get(conversationId) + 1);
+      this.renderMine();
+    }
+    if (message.senderPersonId === this.me.id) return;
+    const mine = isCurrent || this.mine.some((conversation) => conversation.id === conversationId);
+    if (mine && !(isCurrent && this.deskInView())) this.noteUnread(conversationId);
+  }
+
+  /** One of the agent's conversations ended, not by this desk: said once, and kept under Recently ended. */
+  endedElsewhere(conversationId, conversation) {
+    if (this.endedBy.get(conversationId) === 'you') return;
+    const known = this.mine.find((c) => c.id === conversationId) || (this.current?.id === conversationId ? this.current : undefined);
+    if (!known) return;
+    this.endedBy.set(conversationId, 'elsewhere');
+    this.unread.delete(conversationId);
+    this.saveState();
+    const topic = conversation?.topic || known.topic || 'Untitled conversation';
+    notify(`The visitor (or someone else, not this desk) ended “${topic}”. It is under Recently ended.`, 'notice');
   }
 }

@@ -34,6 +34,42 @@ export function formatDateTime(ms) {
   return new Date(ms).toLocaleString();
 }
 
+/** "1 message", "2 messages". */
+export function plural(count, word, many = `${word}s`) {
+  return `${count.toLocaleString('en')} ${count === 1 ? word : many}`;
+}
+
+/** Ids the server echoes percent-encoded ('nope%3Cb%3E') read as they were typed. */
+function decodeQuoted(message) {
+  return message.replace(/'([^']*%[0-9A-Fa-f]{2}[^']*)'/g, (whole, inner) => {
+    try {
+      return `'${decodeURIComponent(inner)}'`;
+    } catch {
+      return whole;
+    }
+  });
+}
+
+/** What failed and why: "Sending the message failed: injected fault (HTTP 503)". */
+export function describeError(error, what) {
+  const message = decodeQuoted(error?.message || String(error));
+  const status = error?.status > 0 && !message.includes(String(error.status)) ? ` (HTTP ${error.status})` : '';
+  return `${what ? `${what} failed: ` : ''}${message}${status}`;
+}
+
+/** Reports a failure, except an answer from an earlier session or a 401 that ended the session
+ *  (the login page says "Your session ended" already). */
+export function report(error, what) {
+  if (error?.stale || error?.sessionEnded) return;
+  notify(describeError(error, what));
+}
+
+/** A panel's result line: replaced (or emptied) on every attempt, so no old outcome stands beside a new one. */
+export function showResult(node, text, kind = '') {
+  node.textContent = text;
+  node.dataset.kind = kind;
+}
+
 let toastTimer;
 /** Shows an error (or notice) where everyone sees it, and announces it. */
 export function notify(message, kind = 'error') {
@@ -54,12 +90,18 @@ export function clearToast(kind) {
   toast.textContent = '';
 }
 
+/** What a button does, for "… failed": its `data-action`, else its text. */
+function buttonLabel(button) {
+  if (!button) return undefined;
+  return button.dataset?.action || button.textContent.trim().replace(/\s+/g, ' ') || undefined;
+}
+
 /**
  * Runs an async action for a button, disabling it meanwhile and reporting failures. An action the user
  * started (one with a button) that succeeds clears an earlier action's error, which would otherwise
  * linger beside this one's result.
  */
-export async function guarded(action, button) {
+export async function guarded(action, button, what = buttonLabel(button)) {
   if (button) button.disabled = true;
   try {
     const result = await action();
@@ -67,8 +109,29 @@ export async function guarded(action, button) {
     return result;
   } catch (error) {
     // An answer from before a log out is nobody's business now.
-    if (!error?.stale) notify(error.message || String(error));
+    report(error, what);
     return undefined;
+  } finally {
+    if (button) button.disabled = false;
+  }
+}
+
+/**
+ * Runs an action whose outcome goes on a result line (`node`): the line is emptied when it starts, then
+ * shows the action's text (what it resolves to) or what failed. A failure is also reported as usual.
+ */
+export async function attempt(node, what, action, button) {
+  showResult(node, '');
+  if (button) button.disabled = true;
+  try {
+    const text = await action();
+    if (text) showResult(node, text, 'ok');
+    if (button) clearToast('error');
+    return true;
+  } catch (error) {
+    if (!error?.stale && !error?.sessionEnded) showResult(node, describeError(error, what), 'error');
+    report(error, what);
+    return false;
   } finally {
     if (button) button.disabled = false;
   }

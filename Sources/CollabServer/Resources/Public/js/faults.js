@@ -3,7 +3,7 @@
 // Everything goes through the control API with the console's session: the server confines an admin
 // to their own account's rules and snapshot, and keeps restoring with super admins.
 import { ApiError, checkSession, currentSession, del, errorFrom, get, post, request } from './api.js';
-import { $, el, fill, formatDateTime, guarded, notify } from './dom.js';
+import { $, attempt, el, fill, formatDateTime, guarded, notify, showResult } from './dom.js';
 
 const REFRESH_MILLIS = 5000;
 const cell = (text, attributes = {}) => el('td', attributes, text);
@@ -31,13 +31,75 @@ function integer(value) {
   return /^\d{1,9}$/.test(text) ? Number(text) : undefined;
 }
 
+// The console's own requests (surface, method, path; `*` an id), and what a rule matching them breaks.
+// The control API (/_mock/v1) is no surface: rules never match it, so it is the way out.
+const CONSOLE_REQUESTS = [
+  ['WEB_API', 'POST', '/app/rest/v4/authenticator/login', 'logging in'],
+  ['WEB_API', 'POST', '/app/rest/v4/authenticator/logout', 'logging out'],
+  ['WEB_API', 'GET', '/app/rest/v4/authenticator/getCurrentPerson', 'opening the page while logged in'],
+  ['WEB_API', 'POST', '/app/rest/v4/namedareas/search', 'the named-area filter'],
+  ['WEB_API', 'POST', '/app/rest/v4/calls/search', 'the desk\'s calls'],
+  ['WEB_API', 'GET', '/app/rest/v4/persons/*/read', 'telling visitors apart'],
+  ['AGENT', 'GET', '/agent/v1/events', 'the desk\'s live events'],
+  ['AGENT', 'GET', '/agent/v1/me', 'the desk\'s session check'],
+  ['AGENT', 'GET', '/agent/v1/presence', 'presence'],
+  ['AGENT', 'PUT', '/agent/v1/presence', 'presence'],
+  ['AGENT', 'GET', '/agent/v1/queue', 'the queue'],
+  ['AGENT', 'GET', '/agent/v1/conversations', 'your conversations'],
+  ['AGENT', 'GET', '/agent/v1/conversations/*', 'opening a conversation'],
+  ['AGENT', 'POST', '/agent/v1/conversations/*/accept', 'accepting'],
+  ['AGENT', 'POST', '/agent/v1/conversations/*/end', 'ending a conversation'],
+  ['AGENT', 'GET', '/agent/v1/conversations/*/messages', 'reading messages'],
+  ['AGENT', 'POST', '/agent/v1/conversations/*/messages', 'sending messages'],
+  ['AGENT', 'POST', '/agent/v1/conversations/*/files', 'sending files'],
+  ['AGENT', 'GET', '/agent/v1/conversations/*/files/*', 'downloading files'],
+  ['AGENT', 'POST', '/agent/v1/conversations/*/calls', 'calls'],
+  ['AGENT', 'GET', '/agent/v1/calls/*', 'calls'],
+  ['AGENT', 'POST', '/agent/v1/calls/*/end', 'calls'],
+  ['AGENT', 'GET', '/agent/v1/conversations/*/cobrowsing', 'co-browsing'],
+  ['AGENT', 'POST', '/agent/v1/conversations/*/cobrowsing', 'co-browsing'],
+  ['AGENT', 'GET', '/agent/v1/cobrowsing/*/frames', 'co-browsing'],
+];
+
+/** A rule's path pattern as a test: `*` is one segment, a trailing `**` any rest. */
+function pathMatcher(pattern) {
+  const segments = pattern.split('/');
+  const rest = segments[segments.length - 1] === '**';
+  if (rest) segments.pop();
+  const body = segments.map((segment) => segment.split('*').map((part) => part.replace(/[.+?^${}()|[\]\\]/g, '\\$&')).join('[^/]*')).join('/');
+  const regex = new RegExp(`^${body}${rest ? '(/.*)?' : ''}$`);
+  return (path) => regex.test(path);
+}
+
+/** What of the console's own requests a rule's match would hit: their descriptions, once each. */
+export function consoleRequestsHit(match) {
+  const path = match.path ? pathMatcher(match.path) : () => true;
+  const hit = CONSOLE_REQUESTS.filter(([surface, method, requestPath]) => (!match.surface || match.surface === surface)
+    && (!match.method || match.method === method) && path(requestPath));
+  return [...new Set(hit.map(([, , , what]) => what))];
+}
+
+/** The way out when the console can no longer remove a rule itself. */
+export function wayOut(id = '{id}') {
+  return `Remove it through the control API, which fault rules never match: curl -X DELETE -u superadmin:PASSWORD `
+    + `${window.location.origin}/_mock/v1/faults/${id} (or DELETE …/_mock/v1/faults for every rule; the control token works too).`;
+}
+
+/** A rule with a surface, method or path that still hits the console's own requests, for the confirmation. */
+export function consoleWarning(action, hits) {
+  const effect = action.type === 'ERROR'
+    ? `It will fail them with ${action.status}, in this page and every other console session it matches, until it is removed.`
+    : `It will delay them by ${action.millis} ms.`;
+  return `This rule matches the console's own requests: ${hits.join(', ')}. ${effect}${action.type === 'ERROR' ? ` ${wayOut()}` : ''} Add it anyway?`;
+}
+
 /** What a rule matching every request does to the console itself, for the confirmation. */
 export function everyRequestWarning(action, match, superAdmin = true) {
   const scope = match.account ? `every request of account ${match.account}` : superAdmin ? 'every request' : 'every request of your account';
   const effect = action.type === 'ERROR'
     ? `It will also fail the console's own requests with ${action.status}: this page (and every other console session${match.account || !superAdmin ? ' of that account' : ''}) may stop working, and logging in may fail, until the rule is removed through the control API (DELETE /_mock/v1/faults/{id}).`
     : `It will also delay the console's own requests by ${action.millis} ms.`;
-  return `This rule has no surface, method or path: it matches ${scope}. ${effect} Add it anyway?`;
+  return `This rule has no surface, method or path: it matches ${scope}. ${effect}${action.type === 'ERROR' ? ` ${wayOut()}` : ''} Add it anyway?`;
 }
 
 /** Whether a snapshot document was exported without its secrets (docs/snapshots.md#secrets). */
@@ -51,6 +113,21 @@ export function snapshotFileName(snapshot, stamp) {
   const scope = snapshot?.scope === 'account' ? `account-${account || 'unknown'}` : 'server';
   const secrets = isRedacted(snapshot) ? '-redacted' : '';
   return `mock-collab-${scope}${secrets}-${stamp}.snapshot.json`.replace(/[^A-Za-z0-9._-]/g, '_');
+}
+
+/** Why a file's text is not a snapshot to restore, or undefined when it looks like one. */
+export function snapshotProblem(text) {
+  let snapshot;
+  try {
+    snapshot = JSON.parse(text);
+  } catch (error) {
+    return `is not JSON (${error.message})`;
+  }
+  if (!snapshot || typeof snapshot !== 'object' || Array.isArray(snapshot)) return 'is JSON but not a snapshot (not an object)';
+  if (snapshot.format !== 'mock-collab-snapshot') {
+    return `is not a MockCollab snapshot (its "format" is ${snapshot.format === undefined ? 'missing' : `“${String(snapshot.format)}”`}, not “mock-collab-snapshot”)`;
+  }
+  return undefined;
 }
 
 export class FaultsPanel {
@@ -141,11 +218,16 @@ export class FaultsPanel {
       if (status === undefined) { notify('The status is a number from 400 to 599'); return; }
       action = { type: 'ERROR', status };
     }
-    // A rule without a surface, method or path matches every request: the console's own too.
-    if (!match.surface && !match.method && !match.path && !window.confirm(everyRequestWarning(action, match, this.superAdmin))) return;
-    const rule = await guarded(() => post('/_mock/v1/faults', { match, action }), button);
+    // A rule without a surface, method or path matches every request: the console's own too; others
+    // may still match some of the console's requests (logging in, the desk's live events).
+    const everything = !match.surface && !match.method && !match.path;
+    const hits = everything ? [] : consoleRequestsHit(match);
+    if (everything && !window.confirm(everyRequestWarning(action, match, this.superAdmin))) return;
+    if (hits.length && !window.confirm(consoleWarning(action, hits))) return;
+    const rule = await guarded(() => post('/_mock/v1/faults', { match, action }), button, 'Adding the rule');
     if (rule) {
-      notify(`Rule ${rule.id} added: ${describeAction(rule.action)} for ${describeMatch(rule.match)}`, 'notice');
+      const stuck = (everything || hits.length) && action.type === 'ERROR' ? ` If the console stops working: ${wayOut(rule.id)}` : '';
+      notify(`Rule ${rule.id} added: ${describeAction(rule.action)} for ${describeMatch(rule.match)}.${stuck}`, 'notice');
       await this.load();
     }
   }
@@ -154,7 +236,7 @@ export class FaultsPanel {
     const button = event.target.closest('button[data-remove]');
     if (!button) return;
     const id = button.dataset.remove;
-    const removed = await guarded(async () => { await del(`/_mock/v1/faults/${encodeURIComponent(id)}`); return true; }, button);
+    const removed = await guarded(async () => { await del(`/_mock/v1/faults/${encodeURIComponent(id)}`); return true; }, button, `Removing rule ${id}`);
     if (removed) await this.load();
   }
 
@@ -162,7 +244,7 @@ export class FaultsPanel {
   async takeSnapshot(button) {
     const form = $('#snapshot-take').elements;
     const account = form.account.value.trim();
-    await guarded(async () => {
+    await attempt($('#snapshot-result'), 'Snapshot download', async () => {
       const params = new URLSearchParams();
       if (account) params.set('account', account);
       // Without secrets the server redacts them (docs/snapshots.md): restoring such a file logs everyone out.
@@ -196,20 +278,22 @@ export class FaultsPanel {
       link.click();
       link.remove();
       setTimeout(() => URL.revokeObjectURL(url), 60000);
-      $('#snapshot-result').textContent = `Snapshot downloaded: ${name} (${blob.size} bytes).`;
+      return `Snapshot downloaded: ${name} (${blob.size.toLocaleString('en')} bytes).`;
     }, button);
   }
 
   async restoreSnapshot(button) {
+    const line = $('#snapshot-result');
     const file = $('#snapshot-file').files[0];
-    if (!file) { notify('Choose a snapshot file'); return; }
+    if (!file) { showResult(line, 'Restore: choose a snapshot file first.', 'error'); return; }
     const text = await file.text();
-    let snapshot;
-    try {
-      snapshot = JSON.parse(text);
-    } catch {
-      snapshot = undefined; // the server says what is wrong with it
+    // Read and checked before asking: a file that is no snapshot is refused here, with nothing asked.
+    const problem = snapshotProblem(text);
+    if (problem) {
+      showResult(line, `Not restored: ${file.name} ${problem}. Nothing was changed.`, 'error');
+      return;
     }
+    const snapshot = JSON.parse(text);
     const what = snapshot?.scope === 'account'
       ? `the account it holds (${snapshot.accounts?.[0]?.account?.name || 'unnamed'}) replaces the server's copy`
       : 'a server snapshot replaces everything';
@@ -218,10 +302,13 @@ export class FaultsPanel {
         + 'everyone it holds is logged out, you included, and NOBODY CAN LOG IN until a seed or users/setPassword sets passwords again '
         + `(and its devices get new notification keys, its push sinks are unconfigured). Also, ${what}. Restore it anyway?`
       : `Restore ${file.name}? ${what[0].toUpperCase()}${what.slice(1)}.`;
-    if (!window.confirm(question)) return;
-    const result = await guarded(() => request('POST', '/_mock/v1/snapshot', { body: text, contentType: 'application/json' }), button);
-    if (result) {
-      $('#snapshot-result').textContent = `Restored ${result.scope} snapshot (version ${result.version}): ${result.accounts.join(', ') || 'no accounts'}, ${result.records} records.`;
+    if (!window.confirm(question)) { showResult(line, ''); return; }
+    let result;
+    const restored = await attempt(line, `Restoring ${file.name}`, async () => {
+      result = await request('POST', '/_mock/v1/snapshot', { body: text, contentType: 'application/json' });
+      return `Restored ${result.scope} snapshot (version ${result.version}): ${result.accounts.join(', ') || 'no accounts'}, ${result.records} records.`;
+    }, button);
+    if (restored) {
       this.onDataChanged();
       await this.load();
     }

@@ -20,9 +20,11 @@ export function fileLink(message) {
   }, `📎 ${file.name}`, el('span', { class: 'muted' }, ` (${file.mimeType}, ${formatSize(file.size)})`));
 }
 
-/** Uploads `file` into a conversation; resolves to the FILE message, or throws an ApiError with the server's refusal. */
-export async function uploadFile(conversationId, file) {
-  const url = `${filesPath(conversationId)}?${new URLSearchParams({ name: file.name })}`;
+/** Uploads `file` into a conversation (as an internal note's file with `internal`); resolves to the FILE message, or throws an ApiError with the server's refusal. */
+export async function uploadFile(conversationId, file, { internal = false } = {}) {
+  // `internal=true`: a note's file, for agents only (the visitor never sees it).
+  const query = new URLSearchParams(internal ? { name: file.name, internal: 'true' } : { name: file.name });
+  const url = `${filesPath(conversationId)}?${query}`;
   let response;
   try {
     response = await fetch(url, {

@@ -2,8 +2,8 @@
 // request journal, webhook deliveries, co-browsing stats, the configuration cascade, the Web API's entities
 // (entities.js), and controls.
 // Admins see their own account; super admins every account and the controls.
-import { get, post, request } from './api.js';
-import { $, el, fill, formatDateTime, formatTime, guarded, notify } from './dom.js';
+import { ApiError, get, post, request } from './api.js';
+import { $, attempt, el, fill, formatDateTime, formatTime, guarded, showResult } from './dom.js';
 import { EntitiesPanel } from './entities.js';
 import { FaultsPanel } from './faults.js';
 
@@ -185,7 +185,14 @@ export class Inspector {
     const id = $('#cbstats-session').value.trim();
     if (!id) return;
     await guarded(async () => {
-      const stats = await get(`/_mock/v1/cobrowsing/${encodeURIComponent(id)}/stats`);
+      let stats;
+      try {
+        stats = await get(`/_mock/v1/cobrowsing/${encodeURIComponent(id)}/stats`);
+      } catch (error) {
+        // Named as typed, not as the server echoes the encoded path.
+        if (error.status === 404) throw new ApiError(404, `no co-browsing session has the id “${id}”`, error.type);
+        throw error;
+      }
       const facts = [
         ['Accepted', stats.accepted], ['Throttled', stats.throttled], ['Duplicates', stats.duplicates], ['Rejected', stats.rejected],
         ['Bytes', stats.bytes], ['Effective fps', Number(stats.effectiveFps).toFixed(2)], ['Max fps', stats.maxFps],
@@ -223,24 +230,45 @@ export class Inspector {
   }
 
   async advanceClock(button) {
-    const millis = Number($('#clock-form').elements.advance.value);
-    if (!Number.isFinite(millis)) { notify('Advance by a number of milliseconds'); return; }
-    const clock = await guarded(() => post('/_mock/v1/clock', { advanceMillis: Math.trunc(millis) }), button);
-    if (clock) this.showClock(clock);
+    const line = $('#controls-result');
+    const text = String($('#clock-form').elements.advance.value).trim();
+    // Whole milliseconds only: "1.5" is not quietly taken as 1.
+    if (!/^-?\d{1,12}$/.test(text)) {
+      showResult(line, `Clock not moved: “${text}” is not a whole number of milliseconds (such as 31000).`, 'error');
+      return;
+    }
+    const millis = Number(text);
+    if (millis === 0) { showResult(line, 'Clock not moved: advancing by 0 ms changes nothing.', 'error'); return; }
+    if (millis < 0 && !window.confirm(`Move the server clock BACK by ${(-millis).toLocaleString('en')} ms? Sessions, tokens, calls and `
+      + 'fault rules timed on the server clock see time run backwards.')) {
+      showResult(line, '');
+      return;
+    }
+    await attempt(line, 'Moving the clock', async () => {
+      const clock = await post('/_mock/v1/clock', { advanceMillis: millis });
+      this.showClock(clock);
+      const moved = millis > 0 ? `advanced by ${millis.toLocaleString('en')} ms` : `moved back by ${(-millis).toLocaleString('en')} ms`;
+      return `Clock ${moved}: server time ${formatDateTime(clock.now)}.`;
+    }, button);
   }
 
   async toggleFreeze(button) {
-    const clock = await guarded(() => post('/_mock/v1/clock', { frozen: !this.clock?.frozen }), button);
-    if (clock) this.showClock(clock);
+    const freeze = !this.clock?.frozen;
+    await attempt($('#controls-result'), freeze ? 'Freezing the clock' : 'Unfreezing the clock', async () => {
+      this.showClock(await post('/_mock/v1/clock', { frozen: freeze }));
+      return freeze ? 'Clock frozen.' : 'Clock running again.';
+    }, button);
   }
 
   async reset(button) {
     const account = $('#reset-form').elements.account.value.trim();
     const scope = account ? `account ${account}` : 'every account';
     if (!window.confirm(`Reset ${scope}? Its data is removed and the startup seed applied again.`)) return;
-    const result = await guarded(() => post('/_mock/v1/reset', account ? { account } : {}), button);
-    if (result) {
-      $('#controls-result').textContent = `Reset ${scope}: ${result.created} created, ${result.updated} updated, ${result.unchanged} unchanged.`;
+    const done = await attempt($('#controls-result'), `Reset of ${scope}`, async () => {
+      const result = await post('/_mock/v1/reset', account ? { account } : {});
+      return `Reset ${scope}: ${result.created} created, ${result.updated} updated, ${result.unchanged} unchanged.`;
+    }, button);
+    if (done) {
       this.pushes.clear();
       this.renderPushes();
       this.onDataChanged();
@@ -250,12 +278,13 @@ export class Inspector {
   async applySeed(button) {
     const file = $('#seed-file').files[0];
     const text = file ? await file.text() : $('#seed-text').value;
-    if (!text.trim()) { notify('Choose a seed file or paste one'); return; }
+    const line = $('#controls-result');
+    if (!text.trim()) { showResult(line, 'Seed not applied: choose a seed file or paste one.', 'error'); return; }
     const json = text.trim().startsWith('{');
-    const result = await guarded(() => request('POST', '/_mock/v1/seed', { body: text, contentType: json ? 'application/json' : 'application/yaml' }), button);
-    if (result) {
-      $('#controls-result').textContent = `Seed applied: ${result.created} created, ${result.updated} updated, ${result.unchanged} unchanged.`;
-      this.onDataChanged();
-    }
+    const applied = await attempt(line, 'Applying the seed', async () => {
+      const result = await request('POST', '/_mock/v1/seed', { body: text, contentType: json ? 'application/json' : 'application/yaml' });
+      return `Seed applied: ${result.created} created, ${result.updated} updated, ${result.unchanged} unchanged.`;
+    }, button);
+    if (applied) this.onDataChanged();
   }
 }

@@ -230,7 +230,10 @@ add("/mobile/v1/clients/current/named-area", "put", op("Change the named area", 
 add("/mobile/v1/clients/current/collapse", "post", op("The user's collapse action", "mobileCollapse", {"204": {"description": "A ui.hide_request live event goes to this client"}, **errs(401, 409, **T)}, M, CLIENT,
     desc="The collapse action of the visitor UI, shown when com.unblu.visitor.ui.showOverviewActionBarCollapseAction is true along the client's cascade: the server answers with a ui.hide_request event (reason COLLAPSE, requestedByUser true) to this client only. 409 when the action is off."))
 add("/mobile/v1/availability", "get", op("Agent availability", "mobileAvailability", {**ok(ref("AvailabilityView")), **errs(401, **T)}, M, CLIENT))
-add("/mobile/v1/conversations", "get", op("The visitor's conversations", "mobileConversations", {**ok(ref("ConversationList")), **errs(401, **T)}, M, CLIENT))
+LIST_PARAMS = [q("limit", {"type": "integer", "minimum": 1, "maximum": 1000}, "At most this many (default 1000)"),
+               q("before", S, "The last conversation id of the page before: the page goes on after it")]
+add("/mobile/v1/conversations", "get", op("The visitor's conversations, newest first", "mobileConversations", {**ok(ref("ConversationList")), **errs(400, 401, **T)}, M, CLIENT,
+    params=LIST_PARAMS))
 add("/mobile/v1/conversations", "post", op("Start a conversation", "mobileStartConversation", {**ok(ref("ConversationView"), "Created", "201"), **errs(400, 401, 404, **T)}, M, CLIENT,
     request=body(ref("StartConversationRequest")), desc="Enters the queue of the named area given here, else the client's, else the account's."))
 add("/mobile/v1/invitations/redeem", "post", op("Redeem a PIN or invitation link", "mobileRedeemInvitation", {**ok(ref("ConversationView")), **errs(400, 401, 404, 409, 429, **T)}, M, CLIENT,
@@ -297,7 +300,7 @@ add("/agent/v1/queue", "get", op("The queue", "agentQueue", {**ok(ref("QueueView
             q("limit", {"type": "integer", "minimum": 1, "maximum": 1000}, "Entries per page (default 100)"),
             q("cursor", S, "nextCursor of the previous page")],
     desc="A page of the queued conversations this agent may take, first queued first; a page costs what it shows, however long the queue. With a filter: only those of the named areas; account-wide requests show only without a filter; requests addressed to an agent only to that agent; declined requests no longer to the decliner."))
-add("/agent/v1/conversations", "get", op("The agent's conversations", "agentConversations", {**ok(ref("ConversationList")), **errs(400, 401, 403, **T)}, A, AGENT, params=[q("state", {"type": "string", "enum": CONVERSATION_STATES}, "Only this EConversationState")]))
+add("/agent/v1/conversations", "get", op("The agent's conversations, newest first (ENDED: the last ended first)", "agentConversations", {**ok(ref("ConversationList")), **errs(400, 401, 403, **T)}, A, AGENT, params=[q("state", {"type": "string", "enum": CONVERSATION_STATES}, "Only this EConversationState")] + LIST_PARAMS))
 add("/agent/v1/conversations/{id}", "get", op("A conversation", "agentConversation", {**ok(ref("ConversationView")), **errs(401, 403, 404, **T)}, A, AGENT, params=[p("id", "Conversation id")]))
 for action, summary, desc in [
     ("accept", "Accept a queued conversation", "Of two agents accepting at once exactly one wins; the other gets CONFLICT."),
@@ -438,6 +441,7 @@ conversation = obj({
     "participants": arr(obj({"personId": S, "type": {"type": "string", "enum": ["ASSIGNED_AGENT", "CONTEXT_PERSON", "SECONDARY_AGENT", "SECONDARY_VISITOR"]},
                              "state": {"type": "string", "enum": PARTICIPATION_STATES}, "displayName": S}, ["personId", "type", "state"])),
     "assigneePersonId": S, "contextPersonId": S, "createdAt": L, "queuedAt": L, "endedAt": L, "endReason": S,
+    "endedBy": {**S, "description": "The person who ended the conversation; absent while it goes on, or when the server ended it"},
     "messageCount": {"type": "integer", "description": "The messages every participant sees: agents' internal notes are not counted, for any reader"},
     "lastMessageAt": {**L, "description": "When the last message every participant sees was posted (internal notes left out)"},
 }, ["id", "state", "recipient", "engagementType", "participants", "createdAt", "messageCount"])
@@ -547,7 +551,9 @@ schemas = {
                                "clientMessageId": {"type": "string", "maxLength": 255, "description": "The app's own id: the same one again in the conversation answers the stored message (checked before the 10,000-message cap)"},
                                "internal": B}, ["text"]),
     "ConversationView": conversation,
-    "ConversationList": obj({"conversations": arr(ref("ConversationView"))}, ["conversations"]),
+    "ConversationList": obj({"conversations": arr(ref("ConversationView")),
+                             "hasMore": {**B, "description": "More follow: ask again with before set to the last conversation's id"}},
+                            ["conversations", "hasMore"]),
     "AgentInvitationList": obj({"invitations": arr(obj({"id": S, "type": {"type": "string", "enum": ["AGENT_INVITATION", "AGENT_FORWARDING"]}, "conversationId": S,
                                                         "comment": S, "createdAt": L}, ["id", "type", "conversationId", "createdAt"]))}, ["invitations"]),
     "MessageView": message,

@@ -129,10 +129,20 @@ public final class AgentClient: AppClient {
         return view.entries
     }
 
-    /// The agent's conversations, optionally in one state.
+    /// The agent's conversations, optionally in one state: the first 1,000, newest first (for `ENDED` the
+    /// last ended first). ``conversationPage(state:limit:before:)`` reads on.
     public func conversations(state: String? = nil) async throws(CollabClientError) -> [ConversationView] {
-        let list: ConversationList = try await transport.send("GET", "/agent/v1/conversations", query: state.map { [("state", $0)] } ?? [])
-        return list.conversations
+        try await conversationPage(state: state).conversations
+    }
+
+    /// A page of the agent's conversations: `limit` of them (1 to 1,000) after `before`, the last id of
+    /// the page before; `hasMore` says whether to read on.
+    public func conversationPage(state: String? = nil, limit: Int? = nil, before: String? = nil) async throws(CollabClientError) -> ConversationList {
+        var query: [(String, String)] = []
+        if let state { query.append(("state", state)) }
+        if let limit { query.append(("limit", String(limit))) }
+        if let before { query.append(("before", before)) }
+        return try await transport.send("GET", "/agent/v1/conversations", query: query)
     }
 
     /// One conversation.

@@ -109,10 +109,19 @@ public final class VisitorClient: AppClient {
         try await transport.send("GET", "/mobile/v1/availability")
     }
 
-    /// The visitor's conversations, newest first.
+    /// The visitor's conversations, newest first: the first 1,000 (``conversationPage(limit:before:)``
+    /// reads on).
     public func conversations() async throws(CollabClientError) -> [ConversationView] {
-        let list: ConversationList = try await transport.send("GET", "/mobile/v1/conversations")
-        return list.conversations
+        try await conversationPage().conversations
+    }
+
+    /// A page of the visitor's conversations: `limit` of them (1 to 1,000) after `before`, the last id of
+    /// the page before; `hasMore` says whether to read on.
+    public func conversationPage(limit: Int? = nil, before: String? = nil) async throws(CollabClientError) -> ConversationList {
+        var query: [(String, String)] = []
+        if let limit { query.append(("limit", String(limit))) }
+        if let before { query.append(("before", before)) }
+        return try await transport.send("GET", "/mobile/v1/conversations", query: query)
     }
 
     /// Starts a conversation; it enters the queue of the named area (this call's, else the client's).

@@ -67,7 +67,7 @@ struct APNsCertificateTests {
     }
 
     @Test(
-        "a certificate alone: a topic it does not name is refused (TopicDisallowed) and fails the push; a wrong password fails without retries"
+        "a certificate alone: a topic it does not name is refused (TopicDisallowed) and fails the push; a wrong password is refused when given"
     )
     func certificateAlone() async throws {
         let sim = try await APNsSimHarness(topics: ["com.example.app"])
@@ -88,14 +88,15 @@ struct APNsCertificateTests {
             try await server.configurePush(
                 account: "desk", try Self.settings(sim, certificate: try Self.pkcs12(sim, kind: .pushServices), withToken: false))
             _ = try await scenario.agent.send("accepted", in: scenario.conversationId)
-            _ = try await server.waitForPush([("kind", "NEW_MESSAGE"), ("state", "DELIVERED")])
+            let accepted = try await server.waitForPush([("kind", "NEW_MESSAGE"), ("state", "DELIVERED")])
 
-            // A password that does not open the file: one attempt, failed, no retry.
-            try await server.configurePush(account: "desk", try Self.settings(sim, certificate: (voipOnly.base64, "wrong"), withToken: false))
-            _ = try await scenario.agent.send("no key", in: scenario.conversationId)
-            let unopened = try await server.waitForPush([("kind", "NEW_MESSAGE"), ("state", "FAILED"), ("after", String(refused.id))])
-            #expect(unopened.attempts.count == 1)
-            #expect(unopened.attempts.first?.error?.contains("password") == true)
+            // A password that does not open the file is refused when given, and the settings stay as they were.
+            let wrong = try Self.settings(sim, certificate: (voipOnly.base64, "wrong"), withToken: false)
+            let refusedSettings = try await server.control.transport.raw("PUT", "/_mock/v1/accounts/desk/push-settings", body: wrong)
+            #expect(refusedSettings.status == 400)
+            #expect(String(decoding: refusedSettings.body, as: UTF8.self).contains("apns.certificate does not open"))
+            _ = try await scenario.agent.send("still accepted", in: scenario.conversationId)
+            _ = try await server.waitForPush([("kind", "NEW_MESSAGE"), ("state", "DELIVERED"), ("after", String(accepted.id))])
         }
         try await sim.stop()
     }

@@ -320,7 +320,7 @@ class DeskTest(ConsoleTest):
         self.wait.until(lambda d: not d.find_elements(By.CSS_SELECTOR, f"#mine-list li[data-conversation-id='{second}']"))
         self.click(f"#ended-list li[data-conversation-id='{second}'] button.link")
         self.wait.until(lambda d: self.find("#conversation").get_attribute("data-conversation-id") == second)
-        self.text_appears("#conversation-ended", "The visitor (or someone else, not this desk) ended this conversation")
+        self.text_appears("#conversation-ended", "The visitor ended this conversation")
         assert not self.find("#composer").is_displayed(), "an ended conversation has no composer"
         self.open_mine(first)
 

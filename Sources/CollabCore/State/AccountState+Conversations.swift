@@ -89,6 +89,30 @@ extension AccountState {
             .sorted { ($0.creationTimestamp, $0.id) > ($1.creationTimestamp, $1.id) }
     }
 
+    /// A page of the conversations a person takes or took part in, in `state` if given: newest first,
+    /// or for ended ones the last ended first; after the conversation `before` names (the last of the
+    /// page before). Returns the page and whether more follow.
+    public func conversationPage(
+        ofPerson personId: String, accountId: String, state: ConversationState?, before: String?, limit: Int
+    ) throws(CollabError) -> (conversations: [Conversation], hasMore: Bool) {
+        guard accountId == self.accountId else { return ([], false) }
+        let key: (Conversation) -> (Timestamp, Timestamp, String) = { conversation in
+            (state == .ended ? conversation.endTimestamp ?? 0 : 0, conversation.creationTimestamp, conversation.id)
+        }
+        let listed = conversations.rows(Indexes.conversationByParticipant, personId)
+            .filter { state == nil || $0.state == state }
+            .sorted { key($0) > key($1) }
+        var start = 0
+        if let before {
+            guard let position = listed.firstIndex(where: { $0.id == before }) else {
+                throw .badRequest("before must be the id of a conversation of this list (the last of the page before)")
+            }
+            start = position + 1
+        }
+        let page = listed[start...].prefix(limit)
+        return (Array(page), start + page.count < listed.count)
+    }
+
     /// Messages of a conversation after `sequence`, oldest first; visitors do not see internal messages.
     public func messages(
         of conversationId: String, after sequence: Int, limit: Int, includeInternal: Bool

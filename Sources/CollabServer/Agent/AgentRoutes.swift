@@ -98,17 +98,7 @@ struct AgentRoutes {
         }
         group.get("conversations") { request, context in
             let agent = try env.agent(context)
-            let stateFilter = try request.query("state").map { text throws(CollabError) in
-                guard let value = ConversationState(rawValue: text) else { throw .badRequest("unknown state '\(text)'") }
-                return value
-            }
-            let list = try env.read(context.principal) { state in
-                ConversationList(
-                    conversations: state.conversations(ofPerson: agent.personId, accountId: agent.accountId)
-                        .filter { stateFilter == nil || $0.state == stateFilter }.map { state.view($0) }
-                )
-            }
-            return JSONBody.response(list)
+            return JSONBody.response(try env.conversationList(request, context: context, personId: agent.personId, accountId: agent.accountId))
         }
         action("accept", on: group) { state, id, agent, op, changes throws(CollabError) in
             try state.acceptConversation(id, agentPersonId: agent.personId, accountId: agent.accountId, context: op, changes: &changes)

@@ -14,7 +14,8 @@ extension ConversationView {
             queuedAt: conversation.queuedTimestamp, endedAt: conversation.endTimestamp, endReason: conversation.endReason?.rawValue,
             // Internal notes are left out for everyone: one view serves a conversation's visitors and
             // agents alike (agents read notes in the messages).
-            messageCount: conversation.shownMessageCount, lastMessageAt: conversation.shownLastMessageTimestamp
+            messageCount: conversation.shownMessageCount, lastMessageAt: conversation.shownLastMessageTimestamp,
+            endedBy: conversation.endPersonId
         )
     }
 }

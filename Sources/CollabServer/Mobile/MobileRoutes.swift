@@ -38,12 +38,9 @@ struct MobileRoutes {
             let online = try env.read(context.principal) { $0.onlineAgents(accountId: session.accountId) }
             return JSONBody.response(AvailabilityView(state: online > 0 ? "AVAILABLE" : "UNAVAILABLE", onlineAgents: online))
         }
-        group.get("conversations") { _, context in
+        group.get("conversations") { request, context in
             let session = try env.client(context)
-            let list = try env.read(context.principal) { state in
-                ConversationList(conversations: state.conversations(ofPerson: session.personId, accountId: session.accountId).map { state.view($0) })
-            }
-            return JSONBody.response(list)
+            return JSONBody.response(try env.conversationList(request, context: context, personId: session.personId, accountId: session.accountId))
         }
         group.post("conversations") { request, context in
             let session = try env.client(context)

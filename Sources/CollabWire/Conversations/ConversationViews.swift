@@ -39,6 +39,8 @@ public struct ConversationView: Codable, Sendable, Equatable {
     public var queuedAt: Int64?
     public var endedAt: Int64?
     public var endReason: String?
+    /// The person who ended the conversation; absent while it goes on, or when the server ended it.
+    public var endedBy: String?
     /// The messages every participant sees; agents' internal notes are not counted.
     public var messageCount: Int
     /// When the last message every participant sees was posted.
@@ -47,7 +49,7 @@ public struct ConversationView: Codable, Sendable, Equatable {
     public init(
         id: String, topic: String?, state: String, recipient: Recipient, engagementType: String, participants: [Participant],
         assigneePersonId: String?, contextPersonId: String?, createdAt: Int64, queuedAt: Int64?, endedAt: Int64?, endReason: String?,
-        messageCount: Int, lastMessageAt: Int64?
+        messageCount: Int, lastMessageAt: Int64?, endedBy: String? = nil
     ) {
         self.id = id
         self.topic = topic
@@ -61,6 +63,7 @@ public struct ConversationView: Codable, Sendable, Equatable {
         self.queuedAt = queuedAt
         self.endedAt = endedAt
         self.endReason = endReason
+        self.endedBy = endedBy
         self.messageCount = messageCount
         self.lastMessageAt = lastMessageAt
     }

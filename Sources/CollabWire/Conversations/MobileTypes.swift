@@ -195,7 +195,15 @@ public struct QueueView: Codable, Sendable {
 /// A list of conversations.
 public struct ConversationList: Codable, Sendable {
     public var conversations: [ConversationView]
-    public init(conversations: [ConversationView]) { self.conversations = conversations }
+    /// Whether more follow the page: ask again with `before` set to the last conversation's id.
+    public var hasMore: Bool
+    public init(conversations: [ConversationView], hasMore: Bool = false) {
+        self.conversations = conversations
+        self.hasMore = hasMore
+    }
+
+    /// The page's longest allowed `limit`, and its default.
+    public static let maximumLimit = 1_000
 }
 
 /// `POST /agent/v1/clients`: starts an agent's app, like the SDK's agent client `start`: the API key,

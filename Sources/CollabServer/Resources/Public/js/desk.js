@@ -382,9 +382,10 @@ export class Desk {
   /** The agent's ended conversations (GET /agent/v1/conversations?state=ENDED), newest first. */
   async loadEnded() {
     await guarded(async () => {
-      const list = await get('/agent/v1/conversations', { state: 'ENDED' });
+      // The server lists ended conversations last ended first: the first page is the newest.
+      const list = await get('/agent/v1/conversations', { state: 'ENDED', limit: ENDED_SHOWN });
       if (this.stopped) return;
-      this.ended = (list.conversations || []).sort((a, b) => (b.endedAt ?? 0) - (a.endedAt ?? 0)).slice(0, ENDED_SHOWN);
+      this.ended = list.conversations || [];
       this.renderEnded();
     }, undefined, 'Reading your ended conversations');
   }
@@ -547,14 +548,23 @@ export class Desk {
     $('#conversation').dataset.conversationId = conversation?.id || '';
   }
 
-  /** Who ended it, as far as this page knows, and when. */
+  /** Who ended it (the server's `endedBy`; absent when the server ended it) and when. */
   endedText(conversation) {
     const when = conversation.endedAt ? ` at ${formatDateTime(conversation.endedAt)}` : '';
-    const by = this.endedBy.get(conversation.id);
-    if (by === 'you') return `You ended this conversation${when}. Its history stays readable here.`;
-    if (by === 'elsewhere') return `The visitor (or someone else, not this desk) ended this conversation${when}. Its history stays readable here.`;
+    const by = this.enderOf(conversation);
+    if (by) return `${by} ended this conversation${when}. Its history stays readable here.`;
     const reason = conversation.endReason ? ` (${CONVERSATION_END_REASONS[conversation.endReason] || conversation.endReason})` : '';
     return `This conversation ended${when}${reason}. Its history stays readable here.`;
+  }
+
+  /** "You", the participant's name, "The visitor", or undefined when nobody (the server) ended it. */
+  enderOf(conversation) {
+    const personId = conversation?.endedBy;
+    if (!personId) return this.endedBy.get(conversation?.id) === 'you' ? 'You' : undefined;
+    if (personId === this.me.id) return 'You';
+    const participant = conversation.participants?.find((p) => p.personId === personId);
+    if (participant?.displayName) return participant.displayName;
+    return participant?.type === 'CONTEXT_PERSON' || participant?.type === 'SECONDARY_VISITOR' ? 'The visitor' : 'Another agent';
   }
 
   nameOf(personId) {
@@ -1023,6 +1033,7 @@ export class Desk {
     this.unread.delete(conversationId);
     this.saveState();
     const topic = conversation?.topic || known.topic || 'Untitled conversation';
-    notify(`The visitor (or someone else, not this desk) ended “${topic}”. It is under Recently ended.`, 'notice');
+    const by = this.enderOf(conversation) || 'The server';
+    notify(`${by} ended “${topic}”. It is under Recently ended.`, 'notice');
   }
 }

@@ -60,8 +60,8 @@ public final class PushOutbox: Sendable {
         var nextSubscriberId = 0
     }
 
-    /// The accounts' rings; held only to find or add one.
-    private let accounts = Mutex<[String: AccountOutbox]>([:])
+    /// The accounts' rings.
+    private let accounts = AccountShards { AccountOutbox() }
     private let watchers = Mutex(Watchers())
     /// Waits that name no account, and streams, open now.
     private let watching = Atomic<Int>(0)
@@ -78,22 +78,9 @@ public final class PushOutbox: Sendable {
         self.capacity = max(1, capacity)
     }
 
-    private func outbox(of accountId: String) -> AccountOutbox {
-        accounts.withLock { accounts in
-            if let outbox = accounts[accountId] { return outbox }
-            let outbox = AccountOutbox()
-            accounts[accountId] = outbox
-            return outbox
-        }
-    }
+    private func outbox(of accountId: String) -> AccountOutbox { accounts.shard(accountId) }
 
-    /// The rings a read for `accountId` looks at: that account's, or every one.
-    private func outboxes(for accountId: String?) -> [AccountOutbox] {
-        accounts.withLock { accounts in
-            guard let accountId else { return Array(accounts.values) }
-            return accounts[accountId].map { [$0] } ?? []
-        }
-    }
+    private func outboxes(for accountId: String?) -> [AccountOutbox] { accounts.shards(for: accountId) }
 
     /// Adds an entry (its `id` is assigned here) and wakes waiters and streams. Returns the stored entry.
     @discardableResult
@@ -131,7 +118,7 @@ public final class PushOutbox: Sendable {
 
     /// All rings hold more than ``totalCapacity``: the largest gives up its oldest until they fit.
     private func shrinkToTotal() {
-        let all = accounts.withLock { Array($0.values) }
+        let all = accounts.shards(for: nil)
         while held.load(ordering: .relaxed) > totalCapacity {
             guard let largest = all.max(by: { a, b in a.ring.withLock { $0.entries.count } < b.ring.withLock { $0.entries.count } }) else {
                 return

@@ -110,8 +110,8 @@ final class FrameIngest: Sendable {
         let sessions = Mutex(AccountSessions())
     }
 
-    /// Every account with frame state; held only to find (or add) an account's entry.
-    private let accounts = Mutex<[String: AccountFrames]>([:])
+    /// Every account with frame state.
+    private let accounts = AccountShards { AccountFrames() }
     /// How many viewers each watched session has on this replica (for the cluster relay, which
     /// learns of a frame by its session id alone).
     private let watched = Mutex<[String: Int]>([:])
@@ -155,20 +155,9 @@ final class FrameIngest: Sendable {
         }
     }
 
-    /// The account's entry, made on first use.
-    private func account(_ accountId: String) -> AccountFrames {
-        accounts.withLock { accounts in
-            if let frames = accounts[accountId] { return frames }
-            let frames = AccountFrames()
-            accounts[accountId] = frames
-            return frames
-        }
-    }
+    private func account(_ accountId: String) -> AccountFrames { accounts.shard(accountId) }
 
-    /// The account's entry, if it has frame state.
-    private func existing(_ accountId: String) -> AccountFrames? {
-        accounts.withLock { $0[accountId] }
-    }
+    private func existing(_ accountId: String) -> AccountFrames? { accounts.existing(accountId) }
 
     /// Whether anyone on this replica watches the session.
     func hasViewers(sessionId: String) -> Bool {
@@ -286,8 +275,7 @@ final class FrameIngest: Sendable {
 
     /// Frame outcomes since start, for one account or all.
     func counts(accountId: String?) -> StateStats.FrameCounts {
-        if let accountId { return existing(accountId)?.sessions.withLock { $0.totals } ?? .init() }
-        return accounts.withLock { Array($0.values) }.reduce(into: StateStats.FrameCounts()) { sum, frames in
+        accounts.shards(for: accountId).reduce(into: StateStats.FrameCounts()) { sum, frames in
             let counts = frames.sessions.withLock { $0.totals }
             sum.accepted += counts.accepted
             sum.throttled += counts.throttled
@@ -356,7 +344,7 @@ final class FrameIngest: Sendable {
     /// Forgets every session of an account (it was reset or deleted), ended ones included, and its
     /// totals. It touches that account's sessions alone.
     func removeAll(accountId: String) {
-        guard let frames = accounts.withLock({ $0.removeValue(forKey: accountId) }) else { return }
+        guard let frames = accounts.remove(accountId) else { return }
         let live = frames.sessions.withLock { sessions in
             defer { sessions = AccountSessions() }
             return sessions.live
@@ -367,10 +355,7 @@ final class FrameIngest: Sendable {
 
     /// Forgets every session and every total (a full reset).
     func removeAll() {
-        let removed = accounts.withLock { accounts in
-            defer { accounts = [:] }
-            return Array(accounts.values)
-        }
+        let removed = accounts.removeAll()
         watched.withLock { $0 = [:] }
         for frames in removed {
             for viewer in frames.sessions.withLock({ $0.viewers }) { viewer.finish() }
@@ -379,8 +364,7 @@ final class FrameIngest: Sendable {
 
     /// What the ingest holds now, for one account or all: live sessions, their viewers and bytes.
     func held(accountId: String?) -> StateStats.FramesHeld {
-        if let accountId { return existing(accountId)?.sessions.withLock { $0.held } ?? .init() }
-        return accounts.withLock { Array($0.values) }.reduce(into: StateStats.FramesHeld()) { sum, frames in
+        accounts.shards(for: accountId).reduce(into: StateStats.FramesHeld()) { sum, frames in
             let held = frames.sessions.withLock { $0.held }
             sum.sessions += held.sessions
             sum.viewers += held.viewers

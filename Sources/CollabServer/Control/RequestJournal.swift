@@ -35,8 +35,8 @@ final class RequestJournal: Sendable {
         let ring = Mutex(Ring())
     }
 
-    /// The rings by account id (`""` for requests that name no account); held only to find or add one.
-    private let rings = Mutex<[String: AccountRing]>([:])
+    /// The rings by account id (`""` for requests that name no account).
+    private let rings = AccountShards { AccountRing() }
     private let nextId = Atomic<Int64>(1)
     /// The bytes all rings hold, as ``size(of:)`` counts them.
     private let totalBytes = Atomic<Int>(0)
@@ -87,13 +87,7 @@ final class RequestJournal: Sendable {
         entry.userId = entry.userId.map { Self.prefix($0, bytes: 256, cut: &cut) }
         entry.truncated = cut ? true : nil
         let size = Self.size(of: entry)
-        let ring = rings.withLock { rings in
-            let key = entry.accountId ?? ""
-            if let ring = rings[key] { return ring }
-            let ring = AccountRing()
-            rings[key] = ring
-            return ring
-        }
+        let ring = rings.shard(entry.accountId ?? "")
         let freed = ring.ring.withLock { ring in
             // The id is taken under the ring's lock, so a ring's ids increase along it.
             entry.id = nextId.wrappingAdd(1, ordering: .relaxed).oldValue
@@ -109,7 +103,7 @@ final class RequestJournal: Sendable {
     /// All rings hold more than ``maxBytes``: the largest gives up its oldest entries until they fit
     /// again. It runs only past the server's ceiling, which takes more than four accounts at their share.
     private func shrinkToCeiling() {
-        let all = rings.withLock { Array($0.values) }
+        let all = rings.shards(for: nil)
         while totalBytes.load(ordering: .relaxed) > maxBytes {
             guard let largest = all.max(by: { a, b in a.ring.withLock { $0.bytes } < b.ring.withLock { $0.bytes } }) else { return }
             let freed = largest.ring.withLock { ring in
@@ -123,12 +117,7 @@ final class RequestJournal: Sendable {
     }
 
     /// The rings a read for `accountId` looks at: that account's, or every one.
-    private func rings(for accountId: String?) -> [AccountRing] {
-        rings.withLock { rings in
-            guard let accountId else { return Array(rings.values) }
-            return rings[accountId].map { [$0] } ?? []
-        }
-    }
+    private func rings(for accountId: String?) -> [AccountRing] { rings.shards(for: accountId) }
 
     /// The entries matching `filter`, oldest first, as many as `filter.limit` (default 1000) and
     /// ``maxReadBytes`` allow: the newest, or with `filter.after` the oldest after that id (so pages read
@@ -200,11 +189,7 @@ final class RequestJournal: Sendable {
 
     /// Forgets every entry.
     func clear() {
-        let all = rings.withLock { rings in
-            defer { rings = [:] }
-            return Array(rings.values)
-        }
-        for ring in all {
+        for ring in rings.removeAll() {
             let freed = ring.ring.withLock { ring in
                 defer { ring = Ring() }
                 return ring.bytes
@@ -215,7 +200,7 @@ final class RequestJournal: Sendable {
 
     /// Forgets the entries of one account (an account reset): its ring alone.
     func removeAll(accountId: String) {
-        guard let ring = rings.withLock({ $0.removeValue(forKey: accountId) }) else { return }
+        guard let ring = rings.remove(accountId) else { return }
         let freed = ring.ring.withLock { ring in
             defer { ring = Ring() }
             return ring.bytes

@@ -19,8 +19,7 @@ struct ConversationListTests {
     @Test("a visitor's list pages newest first without a gap; a bad limit or before is a 400")
     func visitorPages() async throws {
         try await InProcessServer.with(seed: Self.seed) { server in
-            let start = try await server.call(
-                .post, "/mobile/v1/clients", body: ClientStartRequest(apiKey: "list-key", deviceId: "lister", device: .init(os: "iOS")))
+            let start = try await server.startClient(key: "list-key", device: "lister")
             let visitor = "Bearer " + (try start.decode(ClientStartResponse.self)).token
             var created: [String] = []
             for index in 0..<5 {
@@ -57,14 +56,11 @@ struct ConversationListTests {
     @Test("an agent's ended conversations come last ended first")
     func agentEndedOrder() async throws {
         try await InProcessServer.with(seed: Self.seed) { server in
-            let agent = "Bearer " + (try await server.call(.post, "/agent/v1/login", body: AgentLoginRequest(username: "agent-l", password: "pw"))
-                .decode(AgentLoginResponse.self).token)
+            let agent = try await server.agentBearer("agent-l", "pw")
             _ = try await server.call(.put, "/agent/v1/presence", authorization: agent, body: PresenceRequest(presence: "ONLINE"))
             var ids: [String] = []
             for index in 0..<3 {
-                let start = try await server.call(
-                    .post, "/mobile/v1/clients", body: ClientStartRequest(apiKey: "list-key", deviceId: "d\(index)", device: .init(os: "iOS")))
-                let visitor = "Bearer " + (try start.decode(ClientStartResponse.self)).token
+                let visitor = try await server.visitorBearer(key: "list-key", device: "d\(index)")
                 let id = try await server.call(.post, "/mobile/v1/conversations", authorization: visitor, body: StartConversationRequest())
                     .decode(ConversationView.self).id
                 #expect(try await server.call(.post, "/agent/v1/conversations/\(id)/accept", authorization: agent).status == .ok)

@@ -18,15 +18,6 @@ struct StoredRecordLimitTests {
         .init(name: "other", apiKeys: [.init(key: "other-key")]),
     ])
 
-    /// An anonymous visitor of the account `key` opens, on device `device`: its `Bearer` credential.
-    static func visitor(_ server: InProcessServer, key: String, device: String) async throws -> InProcessServer.Answer {
-        try await server.call(.post, "/mobile/v1/clients", body: ClientStartRequest(apiKey: key, deviceId: device, device: .init(os: "iOS")))
-    }
-
-    static func bearer(_ answer: InProcessServer.Answer) throws -> String {
-        "Bearer " + (try answer.decode(ClientStartResponse.self)).token
-    }
-
     static func accountId(_ server: InProcessServer, _ name: String) throws -> String {
         try #require(server.server.environment.accountId(for: .accountName(name)))
     }
@@ -42,11 +33,11 @@ struct StoredRecordLimitTests {
         }
         try await InProcessServer.with(seed: Self.seed, configure: { $0.storedRecordLimits.personsPerAccount = seeded + 2 }) { server in
             let full = try Self.accountId(server, "full")
-            let first = try await Self.visitor(server, key: "full-key", device: "one")
+            let first = try await server.startClient(key: "full-key", device: "one")
             #expect(first.status == .created, "\(first.text)")
-            #expect(try await Self.visitor(server, key: "full-key", device: "two").status == .created)
+            #expect(try await server.startClient(key: "full-key", device: "two").status == .created)
             let before = try server.stats(account: full)
-            let refused = try await Self.visitor(server, key: "full-key", device: "three")
+            let refused = try await server.startClient(key: "full-key", device: "three")
             #expect(refused.status == .conflict, "\(refused.text)")
             #expect(refused.text.contains("--max-persons-per-account"))
             let after = try server.stats(account: full)
@@ -57,7 +48,7 @@ struct StoredRecordLimitTests {
                     apiKey: "full-key", deviceId: "one", device: .init(os: "iOS"),
                     deviceSecret: try first.decode(ClientStartResponse.self).deviceSecret))
             #expect(again.status == .created, "a visitor already stored starts again: \(again.text)")
-            #expect(try await Self.visitor(server, key: "other-key", device: "three").status == .created, "another account has its own bound")
+            #expect(try await server.startClient(key: "other-key", device: "three").status == .created, "another account has its own bound")
         }
     }
 
@@ -71,7 +62,7 @@ struct StoredRecordLimitTests {
             }
         ) { server in
             let full = try Self.accountId(server, "full")
-            let first = try Self.bearer(try await Self.visitor(server, key: "full-key", device: "one"))
+            let first = try await server.visitorBearer(key: "full-key", device: "one")
             let opened = [try await Self.conversation(server, first), try await Self.conversation(server, first)]
             #expect(opened.allSatisfy { $0.status == .created }, "\(opened.map(\.text))")
             let third = try await Self.conversation(server, first)
@@ -81,11 +72,11 @@ struct StoredRecordLimitTests {
             #expect(ended.status == .ok, "\(ended.text)")
             #expect(try await Self.conversation(server, first).status == .created, "an ended conversation is not open")
 
-            let second = try Self.bearer(try await Self.visitor(server, key: "full-key", device: "two"))
+            let second = try await server.visitorBearer(key: "full-key", device: "two")
             let refused = try await Self.conversation(server, second)
             #expect(refused.status == .conflict && refused.text.contains("--max-conversations-per-account"), "\(refused.text)")
             #expect(try server.stats(account: full).conversations == 3, "nothing stored")
-            let other = try Self.bearer(try await Self.visitor(server, key: "other-key", device: "one"))
+            let other = try await server.visitorBearer(key: "other-key", device: "one")
             #expect(try await Self.conversation(server, other).status == .created, "another account has its own bound")
 
             let admin = InProcessServer.basic("admin-f", "pw")
@@ -101,7 +92,7 @@ struct StoredRecordLimitTests {
         let cost = text.utf8.count + StoredRecordLimits.messageOverhead
         try await InProcessServer.with(seed: Self.seed, configure: { $0.storedRecordLimits.messageBytesPerAccount = 3 * cost }) { server in
             let full = try Self.accountId(server, "full")
-            let visitor = try Self.bearer(try await Self.visitor(server, key: "full-key", device: "one"))
+            let visitor = try await server.visitorBearer(key: "full-key", device: "one")
             let id = try await Self.conversation(server, visitor).decode(ConversationView.self).id
             func send(_ conversation: String) async throws -> InProcessServer.Answer {
                 try await server.call(
@@ -114,7 +105,7 @@ struct StoredRecordLimitTests {
             let bytes = try server.server.environment.read(account: full) { $0.storedMessageBytes }
             #expect(bytes == 3 * cost)
 
-            let other = try Self.bearer(try await Self.visitor(server, key: "other-key", device: "one"))
+            let other = try await server.visitorBearer(key: "other-key", device: "one")
             let otherId = try await Self.conversation(server, other).decode(ConversationView.self).id
             let elsewhere = try await server.call(
                 .post, "/mobile/v1/conversations/\(otherId)/messages", authorization: other, body: SendMessageRequest(text: text))
@@ -138,7 +129,7 @@ struct StoredRecordLimitTests {
         let storage = StorageLocation.sqlite(path: directory.appendingPathComponent("state.sqlite").path)
         let stored = try await InProcessServer.with(storage: storage, seed: Self.seed) { server in
             let full = try Self.accountId(server, "full")
-            let visitor = try Self.bearer(try await Self.visitor(server, key: "full-key", device: "one"))
+            let visitor = try await server.visitorBearer(key: "full-key", device: "one")
             let id = try await Self.conversation(server, visitor).decode(ConversationView.self).id
             for text in ["hello", "a longer message", "ü"] {
                 _ = try await server.call(

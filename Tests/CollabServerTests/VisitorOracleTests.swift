@@ -15,21 +15,14 @@ struct VisitorOracleTests {
         )
     ])
 
-    static func visitor(_ server: InProcessServer, _ device: String) async throws -> String {
-        let start = try await server.call(
-            .post, "/mobile/v1/clients", body: ClientStartRequest(apiKey: "shop-key", deviceId: device, device: .init(os: "iOS")))
-        return "Bearer " + (try start.decode(ClientStartResponse.self)).token
-    }
-
     @Test("co-browsing and calls in another visitor's conversation answer 404 with the unknown id's body, and change nothing")
     func sameAccount() async throws {
         try await InProcessServer.with(seed: Self.seed) { server in
-            let owner = try await Self.visitor(server, "owner")
-            let prober = try await Self.visitor(server, "prober")
+            let owner = try await server.visitorBearer(key: "shop-key", device: "owner")
+            let prober = try await server.visitorBearer(key: "shop-key", device: "prober")
             let conversation = try await server.call(.post, "/mobile/v1/conversations", authorization: owner, body: StartConversationRequest())
                 .decode(ConversationView.self)
-            let agent = "Bearer " + (try await server.call(.post, "/agent/v1/login", body: AgentLoginRequest(username: "agent-s", password: "pw"))
-                .decode(AgentLoginResponse.self).token)
+            let agent = try await server.agentBearer("agent-s", "pw")
             _ = try await server.call(.put, "/agent/v1/presence", authorization: agent, body: PresenceRequest(presence: "ONLINE"))
             #expect(try await server.call(.post, "/agent/v1/conversations/\(conversation.id)/accept", authorization: agent).status == .ok)
             let session = try await server.call(.post, "/mobile/v1/conversations/\(conversation.id)/cobrowsing", authorization: owner)

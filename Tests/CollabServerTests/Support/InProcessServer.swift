@@ -83,6 +83,22 @@ struct InProcessServer: ServerUnderTest {
         return Answer(status: response.status, body: response.body, headers: response.headers)
     }
 
+    /// Starts an anonymous visitor's client of the API key `key` on device `device`: the answer as it came.
+    func startClient(key: String, device: String) async throws -> Answer {
+        try await call(.post, "/mobile/v1/clients", body: ClientStartRequest(apiKey: key, deviceId: device, device: .init(os: "iOS")))
+    }
+
+    /// A started anonymous visitor's `Bearer` credential.
+    func visitorBearer(key: String, device: String) async throws -> String {
+        "Bearer " + (try await startClient(key: key, device: device).decode(ClientStartResponse.self)).token
+    }
+
+    /// An agent's `Bearer` credential from `/agent/v1/login`.
+    func agentBearer(_ username: String, _ password: String) async throws -> String {
+        "Bearer " + (try await call(.post, "/agent/v1/login", body: AgentLoginRequest(username: username, password: password))
+            .decode(AgentLoginResponse.self).token)
+    }
+
     /// `Basic` credentials.
     static func basic(_ username: String, _ password: String) -> String {
         "Basic " + Data("\(username):\(password)".utf8).base64EncodedString()

@@ -131,7 +131,7 @@ extension HTTPTransport {
     static func checkTyped(status: Int, body: Data) throws(CollabClientError) {
         guard !(200..<400).contains(status) else { return }
         if let typed = try? JSONDecoder().decode(APIErrorBody.self, from: body) {
-            throw CollabClientError(code: .forStatus(status), status: status, message: "[\(typed.type)] \(typed.message)")
+            throw CollabClientError(code: .forStatus(status), status: status, message: "[\(typed.type)] \(typed.message)", type: typed.type)
         }
         try check(RawResponse(status: status, headers: [], body: body), method: "", path: "")
     }

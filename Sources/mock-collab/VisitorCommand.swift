@@ -18,7 +18,7 @@ struct VisitorCommand: AsyncParsableCommand {
               frame            share the screen (accepting the agent's request, or
                                starting to share) and upload a generated frame
               answer           answer the ringing call (decline: decline it)
-              call [video]     call the conversation's agent (audio unless "video")
+              call [video]     call the conversation's agent (audio unless "video"; anything else is an error)
               hangup           end the current call
               file PATH        upload a local file into the current conversation
               download FILEID [PATH]
@@ -69,7 +69,7 @@ struct VisitorCommand: AsyncParsableCommand {
         do {
             try await session.start(pushVersion: push == "NONE" ? nil : PushNotificationVersion(rawValue: push))
         } catch {
-            output.write(["type": "error", "command": "start-client", "message": "\(error)"])
+            output.write(VisitorSession.errorLine(command: "start-client", error))
             throw ExitCode.failure
         }
         while let line = readLine() {
@@ -193,7 +193,13 @@ actor VisitorSession {
                 let call = command == "answer" ? try await notifications.answer(callId: callId) : try await notifications.decline(callId: callId)
                 output.write(["type": "result", "command": command, "callId": call.id, "state": call.state])
             case "call":
-                let call = try await client.startCall(in: try currentConversation(), callType: argument == "video" ? "VIDEO" : "AUDIO")
+                let callType: String
+                switch argument?.lowercased() {
+                case nil, "audio": callType = "AUDIO"
+                case "video": callType = "VIDEO"
+                default: throw VisitorInputError("call takes audio (the default) or video, not '\(argument ?? "")'")
+                }
+                let call = try await client.startCall(in: try currentConversation(), callType: callType)
                 currentCallId = call.id
                 output.write(["type": "result", "command": "call", "callId": call.id, "state": call.state])
             case "hangup":
@@ -212,8 +218,20 @@ actor VisitorSession {
                 throw VisitorInputError("unknown command '\(command)'")
             }
         } catch {
-            output.write(["type": "error", "command": command, "message": "\(error)"])
+            output.write(Self.errorLine(command: command, error))
         }
+    }
+
+    /// A failure as a line: the message, and when the server answered its HTTP `status` and its typed
+    /// error's `error` (`FILE_TYPE_NOT_ALLOWED`, `INVALID_API_KEY`, … as the API docs list them).
+    static func errorLine(command: String, _ error: any Error) -> [String: Any] {
+        var line: [String: Any] = ["type": "error", "command": command, "message": "\(error)"]
+        if let error = error as? CollabClientError {
+            line["message"] = error.message
+            if let status = error.status { line["status"] = status }
+            if let type = error.type { line["error"] = type }
+        }
+        return line
     }
 
     func stop() async {

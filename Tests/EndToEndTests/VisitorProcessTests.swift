@@ -20,6 +20,8 @@ struct VisitorProcessTests {
                 say Hello? #1
                 file /nonexistent/receipt.png
                 frame
+                download no-such-file
+                call fax
                 quit
 
                 """
@@ -29,14 +31,20 @@ struct VisitorProcessTests {
                 try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]
             }
             let results = lines.filter { $0["type"] as? String != "event" }
-            #expect(results.compactMap { $0["command"] as? String } == ["start", "say", "file", "frame"], "\(results)")
+            #expect(results.compactMap { $0["command"] as? String } == ["start", "say", "file", "frame", "download", "call"], "\(results)")
             let start = try #require(results.first { $0["command"] as? String == "start" })
             let conversationId = try #require(start["conversationId"] as? String)
             let say = try #require(results.first { $0["command"] as? String == "say" })
             #expect(say["sequence"] as? Int == 1, "a number, not a string")
             let failed = try #require(results.first { $0["command"] as? String == "file" })
             #expect(failed["type"] as? String == "error")
-            #expect(failed["message"] as? String == "badRequest: cannot read /nonexistent/receipt.png: no such file")
+            #expect(failed["message"] as? String == "cannot read /nonexistent/receipt.png: no such file")
+            #expect(failed["status"] == nil, "the server was not asked")
+            let missing = try #require(results.first { $0["command"] as? String == "download" })
+            #expect(missing["type"] as? String == "error" && missing["status"] as? Int == 404, "\(missing)")
+            #expect(missing["error"] as? String == "NOT_FOUND", "the typed error's type: \(missing)")
+            let fax = try #require(results.first { $0["command"] as? String == "call" })
+            #expect(fax["type"] as? String == "error" && (fax["message"] as? String)?.contains("audio (the default) or video") == true, "\(fax)")
             let frame = try #require(results.first { $0["command"] as? String == "frame" })
             #expect(frame["width"] as? Int == 160 && frame["height"] as? Int == 100, "\(frame)")
 

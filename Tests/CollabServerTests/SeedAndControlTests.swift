@@ -410,6 +410,10 @@ struct SeedAndControlTests {
             #expect(moved.now == frozen.now + 3_600_000)
             let created = try await server.admin("admin", "admin").namedAreas.create(WebNamedArea(name: "Later", siteId: "later"))
             #expect(created.creationTimestamp == moved.now, "entities take their timestamps from the server clock")
+            let refused = try await server.control.transport.raw(
+                "POST", "/_mock/v1/clock", body: Data(#"{"frozen": false, "advanceMillis": 9223372036854775807}"#.utf8))
+            #expect(refused.status == 400)
+            #expect(try await server.control.clock().frozen, "a refused change leaves the clock as it was, frozen")
             let released = try await server.control.changeClock(ClockChange(frozen: false))
             #expect(!released.frozen)
             #expect(released.now >= moved.now, "time resumes from where it stood, it does not jump back")

@@ -98,13 +98,14 @@ struct ControlRoutes {
         }
         group.operation(.post, "clock", role: .superAdmin) { request, context in
             let change = try await env.decodeStrictly(ClockChange.self, from: request, what: "clock change")
-            if let frozen = change.frozen { env.clock.setFrozen(frozen) }
+            // Checked before anything changes: a refused change leaves the clock as it was.
             if let millis = change.advanceMillis {
                 // A range check, not abs(): abs(Int64.min) traps.
                 let limit: Int64 = 10 * 366 * 24 * 3600 * 1000
                 guard (-limit...limit).contains(millis) else { throw CollabError.badRequest("advanceMillis is out of range") }
-                env.clock.advance(by: millis)
             }
+            if let frozen = change.frozen { env.clock.setFrozen(frozen) }
+            if let millis = change.advanceMillis { env.clock.advance(by: millis) }
             // The other replicas of a cluster take the same time.
             try await env.repository.shareClock(env.clock.setting)
             // What fell due at the new time (missed calls, key rotation) happens before the answer.

@@ -81,6 +81,11 @@ struct JournalBoundsTests {
         for _ in 0..<1_000 { journal.record(Self.entry("noisy")) }
         for _ in 0..<200 { journal.record(Self.entry(nil)) }
         #expect(journal.entries(matching: JournalFilter(accountId: "quiet")).entries.count == 3)
+        #expect(!journal.entries(matching: JournalFilter(accountId: "quiet", after: 0)).evicted, "the quiet account lost nothing")
+        let behind = journal.entries(matching: JournalFilter(accountId: "noisy", after: 0))
+        #expect(behind.evicted && behind.entries.count == 100, "reading on from before what the bounds pushed out says so")
+        let caughtUp = journal.entries(matching: JournalFilter(accountId: "noisy", after: behind.entries[0].id))
+        #expect(!caughtUp.evicted && caughtUp.entries.count == 99)
         #expect(journal.held(accountId: "noisy").count == 100, "the flood keeps its own newest 100")
         #expect(journal.held(accountId: "quiet") == (3, 3 * RequestJournal.size(of: Self.entry("quiet")), 100, journal.accountMaxBytes))
         #expect(journal.count == 203, "three rings: quiet's 3, and 100 each of noisy and of the requests that name no account")

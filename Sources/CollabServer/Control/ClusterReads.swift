@@ -92,6 +92,7 @@ struct ClusterReads {
             merged.bytes += answer.bytes
             merged.maxBytes += answer.maxBytes
             merged.truncated = merged.truncated || answer.truncated
+            merged.evicted = merged.evicted || answer.evicted
         }
         merged.entries.sort { ($0.timestamp, $0.replica ?? "", $0.id) < ($1.timestamp, $1.replica ?? "", $1.id) }
         if merged.entries.count > limit { merged.entries.removeFirst(merged.entries.count - limit) }

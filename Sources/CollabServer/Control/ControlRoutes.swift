@@ -38,11 +38,12 @@ struct ControlRoutes {
             // `account` (id or name) like the other inspector routes; `accountId` as before.
             filter.accountId = try env.inspectedAccountId(
                 request.query("account") ?? filter.accountId, confinedTo: try context.inspectorConfinement())
-            let (entries, truncated) = env.journal.entries(matching: filter)
+            let (entries, truncated, evicted) = env.journal.entries(matching: filter)
             // A read for one account tells that account's figures and bounds, never the server's.
             let held = env.journal.held(accountId: filter.accountId)
             let page = JournalPage(
-                entries: entries, size: held.count, capacity: held.capacity, bytes: held.bytes, maxBytes: held.maxBytes, truncated: truncated)
+                entries: entries, size: held.count, capacity: held.capacity, bytes: held.bytes, maxBytes: held.maxBytes, truncated: truncated,
+                evicted: evicted)
             guard try ClusterReads.wanted(request) else { return JSONBody.response(page) }
             return JSONBody.response(
                 try await ClusterReads(repository: env.repository).journal(request, own: page, limit: max(0, filter.limit ?? 1000)))

@@ -21,12 +21,15 @@ final class RequestJournal: Sendable {
     private struct Ring {
         var entries: Deque<JournalEntry> = []
         var bytes = 0
+        /// The id of the newest entry pushed out by the bounds: a read after an older id missed entries.
+        var lastDropped: Int64 = 0
 
         /// Drops the oldest entry; returns its size.
         mutating func dropOldest() -> Int {
             guard let oldest = entries.popFirst() else { return 0 }
             let size = RequestJournal.size(of: oldest)
             bytes -= size
+            lastDropped = oldest.id
             return size
         }
     }
@@ -121,23 +124,29 @@ final class RequestJournal: Sendable {
 
     /// The entries matching `filter`, oldest first, as many as `filter.limit` (default 1000) and
     /// ``maxReadBytes`` allow: the newest, or with `filter.after` the oldest after that id (so pages read
-    /// on without a gap); `truncated` when a matching entry was left out. A read for one account
+    /// on without a gap); `truncated` when a matching entry was left out; `evicted` when, with `after`,
+    /// entries after that id were pushed out by the bounds before the read. A read for one account
     /// touches its ring alone; a read for all merges each ring's pick by id.
-    func entries(matching filter: JournalFilter) -> (entries: [JournalEntry], truncated: Bool) {
+    func entries(matching filter: JournalFilter) -> (entries: [JournalEntry], truncated: Bool, evicted: Bool) {
         let limit = max(1, filter.limit ?? 1000)
         var candidates: [JournalEntry] = []
         var truncated = false
+        var evicted = false
         for ring in rings(for: filter.accountId) {
-            let (picked, cut) = ring.ring.withLock { ring in Self.pick(ring.entries, filter: filter, limit: limit) }
+            let (picked, cut, dropped) = ring.ring.withLock { ring in
+                let (picked, cut) = Self.pick(ring.entries, filter: filter, limit: limit)
+                return (picked, cut, filter.after.map { $0 < ring.lastDropped } ?? false)
+            }
             candidates.append(contentsOf: picked)
             truncated = truncated || cut
+            evicted = evicted || dropped
         }
         if filter.after != nil {
             let (picked, cut) = Self.pick(candidates.sorted { $0.id < $1.id }, limit: limit)
-            return (picked, truncated || cut)
+            return (picked, truncated || cut, evicted)
         }
         let (newestFirst, cut) = Self.pick(candidates.sorted { $0.id > $1.id }, limit: limit)
-        return (newestFirst.reversed(), truncated || cut)
+        return (newestFirst.reversed(), truncated || cut, false)
     }
 
     /// One ring's pick: the oldest `limit` after `filter.after`, or the newest `limit` (newest first).

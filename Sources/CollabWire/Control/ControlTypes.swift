@@ -92,16 +92,22 @@ public struct JournalPage: Codable, Sendable {
     /// True when matching entries were left out by the read's `limit` or its byte bound: older ones,
     /// or with `after` newer ones (read on from the last entry's id).
     public var truncated: Bool
+    /// With `after`: true when entries after that id were pushed out of the journal before this read
+    /// (its bounds were too small for what came since), so the pages read do not hold every request.
+    public var evicted: Bool
     /// In a cluster-wide read (`scope=cluster`): the replicas asked, and those that did not answer.
     public var replicas: [String]? = nil
     public var missingReplicas: [String]? = nil
-    public init(entries: [JournalEntry], size: Int, capacity: Int, bytes: Int = 0, maxBytes: Int = 0, truncated: Bool = false) {
+    public init(
+        entries: [JournalEntry], size: Int, capacity: Int, bytes: Int = 0, maxBytes: Int = 0, truncated: Bool = false, evicted: Bool = false
+    ) {
         self.entries = entries
         self.size = size
         self.capacity = capacity
         self.bytes = bytes
         self.maxBytes = maxBytes
         self.truncated = truncated
+        self.evicted = evicted
     }
 }
 

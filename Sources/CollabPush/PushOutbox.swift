@@ -23,19 +23,19 @@ public final class PushOutbox: Sendable {
         /// assigned under the ring's lock, and trimming or clearing only removes), so a binary search
         /// finds it.
         func firstIndex(after id: Int64) -> Int {
-            var low = entries.startIndex
-            var high = entries.endIndex
-            while low < high {
-                let middle = low + (high - low) / 2
-                if entries[middle].id <= id { low = middle + 1 } else { high = middle }
-            }
-            return low
+            entries.partitionIndex { $0.id > id }
         }
 
         /// The position of the entry with `id`, if it is still held.
         func index(of id: Int64) -> Int? {
             let index = firstIndex(after: id - 1)
             return index < entries.endIndex && entries[index].id == id ? index : nil
+        }
+
+        /// The first entry matching `filter` after `filter.after` (from the oldest without it).
+        func firstMatch(_ filter: OutboxFilter) -> OutboxEntry? {
+            let start = filter.after.map(firstIndex(after:)) ?? entries.startIndex
+            return entries[start...].first(where: { filter.matches($0) })
         }
 
         /// The entries matching `filter`, oldest first, at most `limit`: the newest, or with
@@ -78,15 +78,12 @@ public final class PushOutbox: Sendable {
         self.capacity = max(1, capacity)
     }
 
-    private func outbox(of accountId: String) -> AccountOutbox { accounts.shard(accountId) }
-
-    private func outboxes(for accountId: String?) -> [AccountOutbox] { accounts.shards(for: accountId) }
 
     /// Adds an entry (its `id` is assigned here) and wakes waiters and streams. Returns the stored entry.
     @discardableResult
     public func record(_ entry: OutboxEntry) -> OutboxEntry {
         var stored = entry
-        let (waiters, trimmed) = outbox(of: entry.accountId).ring.withLock { ring in
+        let (waiters, trimmed) = accounts.shard(entry.accountId).ring.withLock { ring in
             // The id is taken under the ring's lock, so a ring's ids increase along it.
             stored.id = nextId.wrappingAdd(1, ordering: .sequentiallyConsistent).oldValue
             ring.recorded += 1
@@ -135,7 +132,7 @@ public final class PushOutbox: Sendable {
 
     /// Replaces the delivery state and attempts of an entry of `accountId`.
     public func update(id: Int64, accountId: String, _ change: (inout OutboxEntry) -> Void) {
-        guard let outbox = outboxes(for: accountId).first else { return }
+        guard let outbox = accounts.existing(accountId) else { return }
         let (updated, waiters) = outbox.ring.withLock { ring -> (OutboxEntry?, [CheckedContinuation<OutboxEntry?, Never>]) in
             guard let index = ring.index(of: id) else { return (nil, []) }
             change(&ring.entries[index])
@@ -152,7 +149,7 @@ public final class PushOutbox: Sendable {
     /// alone; one naming none merges every ring's pick by id.
     public func entries(matching filter: OutboxFilter, limit: Int = 1_000) -> [OutboxEntry] {
         let limit = max(0, limit)
-        let picks = outboxes(for: filter.accountId).flatMap { outbox in outbox.ring.withLock { $0.entries(matching: filter, limit: limit) } }
+        let picks = accounts.shards(for: filter.accountId).flatMap { outbox in outbox.ring.withLock { $0.entries(matching: filter, limit: limit) } }
         if filter.after != nil { return Array(picks.sorted { $0.id < $1.id }.prefix(limit)) }
         return Array(picks.sorted { $0.id < $1.id }.suffix(limit))
     }
@@ -162,13 +159,12 @@ public final class PushOutbox: Sendable {
         let id = nextWaitId.wrappingAdd(1, ordering: .relaxed).oldValue
         if let accountId = filter.accountId {
             // Looking and parking are one step under the account's lock: nothing recorded between is missed.
-            let outbox = outbox(of: accountId)
+            let outbox = accounts.shard(accountId)
             return await ParkedWaits<OutboxFilter, OutboxEntry>.wait(
                 timeout: timeout,
                 parkUnlessFound: { continuation in
                     outbox.ring.withLock { ring in
-                        let start = filter.after.map(ring.firstIndex(after:)) ?? ring.entries.startIndex
-                        if let match = ring.entries[start...].first(where: { filter.matches($0) }) { return match }
+                        if let match = ring.firstMatch(filter) { return match }
                         ring.waits.park(id, filter: filter, continuation)
                         return nil
                     }
@@ -195,12 +191,7 @@ public final class PushOutbox: Sendable {
 
     /// The oldest entry in any ring matching `filter` (after `filter.after`).
     private func firstMatch(_ filter: OutboxFilter) -> OutboxEntry? {
-        outboxes(for: nil).compactMap { outbox in
-            outbox.ring.withLock { ring in
-                let start = filter.after.map(ring.firstIndex(after:)) ?? ring.entries.startIndex
-                return ring.entries[start...].first(where: { filter.matches($0) })
-            }
-        }.min { $0.id < $1.id }
+        accounts.shards(for: nil).compactMap { outbox in outbox.ring.withLock { $0.firstMatch(filter) } }.min { $0.id < $1.id }
     }
 
     /// A stream of new and updated entries (bounded; a slow reader loses the oldest).
@@ -237,12 +228,12 @@ public final class PushOutbox: Sendable {
 
     /// Empties the outbox; the counts since start are kept.
     public func clear() {
-        for outbox in outboxes(for: nil) { empty(outbox) }
+        for outbox in accounts.shards(for: nil) { empty(outbox) }
     }
 
     /// Forgets the entries of one account (an account reset): its ring alone; the count since start is kept.
     public func removeAll(accountId: String) {
-        for outbox in outboxes(for: accountId) { empty(outbox) }
+        for outbox in accounts.shards(for: accountId) { empty(outbox) }
     }
 
     private func empty(_ outbox: AccountOutbox) {
@@ -258,11 +249,11 @@ public final class PushOutbox: Sendable {
 
     /// Entries held for one account.
     public func count(accountId: String) -> Int {
-        outboxes(for: accountId).first?.ring.withLock { $0.entries.count } ?? 0
+        accounts.existing(accountId)?.ring.withLock { $0.entries.count } ?? 0
     }
 
     /// Pushes recorded since start, for one account or all; clearing the outbox does not reduce it.
     public func recordedCount(accountId: String?) -> Int {
-        outboxes(for: accountId).reduce(0) { sum, outbox in sum + outbox.ring.withLock { $0.recorded } }
+        accounts.shards(for: accountId).reduce(0) { sum, outbox in sum + outbox.ring.withLock { $0.recorded } }
     }
 }

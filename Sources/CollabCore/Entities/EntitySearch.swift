@@ -47,13 +47,7 @@ extension EntityTable {
         kept.reserveCapacity(count + 1)
         for item in items {
             if kept.count == count, let last = kept.last, !before(item, last) { continue }
-            var low = 0
-            var high = kept.count
-            while low < high {
-                let middle = (low + high) / 2
-                if before(kept[middle], item) { low = middle + 1 } else { high = middle }
-            }
-            kept.insert(item, at: low)
+            kept.insert(item, at: kept.partitionIndex { !before($0, item) })
             if kept.count > count { kept.removeLast() }
         }
         return kept

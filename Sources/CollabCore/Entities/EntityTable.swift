@@ -110,14 +110,7 @@ struct OrderedIndex: Sendable {
 
     /// The position of the first entry not before `(value, id)`.
     private func position(_ value: Int64, _ id: String) -> Int {
-        var low = 0
-        var high = entries.count
-        while low < high {
-            let middle = (low + high) / 2
-            let entry = entries[middle]
-            if entry.value < value || (entry.value == value && entry.id < id) { low = middle + 1 } else { high = middle }
-        }
-        return low
+        entries.partitionIndex { !($0.value < value || ($0.value == value && $0.id < id)) }
     }
 
     mutating func insert(_ value: Int64, _ id: String) {

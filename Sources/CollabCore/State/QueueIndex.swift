@@ -89,23 +89,12 @@ public struct QueueIndex: Sendable, Equatable {
 extension Array where Element == QueueIndex.Position {
     /// The first index whose element is not before `position` (binary search).
     fileprivate func insertionIndex(of position: Element) -> Int {
-        partitionIndex { !($0 < position) }
+        partitionIndex(where: { !($0 < position) })
     }
 
     /// The first index whose element comes after `cursor` (binary search).
     fileprivate func firstIndex(after cursor: Element) -> Int {
-        partitionIndex { cursor < $0 }
-    }
-
-    /// The first index where `isAfter` holds, for a predicate that is false then true along the line.
-    private func partitionIndex(_ isAfter: (Element) -> Bool) -> Int {
-        var low = 0
-        var high = count
-        while low < high {
-            let mid = (low + high) / 2
-            if isAfter(self[mid]) { high = mid } else { low = mid + 1 }
-        }
-        return low
+        partitionIndex(where: { cursor < $0 })
     }
 
     fileprivate mutating func insertSorted(_ position: Element) {

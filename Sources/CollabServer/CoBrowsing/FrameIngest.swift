@@ -36,7 +36,6 @@ final class FrameIngest: Sendable {
     }
 
     private struct SessionState {
-        var accountId: String
         var limiter = FrameRateLimiter()
         var accepted = 0
         var throttled = 0
@@ -155,10 +154,6 @@ final class FrameIngest: Sendable {
         }
     }
 
-    private func account(_ accountId: String) -> AccountFrames { accounts.shard(accountId) }
-
-    private func existing(_ accountId: String) -> AccountFrames? { accounts.existing(accountId) }
-
     /// Whether anyone on this replica watches the session.
     func hasViewers(sessionId: String) -> Bool {
         watched.withLock { $0[sessionId] != nil }
@@ -167,7 +162,7 @@ final class FrameIngest: Sendable {
     /// Hands a frame another replica accepted to this replica's viewers (it counts there, not here).
     /// An older frame than the one held is ignored.
     func relayed(sessionId: String, accountId: String, header: FrameHeader, image: Data, format: FrameImageFormat, now: Timestamp) {
-        guard let frames = existing(accountId) else { return }
+        guard let frames = accounts.existing(accountId) else { return }
         let frame = Frame(header: header, image: image, format: format, receivedAt: now)
         frames.sessions.withLock { sessions in
             guard sessions.ended[sessionId] == nil, var state = sessions.live[sessionId] else { return }
@@ -180,7 +175,7 @@ final class FrameIngest: Sendable {
 
     /// Takes one frame of an active session whose rate limit is `maxFps` right now.
     func ingest(sessionId: String, accountId: String, header: FrameHeader, image: Data, maxFps: Int, now: Timestamp) -> FrameAck {
-        let frames = account(accountId)
+        let frames = accounts.shard(accountId)
         let format: FrameImageFormat
         do {
             format = try header.validate(image: image, maxImageBytes: maxFrameBytes)
@@ -188,7 +183,7 @@ final class FrameIngest: Sendable {
             frames.sessions.withLock { sessions in
                 sessions.totals.rejected += 1
                 guard sessions.ended[sessionId] == nil else { return }
-                sessions.live[sessionId, default: SessionState(accountId: accountId)].rejected += 1
+                sessions.live[sessionId, default: SessionState()].rejected += 1
             }
             rejectedCounter.increment()
             return FrameAck(type: "frame.rejected", sessionId: sessionId, sequence: header.sequence, reason: error.description)
@@ -229,7 +224,7 @@ final class FrameIngest: Sendable {
         guard sessions.ended[sessionId] == nil else {
             return FrameAck(type: "frame.rejected", sessionId: sessionId, sequence: sequence, reason: "the session has ended")
         }
-        var state = sessions.live[sessionId] ?? SessionState(accountId: accountId)
+        var state = sessions.live[sessionId] ?? SessionState()
         defer { sessions.live[sessionId] = state }
         state.maxFps = maxFps
         let now = frame.receivedAt
@@ -270,7 +265,7 @@ final class FrameIngest: Sendable {
     /// `rejected` count (no session's), as every other refused frame does.
     func countRejected(accountId: String) {
         rejectedCounter.increment()
-        account(accountId).sessions.withLock { $0.totals.rejected += 1 }
+        accounts.shard(accountId).sessions.withLock { $0.totals.rejected += 1 }
     }
 
     /// Frame outcomes since start, for one account or all.
@@ -286,7 +281,7 @@ final class FrameIngest: Sendable {
 
     /// The latest accepted frame.
     func latest(sessionId: String, accountId: String) -> Frame? {
-        existing(accountId)?.sessions.withLock { $0.live[sessionId]?.latest }
+        accounts.existing(accountId)?.sessions.withLock { $0.live[sessionId]?.latest }
     }
 
     /// Live frames for a viewer, newest only (drop-to-latest), starting with the latest frame. The
@@ -297,9 +292,9 @@ final class FrameIngest: Sendable {
             defer { value += 1 }
             return value
         }
-        let open = account(accountId).sessions.withLock { sessions -> Bool in
+        let open = accounts.shard(accountId).sessions.withLock { sessions -> Bool in
             guard sessions.ended[sessionId] == nil else { return false }
-            var state = sessions.live[sessionId] ?? SessionState(accountId: accountId)
+            var state = sessions.live[sessionId] ?? SessionState()
             if let latest = state.latest { continuation.yield(latest) }
             state.viewers[id] = continuation
             sessions.live[sessionId] = state
@@ -315,7 +310,7 @@ final class FrameIngest: Sendable {
 
     /// Stops a viewer.
     func stopViewing(sessionId: String, accountId: String, viewer: Int) {
-        guard let continuation = existing(accountId)?.sessions.withLock({ $0.live[sessionId]?.viewers.removeValue(forKey: viewer) }) else {
+        guard let continuation = accounts.existing(accountId)?.sessions.withLock({ $0.live[sessionId]?.viewers.removeValue(forKey: viewer) }) else {
             return
         }
         unwatch([sessionId: 1])
@@ -336,7 +331,7 @@ final class FrameIngest: Sendable {
     /// A session ended: its viewers finish and its frame state (latest frame, throttle, hashes, gaps)
     /// is freed; only its final statistics stay, for the account's last ``endedCapacity`` sessions.
     func end(sessionId: String, accountId: String) {
-        let viewers = account(accountId).sessions.withLock { $0.end(sessionId) }
+        let viewers = accounts.shard(accountId).sessions.withLock { $0.end(sessionId) }
         unwatch(viewers.isEmpty ? [:] : [sessionId: viewers.count])
         for viewer in viewers { viewer.finish() }
     }
@@ -350,7 +345,7 @@ final class FrameIngest: Sendable {
             return sessions.live
         }
         unwatch(live.compactMapValues { $0.viewers.isEmpty ? nil : $0.viewers.count })
-        for viewer in live.values.flatMap({ $0.viewers.values }) { viewer.finish() }
+        for viewer in live.values.flatMap(\.viewers.values) { viewer.finish() }
     }
 
     /// Forgets every session and every total (a full reset).
@@ -375,7 +370,7 @@ final class FrameIngest: Sendable {
 
     /// Statistics of a session, live or recently ended.
     func stats(sessionId: String, accountId: String) -> CoBrowsingStats {
-        guard let frames = existing(accountId) else { return Self.stats(of: nil, sessionId: sessionId) }
+        guard let frames = accounts.existing(accountId) else { return Self.stats(of: nil, sessionId: sessionId) }
         return frames.sessions.withLock { sessions in
             if let ended = sessions.ended[sessionId] { return ended }
             return Self.stats(of: sessions.live[sessionId], sessionId: sessionId)
@@ -383,7 +378,7 @@ final class FrameIngest: Sendable {
     }
 
     private static func stats(of state: SessionState?, sessionId: String) -> CoBrowsingStats {
-        let state = state ?? SessionState(accountId: "")
+        let state = state ?? SessionState()
         let sorted = state.gaps.sorted()
         func percentile(_ p: Double) -> Int64? {
             guard !sorted.isEmpty else { return nil }

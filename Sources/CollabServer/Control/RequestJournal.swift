@@ -119,9 +119,6 @@ final class RequestJournal: Sendable {
         }
     }
 
-    /// The rings a read for `accountId` looks at: that account's, or every one.
-    private func rings(for accountId: String?) -> [AccountRing] { rings.shards(for: accountId) }
-
     /// The entries matching `filter`, oldest first, as many as `filter.limit` (default 1000) and
     /// ``maxReadBytes`` allow: the newest, or with `filter.after` the oldest after that id (so pages read
     /// on without a gap); `truncated` when a matching entry was left out; `evicted` when, with `after`,
@@ -132,7 +129,7 @@ final class RequestJournal: Sendable {
         var candidates: [JournalEntry] = []
         var truncated = false
         var evicted = false
-        for ring in rings(for: filter.accountId) {
+        for ring in rings.shards(for: filter.accountId) {
             let (picked, cut, dropped) = ring.ring.withLock { ring in
                 let (picked, cut) = Self.pick(ring.entries, filter: filter, limit: limit)
                 return (picked, cut, filter.after.map { $0 < ring.lastDropped } ?? false)
@@ -153,20 +150,10 @@ final class RequestJournal: Sendable {
     private static func pick(_ entries: Deque<JournalEntry>, filter: JournalFilter, limit: Int) -> (entries: [JournalEntry], truncated: Bool) {
         if let after = filter.after {
             // Ids increase along the ring: start at the first one past the cursor.
-            let start = firstIndex(in: entries, after: after)
+            let start = entries.partitionIndex { $0.id > after }
             return pick(entries[start...].lazy.filter(filter.matches), limit: limit)
         }
         return pick(entries.reversed().lazy.filter(filter.matches), limit: limit)
-    }
-
-    /// The index of the first entry whose id is greater than `id` (a binary search: ids increase).
-    private static func firstIndex(in entries: Deque<JournalEntry>, after id: Int64) -> Int {
-        var (low, high) = (entries.startIndex, entries.endIndex)
-        while low < high {
-            let middle = (low + high) / 2
-            if entries[middle].id > id { high = middle } else { low = middle + 1 }
-        }
-        return low
     }
 
     /// The first `limit` of `matching` that fit in ``maxReadBytes``, and whether any was left out.
@@ -182,34 +169,25 @@ final class RequestJournal: Sendable {
         return (picked, false)
     }
 
-    /// How many entries match `filter` (its limit ignored).
-    func count(matching filter: JournalFilter) -> Int {
-        rings(for: filter.accountId).reduce(0) { sum, ring in
-            sum + ring.ring.withLock { ring in ring.entries.reduce(0) { $0 + (filter.matches($1) ? 1 : 0) } }
-        }
-    }
-
     /// What the journal holds for one account (its entries and bytes, with its bounds), or for all.
     func held(accountId: String?) -> (count: Int, bytes: Int, capacity: Int, maxBytes: Int) {
         guard let accountId else { return (count, bytes, capacity, maxBytes) }
-        let (count, bytes) = rings(for: accountId).first?.ring.withLock { ($0.entries.count, $0.bytes) } ?? (0, 0)
+        let (count, bytes) = rings.existing(accountId)?.ring.withLock { ($0.entries.count, $0.bytes) } ?? (0, 0)
         return (count, bytes, capacity, accountMaxBytes)
     }
 
     /// Forgets every entry.
     func clear() {
-        for ring in rings.removeAll() {
-            let freed = ring.ring.withLock { ring in
-                defer { ring = Ring() }
-                return ring.bytes
-            }
-            totalBytes.wrappingSubtract(freed, ordering: .relaxed)
-        }
+        for ring in rings.removeAll() { discard(ring) }
     }
 
     /// Forgets the entries of one account (an account reset): its ring alone.
     func removeAll(accountId: String) {
-        guard let ring = rings.remove(accountId) else { return }
+        if let ring = rings.remove(accountId) { discard(ring) }
+    }
+
+    /// Empties a ring taken out of the journal, giving its bytes back to the total.
+    private func discard(_ ring: AccountRing) {
         let freed = ring.ring.withLock { ring in
             defer { ring = Ring() }
             return ring.bytes
@@ -218,7 +196,7 @@ final class RequestJournal: Sendable {
     }
 
     /// How many entries are held, in all.
-    var count: Int { rings(for: nil).reduce(0) { sum, ring in sum + ring.ring.withLock { $0.entries.count } } }
+    var count: Int { rings.shards(for: nil).reduce(0) { sum, ring in sum + ring.ring.withLock { $0.entries.count } } }
 
     /// How many bytes the held entries take, in all, as ``size(of:)`` counts them.
     var bytes: Int { totalBytes.load(ordering: .relaxed) }

@@ -168,13 +168,7 @@ final class EventHub: Sendable {
         func events(after id: Int64) -> [PublishedEvent] {
             let count = ring.count
             func at(_ position: Int) -> PublishedEvent { ring[(ringStart + position) % count] }
-            var low = 0
-            var high = count
-            while low < high {
-                let middle = (low + high) / 2
-                if at(middle).id <= id { low = middle + 1 } else { high = middle }
-            }
-            return (low..<count).map(at)
+            return ((0..<count).partitionIndex { at($0).id > id }..<count).map(at)
         }
     }
 

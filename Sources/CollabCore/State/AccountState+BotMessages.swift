@@ -87,9 +87,7 @@ extension AccountState {
 
     /// Replaces a stored message (same id and sequence).
     mutating func storeMessage(_ message: ConversationMessage, changes: inout ChangeSet) {
-        guard let old = messages[message.conversationId]?[id: message.id] else { return }
-        messages[message.conversationId]?.replace(message)
-        storedMessageBytes += StoredRecordLimits.storedBytes(of: message) - StoredRecordLimits.storedBytes(of: old)
+        guard replaceStoredMessage(message) else { return }
         changes.put(message)
     }
 

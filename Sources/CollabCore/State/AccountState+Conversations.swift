@@ -118,14 +118,8 @@ extension AccountState {
         of conversationId: String, after sequence: Int, limit: Int, includeInternal: Bool
     ) -> (messages: [ConversationMessage], hasMore: Bool) {
         let all = messages[conversationId] ?? []
-        // Sequence order: binary search for the first message after `sequence`.
-        var low = all.startIndex
-        var high = all.endIndex
-        while low < high {
-            let mid = (low + high) / 2
-            if all[mid].sequence <= sequence { low = mid + 1 } else { high = mid }
-        }
-        let start = low
+        // Sequence order: a binary search for the first message after `sequence`.
+        let start = all.partitionIndex { $0.sequence > sequence }
         var page: [ConversationMessage] = []
         var index = start
         let bound = max(0, min(limit, ConversationLimits.messagesPerPage))
@@ -475,8 +469,7 @@ extension AccountState {
         queue.update(old: removed, new: nil)
         changes.delete(.conversation, id)
         files.removeConversation(id)
-        for message in messages.removeValue(forKey: id) ?? [] {
-            storedMessageBytes -= StoredRecordLimits.storedBytes(of: message)
+        for message in removeMessages(ofConversation: id) {
             changes.delete(.message, message.id)
         }
     }
@@ -511,8 +504,7 @@ extension AccountState {
         guard conversation.messageCount < ConversationLimits.messagesPerConversation else {
             throw .conflict("the conversation holds the maximum of \(ConversationLimits.messagesPerConversation) messages")
         }
-        let messageBytes = text.utf8.count + StoredRecordLimits.messageOverhead
-        guard storedMessageBytes + messageBytes <= context.limits.messageBytesPerAccount else {
+        guard storedMessageBytes + StoredRecordLimits.storedBytes(text: text) <= context.limits.messageBytesPerAccount else {
             throw .conflict(
                 "the account's messages hold their maximum of \(context.limits.messageBytesPerAccount) bytes"
                     + " (--max-message-bytes-per-account); deleting conversations frees their messages")
@@ -533,8 +525,7 @@ extension AccountState {
         }
         conversation.messageCount += 1
         conversation.lastMessageTimestamp = context.now
-        messages[conversationId, default: []].append(message)
-        storedMessageBytes += StoredRecordLimits.storedBytes(of: message)
+        storeNewMessage(message)
         changes.put(message)
         save(conversation, context: context, changes: &changes)
         var event = DomainEvent(

@@ -102,12 +102,8 @@ extension AccountState {
             queue.update(old: old, new: conversation)
         case .message:
             let message = try RecordCoding.decode(ConversationMessage.self, from: record)
-            if let old = messages[message.conversationId]?[id: message.id] {
-                messages[message.conversationId]?.replace(message)
-                storedMessageBytes += StoredRecordLimits.storedBytes(of: message) - StoredRecordLimits.storedBytes(of: old)
-            } else {
-                messages[message.conversationId, default: []].insertInSequence(message)
-                storedMessageBytes += StoredRecordLimits.storedBytes(of: message)
+            if !replaceStoredMessage(message) {
+                storeNewMessage(message, inSequence: true)
                 files.add(message)
             }
         case .clientSession:
@@ -171,7 +167,7 @@ extension AccountState {
             guard let removed = conversations.removeValue(forKey: id) else { return }
             queue.update(old: removed, new: nil)
             files.removeConversation(id)
-            for message in messages.removeValue(forKey: id) ?? [] { storedMessageBytes -= StoredRecordLimits.storedBytes(of: message) }
+            removeMessages(ofConversation: id)
         case .message:
             // Messages go with their conversation, which removed them already.
             break

@@ -118,10 +118,7 @@ public struct AccountState: Sendable {
                     state.queue.update(old: nil, new: conversation)
                 }
             case .message:
-                return try stored(record, ConversationMessage.self) { state, message in
-                    state.messages[message.conversationId, default: []].append(message)
-                    state.storedMessageBytes += StoredRecordLimits.storedBytes(of: message)
-                }
+                return try stored(record, ConversationMessage.self) { state, message in state.storeNewMessage(message) }
             case .clientSession:
                 return try stored(record, ClientSession.self) { state, session in
                     state.clientSessions[session.id] = session

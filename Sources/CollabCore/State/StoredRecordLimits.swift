@@ -31,5 +31,8 @@ public struct StoredRecordLimits: Sendable, Equatable {
     }
 
     /// What `message` counts for against ``messageBytesPerAccount``.
-    public static func storedBytes(of message: ConversationMessage) -> Int { message.text.utf8.count + messageOverhead }
+    public static func storedBytes(of message: ConversationMessage) -> Int { storedBytes(text: message.text) }
+
+    /// What a message with `text` counts for against ``messageBytesPerAccount``.
+    public static func storedBytes(text: String) -> Int { text.utf8.count + messageOverhead }
 }

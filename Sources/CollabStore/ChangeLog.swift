@@ -23,19 +23,6 @@ public struct ChangeLogEntry: Sendable, Codable {
     public var clock: ClockSetting?
 }
 
-/// The virtual clock's setting, shared by the replicas of a cluster.
-public struct ClockSetting: Sendable, Codable, Equatable {
-    /// Milliseconds added to the system time.
-    public var offset: Int64
-    /// The frozen instant, if time stands still.
-    public var frozenAt: Int64?
-
-    public init(offset: Int64, frozenAt: Int64?) {
-        self.offset = offset
-        self.frozenAt = frozenAt
-    }
-}
-
 /// Which locks a cluster write takes.
 public enum ChangeLogScope: Sendable {
     /// Writes within these accounts: serialized per account across the cluster, concurrent otherwise.

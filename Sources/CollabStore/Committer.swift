@@ -9,7 +9,7 @@ struct StagedCommit: Sendable {
     var effects = ResolvedEffects()
     /// The accounts the operation changed.
     var accountIds: [String] = []
-    /// The virtual clock a cluster shares (see ``StateRepository/shareClock(_:)``).
+    /// The virtual clock's setting, stored and shared with a cluster's replicas (see ``StateRepository/storeClock(_:)``).
     var clock: ClockSetting?
 
     /// Whether there is nothing to store, publish or carry out.

@@ -53,6 +53,14 @@ extension StateRepository {
         return (result, staged, updated.compactMapValues { $0 })
     }
 
+    /// Stores the virtual clock's setting, durably (a restart starts from it, see ``storedClock``), and on
+    /// every replica of a cluster: an entry of its own in the log.
+    public func storeClock(_ setting: ClockSetting) async throws {
+        try await committer.commit(.everything, accounts: [], in: self) { stage throws(CollabError) in
+            stage(StagedCommit(changes: [.put(setting)], clock: setting))
+        }
+    }
+
     /// Removes every account (a full reset): every shard is locked in turn and emptied.
     public func removeAll() async throws {
         try await committer.commit(.everything, accounts: [], in: self) { stage throws(CollabError) in

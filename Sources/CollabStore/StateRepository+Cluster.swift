@@ -80,13 +80,6 @@ extension StateRepository {
         }
     }
 
-    /// Sets the virtual clock on every replica of a cluster: an entry of its own in the log (a process
-    /// outside a cluster has nothing to share it with).
-    public func shareClock(_ setting: ClockSetting) async throws {
-        try await committer.commit(.everything, accounts: [], in: self) { stage throws(CollabError) in
-            stage(StagedCommit(clock: setting))
-        }
-    }
 
     // MARK: following
 
@@ -177,6 +170,8 @@ extension StateRepository {
             switch change {
             case .put(let record) where record.kind == .globalConfiguration:
                 if let global = try? RecordCoding.decode(GlobalConfiguration.self, from: record) { directory.load(global) }
+            case .put(let record) where record.kind == .virtualClock:
+                continue  // the entry's `clock` sets it
             case .put(let record):
                 guard let accountId = record.accountId else { continue }
                 if record.kind == .account { removed.remove(accountId) }

@@ -73,6 +73,8 @@ public final class StateRepository: Sendable {
     let committer: any Committer
     /// Set when the store is a cluster's change log: the shards follow what the other replicas commit.
     let replica: ClusterReplica?
+    /// The virtual clock's setting as storage held it at load (`nil`: never set, the system time).
+    public let storedClock: ClockSetting?
 
     /// Loads the state from a store this process owns (memory, SQLite, a lone PostgreSQL).
     /// - Parameters:
@@ -115,9 +117,11 @@ public final class StateRepository: Sendable {
         (committer, replica) = make(directory)
         var accounts: [String: Account] = [:]
         var owned: [String: [StoredRecord]] = [:]
+        var clock: ClockSetting?
         for record in records {
             switch record.kind {
             case .globalConfiguration: directory.load(try RecordCoding.decode(GlobalConfiguration.self, from: record))
+            case .virtualClock: clock = try RecordCoding.decode(ClockSetting.self, from: record)
             case .account:
                 let account = try RecordCoding.decode(Account.self, from: record)
                 accounts[account.id] = account
@@ -130,6 +134,7 @@ public final class StateRepository: Sendable {
         for (id, account) in accounts {
             loaded[id] = Shard(try AccountState.load(account: account, records: owned[id] ?? [], directory: directory))
         }
+        storedClock = clock
         shards.withLock { $0 = loaded }
         for shard in loaded.values { shard.withLock { scheduleNext(&$0, accountId: shard.accountId) } }
     }

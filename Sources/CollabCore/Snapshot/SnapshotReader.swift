@@ -398,7 +398,7 @@ public struct SnapshotReader: Sendable {
         guard let kindText = partial.string("kind"), let id = partial.string("id"), let body = partial.fields["body"] else {
             throw .badRequest("\(place) needs 'kind', 'id' and 'body'")
         }
-        guard let kind = EntityKind(rawValue: kindText), kind != .account, kind != .globalConfiguration else {
+        guard let kind = EntityKind(rawValue: kindText), kind != .account, kind != .globalConfiguration, kind != .virtualClock else {
             throw .badRequest("\(place) has an unknown kind '\(kindText)'")
         }
         let index = accounts.count - 1

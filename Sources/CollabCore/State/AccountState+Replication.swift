@@ -62,6 +62,7 @@ extension AccountState {
     private mutating func applyPut(_ record: StoredRecord, effects: inout ReplicatedEffects) throws {
         switch record.kind {
         case .globalConfiguration: directory.load(try RecordCoding.decode(GlobalConfiguration.self, from: record))
+        case .virtualClock: break  // server-wide, set from the log entry's clock
         case .account:
             let updated = try RecordCoding.decode(Account.self, from: record)
             if updated.name != account.name { directory.unload(.accountName(account.name)) }
@@ -145,7 +146,7 @@ extension AccountState {
 
     private mutating func applyDelete(_ kind: EntityKind, _ id: String, effects: inout ReplicatedEffects) {
         switch kind {
-        case .globalConfiguration, .account, .jwtSettings, .presence, .pushSettings, .coBrowsingSession, .invitation, .call, .botDialog:
+        case .globalConfiguration, .virtualClock, .account, .jwtSettings, .presence, .pushSettings, .coBrowsingSession, .invitation, .call, .botDialog:
             // Never deleted one by one (they go with their account).
             break
         // A declared kind's write removes the record it had before it joined the layer; the entity

@@ -101,7 +101,7 @@ public struct AccountState: Sendable {
         @discardableResult
         public mutating func add(_ record: StoredRecord) throws -> String? {
             switch record.kind {
-            case .globalConfiguration, .account: return state.accountId
+            case .globalConfiguration, .virtualClock, .account: return state.accountId
             case .apiKey: return try state.declared.load(legacy: record)
             case .namedArea: return try state.declared.load(legacy: record)
             case .user: return try stored(record, User.self) { $0.storeUser($1) }

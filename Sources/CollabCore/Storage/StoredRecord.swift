@@ -4,6 +4,8 @@ public import CollabWire
 /// The kinds of entity the store keeps, one table-like namespace each.
 public enum EntityKind: String, Sendable, Codable, CaseIterable, NamedCases {
     case globalConfiguration
+    /// The virtual clock's setting (one server-wide record, see ``ClockSetting``).
+    case virtualClock
     case account
     case apiKey
     case namedArea

@@ -1,5 +1,4 @@
 public import CollabCore
-public import CollabStore
 import Foundation
 import Synchronization
 
@@ -51,6 +50,25 @@ public final class AdjustableClock: CollabClock {
                 state.frozenAt = nil
                 state.offset = current - system()
             }
+        }
+    }
+
+    /// The setting freezing or unfreezing and then advancing would leave, without changing the clock (a
+    /// change is stored before it applies).
+    public func proposed(frozen: Bool?, advancedBy milliseconds: Int64?) -> ClockSetting {
+        let system = system()
+        return state.withLock { state in
+            var next = ClockSetting(offset: state.offset, frozenAt: state.frozenAt)
+            let current = state.frozenAt ?? (system + state.offset)
+            if frozen == true {
+                next.frozenAt = current
+            } else if frozen == false, next.frozenAt != nil {
+                next = ClockSetting(offset: current - system, frozenAt: nil)
+            }
+            if let milliseconds {
+                if let instant = next.frozenAt { next.frozenAt = instant + milliseconds } else { next.offset += milliseconds }
+            }
+            return next
         }
     }
 

@@ -50,6 +50,8 @@ public final class MockCollabServer: Service {
         let parts = ServerParts(configuration: configuration, storage: storage, clock: clock, logger: logger)
         // Event ids start from the start time so they keep increasing across restarts (a replica's come from the log).
         let repository = try await storage.repository(configuration, sink: parts.fanOut, firstEventId: clock.now() * 1000)
+        // The clock as the control API last set it: time moved or frozen before a restart stays so.
+        if let stored = repository.storedClock { clock.apply(stored) }
         let clockTasks = ClockDrivenTasks(repository: repository, configuration: configuration, clock: clock, events: parts.events, logger: logger)
         let environment = CollabEnvironment(
             configuration: configuration, repository: repository, parts: parts, clockTasks: clockTasks, clock: clock, logger: logger

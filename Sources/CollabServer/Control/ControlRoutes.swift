@@ -105,10 +105,10 @@ struct ControlRoutes {
                 let limit: Int64 = 10 * 366 * 24 * 3600 * 1000
                 guard (-limit...limit).contains(millis) else { throw CollabError.badRequest("advanceMillis is out of range") }
             }
-            if let frozen = change.frozen { env.clock.setFrozen(frozen) }
-            if let millis = change.advanceMillis { env.clock.advance(by: millis) }
-            // The other replicas of a cluster take the same time.
-            try await env.repository.shareClock(env.clock.setting)
+            // Stored first (a restart keeps it; the other replicas of a cluster take the same time), then applied.
+            let next = env.clock.proposed(frozen: change.frozen, advancedBy: change.advanceMillis)
+            try await env.repository.storeClock(next)
+            env.clock.apply(next)
             // What fell due at the new time (missed calls, key rotation) happens before the answer.
             await env.clockTasks.runNow()
             return JSONBody.response(env.clockState)
@@ -259,9 +259,9 @@ extension CollabEnvironment {
         await files.removeAll()
         journal.clear()
         pushes.forget(accountId: nil)
-        if clock.setting != ClockSetting(offset: 0, frozenAt: nil) {
+        if clock.setting != .systemTime {
             clock.resetToSystemTime()
-            try await repository.shareClock(clock.setting)
+            try await repository.storeClock(clock.setting)
             await clockTasks.runNow()
         }
         return (SeedResult(created: report.created, updated: report.updated, unchanged: report.unchanged), nil)

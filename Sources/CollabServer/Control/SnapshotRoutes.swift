@@ -111,7 +111,10 @@ extension CollabEnvironment {
             // An account that stays keeps the stored files its restored FILE messages name (a version-1
             // snapshot carries no contents); the files of accounts that went are removed.
             for id in before.subtracting(snapshot.accounts.map(\.accountId)) { await files.removeAccount(id) }
-            if let saved = snapshot.clock { clock.restore(saved) }
+            if let saved = snapshot.clock {
+                clock.restore(saved)
+                try await repository.storeClock(clock.setting)
+            }
             frames.removeAll()
             await clockTasks.runNow()
         case .account:

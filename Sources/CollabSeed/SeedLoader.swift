@@ -50,16 +50,47 @@ public enum SeedLoader {
             var budget = maximumNodes
             try checkNodes(root, budget: &budget)
         }
-        let seed = try YAMLDecoder().decode(Seed.self, from: root)
-        try UnknownFields.check(tree(root), decodedAs: seed, what: "seed")
+        let document = try withoutNulls(root)
+        let seed = try YAMLDecoder().decode(Seed.self, from: document)
+        try UnknownFields.check(tree(document), decodedAs: seed, what: "seed")
         return seed
+    }
+
+    /// The document with every null mapping value (`key:`, `key: null`, `key: ~`) left out, as JSON's
+    /// decoder reads `null`: an optional field stays unset and a required one is missing. Without this,
+    /// Yams reads a null into a string field as the text `"null"` (or `""`). A null list item has no such
+    /// reading and is refused with its place.
+    private static func withoutNulls(_ node: Node) throws(CollabError) -> Node {
+        switch node {
+        case .scalar, .alias: return node
+        case .sequence(let sequence):
+            var items: [Node] = []
+            for item in sequence {
+                if isNull(item) {
+                    let place = item.mark.map { " (line \($0.line), column \($0.column))" } ?? ""
+                    throw .badRequest("invalid seed: a list item is null\(place); leave it out, or quote it if the text null is meant")
+                }
+                items.append(try withoutNulls(item))
+            }
+            return .sequence(Node.Sequence(items, sequence.tag, sequence.style, sequence.mark))
+        case .mapping(let mapping):
+            var pairs: [(Node, Node)] = []
+            for (key, value) in mapping where !isNull(value) { pairs.append((key, try withoutNulls(value))) }
+            return .mapping(Node.Mapping(pairs, mapping.tag, mapping.style, mapping.mark))
+        }
+    }
+
+    /// A plain `null`, `~` or empty scalar (a quoted `'null'` is text).
+    private static func isNull(_ node: Node) -> Bool {
+        guard case .scalar = node else { return false }
+        return node.tag == Tag(.null)
     }
 
     /// A composed YAML document as `JSONSerialization` would give it (scalars as strings): what
     /// ``UnknownFields`` compares the decoded seed with.
     private static func tree(_ node: Node) -> Any {
         switch node {
-        case .scalar(let scalar): return node.null == nil ? scalar.string : NSNull()
+        case .scalar(let scalar): return scalar.string
         case .alias: return NSNull()
         case .sequence(let sequence): return sequence.map(tree)
         case .mapping(let mapping):

@@ -111,4 +111,20 @@ struct SeedBoundsTests {
             #expect(error.message.contains("anchors and aliases"))
         }
     }
+
+    @Test("a YAML null reads as JSON's: a required field given null is missing, an optional one unset, a null list item refused")
+    func nullsAreAbsent() throws {
+        for null in ["null", "~", "", "Null"] {
+            let refusal = Self.refusal("accounts:\n  - name: a\n    apiKeys:\n      - key: \(null)\n")
+            #expect(refusal?.kind == .badRequest, "key: \(null) was accepted")
+            #expect(refusal?.message.contains("key") == true, "\(refusal?.message ?? "")")
+        }
+        let optional = try SeedLoader.parse("accounts:\n  - name: a\n    apiKeys:\n      - key: k\n        name: null\n")
+        #expect(optional.accounts.first?.apiKeys?.first?.name == nil)
+        // Quoted, it is the text.
+        let quoted = try SeedLoader.parse("accounts:\n  - name: a\n    apiKeys:\n      - key: 'null'\n")
+        #expect(quoted.accounts.first?.apiKeys?.first?.key == "null")
+        let item = Self.refusal("accounts:\n  - name: a\n    apiKeys:\n      - ~\n")
+        #expect(item?.kind == .badRequest && item?.message.contains("line 4") == true, "\(item?.message ?? "")")
+    }
 }

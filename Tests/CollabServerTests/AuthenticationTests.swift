@@ -217,6 +217,32 @@ struct AuthenticationTests {
         }
     }
 
+    @Test("a seed whose JWT key or JWKS does not parse is a 400 naming the field, and applies nothing")
+    func unusableSeededKeys() async throws {
+        let ec = P256.Signing.PrivateKey()
+        let bad: [(JWTValidationSettings.Key?, String?, String)] = [
+            (.init(kid: "rs", rs256PublicKeyPEM: "-----BEGIN PUBLIC KEY-----\nnot base64\n-----END PUBLIC KEY-----"), nil, "keys[0].rs256PublicKeyPEM"),
+            // An EC key where an RSA key belongs.
+            (.init(kid: "rs", rs256PublicKeyPEM: ec.publicKey.pemRepresentation), nil, "keys[0].rs256PublicKeyPEM"),
+            (.init(kid: "es", es256PublicKeyPEM: "hello"), nil, "keys[0].es256PublicKeyPEM"),
+            (nil, #"{"keys":[{"kty":"EC","crv":"P-256","x":"AA","y":"AA"}]}"#, "jwks"),
+            (nil, "not json", "jwks"),
+        ]
+        try await InProcessServer.with { server in
+            for (key, jwks, field) in bad {
+                let seed = Seed(accounts: [
+                    .init(name: "jwt-bad", apiKeys: [.init(key: "jwt-bad-key")], jwt: .init(keys: key.map { [$0] }, jwks: jwks))
+                ])
+                let response = try await server.control.transport.raw("POST", "/_mock/v1/seed", body: try JSONEncoder().encode(seed))
+                let text = String(decoding: response.body, as: UTF8.self)
+                #expect(response.status == 400, "\(field): \(response.status) \(text)")
+                #expect(text.contains("accounts[0] ('jwt-bad').jwt.\(field)"), "\(text)")
+            }
+            let accounts = try await server.control.stats().accounts
+            #expect(accounts == 1, "nothing of the refused seeds was applied")
+        }
+    }
+
     @Test("basic credentials with bad encodings are refused with 401")
     func malformedBasic() async throws {
         try await InProcessServer.with { server in

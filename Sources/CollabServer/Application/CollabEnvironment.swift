@@ -161,6 +161,9 @@ final class CollabEnvironment: Sendable {
     func apply(seed: Seed) async throws -> SeedReport {
         let faultRules = try checkedSeedFaults(seed)
         for (index, account) in seed.accounts.enumerated() {
+            if let jwt = account.jwt {
+                try await AccessTokenValidator.check(jwt.keys ?? [], jwks: jwt.jwks, place: "invalid seed: accounts[\(index)] ('\(account.name)').jwt")
+            }
             guard let push = account.push else { continue }
             do {
                 try PushCredentialCheck.check(

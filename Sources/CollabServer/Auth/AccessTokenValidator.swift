@@ -47,28 +47,60 @@ struct AccessTokenValidator: Sendable {
         let keys = JWTKeyCollection()
         await keys.add(hmac: HMACKey(from: settings.testTokenSecret), digestAlgorithm: .sha256, kid: JWKIdentifier(string: Self.testKeyID))
         do {
-            for key in settings.keys {
-                let kid = key.kid.map { JWKIdentifier(string: $0) }
-                // Shorter HS256 secrets are refused when seeded; never hand one to the signer.
-                if let secret = key.hs256Secret, secret.utf8.count >= 32 {
-                    await keys.add(hmac: HMACKey(from: secret), digestAlgorithm: .sha256, kid: kid)
-                }
-                if let pem = key.rs256PublicKeyPEM {
-                    let publicKey = pem.contains("CERTIFICATE")
-                        ? try Insecure.RSA.PublicKey(certificatePEM: pem) : try Insecure.RSA.PublicKey(pem: pem)
-                    await keys.add(rsa: publicKey, digestAlgorithm: .sha256, kid: kid)
-                }
-                if let pem = key.es256PublicKeyPEM {
-                    await keys.add(ecdsa: try ES256PublicKey(pem: pem), kid: kid)
-                }
-            }
-            if let jwks = settings.jwks {
-                try await keys.add(jwksJSON: jwks)
-            }
+            try await Self.add(settings.keys, jwks: settings.jwks, to: keys)
         } catch {
-            throw CollabError(.internalError, "the account's JWT validation keys are invalid: \(error)")
+            throw CollabError(.internalError, "the account's JWT validation keys are invalid: \(error.message)")
         }
         return keys
+    }
+
+    /// Checks that every key parses as its algorithm needs it (a seed's `jwt` section), so a bad PEM is
+    /// a 400 when given rather than a failure of every later login.
+    /// - Throws: `badRequest` naming the key and field, with `place` before it.
+    static func check(_ keys: [JWTValidationSettings.Key], jwks: String?, place: String) async throws(CollabError) {
+        do {
+            try await add(keys, jwks: jwks, to: JWTKeyCollection())
+        } catch {
+            throw .badRequest("\(place).\(error.message)")
+        }
+    }
+
+    /// Adds the configured keys and JWKS to `collection`.
+    /// - Throws: The field that does not parse (`keys[1].rs256PublicKeyPEM: …`).
+    private static func add(_ keys: [JWTValidationSettings.Key], jwks: String?, to collection: JWTKeyCollection) async throws(CollabError) {
+        for (index, key) in keys.enumerated() {
+            let kid = key.kid.map { JWKIdentifier(string: $0) }
+            // Shorter HS256 secrets are refused when seeded; never hand one to the signer.
+            if let secret = key.hs256Secret, secret.utf8.count >= 32 {
+                await collection.add(hmac: HMACKey(from: secret), digestAlgorithm: .sha256, kid: kid)
+            }
+            if let pem = key.rs256PublicKeyPEM {
+                let publicKey: Insecure.RSA.PublicKey
+                do {
+                    publicKey = pem.contains("CERTIFICATE")
+                        ? try Insecure.RSA.PublicKey(certificatePEM: pem) : try Insecure.RSA.PublicKey(pem: pem)
+                } catch {
+                    throw .badRequest("keys[\(index)].rs256PublicKeyPEM is not a PEM RSA public key or certificate")
+                }
+                await collection.add(rsa: publicKey, digestAlgorithm: .sha256, kid: kid)
+            }
+            if let pem = key.es256PublicKeyPEM {
+                let publicKey: ES256PublicKey
+                do {
+                    publicKey = try ES256PublicKey(pem: pem)
+                } catch {
+                    throw .badRequest("keys[\(index)].es256PublicKeyPEM is not a PEM P-256 public key")
+                }
+                await collection.add(ecdsa: publicKey, kid: kid)
+            }
+        }
+        if let jwks {
+            do {
+                try await collection.add(jwksJSON: jwks)
+            } catch {
+                throw .badRequest("jwks is not a JSON Web Key Set this server can use (\(error))")
+            }
+        }
     }
 
     /// Validates `token` for the account with `settings`.

@@ -11,6 +11,8 @@ from generated_file import write_or_check
 STATS_COUNTS = ["accounts", "apiKeys", "namedAreas", "users", "persons", "sessions", "journalEntries",
                 "conversations", "messages", "calls", "devices", "pushesEmitted"]
 FRAME_COUNTS = ["accepted", "throttled", "duplicates", "rejected"]
+# What became of the pushes emitted since start, by the final state their outbox entry reached.
+PUSH_OUTCOMES = ["delivered", "failed", "unregistered", "suppressed", "recorded"]
 # Co-browsing frame state held right now (freed when sessions end and on reset).
 FRAMES_HELD = ["sessions", "bytes", "viewers", "endedSessions"]
 
@@ -510,7 +512,10 @@ schemas = {
     "EntityKindCount": obj({"typeName": S, "seedKey": S, "scope": {"type": "string", "enum": ["ACCOUNT", "GLOBAL"]}, "count": I}, ["typeName", "scope", "count"]),
     "EntityPage": obj({"$_type": S, "items": arr({"type": "object"}), "hasMoreItems": B, "nextOffset": I}),
     "StateStats": obj({**{k: I for k in STATS_COUNTS}, "declared": {"type": "object", "additionalProperties": I}, "frames": obj({k: I for k in FRAME_COUNTS}, FRAME_COUNTS),
-                         "framesHeld": obj({k: I for k in FRAMES_HELD}, FRAMES_HELD), "replicas": arr(S), "missingReplicas": arr(S)}, STATS_COUNTS + ["frames", "framesHeld"]),
+                         "pushOutcomes": {**obj({k: I for k in PUSH_OUTCOMES}, PUSH_OUTCOMES),
+                                          "description": "Of pushesEmitted, those that reached each final outbox state (the rest are pending, or were dropped by a reset)"},
+                         "framesHeld": obj({k: I for k in FRAMES_HELD}, FRAMES_HELD), "replicas": arr(S), "missingReplicas": arr(S)},
+                        STATS_COUNTS + ["pushOutcomes", "frames", "framesHeld"]),
     "WebhookDelivery": obj({"deliveryId": S, "registrationId": S, "accountId": S, "eventType": S, "endpoint": S, "state": {"type": "string", "enum": ["PENDING", "DELIVERED", "FAILED", "DROPPED"]},
                             "attempts": arr(obj({"timestamp": L, "status": I, "error": S, "durationMillis": L, "faultRuleId": S}, ["timestamp", "durationMillis"])), "createdAt": L, "bodyBytes": I,
                             "reason": S},

@@ -236,4 +236,15 @@ extension ServerComparison {
 
     /// Pushes the server emitted during the run.
     public var pushesEmitted: Int { after.pushesEmitted - before.pushesEmitted }
+
+    /// What became of the pushes during the run, as a phrase (`delivered 120, failed 3`): the outcomes
+    /// that moved, or `none settled`.
+    public var pushOutcomes: String {
+        let (a, b) = (after.pushOutcomes, before.pushOutcomes)
+        let moved = [
+            ("delivered", a.delivered - b.delivered), ("failed", a.failed - b.failed), ("unregistered", a.unregistered - b.unregistered),
+            ("suppressed", a.suppressed - b.suppressed), ("recorded only", a.recorded - b.recorded),
+        ].filter { $0.1 != 0 }
+        return moved.isEmpty ? "none settled" : moved.map { "\($0.0) \($0.1)" }.joined(separator: ", ")
+    }
 }

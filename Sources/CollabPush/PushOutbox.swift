@@ -17,6 +17,8 @@ public final class PushOutbox: Sendable {
         var entries: Deque<OutboxEntry> = []
         /// Entries recorded since start (not reduced by trimming or clearing).
         var recorded = 0
+        /// The final states those entries reached (not reduced by trimming or clearing).
+        var outcomes = StateStats.PushOutcomes()
         var waits = ParkedWaits<OutboxFilter, OutboxEntry>()
 
         /// The position of the first entry whose id is above `id`. Ids rise along a ring (each is
@@ -130,10 +132,31 @@ public final class PushOutbox: Sendable {
         }
     }
 
-    /// Replaces the delivery state and attempts of an entry of `accountId`.
+    /// Adds to the attempts (or otherwise changes) an entry of `accountId` that is still pending; its
+    /// final state is set by ``settle(id:accountId:as:_:)``.
     public func update(id: Int64, accountId: String, _ change: (inout OutboxEntry) -> Void) {
+        modify(id: id, accountId: accountId, settling: nil, change)
+    }
+
+    /// Gives an entry of `accountId` its final delivery state, counted in the account's outcomes (even
+    /// when the entry itself was trimmed meanwhile), after `change`.
+    public func settle(id: Int64, accountId: String, as state: OutboxEntry.State, _ change: (inout OutboxEntry) -> Void = { _ in }) {
+        modify(id: id, accountId: accountId, settling: state) { entry in
+            change(&entry)
+            entry.state = state
+        }
+    }
+
+    /// Counts the final state an entry was recorded in (no sink, suppressed, failed to compose), once
+    /// nothing is to change it.
+    public func countOutcome(_ state: OutboxEntry.State, accountId: String) {
+        accounts.existing(accountId)?.ring.withLock { $0.outcomes.count(state) }
+    }
+
+    private func modify(id: Int64, accountId: String, settling state: OutboxEntry.State?, _ change: (inout OutboxEntry) -> Void) {
         guard let outbox = accounts.existing(accountId) else { return }
         let (updated, waiters) = outbox.ring.withLock { ring -> (OutboxEntry?, [CheckedContinuation<OutboxEntry?, Never>]) in
+            if let state { ring.outcomes.count(state) }
             guard let index = ring.index(of: id) else { return (nil, []) }
             change(&ring.entries[index])
             let updated = ring.entries[index]
@@ -250,6 +273,12 @@ public final class PushOutbox: Sendable {
     /// Entries held for one account.
     public func count(accountId: String) -> Int {
         accounts.existing(accountId)?.ring.withLock { $0.entries.count } ?? 0
+    }
+
+    /// The final states pushes reached since start, for one account or all; clearing the outbox does not
+    /// reduce them.
+    public func outcomes(accountId: String?) -> StateStats.PushOutcomes {
+        accounts.shards(for: accountId).reduce(StateStats.PushOutcomes()) { sum, outbox in sum + outbox.ring.withLock { $0.outcomes } }
     }
 
     /// Pushes recorded since start, for one account or all; clearing the outbox does not reduce it.

@@ -16,8 +16,7 @@ extension PushPipeline {
     func dropped(_ entry: OutboxEntry, _ overflow: FairQueue<Sending>.Overflow) {
         let reason = overflow.reason(queue: "push", accountOption: "--push-queue-per-account")
         countDropped()
-        outbox.update(id: entry.id, accountId: entry.accountId) { entry in
-            entry.state = .failed
+        outbox.settle(id: entry.id, accountId: entry.accountId, as: .failed) { entry in
             entry.attempts.append(.init(timestamp: clock.now(), sink: "queue", error: reason))
         }
         logger.warning("push dropped", metadata: ["push": "\(entry.pushId)", "account": "\(entry.accountId)", "reason": "\(reason)"])
@@ -32,6 +31,7 @@ extension PushPipeline {
         entry.state = .failed
         entry.attempts.append(.init(timestamp: clock.now(), sink: "queue", error: reason))
         let stored = outbox.record(entry)
+        outbox.countOutcome(.failed, accountId: stored.accountId)
         logger.warning("push dropped", metadata: ["push": "\(stored.pushId)", "account": "\(push.accountId)", "reason": "\(reason)"])
     }
 }

@@ -54,9 +54,9 @@ extension PushPipeline {
         outbox.update(id: entry.id, accountId: entry.accountId) { $0.attempts.append(attempt) }
         if failure.unregistersToken {
             reject(entry)
-            outbox.update(id: entry.id, accountId: entry.accountId) { $0.state = .unregistered }
+            outbox.settle(id: entry.id, accountId: entry.accountId, as: .unregistered)
         } else {
-            outbox.update(id: entry.id, accountId: entry.accountId) { $0.state = .failed }
+            outbox.settle(id: entry.id, accountId: entry.accountId, as: .failed)
         }
         return true
     }

@@ -183,6 +183,7 @@ public final class PushPipeline: Service {
         let stored = outbox.record(compose(push))
         let injected = (stored.state == .pending || stored.state == .recorded) && applyInjectedFailure(to: stored)
         progress.composed(accountId: push.accountId)
+        if !injected, stored.state != .pending { outbox.countOutcome(stored.state, accountId: stored.accountId) }
         guard !injected, stored.state == .pending else { return nil }
         return (stored, push.settings)
     }
@@ -244,7 +245,7 @@ public final class PushPipeline: Service {
             send = nil
         }
         guard let send else {
-            outbox.update(id: entry.id, accountId: entry.accountId) { $0.state = delivered ? .delivered : .failed }
+            outbox.settle(id: entry.id, accountId: entry.accountId, as: delivered ? .delivered : .failed)
             return
         }
         var backoff = settings.initialBackoff
@@ -255,28 +256,34 @@ public final class PushPipeline: Service {
             guard !isForgotten(sequence, accountId: entry.accountId) else { return }
             guard let result = await DeliveryShutdown.attempt({ [renew] in await send(renew) }) else {
                 logger.notice("push delivery stopped", metadata: ["push": "\(entry.pushId)", "reason": "\(DeliveryShutdown.Stopping())"])
-                outbox.update(id: entry.id, accountId: entry.accountId) { $0.state = .failed }
+                outbox.settle(id: entry.id, accountId: entry.accountId, as: .failed)
                 return
             }
             renew = false
             outbox.update(id: entry.id, accountId: entry.accountId) { $0.attempts.append(result.attempt) }
             switch result.outcome {
             case .delivered:
-                outbox.update(id: entry.id, accountId: entry.accountId) { $0.state = .delivered }
+                outbox.settle(id: entry.id, accountId: entry.accountId, as: .delivered)
                 return
             case .unregistered:
                 reject(entry)
-                outbox.update(id: entry.id, accountId: entry.accountId) { $0.state = .unregistered }
+                outbox.settle(id: entry.id, accountId: entry.accountId, as: .unregistered)
                 return
             case .failed:
-                outbox.update(id: entry.id, accountId: entry.accountId) { $0.state = .failed }
+                outbox.settle(id: entry.id, accountId: entry.accountId, as: .failed)
+                logger.notice(
+                    "push delivery failed",
+                    metadata: [
+                        "push": "\(entry.pushId)", "account": "\(entry.accountId)", "status": "\(result.attempt.status.map(String.init) ?? "-")",
+                        "reason": "\(result.attempt.reason ?? result.attempt.error ?? "")",
+                    ])
                 return
             case .retry:
                 if result.attempt.reason == "ExpiredProviderToken" || result.attempt.reason == "ExpiredAccessToken" {
                     // One renewal per push: a token the service calls expired right after it was made
                     // means its clock and ours disagree, which no further token mends.
                     guard !renewed else {
-                        outbox.update(id: entry.id, accountId: entry.accountId) { $0.state = .failed }
+                        outbox.settle(id: entry.id, accountId: entry.accountId, as: .failed)
                         logger.warning("push delivery failed", metadata: ["push": "\(entry.pushId)", "reason": "\(result.attempt.reason ?? "")"])
                         return
                     }
@@ -287,8 +294,7 @@ public final class PushPipeline: Service {
                 if attempt < settings.maxAttempts {
                     guard await DeliveryShutdown.pauseBeforeRetry(result.retryAfter.map { min($0, .seconds(60)) } ?? backoff) else {
                         logger.notice("push delivery stopped", metadata: ["push": "\(entry.pushId)", "reason": "\(DeliveryShutdown.notRetried)"])
-                        outbox.update(id: entry.id, accountId: entry.accountId) { entry in
-                            entry.state = .failed
+                        outbox.settle(id: entry.id, accountId: entry.accountId, as: .failed) { entry in
                             if let last = entry.attempts.indices.last {
                                 entry.attempts[last].error = DeliveryShutdown.noting(entry.attempts[last].error)
                             }
@@ -300,6 +306,6 @@ public final class PushPipeline: Service {
             }
         }
         logger.notice("push delivery failed", metadata: ["push": "\(entry.pushId)", "kind": "\(entry.kind.rawValue)"])
-        outbox.update(id: entry.id, accountId: entry.accountId) { $0.state = .failed }
+        outbox.settle(id: entry.id, accountId: entry.accountId, as: .failed)
     }
 }

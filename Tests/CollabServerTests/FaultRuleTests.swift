@@ -233,6 +233,14 @@ struct FaultRuleTests {
             #expect(push.attempts.last?.sink == "fault" && push.attempts.last?.reason == "Unregistered" && push.attempts.last?.status == 410)
             let devices = try await server.call(.get, "/_mock/v1/devices", authorization: Self.root).decode([DeviceView].self)
             #expect(devices.first { $0.deviceId == "gone-phone" }?.apnsToken == nil, "the token is removed as a real 410 would remove it")
+            // The stats count each push's final state once it is settled: every push emitted has one.
+            let stats = try await server.call(.get, "/_mock/v1/stats?account=alpha", authorization: Self.root).decode(StateStats.self)
+            let all = try await server.call(.get, "/_mock/v1/pushes?account=alpha", authorization: Self.root).decode(PushPage.self).pushes
+            #expect(stats.pushOutcomes.unregistered == all.filter { $0.state == .unregistered }.count && stats.pushOutcomes.unregistered >= 1)
+            let outcomes = stats.pushOutcomes
+            #expect(outcomes.delivered + outcomes.failed + outcomes.unregistered + outcomes.suppressed + outcomes.recorded == stats.pushesEmitted)
+            let beta = try await server.call(.get, "/_mock/v1/stats?account=beta", authorization: Self.root).decode(StateStats.self)
+            #expect(beta.pushOutcomes == StateStats.PushOutcomes(), "another account's outcomes are its own")
             let journal = try await server.call(.get, "/_mock/v1/journal", authorization: Self.root).decode(JournalPage.self)
             let entry = try #require(journal.entries.first { $0.faultRuleId == rule.id })
             #expect(entry.method == "PUSH" && entry.fault == "PUSH_FAILURE" && entry.status == 410 && entry.path == "/pushes/\(push.pushId)")

@@ -33,7 +33,7 @@ extension LoadReport {
             }
         }
         if let server {
-            lines.append("server (account \(server.account)): pushes emitted \(server.pushesEmitted)")
+            lines.append("server (account \(server.account)): pushes emitted \(server.pushesEmitted) (\(server.pushOutcomes))")
             for check in server.checks where check.server != 0 || check.load != 0 {
                 let counted = check.counted.map { " (\($0))" } ?? ""
                 lines.append("  \(check.name): server \(check.server), load \(check.load)\(counted)\(check.agrees ? "" : "  ← differs")")

@@ -108,6 +108,7 @@ struct ClusterReads {
         for (_, answer) in answers {
             merged.journalEntries += answer.journalEntries
             merged.pushesEmitted += answer.pushesEmitted
+            merged.pushOutcomes = merged.pushOutcomes + answer.pushOutcomes
             merged.frames.accepted += answer.frames.accepted
             merged.frames.throttled += answer.frames.throttled
             merged.frames.duplicates += answer.frames.duplicates

@@ -145,6 +145,7 @@ struct ControlRoutes {
             let journalCount = env.journal.held(accountId: accountId).count
             var stats = try env.stats(accountId: accountId, journalEntries: journalCount)
             stats.pushesEmitted = env.pushes.outbox.recordedCount(accountId: accountId)
+            stats.pushOutcomes = env.pushes.outbox.outcomes(accountId: accountId)
             stats.frames = env.frames.counts(accountId: accountId)
             stats.framesHeld = env.frames.held(accountId: accountId)
             guard try ClusterReads.wanted(request) else { return JSONBody.response(stats) }

@@ -226,8 +226,10 @@ public struct StateStats: Codable, Sendable, Equatable {
     public var calls: Int
     /// Registered devices (push targets).
     public var devices: Int
-    /// Pushes composed and handed to the outbox since the server started.
+    /// Pushes composed and handed to the outbox since the server started, whatever became of them.
     public var pushesEmitted: Int
+    /// What became of those pushes, by final state (the rest are still pending).
+    public var pushOutcomes: PushOutcomes
     /// Co-browsing frames since the server started, by outcome.
     public var frames: FrameCounts
     /// What the co-browsing frame ingest holds right now (freed when sessions end and on reset).
@@ -235,6 +237,47 @@ public struct StateStats: Codable, Sendable, Equatable {
     /// Entities of the declared kinds (canned responses, person labels, audit entries, …) by type name;
     /// absent when there are none.
     public var declared: [String: Int]?
+
+    /// Pushes since the server started, by the final state their outbox entry reached (see
+    /// ``PushView/State``), counted when they reach it: trimming or clearing the outbox does not reduce them.
+    public struct PushOutcomes: Codable, Sendable, Equatable {
+        /// Accepted by the push service (or written by the simulator sink).
+        public var delivered: Int
+        /// Refused, out of retries, dropped by a full queue, or not composed.
+        public var failed: Int
+        /// Refused because the token is gone (the device's token was removed).
+        public var unregistered: Int
+        /// Not sent: the person's notifications were paused.
+        public var suppressed: Int
+        /// Kept in the outbox only: no sink was configured for the push's transport.
+        public var recorded: Int
+        public init(delivered: Int = 0, failed: Int = 0, unregistered: Int = 0, suppressed: Int = 0, recorded: Int = 0) {
+            self.delivered = delivered
+            self.failed = failed
+            self.unregistered = unregistered
+            self.suppressed = suppressed
+            self.recorded = recorded
+        }
+
+        /// Counts one push that reached `state` (``PushView/State/pending`` is not an outcome).
+        public mutating func count(_ state: PushView.State) {
+            switch state {
+            case .delivered: delivered += 1
+            case .failed: failed += 1
+            case .unregistered: unregistered += 1
+            case .suppressed: suppressed += 1
+            case .recorded: recorded += 1
+            case .pending: break
+            }
+        }
+
+        /// These counts and `other`'s, summed (accounts, replicas).
+        public static func + (lhs: Self, rhs: Self) -> Self {
+            Self(
+                delivered: lhs.delivered + rhs.delivered, failed: lhs.failed + rhs.failed, unregistered: lhs.unregistered + rhs.unregistered,
+                suppressed: lhs.suppressed + rhs.suppressed, recorded: lhs.recorded + rhs.recorded)
+        }
+    }
 
     /// Co-browsing frame state held in memory.
     public struct FramesHeld: Codable, Sendable, Equatable {
@@ -270,8 +313,8 @@ public struct StateStats: Codable, Sendable, Equatable {
 
     public init(
         accounts: Int, apiKeys: Int, namedAreas: Int, users: Int, persons: Int, sessions: Int, journalEntries: Int,
-        conversations: Int = 0, messages: Int = 0, calls: Int = 0, devices: Int = 0, pushesEmitted: Int = 0, frames: FrameCounts = FrameCounts(),
-        framesHeld: FramesHeld = FramesHeld()
+        conversations: Int = 0, messages: Int = 0, calls: Int = 0, devices: Int = 0, pushesEmitted: Int = 0,
+        pushOutcomes: PushOutcomes = PushOutcomes(), frames: FrameCounts = FrameCounts(), framesHeld: FramesHeld = FramesHeld()
     ) {
         self.accounts = accounts
         self.apiKeys = apiKeys
@@ -285,6 +328,7 @@ public struct StateStats: Codable, Sendable, Equatable {
         self.calls = calls
         self.devices = devices
         self.pushesEmitted = pushesEmitted
+        self.pushOutcomes = pushOutcomes
         self.frames = frames
         self.framesHeld = framesHeld
     }

@@ -141,6 +141,8 @@ public final class APNsSimulator: Service {
         router.post("3/device/:token") { request, context -> Response in
             let token = context.parameters.get("token") ?? ""
             let body = try await request.body.collect(upTo: 64 * 1024)
+            // Apple speaks HTTP/2 only: an HTTP/1.1 sender would not get this far there, so it is told why here.
+            guard context.isHTTP2Stream else { return self.reject(.httpVersionNotSupported, "HTTP2Required") }
             let certificate = await PeerCertificate.der(on: context.channel)
             return await self.handle(request: request, token: token, body: Data(buffer: body), certificate: certificate)
         }
@@ -210,11 +212,24 @@ public final class APNsSimulator: Service {
 
     /// The `kid` of a JWT's header.
     static func keyId(of jwt: String) -> String? {
-        guard let header = jwt.split(separator: ".").first else { return nil }
-        var base64 = header.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
+        part(0, of: jwt)?["kid"] as? String
+    }
+
+    /// Whether a JWT's `iat` is a whole number (Apple's provider tokens carry whole seconds).
+    static func hasWholeSecondIssuedAt(_ jwt: String) -> Bool {
+        guard let iat = part(1, of: jwt)?["iat"] as? NSNumber else { return false }
+        let seconds = iat.doubleValue
+        return seconds.rounded(.towardZero) == seconds
+    }
+
+    /// The JSON object of a JWT's header (0) or claims (1), undecoded and unverified.
+    private static func part(_ index: Int, of jwt: String) -> [String: Any]? {
+        let parts = jwt.split(separator: ".", omittingEmptySubsequences: false)
+        guard parts.count == 3 else { return nil }
+        var base64 = parts[index].replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
         while base64.count % 4 != 0 { base64 += "=" }
-        guard let data = Data(base64Encoded: base64), let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any] else { return nil }
-        return object["kid"] as? String
+        guard let data = Data(base64Encoded: base64) else { return nil }
+        return try? JSONSerialization.jsonObject(with: data) as? [String: Any]
     }
 
     private static let pushTypes: Set<String> = [
@@ -306,6 +321,8 @@ public final class APNsSimulator: Service {
         }
         // A key id the simulator does not know is refused before the signature (Apple looks the key up by it).
         guard let kid = Self.keyId(of: jwt), configuration.keys[kid] != nil else { return .failure(Refusal(reason: "InvalidProviderToken")) }
+        // Apple takes `iat` as whole seconds since the epoch; a fraction is refused.
+        guard Self.hasWholeSecondIssuedAt(jwt) else { return .failure(Refusal(reason: "InvalidProviderToken")) }
         guard let claims = try? await verifier.verify(jwt, as: ProviderClaims.self) else { return .failure(Refusal(reason: "InvalidProviderToken")) }
         if let team = configuration.teamId, claims.iss.value != team { return .failure(Refusal(reason: "InvalidProviderToken")) }
         let age = now().timeIntervalSince(claims.iat.value)
@@ -324,6 +341,13 @@ struct SimulatorRequestContext: RequestContext {
         coreContext = .init(source: source)
         channel = source.channel
     }
+}
+
+extension SimulatorRequestContext {
+    /// Whether the request came on an HTTP/2 stream (not an HTTP/1.1 connection): a stream's channel is
+    /// a child of its connection's, itself a child of the listening socket's; an HTTP/1.1 request's is
+    /// the connection's.
+    var isHTTP2Stream: Bool { channel.parent?.parent != nil }
 }
 
 /// Apple's answers to requests no route takes: another method on `/3/device/<token>` is 405

@@ -11,7 +11,8 @@ import Testing
 
 /// The APNs simulator refuses what Apple refuses, with Apple's reasons, so a misconfigured sender fails
 /// here rather than in production: a provider token under a key id it does not know, an `apns-id`
-/// that is no UUID, another method on the device path, any other path.
+/// that is no UUID or whose `iat` is not whole seconds, another method on the device path, any other
+/// path, and a push sent over HTTP/1.1.
 @Suite("APNs simulator refusals")
 struct APNsSimulatorRefusalTests {
     struct Claims: JWTPayload {
@@ -20,15 +21,15 @@ struct APNsSimulatorRefusalTests {
         func verify(using algorithm: some JWTAlgorithm) throws {}
     }
 
-    static func providerToken(pem: String, keyId: String) async throws -> String {
+    static func providerToken(pem: String, keyId: String, fraction: Double = 0) async throws -> String {
         let keys = JWTKeyCollection()
         await keys.add(ecdsa: try ES256PrivateKey(pem: pem), kid: JWKIdentifier(string: keyId))
-        let now = Date(timeIntervalSince1970: Date().timeIntervalSince1970.rounded(.down))
+        let now = Date(timeIntervalSince1970: Date().timeIntervalSince1970.rounded(.down) + fraction)
         let claims = Claims(iss: IssuerClaim(value: APNsSimHarness.teamId), iat: IssuedAtClaim(value: now))
         return try await keys.sign(claims, kid: JWKIdentifier(string: keyId))
     }
 
-    @Test("a wrong key id, a bad apns-id, another method and another path each get Apple's status and reason")
+    @Test("a wrong key id, a fractional iat, a bad apns-id, another method, another path and HTTP/1.1 each get a status and reason")
     func refusals() async throws {
         let sim = try await APNsSimHarness()
         var configuration = HTTPClient.Configuration()
@@ -36,10 +37,12 @@ struct APNsSimulatorRefusalTests {
         tls.certificateVerification = .none
         configuration.tlsConfiguration = tls
         let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
+        configuration.httpVersion = .http1Only
+        let http1 = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
         do {
             let device = "/3/device/" + String(repeating: "ab", count: 32)
             func send(
-                _ method: HTTPMethod, _ path: String, token: String, apnsId: String? = nil
+                _ method: HTTPMethod, _ path: String, token: String, apnsId: String? = nil, over client: HTTPClient = client
             ) async throws -> (status: UInt, reason: String?) {
                 var request = HTTPClientRequest(url: sim.url + path)
                 request.method = method
@@ -57,16 +60,21 @@ struct APNsSimulatorRefusalTests {
             #expect(try await send(.POST, device, token: good, apnsId: UUID().uuidString).status == 200, "the well-formed push is taken")
             let wrongKid = try await Self.providerToken(pem: sim.providerKeyPEM, keyId: "WRONGKEY99")
             #expect(try await send(.POST, device, token: wrongKid) == (403, "InvalidProviderToken"))
+            let fractional = try await Self.providerToken(pem: sim.providerKeyPEM, keyId: APNsSimHarness.keyId, fraction: 0.5)
+            #expect(try await send(.POST, device, token: fractional) == (403, "InvalidProviderToken"))
+            #expect(try await send(.POST, device, token: good, over: http1) == (505, "HTTP2Required"))
             #expect(try await send(.POST, device, token: good, apnsId: "not-a-uuid") == (400, "BadMessageId"))
             #expect(try await send(.GET, device, token: good) == (405, "MethodNotAllowed"))
             #expect(try await send(.POST, "/3/elsewhere", token: good) == (404, "BadPath"))
             #expect(sim.simulator.pushes.count == 1, "only the well-formed push was accepted")
         } catch {
             try? await client.shutdown()
+            try? await http1.shutdown()
             try? await sim.stop()
             throw error
         }
         try await client.shutdown()
+        try await http1.shutdown()
         try await sim.stop()
     }
 }

@@ -52,14 +52,14 @@ public struct ControlClient: Sendable {
 
     /// A test access token for a visitor of `account` (id or name).
     public func issueToken(account: String, _ request: TestTokenRequest) async throws(CollabClientError) -> TestTokenResponse {
-        try await transport.send("POST", "/_mock/v1/accounts/\(account)/tokens", body: request)
+        try await transport.send("POST", "/_mock/v1/accounts/\(pathSegment: account)/tokens", body: request)
     }
 
     /// Revokes an access token of an account: it starts no app any more, and the apps it started end
     /// now (a `client.error` event, then their live sockets close with 4003).
     @discardableResult
     public func revokeToken(account: String, _ token: String) async throws(CollabClientError) -> TokenRevocationResponse {
-        try await transport.send("POST", "/_mock/v1/accounts/\(account)/tokens/revoke", body: TokenRevocationRequest(token: token))
+        try await transport.send("POST", "/_mock/v1/accounts/\(pathSegment: account)/tokens/revoke", body: TokenRevocationRequest(token: token))
     }
 
     /// The server clock.

@@ -221,7 +221,8 @@ struct AuthenticationTests {
     func unusableSeededKeys() async throws {
         let ec = P256.Signing.PrivateKey()
         let bad: [(JWTValidationSettings.Key?, String?, String)] = [
-            (.init(kid: "rs", rs256PublicKeyPEM: "-----BEGIN PUBLIC KEY-----\nnot base64\n-----END PUBLIC KEY-----"), nil, "keys[0].rs256PublicKeyPEM"),
+            (.init(kid: "rs", rs256PublicKeyPEM: "-----BEGIN PUBLIC KEY-----\nnot base64\n-----END PUBLIC KEY-----"), nil,
+             "keys[0].rs256PublicKeyPEM"),
             // An EC key where an RSA key belongs.
             (.init(kid: "rs", rs256PublicKeyPEM: ec.publicKey.pemRepresentation), nil, "keys[0].rs256PublicKeyPEM"),
             (.init(kid: "es", es256PublicKeyPEM: "hello"), nil, "keys[0].es256PublicKeyPEM"),

@@ -146,7 +146,8 @@ extension AccountState {
 
     private mutating func applyDelete(_ kind: EntityKind, _ id: String, effects: inout ReplicatedEffects) {
         switch kind {
-        case .globalConfiguration, .virtualClock, .account, .jwtSettings, .presence, .pushSettings, .coBrowsingSession, .invitation, .call, .botDialog:
+        case .globalConfiguration, .virtualClock, .account, .jwtSettings, .presence, .pushSettings, .coBrowsingSession, .invitation, .call,
+            .botDialog:
             // Never deleted one by one (they go with their account).
             break
         // A declared kind's write removes the record it had before it joined the layer; the entity

@@ -44,7 +44,8 @@ extension LoadReport {
             body += "</tbody></table>\n"
         }
         if let server {
-            body += "<h2>Server's counts (account \(Self.escape(server.account)))</h2>\n<p>Pushes emitted: \(server.pushesEmitted) (\(Self.escape(server.pushOutcomes)))</p>\n"
+            body += "<h2>Server's counts (account \(Self.escape(server.account)))</h2>\n"
+            body += "<p>Pushes emitted: \(server.pushesEmitted) (\(Self.escape(server.pushOutcomes)))</p>\n"
             body += "<table><thead><tr><th>figure</th><th>server</th><th>load</th><th></th></tr></thead><tbody>\n"
             for check in server.checks {
                 body += "<tr><td>\(Self.escape(check.name))</td><td>\(check.server)</td><td>\(check.load)</td>"

@@ -162,7 +162,8 @@ final class CollabEnvironment: Sendable {
         let faultRules = try checkedSeedFaults(seed)
         for (index, account) in seed.accounts.enumerated() {
             if let jwt = account.jwt {
-                try await AccessTokenValidator.check(jwt.keys ?? [], jwks: jwt.jwks, place: "invalid seed: accounts[\(index)] ('\(account.name)').jwt")
+                let place = "invalid seed: accounts[\(index)] ('\(account.name)').jwt"
+                try await AccessTokenValidator.check(jwt.keys ?? [], jwks: jwt.jwks, place: place)
             }
             guard let push = account.push else { continue }
             do {

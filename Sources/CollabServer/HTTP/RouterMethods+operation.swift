@@ -1,4 +1,5 @@
 import CollabCore
+import Foundation
 import Hummingbird
 
 extension RouterMethods where Context == CollabRequestContext {
@@ -53,9 +54,14 @@ extension Request {
 }
 
 extension CollabRequestContext {
-    /// A path parameter that the route guarantees.
+    /// A path parameter that the route guarantees, percent-decoded (`Acme%20Corp` is the account `Acme
+    /// Corp`, and an error names the id as it was meant, not as it was encoded).
     func pathParameter(_ name: String) throws(CollabError) -> String {
         guard let value = parameters.get(name) else { throw .badRequest("missing path parameter '\(name)'") }
-        return value
+        guard value.contains("%") else { return value }
+        guard let decoded = value.removingPercentEncoding else {
+            throw .badRequest("the path parameter '\(name)' is not valid percent-encoding")
+        }
+        return decoded
     }
 }

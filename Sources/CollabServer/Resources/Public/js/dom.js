@@ -39,20 +39,9 @@ export function plural(count, word, many = `${word}s`) {
   return `${count.toLocaleString('en')} ${count === 1 ? word : many}`;
 }
 
-/** Ids the server echoes percent-encoded ('nope%3Cb%3E') read as they were typed. */
-function decodeQuoted(message) {
-  return message.replace(/'([^']*%[0-9A-Fa-f]{2}[^']*)'/g, (whole, inner) => {
-    try {
-      return `'${decodeURIComponent(inner)}'`;
-    } catch {
-      return whole;
-    }
-  });
-}
-
 /** What failed and why: "Sending the message failed: injected fault (HTTP 503)". */
 export function describeError(error, what) {
-  const message = decodeQuoted(error?.message || String(error));
+  const message = error?.message || String(error);
   const status = error?.status > 0 && !message.includes(String(error.status)) ? ` (HTTP ${error.status})` : '';
   return `${what ? `${what} failed: ` : ''}${message}${status}`;
 }

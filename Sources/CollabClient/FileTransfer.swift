@@ -172,6 +172,21 @@ func fileSize(_ url: URL) throws(CollabClientError) -> Int64 {
     }
 }
 
+extension AppClient {
+    /// The files of a conversation (their FILE messages), oldest first.
+    public func files(in conversationId: String) async throws(CollabClientError) -> [MessageView] {
+        let list: FileList = try await transport.send("GET", "\(apiPrefix)/conversations/\(conversationId)/files")
+        return list.files
+    }
+
+    /// Downloads a file: into memory, or streamed into `destination`; optionally one byte range.
+    public func downloadFile(
+        _ fileId: String, in conversationId: String, range: ClosedRange<Int64>? = nil, to destination: URL? = nil
+    ) async throws(CollabClientError) -> DownloadedFile {
+        try await transport.downloadFile("\(apiPrefix)/conversations/\(conversationId)/files/\(fileId)", range: range, to: destination)
+    }
+}
+
 extension VisitorClient {
     /// Uploads a local file into a conversation, streamed from disk; the server sniffs its type and
     /// checks it against the file-manager restrictions.
@@ -192,19 +207,6 @@ extension VisitorClient {
         try await transport.uploadFile(
             "/mobile/v1/conversations/\(conversationId)/files", name: name, contentType: contentType, data: data
         )
-    }
-
-    /// The files of a conversation (their FILE messages), oldest first.
-    public func files(in conversationId: String) async throws(CollabClientError) -> [MessageView] {
-        let list: FileList = try await transport.send("GET", "/mobile/v1/conversations/\(conversationId)/files")
-        return list.files
-    }
-
-    /// Downloads a file: into memory, or streamed into `destination`; optionally one byte range.
-    public func downloadFile(
-        _ fileId: String, in conversationId: String, range: ClosedRange<Int64>? = nil, to destination: URL? = nil
-    ) async throws(CollabClientError) -> DownloadedFile {
-        try await transport.downloadFile("/mobile/v1/conversations/\(conversationId)/files/\(fileId)", range: range, to: destination)
     }
 }
 
@@ -227,18 +229,5 @@ extension AgentClient {
             "/agent/v1/conversations/\(conversationId)/files", name: name, contentType: contentType, data: data,
             query: `internal` ? [("internal", "true")] : []
         )
-    }
-
-    /// The files of a conversation (their FILE messages), oldest first.
-    public func files(in conversationId: String) async throws(CollabClientError) -> [MessageView] {
-        let list: FileList = try await transport.send("GET", "/agent/v1/conversations/\(conversationId)/files")
-        return list.files
-    }
-
-    /// Downloads a file: into memory, or streamed into `destination`; optionally one byte range.
-    public func downloadFile(
-        _ fileId: String, in conversationId: String, range: ClosedRange<Int64>? = nil, to destination: URL? = nil
-    ) async throws(CollabClientError) -> DownloadedFile {
-        try await transport.downloadFile("/agent/v1/conversations/\(conversationId)/files/\(fileId)", range: range, to: destination)
     }
 }

@@ -270,13 +270,7 @@ final class FrameIngest: Sendable {
 
     /// Frame outcomes since start, for one account or all.
     func counts(accountId: String?) -> StateStats.FrameCounts {
-        accounts.shards(for: accountId).reduce(into: StateStats.FrameCounts()) { sum, frames in
-            let counts = frames.sessions.withLock { $0.totals }
-            sum.accepted += counts.accepted
-            sum.throttled += counts.throttled
-            sum.duplicates += counts.duplicates
-            sum.rejected += counts.rejected
-        }
+        accounts.shards(for: accountId).reduce(StateStats.FrameCounts()) { sum, frames in sum + frames.sessions.withLock { $0.totals } }
     }
 
     /// The latest accepted frame.
@@ -359,13 +353,7 @@ final class FrameIngest: Sendable {
 
     /// What the ingest holds now, for one account or all: live sessions, their viewers and bytes.
     func held(accountId: String?) -> StateStats.FramesHeld {
-        accounts.shards(for: accountId).reduce(into: StateStats.FramesHeld()) { sum, frames in
-            let held = frames.sessions.withLock { $0.held }
-            sum.sessions += held.sessions
-            sum.viewers += held.viewers
-            sum.bytes += held.bytes
-            sum.endedSessions += held.endedSessions
-        }
+        accounts.shards(for: accountId).reduce(StateStats.FramesHeld()) { sum, frames in sum + frames.sessions.withLock { $0.held } }
     }
 
     /// Statistics of a session, live or recently ended.

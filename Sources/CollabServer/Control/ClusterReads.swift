@@ -109,14 +109,8 @@ struct ClusterReads {
             merged.journalEntries += answer.journalEntries
             merged.pushesEmitted += answer.pushesEmitted
             merged.pushOutcomes = merged.pushOutcomes + answer.pushOutcomes
-            merged.frames.accepted += answer.frames.accepted
-            merged.frames.throttled += answer.frames.throttled
-            merged.frames.duplicates += answer.frames.duplicates
-            merged.frames.rejected += answer.frames.rejected
-            merged.framesHeld.sessions += answer.framesHeld.sessions
-            merged.framesHeld.bytes += answer.framesHeld.bytes
-            merged.framesHeld.viewers += answer.framesHeld.viewers
-            merged.framesHeld.endedSessions += answer.framesHeld.endedSessions
+            merged.frames = merged.frames + answer.frames
+            merged.framesHeld = merged.framesHeld + answer.framesHeld
         }
         merged.replicas = [ownURL] + answers.map(\.url)
         merged.missingReplicas = missing

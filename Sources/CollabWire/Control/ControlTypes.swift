@@ -295,6 +295,12 @@ public struct StateStats: Codable, Sendable, Equatable {
             self.viewers = viewers
             self.endedSessions = endedSessions
         }
+
+        /// Both holdings together (accounts, replicas).
+        public static func + (lhs: Self, rhs: Self) -> Self {
+            Self(sessions: lhs.sessions + rhs.sessions, bytes: lhs.bytes + rhs.bytes, viewers: lhs.viewers + rhs.viewers,
+                 endedSessions: lhs.endedSessions + rhs.endedSessions)
+        }
     }
 
     /// Co-browsing frame outcomes.
@@ -308,6 +314,12 @@ public struct StateStats: Codable, Sendable, Equatable {
             self.throttled = throttled
             self.duplicates = duplicates
             self.rejected = rejected
+        }
+
+        /// Both counts together (accounts, replicas).
+        public static func + (lhs: Self, rhs: Self) -> Self {
+            Self(accepted: lhs.accepted + rhs.accepted, throttled: lhs.throttled + rhs.throttled, duplicates: lhs.duplicates + rhs.duplicates,
+                 rejected: lhs.rejected + rhs.rejected)
         }
     }
 

@@ -6,12 +6,7 @@ import Synchronization
 ///
 /// The control API moves it (virtual time) so tests can drive expiries and timeouts without waiting.
 public final class AdjustableClock: CollabClock {
-    private struct State {
-        var offset: Int64 = 0
-        var frozenAt: Timestamp?
-    }
-
-    private let state = Mutex(State())
+    private let state = Mutex(ClockSetting.systemTime)
     private let system: @Sendable () -> Timestamp
 
     /// Creates a clock that follows the system time.
@@ -31,50 +26,40 @@ public final class AdjustableClock: CollabClock {
 
     /// Moves time forward (or back) by `milliseconds`.
     public func advance(by milliseconds: Int64) {
-        state.withLock { state in
-            if let frozen = state.frozenAt {
-                state.frozenAt = frozen + milliseconds
-            } else {
-                state.offset += milliseconds
-            }
-        }
+        change(frozen: nil, advancedBy: milliseconds)
     }
 
     /// Stops time at the current instant, or resumes it from there.
     public func setFrozen(_ frozen: Bool) {
-        let current = now()
-        state.withLock { state in
-            if frozen {
-                state.frozenAt = current
-            } else if state.frozenAt != nil {
-                state.frozenAt = nil
-                state.offset = current - system()
-            }
-        }
+        change(frozen: frozen, advancedBy: nil)
     }
 
     /// The setting freezing or unfreezing and then advancing would leave, without changing the clock (a
     /// change is stored before it applies).
     public func proposed(frozen: Bool?, advancedBy milliseconds: Int64?) -> ClockSetting {
         let system = system()
-        return state.withLock { state in
-            var next = ClockSetting(offset: state.offset, frozenAt: state.frozenAt)
-            let current = state.frozenAt ?? (system + state.offset)
-            if frozen == true {
-                next.frozenAt = current
-            } else if frozen == false, next.frozenAt != nil {
-                next = ClockSetting(offset: current - system, frozenAt: nil)
-            }
-            if let milliseconds {
-                if let instant = next.frozenAt { next.frozenAt = instant + milliseconds } else { next.offset += milliseconds }
-            }
-            return next
-        }
+        return state.withLock { Self.setting($0, frozen: frozen, advancedBy: milliseconds, system: system) }
     }
 
-    /// Back to the system time, running: what a full reset leaves.
-    public func resetToSystemTime() {
-        state.withLock { $0 = State() }
+    private func change(frozen: Bool?, advancedBy milliseconds: Int64?) {
+        let system = system()
+        state.withLock { $0 = Self.setting($0, frozen: frozen, advancedBy: milliseconds, system: system) }
+    }
+
+    /// `setting` frozen at its current instant (`true`) or running on from it (`false`), then moved by
+    /// `milliseconds`.
+    private static func setting(_ setting: ClockSetting, frozen: Bool?, advancedBy milliseconds: Int64?, system: Timestamp) -> ClockSetting {
+        var next = setting
+        let current = setting.frozenAt ?? (system + setting.offset)
+        if frozen == true {
+            next.frozenAt = current
+        } else if frozen == false, setting.frozenAt != nil {
+            next = ClockSetting(offset: current - system, frozenAt: nil)
+        }
+        if let milliseconds {
+            if let instant = next.frozenAt { next.frozenAt = instant + milliseconds } else { next.offset += milliseconds }
+        }
+        return next
     }
 
     /// Whether time is frozen.
@@ -82,15 +67,12 @@ public final class AdjustableClock: CollabClock {
 
     /// The offset and frozen instant, as a cluster's replicas share them.
     public var setting: ClockSetting {
-        state.withLock { ClockSetting(offset: $0.offset, frozenAt: $0.frozenAt) }
+        state.withLock { $0 }
     }
 
     /// Takes the setting another replica of the cluster made.
     public func apply(_ setting: ClockSetting) {
-        state.withLock { state in
-            state.offset = setting.offset
-            state.frozenAt = setting.frozenAt
-        }
+        state.withLock { $0 = setting }
     }
 
     /// The offset from system time, in milliseconds.

@@ -261,8 +261,8 @@ extension CollabEnvironment {
         journal.clear()
         pushes.forget(accountId: nil)
         if clock.setting != .systemTime {
-            clock.resetToSystemTime()
-            try await repository.storeClock(clock.setting)
+            try await repository.storeClock(.systemTime)
+            clock.apply(.systemTime)
             await clockTasks.runNow()
         }
         return (SeedResult(created: report.created, updated: report.updated, unchanged: report.unchanged), nil)

@@ -141,9 +141,9 @@ struct ClusterReplicaTests {
         try await Self.stop(replicas)
     }
 
-    @Test("the virtual clock is shared, and a missed call is timed out once for the cluster")
+    @Test("the virtual clock is shared, a replica started later takes it, and a missed call is timed out once for the cluster")
     func sharedClockAndTimersOnce() async throws {
-        let (_, replicas) = try await Self.replicas(3)
+        let (url, replicas) = try await Self.replicas(3)
         let control = ControlClient(baseURL: replicas[0].baseURL, credentials: .bearer(Self.controlToken))
         let agentOnB = try await Self.login(replicas[1], "agent-a")
         let app = Self.visitor(replicas[2], device: "phone-call")
@@ -166,7 +166,11 @@ struct ClusterReplicaTests {
         try await appEvents.wait(for: "call ended as missed") { $0.type == "conversation.call.ended" }
         try await appEvents.sync(app.liveConnection)
         #expect(appEvents.events.filter { $0.type == "conversation.call.ended" }.count == 1, "timed out once, not once per replica")
-        try await Self.stop(replicas)
+        // The setting is stored with the state: a replica that joins afterwards starts from it.
+        let late = try await ServerProcess(arguments: ["--storage", url, "--cluster", "--control-token", Self.controlToken])
+        let lateClock = try await ControlClient(baseURL: late.baseURL, credentials: .bearer(Self.controlToken)).clock()
+        #expect(lateClock.offset >= 119_000, "the late replica's offset is \(lateClock.offset)")
+        try await Self.stop(replicas + [late])
     }
 
     @Test("a push goes out once for the cluster, from the replica that committed the write")

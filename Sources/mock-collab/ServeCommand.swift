@@ -100,6 +100,14 @@ struct ServeCommand: AsyncParsableCommand {
     var maxMessageBytesPerAccount: Int = EnvironmentDefaults.value(
         "MOCK_COLLAB_MAX_MESSAGE_BYTES_PER_ACCOUNT", StoredRecordLimits().messageBytesPerAccount)
 
+    @Option(
+        help: """
+            Conversations one visitor may have open (not ended) at once; a new one beyond it is refused with 409 \
+            (MOCK_COLLAB_MAX_OPEN_CONVERSATIONS_PER_VISITOR).
+            """)
+    var maxOpenConversationsPerVisitor: Int = EnvironmentDefaults.value(
+        "MOCK_COLLAB_MAX_OPEN_CONVERSATIONS_PER_VISITOR", StoredRecordLimits().openConversationsPerVisitor)
+
     @Option(help: "Requests the journal keeps for each account, and for the requests that name none (MOCK_COLLAB_JOURNAL_CAPACITY).")
     var journalCapacity: Int = EnvironmentDefaults.value("MOCK_COLLAB_JOURNAL_CAPACITY", 10_000)
 
@@ -175,6 +183,7 @@ struct ServeCommand: AsyncParsableCommand {
         guard journalCapacity > 0 else { throw ValidationError("--journal-capacity must be positive") }
         guard maxPersonsPerAccount > 0 else { throw ValidationError("--max-persons-per-account must be positive") }
         guard maxConversationsPerAccount > 0 else { throw ValidationError("--max-conversations-per-account must be positive") }
+        guard maxOpenConversationsPerVisitor > 0 else { throw ValidationError("--max-open-conversations-per-visitor must be positive") }
         guard maxMessageBytesPerAccount >= 64 * 1024 else { throw ValidationError("--max-message-bytes-per-account must be at least 65536") }
         guard journalMaxBytes >= 64 * 1024 else { throw ValidationError("--journal-max-bytes must be at least 65536") }
         guard (4...31).contains(passwordHashCost) else { throw ValidationError("--password-hash-cost must be between 4 and 31") }
@@ -228,7 +237,7 @@ struct ServeCommand: AsyncParsableCommand {
             configuration.maxFrameMemoryPerAccount = maxFrameMemoryPerAccount
             configuration.storedRecordLimits = StoredRecordLimits(
                 personsPerAccount: maxPersonsPerAccount, conversationsPerAccount: maxConversationsPerAccount,
-                messageBytesPerAccount: maxMessageBytesPerAccount)
+                messageBytesPerAccount: maxMessageBytesPerAccount, openConversationsPerVisitor: maxOpenConversationsPerVisitor)
         } catch {
             throw ServeStartError(description: (error as? CollabError)?.message ?? "\(error)")
         }

@@ -139,10 +139,25 @@ struct ProcessTests {
         inline.signal(SIGTERM)
         #expect(try await inline.waitForExit() == 0)
 
+        // A stored-record bound given on the command line is the one applied.
+        let bounded = try await ServerProcess(arguments: ["--storage", "memory", "--seed", seedPath.path, "--max-open-conversations-per-visitor", "1"])
+        let visitor = VisitorClient(configuration: ClientConfiguration(baseURL: bounded.baseURL, apiKey: "file-key", deviceId: "one"))
+        try await visitor.start()
+        _ = try await visitor.startConversation()
+        do throws(CollabClientError) {
+            _ = try await visitor.startConversation()
+            Issue.record("a second open conversation was accepted")
+        } catch {
+            #expect(error.status == 409 && error.message.contains("--max-open-conversations-per-visitor"), "\(error)")
+        }
+        bounded.signal(SIGTERM)
+        #expect(try await bounded.waitForExit() == 0)
+
         for (arguments, complaint) in [
             (["--storage", "floppy:disk"], "storage must be"),
             (["--seed", seedPath.path, "--seed-text", text], "not both"),
             (["--seed-text", "acounts: []"], "unknown field 'acounts'"),
+            (["--max-open-conversations-per-visitor", "0"], "--max-open-conversations-per-visitor must be positive"),
         ] {
             do {
                 _ = try await ServerProcess(arguments: arguments)

@@ -458,9 +458,10 @@ extension AccountState {
                     + " deleting conversations frees their places")
         }
         guard let visitor, persons[visitor]?.personType == .visitor else { return }
-        let open = conversations.rows(Indexes.conversationByParticipant, visitor).lazy.filter { $0.state != .ended }.count
-        guard open < limits.openConversationsPerVisitor else {
-            throw .conflict("this visitor has \(limits.openConversationsPerVisitor) conversations open, the most a visitor may have; end one first")
+        guard conversations.count(Indexes.conversationByOpenParticipant, visitor) < limits.openConversationsPerVisitor else {
+            throw .conflict(
+                "this visitor has \(limits.openConversationsPerVisitor) conversations open, the most a visitor may have"
+                    + " (--max-open-conversations-per-visitor); end one first")
         }
     }
 

@@ -17,7 +17,10 @@ public struct AccountState: Sendable {
     public internal(set) var sessions = IndexedTable<AuthSession>(indexes: [Indexes.sessionByUser, Indexes.sessionByPerson])
     public internal(set) var jwtSettings: [String: JWTValidationSettings] = [:]
     public internal(set) var conversations = IndexedTable<Conversation>(
-        indexes: [Indexes.conversationByParticipant, Indexes.conversationByOpenSource, Indexes.conversationWithRecordings]
+        indexes: [
+            Indexes.conversationByParticipant, Indexes.conversationByOpenSource, Indexes.conversationWithRecordings,
+            Indexes.conversationByOpenParticipant,
+        ]
     )
     /// Messages per conversation, in sequence order.
     public internal(set) var messages: [String: MessageLog] = [:]
@@ -242,6 +245,10 @@ enum Indexes {
     static func openSourceKey(sourceId: String, channelId: String?) -> String { "\(channelId ?? "")\u{0}\(sourceId)" }
     /// Conversations with recordings, under one key (recorded minutes).
     static let conversationWithRecordings = TableIndex<Conversation>(2) { ($0.recordings ?? []).isEmpty ? [] : ["recorded"] }
+    /// Conversations that have not ended, by participant (a visitor's open ones are bounded).
+    static let conversationByOpenParticipant = TableIndex<Conversation>(3) { conversation in
+        conversation.state == .ended ? [] : Array(Set(conversation.participants.map(\.personId))).sorted()
+    }
     static let clientByPerson = TableIndex<ClientSession>(0) { [$0.personId] }
     /// Clients in the foreground with the collaboration UI closed, by person (UI visibility requests).
     static let clientByForegroundPerson = TableIndex<ClientSession>(1) { $0.appState == .foregroundUIClosed ? [$0.personId] : [] }

@@ -61,7 +61,8 @@ public struct ServerConfiguration: Sendable {
     /// How many pushes the outbox keeps for each account (four times as many in all).
     public var outboxCapacity: Int
     /// How much one account may store of persons, conversations and message text
-    /// (`serve --max-persons-per-account`, `--max-conversations-per-account`, `--max-message-bytes-per-account`).
+    /// (`serve --max-persons-per-account`, `--max-conversations-per-account`, `--max-message-bytes-per-account`,
+    /// `--max-open-conversations-per-visitor`).
     public var storedRecordLimits = StoredRecordLimits()
     /// Attempts per push delivery.
     public var pushMaxAttempts: Int

@@ -140,7 +140,8 @@ struct ProcessTests {
         #expect(try await inline.waitForExit() == 0)
 
         // A stored-record bound given on the command line is the one applied.
-        let bounded = try await ServerProcess(arguments: ["--storage", "memory", "--seed", seedPath.path, "--max-open-conversations-per-visitor", "1"])
+        let bounded = try await ServerProcess(
+            arguments: ["--storage", "memory", "--seed", seedPath.path, "--max-open-conversations-per-visitor", "1"])
         let visitor = VisitorClient(configuration: ClientConfiguration(baseURL: bounded.baseURL, apiKey: "file-key", deviceId: "one"))
         try await visitor.start()
         _ = try await visitor.startConversation()

@@ -514,6 +514,9 @@ def run_main(test_class, name, folder, with_tls=False):
         traceback.print_exc()
         test.save_artifacts()
         test.dump_extra(artifacts)
+        # The step and the traceback beside the screenshots, so a failure seen once can be read later.
+        with open(os.path.join(artifacts, "failure.txt"), "w") as out:
+            out.write(f"{name} browser test FAILED at step '{test.step}': {detail}\n\n{traceback.format_exc()}")
         print(f"artifacts: {artifacts}", file=sys.stderr)
         test.stop()
         return 1

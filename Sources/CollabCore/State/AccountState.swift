@@ -234,7 +234,7 @@ enum Indexes {
     static let sessionByUser = TableIndex<AuthSession>(0) { $0.userId.map { [$0] } ?? [] }
     /// Sessions by person (visitors' sessions have no user).
     static let sessionByPerson = TableIndex<AuthSession>(1) { [$0.personId] }
-    static let conversationByParticipant = TableIndex<Conversation>(0) { Array(Set($0.participants.map(\.personId))).sorted() }
+    static let conversationByParticipant = TableIndex<Conversation>(0) { participantIds($0) }
     /// Conversations that have not ended, by source id and external messenger channel (`getBySourceIdAndChannelId`).
     static let conversationByOpenSource = TableIndex<Conversation>(1) { conversation in
         guard conversation.state != .ended, let sourceId = conversation.sourceId else { return [] }
@@ -247,8 +247,10 @@ enum Indexes {
     static let conversationWithRecordings = TableIndex<Conversation>(2) { ($0.recordings ?? []).isEmpty ? [] : ["recorded"] }
     /// Conversations that have not ended, by participant (a visitor's open ones are bounded).
     static let conversationByOpenParticipant = TableIndex<Conversation>(3) { conversation in
-        conversation.state == .ended ? [] : Array(Set(conversation.participants.map(\.personId))).sorted()
+        conversation.state == .ended ? [] : participantIds(conversation)
     }
+    /// A conversation's participants' person ids, each once: the keys of the participant indexes.
+    static func participantIds(_ conversation: Conversation) -> [String] { Array(Set(conversation.participants.map(\.personId))).sorted() }
     static let clientByPerson = TableIndex<ClientSession>(0) { [$0.personId] }
     /// Clients in the foreground with the collaboration UI closed, by person (UI visibility requests).
     static let clientByForegroundPerson = TableIndex<ClientSession>(1) { $0.appState == .foregroundUIClosed ? [$0.personId] : [] }

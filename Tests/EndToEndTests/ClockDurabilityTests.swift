@@ -7,7 +7,7 @@ import Testing
 /// outlives `kill -9` (the server binary as a process on SQLite).
 @Suite("Virtual clock: durability", .serialized)
 struct ClockDurabilityTests {
-    @Test("a frozen, advanced clock and a running offset each survive kill -9; a full reset stores the system time")
+    @Test("a frozen, advanced clock, a running offset and a snapshot's clock each survive kill -9; a full reset stores the system time")
     func killNine() async throws {
         let directory = try temporaryDirectory()
         let arguments = ["--storage", "sqlite:\(directory.path)/state.sqlite", "--control-token", "clock-token"]
@@ -39,14 +39,24 @@ struct ClockDurabilityTests {
         #expect(abs(afterRun.offset - offset) < 1_000, "the running offset was stored (\(afterRun.offset) vs \(offset))")
 
         // A full reset puts the clock back to the system time, and that is stored too.
+        let snapshot = try await control(third).exportSnapshot()
         _ = try await control(third).reset()
         third.signal(SIGKILL)
         #expect(try await third.waitForExit() != 0)
         let fourth = try await ServerProcess(arguments: arguments)
         let afterReset = try await control(fourth).clock()
         #expect(!afterReset.frozen && abs(afterReset.offset) < 1_000)
-        fourth.signal(SIGTERM)
-        #expect(try await fourth.waitForExit() == 0)
+
+        // A server snapshot brings its clock back (running two days ahead), stored with its records.
+        _ = try await control(fourth).importSnapshot(snapshot)
+        fourth.signal(SIGKILL)
+        #expect(try await fourth.waitForExit() != 0)
+        let fifth = try await ServerProcess(arguments: arguments)
+        let afterImport = try await control(fifth).clock()
+        #expect(!afterImport.frozen)
+        #expect(abs(afterImport.offset - offset) < 1_000, "the snapshot's offset was stored (\(afterImport.offset) vs \(offset))")
+        fifth.signal(SIGTERM)
+        #expect(try await fifth.waitForExit() == 0)
     }
 
     private func control(_ server: ServerProcess) -> ControlClient {

@@ -112,8 +112,10 @@ extension CollabEnvironment {
             // snapshot carries no contents); the files of accounts that went are removed.
             for id in before.subtracting(snapshot.accounts.map(\.accountId)) { await files.removeAccount(id) }
             if let saved = snapshot.clock {
-                clock.restore(saved)
-                try await repository.storeClock(clock.setting)
+                // Stored before it applies, as every clock change is: a storage failure leaves the clock.
+                let setting = ClockSetting(restoring: saved)
+                try await repository.storeClock(setting)
+                clock.apply(setting)
             }
             frames.removeAll()
             await clockTasks.runNow()
@@ -165,15 +167,9 @@ extension SnapshotSecrets {
     }
 }
 
-extension AdjustableClock {
-    /// Sets the clock to a snapshot's: frozen at its instant, or running at its offset.
-    func restore(_ saved: Snapshot.Clock) {
-        if saved.frozen {
-            setFrozen(true)
-            advance(by: saved.now - now())
-        } else {
-            setFrozen(false)
-            advance(by: saved.offset - offset)
-        }
+extension ClockSetting {
+    /// The setting a snapshot's clock stands for: frozen at its instant, or running at its offset.
+    init(restoring saved: Snapshot.Clock) {
+        self.init(offset: saved.offset, frozenAt: saved.frozen ? saved.now : nil)
     }
 }

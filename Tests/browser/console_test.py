@@ -176,7 +176,9 @@ class ConsoleTest:
         service = Service(os.environ.get("CHROMEDRIVER", "/usr/bin/chromedriver"))
         self.driver = webdriver.Chrome(service=service, options=options)
         self.driver.set_window_size(1280, 800)
-        self.wait = WebDriverWait(self.driver, WAIT_SECONDS)
+        # The console re-renders lists and tables as events arrive: an element found a moment ago may be
+        # replaced before it is read, so a wait looks again instead of failing on a stale element.
+        self.wait = WebDriverWait(self.driver, WAIT_SECONDS, ignored_exceptions=(StaleElementReferenceException,))
 
     def stop(self):
         if self.driver:
@@ -201,6 +203,10 @@ class ConsoleTest:
 
     def find(self, css):
         return self.driver.find_element(By.CSS_SELECTOR, css)
+
+    def text_of(self, css):
+        """The text of the element `css` names, found again if a re-render replaced it before it was read."""
+        return self.wait.until(lambda d: (self.find(css).text,))[0]
 
     def visible(self, css):
         return self.wait.until(EC.visibility_of_element_located((By.CSS_SELECTOR, css)))
@@ -279,8 +285,9 @@ class ConsoleTest:
         box = self.visible("#area-filter input[value='demo-area']")
         box.send_keys(Keys.SPACE)  # a checkbox toggles with the space bar
         assert box.is_selected()
-        card = self.visible(f"#queue-list li[data-conversation-id='{conversation_id}']")
-        assert "Card blocked" in card.text
+        card = f"#queue-list li[data-conversation-id='{conversation_id}']"
+        self.visible(card)
+        assert "Card blocked" in self.text_of(card)
 
         self.step = "accept"
         self.click(f"#queue-list li[data-conversation-id='{conversation_id}'] button.accept")
@@ -308,10 +315,11 @@ class ConsoleTest:
         self.visitor.send("file " + os.path.join(files, "receipt.png"))
         sent = ok(self.visitor.expect(result_of("file"), "file result"))
         assert sent["mimeType"] == "image/png", sent
-        link = self.visible(f"#messages a.file[data-file-id='{sent['fileId']}']")
-        assert "receipt.png" in link.text, link.text
+        link = f"#messages a.file[data-file-id='{sent['fileId']}']"
+        self.visible(link)
+        assert "receipt.png" in self.text_of(link), self.text_of(link)
         fetched = self.driver.execute_async_script(
-            "const done = arguments[1]; fetch(arguments[0].href, {credentials: 'same-origin'})"
+            "const done = arguments[1]; fetch(document.querySelector(arguments[0]).href, {credentials: 'same-origin'})"
             ".then(async r => done([r.status, r.headers.get('content-type'), (await r.arrayBuffer()).byteLength]))"
             ".catch(e => done(String(e)));", link)
         assert fetched == [200, "image/png", len(picture)], fetched

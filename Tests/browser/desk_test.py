@@ -96,7 +96,7 @@ class DeskTest(ConsoleTest):
             raise AssertionError(f"{what}: the desk shows {self.desk_messages()}, the server has {self.server_messages(conversation_id)}")
 
     def live_status(self):
-        return self.find("#live-status").text
+        return self.text_of("#live-status")
 
     def wait_connected(self):
         self.wait.until(lambda d: self.live_status() == "Live events: connected")
@@ -157,7 +157,7 @@ class DeskTest(ConsoleTest):
         card = f"#queue-list li[data-conversation-id='{first}']"
         self.text_appears(card, "area demo-area")
         self.text_appears(card, "Visitor on device browser-test-device")
-        assert "NAMED_AREA" not in self.find(card).text, self.find(card).text
+        assert "NAMED_AREA" not in self.text_of(card), self.text_of(card)
         self.accept(first)
         self.in_sync(first, "after accepting")
 
@@ -165,9 +165,9 @@ class DeskTest(ConsoleTest):
         self.click("#composer-internal")
         self.wait.until(lambda d: self.find("#composer-send").text == "Add note")
         self.type_message("private note for agents")
-        note = self.visible("#messages li[data-internal='true']")
-        self.text_appears("#messages li[data-internal='true']", "Internal note")
-        assert "private note for agents" in note.text, note.text
+        note = "#messages li[data-internal='true']"
+        self.text_appears(note, "Internal note")
+        assert "private note for agents" in self.text_of(note), self.text_of(note)
         note_file = os.path.join(self.tmp, "note-attachment.txt")
         with open(note_file, "w") as out:
             out.write("for agents only\n")
@@ -186,7 +186,7 @@ class DeskTest(ConsoleTest):
         status, view = self.control("GET", f"/agent/v1/conversations/{first}", user=b"agent:agent")
         counted = view["messageCount"]
         self.text_appears(f"#mine-list li[data-conversation-id='{first}']", f"{counted} messages · 2 internal notes")
-        assert "(s)" not in self.find("#mine-list").text
+        assert "(s)" not in self.text_of("#mine-list")
 
         self.step = "messages: a slow history load races a live message"
         self.add_fault({"id": "slow-history", "match": {"surface": "AGENT", "method": "GET", "path": "/agent/v1/conversations/*/messages"},
@@ -400,7 +400,7 @@ class DeskTest(ConsoleTest):
         self.log_in("admin", "admin", "ADMIN")
         self.find(".view-tab[data-view='inspector']").click()
         self.visible("#cbstats-form")
-        assert self.find("#cbstats").text == "", f"stats left over: {self.find('#cbstats').text}"
+        assert self.text_of("#cbstats") == "", f"stats left over: {self.text_of('#cbstats')}"
         assert self.find("#cbstats-session").get_attribute("value") == "", "the previous user's session id is gone"
         self.find(".view-tab[data-view='desk']").click()
         self.assert_desk_empty("admin's desk")
@@ -447,7 +447,7 @@ class DeskTest(ConsoleTest):
         self.text_appears("#login-error", "Your session ended")
         self.assert_desk_empty("after the reset")
         # The login page says it once: no toast about the same 401s beside it.
-        assert not self.find("#toast").is_displayed() or "authentication" not in self.find("#toast").text, self.find("#toast").text
+        assert not self.find("#toast").is_displayed() or "authentication" not in self.text_of("#toast"), self.text_of("#toast")
         assert self.driver.title == "MockCollab console", self.driver.title
 
         self.step = "no errors in the browser console"

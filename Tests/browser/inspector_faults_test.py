@@ -207,7 +207,7 @@ class InspectorFaultsTest(ConsoleTest):
         self.text_appears("#entities-kind", "FileUploadGlobalInterceptor (0) · whole server")
         self.pick_kind("FileUploadGlobalInterceptor", 0)
         self.text_appears("#entities-table tbody", "No FileUploadGlobalInterceptor on this server")
-        assert "in this account" not in self.find("#entities-table tbody").text, "a whole-server kind is in no account"
+        assert "in this account" not in self.text_of("#entities-table tbody"), "a whole-server kind is in no account"
         self.snap("inspector-entities")
 
         self.step = "the Entities panel: an unknown account shows nothing of the previous account's"
@@ -247,7 +247,7 @@ class InspectorFaultsTest(ConsoleTest):
         field.send_keys("no-such-account")
         self.find("#snapshot-take button[type=submit]").click()
         self.text_appears("#snapshot-result", "Snapshot download failed")
-        assert "downloaded:" not in self.find("#snapshot-result").text, self.find("#snapshot-result").text
+        assert "downloaded:" not in self.text_of("#snapshot-result"), self.text_of("#snapshot-result")
         field.clear()
 
         self.step = "restoring a file that is no snapshot is refused before any confirmation"
@@ -283,7 +283,7 @@ class InspectorFaultsTest(ConsoleTest):
         seed.send_keys('{"accounts": 5}')
         self.find("#seed-form button[type=submit]").click()
         self.text_appears("#controls-result", "Applying the seed failed")
-        assert "Seed applied" not in self.find("#controls-result").text
+        assert "Seed applied" not in self.text_of("#controls-result")
         seed.clear()
 
         self.step = "the clock: a fraction is refused, going back asks first, a whole advance says what it did"
@@ -292,12 +292,12 @@ class InspectorFaultsTest(ConsoleTest):
         advance.send_keys("1.5")
         self.find("#clock-form button[type=submit]").click()
         self.text_appears("#controls-result", "not a whole number of milliseconds")
-        clock_before = self.find("#clock-state").text
+        clock_before = self.text_of("#clock-state")
         advance.clear()
         advance.send_keys("-5000")
         self.find("#clock-form button[type=submit]").click()
         assert "BACK by 5,000 ms" in self.alert_text(accept=False)
-        assert self.find("#controls-result").text == "" and self.find("#clock-state").text == clock_before
+        assert self.text_of("#controls-result") == "" and self.text_of("#clock-state") == clock_before
         advance.clear()
         advance.send_keys("1000")
         self.find("#clock-form button[type=submit]").click()
@@ -334,7 +334,7 @@ class InspectorFaultsTest(ConsoleTest):
         self.step = "as admin: the Entities panel shows its own account, without the global kind"
         assert self.find("#entities-form input[name=account]").get_attribute("disabled") is not None, "an admin cannot name another account"
         self.check_entities()
-        assert "FileUploadGlobalInterceptor" not in self.find("#entities-kind").text, "the global kind is for super admins"
+        assert "FileUploadGlobalInterceptor" not in self.text_of("#entities-kind"), "the global kind is for super admins"
 
         self.step = "as admin: the snapshot download is the account's, named so (and redacted)"
         self.find("#snapshot-take button[type=submit]").click()
@@ -352,7 +352,7 @@ class InspectorFaultsTest(ConsoleTest):
         self.find("#snapshot-restore button[type=submit]").click()
         question = self.alert_text(accept=False)
         assert "WITHOUT SECRETS" in question and "NOBODY CAN LOG IN" in question and "logged out" in question, question
-        assert "Restored" not in self.find("#snapshot-result").text, "a dismissed restore restores nothing"
+        assert "Restored" not in self.text_of("#snapshot-result"), "a dismissed restore restores nothing"
         self.assert_no_console_errors()
 
         self.step = "restoring it anyway: the console says the session ended, and the password is indeed gone"

@@ -45,4 +45,24 @@ struct NotBeforeTests {
             #expect(await login() == nil)
         }
     }
+
+    @Test("a token whose exp is past what a millisecond timestamp holds logs in (it never expires) instead of trapping")
+    func farFutureExpiry() async throws {
+        let secret = "a-shared-secret-of-enough-length"
+        let seed = Seed(accounts: [.init(name: "jwt", apiKeys: [.init(key: "jwt-key")], jwt: .init(keys: [.init(kid: "hs", hs256Secret: secret)]))])
+        try await InProcessServer.with(seed: seed) { server in
+            let signers = JWTKeyCollection()
+            await signers.add(hmac: HMACKey(from: secret), digestAlgorithm: .sha256, kid: "hs")
+            let farFuture = Date(timeIntervalSince1970: 1e17)  // × 1000 is past Int64.max
+            let token = try await signers.sign(
+                NotBeforeClaims(sub: .init(value: "forever"), exp: .init(value: farFuture), nbf: .init(value: Date(timeIntervalSince1970: 0))),
+                kid: "hs"
+            )
+            try await server.anonymous.authenticator.loginWithSecureToken(token, apiKey: "jwt-key")
+            #expect(Timestamp(saturating: 1e20) == .max)
+            #expect(Timestamp(saturating: -1e20) == .min)
+            #expect(Timestamp(saturating: .nan) == 0)
+            #expect(Timestamp(saturating: 1_234.9) == 1_234)
+        }
+    }
 }

@@ -9,3 +9,19 @@ public protocol CollabClock: Sendable {
     /// The current time in milliseconds since the epoch.
     func now() -> Timestamp
 }
+
+extension Timestamp {
+    /// Milliseconds from a floating-point count (a JWT's `exp` times 1000, say), held to what a
+    /// timestamp can represent: a far-future instant becomes `.max` instead of trapping, NaN becomes 0.
+    public init(saturating milliseconds: Double) {
+        if milliseconds.isNaN {
+            self = 0
+        } else if milliseconds >= Double(Int64.max) {
+            self = .max
+        } else if milliseconds < Double(Int64.min) {
+            self = .min
+        } else {
+            self = Int64(milliseconds)
+        }
+    }
+}

@@ -25,7 +25,9 @@ public struct QueueCursor: Sendable, Equatable {
             !parts[1].isEmpty,
             parts[1].count <= 64,
             let count = Int(parts[2]),
-            count >= 0
+            // A position, never more than an account's conversations: bounded so positions counted on from
+            // it cannot overflow.
+            (0...Int(Int32.max)).contains(count)
         else {
             return nil
         }

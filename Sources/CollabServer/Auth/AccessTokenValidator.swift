@@ -133,7 +133,7 @@ struct AccessTokenValidator: Sendable {
         return Identity(
             subject: subject, email: claims.email, firstName: claims.given_name ?? claims.firstName,
             lastName: claims.family_name ?? claims.lastName, displayName: claims.name,
-            username: claims.preferred_username ?? claims.username, expiresAt: Timestamp(exp.value.timeIntervalSince1970 * 1000)
+            username: claims.preferred_username ?? claims.username, expiresAt: Timestamp(saturating: exp.value.timeIntervalSince1970 * 1000)
         )
     }
 

@@ -102,6 +102,13 @@ struct EntityBehaviourTests {
             #expect(try await visitors("admin-d") == ["Plain", "Vip"], "admins see every person")
             let hidden = try await server.admin("agent-b", "pw").transport.raw("GET", "/app/rest/v4/persons/\(vipId)/read")
             #expect(hidden.status == 404)
+            let source = try #require((vip["items"] as? [[String: Any]])?.first?["personSource"] as? String)
+            let bySource = try await agentB.raw(
+                "GET", "/app/rest/v4/persons/getBySource", query: [("personSource", source), ("sourceId", "vip-visitor")])
+            #expect(bySource.status == 404, "a hidden person is not found by its source either")
+            let seen = try await server.admin("agent-a", "pw").transport.raw(
+                "GET", "/app/rest/v4/persons/getBySource", query: [("personSource", source), ("sourceId", "vip-visitor")])
+            #expect(seen.status == 200, "the VIP desk finds it")
             let rules = try await post("personvisibilityrules/getByUsedLabelName", #"{"labelName":"tier::vip"}"#)
             #expect((rules["items"] as? [[String: Any]])?.compactMap { $0["name"] as? String } == ["vip"])
         }

@@ -65,6 +65,14 @@ extension AccountState {
     }
 
     /// The visibility rules that apply to `principal`'s view of persons.
+    /// Those of `ids` that name a person `principal` may see (the account's visibility rules applied), by id.
+    public func visiblePersons(_ ids: [String], for principal: Principal) -> [String: Person] {
+        let visibility = visibilityRules(for: principal)
+        var visible: [String: Person] = [:]
+        for id in ids { if let person = persons[id], visibility.allows(person, in: self) { visible[id] = person } }
+        return visible
+    }
+
     func visibilityRules(for principal: Principal) -> PersonVisibility {
         // Admins see every person; so does everyone while the account has no enabled rule.
         guard principal.role.isAgentRole, principal.role < .admin else { return PersonVisibility(rules: []) }

@@ -60,7 +60,9 @@ extension AccountState {
     /// A person of the caller's account by source and source id.
     public func person(source: Person.Source, sourceId: String, for principal: Principal) throws(CollabError) -> Person {
         _ = try callerAccountId(principal)
-        guard let id = personIdBySource[PersonSourceKey(source: source, sourceId: sourceId)], let person = persons[id] else {
+        guard let id = personIdBySource[PersonSourceKey(source: source, sourceId: sourceId)], let person = persons[id],
+            visibilityRules(for: principal).allows(person, in: self)
+        else {
             throw CollabError(.notFound, "Person with source \(source.rawValue) and sourceId '\(sourceId)' not found")
         }
         return person

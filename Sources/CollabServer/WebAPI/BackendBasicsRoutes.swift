@@ -36,7 +36,7 @@ struct BackendBasicsRoutes {
             let query = try await env.decode(WebQuery.self, from: request).searchQuery(expectedType: "ConversationHistoryQuery")
             let page = try env.read(context.principal) { state throws(CollabError) in
                 try state.searchConversationHistory(query, for: context.principal)
-                    .webResult("ConversationHistoryDataResult", offset: query.offset) { state.webHistory($0) }
+                    .webResult("ConversationHistoryDataResult", offset: query.offset) { state.webHistory($0, for: context.principal) }
             }
             return JSONBody.response(page)
         }

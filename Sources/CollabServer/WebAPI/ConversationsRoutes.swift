@@ -86,7 +86,7 @@ struct ConversationsRoutes {
         group.group("conversationhistory").operation(.get, ":conversationId/read", role: .registeredUser) { _, context in
             let id = try context.pathParameter("conversationId")
             let history = try env.read(context.principal) { state throws(CollabError) in
-                state.webHistory(try state.conversation(id, for: context.principal))
+                state.webHistory(try state.conversation(id, for: context.principal), for: context.principal)
             }
             return JSONBody.response(history)
         }
@@ -248,9 +248,12 @@ extension AccountState {
         return web
     }
 
-    func webHistory(_ conversation: Conversation) -> WebConversationHistory {
+    /// A conversation's history as `principal` reads it: the persons the account's visibility rules hide
+    /// from it are left out (their participations stay, without the person).
+    func webHistory(_ conversation: Conversation, for principal: Principal) -> WebConversationHistory {
         var history = WebConversationHistory(id: conversation.id)
         history.recipient = webRecipient(conversation.recipient, accountId: conversation.accountId)
+        let persons = visiblePersons(conversation.participants.map(\.personId) + [conversation.endPersonId].compactMap { $0 }, for: principal)
         history.endPerson = conversation.endPersonId.flatMap { persons[$0] }.map { WebPerson($0, expand: Expansion()) }
         history.participants = conversation.participants.map {
             WebParticipantHistory(

@@ -343,10 +343,15 @@ struct SeedAndControlTests {
             let nobody = try await server.call(
                 .get, "/app/rest/v4/accounts/getCurrentAccount", authorization: InProcessServer.basic("nobody-at-all", "pw"))
             #expect(nobody.status == .unauthorized)
+            // A call credential anyone could write for the account: its claims parse, but no call's secret signed it.
+            let forged = CallCredential.prefix + "\(started.accountId).2F1D0C4E-3A5B-4C6D-8E7F-901A2B3C4D5E.\(Data("p:d".utf8).base64EncodedString()).forged"
+            #expect(CallCredential.claims(of: forged)?.accountId == started.accountId)
+            let forgedCall = try await server.call(.get, "/app/rest/v4/accounts/getCurrentAccount?junk", authorization: "Bearer \(forged)")
+            #expect(forgedCall.status == .unauthorized)
 
             let entries = try await server.control.journal(JournalFilter(accountId: started.accountId)).entries.filter { $0.status == 401 }
             #expect(Set(entries.map(\.path)) == ["/app/rest/v4/accounts/getCurrentAccount", "/agent/v1/queue"])
-            #expect(entries.count == 2, "the unknown user names no account: \(entries.map(\.path))")
+            #expect(entries.count == 2, "neither the unknown user nor the forged credential names the account: \(entries.map(\.query))")
             #expect(try wrongPassword.decode(WebAPIError.self).errorMessage == "invalid username or password", "nothing more is said")
         }
     }

@@ -54,7 +54,7 @@ struct Authenticator: Sendable {
     }
 
     /// The account a refused request's credentials name, if the directory knows it: a basic username, or
-    /// a session's, app's or call's token. For the journal only; it authenticates nothing.
+    /// a session's, app's or (signed) call's token. For the journal only; it authenticates nothing.
     func accountNamed(by request: Request) -> String? {
         let value: String
         if let authorization = request.headers[.authorization] {
@@ -71,7 +71,14 @@ struct Authenticator: Sendable {
         }
         guard value.count <= 4_096 else { return nil }
         if let claims = CallCredential.claims(of: value) {
-            return environment.repository.directory.account(claims.accountId) != nil ? claims.accountId : nil
+            // Anyone can write a credential's claims: only one its call's secret signed names the account,
+            // so a stranger cannot fill another account's journal with refusals.
+            guard environment.repository.directory.account(claims.accountId) != nil,
+                let signed = try? environment.read(
+                    account: claims.accountId, { state in state.calls[claims.callId].map { CallCredential.isSigned(value, for: $0) } }),
+                signed == true
+            else { return nil }
+            return claims.accountId
         }
         guard value.count <= 128 else { return nil }
         return environment.accountId(for: .session(value)) ?? environment.accountId(for: .client(value))

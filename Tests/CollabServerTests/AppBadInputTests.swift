@@ -49,6 +49,12 @@ struct AppBadInputTests {
             body: #"{"apiKey":"desk-key","deviceId":"d","device":{"os":"iOS","sdkVersion":"9.0"},"username":"agent-a","password":"pw"}"#, status: 400,
             expect: "UNSUPPORTED_SERVER_VERSION"),
         .init(
+            name: "visitor app whose device id holds a NUL (a database's text column refuses it)", method: .post, path: "/mobile/v1/clients",
+            body: #"{"apiKey":"desk-key","deviceId":"a\u0000b","device":{"os":"iOS"}}"#, status: 400, expect: "BAD_REQUEST"),
+        .init(
+            name: "visitor app whose device id holds a control character", method: .post, path: "/mobile/v1/clients",
+            body: #"{"apiKey":"desk-key","deviceId":"a\u0085b","device":{"os":"iOS"}}"#, status: 400, expect: "BAD_REQUEST"),
+        .init(
             name: "visitor app with an SDK the server does not pair with", method: .post, path: "/mobile/v1/clients",
             body: #"{"apiKey":"desk-key","deviceId":"d","device":{"os":"iOS","sdkVersion":"2.1"}}"#, status: 400, expect: "UNSUPPORTED_SERVER_VERSION"
         ),

@@ -73,6 +73,14 @@ struct BadInputTests {
             name: "a page of none", method: "POST", path: "/app/rest/v4/users/search", body: #"{"limit": 0}"#, status: 400,
             messageContains: "limit must be at least 1"),
         .init(
+            name: "more sort keys than a search takes", method: "POST", path: "/app/rest/v4/conversations/search",
+            body: "{\"orderBy\": [" + Array(repeating: #"{"field": "STATE"}"#, count: 9).joined(separator: ",") + "]}", status: 400,
+            messageContains: "orderBy has more than 8 entries"),
+        .init(
+            name: "more filters than a search takes", method: "POST", path: "/app/rest/v4/persons/search",
+            body: "{\"searchFilters\": [" + Array(repeating: #"{"field": "SOURCE_ID", "operator": {"type": "EQUALS", "value": "x"}}"#, count: 33)
+                .joined(separator: ",") + "]}", status: 400, messageContains: "searchFilters has more than 32 entries"),
+        .init(
             name: "an operator the field's family does not have", method: "POST", path: "/app/rest/v4/users/search",
             body: #"{"searchFilters": [{"field": "USERNAME", "operator": {"type": "GREATER_THAN", "value": 5}}]}"#, status: 400,
             messageContains: "the USERNAME filter does not allow GREATER_THAN"),

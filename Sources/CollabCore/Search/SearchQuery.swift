@@ -136,6 +136,10 @@ public struct SearchQuery: Sendable, Equatable {
     public static let defaultLimit = 100
     /// The largest page a caller can ask for.
     public static let maximumLimit = 1000
+    /// The most filters one search takes (each runs on every candidate row).
+    public static let maximumFilters = 32
+    /// The most sort keys one search takes (each may run on every comparison).
+    public static let maximumOrders = 8
 
     public var filters: [SearchFilter]
     public var orderBy: [SearchOrder]
@@ -149,6 +153,9 @@ public struct SearchQuery: Sendable, Equatable {
         let limit = limit ?? Self.defaultLimit
         guard offset >= 0 else { throw .badRequest("offset must not be negative") }
         guard limit >= 1 else { throw .badRequest("limit must be at least 1") }
+        // Each filter runs on every candidate row and each sort key on every comparison: bounded.
+        guard filters.count <= Self.maximumFilters else { throw .badRequest("searchFilters has more than \(Self.maximumFilters) entries") }
+        guard orderBy.count <= Self.maximumOrders else { throw .badRequest("orderBy has more than \(Self.maximumOrders) entries") }
         self.filters = filters
         self.orderBy = orderBy
         self.offset = offset

@@ -74,8 +74,11 @@ extension AccountState {
         _ input: ClientStartInput, context: OperationContext, changes: inout ChangeSet
     ) throws(CollabError) -> (session: ClientSession, issuedDeviceSecret: String?) {
         let accountId = input.apiKey.accountId
-        guard !input.deviceId.isEmpty, input.deviceId.count <= Limits.nameLength, input.deviceId.allSatisfy({ !$0.isWhitespace }) else {
-            throw .badRequest("deviceId must be 1 to \(Limits.nameLength) characters without spaces")
+        // A device id becomes part of its device record's id, which a database column stores as text: no
+        // control character (PostgreSQL's text refuses NUL).
+        let printable = input.deviceId.unicodeScalars.allSatisfy { !$0.properties.isWhitespace && $0.properties.generalCategory != .control }
+        guard !input.deviceId.isEmpty, input.deviceId.count <= Limits.nameLength, printable else {
+            throw .badRequest("deviceId must be 1 to \(Limits.nameLength) characters without spaces or control characters")
         }
         try input.device.validate()
         let areaId = try input.namedArea.map { reference throws(CollabError) in try namedAreaIds([reference], accountId: accountId).first! }

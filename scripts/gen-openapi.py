@@ -48,7 +48,7 @@ LIVE_EVENTS = [
     ("ui.visibility_request", "reason (INCOMING_CALL with callId, or MOBILE_COBROWSING with coBrowsingSessionId), conversationId; no conversation. For a call it comes before that call's conversation.call.started"),
     ("ui.hide_request", "reason (LAYER_ACTIVATED with coBrowsingSessionId, or COLLAPSE), requestedByUser (\"false\", \"true\"), conversationId (for COLLAPSE the client's open conversation, absent when none)"),
     ("client.error", "errorType (AUTHORIZATION), fatal (\"false\"), reason (EXPIRED, REVOKED), message, clientId; to that client only, whose socket then closes with 4003"),
-    ("agent.presence_changed", "presence (ONLINE, AWAY, OFFLINE); agents only; does not name the agent"),
+    ("agent.presence_changed", "presence (ONLINE, AWAY, OFFLINE), personId (the agent whose presence it is); agents only"),
     ("conversation.call.started", CALL_DETAIL),
     ("conversation.call.answered", CALL_DETAIL + ", personId (who answered)"),
     ("conversation.call.ended", CALL_DETAIL + ", endReason (DECLINED, LAST_MANDATORY_PARTICIPANT_LEFT, CONVERSATION_ENDED, NOT_ANSWERED, ABORTED_BY_INITIATOR); "
@@ -218,10 +218,10 @@ add("/_mock/v1/webhooks/deliveries", "delete", op("Clear the webhook delivery lo
 # --- mobile -----------------------------------------------------------------------------------
 M = ["mobile"]
 T = dict(typed=True)
-add("/mobile/v1/clients", "post", op("Start a client", "mobileStartClient", {**ok(ref("ClientStartResponse"), "Started", "201"), **errs(400, 401, 404, 413, **T)}, M, NONE,
+add("/mobile/v1/clients", "post", op("Start a client", "mobileStartClient", {**ok(ref("ClientStartResponse"), "Started", "201"), **errs(400, 401, 404, 409, 413, **T)}, M, NONE,
     request=body(ref("ClientStartRequest")),
     params=[{"name": "x-unblu-apikey", "in": "header", "required": False, "schema": S, "description": "The API key, if not in the body"}],
-    desc="What the SDK's start does: identifies the account by API key, the visitor by access token — in the body, else the cookie the account names for access tokens (seed jwt.cookie; the journal names the cookie, never its value) — or, anonymous, by device id, and returns the client token for every further call. INVALID_API_KEY for an unknown key, AUTHORIZATION for a bad, expired or revoked token, UNSUPPORTED_SERVER_VERSION when device.sdkVersion's major does not pair with the server's --product-version. A client started with an access token ends when the token expires (server clock) or is revoked: a client.error live event, then close code 4003."))
+    desc="What the SDK's start does: identifies the account by API key, the visitor by access token — in the body, else the cookie the account names for access tokens (seed jwt.cookie; the journal names the cookie, never its value) — or, anonymous, by device id, and returns the client token for every further call. INVALID_API_KEY for an unknown key, AUTHORIZATION for a bad, expired or revoked token, UNSUPPORTED_SERVER_VERSION when device.sdkVersion's major does not pair with the server's --product-version, CONFLICT (409) when a new visitor would pass --max-persons-per-account. A client started with an access token ends when the token expires (server clock) or is revoked: a client.error live event, then close code 4003."))
 add("/mobile/v1/clients/current", "get", op("The client", "mobileClient", {**ok(ref("ClientView")), **errs(401, **T)}, M, CLIENT))
 add("/mobile/v1/clients/current", "delete", op("Stop the client", "mobileStopClient", {"204": {"description": "Stopped"}, **errs(401, **T)}, M, CLIENT,
     desc="Ends the device session and closes its live connection."))
@@ -236,8 +236,9 @@ LIST_PARAMS = [q("limit", {"type": "integer", "minimum": 1, "maximum": 1000}, "A
                q("before", S, "The last conversation id of the page before: the page goes on after it")]
 add("/mobile/v1/conversations", "get", op("The visitor's conversations, newest first", "mobileConversations", {**ok(ref("ConversationList")), **errs(400, 401, **T)}, M, CLIENT,
     params=LIST_PARAMS))
-add("/mobile/v1/conversations", "post", op("Start a conversation", "mobileStartConversation", {**ok(ref("ConversationView"), "Created", "201"), **errs(400, 401, 404, **T)}, M, CLIENT,
-    request=body(ref("StartConversationRequest")), desc="Enters the queue of the named area given here, else the client's, else the account's."))
+add("/mobile/v1/conversations", "post", op("Start a conversation", "mobileStartConversation", {**ok(ref("ConversationView"), "Created", "201"), **errs(400, 401, 404, 409, **T)}, M, CLIENT,
+    request=body(ref("StartConversationRequest")), desc="Enters the queue of the named area given here, else the client's, else the account's. "
+         "409 CONFLICT when the account holds --max-conversations-per-account conversations or the visitor --max-open-conversations-per-visitor open ones."))
 add("/mobile/v1/invitations/redeem", "post", op("Redeem a PIN or invitation link", "mobileRedeemInvitation", {**ok(ref("ConversationView")), **errs(400, 401, 404, 409, 429, **T)}, M, CLIENT,
     request=body(ref("RedeemInvitationRequest"), required=False),
     # Key order as the query parameter was first written (the document is compared byte for byte).
@@ -294,7 +295,9 @@ add("/agent/v1/presence", "put", op("Set presence", "agentPresence", {**ok(ref("
 add("/agent/v1/presence", "get", op("The agent's presence", "agentGetPresence", {**ok(ref("PresenceRequest")), **errs(401, 403, **T)}, A, AGENT,
     desc="The caller's presence as the server holds it now: ONLINE, AWAY, or OFFLINE until one is set."))
 add("/agent/v1/invitations", "get", op("Invitations addressed to me", "agentInvitations", {**ok(ref("AgentInvitationList")), **errs(401, 403, **T)}, A, AGENT,
-    desc="The open agent invitations and forwardings (Web API invitations/inviteAgentToConversation, forwardConversationToAgent) addressed to the caller, oldest first."))
+    desc="The open invitations addressed to the caller, oldest first: agent invitations and forwardings (Web API invitations/inviteAgentToConversation, forwardConversationToAgent, and the team variants for a team whose queue the caller sees), "
+         "those that name the caller as a pending secondary target (addSecondaryInvitationTarget; startDeputyDelegation, type DEPUTY_INVITATION), "
+         "and the ASSIGNMENT_REQUEST that invitations/requeueConversation leaves when the conversation's queue is the caller's or a team's whose queue it sees."))
 add("/agent/v1/invitations/{id}/accept", "post", op("Accept an invitation", "agentAcceptInvitation", {**ok(ref("ConversationView")), **errs(401, 403, 404, 409, **T)}, A, AGENT,
     params=[p("id", "Invitation id")], desc="An invitation makes the caller a secondary agent (hidden when the invitation says so); a forwarding makes it the assigned agent and the previous one leaves."))
 add("/agent/v1/queue", "get", op("The queue", "agentQueue", {**ok(ref("QueueView")), **errs(401, 403, 404, **T)}, A, AGENT,
@@ -344,10 +347,12 @@ for action, summary in [("answer", "Answer a call a visitor started"), ("decline
         desc="From an agent's app, the answer names its device (the agent's other devices get a revoke)." + CREDENTIAL_NOTE))
 add("/agent/v1/calls/{id}/end", "post", op("End a call", "agentEndCall", {**ok(ref("CallView")), **errs(400, 401, 403, 404, 409, **T)}, A, CALL_AGENT, params=[callid()],
     desc="A caller who hangs up before an answer leaves a missed call." + CREDENTIAL_NOTE))
-add("/_mock/v1/pushes", "get", op("The push outbox", "controlPushes", {**ok(ref("PushPage")), **errs(400, 401, 403)}, C, INSPECTOR,
-    params=[q("account", S, "Account id or name"), q("personId", S, "Recipient"), q("deviceId", S, "Device id or record id"), q("conversationId", S, "Conversation"),
-            q("kind", S, "NEW_MESSAGE, INCOMING_CALL, MISSED_CALL, REVOKE_CALL, INBOUND_REQUEST, REVOKE_INBOUND_REQUEST or READ_MESSAGE"), q("transport", S, "APNS, APNS_VOIP or FCM"),
-            q("state", S, "RECORDED (no sink for its transport: in the outbox only), PENDING, DELIVERED, UNREGISTERED, FAILED or SUPPRESSED"), q("after", L, "Only entries after this id"), q("limit", I, "At most this many, the newest")],
+# The outbox filter: GET /_mock/v1/pushes and /pushes/stream read the same parameters.
+OUTBOX_FILTER = [q("account", S, "Account id or name"), q("personId", S, "Recipient"), q("deviceId", S, "Device id or record id"), q("conversationId", S, "Conversation"),
+                 q("kind", S, "NEW_MESSAGE, INCOMING_CALL, MISSED_CALL, REVOKE_CALL, INBOUND_REQUEST, REVOKE_INBOUND_REQUEST or READ_MESSAGE"), q("transport", S, "APNS, APNS_VOIP or FCM"),
+                 q("state", S, "RECORDED (no sink for its transport: in the outbox only), PENDING, DELIVERED, UNREGISTERED, FAILED or SUPPRESSED"), q("after", L, "Only entries after this id")]
+add("/_mock/v1/pushes", "get", op("The push outbox", "controlPushes", {**ok(ref("PushPage")), **errs(400, 401, 403, 404)}, C, INSPECTOR,
+    params=OUTBOX_FILTER + [q("limit", I, "At most this many, the newest")],
     desc="Every composed push (bounded): plain content, payload as composed (see PushView.payload), key id, delivery state and attempts." + ADMIN_NOTE))
 add("/_mock/v1/pushes", "delete", op("Empty the outbox", "controlClearPushes", {"204": {"description": "Emptied"}, **errs(401, 403)}, C, CONTROL))
 add("/_mock/v1/pushes/wait", "get", op("Wait for a push", "controlWaitForPush", {**ok(ref("PushView")), **errs(400, 401, 403, 404, 503)}, C, INSPECTOR,
@@ -359,8 +364,8 @@ add("/_mock/v1/pushes/settle", "get", op("Wait until queued pushes are composed"
     params=[q("account", S, "Account id or name: wait for its pushes only"), q("timeoutMs", I, "How long to wait (default 10000, at most 60000)")],
     desc="Pushes are composed after the request that caused them has answered. This answers once every push intent queued before it has reached the outbox (or was dropped), so a test can check that no push was made without sleeping; 503 when that takes longer than the timeout or a graceful shutdown ends the wait. "
          "With an account (an admin's is always their own) it waits for that account's pushes only, so another account's backlog does not hold it up." + ADMIN_NOTE))
-add("/_mock/v1/pushes/stream", "get", op("Stream the outbox", "controlStreamPushes", {"200": {"description": "Server-sent events: `push` events with PushView data", "content": {"text/event-stream": {"schema": S}}}, **errs(401, 403)}, C, INSPECTOR,
-    params=[q("kind", S, "As for /pushes")], desc="New and updated outbox entries as they happen; ends when the server shuts down." + ADMIN_NOTE))
+add("/_mock/v1/pushes/stream", "get", op("Stream the outbox", "controlStreamPushes", {"200": {"description": "Server-sent events: `push` events with PushView data", "content": {"text/event-stream": {"schema": S}}}, **errs(400, 401, 403, 404)}, C, INSPECTOR,
+    params=OUTBOX_FILTER, desc="New and updated outbox entries that match the filter (as for /pushes), as they happen; ends when the server shuts down." + ADMIN_NOTE))
 add("/_mock/v1/devices", "get", op("Registered devices", "controlDevices", {**ok(arr(ref("DeviceView"))), **errs(401, 403, 404)}, C, INSPECTOR,
     params=[q("account", S, "Account id or name"), q("personId", S, "Person")], desc=ADMIN_NOTE.strip()))
 add("/_mock/v1/devices/{id}/rotate-key", "post", op("Rotate a device's notification key", "controlRotateKey", {**ok(ref("DeviceView")), **errs(401, 403, 404, 409)}, C, CONTROL,
@@ -381,8 +386,9 @@ add("/agent/v1/cobrowsing/{id}/stop", "post", op("Stop co-browsing", "agentStopC
 add("/agent/v1/cobrowsing/{id}/frame", "get", op("The latest frame", "agentLatestFrame",
     {"200": {"description": "The image; x-frame-sequence, x-frame-capture-time, x-frame-width and x-frame-height headers", "content": {"image/jpeg": {"schema": {"type": "string", "format": "binary"}}, "image/png": {"schema": {"type": "string", "format": "binary"}}}}, **errs(401, 403, 404, **T)},
     A, AGENT, params=[p("id", "Session id")]))
-add("/agent/v1/cobrowsing/{id}/frames", "get", op("Live frames (WebSocket)", "agentViewFrames", {"101": {"description": "Binary MCF1 messages, newest only for slow viewers"}, **errs(401, 403, 404, **T)}, A, AGENT,
-    params=[p("id", "Session id"), q("token", S, "The agent token")], desc="Starts with the latest frame; a slow viewer gets drop-to-latest and never slows the uploader or other viewers."))
+add("/agent/v1/cobrowsing/{id}/frames", "get", op("Live frames (WebSocket)", "agentViewFrames", {"101": {"description": "Binary MCF1 messages, newest only for slow viewers"}, **errs(400, 401, 403, 404, **T)}, A, AGENT,
+    params=[p("id", "Session id"), q("token", S, "The agent token")], desc="Starts with the latest frame; a slow viewer gets drop-to-latest and never slows the uploader or other viewers. "
+         "A plain GET without the WebSocket upgrade answers 400 BAD_REQUEST, as /agent/v1/events does."))
 add("/mobile/v1/conversations/{id}/cobrowsing", "post", op("Start sharing the screen", "mobileStartCoBrowsing", {**ok(ref("CoBrowsingSessionView"), "Active", "201"), **errs(401, 403, 404, 409, **T)}, M, CLIENT, params=[p("id", "Conversation id")]))
 add("/mobile/v1/conversations/{id}/cobrowsing", "get", op("The conversation's open co-browsing session", "mobileConversationCoBrowsing",
     {**ok(ref("CoBrowsingSessionView")), "204": {"description": "No session is open"}, **errs(401, 404, **T)}, M, CLIENT, params=[p("id", "Conversation id")],
@@ -395,7 +401,10 @@ for action, summary in [("accept", "Accept an agent's request"), ("stop", "Stop 
     add(f"/mobile/v1/cobrowsing/{{id}}/{action}", "post", op(summary, f"mobile{action.title()}CoBrowsing", {**ok(ref("CoBrowsingSessionView")), **errs(401, 403, 404, 409, **T)}, M, CLIENT, params=[p("id", "Session id")]))
 add("/mobile/v1/cobrowsing/{id}/frames", "post", op("Upload a frame", "mobileUploadFrame",
     {"202": {"description": "Accepted or duplicate", "content": {"application/json": {"schema": ref("FrameAck")}}},
-     "429": {"description": "Throttled: earlier than the rate allows; retryAfterMs in the body is the wait until the frame would be accepted (its due time less the jitter tolerance), Retry-After that rounded up to whole seconds (at least 1)", "content": {"application/json": {"schema": ref("FrameAck")}}},
+     "429": {"description": "Throttled: earlier than the rate allows; the body is the FrameAck (frame.throttled), retryAfterMs the wait until the frame would be accepted (its due time less the jitter tolerance). "
+                            "Or the account's frames would hold more than --max-frame-memory-per-account: the body is a TypedError, RATE_LIMITED, naming the option. Either way Retry-After is set",
+             "headers": {"Retry-After": {"schema": I, "description": "Seconds, at least 1: retryAfterMs rounded up when throttled, 5 when the frame memory is full"}},
+             "content": {"application/json": {"schema": {"oneOf": [ref("FrameAck"), ref("TypedError")]}}}},
      **errs(400, 401, 404, 409, 413, **T)}, M, CLIENT, params=[p("id", "Session id"),
         {"name": "x-frame-sequence", "in": "header", "schema": I}, {"name": "x-frame-capture-time", "in": "header", "schema": L},
         {"name": "x-frame-width", "in": "header", "schema": I}, {"name": "x-frame-height", "in": "header", "schema": I},
@@ -560,7 +569,9 @@ schemas = {
     "ConversationList": obj({"conversations": arr(ref("ConversationView")),
                              "hasMore": {**B, "description": "More follow: ask again with before set to the last conversation's id"}},
                             ["conversations", "hasMore"]),
-    "AgentInvitationList": obj({"invitations": arr(obj({"id": S, "type": {"type": "string", "enum": ["AGENT_INVITATION", "AGENT_FORWARDING"]}, "conversationId": S,
+    "AgentInvitationList": obj({"invitations": arr(obj({"id": S, "type": {"type": "string", "enum": ["AGENT_INVITATION", "AGENT_FORWARDING", "DEPUTY_INVITATION", "ASSIGNMENT_REQUEST"],
+                                                                 "description": "DEPUTY_INVITATION: the caller is one of the deputies a deputy delegation is offered to; ASSIGNMENT_REQUEST: a requeued conversation in the caller's or its team's queue (taken with POST /agent/v1/conversations/{id}/accept: the invitation accept answers 404 for it)"},
+                                                        "conversationId": S,
                                                         "comment": S, "createdAt": L}, ["id", "type", "conversationId", "createdAt"]))}, ["invitations"]),
     "MessageView": message,
     "MessagePage": obj({"messages": arr(ref("MessageView")), "hasMore": B}, ["messages", "hasMore"]),
@@ -588,7 +599,8 @@ schemas = {
                             "audioGreeting": {"type": "string", "description": "com.unblu.mobiledevice.deviceAudioGreeting, for incoming calls"},
                             "callCredential": {"type": "string", "description": "Incoming calls: the bearer token that answers, declines, ends or reads this call from this device without a started app, until the call is over"},
                             "callServiceProvider": {"type": "string", "enum": ["OPENTOK", "LIVEKIT", "ACS"]}, "invitationId": S, "contextPersonId": S, "initialEngagementType": S,
-                            "readTimestamp": L, "timestamp": L},
+                            "readTimestamp": L,
+                            "callStartTimestamp": {**L, "description": "Missed calls: when the call started ringing"}, "timestamp": L},
                            ["type", "title", "text", "conversationId", "timestamp"]),
     "PushView": obj({"id": L, "pushId": S, "accountId": S, "personId": S, "deviceRecordId": S, "deviceId": S, "kind": S, "transport": S, "version": S, "token": S,
                      "topic": S, "pushType": S, "priority": I, "collapseId": S, "keyId": S, "content": ref("PushContentView"),
@@ -618,7 +630,8 @@ schemas = {
     "CoBrowsingSessionView": obj({"id": S, "conversationId": S, "visitorPersonId": S, "state": {"type": "string", "enum": ["REQUESTED", "ACTIVE", "ENDED"]}, "platform": S,
                                   "maxFps": I, "requestedAt": L, "startedAt": L, "endedAt": L}, ["id", "conversationId", "visitorPersonId", "state", "platform", "maxFps", "requestedAt"]),
     "FrameAck": obj({"type": {"type": "string", "enum": ["frame.accepted", "frame.throttled", "frame.duplicate", "frame.rejected"]}, "sessionId": S, "sequence": I,
-                     "retryAfterMs": {**L, "minimum": 1, "description": "frame.throttled only: ms until a frame would be accepted, the next frame's due time less the jitter tolerance (min(50, interval / 4) ms) minus now"},
+                     "retryAfterMs": {**L, "minimum": 1, "description": "frame.throttled: ms until a frame would be accepted, the next frame's due time less the jitter tolerance (min(50, interval / 4) ms) minus now. "
+                                                                          "frame.rejected because the account's frames would hold more than --max-frame-memory-per-account: 5000 (memory frees as sessions end). Absent otherwise"},
                      "reason": S}, ["type"]),
     "CoBrowsingStats": obj({"sessionId": S, "accepted": I, "throttled": I, "duplicates": I, "rejected": I, "bytes": I, "effectiveFps": {"type": "number"}, "gapP50": L, "gapP99": L, "maxFps": I,
                             "privateAreas": arr(obj({"x": I, "y": I, "width": I, "height": I}, ["x", "y", "width", "height"]))},

@@ -141,6 +141,9 @@ struct CoBrowsingTests {
             let outsider = try await agent(setup.server, "agent-x")
             let view = try await outsider.transport.raw("GET", "/agent/v1/cobrowsing/\(session.id)/frame")
             #expect(view.status == 404, "another account's agent cannot view")
+            let plain = try await setup.agent.transport.raw("GET", "/agent/v1/cobrowsing/\(session.id)/frames")
+            #expect(plain.status == 400, "the viewer socket's route without a WebSocket upgrade says so")
+            #expect(try JSONDecoder().decode(APIErrorBody.self, from: plain.body).message.contains("WebSocket upgrade"))
         }
     }
 

@@ -56,8 +56,9 @@ struct CoBrowsingRoutes {
                 body: .init(byteBuffer: ByteBuffer(data: frame.image))
             )
         }
-        agent.ws("cobrowsing/:id/frames") { _, context in
+        agent.ws("cobrowsing/:id/frames") { request, context in
             _ = try env.viewerSession(context: context)
+            try request.requireWebSocketUpgrade()
             return .upgrade([:])
         } onUpgrade: { inbound, outbound, wsContext in
             let session: CoBrowsingSession

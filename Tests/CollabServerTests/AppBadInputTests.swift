@@ -99,6 +99,12 @@ struct AppBadInputTests {
             name: "a live socket's route asked without a WebSocket upgrade", method: .get, path: "/mobile/v1/events", caller: "CLIENT",
             status: 400, expect: "WebSocket endpoint"),
         .init(
+            name: "a misspelt parameter of the push pipeline's settle", method: .get, path: "/_mock/v1/pushes/settle?acount=desk", caller: "CONTROL",
+            status: 400, expect: "acount: not a query parameter"),
+        .init(
+            name: "a misspelt filter of the outbox stream", method: .get, path: "/_mock/v1/pushes/stream?kinds=NEW_MESSAGE", caller: "CONTROL",
+            status: 400, expect: "kinds: not a query parameter"),
+        .init(
             name: "partial APNs provider key", method: .put, path: "/_mock/v1/accounts/desk/push-settings", caller: "CONTROL",
             body: #"{"apns":{"keyId":"KEY1234567","environment":"sandbox"}}"#, status: 400, expect: "teamId"),
         .init(

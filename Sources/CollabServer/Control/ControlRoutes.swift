@@ -123,10 +123,7 @@ struct ControlRoutes {
         group.get("webhooks/deliveries/wait") { request, context in
             try request.refuseUnknownQuery(["account", "registrationId", "eventType", "state", "timeoutMs"])
             let filter = try WebhookDeliveryLog.Filter(request, environment: env, confinedTo: try context.inspectorConfinement())
-            let timeout: Int64 = try request.query("timeoutMs").map { text throws(CollabError) -> Int64 in
-                guard let value = Int64(text), value >= 0, value <= 60_000 else { throw .badRequest("timeoutMs must be 0 to 60000") }
-                return value
-            } ?? 10_000
+            let timeout = try request.waitTimeoutMillis()
             // As pushes/wait: the oldest delivery that matches, already logged or yet to come; a graceful
             // shutdown ends the wait at once.
             let outcome = await untilGracefulShutdown { await log.wait(for: filter, timeout: .milliseconds(timeout)) }

@@ -39,6 +39,15 @@ extension Request {
         }
     }
 
+    /// How long a control API wait may take: `timeoutMs`, 0 to 60,000 ms, 10,000 when absent.
+    /// - Throws: `badRequest` for anything else.
+    func waitTimeoutMillis() throws(CollabError) -> Int64 {
+        try query("timeoutMs").map { text throws(CollabError) -> Int64 in
+            guard let value = Int64(text), value >= 0, value <= 60_000 else { throw .badRequest("timeoutMs must be 0 to 60000") }
+            return value
+        } ?? 10_000
+    }
+
     /// Refuses a query parameter the route does not take: a misspelt filter would otherwise widen the
     /// answer (`journal?statuss=4` answered the whole journal, a misspelt `pushes/wait` filter any push).
     func refuseUnknownQuery(_ allowed: Set<String>) throws(CollabError) {

@@ -103,10 +103,7 @@ struct PushRoutes {
         group.get("pushes/wait") { request, context in
             try request.refuseUnknownQuery(OutboxFilter.parameters.union(["timeoutMs"]))
             let filter = try OutboxFilter(request, environment: env, confinedTo: try context.inspectorConfinement())
-            let timeout: Int64 = try request.query("timeoutMs").map { text throws(CollabError) -> Int64 in
-                guard let value = Int64(text), value >= 0, value <= 60_000 else { throw .badRequest("timeoutMs must be 0 to 60000") }
-                return value
-            } ?? 10_000
+            let timeout = try request.waitTimeoutMillis()
             // A graceful shutdown ends the wait at once (503) rather than holding the process for up to a minute.
             let outcome = await untilGracefulShutdown { await env.pushes.outbox.wait(for: filter, timeout: .milliseconds(timeout)) }
             guard case .finished(let found) = outcome else { throw CollabError(.unavailable, "the server is shutting down") }
@@ -116,11 +113,9 @@ struct PushRoutes {
             return JSONBody.response(entry)
         }
         group.get("pushes/settle") { request, context in
+            try request.refuseUnknownQuery(["account", "timeoutMs"])
             let accountId = try env.inspectedAccountId(request.query("account"), confinedTo: try context.inspectorConfinement())
-            let timeout: Int64 = try request.query("timeoutMs").map { text throws(CollabError) -> Int64 in
-                guard let value = Int64(text), value >= 0, value <= 60_000 else { throw .badRequest("timeoutMs must be 0 to 60000") }
-                return value
-            } ?? 10_000
+            let timeout = try request.waitTimeoutMillis()
             // Pushes are composed after the request that caused them has answered: this waits until
             // every push queued before this request is in the outbox, so "no push was made" can be
             // checked without sleeping. An admin waits for their own account's pushes only, as does
@@ -132,6 +127,7 @@ struct PushRoutes {
             return noContent
         }
         group.get("pushes/stream") { request, context in
+            try request.refuseUnknownQuery(OutboxFilter.parameters)
             let filter = try OutboxFilter(request, environment: env, confinedTo: try context.inspectorConfinement())
             let (id, stream) = env.pushes.outbox.subscribe()
             let encoder = JSONEncoder()

@@ -2,8 +2,8 @@ import CollabCore
 import CollabWire
 import Hummingbird
 
-/// `GET /agent/v1/invitations` (the open agent invitations and forwardings addressed to the caller)
-/// and `POST /agent/v1/invitations/{id}/accept`.
+/// `GET /agent/v1/invitations` (the open invitations addressed to the caller: agent invitations,
+/// forwardings, deputy delegations and assignment requests) and `POST /agent/v1/invitations/{id}/accept`.
 struct AgentInvitationRoutes {
     let environment: CollabEnvironment
 

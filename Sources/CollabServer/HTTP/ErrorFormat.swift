@@ -36,7 +36,7 @@ enum ErrorFormat: Sendable {
             return (try? error.response(from: request, context: context)) ?? Response(status: error.status)
         default:
             context.logger.error("unhandled error", metadata: ["error": "\(String(reflecting: error))", "path": "\(request.uri.path)"])
-            return ErrorBody.response(status: .internalServerError, message: "internal error")
+            return response(.internalError, status: .internalServerError, message: "internal error", request: request)
         }
     }
 

@@ -184,7 +184,9 @@ public struct APIErrorBody: Codable, Sendable, Equatable, Error {
 /// An agent invitation or forwarding addressed to the calling agent (`GET /agent/v1/invitations`).
 public struct AgentInvitationView: Codable, Sendable, Equatable {
     public var id: String
-    /// `AGENT_INVITATION` or `AGENT_FORWARDING`.
+    /// `AGENT_INVITATION`, `AGENT_FORWARDING`, `DEPUTY_INVITATION` (the agent is a deputy delegated to) or
+    /// `ASSIGNMENT_REQUEST` (a requeued conversation addressed to the agent or its team; taken by accepting
+    /// the conversation).
     public var type: String
     public var conversationId: String
     public var comment: String?

@@ -104,10 +104,16 @@ public enum ContentSniffer {
     /// The type a file is stored and served with: the sniffed one, except that plain text may keep a
     /// more precise textual type the client declared (`text/csv`, `application/json`).
     public static func effectiveType(sniffed: String, declared: String?) -> String {
-        guard sniffed == "text/plain", let declared = declared.map(normalize), !declared.isEmpty else { return sniffed }
+        guard sniffed == "text/plain", let declared = declared.map(normalize), !declared.isEmpty,
+            declared.utf8.count <= maxDeclaredTypeLength
+        else { return sniffed }
         if declared.hasPrefix("text/") && declared != "text/x-shellscript" || declared == "application/json" { return declared }
         return sniffed
     }
+
+    /// The longest declared type kept: it is stored with the file, so it is bounded like a name (a
+    /// registered media type's type and subtype are each at most 127 characters).
+    public static let maxDeclaredTypeLength = 255
 
     /// A media type without parameters, lower-cased.
     public static func normalize(_ type: String) -> String {

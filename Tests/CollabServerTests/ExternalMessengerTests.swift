@@ -39,6 +39,12 @@ struct ExternalMessengerTests {
                 let body = #"{"senderExternalMessengerContactId":"\#(contactId)","messageData":\#(data)}"#
                 return try await call("POST", "externalmessengers/\(channelId)/sendMessage", body)
             }
+            // Refused before anything changes: no person is made for the contact.
+            #expect(try await post("   ").0 == 400)
+            let foreign = #"{"senderExternalMessengerContactId":"\#(contactId)","conversationId":"nope","#
+                + #""messageData":{"$_type":"TextPostMessageData","type":"TEXT","text":"x"}}"#
+            #expect(try await call("POST", "externalmessengers/\(channelId)/sendMessage", foreign).0 == 404)
+            #expect(try await call("GET", "externalmessengercontacts/\(contactId)/read").1["personId"] == nil, "no person was made")
             let (status, sent) = try await post("hello from outside")
             #expect(status == 200 && sent["$_type"] as? String == "SendMessageResult")
             let queued = try await events.wait(for: "the contact's conversation in the queue") { $0.type == "conversation.queued" }

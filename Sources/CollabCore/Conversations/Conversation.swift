@@ -1,3 +1,4 @@
+import Foundation
 public import CollabWire
 
 /// Where a conversation is routed: a named area's queue, the account-wide queue, or one agent.
@@ -206,6 +207,16 @@ public struct ConversationMessage: Sendable, Codable, Equatable, Identifiable {
 
     /// The longest message text accepted.
     public static let maximumLength = 16 * 1024
+
+    /// Checks a message's text (not only white space, at most ``maximumLength`` bytes of UTF-8) and
+    /// the sender's own id for it, before anything is changed.
+    static func check(text: String, clientMessageId: String?) throws(CollabError) {
+        guard !text.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else { throw .badRequest("text must not be empty") }
+        guard text.utf8.count <= maximumLength else {
+            throw CollabError(.payloadTooLarge, "text is longer than \(maximumLength) bytes")
+        }
+        try Limits.checkOptional(clientMessageId, field: "clientMessageId")
+    }
 }
 
 /// A question a dialog bot asked (the vendor's question messages): pending until canceled

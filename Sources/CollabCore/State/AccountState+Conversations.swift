@@ -484,11 +484,7 @@ extension AccountState {
         file: FileAttachment? = nil, question: BotQuestion? = nil, context: OperationContext, changes: inout ChangeSet
     ) throws(CollabError) -> ConversationMessage {
         var conversation = try ownConversation(conversationId, accountId: accountId)
-        guard !text.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else { throw .badRequest("text must not be empty") }
-        guard text.utf8.count <= ConversationMessage.maximumLength else {
-            throw CollabError(.payloadTooLarge, "text is longer than \(ConversationMessage.maximumLength) bytes")
-        }
-        try Limits.checkOptional(clientMessageId, field: "clientMessageId")
+        try ConversationMessage.check(text: text, clientMessageId: clientMessageId)
         let isDialogBot = isDialogBot(senderPersonId, conversationId: conversationId)
         guard isDialogBot || conversation.participants.contains(where: { $0.personId == senderPersonId }) else {
             throw .forbidden("only participants may write in this conversation")

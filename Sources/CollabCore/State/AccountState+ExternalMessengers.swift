@@ -35,13 +35,17 @@ extension AccountState {
         }
         try Limits.checkOptional(post.externalMessageId, field: "externalMessageId")
         try Limits.checkOptional(post.sourceId, field: "sourceId")
+        // Everything the request itself gets wrong is refused before the contact's person is made.
+        try ConversationMessage.check(text: post.text, clientMessageId: post.externalMessageId)
+        if let id = post.conversationId {
+            let conversation = try self.conversation(id, for: principal)
+            guard conversation.externalMessengerChannelId == channel.id, let personId = contact.personId, conversation.isParticipant(personId) else {
+                throw .badRequest("conversationId names no conversation of this contact on this channel")
+            }
+        }
         let personId = try contactPerson(&contact, by: principal, context: context, changes: &changes)
         let conversationId: String
         if let id = post.conversationId {
-            let conversation = try self.conversation(id, for: principal)
-            guard conversation.externalMessengerChannelId == channel.id, conversation.isParticipant(personId) else {
-                throw .badRequest("conversationId names no conversation of this contact on this channel")
-            }
             conversationId = id
         } else if let open = openConversation(of: personId, on: channel.id) {
             conversationId = open.id

@@ -81,6 +81,33 @@ struct SnapshotFileContentTests {
         try await reopened.stop()
     }
 
+    @Test("a snapshot may restore an empty file: its download is an empty 200")
+    func emptyFile() async throws {
+        try await TestServer.with(seed: fileSeed) { server in
+            let scenario = try await FileScenario.make(server)
+            let file = try #require(
+                try await scenario.app.uploadFile(data: pngBytes(2_000, seed: 5), named: "blank.png", contentType: "image/png", in: scenario.conversationId)
+                    .file)
+            // The file's contents and every record naming it (its FILE message) made empty.
+            func emptied(_ value: Any) -> Any {
+                if var object = value as? [String: Any] {
+                    if object["id"] as? String == file.id {
+                        if object["sha256"] != nil { (object["sha256"], object["size"]) = (sha256(Data()), 0) }
+                        if object["content"] != nil { object["content"] = "" }
+                    }
+                    return object.mapValues(emptied)
+                }
+                return (value as? [Any]).map { $0.map(emptied) } ?? value
+            }
+            let snapshot = emptied(try jsonObject(try await server.control.exportSnapshot(account: "files")))
+            try await server.control.importSnapshot(try JSONSerialization.data(withJSONObject: snapshot))
+            let download = try await agent(server, "agent-a").downloadFile(file.id, in: scenario.conversationId)
+            #expect(download.status == 200)
+            #expect(download.data?.isEmpty == true)
+            #expect(download.etag == "\"\(sha256(Data()))\"")
+        }
+    }
+
     @Test("an account snapshot carries its files to another server: the same bytes and ETag download there")
     func anotherServer() async throws {
         let bytes = pngBytes(12_000, seed: 9)

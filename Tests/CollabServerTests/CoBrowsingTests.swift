@@ -99,6 +99,33 @@ struct CoBrowsingTests {
         }
     }
 
+    @Test("a conversation holds at most its bound of co-browsing sessions, ended ones included; deleting it removes them")
+    func sessionsPerConversation() async throws {
+        try await withSetup { setup in
+            var ids: [String] = []
+            for _ in 0..<ConversationLimits.coBrowsingSessionsPerConversation {
+                let session = try await setup.app.startCoBrowsing(in: setup.conversationId)
+                ids.append(session.id)
+                _ = try await setup.app.stopCoBrowsing(session.id)
+            }
+            do throws(CollabClientError) {
+                _ = try await setup.app.startCoBrowsing(in: setup.conversationId)
+                Issue.record("one more session than the bound was stored")
+            } catch {
+                #expect(error.status == 409)
+                #expect(error.message.contains("maximum of \(ConversationLimits.coBrowsingSessionsPerConversation) co-browsing sessions"))
+            }
+            _ = try await setup.agent.end(setup.conversationId)
+            let deleted = try await setup.agent.transport.raw("DELETE", "/app/rest/v4/conversations/\(setup.conversationId)/delete")
+            #expect(deleted.status == 200 || deleted.status == 204)
+            for id in [ids[0], ids[ids.count - 1]] {
+                await #expect(throws: CollabClientError.self, "the deleted conversation's sessions went with it") {
+                    try await setup.agent.coBrowsingSession(id)
+                }
+            }
+        }
+    }
+
     @Test("a property change applies to the running session")
     func propertyChange() async throws {
         try await withSetup { setup in

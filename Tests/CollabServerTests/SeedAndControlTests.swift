@@ -344,7 +344,8 @@ struct SeedAndControlTests {
                 .get, "/app/rest/v4/accounts/getCurrentAccount", authorization: InProcessServer.basic("nobody-at-all", "pw"))
             #expect(nobody.status == .unauthorized)
             // A call credential anyone could write for the account: its claims parse, but no call's secret signed it.
-            let forged = CallCredential.prefix + "\(started.accountId).2F1D0C4E-3A5B-4C6D-8E7F-901A2B3C4D5E.\(Data("p:d".utf8).base64EncodedString()).forged"
+            let callId = "2F1D0C4E-3A5B-4C6D-8E7F-901A2B3C4D5E"
+            let forged = CallCredential.prefix + "\(started.accountId).\(callId).\(Data("p:d".utf8).base64EncodedString()).forged"
             #expect(CallCredential.claims(of: forged)?.accountId == started.accountId)
             let forgedCall = try await server.call(.get, "/app/rest/v4/accounts/getCurrentAccount?junk", authorization: "Bearer \(forged)")
             #expect(forgedCall.status == .unauthorized)

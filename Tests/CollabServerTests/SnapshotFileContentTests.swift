@@ -86,8 +86,9 @@ struct SnapshotFileContentTests {
         try await TestServer.with(seed: fileSeed) { server in
             let scenario = try await FileScenario.make(server)
             let file = try #require(
-                try await scenario.app.uploadFile(data: pngBytes(2_000, seed: 5), named: "blank.png", contentType: "image/png", in: scenario.conversationId)
-                    .file)
+                try await scenario.app.uploadFile(
+                    data: pngBytes(2_000, seed: 5), named: "blank.png", contentType: "image/png", in: scenario.conversationId
+                ).file)
             // The file's contents and every record naming it (its FILE message) made empty.
             func emptied(_ value: Any) -> Any {
                 if var object = value as? [String: Any] {

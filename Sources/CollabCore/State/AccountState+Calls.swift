@@ -52,6 +52,9 @@ extension AccountState {
         guard calls.count(Indexes.callByOpenConversation, conversationId) == 0 else {
             throw .conflict("the conversation already has a call")
         }
+        guard calls.count(Indexes.callByConversation, conversationId) < ConversationLimits.callsPerConversation else {
+            throw .conflict("the conversation holds the maximum of \(ConversationLimits.callsPerConversation) calls")
+        }
         var call = Call(
             id: CallID.make(context.ids), accountId: accountId, conversationId: conversationId, callType: callType,
             initiatorPersonId: initiatorPersonId, initiationTimestamp: context.now, timeoutAt: context.now + max(1_000, timeout)

@@ -56,6 +56,10 @@ public enum ConversationLimits {
     public static let participants = 50
     /// Messages one read returns at most.
     public static let messagesPerPage = 500
+    /// Calls one conversation may hold, ended ones included (each start stores one).
+    public static let callsPerConversation = 1_000
+    /// Co-browsing sessions one conversation may hold, ended ones included (each start stores one).
+    public static let coBrowsingSessionsPerConversation = 1_000
 }
 
 extension AccountState {
@@ -472,6 +476,13 @@ extension AccountState {
         files.removeConversation(id)
         for message in removeMessages(ofConversation: id) {
             changes.delete(.message, message.id)
+        }
+        // Its calls and co-browsing sessions (all ended with it) go too.
+        for callId in calls.ids(Indexes.callByConversation, id) where calls.removeValue(forKey: callId) != nil {
+            changes.delete(.call, callId)
+        }
+        for sessionId in coBrowsingSessions.ids(Indexes.coBrowsingByConversation, id) where coBrowsingSessions.removeValue(forKey: sessionId) != nil {
+            changes.delete(.coBrowsingSession, sessionId)
         }
     }
 

@@ -35,10 +35,10 @@ public struct AccountState: Sendable {
     )
     public internal(set) var presence = IndexedTable<PresenceRecord>(indexes: [Indexes.presenceByValue])
     public internal(set) var devices = IndexedTable<Device>(indexes: [Indexes.deviceByPerson, Indexes.deviceByToken, Indexes.deviceOfAgent])
-    public internal(set) var calls = IndexedTable<Call>(indexes: [Indexes.callByOpenConversation])
+    public internal(set) var calls = IndexedTable<Call>(indexes: [Indexes.callByOpenConversation, Indexes.callByConversation])
     public internal(set) var pushSettings: [String: PushSettings] = [:]
     public internal(set) var coBrowsingSessions = IndexedTable<CoBrowsingSession>(
-        indexes: [Indexes.coBrowsingByOpenConversation, Indexes.coBrowsingByOpenVisitor])
+        indexes: [Indexes.coBrowsingByOpenConversation, Indexes.coBrowsingByOpenVisitor, Indexes.coBrowsingByConversation])
     public internal(set) var invitations = IndexedTable<Invitation>(indexes: [
         Indexes.invitationByOpenToken, Indexes.invitationByConversation, Indexes.invitationByOpenAgentTarget, Indexes.invitationByOpenTeamTarget,
         Indexes.invitationByOpenSecondaryTarget,
@@ -266,6 +266,10 @@ enum Indexes {
     static let callByOpenConversation = TableIndex<Call>(0) { $0.state == .ended ? [] : [$0.conversationId] }
     static let coBrowsingByOpenConversation = TableIndex<CoBrowsingSession>(0) { $0.state == .ended ? [] : [$0.conversationId] }
     static let coBrowsingByOpenVisitor = TableIndex<CoBrowsingSession>(1) { $0.state == .ended ? [] : [$0.visitorPersonId] }
+    /// Every call of a conversation (bounded per conversation; they go with it).
+    static let callByConversation = TableIndex<Call>(1) { [$0.conversationId] }
+    /// Every co-browsing session of a conversation (bounded per conversation; they go with it).
+    static let coBrowsingByConversation = TableIndex<CoBrowsingSession>(2) { [$0.conversationId] }
     /// Open invitations by the token a visitor redeems (PINs are unique among open ones).
     static let invitationByOpenToken = TableIndex<Invitation>(0) { $0.state == .open ? [$0.token] : [] }
     static let invitationByConversation = TableIndex<Invitation>(1) { [$0.conversationId] }

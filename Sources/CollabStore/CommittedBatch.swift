@@ -40,7 +40,9 @@ public struct CommittedBatch: Sendable {
     public var effects: ResolvedEffects
     /// Whether this process committed the batch (`false`: another replica did).
     public var isLocal: Bool
-    /// Sessions, users and accounts another replica's commit ended: their live connections close here too.
+    /// Sessions, users and accounts the commit ended: their live connections close. A local commit names
+    /// the login sessions and started clients it removed; a commit another replica made and this one
+    /// applied also names users and accounts.
     public var endedConnections = ReplicatedEffects()
     /// The virtual clock, when another replica set it.
     public var clock: ClockSetting?

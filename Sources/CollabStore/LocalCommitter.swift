@@ -62,7 +62,8 @@ final class LocalCommitter: Committer {
                 let events = CommittedEvent.numbering(staged.events, from: &numbering.nextEventId)
                 sink.committed(
                     CommittedBatch(
-                        sequence: numbering.sequence, accountIds: staged.accountIds, events: events, effects: staged.effects, isLocal: true
+                        sequence: numbering.sequence, accountIds: staged.accountIds, events: events, effects: staged.effects, isLocal: true,
+                        endedConnections: ReplicatedEffects(endedBy: staged.changes)
                     )
                 )
             }

@@ -199,6 +199,12 @@ public struct ReplicatedEffects: Sendable, Equatable {
 
     public init() {}
 
+    /// The login sessions and started clients that `changes` remove: whatever removed them, the live
+    /// connections opened with them close.
+    public init(endedBy changes: [StoreChange]) {
+        for case .delete(let kind, let id) in changes where kind == .session || kind == .clientSession { endedSessionKeys.append(id) }
+    }
+
     public var isEmpty: Bool { endedSessionKeys.isEmpty && endedUserIds.isEmpty && removedAccountIds.isEmpty }
 }
 

@@ -82,8 +82,9 @@ extension AccountState {
         guard let issued = sessions[token], issued.kind == .authenticationToken else {
             throw .unauthorized("unknown or already used authentication token")
         }
-        removeSession(token, changes: &changes)
+        // Refused before anything changes (an expired token is swept by its deadline).
         guard issued.expiresAt > context.now else { throw .unauthorized("the authentication token has expired") }
+        removeSession(token, changes: &changes)
         return openSession(
             kind: .session, accountId: issued.accountId, userId: issued.userId, personId: issued.personId, role: issued.role,
             lifetime: lifetime, context: context, changes: &changes

@@ -52,6 +52,34 @@ struct StoredRecordLimitTests {
         }
     }
 
+    @Test("started clients: a person's least recently seen client stops once it holds the bound, so restarts do not pile up")
+    func clientsPerPerson() async throws {
+        let clock = AdjustableClock(frozenAt: 1_900_000_000_000)
+        try await InProcessServer.with(seed: Self.seed, clock: clock) { server in
+            let first = try await server.startClient(key: "full-key", device: "restarting")
+            let start = try first.decode(ClientStartResponse.self)
+            let restart = ClientStartRequest(apiKey: "full-key", deviceId: "restarting", device: .init(os: "iOS"), deviceSecret: start.deviceSecret)
+            var tokens = [start.token]
+            for _ in 1..<ClientLimits.perPerson {
+                clock.advance(by: 1)
+                tokens.append(try await server.call(.post, "/mobile/v1/clients", body: restart).decode(ClientStartResponse.self).token)
+            }
+            // Every client is running; the first is seen again, so the second is now the least recently seen.
+            for token in tokens {
+                #expect(try await server.call(.get, "/mobile/v1/clients/current", authorization: "Bearer \(token)").status == .ok)
+            }
+            clock.advance(by: 1)
+            #expect(try await server.call(.get, "/mobile/v1/clients/current", authorization: "Bearer \(tokens[0])").status == .ok)
+            clock.advance(by: 1)
+            #expect(try await server.call(.post, "/mobile/v1/clients", body: restart).status == .created)
+            let stopped = try await server.call(.get, "/mobile/v1/clients/current", authorization: "Bearer \(tokens[1])")
+            #expect(stopped.status == .unauthorized, "the least recently seen client stopped")
+            for token in [tokens[0]] + tokens.dropFirst(2) {
+                #expect(try await server.call(.get, "/mobile/v1/clients/current", authorization: "Bearer \(token)").status == .ok)
+            }
+        }
+    }
+
     @Test("conversations: the account's bound and a visitor's open ones; ending or deleting frees a place")
     func conversations() async throws {
         try await InProcessServer.with(

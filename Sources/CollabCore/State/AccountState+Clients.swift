@@ -142,6 +142,13 @@ extension AccountState {
     }
 
     private mutating func storeStarted(_ session: ClientSession, context: OperationContext, changes: inout ChangeSet) {
+        // Each start stores a client that lives until it stops or idles out: a person's oldest are stopped
+        // past the bound (their sockets close), so restarting in a loop does not grow the account.
+        let held = clientSessions.rows(Indexes.clientByPerson, session.personId)
+        if held.count >= ClientLimits.perPerson {
+            let oldest = held.sorted { ($0.lastSeenAt, $0.createdAt, $0.id) < ($1.lastSeenAt, $1.createdAt, $1.id) }
+            for old in oldest.prefix(held.count - ClientLimits.perPerson + 1) { stopClient(token: old.id, changes: &changes) }
+        }
         clientSessions[session.id] = session
         try? directory.claim(.client(session.id), for: session.accountId, log: &directoryLog, conflict: .conflict("token clash"))
         scheduleDeadlines(of: session)
@@ -270,4 +277,11 @@ enum DeviceSecret {
     static func hash(_ secret: String) -> String {
         SHA256.hash(data: Data(secret.utf8)).map { String(format: "%02x", $0) }.joined()
     }
+}
+
+/// Bounds on started clients.
+public enum ClientLimits {
+    /// Clients one person may have started at once (apps on several devices, restarts): a start beyond
+    /// stops that person's least recently seen client.
+    public static let perPerson = 32
 }

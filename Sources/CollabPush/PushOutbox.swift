@@ -8,7 +8,9 @@ import Synchronization
 /// Each account's pushes sit in their own bounded ring behind their own lock, with the waits that name
 /// that account, so one tenant's pushes never push out another's and never wait on its lock. Each
 /// account keeps its newest `capacity` entries; all accounts together keep at most four times that
-/// (beyond it the account holding the most gives up its oldest). Ids increase across the outbox.
+/// (beyond it the account holding the most gives up its oldest, found in a ``SizeRanking`` rather than
+/// by visiting every ring, so a push past the ceiling costs the same however many accounts there
+/// are). Ids increase across the outbox.
 public final class PushOutbox: Sendable {
     /// One account's entries, oldest first, and the waits that name the account.
     private struct Ring {
@@ -52,7 +54,12 @@ public final class PushOutbox: Sendable {
     }
 
     private final class AccountOutbox: Sendable {
+        let accountId: String
         let ring = Mutex(Ring())
+
+        init(accountId: String) {
+            self.accountId = accountId
+        }
     }
 
     /// Waits that name no account, and streams: touched by a push only while there are any.
@@ -63,7 +70,14 @@ public final class PushOutbox: Sendable {
     }
 
     /// The accounts' rings.
-    private let accounts = AccountShards { AccountOutbox() }
+    private let accounts = AccountShards(keyed: { AccountOutbox(accountId: $0) })
+    /// The accounts by how many entries they hold, updated under the ring's lock whenever a ring's count
+    /// changes (not for a push into a full ring, which drops one as it adds one). Lock order: a ring's
+    /// lock, then this one; this one is never held while a ring's is taken.
+    private let ranking = Mutex(SizeRanking())
+    /// Rings visited to trim the outbox to ``totalCapacity``, since start (tests count it: one per
+    /// trim, however many accounts hold pushes).
+    private let ringsVisitedToTrim = Atomic<Int>(0)
     private let watchers = Mutex(Watchers())
     /// Waits that name no account, and streams, open now.
     private let watching = Atomic<Int>(0)
@@ -92,6 +106,7 @@ public final class PushOutbox: Sendable {
             ring.entries.append(stored)
             let trimmed = max(0, ring.entries.count - capacity)
             ring.entries.removeFirst(trimmed)
+            if trimmed != 1 { rank(entry.accountId, ring) }
             return (ring.waits.take { $0.matches(stored) }, trimmed)
         }
         if held.wrappingAdd(1 - trimmed, ordering: .relaxed).newValue > totalCapacity { shrinkToTotal() }
@@ -115,22 +130,35 @@ public final class PushOutbox: Sendable {
         for subscriber in subscribers { subscriber.yield(entry) }
     }
 
-    /// All rings hold more than ``totalCapacity``: the largest gives up its oldest until they fit.
+    /// All rings hold more than ``totalCapacity``: the largest gives up its oldest until they fit. Each
+    /// round visits the one ring the ranking names, not every account's.
     private func shrinkToTotal() {
-        let all = accounts.shards(for: nil)
         while held.load(ordering: .relaxed) > totalCapacity {
-            guard let largest = all.max(by: { a, b in a.ring.withLock { $0.entries.count } < b.ring.withLock { $0.entries.count } }) else {
-                return
+            guard let accountId = ranking.withLock({ $0.largest }) else { return }
+            ringsVisitedToTrim.wrappingAdd(1, ordering: .relaxed)
+            guard let largest = accounts.existing(accountId) else {
+                ranking.withLock { $0.set(accountId, size: 0) }
+                continue
             }
             let dropped = largest.ring.withLock { ring in
                 let dropped = min(ring.entries.count, max(1, held.load(ordering: .relaxed) - totalCapacity))
                 ring.entries.removeFirst(dropped)
+                rank(accountId, ring)
                 return dropped
             }
-            guard dropped > 0 else { return }
+            // An empty ring left the ranking just now: the next round finds another.
             held.wrappingSubtract(dropped, ordering: .relaxed)
         }
     }
+
+    /// Files the account under what its ring holds now; called under the ring's lock.
+    private func rank(_ accountId: String, _ ring: Ring) {
+        ranking.withLock { $0.set(accountId, size: ring.entries.count) }
+    }
+
+    /// How many rings trimming to ``totalCapacity`` visited since start: one per round, whatever the
+    /// number of accounts.
+    var trimVisits: Int { ringsVisitedToTrim.load(ordering: .relaxed) }
 
     /// Adds to the attempts (or otherwise changes) an entry of `accountId` that is still pending; its
     /// final state is set by ``settle(id:accountId:as:_:)``.
@@ -261,7 +289,10 @@ public final class PushOutbox: Sendable {
 
     private func empty(_ outbox: AccountOutbox) {
         let removed = outbox.ring.withLock { ring in
-            defer { ring.entries.removeAll() }
+            defer {
+                ring.entries.removeAll()
+                rank(outbox.accountId, ring)
+            }
             return ring.entries.count
         }
         held.wrappingSubtract(removed, ordering: .relaxed)

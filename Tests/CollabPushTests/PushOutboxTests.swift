@@ -125,6 +125,30 @@ struct PushOutboxTests {
         #expect(outbox.count(accountId: "noisy") == 0 && outbox.count(accountId: "quiet") == 1)
     }
 
+    @Test("past the ceiling each push visits the one ring holding the most, however many accounts hold pushes")
+    func trimVisitsTheLargestOnly() {
+        let outbox = PushOutbox(capacity: 10)
+        for account in 0..<30 { outbox.record(Self.entry(account: "small\(account)")) }
+        let big = (0..<10).map { _ in outbox.record(Self.entry(account: "big")).id }
+        #expect(outbox.count == outbox.totalCapacity && outbox.trimVisits == 0)
+        // A push into a full ring drops that ring's oldest itself: the total does not grow.
+        let newest = outbox.record(Self.entry(account: "big")).id
+        #expect(outbox.trimVisits == 0 && outbox.count(accountId: "big") == 10)
+        for account in 0..<5 { outbox.record(Self.entry(account: "late\(account)")) }
+        #expect(outbox.trimVisits == 5, "one ring visited per push past the ceiling, not the 36 accounts'")
+        #expect(outbox.count == outbox.totalCapacity)
+        #expect(outbox.entries(matching: OutboxFilter(accountId: "big")).map(\.id) == Array(big[6...]) + [newest], "the largest gave up its oldest")
+        #expect((0..<30).allSatisfy { outbox.count(accountId: "small\($0)") == 1 })
+        #expect((0..<5).allSatisfy { outbox.count(accountId: "late\($0)") == 1 })
+        // A reset account leaves the ranking: the next largest gives up its oldest.
+        outbox.removeAll(accountId: "big")
+        for _ in 0..<4 { outbox.record(Self.entry(account: "small0")) }
+        outbox.record(Self.entry(account: "other"))
+        #expect(outbox.count == outbox.totalCapacity && outbox.trimVisits == 5)
+        outbox.record(Self.entry(account: "other2"))
+        #expect(outbox.count(accountId: "small0") == 4 && outbox.count == outbox.totalCapacity && outbox.trimVisits == 6)
+    }
+
     @Test("a wait naming no account answers with the oldest match already there, or a push of any account recorded or updated later")
     func waitAcrossAccounts() async {
         let outbox = PushOutbox()

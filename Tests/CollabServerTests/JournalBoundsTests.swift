@@ -132,4 +132,28 @@ struct JournalBoundsTests {
         let counted = (0..<8).reduce(journal.held(accountId: "small").bytes) { $0 + journal.held(accountId: "big\($1)").bytes }
         #expect(counted == journal.bytes, "the total is the sum of the rings")
     }
+
+    @Test("past the byte ceiling a request visits the one ring holding the most, however many accounts have entries")
+    func ceilingVisitsTheLargestOnly() {
+        let journal = RequestJournal(capacity: 100_000, maxBytes: 256 * 1024)
+        let query = String(repeating: "q", count: 1_000)
+        for account in 0..<300 { journal.record(Self.entry("small\(account)")) }
+        var rounds = 0
+        for account in 0..<8 {
+            for _ in 0..<200 {
+                let visits = journal.trimVisits
+                let past = journal.bytes + RequestJournal.size(of: Self.entry("big\(account)", query: query)) > journal.maxBytes
+                journal.record(Self.entry("big\(account)", query: query))
+                // One round frees 64 KiB, more than one entry adds: at most one ring per request.
+                #expect(journal.trimVisits - visits <= 1)
+                if past { rounds += 1 }
+            }
+        }
+        #expect(journal.trimVisits > 0 && journal.trimVisits <= rounds)
+        #expect(journal.bytes <= journal.maxBytes)
+        #expect((0..<300).allSatisfy { journal.held(accountId: "small\($0)").count == 1 }, "the smallest accounts lost nothing")
+        journal.removeAll(accountId: "big7")
+        journal.clear()
+        #expect(journal.count == 0 && journal.bytes == 0)
+    }
 }

@@ -6,10 +6,15 @@ import Synchronization
 /// its own part alone.
 public final class AccountShards<Shard: AnyObject & Sendable>: Sendable {
     private let shards = Mutex<[String: Shard]>([:])
-    private let make: @Sendable () -> Shard
+    private let make: @Sendable (String) -> Shard
 
     /// - Parameter make: Makes an account's part the first time the account needs one.
     public init(_ make: @escaping @Sendable () -> Shard) {
+        self.make = { _ in make() }
+    }
+
+    /// - Parameter make: Makes an account's part, given the account's id, the first time the account needs one.
+    public init(keyed make: @escaping @Sendable (String) -> Shard) {
         self.make = make
     }
 
@@ -17,7 +22,7 @@ public final class AccountShards<Shard: AnyObject & Sendable>: Sendable {
     public func shard(_ accountId: String) -> Shard {
         shards.withLock { shards in
             if let shard = shards[accountId] { return shard }
-            let shard = make()
+            let shard = make(accountId)
             shards[accountId] = shard
             return shard
         }

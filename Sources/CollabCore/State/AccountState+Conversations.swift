@@ -89,32 +89,33 @@ extension AccountState {
     /// The conversations a person takes or took part in, newest first.
     public func conversations(ofPerson personId: String, accountId: String) -> [Conversation] {
         guard accountId == self.accountId else { return [] }
-        return conversations.rows(Indexes.conversationByParticipant, personId)
-            .sorted { ($0.creationTimestamp, $0.id) > ($1.creationTimestamp, $1.id) }
+        return conversationHistory.ids(ofPerson: personId, state: nil, after: nil).compactMap { conversations[$0] }
     }
 
     /// A page of the conversations a person takes or took part in, in `state` if given: newest first,
     /// or for ended ones the last ended first; after the conversation `before` names (the last of the
     /// page before). Returns the page and whether more follow.
+    ///
+    /// The person's conversations are kept in this order (``ConversationHistoryIndex``), so a page costs
+    /// its length and a binary search for `before`, however long the person's history.
     public func conversationPage(
         ofPerson personId: String, accountId: String, state: ConversationState?, before: String?, limit: Int
     ) throws(CollabError) -> (conversations: [Conversation], hasMore: Bool) {
         guard accountId == self.accountId else { return ([], false) }
-        let key: (Conversation) -> (Timestamp, Timestamp, String) = { conversation in
-            (state == .ended ? conversation.endTimestamp ?? 0 : 0, conversation.creationTimestamp, conversation.id)
-        }
-        let listed = conversations.rows(Indexes.conversationByParticipant, personId)
-            .filter { state == nil || $0.state == state }
-            .sorted { key($0) > key($1) }
-        var start = 0
+        var cursor: ConversationHistoryIndex.Position?
         if let before {
-            guard let position = listed.firstIndex(where: { $0.id == before }) else {
+            guard let previous = conversations[before], previous.participants.contains(where: { $0.personId == personId }),
+                state == nil || previous.state == state
+            else {
                 throw .badRequest("before must be the id of a conversation of this list (the last of the page before)")
             }
-            start = position + 1
+            cursor = ConversationHistoryIndex.position(of: previous, inListOf: state)
         }
-        let page = listed[start...].prefix(limit)
-        return (Array(page), start + page.count < listed.count)
+        var listed = conversationHistory.ids(ofPerson: personId, state: state, after: cursor).lazy.compactMap { conversations[$0] }
+            .makeIterator()
+        var page: [Conversation] = []
+        while page.count < limit, let conversation = listed.next() { page.append(conversation) }
+        return (page, listed.next() != nil)
     }
 
     /// Messages of a conversation after `sequence`, oldest first; visitors do not see internal messages.
@@ -471,7 +472,7 @@ extension AccountState {
 
     mutating func removeConversation(_ id: String, changes: inout ChangeSet) {
         guard let removed = conversations.removeValue(forKey: id) else { return }
-        queue.update(old: removed, new: nil)
+        indexConversation(old: removed, new: nil)
         changes.delete(.conversation, id)
         files.removeConversation(id)
         for message in removeMessages(ofConversation: id) {
@@ -571,7 +572,7 @@ extension AccountState {
     mutating func save(_ conversation: Conversation, context: OperationContext, changes: inout ChangeSet) {
         let old = conversations[conversation.id]
         emitParticipationChanges(from: old, to: conversation, changes: &changes)
-        queue.update(old: old, new: conversation)
+        indexConversation(old: old, new: conversation)
         conversations[conversation.id] = conversation
         changes.put(conversation)
         notifyQueueChange(from: old, to: conversation, context: context, changes: &changes)

@@ -77,11 +77,12 @@ extension AccountState {
         return person.id
     }
 
-    /// The newest conversation of `personId` on channel `channelId` that has not ended.
+    /// The newest conversation of `personId` on channel `channelId` that has not ended: among the person's
+    /// open conversations (bounded for a visitor), not a sort of every conversation the person ever had.
     func openConversation(of personId: String, on channelId: String) -> Conversation? {
-        conversations(ofPerson: personId, accountId: accountId).first {
-            $0.externalMessengerChannelId == channelId && $0.state != .ended && $0.state != .offboarding && $0.isParticipant(personId)
-        }
+        conversations.rows(Indexes.conversationByOpenParticipant, personId)
+            .filter { $0.externalMessengerChannelId == channelId && $0.state != .offboarding && $0.isParticipant(personId) }
+            .max { ($0.creationTimestamp, $0.id) < ($1.creationTimestamp, $1.id) }
     }
 
     /// `conversations/getBySourceIdAndChannelId`: the conversation with `sourceId` on `channelId` (`nil`:

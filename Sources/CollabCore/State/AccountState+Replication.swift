@@ -100,7 +100,7 @@ extension AccountState {
             let conversation = try RecordCoding.decode(Conversation.self, from: record)
             let old = conversations[conversation.id]
             conversations[conversation.id] = conversation
-            queue.update(old: old, new: conversation)
+            indexConversation(old: old, new: conversation)
         case .message:
             let message = try RecordCoding.decode(ConversationMessage.self, from: record)
             if !replaceStoredMessage(message) {
@@ -169,7 +169,7 @@ extension AccountState {
             effects.endedSessionKeys.append(id)
         case .conversation:
             guard let removed = conversations.removeValue(forKey: id) else { return }
-            queue.update(old: removed, new: nil)
+            indexConversation(old: removed, new: nil)
             files.removeConversation(id)
             removeMessages(ofConversation: id)
         case .message:

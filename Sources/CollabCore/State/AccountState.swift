@@ -55,6 +55,8 @@ public struct AccountState: Sendable {
     var clientActivityStored: [String: Timestamp] = [:]
     /// Queued conversations per recipient, first queued first.
     public internal(set) var queue = QueueIndex()
+    /// Each person's conversations in list order, whole and per state.
+    public internal(set) var conversationHistory = ConversationHistoryIndex()
     /// Work that falls due with time (missed calls, key rotation, expiring sessions and idle clients).
     public internal(set) var deadlines = DeadlineQueue()
     /// What the current operation changed in the directory (committed or reverted by the caller).
@@ -118,7 +120,7 @@ public struct AccountState: Sendable {
             case .conversation:
                 return try stored(record, Conversation.self) { state, conversation in
                     state.conversations[conversation.id] = conversation
-                    state.queue.update(old: nil, new: conversation)
+                    state.indexConversation(old: nil, new: conversation)
                 }
             case .message:
                 return try stored(record, ConversationMessage.self) { state, message in state.storeNewMessage(message) }
@@ -180,6 +182,13 @@ public struct AccountState: Sendable {
         }
         self.account = account
         directory.put(account, log: &directoryLog)
+    }
+
+    /// Keeps the conversation indexes that are not the table's own (queue, history) in step with a
+    /// conversation that changed from `old` to `new`.
+    mutating func indexConversation(old: Conversation?, new: Conversation?) {
+        queue.update(old: old, new: new)
+        conversationHistory.update(old: old, new: new)
     }
 
     mutating func storeUser(_ user: User) {

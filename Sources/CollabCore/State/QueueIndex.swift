@@ -11,8 +11,9 @@ public struct QueueIndex: Sendable, Equatable {
         }
     }
 
-    /// Per recipient, sorted.
-    private var lines: [ConversationRecipient: [Position]] = [:]
+    /// Per recipient, in queue order. A ``SortedList``, so taking a conversation out of a long line
+    /// (an accept takes the first) shifts one run of the line, not every conversation behind it.
+    private var lines: [ConversationRecipient: SortedList<Position>] = [:]
     /// Named areas that have a non-empty line.
     private var areas: Set<String> = []
 
@@ -35,12 +36,12 @@ public struct QueueIndex: Sendable, Equatable {
     // Lines change in place through the dictionary's modify accessor: copying a line out and back
     // would copy every entry of a long queue on each change (copy-on-write).
     private mutating func insert(_ position: Position, into recipient: ConversationRecipient) {
-        lines[recipient, default: []].insertSorted(position)
+        lines[recipient, default: SortedList()].insert(position)
         if recipient.type == .namedArea { areas.insert(recipient.id) }
     }
 
     private mutating func remove(_ position: Position, from recipient: ConversationRecipient) {
-        guard lines[recipient]?.removeSorted(position) == true else { return }
+        guard lines[recipient]?.remove(position) == true else { return }
         if lines[recipient]?.isEmpty == true {
             lines[recipient] = nil
             if recipient.type == .namedArea { areas.remove(recipient.id) }
@@ -71,41 +72,16 @@ public struct QueueIndex: Sendable, Equatable {
         var merged: [Position] = []
         for recipient in recipients {
             guard let line = lines[recipient] else { continue }
-            var index = cursor.map { line.firstIndex(after: $0) } ?? 0
             var taken = 0
-            while index < line.count, taken < limit {
-                if include(line[index]) {
-                    merged.append(line[index])
+            for position in line.ascending(after: cursor) {
+                guard taken < limit else { break }
+                if include(position) {
+                    merged.append(position)
                     taken += 1
                 }
-                index += 1
             }
         }
         merged.sort()
         return Array(merged.prefix(limit))
-    }
-}
-
-extension Array where Element == QueueIndex.Position {
-    /// The first index whose element is not before `position` (binary search).
-    fileprivate func insertionIndex(of position: Element) -> Int {
-        partitionIndex(where: { !($0 < position) })
-    }
-
-    /// The first index whose element comes after `cursor` (binary search).
-    fileprivate func firstIndex(after cursor: Element) -> Int {
-        partitionIndex(where: { cursor < $0 })
-    }
-
-    fileprivate mutating func insertSorted(_ position: Element) {
-        insert(position, at: insertionIndex(of: position))
-    }
-
-    /// Removes `position`; whether it was there.
-    fileprivate mutating func removeSorted(_ position: Element) -> Bool {
-        let index = insertionIndex(of: position)
-        guard index < count, self[index] == position else { return false }
-        remove(at: index)
-        return true
     }
 }

@@ -12,7 +12,8 @@ import Synchronization
 /// what goes in: each entry keeps at most ``maxFieldBytes`` of path and of query (cut entries are marked
 /// `truncated`); each ring keeps at most `capacity` entries and at most ``accountMaxBytes`` bytes (a
 /// quarter of `maxBytes`; its own oldest go first); all rings together hold at most `maxBytes` (beyond
-/// it the oldest entries of the largest ring go); a read returns the newest `limit` matching entries
+/// it the oldest entries of the largest ring go, found in a ``SizeRanking`` rather than by visiting
+/// every ring); a read returns the newest `limit` matching entries
 /// that fit in ``maxReadBytes``, oldest first (marked `truncated` when older matches were left out).
 /// Entries hold no bodies, headers or secrets; query parameters that carry secrets (API keys, tokens)
 /// are redacted.
@@ -35,11 +36,22 @@ final class RequestJournal: Sendable {
     }
 
     private final class AccountRing: Sendable {
+        let accountId: String
         let ring = Mutex(Ring())
+
+        init(accountId: String) {
+            self.accountId = accountId
+        }
     }
 
     /// The rings by account id (`""` for requests that name no account).
-    private let rings = AccountShards { AccountRing() }
+    private let rings = AccountShards(keyed: { AccountRing(accountId: $0) })
+    /// The rings by bytes held, in buckets of 1/1024 of ``accountMaxBytes``, updated under a ring's lock
+    /// when its bucket changes (rarely, for a full ring: it drops about what it adds). Lock order: a
+    /// ring's lock, then this one; this one is never held while a ring's is taken.
+    private let ranking: Mutex<SizeRanking>
+    /// Rings visited to bring the journal under ``maxBytes``, since start (tests count it).
+    private let ringsVisitedToTrim = Atomic<Int>(0)
     private let nextId = Atomic<Int64>(1)
     /// The bytes all rings hold, as ``size(of:)`` counts them.
     private let totalBytes = Atomic<Int>(0)
@@ -61,6 +73,7 @@ final class RequestJournal: Sendable {
         self.capacity = max(1, capacity)
         self.maxBytes = max(smallest, maxBytes)
         self.accountMaxBytes = max(smallest, self.maxBytes / 4)
+        self.ranking = Mutex(SizeRanking(granularity: self.accountMaxBytes / 1024))
     }
 
     /// Whether a query parameter (its decoded, lower-cased name) may carry a credential, in any spelling
@@ -90,34 +103,56 @@ final class RequestJournal: Sendable {
         entry.userId = entry.userId.map { Self.prefix($0, bytes: 256, cut: &cut) }
         entry.truncated = cut ? true : nil
         let size = Self.size(of: entry)
-        let ring = rings.shard(entry.accountId ?? "")
-        let freed = ring.ring.withLock { ring in
+        let accountRing = rings.shard(entry.accountId ?? "")
+        let freed = accountRing.ring.withLock { ring in
             // The id is taken under the ring's lock, so a ring's ids increase along it.
             entry.id = nextId.wrappingAdd(1, ordering: .relaxed).oldValue
+            let before = ring.bytes
             ring.entries.append(entry)
             ring.bytes += size
             var freed = 0
             while ring.entries.count > capacity || ring.bytes > accountMaxBytes { freed += ring.dropOldest() }
+            rank(accountRing.accountId, from: before, to: ring.bytes)
             return freed
         }
         if totalBytes.wrappingAdd(size - freed, ordering: .relaxed).newValue > maxBytes { shrinkToCeiling() }
     }
 
     /// All rings hold more than ``maxBytes``: the largest gives up its oldest entries until they fit
-    /// again. It runs only past the server's ceiling, which takes more than four accounts at their share.
+    /// again. It runs only past the server's ceiling, which takes more than four accounts at their share;
+    /// each round visits the one ring the ranking names and frees about 64 KiB, so the next requests
+    /// find room.
     private func shrinkToCeiling() {
-        let all = rings.shards(for: nil)
         while totalBytes.load(ordering: .relaxed) > maxBytes {
-            guard let largest = all.max(by: { a, b in a.ring.withLock { $0.bytes } < b.ring.withLock { $0.bytes } }) else { return }
+            guard let accountId = ranking.withLock({ $0.largest }) else { return }
+            ringsVisitedToTrim.wrappingAdd(1, ordering: .relaxed)
+            guard let largest = rings.existing(accountId) else {
+                ranking.withLock { $0.set(accountId, size: 0) }
+                continue
+            }
             let freed = largest.ring.withLock { ring in
+                let before = ring.bytes
                 var freed = 0
                 while freed < 64 * 1024, !ring.entries.isEmpty { freed += ring.dropOldest() }
+                rank(accountId, from: before, to: ring.bytes)
                 return freed
             }
-            guard freed > 0 else { return }
+            // An empty ring left the ranking just now: the next round finds another.
             totalBytes.wrappingSubtract(freed, ordering: .relaxed)
         }
     }
+
+    /// Files a ring under the bytes it holds now, when that moves it to another bucket; called under the
+    /// ring's lock.
+    private func rank(_ accountId: String, from before: Int, to after: Int) {
+        let granularity = accountMaxBytes / 1024
+        guard SizeRanking.bucket(of: before, granularity: granularity) != SizeRanking.bucket(of: after, granularity: granularity) else { return }
+        ranking.withLock { $0.set(accountId, size: after) }
+    }
+
+    /// How many rings bringing the journal under ``maxBytes`` visited since start: one per round,
+    /// whatever the number of accounts.
+    var trimVisits: Int { ringsVisitedToTrim.load(ordering: .relaxed) }
 
     /// The entries matching `filter`, oldest first, as many as `filter.limit` (default 1000) and
     /// ``maxReadBytes`` allow: the newest, or with `filter.after` the oldest after that id (so pages read
@@ -187,9 +222,12 @@ final class RequestJournal: Sendable {
     }
 
     /// Empties a ring taken out of the journal, giving its bytes back to the total.
-    private func discard(_ ring: AccountRing) {
-        let freed = ring.ring.withLock { ring in
-            defer { ring = Ring() }
+    private func discard(_ accountRing: AccountRing) {
+        let freed = accountRing.ring.withLock { ring in
+            defer {
+                ring = Ring()
+                ranking.withLock { $0.set(accountRing.accountId, size: 0) }
+            }
             return ring.bytes
         }
         totalBytes.wrappingSubtract(freed, ordering: .relaxed)

@@ -1,3 +1,4 @@
+import CollabCore
 import CollabPush
 import CollabWire
 import DequeModule
@@ -40,23 +41,10 @@ final class WebhookDeliveryLog: Sendable {
         var epochByAccount: [String: Int] = [:]
         var waits = ParkedWaits<Filter, WebhookDelivery>()
         var accounts: [String: AccountLog] = [:]
-        /// Accounts by how many deliveries they hold (1...capacity), so the largest is found without a scan.
-        var accountsBySize: [Int: Set<String>] = [:]
-        /// The most deliveries any account holds (0 when the log is empty).
-        var largestSize = 0
+        /// Accounts by how many deliveries they hold, so the largest is found without a scan.
+        var ranking = SizeRanking()
         var count = 0
         var nextSequence = 0
-
-        /// Moves `account` from the bucket of its old size to that of its new one.
-        mutating func resize(_ account: String, from old: Int, to new: Int) {
-            if old > 0 {
-                accountsBySize[old]?.remove(account)
-                if accountsBySize[old]?.isEmpty == true { accountsBySize[old] = nil }
-            }
-            if new > 0 { accountsBySize[new, default: []].insert(account) }
-            if new > largestSize { largestSize = new }
-            while largestSize > 0, accountsBySize[largestSize] == nil { largestSize -= 1 }
-        }
     }
 
     private let state = Mutex(State())
@@ -100,13 +88,13 @@ final class WebhookDeliveryLog: Sendable {
         state.accounts[account, default: AccountLog()].order.append(delivery.deliveryId)
         state.accounts[account]?.deliveries[delivery.deliveryId] = (state.nextSequence, delivery)
         let size = state.accounts[account]?.order.count ?? 0
-        state.resize(account, from: size - 1, to: size)
+        state.ranking.set(account, size: size)
         state.nextSequence += 1
         state.count += 1
         if size > capacity {
             Self.evictOldest(of: account, in: &state)
         }
-        if state.count > serverCapacity, let largest = state.accountsBySize[state.largestSize]?.first {
+        if state.count > serverCapacity, let largest = state.ranking.largest {
             Self.evictOldest(of: largest, in: &state)
         }
     }
@@ -139,7 +127,7 @@ final class WebhookDeliveryLog: Sendable {
         state.accounts[account]?.deliveries[evicted] = nil
         state.count -= 1
         let size = state.accounts[account]?.order.count ?? 0
-        state.resize(account, from: size + 1, to: size)
+        state.ranking.set(account, size: size)
         if size == 0 { state.accounts[account] = nil }
     }
 
@@ -169,7 +157,7 @@ final class WebhookDeliveryLog: Sendable {
             guard let size = state.accounts[accountId]?.order.count else { return }
             state.accounts[accountId] = nil
             state.count -= size
-            state.resize(accountId, from: size, to: 0)
+            state.ranking.set(accountId, size: 0)
         }
     }
 }

@@ -18,9 +18,13 @@ actor PostgresProcessLock {
 
     private let configuration: PostgresConnection.Configuration
     private let logger: Logger
-    private var session: PostgresConnection?
+    /// The connection holding the lock.
+    private(set) var session: PostgresConnection?
     private var generation: Int64 = 0
     private var supplanted = false
+    /// The attempt in flight to take the lock again after a lost session (see ``check()``).
+    private var retaking: Task<String?, Never>?
+    private var released = false
     /// Replicas of a cluster hold the lock shared: they exclude a lone process, not each other, and
     /// follow each other's changes, so a lost session needs no generation check.
     private let shared: Bool
@@ -59,43 +63,72 @@ actor PostgresProcessLock {
 
     /// `nil` while this process holds the lock (taking it again after a lost session when nobody
     /// else served meanwhile), else why not.
+    ///
+    /// Single-flight: `/readyz` calls arriving while the lock is being taken again wait for that one
+    /// attempt. Each taking it on a connection of its own would lose to the other (a second session of
+    /// this very process) and call the process supplanted, or, shared, leak the first connection.
     func check() async -> String? {
-        if supplanted { return "another mock-collab process served from this database meanwhile; restart this one" }
+        if supplanted { return Self.supplantedProblem }
         if let session, !session.isClosed { return nil }
+        if let retaking { return await retaking.value }
+        let task = Task { await self.takeAgain() }
+        retaking = task
+        return await task.value
+    }
+
+    /// How many sessions the lock opened after its first (tests check concurrent checks open one).
+    private(set) var sessionsRetaken = 0
+
+    private static let supplantedProblem = "another mock-collab process served from this database meanwhile; restart this one"
+
+    /// Takes the lock again after the session was lost: the one attempt in flight (see ``check()``).
+    private func takeAgain() async -> String? {
+        defer { retaking = nil }
         session = nil
+        sessionsRetaken += 1
+        var opened: PostgresConnection?
         do {
             let connection = try await PostgresConnection.connect(configuration: configuration, id: 0, logger: logger)
+            opened = connection
             guard try await Self.tryLock(connection, shared: shared, logger: logger) else {
                 try? await connection.close()
                 supplanted = !shared
                 if shared { return "a mock-collab process without --cluster holds this database" }
                 return "another mock-collab process holds this database; restart this one"
             }
-            if shared {
-                session = connection
-                logger.notice("took the database's shared replica lock again after losing the session")
-                return nil
+            if !shared {
+                var current: Int64 = -1
+                for try await value in try await connection.query("SELECT generation FROM mock_collab_owner WHERE id = 1", logger: logger)
+                    .decode(Int64.self)
+                {
+                    current = value
+                }
+                guard current == generation else {
+                    try? await connection.close()
+                    supplanted = true
+                    return Self.supplantedProblem
+                }
             }
-            var current: Int64 = -1
-            for try await value in try await connection.query("SELECT generation FROM mock_collab_owner WHERE id = 1", logger: logger)
-                .decode(Int64.self)
-            {
-                current = value
-            }
-            guard current == generation else {
+            guard !released else {
                 try? await connection.close()
-                supplanted = true
-                return "another mock-collab process served from this database meanwhile; restart this one"
+                return "the one-process lock was released"
             }
             session = connection
-            logger.notice("took the database's one-process lock again after losing the session")
+            logger.notice(
+                shared
+                    ? "took the database's shared replica lock again after losing the session"
+                    : "took the database's one-process lock again after losing the session"
+            )
             return nil
         } catch {
+            try? await opened?.close()
             return "the session holding the one-process lock was lost (\(PostgresStore.describe(error)))"
         }
     }
 
     func release() async {
+        released = true
+        if let retaking { _ = await retaking.value }
         try? await session?.close()
         session = nil
     }

@@ -176,40 +176,7 @@ extension PostgresStore: ChangeLog {
     }
 
     public func holdsLeadership() async -> Bool {
-        await leadership.holds(configuration: connectionConfiguration, key: Self.leaderLock, logger: logger)
-    }
-}
-
-/// The replica's hold on the leader lock: a session advisory lock on a connection of its own.
-actor LeaderLock {
-    private var session: PostgresConnection?
-
-    func holds(configuration: PostgresConnection.Configuration, key: Int64, logger: Logger) async -> Bool {
-        if let session, !session.isClosed { return true }
-        session = nil
-        var quiet = logger
-        quiet.logLevel = max(logger.logLevel, .warning)
-        do {
-            let connection = try await PostgresConnection.connect(configuration: configuration, id: 2, logger: quiet)
-            var locked = false
-            for try await value in try await connection.query("SELECT pg_try_advisory_lock(\(key))", logger: quiet).decode(Bool.self) {
-                locked = value
-            }
-            if locked {
-                session = connection
-                logger.notice("this replica now runs the cluster's timed work")
-                return true
-            }
-            try? await connection.close()
-            return false
-        } catch {
-            return false
-        }
-    }
-
-    func release() async {
-        try? await session?.close()
-        session = nil
+        await leadership.holds()
     }
 }
 

@@ -106,7 +106,7 @@ public final class PostgresStore: Store {
     /// Whether several replicas share the database (`--cluster`).
     public let isCluster: Bool
     /// The leader lock of a cluster replica (see ``holdsLeadership()``).
-    let leadership = LeaderLock()
+    let leadership: LeaderLock
     /// Where the database is, without the password (for messages).
     public let displayLocation: String
 
@@ -119,6 +119,7 @@ public final class PostgresStore: Store {
         self.lock = lock
         self.connectionConfiguration = connectionConfiguration
         self.isCluster = isCluster
+        self.leadership = LeaderLock(configuration: connectionConfiguration, key: Self.leaderLock, logger: logger)
         self.runner = runner
         self.logger = logger
         self.displayLocation = displayLocation

@@ -316,10 +316,16 @@ public final class StateRepository: Sendable {
     // MARK: timed work
 
     /// Runs the work that is due by `now` in every account that has some: `body` gets the shard and the
-    /// due work items. Costs the accounts and items that are due, not the size of the state. In a
-    /// cluster one replica runs timed work, so it fires once.
-    public func runDueWork(now: Timestamp, _ body: (inout AccountState, inout ChangeSet) -> Void) async throws {
-        guard await committer.runsTimedWork() else { return }
+    /// due work items. Costs the accounts and items that are due, not the size of the state.
+    ///
+    /// In a cluster one replica runs timed work as time passes (the leader), so it fires once without
+    /// a transaction per replica. A caller that must see the work done before it answers (the control
+    /// API moved the clock) passes `onAnyReplica`: a follower runs it too, and it still fires once,
+    /// since each account's run commits under the account's cluster-wide lock after catching up with
+    /// the log, and the work only acts on what the state still shows due (a call still ringing, a key
+    /// still old): the second of two runs finds nothing left to do.
+    public func runDueWork(now: Timestamp, onAnyReplica: Bool = false, _ body: (inout AccountState, inout ChangeSet) -> Void) async throws {
+        if !onAnyReplica, await !committer.runsTimedWork() { return }
         let due: Set<String> = deadlines.withLock { heap in
             var accounts: Set<String> = []
             while let first = heap.min, first.at <= now {

@@ -173,6 +173,33 @@ struct ClusterReplicaTests {
         try await Self.stop(replicas + [late])
     }
 
+    @Test("moving the clock on any replica, leader or not, times out a ringing call before the answer; once for the cluster")
+    func clockOnEveryReplica() async throws {
+        let (_, replicas) = try await Self.replicas(2)
+        let agent = try await Self.login(replicas[0], "agent-a")
+        var readers: [AgentClient] = []
+        for replica in replicas { readers.append(try await Self.login(replica, "agent-b")) }
+        // One replica leads; the clock moved through each, so at least once through a follower.
+        for (index, replica) in replicas.enumerated() {
+            let app = Self.visitor(replicas[0], device: "phone-clock-\(index)")
+            try await app.start()
+            let appEvents = EventCollector(app.events)
+            let conversation = try await app.startConversation()
+            _ = try await agent.accept(conversation.id)
+            let call = try await agent.startCall(in: conversation.id)
+            try await appEvents.wait(for: "call started") { $0.type == "conversation.call.started" }
+            let control = ControlClient(baseURL: replica.baseURL, credentials: .bearer(Self.controlToken))
+            _ = try await control.changeClock(ClockChange(advanceMillis: 120_000))
+            // Read where the clock moved, without waiting: the control API promises the work is done.
+            let read = try await readers[index].call(call.id)
+            #expect(read.state == "ENDED" && read.endReason == "NOT_ANSWERED", "moved on \(replica.baseURL): \(read.state)")
+            try await appEvents.wait(for: "call ended as missed") { $0.type == "conversation.call.ended" }
+            try await appEvents.sync(app.liveConnection)
+            #expect(appEvents.events.filter { $0.type == "conversation.call.ended" }.count == 1, "timed out once, not once per replica")
+        }
+        try await Self.stop(replicas)
+    }
+
     @Test("a push goes out once for the cluster, from the replica that committed the write")
     func pushesOnce() async throws {
         let (_, replicas) = try await Self.replicas(3)

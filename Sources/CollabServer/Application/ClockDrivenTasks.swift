@@ -32,9 +32,10 @@ final class ClockDrivenTasks: Service {
         (kicks, kickContinuation) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
     }
 
-    /// Runs the due work now (after the virtual clock moved) and waits for it.
+    /// Runs the due work now (after the virtual clock moved) and waits for it, on any replica of a
+    /// cluster: the caller answers only once the work is done (see ``StateRepository/runDueWork(now:onAnyReplica:_:)``).
     func runNow() async {
-        await tick()
+        await tick(onAnyReplica: true)
     }
 
     func run() async throws {
@@ -58,14 +59,14 @@ final class ClockDrivenTasks: Service {
 
     /// Runs what is due: the repository knows which accounts have work due (a deadline queue per
     /// account and one across accounts), so a tick with nothing due costs one comparison.
-    private func tick() async {
+    private func tick(onAnyReplica: Bool = false) async {
         let configuration = configuration
         let now = clock.now()
         guard let next = repository.nextDeadline, next <= now else { return }
         let context = OperationContext(now: now, ids: .system, limits: configuration.storedRecordLimits)
         let stopped = Mutex<[String]>([])
         do {
-            try await repository.runDueWork(now: now) { state, changes in
+            try await repository.runDueWork(now: now, onAnyReplica: onAnyReplica) { state, changes in
                 let report = state.runDueWork(
                     keyRotationInterval: configuration.keyRotationInterval, keyOverlap: configuration.keyOverlap,
                     clientIdleTimeout: configuration.clientIdleTimeout, context: context, changes: &changes

@@ -29,6 +29,8 @@ final class CollabEnvironment: Sendable {
     let pushes: PushPipeline
     /// Work driven by the clock.
     let clockTasks: ClockDrivenTasks
+    /// Stores mobile clients' activity for the other replicas of a cluster.
+    let clientActivity: ClientActivityWriter
     /// The guessing limits on invitation tokens, one budget per account for every surface that takes a
     /// token (the mobile API's redemption, the Web API's `invitations/getAcceptLink`).
     let redemptions: RedemptionGuard
@@ -57,6 +59,7 @@ final class CollabEnvironment: Sendable {
         self.pushes = parts.pushes
         self.frameRelay = parts.relay
         self.clockTasks = clockTasks
+        self.clientActivity = ClientActivityWriter(repository: repository, logger: logger)
         self.clock = clock
         self.redemptions = RedemptionGuard(limits: configuration.redemptionLimits, clock: clock)
         self.ids = .system

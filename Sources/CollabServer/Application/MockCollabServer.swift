@@ -66,7 +66,9 @@ public final class MockCollabServer: Service {
         self.messageInterception = MessageInterception(call: interceptorCall)
         self.logger = logger
         let relay: [any Service] = parts.relay.map { [$0] } ?? []
-        self.services = [parts.clients, followUps, parts.webhooks, parts.pushes, parts.bots, parts.fanOut, clockTasks, interception] + relay
+        self.services =
+            [parts.clients, followUps, parts.webhooks, parts.pushes, parts.bots, parts.fanOut, clockTasks, environment.clientActivity, interception]
+            + relay
         do {
             // A snapshot to start from comes before the seed (which then only adds to it).
             if let restore = configuration.restoreSnapshot { _ = try await environment.importSnapshot(from: restore) }

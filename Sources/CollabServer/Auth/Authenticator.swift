@@ -93,13 +93,10 @@ struct Authenticator: Sendable {
             (idle: state.touchClient(token: token, now: now), session: state.clientSession(token: token))
         }
         // In a cluster another replica may run the idle expiry: activity is stored (and so replicated)
-        // once a quarter of the idle timeout has passed since it was last stored, not on every request.
+        // once a quarter of the idle timeout has passed since it was last stored, not on every request;
+        // until that write commits, the client's further requests find it queued and add nothing.
         if repository.isClusterReplica, let touched, touched.idle >= environment.configuration.clientIdleTimeout / 4 {
-            Task {
-                _ = try? await repository.write(account: accountId) { state, changes throws(CollabError) in
-                    state.storeClientActivity(token: token, changes: &changes)
-                }
-            }
+            environment.clientActivity.note(accountId: accountId, token: token)
         }
         return touched?.session
     }

@@ -50,12 +50,14 @@ final class CommitFanOut: CommitSink, Service {
     }
 
     func committed(_ batch: CommittedBatch) {
-        // Another replica's commit: its clock and the connections it ended apply here too.
+        // Another replica's commit: its clock applies here too.
         if let setting = batch.clock { clock.apply(setting) }
+        events.publish(batch.events)
+        // The connections the commit ended close after its events are handed to them, so an app whose
+        // authorization ended still gets the `client.error` that says why.
         for key in batch.endedConnections.endedSessionKeys { events.disconnect(sessionKey: key) }
         for id in batch.endedConnections.endedUserIds { events.disconnect(userId: id) }
         for id in batch.endedConnections.removedAccountIds { events.disconnect(accountId: id) }
-        events.publish(batch.events)
         for committed in batch.events {
             let event = committed.event
             switch event.kind {

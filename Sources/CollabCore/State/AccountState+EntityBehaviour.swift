@@ -96,7 +96,7 @@ extension AccountState {
 extension AccountState {
     /// The persons who stand in for the user `userId`: AGENT deputies' persons, and the users of TEAM
     /// deputies (but the agent), each once; with `level`, only the deputies at that escalation level.
-    /// The relationships come from an index; a team's users are the account's users of that team.
+    /// The relationships and a team's users come from indexes.
     public func deputyPersons(ofUser userId: String, level: String? = nil) -> [Person] {
         let relationships = deputyRelationships(ofAgent: userId).filter { level == nil || $0.escalationLevel == level }
         guard !relationships.isEmpty else { return [] }
@@ -104,7 +104,7 @@ extension AccountState {
         for relationship in relationships {
             guard let deputyId = relationship.deputyId else { continue }
             if relationship.deputyType == "TEAM" {
-                userIds += users.values.filter { $0.teamId == deputyId && $0.id != userId }.map(\.id).sorted()
+                userIds += users.ids(Indexes.userByTeam, deputyId).filter { $0 != userId }.sorted()
             } else {
                 userIds.append(deputyId)
             }

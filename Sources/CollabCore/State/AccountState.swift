@@ -12,7 +12,7 @@ public struct AccountState: Sendable {
     public internal(set) var directory: Directory
     /// The account this shard holds.
     public internal(set) var account: Account
-    public internal(set) var users: [String: User] = [:]
+    public internal(set) var users = IndexedTable<User>(indexes: [Indexes.userByTeam])
     public internal(set) var persons: [String: Person] = [:]
     public internal(set) var sessions = IndexedTable<AuthSession>(indexes: [Indexes.sessionByUser, Indexes.sessionByPerson])
     public internal(set) var jwtSettings: [String: JWTValidationSettings] = [:]
@@ -240,6 +240,8 @@ public struct AccountState: Sendable {
 
 /// The secondary indexes of the account tables.
 enum Indexes {
+    /// Users by their team (a team's agents, its deputies, whether it can be deleted).
+    static let userByTeam = TableIndex<User>(0) { $0.teamId.map { [$0] } ?? [] }
     static let sessionByUser = TableIndex<AuthSession>(0) { $0.userId.map { [$0] } ?? [] }
     /// Sessions by person (visitors' sessions have no user).
     static let sessionByPerson = TableIndex<AuthSession>(1) { [$0.personId] }

@@ -97,15 +97,13 @@ extension AccountState {
             invitations.count(Indexes.invitationByOpenTeamTarget, teamId) == 0
         else { throw .conflict("conversations or invitations wait for the team") }
         // Deleting a team is rare: a look through the account's users is fine here.
-        guard !users.values.contains(where: { $0.teamId == teamId }) else { throw .conflict("users belong to the team") }
+        guard users.count(Indexes.userByTeam, teamId) == 0 else { throw .conflict("users belong to the team") }
     }
 
     /// The persons of the users who see `teamId`'s queue: its users and those of the teams above it.
-    /// A team invitation is rare: a look through the account's users is fine here.
     func agentPersons(seeingTeam teamId: String) -> [String] {
-        let teams = Set(teamAncestors(of: teamId))
-        return users.values.filter { user in user.teamId.map { teams.contains($0) } ?? false }
-            .compactMap { personIdBySource[PersonSourceKey(source: .userDB, sourceId: $0.id)] }.sorted()
+        Set(teamAncestors(of: teamId)).flatMap { users.ids(Indexes.userByTeam, $0) }
+            .compactMap { personIdBySource[PersonSourceKey(source: .userDB, sourceId: $0)] }.sorted()
     }
 
     /// The team of the calling user.

@@ -22,6 +22,16 @@ struct CallBoundTests {
                 ids.append(call.id)
                 _ = try await agentA.endCall(call.id)
             }
+            // calls/search for one conversation (the desk's question on every open) reads its calls.
+            func search(_ conversationId: String) async throws -> [[String: Any]] {
+                let body = #"{"searchFilters":[{"field":"CONVERSATION_ID","operator":{"type":"EQUALS","value":"\#(conversationId)"}}],"limit":1000}"#
+                let answer = try await agentA.transport.raw("POST", "/app/rest/v4/calls/search", body: Data(body.utf8))
+                #expect(answer.status == 200)
+                return (try JSONSerialization.jsonObject(with: answer.body) as? [String: Any])?["items"] as? [[String: Any]] ?? []
+            }
+            let found = try await search(conversation.id)
+            #expect(Set(found.compactMap { $0["id"] as? String }) == Set(ids))
+            #expect(try await search("no-such-conversation").isEmpty)
             do throws(CollabClientError) {
                 _ = try await agentA.startCall(in: conversation.id)
                 Issue.record("one more call than the bound was stored")

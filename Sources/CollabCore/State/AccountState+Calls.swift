@@ -17,6 +17,10 @@ extension AccountState {
     /// Searches the caller's calls.
     public func searchCalls(_ query: SearchQuery, for principal: Principal) throws(CollabError) -> SearchPage<Call> {
         _ = try callerAccountId(principal)
+        // The desk asks for one conversation's calls on every open: from the index, not every call.
+        if let conversationId = query.requiredText(of: "CONVERSATION_ID") {
+            return try SearchSchemas.call.run(query, over: calls.rows(Indexes.callByConversation, conversationId), id: \.id)
+        }
         return try SearchSchemas.call.run(query, over: calls.values, id: \.id)
     }
 

@@ -160,6 +160,8 @@ struct LoadCommand: AsyncParsableCommand {
             var reasons: [String] = []
             let failed = report.errors.filter { $0.type != "cancelled" }
             if !failed.isEmpty { reasons.append("\(failed.reduce(0) { $0 + $1.count }) operations failed (see errors above)") }
+            // A run in which no visitor got going (every start still in flight when it ended) measured nothing.
+            if failed.isEmpty, visitors > 0, report.counter(.visitorsStarted) == 0 { reasons.append("no visitor started before the run ended") }
             if report.server.map({ !$0.agrees }) == true { reasons.append("the server's counts differ from the tool's") }
             if report.stoppedBy == "interrupted" { reasons.append("the run was interrupted before its end") }
             if !reasons.isEmpty {

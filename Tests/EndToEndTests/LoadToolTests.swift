@@ -124,8 +124,12 @@ import Testing
                     "--ramp-up", "0.1", "--drain", "1", "--control-token", "test-control-token", "--progress", "none", "--strict",
                 ],
                 in: try temporaryDirectory())
-            #expect(run.status == 1, "\(run.standardError)")
-            #expect(run.standardError.contains("--strict: exit 1: 2 operations failed"), "\(run.standardError)")
+            #expect(run.status == 1, "\(run.standardError)\n\(run.standardOutput)")
+            // On a machine too busy for the refusals to arrive within the one-second run, the starts are
+            // cancelled instead: strict still fails, saying so.
+            let reason = run.standardError.contains("--strict: exit 1: 2 operations failed")
+                || run.standardError.contains("--strict: exit 1: no visitor started before the run ended")
+            #expect(reason, "\(run.standardError)\n\(run.standardOutput)")
         }
     }
 

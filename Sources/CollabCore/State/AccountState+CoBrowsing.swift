@@ -49,9 +49,9 @@ extension AccountState {
         guard coBrowsingSessions.count(Indexes.coBrowsingByOpenConversation, conversation.id) == 0 else {
             throw .conflict("the conversation already has a co-browsing session")
         }
-        let held = coBrowsingSessions.count(Indexes.coBrowsingByConversation, conversation.id)
-        guard held < ConversationLimits.coBrowsingSessionsPerConversation else {
-            throw .conflict("the conversation holds the maximum of \(held) co-browsing sessions")
+        let bound = ConversationLimits.coBrowsingSessionsPerConversation
+        guard coBrowsingSessions.count(Indexes.coBrowsingByConversation, conversation.id) < bound else {
+            throw .conflict("the conversation holds the maximum of \(bound) co-browsing sessions")
         }
         // Each open session holds its latest frame in memory (bounded per account by the frame ingest's
         // budget): a visitor shares one screen, so one app cannot take that budget by itself.

@@ -479,10 +479,12 @@ extension AccountState {
             changes.delete(.message, message.id)
         }
         // Its calls and co-browsing sessions (all ended with it) go too.
-        for callId in calls.ids(Indexes.callByConversation, id) where calls.removeValue(forKey: callId) != nil {
+        for callId in calls.ids(Indexes.callByConversation, id) {
+            calls.removeValue(forKey: callId)
             changes.delete(.call, callId)
         }
-        for sessionId in coBrowsingSessions.ids(Indexes.coBrowsingByConversation, id) where coBrowsingSessions.removeValue(forKey: sessionId) != nil {
+        for sessionId in coBrowsingSessions.ids(Indexes.coBrowsingByConversation, id) {
+            coBrowsingSessions.removeValue(forKey: sessionId)
             changes.delete(.coBrowsingSession, sessionId)
         }
     }

@@ -64,7 +64,6 @@ extension AccountState {
         return person
     }
 
-    /// The visibility rules that apply to `principal`'s view of persons.
     /// Those of `ids` that name a person `principal` may see (the account's visibility rules applied), by id.
     public func visiblePersons(_ ids: [String], for principal: Principal) -> [String: Person] {
         let visibility = visibilityRules(for: principal)
@@ -73,6 +72,7 @@ extension AccountState {
         return visible
     }
 
+    /// The visibility rules that apply to `principal`'s view of persons.
     func visibilityRules(for principal: Principal) -> PersonVisibility {
         // Admins see every person; so does everyone while the account has no enabled rule.
         guard principal.role.isAgentRole, principal.role < .admin else { return PersonVisibility(rules: []) }

@@ -96,7 +96,6 @@ extension AccountState {
         guard queue.count(of: ConversationRecipient(type: .team, id: teamId)) == 0,
             invitations.count(Indexes.invitationByOpenTeamTarget, teamId) == 0
         else { throw .conflict("conversations or invitations wait for the team") }
-        // Deleting a team is rare: a look through the account's users is fine here.
         guard users.count(Indexes.userByTeam, teamId) == 0 else { throw .conflict("users belong to the team") }
     }
 

@@ -8,12 +8,12 @@ import Synchronization
 /// Each account's pushes sit in their own bounded ring behind their own lock, with the waits that name
 /// that account, so one tenant's pushes never push out another's and never wait on its lock. Each
 /// account keeps its newest `capacity` entries; all accounts together keep at most four times that
-/// (beyond it the account holding the most gives up its oldest, found in a ``SizeRanking`` rather than
+/// (beyond it the account holding the most gives up its oldest, found by a ``SharedCeiling`` rather than
 /// by visiting every ring, so a push past the ceiling costs the same however many accounts there
 /// are). Ids increase across the outbox.
 public final class PushOutbox: Sendable {
     /// One account's entries, oldest first, and the waits that name the account.
-    private struct Ring {
+    private struct Ring: WaitableValues {
         /// A deque, so trimming the oldest of a full ring on every push costs O(1), not a shift of
         /// the whole ring.
         var entries: Deque<OutboxEntry> = []
@@ -55,36 +55,31 @@ public final class PushOutbox: Sendable {
 
     private final class AccountOutbox: Sendable {
         let accountId: String
-        let ring = Mutex(Ring())
+        let ring = WaitingPart(Ring())
 
         init(accountId: String) {
             self.accountId = accountId
         }
     }
 
-    /// Waits that name no account, and streams: touched by a push only while there are any.
-    private struct Watchers {
-        var waits = ParkedWaits<OutboxFilter, OutboxEntry>()
-        var subscribers: [Int: AsyncStream<OutboxEntry>.Continuation] = [:]
-        var nextSubscriberId = 0
+    /// Streams: touched by a push only while there are any.
+    private struct Subscribers {
+        var streams: [Int: AsyncStream<OutboxEntry>.Continuation] = [:]
+        var nextId = 0
     }
 
     /// The accounts' rings.
     private let accounts = AccountShards(keyed: { AccountOutbox(accountId: $0) })
-    /// The accounts by how many entries they hold, updated under the ring's lock whenever a ring's count
-    /// changes (not for a push into a full ring, which drops one as it adds one). Lock order: a ring's
-    /// lock, then this one; this one is never held while a ring's is taken.
-    private let ranking = Mutex(SizeRanking())
-    /// Rings visited to trim the outbox to ``totalCapacity``, since start (tests count it: one per
-    /// trim, however many accounts hold pushes).
-    private let ringsVisitedToTrim = Atomic<Int>(0)
-    private let watchers = Mutex(Watchers())
-    /// Waits that name no account, and streams, open now.
-    private let watching = Atomic<Int>(0)
+    /// The ceiling of ``totalCapacity`` entries over all rings, with the accounts ranked by how many they
+    /// hold: a ring ranks itself anew under its lock whenever its count changes (not for a push into a
+    /// full ring, which drops one as it adds one).
+    private let ceiling: SharedCeiling
+    /// Waits that name no account.
+    private let unscoped = UnscopedWaits<OutboxFilter, OutboxEntry>()
+    private let subscribers = Mutex(Subscribers())
+    /// Streams open now.
+    private let streaming = Atomic<Int>(0)
     private let nextId = Atomic<Int64>(1)
-    private let nextWaitId = Atomic<Int>(0)
-    /// Entries held in all rings.
-    private let held = Atomic<Int>(0)
     /// How many entries each account keeps.
     public let capacity: Int
     /// How many entries all accounts keep together: four times ``capacity``.
@@ -92,6 +87,7 @@ public final class PushOutbox: Sendable {
 
     public init(capacity: Int = 10_000) {
         self.capacity = max(1, capacity)
+        self.ceiling = SharedCeiling(limit: self.capacity * 4)
     }
 
 
@@ -103,62 +99,37 @@ public final class PushOutbox: Sendable {
             // The id is taken under the ring's lock, so a ring's ids increase along it.
             stored.id = nextId.wrappingAdd(1, ordering: .sequentiallyConsistent).oldValue
             ring.recorded += 1
+            let before = ring.entries.count
             ring.entries.append(stored)
             let trimmed = max(0, ring.entries.count - capacity)
             ring.entries.removeFirst(trimmed)
-            if trimmed != 1 { rank(entry.accountId, ring) }
+            ceiling.rank(entry.accountId, from: before, to: ring.entries.count)
             return (ring.waits.take { $0.matches(stored) }, trimmed)
         }
-        if held.wrappingAdd(1 - trimmed, ordering: .relaxed).newValue > totalCapacity { shrinkToTotal() }
+        // Past the ceiling, the ring holding the most gives up its oldest.
+        ceiling.add(1 - trimmed) { accountId, excess in
+            accounts.existing(accountId)?.ring.withLock { ring in
+                let before = ring.entries.count
+                let dropped = min(before, max(1, excess))
+                ring.entries.removeFirst(dropped)
+                ceiling.rank(accountId, from: before, to: ring.entries.count)
+                return dropped
+            }
+        }
         announce(stored, to: waiters)
         return stored
     }
 
     /// Resumes the account's waits `entry` matches, and the waits naming no account and the streams.
     private func announce(_ entry: OutboxEntry, to waiters: [CheckedContinuation<OutboxEntry?, Never>]) {
-        var waiters = waiters
-        var subscribers: [AsyncStream<OutboxEntry>.Continuation] = []
-        // A wait naming no account parks before it looks at the rings, so one that parked after this
-        // check found the entry there.
-        if watching.load(ordering: .sequentiallyConsistent) > 0 {
-            watchers.withLock { watchers in
-                waiters += watchers.waits.take { $0.matches(entry) }
-                subscribers = Array(watchers.subscribers.values)
-            }
-        }
-        for waiter in waiters { waiter.resume(returning: entry) }
-        for subscriber in subscribers { subscriber.yield(entry) }
-    }
-
-    /// All rings hold more than ``totalCapacity``: the largest gives up its oldest until they fit. Each
-    /// round visits the one ring the ranking names, not every account's.
-    private func shrinkToTotal() {
-        while held.load(ordering: .relaxed) > totalCapacity {
-            guard let accountId = ranking.withLock({ $0.largest }) else { return }
-            ringsVisitedToTrim.wrappingAdd(1, ordering: .relaxed)
-            guard let largest = accounts.existing(accountId) else {
-                ranking.withLock { $0.set(accountId, size: 0) }
-                continue
-            }
-            let dropped = largest.ring.withLock { ring in
-                let dropped = min(ring.entries.count, max(1, held.load(ordering: .relaxed) - totalCapacity))
-                ring.entries.removeFirst(dropped)
-                rank(accountId, ring)
-                return dropped
-            }
-            // An empty ring left the ranking just now: the next round finds another.
-            held.wrappingSubtract(dropped, ordering: .relaxed)
-        }
-    }
-
-    /// Files the account under what its ring holds now; called under the ring's lock.
-    private func rank(_ accountId: String, _ ring: Ring) {
-        ranking.withLock { $0.set(accountId, size: ring.entries.count) }
+        for waiter in waiters + unscoped.take(matching: { $0.matches(entry) }) { waiter.resume(returning: entry) }
+        guard streaming.load(ordering: .sequentiallyConsistent) > 0 else { return }
+        for stream in subscribers.withLock({ Array($0.streams.values) }) { stream.yield(entry) }
     }
 
     /// How many rings trimming to ``totalCapacity`` visited since start: one per round, whatever the
     /// number of accounts.
-    var trimVisits: Int { ringsVisitedToTrim.load(ordering: .relaxed) }
+    var trimVisits: Int { ceiling.trimVisits }
 
     /// Adds to the attempts (or otherwise changes) an entry of `accountId` that is still pending; its
     /// final state is set by ``settle(id:accountId:as:_:)``.
@@ -207,37 +178,8 @@ public final class PushOutbox: Sendable {
 
     /// The first entry matching `filter` (already there or yet to come), or `nil` after `timeout`.
     public func wait(for filter: OutboxFilter, timeout: Duration) async -> OutboxEntry? {
-        let id = nextWaitId.wrappingAdd(1, ordering: .relaxed).oldValue
-        if let accountId = filter.accountId {
-            // Looking and parking are one step under the account's lock: nothing recorded between is missed.
-            let outbox = accounts.shard(accountId)
-            return await ParkedWaits<OutboxFilter, OutboxEntry>.wait(
-                timeout: timeout,
-                parkUnlessFound: { continuation in
-                    outbox.ring.withLock { ring in
-                        if let match = ring.firstMatch(filter) { return match }
-                        ring.waits.park(id, filter: filter, continuation)
-                        return nil
-                    }
-                },
-                expire: { outbox.ring.withLock { $0.waits.take(id: id) } }
-            )
-        }
-        // A wait naming no account parks first, then looks: a push recorded before it parked is in a
-        // ring, one recorded after finds it parked. Whoever takes it back from the parked waits resumes it.
-        watching.wrappingAdd(1, ordering: .sequentiallyConsistent)
-        defer { watching.wrappingSubtract(1, ordering: .sequentiallyConsistent) }
-        return await ParkedWaits<OutboxFilter, OutboxEntry>.wait(
-            timeout: timeout,
-            parkUnlessFound: { continuation in
-                self.watchers.withLock { $0.waits.park(id, filter: filter, continuation) }
-                guard let match = self.firstMatch(filter),
-                    self.watchers.withLock({ $0.waits.take(id: id) }) != nil
-                else { return nil }
-                return match
-            },
-            expire: { self.watchers.withLock { $0.waits.take(id: id) } }
-        )
+        if let accountId = filter.accountId { return await accounts.shard(accountId).ring.wait(for: filter, timeout: timeout) }
+        return await unscoped.wait(for: filter, timeout: timeout) { self.firstMatch(filter) }
     }
 
     /// The oldest entry in any ring matching `filter` (after `filter.after`).
@@ -248,33 +190,33 @@ public final class PushOutbox: Sendable {
     /// A stream of new and updated entries (bounded; a slow reader loses the oldest).
     public func subscribe(bufferSize: Int = 1_000) -> (id: Int, stream: AsyncStream<OutboxEntry>) {
         let (stream, continuation) = AsyncStream.makeStream(of: OutboxEntry.self, bufferingPolicy: .bufferingNewest(bufferSize))
-        let id: Int = watchers.withLock { watchers in
-            defer { watchers.nextSubscriberId += 1 }
-            watchers.subscribers[watchers.nextSubscriberId] = continuation
-            return watchers.nextSubscriberId
+        let id: Int = subscribers.withLock { subscribers in
+            defer { subscribers.nextId += 1 }
+            subscribers.streams[subscribers.nextId] = continuation
+            return subscribers.nextId
         }
-        watching.wrappingAdd(1, ordering: .sequentiallyConsistent)
+        streaming.wrappingAdd(1, ordering: .sequentiallyConsistent)
         return (id, stream)
     }
 
     /// Open streams.
-    public var subscriberCount: Int { watchers.withLock { $0.subscribers.count } }
+    public var subscriberCount: Int { subscribers.withLock { $0.streams.count } }
 
     /// Ends a stream.
     public func unsubscribe(_ id: Int) {
-        guard let subscriber = watchers.withLock({ $0.subscribers.removeValue(forKey: id) }) else { return }
-        watching.wrappingSubtract(1, ordering: .sequentiallyConsistent)
-        subscriber.finish()
+        guard let stream = subscribers.withLock({ $0.streams.removeValue(forKey: id) }) else { return }
+        streaming.wrappingSubtract(1, ordering: .sequentiallyConsistent)
+        stream.finish()
     }
 
     /// Ends every stream (shutdown).
     public func finishAll() {
-        let subscribers = watchers.withLock { watchers in
-            defer { watchers.subscribers = [:] }
-            return Array(watchers.subscribers.values)
+        let streams = subscribers.withLock { subscribers in
+            defer { subscribers.streams = [:] }
+            return Array(subscribers.streams.values)
         }
-        watching.wrappingSubtract(subscribers.count, ordering: .sequentiallyConsistent)
-        for subscriber in subscribers { subscriber.finish() }
+        streaming.wrappingSubtract(streams.count, ordering: .sequentiallyConsistent)
+        for stream in streams { stream.finish() }
     }
 
     /// Empties the outbox; the counts since start are kept.
@@ -289,17 +231,16 @@ public final class PushOutbox: Sendable {
 
     private func empty(_ outbox: AccountOutbox) {
         let removed = outbox.ring.withLock { ring in
-            defer {
-                ring.entries.removeAll()
-                rank(outbox.accountId, ring)
-            }
-            return ring.entries.count
+            let removed = ring.entries.count
+            ring.entries.removeAll()
+            ceiling.rank(outbox.accountId, from: removed, to: 0)
+            return removed
         }
-        held.wrappingSubtract(removed, ordering: .relaxed)
+        ceiling.release(removed)
     }
 
     /// Entries held, in all.
-    public var count: Int { held.load(ordering: .relaxed) }
+    public var count: Int { ceiling.held }
 
     /// Entries held for one account.
     public func count(accountId: String) -> Int {

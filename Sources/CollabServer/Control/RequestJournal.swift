@@ -12,7 +12,7 @@ import Synchronization
 /// what goes in: each entry keeps at most ``maxFieldBytes`` of path and of query (cut entries are marked
 /// `truncated`); each ring keeps at most `capacity` entries and at most ``accountMaxBytes`` bytes (a
 /// quarter of `maxBytes`; its own oldest go first); all rings together hold at most `maxBytes` (beyond
-/// it the oldest entries of the largest ring go, found in a ``SizeRanking`` rather than by visiting
+/// it the oldest entries of the largest ring go, found by a ``SharedCeiling`` rather than by visiting
 /// every ring); a read returns the newest `limit` matching entries
 /// that fit in ``maxReadBytes``, oldest first (marked `truncated` when older matches were left out).
 /// Entries hold no bodies, headers or secrets; query parameters that carry secrets (API keys, tokens)
@@ -46,15 +46,11 @@ final class RequestJournal: Sendable {
 
     /// The rings by account id (`""` for requests that name no account).
     private let rings = AccountShards(keyed: { AccountRing(accountId: $0) })
-    /// The rings by bytes held, in buckets of 1/1024 of ``accountMaxBytes``, updated under a ring's lock
-    /// when its bucket changes (rarely, for a full ring: it drops about what it adds). Lock order: a
-    /// ring's lock, then this one; this one is never held while a ring's is taken.
-    private let ranking: Mutex<SizeRanking>
-    /// Rings visited to bring the journal under ``maxBytes``, since start (tests count it).
-    private let ringsVisitedToTrim = Atomic<Int>(0)
+    /// The ceiling of ``maxBytes`` over all rings, with the rings ranked by bytes held in steps of 1/1024
+    /// of ``accountMaxBytes``: a ring ranks itself anew under its lock when it moves a step (rarely, for a
+    /// full ring: it drops about what it adds).
+    private let ceiling: SharedCeiling
     private let nextId = Atomic<Int64>(1)
-    /// The bytes all rings hold, as ``size(of:)`` counts them.
-    private let totalBytes = Atomic<Int>(0)
     /// How many entries the journal keeps for each account.
     let capacity: Int
     /// How many bytes all entries may take together, as ``size(of:)`` counts them.
@@ -73,7 +69,7 @@ final class RequestJournal: Sendable {
         self.capacity = max(1, capacity)
         self.maxBytes = max(smallest, maxBytes)
         self.accountMaxBytes = max(smallest, self.maxBytes / 4)
-        self.ranking = Mutex(SizeRanking(granularity: self.accountMaxBytes / 1024))
+        self.ceiling = SharedCeiling(limit: self.maxBytes, granularity: self.accountMaxBytes / 1024)
     }
 
     /// Whether a query parameter (its decoded, lower-cased name) may carry a credential, in any spelling
@@ -112,47 +108,25 @@ final class RequestJournal: Sendable {
             ring.bytes += size
             var freed = 0
             while ring.entries.count > capacity || ring.bytes > accountMaxBytes { freed += ring.dropOldest() }
-            rank(accountRing.accountId, from: before, to: ring.bytes)
+            ceiling.rank(accountRing.accountId, from: before, to: ring.bytes)
             return freed
         }
-        if totalBytes.wrappingAdd(size - freed, ordering: .relaxed).newValue > maxBytes { shrinkToCeiling() }
-    }
-
-    /// All rings hold more than ``maxBytes``: the largest gives up its oldest entries until they fit
-    /// again. It runs only past the server's ceiling, which takes more than four accounts at their share;
-    /// each round visits the one ring the ranking names and frees about 64 KiB, so the next requests
-    /// find room.
-    private func shrinkToCeiling() {
-        while totalBytes.load(ordering: .relaxed) > maxBytes {
-            guard let accountId = ranking.withLock({ $0.largest }) else { return }
-            ringsVisitedToTrim.wrappingAdd(1, ordering: .relaxed)
-            guard let largest = rings.existing(accountId) else {
-                ranking.withLock { $0.set(accountId, size: 0) }
-                continue
-            }
-            let freed = largest.ring.withLock { ring in
+        // Past the server's ceiling (more than four accounts at their share), the largest ring gives up
+        // its oldest entries, about 64 KiB a round, so the next requests find room.
+        ceiling.add(size - freed) { accountId, _ in
+            rings.existing(accountId)?.ring.withLock { ring in
                 let before = ring.bytes
                 var freed = 0
                 while freed < 64 * 1024, !ring.entries.isEmpty { freed += ring.dropOldest() }
-                rank(accountId, from: before, to: ring.bytes)
+                ceiling.rank(accountId, from: before, to: ring.bytes)
                 return freed
             }
-            // An empty ring left the ranking just now: the next round finds another.
-            totalBytes.wrappingSubtract(freed, ordering: .relaxed)
         }
-    }
-
-    /// Files a ring under the bytes it holds now, when that moves it to another bucket; called under the
-    /// ring's lock.
-    private func rank(_ accountId: String, from before: Int, to after: Int) {
-        let granularity = accountMaxBytes / 1024
-        guard SizeRanking.bucket(of: before, granularity: granularity) != SizeRanking.bucket(of: after, granularity: granularity) else { return }
-        ranking.withLock { $0.set(accountId, size: after) }
     }
 
     /// How many rings bringing the journal under ``maxBytes`` visited since start: one per round,
     /// whatever the number of accounts.
-    var trimVisits: Int { ringsVisitedToTrim.load(ordering: .relaxed) }
+    var trimVisits: Int { ceiling.trimVisits }
 
     /// The entries matching `filter`, oldest first, as many as `filter.limit` (default 1000) and
     /// ``maxReadBytes`` allow: the newest, or with `filter.after` the oldest after that id (so pages read
@@ -224,20 +198,19 @@ final class RequestJournal: Sendable {
     /// Empties a ring taken out of the journal, giving its bytes back to the total.
     private func discard(_ accountRing: AccountRing) {
         let freed = accountRing.ring.withLock { ring in
-            defer {
-                ring = Ring()
-                ranking.withLock { $0.set(accountRing.accountId, size: 0) }
-            }
-            return ring.bytes
+            let freed = ring.bytes
+            ring = Ring()
+            ceiling.rank(accountRing.accountId, from: freed, to: 0)
+            return freed
         }
-        totalBytes.wrappingSubtract(freed, ordering: .relaxed)
+        ceiling.release(freed)
     }
 
     /// How many entries are held, in all.
     var count: Int { rings.shards(for: nil).reduce(0) { sum, ring in sum + ring.ring.withLock { $0.entries.count } } }
 
     /// How many bytes the held entries take, in all, as ``size(of:)`` counts them.
-    var bytes: Int { totalBytes.load(ordering: .relaxed) }
+    var bytes: Int { ceiling.held }
 
     /// The query string with secret-bearing parameters redacted.
     static func redact(query: String?) -> String? {

@@ -4,16 +4,52 @@ import CollabWire
 import DequeModule
 import Synchronization
 
-/// The bounded log of webhook deliveries the control API shows, newest last.
+/// The bounded log of webhook deliveries the control API shows, newest last, kept per account.
 ///
-/// Each account keeps its newest `capacity` deliveries, and all accounts together at most
-/// `serverCapacity` (beyond it the account holding the most gives up its oldest): an account whose
-/// deliveries fail or are dropped by the thousand pushes only its own entries out.
+/// Each account's deliveries sit in their own log behind their own lock, with the waits that name the
+/// account, so a tenant whose deliveries fail by the thousand never waits on another's lock nor
+/// pushes another's entries out. Each account keeps its newest `capacity` deliveries, and all accounts
+/// together at most `serverCapacity` (beyond it the account holding the most gives up its oldest, found
+/// by a ``SharedCeiling``).
 final class WebhookDeliveryLog: Sendable {
-    private struct AccountLog {
-        /// Delivery ids, oldest first.
+    /// One account's deliveries, oldest first.
+    private struct Entries: WaitableValues {
+        /// Delivery ids, oldest first (their sequences increase along it).
         var order: Deque<String> = []
         var deliveries: [String: (sequence: Int, delivery: WebhookDelivery)] = [:]
+        /// Moved on by a reset: a delivery started under an earlier epoch is stale.
+        var epoch = 0
+        var waits = ParkedWaits<Filter, WebhookDelivery>()
+
+        /// Drops the oldest delivery; returns how many it dropped (0 or 1).
+        mutating func dropOldest() -> Int {
+            guard let evicted = order.popFirst() else { return 0 }
+            deliveries[evicted] = nil
+            return 1
+        }
+
+        /// The oldest delivery matching `filter`, with its sequence.
+        func oldest(matching filter: Filter) -> (sequence: Int, delivery: WebhookDelivery)? {
+            order.lazy.compactMap { deliveries[$0] }.first { filter.matches($0.delivery) }
+        }
+
+        func firstMatch(_ filter: Filter) -> WebhookDelivery? {
+            oldest(matching: filter)?.delivery
+        }
+
+        /// The newest `limit` deliveries matching `filter`, newest first, with their sequences.
+        func newest(matching filter: Filter, limit: Int) -> [(sequence: Int, delivery: WebhookDelivery)] {
+            Array(order.reversed().lazy.compactMap { deliveries[$0] }.filter { filter.matches($0.delivery) }.prefix(limit))
+        }
+    }
+
+    private final class AccountLog: Sendable {
+        let accountId: String
+        let entries = WaitingPart(Entries())
+
+        init(accountId: String) {
+            self.accountId = accountId
+        }
     }
 
     /// Which deliveries a query or a wait is about.
@@ -32,132 +68,110 @@ final class WebhookDeliveryLog: Sendable {
     /// What a delivery was started under: a reset of its account (or of all) since makes it stale, and
     /// its records are dropped.
     struct Epoch: Equatable, Sendable {
-        var all: Int
         var account: Int
     }
 
-    private struct State {
-        var epochAll = 0
-        var epochByAccount: [String: Int] = [:]
-        var waits = ParkedWaits<Filter, WebhookDelivery>()
-        var accounts: [String: AccountLog] = [:]
-        /// Accounts by how many deliveries they hold, so the largest is found without a scan.
-        var ranking = SizeRanking()
-        var count = 0
-        var nextSequence = 0
-    }
-
-    private let state = Mutex(State())
+    private let accounts = AccountShards(keyed: { AccountLog(accountId: $0) })
+    private let ceiling: SharedCeiling
+    /// Orders deliveries across accounts; taken under the account's lock, so it rises along a log.
+    private let nextSequence = Atomic<Int>(0)
+    /// Waits that name no account.
+    private let unscoped = UnscopedWaits<Filter, WebhookDelivery>()
     /// The states a delivery is in: waiting or being retried, delivered, failed for good, or never sent
     /// (a queue was full).
     static let states = ["PENDING", "DELIVERED", "FAILED", "DROPPED"]
     /// Deliveries kept per account (and the most one page shows).
     let capacity: Int
     /// Deliveries kept for all accounts together.
-    let serverCapacity: Int
+    var serverCapacity: Int { ceiling.limit }
 
     init(capacity: Int = 1_000, serverCapacity: Int = 10_000) {
         self.capacity = max(1, capacity)
-        self.serverCapacity = max(self.capacity, serverCapacity)
+        self.ceiling = SharedCeiling(limit: max(self.capacity, serverCapacity))
     }
 
     /// The epoch a delivery of `accountId` starts under.
     func epoch(of accountId: String) -> Epoch {
-        state.withLock { Epoch(all: $0.epochAll, account: $0.epochByAccount[accountId] ?? 0) }
+        Epoch(account: accounts.shard(accountId).entries.withLock { $0.epoch })
     }
 
     /// Records or replaces a delivery, unless its account was reset since `epoch` (then nothing is
     /// recorded and the answer is `false`: the delivery should stop). Wakes the waits it matches.
     @discardableResult
     func record(_ delivery: WebhookDelivery, epoch: Epoch? = nil) -> Bool {
-        let (current, woken) = state.withLock { state -> (Bool, [CheckedContinuation<WebhookDelivery?, Never>]) in
-            if let epoch, epoch != Epoch(all: state.epochAll, account: state.epochByAccount[delivery.accountId] ?? 0) { return (false, []) }
-            Self.store(delivery, in: &state, capacity: capacity, serverCapacity: serverCapacity)
-            return (true, state.waits.take { $0.matches(delivery) })
+        let log = accounts.shard(delivery.accountId)
+        let outcome = log.entries.withLock { entries -> (added: Int, woken: [CheckedContinuation<WebhookDelivery?, Never>])? in
+            if let epoch, epoch.account != entries.epoch { return nil }
+            let woken = entries.waits.take { $0.matches(delivery) }
+            if let known = entries.deliveries[delivery.deliveryId] {
+                entries.deliveries[delivery.deliveryId] = (known.sequence, delivery)
+                return (0, woken)
+            }
+            let before = entries.order.count
+            entries.order.append(delivery.deliveryId)
+            entries.deliveries[delivery.deliveryId] = (nextSequence.wrappingAdd(1, ordering: .relaxed).oldValue, delivery)
+            let dropped = entries.order.count > capacity ? entries.dropOldest() : 0
+            ceiling.rank(log.accountId, from: before, to: entries.order.count)
+            return (1 - dropped, woken)
         }
-        for waiter in woken { waiter.resume(returning: delivery) }
-        return current
-    }
-
-    private static func store(_ delivery: WebhookDelivery, in state: inout State, capacity: Int, serverCapacity: Int) {
-        let account = delivery.accountId
-        if let known = state.accounts[account]?.deliveries[delivery.deliveryId] {
-            state.accounts[account]?.deliveries[delivery.deliveryId] = (known.sequence, delivery)
-            return
+        guard let outcome else { return false }
+        ceiling.add(outcome.added) { accountId, excess in
+            accounts.existing(accountId)?.entries.withLock { entries in
+                let before = entries.order.count
+                var dropped = 0
+                while dropped < excess, entries.dropOldest() == 1 { dropped += 1 }
+                ceiling.rank(accountId, from: before, to: entries.order.count)
+                return dropped
+            }
         }
-        state.accounts[account, default: AccountLog()].order.append(delivery.deliveryId)
-        state.accounts[account]?.deliveries[delivery.deliveryId] = (state.nextSequence, delivery)
-        let size = state.accounts[account]?.order.count ?? 0
-        state.ranking.set(account, size: size)
-        state.nextSequence += 1
-        state.count += 1
-        if size > capacity {
-            Self.evictOldest(of: account, in: &state)
-        }
-        if state.count > serverCapacity, let largest = state.ranking.largest {
-            Self.evictOldest(of: largest, in: &state)
-        }
+        for waiter in outcome.woken + unscoped.take(matching: { $0.matches(delivery) }) { waiter.resume(returning: delivery) }
+        return true
     }
 
     /// The first delivery matching `filter`, oldest first (already logged or yet to come), or `nil`
     /// after `timeout`.
     func wait(for filter: Filter, timeout: Duration) async -> WebhookDelivery? {
-        let id = state.withLock { $0.waits.makeId() }
-        return await ParkedWaits<Filter, WebhookDelivery>.wait(
-            timeout: timeout,
-            parkUnlessFound: { continuation in
-                self.state.withLock { state in
-                    if let logged = Self.oldest(matching: filter, in: state) { return logged }
-                    state.waits.park(id, filter: filter, continuation)
-                    return nil
-                }
-            },
-            expire: { self.state.withLock { $0.waits.take(id: id) } }
-        )
+        if let accountId = filter.accountId { return await accounts.shard(accountId).entries.wait(for: filter, timeout: timeout) }
+        return await unscoped.wait(for: filter, timeout: timeout) {
+            let logged = self.accounts.shards(for: nil).compactMap { log in log.entries.withLock { $0.oldest(matching: filter) } }
+            return logged.min { $0.sequence < $1.sequence }?.delivery
+        }
     }
 
-    /// The oldest logged delivery matching `filter` (within the account's log when it names one).
-    private static func oldest(matching filter: Filter, in state: State) -> WebhookDelivery? {
-        let logs = filter.accountId.map { state.accounts[$0].map { [$0] } ?? [] } ?? Array(state.accounts.values)
-        return logs.flatMap(\.deliveries.values).filter { filter.matches($0.delivery) }.min { $0.sequence < $1.sequence }?.delivery
-    }
-
-    private static func evictOldest(of account: String, in state: inout State) {
-        guard let evicted = state.accounts[account]?.order.popFirst() else { return }
-        state.accounts[account]?.deliveries[evicted] = nil
-        state.count -= 1
-        let size = state.accounts[account]?.order.count ?? 0
-        state.ranking.set(account, size: size)
-        if size == 0 { state.accounts[account] = nil }
-    }
-
-    /// Deliveries matching `filter`, oldest first, at most `limit` (the newest).
+    /// Deliveries matching `filter`, oldest first, at most `limit` (the newest). A read naming an account
+    /// reads its log alone; one naming none merges every log's newest by sequence.
     func deliveries(matching filter: Filter, limit: Int) -> [WebhookDelivery] {
-        let all = state.withLock { state in
-            let logs = filter.accountId.map { state.accounts[$0].map { [$0] } ?? [] } ?? Array(state.accounts.values)
-            return logs.flatMap(\.deliveries.values).sorted { $0.sequence < $1.sequence }.map(\.delivery)
-        }
-        return Array(all.filter(filter.matches).suffix(limit))
+        let limit = max(0, limit)
+        let picks = accounts.shards(for: filter.accountId).flatMap { log in log.entries.withLock { $0.newest(matching: filter, limit: limit) } }
+        return picks.sorted { $0.sequence < $1.sequence }.suffix(limit).map(\.delivery)
     }
 
-    /// Forgets every delivery; those still being retried stop (their records are dropped).
+    /// Forgets every delivery; those still being retried stop (their records are dropped). Waits stay parked.
     func clear() {
-        state.withLock { state in
-            let (epoch, waits) = (state.epochAll + 1, state.waits)
-            state = State()
-            state.epochAll = epoch
-            state.waits = waits
-        }
+        for log in accounts.shards(for: nil) { reset(log) }
     }
 
     /// Forgets the deliveries of one account (an account reset); its deliveries still being retried stop.
     func removeAll(accountId: String) {
-        state.withLock { state in
-            state.epochByAccount[accountId, default: 0] += 1
-            guard let size = state.accounts[accountId]?.order.count else { return }
-            state.accounts[accountId] = nil
-            state.count -= size
-            state.ranking.set(accountId, size: 0)
-        }
+        reset(accounts.shard(accountId))
     }
+
+    /// Empties one account's log and moves its epoch on.
+    private func reset(_ log: AccountLog) {
+        let removed = log.entries.withLock { entries in
+            let removed = entries.order.count
+            entries.order.removeAll()
+            entries.deliveries.removeAll()
+            entries.epoch += 1
+            ceiling.rank(log.accountId, from: removed, to: 0)
+            return removed
+        }
+        ceiling.release(removed)
+    }
+
+    /// Deliveries held, in all.
+    var count: Int { ceiling.held }
+
+    /// Parts visited to bring the log under ``serverCapacity`` since start (tests count it).
+    var trimVisits: Int { ceiling.trimVisits }
 }

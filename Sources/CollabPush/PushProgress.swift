@@ -147,10 +147,9 @@ final class PushProgress: Sendable {
             await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
                 let answer: Bool?
                 if let account {
+                    let finished = finished.load(ordering: .sequentiallyConsistent)
                     answer = account.state.withLock { counts in
-                        counts.waiters.park(
-                            id, target: counts.queued, composed: counts.composed, finished: finished.load(ordering: .sequentiallyConsistent), continuation
-                        )
+                        counts.waiters.park(id, target: counts.queued, composed: counts.composed, finished: finished, continuation)
                     }
                 } else {
                     // Target and count are read after this wait counts itself parked: see ``composed(accountId:)``.

@@ -17,6 +17,12 @@ struct EventHubTests {
         (0..<count).map { CommittedEvent(id: first + Int64($0), event: event()) }
     }
 
+    /// Whether the subscription's stream was finished (a probe is refused).
+    static func ended(_ subscription: EventHub.Subscription) -> Bool {
+        if case .terminated = subscription.continuation.yield(.control("probe")) { return true }
+        return false
+    }
+
     let visitor = EventAudience(accountId: "acc", personId: "visitor", isAgent: false, namedAreaIds: nil, sessionKey: "token")
 
     @Test("a slow consumer is cut off when its buffer overflows, and resumes from the window without loss")
@@ -41,7 +47,7 @@ struct EventHubTests {
         hub.unsubscribe(resumed.subscription)
     }
 
-    @Test("live sockets are capped per client and per account, counted under the hub's lock; closing one frees its place")
+    @Test("live sockets are capped per client and per account, counted under the account's lock; closing one frees its place")
     func socketLimits() throws {
         let hub = EventHub(firstId: 1, socketLimits: LiveSocketLimits(perClient: 2, perAccount: 3))
         let first = try hub.subscribe(visitor, after: nil)
@@ -104,5 +110,24 @@ struct EventHubTests {
         #expect(agentOnA.receives(internalNote))
         let otherVisitor = EventAudience(accountId: "acc", personId: "someone", isAgent: false, namedAreaIds: nil, sessionKey: "t2")
         #expect(!otherVisitor.receives(queued))
+    }
+
+    @Test("ending a token's or a user's connections ends theirs alone, in whichever account they are; an account's deletion ends its own")
+    func disconnects() throws {
+        let hub = EventHub(firstId: 1)
+        let agent = EventAudience(accountId: "acc", personId: "agent", isAgent: true, namedAreaIds: nil, sessionKey: "session", userId: "user")
+        let elsewhere = EventAudience(accountId: "other", personId: "agent", isAgent: true, namedAreaIds: nil, sessionKey: "session-2", userId: "user-2")
+        let subscriptions = try [visitor, visitor, agent, elsewhere].map { try hub.subscribe($0, after: nil).subscription }
+        #expect(hub.connectionCount == 4)
+        hub.disconnect(sessionKey: "token")
+        #expect(hub.connectionCount == 2 && Self.ended(subscriptions[0]) && !Self.ended(subscriptions[2]))
+        hub.disconnect(userId: "user")
+        #expect(hub.connectionCount == 1 && Self.ended(subscriptions[2]) && !Self.ended(subscriptions[3]))
+        hub.publish([CommittedEvent(id: 1, event: Self.event(.agentPresenceChanged, account: "other", persons: []))])
+        hub.disconnect(accountId: "acc")
+        #expect(hub.connectionCount == 1, "another account's deletion ends nothing here")
+        hub.disconnect(accountId: "other")
+        #expect(hub.connectionCount == 0)
+        #expect(try hub.subscribe(visitor, after: nil).position == 1, "the position counts every account's events")
     }
 }

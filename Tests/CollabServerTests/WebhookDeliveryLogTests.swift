@@ -13,7 +13,7 @@ struct WebhookDeliveryLogTests {
         )
     }
 
-    @Test("an account keeps its newest deliveries; past the server's ceiling the account holding the most gives up its oldest, one log visited a delivery")
+    @Test("an account keeps its newest deliveries; past the server's ceiling the one holding the most gives up its oldest, one log visited")
     func bounds() {
         let log = WebhookDeliveryLog(capacity: 10, serverCapacity: 20)
         for index in 0..<15 { log.record(Self.delivery("n\(index)", account: "noisy")) }

@@ -138,22 +138,19 @@ final class EventHub: Sendable {
         }
     }
 
-    /// The subscriptions of one account, by person, with its agents apart.
-    private struct AccountSubscribers {
-        var byPerson: [String: Set<Int>] = [:]
-        var agents: Set<Int> = []
-        var all: Set<Int> = []
-        var isEmpty: Bool { all.isEmpty }
-    }
-
     /// One account's replay window: its last ``EventHub/windowSize`` events, oldest at `ringStart`.
     private struct Window {
         var ring: [PublishedEvent] = []
         var ringStart = 0
-        /// The id of the newest event pushed out of the window: a client resuming from before it missed events.
-        var lastEvicted: Int64
+        /// The id of the newest event pushed out of the window (`nil` until one is: the window reaches
+        /// back to where the stream stood when this server started): a client resuming from before it
+        /// missed events.
+        var lastEvicted: Int64?
+        /// The id of the newest event in the window.
+        var newest: Int64?
 
         mutating func append(_ event: PublishedEvent, size: Int) {
+            newest = event.id
             if ring.count < size {
                 ring.append(event)
             } else {
@@ -172,21 +169,73 @@ final class EventHub: Sendable {
         }
     }
 
-    private struct State {
-        /// Each account's replay window, so one account's traffic never pushes out another's events.
-        var windows: [String: Window] = [:]
-        var nextId: Int64
-        /// Where the stream stood when this server started: an account's window reaches back to it
-        /// until it first drops an event.
-        var startedAfter: Int64
-        var nextSubscriptionId = 1
+    /// One account's replay window and subscriptions, by person, with its agents apart, and by the token
+    /// and the user they were opened with.
+    private struct AccountPart {
+        var window = Window()
         var subscriptions: [Int: Subscription] = [:]
-        var accounts: [String: AccountSubscribers] = [:]
+        var byPerson: [String: Set<Int>] = [:]
+        var agents: Set<Int> = []
         var bySessionKey: [String: Set<Int>] = [:]
         var byUser: [String: Set<Int>] = [:]
+
+        mutating func add(_ subscription: Subscription) {
+            let audience = subscription.audience
+            subscriptions[subscription.id] = subscription
+            byPerson[audience.personId, default: []].insert(subscription.id)
+            if audience.isAgent { agents.insert(subscription.id) }
+            if let key = audience.sessionKey { bySessionKey[key, default: []].insert(subscription.id) }
+            if let userId = audience.userId { byUser[userId, default: []].insert(subscription.id) }
+        }
+
+        mutating func remove(_ id: Int) -> Subscription? {
+            guard let subscription = subscriptions.removeValue(forKey: id) else { return nil }
+            let audience = subscription.audience
+            agents.remove(id)
+            Self.remove(id, under: audience.personId, from: &byPerson)
+            if let key = audience.sessionKey { Self.remove(id, under: key, from: &bySessionKey) }
+            if let userId = audience.userId { Self.remove(id, under: userId, from: &byUser) }
+            return subscription
+        }
+
+        private static func remove(_ id: Int, under key: String, from index: inout [String: Set<Int>]) {
+            index[key]?.remove(id)
+            if index[key]?.isEmpty == true { index[key] = nil }
+        }
     }
 
-    private let state: Mutex<State>
+    private final class AccountHub: Sendable {
+        let part = Mutex(AccountPart())
+    }
+
+    /// The accounts a token's or a user's subscriptions are in, with how many each holds: so ending them
+    /// visits those accounts alone. Touched when a connection opens or ends, never by publishing.
+    private struct Owners {
+        var bySessionKey: [String: [String: Int]] = [:]
+        var byUser: [String: [String: Int]] = [:]
+
+        mutating func change(_ audience: EventAudience, by delta: Int) {
+            if let key = audience.sessionKey { Self.count(audience.accountId, under: key, by: delta, in: &bySessionKey) }
+            if let userId = audience.userId { Self.count(audience.accountId, under: userId, by: delta, in: &byUser) }
+        }
+
+        private static func count(_ accountId: String, under key: String, by delta: Int, in index: inout [String: [String: Int]]) {
+            let count = (index[key]?[accountId] ?? 0) + delta
+            index[key, default: [:]][accountId] = count > 0 ? count : nil
+            if index[key]?.isEmpty == true { index[key] = nil }
+        }
+    }
+
+    /// Each account's part behind its own lock: publishing to one account never waits on another's.
+    private let accounts = AccountShards { AccountHub() }
+    private let owners = Mutex(Owners())
+    /// The id the next event will carry at least.
+    private let nextId: Atomic<Int64>
+    /// Where the stream stood when this server started: an account's window reaches back to it until
+    /// it first drops an event.
+    private let startedAfter: Atomic<Int64>
+    private let nextSubscriptionId = Atomic<Int>(1)
+    private let connections = Atomic<Int>(0)
     /// Events held for replay, for each account.
     let windowSize: Int
     /// Events a connection may have pending before it is cut off.
@@ -196,7 +245,8 @@ final class EventHub: Sendable {
 
     /// - Parameter firstId: The first id events will carry, until ``start(at:)`` says otherwise.
     init(firstId: Int64 = 1, windowSize: Int = 10_000, bufferSize: Int = 1_000, socketLimits: LiveSocketLimits = LiveSocketLimits()) {
-        self.state = Mutex(State(nextId: firstId, startedAfter: firstId - 1))
+        self.nextId = Atomic(firstId)
+        self.startedAfter = Atomic(firstId - 1)
         self.windowSize = max(1, windowSize)
         self.bufferSize = max(1, bufferSize)
         self.socketLimits = socketLimits
@@ -205,10 +255,8 @@ final class EventHub: Sendable {
     /// Starts at the committed stream's position (before anything is published): ids come from the
     /// repository, which numbers events in commit order.
     func start(at firstId: Int64) {
-        state.withLock { state in
-            state.nextId = firstId
-            state.startedAfter = firstId - 1
-        }
+        nextId.store(firstId, ordering: .sequentiallyConsistent)
+        startedAfter.store(firstId - 1, ordering: .sequentiallyConsistent)
     }
 
     /// Publishes committed events, in commit order (the fan-out calls it from the commit path, before the
@@ -217,22 +265,29 @@ final class EventHub: Sendable {
         // Mapped once; encoded once, lazily, by the first connection that sends it.
         let live = events.compactMap { $0.event.isWebhookOnly ? nil : PublishedEvent(id: $0.id, event: $0.event) }
         guard let last = live.last else { return }
-        state.withLock { state in
-            state.nextId = max(state.nextId, last.id + 1)
-            deliver(live, in: &state)
+        // The position moves on after delivery (a subscriber sees it only once every event below it is in
+        // its account's window). A batch is one account's as a rule: each run of one account's events
+        // takes that account's lock once.
+        var start = live.startIndex
+        while start < live.endIndex {
+            let accountId = live[start].event.accountId
+            let end = live[start...].firstIndex { $0.event.accountId != accountId } ?? live.endIndex
+            accounts.shard(accountId).part.withLock { part in deliver(live[start..<end], in: &part) }
+            start = end
         }
+        nextId.max(last.id + 1, ordering: .sequentiallyConsistent)
     }
 
-    /// Puts events in the replay window and hands them to the connections they concern.
-    private func deliver(_ published: [PublishedEvent], in state: inout State) {
+    /// Puts one account's events in its replay window and hands them to the connections they concern.
+    private func deliver(_ published: ArraySlice<PublishedEvent>, in part: inout AccountPart) {
         for event in published {
-            state.windows[event.event.accountId, default: Window(lastEvicted: state.startedAfter)].append(event, size: windowSize)
-            guard let subscribers = state.accounts[event.event.accountId] else { continue }
+            part.window.append(event, size: windowSize)
+            guard !part.subscriptions.isEmpty else { continue }
             var candidates: Set<Int> = []
-            for person in event.event.personIds { candidates.formUnion(subscribers.byPerson[person] ?? []) }
-            if EventAudience.concernsAllAgents(event.event) { candidates.formUnion(subscribers.agents) }
+            for person in event.event.personIds { candidates.formUnion(part.byPerson[person] ?? []) }
+            if EventAudience.concernsAllAgents(event.event) { candidates.formUnion(part.agents) }
             for id in candidates.sorted() {
-                guard let subscription = state.subscriptions[id], subscription.audience.receives(event.event) else { continue }
+                guard let subscription = part.subscriptions[id], subscription.audience.receives(event.event) else { continue }
                 subscription.deliver(event)
             }
         }
@@ -241,19 +296,19 @@ final class EventHub: Sendable {
     /// Why `audience` may not open another live connection now (its client or its account holds as
     /// many as ``socketLimits`` allow), or `nil`: the check before a WebSocket upgrade.
     func refusal(for audience: EventAudience) -> CollabError? {
-        state.withLock { state in refusal(for: audience, in: state) }
+        accounts.existing(audience.accountId)?.part.withLock { part in refusal(for: audience, in: part) }
     }
 
-    private func refusal(for audience: EventAudience, in state: State) -> CollabError? {
-        let account = state.accounts[audience.accountId]
+    private func refusal(for audience: EventAudience, in part: AccountPart) -> CollabError? {
         // A client is its token (a started device, an agent's session); without one, its person.
-        let clientCount = audience.sessionKey.map { state.bySessionKey[$0]?.count ?? 0 } ?? account?.byPerson[audience.personId]?.count ?? 0
+        let clientCount = audience.sessionKey.map { part.bySessionKey[$0]?.count ?? 0 } ?? part.byPerson[audience.personId]?.count ?? 0
         if clientCount >= socketLimits.perClient {
             return CollabError(
                 .tooManyRequests, "this client holds \(clientCount) live sockets, the most it may (--max-live-per-client); close one first"
             )
         }
-        if let count = account?.all.count, count >= socketLimits.perAccount {
+        if part.subscriptions.count >= socketLimits.perAccount {
+            let count = part.subscriptions.count
             return CollabError(.tooManyRequests, "the account holds \(count) live sockets, the most it may (--max-live-per-account)")
         }
         return nil
@@ -267,84 +322,67 @@ final class EventHub: Sendable {
     func subscribe(
         _ audience: EventAudience, after lastEventId: Int64?
     ) throws(CollabError) -> (subscription: Subscription, replay: [PublishedEvent], gap: Bool, position: Int64) {
-        try state.withLock { state throws(CollabError) in
-            if let refusal = refusal(for: audience, in: state) { throw refusal }
-            let subscription = Subscription(id: state.nextSubscriptionId, audience: audience, bufferSize: bufferSize)
-            state.nextSubscriptionId += 1
-            state.subscriptions[subscription.id] = subscription
-            var subscribers = state.accounts[audience.accountId] ?? AccountSubscribers()
-            subscribers.all.insert(subscription.id)
-            subscribers.byPerson[audience.personId, default: []].insert(subscription.id)
-            if audience.isAgent { subscribers.agents.insert(subscription.id) }
-            state.accounts[audience.accountId] = subscribers
-            if let key = audience.sessionKey { state.bySessionKey[key, default: []].insert(subscription.id) }
-            if let userId = audience.userId { state.byUser[userId, default: []].insert(subscription.id) }
-            Self.connectionGauge.record(state.subscriptions.count)
-
-            var replay: [PublishedEvent] = []
-            var gap = false
-            if let lastEventId {
-                let window = state.windows[audience.accountId] ?? Window(lastEvicted: state.startedAfter)
-                if lastEventId < window.lastEvicted { gap = true }
-                if lastEventId >= state.nextId { gap = true }
-                replay = window.events(after: lastEventId).filter { audience.receives($0.event) }
+        let id = nextSubscriptionId.wrappingAdd(1, ordering: .relaxed).oldValue
+        let subscription = Subscription(id: id, audience: audience, bufferSize: bufferSize)
+        // Listed as an owner first, so ending the token's or user's subscriptions finds this account.
+        owners.withLock { $0.change(audience, by: 1) }
+        do {
+            let (replay, gap, position) = try accounts.shard(audience.accountId).part.withLock { part throws(CollabError) in
+                if let refusal = refusal(for: audience, in: part) { throw refusal }
+                part.add(subscription)
+                // Every event of the account up to here is in the window: the stream's position moves on
+                // once a published batch has reached every account, and the window may hold one being published.
+                let position = max(nextId.load(ordering: .sequentiallyConsistent) - 1, part.window.newest ?? .min)
+                guard let lastEventId else { return ([PublishedEvent](), false, position) }
+                let reachesBack = part.window.lastEvicted ?? startedAfter.load(ordering: .sequentiallyConsistent)
+                let gap = lastEventId < reachesBack || lastEventId > position
+                return (part.window.events(after: lastEventId).filter { audience.receives($0.event) }, gap, position)
             }
-            return (subscription, replay, gap, state.nextId - 1)
+            Self.connectionGauge.record(connections.wrappingAdd(1, ordering: .relaxed).newValue)
+            return (subscription, replay, gap, position)
+        } catch {
+            owners.withLock { $0.change(audience, by: -1) }
+            throw error
         }
     }
 
     /// Ends a subscription.
     func unsubscribe(_ subscription: Subscription) {
-        state.withLock { state in Self.remove(subscription.id, from: &state) }
+        end(in: subscription.audience.accountId) { _ in [subscription.id] }
         subscription.continuation.finish()
     }
 
     /// Ends every subscription opened with a token (a stopped client, a closed or expired session).
     func disconnect(sessionKey: String) {
-        end { state in state.bySessionKey[sessionKey] ?? [] }
+        for accountId in owners.withLock({ Array(($0.bySessionKey[sessionKey] ?? [:]).keys) }) {
+            end(in: accountId) { $0.bySessionKey[sessionKey] ?? [] }
+        }
     }
 
     /// Ends every subscription of a user (a changed role, a deletion, a new password).
     func disconnect(userId: String) {
-        end { state in state.byUser[userId] ?? [] }
+        for accountId in owners.withLock({ Array(($0.byUser[userId] ?? [:]).keys) }) {
+            end(in: accountId) { $0.byUser[userId] ?? [] }
+        }
     }
 
     /// Ends every subscription of an account (its deletion).
     func disconnect(accountId: String) {
-        end { state in state.accounts[accountId]?.all ?? [] }
+        end(in: accountId) { Set($0.subscriptions.keys) }
     }
 
-    private func end(_ select: (State) -> Set<Int>) {
-        let ended: [Subscription] = state.withLock { state in
-            let ids = select(state)
-            let subscriptions = ids.compactMap { state.subscriptions[$0] }
-            for id in ids { Self.remove(id, from: &state) }
-            return subscriptions
+    /// Ends the subscriptions of one account that `select` names.
+    private func end(in accountId: String, _ select: (AccountPart) -> Set<Int>) {
+        guard let hub = accounts.existing(accountId) else { return }
+        let ended: [Subscription] = hub.part.withLock { part in select(part).compactMap { part.remove($0) } }
+        guard !ended.isEmpty else { return }
+        owners.withLock { owners in
+            for subscription in ended { owners.change(subscription.audience, by: -1) }
         }
+        Self.connectionGauge.record(connections.wrappingSubtract(ended.count, ordering: .relaxed).newValue)
         for subscription in ended { subscription.continuation.finish() }
     }
 
-    private static func remove(_ id: Int, from state: inout State) {
-        guard let subscription = state.subscriptions.removeValue(forKey: id) else { return }
-        connectionGauge.record(state.subscriptions.count)
-        let audience = subscription.audience
-        if var subscribers = state.accounts[audience.accountId] {
-            subscribers.all.remove(id)
-            subscribers.agents.remove(id)
-            subscribers.byPerson[audience.personId]?.remove(id)
-            if subscribers.byPerson[audience.personId]?.isEmpty == true { subscribers.byPerson[audience.personId] = nil }
-            state.accounts[audience.accountId] = subscribers.isEmpty ? nil : subscribers
-        }
-        if let key = audience.sessionKey {
-            state.bySessionKey[key]?.remove(id)
-            if state.bySessionKey[key]?.isEmpty == true { state.bySessionKey[key] = nil }
-        }
-        if let userId = audience.userId {
-            state.byUser[userId]?.remove(id)
-            if state.byUser[userId]?.isEmpty == true { state.byUser[userId] = nil }
-        }
-    }
-
     /// Live connections.
-    var connectionCount: Int { state.withLock { $0.subscriptions.count } }
+    var connectionCount: Int { connections.load(ordering: .relaxed) }
 }

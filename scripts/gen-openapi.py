@@ -299,7 +299,7 @@ add("/agent/v1/invitations", "get", op("Invitations addressed to me", "agentInvi
          "those that name the caller as a pending secondary target (addSecondaryInvitationTarget; startDeputyDelegation, type DEPUTY_INVITATION), "
          "and the ASSIGNMENT_REQUEST that invitations/requeueConversation leaves when the conversation's queue is the caller's or a team's whose queue it sees."))
 add("/agent/v1/invitations/{id}/accept", "post", op("Accept an invitation", "agentAcceptInvitation", {**ok(ref("ConversationView")), **errs(401, 403, 404, 409, **T)}, A, AGENT,
-    params=[p("id", "Invitation id")], desc="An invitation makes the caller a secondary agent (hidden when the invitation says so); a forwarding makes it the assigned agent and the previous one leaves."))
+    params=[p("id", "Invitation id")], desc="An invitation makes the caller a secondary agent (hidden when the invitation says so); a forwarding makes it the assigned agent and the previous one leaves; an ASSIGNMENT_REQUEST accepts the requeued conversation from the caller's queue, as POST /agent/v1/conversations/{id}/accept does (409 once another agent took it)."))
 add("/agent/v1/queue", "get", op("The queue", "agentQueue", {**ok(ref("QueueView")), **errs(401, 403, 404, **T)}, A, AGENT,
     params=[q("namedAreas", S, "Comma-separated named area ids or site ids; absent: every queued request"),
             q("limit", {"type": "integer", "minimum": 1, "maximum": 1000}, "Entries per page (default 100)"),
@@ -570,7 +570,7 @@ schemas = {
                              "hasMore": {**B, "description": "More follow: ask again with before set to the last conversation's id"}},
                             ["conversations", "hasMore"]),
     "AgentInvitationList": obj({"invitations": arr(obj({"id": S, "type": {"type": "string", "enum": ["AGENT_INVITATION", "AGENT_FORWARDING", "DEPUTY_INVITATION", "ASSIGNMENT_REQUEST"],
-                                                                 "description": "DEPUTY_INVITATION: the caller is one of the deputies a deputy delegation is offered to; ASSIGNMENT_REQUEST: a requeued conversation in the caller's or its team's queue (taken with POST /agent/v1/conversations/{id}/accept: the invitation accept answers 404 for it)"},
+                                                                 "description": "DEPUTY_INVITATION: the caller is one of the deputies a deputy delegation is offered to; ASSIGNMENT_REQUEST: a requeued conversation in the caller's or its team's queue (taken with the invitation's accept or POST /agent/v1/conversations/{id}/accept, which do the same)"},
                                                         "conversationId": S,
                                                         "comment": S, "createdAt": L}, ["id", "type", "conversationId", "createdAt"]))}, ["invitations"]),
     "MessageView": message,

@@ -7,8 +7,8 @@ extension AgentClient {
         return list.invitations
     }
 
-    /// Accepts an invitation (join the conversation as a secondary agent) or a forwarding (become its
-    /// assigned agent).
+    /// Accepts an invitation (join the conversation as a secondary agent), a forwarding (become its
+    /// assigned agent) or an assignment request (accept the requeued conversation from the queue).
     @discardableResult
     public func acceptInvitation(_ id: String) async throws(CollabClientError) -> ConversationView {
         try await transport.send("POST", "/agent/v1/invitations/\(id)/accept")

@@ -116,7 +116,8 @@ struct EventHubTests {
     func disconnects() throws {
         let hub = EventHub(firstId: 1)
         let agent = EventAudience(accountId: "acc", personId: "agent", isAgent: true, namedAreaIds: nil, sessionKey: "session", userId: "user")
-        let elsewhere = EventAudience(accountId: "other", personId: "agent", isAgent: true, namedAreaIds: nil, sessionKey: "session-2", userId: "user-2")
+        let elsewhere = EventAudience(
+            accountId: "other", personId: "agent", isAgent: true, namedAreaIds: nil, sessionKey: "session-2", userId: "user-2")
         let subscriptions = try [visitor, visitor, agent, elsewhere].map { try hub.subscribe($0, after: nil).subscription }
         #expect(hub.connectionCount == 4)
         hub.disconnect(sessionKey: "token")

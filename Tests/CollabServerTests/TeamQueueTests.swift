@@ -32,7 +32,7 @@ struct TeamQueueTests {
     }()
 
     /// The admin's transport and the three agents, logged in: North-East, the lead of North (its parent), South.
-    static func desk(_ server: TestServer) async throws -> (HTTPTransport, AgentClient, AgentClient, AgentClient) {
+    static func desk(_ server: some ServerUnderTest) async throws -> (HTTPTransport, AgentClient, AgentClient, AgentClient) {
         let admin = server.admin("admin-d", "pw").transport
         return (admin, try await agent(server, "agent-ne"), try await agent(server, "lead"), try await agent(server, "agent-s"))
     }
@@ -79,6 +79,41 @@ struct TeamQueueTests {
             #expect(!seen.contains { $0.type == "conversation.active" }, "the team's queue events do not reach another team")
             let read = try await admin.raw("GET", "/app/rest/v4/invitations/\(try #require(invitation["id"] as? String))/read")
             #expect((try JSONSerialization.jsonObject(with: read.body) as? [String: Any])?["invitationState"] as? String == "REDEEMED")
+        }
+    }
+
+    @Test("a requeue's assignment request is offered to the team's agents, and accepting it accepts the conversation")
+    func assignmentRequestAccepted() async throws {
+        try await InProcessServer.with(seed: Self.seed) { server in
+            let (admin, northEast, lead, south) = try await Self.desk(server)
+            let app = visitor(server, device: "requeue-phone")
+            try await app.start(liveEvents: false)
+            let conversation = try await app.startConversation(topic: "requeued")
+            let body = Data(#"{"conversationId":"\#(conversation.id)","teamId":"team-ne"}"#.utf8)
+            #expect(try await admin.raw("POST", "/app/rest/v4/invitations/forwardConversationToTeam", body: body).status == 200)
+            _ = try await northEast.accept(conversation.id)
+            let requeued = try await admin.raw(
+                "POST", "/app/rest/v4/invitations/requeueConversation", body: Data(#"{"conversationId":"\#(conversation.id)"}"#.utf8)
+            )
+            #expect(requeued.status == 200)
+            let request = try #require(try JSONSerialization.jsonObject(with: requeued.body) as? [String: Any])
+            let requestId = try #require(request["id"] as? String)
+            #expect(request["invitationType"] as? String == "ASSIGNMENT_REQUEST" && request["targetId"] as? String == "team-ne")
+
+            #expect(try await south.invitations().isEmpty, "another team's agent is not offered it")
+            await #expect(throws: CollabClientError.self) { try await south.acceptInvitation(requestId) }
+            let offered = try await lead.invitations()
+            #expect(offered.map(\.id) == [requestId] && offered.first?.type == "ASSIGNMENT_REQUEST")
+            let taken = try await lead.acceptInvitation(requestId)
+            #expect(taken.state == "ACTIVE" && taken.assigneePersonId == lead.session?.person.id)
+            let read = try await admin.raw("GET", "/app/rest/v4/invitations/\(requestId)/read")
+            let redeemed = try JSONSerialization.jsonObject(with: read.body) as? [String: Any]
+            #expect(redeemed?["invitationState"] as? String == "REDEEMED")
+            #expect(redeemed?["redeemingPersonId"] as? String == lead.session?.person.id)
+            #expect(try await northEast.invitations().isEmpty)
+            #expect(try await lead.invitations().isEmpty)
+            let again = try await northEast.transport.raw("POST", "/agent/v1/invitations/\(requestId)/accept")
+            #expect(again.status == 409, "a redeemed assignment request is not accepted again")
         }
     }
 

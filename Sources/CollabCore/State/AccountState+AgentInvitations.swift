@@ -67,14 +67,20 @@ extension AccountState {
     }
 
     /// The addressed agent (or a pending secondary target) accepts: invited or delegated to as a deputy, it
-    /// joins as a secondary agent; forwarded to, it becomes the assigned agent and the previous one leaves.
+    /// joins as a secondary agent; forwarded to, it becomes the assigned agent and the previous one leaves;
+    /// asked by an assignment request, it accepts the requeued conversation from its queue (as
+    /// ``acceptConversation(_:agentPersonId:accountId:context:changes:)`` does, which redeems the request).
     public mutating func acceptAgentInvitation(
         _ id: String, agentPersonId: String, accountId: String, context: OperationContext, changes: inout ChangeSet
     ) throws(CollabError) -> Conversation {
         guard var invitation = invitations[id], invitation.accountId == accountId, isAddressed(invitation, toAgent: agentPersonId),
-            [.agentInvitation, .agentForwarding, .deputyInvitation].contains(invitation.kind)
+            [.agentInvitation, .agentForwarding, .deputyInvitation, .assignmentRequest].contains(invitation.kind)
         else { throw .notFound("ConversationInvitation", id) }
         guard invitation.state(at: context.now) == .open else { throw .conflict("the invitation is \(invitation.state(at: context.now).rawValue)") }
+        if invitation.kind == .assignmentRequest {
+            return try acceptConversation(
+                invitation.conversationId, agentPersonId: agentPersonId, accountId: accountId, context: context, changes: &changes)
+        }
         var conversation: Conversation
         if invitation.kind == .agentForwarding {
             conversation = try setAssignee(

@@ -186,7 +186,7 @@ public struct AgentInvitationView: Codable, Sendable, Equatable {
     public var id: String
     /// `AGENT_INVITATION`, `AGENT_FORWARDING`, `DEPUTY_INVITATION` (the agent is a deputy delegated to) or
     /// `ASSIGNMENT_REQUEST` (a requeued conversation addressed to the agent or its team; taken by accepting
-    /// the conversation).
+    /// the invitation or the conversation).
     public var type: String
     public var conversationId: String
     public var comment: String?

@@ -64,11 +64,10 @@ struct InspectorAccessTests {
             _ = try await root.send(
                 "GET", "/_mock/v1/pushes/wait", query: [("kind", "NEW_MESSAGE"), ("account", "beta"), ("timeoutMs", "5000")]
             ) as OutboxEntryID
-            var deliveries: Deliveries = try await root.send("GET", "/_mock/v1/webhooks/deliveries")
-            for _ in 0..<50 where deliveries.deliveries.isEmpty {
-                try await Task.sleep(for: .milliseconds(100))
-                deliveries = try await root.send("GET", "/_mock/v1/webhooks/deliveries")
-            }
+            // The barrier: beta's first delivery is logged (a wait naming no account sees every account's).
+            let first: WebhookDelivery = try await root.send("GET", "/_mock/v1/webhooks/deliveries/wait", query: [("timeoutMs", "30000")])
+            #expect(first.accountId == betaId)
+            let deliveries: Deliveries = try await root.send("GET", "/_mock/v1/webhooks/deliveries")
             #expect(deliveries.deliveries.contains { $0.accountId == betaId })
             let alphaOnly: Deliveries = try await root.send("GET", "/_mock/v1/webhooks/deliveries", query: [("account", "alpha")])
             #expect(alphaOnly.deliveries.allSatisfy { $0.accountId == alphaId }, "?account= narrows the log")

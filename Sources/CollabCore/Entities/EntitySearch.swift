@@ -36,21 +36,7 @@ extension EntityTable {
         let start = min(query.offset, matched.count)
         let end = min(start + query.limit, matched.count)
         let hasMore = end < matched.count
-        return SearchPage(items: Array(Self.first(end, of: matched, by: before)[start...]), hasMoreItems: hasMore, nextOffset: hasMore ? end : nil)
-    }
-
-    /// The first `count` of `items` in the order `before` gives: a full sort when that is most of them,
-    /// else one pass that keeps the smallest `count` (a page of a large scan costs n·log(count)).
-    private static func first(_ count: Int, of items: [Entity], by before: (Entity, Entity) -> Bool) -> [Entity] {
-        guard count * 4 < items.count else { return Array(items.sorted(by: before).prefix(count)) }
-        var kept: [Entity] = []
-        kept.reserveCapacity(count + 1)
-        for item in items {
-            if kept.count == count, let last = kept.last, !before(item, last) { continue }
-            kept.insert(item, at: kept.partitionIndex { !before($0, item) })
-            if kept.count > count { kept.removeLast() }
-        }
-        return kept
+        return SearchPage(items: Array(matched.firstSorted(end, by: before)[start...]), hasMoreItems: hasMore, nextOffset: hasMore ? end : nil)
     }
 
     /// How many entities pass `filters` (the vendor's `…CountQuery`).

@@ -222,7 +222,8 @@ public struct SearchSchema<Entity>: Sendable {
         try run(query, candidates) { position, _ in position }
     }
 
-    /// Filters, orders (ties by `tie`, given each candidate's position and the candidate), then pages.
+    /// Filters, orders (ties by `tie`, given each candidate's position and the candidate), then pages: only
+    /// the matches up to the page's end are put in order.
     private func run<Tie: Comparable>(
         _ query: SearchQuery, _ candidates: some Sequence<Entity>, tie: (Int, Entity) -> Tie
     ) throws(CollabError) -> SearchPage<Entity> {
@@ -248,7 +249,10 @@ public struct SearchSchema<Entity>: Sendable {
         for (position, entity) in candidates.enumerated() where checks.allSatisfy({ $0(entity) }) {
             ranked.append((entity, tie(position, entity)))
         }
-        ranked.sort { a, b in
+        let start = min(query.offset, ranked.count)
+        let end = min(start + query.limit, ranked.count)
+        let hasMore = end < ranked.count
+        let page = ranked.firstSorted(end) { a, b in
             for (extract, descending) in sorters {
                 let va = extract(a.0)
                 let vb = extract(b.0)
@@ -256,10 +260,6 @@ public struct SearchSchema<Entity>: Sendable {
             }
             return a.1 < b.1
         }
-        let matched = ranked.map(\.0)
-        let start = min(query.offset, matched.count)
-        let end = min(start + query.limit, matched.count)
-        let hasMore = end < matched.count
-        return SearchPage(items: Array(matched[start..<end]), hasMoreItems: hasMore, nextOffset: hasMore ? end : nil)
+        return SearchPage(items: page[start...].map(\.0), hasMoreItems: hasMore, nextOffset: hasMore ? end : nil)
     }
 }

@@ -104,12 +104,12 @@ final class PushProgress: Sendable {
             counts.composed += 1
             return counts.waiters.ready(at: counts.composed)
         }
-        let composed = allComposed.wrappingAdd(1, ordering: .sequentiallyConsistent).newValue
+        allComposed.wrappingAdd(1, ordering: .sequentiallyConsistent)
         // A wait for all parks after it counts itself and reads the count under the same lock, so one
         // that parked after this check read the count this intent moved on.
         if allParked.load(ordering: .sequentiallyConsistent) > 0 {
             ready += allWaiters.withLock { waiters in
-                let taken = waiters.ready(at: max(composed, allComposed.load(ordering: .sequentiallyConsistent)))
+                let taken = waiters.ready(at: allComposed.load(ordering: .sequentiallyConsistent))
                 allParked.wrappingSubtract(taken.count, ordering: .sequentiallyConsistent)
                 return taken
             }
@@ -147,9 +147,10 @@ final class PushProgress: Sendable {
             await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
                 let answer: Bool?
                 if let account {
-                    let finished = finished.load(ordering: .sequentiallyConsistent)
+                    // `finished` is read under the account's lock, which ``finish()`` takes after setting it.
                     answer = account.state.withLock { counts in
-                        counts.waiters.park(id, target: counts.queued, composed: counts.composed, finished: finished, continuation)
+                        let finished = finished.load(ordering: .sequentiallyConsistent)
+                        return counts.waiters.park(id, target: counts.queued, composed: counts.composed, finished: finished, continuation)
                     }
                 } else {
                     // Target and count are read after this wait counts itself parked: see ``composed(accountId:)``.

@@ -82,9 +82,9 @@ final class WebhookDeliveryLog: Sendable {
     static let states = ["PENDING", "DELIVERED", "FAILED", "DROPPED"]
     /// Deliveries kept per account (and the most one page shows).
     let capacity: Int
-    /// Deliveries kept for all accounts together.
-    var serverCapacity: Int { ceiling.limit }
-
+    /// - Parameters:
+    ///   - capacity: Deliveries kept per account.
+    ///   - serverCapacity: Deliveries kept for all accounts together (at least `capacity`).
     init(capacity: Int = 1_000, serverCapacity: Int = 10_000) {
         self.capacity = max(1, capacity)
         self.ceiling = SharedCeiling(limit: max(self.capacity, serverCapacity))

@@ -201,11 +201,7 @@ struct ServeCommand: AsyncParsableCommand {
         // Again: the option groups' computed defaults read their variables during their own checks.
         try EnvironmentDefaults.check()
         let level = Logger.Level(rawValue: logLevel) ?? .info
-        LoggingSystem.bootstrap { label in
-            var handler = StreamLogHandler.standardError(label: label)
-            handler.logLevel = level
-            return handler
-        }
+        LoggingSystem.bootstrap { DeferredMetadataLogHandler(label: $0, level: level) }
         var logger = Logger(label: "mock-collab")
         logger.logLevel = level
 

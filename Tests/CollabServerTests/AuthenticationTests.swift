@@ -253,6 +253,11 @@ struct AuthenticationTests {
                 #expect(response.status == 401, "\(header) → \(response.status)")
                 #expect(response.header("www-authenticate")?.hasPrefix("Basic") == true)
             }
+            // Two Authorization fields are not two chances: their values joined are no credential.
+            let good = "Basic " + Data("admin:admin".utf8).base64EncodedString()
+            let twice = try await server.transport(.none).raw(
+                "GET", "/app/rest/v4/accounts/getCurrentAccount", headers: [("Authorization", good), ("Authorization", good)])
+            #expect(twice.status == 401)
         }
     }
 

@@ -239,4 +239,10 @@ extension AccountState {
     public func person(ofUser user: User) -> Person? {
         personIdBySource[PersonSourceKey(source: .userDB, sourceId: user.id)].flatMap { persons[$0] }
     }
+
+    /// The id of ``person(ofUser:)``, found without copying the person (basic authentication asks it
+    /// on every request).
+    public func personId(ofUser user: User) -> String? {
+        personIdBySource[PersonSourceKey(source: .userDB, sourceId: user.id)].flatMap { persons.index(forKey: $0) == nil ? nil : $0 }
+    }
 }

@@ -26,6 +26,12 @@ public enum Limits {
     public static let passwordLength = 1024
     public static let readMultipleCount = 1000
 
+    /// Whether `value` has at most `characters` characters, counted only when its UTF-8 is longer
+    /// (counting characters walks the grapheme clusters; credentials are checked on every request).
+    public static func fits(_ value: String, _ characters: Int) -> Bool {
+        value.utf8.count <= characters || value.count <= characters
+    }
+
     /// Refuses a `readMultiple` body of more than ``readMultipleCount`` ids (or names).
     public static func checkReadMultiple(_ ids: [String], what: String = "ids") throws(CollabError) {
         guard ids.count <= readMultipleCount else { throw .badRequest("the body has more than \(readMultipleCount) \(what)") }

@@ -24,8 +24,17 @@ struct AuthenticationMiddleware: RouterMiddleware {
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         var context = context
-        do {
-            try await authenticate(request, context: &context)
+        do throws(CollabError) {
+            if readsCertificates {
+                context.clientCertificate = await ClientCertificate.subject(on: context.channel)
+                if context.clientCertificate == nil, accepts.contains(.clientCertificate) {
+                    throw .unauthorized("a client certificate is required for the device API (mutual TLS)")
+                }
+            }
+            // Only credentials bcrypt has still to check suspend the request.
+            if let unverified = try authenticate(request, context: &context) {
+                context.principal = try await authenticator.principal(username: unverified.username, password: unverified.password)
+            }
         } catch {
             context.principal = .anonymous
             context.authenticationFailure = error
@@ -37,17 +46,14 @@ struct AuthenticationMiddleware: RouterMiddleware {
         return try await next(request, context)
     }
 
-    private func authenticate(_ request: Request, context: inout Context) async throws(CollabError) {
-        if readsCertificates {
-            context.clientCertificate = await ClientCertificate.subject(on: context.channel)
-            if context.clientCertificate == nil, accepts.contains(.clientCertificate) {
-                throw .unauthorized("a client certificate is required for the device API (mutual TLS)")
-            }
-        }
+    /// Resolves the caller from what the request presents, without suspending.
+    /// - Returns: Basic credentials the cache has not seen verified, for bcrypt to check; `nil` when the
+    ///   caller is resolved (or presented nothing).
+    private func authenticate(_ request: Request, context: inout Context) throws(CollabError) -> (username: String, password: String)? {
         context.takesAccountCookie = accepts.contains(.accountCookie)
-        guard !accepts.isDisjoint(with: Self.callerCredentials) else { return }
-        if let authorization = request.headers[.authorization] {
-            try await authenticate(authorization: authorization, context: &context)
+        guard !accepts.isDisjoint(with: Self.callerCredentials) else { return nil }
+        if let authorization = request.headers.single(.authorization) {
+            return try authenticate(authorization: authorization, context: &context)
         } else if accepts.contains(.session), let token = request.cookies[webAPISessionCookieName]?.value,
             let principal = authenticator.principal(forSession: token)
         {
@@ -63,20 +69,25 @@ struct AuthenticationMiddleware: RouterMiddleware {
         } else if accepts.contains(.socketToken), request.headers[.upgrade]?.lowercased() == "websocket", let token = request.query("token") {
             guard try bearer(token, context: &context) else { throw .unauthorized("unknown or expired token") }
         }
+        return nil
     }
 
-    private func authenticate(authorization: String, context: inout Context) async throws(CollabError) {
+    private func authenticate(authorization: String, context: inout Context) throws(CollabError) -> (username: String, password: String)? {
         guard let header = AuthorizationHeader(authorization) else { throw .unauthorized("malformed Authorization header") }
         switch header.scheme {
         case "basic":
             guard accepts.contains(.basic) else { throw .unauthorized("this API does not take basic credentials") }
             guard let (username, password) = header.basic else { throw .unauthorized("malformed basic credentials") }
-            context.principal = try await authenticator.principal(username: username, password: password)
+            switch try authenticator.lookUp(username: username, password: password) {
+            case .verified(let principal): context.principal = principal
+            case .unknown, .toVerify: return (username, password)
+            }
         case "bearer":
             guard try bearer(header.credentials, context: &context) else { throw .unauthorized("unknown or expired bearer token") }
         default:
             throw .unauthorized("unsupported authorization scheme '\(header.sentScheme)'")
         }
+        return nil
     }
 
     /// Whether a request that came with the session cookie came from a page of this server: without an

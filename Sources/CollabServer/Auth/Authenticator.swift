@@ -21,29 +21,21 @@ struct Authenticator: Sendable {
     /// stored now, so a demotion takes effect on the next request.
     func principal(username: String, password: String) async throws(CollabError) -> Principal {
         let invalid = CollabError.unauthorized("invalid username or password")
-        guard !username.isEmpty, username.count <= Limits.nameLength, password.count <= Limits.passwordLength else { throw invalid }
-        guard let accountId = environment.accountId(for: .username(username)) else {
+        let found: (accountId: String, hash: String, principal: Principal)
+        switch try lookUp(username: username, password: password) {
+        case .verified(let principal):
+            return principal
+        case .unknown:
             // As long as a wrong password takes: the time of a refusal does not tell which usernames exist.
             await environment.hasher.verifyAgainstDecoy(password)
             throw invalid
+        case .toVerify(let accountId, let hash, let principal):
+            found = (accountId, hash, principal)
         }
-        // The user, its hash and the principal it would be, in one look at the account.
-        let found = try? environment.read(account: accountId) { state -> (hash: String, principal: Principal)? in
-            guard let user = state.user(loginName: username), let hash = user.passwordHash else { return nil }
-            let principal = Principal(
-                accountId: user.accountId, userId: user.id, personId: state.person(ofUser: user)?.id, role: user.authorizationRole, method: .basic
-            )
-            return (hash, principal)
-        }
-        guard let found, let userId = found.principal.userId else {
-            await environment.hasher.verifyAgainstDecoy(password)
-            throw invalid
-        }
-        if environment.credentials.lookup(username: username, password: password, currentHash: found.hash) == userId { return found.principal }
         let valid = (try? await environment.hasher.verify(password, against: found.hash)) ?? false
-        guard valid else { throw invalid }
+        guard valid, let userId = found.principal.userId else { throw invalid }
         // The hash may have changed while bcrypt ran: remember only what the state still holds.
-        guard let principal = try? environment.read(account: accountId, { state -> Principal? in
+        guard let principal = try? environment.read(account: found.accountId, { state -> Principal? in
             guard let user = state.users[userId], user.passwordHash == found.hash else { return nil }
             return found.principal
         }) else {
@@ -53,14 +45,47 @@ struct Authenticator: Sendable {
         return principal
     }
 
+    /// What the state and the credential cache say of a username and password, without bcrypt: the
+    /// basic-authentication middleware answers a cached credential with no suspension at all.
+    enum BasicLookUp {
+        /// Verified earlier against the hash the user still has.
+        case verified(Principal)
+        /// No such user (or one without a password).
+        case unknown
+        /// A user whose hash the password has not been checked against yet.
+        case toVerify(accountId: String, hash: String, principal: Principal)
+    }
+
+    /// Looks the credentials up (see ``BasicLookUp``).
+    /// - Throws: `unauthorized` for a username or password longer than any the server stores.
+    func lookUp(username: String, password: String) throws(CollabError) -> BasicLookUp {
+        guard !username.isEmpty, Limits.fits(username, Limits.nameLength), Limits.fits(password, Limits.passwordLength) else {
+            throw .unauthorized("invalid username or password")
+        }
+        guard let accountId = environment.accountId(for: .username(username)) else { return .unknown }
+        // The user, its hash and the principal it would be, in one look at the account.
+        let found = try? environment.read(account: accountId) { state -> (hash: String, principal: Principal)? in
+            guard let user = state.user(loginName: username), let hash = user.passwordHash else { return nil }
+            let principal = Principal(
+                accountId: user.accountId, userId: user.id, personId: state.personId(ofUser: user), role: user.authorizationRole, method: .basic
+            )
+            return (hash, principal)
+        }
+        guard let found, let userId = found.principal.userId else { return .unknown }
+        if environment.credentials.lookup(username: username, password: password, currentHash: found.hash) == userId {
+            return .verified(found.principal)
+        }
+        return .toVerify(accountId: accountId, hash: found.hash, principal: found.principal)
+    }
+
     /// The account a refused request's credentials name, if the directory knows it: a basic username, or
     /// a session's, app's or (signed) call's token. For the journal only; it authenticates nothing.
     func accountNamed(by request: Request) -> String? {
         let value: String
-        if let authorization = request.headers[.authorization] {
+        if let authorization = request.headers.single(.authorization) {
             guard let header = AuthorizationHeader(authorization) else { return nil }
             if header.scheme == "basic" {
-                guard let (username, _) = header.basic, username.count <= Limits.nameLength else { return nil }
+                guard let (username, _) = header.basic, Limits.fits(username, Limits.nameLength) else { return nil }
                 return environment.accountId(for: .username(username))
             }
             value = header.credentials

@@ -1,4 +1,5 @@
 import Foundation
+import HTTPTypes
 
 /// An `Authorization` header read once: its scheme and credentials, and a `Basic` pair. The
 /// authentication middleware checks what it names; the journal only asks whose account it names.
@@ -12,21 +13,24 @@ struct AuthorizationHeader {
 
     /// Splits `header` into scheme and credentials; `nil` when there are not both.
     init?(_ header: String) {
-        let parts = header.split(separator: " ", maxSplits: 1)
-        guard parts.count == 2 else { return nil }
-        sentScheme = String(parts[0])
+        // Found on the UTF-8 bytes, not with `split`: it runs on every authenticated request.
+        let bytes = header.utf8
+        guard let space = bytes.firstIndex(of: 0x20), space != bytes.startIndex, bytes.index(after: space) != bytes.endIndex else {
+            return nil
+        }
+        sentScheme = String(header[..<space])
         scheme = sentScheme.lowercased()
         // Trimmed by hand: Foundation's trimmingCharacters(in:) goes through NSString on Linux and
         // showed up in the Web API read's profile.
-        credentials = Self.trimmingBlanks(parts[1])
+        credentials = Self.trimmingBlanks(header[bytes.index(after: space)...])
     }
 
     /// The `Basic` credentials' username and password; `nil` when they are not base64 of `user:password`.
     var basic: (username: String, password: String)? {
         guard let decoded = Data(base64Encoded: credentials).flatMap({ String(data: $0, encoding: .utf8) }),
-            let colon = decoded.firstIndex(of: ":")
+            let colon = decoded.utf8.firstIndex(of: UInt8(ascii: ":"))
         else { return nil }
-        return (String(decoded[..<colon]), String(decoded[decoded.index(after: colon)...]))
+        return (String(decoded[..<colon]), String(decoded[decoded.utf8.index(after: colon)...]))
     }
 
     /// `text` without leading and trailing spaces and tabs, found on its UTF-8 bytes.
@@ -38,5 +42,19 @@ struct AuthorizationHeader {
         while start < end, isBlank(bytes[start]) { start = bytes.index(after: start) }
         while end > start, isBlank(bytes[bytes.index(before: end)]) { end = bytes.index(before: end) }
         return String(text[start..<end])
+    }
+}
+
+extension HTTPFields {
+    /// The value of the field `name`: the one field's value as it came when the request has exactly one,
+    /// else what the subscript answers (every value joined, `nil` for none). Cheaper than the subscript
+    /// for the usual single field, which it would join through a lazy sequence.
+    func single(_ name: HTTPField.Name) -> String? {
+        var found: String?
+        for field in self where field.name == name {
+            guard found == nil else { return self[name] }
+            found = field.value
+        }
+        return found
     }
 }

@@ -13,7 +13,7 @@ struct RefusedUpgradeMiddleware: RouterMiddleware {
     typealias Context = CollabRequestContext
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
-        guard request.headers[.upgrade]?.lowercased() == "websocket" else { return try await next(request, context) }
+        guard request.headers.single(.upgrade)?.lowercased() == "websocket" else { return try await next(request, context) }
         let response = try await next(request, context)
         guard response.status != .ok else { return response }
         let channel = context.channel

@@ -19,7 +19,7 @@ struct ObservationMiddleware: RouterMiddleware {
         let injection = fault(for: request, context: context)
         var status = 500
         defer { record(request, context: context, timestamp: timestamp, status: status, fault: injection) }
-        let response = try await metrics.measure(request, context: context) {
+        let response = try await metrics.measure(request, context: context, since: context.receivedAt) {
             try await answer(request, context: context, under: injection, next: next)
         }
         status = response.status.code

@@ -20,7 +20,10 @@ extension RouterMethods where Context == CollabRequestContext {
 extension Request {
     /// All values of a query parameter, comma lists split (`expand=a,b&expand=c`).
     func queryList(_ name: String) -> [String] {
-        uri.queryParameters.getAll(name).flatMap { $0.split(separator: ",").map { String($0) } }
+        let parameters = uri.queryParameters
+        // Most requests have no query: asking an empty dictionary still hashes the name.
+        guard !parameters.isEmpty else { return [] }
+        return parameters.getAll(name).flatMap { $0.split(separator: ",").map { String($0) } }
     }
 
     /// A query parameter's value.

@@ -1,4 +1,3 @@
-import Dispatch
 import Hummingbird
 import Metrics
 import Synchronization
@@ -44,10 +43,10 @@ final class RequestMetrics: Sendable {
 
     /// Runs `answer`, counting the request as active meanwhile, then counts and times it under its
     /// route, method and status (a thrown error counts as its status, or 500, and as an error).
+    /// - Parameter start: When the request arrived: its duration counts from there, as the journal's does.
     func measure<Context: RequestContext>(
-        _ request: Request, context: Context, _ answer: () async throws -> Response
+        _ request: Request, context: Context, since start: ContinuousClock.Instant, _ answer: () async throws -> Response
     ) async throws -> Response {
-        let start = DispatchTime.now().uptimeNanoseconds
         let meter = activeMeter(request.method)
         meter.increment()
         defer { meter.decrement() }
@@ -55,7 +54,8 @@ final class RequestMetrics: Sendable {
             let response = try await answer()
             let series = series(EndpointKey(endpoint: context.endpointPath ?? "Unknown", method: request.method, status: response.status))
             series.requests.increment()
-            series.duration.recordNanoseconds(Int64(DispatchTime.now().uptimeNanoseconds - start))
+            let elapsed = (ContinuousClock.now - start).components
+            series.duration.recordNanoseconds(elapsed.seconds * 1_000_000_000 + elapsed.attoseconds / 1_000_000_000)
             return response
         } catch {
             let status = (error as? any HTTPResponseError)?.status ?? .internalServerError

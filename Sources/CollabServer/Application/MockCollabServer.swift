@@ -27,13 +27,9 @@ public final class MockCollabServer: Service {
     /// What runs beside the HTTP server, in start order (a graceful shutdown stops them in reverse).
     let services: [any Service]
     let logger: Logger
-    private let listening = Mutex<ListeningState>(.init())
-
-    private struct ListeningState {
-        var port: Int?
-        var plainHTTPPort: Int?
-        var waiters: [CheckedContinuation<Int, Never>] = []
-    }
+    /// The bound port, once listening.
+    private let listening = ListeningPort()
+    private let plainListening = Mutex<Int?>(nil)
 
     /// The clock the server runs on (the control API's virtual clock moves it).
     public var clock: AdjustableClock { environment.clock }
@@ -90,21 +86,14 @@ public final class MockCollabServer: Service {
 
     /// Waits until the server listens and returns the bound port.
     public func waitUntilListening() async -> Int {
-        await withCheckedContinuation { continuation in
-            let port: Int? = listening.withLock { state in
-                if let port = state.port { return port }
-                state.waiters.append(continuation)
-                return nil
-            }
-            if let port { continuation.resume(returning: port) }
-        }
+        await listening.wait()
     }
 
     /// `https` with TLS, `http` otherwise.
     public var scheme: String { environment.configuration.tls == nil ? "http" : "https" }
 
     /// The second, plain-HTTP port beside TLS, once listening (see ``TLSSettings/plainHTTPPort``).
-    public var plainHTTPPort: Int? { listening.withLock { $0.plainHTTPPort } }
+    public var plainHTTPPort: Int? { plainListening.withLock { $0 } }
 
     /// Called once the server listens, with the bound host and port.
     public typealias ListeningHandler = @Sendable (_ host: String, _ port: Int) async -> Void
@@ -170,13 +159,8 @@ public final class MockCollabServer: Service {
                 let port = channel.localAddress?.port ?? configuration.port
                 environment.publicURL.listening(on: port)
                 let plainHTTPPort = await transport.plainHTTPPort()
-                let waiters = self.listening.withLock { state in
-                    state.port = port
-                    state.plainHTTPPort = plainHTTPPort
-                    defer { state.waiters = [] }
-                    return state.waiters
-                }
-                for waiter in waiters { waiter.resume(returning: port) }
+                self.plainListening.withLock { $0 = plainHTTPPort }
+                self.listening.set(port)
                 if let handler = self.onListening.withLock({ $0 }) { await handler(host, port) }
             },
             logger: logger

@@ -12,45 +12,24 @@ struct CollabRequestContext: RequestContext, WebSocketRequestContext {
     public var principal: Principal = .anonymous
     /// Why the credentials the caller presented were refused, if they were. ``AccessMiddleware``
     /// answers with it, inside the journal, so a refused request is recorded like any other.
-    public var authenticationFailure: CollabError? {
-        get { details?.fields.authenticationFailure }
-        set { update { $0.authenticationFailure = newValue } }
-    }
+    @Boxed public var authenticationFailure: CollabError? = nil
     /// The session token the caller presented, if any (for logout).
-    public var sessionToken: String? {
-        get { details?.fields.sessionToken }
-        set { update { $0.sessionToken = newValue } }
-    }
+    public var sessionToken: String?
     /// The mobile client token the caller presented, if any.
-    public var clientToken: String? {
-        get { details?.fields.clientToken }
-        set { update { $0.clientToken = newValue } }
-    }
+    public var clientToken: String?
     /// The started mobile client behind `clientToken`.
-    public var client: ClientSession? {
-        get { details?.fields.client }
-        set { update { $0.client = newValue } }
-    }
+    @Boxed public var client: ClientSession? = nil
     /// What an incoming call's device credential names, when the caller presented one.
-    public var callCredential: CallCredential.Claims? {
-        get { details?.fields.callCredential }
-        set { update { $0.callCredential = newValue } }
-    }
-    /// The subject of the client certificate the connection presented (mutual TLS), for the journal.
-    public var clientCertificate: String? {
-        get { details?.fields.clientCertificate }
-        set { update { $0.clientCertificate = newValue } }
-    }
-    /// A `BANDWIDTH` fault rule's cap, bytes per second, for what the request's WebSocket receives.
-    public var bandwidthCap: Int? {
-        get { details?.fields.bandwidthCap }
-        set { update { $0.bandwidthCap = newValue } }
-    }
+    @Boxed public var callCredential: CallCredential.Claims? = nil
     /// Whether the surface takes the account's token cookie (`jwt.cookie`) where a client starts.
     public var takesAccountCookie = false
     /// Credentials a route checked itself once it knew the account (the account's token cookie at a
     /// client start), for the journal.
     let credentialNote = CredentialNote()
+    /// The subject of the client certificate the connection presented (mutual TLS), for the journal.
+    public var clientCertificate: String?
+    /// A `BANDWIDTH` fault rule's cap, bytes per second, for what the request's WebSocket receives.
+    public var bandwidthCap: Int?
     /// When the request arrived: the journal's durations count from here.
     let receivedAt = ContinuousClock.now
     /// Hands a WebSocket upgrade its handler.
@@ -59,39 +38,31 @@ struct CollabRequestContext: RequestContext, WebSocketRequestContext {
     /// through it, mutual TLS reads the client certificate from it.
     let channel: any Channel
 
-    /// What only some requests carry, boxed: most requests (basic credentials, a session) leave it
-    /// `nil`, and the context each middleware passes on stays small (a context holding a started client
-    /// inline was copied, field by field, at every step of the Web API read).
-    private var details: Details?
-
     public init(source: ApplicationRequestContextSource) {
         self.coreContext = .init(source: source)
         self.channel = source.channel
     }
+}
 
-    private mutating func update(_ change: (inout Details.Fields) -> Void) {
-        var fields = details?.fields ?? Details.Fields()
-        change(&fields)
-        details = Details(fields: fields)
+/// A large optional field of the request context, kept out of line: most requests leave it `nil`, and
+/// the context each middleware passes on stays small (a started client, a dozen strings, stored inline
+/// was copied field by field at every step of the Web API read).
+@propertyWrapper
+struct Boxed<Wrapped: Sendable>: Sendable {
+    private final class Box: Sendable {
+        let value: Wrapped
+        init(_ value: Wrapped) { self.value = value }
     }
 
-    /// The boxed fields, replaced whole when one changes (a handful of times per request at most).
-    private final class Details: Sendable {
-        struct Fields: Sendable {
-            var authenticationFailure: CollabError?
-            var sessionToken: String?
-            var clientToken: String?
-            var client: ClientSession?
-            var callCredential: CallCredential.Claims?
-            var clientCertificate: String?
-            var bandwidthCap: Int?
-        }
+    private var box: Box?
 
-        let fields: Fields
+    init(wrappedValue: Wrapped?) {
+        box = wrappedValue.map(Box.init)
+    }
 
-        init(fields: Fields) {
-            self.fields = fields
-        }
+    var wrappedValue: Wrapped? {
+        get { box?.value }
+        set { box = newValue.map(Box.init) }
     }
 }
 

@@ -41,7 +41,8 @@ struct Authenticator: Sendable {
         }) else {
             throw invalid
         }
-        environment.credentials.remember(username: username, password: password, userId: userId, passwordHash: found.hash)
+        environment.credentials.remember(
+            accountId: found.accountId, username: username, password: password, userId: userId, passwordHash: found.hash)
         return principal
     }
 
@@ -72,7 +73,7 @@ struct Authenticator: Sendable {
             return (hash, principal)
         }
         guard let found, let userId = found.principal.userId else { return .unknown }
-        if environment.credentials.lookup(username: username, password: password, currentHash: found.hash) == userId {
+        if environment.credentials.lookup(accountId: accountId, username: username, password: password, currentHash: found.hash) == userId {
             return .verified(found.principal)
         }
         return .toVerify(accountId: accountId, hash: found.hash, principal: found.principal)

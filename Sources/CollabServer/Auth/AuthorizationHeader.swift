@@ -1,5 +1,4 @@
 import Foundation
-import HTTPTypes
 
 /// An `Authorization` header read once: its scheme and credentials, and a `Basic` pair. The
 /// authentication middleware checks what it names; the journal only asks whose account it names.
@@ -42,19 +41,5 @@ struct AuthorizationHeader {
         while start < end, isBlank(bytes[start]) { start = bytes.index(after: start) }
         while end > start, isBlank(bytes[bytes.index(before: end)]) { end = bytes.index(before: end) }
         return String(text[start..<end])
-    }
-}
-
-extension HTTPFields {
-    /// The value of the field `name`: the one field's value as it came when the request has exactly one,
-    /// else what the subscript answers (every value joined, `nil` for none). Cheaper than the subscript
-    /// for the usual single field, which it would join through a lazy sequence.
-    func single(_ name: HTTPField.Name) -> String? {
-        var found: String?
-        for field in self where field.name == name {
-            guard found == nil else { return self[name] }
-            found = field.value
-        }
-        return found
     }
 }

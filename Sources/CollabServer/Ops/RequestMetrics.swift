@@ -54,8 +54,7 @@ final class RequestMetrics: Sendable {
             let response = try await answer()
             let series = series(EndpointKey(endpoint: context.endpointPath ?? "Unknown", method: request.method, status: response.status))
             series.requests.increment()
-            let elapsed = (ContinuousClock.now - start).components
-            series.duration.recordNanoseconds(elapsed.seconds * 1_000_000_000 + elapsed.attoseconds / 1_000_000_000)
+            series.duration.record(duration: ContinuousClock.now - start)
             return response
         } catch {
             let status = (error as? any HTTPResponseError)?.status ?? .internalServerError

@@ -12,7 +12,7 @@ final class CollabEnvironment: Sendable {
     let clock: AdjustableClock
     let ids: EntityIDGenerator
     let hasher: PasswordHasher
-    let credentials = CredentialCache()
+    let credentials: CredentialCache
     let tokens: AccessTokenValidator
     let journal: RequestJournal
     /// Live events for WebSockets.
@@ -34,6 +34,8 @@ final class CollabEnvironment: Sendable {
     /// The guessing limits on invitation tokens, one budget per account for every surface that takes a
     /// token (the mobile API's redemption, the Web API's `invitations/getAcceptLink`).
     let redemptions: RedemptionGuard
+    /// Encoded Web API answers, kept per account while their entity stays the same.
+    let encodedBodies: EncodedBodies
     /// Co-browsing frames between cluster replicas, when this server is one.
     let frameRelay: FrameRelay?
     let logger: Logger
@@ -61,7 +63,9 @@ final class CollabEnvironment: Sendable {
         self.clockTasks = clockTasks
         self.clientActivity = ClientActivityWriter(repository: repository, logger: logger)
         self.clock = clock
-        self.redemptions = RedemptionGuard(limits: configuration.redemptionLimits, clock: clock)
+        self.redemptions = parts.redemptions
+        self.credentials = parts.credentials
+        self.encodedBodies = parts.encodedBodies
         self.ids = .system
         self.hasher = PasswordHasher(cost: configuration.passwordHashCost)
         self.tokens = AccessTokenValidator(clock: clock)

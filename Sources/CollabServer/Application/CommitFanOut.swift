@@ -12,7 +12,8 @@ import ServiceLifecycle
 /// wait: each consumer takes the batch into its own bounded queue (and runs as a service of its own).
 /// So a client that got a 2xx has its events on every live connection, and `GET /_mock/v1/pushes/settle`
 /// counts its pushes. What takes I/O here (a deleted conversation's files) runs on the fan-out's own
-/// task, ``run()``. Effects come resolved: no consumer reads the state again.
+/// task, ``run()``. Effects come resolved: no consumer reads the state again. An account the batch
+/// deleted is forgotten by every part that keeps something per account (``AccountScopedPart``).
 final class CommitFanOut: CommitSink, Service {
     private struct Removal {
         var accountId: String
@@ -27,12 +28,14 @@ final class CommitFanOut: CommitSink, Service {
     private let bots: BotDialogService
     private let relay: FrameRelay?
     private let files: FileStorage
+    /// What keeps something per account, told when an account is deleted.
+    private let accountParts: [any AccountScopedPart]
     private let removals: AsyncStream<Removal>
     private let removalInput: AsyncStream<Removal>.Continuation
 
     init(
         events: EventHub, frames: FrameIngest, clock: AdjustableClock, pushes: PushPipeline, webhooks: WebhookDispatcher, bots: BotDialogService,
-        relay: FrameRelay?, files: FileStorage
+        relay: FrameRelay?, files: FileStorage, accountParts: [any AccountScopedPart]
     ) {
         self.events = events
         self.frames = frames
@@ -42,6 +45,7 @@ final class CommitFanOut: CommitSink, Service {
         self.bots = bots
         self.relay = relay
         self.files = files
+        self.accountParts = accountParts
         (removals, removalInput) = AsyncStream.makeStream(of: Removal.self, bufferingPolicy: .bufferingOldest(10_000))
     }
 
@@ -57,7 +61,10 @@ final class CommitFanOut: CommitSink, Service {
         // authorization ended still gets the `client.error` that says why.
         for key in batch.endedConnections.endedSessionKeys { events.disconnect(sessionKey: key) }
         for id in batch.endedConnections.endedUserIds { events.disconnect(userId: id) }
-        for id in batch.endedConnections.removedAccountIds { events.disconnect(accountId: id) }
+        // A deleted account's connections close, and every part lets go of what it kept for it.
+        for id in batch.endedConnections.removedAccountIds {
+            for part in accountParts { part.accountDeleted(id) }
+        }
         for committed in batch.events {
             let event = committed.event
             switch event.kind {

@@ -47,6 +47,16 @@ final class RedemptionGuard: Sendable {
         }
     }
 
+    /// Forgets a deleted account's attempts.
+    func accountDeleted(_ accountId: String) {
+        accounts.remove(accountId)
+    }
+
+    /// Whether the guard counts attempts for the account (for tests).
+    func holdsPart(of accountId: String) -> Bool {
+        accounts.holdsValue(of: accountId)
+    }
+
     /// Whether a PIN open since `since` has used up its account's guess budget.
     func isBudgetSpent(accountId: String, since: Timestamp) -> Bool {
         accounts.withExisting(accountId) { $0.isBudgetSpent(accountId: accountId, since: since) } ?? false

@@ -55,6 +55,12 @@ struct ServerParts {
     let pushes: PushPipeline
     let bots: BotDialogService
     let relay: FrameRelay?
+    /// Basic-auth credentials verified earlier.
+    let credentials = CredentialCache()
+    /// The guessing limits on invitation tokens.
+    let redemptions: RedemptionGuard
+    /// Encoded Web API answers kept while their entity stays the same.
+    let encodedBodies = EncodedBodies()
     let fanOut: CommitFanOut
 
     init(configuration: ServerConfiguration, storage: ServerStorage, clock: AdjustableClock, logger: Logger) {
@@ -86,8 +92,10 @@ struct ServerParts {
         )
         files = FileStorage(configuration: configuration)
         bots = BotDialogService(dispatcher: webhooks, logger: logger)
+        redemptions = RedemptionGuard(limits: configuration.redemptionLimits, clock: clock)
         fanOut = CommitFanOut(
-            events: events, frames: frames, clock: clock, pushes: pushes, webhooks: webhooks, bots: bots, relay: relay, files: files
+            events: events, frames: frames, clock: clock, pushes: pushes, webhooks: webhooks, bots: bots, relay: relay, files: files,
+            accountParts: [events, frames, pushes, webhooks, faults.rules, credentials, redemptions, encodedBodies]
         )
     }
 }

@@ -55,6 +55,16 @@ final class CredentialCache: Sendable {
         }
     }
 
+    /// Forgets every credential verified in a deleted account.
+    func accountDeleted(_ accountId: String) {
+        accounts.remove(accountId)
+    }
+
+    /// Whether the cache keeps a part for the account (for tests).
+    func holdsPart(of accountId: String) -> Bool {
+        accounts.existing(accountId) != nil
+    }
+
     /// Remembers credentials that just verified for a user of the account.
     func remember(accountId: String, username: String, password: String, userId: String, passwordHash: String) {
         let fingerprint = fingerprint(username: username, password: password)

@@ -56,6 +56,11 @@ final class EncodedBodies: Sendable {
         return body
     }
 
+    /// Forgets a deleted account's answers.
+    func accountDeleted(_ accountId: String) {
+        accounts.remove(accountId)
+    }
+
     /// Answers kept for `accountId` (for tests of the bound).
     func count(accountId: String) -> Int {
         accounts.withExisting(accountId) { $0.count } ?? 0

@@ -371,6 +371,17 @@ final class EventHub: Sendable {
         end(in: accountId) { Set($0.subscriptions.keys) }
     }
 
+    /// Ends every subscription of a deleted account and lets go of its part, replay window included.
+    func forget(accountId: String) {
+        disconnect(accountId: accountId)
+        accounts.remove(accountId)
+    }
+
+    /// Whether the hub keeps a part for the account (made by its first subscription or event).
+    func holdsPart(of accountId: String) -> Bool {
+        accounts.existing(accountId) != nil
+    }
+
     /// Ends the subscriptions of one account that `select` names.
     private func end(in accountId: String, _ select: (AccountPart) -> Set<Int>) {
         guard let hub = accounts.existing(accountId) else { return }

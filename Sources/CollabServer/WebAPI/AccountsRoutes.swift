@@ -10,7 +10,7 @@ struct AccountsRoutes {
     func register(on group: RouterGroup<CollabRequestContext>) {
         let env = environment
         // An account read as it was last read is answered with the bytes encoded then.
-        let bodies = EncodedBodies()
+        let bodies = env.encodedBodies
         @Sendable func answer(_ account: Account, _ expand: Expansion) -> Response {
             let slot = EncodedBodies.Slot(type: WebAccount.typeName, id: account.id, expansion: expand)
             return JSONBody.response(account, keptIn: bodies, slot: slot, accountId: account.id) { WebAccount($0, expand: expand) }
@@ -73,9 +73,9 @@ struct AccountsRoutes {
         }
         group.operation(.delete, ":accountId/delete", role: .superAdmin) { request, context in
             let id = try context.pathParameter("accountId")
+            // The commit tells every part that keeps something per account (``AccountScopedPart``); the
+            // files go here, as a reset's do, so the answer comes once they are off the disk.
             try await env.repository.deleteAccount(id) { state throws(CollabError) in try state.checkCanDelete(for: context.principal) }
-            env.events.disconnect(accountId: id)
-            env.frames.removeAll(accountId: id)
             await env.files.removeAccount(id)
             return noContent
         }

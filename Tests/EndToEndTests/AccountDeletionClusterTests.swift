@@ -1,0 +1,57 @@
+import CollabClient
+import CollabWire
+import Foundation
+import Testing
+
+/// An account deleted on one replica is forgotten on every replica: the change log carries the deletion
+/// into each replica's committed stream, and its parts let go of the account there too.
+@Suite(
+    "Deleting an account across replicas", .serialized,
+    .enabled(if: ProcessInfo.processInfo.environment["MOCK_COLLAB_TEST_POSTGRES"] != nil, "set MOCK_COLLAB_TEST_POSTGRES (scripts/test does)")
+)
+struct AccountDeletionClusterTests {
+    static let seed = """
+        accounts:
+          - name: desk
+            users:
+              - {username: root, password: pw, role: SUPER_ADMIN}
+          - name: gone
+            users:
+              - {username: gone-admin, password: pw, role: ADMIN}
+              - {username: gone-agent, password: pw, role: REGISTERED_USER}
+        """
+
+    @Test("deleting an account on one replica closes its live connections on another, and that replica forgets its fault rules")
+    func deletionReachesEveryReplica() async throws {
+        let (_, replicas) = try await ClusterReplicaTests.replicas(2)
+        let (a, b) = (replicas[0], replicas[1])
+        try await ControlClient(baseURL: a.baseURL, credentials: .bearer(ClusterReplicaTests.controlToken)).seed(Self.seed)
+        let goneAdminOnB = ControlClient(baseURL: b.baseURL, credentials: .basic(username: "gone-admin", password: "pw"))
+        let rule = try await goneAdminOnB.addFault(FaultRule(match: FaultMatch(path: "/never"), action: .error(status: 503)))
+        let goneId = try #require(rule.accountId)
+        let controlOnB = ControlClient(baseURL: b.baseURL, credentials: .bearer(ClusterReplicaTests.controlToken))
+        #expect(try await controlOnB.faults().contains { $0.accountId == goneId })
+
+        let agent = AgentClient(baseURL: a.baseURL)
+        try await agent.login(username: "gone-agent", password: "pw")
+        let token = try #require(agent.session?.token)
+        let stream = LiveEventStream(url: "ws://127.0.0.1:\(b.port)/agent/v1/events?token=\(token)")
+        await stream.waitUntilConnected()
+        try await b.waitForMetric("mockcollab_live_connections 1")
+
+        try await AdminClient(baseURL: a.baseURL, credentials: .basic(username: "root", password: "pw")).accounts.delete(goneId)
+        // B applies the deletion from the change log: the connection closes, and in the same step its
+        // fault rules for the account go.
+        try await b.waitForMetric("mockcollab_live_connections 0")
+        let deadline = ContinuousClock.now + .seconds(30)
+        while try await controlOnB.faults().contains(where: { $0.accountId == goneId }) {
+            guard ContinuousClock.now < deadline else {
+                Issue.record("replica B kept the deleted account's fault rule")
+                break
+            }
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        stream.close()
+        try await ClusterReplicaTests.stop(replicas)
+    }
+}

@@ -112,10 +112,18 @@ public final class MockCollabServer: Service {
         buildRouter(readsClientCertificates: transport.readsClientCertificates).router
     }
 
+    /// What answers a request: the router, with the routes of fixed paths found first (``StaticRoutesFirst``).
+    func buildResponder(transport: ServerTransport) -> (router: Router<CollabRequestContext>, responder: StaticRoutesFirst) {
+        let built = buildRouter(readsClientCertificates: transport.readsClientCertificates)
+        return (built.router, StaticRoutesFirst(routes: built.statics.frozen, router: built.router.buildResponder()))
+    }
+
     /// Every operation of the Web API surface, from its routes (what `mock-collab docs web-api` lists).
     public var webAPIOperations: [WebAPIOperation] { buildRouter(readsClientCertificates: false).webAPI }
 
-    private func buildRouter(readsClientCertificates: Bool) -> (router: Router<CollabRequestContext>, webAPI: [WebAPIOperation]) {
+    private func buildRouter(
+        readsClientCertificates: Bool
+    ) -> (router: Router<CollabRequestContext>, webAPI: [WebAPIOperation], statics: StaticRoutes) {
         let env = environment
         let router = Router(context: CollabRequestContext.self)
         let stack = SurfaceStack(environment: env, clientCertificates: readsClientCertificates)
@@ -129,7 +137,7 @@ public final class MockCollabServer: Service {
         ControlSurface(environment: env, webhooks: webhooks).register(on: router, stack: stack)  // /_mock/v1
         ConsoleRoutes(assets: .load(configuration: env.configuration, logger: logger)).register(on: router)  // the console at /
         stack.answerOutsideEverySurface(on: router)
-        return (router, webAPI)
+        return (router, webAPI, stack.statics)
     }
 
     /// The application: the router behind an HTTP/1.1 server with WebSocket upgrades, plus the services
@@ -138,7 +146,7 @@ public final class MockCollabServer: Service {
     func buildApplication() throws -> some ApplicationProtocol {
         let configuration = environment.configuration
         let transport = try ServerTransport(configuration: configuration, logger: logger)
-        let router = buildRouter(transport: transport)
+        let (router, responder) = buildResponder(transport: transport)
         let host = configuration.host
         let webSocket = WebSocketServerConfiguration(
             maxFrameSize: 1 << 20, autoPing: .enabled(timePeriod: configuration.heartbeatInterval), closeTimeout: configuration.heartbeatInterval
@@ -152,7 +160,7 @@ public final class MockCollabServer: Service {
         )
         let server = try transport.serverBuilder(router: router, webSocket: webSocket, limits: limits, idleTimeout: connections.idleTimeout)
         var app = Application(
-            router: router,
+            responder: responder,
             server: server,
             configuration: .init(address: .hostname(host, port: configuration.port), serverName: "mock-collab"),
             onServerRunning: { [self] channel in
@@ -175,7 +183,8 @@ public final class MockCollabServer: Service {
             )
         }
         if let plain = transport.plainListener(
-            router: router, webSocket: webSocket, limits: limits, idleTimeout: connections.idleTimeout, host: host, logger: logger
+            router: router, responder: responder, webSocket: webSocket, limits: limits, idleTimeout: connections.idleTimeout, host: host,
+            logger: logger
         ) {
             app.addServices(plain)
         }

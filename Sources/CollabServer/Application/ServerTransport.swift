@@ -118,14 +118,14 @@ struct ServerTransport: Sendable {
     /// The second, plain-HTTP listener, when asked for: guarded like the main one, its connections
     /// counted under the same cap.
     func plainListener(
-        router: Router<CollabRequestContext>, webSocket: WebSocketServerConfiguration, limits: ConnectionLimits, idleTimeout: Duration,
+        router: Router<CollabRequestContext>, responder: StaticRoutesFirst, webSocket: WebSocketServerConfiguration, limits: ConnectionLimits, idleTimeout: Duration,
         host: String, logger: Logger
     ) -> (any Service)? {
         guard let port = settings?.plainHTTPPort else { return nil }
         let box = plainPort
         let http1 = HTTP1Channel.Configuration(idleTimeout: TimeAmount(idleTimeout))
         return Application(
-            router: router,
+            responder: responder,
             server: .guardedHTTP1WebSocketUpgrade(webSocketRouter: router, configuration: .init(http1: http1, ws: webSocket), limits: limits),
             configuration: .init(address: .hostname(host, port: port), serverName: "mock-collab"),
             onServerRunning: { channel in box.set(channel.localAddress?.port ?? port) },

@@ -11,13 +11,24 @@ struct SurfaceRoutes: RouterMethods {
     /// The same prefix and stack on the router of requests the main router has no route for.
     private let unrouted: RouterGroup<Context>
     private let served = Served()
+    /// The group's prefix and its middlewares, outermost first, as the group chains them.
+    private let prefix: RouterPath
+    private let stack: Stack
+    /// Where the routes with fixed paths are noted, behind the same chain.
+    private let statics: StaticRoutes
 
     /// The methods a surface answers with 404 where it serves nothing.
     static let methods: [HTTPRequest.Method] = [.get, .head, .post, .put, .patch, .delete, .options]
 
-    init(group: RouterGroup<Context>, unrouted: RouterGroup<Context>) {
+    init(
+        group: RouterGroup<Context>, unrouted: RouterGroup<Context>, prefix: RouterPath,
+        middlewares: [any MiddlewareProtocol<Request, Response, Context>], statics: StaticRoutes
+    ) {
         self.group = group
         self.unrouted = unrouted
+        self.prefix = prefix
+        self.stack = Stack(middlewares)
+        self.statics = statics
     }
 
     @discardableResult
@@ -25,12 +36,17 @@ struct SurfaceRoutes: RouterMethods {
     where Responder.Context == Context {
         served.note(WebAPIOperation(method: method.rawValue, path: String(path.description.drop { $0 == "/" })))
         group.on(path, method: method, responder: responder)
+        let chained = stack.middlewares.withLock { $0 }.reversed().reduce(responder as any HTTPResponder<Context>) { next, middleware in
+            MiddlewareChain(middleware: middleware, next: next)
+        }
+        statics.note(prefix.appendingPath(path), method: method, responder: chained)
         return self
     }
 
     @discardableResult
     func add(middleware: any MiddlewareProtocol<Request, Response, Context>) -> Self {
         group.add(middleware: middleware)
+        stack.middlewares.withLock { $0.append(middleware) }
         return self
     }
 
@@ -44,6 +60,15 @@ struct SurfaceRoutes: RouterMethods {
     func answerTheRest() {
         let notFound: @Sendable (Request, Context) async throws -> Response = { _, _ in throw HTTPError(.notFound) }
         for method in Self.methods { unrouted.on("**", method: method, use: notFound) }
+    }
+
+    /// The group's middlewares, which ``add(middleware:)`` adds to, as it does to the group's.
+    private final class Stack: Sendable {
+        let middlewares: Mutex<[any MiddlewareProtocol<Request, Response, Context>]>
+
+        init(_ middlewares: [any MiddlewareProtocol<Request, Response, Context>]) {
+            self.middlewares = Mutex(middlewares)
+        }
     }
 
     /// The operations registered so far.

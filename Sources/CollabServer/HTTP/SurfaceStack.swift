@@ -23,6 +23,8 @@ struct SurfaceStack {
     /// The requests the main router has no route for: each surface's prefix answers them with its 404
     /// through its stack, and what is under no surface gets the ``Surface/outside`` stack.
     let unrouted = Router(context: Context.self)
+    /// The routes with fixed paths, each behind its surface's stack (``StaticRoutesFirst``).
+    let statics = StaticRoutes()
 
     /// The middlewares of `surface`, outermost first.
     func middlewares(for surface: Surface) -> [any MiddlewareProtocol<Request, Response, Context>] {
@@ -42,11 +44,12 @@ struct SurfaceStack {
     func routes(_ surface: Surface, under prefix: RouterPath, on router: Router<Context>) -> SurfaceRoutes {
         let group = router.group(prefix)
         let unroutedGroup = unrouted.group(prefix)
-        for middleware in middlewares(for: surface) {
+        let stack = middlewares(for: surface)
+        for middleware in stack {
             group.add(middleware: middleware)
             unroutedGroup.add(middleware: middleware)
         }
-        return SurfaceRoutes(group: group, unrouted: unroutedGroup)
+        return SurfaceRoutes(group: group, unrouted: unroutedGroup, prefix: prefix, middlewares: stack, statics: statics)
     }
 
     /// Hands what the main router has no route for (its not-found answer) to the unrouted router: a

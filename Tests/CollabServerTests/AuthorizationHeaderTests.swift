@@ -43,4 +43,27 @@ struct AuthorizationHeaderTests {
         #expect(fields.single(.authorization) == "Basic a, Basic b")
         #expect(fields.single(.authorization) == fields[.authorization])
     }
+
+    @Test("basic credentials decode exactly the base64 Foundation decodes: padding required, no blanks, no URL alphabet")
+    func base64AsFoundation() throws {
+        let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/=-_ .:\n")
+        var generator = SystemRandomNumberGenerator()
+        var samples = ["", "=", "====", "dXNlcjpwYXNz", "dXNlcjpwYXM", "dXNlcjpwYXM=", "dXNlcjpwYQ==", "dXNlcjpwYQ", "dXNlcjpwYQ=", "dXNl cjpw",
+                       "dXNlcjpwYQ==dXNl", "dXNlcjpw-_8=", "dXNlcjpw/+8=", "gA==", "dXNlcjr/", "YTpi\n"]
+        for _ in 0..<5_000 {
+            let length = Int.random(in: 0...16, using: &generator)
+            samples.append(String((0..<length).map { _ in alphabet.randomElement(using: &generator)! }))
+        }
+        for credentials in samples {
+            let foundation = Data(base64Encoded: credentials).flatMap { String(data: $0, encoding: .utf8) }.flatMap { decoded -> [String]? in
+                // Split at the first colon byte, as the header is (a colon may carry a combining mark).
+                guard let colon = decoded.utf8.firstIndex(of: UInt8(ascii: ":")) else { return nil }
+                return [String(decoded[..<colon]), String(decoded[decoded.utf8.index(after: colon)...])]
+            }
+            let read = AuthorizationHeader("Basic \(credentials)")?.basic.map { [$0.username, $0.password] }
+            // A header whose credentials are blank has none to decode.
+            guard AuthorizationHeader("Basic \(credentials)") != nil else { continue }
+            #expect(read == foundation, "\(credentials.debugDescription)")
+        }
+    }
 }

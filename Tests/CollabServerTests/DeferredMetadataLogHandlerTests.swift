@@ -48,4 +48,9 @@ struct DeferredMetadataLogHandlerTests {
         second.error("second, below its own level")
         #expect(!lines.written.contains("second"))
     }
+
+    @Test("the handler fits in an existential's inline buffer: a logger copied to set metadata boxes nothing")
+    func fitsInline() {
+        #expect(MemoryLayout<DeferredMetadataLogHandler>.size <= 3 * MemoryLayout<Int>.size)
+    }
 }

@@ -33,12 +33,12 @@ struct EncodedBodiesTests {
     @Test("a kept answer is the value's own encoding, and a changed value is encoded again")
     func keptMatchesEncoding() throws {
         var generator = SystemRandomNumberGenerator()
-        let bodies = EncodedBodies()
+        let bodies = EncodedBodies<WebAccount>()
         // Four ids with four values each: a slot is asked again with an equal value as often as with a changed one.
         let pool = (0..<16).map { Self.account(&generator, id: "a\($0 % 4)") }
         for _ in 0..<2_000 {
             let value = pool.randomElement(using: &generator)!
-            let slot = EncodedBodies.Slot(type: WebAccount.typeName, id: value.id!, expansion: Self.expansions.randomElement(using: &generator)!)
+            let slot = EncodedBodySlot(type: WebAccount.typeName, id: value.id!, expansion: Self.expansions.randomElement(using: &generator)!)
             let body = try #require(bodies.body(of: value, slot: slot, accountId: "acc"))
             // Foundation's encoder writes an object's keys in no fixed order: compare them sorted.
             let kept = try Self.canonical(Data(body.readableBytesView))
@@ -50,10 +50,10 @@ struct EncodedBodiesTests {
 
     @Test("each account keeps at most its capacity; another account's answers stay")
     func boundedPerAccount() throws {
-        let bodies = EncodedBodies(capacityPerAccount: 8)
+        let bodies = EncodedBodies<WebAccount>(capacityPerAccount: 8)
         var quiet = WebAccount(name: "quiet")
         quiet.id = "q"
-        let quietSlot = EncodedBodies.Slot(type: WebAccount.typeName, id: "q", expansion: Expansion())
+        let quietSlot = EncodedBodySlot(type: WebAccount.typeName, id: "q", expansion: Expansion())
         _ = bodies.body(of: quiet, slot: quietSlot, accountId: "quiet")
         for index in 0..<100 {
             var value = WebAccount(name: "n\(index)")

@@ -34,8 +34,8 @@ final class CollabEnvironment: Sendable {
     /// The guessing limits on invitation tokens, one budget per account for every surface that takes a
     /// token (the mobile API's redemption, the Web API's `invitations/getAcceptLink`).
     let redemptions: RedemptionGuard
-    /// Encoded Web API answers, kept per account while their entity stays the same.
-    let encodedBodies: EncodedBodies
+    /// Encoded Web API answers of accounts, kept per account while the account stays the same.
+    let encodedBodies: EncodedBodies<Account>
     /// Co-browsing frames between cluster replicas, when this server is one.
     let frameRelay: FrameRelay?
     let logger: Logger

@@ -8,7 +8,19 @@ public import Logging
 /// never writes (3 % of the Web API read's CPU in a profile). This handler keeps the metadata as it is
 /// set and hands it to a `StreamLogHandler` only for a line that is logged, which writes it as before.
 public struct DeferredMetadataLogHandler: LogHandler {
-    private var stream: StreamLogHandler
+    /// The handler lines are written through, shared by every copy: the handler itself stays small
+    /// enough (three words) to be kept inline where a `Logger` holds it, so the copy Hummingbird makes
+    /// for each request's metadata allocates no box.
+    private final class Output: Sendable {
+        let stream: StreamLogHandler
+
+        init(_ stream: StreamLogHandler) {
+            self.stream = stream
+        }
+    }
+
+    private var output: Output
+    public var logLevel: Logger.Level
     public var metadata: Logger.Metadata = [:]
 
     /// Writes to standard error at `level` and above, as `StreamLogHandler.standardError` does.
@@ -22,18 +34,17 @@ public struct DeferredMetadataLogHandler: LogHandler {
     }
 
     private init(_ stream: StreamLogHandler, level: Logger.Level) {
-        self.stream = stream
-        self.stream.logLevel = level
-    }
-
-    public var logLevel: Logger.Level {
-        get { stream.logLevel }
-        set { stream.logLevel = newValue }
+        self.output = Output(stream)
+        self.logLevel = level
     }
 
     public var metadataProvider: Logger.MetadataProvider? {
-        get { stream.metadataProvider }
-        set { stream.metadataProvider = newValue }
+        get { output.stream.metadataProvider }
+        set {
+            var stream = output.stream
+            stream.metadataProvider = newValue
+            output = Output(stream)
+        }
     }
 
     public subscript(metadataKey key: String) -> Logger.Metadata.Value? {
@@ -42,7 +53,8 @@ public struct DeferredMetadataLogHandler: LogHandler {
     }
 
     public func log(event: LogEvent) {
-        var line = stream
+        var line = output.stream
+        line.logLevel = logLevel
         line.metadata = metadata
         line.log(event: event)
     }

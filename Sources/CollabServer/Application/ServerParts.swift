@@ -59,8 +59,8 @@ struct ServerParts {
     let credentials = CredentialCache()
     /// The guessing limits on invitation tokens.
     let redemptions: RedemptionGuard
-    /// Encoded Web API answers kept while their entity stays the same.
-    let encodedBodies = EncodedBodies()
+    /// Encoded Web API answers of accounts, kept while the account stays the same.
+    let encodedBodies = EncodedBodies<Account>()
     let fanOut: CommitFanOut
 
     init(configuration: ServerConfiguration, storage: ServerStorage, clock: AdjustableClock, logger: Logger) {

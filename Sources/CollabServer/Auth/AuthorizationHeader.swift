@@ -1,4 +1,4 @@
-import Foundation
+import ExtrasBase64
 
 /// An `Authorization` header read once: its scheme and credentials, and a `Basic` pair. The
 /// authentication middleware checks what it names; the journal only asks whose account it names.
@@ -26,7 +26,8 @@ struct AuthorizationHeader {
 
     /// The `Basic` credentials' username and password; `nil` when they are not base64 of `user:password`.
     var basic: (username: String, password: String)? {
-        guard let decoded = Data(base64Encoded: credentials).flatMap({ String(data: $0, encoding: .utf8) }),
+        // Strict base64 with padding, as Foundation's `Data(base64Encoded:)` was, without going through `Data`.
+        guard let bytes = try? Base64.decode(string: credentials), let decoded = String(validating: bytes, as: UTF8.self),
             let colon = decoded.utf8.firstIndex(of: UInt8(ascii: ":"))
         else { return nil }
         return (String(decoded[..<colon]), String(decoded[decoded.utf8.index(after: colon)...]))

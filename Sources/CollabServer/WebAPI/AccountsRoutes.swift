@@ -12,7 +12,7 @@ struct AccountsRoutes {
         // An account read as it was last read is answered with the bytes encoded then.
         let bodies = env.encodedBodies
         @Sendable func answer(_ account: Account, _ expand: Expansion) -> Response {
-            let slot = EncodedBodies.Slot(type: WebAccount.typeName, id: account.id, expansion: expand)
+            let slot = EncodedBodySlot(type: WebAccount.typeName, id: account.id, expansion: expand)
             return JSONBody.response(account, keptIn: bodies, slot: slot, accountId: account.id) { WebAccount($0, expand: expand) }
         }
         group.operation(.get, "getCurrentAccount", role: .registeredUser) { request, context in

@@ -118,8 +118,8 @@ struct ServerTransport: Sendable {
     /// The second, plain-HTTP listener, when asked for: guarded like the main one, its connections
     /// counted under the same cap.
     func plainListener(
-        router: Router<CollabRequestContext>, responder: StaticRoutesFirst, webSocket: WebSocketServerConfiguration, limits: ConnectionLimits, idleTimeout: Duration,
-        host: String, logger: Logger
+        router: Router<CollabRequestContext>, responder: StaticRoutesFirst, webSocket: WebSocketServerConfiguration, limits: ConnectionLimits,
+        idleTimeout: Duration, host: String, logger: Logger
     ) -> (any Service)? {
         guard let port = settings?.plainHTTPPort else { return nil }
         let box = plainPort

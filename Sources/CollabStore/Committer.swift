@@ -9,6 +9,9 @@ struct StagedCommit: Sendable {
     var effects = ResolvedEffects()
     /// The accounts the operation changed.
     var accountIds: [String] = []
+    /// The accounts the operation deleted (``StateRepository/deleteAccount(_:check:)``): every part that
+    /// keeps something per account forgets them.
+    var deletedAccountIds: [String] = []
     /// The virtual clock's setting, stored and shared with a cluster's replicas (see ``StateRepository/storeClock(_:)``).
     var clock: ClockSetting?
 
@@ -22,6 +25,7 @@ struct StagedCommit: Sendable {
         effects.append(contentsOf: other.effects)
         let added = other.accountIds.filter { !accountIds.contains($0) }
         accountIds += added
+        deletedAccountIds += other.deletedAccountIds
         clock = other.clock ?? clock
     }
 }

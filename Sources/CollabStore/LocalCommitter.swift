@@ -63,7 +63,7 @@ final class LocalCommitter: Committer {
                 sink.committed(
                     CommittedBatch(
                         sequence: numbering.sequence, accountIds: staged.accountIds, events: events, effects: staged.effects, isLocal: true,
-                        endedConnections: ReplicatedEffects(endedBy: staged.changes)
+                        endedConnections: ReplicatedEffects(endedBy: staged.changes, deletedAccounts: staged.deletedAccountIds)
                     )
                 )
             }

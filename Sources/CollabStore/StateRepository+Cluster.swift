@@ -142,9 +142,11 @@ extension StateRepository {
                         kept = StagedCommit(events: entry.events, accountIds: entry.accounts)
                     }
                     let staged = kept ?? StagedCommit()
+                    var ended = ReplicatedEffects()
+                    ended.removedAccountIds = staged.deletedAccountIds
                     batch = CommittedBatch(
                         sequence: logged.sequence, accountIds: staged.accountIds, events: CommittedEvent.numbering(staged.events, from: &next),
-                        effects: staged.effects, isLocal: true
+                        effects: staged.effects, isLocal: true, endedConnections: ended
                     )
                 } else {
                     guard let entry else {

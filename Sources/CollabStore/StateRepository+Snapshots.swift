@@ -80,7 +80,12 @@ extension StateRepository {
                 for entity in entities { changes.put(entity) }
                 updated[newId] = install(incoming, replacing: updated[newId])
                 shards.withLock { map in for id in replaced where id != newId { map[id] = nil } }
-                stage(StagedCommit(changes: changes.changes, accountIds: replaced.union([newId]).sorted()))
+                // Another account the snapshot's takes the place of (by name) is gone for good.
+                stage(
+                    StagedCommit(
+                        changes: changes.changes, accountIds: replaced.union([newId]).sorted(),
+                        deletedAccountIds: replaced.subtracting([newId]).sorted()
+                    ))
                 return updated
             }
             return replaced

@@ -292,7 +292,9 @@ public final class StateRepository: Sendable {
             var changes = ChangeSet()
             try self.logged(&box.state) { state throws(CollabError) in state.removeAccountData(keepAccount: false, changes: &changes) }
             self.shards.withLock { _ = $0.removeValue(forKey: accountId) }
-            stage(self.staged(changes, in: box.state))
+            var staged = self.staged(changes, in: box.state)
+            staged.deletedAccountIds = [accountId]
+            stage(staged)
         }
     }
 

@@ -73,13 +73,19 @@ struct AccountDeletionTests {
         }
     }
 
-    @Test("a commit's changes name the accounts they delete, not those they reset")
-    func removedAccountsOfChanges() {
-        let account = Account(id: "kept", name: "kept", creationTimestamp: 1, modificationTimestamp: 1)
-        let deleted = ReplicatedEffects(endedBy: [.deleteAccountData("gone"), .delete(.session, id: "token")])
-        #expect(deleted.removedAccountIds == ["gone"])
-        #expect(deleted.endedSessionKeys == ["token"])
-        let reset = ReplicatedEffects(endedBy: [.deleteAccountData("kept"), .put(account), .deleteAccountData("gone")])
-        #expect(reset.removedAccountIds == ["gone"])
+    @Test("restoring a server snapshot replaces every account but deletes none: the parts stay")
+    func restoreKeepsParts() async throws {
+        try await InProcessServer.with(seed: twoAccountSeed) { server in
+            let beta = try await Self.useBeta(server)
+            let env = server.server.environment
+            let control = "Bearer test-control-token"
+            let snapshot = try await server.call(.get, "/_mock/v1/snapshot", authorization: control)
+            #expect(snapshot.status == .ok)
+            let restored = try await server.call(.post, "/_mock/v1/snapshot", authorization: control, body: snapshot.text)
+            #expect(restored.status == .ok, "\(restored.text)")
+            #expect(env.events.holdsPart(of: beta))
+            #expect(env.credentials.holdsPart(of: beta))
+            #expect(try await server.call(.get, "/app/rest/v4/accounts/getCurrentAccount", authorization: Self.betaAdmin).status == .ok)
+        }
     }
 }

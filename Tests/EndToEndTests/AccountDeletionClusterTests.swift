@@ -21,7 +21,7 @@ struct AccountDeletionClusterTests {
               - {username: gone-agent, password: pw, role: REGISTERED_USER}
         """
 
-    @Test("deleting an account on one replica closes its live connections on another, and that replica forgets its fault rules")
+    @Test("deleting an account on one replica closes its live connections on another; both replicas forget its fault rules")
     func deletionReachesEveryReplica() async throws {
         let (_, replicas) = try await ClusterReplicaTests.replicas(2)
         let (a, b) = (replicas[0], replicas[1])
@@ -31,6 +31,10 @@ struct AccountDeletionClusterTests {
         let goneId = try #require(rule.accountId)
         let controlOnB = ControlClient(baseURL: b.baseURL, credentials: .bearer(ClusterReplicaTests.controlToken))
         #expect(try await controlOnB.faults().contains { $0.accountId == goneId })
+        // And one on A, the replica that deletes the account: its own commit tells its parts.
+        let goneAdminOnA = ControlClient(baseURL: a.baseURL, credentials: .basic(username: "gone-admin", password: "pw"))
+        _ = try await goneAdminOnA.addFault(FaultRule(match: FaultMatch(path: "/never-on-a"), action: .error(status: 503)))
+        let controlOnA = ControlClient(baseURL: a.baseURL, credentials: .bearer(ClusterReplicaTests.controlToken))
 
         let agent = AgentClient(baseURL: a.baseURL)
         try await agent.login(username: "gone-agent", password: "pw")
@@ -40,6 +44,7 @@ struct AccountDeletionClusterTests {
         try await b.waitForMetric("mockcollab_live_connections 1")
 
         try await AdminClient(baseURL: a.baseURL, credentials: .basic(username: "root", password: "pw")).accounts.delete(goneId)
+        #expect(try await !controlOnA.faults().contains { $0.accountId == goneId }, "A forgot at the deleting commit")
         // B applies the deletion from the change log: the connection closes, and in the same step its
         // fault rules for the account go.
         try await b.waitForMetric("mockcollab_live_connections 0")

@@ -200,20 +200,11 @@ public struct ReplicatedEffects: Sendable, Equatable {
     public init() {}
 
     /// The login sessions and started clients that `changes` remove: whatever removed them, the live
-    /// connections opened with them close. And the accounts `changes` delete: their data removed and
-    /// their account record not written again (an account reset writes it again, and is no deletion).
-    public init(endedBy changes: [StoreChange]) {
-        var deleted: [String] = []
-        var kept: Set<String> = []
-        for change in changes {
-            switch change {
-            case .delete(let kind, let id) where kind == .session || kind == .clientSession: endedSessionKeys.append(id)
-            case .deleteAccountData(let accountId): deleted.append(accountId)
-            case .put(let entity) where type(of: entity).kind == .account: kept.insert(entity.id)
-            default: continue
-            }
-        }
-        removedAccountIds = deleted.filter { !kept.contains($0) }
+    /// connections opened with them close. And `deletedAccounts`, the accounts the commit deleted (a
+    /// reset, or a snapshot that replaces every account, removes their data too, but is no deletion).
+    public init(endedBy changes: [StoreChange], deletedAccounts: [String] = []) {
+        for case .delete(let kind, let id) in changes where kind == .session || kind == .clientSession { endedSessionKeys.append(id) }
+        removedAccountIds = deletedAccounts
     }
 
     public var isEmpty: Bool { endedSessionKeys.isEmpty && endedUserIds.isEmpty && removedAccountIds.isEmpty }

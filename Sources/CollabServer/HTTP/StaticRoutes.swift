@@ -22,13 +22,15 @@ final class StaticRoutes: Sendable {
 
     private let table = Mutex<Table>([:])
 
-    /// Notes the route at `path` (from the root) for `method`, if its path is fixed.
-    func note(_ path: RouterPath, method: HTTPRequest.Method, responder: any HTTPResponder<Context>) {
+    /// Notes the route at `path` (from the root) for `method`, if its path is fixed: only then is its
+    /// responder chained.
+    func note(_ path: RouterPath, method: HTTPRequest.Method, responder: () -> any HTTPResponder<Context>) {
         // A fixed component is the path element its own text makes (`:id`, `*` and `{id}` are not).
         let names = path.components.map(\.description)
         guard zip(path.components, names).allSatisfy({ $0 == RouterPath.Element.path(Substring($1)) }) else { return }
         let key = "/" + names.joined(separator: "/")
-        table.withLock { $0[key, default: [:]][method] = Route(endpoint: path.description, responder: responder) }
+        let route = Route(endpoint: path.description, responder: responder())
+        table.withLock { $0[key, default: [:]][method] = route }
     }
 
     /// The routes noted.

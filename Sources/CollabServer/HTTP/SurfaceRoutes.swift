@@ -36,10 +36,11 @@ struct SurfaceRoutes: RouterMethods {
     where Responder.Context == Context {
         served.note(WebAPIOperation(method: method.rawValue, path: String(path.description.drop { $0 == "/" })))
         group.on(path, method: method, responder: responder)
-        let chained = stack.middlewares.withLock { $0 }.reversed().reduce(responder as any HTTPResponder<Context>) { next, middleware in
-            MiddlewareChain(middleware: middleware, next: next)
+        statics.note(prefix.appendingPath(path), method: method) {
+            stack.middlewares.withLock { $0 }.reversed().reduce(responder as any HTTPResponder<Context>) { next, middleware in
+                MiddlewareChain(middleware: middleware, next: next)
+            }
         }
-        statics.note(prefix.appendingPath(path), method: method, responder: chained)
         return self
     }
 

@@ -27,6 +27,15 @@ public struct Participation: Sendable, Codable, Equatable {
     public var starred: Bool?
 }
 
+extension Participation {
+    /// An active, shown participation of `personId` from `joinedTimestamp` on.
+    public init(personId: String, type: ParticipationType, joinedTimestamp: Timestamp) {
+        self.personId = personId
+        self.type = type
+        self.joinedTimestamp = joinedTimestamp
+    }
+}
+
 /// A state the conversation entered, and when.
 public struct ConversationStateChange: Sendable, Codable, Equatable {
     public var state: ConversationState

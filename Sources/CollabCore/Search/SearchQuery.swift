@@ -163,17 +163,6 @@ public struct SearchQuery: Sendable, Equatable {
     }
 }
 
-extension SearchQuery {
-    /// The text an EQUALS filter on `field` requires, when the query has one: a search can then take its
-    /// candidates from an index on that field (the filter still runs, so the answer is the same).
-    public func requiredText(of field: String) -> String? {
-        for filter in filters where filter.field == field {
-            if case .equals(.string(let value)) = filter.op { return value }
-        }
-        return nil
-    }
-}
-
 /// One page of search results.
 public struct SearchPage<Item: Sendable>: Sendable {
     public var items: [Item]

@@ -18,10 +18,8 @@ extension AccountState {
     public func searchCalls(_ query: SearchQuery, for principal: Principal) throws(CollabError) -> SearchPage<Call> {
         _ = try callerAccountId(principal)
         // The desk asks for one conversation's calls on every open: from the index, not every call.
-        if let conversationId = query.requiredText(of: "CONVERSATION_ID") {
-            return try SearchSchemas.call.run(query, over: calls.rows(Indexes.callByConversation, conversationId), id: \.id)
-        }
-        return try SearchSchemas.call.run(query, over: calls.values, id: \.id)
+        let lookups = SearchLookups().adding("ID", calls.idLookup).adding("CONVERSATION_ID", calls.lookup(Indexes.callByConversation))
+        return try SearchSchemas.call.run(query, lookups: lookups, row: { calls[$0] }, all: calls.values, id: \.id)
     }
 
     /// A participant of an active conversation starts an audio or video call. An agent calls the visitors:

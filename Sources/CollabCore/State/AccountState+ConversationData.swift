@@ -27,7 +27,8 @@ extension AccountState {
     /// Searches the caller's conversations by the vendor's conversation history fields.
     public func searchConversationHistory(_ query: SearchQuery, for principal: Principal) throws(CollabError) -> SearchPage<Conversation> {
         _ = try callerAccountId(principal)
-        return try SearchSchemas.conversationHistory.run(query, over: conversations.values, id: \.id)
+        return try SearchSchemas.conversationHistory.run(
+            query, lookups: conversationLookups, row: { conversations[$0] }, all: conversations.values, id: \.id)
     }
 
     /// The messages of one conversation, searched and paged (the vendor's `exportMessageLog`);

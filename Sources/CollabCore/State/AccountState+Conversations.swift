@@ -83,7 +83,15 @@ extension AccountState {
     /// Searches the caller's conversations.
     public func searchConversations(_ query: SearchQuery, for principal: Principal) throws(CollabError) -> SearchPage<Conversation> {
         _ = try callerAccountId(principal)
-        return try SearchSchemas.conversation.run(query, over: conversations.values, id: \.id)
+        return try SearchSchemas.conversation.run(
+            query, lookups: conversationLookups, row: { conversations[$0] }, all: conversations.values, id: \.id)
+    }
+
+    /// What a conversation search can look up: an id, or a participant (`PARTICIPANT_PERSON_ID`, whose
+    /// values are the keys of ``Indexes/conversationByParticipant``).
+    var conversationLookups: SearchLookups {
+        SearchLookups().adding("ID", conversations.idLookup)
+            .adding("PARTICIPANT_PERSON_ID", conversations.lookup(Indexes.conversationByParticipant))
     }
 
     /// The conversations a person takes or took part in, newest first.

@@ -10,12 +10,15 @@ extension AccountState {
     /// Searches the caller's invitations; states are read at `now`.
     public func searchInvitations(_ query: SearchQuery, now: Timestamp, for principal: Principal) throws(CollabError) -> SearchPage<Invitation> {
         _ = try callerAccountId(principal)
-        let rows = invitations.values.lazy.map { invitation -> Invitation in
+        func read(_ invitation: Invitation) -> Invitation {
             var read = invitation
             read.state = invitation.state(at: now)
             return read
         }
-        return try SearchSchemas.invitation.run(query, over: rows, id: \.id)
+        let lookups = SearchLookups().adding("ID", invitations.idLookup)
+            .adding("CONVERSATION_ID", invitations.lookup(Indexes.invitationByConversation))
+        return try SearchSchemas.invitation.run(
+            query, lookups: lookups, row: { invitations[$0].map(read) }, all: invitations.values.lazy.map(read), id: \.id)
     }
 
     /// Invites an anonymous visitor into a conversation by PIN or by link (`email`: the address the link

@@ -74,9 +74,14 @@ extension AccountState {
     ) throws(CollabError) -> SearchPage<Person> {
         _ = try callerAccountId(principal)
         let rules = visibilityRules(for: principal)
+        func shown(_ person: Person) -> Bool { (type == nil || person.personType == type) && rules.allows(person, in: self) }
+        // A source id names one person per source (``personIdBySource``).
+        let lookups = SearchLookups().adding("ID") { [persons] in persons[$0] == nil ? [] : [$0] }
+            .adding("SOURCE_ID") { [personIdBySource] sourceId in
+                Set(Person.Source.allCases.compactMap { personIdBySource[PersonSourceKey(source: $0, sourceId: sourceId)] })
+            }
         return try SearchSchemas.person.run(
-            query, over: persons.values.lazy.filter { (type == nil || $0.personType == type) && rules.allows($0, in: self) }, id: \.id
-        )
+            query, lookups: lookups, row: { persons[$0].flatMap { shown($0) ? $0 : nil } }, all: persons.values.lazy.filter(shown), id: \.id)
     }
 
     /// Refuses a new person beyond the account's ``StoredRecordLimits/personsPerAccount``.

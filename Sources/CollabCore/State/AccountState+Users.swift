@@ -72,7 +72,9 @@ extension AccountState {
     /// Searches the caller's users.
     public func searchUsers(_ query: SearchQuery, for principal: Principal) throws(CollabError) -> SearchPage<User> {
         _ = try callerAccountId(principal)
-        return try SearchSchemas.user.run(query, over: users.values, id: \.id)
+        let lookups = SearchLookups().adding("ID", users.idLookup).adding("TEAM_ID", users.lookup(Indexes.userByTeam))
+            .adding("USERNAME") { [userIdByUsername] in userIdByUsername[$0].map { [$0] } ?? [] }
+        return try SearchSchemas.user.run(query, lookups: lookups, row: { users[$0] }, all: users.values, id: \.id)
     }
 
     /// Creates a user (and its person) in `accountId`.

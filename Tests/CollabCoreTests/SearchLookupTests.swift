@@ -1,0 +1,198 @@
+@testable import CollabCore
+import Testing
+
+/// Searches over the account's tables take their candidates from an index when a filter pins a field
+/// one covers, and answer exactly what a scan of the whole table answers.
+@Suite("Search look-ups")
+struct SearchLookupTests {
+    let context = OperationContext(now: 1_000, ids: .system)
+
+    struct Fixture {
+        var state: AccountState
+        var admin: Principal
+        var agents: [Person]
+        var visitors: [Person]
+        var conversations: [Conversation]
+    }
+
+    /// Account "a": an admin, 3 agents, 8 visitors, 24 conversations (two of three accepted by an agent),
+    /// a PIN invitation to every third one and a call in four of the accepted ones.
+    func fixture() throws -> Fixture {
+        var shards = ShardSet(directory: Directory())
+        var changes = ChangeSet()
+        _ = try shards.apply(
+            seed: Seed(accounts: [
+                .init(
+                    name: "a", users: [.init(username: "a-admin", role: .admin)] + (0..<3).map { .init(username: "agent\($0)", role: .registeredUser) },
+                    persons: (0..<8).map { .init(sourceId: "v\($0)", personType: .visitor) }
+                ),
+            ]),
+            passwordHashes: [:], context: context, changes: &changes
+        )
+        var state = try #require(shards.state(named: "a"))
+        let adminUser = try #require(state.user(loginName: "a-admin"))
+        let admin = Principal(
+            accountId: adminUser.accountId, userId: adminUser.id, personId: state.person(ofUser: adminUser)?.id, role: .admin, method: .basic
+        )
+        let agents = try (0..<3).map { try #require(state.user(loginName: "agent\($0)").flatMap(state.person(ofUser:))) }
+        let visitors = state.persons.values.filter { $0.personType == .visitor }.sorted { $0.sourceId < $1.sourceId }
+        var conversations: [Conversation] = []
+        for index in 0..<24 {
+            let at = OperationContext(now: 2_000 + Int64(index), ids: .system)
+            var conversation = try state.createConversation(
+                ConversationInput(topic: "t\(index % 5)", contextPersonId: visitors[index % visitors.count].id), accountId: state.accountId,
+                context: at, changes: &changes
+            )
+            if index % 3 != 0 {
+                conversation = try state.acceptConversation(
+                    conversation.id, agentPersonId: agents[index % agents.count].id, accountId: state.accountId, context: at, changes: &changes)
+            }
+            if index % 3 == 0 {
+                _ = try state.inviteAnonymousVisitor(
+                    .pin, conversationId: conversation.id, nickname: nil, creatorPersonId: nil, for: admin, context: at, changes: &changes)
+            }
+            if index % 4 == 1, index % 3 != 0 {
+                _ = try state.startCall(
+                    conversationId: conversation.id, initiatorPersonId: agents[index % agents.count].id, callType: .audio, timeout: 30_000,
+                    accountId: state.accountId, context: at, changes: &changes)
+            }
+            conversations.append(conversation)
+        }
+        return Fixture(state: state, admin: admin, agents: agents, visitors: visitors, conversations: conversations)
+    }
+
+    /// The ids and paging of a page, or the refusal's message: what two searches must agree on.
+    func outcome<Entity>(_ search: () throws(CollabError) -> SearchPage<Entity>, id: (Entity) -> String) -> String {
+        do {
+            let page = try search()
+            return "\(page.items.map(id)) more: \(page.hasMoreItems) next: \(page.nextOffset.map(String.init) ?? "-")"
+        } catch {
+            return "refused: \(error.message)"
+        }
+    }
+
+    func query(_ filters: [SearchFilter], offset: Int? = nil, limit: Int? = nil) throws -> SearchQuery {
+        try SearchQuery(filters: filters, orderBy: [SearchOrder(field: "CREATION_TIMESTAMP", descending: true)], offset: offset, limit: limit)
+    }
+
+    @Test("a conversation search answers as a scan does, and a participant or id filter reads only its rows")
+    func conversations() throws {
+        let fixture = try fixture()
+        let state = fixture.state
+        let (v, a, c) = (fixture.visitors.map(\.id), fixture.agents.map(\.id), fixture.conversations.map(\.id))
+        let participant = "PARTICIPANT_PERSON_ID"
+        let queries: [SearchQuery] = [
+            try query([]),
+            try query([SearchFilter(field: participant, op: .anyOf([v[0], v[3]]))]),
+            try query([SearchFilter(field: participant, op: .allOf([v[1], a[1]]))]),
+            try query([SearchFilter(field: participant, op: .allOf([]))]),
+            try query([SearchFilter(field: participant, op: .allEqual([v[2]]))]),
+            try query([SearchFilter(field: participant, op: .allEqual([]))]),
+            try query([SearchFilter(field: participant, op: .anyOf([v[4]])), SearchFilter(field: "STATE", op: .equals(.string("ACTIVE")))]),
+            try query([SearchFilter(field: participant, op: .anyOf(["nobody"]))]),
+            try query([SearchFilter(field: "ID", op: .equals(.string(c[5])))]),
+            try query([SearchFilter(field: "ID", op: .isIn([.string(c[1]), .string(c[2]), .string("nope")]))]),
+            try query([SearchFilter(field: "ID", op: .isIn([.string(c[1]), .null]))]),
+            try query([SearchFilter(field: "ID", op: .notEquals(.string(c[0])))], offset: 3, limit: 5),
+            try query([SearchFilter(field: "ID", op: .isIn(c.map { .string($0) })), SearchFilter(field: participant, op: .anyOf([a[0]]))],
+                offset: 1, limit: 2),
+            try query([SearchFilter(field: participant, op: .anyOf([v[0]])), SearchFilter(field: "NO_SUCH_FIELD", op: .isNull)]),
+        ]
+        for query in queries {
+            let indexed = outcome({ () throws(CollabError) in try state.searchConversations(query, for: fixture.admin) }, id: \.id)
+            let scanned = outcome({ () throws(CollabError) in
+                try SearchSchemas.conversation.run(query, over: state.conversations.values, id: \.id)
+            }, id: \.id)
+            #expect(indexed == scanned, "\(query.filters)")
+            let history = outcome({ () throws(CollabError) in try state.searchConversationHistory(query, for: fixture.admin) }, id: \.id)
+            let historyScanned = outcome({ () throws(CollabError) in
+                try SearchSchemas.conversationHistory.run(query, over: state.conversations.values, id: \.id)
+            }, id: \.id)
+            #expect(history == historyScanned, "\(query.filters)")
+        }
+        // The plan: a visitor's conversations only, the smallest of two pinned filters, the scan without one.
+        let lookups = state.conversationLookups
+        let ofV0 = try #require(lookups.candidates(for: try query([SearchFilter(field: participant, op: .anyOf([v[0]]))])))
+        #expect(Set(ofV0) == Set(fixture.conversations.filter { $0.participants.contains { $0.personId == v[0] } }.map(\.id)))
+        #expect(ofV0.count == 3)
+        let both = try query([
+            SearchFilter(field: participant, op: .anyOf([a[1]])), SearchFilter(field: "ID", op: .equals(.string(c[1]))),
+        ])
+        #expect(lookups.candidates(for: both) == [c[1]])
+        // Agent 0 accepted none: no candidates at all, whatever the other filters.
+        #expect(lookups.candidates(for: try query([SearchFilter(field: participant, op: .anyOf([a[0]]))])) == [])
+        #expect(lookups.candidates(for: try query([SearchFilter(field: "TOPIC", op: .equals(.string("t1")))])) == nil)
+        #expect(lookups.candidates(for: try query([SearchFilter(field: participant, op: .allOf([]))])) == nil)
+    }
+
+    @Test("user, person, invitation and call searches answer as scans do")
+    func otherTables() throws {
+        let fixture = try fixture()
+        let state = fixture.state
+        let c = fixture.conversations.map(\.id)
+        let agentUser = try #require(state.user(loginName: "agent1"))
+        let userQueries: [SearchQuery] = [
+            try query([]),
+            try query([SearchFilter(field: "USERNAME", op: .equals(.string("agent1")))]),
+            try query([SearchFilter(field: "USERNAME", op: .isIn([.string("agent0"), .string("AGENT2"), .string("a-admin")]))]),
+            try query([SearchFilter(field: "USERNAME", op: .contains("agent"))]),
+            try query([SearchFilter(field: "ID", op: .equals(.string(agentUser.id)))]),
+            try query([SearchFilter(field: "TEAM_ID", op: .equals(.string("no-team")))]),
+        ]
+        for query in userQueries {
+            let indexed = outcome({ () throws(CollabError) in try state.searchUsers(query, for: fixture.admin) }, id: \.id)
+            let scanned = outcome({ () throws(CollabError) in try SearchSchemas.user.run(query, over: state.users.values, id: \.id) }, id: \.id)
+            #expect(indexed == scanned, "\(query.filters)")
+        }
+        let personQueries: [SearchQuery] = [
+            try query([]),
+            try query([SearchFilter(field: "SOURCE_ID", op: .equals(.string("v3")))]),
+            try query([SearchFilter(field: "SOURCE_ID", op: .isIn([.string("v1"), .string(agentUser.id), .string("v9")]))]),
+            try query([SearchFilter(field: "SOURCE_ID", op: .startsWith("v"))], offset: 2, limit: 3),
+            try query([SearchFilter(field: "ID", op: .equals(.string(fixture.visitors[2].id)))]),
+        ]
+        for query in personQueries {
+            let indexed = outcome({ () throws(CollabError) in try state.searchPersons(query, for: fixture.admin) }, id: \.id)
+            let scanned = outcome({ () throws(CollabError) in try SearchSchemas.person.run(query, over: state.persons.values, id: \.id) }, id: \.id)
+            #expect(indexed == scanned, "\(query.filters)")
+            let visitors = outcome({ () throws(CollabError) in try state.searchPersons(query, type: .visitor, for: fixture.admin) }, id: \.id)
+            let visitorsScanned = outcome({ () throws(CollabError) in
+                try SearchSchemas.person.run(query, over: state.persons.values.filter { $0.personType == .visitor }, id: \.id)
+            }, id: \.id)
+            #expect(visitors == visitorsScanned, "\(query.filters)")
+        }
+        let byConversation = [c[0], c[3], c[4]]
+        let invitationAndCallQueries: [SearchQuery] = [
+            try query([]),
+            try query([SearchFilter(field: "CONVERSATION_ID", op: .equals(.string(c[3])))]),
+            try query([SearchFilter(field: "CONVERSATION_ID", op: .isIn(byConversation.map { .string($0) }))]),
+            try query([SearchFilter(field: "CONVERSATION_ID", op: .equals(.string(c[1])))]),
+        ]
+        for query in invitationAndCallQueries {
+            let invitations = outcome({ () throws(CollabError) in try state.searchInvitations(query, now: 5_000, for: fixture.admin) }, id: \.id)
+            let invitationsScanned = outcome({ () throws(CollabError) in
+                try SearchSchemas.invitation.run(query, over: state.invitations.values, id: \.id)
+            }, id: \.id)
+            #expect(invitations == invitationsScanned, "\(query.filters)")
+            let calls = outcome({ () throws(CollabError) in try state.searchCalls(query, for: fixture.admin) }, id: \.id)
+            let callsScanned = outcome({ () throws(CollabError) in try SearchSchemas.call.run(query, over: state.calls.values, id: \.id) }, id: \.id)
+            #expect(calls == callsScanned, "\(query.filters)")
+        }
+        #expect(state.invitations.count == 8)
+        #expect(state.calls.count == 4)
+    }
+
+    @Test("the keys an operator pins: none for operators that pass values outside a list")
+    func pinnedKeys() {
+        #expect(FilterOperator.equals(.string("x")).pinnedKeys == ["x"])
+        #expect(FilterOperator.isIn([.string("x"), .string("y")]).pinnedKeys == ["x", "y"])
+        #expect(FilterOperator.isIn([.string("x"), .null]).pinnedKeys == nil)
+        #expect(FilterOperator.anyOf(["x", "y"]).pinnedKeys == ["x", "y"])
+        #expect(FilterOperator.allOf(["x", "y"]).pinnedKeys == ["x"])
+        #expect(FilterOperator.allOf([]).pinnedKeys == nil)
+        #expect(FilterOperator.allEqual([]).pinnedKeys == nil)
+        #expect(FilterOperator.equals(.int(3)).pinnedKeys == nil)
+        #expect(FilterOperator.notEquals(.string("x")).pinnedKeys == nil)
+        #expect(FilterOperator.contains("x").pinnedKeys == nil)
+    }
+}

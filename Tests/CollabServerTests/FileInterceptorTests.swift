@@ -1,6 +1,7 @@
 import CollabClient
 import CollabCore
 import CollabServer
+import CollabStore
 import CollabWire
 import Crypto
 import Foundation
@@ -119,22 +120,37 @@ struct FileInterceptorTests {
         try await hooks.stop()
     }
 
-    @Test("no decision within the configured time rejects the upload; types outside mimeTypeRegex are not reviewed")
+    @Test("no decision within the configured time on the injected clock rejects the upload; types outside mimeTypeRegex are not reviewed")
     func timeoutAndTypes() async throws {
         let scanner = try await WebhookReceiver()
-        try await TestServer.with(seed: interceptorSeed) { server in
+        let clock = ManualClock()
+        var configuration = fileConfiguration(storage: .memory)
+        configuration.seed = interceptorSeed
+        configuration.uploadClock = clock
+        let server = try await TestServer.start(configuration: configuration)
+        do {
             _ = try await Self.register(server, endpoint: scanner.url, mimeTypeRegex: "image/.*")
             let slow = try await FileScenario.make(server, device: "slow-phone", area: "area-slow")
-            let error = await #expect(throws: CollabClientError.self) {
-                try await slow.app.uploadFile(data: pngBytes(300), named: "late.png", in: slow.conversationId)
-            }
+            let upload = Task { try await slow.app.uploadFile(data: pngBytes(300), named: "late.png", in: slow.conversationId) }
+            _ = try await scanner.wait(count: 1)
+            // The interceptor has the event and the upload waits on the clock: 300 ms of it (the area's
+            // timeout) reject the upload, however long the machine takes.
+            try await clock.waitForSleepers(1, what: "the upload's wait for the interceptor's decision")
+            #expect(server.server.pendingFileReviews == 1)
+            clock.advance(by: .milliseconds(300))
+            let error = await #expect(throws: CollabClientError.self) { try await upload.value }
             #expect(error?.status == 403)
             #expect(error?.message.contains("did not decide in time") == true)
             #expect(server.server.fileBytesStored == 0)
+            #expect(server.server.pendingFileReviews == 0)
             // A PDF is not an image: it is accepted at once, without waiting for a decision (which would time out).
             let pdf = Data("%PDF-1.4\n% a document\n".utf8)
             let message = try await slow.app.uploadFile(data: pdf, named: "doc.pdf", in: slow.conversationId)
             #expect(message.file?.mimeType == "application/pdf")
+            try await server.stop()
+        } catch {
+            try? await server.stop()
+            throw error
         }
         try await scanner.stop()
     }

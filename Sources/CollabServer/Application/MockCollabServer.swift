@@ -54,7 +54,7 @@ public final class MockCollabServer: Service {
         )
         let followUps = FollowUpWrites(repository: repository, clock: clock, pushes: parts.pushes, bots: parts.bots, logger: logger)
         let interceptorCall = InterceptorCall(client: parts.clients.interceptors, allowedHosts: configuration.webhookAllowedHosts, logger: logger)
-        let interception = FileInterception(call: interceptorCall)
+        let interception = FileInterception(call: interceptorCall, clock: configuration.uploadClock)
         self.environment = environment
         self.webhooks = parts.webhooks
         self.pushes = parts.pushes

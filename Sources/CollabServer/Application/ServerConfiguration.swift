@@ -91,7 +91,8 @@ public struct ServerConfiguration: Sendable {
     public var files = FileSettings()
     /// How many fault rules each account's admins, and the operator, may hold.
     public var faultRuleLimits = FaultRuleLimits()
-    /// The clock uploads' minimum rate is measured on: the system's monotonic clock; tests give one they
+    /// The clock uploads are timed on: their minimum rate (and a JSON body's), and how long an upload
+    /// waits for a file-upload interceptor's decision. The system's monotonic clock; tests give one they
     /// move themselves.
     public var uploadClock: any Clock<Duration> = ContinuousClock()
     /// The vendor version `global/productVersion` answers, whose major decides which mobile SDK majors

@@ -12,8 +12,8 @@ import Synchronization
 /// Asks file-upload interceptors for their decision, the vendor's way: a signed
 /// `file_upload_interceptor.new_file` event carries a token; the backend answers later with
 /// `approveFileUpload` or `rejectFileUpload` and that token. The upload waits for the decision, at most
-/// the review timeout, after which it is rejected. Runs as a service so uploads still waiting are
-/// rejected when the server stops.
+/// the review timeout on the injected upload clock, after which it is rejected. Runs as a service so
+/// uploads still waiting are rejected when the server stops.
 final class FileInterception: Service {
     enum Decision: Sendable, Equatable {
         case approved
@@ -39,9 +39,12 @@ final class FileInterception: Service {
 
     private let pending = Mutex<[String: Pending]>([:])
     private let call: InterceptorCall
+    /// The clock the decision timeout runs on (``ServerConfiguration/uploadClock``).
+    private let clock: any Clock<Duration>
 
-    init(call: InterceptorCall) {
+    init(call: InterceptorCall, clock: any Clock<Duration>) {
         self.call = call
+        self.clock = clock
     }
 
     /// Files waiting for a decision now.
@@ -67,15 +70,24 @@ final class FileInterception: Service {
         event.source = "CONVERSATION"
         event.person = uploader
         event.conversationId = conversationId
-        let timer = Task {
-            try? await Task.sleep(for: timeout)
-            if !Task.isCancelled { resolve(token, .rejected("the interceptor '\(interceptor.name)' did not decide in time")) }
+        let clock = self.clock
+        return await withTaskGroup(of: Void.self) { timer in
+            // The timeout is a child task: a decision that comes first cancels it.
+            timer.addTask {
+                guard (try? await clock.sleep(for: timeout)) != nil else { return }
+                self.resolve(token, .rejected("the interceptor '\(interceptor.name)' did not decide in time"))
+            }
+            defer { timer.cancelAll() }
+            if let failure = await send(event, to: interceptor) {
+                return .rejected(failure)
+            }
+            return await decision(token)
         }
-        defer { timer.cancel() }
-        if let failure = await send(event, to: interceptor) {
-            return .rejected(failure)
-        }
-        return await withCheckedContinuation { continuation in
+    }
+
+    /// Waits for the decision on `token` (a pending entry must exist).
+    private func decision(_ token: String) async -> Decision {
+        await withCheckedContinuation { continuation in
             let ready: Decision? = pending.withLock { all in
                 if let decision = all[token]?.decision { return decision }
                 all[token]?.waiter = continuation

@@ -21,6 +21,9 @@ public struct ChangeLogEntry: Sendable, Codable {
     public var events: [DomainEvent]
     /// The virtual clock, when the write set it.
     public var clock: ClockSetting?
+    /// The accounts the write deleted (``StagedCommit/deletedAccountIds``): every replica lets go of what
+    /// it keeps for them. `nil` in entries of builds before the field, whose deletions are inferred.
+    public var deletedAccounts: [String]?
 }
 
 /// Which locks a cluster write takes.

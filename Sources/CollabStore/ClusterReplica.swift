@@ -178,7 +178,7 @@ final class ClusterReplica: Committer {
         }
         let entry = ChangeLogEntry(
             accounts: touched.sorted(), changes: staged.changes.map(ReplicatedChange.init), events: staged.events.filter { !$0.isWebhookOnly },
-            clock: staged.clock
+            clock: staged.clock, deletedAccounts: staged.deletedAccountIds
         )
         let body = try JSONEncoder().encode(entry)
         let (sequence, missing) = try await transaction.append(staged.changes, entry: body, origin: origin) { [self] in appliedSequence }

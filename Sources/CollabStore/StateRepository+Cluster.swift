@@ -140,6 +140,7 @@ extension StateRepository {
                     var kept = applied.pending.removeValue(forKey: logged.sequence)
                     if kept == nil, let entry = try? decoder.decode(ChangeLogEntry.self, from: logged.body) {
                         kept = StagedCommit(events: entry.events, accountIds: entry.accounts)
+                        kept?.deletedAccountIds = entry.deletedAccounts ?? []
                     }
                     let staged = kept ?? StagedCommit()
                     var ended = ReplicatedEffects()
@@ -164,7 +165,10 @@ extension StateRepository {
         }
     }
 
-    /// Applies another replica's entry to the shards it names.
+    /// Applies another replica's entry to the shards it names. A shard whose account data the entry
+    /// removes without writing the account again goes; the parts let go of the accounts the entry names
+    /// as deleted, as on the replica that committed it (an entry of an older build names none: there
+    /// every shard that goes counts as deleted).
     private func apply(_ entry: ChangeLogEntry) -> ReplicatedEffects {
         var effects = ReplicatedEffects()
         var removed: Set<String> = []
@@ -187,8 +191,8 @@ extension StateRepository {
         for accountId in removed.sorted() {
             shards.withLock { _ = $0.removeValue(forKey: accountId) }
             directory.unloadAccount(accountId)
-            effects.removedAccountIds.append(accountId)
         }
+        effects.removedAccountIds = entry.deletedAccounts ?? removed.sorted()
         return effects
     }
 

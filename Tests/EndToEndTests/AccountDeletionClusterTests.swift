@@ -59,4 +59,42 @@ struct AccountDeletionClusterTests {
         stream.close()
         try await ClusterReplicaTests.stop(replicas)
     }
+
+    @Test("a server snapshot restored on one replica deletes no account on another: its live connections and fault rules stay there")
+    func restoreDeletesNothingElsewhere() async throws {
+        let (_, replicas) = try await ClusterReplicaTests.replicas(2)
+        let (a, b) = (replicas[0], replicas[1])
+        let controlOnA = ControlClient(baseURL: a.baseURL, credentials: .bearer(ClusterReplicaTests.controlToken))
+        try await controlOnA.seed(Self.seed)
+        let goneAdminOnB = ControlClient(baseURL: b.baseURL, credentials: .basic(username: "gone-admin", password: "pw"))
+        let rule = try await goneAdminOnB.addFault(FaultRule(match: FaultMatch(path: "/never"), action: .error(status: 503)))
+        let agent = AgentClient(baseURL: a.baseURL)
+        try await agent.login(username: "gone-agent", password: "pw")
+        let stream = LiveEventStream(url: "ws://127.0.0.1:\(b.port)/agent/v1/events?token=\(try #require(agent.session?.token))")
+        await stream.waitUntilConnected()
+        try await b.waitForMetric("mockcollab_live_connections 1")
+        // Taken with the agent's session in it, so the restore keeps the session the socket runs on.
+        let snapshot = try await controlOnA.exportSnapshot()
+
+        // The restore replaces every account's data (its entries remove each account's records before
+        // writing them again). Replica B applies the same entries: the log names no deletion in them.
+        try await controlOnA.importSnapshot(snapshot)
+        // A write after the restore, seen on B, means B applied the restore's entries before it.
+        let marker = try await AdminClient(baseURL: a.baseURL, credentials: .basic(username: "root", password: "pw")).accounts
+            .create(WebAccount(name: "after-restore"))
+        let rootOnB = AdminClient(baseURL: b.baseURL, credentials: .basic(username: "root", password: "pw"))
+        let deadline = ContinuousClock.now + .seconds(30)
+        while (try? await rootOnB.accounts.read(try #require(marker.id))) == nil {
+            guard ContinuousClock.now < deadline else {
+                Issue.record("replica B did not apply the write after the restore")
+                break
+            }
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        let controlOnB = ControlClient(baseURL: b.baseURL, credentials: .bearer(ClusterReplicaTests.controlToken))
+        #expect(try await controlOnB.faults().contains { $0.id == rule.id }, "B kept the account's fault rule")
+        try await b.waitForMetric("mockcollab_live_connections 1")
+        stream.close()
+        try await ClusterReplicaTests.stop(replicas)
+    }
 }

@@ -1,6 +1,5 @@
 import ArgumentParser
 import CollabCore
-import Foundation
 
 /// `mock-collab bench conversation-search`: `conversations/search` with few and with many conversations
 /// in one account, by filter. A participant or id filter is answered from an index and should cost the
@@ -13,20 +12,11 @@ struct BenchConversationSearchCommand: AsyncParsableCommand {
         abstract: "Conversation search cost by filter, with few and with many conversations in one account."
     )
 
-    @Option(help: "Conversation counts to measure, comma-separated.")
-    var sizes: String = "100,100000"
-
-    @Option(help: "Queries timed per filter and size (the median is reported).")
-    var repeats: Int = 200
-
-    @Flag(help: "Print JSON instead of text.")
-    var json = false
+    @OptionGroup var options: SearchBenchOptions
 
     func run() async throws {
-        let counts = sizes.split(separator: ",").compactMap { Int($0.trimmingCharacters(in: .whitespaces)) }
-        guard !counts.isEmpty, counts.allSatisfy({ $0 >= 10 }), repeats > 0 else { throw ValidationError("sizes of at least 10, and repeats > 0") }
         var results: [String: Double] = [:]
-        for count in counts {
+        for count in try options.counts() {
             let (state, admin) = try Self.account(holding: count)
             let middle = count / 2
             // Visitors take part in 10 conversations each, agents in count / 50.
@@ -37,31 +27,12 @@ struct BenchConversationSearchCommand: AsyncParsableCommand {
             ]
             for (name, filter) in filters {
                 let query = try SearchQuery(filters: [filter], orderBy: [SearchOrder(field: "CREATION_TIMESTAMP", descending: true)], limit: 10)
-                results["\(name).\(count).medianMicroseconds"] = try Self.median(repeats) {
+                results["\(name).\(count).medianMicroseconds"] = try options.median {
                     try state.searchConversations(query, for: admin).items.count
                 }
             }
         }
-        if json {
-            let data = try JSONSerialization.data(withJSONObject: results, options: [.sortedKeys, .prettyPrinted])
-            print(String(decoding: data, as: UTF8.self))
-        } else {
-            for key in results.keys.sorted() { print("\(key): \(String(format: "%.1f", results[key] ?? 0))") }
-        }
-    }
-
-    /// The median of `repeats` timings of `search`, in microseconds; the search must find something.
-    static func median(_ repeats: Int, _ search: () throws -> Int) throws -> Double {
-        var samples: [Double] = []
-        var found = 0
-        for _ in 0..<repeats {
-            let started = ContinuousClock.now
-            found = try search()
-            samples.append((ContinuousClock.now - started).seconds * 1e6)
-        }
-        precondition(found > 0, "the search found nothing")
-        samples.sort()
-        return samples[samples.count / 2]
+        try options.report(results)
     }
 
     /// An account's state holding `count` ended conversations, loaded as a start loads them, and an admin

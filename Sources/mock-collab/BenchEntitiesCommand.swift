@@ -12,32 +12,19 @@ struct BenchEntitiesCommand: AsyncParsableCommand {
         commandName: "entities", abstract: "Entity-layer search cost by filter, with few and with many entities of one kind in one account."
     )
 
-    @Option(help: "Entity counts to measure, comma-separated.")
-    var sizes: String = "100,100000"
-
-    @Option(help: "Queries timed per filter and size (the median is reported).")
-    var repeats: Int = 200
-
-    @Flag(help: "Print JSON instead of text.")
-    var json = false
+    @OptionGroup var options: SearchBenchOptions
 
     func run() async throws {
-        let counts = sizes.split(separator: ",").compactMap { Int($0.trimmingCharacters(in: .whitespaces)) }
-        guard !counts.isEmpty, counts.allSatisfy({ $0 >= 10 }), repeats > 0 else { throw ValidationError("sizes of at least 10, and repeats > 0") }
         var results: [String: Double] = [:]
-        for count in counts {
+        for count in try options.counts() {
             let (state, admin) = try Self.account(holding: count)
             let middle = count / 2
             // Owners hold 10 responses each; one timestamp per response, a millisecond apart.
             // The vendor's canned-response filter has no ID field: an id is read (`read`, `readMultiple`).
-            var reads: [Double] = []
-            for _ in 0..<repeats {
-                let started = ContinuousClock.now
+            results["idRead.\(count).medianMicroseconds"] = try options.median {
                 _ = try state.entity(CannedResponse.self, "cr-\(middle)", for: admin)
-                reads.append((ContinuousClock.now - started).seconds * 1e6)
+                return 1
             }
-            reads.sort()
-            results["idRead.\(count).medianMicroseconds"] = reads[reads.count / 2]
             let filters: [(name: String, filter: SearchFilter?)] = [
                 ("foreignKey", SearchFilter(field: "OWNER_ID", op: .equals(.string("owner-\(middle / 10)")))),
                 ("name", SearchFilter(field: "TITLE", op: .equals(.string("title \(middle)")))),
@@ -47,24 +34,12 @@ struct BenchEntitiesCommand: AsyncParsableCommand {
             ]
             for (name, filter) in filters {
                 let query = try SearchQuery(filters: filter.map { [$0] } ?? [], limit: 10)
-                var samples: [Double] = []
-                var found = 0
-                for _ in 0..<repeats {
-                    let started = ContinuousClock.now
-                    found = try state.searchEntities(CannedResponse.self, query, for: admin).items.count
-                    samples.append((ContinuousClock.now - started).seconds * 1e6)
+                results["\(name).\(count).medianMicroseconds"] = try options.median {
+                    try state.searchEntities(CannedResponse.self, query, for: admin).items.count
                 }
-                precondition(found > 0, "\(name) found nothing")
-                samples.sort()
-                results["\(name).\(count).medianMicroseconds"] = samples[samples.count / 2]
             }
         }
-        if json {
-            let data = try JSONSerialization.data(withJSONObject: results, options: [.sortedKeys, .prettyPrinted])
-            print(String(decoding: data, as: UTF8.self))
-        } else {
-            for key in results.keys.sorted() { print("\(key): \(String(format: "%.1f", results[key] ?? 0))") }
-        }
+        try options.report(results)
     }
 
     /// An account's state holding `count` canned responses, loaded as a start loads them, and an admin of it.

@@ -15,9 +15,7 @@ struct BenchConversationSearchCommand: AsyncParsableCommand {
     @OptionGroup var options: SearchBenchOptions
 
     func run() async throws {
-        var results: [String: Double] = [:]
-        for count in try options.counts() {
-            let (state, admin) = try Self.account(holding: count)
+        try options.run(account: Self.account(holding:)) { state, admin, count, results in
             let middle = count / 2
             // Visitors take part in 10 conversations each, agents in count / 50.
             let filters: [(name: String, filter: SearchFilter)] = [
@@ -32,19 +30,15 @@ struct BenchConversationSearchCommand: AsyncParsableCommand {
                 }
             }
         }
-        try options.report(results)
     }
 
-    /// An account's state holding `count` ended conversations, loaded as a start loads them, and an admin
-    /// of it. Conversation `i` is about visitor `i / 10`, was taken by agent `i % 50` and has topic `i`.
+    /// An account's state holding `count` ended conversations, and an admin of it. Conversation `i` is
+    /// about visitor `i / 10`, was taken by agent `i % 50` and has topic `i`.
     static func account(holding count: Int) throws -> (AccountState, Principal) {
-        let account = Account(id: "bench-account", name: "bench", creationTimestamp: 0, modificationTimestamp: 0)
-        var records: [StoredRecord] = []
-        records.reserveCapacity(count)
-        for index in 0..<count {
+        try SearchBenchOptions.account(holding: count) { index, accountId in
             let at = Timestamp(index)
             var conversation = Conversation(
-                id: "conversation-\(index)", accountId: account.id, topic: "topic \(index)", recipient: .init(type: .namedArea, id: "area"),
+                id: "conversation-\(index)", accountId: accountId, topic: "topic \(index)", recipient: .init(type: .namedArea, id: "area"),
                 initialEngagementType: .chatRequest, creationTimestamp: at
             )
             conversation.state = .ended
@@ -53,10 +47,7 @@ struct BenchConversationSearchCommand: AsyncParsableCommand {
                 Participation(personId: "visitor-\(index / 10)", type: .contextPerson, joinedTimestamp: at),
                 Participation(personId: "agent-\(index % 50)", type: .assignedAgent, joinedTimestamp: at),
             ]
-            records.append(StoredRecord(encoding: conversation))
+            return StoredRecord(encoding: conversation)
         }
-        let state = try AccountState.load(account: account, records: records, directory: Directory())
-        let admin = Principal(accountId: account.id, userId: nil, personId: nil, role: .admin, method: .basic)
-        return (state, admin)
     }
 }

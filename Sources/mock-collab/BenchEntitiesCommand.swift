@@ -15,9 +15,7 @@ struct BenchEntitiesCommand: AsyncParsableCommand {
     @OptionGroup var options: SearchBenchOptions
 
     func run() async throws {
-        var results: [String: Double] = [:]
-        for count in try options.counts() {
-            let (state, admin) = try Self.account(holding: count)
+        try options.run(account: Self.account(holding:)) { state, admin, count, results in
             let middle = count / 2
             // Owners hold 10 responses each; one timestamp per response, a millisecond apart.
             // The vendor's canned-response filter has no ID field: an id is read (`read`, `readMultiple`).
@@ -39,28 +37,21 @@ struct BenchEntitiesCommand: AsyncParsableCommand {
                 }
             }
         }
-        try options.report(results)
     }
 
-    /// An account's state holding `count` canned responses, loaded as a start loads them, and an admin of it.
+    /// An account's state holding `count` canned responses, and an admin of it.
     static func account(holding count: Int) throws -> (AccountState, Principal) {
-        let account = Account(id: "bench-account", name: "bench", creationTimestamp: 0, modificationTimestamp: 0)
-        var records: [StoredRecord] = []
-        records.reserveCapacity(count)
-        for index in 0..<count {
+        try SearchBenchOptions.account(holding: count) { index, accountId in
             var response = try EntityWire.draft(CannedResponse.self, from: Data(#"{"ownerType":"USER"}"#.utf8))
             response.id = "cr-\(index)"
-            response.accountId = account.id
+            response.accountId = accountId
             response.creationTimestamp = Int64(index)
             response.modificationTimestamp = Int64(index)
             response.version = 1
             response.ownerId = "owner-\(index / 10)"
             response.title = "title \(index)"
             response.text = "the canned answer \(index) for a frequent question"
-            records.append(StoredRecord(encoding: DeclaredRecord(response)))
+            return StoredRecord(encoding: DeclaredRecord(response))
         }
-        let state = try AccountState.load(account: account, records: records, directory: Directory())
-        let admin = Principal(accountId: account.id, userId: nil, personId: nil, role: .admin, method: .basic)
-        return (state, admin)
     }
 }

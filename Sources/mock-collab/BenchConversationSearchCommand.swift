@@ -2,8 +2,8 @@ import ArgumentParser
 import CollabCore
 
 /// `mock-collab bench conversation-search`: `conversations/search` with few and with many conversations
-/// in one account, by filter. A participant or id filter is answered from an index and should cost the
-/// same at every size; a topic filter checks every conversation (it is the scan every search was before
+/// in one account, by filter. A participant, state or id filter is answered from an index and should
+/// cost what it finds, whatever the size; a topic filter checks every conversation (it is the scan every search was before
 /// the look-ups). In process, on the account's state (no HTTP): numbers only mean something from a
 /// release build.
 struct BenchConversationSearchCommand: AsyncParsableCommand {
@@ -21,6 +21,7 @@ struct BenchConversationSearchCommand: AsyncParsableCommand {
             let filters: [(name: String, filter: SearchFilter)] = [
                 ("visitorParticipant", SearchFilter(field: "PARTICIPANT_PERSON_ID", op: .anyOf(["visitor-\(middle / 10)"]))),
                 ("id", SearchFilter(field: "ID", op: .equals(.string("conversation-\(middle)")))),
+                ("activeState", SearchFilter(field: "STATE", op: .equals(.string("ACTIVE")))),
                 ("topic", SearchFilter(field: "TOPIC", op: .equals(.string("topic \(middle)")))),
             ]
             for (name, filter) in filters {
@@ -32,8 +33,9 @@ struct BenchConversationSearchCommand: AsyncParsableCommand {
         }
     }
 
-    /// An account's state holding `count` ended conversations, and an admin of it. Conversation `i` is
-    /// about visitor `i / 10`, was taken by agent `i % 50` and has topic `i`.
+    /// An account's state holding `count` conversations, one in a thousand active and the rest ended, and
+    /// an admin of it. Conversation `i` is about visitor `i / 10`, was taken by agent `i % 50` and has
+    /// topic `i`.
     static func account(holding count: Int) throws -> (AccountState, Principal) {
         try SearchBenchOptions.account(holding: count) { index, accountId in
             let at = Timestamp(index)
@@ -41,8 +43,12 @@ struct BenchConversationSearchCommand: AsyncParsableCommand {
                 id: "conversation-\(index)", accountId: accountId, topic: "topic \(index)", recipient: .init(type: .namedArea, id: "area"),
                 initialEngagementType: .chatRequest, creationTimestamp: at
             )
-            conversation.state = .ended
-            conversation.endTimestamp = at
+            if index % 1000 == 0 {
+                conversation.state = .active
+            } else {
+                conversation.state = .ended
+                conversation.endTimestamp = at
+            }
             conversation.participants = [
                 Participation(personId: "visitor-\(index / 10)", type: .contextPerson, joinedTimestamp: at),
                 Participation(personId: "agent-\(index % 50)", type: .assignedAgent, joinedTimestamp: at),

@@ -75,7 +75,7 @@ struct SearchLookupTests {
         try SearchQuery(filters: filters, orderBy: [SearchOrder(field: "CREATION_TIMESTAMP", descending: true)], offset: offset, limit: limit)
     }
 
-    @Test("a conversation search answers as a scan does, and a participant or id filter reads only its rows")
+    @Test("a conversation search answers as a scan does, and a participant, state or id filter reads only its rows")
     func conversations() throws {
         let fixture = try fixture()
         let state = fixture.state
@@ -97,6 +97,10 @@ struct SearchLookupTests {
             try query([SearchFilter(field: "ID", op: .isIn(c.map { .string($0) })), SearchFilter(field: participant, op: .anyOf([a[0]]))],
                 offset: 1, limit: 2),
             try query([SearchFilter(field: participant, op: .anyOf([v[0]])), SearchFilter(field: "NO_SUCH_FIELD", op: .isNull)]),
+            try query([SearchFilter(field: "STATE", op: .equals(.string("QUEUED")))]),
+            try query([SearchFilter(field: "STATE", op: .isIn([.string("ACTIVE"), .string("ENDED")]))], offset: 2, limit: 4),
+            try query([SearchFilter(field: "STATE", op: .equals(.string("ACTIVE"))), SearchFilter(field: participant, op: .anyOf([a[2]]))]),
+            try query([SearchFilter(field: "STATE", op: .notEquals(.string("ACTIVE")))]),
         ]
         for query in queries {
             let indexed = outcome({ () throws(CollabError) in try state.searchConversations(query, for: fixture.admin) }, id: \.id)
@@ -122,6 +126,9 @@ struct SearchLookupTests {
         // Agent 0 accepted none: no candidates at all, whatever the other filters.
         #expect(lookups.candidates(for: try query([SearchFilter(field: participant, op: .anyOf([a[0]]))])) == [])
         #expect(lookups.candidates(for: try query([SearchFilter(field: "TOPIC", op: .equals(.string("t1")))])) == nil)
+        let queued = try #require(lookups.candidates(for: try query([SearchFilter(field: "STATE", op: .equals(.string("QUEUED")))])))
+        #expect(Set(queued) == Set(fixture.conversations.filter { $0.state == .queued }.map(\.id)))
+        #expect(queued.count == 8)
         #expect(lookups.candidates(for: try query([SearchFilter(field: participant, op: .allOf([]))])) == nil)
     }
 

@@ -87,11 +87,12 @@ extension AccountState {
             query, lookups: conversationLookups, row: { conversations[$0] }, all: conversations.values, id: \.id)
     }
 
-    /// What a conversation search can look up: an id, or a participant (`PARTICIPANT_PERSON_ID`, whose
-    /// values are the keys of ``Indexes/conversationByParticipant``).
+    /// What a conversation search can look up: an id, a participant (`PARTICIPANT_PERSON_ID`, whose
+    /// values are the keys of ``Indexes/conversationByParticipant``) or a state.
     var conversationLookups: SearchLookups {
         SearchLookups().adding("ID", conversations.idLookup)
             .adding("PARTICIPANT_PERSON_ID", conversations.lookup(Indexes.conversationByParticipant))
+            .adding("STATE", conversations.lookup(Indexes.conversationByState))
     }
 
     /// The conversations a person takes or took part in, newest first.

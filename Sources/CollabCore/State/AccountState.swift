@@ -19,7 +19,7 @@ public struct AccountState: Sendable {
     public internal(set) var conversations = IndexedTable<Conversation>(
         indexes: [
             Indexes.conversationByParticipant, Indexes.conversationByOpenSource, Indexes.conversationWithRecordings,
-            Indexes.conversationByOpenParticipant,
+            Indexes.conversationByOpenParticipant, Indexes.conversationByState,
         ]
     )
     /// Messages per conversation, in sequence order.
@@ -260,6 +260,8 @@ enum Indexes {
     static let conversationByOpenParticipant = TableIndex<Conversation>(3) { conversation in
         conversation.state == .ended ? [] : participantIds(conversation)
     }
+    /// Conversations by state (`STATE` in searches: the open ones are a few among many ended).
+    static let conversationByState = TableIndex<Conversation>(4) { [$0.state.rawValue] }
     /// A conversation's participants' person ids, each once: the keys of the participant indexes.
     static func participantIds(_ conversation: Conversation) -> [String] { Array(Set(conversation.participants.map(\.personId))).sorted() }
     static let clientByPerson = TableIndex<ClientSession>(0) { [$0.personId] }

@@ -157,11 +157,19 @@ struct SearchLookupTests {
             try query([SearchFilter(field: "SOURCE_ID", op: .isIn([.string("v1"), .string(agentUser.id), .string("v9")]))]),
             try query([SearchFilter(field: "SOURCE_ID", op: .startsWith("v"))], offset: 2, limit: 3),
             try query([SearchFilter(field: "ID", op: .equals(.string(fixture.visitors[2].id)))]),
+            try query([SearchFilter(field: "PERSON_TYPE", op: .equals(.string("AGENT")))]),
+            try query([SearchFilter(field: "PERSON_TYPE", op: .isIn([.string("VISITOR"), .string("BOT")]))], offset: 1, limit: 3),
+            try query([SearchFilter(field: "PERSON_TYPE", op: .notEquals(.string("VISITOR")))]),
         ]
         for query in personQueries {
             let indexed = outcome({ () throws(CollabError) in try state.searchPersons(query, for: fixture.admin) }, id: \.id)
             let scanned = outcome({ () throws(CollabError) in try SearchSchemas.person.run(query, over: state.persons.values, id: \.id) }, id: \.id)
             #expect(indexed == scanned, "\(query.filters)")
+            let agents = outcome({ () throws(CollabError) in try state.searchPersons(query, type: .agent, for: fixture.admin) }, id: \.id)
+            let agentsScanned = outcome({ () throws(CollabError) in
+                try SearchSchemas.person.run(query, over: state.persons.values.filter { $0.personType == .agent }, id: \.id)
+            }, id: \.id)
+            #expect(agents == agentsScanned, "\(query.filters)")
             let visitors = outcome({ () throws(CollabError) in try state.searchPersons(query, type: .visitor, for: fixture.admin) }, id: \.id)
             let visitorsScanned = outcome({ () throws(CollabError) in
                 try SearchSchemas.person.run(query, over: state.persons.values.filter { $0.personType == .visitor }, id: \.id)
@@ -185,6 +193,13 @@ struct SearchLookupTests {
             let callsScanned = outcome({ () throws(CollabError) in try SearchSchemas.call.run(query, over: state.calls.values, id: \.id) }, id: \.id)
             #expect(calls == callsScanned, "\(query.filters)")
         }
+        // An agent list reads the agents only (the admin and three agents: four of twelve persons).
+        let agentIds = Set(state.persons.values.filter { $0.personType == .agent }.map(\.id))
+        #expect(agentIds.count == 4)
+        #expect(state.personLookups(type: .agent).candidates(for: try query([])).map(Set.init) == agentIds)
+        #expect(state.personLookups(type: nil).candidates(for: try query([])) == nil, "an untyped search without filters reads every person")
+        let oneVisitor = try query([SearchFilter(field: "SOURCE_ID", op: .equals(.string("v3")))])
+        #expect(state.personLookups(type: .visitor).candidates(for: oneVisitor) == [fixture.visitors[3].id], "a narrower filter wins")
         #expect(state.invitations.count == 8)
         #expect(state.calls.count == 4)
     }

@@ -8,6 +8,8 @@
 struct SearchLookups {
     /// Field name → the ids of the rows whose field holds (or whose list field contains) the key.
     private var lookups: [String: (String) -> Set<String>] = [:]
+    /// The ids every row the search may answer is among, whatever the filters (``narrowing(to:)``).
+    private var base: Set<String>?
 
     /// No look-ups: every search reads the table.
     init() {}
@@ -20,10 +22,18 @@ struct SearchLookups {
         return copy
     }
 
-    /// The ids every match of `query` is among, from the filter whose look-up gives the fewest; `nil` when
-    /// no filter can be looked up (then the search reads the table).
+    /// Confines every search to `ids` (rows the search answers only from among them, such as the persons
+    /// of one type for `searchAgents`): the candidates when no filter's look-up gives fewer.
+    func narrowing(to ids: Set<String>) -> Self {
+        var copy = self
+        copy.base = ids
+        return copy
+    }
+
+    /// The ids every match of `query` is among, from the filter whose look-up gives the fewest (or the
+    /// ``narrowing(to:)`` set, when smaller); `nil` when neither applies (then the search reads the table).
     func candidates(for query: SearchQuery) -> [String]? {
-        var best: Set<String>?
+        var best = base
         for filter in query.filters {
             guard let lookup = lookups[filter.field], let keys = filter.op.pinnedKeys else { continue }
             var ids = Set<String>()
@@ -79,7 +89,7 @@ extension SearchSchema {
 extension IndexedTable {
     /// The look-up of the rows' own ids (the `ID` field).
     var idLookup: (String) -> Set<String> {
-        { [self] id in self[id] == nil ? [] : [id] }
+        { [self] id in self.contains(id) ? [id] : [] }
     }
 
     /// The look-up of `index`.

@@ -75,13 +75,21 @@ extension AccountState {
         _ = try callerAccountId(principal)
         let rules = visibilityRules(for: principal)
         func shown(_ person: Person) -> Bool { (type == nil || person.personType == type) && rules.allows(person, in: self) }
-        // A source id names one person per source (``personIdBySource``).
-        let lookups = SearchLookups().adding("ID") { [persons] in persons[$0] == nil ? [] : [$0] }
+        return try SearchSchemas.person.run(
+            query, lookups: personLookups(type: type), row: { persons[$0].flatMap { shown($0) ? $0 : nil } },
+            all: persons.values.lazy.filter(shown), id: \.id)
+    }
+
+    /// What a person search can look up: an id, a type, a source id (which names one person per source,
+    /// ``personIdBySource``). A search of one type (`searchAgents` and its kind) reads the persons of that
+    /// type only, not every visitor.
+    func personLookups(type: Person.PersonType?) -> SearchLookups {
+        let lookups = SearchLookups().adding("ID", persons.idLookup).adding("PERSON_TYPE", persons.lookup(Indexes.personByType))
             .adding("SOURCE_ID") { [personIdBySource] sourceId in
                 Set(Person.Source.allCases.compactMap { personIdBySource[PersonSourceKey(source: $0, sourceId: sourceId)] })
             }
-        return try SearchSchemas.person.run(
-            query, lookups: lookups, row: { persons[$0].flatMap { shown($0) ? $0 : nil } }, all: persons.values.lazy.filter(shown), id: \.id)
+        guard let type else { return lookups }
+        return lookups.narrowing(to: persons.ids(Indexes.personByType, type.rawValue))
     }
 
     /// Refuses a new person beyond the account's ``StoredRecordLimits/personsPerAccount``.

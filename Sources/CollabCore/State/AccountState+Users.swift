@@ -245,6 +245,6 @@ extension AccountState {
     /// The id of ``person(ofUser:)``, found without copying the person (basic authentication asks it
     /// on every request).
     public func personId(ofUser user: User) -> String? {
-        personIdBySource[PersonSourceKey(source: .userDB, sourceId: user.id)].flatMap { persons.index(forKey: $0) == nil ? nil : $0 }
+        personIdBySource[PersonSourceKey(source: .userDB, sourceId: user.id)].flatMap { persons.contains($0) ? $0 : nil }
     }
 }

@@ -13,7 +13,7 @@ public struct AccountState: Sendable {
     /// The account this shard holds.
     public internal(set) var account: Account
     public internal(set) var users = IndexedTable<User>(indexes: [Indexes.userByTeam])
-    public internal(set) var persons: [String: Person] = [:]
+    public internal(set) var persons = IndexedTable<Person>(indexes: [Indexes.personByType])
     public internal(set) var sessions = IndexedTable<AuthSession>(indexes: [Indexes.sessionByUser, Indexes.sessionByPerson])
     public internal(set) var jwtSettings: [String: JWTValidationSettings] = [:]
     public internal(set) var conversations = IndexedTable<Conversation>(
@@ -245,6 +245,8 @@ enum Indexes {
     static let sessionByUser = TableIndex<AuthSession>(0) { $0.userId.map { [$0] } ?? [] }
     /// Sessions by person (visitors' sessions have no user).
     static let sessionByPerson = TableIndex<AuthSession>(1) { [$0.personId] }
+    /// Persons by type (agents, visitors, bots, system): an agent list reads the agents only.
+    static let personByType = TableIndex<Person>(0) { [$0.personType.rawValue] }
     static let conversationByParticipant = TableIndex<Conversation>(0) { participantIds($0) }
     /// Conversations that have not ended, by source id and external messenger channel (`getBySourceIdAndChannelId`).
     static let conversationByOpenSource = TableIndex<Conversation>(1) { conversation in

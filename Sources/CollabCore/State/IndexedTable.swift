@@ -68,6 +68,9 @@ public struct IndexedTable<Entity: Sendable>: Sendable {
         postings[index.slot][key]?.count ?? 0
     }
 
+    /// Whether a row has `id` (without copying the row).
+    public func contains(_ id: String) -> Bool { rows.index(forKey: id) != nil }
+
     public var values: Dictionary<String, Entity>.Values { rows.values }
     public var keys: Dictionary<String, Entity>.Keys { rows.keys }
     public var count: Int { rows.count }

@@ -23,7 +23,8 @@ struct SearchLookupTests {
         _ = try shards.apply(
             seed: Seed(accounts: [
                 .init(
-                    name: "a", users: [.init(username: "a-admin", role: .admin)] + (0..<3).map { .init(username: "agent\($0)", role: .registeredUser) },
+                    name: "a",
+                    users: [.init(username: "a-admin", role: .admin)] + (0..<3).map { .init(username: "agent\($0)", role: .registeredUser) },
                     persons: (0..<8).map { .init(sourceId: "v\($0)", personType: .visitor) }
                 ),
             ]),

@@ -32,13 +32,10 @@ struct BackendBasicsRoutes {
         }
 
         let history = group.group("conversationhistory")
-        history.operation(.post, "search", role: .registeredUser) { request, context in
-            let query = try await env.decode(WebQuery.self, from: request).searchQuery(expectedType: "ConversationHistoryQuery")
-            let page = try env.read(context.principal) { state throws(CollabError) in
-                try state.searchConversationHistory(query, for: context.principal)
-                    .webResult("ConversationHistoryDataResult", offset: query.offset) { state.webHistory($0, for: context.principal) }
-            }
-            return JSONBody.response(page)
+        history.searchOperation(role: .registeredUser, queryType: "ConversationHistoryQuery", environment: env) {
+            state, query, _, context throws(CollabError) in
+            try state.searchConversationHistory(query, for: context.principal)
+                .webResult("ConversationHistoryDataResult", offset: query.offset) { state.webHistory($0, for: context.principal) }
         }
         history.operation(.post, ":conversationId/exportMessageLog", role: .admin) { request, context in
             let id = try context.pathParameter("conversationId")
@@ -83,14 +80,10 @@ struct BackendBasicsRoutes {
             return JSONBody.response(page)
         }
         let presences = group.group("personpresences")
-        presences.operation(.post, "search", role: .admin) { request, context in
-            let query = try await env.decode(WebQuery.self, from: request).searchQuery(expectedType: "PersonPresenceQuery")
-            let page = try env.read(context.principal) { state throws(CollabError) in
-                try state.searchPersonPresences(query, for: context.principal).webResult("PersonPresenceResult", offset: query.offset) {
-                    WebPersonPresence($0, device: state.device(forClient: $0.id))
-                }
+        presences.searchOperation(role: .admin, queryType: "PersonPresenceQuery", environment: env) { state, query, _, context throws(CollabError) in
+            try state.searchPersonPresences(query, for: context.principal).webResult("PersonPresenceResult", offset: query.offset) {
+                WebPersonPresence($0, device: state.device(forClient: $0.id))
             }
-            return JSONBody.response(page)
         }
         presences.operation(.get, ":presenceId/read", role: .admin) { _, context in
             let id = try context.pathParameter("presenceId")

@@ -29,13 +29,11 @@ struct ConversationsRoutes {
             }
             return JSONBody.response(conversation)
         }
-        conversations.operation(.post, "search", role: .registeredUser) { request, context in
-            let query = try await env.decode(WebQuery.self, from: request).searchQuery(expectedType: "ConversationQuery")
-            let page = try env.read(context.principal) { state throws(CollabError) in
-                let page = try state.searchConversations(query, for: context.principal)
-                return page.webResult("ConversationResult", offset: query.offset) { state.webConversation($0) }
+        conversations.searchOperation(role: .registeredUser, queryType: "ConversationQuery", environment: env) {
+            state, query, _, context throws(CollabError) in
+            try state.searchConversations(query, for: context.principal).webResult("ConversationResult", offset: query.offset) {
+                state.webConversation($0)
             }
-            return JSONBody.response(page)
         }
         conversations.operation(.post, ":conversationId/end", role: .registeredUser) { request, context in
             let id = try context.pathParameter("conversationId")
@@ -101,12 +99,8 @@ struct ConversationsRoutes {
             }
             return JSONBody.response(call)
         }
-        calls.operation(.post, "search", role: .registeredUser) { request, context in
-            let query = try await env.decode(WebQuery.self, from: request).searchQuery(expectedType: "CallQuery")
-            let page = try env.read(context.principal) { state throws(CollabError) in
-                try state.searchCalls(query, for: context.principal).webResult("CallResult", offset: query.offset) { state.webCall($0) }
-            }
-            return JSONBody.response(page)
+        calls.searchOperation(role: .registeredUser, queryType: "CallQuery", environment: env) { state, query, _, context throws(CollabError) in
+            try state.searchCalls(query, for: context.principal).webResult("CallResult", offset: query.offset) { state.webCall($0) }
         }
 
         group.group("bots").operation(.post, "sendMessage", role: .admin) { request, context in

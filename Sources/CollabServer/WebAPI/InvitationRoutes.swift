@@ -85,15 +85,11 @@ struct InvitationRoutes {
             let invitation = try env.read(context.principal) { state throws(CollabError) in try state.invitation(id, for: context.principal) }
             return JSONBody.response(WebInvitation(invitation, now: env.clock.now()))
         }
-        group.operation(.post, "search", role: .admin) { request, context in
-            let query = try await env.decode(WebQuery.self, from: request).searchQuery(expectedType: "ConversationInvitationQuery")
+        group.searchOperation(role: .admin, queryType: "ConversationInvitationQuery", environment: env) {
+            state, query, _, context throws(CollabError) in
             let now = env.clock.now()
-            let page = try env.read(context.principal) { state throws(CollabError) in
-                try state.searchInvitations(query, now: now, for: context.principal).webResult("ConversationInvitationResult", offset: query.offset) {
-                    WebInvitation($0, now: now)
-                }
-            }
-            return JSONBody.response(page)
+            let page = try state.searchInvitations(query, now: now, for: context.principal)
+            return page.webResult("ConversationInvitationResult", offset: query.offset) { WebInvitation($0, now: now) }
         }
         group.operation(.post, ":invitationId/revoke", role: .admin) { _, context in
             let id = try context.pathParameter("invitationId")

@@ -91,16 +91,12 @@ struct PersonsRoutes {
     private func search(
         _ path: String, queryType: String, personType: Person.PersonType?, role: AuthorizationRole, on group: RouterGroup<CollabRequestContext>
     ) {
-        let env = environment
-        group.operation(.post, RouterPath(path), role: role) { request, context in
+        group.searchOperation(RouterPath(path), role: role, queryType: queryType, environment: environment) {
+            state, query, request, context throws(CollabError) in
             let expand = try Expansion(request)
-            let query = try await env.decode(WebQuery.self, from: request).searchQuery(expectedType: queryType)
-            let result = try env.read(context.principal) { state throws(CollabError) in
-                try state.searchPersons(query, type: personType, for: context.principal).webResult("PersonResult", offset: query.offset) {
-                    state.webPerson($0, expand: expand)
-                }
+            return try state.searchPersons(query, type: personType, for: context.principal).webResult("PersonResult", offset: query.offset) {
+                state.webPerson($0, expand: expand)
             }
-            return JSONBody.response(result)
         }
     }
 }

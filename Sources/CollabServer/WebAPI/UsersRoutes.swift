@@ -53,11 +53,9 @@ struct UsersRoutes {
             let user = try env.read(context.principal) { state throws(CollabError) in try state.user(username: username, for: context.principal) }
             return JSONBody.response(WebUser(user, expand: expand))
         }
-        group.operation(.post, "search", role: .registeredUser) { request, context in
+        group.searchOperation(role: .registeredUser, queryType: "UserQuery", environment: env) { state, query, request, context throws(CollabError) in
             let expand = try Expansion(request)
-            let query = try await env.decode(WebQuery.self, from: request).searchQuery(expectedType: "UserQuery")
-            let page = try env.read(context.principal) { state throws(CollabError) in try state.searchUsers(query, for: context.principal) }
-            return JSONBody.response(page.webResult("UserResult", offset: query.offset) { WebUser($0, expand: expand) })
+            return try state.searchUsers(query, for: context.principal).webResult("UserResult", offset: query.offset) { WebUser($0, expand: expand) }
         }
         group.operation(.post, "update", role: .registeredUser) { request, context in
             let expand = try Expansion(request)

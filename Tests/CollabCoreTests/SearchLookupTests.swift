@@ -16,7 +16,7 @@ struct SearchLookupTests {
     }
 
     /// Account "a": an admin, 3 agents, 8 visitors, 24 conversations (two of three accepted by an agent),
-    /// a PIN invitation to every third one and a call in four of the accepted ones.
+    /// a PIN invitation to every third one (one of them revoked) and a call in four of the accepted ones.
     func fixture() throws -> Fixture {
         var shards = ShardSet(directory: Directory())
         var changes = ChangeSet()
@@ -49,8 +49,9 @@ struct SearchLookupTests {
                     conversation.id, agentPersonId: agents[index % agents.count].id, accountId: state.accountId, context: at, changes: &changes)
             }
             if index % 3 == 0 {
-                _ = try state.inviteAnonymousVisitor(
+                let invitation = try state.inviteAnonymousVisitor(
                     .pin, conversationId: conversation.id, nickname: nil, creatorPersonId: nil, for: admin, context: at, changes: &changes)
+                if index == 12 { _ = try state.revokeInvitation(invitation.id, for: admin, context: at, changes: &changes) }
             }
             if index % 4 == 1, index % 3 != 0 {
                 _ = try state.startCall(
@@ -60,6 +61,14 @@ struct SearchLookupTests {
             conversations.append(conversation)
         }
         return Fixture(state: state, admin: admin, agents: agents, visitors: visitors, conversations: conversations)
+    }
+
+    /// Expects two outcomes to agree, and the search to have answered: a refusal on both sides would agree
+    /// without testing anything (only the query that names an unknown field on purpose is refused).
+    func expectSame(_ indexed: String, _ scanned: String, _ query: SearchQuery, sourceLocation: SourceLocation = #_sourceLocation) {
+        #expect(indexed == scanned, "\(query.filters)", sourceLocation: sourceLocation)
+        let refusedOnPurpose = query.filters.contains { $0.field == "NO_SUCH_FIELD" }
+        #expect(indexed.hasPrefix("refused:") == refusedOnPurpose, "\(query.filters): \(indexed)", sourceLocation: sourceLocation)
     }
 
     /// The ids and paging of a page, or the refusal's message: what two searches must agree on.
@@ -72,6 +81,7 @@ struct SearchLookupTests {
         }
     }
 
+    /// A query, newest first.
     func query(_ filters: [SearchFilter], offset: Int? = nil, limit: Int? = nil) throws -> SearchQuery {
         try SearchQuery(filters: filters, orderBy: [SearchOrder(field: "CREATION_TIMESTAMP", descending: true)], offset: offset, limit: limit)
     }
@@ -102,18 +112,22 @@ struct SearchLookupTests {
             try query([SearchFilter(field: "STATE", op: .isIn([.string("ACTIVE"), .string("ENDED")]))], offset: 2, limit: 4),
             try query([SearchFilter(field: "STATE", op: .equals(.string("ACTIVE"))), SearchFilter(field: participant, op: .anyOf([a[2]]))]),
             try query([SearchFilter(field: "STATE", op: .notEquals(.string("ACTIVE")))]),
+            try query([SearchFilter(field: "ASSIGNEE_PERSON_ID", op: .equals(.string(a[1])))]),
+            try query([SearchFilter(field: "ASSIGNEE_PERSON_ID", op: .isIn([.string(a[2]), .string(v[0])]))]),
+            try query([SearchFilter(field: "CONTEXT_PERSON_ID", op: .equals(.string(v[5])))]),
+            try query([SearchFilter(field: "CONTEXT_PERSON_ID", op: .equals(.string(a[1])))]),
         ]
         for query in queries {
             let indexed = outcome({ () throws(CollabError) in try state.searchConversations(query, for: fixture.admin) }, id: \.id)
             let scanned = outcome({ () throws(CollabError) in
                 try SearchSchemas.conversation.run(query, over: state.conversations.values, id: \.id)
             }, id: \.id)
-            #expect(indexed == scanned, "\(query.filters)")
+            expectSame(indexed, scanned, query)
             let history = outcome({ () throws(CollabError) in try state.searchConversationHistory(query, for: fixture.admin) }, id: \.id)
             let historyScanned = outcome({ () throws(CollabError) in
                 try SearchSchemas.conversationHistory.run(query, over: state.conversations.values, id: \.id)
             }, id: \.id)
-            #expect(history == historyScanned, "\(query.filters)")
+            expectSame(history, historyScanned, query)
         }
         // The plan: a visitor's conversations only, the smallest of two pinned filters, the scan without one.
         let lookups = state.conversationLookups
@@ -150,7 +164,7 @@ struct SearchLookupTests {
         for query in userQueries {
             let indexed = outcome({ () throws(CollabError) in try state.searchUsers(query, for: fixture.admin) }, id: \.id)
             let scanned = outcome({ () throws(CollabError) in try SearchSchemas.user.run(query, over: state.users.values, id: \.id) }, id: \.id)
-            #expect(indexed == scanned, "\(query.filters)")
+            expectSame(indexed, scanned, query)
         }
         let personQueries: [SearchQuery] = [
             try query([]),
@@ -165,17 +179,17 @@ struct SearchLookupTests {
         for query in personQueries {
             let indexed = outcome({ () throws(CollabError) in try state.searchPersons(query, for: fixture.admin) }, id: \.id)
             let scanned = outcome({ () throws(CollabError) in try SearchSchemas.person.run(query, over: state.persons.values, id: \.id) }, id: \.id)
-            #expect(indexed == scanned, "\(query.filters)")
+            expectSame(indexed, scanned, query)
             let agents = outcome({ () throws(CollabError) in try state.searchPersons(query, type: .agent, for: fixture.admin) }, id: \.id)
             let agentsScanned = outcome({ () throws(CollabError) in
                 try SearchSchemas.person.run(query, over: state.persons.values.filter { $0.personType == .agent }, id: \.id)
             }, id: \.id)
-            #expect(agents == agentsScanned, "\(query.filters)")
+            expectSame(agents, agentsScanned, query)
             let visitors = outcome({ () throws(CollabError) in try state.searchPersons(query, type: .visitor, for: fixture.admin) }, id: \.id)
             let visitorsScanned = outcome({ () throws(CollabError) in
                 try SearchSchemas.person.run(query, over: state.persons.values.filter { $0.personType == .visitor }, id: \.id)
             }, id: \.id)
-            #expect(visitors == visitorsScanned, "\(query.filters)")
+            expectSame(visitors, visitorsScanned, query)
         }
         let byConversation = [c[0], c[3], c[4]]
         let invitationAndCallQueries: [SearchQuery] = [
@@ -184,15 +198,32 @@ struct SearchLookupTests {
             try query([SearchFilter(field: "CONVERSATION_ID", op: .isIn(byConversation.map { .string($0) }))]),
             try query([SearchFilter(field: "CONVERSATION_ID", op: .equals(.string(c[1])))]),
         ]
+        let invitationStateQueries: [SearchQuery] = try ["OPEN", "EXPIRED", "REDEEMED", "REVOKED"].map {
+            try query([SearchFilter(field: "INVITATION_STATE", op: .equals(.string($0)))])
+        } + [try query([SearchFilter(field: "INVITATION_STATE", op: .isIn([.string("OPEN"), .string("REVOKED")]))])]
+        // Read before the PINs' expiry, and when half of them have expired: the scan reads each invitation's
+        // state at the same instant.
+        for now: Timestamp in [5_000, 2_000 + Invitation.pinLifetime + 10] {
+            for query in invitationStateQueries {
+                let indexed = outcome({ () throws(CollabError) in try state.searchInvitations(query, now: now, for: fixture.admin) }, id: \.id)
+                let scanned = outcome({ () throws(CollabError) in
+                    try SearchSchemas.invitation.run(
+                        query, over: state.invitations.values.map { var read = $0; read.state = $0.state(at: now); return read }, id: \.id)
+                }, id: \.id)
+                expectSame(indexed, scanned, query)
+            }
+        }
         for query in invitationAndCallQueries {
             let invitations = outcome({ () throws(CollabError) in try state.searchInvitations(query, now: 5_000, for: fixture.admin) }, id: \.id)
             let invitationsScanned = outcome({ () throws(CollabError) in
                 try SearchSchemas.invitation.run(query, over: state.invitations.values, id: \.id)
             }, id: \.id)
-            #expect(invitations == invitationsScanned, "\(query.filters)")
-            let calls = outcome({ () throws(CollabError) in try state.searchCalls(query, for: fixture.admin) }, id: \.id)
-            let callsScanned = outcome({ () throws(CollabError) in try SearchSchemas.call.run(query, over: state.calls.values, id: \.id) }, id: \.id)
-            #expect(calls == callsScanned, "\(query.filters)")
+            expectSame(invitations, invitationsScanned, query)
+            var callQuery = query
+            callQuery.orderBy = [SearchOrder(field: "INITIATION_TIMESTAMP", descending: true)]
+            let calls = outcome({ () throws(CollabError) in try state.searchCalls(callQuery, for: fixture.admin) }, id: \.id)
+            let callsScanned = outcome({ () throws(CollabError) in try SearchSchemas.call.run(callQuery, over: state.calls.values, id: \.id) }, id: \.id)
+            expectSame(calls, callsScanned, callQuery)
         }
         // An agent list reads the agents only (the admin and three agents: four of twelve persons).
         let agentIds = Set(state.persons.values.filter { $0.personType == .agent }.map(\.id))

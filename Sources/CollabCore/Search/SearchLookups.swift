@@ -14,8 +14,9 @@ struct SearchLookups {
     /// No look-ups: every search reads the table.
     init() {}
 
-    /// Adds a look-up for `field`; `ids` must give every row whose `field` holds (or, for a list field,
-    /// contains) the key, or the search misses rows a scan would find.
+    /// Adds a look-up for `field`; `ids` must give at least every row whose `field` holds (or, for a list
+    /// field, contains) the key, or the search misses rows a scan would find. More is allowed: the filters
+    /// still run on what it gives.
     func adding(_ field: String, _ ids: @escaping (String) -> Set<String>) -> Self {
         var copy = self
         copy.lookups[field] = ids

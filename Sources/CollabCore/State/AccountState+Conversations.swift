@@ -88,10 +88,12 @@ extension AccountState {
     }
 
     /// What a conversation search can look up: an id, a participant (`PARTICIPANT_PERSON_ID`, whose
-    /// values are the keys of ``Indexes/conversationByParticipant``) or a state.
+    /// values are the keys of ``Indexes/conversationByParticipant``), the assigned agent or the context
+    /// person (each a participant, so that index holds every conversation they name), or a state.
     var conversationLookups: SearchLookups {
-        SearchLookups().adding("ID", conversations.idLookup)
-            .adding("PARTICIPANT_PERSON_ID", conversations.lookup(Indexes.conversationByParticipant))
+        let participants = conversations.lookup(Indexes.conversationByParticipant)
+        return SearchLookups().adding("ID", conversations.idLookup).adding("PARTICIPANT_PERSON_ID", participants)
+            .adding("ASSIGNEE_PERSON_ID", participants).adding("CONTEXT_PERSON_ID", participants)
             .adding("STATE", conversations.lookup(Indexes.conversationByState))
     }
 

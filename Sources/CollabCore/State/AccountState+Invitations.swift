@@ -17,6 +17,11 @@ extension AccountState {
         }
         let lookups = SearchLookups().adding("ID", invitations.idLookup)
             .adding("CONVERSATION_ID", invitations.lookup(Indexes.invitationByConversation))
+            .adding("INVITATION_STATE") { [invitations] state in
+                // The state read at `now`: an EXPIRED one is stored OPEN (or, never written so, EXPIRED).
+                let stored = state == Invitation.State.expired.rawValue ? [Invitation.State.open.rawValue, state] : [state]
+                return stored.reduce(into: Set<String>()) { $0.formUnion(invitations.ids(Indexes.invitationByStoredState, $1)) }
+            }
         return try SearchSchemas.invitation.run(
             query, lookups: lookups, row: { invitations[$0].map(read) }, all: invitations.values.lazy.map(read), id: \.id)
     }

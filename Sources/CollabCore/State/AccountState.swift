@@ -41,7 +41,7 @@ public struct AccountState: Sendable {
         indexes: [Indexes.coBrowsingByOpenConversation, Indexes.coBrowsingByOpenVisitor, Indexes.coBrowsingByConversation])
     public internal(set) var invitations = IndexedTable<Invitation>(indexes: [
         Indexes.invitationByOpenToken, Indexes.invitationByConversation, Indexes.invitationByOpenAgentTarget, Indexes.invitationByOpenTeamTarget,
-        Indexes.invitationByOpenSecondaryTarget,
+        Indexes.invitationByOpenSecondaryTarget, Indexes.invitationByStoredState,
     ])
     public internal(set) var botDialogs = IndexedTable<BotDialog>(indexes: [Indexes.dialogByOpenConversation])
     /// The entities of every declared kind (``EntityRegistry``), with their indexes.
@@ -299,6 +299,8 @@ enum Indexes {
     }
     /// Open invitations by the secondary targets who may still accept them.
     static let invitationByOpenSecondaryTarget = TableIndex<Invitation>(4) { $0.state == .open ? $0.pendingSecondaryTargets : [] }
+    /// Invitations by the state they are stored in (an OPEN one past its expiry reads as EXPIRED).
+    static let invitationByStoredState = TableIndex<Invitation>(5) { [$0.state.rawValue] }
     /// Offered and open bot dialogs by conversation.
     static let dialogByOpenConversation = TableIndex<BotDialog>(0) { $0.state == .finished ? [] : [$0.conversationId] }
 }

@@ -222,7 +222,9 @@ struct SearchLookupTests {
             var callQuery = query
             callQuery.orderBy = [SearchOrder(field: "INITIATION_TIMESTAMP", descending: true)]
             let calls = outcome({ () throws(CollabError) in try state.searchCalls(callQuery, for: fixture.admin) }, id: \.id)
-            let callsScanned = outcome({ () throws(CollabError) in try SearchSchemas.call.run(callQuery, over: state.calls.values, id: \.id) }, id: \.id)
+            let callsScanned = outcome({ () throws(CollabError) in
+                try SearchSchemas.call.run(callQuery, over: state.calls.values, id: \.id)
+            }, id: \.id)
             expectSame(calls, callsScanned, callQuery)
         }
         // An agent list reads the agents only (the admin and three agents: four of twelve persons).

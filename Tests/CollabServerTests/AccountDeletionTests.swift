@@ -11,11 +11,7 @@ import Testing
 /// something per account (``AccountScopedPart``) through the committed stream, so a server whose tenants
 /// come and go (a CI suite making an account per test) does not grow with the ones that went.
 @Suite("Deleting an account")
-struct AccountDeletionTests {
-    static let root = InProcessServer.basic("root", "root")
-    static let betaAdmin = InProcessServer.basic("beta-admin", "pw-b")
-    static let alphaAdmin = InProcessServer.basic("alpha-admin", "pw-a")
-
+struct AccountDeletionTests: TwoAccountLogins {
     /// Gives beta something in every per-account part: a verified credential and an encoded answer, a
     /// fault rule, live events (a started client's conversation) and a wrong invitation token.
     static func useBeta(_ server: InProcessServer) async throws -> String {

@@ -11,7 +11,7 @@ import Testing
 /// secondary targets, global file-upload interceptors for super admins only, and secrets shown only as the
 /// Web API shows them.
 @Suite("Inspector: entities")
-struct EntityInspectorTests {
+struct EntityInspectorTests: TwoAccountLogins {
     static let suggestionSecret = "sugsec-alpha-1f2e3d4c5b"
     static let messengerSecret = "emsec-alpha-4a5b6c7d8e"
     static let globalSecret = "gfisec-inspector-9f8e7d"
@@ -39,9 +39,6 @@ struct EntityInspectorTests {
         return seed
     }()
 
-    static let root = InProcessServer.basic("root", "root")
-    static let alphaAdmin = InProcessServer.basic("alpha-admin", "pw-a")
-    static let betaAdmin = InProcessServer.basic("beta-admin", "pw-b")
 
     static func json(_ answer: InProcessServer.Answer) throws -> Any {
         try JSONSerialization.jsonObject(with: Data(answer.text.utf8))

@@ -10,11 +10,7 @@ import Testing
 /// latency, matching, limits, expiry on the server clock, seeded determinism, isolation between
 /// accounts and bad input.
 @Suite("Fault rules")
-struct FaultRuleTests {
-    static let root = InProcessServer.basic("root", "root")
-    static let alphaAdmin = InProcessServer.basic("alpha-admin", "pw-a")
-    static let betaAdmin = InProcessServer.basic("beta-admin", "pw-b")
-
+struct FaultRuleTests: TwoAccountLogins {
     /// A started alpha visitor with a conversation: its bearer header and the conversation's id.
     static func visitor(_ server: InProcessServer, key: String = "alpha-key", device: String = "phone") async throws -> (String, String) {
         let start = try await server.call(

@@ -11,8 +11,7 @@ import Testing
 /// control API), confined to their account, validated like the control API's with the place in the
 /// file named, idempotent, and back after a reset.
 @Suite("Fault rules in seed files")
-struct SeedFaultTests {
-    static let root = InProcessServer.basic("root", "root")
+struct SeedFaultTests: TwoAccountLogins {
 
     /// `twoAccountSeed` with a 418 on alpha's `getCurrentAccount` and a latency rule for alpha's mobile API.
     static var seedWithFaults: Seed {
@@ -40,13 +39,13 @@ struct SeedFaultTests {
             #expect(installed.map(\.description) == [nil, "slow phones"])
 
             let alpha = try await server.call(
-                .get, "/app/rest/v4/accounts/getCurrentAccount", authorization: InProcessServer.basic("alpha-admin", "pw-a"))
+                .get, "/app/rest/v4/accounts/getCurrentAccount", authorization: Self.alphaAdmin)
             #expect(alpha.status.code == 418)
             #expect(alpha.text.contains("seeded fault"))
             let beta = try await server.call(
-                .get, "/app/rest/v4/accounts/getCurrentAccount", authorization: InProcessServer.basic("beta-admin", "pw-b"))
+                .get, "/app/rest/v4/accounts/getCurrentAccount", authorization: Self.betaAdmin)
             #expect(beta.status == .ok, "another account's requests are never hit")
-            let betaRules = try await server.call(.get, "/_mock/v1/faults", authorization: InProcessServer.basic("beta-admin", "pw-b"))
+            let betaRules = try await server.call(.get, "/_mock/v1/faults", authorization: Self.betaAdmin)
                 .decode(FaultRuleList.self)
             #expect(betaRules.rules.isEmpty, "another account's admin does not see the seed's rules")
 

@@ -13,8 +13,7 @@ import Testing
 /// The routes of fixed paths, found with one hash look-up in front of the router (``StaticRoutesFirst``):
 /// only fixed paths are taken there, and every request is answered as the router alone answers it.
 @Suite("Routes of fixed paths")
-struct StaticRoutesTests {
-    static let admin = InProcessServer.basic("alpha-admin", "pw-a")
+struct StaticRoutesTests: TwoAccountLogins {
 
     @Test("the table holds the fixed paths of every surface, and no path with a parameter or wildcard")
     func table() async throws {
@@ -37,16 +36,16 @@ struct StaticRoutesTests {
         try await InProcessServer.with(seed: twoAccountSeed) { server in
             let transport = try ServerTransport(configuration: server.server.environment.configuration, logger: server.server.logger)
             let (router, _) = server.server.buildResponder(transport: transport)
-            let account = try await server.call(.get, "/app/rest/v4/accounts/getCurrentAccount", authorization: Self.admin)
+            let account = try await server.call(.get, "/app/rest/v4/accounts/getCurrentAccount", authorization: Self.alphaAdmin)
                 .decode(WebAccount.self)
             let requests: [(HTTPRequest.Method, String, String?)] = [
-                (.get, "/app/rest/v4/accounts/getCurrentAccount", Self.admin),
+                (.get, "/app/rest/v4/accounts/getCurrentAccount", Self.alphaAdmin),
                 (.get, "/app/rest/v4/accounts/getCurrentAccount", nil),
-                (.get, "/app/rest/v4/accounts/getCurrentAccount/", Self.admin),
-                (.post, "/app/rest/v4/accounts/getCurrentAccount", Self.admin),
-                (.get, "/app/rest/v4/accounts/\(account.id ?? "")/read", Self.admin),
-                (.get, "/app/rest/v4/accounts/\(account.id ?? "")", Self.admin),
-                (.get, "/app/rest/v4/accounts/no-such-operation", Self.admin),
+                (.get, "/app/rest/v4/accounts/getCurrentAccount/", Self.alphaAdmin),
+                (.post, "/app/rest/v4/accounts/getCurrentAccount", Self.alphaAdmin),
+                (.get, "/app/rest/v4/accounts/\(account.id ?? "")/read", Self.alphaAdmin),
+                (.get, "/app/rest/v4/accounts/\(account.id ?? "")", Self.alphaAdmin),
+                (.get, "/app/rest/v4/accounts/no-such-operation", Self.alphaAdmin),
                 (.get, "/mobile/v1/no-such-route", nil),
                 (.get, "/nowhere", nil),
                 (.get, "/healthz", nil),
@@ -69,7 +68,7 @@ struct StaticRoutesTests {
     @Test("a route found in the table is named by its path in the request metrics, as the router names it")
     func metricsName() async throws {
         try await InProcessServer.with(seed: twoAccountSeed) { server in
-            #expect(try await server.call(.get, "/app/rest/v4/accounts/getCurrentAccount", authorization: Self.admin).status == .ok)
+            #expect(try await server.call(.get, "/app/rest/v4/accounts/getCurrentAccount", authorization: Self.alphaAdmin).status == .ok)
             let metrics = try await server.call(.get, "/metrics").text
             #expect(metrics.contains(#"http_route="/app/rest/v4/accounts/getCurrentAccount",http_request_method="GET""#))
         }

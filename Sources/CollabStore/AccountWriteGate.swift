@@ -114,10 +114,15 @@ final class AccountWriteGate: Sendable {
     }
 
     /// Closes the open batch and returns everything in it, in join order.
+    ///
+    /// The batch stops taking writes in the same step that starts waiting for the ones already let in:
+    /// a write arriving while the leader waits goes to the next batch. (Closing it only after the wait
+    /// let a write join between the two steps, into a batch nobody commits, and be answered as stored.)
     func close() async -> StagedCommit {
         // Writes that arrived in `accepting` and have not run their operation yet are waited for.
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             let ready = state.withLock { state in
+                state.phase = .committing
                 if state.pendingJoins == 0 { return true }
                 state.allJoined = continuation
                 return false
@@ -125,7 +130,6 @@ final class AccountWriteGate: Sendable {
             if ready { continuation.resume() }
         }
         return state.withLock { state in
-            state.phase = .committing
             defer { state.batch = StagedCommit() }
             return state.batch
         }
@@ -134,6 +138,11 @@ final class AccountWriteGate: Sendable {
     /// Writes waiting for the next batch (tests wait on it instead of sleeping).
     func waitingCountForTests() async -> Int {
         state.withLock { $0.waiting.count }
+    }
+
+    /// Whether the open batch was closed to new writes (tests wait on it instead of sleeping).
+    func isClosedForTests() async -> Bool {
+        state.withLock { if case .committing = $0.phase { true } else { false } }
     }
 
     /// Ends the leader's transaction: answers the writes that joined (with `error` when it failed),

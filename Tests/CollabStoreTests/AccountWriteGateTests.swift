@@ -54,6 +54,35 @@ struct AccountWriteGateTests {
         gate.finish(nil, opened: false)
     }
 
+    @Test(
+        "a write arriving while the leader waits for the batch's last joiner goes to the next batch, never into a closed one",
+        .timeLimit(.minutes(1))
+    )
+    func arrivalDuringClose() async throws {
+        let gate = AccountWriteGate()
+        guard case .leader = await gate.arrive() else { Issue.record("no leader"); return }
+        await gate.open(with: Self.changes("leader"))
+        // Let in while the batch is open, but not yet run.
+        guard case .joiner = await gate.arrive() else { Issue.record("a write arriving in an open batch did not join"); return }
+        let closing = Task { await gate.close() }
+        while await !gate.isClosedForTests() { await Task.yield() }
+        // The leader is waiting for the joiner: a write arriving now waits for the next batch.
+        let late = Task { await gate.arrive() }
+        while await gate.waitingCountForTests() < 1 { await Task.yield() }
+        let joined = Task {
+            await gate.joinAndWait { () throws(CollabError) -> (Int, StagedCommit) in (1, Self.changes("joined")) }
+        }
+        let batch = await closing.value
+        #expect(Self.names(batch) == ["leader", "joined"])
+        gate.finish(nil, opened: true)
+        #expect((try? await joined.value.get()) == 1)
+        // The late write leads the next batch, which starts empty.
+        guard case .leader = await late.value else { Issue.record("the late write did not lead the next batch"); return }
+        await gate.open(with: Self.changes("late"))
+        #expect(Self.names(await gate.close()) == ["late"])
+        gate.finish(nil, opened: true)
+    }
+
     @Test("a batch that fails to commit fails every write in it; a transaction that never opened fails the waiting ones too")
     func failures() async throws {
         let gate = AccountWriteGate()

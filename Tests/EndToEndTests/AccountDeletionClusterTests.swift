@@ -71,8 +71,9 @@ struct AccountDeletionClusterTests {
         let agent = AgentClient(baseURL: a.baseURL)
         try await agent.login(username: "gone-agent", password: "pw")
         let stream = LiveEventStream(url: "ws://127.0.0.1:\(b.port)/agent/v1/events?token=\(try #require(agent.session?.token))")
+        let events = EventCollector(stream.events)
         await stream.waitUntilConnected()
-        try await b.waitForMetric("mockcollab_live_connections 1")
+        try await events.sync(stream)
         // Taken with the agent's session in it, so the restore keeps the session the socket runs on.
         let snapshot = try await controlOnA.exportSnapshot()
 
@@ -93,7 +94,11 @@ struct AccountDeletionClusterTests {
         }
         let controlOnB = ControlClient(baseURL: b.baseURL, credentials: .bearer(ClusterReplicaTests.controlToken))
         #expect(try await controlOnB.faults().contains { $0.id == rule.id }, "B kept the account's fault rule")
-        try await b.waitForMetric("mockcollab_live_connections 1")
+        // The socket B holds is the one opened before the restore, and it still answers: a closed one
+        // would have ended the stream (4001) or reconnected it.
+        let kept = "connections \(stream.connectionCount), connected \(stream.isConnected), last failure \(stream.lastFailure ?? "none")"
+        #expect(stream.isConnected && stream.connectionCount == 1, "B closed the account's live connection: \(kept)")
+        try await events.sync(stream)
         stream.close()
         try await ClusterReplicaTests.stop(replicas)
     }

@@ -235,7 +235,9 @@ final class EventHub: Sendable {
     /// it first drops an event.
     private let startedAfter: Atomic<Int64>
     private let nextSubscriptionId = Atomic<Int>(1)
-    private let connections = Atomic<Int>(0)
+    /// Open connections. Counted and exported in one step: with the gauge set outside the count's lock,
+    /// a connection closing as another opened could leave `/metrics` showing the older number.
+    private let connections = Mutex(0)
     /// Events held for replay, for each account.
     let windowSize: Int
     /// Events a connection may have pending before it is cut off.
@@ -338,7 +340,7 @@ final class EventHub: Sendable {
                 let gap = lastEventId < reachesBack || lastEventId > position
                 return (part.window.events(after: lastEventId).filter { audience.receives($0.event) }, gap, position)
             }
-            Self.connectionGauge.record(connections.wrappingAdd(1, ordering: .relaxed).newValue)
+            countConnections(1)
             return (subscription, replay, gap, position)
         } catch {
             owners.withLock { $0.change(audience, by: -1) }
@@ -390,10 +392,17 @@ final class EventHub: Sendable {
         owners.withLock { owners in
             for subscription in ended { owners.change(subscription.audience, by: -1) }
         }
-        Self.connectionGauge.record(connections.wrappingSubtract(ended.count, ordering: .relaxed).newValue)
+        countConnections(-ended.count)
         for subscription in ended { subscription.continuation.finish() }
     }
 
+    private func countConnections(_ change: Int) {
+        connections.withLock { count in
+            count += change
+            Self.connectionGauge.record(count)
+        }
+    }
+
     /// Live connections.
-    var connectionCount: Int { connections.load(ordering: .relaxed) }
+    var connectionCount: Int { connections.withLock { $0 } }
 }

@@ -328,15 +328,16 @@ public final class StateRepository: Sendable {
     /// still old): the second of two runs finds nothing left to do.
     public func runDueWork(now: Timestamp, onAnyReplica: Bool = false, _ body: (inout AccountState, inout ChangeSet) -> Void) async throws {
         if !onAnyReplica, await !committer.runsTimedWork() { return }
-        let due: Set<String> = deadlines.withLock { heap in
-            var accounts: Set<String> = []
+        let due: [String: Timestamp] = deadlines.withLock { heap in
+            var accounts: [String: Timestamp] = [:]
             while let first = heap.min, first.at <= now {
                 heap.removeMin()
-                accounts.insert(first.accountId)
+                accounts[first.accountId] = min(accounts[first.accountId] ?? first.at, first.at)
             }
             return accounts
         }
-        for accountId in due.sorted() {
+        var remaining = due.keys.sorted()[...]
+        while let accountId = remaining.first {
             do {
                 try await commit(account: accountId) { box, stage throws(CollabError) in
                     box.scheduled = nil
@@ -345,8 +346,17 @@ public final class StateRepository: Sendable {
                     stage(self.staged(changes, in: box.state))
                 }
             } catch let error as CollabError where error.kind == .notFound {
-                continue
+                // The account is gone: nothing to do.
+            } catch {
+                // A write that failed (a cluster's database gone) did not do the work, and the queue no
+                // longer holds it: it goes back, for this account and the ones not reached, so the next
+                // run tries again instead of the work waiting for a restart.
+                deadlines.withLock { heap in
+                    for id in remaining { heap.insert(AccountDeadline(at: due[id] ?? now, accountId: id)) }
+                }
+                throw error
             }
+            remaining.removeFirst()
         }
     }
 

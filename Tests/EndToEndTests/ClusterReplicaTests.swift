@@ -280,6 +280,36 @@ struct ClusterReplicaTests {
         await forwarder.close()
     }
 
+    @Test("timed work whose write fails (its account's lock held past the database timeout) runs once the lock is free")
+    func failedTimedWorkRunsAgain() async throws {
+        let (url, replicas) = try await Self.replicas(1, extra: ["--database-timeout", "2"])
+        let replica = replicas[0]
+        let agent = try await Self.login(replica, "agent-a")
+        let app = Self.visitor(replica, device: "phone-held-lock")
+        try await app.start()
+        let appEvents = EventCollector(app.events)
+        let conversation = try await app.startConversation()
+        _ = try await agent.accept(conversation.id)
+        let call = try await agent.startCall(in: conversation.id)
+        try await appEvents.wait(for: "call started") { $0.type == "conversation.call.started" }
+        let account = try await AdminClient(baseURL: replica.baseURL, credentials: .basic(username: "admin-d", password: "pw")).accounts.current()
+        // Another session holds the account's lock: the clock moves (a server-wide write), but the missed
+        // call's write waits for the lock and fails after the database timeout.
+        let holder = try await Self.connect(url, id: 9)
+        try await holder.query("BEGIN", logger: TestServer.logger)
+        try await holder.query("SELECT pg_advisory_xact_lock(\(PostgresStore.accountLock(try #require(account.id))))", logger: TestServer.logger)
+        let control = ControlClient(baseURL: replica.baseURL, credentials: .bearer(Self.controlToken))
+        _ = try await control.changeClock(ClockChange(advanceMillis: 120_000))
+        #expect(try await agent.call(call.id).state != "ENDED", "the call ended while its account's lock was held")
+        // Once the lock is free, the replica's next tick does the work the failed one took off the queue.
+        try await holder.query("ROLLBACK", logger: TestServer.logger)
+        try await holder.close()
+        try await appEvents.wait(for: "call ended as missed") { $0.type == "conversation.call.ended" }
+        let read = try await agent.call(call.id)
+        #expect(read.state == "ENDED" && read.endReason == "NOT_ANSWERED", "\(read.state)")
+        try await Self.stop(replicas)
+    }
+
     @Test("a write queued behind a lock it cannot get is refused after the database timeout, not held")
     func lockWaitIsBounded() async throws {
         let (url, replicas) = try await Self.replicas(1, extra: ["--database-timeout", "2"])

@@ -62,12 +62,14 @@ public enum DeliveryShutdown {
     }
 
     /// Waits `duration` before a retry.
-    /// - Parameter duration: The backoff.
+    /// - Parameters:
+    ///   - duration: The backoff.
+    ///   - clock: The clock the wait runs on (tests give one they move themselves).
     /// - Returns: Whether to retry: `false` when a graceful shutdown began before or during the wait, or
     ///   the task was cancelled.
-    public static func pauseBeforeRetry(_ duration: Duration) async -> Bool {
+    public static func pauseBeforeRetry(_ duration: Duration, on clock: any Clock<Duration> = ContinuousClock()) async -> Bool {
         guard !Task.isShuttingDownGracefully else { return false }
-        try? await cancelWhenGracefulShutdown { try await Task.sleep(for: duration) }
+        try? await cancelWhenGracefulShutdown { try await clock.sleep(for: duration) }
         return !Task.isShuttingDownGracefully && !Task.isCancelled
     }
 }

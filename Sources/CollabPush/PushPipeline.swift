@@ -33,10 +33,13 @@ public final class PushPipeline: Service {
         public var queueCapacityPerAccount: Int
         /// Pushes of one account being sent at once.
         public var maxConcurrentPerAccount: Int
+        /// The clock a retry's backoff (or the service's `Retry-After`) waits on; tests give one they move.
+        public var retryClock: any Clock<Duration>
         public init(
             maxAttempts: Int = 5, initialBackoff: Duration = .milliseconds(500), queueCapacity: Int = 10_000, maxConcurrentDeliveries: Int = 64,
-            queueCapacityPerAccount: Int = 2_500, maxConcurrentPerAccount: Int = 16
+            queueCapacityPerAccount: Int = 2_500, maxConcurrentPerAccount: Int = 16, retryClock: any Clock<Duration> = ContinuousClock()
         ) {
+            self.retryClock = retryClock
             self.maxAttempts = maxAttempts
             self.initialBackoff = initialBackoff
             self.queueCapacity = queueCapacity
@@ -292,7 +295,8 @@ public final class PushPipeline: Service {
                     continue
                 }
                 if attempt < settings.maxAttempts {
-                    guard await DeliveryShutdown.pauseBeforeRetry(result.retryAfter.map { min($0, .seconds(60)) } ?? backoff) else {
+                    guard await DeliveryShutdown.pauseBeforeRetry(
+                        result.retryAfter.map { min($0, .seconds(60)) } ?? backoff, on: settings.retryClock) else {
                         logger.notice("push delivery stopped", metadata: ["push": "\(entry.pushId)", "reason": "\(DeliveryShutdown.notRetried)"])
                         outbox.settle(id: entry.id, accountId: entry.accountId, as: .failed) { entry in
                             if let last = entry.attempts.indices.last {

@@ -84,7 +84,8 @@ struct StoppingDeliveriesTests {
         let answering = try await WebhookReceiver()
         let client = SharedHTTPClient(configuration: .init())
         let faults = FaultInjection(rules: FaultRules(), journal: RequestJournal(capacity: 10), clock: AdjustableClock())
-        let settings = WebhookDispatcher.Settings(maxAttempts: 5, initialBackoff: .milliseconds(200), maxConcurrentPerEndpoint: 1)
+        let clock = ManualClock()
+        let settings = WebhookDispatcher.Settings(maxAttempts: 5, initialBackoff: .seconds(30), maxConcurrentPerEndpoint: 1, retryClock: clock)
         let dispatcher = WebhookDispatcher(settings: settings, client: client, botClient: client, faults: faults, logger: TestServer.logger)
         let group = ServiceGroup(configuration: .init(services: [dispatcher], gracefulShutdownSignals: [], logger: TestServer.logger))
         let running = Task { try await group.run() }
@@ -93,12 +94,14 @@ struct StoppingDeliveriesTests {
         let firstAttempt = await dispatcher.log.wait(for: .init(accountId: "acc", state: "PENDING"), timeout: .seconds(60))
         #expect(firstAttempt != nil)
         _ = try await failing.wait(count: 1, timeout: .seconds(60))
+        try await clock.waitForSleepers(1, what: "the first delivery's backoff")
         #expect(dispatcher.counts(accountId: "acc").queued == 3)
 
         dispatcher.forget(accountId: "acc")
         #expect(dispatcher.counts(accountId: "acc").queued == 0, "the waiting deliveries are dropped")
         #expect(dispatcher.log.deliveries(matching: .init(accountId: "acc"), limit: 100).isEmpty)
         // The one in its backoff wakes, sees the reset and ends: nothing runs for the account any more.
+        clock.advance(by: .seconds(30))
         let deadline = ContinuousClock.now + .seconds(60)
         while dispatcher.counts(accountId: "acc").running > 0, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(10)) }
         #expect(dispatcher.counts(accountId: "acc").running == 0)
@@ -143,6 +146,32 @@ struct StoppingDeliveriesTests {
             #expect((body?["entity"] as? [String: Any])?["name"] as? String == "After" && body?["action"] as? String == "CREATE")
         }
         try await receiver.stop()
+    }
+
+    @Test("a webhook retry waits out its backoff on the delivery clock: one attempt until the clock passes it, the retry then")
+    func retryWaitsOnTheDeliveryClock() async throws {
+        let endpoint = try await WebhookReceiver(failFirst: 1)
+        let client = SharedHTTPClient(configuration: .init())
+        let faults = FaultInjection(rules: FaultRules(), journal: RequestJournal(capacity: 10), clock: AdjustableClock())
+        let clock = ManualClock()
+        let settings = WebhookDispatcher.Settings(maxAttempts: 5, initialBackoff: .seconds(30), retryClock: clock)
+        let dispatcher = WebhookDispatcher(settings: settings, client: client, botClient: client, faults: faults, logger: TestServer.logger)
+        let group = ServiceGroup(configuration: .init(services: [dispatcher], gracefulShutdownSignals: [], logger: TestServer.logger))
+        let running = Task { try await group.run() }
+        dispatcher.enqueue(WebhookFairnessTests.deliveries(account: "acc", endpoint: endpoint.url, count: 1))
+        // The first attempt failed and is logged; the delivery waits on the clock for its retry.
+        try await clock.waitForSleepers(1, what: "the delivery's backoff")
+        #expect(Self.deliveries(dispatcher).first?.attempts.map(\.status) == [500])
+        clock.advance(by: .seconds(29))
+        #expect(clock.sleeperCount == 1, "29 s into a 30 s backoff, the retry still waits")
+        #expect(endpoint.all.count == 1)
+        clock.advance(by: .seconds(1))
+        let delivered = await dispatcher.log.wait(for: .init(accountId: "acc", state: "DELIVERED"), timeout: .seconds(60))
+        #expect(delivered?.attempts.map(\.status) == [500, 204])
+        await group.triggerGracefulShutdown()
+        try await running.value
+        await client.shutdown()
+        try await endpoint.stop()
     }
 
     static func deliveries(_ dispatcher: WebhookDispatcher) -> [WebhookDelivery] {

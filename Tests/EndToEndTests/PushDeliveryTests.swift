@@ -77,6 +77,8 @@ struct PushDeliveryTests {
         let sim = try await APNsSimHarness()
         var configuration = Self.configuration()
         configuration.pushInitialBackoff = .seconds(2)
+        let clock = ManualClock()
+        configuration.deliveryClock = clock
         let server = try await TestServer.start(configuration: configuration)
         do {
             try await server.configurePush(account: "desk", try sim.pushSettingsJSON())
@@ -84,17 +86,13 @@ struct PushDeliveryTests {
             sim.simulator.failNext(1, status: 503, reason: "ServiceUnavailable")
             _ = try await scenario.agent.send("before the reset", in: scenario.conversationId)
             let pushes = server.server.environment.pushes
-            // The first attempt failed: the push waits two seconds for its second.
-            var accountId: String?
-            for _ in 0..<1_000 {
-                if let entry = pushes.outbox.entries(matching: OutboxFilter(kind: .newMessage)).first, entry.attempts.count == 1 {
-                    accountId = entry.accountId
-                    break
-                }
-                try await Task.sleep(for: .milliseconds(10))
-            }
-            let account = try #require(accountId, "the first attempt never happened")
+            // The first attempt failed: the push waits two seconds of the delivery clock for its second.
+            try await clock.waitForSleepers(1, what: "the push's backoff")
+            let first = try #require(pushes.outbox.entries(matching: OutboxFilter(kind: .newMessage)).first)
+            #expect(first.attempts.map(\.status) == [503])
+            let account = first.accountId
             if how == "reset" { _ = try await server.control.reset(account: "desk") } else { try await server.control.clearPushes() }
+            clock.advance(by: .seconds(2))
             // The barrier: the account's delivery has ended (woken from its backoff, it made no attempt).
             for _ in 0..<1_000 {
                 let counts = pushes.sendingCounts(accountId: account)

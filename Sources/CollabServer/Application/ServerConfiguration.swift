@@ -95,6 +95,9 @@ public struct ServerConfiguration: Sendable {
     /// waits for a file-upload interceptor's decision. The system's monotonic clock; tests give one they
     /// move themselves.
     public var uploadClock: any Clock<Duration> = ContinuousClock()
+    /// The clock push and webhook retries wait on: their backoff, and a push service's `Retry-After`.
+    /// The system's monotonic clock; tests give one they move themselves.
+    public var deliveryClock: any Clock<Duration> = ContinuousClock()
     /// The vendor version `global/productVersion` answers, whose major decides which mobile SDK majors
     /// may start clients; `nil` answers MockCollab's own name and checks no SDK version.
     public var productVersion: ProductVersion?

@@ -73,14 +73,16 @@ struct ServerParts {
         let webhookSettings = WebhookDispatcher.Settings(
             maxAttempts: max(1, configuration.webhookMaxAttempts), initialBackoff: configuration.webhookInitialBackoff,
             queueCapacityPerAccount: shares.webhookQueue, maxConcurrentPerAccount: shares.webhookDeliveries,
-            maxConcurrentPerEndpoint: shares.webhookDeliveriesPerEndpoint, allowedHosts: configuration.webhookAllowedHosts
+            maxConcurrentPerEndpoint: shares.webhookDeliveriesPerEndpoint, allowedHosts: configuration.webhookAllowedHosts,
+            retryClock: configuration.deliveryClock
         )
         let webhooks = WebhookDispatcher(settings: webhookSettings, client: clients.webhooks, botClient: clients.bots, faults: faults, logger: logger)
         let pushes = PushPipeline(
             clock: clock, wallClock: configuration.pushWallClock, outboxCapacity: configuration.outboxCapacity,
             settings: .init(
                 maxAttempts: max(1, configuration.pushMaxAttempts), initialBackoff: configuration.pushInitialBackoff,
-                queueCapacityPerAccount: shares.pushQueue, maxConcurrentPerAccount: shares.pushDeliveries
+                queueCapacityPerAccount: shares.pushQueue, maxConcurrentPerAccount: shares.pushDeliveries,
+                retryClock: configuration.deliveryClock
             ),
             faults: { faults.pushFailure(for: $0) }, logger: logger
         )

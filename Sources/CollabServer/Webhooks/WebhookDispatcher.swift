@@ -37,6 +37,8 @@ final class WebhookDispatcher: Service {
         var maxConcurrentPerEndpoint = 4
         /// Hosts deliveries may go to; `nil` allows any.
         var allowedHosts: Set<String>?
+        /// The clock a retry's backoff waits on (``ServerConfiguration/deliveryClock``).
+        var retryClock: any Clock<Duration> = ContinuousClock()
     }
 
     let log = WebhookDeliveryLog()
@@ -185,7 +187,7 @@ final class WebhookDispatcher: Service {
                 return
             }
             guard log.record(delivery, epoch: epoch) else { return }
-            guard await DeliveryShutdown.pauseBeforeRetry(backoff) else {
+            guard await DeliveryShutdown.pauseBeforeRetry(backoff, on: settings.retryClock) else {
                 delivery.state = "FAILED"
                 delivery.attempts[delivery.attempts.count - 1].error = DeliveryShutdown.noting(record.error)
                 log.record(delivery, epoch: epoch)

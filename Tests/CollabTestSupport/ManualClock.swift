@@ -2,13 +2,15 @@ import Synchronization
 
 /// A clock a test moves by hand: whoever sleeps on it wakes when the test moves it past their deadline,
 /// so time-based limits are driven without waiting and without timing anything.
-final class ManualClock: Clock, Sendable {
-    struct Instant: InstantProtocol {
-        var offset: Duration
+package final class ManualClock: Clock, Sendable {
+    package init() {}
 
-        func advanced(by duration: Duration) -> Instant { Instant(offset: offset + duration) }
-        func duration(to other: Instant) -> Duration { other.offset - offset }
-        static func < (lhs: Instant, rhs: Instant) -> Bool { lhs.offset < rhs.offset }
+    package struct Instant: InstantProtocol {
+        package var offset: Duration
+
+        package func advanced(by duration: Duration) -> Instant { Instant(offset: offset + duration) }
+        package func duration(to other: Instant) -> Duration { other.offset - offset }
+        package static func < (lhs: Instant, rhs: Instant) -> Bool { lhs.offset < rhs.offset }
     }
 
     private struct Sleeper {
@@ -25,10 +27,10 @@ final class ManualClock: Clock, Sendable {
 
     private let state = Mutex(State())
 
-    var now: Instant { state.withLock { $0.now } }
-    var minimumResolution: Duration { .zero }
+    package var now: Instant { state.withLock { $0.now } }
+    package var minimumResolution: Duration { .zero }
 
-    func sleep(until deadline: Instant, tolerance: Duration?) async throws {
+    package func sleep(until deadline: Instant, tolerance: Duration?) async throws {
         let id = state.withLock { state in
             defer { state.nextId += 1 }
             return state.nextId
@@ -54,7 +56,7 @@ final class ManualClock: Clock, Sendable {
     }
 
     /// Moves time forward, waking every sleeper whose deadline it passes.
-    func advance(by duration: Duration) {
+    package func advance(by duration: Duration) {
         let woken = state.withLock { state in
             state.now = state.now.advanced(by: duration)
             let due = state.sleepers.filter { $0.value.deadline <= state.now }
@@ -65,10 +67,20 @@ final class ManualClock: Clock, Sendable {
     }
 
     /// How many wait on the clock now.
-    var sleeperCount: Int { state.withLock { $0.sleepers.count } }
+    package var sleeperCount: Int { state.withLock { $0.sleepers.count } }
 
     /// Waits until `count` wait on the clock (a barrier: the server has started what sleeps on it).
-    func waitForSleepers(_ count: Int, what: String) async throws {
-        try await eventually(what) { sleeperCount >= count }
+    package func waitForSleepers(_ count: Int, what: String, timeout: Duration = .seconds(30)) async throws {
+        let deadline = ContinuousClock.now + timeout
+        while sleeperCount < count {
+            guard ContinuousClock.now < deadline else { throw ManualClockTimeout(what: what) }
+            try await Task.sleep(for: .milliseconds(10))
+        }
     }
+}
+
+/// ``ManualClock/waitForSleepers(_:what:timeout:)`` gave up.
+package struct ManualClockTimeout: Error, CustomStringConvertible {
+    package var what: String
+    package var description: String { "timed out waiting for \(what) to wait on the manual clock" }
 }

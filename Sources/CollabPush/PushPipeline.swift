@@ -295,8 +295,8 @@ public final class PushPipeline: Service {
                     continue
                 }
                 if attempt < settings.maxAttempts {
-                    guard await DeliveryShutdown.pauseBeforeRetry(
-                        result.retryAfter.map { min($0, .seconds(60)) } ?? backoff, on: settings.retryClock) else {
+                    let pause = result.retryAfter.map { min($0, .seconds(60)) } ?? backoff
+                    guard await DeliveryShutdown.pauseBeforeRetry(pause, on: settings.retryClock) else {
                         logger.notice("push delivery stopped", metadata: ["push": "\(entry.pushId)", "reason": "\(DeliveryShutdown.notRetried)"])
                         outbox.settle(id: entry.id, accountId: entry.accountId, as: .failed) { entry in
                             if let last = entry.attempts.indices.last {

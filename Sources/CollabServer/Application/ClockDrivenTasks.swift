@@ -18,13 +18,8 @@ final class ClockDrivenTasks: Service {
     private let kicks: AsyncStream<Void>
     private let kickContinuation: AsyncStream<Void>.Continuation
     private let logger: Logger
-    /// One tick at a time (see ``inTurn(_:)``).
-    private let turn = Mutex(Turn())
-
-    private struct Turn {
-        var busy = false
-        var waiting: [CheckedContinuation<Void, Never>] = []
-    }
+    /// One tick at a time: the control API's tick answers only once a periodic tick in flight is done.
+    private let turns = OneAtATime()
 
     init(
         repository: StateRepository, configuration: ServerConfiguration, clock: AdjustableClock, events: EventHub,
@@ -64,37 +59,10 @@ final class ClockDrivenTasks: Service {
         }
     }
 
-    /// Runs `body` once no other tick runs, ticks in arrival order. A tick takes the due accounts off the
-    /// repository's deadline queue before it commits their work, so a tick running beside another could
-    /// find nothing due while the other still commits: the control API's tick would then answer before
-    /// the work it promises is done.
-    private func inTurn(_ body: () async -> Void) async {
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let now = turn.withLock { turn in
-                guard turn.busy else {
-                    turn.busy = true
-                    return true
-                }
-                turn.waiting.append(continuation)
-                return false
-            }
-            if now { continuation.resume() }
-        }
-        await body()
-        let next = turn.withLock { turn -> CheckedContinuation<Void, Never>? in
-            guard !turn.waiting.isEmpty else {
-                turn.busy = false
-                return nil
-            }
-            return turn.waiting.removeFirst()
-        }
-        next?.resume()
-    }
-
     /// Runs what is due: the repository knows which accounts have work due (a deadline queue per
     /// account and one across accounts), so a tick with nothing due costs one comparison.
     private func tick(onAnyReplica: Bool = false) async {
-        await inTurn { await dueWork(onAnyReplica: onAnyReplica) }
+        await turns.run { await dueWork(onAnyReplica: onAnyReplica) }
     }
 
     private func dueWork(onAnyReplica: Bool) async {

@@ -73,6 +73,19 @@ struct ClusterReplicaTests {
         VisitorClient(configuration: ClientConfiguration(baseURL: replica.baseURL, apiKey: "desk-key", deviceId: device))
     }
 
+    /// A visitor on `replica` whose conversation `agent` accepted, and a call the agent started ringing
+    /// there: the app, its collected events (the call's start among them) and the call's id.
+    static func ringingCall(_ replica: ServerProcess, agent: AgentClient, device: String) async throws -> (VisitorClient, EventCollector, String) {
+        let app = Self.visitor(replica, device: device)
+        try await app.start()
+        let appEvents = EventCollector(app.events)
+        let conversation = try await app.startConversation()
+        _ = try await agent.accept(conversation.id)
+        let call = try await agent.startCall(in: conversation.id)
+        try await appEvents.wait(for: "call started") { $0.type == "conversation.call.started" }
+        return (app, appEvents, call.id)
+    }
+
     @Test("a visitor on one replica and an agent on another hold a conversation, live both ways; the agent resumes on a third")
     func conversationAcrossReplicas() async throws {
         let (_, replicas) = try await Self.replicas(3)
@@ -181,17 +194,11 @@ struct ClusterReplicaTests {
         for replica in replicas { readers.append(try await Self.login(replica, "agent-b")) }
         // One replica leads; the clock moved through each, so at least once through a follower.
         for (index, replica) in replicas.enumerated() {
-            let app = Self.visitor(replicas[0], device: "phone-clock-\(index)")
-            try await app.start()
-            let appEvents = EventCollector(app.events)
-            let conversation = try await app.startConversation()
-            _ = try await agent.accept(conversation.id)
-            let call = try await agent.startCall(in: conversation.id)
-            try await appEvents.wait(for: "call started") { $0.type == "conversation.call.started" }
+            let (app, appEvents, callId) = try await Self.ringingCall(replicas[0], agent: agent, device: "phone-clock-\(index)")
             let control = ControlClient(baseURL: replica.baseURL, credentials: .bearer(Self.controlToken))
             _ = try await control.changeClock(ClockChange(advanceMillis: 120_000))
             // Read where the clock moved, without waiting: the control API promises the work is done.
-            let read = try await readers[index].call(call.id)
+            let read = try await readers[index].call(callId)
             #expect(read.state == "ENDED" && read.endReason == "NOT_ANSWERED", "moved on \(replica.baseURL): \(read.state)")
             try await appEvents.wait(for: "call ended as missed") { $0.type == "conversation.call.ended" }
             try await appEvents.sync(app.liveConnection)
@@ -285,13 +292,7 @@ struct ClusterReplicaTests {
         let (url, replicas) = try await Self.replicas(1, extra: ["--database-timeout", "2"])
         let replica = replicas[0]
         let agent = try await Self.login(replica, "agent-a")
-        let app = Self.visitor(replica, device: "phone-held-lock")
-        try await app.start()
-        let appEvents = EventCollector(app.events)
-        let conversation = try await app.startConversation()
-        _ = try await agent.accept(conversation.id)
-        let call = try await agent.startCall(in: conversation.id)
-        try await appEvents.wait(for: "call started") { $0.type == "conversation.call.started" }
+        let (app, appEvents, callId) = try await Self.ringingCall(replica, agent: agent, device: "phone-held-lock")
         let account = try await AdminClient(baseURL: replica.baseURL, credentials: .basic(username: "admin-d", password: "pw")).accounts.current()
         // Another session holds the account's lock: the clock moves (a server-wide write), but the missed
         // call's write waits for the lock and fails after the database timeout.
@@ -300,13 +301,15 @@ struct ClusterReplicaTests {
         try await holder.query("SELECT pg_advisory_xact_lock(\(PostgresStore.accountLock(try #require(account.id))))", logger: TestServer.logger)
         let control = ControlClient(baseURL: replica.baseURL, credentials: .bearer(Self.controlToken))
         _ = try await control.changeClock(ClockChange(advanceMillis: 120_000))
-        #expect(try await agent.call(call.id).state != "ENDED", "the call ended while its account's lock was held")
+        #expect(try await agent.call(callId).state != "ENDED", "the call ended while its account's lock was held")
         // Once the lock is free, the replica's next tick does the work the failed one took off the queue.
         try await holder.query("ROLLBACK", logger: TestServer.logger)
         try await holder.close()
         try await appEvents.wait(for: "call ended as missed") { $0.type == "conversation.call.ended" }
-        let read = try await agent.call(call.id)
+        let read = try await agent.call(callId)
         #expect(read.state == "ENDED" && read.endReason == "NOT_ANSWERED", "\(read.state)")
+        try await appEvents.sync(app.liveConnection)
+        #expect(appEvents.events.filter { $0.type == "conversation.call.ended" }.count == 1, "ended once, whatever the failed tries")
         try await Self.stop(replicas)
     }
 

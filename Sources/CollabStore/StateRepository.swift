@@ -326,17 +326,21 @@ public final class StateRepository: Sendable {
     /// since each account's run commits under the account's cluster-wide lock after catching up with
     /// the log, and the work only acts on what the state still shows due (a call still ringing, a key
     /// still old): the second of two runs finds nothing left to do.
+    ///
+    /// Calls must not overlap on one replica: a run takes the due accounts off the queue before it
+    /// commits their work, so a second run beside it would find nothing due and return before the work
+    /// is done (``ClockDrivenTasks`` runs its ticks one at a time).
     public func runDueWork(now: Timestamp, onAnyReplica: Bool = false, _ body: (inout AccountState, inout ChangeSet) -> Void) async throws {
         if !onAnyReplica, await !committer.runsTimedWork() { return }
-        let due: [String: Timestamp] = deadlines.withLock { heap in
-            var accounts: [String: Timestamp] = [:]
+        let due: Set<String> = deadlines.withLock { heap in
+            var accounts: Set<String> = []
             while let first = heap.min, first.at <= now {
                 heap.removeMin()
-                accounts[first.accountId] = min(accounts[first.accountId] ?? first.at, first.at)
+                accounts.insert(first.accountId)
             }
             return accounts
         }
-        var remaining = due.keys.sorted()[...]
+        var remaining = due.sorted()[...]
         while let accountId = remaining.first {
             do {
                 try await commit(account: accountId) { box, stage throws(CollabError) in
@@ -349,10 +353,10 @@ public final class StateRepository: Sendable {
                 // The account is gone: nothing to do.
             } catch {
                 // A write that failed (a cluster's database gone) did not do the work, and the queue no
-                // longer holds it: it goes back, for this account and the ones not reached, so the next
-                // run tries again instead of the work waiting for a restart.
+                // longer holds it: it goes back, due now, for this account and the ones not reached, so
+                // the next run tries again instead of the work waiting for a restart.
                 deadlines.withLock { heap in
-                    for id in remaining { heap.insert(AccountDeadline(at: due[id] ?? now, accountId: id)) }
+                    for id in remaining { heap.insert(AccountDeadline(at: now, accountId: id)) }
                 }
                 throw error
             }

@@ -13,6 +13,8 @@ careless or unlucky user meets:
 - a visitor's call ringing in a conversation that is not open shows a notice leading to it, and a call
   still ringing after a reload can be answered;
 - co-browsing goes on after a reload (its view, new frames, the Stop button);
+- the address names the open conversation, and goes on naming it while a reload reads it again; an
+  address naming a conversation that is not there gets a notice, and then names the desk alone;
 - presence: a reload or a second tab shows the server's presence instead of overwriting it; Log out sets
   the agent offline; the other tab then shows the login page with "Your session ended";
 - logging out clears everything for the next user (desk and inspector, co-browsing stats included);
@@ -117,6 +119,17 @@ class DeskTest(ConsoleTest):
 
     def presence_shown(self):
         return self.find("#presence").get_attribute("value")
+
+    def addressed(self):
+        """The conversation the address names (`#desk/ID`), or None."""
+        fragment = self.driver.execute_script("return window.location.hash;")
+        return fragment[len("#desk/"):] if fragment.startswith("#desk/") else None
+
+    def address_state(self):
+        """The address, the open conversation and the saved desk state, for a failure message."""
+        return self.driver.execute_script(
+            "return {url: window.location.href, open: document.querySelector('#conversation').dataset.conversationId,"
+            " saved: sessionStorage.getItem('mockcollab.console.desk')};")
 
     def reload(self):
         self.driver.refresh()
@@ -300,8 +313,13 @@ class DeskTest(ConsoleTest):
         self.wait_connected()
 
         self.step = "calls: after a reload the same conversation is open again, its ringing call there to answer"
+        try:
+            self.wait.until(lambda d: self.addressed() == first)
+        except TimeoutException:
+            raise AssertionError(f"the address names the open conversation: {self.address_state()}")
         self.reload()
-        assert self.driver.current_url.endswith(f"#desk/{first}"), f"the address names the open conversation: {self.driver.current_url}"
+        # While the desk reads it again, the address goes on naming it (a second reload would come back to it too).
+        assert self.addressed() == first, f"the address names the conversation being opened again: {self.address_state()}"
         self.wait.until(lambda d: self.find("#conversation").get_attribute("data-conversation-id") == first)
         self.text_appears("#call-status", "AUDIO call from the visitor: RINGING")
         assert self.find("#area-filter input[value='vip']").is_selected(), "the ticked area is ticked after the reload"
@@ -405,6 +423,16 @@ class DeskTest(ConsoleTest):
         self.find(".view-tab[data-view='desk']").click()
         self.assert_desk_empty("admin's desk")
 
+        self.step = "an address naming a conversation that is not there: the desk says so, then names itself alone"
+        self.driver.get(self.url + "/#desk/no-such-conversation")
+        self.driver.refresh()
+        self.visible("#who")
+        self.text_appears("#toast", "The conversation that was open (no-such-conversation) is gone")
+        self.wait.until(lambda d: d.execute_script("return window.location.hash;") == "#desk")
+        saved = json.loads(self.driver.execute_script("return sessionStorage.getItem('mockcollab.console.desk');") or "{}")
+        assert "conversationId" not in saved, f"the saved desk state forgets it: {saved}"
+        self.assert_desk_empty("after the address named a missing conversation")
+
         self.step = "an inspector reset: the desk reads its data again (the reset ended this session)"
         self.find("#logout").click()
         self.log_in("superadmin", "superadmin", "SUPER_ADMIN")
@@ -452,8 +480,8 @@ class DeskTest(ConsoleTest):
 
         self.step = "no errors in the browser console"
         # The requests the faults refused on purpose (the live socket's 503s, the logout's 500), the probes of
-        # an ended session and the reset's 401s are expected.
-        expected = ("/agent/v1/events", "503", "401", "Unauthorized",
+        # an ended session, the reset's 401s and the missing conversation's 404 are expected.
+        expected = ("/agent/v1/events", "503", "401", "Unauthorized", "/agent/v1/conversations/no-such-conversation - Failed",
                     "authenticator/logout - Failed to load resource: the server responded with a status of 500")
         unexpected = [e for e in self.collect_browser_log() if e.get("level") == "SEVERE" and not any(word in e.get("message", "") for word in expected)]
         assert not unexpected, f"errors in the browser console: {unexpected}"

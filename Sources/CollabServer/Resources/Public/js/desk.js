@@ -83,6 +83,9 @@ export class Desk {
     this.onAttention = onAttention;
     this.saved = readDeskState();
     this.wanted = conversationId || this.saved.conversationId;
+    // Until start() has read it again, the conversation open before the reload is still the one the
+    // address and the saved state name (a second reload meanwhile comes back to it too).
+    this.restoring = this.wanted;
     this.areaNames = new Map(); // named area id and siteId → its name
     this.visitors = new Map(); // personId → what tells the visitor apart (device id), once looked up
     this.unread = new Map(Object.entries(this.saved.unread || {})); // conversationId → messages not seen yet
@@ -160,6 +163,16 @@ export class Desk {
     await this.reloadAll();
     // The conversation the address names, or the one open before a reload.
     if (this.wanted && !this.current && !this.stopped) await this.open(this.wanted, { reload: true, restoring: true });
+    // Whatever came of it, the address and the saved state now name what is open.
+    this.restoring = undefined;
+    if (this.stopped) return;
+    this.saveState();
+    this.onChange(this.current?.id);
+  }
+
+  /** The conversation the address names: the open one, or the one being opened again after a reload. */
+  get addressed() {
+    return this.current?.id ?? this.restoring;
   }
 
   stop() {
@@ -274,7 +287,7 @@ export class Desk {
   saveState() {
     if (this.stopped) return;
     const unread = Object.fromEntries([...this.unread].filter(([, count]) => count > 0));
-    sessionStorage.setItem(DESK_STATE, JSON.stringify({ conversationId: this.current?.id, areas: this.selectedAreas(), unread }));
+    sessionStorage.setItem(DESK_STATE, JSON.stringify({ conversationId: this.addressed, areas: this.selectedAreas(), unread }));
   }
 
   /** Everything again from the server: at start, after a reconnect or resync, after a reset. */
@@ -508,6 +521,7 @@ export class Desk {
   close(reason) {
     this.generation += 1;
     this.current = undefined;
+    this.restoring = undefined;
     this.clearConversation();
     this.saveState();
     this.onChange(undefined);

@@ -38,7 +38,7 @@ let shownView = 'desk';
 
 /** Keeps the address naming the view and the open conversation, so a reload comes back to them. */
 function updateHash() {
-  const id = desk?.current?.id;
+  const id = desk?.addressed;
   const hash = shownView === 'desk' && id ? `#desk/${encodeURIComponent(id)}` : `#${shownView}`;
   if (window.location.hash !== hash) history.replaceState(null, '', hash);
 }

@@ -460,6 +460,20 @@ class ConsoleTest:
     def dump_extra(self, artifacts):
         """More to keep when the test fails (a subclass's own processes)."""
 
+    def print_recent_requests(self, count=30):
+        """The server's last answered requests (method, path, status; the journal holds no bodies), printed
+        with a failure: the one place a CI run's reader sees what the page asked for before it failed."""
+        try:
+            status, journal = self.control("GET", f"/_mock/v1/journal?limit={count}")
+            entries = journal.get("entries", []) if status == 200 and isinstance(journal, dict) else []
+        except Exception as error:  # the server may be gone: the failure above is what matters
+            print(f"(the journal could not be read: {error})", file=sys.stderr)
+            return
+        print(f"the server's last {len(entries)} requests, oldest first:", file=sys.stderr)
+        for entry in entries:
+            query = f"?{entry['query']}" if entry.get("query") else ""
+            print(f"  {entry.get('method')} {entry.get('path')}{query} -> {entry.get('status')}", file=sys.stderr)
+
     def desk_state(self, **more):
         """What the desk shows, for checks that it shows nothing of a previous user: the open
         conversation, its messages, call, composer, actions and co-browsing view (and `more`: name to a
@@ -520,6 +534,8 @@ def run_main(test_class, name, folder, with_tls=False):
         detail = "timed out waiting" if isinstance(error, TimeoutException) else str(error)
         print(f"{name} browser test FAILED at step '{test.step}': {detail}", file=sys.stderr)
         traceback.print_exc()
+        if test.server:
+            test.print_recent_requests()
         test.save_artifacts()
         test.dump_extra(artifacts)
         # The step and the traceback beside the screenshots, so a failure seen once can be read later.

@@ -194,7 +194,11 @@ class DeskTest(ConsoleTest):
         self.visitor.expect(event_of("conversation.new_message", lambda e: e["message"].get("text") == "after the notes"), "the message after the notes")
         leaked = [line for line in self.visitor.lines if "private note for agents" in line or "note-attachment" in line]
         assert not leaked, f"the visitor got an internal note: {leaked}"
-        assert not self.find("#messages li:last-child").get_attribute("data-internal"), "a message sent after unticking is not a note"
+        # Read in one step in the page: a re-render may replace the node between a find and a read.
+        shown = self.wait.until(lambda d: d.execute_script(
+            "const li = [...document.querySelectorAll('#messages > li')].find(li => li.textContent.includes('after the notes'));"
+            " return li ? {internal: li.dataset.internal || null, last: li === li.parentElement.lastElementChild} : null;"))
+        assert shown == {"internal": None, "last": True}, f"a message sent after unticking is not a note, and comes last: {shown}"
         self.in_sync(first, "after the notes")
         status, view = self.control("GET", f"/agent/v1/conversations/{first}", user=b"agent:agent")
         counted = view["messageCount"]

@@ -34,6 +34,7 @@ import sys
 import tempfile
 
 from selenium import webdriver
+from selenium.common.exceptions import StaleElementReferenceException
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
@@ -66,7 +67,7 @@ class InspectorFaultsTest(ConsoleTest):
         # Headless Chromium saves downloads only where it is told to.
         self.driver.execute_cdp_cmd("Browser.setDownloadBehavior", {"behavior": "allow", "downloadPath": self.downloads})
         self.driver.set_window_size(1280, 800)
-        self.wait = WebDriverWait(self.driver, WAIT_SECONDS)
+        self.wait = WebDriverWait(self.driver, WAIT_SECONDS, ignored_exceptions=(StaleElementReferenceException,))
 
     def stop(self):
         super().stop()
@@ -108,8 +109,14 @@ class InspectorFaultsTest(ConsoleTest):
         self.text_appears("#entities-table tbody", "Sales team")
         # Both teams come from one seed, created in the same millisecond: their order is not the seed's,
         # so the row is found by its name.
-        row = next(r for r in self.driver.find_elements(By.CSS_SELECTOR, "#entities-table tbody tr") if "Support team" in r.text)
-        row.find_element(By.CSS_SELECTOR, "button[data-index]").click()
+        # Found and clicked again if a re-render replaced the row meanwhile (the wait ignores stale elements).
+        def open_support_team(driver):
+            row = next((r for r in driver.find_elements(By.CSS_SELECTOR, "#entities-table tbody tr") if "Support team" in r.text), None)
+            if row is None:
+                return False
+            row.find_element(By.CSS_SELECTOR, "button[data-index]").click()
+            return True
+        self.wait.until(open_support_team)
         self.visible("#entity-detail")
         self.text_appears("#entity-json", '"name": "Support team"')
         self.text_appears("#entity-json", '"$_type": "Team"')

@@ -20,6 +20,8 @@ final class ClockDrivenTasks: Service {
     private let logger: Logger
     /// One tick at a time: the control API's tick answers only once a periodic tick in flight is done.
     private let turns = OneAtATime()
+    /// Failed ticks in a row: while the database is away, every tick fails; a few of them are logged.
+    private let failures = Mutex(FailureStreak())
 
     init(
         repository: StateRepository, configuration: ServerConfiguration, clock: AdjustableClock, events: EventHub,
@@ -79,8 +81,17 @@ final class ClockDrivenTasks: Service {
                 )
                 stopped.withLock { $0 += report.stoppedClients + report.expiredSessions }
             }
+            let failed = failures.withLock { $0.succeeded() }
+            if failed > 0 { logger.notice("clock-driven work done again", metadata: ["failedTicks": "\(failed)"]) }
         } catch {
-            logger.warning("clock-driven work failed", metadata: ["error": "\(error)"])
+            // The work not done is due again at once: the next tick tries it (`runDueWork`).
+            let (logged, count) = failures.withLock { ($0.failed(), $0.count) }
+            if logged {
+                logger.warning(
+                    "clock-driven work failed; every tick tries it again (logged at 1, 10, 100, … failures in a row)",
+                    metadata: ["error": "\(error)", "failedTicks": "\(count)"]
+                )
+            }
         }
         for token in stopped.withLock({ $0 }) { events.disconnect(sessionKey: token) }
     }

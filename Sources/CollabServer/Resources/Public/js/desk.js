@@ -163,11 +163,12 @@ export class Desk {
     await this.reloadAll();
     // The conversation the address names, or the one open before a reload.
     if (this.wanted && !this.current && !this.stopped) await this.open(this.wanted, { reload: true, restoring: true });
-    // Whatever came of it, the address and the saved state now name what is open.
+    // Whatever came of it, the address and the saved state now name what is open (an open() that
+    // succeeded has said so already).
     this.restoring = undefined;
-    if (this.stopped) return;
+    if (this.stopped || this.current) return;
     this.saveState();
-    this.onChange(this.current?.id);
+    this.onChange(undefined);
   }
 
   /** The conversation the address names: the open one, or the one being opened again after a reload. */

@@ -2,10 +2,11 @@ import ArgumentParser
 import CollabCore
 
 /// `mock-collab bench conversation-search`: `conversations/search` with few and with many conversations
-/// in one account, by filter. A participant, state or id filter is answered from an index and should
-/// cost what it finds, whatever the size; a topic filter checks every conversation (it is the scan every search was before
-/// the look-ups). In process, on the account's state (no HTTP): numbers only mean something from a
-/// release build.
+/// in one account, by filter and order. A participant, state or id filter is answered from an index and
+/// should cost what it finds, whatever the size; so should a page in creation order or by id, and a
+/// creation range, read from the orders the conversations are kept in. A topic filter checks every
+/// conversation (it is the scan every search was before the look-ups). In process, on the account's
+/// state (no HTTP): numbers only mean something from a release build.
 struct BenchConversationSearchCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "conversation-search",
@@ -17,15 +18,24 @@ struct BenchConversationSearchCommand: AsyncParsableCommand {
     func run() async throws {
         try options.run(account: Self.account(holding:)) { state, admin, count, results in
             let middle = count / 2
-            // Visitors take part in 10 conversations each, agents in count / 50.
-            let filters: [(name: String, filter: SearchFilter)] = [
-                ("visitorParticipant", SearchFilter(field: "PARTICIPANT_PERSON_ID", op: .anyOf(["visitor-\(middle / 10)"]))),
-                ("id", SearchFilter(field: "ID", op: .equals(.string("conversation-\(middle)")))),
-                ("activeState", SearchFilter(field: "STATE", op: .equals(.string("ACTIVE")))),
-                ("topic", SearchFilter(field: "TOPIC", op: .equals(.string("topic \(middle)")))),
+            // Visitors take part in 10 conversations each, agents in count / 50; conversation `i` was created at `i`.
+            let newestFirst = [SearchOrder(field: "CREATION_TIMESTAMP", descending: true)]
+            func page(_ filters: [SearchFilter], _ orderBy: [SearchOrder] = newestFirst) throws -> SearchQuery {
+                try SearchQuery(filters: filters, orderBy: orderBy, limit: 10)
+            }
+            let queries: [(name: String, query: SearchQuery)] = [
+                ("visitorParticipant", try page([SearchFilter(field: "PARTICIPANT_PERSON_ID", op: .anyOf(["visitor-\(middle / 10)"]))])),
+                ("id", try page([SearchFilter(field: "ID", op: .equals(.string("conversation-\(middle)")))])),
+                ("activeState", try page([SearchFilter(field: "STATE", op: .equals(.string("ACTIVE")))])),
+                ("topic", try page([SearchFilter(field: "TOPIC", op: .equals(.string("topic \(middle)")))])),
+                ("newest", try page([])),
+                ("noOrder", try page([], [])),
+                ("creationRange", try page(
+                    [SearchFilter(field: "CREATION_TIMESTAMP", op: .inRange(from: Int64(middle), to: Int64(middle) + 9))],
+                    [SearchOrder(field: "TOPIC")])),
+                ("endedNewest", try page([SearchFilter(field: "STATE", op: .equals(.string("ENDED")))])),
             ]
-            for (name, filter) in filters {
-                let query = try SearchQuery(filters: [filter], orderBy: [SearchOrder(field: "CREATION_TIMESTAMP", descending: true)], limit: 10)
+            for (name, query) in queries {
                 results["\(name).\(count).medianMicroseconds"] = try options.median {
                     try state.searchConversations(query, for: admin).items.count
                 }

@@ -129,6 +129,34 @@ struct SearchLookupTests {
             }, id: \.id)
             expectSame(history, historyScanned, query)
         }
+        // Through the orders the table keeps: none named (by id), by creation either way, and creation ranges.
+        let ordered: [SearchQuery] = [
+            try SearchQuery(limit: 5),
+            try SearchQuery(orderBy: [SearchOrder(field: "CREATION_TIMESTAMP")], offset: 4, limit: 6),
+            try SearchQuery(
+                filters: [SearchFilter(field: "CREATION_TIMESTAMP", op: .inRange(from: 2_005, to: 2_012))], orderBy: [SearchOrder(field: "TOPIC")]),
+            try SearchQuery(
+                filters: [
+                    SearchFilter(field: "CREATION_TIMESTAMP", op: .greaterThan(2_010)), SearchFilter(field: "TOPIC", op: .notEquals(.string("t1"))),
+                ],
+                orderBy: [SearchOrder(field: "CREATION_TIMESTAMP", descending: true), SearchOrder(field: "TOPIC")], limit: 3),
+        ]
+        for query in ordered {
+            let indexed = outcome({ () throws(CollabError) in try state.searchConversations(query, for: fixture.admin) }, id: \.id)
+            let scanned = outcome({ () throws(CollabError) in
+                try SearchSchemas.conversation.run(query, over: state.conversations.values, id: \.id)
+            }, id: \.id)
+            expectSame(indexed, scanned, query)
+            let history = outcome({ () throws(CollabError) in try state.searchConversationHistory(query, for: fixture.admin) }, id: \.id)
+            let historyScanned = outcome({ () throws(CollabError) in
+                try SearchSchemas.conversationHistory.run(query, over: state.conversations.values, id: \.id)
+            }, id: \.id)
+            expectSame(history, historyScanned, query)
+        }
+        guard case .walk = state.conversationLookups.plan(for: try query([])) else {
+            Issue.record("a newest-first list without filters reads the conversations in creation order")
+            return
+        }
         // The plan: a visitor's conversations only, the smallest of two pinned filters, the scan without one.
         let lookups = state.conversationLookups
         let ofV0 = try #require(lookups.candidates(for: try query([SearchFilter(field: participant, op: .anyOf([v[0]]))])))
@@ -155,6 +183,8 @@ struct SearchLookupTests {
         let agentUser = try #require(state.user(loginName: "agent1"))
         let userQueries: [SearchQuery] = [
             try query([]),
+            try SearchQuery(limit: 2),
+            try SearchQuery(orderBy: [SearchOrder(field: "CREATION_TIMESTAMP")], offset: 1, limit: 2),
             try query([SearchFilter(field: "USERNAME", op: .equals(.string("agent1")))]),
             try query([SearchFilter(field: "USERNAME", op: .isIn([.string("agent0"), .string("AGENT2"), .string("a-admin")]))]),
             try query([SearchFilter(field: "USERNAME", op: .contains("agent"))]),
@@ -168,6 +198,10 @@ struct SearchLookupTests {
         }
         let personQueries: [SearchQuery] = [
             try query([]),
+            try SearchQuery(limit: 5),
+            try SearchQuery(orderBy: [SearchOrder(field: "CREATION_TIMESTAMP")], offset: 2, limit: 4),
+            try SearchQuery(
+                filters: [SearchFilter(field: "CREATION_TIMESTAMP", op: .lowerThan(1_000_000))], orderBy: [SearchOrder(field: "LAST_NAME")]),
             try query([SearchFilter(field: "SOURCE_ID", op: .equals(.string("v3")))]),
             try query([SearchFilter(field: "SOURCE_ID", op: .isIn([.string("v1"), .string(agentUser.id), .string("v9")]))]),
             try query([SearchFilter(field: "SOURCE_ID", op: .startsWith("v"))], offset: 2, limit: 3),

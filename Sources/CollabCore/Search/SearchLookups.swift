@@ -2,14 +2,40 @@
 /// for each, the ids of the rows whose field holds a given value (`ID` itself, or a secondary index).
 ///
 /// A search takes its candidates from the smallest list one filter's look-up gives, and runs every
-/// filter on those candidates only, so its answer is the one a scan would give. A query with no filter a
-/// look-up can answer reads the whole table. Declared entities plan their searches the same way, over
-/// ``EntityTable``'s own indexes.
+/// filter on those candidates only, so its answer is the one a scan would give. When the table keeps
+/// the order the query's first sort key asks for (``ordering(_:count:walk:)``: a timestamp, or the ids
+/// for a query that names no order), the search may instead read the rows in that order, within the
+/// bounds its range filters on the field set, and stop once its page is full; it does so when that
+/// should read fewer rows than the candidates. A range filter on an ordered field also gives candidates.
+/// A query with none of these reads the whole table. Declared entities plan their searches the same
+/// way, over ``EntityTable``'s own indexes.
 struct SearchLookups {
     /// Field name → the ids of the rows whose field holds (or whose list field contains) the key.
     private var lookups: [String: (String) -> Set<String>] = [:]
     /// The ids every row the search may answer is among, whatever the filters (``narrowing(to:)``).
     private var base: Set<String>?
+    /// Field name (`ID`: the ids alone) → the table's rows in that field's order.
+    private var orderings: [String: Ordering] = [:]
+
+    /// The rows of a table in one field's order.
+    struct Ordering {
+        /// How many rows the table holds.
+        let count: Int
+        /// The rows within the bounds, ascending or (`true`) descending.
+        let walk: (OrderBounds, Bool) -> OrderedWalk
+    }
+
+    /// How a search reads the table.
+    enum Plan {
+        /// Every row.
+        case scan
+        /// The rows with these ids.
+        case candidates([String])
+        /// The rows in the order of the query's first sort key (``SearchQuery/orderBy``, or the ids when it
+        /// names none), ties by id; `grouped` when the query has more sort keys, so that the rows that tie
+        /// on the first are put in order among themselves.
+        case walk(OrderedWalk, grouped: Bool)
+    }
 
     /// No look-ups: every search reads the table.
     init() {}
@@ -29,6 +55,41 @@ struct SearchLookups {
         var copy = self
         copy.base = ids
         return copy
+    }
+
+    /// Adds the order of `field` (`ID`: the ids alone, walked for queries that name no order); it must
+    /// sort as the search sorts the field, rows without a value first.
+    func ordering(_ field: String, count: Int, walk: @escaping (OrderBounds, Bool) -> OrderedWalk) -> Self {
+        var copy = self
+        copy.orderings[field] = Ordering(count: count, walk: walk)
+        return copy
+    }
+
+    /// How to read the table for `query`: in its order when that should read fewer rows than the
+    /// smallest candidate list (finding a page's `offset + limit + 1` matches among `n` rows of which
+    /// `k` match takes about `(offset + limit + 1) · n / k` rows, the candidates `k`), else the
+    /// candidates, else the rows within a range filter's bounds on an ordered field, else every row.
+    func plan(for query: SearchQuery) -> Plan {
+        let (field, descending) = query.orderBy.first.map { ($0.field, $0.descending) } ?? ("ID", false)
+        let walkable = query.orderBy.first?.field == "ID" ? nil : orderings[field]
+        var pinned = candidates(for: query)
+        if pinned == nil {
+            // A range on another ordered field: the rows within it (the walk applies its own field's range).
+            for (other, ordering) in orderings.sorted(by: { $0.key < $1.key }) where other != "ID" && (walkable == nil || other != field) {
+                let bounds = OrderBounds.of(query.filters, field: other)
+                guard bounds.isBounded else { continue }
+                pinned = ordering.walk(bounds, false).map(\.id)
+                break
+            }
+        }
+        if let walkable {
+            let wanted = Double(query.offset) + Double(query.limit) + 1
+            if pinned.map({ Double($0.count) * Double($0.count) > wanted * Double(walkable.count) }) ?? true {
+                let bounds = field == "ID" ? OrderBounds.all : OrderBounds.of(query.filters, field: field)
+                return .walk(walkable.walk(bounds, descending), grouped: query.orderBy.count > 1)
+            }
+        }
+        return pinned.map(Plan.candidates) ?? .scan
     }
 
     /// The ids every match of `query` is among, from the filter whose look-up gives the fewest (or the
@@ -82,8 +143,40 @@ extension SearchSchema {
     func run(
         _ query: SearchQuery, lookups: SearchLookups, row: (String) -> Entity?, all: some Sequence<Entity>, id: (Entity) -> String
     ) throws(CollabError) -> SearchPage<Entity> {
-        guard let ids = lookups.candidates(for: query) else { return try run(query, over: all, id: id) }
-        return try run(query, over: ids.lazy.compactMap(row), id: id)
+        switch lookups.plan(for: query) {
+        case .scan: return try run(query, over: all, id: id)
+        case .candidates(let ids): return try run(query, over: ids.lazy.compactMap(row), id: id)
+        case .walk(let rows, let grouped): return try run(query, walking: rows, grouped: grouped, row: row, id: id)
+        }
+    }
+
+    /// Runs `query` over rows that come in the order of its first sort key, ties by id, and stops once it
+    /// holds the page and one more match (whether more follow). When `grouped`, the rows that tie on that
+    /// key are put in the query's full order as a group, and the walk stops at a group's end.
+    func run(
+        _ query: SearchQuery, walking rows: OrderedWalk, grouped: Bool, row: (String) -> Entity?, id: (Entity) -> String
+    ) throws(CollabError) -> SearchPage<Entity> where Entity: Sendable {
+        let search = try compile(query)
+        let (sum, overflow) = query.offset.addingReportingOverflow(query.limit)
+        let end = overflow ? Int.max : sum
+        var matched: [Entity] = []
+        var group: [Entity] = []
+        var groupKey: Int64??
+        for place in rows {
+            if grouped, groupKey != .some(place.key) {
+                matched += group.sorted { search.order($0, $1) ?? (id($0) < id($1)) }
+                group.removeAll(keepingCapacity: true)
+                groupKey = .some(place.key)
+            }
+            if matched.count > end { break }
+            guard let entity = row(place.id), search.matches(entity) else { continue }
+            if grouped { group.append(entity) } else { matched.append(entity) }
+        }
+        matched += group.sorted { search.order($0, $1) ?? (id($0) < id($1)) }
+        let start = min(query.offset, matched.count)
+        let stop = min(end, matched.count)
+        let hasMore = stop < matched.count
+        return SearchPage(items: Array(matched[start..<stop]), hasMoreItems: hasMore, nextOffset: hasMore ? stop : nil)
     }
 }
 
@@ -96,5 +189,10 @@ extension IndexedTable {
     /// The look-up of `index`.
     func lookup(_ index: TableIndex<Entity>) -> (String) -> Set<String> {
         { [self] key in self.ids(index, key) }
+    }
+
+    /// The walk of `order`.
+    func walk(_ order: TableOrder<Entity>) -> (OrderBounds, Bool) -> OrderedWalk {
+        { [self] bounds, descending in self.walk(order, bounds: bounds, descending: descending) }
     }
 }

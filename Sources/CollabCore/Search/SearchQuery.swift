@@ -216,6 +216,22 @@ public struct SearchSchema<Entity>: Sendable {
     private func run<Tie: Comparable>(
         _ query: SearchQuery, _ candidates: some Sequence<Entity>, tie: (Int, Entity) -> Tie
     ) throws(CollabError) -> SearchPage<Entity> {
+        let search = try compile(query)
+        var ranked: [(Entity, Tie)] = []
+        for (position, entity) in candidates.enumerated() where search.matches(entity) {
+            ranked.append((entity, tie(position, entity)))
+        }
+        let start = min(query.offset, ranked.count)
+        let end = min(start + query.limit, ranked.count)
+        let hasMore = end < ranked.count
+        let page = ranked.firstSorted(end) { a, b in search.order(a.0, b.0) ?? (a.1 < b.1) }
+        return SearchPage(items: page[start...].map(\.0), hasMoreItems: hasMore, nextOffset: hasMore ? end : nil)
+    }
+
+    /// `query` checked against the schema: its filters as one test and its sort keys as one comparison.
+    /// - Throws: `badRequest` for a field the schema cannot filter or order by, or an operator its family
+    ///   does not allow.
+    func compile(_ query: SearchQuery) throws(CollabError) -> CompiledSearch<Entity> {
         var checks: [(Entity) -> Bool] = []
         for (position, filter) in query.filters.enumerated() {
             if let kind = kind(of: filter.field) { try kind.check(filter, at: position) }
@@ -234,21 +250,25 @@ public struct SearchSchema<Entity>: Sendable {
             }
             sorters.append((extractor, order.descending))
         }
-        var ranked: [(Entity, Tie)] = []
-        for (position, entity) in candidates.enumerated() where checks.allSatisfy({ $0(entity) }) {
-            ranked.append((entity, tie(position, entity)))
+        return CompiledSearch(checks: checks, sorters: sorters)
+    }
+}
+
+/// A query ready to run over one kind of entity (``SearchSchema/compile(_:)``).
+struct CompiledSearch<Entity> {
+    let checks: [(Entity) -> Bool]
+    let sorters: [(SearchSchema<Entity>.Extractor, Bool)]
+
+    /// Whether `entity` passes every filter.
+    func matches(_ entity: Entity) -> Bool { checks.allSatisfy { $0(entity) } }
+
+    /// Whether `a` comes before `b` by the query's sort keys; `nil` when they tie on all of them.
+    func order(_ a: Entity, _ b: Entity) -> Bool? {
+        for (extract, descending) in sorters {
+            let va = extract(a)
+            let vb = extract(b)
+            if va != vb { return descending ? vb < va : va < vb }
         }
-        let start = min(query.offset, ranked.count)
-        let end = min(start + query.limit, ranked.count)
-        let hasMore = end < ranked.count
-        let page = ranked.firstSorted(end) { a, b in
-            for (extract, descending) in sorters {
-                let va = extract(a.0)
-                let vb = extract(b.0)
-                if va != vb { return descending ? vb < va : va < vb }
-            }
-            return a.1 < b.1
-        }
-        return SearchPage(items: page[start...].map(\.0), hasMoreItems: hasMore, nextOffset: hasMore ? end : nil)
+        return nil
     }
 }

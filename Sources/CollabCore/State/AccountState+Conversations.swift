@@ -89,12 +89,15 @@ extension AccountState {
 
     /// What a conversation search can look up: an id, a participant (`PARTICIPANT_PERSON_ID`, whose
     /// values are the keys of ``Indexes/conversationByParticipant``), the assigned agent or the context
-    /// person (each a participant, so that index holds every conversation they name), or a state.
+    /// person (each a participant, so that index holds every conversation they name), or a state; and
+    /// the orders it can page through: by id and by creation.
     var conversationLookups: SearchLookups {
         let participants = conversations.lookup(Indexes.conversationByParticipant)
         return SearchLookups().adding("ID", conversations.idLookup).adding("PARTICIPANT_PERSON_ID", participants)
             .adding("ASSIGNEE_PERSON_ID", participants).adding("CONTEXT_PERSON_ID", participants)
             .adding("STATE", conversations.lookup(Indexes.conversationByState))
+            .ordering("ID", count: conversations.count, walk: conversations.walk(Indexes.conversationById))
+            .ordering("CREATION_TIMESTAMP", count: conversations.count, walk: conversations.walk(Indexes.conversationByCreation))
     }
 
     /// The conversations a person takes or took part in, newest first.

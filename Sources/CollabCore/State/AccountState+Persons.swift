@@ -81,13 +81,15 @@ extension AccountState {
     }
 
     /// What a person search can look up: an id, a type, a source id (which names one person per source,
-    /// ``personIdBySource``). A search of one type (`searchAgents` and its kind) reads the persons of that
-    /// type only, not every visitor.
+    /// ``personIdBySource``); the orders it can page through: by id and by creation. A search of one
+    /// type (`searchAgents` and its kind) reads the persons of that type only, not every visitor.
     func personLookups(type: Person.PersonType?) -> SearchLookups {
         let lookups = SearchLookups().adding("ID", persons.idLookup).adding("PERSON_TYPE", persons.lookup(Indexes.personByType))
             .adding("SOURCE_ID") { [personIdBySource] sourceId in
                 Set(Person.Source.allCases.compactMap { personIdBySource[PersonSourceKey(source: $0, sourceId: sourceId)] })
             }
+            .ordering("ID", count: persons.count, walk: persons.walk(Indexes.personById))
+            .ordering("CREATION_TIMESTAMP", count: persons.count, walk: persons.walk(Indexes.personByCreation))
         guard let type else { return lookups }
         return lookups.narrowing(to: persons.ids(Indexes.personByType, type.rawValue))
     }

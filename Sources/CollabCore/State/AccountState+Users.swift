@@ -74,6 +74,8 @@ extension AccountState {
         _ = try callerAccountId(principal)
         let lookups = SearchLookups().adding("ID", users.idLookup).adding("TEAM_ID", users.lookup(Indexes.userByTeam))
             .adding("USERNAME") { [userIdByUsername] in userIdByUsername[$0].map { [$0] } ?? [] }
+            .ordering("ID", count: users.count, walk: users.walk(Indexes.userById))
+            .ordering("CREATION_TIMESTAMP", count: users.count, walk: users.walk(Indexes.userByCreation))
         return try SearchSchemas.user.run(query, lookups: lookups, row: { users[$0] }, all: users.values, id: \.id)
     }
 

@@ -12,15 +12,17 @@ public struct AccountState: Sendable {
     public internal(set) var directory: Directory
     /// The account this shard holds.
     public internal(set) var account: Account
-    public internal(set) var users = IndexedTable<User>(indexes: [Indexes.userByTeam])
-    public internal(set) var persons = IndexedTable<Person>(indexes: [Indexes.personByType])
+    public internal(set) var users = IndexedTable<User>(indexes: [Indexes.userByTeam], orders: [Indexes.userById, Indexes.userByCreation])
+    public internal(set) var persons = IndexedTable<Person>(
+        indexes: [Indexes.personByType], orders: [Indexes.personById, Indexes.personByCreation])
     public internal(set) var sessions = IndexedTable<AuthSession>(indexes: [Indexes.sessionByUser, Indexes.sessionByPerson])
     public internal(set) var jwtSettings: [String: JWTValidationSettings] = [:]
     public internal(set) var conversations = IndexedTable<Conversation>(
         indexes: [
             Indexes.conversationByParticipant, Indexes.conversationByOpenSource, Indexes.conversationWithRecordings,
             Indexes.conversationByOpenParticipant, Indexes.conversationByState,
-        ]
+        ],
+        orders: [Indexes.conversationById, Indexes.conversationByCreation]
     )
     /// Messages per conversation, in sequence order.
     public internal(set) var messages: [String: MessageLog] = [:]
@@ -264,6 +266,14 @@ enum Indexes {
     }
     /// Conversations by state (`STATE` in searches: the open ones are a few among many ended).
     static let conversationByState = TableIndex<Conversation>(4) { [$0.state.rawValue] }
+    // The orders searches page through without reading the whole table: by id (a query that names no
+    // order) and by creation (the usual newest-first list, and creation ranges).
+    static let userById = TableOrder<User>.byId(0)
+    static let userByCreation = TableOrder<User>(1) { $0.creationTimestamp }
+    static let personById = TableOrder<Person>.byId(0)
+    static let personByCreation = TableOrder<Person>(1) { $0.creationTimestamp }
+    static let conversationById = TableOrder<Conversation>.byId(0)
+    static let conversationByCreation = TableOrder<Conversation>(1) { $0.creationTimestamp }
     /// A conversation's participants' person ids, each once: the keys of the participant indexes.
     static func participantIds(_ conversation: Conversation) -> [String] { Array(Set(conversation.participants.map(\.personId))).sorted() }
     static let clientByPerson = TableIndex<ClientSession>(0) { [$0.personId] }

@@ -14,8 +14,8 @@ public struct TableIndex<Entity: Sendable>: Sendable {
     }
 }
 
-/// Rows by id, with secondary indexes kept in step on every write, so lookups by another field cost
-/// what they return rather than the size of the table.
+/// Rows by id, with secondary indexes and orders kept in step on every write, so lookups by another
+/// field, and pages in an order, cost what they return rather than the size of the table.
 ///
 /// It reads like a dictionary (`table[id]`, `table[id] = row`, `values`, `count`), which keeps the
 /// operations on ``AccountState`` plain while the indexes take care of themselves.
@@ -24,14 +24,22 @@ public struct IndexedTable<Entity: Sendable>: Sendable {
     private let indexes: [TableIndex<Entity>]
     /// Per index: key → ids of the rows filed under it.
     private var postings: [[String: Set<String>]]
+    private let orders: [TableOrder<Entity>]
+    /// Per order: every row's place in it.
+    private var orderings: [SortedList<OrderedRow>]
 
-    /// A table with the given secondary indexes; each index's `slot` is its position in the list.
-    public init(indexes: [TableIndex<Entity>] = []) {
+    /// A table with the given secondary indexes and orders; each one's `slot` is its position in its list.
+    public init(indexes: [TableIndex<Entity>] = [], orders: [TableOrder<Entity>] = []) {
         for (position, index) in indexes.enumerated() {
             precondition(index.slot == position, "a TableIndex's slot must be its position in the table's index list")
         }
+        for (position, order) in orders.enumerated() {
+            precondition(order.slot == position, "a TableOrder's slot must be its position in the table's order list")
+        }
         self.indexes = indexes
         self.postings = Array(repeating: [:], count: indexes.count)
+        self.orders = orders
+        self.orderings = Array(repeating: SortedList(), count: orders.count)
     }
 
     /// The row with `id`; setting `nil` removes it.
@@ -68,6 +76,11 @@ public struct IndexedTable<Entity: Sendable>: Sendable {
         postings[index.slot][key]?.count ?? 0
     }
 
+    /// The rows' places in `order` within `bounds`, ascending or descending.
+    public func walk(_ order: TableOrder<Entity>, bounds: OrderBounds = .all, descending: Bool = false) -> OrderedWalk {
+        OrderedWalk(orderings[order.slot], bounds: bounds, descending: descending)
+    }
+
     /// Whether a row has `id` (without copying the row).
     public func contains(_ id: String) -> Bool { rows.index(forKey: id) != nil }
 
@@ -88,6 +101,13 @@ public struct IndexedTable<Entity: Sendable>: Sendable {
             for key in after where !before.contains(key) {
                 postings[index.slot][key, default: []].insert(id)
             }
+        }
+        for order in orders {
+            let before = old.map { OrderedRow(key: order.key($0), id: id) }
+            let after = new.map { OrderedRow(key: order.key($0), id: id) }
+            guard before != after else { continue }
+            if let before { orderings[order.slot].remove(before) }
+            if let after { orderings[order.slot].insert(after) }
         }
     }
 }

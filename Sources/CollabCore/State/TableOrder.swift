@@ -1,0 +1,144 @@
+/// An order an ``IndexedTable`` keeps its rows in, besides by id in a hash: by one integer field (a
+/// timestamp; rows without a value first), then by id. A search that asks for that order, or for a range
+/// of the field, reads rows from it one by one and stops when its page is full, instead of checking and
+/// sorting every row of the table (``SearchLookups/ordering(_:count:walk:)``).
+public struct TableOrder<Entity: Sendable>: Sendable {
+    /// Position among the table's orders.
+    let slot: Int
+    /// The field's value in `row` (`nil`: none, placed before every value).
+    let key: @Sendable (Entity) -> Int64?
+
+    /// - Parameters:
+    ///   - slot: The order's position in the table's `orders` list.
+    ///   - key: The field's value in a row; it must be the value a search sorts the field by.
+    public init(_ slot: Int, key: @escaping @Sendable (Entity) -> Int64?) {
+        self.slot = slot
+        self.key = key
+    }
+
+    /// The rows by id alone (String order, as searches break ties): the order of a search that names none.
+    public static func byId(_ slot: Int) -> Self { Self(slot) { _ in nil } }
+}
+
+/// A row's place in a ``TableOrder``: its key (none first), then its id.
+public struct OrderedRow: Sendable, Hashable, Comparable {
+    public var key: Int64?
+    public var id: String
+
+    public static func < (lhs: Self, rhs: Self) -> Bool {
+        switch (lhs.key, rhs.key) {
+        case (nil, nil): lhs.id < rhs.id
+        case (nil, _): true
+        case (_, nil): false
+        case (let a?, let b?): a < b || (a == b && lhs.id < rhs.id)
+        }
+    }
+}
+
+/// The values of an ordered field a walk reads, inclusive; rows without a value are outside any bound.
+public struct OrderBounds: Sendable, Equatable {
+    public var lower: Int64?
+    public var upper: Int64?
+
+    /// No bound: every row, those without a value included.
+    public static let all = OrderBounds(lower: nil, upper: nil)
+
+    public init(lower: Int64?, upper: Int64?) {
+        self.lower = lower
+        self.upper = upper
+    }
+
+    /// Whether either end is bounded (then rows without a value are out).
+    var isBounded: Bool { lower != nil || upper != nil }
+
+    /// Whether no value can fall within.
+    var isEmpty: Bool {
+        guard let lower, let upper else { return false }
+        return lower > upper
+    }
+
+    /// The bounds the range operators among `filters` on `field` put on its values (the rows they pass
+    /// are within them; every filter is still checked on each row read).
+    static func of(_ filters: [SearchFilter], field: String) -> OrderBounds {
+        var bounds = OrderBounds.all
+        for filter in filters where filter.field == field {
+            switch filter.op {
+            case .equals(.int(let value)): bounds.narrow(lower: value, upper: value)
+            case .greaterThan(let bound): bound == .max ? bounds.narrow(lower: 1, upper: 0) : bounds.narrow(lower: bound + 1, upper: nil)
+            case .lowerThan(let bound): bound == .min ? bounds.narrow(lower: 1, upper: 0) : bounds.narrow(lower: nil, upper: bound - 1)
+            case .inRange(let from, let to): bounds.narrow(lower: from, upper: to)
+            default: continue
+            }
+        }
+        return bounds
+    }
+
+    private mutating func narrow(lower: Int64?, upper: Int64?) {
+        if let lower { self.lower = max(self.lower ?? .min, lower) }
+        if let upper { self.upper = min(self.upper ?? .max, upper) }
+    }
+}
+
+/// The rows of a ``TableOrder`` within bounds, read lazily: ascending by value, or descending by value;
+/// either way the rows that tie on the value come by id ascending, as a search breaks ties, so a query
+/// sorted by the field alone takes the rows in the order they come.
+public struct OrderedWalk: Sequence, IteratorProtocol {
+    private let list: SortedList<OrderedRow>
+    private let bounds: OrderBounds
+    private let descending: Bool
+    /// The rows from the current one on, ascending (descending walks read each value's rows this way).
+    private var rows: SortedList<OrderedRow>.Ascending
+    /// In a descending walk, the value whose rows `rows` is reading (`.none` before the first).
+    private var value: Int64??
+    private var done = false
+
+    init(_ list: SortedList<OrderedRow>, bounds: OrderBounds, descending: Bool) {
+        self.list = list
+        self.bounds = bounds
+        self.descending = descending
+        // After (lower, ""): every row whose value is at least `lower` (ids are never empty); with an upper
+        // bound alone, after every row without a value.
+        let start = descending ? nil : bounds.isBounded ? OrderedRow(key: bounds.lower ?? .min, id: "") : nil
+        rows = descending ? SortedList<OrderedRow>().ascending() : list.ascending(after: start)
+        done = bounds.isEmpty
+    }
+
+    public mutating func next() -> OrderedRow? {
+        guard !done else { return nil }
+        guard descending else {
+            guard let row = rows.next(), Self.within(row, upper: bounds.upper) else {
+                done = true
+                return nil
+            }
+            return row
+        }
+        if case .some(let current) = value, let row = rows.next(), row.key == current { return row }
+        // The next lower value: the largest row before the first row of the current value (before
+        // (upper + 1, "") at the start: every row whose value is at most `upper`).
+        let cursor: OrderedRow?
+        switch value {
+        case .none: cursor = bounds.upper.flatMap { $0 == .max ? nil : OrderedRow(key: $0 + 1, id: "") }
+        case .some(let current):
+            guard current != nil else {
+                done = true
+                return nil
+            }
+            cursor = OrderedRow(key: current, id: "")
+        }
+        var lower = list.descending(before: cursor)
+        guard let last = lower.next(), !bounds.isBounded || (last.key.map { $0 >= bounds.lower ?? .min } ?? false) else {
+            done = true
+            return nil
+        }
+        value = .some(last.key)
+        rows = list.ascending(after: OrderedRow(key: last.key, id: ""))
+        return rows.next()
+    }
+
+    /// Whether `row`'s value is at most `upper` (a row without a value is, when there is no bound).
+    private static func within(_ row: OrderedRow, upper: Int64?) -> Bool {
+        guard let upper else { return true }
+        guard let key = row.key else { return false }
+        return key <= upper
+    }
+}

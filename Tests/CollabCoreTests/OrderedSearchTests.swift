@@ -1,0 +1,194 @@
+@testable import CollabCore
+import Testing
+
+/// A search that asks for an order the table keeps reads the rows in that order and stops when its page
+/// is full: it answers what a scan answers, ties and ranges included, and reads about a page of rows.
+@Suite("Ordered searches")
+struct OrderedSearchTests {
+    struct Row: Sendable, Equatable {
+        var id: String
+        var created: Int64
+        var ended: Int64?
+        var tag: String
+    }
+
+    static let schema = SearchSchema<Row>(
+        "Row",
+        [
+            "ID": { .of($0.id) },
+            "CREATION_TIMESTAMP": { .of($0.created) },
+            "END_TIMESTAMP": { $0.ended.map { .int($0) } ?? .null },
+            "TAG": { .of($0.tag) },
+        ], kinds: ["TAG": .string])
+    static let byId = TableOrder<Row>.byId(0)
+    static let byCreation = TableOrder<Row>(1) { $0.created }
+    static let byEnd = TableOrder<Row>(2) { $0.ended }
+
+    /// A fixed sequence of pseudo-random numbers, so a failure is seen again on the next run.
+    struct Numbers {
+        var state: UInt64
+
+        mutating func next(below bound: Int) -> Int {
+            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            return Int((state >> 33) % UInt64(bound))
+        }
+    }
+
+    /// `count` rows with creation times that often tie (a tenth as many instants as rows), end times on
+    /// two thirds of them, four tags; then a fifth of them changed and a tenth removed, so the orders
+    /// are kept through updates and removals as well as inserts.
+    static func table(_ count: Int, numbers: inout Numbers) -> IndexedTable<Row> {
+        var table = IndexedTable<Row>(orders: [byId, byCreation, byEnd])
+        func row(_ index: Int) -> Row {
+            let created = Int64(numbers.next(below: max(count / 10, 1)))
+            let ended: Int64? = numbers.next(below: 3) == 0 ? nil : created + Int64(numbers.next(below: 50))
+            return Row(id: "r\(numbers.next(below: 1_000_000))-\(index)", created: created, ended: ended, tag: "t\(numbers.next(below: 4))")
+        }
+        var ids: [String] = []
+        for index in 0..<count {
+            let new = row(index)
+            table[new.id] = new
+            ids.append(new.id)
+        }
+        for id in ids where numbers.next(below: 5) == 0 {
+            var changed = row(0)
+            changed.id = id
+            table[id] = changed
+        }
+        for id in ids where numbers.next(below: 10) == 0 { table.removeValue(forKey: id) }
+        return table
+    }
+
+    static func lookups(_ table: IndexedTable<Row>) -> SearchLookups {
+        SearchLookups().adding("ID", table.idLookup)
+            .ordering("ID", count: table.count, walk: table.walk(byId))
+            .ordering("CREATION_TIMESTAMP", count: table.count, walk: table.walk(byCreation))
+            .ordering("END_TIMESTAMP", count: table.count, walk: table.walk(byEnd))
+    }
+
+    func describe(_ page: SearchPage<Row>) -> String {
+        "\(page.items.map(\.id)) more: \(page.hasMoreItems) next: \(page.nextOffset.map(String.init) ?? "-")"
+    }
+
+    @Test("every order, range, tie and page answers as a scan does")
+    func sameAsScan() throws {
+        var numbers = Numbers(state: 7)
+        let table = Self.table(600, numbers: &numbers)
+        let lookups = Self.lookups(table)
+        let orders: [[SearchOrder]] = [
+            [],
+            [SearchOrder(field: "CREATION_TIMESTAMP")],
+            [SearchOrder(field: "CREATION_TIMESTAMP", descending: true)],
+            [SearchOrder(field: "CREATION_TIMESTAMP", descending: true), SearchOrder(field: "TAG")],
+            [SearchOrder(field: "CREATION_TIMESTAMP"), SearchOrder(field: "END_TIMESTAMP", descending: true)],
+            [SearchOrder(field: "END_TIMESTAMP")],
+            [SearchOrder(field: "END_TIMESTAMP", descending: true)],
+            [SearchOrder(field: "TAG"), SearchOrder(field: "CREATION_TIMESTAMP", descending: true)],
+            [SearchOrder(field: "ID", descending: true)],
+        ]
+        let filters: [[SearchFilter]] = [
+            [],
+            [SearchFilter(field: "TAG", op: .equals(.string("t2")))],
+            [SearchFilter(field: "CREATION_TIMESTAMP", op: .greaterThan(30))],
+            [SearchFilter(field: "CREATION_TIMESTAMP", op: .lowerThan(12))],
+            [SearchFilter(field: "CREATION_TIMESTAMP", op: .inRange(from: 20, to: 24)), SearchFilter(field: "TAG", op: .notEquals(.string("t0")))],
+            [SearchFilter(field: "CREATION_TIMESTAMP", op: .equals(.int(17)))],
+            [SearchFilter(field: "CREATION_TIMESTAMP", op: .inRange(from: 40, to: 10))],
+            [SearchFilter(field: "CREATION_TIMESTAMP", op: .greaterThan(.max))],
+            [SearchFilter(field: "CREATION_TIMESTAMP", op: .lowerThan(.min))],
+            [SearchFilter(field: "CREATION_TIMESTAMP", op: .greaterThan(10)), SearchFilter(field: "CREATION_TIMESTAMP", op: .lowerThan(50))],
+            [SearchFilter(field: "END_TIMESTAMP", op: .greaterThan(40))],
+            [SearchFilter(field: "END_TIMESTAMP", op: .isNull)],
+            [SearchFilter(field: "END_TIMESTAMP", op: .lowerThanOrNull(20))],
+            [SearchFilter(field: "END_TIMESTAMP", op: .inRange(from: 30, to: 45)), SearchFilter(field: "CREATION_TIMESTAMP", op: .greaterThan(35))],
+            [SearchFilter(field: "ID", op: .isIn(table.keys.prefix(40).map { .string($0) }))],
+            [SearchFilter(field: "TAG", op: .equals(.string("none")))],
+        ]
+        let windows: [(offset: Int, limit: Int)] = [(0, 1), (0, 10), (7, 25), (95, 10), (0, 1000), (590, 100), (.max, 5), (3, .max)]
+        var walked = 0
+        for orderBy in orders {
+            for filter in filters {
+                for window in windows {
+                    let query = try SearchQuery(filters: filter, orderBy: orderBy, offset: window.offset, limit: window.limit)
+                    let planned = try Self.schema.run(query, lookups: lookups, row: { table[$0] }, all: table.values, id: \.id)
+                    let scanned = try Self.schema.run(query, over: table.values, id: \.id)
+                    #expect(describe(planned) == describe(scanned), "\(orderBy) \(filter) \(window)")
+                    if case .walk = lookups.plan(for: query) { walked += 1 }
+                }
+            }
+        }
+        #expect(walked > orders.count * windows.count, "most of these queries walk an order")
+    }
+
+    @Test("a page in a kept order reads about its own rows, however many the table holds")
+    func readsAPage() throws {
+        var numbers = Numbers(state: 11)
+        let table = Self.table(20_000, numbers: &numbers)
+        let lookups = Self.lookups(table)
+        func reads(_ query: SearchQuery) throws -> (page: SearchPage<Row>, reads: Int) {
+            var reads = 0
+            let page = try Self.schema.run(query, lookups: lookups, row: { reads += 1; return table[$0] }, all: table.values, id: \.id)
+            return (page, reads)
+        }
+        let newest = try reads(SearchQuery(orderBy: [SearchOrder(field: "CREATION_TIMESTAMP", descending: true)], limit: 10))
+        #expect(newest.page.items.count == 10 && newest.page.hasMoreItems)
+        #expect(newest.reads == 11, "a page of ten reads ten rows and one more, of \(table.count)")
+        // Creation times tie in groups of about ten: with a second sort key, a page reads its groups whole.
+        let twoKeys = try reads(
+            SearchQuery(orderBy: [SearchOrder(field: "CREATION_TIMESTAMP", descending: true), SearchOrder(field: "TAG")], limit: 10))
+        #expect(twoKeys.page.items.count == 10 && twoKeys.reads < 100, "read \(twoKeys.reads)")
+        let byId = try reads(SearchQuery(limit: 10))
+        #expect(byId.reads == 11, "a query that names no order reads ten ids and one more")
+        let range = try reads(
+            SearchQuery(filters: [SearchFilter(field: "CREATION_TIMESTAMP", op: .inRange(from: 500, to: 502))], orderBy: [SearchOrder(field: "TAG")]))
+        #expect(!range.page.items.isEmpty && range.reads < 100, "a creation range reads the rows within it: \(range.reads)")
+        let secondPage = try reads(SearchQuery(orderBy: [SearchOrder(field: "END_TIMESTAMP")], offset: 10, limit: 10))
+        #expect(secondPage.reads == 21, "rows without an end time come first, by id; the second page reads up to its end and one more")
+        // A filter the order does not help with reads until it has found the page (a tag holds a quarter).
+        let tagged = try reads(SearchQuery(filters: [SearchFilter(field: "TAG", op: .equals(.string("t1")))], limit: 10))
+        #expect(tagged.page.items.count == 10 && tagged.reads < 200, "\(tagged.reads)")
+    }
+
+    @Test("a small candidate list beats a walk, and a large one does not")
+    func plans() throws {
+        var numbers = Numbers(state: 3)
+        let table = Self.table(2_000, numbers: &numbers)
+        let few = Array(table.keys.prefix(5))
+        let lookups = Self.lookups(table)
+        let pinned = try SearchQuery(filters: [SearchFilter(field: "ID", op: .isIn(few.map { .string($0) }))], limit: 10)
+        guard case .candidates(let ids) = lookups.plan(for: pinned) else {
+            Issue.record("five ids are read as candidates")
+            return
+        }
+        #expect(Set(ids) == Set(few))
+        let many = try SearchQuery(filters: [SearchFilter(field: "ID", op: .isIn(table.keys.prefix(1_500).map { .string($0) }))], limit: 10)
+        guard case .walk = lookups.plan(for: many) else {
+            Issue.record("1,500 of 1,800 rows match: a page is found sooner in order")
+            return
+        }
+        guard case .scan = SearchLookups().plan(for: many) else {
+            Issue.record("a table without look-ups or orders is scanned")
+            return
+        }
+        let tagOrder = try SearchQuery(
+            filters: [SearchFilter(field: "END_TIMESTAMP", op: .greaterThan(60))], orderBy: [SearchOrder(field: "TAG")], limit: 10)
+        guard case .candidates(let ended) = lookups.plan(for: tagOrder) else {
+            Issue.record("a range on an ordered field gives candidates when the order asked for is not kept")
+            return
+        }
+        #expect(Set(ended) == Set(table.values.filter { ($0.ended ?? .min) > 60 }.map(\.id)))
+    }
+
+    @Test("bounds from range filters")
+    func bounds() {
+        func of(_ ops: FilterOperator...) -> OrderBounds {
+            OrderBounds.of(ops.map { SearchFilter(field: "F", op: $0) } + [SearchFilter(field: "G", op: .equals(.int(1)))], field: "F")
+        }
+        #expect(of() == .all)
+        #expect(of(.greaterThan(5)) == OrderBounds(lower: 6, upper: nil))
+        #expect(of(.lowerThan(5), .inRange(from: 0, to: 9)) == OrderBounds(lower: 0, upper: 4))
+        #expect(of(.equals(.int(3)), .greaterThan(1)) == OrderBounds(lower: 3, upper: 3))
+        #expect(of(.greaterThan(.max)).isEmpty && of(.lowerThan(.min)).isEmpty && of(.inRange(from: 2, to: 1)).isEmpty)
+        #expect(of(.greaterThanOrNull(3), .isNull, .notInRange(from: 1, to: 2)) == .all, "operators that pass nulls or two ranges set no bound")
+    }
+}

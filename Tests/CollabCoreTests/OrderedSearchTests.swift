@@ -1,4 +1,6 @@
 @testable import CollabCore
+import CollabWire
+import Foundation
 import Testing
 
 /// A search that asks for an order the table keeps reads the rows in that order and stops when its page
@@ -177,6 +179,70 @@ struct OrderedSearchTests {
             return
         }
         #expect(Set(ended) == Set(table.values.filter { ($0.ended ?? .min) > 60 }.map(\.id)))
+    }
+
+    @Test("declared entities page through their timestamp and id orders as a scan would, hidden ones left out")
+    func declaredEntities() throws {
+        var numbers = Numbers(state: 5)
+        var table = EntityTable<CannedResponse>()
+        let draft = try EntityWire.draft(CannedResponse.self, from: Data(#"{"title":"t","text":"x","ownerType":"ACCOUNT","ownerId":"a"}"#.utf8))
+        var ids: [String] = []
+        for index in 0..<1_500 {
+            var response = draft
+            response.id = "c\(numbers.next(below: 100_000))-\(index)"
+            response.creationTimestamp = Int64(numbers.next(below: 150))
+            response.modificationTimestamp = numbers.next(below: 3) == 0 ? nil : response.creationTimestamp + Int64(numbers.next(below: 20))
+            response.title = "title \(numbers.next(below: 40))"
+            response.text = "text \(numbers.next(below: 4))"
+            table.put(response)
+            ids.append(response.id)
+        }
+        for id in ids where numbers.next(below: 6) == 0 {
+            var response = try #require(table[id])
+            response.creationTimestamp = Int64(numbers.next(below: 150))
+            response.modificationTimestamp = nil
+            table.put(response)
+        }
+        for id in ids where numbers.next(below: 8) == 0 { table.remove(id) }
+        // What the caller may not see is left out before paging.
+        let visible: (CannedResponse) -> Bool = { $0.text != "text 3" }
+        let fields = EntityTable<CannedResponse>.searchableFields
+        let scan = SearchSchema<CannedResponse>(
+            "CannedResponse", Dictionary(uniqueKeysWithValues: fields.map { ($0.name, $0.value) }),
+            kinds: Dictionary(uniqueKeysWithValues: fields.map { ($0.name, $0.kind) }))
+        let orders: [[SearchOrder]] = [
+            [],
+            [SearchOrder(field: "CREATION_TIMESTAMP", descending: true)],
+            [SearchOrder(field: "MODIFICATION_TIMESTAMP")],
+            [SearchOrder(field: "MODIFICATION_TIMESTAMP", descending: true), SearchOrder(field: "TITLE")],
+            [SearchOrder(field: "TITLE"), SearchOrder(field: "CREATION_TIMESTAMP")],
+        ]
+        let filters: [[SearchFilter]] = [
+            [],
+            [SearchFilter(field: "CREATION_TIMESTAMP", op: .inRange(from: 40, to: 60))],
+            [SearchFilter(field: "MODIFICATION_TIMESTAMP", op: .greaterThan(100)), SearchFilter(field: "TEXT", op: .contains("1"))],
+            [SearchFilter(field: "TITLE", op: .equals(.string("title 7")))],
+            [SearchFilter(field: "CREATION_TIMESTAMP", op: .isIn([.int(3), .int(9), .int(149)]))],
+        ]
+        for orderBy in orders {
+            for filter in filters {
+                for (offset, limit) in [(0, 10), (13, 40), (0, 1_000)] {
+                    let query = try SearchQuery(filters: filter, orderBy: orderBy, offset: offset, limit: limit)
+                    let searched = try table.search(query, visible: visible)
+                    let scanned = try scan.run(query, over: table.rows.values.filter(visible), id: \.id)
+                    #expect(searched.items.map(\.id) == scanned.items.map(\.id), "\(orderBy) \(filter) \(offset) \(limit)")
+                    #expect(searched.hasMoreItems == scanned.hasMoreItems && searched.nextOffset == scanned.nextOffset)
+                }
+            }
+        }
+        var looked = 0
+        let newestFirst = try SearchQuery(orderBy: [SearchOrder(field: "CREATION_TIMESTAMP", descending: true)], limit: 10)
+        let newest = try table.search(newestFirst) { looked += 1; return visible($0) }
+        #expect(newest.items.count == 10 && looked < 30, "a newest-first page looks at about its own entities: \(looked) of \(table.count)")
+        let oldest = table.rows.values.min { ($0.creationTimestamp, $0.id) < ($1.creationTimestamp, $1.id) }
+        #expect(table.first(byOrdered: "CREATION_TIMESTAMP") == oldest?.id)
+        let modified = table.rows.values.compactMap { response in response.modificationTimestamp.map { ($0, response.id) } }
+        #expect(table.first(byOrdered: "MODIFICATION_TIMESTAMP") == modified.min { $0 < $1 }?.1, "the oldest with a value")
     }
 
     @Test("bounds from range filters")

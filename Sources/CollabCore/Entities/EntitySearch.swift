@@ -3,7 +3,8 @@
 ///
 /// Candidates come from the most selective filter an index can answer (an id, a foreign key, a name,
 /// an enum value, a timestamp or a range of them); every filter is then checked on those candidates
-/// only. A query with no such filter checks every entity of the kind in the account.
+/// only. A query sorted by a timestamp first, or by nothing, may instead read the entities in that
+/// order until its page is full. A query with neither checks every entity of the kind in the account.
 extension EntityTable {
     /// The fields a query may name: the declared ones, and `ID` for ordering.
     static var searchableFields: [EntityField<Entity>] {
@@ -13,6 +14,10 @@ extension EntityTable {
     }
 
     /// Runs `query`; `visible` hides what the caller may not see (before paging, so pages stay full).
+    ///
+    /// When the query's first sort key is a timestamp field (or it names no order: then by id), the
+    /// entities may be read in that order until the page is full (``OrderedPage``), where that should
+    /// read fewer than the candidates an index gives.
     /// - Throws: `badRequest` naming a field the kind cannot filter or order by, or an operator its
     ///   filter schema does not allow.
     public func search(_ query: SearchQuery, visible: (Entity) -> Bool) throws(CollabError) -> SearchPage<Entity> {
@@ -24,29 +29,42 @@ extension EntityTable {
             }
             sorters.append((field, order.descending))
         }
-        let matched = try matching(query.filters, visible: visible)
-        func before(_ a: Entity, _ b: Entity) -> Bool {
+        func order(_ a: Entity, _ b: Entity) -> Bool? {
             for (field, descending) in sorters {
                 let va = field.value(a)
                 let vb = field.value(b)
                 if va != vb { return descending ? vb < va : va < vb }
             }
-            return a.id < b.id
+            return nil
         }
+        let checks = try Self.checks(query.filters)
+        let candidates = plannedCandidates(checks)
+        let (first, descending) = query.orderBy.first.map { ($0.field, $0.descending) } ?? ("ID", false)
+        if query.orderBy.first?.field != "ID",
+            OrderedPage.walkBeats(candidates: candidates?.count, offset: query.offset, limit: query.limit, rows: count),
+            let walk = walk(first, bounds: first == "ID" ? .all : OrderBounds.of(query.filters, field: first), descending: descending)
+        {
+            return OrderedPage.read(
+                walk, grouped: sorters.count > 1, offset: query.offset, limit: query.limit, row: { rows[$0].flatMap { visible($0) ? $0 : nil } },
+                matches: { Self.passes($0, checks) }, order: order, id: \.id)
+        }
+        let matched = matching(checks, candidates: candidates, visible: visible)
         let start = min(query.offset, matched.count)
         let end = min(start + query.limit, matched.count)
         let hasMore = end < matched.count
-        return SearchPage(items: Array(matched.firstSorted(end, by: before)[start...]), hasMoreItems: hasMore, nextOffset: hasMore ? end : nil)
+        let page = matched.firstSorted(end) { a, b in order(a, b) ?? (a.id < b.id) }
+        return SearchPage(items: Array(page[start...]), hasMoreItems: hasMore, nextOffset: hasMore ? end : nil)
     }
 
     /// How many entities pass `filters` (the vendor's `…CountQuery`).
     public func count(_ filters: [SearchFilter], visible: (Entity) -> Bool) throws(CollabError) -> Int {
-        try matching(filters, visible: visible).count
+        let checks = try Self.checks(filters)
+        return matching(checks, candidates: plannedCandidates(checks), visible: visible).count
     }
 
-    /// The entities that pass every filter and `visible`, in no particular order.
-    private func matching(_ filters: [SearchFilter], visible: (Entity) -> Bool) throws(CollabError) -> [Entity] {
-        let fields = Self.searchableFields
+    /// `filters` checked against the kind's fields.
+    private static func checks(_ filters: [SearchFilter]) throws(CollabError) -> [(EntityField<Entity>, SearchFilter)] {
+        let fields = searchableFields
         var checks: [(EntityField<Entity>, SearchFilter)] = []
         for (position, filter) in filters.enumerated() {
             guard let field = fields.first(where: { $0.name == filter.field }), field.filterable else {
@@ -55,11 +73,23 @@ extension EntityTable {
             try field.kind.check(filter, at: position)
             checks.append((field, filter))
         }
+        return checks
+    }
+
+    /// Whether `entity` passes every check.
+    private static func passes(_ entity: Entity, _ checks: [(EntityField<Entity>, SearchFilter)]) -> Bool {
+        checks.allSatisfy { $0.1.op.matches($0.0.value(entity)) }
+    }
+
+    /// The entities among `candidates` (`nil`: all) that pass every check and `visible`, in no particular order.
+    private func matching(
+        _ checks: [(EntityField<Entity>, SearchFilter)], candidates: [String]?, visible: (Entity) -> Bool
+    ) -> [Entity] {
         var matched: [Entity] = []
         func consider(_ entity: Entity) {
-            if checks.allSatisfy({ $0.1.op.matches($0.0.value(entity)) }), visible(entity) { matched.append(entity) }
+            if Self.passes(entity, checks), visible(entity) { matched.append(entity) }
         }
-        if let candidates = plannedCandidates(checks) {
+        if let candidates {
             for id in candidates { if let entity = rows[id] { consider(entity) } }
         } else {
             for entity in rows.values { consider(entity) }

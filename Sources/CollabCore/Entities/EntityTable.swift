@@ -1,12 +1,15 @@
 /// The entities of one declared kind in one account, with the indexes its declaration asks for, kept
-/// in step on every write: hashed postings for ids, foreign keys, names, enums and list items, and a sorted list
-/// per timestamp field, so a search on them costs what it returns rather than the size of the kind.
+/// in step on every write: hashed postings for ids, foreign keys, names, enums and list items, and the
+/// entities in order per timestamp field and by id, so a search on them, or a page in one of those
+/// orders, costs what it returns rather than the size of the kind.
 public struct EntityTable<Entity: DeclaredEntity>: Sendable {
     public private(set) var rows: [String: Entity] = [:]
     /// Field name → key → ids.
     private var hashed: [String: [String: Set<String>]] = [:]
-    /// Field name → (value, id), sorted.
-    private var ordered: [String: OrderedIndex] = [:]
+    /// Timestamp field name → every entity's place by that field (no value first), then id.
+    private var ordered: [String: SortedList<OrderedRow>] = [:]
+    /// Every entity's place by id alone (the order of a search that names none).
+    private var byId = SortedList<OrderedRow>()
 
     public init() {}
 
@@ -19,6 +22,7 @@ public struct EntityTable<Entity: DeclaredEntity>: Sendable {
     /// Stores `entity` (replacing the one with its id) and files it in every index.
     public mutating func put(_ entity: Entity) {
         let old = rows.updateValue(entity, forKey: entity.id)
+        if old == nil { byId.insert(OrderedRow(key: nil, id: entity.id)) }
         reindex(id: entity.id, old: old, new: entity)
     }
 
@@ -26,6 +30,7 @@ public struct EntityTable<Entity: DeclaredEntity>: Sendable {
     @discardableResult
     public mutating func remove(_ id: String) -> Entity? {
         guard let old = rows.removeValue(forKey: id) else { return nil }
+        byId.remove(OrderedRow(key: nil, id: id))
         reindex(id: id, old: old, new: nil)
         return old
     }
@@ -38,7 +43,24 @@ public struct EntityTable<Entity: DeclaredEntity>: Sendable {
     /// The id of the entity with the smallest value of the ordered `field` (the oldest, for a
     /// creation timestamp).
     public func first(byOrdered field: String) -> String? {
-        ordered[field]?.entries.first?.id
+        var rows = walk(field, bounds: OrderBounds(lower: .min, upper: nil), descending: false)
+        return rows?.next()?.id
+    }
+
+    /// The entities in the order of `field` (a timestamp field; `ID`: by id alone) within `bounds`,
+    /// ascending or descending, ties by id; `nil` when the kind keeps no such order.
+    func walk(_ field: String, bounds: OrderBounds, descending: Bool) -> OrderedWalk? {
+        let list: SortedList<OrderedRow>
+        if field == "ID" {
+            list = byId
+        } else if let kept = ordered[field] {
+            list = kept
+        } else if Entity.declaration.fields.contains(where: { $0.name == field && $0.index == .ordered }) {
+            list = SortedList()
+        } else {
+            return nil
+        }
+        return OrderedWalk(list, bounds: bounds, descending: descending)
     }
 
     private mutating func reindex(id: String, old: Entity?, new: Entity?) {
@@ -55,13 +77,19 @@ public struct EntityTable<Entity: DeclaredEntity>: Sendable {
                 }
                 for key in Set(after).subtracting(before) { hashed[field.name, default: [:]][key, default: []].insert(id) }
             case .ordered:
-                let before = old.map(field.value)
-                let after = new.map(field.value)
+                let before = old.map { OrderedRow(key: Self.orderKey(field.value($0)), id: id) }
+                let after = new.map { OrderedRow(key: Self.orderKey(field.value($0)), id: id) }
                 guard before != after else { continue }
-                if case .int(let value)? = before { ordered[field.name]?.remove(value, id) }
-                if case .int(let value)? = after { ordered[field.name, default: OrderedIndex()].insert(value, id) }
+                if let before { ordered[field.name]?.remove(before) }
+                if let after { ordered[field.name, default: SortedList()].insert(after) }
             }
         }
+    }
+
+    /// A timestamp field's value as an order key (`nil`: none).
+    private static func orderKey(_ value: FieldValue) -> Int64? {
+        guard case .int(let number) = value else { return nil }
+        return number
     }
 
     /// The ids an index can answer `filter` with, or `nil` when it cannot (the filter then checks
@@ -83,17 +111,14 @@ public struct EntityTable<Entity: DeclaredEntity>: Sendable {
             default: return nil
             }
         case .ordered:
-            let index = ordered[field.name] ?? OrderedIndex()
+            func within(_ bounds: OrderBounds) -> [String] { walk(field.name, bounds: bounds, descending: false)?.map(\.id) ?? [] }
             switch filter.op {
-            case .equals(.int(let value)): return index.ids(from: value, through: value)
             case .isIn(let values):
                 return Array(Set(values.flatMap { value -> [String] in
                     guard case .int(let number) = value else { return [] }
-                    return index.ids(from: number, through: number)
+                    return within(OrderBounds(lower: number, upper: number))
                 }))
-            case .greaterThan(let bound): return bound == .max ? [] : index.ids(from: bound + 1, through: .max)
-            case .lowerThan(let bound): return bound == .min ? [] : index.ids(from: .min, through: bound - 1)
-            case .inRange(let from, let to): return from > to ? [] : index.ids(from: from, through: to)
+            case .equals(.int), .greaterThan, .lowerThan, .inRange: return within(OrderBounds.of([filter], field: field.name))
             default: return nil
             }
         }
@@ -102,34 +127,4 @@ public struct EntityTable<Entity: DeclaredEntity>: Sendable {
 
 extension EntityTable: Equatable {
     public static func == (lhs: Self, rhs: Self) -> Bool { lhs.rows == rhs.rows }
-}
-
-/// `(value, id)` pairs sorted by value then id: a range of values is found by binary search.
-struct OrderedIndex: Sendable {
-    private(set) var entries: [(value: Int64, id: String)] = []
-
-    /// The position of the first entry not before `(value, id)`.
-    private func position(_ value: Int64, _ id: String) -> Int {
-        entries.partitionIndex { !($0.value < value || ($0.value == value && $0.id < id)) }
-    }
-
-    mutating func insert(_ value: Int64, _ id: String) {
-        entries.insert((value, id), at: position(value, id))
-    }
-
-    mutating func remove(_ value: Int64, _ id: String) {
-        let at = position(value, id)
-        if at < entries.count, entries[at].value == value, entries[at].id == id { entries.remove(at: at) }
-    }
-
-    /// The ids with a value in `from...through`.
-    func ids(from: Int64, through: Int64) -> [String] {
-        var at = position(from, "")
-        var result: [String] = []
-        while at < entries.count, entries[at].value <= through {
-            result.append(entries[at].id)
-            at += 1
-        }
-        return result
-    }
 }

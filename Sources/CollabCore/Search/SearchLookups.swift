@@ -66,8 +66,7 @@ struct SearchLookups {
     }
 
     /// How to read the table for `query`: in its order when that should read fewer rows than the
-    /// smallest candidate list (finding a page's `offset + limit + 1` matches among `n` rows of which
-    /// `k` match takes about `(offset + limit + 1) · n / k` rows, the candidates `k`), else the
+    /// smallest candidate list (``OrderedPage/walkBeats(candidates:offset:limit:rows:)``), else the
     /// candidates, else the rows within a range filter's bounds on an ordered field, else every row.
     func plan(for query: SearchQuery) -> Plan {
         let (field, descending) = query.orderBy.first.map { ($0.field, $0.descending) } ?? ("ID", false)
@@ -82,12 +81,9 @@ struct SearchLookups {
                 break
             }
         }
-        if let walkable {
-            let wanted = Double(query.offset) + Double(query.limit) + 1
-            if pinned.map({ Double($0.count) * Double($0.count) > wanted * Double(walkable.count) }) ?? true {
-                let bounds = field == "ID" ? OrderBounds.all : OrderBounds.of(query.filters, field: field)
-                return .walk(walkable.walk(bounds, descending), grouped: query.orderBy.count > 1)
-            }
+        if let walkable, OrderedPage.walkBeats(candidates: pinned?.count, offset: query.offset, limit: query.limit, rows: walkable.count) {
+            let bounds = field == "ID" ? OrderBounds.all : OrderBounds.of(query.filters, field: field)
+            return .walk(walkable.walk(bounds, descending), grouped: query.orderBy.count > 1)
         }
         return pinned.map(Plan.candidates) ?? .scan
     }
@@ -150,33 +146,13 @@ extension SearchSchema {
         }
     }
 
-    /// Runs `query` over rows that come in the order of its first sort key, ties by id, and stops once it
-    /// holds the page and one more match (whether more follow). When `grouped`, the rows that tie on that
-    /// key are put in the query's full order as a group, and the walk stops at a group's end.
+    /// Runs `query` over rows that come in the order of its first sort key (``OrderedPage``).
     func run(
         _ query: SearchQuery, walking rows: OrderedWalk, grouped: Bool, row: (String) -> Entity?, id: (Entity) -> String
     ) throws(CollabError) -> SearchPage<Entity> where Entity: Sendable {
         let search = try compile(query)
-        let (sum, overflow) = query.offset.addingReportingOverflow(query.limit)
-        let end = overflow ? Int.max : sum
-        var matched: [Entity] = []
-        var group: [Entity] = []
-        var groupKey: Int64??
-        for place in rows {
-            if grouped, groupKey != .some(place.key) {
-                matched += group.sorted { search.order($0, $1) ?? (id($0) < id($1)) }
-                group.removeAll(keepingCapacity: true)
-                groupKey = .some(place.key)
-            }
-            if matched.count > end { break }
-            guard let entity = row(place.id), search.matches(entity) else { continue }
-            if grouped { group.append(entity) } else { matched.append(entity) }
-        }
-        matched += group.sorted { search.order($0, $1) ?? (id($0) < id($1)) }
-        let start = min(query.offset, matched.count)
-        let stop = min(end, matched.count)
-        let hasMore = stop < matched.count
-        return SearchPage(items: Array(matched[start..<stop]), hasMoreItems: hasMore, nextOffset: hasMore ? stop : nil)
+        return OrderedPage.read(
+            rows, grouped: grouped, offset: query.offset, limit: query.limit, row: row, matches: search.matches, order: search.order, id: id)
     }
 }
 

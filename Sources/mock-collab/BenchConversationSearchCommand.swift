@@ -40,6 +40,12 @@ struct BenchConversationSearchCommand: AsyncParsableCommand {
                     try state.searchConversations(query, for: admin).items.count
                 }
             }
+            // The topic query as a scan of every conversation answers it (what it cost before the orders):
+            // newest first, the planned search reads the conversations in creation order until it has a page.
+            let topic = try page([SearchFilter(field: "TOPIC", op: .equals(.string("topic \(middle)")))])
+            results["topicScanned.\(count).medianMicroseconds"] = try options.median {
+                try SearchSchemas.conversation.run(topic, over: state.conversations.values, id: \.id).items.count
+            }
         }
     }
 

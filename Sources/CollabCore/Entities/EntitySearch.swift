@@ -83,7 +83,7 @@ extension EntityTable {
 
     /// The entities among `candidates` (`nil`: all) that pass every check and `visible`, in no particular order.
     private func matching(
-        _ checks: [(EntityField<Entity>, SearchFilter)], candidates: [String]?, visible: (Entity) -> Bool
+        _ checks: [(EntityField<Entity>, SearchFilter)], candidates: Set<String>?, visible: (Entity) -> Bool
     ) -> [Entity] {
         var matched: [Entity] = []
         func consider(_ entity: Entity) {
@@ -98,8 +98,8 @@ extension EntityTable {
     }
 
     /// The smallest candidate list an index gives for one of the filters, or `nil` to scan.
-    private func plannedCandidates(_ checks: [(EntityField<Entity>, SearchFilter)]) -> [String]? {
-        var best: [String]?
+    private func plannedCandidates(_ checks: [(EntityField<Entity>, SearchFilter)]) -> Set<String>? {
+        var best: Set<String>?
         for (field, filter) in checks {
             guard let ids = indexed(filter, field: field) else { continue }
             if let current = best, current.count <= ids.count { continue }

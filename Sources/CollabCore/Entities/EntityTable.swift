@@ -94,11 +94,11 @@ public struct EntityTable<Entity: DeclaredEntity>: Sendable {
 
     /// The ids an index can answer `filter` with, or `nil` when it cannot (the filter then checks
     /// every candidate).
-    func indexed(_ filter: SearchFilter, field: EntityField<Entity>) -> [String]? {
+    func indexed(_ filter: SearchFilter, field: EntityField<Entity>) -> Set<String>? {
         if field.name == "ID" {
             switch filter.op {
             case .equals(let value): return value.indexKey.flatMap { rows[$0] == nil ? nil : [$0] } ?? []
-            case .isIn(let values): return Set(values.compactMap(\.indexKey)).filter { rows[$0] != nil }.sorted()
+            case .isIn(let values): return Set(values.compactMap(\.indexKey)).filter { rows[$0] != nil }
             default: return nil
             }
         }
@@ -106,18 +106,21 @@ public struct EntityTable<Entity: DeclaredEntity>: Sendable {
         case .none: return nil
         case .hashed:
             switch filter.op {
-            case .equals(let value): return value.indexKey.map { Array(ids(field.name, $0)) } ?? []
-            case .isIn(let values): return Array(Set(values.compactMap(\.indexKey)).flatMap { ids(field.name, $0) })
+            // One key's list is the index's own set (shared, not copied).
+            case .equals(let value): return value.indexKey.map { ids(field.name, $0) } ?? []
+            case .isIn(let values): return Set(Set(values.compactMap(\.indexKey)).flatMap { ids(field.name, $0) })
             default: return nil
             }
         case .ordered:
-            func within(_ bounds: OrderBounds) -> [String] { walk(field.name, bounds: bounds, descending: false)?.map(\.id) ?? [] }
+            func within(_ bounds: OrderBounds) -> Set<String> {
+                Set(walk(field.name, bounds: bounds, descending: false).map { $0.lazy.map(\.id) } ?? [])
+            }
             switch filter.op {
             case .isIn(let values):
-                return Array(Set(values.flatMap { value -> [String] in
+                return Set(values.flatMap { value -> Set<String> in
                     guard case .int(let number) = value else { return [] }
                     return within(OrderBounds(lower: number, upper: number))
-                }))
+                })
             case .equals(.int), .greaterThan, .lowerThan, .inRange: return within(OrderBounds.of([filter], field: field.name))
             default: return nil
             }

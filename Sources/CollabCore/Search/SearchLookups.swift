@@ -77,7 +77,7 @@ struct SearchLookups {
             for (other, ordering) in orderings.sorted(by: { $0.key < $1.key }) where other != "ID" && (walkable == nil || other != field) {
                 let bounds = OrderBounds.of(query.filters, field: other)
                 guard bounds.isBounded else { continue }
-                pinned = ordering.walk(bounds, false).map(\.id)
+                pinned = Set(ordering.walk(bounds, false).lazy.map(\.id))
                 break
             }
         }
@@ -85,21 +85,22 @@ struct SearchLookups {
             let bounds = field == "ID" ? OrderBounds.all : OrderBounds.of(query.filters, field: field)
             return .walk(walkable.walk(bounds, descending), grouped: query.orderBy.count > 1)
         }
-        return pinned.map(Plan.candidates) ?? .scan
+        return pinned.map { .candidates(Array($0)) } ?? .scan
     }
 
     /// The ids every match of `query` is among, from the filter whose look-up gives the fewest (or the
     /// ``narrowing(to:)`` set, when smaller); `nil` when neither applies (then the search reads the table).
-    func candidates(for query: SearchQuery) -> [String]? {
+    func candidates(for query: SearchQuery) -> Set<String>? {
         var best = base
         for filter in query.filters {
             guard let lookup = lookups[filter.field], let keys = filter.op.pinnedKeys else { continue }
-            var ids = Set<String>()
-            for key in keys { ids.formUnion(lookup(key)) }
+            // One key's list is the index's own set (shared, not copied); several are joined.
+            var ids = keys.count == 1 ? lookup(keys[0]) : Set<String>()
+            if keys.count > 1 { for key in keys { ids.formUnion(lookup(key)) } }
             if let current = best, current.count <= ids.count { continue }
             best = ids
         }
-        return best.map(Array.init)
+        return best
     }
 }
 

@@ -86,21 +86,32 @@ public struct OrderedWalk: Sequence, IteratorProtocol {
     private let list: SortedList<OrderedRow>
     private let bounds: OrderBounds
     private let descending: Bool
-    /// The rows from the current one on, ascending (descending walks read each value's rows this way).
+    /// Ascending walks: the rows from the next one on. Descending walks: the rows of the value being
+    /// read, ascending (two or more rows tie on it).
     private var rows: SortedList<OrderedRow>.Ascending
-    /// In a descending walk, the value whose rows `rows` is reading (`.none` before the first).
-    private var value: Int64??
+    /// In a descending walk, the rows below those read so far, descending, and the first of them when it
+    /// has been read ahead (to see whether it ties with the one before).
+    private var below: SortedList<OrderedRow>.Descending
+    private var readAhead: OrderedRow?
+    /// In a descending walk, the value whose tied rows `rows` is reading.
+    private var tiedValue: Int64??
     private var done = false
 
     init(_ list: SortedList<OrderedRow>, bounds: OrderBounds, descending: Bool) {
         self.list = list
         self.bounds = bounds
         self.descending = descending
-        // After (lower, ""): every row whose value is at least `lower` (ids are never empty); with an upper
-        // bound alone, after every row without a value.
-        let start = descending ? nil : bounds.isBounded ? OrderedRow(key: bounds.lower ?? .min, id: "") : nil
-        rows = descending ? SortedList<OrderedRow>().ascending() : list.ascending(after: start)
         done = bounds.isEmpty
+        if descending {
+            rows = SortedList<OrderedRow>().ascending()
+            // Before (upper + 1, ""): every row whose value is at most `upper` (ids are never empty).
+            below = list.descending(before: bounds.upper.flatMap { $0 == .max ? nil : OrderedRow(key: $0 + 1, id: "") })
+        } else {
+            // After (lower, ""): every row whose value is at least `lower`; with an upper bound alone,
+            // after every row without a value.
+            rows = list.ascending(after: bounds.isBounded ? OrderedRow(key: bounds.lower ?? .min, id: "") : nil)
+            below = SortedList<OrderedRow>().descending()
+        }
     }
 
     public mutating func next() -> OrderedRow? {
@@ -112,26 +123,26 @@ public struct OrderedWalk: Sequence, IteratorProtocol {
             }
             return row
         }
-        if case .some(let current) = value, let row = rows.next(), row.key == current { return row }
-        // The next lower value: the largest row before the first row of the current value (before
-        // (upper + 1, "") at the start: every row whose value is at most `upper`).
-        let cursor: OrderedRow?
-        switch value {
-        case .none: cursor = bounds.upper.flatMap { $0 == .max ? nil : OrderedRow(key: $0 + 1, id: "") }
-        case .some(let current):
-            guard current != nil else {
+        if case .some(let value) = tiedValue {
+            if let row = rows.next(), row.key == value { return row }
+            // The tie is read: go on below its first row.
+            tiedValue = nil
+            guard value != nil else {
                 done = true
                 return nil
             }
-            cursor = OrderedRow(key: current, id: "")
+            below = list.descending(before: OrderedRow(key: value, id: ""))
+            readAhead = nil
         }
-        var lower = list.descending(before: cursor)
-        guard let last = lower.next(), !bounds.isBounded || (last.key.map { $0 >= bounds.lower ?? .min } ?? false) else {
+        guard let row = readAhead ?? below.next(), !bounds.isBounded || (row.key.map { $0 >= bounds.lower ?? .min } ?? false) else {
             done = true
             return nil
         }
-        value = .some(last.key)
-        rows = list.ascending(after: OrderedRow(key: last.key, id: ""))
+        readAhead = below.next()
+        guard let next = readAhead, next.key == row.key else { return row }
+        // Two or more rows share the value: read them by id ascending, from the first.
+        tiedValue = .some(row.key)
+        rows = list.ascending(after: OrderedRow(key: row.key, id: ""))
         return rows.next()
     }
 

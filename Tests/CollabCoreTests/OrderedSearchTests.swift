@@ -172,6 +172,17 @@ struct OrderedSearchTests {
             Issue.record("a table without look-ups or orders is scanned")
             return
         }
+        let wideRange = try SearchQuery(filters: [SearchFilter(field: "CREATION_TIMESTAMP", op: .greaterThan(-1))], limit: 10)
+        guard case .walk = lookups.plan(for: wideRange) else {
+            Issue.record("a range holding every row is not read whole when a walk by id finds the page sooner")
+            return
+        }
+        let oneInstant = try SearchQuery(filters: [SearchFilter(field: "CREATION_TIMESTAMP", op: .equals(.int(5)))], limit: 10)
+        guard case .candidates(let atFive) = lookups.plan(for: oneInstant) else {
+            Issue.record("the rows of one instant are read as candidates")
+            return
+        }
+        #expect(Set(atFive) == Set(table.values.filter { $0.created == 5 }.map(\.id)))
         let tagOrder = try SearchQuery(
             filters: [SearchFilter(field: "END_TIMESTAMP", op: .greaterThan(60))], orderBy: [SearchOrder(field: "TAG")], limit: 10)
         guard case .candidates(let ended) = lookups.plan(for: tagOrder) else {
@@ -239,6 +250,12 @@ struct OrderedSearchTests {
         let newestFirst = try SearchQuery(orderBy: [SearchOrder(field: "CREATION_TIMESTAMP", descending: true)], limit: 10)
         let newest = try table.search(newestFirst) { looked += 1; return visible($0) }
         #expect(newest.items.count == 10 && looked < 30, "a newest-first page looks at about its own entities: \(looked) of \(table.count)")
+        looked = 0
+        let wide = try table.search(SearchQuery(filters: [SearchFilter(field: "CREATION_TIMESTAMP", op: .greaterThan(-1))], limit: 10)) {
+            looked += 1
+            return visible($0)
+        }
+        #expect(wide.items.count == 10 && looked < 30, "a range holding every entity is walked by id, not read whole: \(looked)")
         let oldest = table.rows.values.min { ($0.creationTimestamp, $0.id) < ($1.creationTimestamp, $1.id) }
         #expect(table.first(byOrdered: "CREATION_TIMESTAMP") == oldest?.id)
         let modified = table.rows.values.compactMap { response in response.modificationTimestamp.map { ($0, response.id) } }

@@ -38,12 +38,13 @@ extension EntityTable {
             return nil
         }
         let checks = try Self.checks(query.filters)
-        let candidates = plannedCandidates(checks)
         let (first, descending) = query.orderBy.first.map { ($0.field, $0.descending) } ?? ("ID", false)
-        if query.orderBy.first?.field != "ID",
-            OrderedPage.walkBeats(candidates: candidates?.count, offset: query.offset, limit: query.limit, rows: count),
-            let walk = walk(first, bounds: first == "ID" ? .all : OrderBounds.of(query.filters, field: first), descending: descending)
-        {
+        let bounds = first == "ID" ? OrderBounds.all : OrderBounds.of(query.filters, field: first)
+        let walk = query.orderBy.first?.field == "ID" ? nil : walk(first, bounds: bounds, descending: descending)
+        // With a walk to fall back on, a candidate list longer than this is not worth reading whole.
+        let limit = walk.map { _ in OrderedPage.candidateLimit(offset: query.offset, limit: query.limit, rows: count) }
+        let candidates = plannedCandidates(checks, upTo: limit)
+        if let walk, candidates.map({ $0.count > limit ?? 0 }) ?? true {
             return OrderedPage.read(
                 walk, grouped: sorters.count > 1, offset: query.offset, limit: query.limit, row: { rows[$0].flatMap { visible($0) ? $0 : nil } },
                 matches: { Self.passes($0, checks) }, order: order, id: \.id)
@@ -59,7 +60,7 @@ extension EntityTable {
     /// How many entities pass `filters` (the vendor's `…CountQuery`).
     public func count(_ filters: [SearchFilter], visible: (Entity) -> Bool) throws(CollabError) -> Int {
         let checks = try Self.checks(filters)
-        return matching(checks, candidates: plannedCandidates(checks), visible: visible).count
+        return matching(checks, candidates: plannedCandidates(checks, upTo: nil), visible: visible).count
     }
 
     /// `filters` checked against the kind's fields.
@@ -97,11 +98,12 @@ extension EntityTable {
         return matched
     }
 
-    /// The smallest candidate list an index gives for one of the filters, or `nil` to scan.
-    private func plannedCandidates(_ checks: [(EntityField<Entity>, SearchFilter)]) -> Set<String>? {
+    /// The smallest candidate list an index gives for one of the filters, or `nil` to scan; with a
+    /// `limit`, only a list of at most that many (a range is read no further than one past it).
+    private func plannedCandidates(_ checks: [(EntityField<Entity>, SearchFilter)], upTo limit: Int?) -> Set<String>? {
         var best: Set<String>?
         for (field, filter) in checks {
-            guard let ids = indexed(filter, field: field) else { continue }
+            guard let ids = indexed(filter, field: field, upTo: limit.map { $0 + 1 }), ids.count <= limit ?? .max else { continue }
             if let current = best, current.count <= ids.count { continue }
             best = ids
         }

@@ -93,8 +93,8 @@ public struct EntityTable<Entity: DeclaredEntity>: Sendable {
     }
 
     /// The ids an index can answer `filter` with, or `nil` when it cannot (the filter then checks
-    /// every candidate).
-    func indexed(_ filter: SearchFilter, field: EntityField<Entity>) -> Set<String>? {
+    /// every candidate). A range reads at most `cap` ids (then the answer is a part of the ids).
+    func indexed(_ filter: SearchFilter, field: EntityField<Entity>, upTo cap: Int? = nil) -> Set<String>? {
         if field.name == "ID" {
             switch filter.op {
             case .equals(let value): return value.indexKey.flatMap { rows[$0] == nil ? nil : [$0] } ?? []
@@ -113,7 +113,7 @@ public struct EntityTable<Entity: DeclaredEntity>: Sendable {
             }
         case .ordered:
             func within(_ bounds: OrderBounds) -> Set<String> {
-                Set(walk(field.name, bounds: bounds, descending: false).map { $0.lazy.map(\.id) } ?? [])
+                Set(walk(field.name, bounds: bounds, descending: false).map { $0.prefix(cap ?? .max).lazy.map(\.id) } ?? [])
             }
             switch filter.op {
             case .isIn(let values):

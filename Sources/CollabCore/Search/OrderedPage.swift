@@ -4,13 +4,20 @@
 /// (``EntityTable``).
 enum OrderedPage {
     /// Whether reading `rows` rows in order should find a page sooner than checking the `candidates` one
-    /// filter's index gives (`nil`: none, so the alternative is every row). Finding `offset + limit + 1`
-    /// matches among `n` rows of which `k` match takes about `(offset + limit + 1) · n / k` reads; the
-    /// candidates take `k`.
+    /// filter's index gives (`nil`: none, so the alternative is every row): whether there are more than
+    /// ``candidateLimit(offset:limit:rows:)``.
     static func walkBeats(candidates: Int?, offset: Int, limit: Int, rows: Int) -> Bool {
         guard let candidates else { return true }
+        return candidates > candidateLimit(offset: offset, limit: limit, rows: rows)
+    }
+
+    /// The most candidates that are cheaper to check than a walk through `rows` rows in order. Finding
+    /// `offset + limit + 1` matches among `n` rows of which `k` match takes about
+    /// `(offset + limit + 1) · n / k` reads, the candidates `k`: the walk wins beyond
+    /// `√((offset + limit + 1) · n)`. A range's candidates are read only up to one more than this.
+    static func candidateLimit(offset: Int, limit: Int, rows: Int) -> Int {
         let wanted = Double(offset) + Double(limit) + 1
-        return Double(candidates) * Double(candidates) > wanted * Double(rows)
+        return Int(min((wanted * Double(rows)).squareRoot(), Double(Int.max / 2)))
     }
 
     /// Reads `walk` into a page of `limit` matches after the first `offset`.

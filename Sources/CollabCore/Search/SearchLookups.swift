@@ -71,17 +71,20 @@ struct SearchLookups {
     func plan(for query: SearchQuery) -> Plan {
         let (field, descending) = query.orderBy.first.map { ($0.field, $0.descending) } ?? ("ID", false)
         let walkable = query.orderBy.first?.field == "ID" ? nil : orderings[field]
+        let limit = walkable.map { OrderedPage.candidateLimit(offset: query.offset, limit: query.limit, rows: $0.count) }
         var pinned = candidates(for: query)
         if pinned == nil {
-            // A range on another ordered field: the rows within it (the walk applies its own field's range).
+            // A range on another ordered field: the rows within it (the walk applies its own field's range),
+            // read only as far as they could beat the walk.
             for (other, ordering) in orderings.sorted(by: { $0.key < $1.key }) where other != "ID" && (walkable == nil || other != field) {
                 let bounds = OrderBounds.of(query.filters, field: other)
                 guard bounds.isBounded else { continue }
-                pinned = Set(ordering.walk(bounds, false).lazy.map(\.id))
+                let within = Set(ordering.walk(bounds, false).prefix(limit.map { $0 + 1 } ?? .max).lazy.map(\.id))
+                if limit.map({ within.count <= $0 }) ?? true { pinned = within }
                 break
             }
         }
-        if let walkable, OrderedPage.walkBeats(candidates: pinned?.count, offset: query.offset, limit: query.limit, rows: walkable.count) {
+        if let walkable, pinned.map({ $0.count > limit ?? 0 }) ?? true {
             let bounds = field == "ID" ? OrderBounds.all : OrderBounds.of(query.filters, field: field)
             return .walk(walkable.walk(bounds, descending), grouped: query.orderBy.count > 1)
         }

@@ -216,6 +216,8 @@ struct SearchLookupTests {
         let byConversation = [c[0], c[3], c[4]]
         let invitationAndCallQueries: [SearchQuery] = [
             try query([]),
+            try SearchQuery(limit: 3),
+            try SearchQuery(offset: 2, limit: 2),
             try query([SearchFilter(field: "CONVERSATION_ID", op: .equals(.string(c[3])))]),
             try query([SearchFilter(field: "CONVERSATION_ID", op: .isIn(byConversation.map { .string($0) }))]),
             try query([SearchFilter(field: "CONVERSATION_ID", op: .equals(.string(c[1])))]),
@@ -241,8 +243,9 @@ struct SearchLookupTests {
                 try SearchSchemas.invitation.run(query, over: state.invitations.values, id: \.id)
             }, id: \.id)
             expectSame(invitations, invitationsScanned, query)
+            // Calls have no creation time: newest first is by initiation (a query that names no order keeps none).
             var callQuery = query
-            callQuery.orderBy = [SearchOrder(field: "INITIATION_TIMESTAMP", descending: true)]
+            if !query.orderBy.isEmpty { callQuery.orderBy = [SearchOrder(field: "INITIATION_TIMESTAMP", descending: true)] }
             let calls = outcome({ () throws(CollabError) in try state.searchCalls(callQuery, for: fixture.admin) }, id: \.id)
             let callsScanned = outcome({ () throws(CollabError) in
                 try SearchSchemas.call.run(callQuery, over: state.calls.values, id: \.id)

@@ -19,6 +19,8 @@ extension AccountState {
         _ = try callerAccountId(principal)
         // The desk asks for one conversation's calls on every open: from the index, not every call.
         let lookups = SearchLookups().adding("ID", calls.idLookup).adding("CONVERSATION_ID", calls.lookup(Indexes.callByConversation))
+            .ordering("ID", count: calls.count, walk: calls.walk(Indexes.callById))
+            .ordering("INITIATION_TIMESTAMP", count: calls.count, walk: calls.walk(Indexes.callByInitiation))
         return try SearchSchemas.call.run(query, lookups: lookups, row: { calls[$0] }, all: calls.values, id: \.id)
     }
 

@@ -22,6 +22,8 @@ extension AccountState {
                 let stored = state == Invitation.State.expired.rawValue ? [Invitation.State.open.rawValue, state] : [state]
                 return stored.reduce(into: Set<String>()) { $0.formUnion(invitations.ids(Indexes.invitationByStoredState, $1)) }
             }
+            .ordering("ID", count: invitations.count, walk: invitations.walk(Indexes.invitationById))
+            .ordering("CREATION_TIMESTAMP", count: invitations.count, walk: invitations.walk(Indexes.invitationByCreation))
         return try SearchSchemas.invitation.run(
             query, lookups: lookups, row: { invitations[$0].map(read) }, all: invitations.values.lazy.map(read), id: \.id)
     }

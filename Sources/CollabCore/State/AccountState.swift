@@ -37,14 +37,15 @@ public struct AccountState: Sendable {
     )
     public internal(set) var presence = IndexedTable<PresenceRecord>(indexes: [Indexes.presenceByValue])
     public internal(set) var devices = IndexedTable<Device>(indexes: [Indexes.deviceByPerson, Indexes.deviceByToken, Indexes.deviceOfAgent])
-    public internal(set) var calls = IndexedTable<Call>(indexes: [Indexes.callByOpenConversation, Indexes.callByConversation])
+    public internal(set) var calls = IndexedTable<Call>(
+        indexes: [Indexes.callByOpenConversation, Indexes.callByConversation], orders: [Indexes.callById, Indexes.callByInitiation])
     public internal(set) var pushSettings: [String: PushSettings] = [:]
     public internal(set) var coBrowsingSessions = IndexedTable<CoBrowsingSession>(
         indexes: [Indexes.coBrowsingByOpenConversation, Indexes.coBrowsingByOpenVisitor, Indexes.coBrowsingByConversation])
     public internal(set) var invitations = IndexedTable<Invitation>(indexes: [
         Indexes.invitationByOpenToken, Indexes.invitationByConversation, Indexes.invitationByOpenAgentTarget, Indexes.invitationByOpenTeamTarget,
         Indexes.invitationByOpenSecondaryTarget, Indexes.invitationByStoredState,
-    ])
+    ], orders: [Indexes.invitationById, Indexes.invitationByCreation])
     public internal(set) var botDialogs = IndexedTable<BotDialog>(indexes: [Indexes.dialogByOpenConversation])
     /// The entities of every declared kind (``EntityRegistry``), with their indexes.
     public internal(set) var declared = EntityTables()
@@ -267,13 +268,17 @@ enum Indexes {
     /// Conversations by state (`STATE` in searches: the open ones are a few among many ended).
     static let conversationByState = TableIndex<Conversation>(4) { [$0.state.rawValue] }
     // The orders searches page through without reading the whole table: by id (a query that names no
-    // order) and by creation (the usual newest-first list, and creation ranges).
+    // order) and by creation or initiation (the usual newest-first list, and ranges of those times).
     static let userById = TableOrder<User>.byId(0)
     static let userByCreation = TableOrder<User>(1) { $0.creationTimestamp }
     static let personById = TableOrder<Person>.byId(0)
     static let personByCreation = TableOrder<Person>(1) { $0.creationTimestamp }
     static let conversationById = TableOrder<Conversation>.byId(0)
     static let conversationByCreation = TableOrder<Conversation>(1) { $0.creationTimestamp }
+    static let invitationById = TableOrder<Invitation>.byId(0)
+    static let invitationByCreation = TableOrder<Invitation>(1) { $0.createdTimestamp }
+    static let callById = TableOrder<Call>.byId(0)
+    static let callByInitiation = TableOrder<Call>(1) { $0.initiationTimestamp }
     /// A conversation's participants' person ids, each once: the keys of the participant indexes.
     static func participantIds(_ conversation: Conversation) -> [String] { Array(Set(conversation.participants.map(\.personId))).sorted() }
     static let clientByPerson = TableIndex<ClientSession>(0) { [$0.personId] }

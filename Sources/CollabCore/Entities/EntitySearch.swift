@@ -29,14 +29,7 @@ extension EntityTable {
             }
             sorters.append((field, order.descending))
         }
-        func order(_ a: Entity, _ b: Entity) -> Bool? {
-            for (field, descending) in sorters {
-                let va = field.value(a)
-                let vb = field.value(b)
-                if va != vb { return descending ? vb < va : va < vb }
-            }
-            return nil
-        }
+        let order = CompiledSearch<Entity>(checks: [], sorters: sorters.map { ($0.0.value, $0.1) }).order
         let checks = try Self.checks(query.filters)
         let (first, descending) = query.orderBy.first.map { ($0.field, $0.descending) } ?? ("ID", false)
         let bounds = first == "ID" ? OrderBounds.all : OrderBounds.of(query.filters, field: first)

@@ -3,14 +3,6 @@
 /// in hand. Used by the account tables' searches (``SearchLookups``) and the declared entities'
 /// (``EntityTable``).
 enum OrderedPage {
-    /// Whether reading `rows` rows in order should find a page sooner than checking the `candidates` one
-    /// filter's index gives (`nil`: none, so the alternative is every row): whether there are more than
-    /// ``candidateLimit(offset:limit:rows:)``.
-    static func walkBeats(candidates: Int?, offset: Int, limit: Int, rows: Int) -> Bool {
-        guard let candidates else { return true }
-        return candidates > candidateLimit(offset: offset, limit: limit, rows: rows)
-    }
-
     /// The most candidates that are cheaper to check than a walk through `rows` rows in order. Finding
     /// `offset + limit + 1` matches among `n` rows of which `k` match takes about
     /// `(offset + limit + 1) · n / k` reads, the candidates `k`: the walk wins beyond
@@ -37,17 +29,20 @@ enum OrderedPage {
         var matched: [Entity] = []
         var group: [Entity] = []
         var groupKey: Int64??
+        func closeGroup() {
+            matched += group.sorted { order($0, $1) ?? (id($0) < id($1)) }
+            group.removeAll(keepingCapacity: true)
+        }
         for place in walk {
             if grouped, groupKey != .some(place.key) {
-                matched += group.sorted { order($0, $1) ?? (id($0) < id($1)) }
-                group.removeAll(keepingCapacity: true)
+                closeGroup()
                 groupKey = .some(place.key)
             }
             if matched.count > end { break }
             guard let entity = row(place.id), matches(entity) else { continue }
             if grouped { group.append(entity) } else { matched.append(entity) }
         }
-        matched += group.sorted { order($0, $1) ?? (id($0) < id($1)) }
+        closeGroup()
         let start = min(offset, matched.count)
         let stop = min(end, matched.count)
         let hasMore = stop < matched.count

@@ -66,7 +66,7 @@ struct SearchLookups {
     }
 
     /// How to read the table for `query`: in its order when that should read fewer rows than the
-    /// smallest candidate list (``OrderedPage/walkBeats(candidates:offset:limit:rows:)``), else the
+    /// smallest candidate list (``OrderedPage/candidateLimit(offset:limit:rows:)``), else the
     /// candidates, else the rows within a range filter's bounds on an ordered field, else every row.
     func plan(for query: SearchQuery) -> Plan {
         let (field, descending) = query.orderBy.first.map { ($0.field, $0.descending) } ?? ("ID", false)

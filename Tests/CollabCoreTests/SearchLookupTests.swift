@@ -1,4 +1,5 @@
 @testable import CollabCore
+import CollabWire
 import Testing
 
 /// Searches over the account's tables take their candidates from an index when a filter pins a field
@@ -24,6 +25,7 @@ struct SearchLookupTests {
             seed: Seed(accounts: [
                 .init(
                     name: "a",
+                    apiKeys: [.init(key: "a-key")],
                     users: [.init(username: "a-admin", role: .admin)] + (0..<3).map { .init(username: "agent\($0)", role: .registeredUser) },
                     persons: (0..<8).map { .init(sourceId: "v\($0)", personType: .visitor) }
                 ),
@@ -261,6 +263,113 @@ struct SearchLookupTests {
         #expect(state.personLookups(type: .visitor).candidates(for: oneVisitor) == [fixture.visitors[3].id], "a narrower filter wins")
         #expect(state.invitations.count == 8)
         #expect(state.calls.count == 4)
+    }
+
+    @Test("agent state, visitor state and person presence searches answer as scans do, and read only their rows")
+    func stateSearches() throws {
+        var fixture = try fixture()
+        var changes = ChangeSet()
+        let apiKey = try #require(fixture.state.apiKeys.rows.values.first)
+        // Visitors 0, 2 (twice) and 5 start apps, as do three anonymous devices (new visitors), two starts at
+        // each moment (ties in start order); the anonymous device that stops leaves its visitor offline.
+        var started: [ClientSession] = []
+        for (index, device) in ["d0", "d2", "d2b", "d5", "anon-1", "anon-2", "anon-3"].enumerated() {
+            let at = OperationContext(now: 3_000 + Int64(index / 2), ids: .system)
+            let visitor = ["d0": 0, "d2": 2, "d2b": 2, "d5": 5][device].map { fixture.visitors[$0] }
+            let input = ClientStartInput(
+                apiKey: apiKey, deviceId: device, device: DeviceInfo(os: "iOS", appId: "com.example.app"),
+                identity: visitor.map { PersonInput(sourceId: $0.sourceId) })
+            started.append(try fixture.state.startClient(input, context: at, changes: &changes).session)
+        }
+        fixture.state.stopClient(token: started[6].id, changes: &changes)
+        for (agent, presence) in zip(fixture.agents, [AgentPresence.online, .away, .offline]) {
+            try fixture.state.setPresence(presence, personId: agent.id, accountId: fixture.state.accountId, context: context, changes: &changes)
+        }
+        let state = fixture.state
+        let (v, a) = (fixture.visitors.map(\.id), fixture.agents.map(\.id))
+        let online = "ONLINE_STATE"
+        let stateQueries: [SearchQuery] = [
+            try SearchQuery(),
+            try SearchQuery(limit: 3),
+            try SearchQuery(offset: 2, limit: 4),
+            try SearchQuery(filters: [SearchFilter(field: online, op: .equals(.string("ONLINE")))]),
+            try SearchQuery(filters: [SearchFilter(field: online, op: .equals(.string("OFFLINE")))], limit: 3),
+            try SearchQuery(filters: [SearchFilter(field: online, op: .equals(.string("AWAY")))]),
+            try SearchQuery(filters: [SearchFilter(field: online, op: .isIn([.string("ONLINE"), .string("AWAY")]))], limit: 1),
+            try SearchQuery(filters: [SearchFilter(field: online, op: .notEquals(.string("ONLINE")))], offset: 1, limit: 3),
+            try SearchQuery(filters: [SearchFilter(field: online, op: .equals(.string("online")))]),
+            try SearchQuery(filters: [SearchFilter(field: "PERSON_ID", op: .isIn([.string(v[2]), .string(v[3]), .string(a[1])]))]),
+            try SearchQuery(filters: [
+                SearchFilter(field: "PERSON_ID", op: .equals(.string(a[0]))), SearchFilter(field: online, op: .equals(.string("ONLINE"))),
+            ]),
+            try SearchQuery(orderBy: [SearchOrder(field: online, descending: true)], limit: 5),
+            try SearchQuery(orderBy: [SearchOrder(field: "PERSON_ID")], offset: 1, limit: 4),
+        ]
+        for query in stateQueries {
+            let visitors = outcome({ () throws(CollabError) in try state.searchVisitorStates(query, for: fixture.admin) }, id: \.person.id)
+            let visitorsScanned = outcome({ () throws(CollabError) in
+                try SearchSchemas.visitorState.run(
+                    query,
+                    over: state.persons.values.filter { $0.personType == .visitor }.map { person in
+                        let started = state.clientSessions.values.contains { $0.personId == person.id }
+                        return VisitorStateRow(person: person, onlineState: started ? "ONLINE" : "OFFLINE")
+                    },
+                    id: \.person.id)
+            }, id: \.person.id)
+            expectSame(visitors, visitorsScanned, query)
+            let agents = outcome({ () throws(CollabError) in try state.searchAgentStates(query, now: 5_000, for: fixture.admin) }, id: \.person.id)
+            let agentsScanned = outcome({ () throws(CollabError) in
+                try SearchSchemas.agentState.run(
+                    query,
+                    over: state.persons.values.filter { $0.personType == .agent }.map { person in
+                        AgentStateRow(
+                            person: person, onlineState: state.presence[person.id]?.presence.rawValue ?? "OFFLINE", pauseMode: "OFF",
+                            pauseState: "OFF")
+                    },
+                    id: \.person.id)
+            }, id: \.person.id)
+            expectSame(agents, agentsScanned, query)
+        }
+        let presenceQueries: [SearchQuery] = [
+            try SearchQuery(),
+            try SearchQuery(limit: 2),
+            try SearchQuery(offset: 4, limit: 2),
+            try SearchQuery(orderBy: [SearchOrder(field: "JOINED_TIMESTAMP", descending: true)], limit: 3),
+            try SearchQuery(orderBy: [SearchOrder(field: "CREATION_TIMESTAMP")], offset: 1, limit: 3),
+            try SearchQuery(
+                filters: [SearchFilter(field: "CREATION_TIMESTAMP", op: .inRange(from: 3_001, to: 3_002))],
+                orderBy: [SearchOrder(field: "JOINED_TIMESTAMP", descending: true), SearchOrder(field: "PERSON_ID")]),
+            try SearchQuery(
+                filters: [SearchFilter(field: "JOINED_TIMESTAMP", op: .greaterThan(3_000))], orderBy: [SearchOrder(field: "MODIFICATION_TIMESTAMP")]),
+            try SearchQuery(
+                filters: [SearchFilter(field: "PERSON_ID", op: .equals(.string(v[2])))], orderBy: [SearchOrder(field: "JOINED_TIMESTAMP")]),
+            try SearchQuery(filters: [SearchFilter(field: "PERSON_ID", op: .isIn([.string(v[0]), .string(v[1]), .string(v[5])]))], limit: 1),
+            try SearchQuery(filters: [SearchFilter(field: "LEFT_TIMESTAMP", op: .isNull)], limit: 4),
+        ]
+        for query in presenceQueries {
+            let indexed = outcome({ () throws(CollabError) in try state.searchPersonPresences(query, for: fixture.admin) }, id: \.clientId)
+            let scanned = outcome({ () throws(CollabError) in
+                try SearchSchemas.personPresence.run(query, over: state.clientSessions.values, id: \.clientId)
+            }, id: \.clientId)
+            expectSame(indexed, scanned, query)
+        }
+        #expect(state.clientSessions.count == 6)
+        // What each search reads: the agents (4 of 15 persons), the visitors clients name, a person's clients.
+        let agentIds = Set(state.persons.values.filter { $0.personType == .agent }.map(\.id))
+        #expect(state.agentStateLookups.candidates(for: try SearchQuery()) == agentIds)
+        let away = try SearchQuery(filters: [SearchFilter(field: online, op: .equals(.string("AWAY")))])
+        #expect(state.agentStateLookups.candidates(for: away) == [a[1]])
+        let onlineQuery = try SearchQuery(filters: [SearchFilter(field: online, op: .equals(.string("ONLINE")))])
+        let onlineVisitors = try #require(state.visitorStateLookups.candidates(for: onlineQuery))
+        #expect(onlineVisitors == Set(state.clientSessions.values.map(\.personId)))
+        #expect(onlineVisitors.count == 5)
+        let ofV2 = try SearchQuery(filters: [SearchFilter(field: "PERSON_ID", op: .equals(.string(v[2])))])
+        #expect(state.personPresenceLookups.candidates(for: ofV2) == Set(started[1...2].map(\.clientId)))
+        let newest = try SearchQuery(orderBy: [SearchOrder(field: "JOINED_TIMESTAMP", descending: true)], limit: 1)
+        guard case .walk = state.personPresenceLookups.plan(for: newest) else {
+            Issue.record("the newest presence reads the clients in start order")
+            return
+        }
     }
 
     @Test("the keys an operator pins: none for operators that pass values outside a list")

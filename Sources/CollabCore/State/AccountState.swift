@@ -33,7 +33,8 @@ public struct AccountState: Sendable {
     public internal(set) var fileUploadInterceptors: [String: FileUploadInterceptor] = [:]
     public internal(set) var messageInterceptors: [String: MessageInterceptor] = [:]
     public internal(set) var clientSessions = IndexedTable<ClientSession>(
-        indexes: [Indexes.clientByPerson, Indexes.clientByForegroundPerson, Indexes.clientByAccessToken, Indexes.clientByPublicId]
+        indexes: [Indexes.clientByPerson, Indexes.clientByForegroundPerson, Indexes.clientByAccessToken, Indexes.clientByPublicId],
+        orders: [Indexes.clientById, Indexes.clientByStart]
     )
     public internal(set) var presence = IndexedTable<PresenceRecord>(indexes: [Indexes.presenceByValue])
     public internal(set) var devices = IndexedTable<Device>(indexes: [Indexes.deviceByPerson, Indexes.deviceByToken, Indexes.deviceOfAgent])
@@ -288,6 +289,10 @@ enum Indexes {
     static let clientByAccessToken = TableIndex<ClientSession>(2) { $0.accessTokenDigest.map { [$0] } ?? [] }
     /// Clients by their public id (a person presence in the Web API).
     static let clientByPublicId = TableIndex<ClientSession>(3) { [$0.clientId] }
+    // Started clients are searched as person presences, which name them by their public id (the row id is
+    // the client's secret): by that id, and by start (JOINED_TIMESTAMP and CREATION_TIMESTAMP).
+    static let clientById = TableOrder<ClientSession>.byId(0, searchId: { $0.clientId })
+    static let clientByStart = TableOrder<ClientSession>(1, searchId: { $0.clientId }) { $0.createdAt }
     static let presenceByValue = TableIndex<PresenceRecord>(0) { [$0.presence.rawValue] }
     static let deviceByPerson = TableIndex<Device>(0) { [$0.personId] }
     static let deviceByToken = TableIndex<Device>(1) { [$0.apnsToken, $0.pushKitToken, $0.fcmToken].compactMap { $0 } }

@@ -71,12 +71,18 @@ public struct IndexedTable<Entity: Sendable>: Sendable {
         return ids.compactMap { rows[$0] }
     }
 
+    /// The keys at least one row is filed under in `index`.
+    public func keys(_ index: TableIndex<Entity>) -> Dictionary<String, Set<String>>.Keys {
+        postings[index.slot].keys
+    }
+
     /// How many rows are filed under `key` in `index`.
     public func count(_ index: TableIndex<Entity>, _ key: String) -> Int {
         postings[index.slot][key]?.count ?? 0
     }
 
-    /// The rows' places in `order` within `bounds`, ascending or descending.
+    /// The rows' places in `order` within `bounds`, ascending or descending; each place names its row by
+    /// the order's ``TableOrder/searchId`` when it has one.
     public func walk(_ order: TableOrder<Entity>, bounds: OrderBounds = .all, descending: Bool = false) -> OrderedWalk {
         OrderedWalk(orderings[order.slot], bounds: bounds, descending: descending)
     }
@@ -103,8 +109,8 @@ public struct IndexedTable<Entity: Sendable>: Sendable {
             }
         }
         for order in orders {
-            let before = old.map { OrderedRow(key: order.key($0), id: id) }
-            let after = new.map { OrderedRow(key: order.key($0), id: id) }
+            let before = old.map { OrderedRow(key: order.key($0), id: order.searchId?($0) ?? id) }
+            let after = new.map { OrderedRow(key: order.key($0), id: order.searchId?($0) ?? id) }
             guard before != after else { continue }
             if let before { orderings[order.slot].remove(before) }
             if let after { orderings[order.slot].insert(after) }

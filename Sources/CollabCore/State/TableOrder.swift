@@ -7,20 +7,27 @@ public struct TableOrder<Entity: Sendable>: Sendable {
     let slot: Int
     /// The field's value in `row` (`nil`: none, placed before every value).
     let key: @Sendable (Entity) -> Int64?
+    /// The id a search names `row` by, which breaks ties (`nil`: the table's own row id).
+    let searchId: (@Sendable (Entity) -> String)?
 
     /// - Parameters:
     ///   - slot: The order's position in the table's `orders` list.
+    ///   - searchId: The id searches name a row by and break ties with, when it is not the table's row id
+    ///     (a started client's public id, whose row id is a secret); unique, never empty, never changed.
     ///   - key: The field's value in a row; it must be the value a search sorts the field by.
-    public init(_ slot: Int, key: @escaping @Sendable (Entity) -> Int64?) {
+    public init(_ slot: Int, searchId: (@Sendable (Entity) -> String)? = nil, key: @escaping @Sendable (Entity) -> Int64?) {
         self.slot = slot
+        self.searchId = searchId
         self.key = key
     }
 
     /// The rows by id alone (String order, as searches break ties): the order of a search that names none.
-    public static func byId(_ slot: Int) -> Self { Self(slot) { _ in nil } }
+    public static func byId(_ slot: Int, searchId: (@Sendable (Entity) -> String)? = nil) -> Self {
+        Self(slot, searchId: searchId) { _ in nil }
+    }
 }
 
-/// A row's place in a ``TableOrder``: its key (none first), then its id.
+/// A row's place in a ``TableOrder``: its key (none first), then its id (the id searches name it by).
 public struct OrderedRow: Sendable, Hashable, Comparable {
     public var key: Int64?
     public var id: String

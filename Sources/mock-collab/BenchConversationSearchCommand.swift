@@ -3,8 +3,8 @@ import CollabCore
 
 /// `mock-collab bench conversation-search`: `conversations/search` with few and with many conversations
 /// in one account, by filter and order. A participant, state or id filter is answered from an index and
-/// should cost what it finds, whatever the size; so should a page in creation order or by id, and a
-/// creation range, read from the orders the conversations are kept in. A topic filter checks every
+/// should cost what it finds, whatever the size; so should a page in creation order, end order or by
+/// id, and a creation range, read from the orders the conversations are kept in. A topic filter checks every
 /// conversation (it is the scan every search was before the look-ups). In process, on the account's
 /// state (no HTTP): numbers only mean something from a release build.
 struct BenchConversationSearchCommand: AsyncParsableCommand {
@@ -34,6 +34,7 @@ struct BenchConversationSearchCommand: AsyncParsableCommand {
                     [SearchFilter(field: "CREATION_TIMESTAMP", op: .inRange(from: Int64(middle), to: Int64(middle) + 9))],
                     [SearchOrder(field: "TOPIC")])),
                 ("endedNewest", try page([SearchFilter(field: "STATE", op: .equals(.string("ENDED")))])),
+                ("lastEnded", try page([], [SearchOrder(field: "END_TIMESTAMP", descending: true)])),
             ]
             for (name, query) in queries {
                 results["\(name).\(count).medianMicroseconds"] = try options.median {
@@ -45,6 +46,11 @@ struct BenchConversationSearchCommand: AsyncParsableCommand {
             let topic = try page([SearchFilter(field: "TOPIC", op: .equals(.string("topic \(middle)")))])
             results["topicScanned.\(count).medianMicroseconds"] = try options.median {
                 try SearchSchemas.conversation.run(topic, over: state.conversations.values, id: \.id).items.count
+            }
+            // The last ended first, as a scan answered it before conversations were kept in end order.
+            let lastEnded = try page([], [SearchOrder(field: "END_TIMESTAMP", descending: true)])
+            results["lastEndedScanned.\(count).medianMicroseconds"] = try options.median {
+                try SearchSchemas.conversation.run(lastEnded, over: state.conversations.values, id: \.id).items.count
             }
         }
     }

@@ -265,6 +265,62 @@ struct SearchLookupTests {
         #expect(state.calls.count == 4)
     }
 
+    @Test("conversations and calls ordered by their end answer as scans do")
+    func endOrder() throws {
+        var fixture = try fixture()
+        var changes = ChangeSet()
+        // Ends most accepted conversations (those with calls among them), two at each instant: ties in the order.
+        var ended = 0
+        for (index, conversation) in fixture.conversations.enumerated() where index % 3 != 0 && index % 4 != 3 {
+            let at = OperationContext(now: 4_000 + Int64(ended / 2), ids: .system)
+            _ = try fixture.state.endConversation(
+                conversation.id, by: nil, reason: .endedByParticipant, comment: nil, accountId: fixture.state.accountId, context: at,
+                changes: &changes)
+            ended += 1
+        }
+        let state = fixture.state
+        let end = "END_TIMESTAMP"
+        let queries: [SearchQuery] = [
+            try SearchQuery(orderBy: [SearchOrder(field: end, descending: true)], limit: 4),
+            try SearchQuery(orderBy: [SearchOrder(field: end)], offset: 2, limit: 5),
+            try SearchQuery(orderBy: [SearchOrder(field: end)], offset: 14, limit: 3),
+            try SearchQuery(filters: [SearchFilter(field: end, op: .inRange(from: 4_002, to: 4_004))], orderBy: [SearchOrder(field: "TOPIC")]),
+            try SearchQuery(
+                filters: [SearchFilter(field: end, op: .greaterThan(4_001))],
+                orderBy: [SearchOrder(field: end, descending: true), SearchOrder(field: "TOPIC")], limit: 3),
+            try SearchQuery(filters: [SearchFilter(field: end, op: .isNull)], orderBy: [SearchOrder(field: end, descending: true)], limit: 3),
+            try SearchQuery(
+                filters: [SearchFilter(field: "STATE", op: .equals(.string("ENDED")))], orderBy: [SearchOrder(field: end, descending: true)]),
+        ]
+        for query in queries {
+            let conversations = outcome({ () throws(CollabError) in try state.searchConversations(query, for: fixture.admin) }, id: \.id)
+            let scanned = outcome({ () throws(CollabError) in
+                try SearchSchemas.conversation.run(query, over: state.conversations.values, id: \.id)
+            }, id: \.id)
+            expectSame(conversations, scanned, query)
+            let history = outcome({ () throws(CollabError) in try state.searchConversationHistory(query, for: fixture.admin) }, id: \.id)
+            let historyScanned = outcome({ () throws(CollabError) in
+                try SearchSchemas.conversationHistory.run(query, over: state.conversations.values, id: \.id)
+            }, id: \.id)
+            expectSame(history, historyScanned, query)
+            // The same for calls, where the conversation's fields have none of their own.
+            guard !query.filters.contains(where: { $0.field == "STATE" }) else { continue }
+            var callQuery = query
+            callQuery.orderBy = query.orderBy.map { $0.field == "TOPIC" ? SearchOrder(field: "INITIATOR_PERSON_ID") : $0 }
+            let calls = outcome({ () throws(CollabError) in try state.searchCalls(callQuery, for: fixture.admin) }, id: \.id)
+            let callsScanned = outcome({ () throws(CollabError) in
+                try SearchSchemas.call.run(callQuery, over: state.calls.values, id: \.id)
+            }, id: \.id)
+            expectSame(calls, callsScanned, callQuery)
+        }
+        #expect(ended == 12)
+        #expect(state.calls.values.filter { $0.endTimestamp != nil }.count == 4, "the calls end with their conversations")
+        guard case .walk = state.conversationLookups.plan(for: queries[0]) else {
+            Issue.record("the last ended first reads the conversations in end order")
+            return
+        }
+    }
+
     @Test("agent state, visitor state and person presence searches answer as scans do, and read only their rows")
     func stateSearches() throws {
         var fixture = try fixture()

@@ -28,7 +28,8 @@ extension AccountState {
         _ = try callerAccountId(principal)
         return try SearchSchemas.visitorState.run(
             query, lookups: visitorStateLookups, row: { persons[$0].flatMap(visitorState) },
-            all: persons.rows(Indexes.personByType, Person.PersonType.visitor.rawValue).lazy.compactMap(visitorState), id: \.person.id)
+            all: persons.ids(Indexes.personByType, Person.PersonType.visitor.rawValue).lazy.compactMap { persons[$0].flatMap(visitorState) },
+            id: \.person.id)
     }
 
     /// Searches the account's agents by presence and notification state at `now`; it reads the agents
@@ -37,7 +38,9 @@ extension AccountState {
         _ = try callerAccountId(principal)
         return try SearchSchemas.agentState.run(
             query, lookups: agentStateLookups, row: { persons[$0].flatMap { agentState($0, now: now) } },
-            all: persons.rows(Indexes.personByType, Person.PersonType.agent.rawValue).lazy.compactMap { agentState($0, now: now) },
+            all: persons.ids(Indexes.personByType, Person.PersonType.agent.rawValue).lazy.compactMap {
+                persons[$0].flatMap { agentState($0, now: now) }
+            },
             id: \.person.id)
     }
 

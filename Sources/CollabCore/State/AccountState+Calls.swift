@@ -21,6 +21,7 @@ extension AccountState {
         let lookups = SearchLookups().adding("ID", calls.idLookup).adding("CONVERSATION_ID", calls.lookup(Indexes.callByConversation))
             .ordering("ID", count: calls.count, walk: calls.walk(Indexes.callById))
             .ordering("INITIATION_TIMESTAMP", count: calls.count, walk: calls.walk(Indexes.callByInitiation))
+            .ordering("END_TIMESTAMP", count: calls.count, walk: calls.walk(Indexes.callByEnd))
         return try SearchSchemas.call.run(query, lookups: lookups, row: { calls[$0] }, all: calls.values, id: \.id)
     }
 

@@ -90,7 +90,7 @@ extension AccountState {
     /// What a conversation search can look up: an id, a participant (`PARTICIPANT_PERSON_ID`, whose
     /// values are the keys of ``Indexes/conversationByParticipant``), the assigned agent or the context
     /// person (each a participant, so that index holds every conversation they name), or a state; and
-    /// the orders it can page through: by id and by creation.
+    /// the orders it can page through: by id, by creation and by end.
     var conversationLookups: SearchLookups {
         let participants = conversations.lookup(Indexes.conversationByParticipant)
         return SearchLookups().adding("ID", conversations.idLookup).adding("PARTICIPANT_PERSON_ID", participants)
@@ -98,6 +98,7 @@ extension AccountState {
             .adding("STATE", conversations.lookup(Indexes.conversationByState))
             .ordering("ID", count: conversations.count, walk: conversations.walk(Indexes.conversationById))
             .ordering("CREATION_TIMESTAMP", count: conversations.count, walk: conversations.walk(Indexes.conversationByCreation))
+            .ordering("END_TIMESTAMP", count: conversations.count, walk: conversations.walk(Indexes.conversationByEnd))
     }
 
     /// The conversations a person takes or took part in, newest first.

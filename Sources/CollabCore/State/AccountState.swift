@@ -22,7 +22,7 @@ public struct AccountState: Sendable {
             Indexes.conversationByParticipant, Indexes.conversationByOpenSource, Indexes.conversationWithRecordings,
             Indexes.conversationByOpenParticipant, Indexes.conversationByState,
         ],
-        orders: [Indexes.conversationById, Indexes.conversationByCreation]
+        orders: [Indexes.conversationById, Indexes.conversationByCreation, Indexes.conversationByEnd]
     )
     /// Messages per conversation, in sequence order.
     public internal(set) var messages: [String: MessageLog] = [:]
@@ -39,7 +39,7 @@ public struct AccountState: Sendable {
     public internal(set) var presence = IndexedTable<PresenceRecord>(indexes: [Indexes.presenceByValue])
     public internal(set) var devices = IndexedTable<Device>(indexes: [Indexes.deviceByPerson, Indexes.deviceByToken, Indexes.deviceOfAgent])
     public internal(set) var calls = IndexedTable<Call>(
-        indexes: [Indexes.callByOpenConversation, Indexes.callByConversation], orders: [Indexes.callById, Indexes.callByInitiation])
+        indexes: [Indexes.callByOpenConversation, Indexes.callByConversation], orders: [Indexes.callById, Indexes.callByInitiation, Indexes.callByEnd])
     public internal(set) var pushSettings: [String: PushSettings] = [:]
     public internal(set) var coBrowsingSessions = IndexedTable<CoBrowsingSession>(
         indexes: [Indexes.coBrowsingByOpenConversation, Indexes.coBrowsingByOpenVisitor, Indexes.coBrowsingByConversation])
@@ -269,17 +269,20 @@ enum Indexes {
     /// Conversations by state (`STATE` in searches: the open ones are a few among many ended).
     static let conversationByState = TableIndex<Conversation>(4) { [$0.state.rawValue] }
     // The orders searches page through without reading the whole table: by id (a query that names no
-    // order) and by creation or initiation (the usual newest-first list, and ranges of those times).
+    // order), by creation or initiation (the usual newest-first list, and ranges of those times) and, for
+    // conversations and calls, by end (the last ended first; open ones have none and come first ascending).
     static let userById = TableOrder<User>.byId(0)
     static let userByCreation = TableOrder<User>(1) { $0.creationTimestamp }
     static let personById = TableOrder<Person>.byId(0)
     static let personByCreation = TableOrder<Person>(1) { $0.creationTimestamp }
     static let conversationById = TableOrder<Conversation>.byId(0)
     static let conversationByCreation = TableOrder<Conversation>(1) { $0.creationTimestamp }
+    static let conversationByEnd = TableOrder<Conversation>(2) { $0.endTimestamp }
     static let invitationById = TableOrder<Invitation>.byId(0)
     static let invitationByCreation = TableOrder<Invitation>(1) { $0.createdTimestamp }
     static let callById = TableOrder<Call>.byId(0)
     static let callByInitiation = TableOrder<Call>(1) { $0.initiationTimestamp }
+    static let callByEnd = TableOrder<Call>(2) { $0.endTimestamp }
     /// A conversation's participants' person ids, each once: the keys of the participant indexes.
     static func participantIds(_ conversation: Conversation) -> [String] { Array(Set(conversation.participants.map(\.personId))).sorted() }
     static let clientByPerson = TableIndex<ClientSession>(0) { [$0.personId] }

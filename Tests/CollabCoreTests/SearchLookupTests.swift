@@ -83,6 +83,23 @@ struct SearchLookupTests {
         }
     }
 
+    /// Expects the conversation and conversation history searches to answer `query` as scans of every
+    /// conversation do.
+    func expectConversationSearchesScan(
+        _ state: AccountState, _ query: SearchQuery, admin: Principal, sourceLocation: SourceLocation = #_sourceLocation
+    ) {
+        let indexed = outcome({ () throws(CollabError) in try state.searchConversations(query, for: admin) }, id: \.id)
+        let scanned = outcome({ () throws(CollabError) in
+            try SearchSchemas.conversation.run(query, over: state.conversations.values, id: \.id)
+        }, id: \.id)
+        expectSame(indexed, scanned, query, sourceLocation: sourceLocation)
+        let history = outcome({ () throws(CollabError) in try state.searchConversationHistory(query, for: admin) }, id: \.id)
+        let historyScanned = outcome({ () throws(CollabError) in
+            try SearchSchemas.conversationHistory.run(query, over: state.conversations.values, id: \.id)
+        }, id: \.id)
+        expectSame(history, historyScanned, query, sourceLocation: sourceLocation)
+    }
+
     /// A query, newest first.
     func query(_ filters: [SearchFilter], offset: Int? = nil, limit: Int? = nil) throws -> SearchQuery {
         try SearchQuery(filters: filters, orderBy: [SearchOrder(field: "CREATION_TIMESTAMP", descending: true)], offset: offset, limit: limit)
@@ -132,16 +149,7 @@ struct SearchLookupTests {
                 orderBy: [SearchOrder(field: "CREATION_TIMESTAMP", descending: true), SearchOrder(field: "TOPIC")], limit: 3),
         ]
         for query in queries + ordered {
-            let indexed = outcome({ () throws(CollabError) in try state.searchConversations(query, for: fixture.admin) }, id: \.id)
-            let scanned = outcome({ () throws(CollabError) in
-                try SearchSchemas.conversation.run(query, over: state.conversations.values, id: \.id)
-            }, id: \.id)
-            expectSame(indexed, scanned, query)
-            let history = outcome({ () throws(CollabError) in try state.searchConversationHistory(query, for: fixture.admin) }, id: \.id)
-            let historyScanned = outcome({ () throws(CollabError) in
-                try SearchSchemas.conversationHistory.run(query, over: state.conversations.values, id: \.id)
-            }, id: \.id)
-            expectSame(history, historyScanned, query)
+            expectConversationSearchesScan(state, query, admin: fixture.admin)
         }
         guard case .walk = state.conversationLookups.plan(for: try query([])) else {
             Issue.record("a newest-first list without filters reads the conversations in creation order")
@@ -293,16 +301,7 @@ struct SearchLookupTests {
                 filters: [SearchFilter(field: "STATE", op: .equals(.string("ENDED")))], orderBy: [SearchOrder(field: end, descending: true)]),
         ]
         for query in queries {
-            let conversations = outcome({ () throws(CollabError) in try state.searchConversations(query, for: fixture.admin) }, id: \.id)
-            let scanned = outcome({ () throws(CollabError) in
-                try SearchSchemas.conversation.run(query, over: state.conversations.values, id: \.id)
-            }, id: \.id)
-            expectSame(conversations, scanned, query)
-            let history = outcome({ () throws(CollabError) in try state.searchConversationHistory(query, for: fixture.admin) }, id: \.id)
-            let historyScanned = outcome({ () throws(CollabError) in
-                try SearchSchemas.conversationHistory.run(query, over: state.conversations.values, id: \.id)
-            }, id: \.id)
-            expectSame(history, historyScanned, query)
+            expectConversationSearchesScan(state, query, admin: fixture.admin)
             // The same for calls, where the conversation's fields have none of their own.
             guard !query.filters.contains(where: { $0.field == "STATE" }) else { continue }
             var callQuery = query

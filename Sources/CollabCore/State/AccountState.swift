@@ -39,7 +39,8 @@ public struct AccountState: Sendable {
     public internal(set) var presence = IndexedTable<PresenceRecord>(indexes: [Indexes.presenceByValue])
     public internal(set) var devices = IndexedTable<Device>(indexes: [Indexes.deviceByPerson, Indexes.deviceByToken, Indexes.deviceOfAgent])
     public internal(set) var calls = IndexedTable<Call>(
-        indexes: [Indexes.callByOpenConversation, Indexes.callByConversation], orders: [Indexes.callById, Indexes.callByInitiation, Indexes.callByEnd])
+        indexes: [Indexes.callByOpenConversation, Indexes.callByConversation],
+        orders: [Indexes.callById, Indexes.callByInitiation, Indexes.callByEnd])
     public internal(set) var pushSettings: [String: PushSettings] = [:]
     public internal(set) var coBrowsingSessions = IndexedTable<CoBrowsingSession>(
         indexes: [Indexes.coBrowsingByOpenConversation, Indexes.coBrowsingByOpenVisitor, Indexes.coBrowsingByConversation])

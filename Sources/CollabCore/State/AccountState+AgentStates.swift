@@ -26,22 +26,20 @@ extension AccountState {
     /// started client names, a page without such a filter walks the persons by id and stops when full.
     public func searchVisitorStates(_ query: SearchQuery, for principal: Principal) throws(CollabError) -> SearchPage<VisitorStateRow> {
         _ = try callerAccountId(principal)
+        let row = { (id: String) in persons[id].flatMap(visitorState) }
         return try SearchSchemas.visitorState.run(
-            query, lookups: visitorStateLookups, row: { persons[$0].flatMap(visitorState) },
-            all: persons.ids(Indexes.personByType, Person.PersonType.visitor.rawValue).lazy.compactMap { persons[$0].flatMap(visitorState) },
-            id: \.person.id)
+            query, lookups: visitorStateLookups, row: row,
+            all: persons.ids(Indexes.personByType, Person.PersonType.visitor.rawValue).lazy.compactMap(row), id: \.person.id)
     }
 
     /// Searches the account's agents by presence and notification state at `now`; it reads the agents
     /// only, or those with the presence a filter names.
     public func searchAgentStates(_ query: SearchQuery, now: Timestamp, for principal: Principal) throws(CollabError) -> SearchPage<AgentStateRow> {
         _ = try callerAccountId(principal)
+        let row = { (id: String) in persons[id].flatMap { agentState($0, now: now) } }
         return try SearchSchemas.agentState.run(
-            query, lookups: agentStateLookups, row: { persons[$0].flatMap { agentState($0, now: now) } },
-            all: persons.ids(Indexes.personByType, Person.PersonType.agent.rawValue).lazy.compactMap {
-                persons[$0].flatMap { agentState($0, now: now) }
-            },
-            id: \.person.id)
+            query, lookups: agentStateLookups, row: row,
+            all: persons.ids(Indexes.personByType, Person.PersonType.agent.rawValue).lazy.compactMap(row), id: \.person.id)
     }
 
     /// A visitor's state row, `nil` for a person of another type.
@@ -60,11 +58,11 @@ extension AccountState {
         )
     }
 
-    /// The visitors; `ONLINE`: the persons started clients name (a few among many visitors); the
-    /// persons by id.
+    /// A visitor search's (``personLookups(type:)``), with `PERSON_ID`, and `ONLINE`: the persons started
+    /// clients name (a few among many visitors).
     var visitorStateLookups: SearchLookups {
         let visitors = persons.ids(Indexes.personByType, Person.PersonType.visitor.rawValue)
-        return SearchLookups().narrowing(to: visitors).adding("PERSON_ID", persons.idLookup)
+        return personLookups(type: .visitor).adding("PERSON_ID", persons.idLookup)
             .adding("ONLINE_STATE") { [clientSessions] state in
                 // OFFLINE visitors are those no client names: every visitor may be one.
                 switch state {
@@ -73,18 +71,17 @@ extension AccountState {
                 default: []
                 }
             }
-            .ordering("ID", count: persons.count, walk: persons.walk(Indexes.personById))
     }
 
-    /// The agents; a presence other than `OFFLINE`: the agents who set it; the persons by id.
+    /// An agent search's (``personLookups(type:)``), with `PERSON_ID`, and a presence other than
+    /// `OFFLINE`: the agents who set it.
     var agentStateLookups: SearchLookups {
         let agents = persons.ids(Indexes.personByType, Person.PersonType.agent.rawValue)
-        return SearchLookups().narrowing(to: agents).adding("PERSON_ID", persons.idLookup)
+        return personLookups(type: .agent).adding("PERSON_ID", persons.idLookup)
             .adding("ONLINE_STATE") { [presence] state in
                 // An agent who never set a presence is OFFLINE: every agent may be one.
                 state == AgentPresence.offline.rawValue ? agents : presence.ids(Indexes.presenceByValue, state)
             }
-            .ordering("ID", count: persons.count, walk: persons.walk(Indexes.personById))
     }
 
     /// A started mobile client by its public id, as a person presence of the caller's account.

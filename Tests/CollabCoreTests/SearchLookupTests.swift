@@ -320,6 +320,90 @@ struct SearchLookupTests {
         }
     }
 
+    @Test("users and persons ordered by a name answer as scans do, and read the table in that order")
+    func nameOrders() throws {
+        var fixture = try fixture()
+        var changes = ChangeSet()
+        // Names that tie once case is folded, names some rows lack, an empty one, and text whose folded
+        // order differs from its byte order ("B" before "a", "Å" after "z").
+        let names: [String?] = ["smith", "Smith", nil, "SMITH", "Åberg", "adams", "Zoe", "zoe", "", "b", "B", nil, "a"]
+        func name(_ index: Int) -> String? { names[index % names.count] }
+        var users: [User] = []
+        for index in 0..<names.count {
+            let at = OperationContext(now: 3_000 + Int64(index / 2), ids: .system)
+            let person = PersonInput(
+                sourceId: "named-\(index)", personType: index % 3 == 0 ? .agent : .visitor, username: name(index).map { "\($0)\(index % 2)" },
+                firstName: name(index + 3), lastName: name(index), nickname: name(index + 5))
+            _ = try fixture.state.createOrUpdateVirtualPerson(person, accountId: fixture.state.accountId, context: at, changes: &changes)
+            let user = UserInput(username: "u\(index)-\(name(index) ?? "none")", firstName: name(index + 7), lastName: name(index))
+            users.append(try fixture.state.createUser(
+                user, passwordHash: nil, accountId: fixture.state.accountId, grantor: .admin, context: at, changes: &changes))
+        }
+        // A rename moves a row in its orders; a deletion takes it out of them.
+        let at = OperationContext(now: 3_100, ids: .system)
+        _ = try fixture.state.createOrUpdateVirtualPerson(
+            PersonInput(sourceId: "named-6", lastName: "aaron", nickname: "ZED"), accountId: fixture.state.accountId, context: at, changes: &changes)
+        _ = try fixture.state.updateUser(
+            id: users[7].id, version: users[7].version, UserInput(username: users[7].username, firstName: "Ann", lastName: "aaron"), for: fixture.admin,
+            context: at, changes: &changes)
+        try fixture.state.deleteUser(users[1].id, for: fixture.admin, context: at, changes: &changes)
+        let state = fixture.state
+
+        func queries(_ field: String, filter: SearchFilter) throws -> [SearchQuery] {
+            [
+                try SearchQuery(orderBy: [SearchOrder(field: field)], limit: 5),
+                try SearchQuery(orderBy: [SearchOrder(field: field, descending: true)], limit: 5),
+                try SearchQuery(orderBy: [SearchOrder(field: field)], offset: 3, limit: 4),
+                try SearchQuery(orderBy: [SearchOrder(field: field, descending: true)], offset: 7, limit: 50),
+                try SearchQuery(orderBy: [SearchOrder(field: field), SearchOrder(field: "CREATION_TIMESTAMP", descending: true)], limit: 9),
+                try SearchQuery(orderBy: [SearchOrder(field: field, descending: true), SearchOrder(field: "ID", descending: true)], limit: 9),
+                try SearchQuery(filters: [filter], orderBy: [SearchOrder(field: field, descending: true)], offset: 1, limit: 6),
+                try SearchQuery(filters: [SearchFilter(field: field, op: .isNotNull)], orderBy: [SearchOrder(field: field)], limit: 8),
+            ]
+        }
+        for field in ["USERNAME", "FIRST_NAME", "LAST_NAME", "NICKNAME"] {
+            for query in try queries(field, filter: SearchFilter(field: "PERSON_TYPE", op: .equals(.string("VISITOR")))) {
+                for type in [nil, Person.PersonType.agent, .visitor] {
+                    let indexed = outcome({ () throws(CollabError) in try state.searchPersons(query, type: type, for: fixture.admin) }, id: \.id)
+                    let rows = state.persons.values.filter { type == nil || $0.personType == type }
+                    let scanned = outcome({ () throws(CollabError) in try SearchSchemas.person.run(query, over: rows, id: \.id) }, id: \.id)
+                    expectSame(indexed, scanned, query)
+                }
+            }
+            guard case .walk = state.personLookups(type: nil).plan(for: try SearchQuery(orderBy: [SearchOrder(field: field)], limit: 5)) else {
+                Issue.record("persons by \(field) read the persons in that order")
+                continue
+            }
+        }
+        for field in ["USERNAME", "FIRST_NAME", "LAST_NAME"] {
+            for query in try queries(field, filter: SearchFilter(field: "AUTHORIZATION_ROLE", op: .equals(.string("REGISTERED_USER")))) {
+                let indexed = outcome({ () throws(CollabError) in try state.searchUsers(query, for: fixture.admin) }, id: \.id)
+                let scanned = outcome({ () throws(CollabError) in try SearchSchemas.user.run(query, over: state.users.values, id: \.id) }, id: \.id)
+                expectSame(indexed, scanned, query)
+            }
+        }
+        #expect(state.users[users[1].id] == nil)
+        // Three virtual persons and the persons of two users (the third was deleted) are named Smith.
+        #expect(state.persons.values.filter { $0.lastName?.lowercased() == "smith" }.count == 5)
+    }
+
+    @Test("names that differ only in case tie and come by id, whatever order a scan reads them in")
+    func caseFoldedTies() throws {
+        var fixture = try fixture()
+        var changes = ChangeSet()
+        for (index, name) in ["smith", "Smith", "SMITH", "sMITH", "Jones"].enumerated() {
+            _ = try fixture.state.createOrUpdateVirtualPerson(
+                PersonInput(sourceId: "tie-\(index)", lastName: name), accountId: fixture.state.accountId, context: context, changes: &changes)
+        }
+        let rows = Array(fixture.state.persons.values.filter { $0.lastName != nil })
+        let query = try SearchQuery(orderBy: [SearchOrder(field: "LAST_NAME")])
+        let forward = try SearchSchemas.person.run(query, over: rows, id: \.id).items
+        let backward = try SearchSchemas.person.run(query, over: rows.reversed(), id: \.id).items
+        #expect(forward.map(\.id) == backward.map(\.id))
+        #expect(forward.first?.lastName == "Jones")
+        #expect(forward.dropFirst().map(\.id) == forward.dropFirst().map(\.id).sorted(), "the tied names come by id")
+    }
+
     @Test("agent state, visitor state and person presence searches answer as scans do, and read only their rows")
     func stateSearches() throws {
         var fixture = try fixture()

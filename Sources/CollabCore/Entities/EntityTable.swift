@@ -87,9 +87,9 @@ public struct EntityTable<Entity: DeclaredEntity>: Sendable {
     }
 
     /// A timestamp field's value as an order key (`nil`: none).
-    private static func orderKey(_ value: FieldValue) -> Int64? {
+    private static func orderKey(_ value: FieldValue) -> OrderKey? {
         guard case .int(let number) = value else { return nil }
-        return number
+        return .int(number)
     }
 
     /// The ids an index can answer `filter` with, or `nil` when it cannot (the filter then checks

@@ -28,7 +28,7 @@ enum OrderedPage {
         let end = overflow ? Int.max : sum
         var matched: [Entity] = []
         var group: [Entity] = []
-        var groupKey: Int64??
+        var groupKey: OrderKey??
         func closeGroup() {
             matched += group.sorted { order($0, $1) ?? (id($0) < id($1)) }
             group.removeAll(keepingCapacity: true)

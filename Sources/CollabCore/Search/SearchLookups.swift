@@ -3,8 +3,8 @@
 ///
 /// A search takes its candidates from the smallest list one filter's look-up gives, and runs every
 /// filter on those candidates only, so its answer is the one a scan would give. When the table keeps
-/// the order the query's first sort key asks for (``ordering(_:count:walk:)``: a timestamp, or the ids
-/// for a query that names no order), the search may instead read the rows in that order, within the
+/// the order the query's first sort key asks for (``ordering(_:count:walk:)``: a timestamp, a name, or
+/// the ids for a query that names no order), the search may instead read the rows in that order, within the
 /// bounds its range filters on the field set, and stop once its page is full; it does so when that
 /// should read fewer rows than the candidates. A range filter on an ordered field also gives candidates.
 /// A query with none of these reads the whole table. Declared entities plan their searches the same
@@ -63,6 +63,11 @@ struct SearchLookups {
         var copy = self
         copy.orderings[field] = Ordering(count: count, walk: walk)
         return copy
+    }
+
+    /// Adds the orders of `table` that `orders` names by search field.
+    func ordering<Entity>(_ orders: [String: TableOrder<Entity>], of table: IndexedTable<Entity>) -> Self {
+        orders.reduce(self) { lookups, order in lookups.ordering(order.key, count: table.count, walk: table.walk(order.value)) }
     }
 
     /// How to read the table for `query`: in its order when that should read fewer rows than the

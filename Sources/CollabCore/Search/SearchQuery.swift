@@ -263,11 +263,14 @@ struct CompiledSearch<Entity> {
     func matches(_ entity: Entity) -> Bool { checks.allSatisfy { $0(entity) } }
 
     /// Whether `a` comes before `b` by the query's sort keys; `nil` when they tie on all of them.
+    /// Text compares without regard to case: values that differ only in case tie on that key and go on
+    /// to the next (and last to the id), as the orders a table keeps put them.
     func order(_ a: Entity, _ b: Entity) -> Bool? {
         for (extract, descending) in sorters {
             let va = extract(a)
             let vb = extract(b)
-            if va != vb { return descending ? vb < va : va < vb }
+            if va < vb { return !descending }
+            if vb < va { return descending }
         }
         return nil
     }

@@ -81,7 +81,7 @@ extension AccountState {
     }
 
     /// What a person search can look up: an id, a type, a source id (which names one person per source,
-    /// ``personIdBySource``); the orders it can page through: by id and by creation. A search of one
+    /// ``personIdBySource``); the orders it can page through: by id, by creation and by name. A search of one
     /// type (`searchAgents` and its kind) reads the persons of that type only, not every visitor.
     func personLookups(type: Person.PersonType?) -> SearchLookups {
         let lookups = SearchLookups().adding("ID", persons.idLookup).adding("PERSON_TYPE", persons.lookup(Indexes.personByType))
@@ -90,6 +90,7 @@ extension AccountState {
             }
             .ordering("ID", count: persons.count, walk: persons.walk(Indexes.personById))
             .ordering("CREATION_TIMESTAMP", count: persons.count, walk: persons.walk(Indexes.personByCreation))
+            .ordering(Indexes.personNameOrders, of: persons)
         guard let type else { return lookups }
         return lookups.narrowing(to: persons.ids(Indexes.personByType, type.rawValue))
     }

@@ -76,6 +76,7 @@ extension AccountState {
             .adding("USERNAME") { [userIdByUsername] in userIdByUsername[$0].map { [$0] } ?? [] }
             .ordering("ID", count: users.count, walk: users.walk(Indexes.userById))
             .ordering("CREATION_TIMESTAMP", count: users.count, walk: users.walk(Indexes.userByCreation))
+            .ordering(Indexes.userNameOrders, of: users)
         return try SearchSchemas.user.run(query, lookups: lookups, row: { users[$0] }, all: users.values, id: \.id)
     }
 

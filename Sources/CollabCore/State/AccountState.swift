@@ -12,9 +12,15 @@ public struct AccountState: Sendable {
     public internal(set) var directory: Directory
     /// The account this shard holds.
     public internal(set) var account: Account
-    public internal(set) var users = IndexedTable<User>(indexes: [Indexes.userByTeam], orders: [Indexes.userById, Indexes.userByCreation])
+    public internal(set) var users = IndexedTable<User>(
+        indexes: [Indexes.userByTeam],
+        orders: [Indexes.userById, Indexes.userByCreation, Indexes.userByUsername, Indexes.userByFirstName, Indexes.userByLastName])
     public internal(set) var persons = IndexedTable<Person>(
-        indexes: [Indexes.personByType], orders: [Indexes.personById, Indexes.personByCreation])
+        indexes: [Indexes.personByType],
+        orders: [
+            Indexes.personById, Indexes.personByCreation, Indexes.personByUsername, Indexes.personByFirstName, Indexes.personByLastName,
+            Indexes.personByNickname,
+        ])
     public internal(set) var sessions = IndexedTable<AuthSession>(indexes: [Indexes.sessionByUser, Indexes.sessionByPerson])
     public internal(set) var jwtSettings: [String: JWTValidationSettings] = [:]
     public internal(set) var conversations = IndexedTable<Conversation>(
@@ -276,6 +282,20 @@ enum Indexes {
     static let userByCreation = TableOrder<User>(1) { $0.creationTimestamp }
     static let personById = TableOrder<Person>.byId(0)
     static let personByCreation = TableOrder<Person>(1) { $0.creationTimestamp }
+    // Users and persons by name (a directory listed by last name), folded as searches compare text.
+    static let userByUsername = TableOrder<User>.byText(2) { $0.username }
+    static let userByFirstName = TableOrder<User>.byText(3) { $0.firstName }
+    static let userByLastName = TableOrder<User>.byText(4) { $0.lastName }
+    static let personByUsername = TableOrder<Person>.byText(2) { $0.username }
+    static let personByFirstName = TableOrder<Person>.byText(3) { $0.firstName }
+    static let personByLastName = TableOrder<Person>.byText(4) { $0.lastName }
+    static let personByNickname = TableOrder<Person>.byText(5) { $0.nickname }
+    /// The name orders of the user table, by the search field each answers.
+    static let userNameOrders = ["USERNAME": userByUsername, "FIRST_NAME": userByFirstName, "LAST_NAME": userByLastName]
+    /// The name orders of the person table, by the search field each answers.
+    static let personNameOrders = [
+        "USERNAME": personByUsername, "FIRST_NAME": personByFirstName, "LAST_NAME": personByLastName, "NICKNAME": personByNickname,
+    ]
     static let conversationById = TableOrder<Conversation>.byId(0)
     static let conversationByCreation = TableOrder<Conversation>(1) { $0.creationTimestamp }
     static let conversationByEnd = TableOrder<Conversation>(2) { $0.endTimestamp }

@@ -1,35 +1,56 @@
-/// An order an ``IndexedTable`` keeps its rows in, besides by id in a hash: by one integer field (a
-/// timestamp; rows without a value first), then by id. A search that asks for that order, or for a range
-/// of the field, reads rows from it one by one and stops when its page is full, instead of checking and
-/// sorting every row of the table (``SearchLookups/ordering(_:count:walk:)``).
+/// An order an ``IndexedTable`` keeps its rows in, besides by id in a hash: by one field (a timestamp, or
+/// a name compared as searches compare text; rows without a value first), then by id. A search that asks
+/// for that order, or for a range of a timestamp, reads rows from it one by one and stops when its page
+/// is full, instead of checking and sorting every row of the table (``SearchLookups/ordering(_:count:walk:)``).
 public struct TableOrder<Entity: Sendable>: Sendable {
     /// Position among the table's orders.
     let slot: Int
     /// The field's value in `row` (`nil`: none, placed before every value).
-    let key: @Sendable (Entity) -> Int64?
+    let key: @Sendable (Entity) -> OrderKey?
     /// The id a search names `row` by, which breaks ties (`nil`: the table's own row id).
     let searchId: (@Sendable (Entity) -> String)?
 
+    /// An order by an integer field.
     /// - Parameters:
     ///   - slot: The order's position in the table's `orders` list.
     ///   - searchId: The id searches name a row by and break ties with, when it is not the table's row id
     ///     (a started client's public id, whose row id is a secret); unique, never empty, never changed.
     ///   - key: The field's value in a row; it must be the value a search sorts the field by.
     public init(_ slot: Int, searchId: (@Sendable (Entity) -> String)? = nil, key: @escaping @Sendable (Entity) -> Int64?) {
+        self.init(slot: slot, searchId: searchId) { row in key(row).map(OrderKey.int) }
+    }
+
+    private init(slot: Int, searchId: (@Sendable (Entity) -> String)?, orderKey: @escaping @Sendable (Entity) -> OrderKey?) {
         self.slot = slot
         self.searchId = searchId
-        self.key = key
+        self.key = orderKey
     }
 
     /// The rows by id alone (String order, as searches break ties): the order of a search that names none.
     public static func byId(_ slot: Int, searchId: (@Sendable (Entity) -> String)? = nil) -> Self {
-        Self(slot, searchId: searchId) { _ in nil }
+        Self(slot: slot, searchId: searchId) { _ in nil }
     }
+
+    /// An order by a text field, as a search sorts it (``FieldValue``: without regard to case, so values
+    /// that differ only in case tie and come by id).
+    public static func byText(_ slot: Int, _ text: @escaping @Sendable (Entity) -> String?) -> Self {
+        Self(slot: slot, searchId: nil) { row in text(row).map(OrderKey.text) }
+    }
+}
+
+/// The value a row is kept in order by: a number, or a text folded to lower case (as ``FieldValue``
+/// compares text). Every number comes before every text; a single order holds only one of the two.
+public enum OrderKey: Sendable, Hashable, Comparable {
+    case int(Int64)
+    case folded(String)
+
+    /// The key of `text`, folded as a search compares it.
+    public static func text(_ text: String) -> OrderKey { .folded(text.lowercased()) }
 }
 
 /// A row's place in a ``TableOrder``: its key (none first), then its id (the id searches name it by).
 public struct OrderedRow: Sendable, Hashable, Comparable {
-    public var key: Int64?
+    public var key: OrderKey?
     public var id: String
 
     public static func < (lhs: Self, rhs: Self) -> Bool {
@@ -101,7 +122,7 @@ public struct OrderedWalk: Sequence, IteratorProtocol {
     private var below: SortedList<OrderedRow>.Descending
     private var readAhead: OrderedRow?
     /// In a descending walk, the value whose tied rows `rows` is reading.
-    private var tiedValue: Int64??
+    private var tiedValue: OrderKey??
     private var done = false
 
     init(_ list: SortedList<OrderedRow>, bounds: OrderBounds, descending: Bool) {
@@ -112,11 +133,11 @@ public struct OrderedWalk: Sequence, IteratorProtocol {
         if descending {
             rows = SortedList<OrderedRow>().ascending()
             // Before (upper + 1, ""): every row whose value is at most `upper` (ids are never empty).
-            below = list.descending(before: bounds.upper.flatMap { $0 == .max ? nil : OrderedRow(key: $0 + 1, id: "") })
+            below = list.descending(before: bounds.upper.flatMap { $0 == .max ? nil : OrderedRow(key: .int($0 + 1), id: "") })
         } else {
             // After (lower, ""): every row whose value is at least `lower`; with an upper bound alone,
             // after every row without a value.
-            rows = list.ascending(after: bounds.isBounded ? OrderedRow(key: bounds.lower ?? .min, id: "") : nil)
+            rows = list.ascending(after: bounds.isBounded ? OrderedRow(key: .int(bounds.lower ?? .min), id: "") : nil)
             below = SortedList<OrderedRow>().descending()
         }
     }
@@ -141,7 +162,7 @@ public struct OrderedWalk: Sequence, IteratorProtocol {
             below = list.descending(before: OrderedRow(key: value, id: ""))
             readAhead = nil
         }
-        guard let row = readAhead ?? below.next(), !bounds.isBounded || (row.key.map { $0 >= bounds.lower ?? .min } ?? false) else {
+        guard let row = readAhead ?? below.next(), !bounds.isBounded || (row.key.map { $0 >= .int(bounds.lower ?? .min) } ?? false) else {
             done = true
             return nil
         }
@@ -157,6 +178,6 @@ public struct OrderedWalk: Sequence, IteratorProtocol {
     private static func within(_ row: OrderedRow, upper: Int64?) -> Bool {
         guard let upper else { return true }
         guard let key = row.key else { return false }
-        return key <= upper
+        return key <= .int(upper)
     }
 }

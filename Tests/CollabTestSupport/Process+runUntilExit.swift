@@ -10,7 +10,7 @@ extension Process {
         try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
             terminationHandler = { _ in continuation.resume() }
             do {
-                try run()
+                try ChildPipes.spawn { try run() }
             } catch {
                 terminationHandler = nil
                 continuation.resume(throwing: error)

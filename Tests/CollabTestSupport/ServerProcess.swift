@@ -30,38 +30,44 @@ package final class ServerProcess: Sendable {
         process.executableURL = Self.binary
         process.arguments = ["serve", "--port", "0", "--password-hash-cost", "4"] + arguments
         if !environment.isEmpty { process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 } }
-        let out = Pipe()
-        let err = Pipe()
+        let out = ChildPipes.make()
+        let err = ChildPipes.make()
         process.standardOutput = out
         process.standardError = err
+        let buffers = [stdout, stderr]
+        for (pipe, buffer) in zip([out, err], buffers) {
+            pipe.fileHandleForReading.readabilityHandler = { handle in
+                let data = handle.availableData
+                // An empty read is the pipe's end: every writer has closed it.
+                if data.isEmpty { handle.readabilityHandler = nil }
+                buffer.append(data)
+            }
+        }
+        try ChildPipes.spawn { try process.run() }
         self.process = process
         self.outputs = [out.fileHandleForReading, err.fileHandleForReading]
-        let stdoutBox = stdout
-        let stderrBox = stderr
-        out.fileHandleForReading.readabilityHandler = { handle in
-            let data = handle.availableData
-            stdoutBox.append(data)
+        do {
+            self.port = try await Self.listeningPort(process, stdout: stdout, stderr: stderr, timeout: timeout)
+        } catch {
+            // No server object to stop it later: the child goes with the failed start.
+            kill(process.processIdentifier, SIGKILL)
+            throw error
         }
-        err.fileHandleForReading.readabilityHandler = { handle in
-            let data = handle.availableData
-            stderrBox.append(data)
-        }
-        try process.run()
+    }
+
+    /// Waits for the child's listening line and returns its port.
+    private static func listeningPort(_ process: Process, stdout: OutputBuffer, stderr: OutputBuffer, timeout: Duration) async throws -> Int {
         let deadline = ContinuousClock.now + timeout
-        var port: Int?
-        while port == nil {
-            let text = stdoutBox.text
-            if let line = text.split(separator: "\n").first, line.hasPrefix("listening on http://"),
+        while true {
+            if let line = stdout.text.split(separator: "\n").first, line.hasPrefix("listening on http://"),
                 let value = line.split(separator: ":").last.flatMap({ Int($0) })
             {
-                port = value
-                break
+                return value
             }
-            guard process.isRunning else { throw ServerProcessError.exited(stderrBox.text) }
+            guard process.isRunning else { throw ServerProcessError.exited(stderr.text) }
             guard ContinuousClock.now < deadline else { throw ServerProcessError.timeout }
             try await Task.sleep(for: .milliseconds(20))
         }
-        self.port = port!
     }
 
     package var baseURL: String { "http://127.0.0.1:\(port)" }
@@ -110,11 +116,14 @@ package final class ServerProcess: Sendable {
             }
             try await Task.sleep(for: .milliseconds(20))
         }
-        // Read what is left in the pipes, up to their end (the process closed them).
-        for (handle, buffer) in zip(outputs, [stdout, stderr]) {
-            handle.readabilityHandler = nil
-            buffer.append(handle.readDataToEndOfFile())
+        // What is left in the pipes arrives through their handlers up to their end. A pipe that another
+        // process still holds open never ends: then the output stays as read, after a bounded wait,
+        // rather than the test blocking on a read.
+        let drained = ContinuousClock.now + .seconds(5)
+        while !(stdout.ended && stderr.ended), ContinuousClock.now < drained {
+            try await Task.sleep(for: .milliseconds(10))
         }
+        for handle in outputs { handle.readabilityHandler = nil }
         return process.terminationStatus
     }
 }
@@ -124,10 +133,17 @@ package enum ServerProcessError: Error {
     case timeout
 }
 
-/// Bytes a child process wrote, collected from a pipe's handler thread.
+/// Bytes a child process wrote, collected from a pipe's handler thread; an empty chunk is the pipe's end.
 package final class OutputBuffer: Sendable {
     package init() {}
-    private let data = Mutex(Data())
-    package func append(_ chunk: Data) { data.withLock { $0.append(chunk) } }
-    package var text: String { String(decoding: data.withLock { $0 }, as: UTF8.self) }
+    private let data = Mutex((bytes: Data(), ended: false))
+    package func append(_ chunk: Data) {
+        data.withLock {
+            $0.bytes.append(chunk)
+            if chunk.isEmpty { $0.ended = true }
+        }
+    }
+    package var text: String { String(decoding: data.withLock { $0.bytes }, as: UTF8.self) }
+    /// Whether the pipe reached its end.
+    package var ended: Bool { data.withLock { $0.ended } }
 }

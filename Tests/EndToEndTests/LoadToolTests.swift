@@ -276,13 +276,13 @@ import Testing
             ]
             let stdout = OutputBuffer()
             let stderr = OutputBuffer()
-            let out = Pipe()
-            let err = Pipe()
+            let out = ChildPipes.make()
+            let err = ChildPipes.make()
             out.fileHandleForReading.readabilityHandler = { stdout.append($0.availableData) }
             err.fileHandleForReading.readabilityHandler = { stderr.append($0.availableData) }
             process.standardOutput = out
             process.standardError = err
-            try process.run()
+            try ChildPipes.spawn { try process.run() }
             // Wait until messages flow (the live view reports them), then interrupt.
             let deadline = ContinuousClock.now + .seconds(30)
             while !stderr.text.contains("msg "), ContinuousClock.now < deadline, process.isRunning {
@@ -327,7 +327,7 @@ func validateAgainstSchema(_ data: Data, sourceLocation: SourceLocation = #_sour
             + "jsonschema.validate(json.load(open(sys.argv[2])), s, cls=jsonschema.Draft202012Validator)",
         schema, file.path,
     ]
-    let err = Pipe()
+    let err = ChildPipes.make()
     process.standardError = err
     try await process.runUntilExit()
     let message = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)

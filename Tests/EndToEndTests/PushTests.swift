@@ -188,7 +188,7 @@ struct PushTests {
             let process = Process()
             process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
             process.arguments = ["python3", "-c", script, key, sealed]
-            let output = Pipe()
+            let output = ChildPipes.make()
             process.standardOutput = output
             try await process.runUntilExit()
             #expect(process.terminationStatus == 0)

@@ -60,13 +60,13 @@ final class LoopbackNginx: Sendable {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/bin/bash")
         process.arguments = [script] + arguments
-        let out = Pipe()
-        let err = Pipe()
+        let out = ChildPipes.make()
+        let err = ChildPipes.make()
         process.standardOutput = out
         process.standardError = err
         try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
             process.terminationHandler = { _ in continuation.resume() }
-            do { try process.run() } catch { continuation.resume(throwing: error) }
+            do { try ChildPipes.spawn { try process.run() } } catch { continuation.resume(throwing: error) }
         }
         let output = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         let errors = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)

@@ -2,17 +2,18 @@ import ArgumentParser
 import CollabCore
 import CollabWire
 
-/// `mock-collab bench state-search`: `visitorstates/search`, `agentstates/search` and
-/// `personpresences/search` with few and with many visitors in one account. One visitor in a hundred
-/// has a started app; 50 agents, a fifth of them online. Each search reads the persons of its kind, or
-/// those a filter names through an index, or pages through an order the table keeps, and should cost
-/// what it returns whatever the visitors. The `…Scanned` rows answer the same queries as a scan of the
+/// `mock-collab bench state-search`: `visitorstates/search`, `agentstates/search`,
+/// `personpresences/search`, and `persons/search` by last name, with few and with many visitors in one
+/// account. One visitor in a hundred has a started app; the visitors share a thousand last names; 50
+/// agents, a fifth of them online. Each search reads the persons of its kind, or those a filter names
+/// through an index, or pages through an order the table keeps, and should cost what it returns
+/// whatever the visitors. The `…Scanned` rows answer the same queries as a scan of the
 /// table did before. In process, on the account's state (no HTTP): numbers only mean something from a
 /// release build.
 struct BenchStateSearchCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "state-search",
-        abstract: "Visitor state, agent state and person presence search cost, with few and with many visitors in one account."
+        abstract: "Visitor state, agent state, person presence and person-by-name search cost, with few and many visitors in one account."
     )
 
     @OptionGroup var options: SearchBenchOptions
@@ -25,6 +26,8 @@ struct BenchStateSearchCommand: AsyncParsableCommand {
             let newest = try SearchQuery(orderBy: [SearchOrder(field: "JOINED_TIMESTAMP", descending: true)], limit: 10)
             let somePerson = state.clientSessions.values.first?.personId ?? ""
             let ofPerson = try SearchQuery(filters: [SearchFilter(field: "PERSON_ID", op: .equals(.string(somePerson)))], limit: 10)
+            let byLastName = try SearchQuery(orderBy: [SearchOrder(field: "LAST_NAME")], limit: 10)
+            let byLastNameDescending = try SearchQuery(orderBy: [SearchOrder(field: "LAST_NAME", descending: true)], limit: 10)
             let timed: [(String, () throws -> Int)] = [
                 ("visitors", { try state.searchVisitorStates(page, for: admin).items.count }),
                 ("visitorsOnline", { try state.searchVisitorStates(onlinePage, for: admin).items.count }),
@@ -33,12 +36,17 @@ struct BenchStateSearchCommand: AsyncParsableCommand {
                 ("presencesNewest", { try state.searchPersonPresences(newest, for: admin).items.count }),
                 ("presencesNoOrder", { try state.searchPersonPresences(page, for: admin).items.count }),
                 ("presencesOfPerson", { try state.searchPersonPresences(ofPerson, for: admin).items.count }),
+                ("personsByLastName", { try state.searchPersons(byLastName, for: admin).items.count }),
+                ("personsByLastNameDescending", { try state.searchPersons(byLastNameDescending, for: admin).items.count }),
                 // The same as a scan of the table answered them before the look-ups and orders.
                 ("visitorsOnlineScanned", {
                     let rows = state.persons.values.lazy.filter { $0.personType == .visitor }.map { person in
                         VisitorStateRow(person: person, onlineState: state.clientSessions(ofPerson: person.id).isEmpty ? "OFFLINE" : "ONLINE")
                     }
                     return try SearchSchemas.visitorState.run(onlinePage, over: rows, id: \.person.id).items.count
+                }),
+                ("personsByLastNameScanned", {
+                    try SearchSchemas.person.run(byLastName, over: state.persons.values, id: \.id).items.count
                 }),
                 ("presencesNewestScanned", {
                     try SearchSchemas.personPresence.run(newest, over: state.clientSessions.values, id: \.clientId).items.count
@@ -60,7 +68,7 @@ struct BenchStateSearchCommand: AsyncParsableCommand {
         for index in 0..<count {
             var changes = ChangeSet()
             let context = OperationContext(now: Timestamp(index), ids: .system)
-            let identity = PersonInput(sourceId: "visitor-\(index)", personType: .visitor)
+            let identity = PersonInput(sourceId: "visitor-\(index)", personType: .visitor, lastName: "Visitor \(index % 1_000)")
             if index % 100 == 0 {
                 let device = DeviceInfo(os: "iOS", appId: "bench")
                 let input = ClientStartInput(apiKey: apiKey, deviceId: "device-\(index)", device: device, identity: identity)

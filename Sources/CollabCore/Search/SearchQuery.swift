@@ -254,6 +254,18 @@ public struct SearchSchema<Entity>: Sendable {
     }
 }
 
+extension FieldValue {
+    /// Whether `self` comes before `other` (`true`) or after it (`false`) as `<` orders them, or `nil` when
+    /// they tie (text that differs only in case); text is folded once, not once per comparison.
+    func precedes(_ other: FieldValue) -> Bool? {
+        if case .string(let a) = self, case .string(let b) = other {
+            let (foldedA, foldedB) = (a.lowercased(), b.lowercased())
+            return foldedA == foldedB ? nil : foldedA < foldedB
+        }
+        return self < other ? true : other < self ? false : nil
+    }
+}
+
 /// A query ready to run over one kind of entity (``SearchSchema/compile(_:)``).
 struct CompiledSearch<Entity> {
     let checks: [(Entity) -> Bool]
@@ -269,8 +281,7 @@ struct CompiledSearch<Entity> {
         for (extract, descending) in sorters {
             let va = extract(a)
             let vb = extract(b)
-            if va < vb { return !descending }
-            if vb < va { return descending }
+            if let before = va.precedes(vb) { return descending ? !before : before }
         }
         return nil
     }

@@ -344,8 +344,8 @@ struct SearchLookupTests {
         _ = try fixture.state.createOrUpdateVirtualPerson(
             PersonInput(sourceId: "named-6", lastName: "aaron", nickname: "ZED"), accountId: fixture.state.accountId, context: at, changes: &changes)
         _ = try fixture.state.updateUser(
-            id: users[7].id, version: users[7].version, UserInput(username: users[7].username, firstName: "Ann", lastName: "aaron"), for: fixture.admin,
-            context: at, changes: &changes)
+            id: users[7].id, version: users[7].version, UserInput(username: users[7].username, firstName: "Ann", lastName: "aaron"),
+            for: fixture.admin, context: at, changes: &changes)
         try fixture.state.deleteUser(users[1].id, for: fixture.admin, context: at, changes: &changes)
         let state = fixture.state
 

@@ -71,7 +71,7 @@ struct VisitorProcessTests {
             let directory = try temporaryDirectory()
             let input = directory.appendingPathComponent("commands.txt")
             try Data(("start Gone\n" + String(repeating: "say more\n", count: 20) + "quit\n").utf8).write(to: input)
-            let output = Pipe()
+            let output = ChildPipes.make()
             let process = Process()
             process.executableURL = ServerProcess.binary
             process.arguments = [

@@ -4,9 +4,9 @@
 /// A search takes its candidates from the smallest list one filter's look-up gives, and runs every
 /// filter on those candidates only, so its answer is the one a scan would give. When the table keeps
 /// the order the query's first sort key asks for (``ordering(_:count:walk:)``: a timestamp, a name, or
-/// the ids for a query that names no order), the search may instead read the rows in that order, within the
-/// bounds its range filters on the field set, and stop once its page is full; it does so when that
-/// should read fewer rows than the candidates. A range filter on an ordered field also gives candidates.
+/// the ids for a query that names no order), the search may instead read the rows in that order,
+/// within the bounds its range filters on the field set, and stop once its page is full; it does so
+/// when that should read fewer rows than the candidates. A range filter on an ordered field also gives candidates.
 /// A query with none of these reads the whole table. Declared entities plan their searches the same
 /// way, over ``EntityTable``'s own indexes.
 struct SearchLookups {

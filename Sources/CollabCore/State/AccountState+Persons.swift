@@ -81,8 +81,8 @@ extension AccountState {
     }
 
     /// What a person search can look up: an id, a type, a source id (which names one person per source,
-    /// ``personIdBySource``); the orders it can page through: by id, by creation and by name. A search of one
-    /// type (`searchAgents` and its kind) reads the persons of that type only, not every visitor.
+    /// ``personIdBySource``); the orders it can page through: by id, by creation and by name. A search
+    /// of one type (`searchAgents` and its kind) reads the persons of that type only, not every visitor.
     func personLookups(type: Person.PersonType?) -> SearchLookups {
         let lookups = SearchLookups().adding("ID", persons.idLookup).adding("PERSON_TYPE", persons.lookup(Indexes.personByType))
             .adding("SOURCE_ID") { [personIdBySource] sourceId in

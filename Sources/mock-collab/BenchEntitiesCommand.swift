@@ -4,8 +4,9 @@ import Foundation
 
 /// `mock-collab bench entities`: the entity layer's search with few and with many entities of one kind
 /// in one account (canned responses), by filter. A filter on an id, a foreign key, a name or a
-/// timestamp is answered from an index and should cost the same at every size; a free-text filter, and
-/// a query without filters, check every entity of the kind. In process, on the account's state (no
+/// timestamp is answered from an index and should cost the same at every size, and so should a page in
+/// an order the kind keeps (by id, a timestamp or the title); a free-text filter reads until it has a
+/// page, and a page sorted by free text checks and sorts every entity of the kind. In process, on the account's state (no
 /// HTTP): numbers only mean something from a release build.
 struct BenchEntitiesCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -36,12 +37,19 @@ struct BenchEntitiesCommand: AsyncParsableCommand {
                     try state.searchEntities(CannedResponse.self, query, for: admin).items.count
                 }
             }
-            // The same free-text filter ordered by title, an order the kind does not keep: a scan of every
+            // The same free-text filter ordered by the text, an order the kind does not keep: a scan of every
             // response, where the query above reads them by id until it has a page (here: all of them).
-            let byTitle = try SearchQuery(
-                filters: [SearchFilter(field: "TEXT", op: .contains("answer \(middle) "))], orderBy: [SearchOrder(field: "TITLE")], limit: 10)
+            let byText = try SearchQuery(
+                filters: [SearchFilter(field: "TEXT", op: .contains("answer \(middle) "))], orderBy: [SearchOrder(field: "TEXT")], limit: 10)
             results["textContainsScanned.\(count).medianMicroseconds"] = try options.median {
-                try state.searchEntities(CannedResponse.self, byTitle, for: admin).items.count
+                try state.searchEntities(CannedResponse.self, byText, for: admin).items.count
+            }
+            // A first page by title, an order the kind keeps, and by text, one it does not (a scan and a sort).
+            for (name, field) in [("titleOrderFirstPage", "TITLE"), ("textOrderFirstPageScanned", "TEXT")] {
+                let query = try SearchQuery(orderBy: [SearchOrder(field: field, descending: true)], limit: 10)
+                results["\(name).\(count).medianMicroseconds"] = try options.median {
+                    try state.searchEntities(CannedResponse.self, query, for: admin).items.count
+                }
             }
         }
     }

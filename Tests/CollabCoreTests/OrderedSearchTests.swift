@@ -192,7 +192,7 @@ struct OrderedSearchTests {
         #expect(Set(ended) == Set(table.values.filter { ($0.ended ?? .min) > 60 }.map(\.id)))
     }
 
-    @Test("declared entities page through their timestamp and id orders as a scan would, hidden ones left out")
+    @Test("declared entities page through their timestamp, name and id orders as a scan would, hidden ones left out")
     func declaredEntities() throws {
         var numbers = Numbers(state: 5)
         var table = EntityTable<CannedResponse>()
@@ -203,7 +203,8 @@ struct OrderedSearchTests {
             response.id = "c\(numbers.next(below: 100_000))-\(index)"
             response.creationTimestamp = Int64(numbers.next(below: 150))
             response.modificationTimestamp = numbers.next(below: 3) == 0 ? nil : response.creationTimestamp + Int64(numbers.next(below: 20))
-            response.title = "title \(numbers.next(below: 40))"
+            // Titles kept in order, folded: some differ from others only in case, and tie.
+            response.title = "\(numbers.next(below: 2) == 0 ? "Title" : "title") \(numbers.next(below: 40))"
             response.text = "text \(numbers.next(below: 4))"
             table.put(response)
             ids.append(response.id)
@@ -227,6 +228,8 @@ struct OrderedSearchTests {
             [SearchOrder(field: "MODIFICATION_TIMESTAMP")],
             [SearchOrder(field: "MODIFICATION_TIMESTAMP", descending: true), SearchOrder(field: "TITLE")],
             [SearchOrder(field: "TITLE"), SearchOrder(field: "CREATION_TIMESTAMP")],
+            [SearchOrder(field: "TITLE", descending: true)],
+            [SearchOrder(field: "TEXT")],
         ]
         let filters: [[SearchFilter]] = [
             [],
@@ -256,6 +259,12 @@ struct OrderedSearchTests {
             return visible($0)
         }
         #expect(wide.items.count == 10 && looked < 30, "a range holding every entity is walked by id, not read whole: \(looked)")
+        looked = 0
+        let byTitle = try table.search(SearchQuery(orderBy: [SearchOrder(field: "TITLE", descending: true)], limit: 10)) {
+            looked += 1
+            return visible($0)
+        }
+        #expect(byTitle.items.count == 10 && looked < 60, "a page by title reads the ties it needs, not every entity: \(looked)")
         let oldest = table.rows.values.min { ($0.creationTimestamp, $0.id) < ($1.creationTimestamp, $1.id) }
         #expect(table.first(byOrdered: "CREATION_TIMESTAMP") == oldest?.id)
         let modified = table.rows.values.compactMap { response in response.modificationTimestamp.map { ($0, response.id) } }

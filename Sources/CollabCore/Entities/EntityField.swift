@@ -22,6 +22,9 @@ public struct EntityField<Entity>: Sendable {
     /// Whether searches name the field at all (filter or order); `false` for a field only the layer's
     /// own look-ups use (``list(_:_:)``).
     public var searchable = true
+    /// Whether the kind also keeps its entities in the order of this text field (folded, as searches
+    /// compare text), so a page sorted by it walks instead of sorting the kind: names a list is shown by.
+    public var keptInOrder = false
     /// The field's value in an entity.
     public var value: @Sendable (Entity) -> FieldValue
     /// The keys a hashed index files an entity under: its value's, or each item of a list field's.
@@ -41,9 +44,14 @@ public struct EntityField<Entity>: Sendable {
         Self(name, .id, index: .hashed, filterable: filterable) { .of(value($0)) }
     }
 
-    /// A name-like string field, indexed for exact matches.
-    public static func name(_ name: String, filterable: Bool = true, _ value: @escaping @Sendable (Entity) -> String?) -> Self {
-        Self(name, .string, index: .hashed, filterable: filterable) { .of(value($0)) }
+    /// A name-like string field, indexed for exact matches and, with `ordered`, kept in order too (the
+    /// name a list of the kind is sorted by; a field the vendor's order enum lacks gains nothing by it).
+    public static func name(
+        _ name: String, filterable: Bool = true, ordered: Bool = false, _ value: @escaping @Sendable (Entity) -> String?
+    ) -> Self {
+        var field = Self(name, .string, index: .hashed, filterable: filterable) { .of(value($0)) }
+        field.keptInOrder = ordered
+        return field
     }
 
     /// A free-text field (filters on it scan the kind).

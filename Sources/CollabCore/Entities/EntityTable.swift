@@ -1,12 +1,12 @@
 /// The entities of one declared kind in one account, with the indexes its declaration asks for, kept
 /// in step on every write: hashed postings for ids, foreign keys, names, enums and list items, and the
-/// entities in order per timestamp field and by id, so a search on them, or a page in one of those
-/// orders, costs what it returns rather than the size of the kind.
+/// entities in order per timestamp field, per name a list is sorted by, and by id, so a search on them,
+/// or a page in one of those orders, costs what it returns rather than the size of the kind.
 public struct EntityTable<Entity: DeclaredEntity>: Sendable {
     public private(set) var rows: [String: Entity] = [:]
     /// Field name → key → ids.
     private var hashed: [String: [String: Set<String>]] = [:]
-    /// Timestamp field name → every entity's place by that field (no value first), then id.
+    /// Timestamp (or kept name) field name → every entity's place by that field (no value first), then id.
     private var ordered: [String: SortedList<OrderedRow>] = [:]
     /// Every entity's place by id alone (the order of a search that names none).
     private var byId = SortedList<OrderedRow>()
@@ -47,7 +47,7 @@ public struct EntityTable<Entity: DeclaredEntity>: Sendable {
         return rows?.next()?.id
     }
 
-    /// The entities in the order of `field` (a timestamp field; `ID`: by id alone) within `bounds`,
+    /// The entities in the order of `field` (a timestamp or kept name field; `ID`: by id alone) within `bounds`,
     /// ascending or descending, ties by id; `nil` when the kind keeps no such order.
     func walk(_ field: String, bounds: OrderBounds, descending: Bool) -> OrderedWalk? {
         let list: SortedList<OrderedRow>
@@ -55,7 +55,7 @@ public struct EntityTable<Entity: DeclaredEntity>: Sendable {
             list = byId
         } else if let kept = ordered[field] {
             list = kept
-        } else if Entity.declaration.fields.contains(where: { $0.name == field && $0.index == .ordered }) {
+        } else if Entity.declaration.fields.contains(where: { $0.name == field && ($0.index == .ordered || $0.keptInOrder) }) {
             list = SortedList()
         } else {
             return nil
@@ -76,20 +76,30 @@ public struct EntityTable<Entity: DeclaredEntity>: Sendable {
                     if hashed[field.name]?[key]?.isEmpty == true { hashed[field.name]?[key] = nil }
                 }
                 for key in Set(after).subtracting(before) { hashed[field.name, default: [:]][key, default: []].insert(id) }
+                if field.keptInOrder { reorder(field, id: id, old: old, new: new) }
             case .ordered:
-                let before = old.map { OrderedRow(key: Self.orderKey(field.value($0)), id: id) }
-                let after = new.map { OrderedRow(key: Self.orderKey(field.value($0)), id: id) }
-                guard before != after else { continue }
-                if let before { ordered[field.name]?.remove(before) }
-                if let after { ordered[field.name, default: SortedList()].insert(after) }
+                reorder(field, id: id, old: old, new: new)
             }
         }
     }
 
-    /// A timestamp field's value as an order key (`nil`: none).
+    /// Moves the entity with `id` in the order of `field`.
+    private mutating func reorder(_ field: EntityField<Entity>, id: String, old: Entity?, new: Entity?) {
+        let before = old.map { OrderedRow(key: Self.orderKey(field.value($0)), id: id) }
+        let after = new.map { OrderedRow(key: Self.orderKey(field.value($0)), id: id) }
+        guard before != after else { return }
+        if let before { ordered[field.name]?.remove(before) }
+        if let after { ordered[field.name, default: SortedList()].insert(after) }
+    }
+
+    /// A field's value as an order key: a timestamp's number, or a name folded as searches compare text
+    /// (`nil`: none).
     private static func orderKey(_ value: FieldValue) -> OrderKey? {
-        guard case .int(let number) = value else { return nil }
-        return .int(number)
+        switch value {
+        case .int(let number): .int(number)
+        case .string(let text): .text(text)
+        case .null, .bool: nil
+        }
     }
 
     /// The ids an index can answer `filter` with, or `nil` when it cannot (the filter then checks

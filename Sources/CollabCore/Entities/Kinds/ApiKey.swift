@@ -60,7 +60,7 @@ public struct ApiKey: DeclaredEntity {
         typeName: "ApiKey", path: "apikeys", idParameter: "apiKeyId", seedKey: "apiKeys",
         operations: EntityOperations(create: .admin, read: .admin, update: .admin, delete: .admin, search: .admin, readMultiple: .admin),
         fields: [
-            .creationTimestamp, .text("DESCRIPTION") { $0.description }, .modificationTimestamp, .name("NAME") { $0.name },
+            .creationTimestamp, .text("DESCRIPTION") { $0.description }, .modificationTimestamp, .name("NAME", ordered: true) { $0.name },
             .name("API_KEY") { $0.key.isEmpty ? nil : $0.key },
         ],
         uniqueName: .name("API_KEY") { $0.key.isEmpty ? nil : $0.key },

@@ -22,7 +22,7 @@ public struct CannedResponse: DeclaredEntity {
         typeName: "CannedResponse", path: "cannedresponses", idParameter: "cannedResponseId", seedKey: "cannedResponses",
         operations: .standard(.registeredUser),
         fields: [
-            .creationTimestamp, .modificationTimestamp, .text("TEXT") { $0.text }, .name("TITLE") { $0.title },
+            .creationTimestamp, .modificationTimestamp, .text("TEXT") { $0.text }, .name("TITLE", ordered: true) { $0.title },
             .id("OWNER_ID") { $0.ownerId }, .enumeration("OWNER_TYPE") { $0.ownerType },
             .text("KEY", filterable: false) { $0.title },
         ],

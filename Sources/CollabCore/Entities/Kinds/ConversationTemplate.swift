@@ -24,7 +24,7 @@ public struct ConversationTemplate: DeclaredEntity {
         ),
         fields: [
             .creationTimestamp, .boolean("DEFAULT_TEMPLATE") { $0.defaultTemplate }, .text("DESCRIPTION") { $0.description },
-            .enumeration("INITIAL_ENGAGEMENT_TYPE") { $0.initialEngagementType }, .modificationTimestamp, .name("NAME") { $0.name },
+            .enumeration("INITIAL_ENGAGEMENT_TYPE") { $0.initialEngagementType }, .modificationTimestamp, .name("NAME", ordered: true) { $0.name },
         ],
         naturalKey: { $0.name },
         rules: EntityRules(

@@ -53,7 +53,7 @@ public struct CustomAction: DeclaredEntity {
         typeName: "CustomActionData", path: "customactions", idParameter: "customActionId", queryType: "CustomActionQuery",
         resultType: "CustomActionResult", seedKey: "customActions",
         operations: EntityOperations(create: .admin, read: .admin, update: .admin, delete: .admin, search: .registeredUser),
-        fields: [.name("KEY") { $0.key }],
+        fields: [.name("KEY", ordered: true) { $0.key }],
         uniqueName: .name("KEY") { $0.key },
         rules: EntityRules(validate: { action, _, _ throws(CollabError) in
             try Limits.check(action.type, field: "type", oneOf: ["CONVERSATION", "PERSON", "MESSAGE"], required: true)

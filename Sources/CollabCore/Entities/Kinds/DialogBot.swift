@@ -59,7 +59,7 @@ public struct DialogBot: DeclaredEntity {
         listType: "DialogBotList", seedKey: "dialogBots",
         operations: EntityOperations(create: .admin, read: .admin, update: .admin, delete: .admin, search: .admin, getByName: .admin),
         fields: [
-            .id("BOT_PERSON_ID") { $0.botPersonId }, .creationTimestamp, .modificationTimestamp, .name("NAME") { $0.name },
+            .id("BOT_PERSON_ID") { $0.botPersonId }, .creationTimestamp, .modificationTimestamp, .name("NAME", ordered: true) { $0.name },
             EntityField("ONBOARDING", .boolean, index: .hashed, filterable: false) { .bool($0.offersOnboarding) },
         ],
         uniqueName: .name("NAME") { $0.name },

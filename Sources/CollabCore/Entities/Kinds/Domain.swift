@@ -6,7 +6,7 @@ public struct Domain: DeclaredEntity {
     public static let declaration = EntityDeclaration<Domain>(
         typeName: "Domain", path: "domains", idParameter: "domainId", seedKey: "domains",
         operations: .standard(.admin),
-        fields: [.creationTimestamp, .name("DOMAIN_NAME") { $0.domainName }, .modificationTimestamp],
+        fields: [.creationTimestamp, .name("DOMAIN_NAME", ordered: true) { $0.domainName }, .modificationTimestamp],
         uniqueName: .name("DOMAIN_NAME") { $0.domainName },
         webhookEvent: "domain",
         rules: EntityRules(validate: { domain, _, _ throws(CollabError) in

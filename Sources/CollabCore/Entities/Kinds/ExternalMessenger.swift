@@ -43,7 +43,7 @@ public struct ExternalMessenger: DeclaredEntity {
         typeName: "ExternalMessengerChannel", path: "externalmessengers", idParameter: "channelId", seedKey: "externalMessengers",
         operations: EntityOperations(create: .admin, read: .registeredUser, update: .admin, delete: .admin, search: .admin, getByName: .admin),
         fields: [
-            .creationTimestamp, .modificationTimestamp, .name("NAME") { $0.name }, .enumeration("TYPE") { $0.type },
+            .creationTimestamp, .modificationTimestamp, .name("NAME", ordered: true) { $0.name }, .enumeration("TYPE") { $0.type },
             .name("CONTACT_IDENTIFIER_FIELD_NAME") { $0.contactIdentifierFieldName },
             .enumeration("CONTACT_IDENTIFIER_FIELD_TYPE") { $0.contactIdentifierFieldType }, .name("ACCOUNT_SID") { $0.twilioAccountSid },
             .name("PHONE_NUMBER") { $0.phoneNumber },
@@ -130,7 +130,7 @@ public struct ExternalMessengerContact: DeclaredEntity {
         ),
         fields: [
             .creationTimestamp, .id("EXTERNAL_MESSENGER_CHANNEL_ID") { $0.externalMessengerChannelId }, .modificationTimestamp,
-            .name("NAME") { $0.name }, .id("PERSON_ID") { $0.personId },
+            .name("NAME", ordered: true) { $0.name }, .id("PERSON_ID") { $0.personId },
             // The vendor's SourceIdExternalMessengerContactSearchFilter takes a StringOperator, its ID filter an IdOperator.
             .name("SOURCE_ID") { $0.sourceId }, EntityField("ID", .id) { .string($0.id) },
         ],

@@ -73,7 +73,7 @@ public struct NamedArea: DeclaredEntity {
             create: .admin, read: .registeredUser, update: .admin, delete: .admin, search: .registeredUser, readMultiple: .registeredUser
         ),
         fields: [
-            .creationTimestamp, .text("DESCRIPTION") { $0.description }, .modificationTimestamp, .name("NAME") { $0.name },
+            .creationTimestamp, .text("DESCRIPTION") { $0.description }, .modificationTimestamp, .name("NAME", ordered: true) { $0.name },
             // The vendor's SiteIdNamedAreaSearchFilter takes an IdOperator.
             .id("SITE_ID") { $0.siteId }, .enumeration("TYPE") { $0.type },
         ],

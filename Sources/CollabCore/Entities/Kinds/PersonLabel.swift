@@ -26,7 +26,7 @@ public struct PersonLabel: DeclaredEntity {
             create: .admin, read: .registeredUser, update: .admin, delete: .admin, search: .registeredUser, readMultiple: .registeredUser,
             getByNames: .registeredUser
         ),
-        fields: [.name("NAME") { $0.name }, .creationTimestamp],
+        fields: [.name("NAME", ordered: true) { $0.name }, .creationTimestamp],
         uniqueName: .name("NAME") { $0.name },
         webhookEvent: "person_label",
         rules: EntityRules(validate: { label, _, _ throws(CollabError) in
@@ -70,7 +70,7 @@ public struct PersonVisibilityRule: DeclaredEntity {
         queryType: "PersonVisibilityRuleQuery", resultType: "PersonVisibilityRuleResult", seedKey: "personVisibilityRules",
         operations: .standard(.admin, getByNames: .admin),
         fields: [
-            .enumeration("AGENT_LABEL_SELECTION", .selection) { $0.agentLabelSelection }, .name("NAME") { $0.name },
+            .enumeration("AGENT_LABEL_SELECTION", .selection) { $0.agentLabelSelection }, .name("NAME", ordered: true) { $0.name },
             .enumeration("VISITOR_LABEL_SELECTION", .selection) { $0.visitorLabelSelection }, .creationTimestamp,
         ],
         uniqueName: .name("NAME") { $0.name },

@@ -14,7 +14,7 @@ public struct SuggestionSource: DeclaredEntity {
         typeName: "SuggestionSourceData", path: "suggestionsources", idParameter: "suggestionSourceId", queryType: "SuggestionSourceQuery",
         resultType: "SuggestionSourceResult", seedKey: "suggestionSources",
         operations: EntityOperations(create: .admin, read: .admin, update: .admin, delete: .admin, search: .admin, getByName: .admin),
-        fields: [.creationTimestamp, .modificationTimestamp, .name("NAME") { $0.name }],
+        fields: [.creationTimestamp, .modificationTimestamp, .name("NAME", ordered: true) { $0.name }],
         uniqueName: .name("NAME") { $0.name },
         rules: EntityRules(
             validate: { source, _, _ throws(CollabError) in

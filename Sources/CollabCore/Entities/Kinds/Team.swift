@@ -24,7 +24,7 @@ public struct Team: DeclaredEntity {
             create: .admin, read: .registeredUser, update: .supervisor, delete: .admin, search: .registeredUser, readMultiple: .registeredUser
         ),
         fields: [
-            .creationTimestamp, .text("DESCRIPTION") { $0.description }, .modificationTimestamp, .name("NAME") { $0.name },
+            .creationTimestamp, .text("DESCRIPTION") { $0.description }, .modificationTimestamp, .name("NAME", ordered: true) { $0.name },
             .id("PARENT_ID") { $0.parentId },
         ],
         naturalKey: { $0.name },

@@ -41,7 +41,7 @@ public struct WebhookRegistration: DeclaredEntity {
         ),
         fields: [
             .creationTimestamp, .text("DESCRIPTION") { $0.description }, .text("ENDPOINT") { $0.endpoint }, .modificationTimestamp,
-            .name("NAME") { $0.name }, .enumeration("STATUS", filterable: false) { $0.status?.rawValue },
+            .name("NAME", ordered: true) { $0.name }, .enumeration("STATUS", filterable: false) { $0.status?.rawValue },
             .enumeration("API_VERSION", filterable: false) { $0.apiVersion }, .list("EVENT") { $0.events ?? [] },
         ],
         uniqueName: .name("NAME") { $0.name },

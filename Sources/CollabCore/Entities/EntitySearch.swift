@@ -4,7 +4,8 @@
 /// Candidates come from the most selective filter an index can answer (an id, a foreign key, a name,
 /// an enum value, a timestamp or a range of them); every filter is then checked on those candidates
 /// only. A query sorted first by a timestamp or a kept name (``EntityField/keptInOrder``), or by
-/// nothing, may instead read the entities in that order until its page is full. A query with neither checks every entity of the kind in the account.
+/// nothing, may instead read the entities in that order until its page is full. A query with neither
+/// checks every entity of the kind in the account.
 extension EntityTable {
     /// The fields a query may name: the declared ones, and `ID` for ordering.
     static var searchableFields: [EntityField<Entity>] {
@@ -15,9 +16,9 @@ extension EntityTable {
 
     /// Runs `query`; `visible` hides what the caller may not see (before paging, so pages stay full).
     ///
-    /// When the query's first sort key is a timestamp or kept name field (or it names no order: then by id), the
-    /// entities may be read in that order until the page is full (``OrderedPage``), where that should
-    /// read fewer than the candidates an index gives.
+    /// When the query's first sort key is a timestamp or kept name field (or it names no order: then by
+    /// id), the entities may be read in that order until the page is full (``OrderedPage``), where that
+    /// should read fewer than the candidates an index gives.
     /// - Throws: `badRequest` naming a field the kind cannot filter or order by, or an operator its
     ///   filter schema does not allow.
     public func search(_ query: SearchQuery, visible: (Entity) -> Bool) throws(CollabError) -> SearchPage<Entity> {

@@ -47,8 +47,8 @@ public struct EntityTable<Entity: DeclaredEntity>: Sendable {
         return rows?.next()?.id
     }
 
-    /// The entities in the order of `field` (a timestamp or kept name field; `ID`: by id alone) within `bounds`,
-    /// ascending or descending, ties by id; `nil` when the kind keeps no such order.
+    /// The entities in the order of `field` (a timestamp or kept name field; `ID`: by id alone) within
+    /// `bounds`, ascending or descending, ties by id; `nil` when the kind keeps no such order.
     func walk(_ field: String, bounds: OrderBounds, descending: Bool) -> OrderedWalk? {
         let list: SortedList<OrderedRow>
         if field == "ID" {

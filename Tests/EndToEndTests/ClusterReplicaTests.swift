@@ -241,7 +241,7 @@ struct ClusterReplicaTests {
         // The same session, used on replica B.
         let port = replicas[1].port
         let stream = LiveEventStream(url: "ws://127.0.0.1:\(port)/agent/v1/events?token=\(token)")
-        await stream.waitUntilConnected()
+        try await withDeadline(.seconds(30), "the agent's live connection to replica B") { await stream.waitUntilConnected() }
         try await replicas[1].waitForMetric("mockcollab_live_connections 1")
         try await agentOnA.logout()
         // B closes the connection once it applies the logout, and refuses the client's reconnects.
@@ -351,6 +351,8 @@ struct ClusterReplicaTests {
         let viewerReady = PortBox()
         let last: UInt32 = 5
         let viewer = Task {
+            // Released however the connection ends, so a refused upgrade fails the test instead of hanging it.
+            defer { viewerReady.set(0) }
             try await WebSocketClient.connect(
                 url: "ws://127.0.0.1:\(replicas[1].port)/agent/v1/cobrowsing/\(session.id)/frames?token=\(agentToken)",
                 configuration: .init(maxFrameSize: 1 << 20), logger: Logger(label: "viewer")
@@ -379,7 +381,9 @@ struct ClusterReplicaTests {
             #expect(ack.type == "frame.accepted", "\(ack)")
             sequence += 1
         }
-        _ = try await viewer.value
+        _ = try await withDeadline(.seconds(60), "the viewer's last frame") {
+            try await withTaskCancellationHandler { try await viewer.value } onCancel: { viewer.cancel() }
+        }
         #expect(seen.all.last == last, "the viewer on B saw the device's last frame")
         #expect(seen.all == seen.all.sorted(), "in order")
         try await Self.stop(replicas)

@@ -87,9 +87,7 @@ public struct EntityTable<Entity: DeclaredEntity>: Sendable {
     private mutating func reorder(_ field: EntityField<Entity>, id: String, old: Entity?, new: Entity?) {
         let before = old.map { OrderedRow(key: Self.orderKey(field.value($0)), id: id) }
         let after = new.map { OrderedRow(key: Self.orderKey(field.value($0)), id: id) }
-        guard before != after else { return }
-        if let before { ordered[field.name]?.remove(before) }
-        if let after { ordered[field.name, default: SortedList()].insert(after) }
+        ordered[field.name, default: SortedList()].replace(before, with: after)
     }
 
     /// A field's value as an order key: a timestamp's number, or a name folded as searches compare text

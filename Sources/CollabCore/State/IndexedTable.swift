@@ -111,9 +111,7 @@ public struct IndexedTable<Entity: Sendable>: Sendable {
         for order in orders {
             let before = old.map { OrderedRow(key: order.key($0), id: order.searchId?($0) ?? id) }
             let after = new.map { OrderedRow(key: order.key($0), id: order.searchId?($0) ?? id) }
-            guard before != after else { continue }
-            if let before { orderings[order.slot].remove(before) }
-            if let after { orderings[order.slot].insert(after) }
+            orderings[order.slot].replace(before, with: after)
         }
     }
 }

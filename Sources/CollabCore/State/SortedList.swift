@@ -72,6 +72,14 @@ public struct SortedList<Element: Comparable & Sendable>: Sendable {
         return true
     }
 
+    /// Replaces `old` with `new` (either may be `nil`: an element only added, or only removed); nothing
+    /// when they are equal. How an index moves a row whose key may have changed.
+    public mutating func replace(_ old: Element?, with new: Element?) {
+        guard old != new else { return }
+        if let old { remove(old) }
+        if let new { insert(new) }
+    }
+
     /// The elements after `cursor` (from the smallest without one), ascending.
     public func ascending(after cursor: Element? = nil) -> Ascending {
         guard let cursor else { return Ascending(runs: runs, run: 0, offset: 0) }

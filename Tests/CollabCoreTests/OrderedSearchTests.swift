@@ -44,7 +44,9 @@ struct OrderedSearchTests {
         func row(_ index: Int) -> Row {
             let created = Int64(numbers.next(below: max(count / 10, 1)))
             let ended: Int64? = numbers.next(below: 3) == 0 ? nil : created + Int64(numbers.next(below: 50))
-            return Row(id: "r\(numbers.next(below: 1_000_000))-\(index)", created: created, ended: ended, tag: "t\(numbers.next(below: 4))")
+            // Ids in both cases, as real ones are: their order is not their folded order.
+            let letter = numbers.next(below: 2) == 0 ? "r" : "R"
+            return Row(id: "\(letter)\(numbers.next(below: 1_000_000))-\(index)", created: created, ended: ended, tag: "t\(numbers.next(below: 4))")
         }
         var ids: [String] = []
         for index in 0..<count {
@@ -86,7 +88,10 @@ struct OrderedSearchTests {
             [SearchOrder(field: "END_TIMESTAMP")],
             [SearchOrder(field: "END_TIMESTAMP", descending: true)],
             [SearchOrder(field: "TAG"), SearchOrder(field: "CREATION_TIMESTAMP", descending: true)],
+            [SearchOrder(field: "ID")],
             [SearchOrder(field: "ID", descending: true)],
+            [SearchOrder(field: "ID"), SearchOrder(field: "TAG")],
+            [SearchOrder(field: "TAG", descending: true), SearchOrder(field: "ID", descending: true)],
         ]
         let filters: [[SearchFilter]] = [
             [],
@@ -141,6 +146,15 @@ struct OrderedSearchTests {
         #expect(twoKeys.page.items.count == 10 && twoKeys.reads < 100, "read \(twoKeys.reads)")
         let byId = try reads(SearchQuery(limit: 10))
         #expect(byId.reads == 11, "a query that names no order reads ten ids and one more")
+        for descending in [false, true] {
+            let explicit = try reads(SearchQuery(orderBy: [SearchOrder(field: "ID", descending: descending)], offset: 5, limit: 10))
+            #expect(explicit.reads == 16, "ordered by ID (descending: \(descending)), a page reads its ids and one more")
+            let scanned = try Self.schema.run(
+                SearchQuery(orderBy: [SearchOrder(field: "ID", descending: descending)], offset: 5, limit: 10), over: table.values, id: \.id)
+            #expect(explicit.page.items == scanned.items)
+        }
+        let idThenTag = try reads(SearchQuery(orderBy: [SearchOrder(field: "ID", descending: true), SearchOrder(field: "TAG")], limit: 10))
+        #expect(idThenTag.reads == 11, "ids never tie: a second sort key after ID reads no group")
         let range = try reads(
             SearchQuery(filters: [SearchFilter(field: "CREATION_TIMESTAMP", op: .inRange(from: 500, to: 502))], orderBy: [SearchOrder(field: "TAG")]))
         #expect(!range.page.items.isEmpty && range.reads < 100, "a creation range reads the rows within it: \(range.reads)")
@@ -200,7 +214,7 @@ struct OrderedSearchTests {
         var ids: [String] = []
         for index in 0..<1_500 {
             var response = draft
-            response.id = "c\(numbers.next(below: 100_000))-\(index)"
+            response.id = "\(numbers.next(below: 2) == 0 ? "c" : "C")\(numbers.next(below: 100_000))-\(index)"
             response.creationTimestamp = Int64(numbers.next(below: 150))
             response.modificationTimestamp = numbers.next(below: 3) == 0 ? nil : response.creationTimestamp + Int64(numbers.next(below: 20))
             // Titles kept in order, folded: some differ from others only in case, and tie.
@@ -230,6 +244,8 @@ struct OrderedSearchTests {
             [SearchOrder(field: "TITLE"), SearchOrder(field: "CREATION_TIMESTAMP")],
             [SearchOrder(field: "TITLE", descending: true)],
             [SearchOrder(field: "TEXT")],
+            [SearchOrder(field: "ID", descending: true)],
+            [SearchOrder(field: "TITLE"), SearchOrder(field: "ID", descending: true)],
         ]
         let filters: [[SearchFilter]] = [
             [],
@@ -265,6 +281,12 @@ struct OrderedSearchTests {
             return visible($0)
         }
         #expect(byTitle.items.count == 10 && looked < 60, "a page by title reads the ties it needs, not every entity: \(looked)")
+        looked = 0
+        let byId = try table.search(SearchQuery(orderBy: [SearchOrder(field: "ID", descending: true)], limit: 10)) {
+            looked += 1
+            return visible($0)
+        }
+        #expect(byId.items.count == 10 && looked < 30, "a page ordered by ID walks the ids: \(looked)")
         let oldest = table.rows.values.min { ($0.creationTimestamp, $0.id) < ($1.creationTimestamp, $1.id) }
         #expect(table.first(byOrdered: "CREATION_TIMESTAMP") == oldest?.id)
         let modified = table.rows.values.compactMap { response in response.modificationTimestamp.map { ($0, response.id) } }

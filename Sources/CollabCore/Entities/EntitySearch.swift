@@ -30,17 +30,19 @@ extension EntityTable {
             }
             sorters.append((field, order.descending))
         }
-        let order = CompiledSearch<Entity>(checks: [], sorters: sorters.map { ($0.0.value, $0.1) }).order
+        let order = CompiledSearch<Entity>(
+            checks: [], sorters: sorters.map { .init(extract: $0.0.value, descending: $0.1, exact: $0.0.kind == .id) }
+        ).order
         let checks = try Self.checks(query.filters)
         let (first, descending) = query.orderBy.first.map { ($0.field, $0.descending) } ?? ("ID", false)
         let bounds = first == "ID" ? OrderBounds.all : OrderBounds.of(query.filters, field: first)
-        let walk = query.orderBy.first?.field == "ID" ? nil : walk(first, bounds: bounds, descending: descending)
+        let walk = walk(first, bounds: bounds, descending: descending)
         // With a walk to fall back on, a candidate list longer than this is not worth reading whole.
         let limit = walk.map { _ in OrderedPage.candidateLimit(offset: query.offset, limit: query.limit, rows: count) }
         let candidates = plannedCandidates(checks, upTo: limit)
         if let walk, candidates.map({ $0.count > limit ?? 0 }) ?? true {
             return OrderedPage.read(
-                walk, grouped: sorters.count > 1, offset: query.offset, limit: query.limit, row: { rows[$0].flatMap { visible($0) ? $0 : nil } },
+                walk, grouped: sorters.count > 1 && first != "ID", offset: query.offset, limit: query.limit, row: { rows[$0].flatMap { visible($0) ? $0 : nil } },
                 matches: { Self.passes($0, checks) }, order: order, id: \.id)
         }
         let matched = matching(checks, candidates: candidates, visible: visible)

@@ -60,7 +60,7 @@ public struct EntityTable<Entity: DeclaredEntity>: Sendable {
         } else {
             return nil
         }
-        return OrderedWalk(list, bounds: bounds, descending: descending)
+        return OrderedWalk(list, bounds: bounds, descending: descending, byIdAlone: field == "ID")
     }
 
     private mutating func reindex(id: String, old: Entity?, new: Entity?) {

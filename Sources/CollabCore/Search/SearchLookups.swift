@@ -75,7 +75,7 @@ struct SearchLookups {
     /// candidates, else the rows within a range filter's bounds on an ordered field, else every row.
     func plan(for query: SearchQuery) -> Plan {
         let (field, descending) = query.orderBy.first.map { ($0.field, $0.descending) } ?? ("ID", false)
-        let walkable = query.orderBy.first?.field == "ID" ? nil : orderings[field]
+        let walkable = orderings[field]
         let limit = walkable.map { OrderedPage.candidateLimit(offset: query.offset, limit: query.limit, rows: $0.count) }
         var pinned = candidates(for: query)
         if pinned == nil {
@@ -91,7 +91,8 @@ struct SearchLookups {
         }
         if let walkable, pinned.map({ $0.count > limit ?? 0 }) ?? true {
             let bounds = field == "ID" ? OrderBounds.all : OrderBounds.of(query.filters, field: field)
-            return .walk(walkable.walk(bounds, descending), grouped: query.orderBy.count > 1)
+            // Ids never tie: a walk by id needs no grouping, whatever sort keys follow.
+            return .walk(walkable.walk(bounds, descending), grouped: query.orderBy.count > 1 && field != "ID")
         }
         return pinned.map { .candidates(Array($0)) } ?? .scan
     }

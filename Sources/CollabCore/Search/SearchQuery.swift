@@ -243,12 +243,12 @@ public struct SearchSchema<Entity>: Sendable {
                 throw .badRequest("\(entityName) search does not support the filter field '\(filter.field)'")
             }
         }
-        var sorters: [(Extractor, Bool)] = []
+        var sorters: [CompiledSearch<Entity>.Sorter] = []
         for order in query.orderBy {
             guard let extractor = fields[order.field] else {
                 throw .badRequest("\(entityName) search cannot order by '\(order.field)'")
             }
-            sorters.append((extractor, order.descending))
+            sorters.append(.init(extract: extractor, descending: order.descending, exact: kind(of: order.field) == .id))
         }
         return CompiledSearch(checks: checks, sorters: sorters)
     }
@@ -256,9 +256,12 @@ public struct SearchSchema<Entity>: Sendable {
 
 extension FieldValue {
     /// Whether `self` comes before `other` (`true`) or after it (`false`) as `<` orders them, or `nil` when
-    /// they tie (text that differs only in case); text is folded once, not once per comparison.
-    func precedes(_ other: FieldValue) -> Bool? {
+    /// they tie (text that differs only in case); text is folded once, not once per comparison. `exactly`
+    /// compares text as it is, code point by code point: identifiers, which tie only when equal and sort
+    /// as a table keeps its ids and breaks ties.
+    func precedes(_ other: FieldValue, exactly: Bool = false) -> Bool? {
         if case .string(let a) = self, case .string(let b) = other {
+            if exactly { return a == b ? nil : a < b }
             let (foldedA, foldedB) = (a.lowercased(), b.lowercased())
             return foldedA == foldedB ? nil : foldedA < foldedB
         }
@@ -268,20 +271,28 @@ extension FieldValue {
 
 /// A query ready to run over one kind of entity (``SearchSchema/compile(_:)``).
 struct CompiledSearch<Entity> {
+    /// One sort key: the field's value, its direction, and whether it compares exactly (an id) or folded.
+    struct Sorter {
+        let extract: SearchSchema<Entity>.Extractor
+        let descending: Bool
+        let exact: Bool
+    }
+
     let checks: [(Entity) -> Bool]
-    let sorters: [(SearchSchema<Entity>.Extractor, Bool)]
+    let sorters: [Sorter]
 
     /// Whether `entity` passes every filter.
     func matches(_ entity: Entity) -> Bool { checks.allSatisfy { $0(entity) } }
 
     /// Whether `a` comes before `b` by the query's sort keys; `nil` when they tie on all of them.
     /// Text compares without regard to case: values that differ only in case tie on that key and go on
-    /// to the next (and last to the id), as the orders a table keeps put them.
+    /// to the next (and last to the id), as the orders a table keeps put them. Ids compare exactly, as
+    /// the tables keep them, so a query ordered by `ID` walks that order.
     func order(_ a: Entity, _ b: Entity) -> Bool? {
-        for (extract, descending) in sorters {
-            let va = extract(a)
-            let vb = extract(b)
-            if let before = va.precedes(vb) { return descending ? !before : before }
+        for sorter in sorters {
+            if let before = sorter.extract(a).precedes(sorter.extract(b), exactly: sorter.exact) {
+                return sorter.descending ? !before : before
+            }
         }
         return nil
     }

@@ -84,7 +84,7 @@ public struct IndexedTable<Entity: Sendable>: Sendable {
     /// The rows' places in `order` within `bounds`, ascending or descending; each place names its row by
     /// the order's ``TableOrder/searchId`` when it has one.
     public func walk(_ order: TableOrder<Entity>, bounds: OrderBounds = .all, descending: Bool = false) -> OrderedWalk {
-        OrderedWalk(orderings[order.slot], bounds: bounds, descending: descending)
+        OrderedWalk(orderings[order.slot], bounds: bounds, descending: descending, byIdAlone: order.byIdAlone)
     }
 
     /// Whether a row has `id` (without copying the row).

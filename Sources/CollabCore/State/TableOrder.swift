@@ -9,6 +9,8 @@ public struct TableOrder<Entity: Sendable>: Sendable {
     let key: @Sendable (Entity) -> OrderKey?
     /// The id a search names `row` by, which breaks ties (`nil`: the table's own row id).
     let searchId: (@Sendable (Entity) -> String)?
+    /// Whether the rows are kept by id alone (``byId(_:searchId:)``): the id is then the value walked.
+    let byIdAlone: Bool
 
     /// An order by an integer field.
     /// - Parameters:
@@ -20,15 +22,19 @@ public struct TableOrder<Entity: Sendable>: Sendable {
         self.init(slot: slot, searchId: searchId) { row in key(row).map(OrderKey.int) }
     }
 
-    private init(slot: Int, searchId: (@Sendable (Entity) -> String)?, orderKey: @escaping @Sendable (Entity) -> OrderKey?) {
+    private init(
+        slot: Int, searchId: (@Sendable (Entity) -> String)?, byIdAlone: Bool = false, orderKey: @escaping @Sendable (Entity) -> OrderKey?
+    ) {
         self.slot = slot
         self.searchId = searchId
+        self.byIdAlone = byIdAlone
         self.key = orderKey
     }
 
-    /// The rows by id alone (String order, as searches break ties): the order of a search that names none.
+    /// The rows by id alone (String order, as searches break ties and compare `ID`): the order of a search
+    /// that names none, or names `ID`.
     public static func byId(_ slot: Int, searchId: (@Sendable (Entity) -> String)? = nil) -> Self {
-        Self(slot: slot, searchId: searchId) { _ in nil }
+        Self(slot: slot, searchId: searchId, byIdAlone: true) { _ in nil }
     }
 
     /// An order by a text field, as a search sorts it (``FieldValue``: without regard to case, so values
@@ -109,11 +115,13 @@ public struct OrderBounds: Sendable, Equatable {
 
 /// The rows of a ``TableOrder`` within bounds, read lazily: ascending by value, or descending by value;
 /// either way the rows that tie on the value come by id ascending, as a search breaks ties, so a query
-/// sorted by the field alone takes the rows in the order they come.
+/// sorted by the field alone takes the rows in the order they come. In an order by id alone the id is
+/// the value: descending, the ids come descending.
 public struct OrderedWalk: Sequence, IteratorProtocol {
     private let list: SortedList<OrderedRow>
     private let bounds: OrderBounds
     private let descending: Bool
+    private let byIdAlone: Bool
     /// Ascending walks: the rows from the next one on. Descending walks: the rows of the value being
     /// read, ascending (two or more rows tie on it).
     private var rows: SortedList<OrderedRow>.Ascending
@@ -125,10 +133,12 @@ public struct OrderedWalk: Sequence, IteratorProtocol {
     private var tiedValue: OrderKey??
     private var done = false
 
-    init(_ list: SortedList<OrderedRow>, bounds: OrderBounds, descending: Bool) {
+    /// - Parameter byIdAlone: Whether `list` holds rows without values, by id alone (bounds do not apply).
+    init(_ list: SortedList<OrderedRow>, bounds: OrderBounds, descending: Bool, byIdAlone: Bool = false) {
         self.list = list
-        self.bounds = bounds
+        self.bounds = byIdAlone ? .all : bounds
         self.descending = descending
+        self.byIdAlone = byIdAlone
         done = bounds.isEmpty
         if descending {
             rows = SortedList<OrderedRow>().ascending()
@@ -146,6 +156,14 @@ public struct OrderedWalk: Sequence, IteratorProtocol {
         guard !done else { return nil }
         guard descending else {
             guard let row = rows.next(), Self.within(row, upper: bounds.upper) else {
+                done = true
+                return nil
+            }
+            return row
+        }
+        if byIdAlone {
+            // No two rows share an id: no tie to read ascending.
+            guard let row = below.next() else {
                 done = true
                 return nil
             }

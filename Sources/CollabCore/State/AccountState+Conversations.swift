@@ -451,6 +451,7 @@ extension AccountState {
             extraPersons: Set(conversation.participants.map(\.personId)), context: context, changes: &changes
         )
         closeDialog(ofEndingConversation: conversation.id, context: context, changes: &changes)
+        closeInvitations(ofEndingConversation: conversation.id, context: context, changes: &changes)
         return conversation
     }
 
@@ -493,6 +494,7 @@ extension AccountState {
         for message in removeMessages(ofConversation: id) {
             changes.delete(.message, message.id)
         }
+        removeInvitations(ofConversation: id, changes: &changes)
         // Its calls and co-browsing sessions (all ended with it) go too.
         for callId in calls.ids(Indexes.callByConversation, id) {
             calls.removeValue(forKey: callId)

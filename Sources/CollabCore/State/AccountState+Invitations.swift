@@ -58,6 +58,9 @@ extension AccountState {
         var invitation = try self.invitation(id, for: principal)
         guard invitation.kind == .pin else { throw .badRequest("only PIN invitations have a PIN to renew") }
         guard invitation.state != .redeemed, invitation.state != .revoked else { throw .conflict("the invitation is \(invitation.state.rawValue)") }
+        if let conversation = conversations[invitation.conversationId], conversation.state == .ended || conversation.state == .offboarding {
+            throw .conflict("conversation \(conversation.id) is \(conversation.state.rawValue)")
+        }
         invitation.state = .open
         invitation.token = freshToken(.pin, context: context)
         invitation.expirationTimestamp = context.now + Invitation.pinLifetime
@@ -171,6 +174,27 @@ extension AccountState {
             invitation.state = .redeemed
             invitation.redeemingPersonId = agentPersonId
             saveInvitation(invitation, action: "redeemed", context: context, changes: &changes)
+        }
+    }
+
+    /// The conversation ends: its open invitations can no longer be redeemed or accepted. Those still valid
+    /// are revoked, those past their expiry stored EXPIRED (as they read), so none stays among the open
+    /// ones an agent's list, a PIN look-up or an OPEN search reads. Each change is told as a revocation is.
+    mutating func closeInvitations(ofEndingConversation conversationId: String, context: OperationContext, changes: inout ChangeSet) {
+        let open = invitations.rows(Indexes.invitationByConversation, conversationId).filter { $0.state == .open }
+        for var invitation in open.sorted(by: { $0.id < $1.id }) {
+            let expired = invitation.state(at: context.now) == .expired
+            invitation.state = expired ? .expired : .revoked
+            saveInvitation(
+                invitation, action: expired ? "expired" : "revoked", detail: ["reason": "conversation ended"], context: context, changes: &changes)
+        }
+    }
+
+    /// Deletes the invitations of a conversation being deleted.
+    mutating func removeInvitations(ofConversation conversationId: String, changes: inout ChangeSet) {
+        for id in invitations.ids(Indexes.invitationByConversation, conversationId).sorted() {
+            invitations.removeValue(forKey: id)
+            changes.delete(.invitation, id)
         }
     }
 

@@ -3,7 +3,7 @@ import CollabCore
 import CollabWire
 
 /// `mock-collab bench state-search`: `visitorstates/search`, `agentstates/search`,
-/// `personpresences/search`, and `persons/search` by last name, with few and with many visitors in one
+/// `personpresences/search`, and `persons/search` by last name and by id, with few and with many visitors in one
 /// account. One visitor in a hundred has a started app; the visitors share a thousand last names; 50
 /// agents, a fifth of them online. Each search reads the persons of its kind, or those a filter names
 /// through an index, or pages through an order the table keeps, and should cost what it returns
@@ -28,6 +28,7 @@ struct BenchStateSearchCommand: AsyncParsableCommand {
             let ofPerson = try SearchQuery(filters: [SearchFilter(field: "PERSON_ID", op: .equals(.string(somePerson)))], limit: 10)
             let byLastName = try SearchQuery(orderBy: [SearchOrder(field: "LAST_NAME")], limit: 10)
             let byLastNameDescending = try SearchQuery(orderBy: [SearchOrder(field: "LAST_NAME", descending: true)], limit: 10)
+            let byIdDescending = try SearchQuery(orderBy: [SearchOrder(field: "ID", descending: true)], limit: 10)
             let timed: [(String, () throws -> Int)] = [
                 ("visitors", { try state.searchVisitorStates(page, for: admin).items.count }),
                 ("visitorsOnline", { try state.searchVisitorStates(onlinePage, for: admin).items.count }),
@@ -38,6 +39,7 @@ struct BenchStateSearchCommand: AsyncParsableCommand {
                 ("presencesOfPerson", { try state.searchPersonPresences(ofPerson, for: admin).items.count }),
                 ("personsByLastName", { try state.searchPersons(byLastName, for: admin).items.count }),
                 ("personsByLastNameDescending", { try state.searchPersons(byLastNameDescending, for: admin).items.count }),
+                ("personsByIdDescending", { try state.searchPersons(byIdDescending, for: admin).items.count }),
                 // The same as a scan of the table answered them before the look-ups and orders.
                 ("visitorsOnlineScanned", {
                     let rows = state.persons.values.lazy.filter { $0.personType == .visitor }.map { person in
@@ -47,6 +49,9 @@ struct BenchStateSearchCommand: AsyncParsableCommand {
                 }),
                 ("personsByLastNameScanned", {
                     try SearchSchemas.person.run(byLastName, over: state.persons.values, id: \.id).items.count
+                }),
+                ("personsByIdDescendingScanned", {
+                    try SearchSchemas.person.run(byIdDescending, over: state.persons.values, id: \.id).items.count
                 }),
                 ("presencesNewestScanned", {
                     try SearchSchemas.personPresence.run(newest, over: state.clientSessions.values, id: \.clientId).items.count

@@ -267,9 +267,10 @@ struct ServeCommand: AsyncParsableCommand {
         let server = try await MockCollabServer(configuration: configuration, logger: logger)
         // Only when this start made it: a stored or restored state keeps its own users and passwords.
         if server.createdDefaultTenant {
+            // Passwords are never logged, not even the well-known demo ones: the README names them.
             let message =
                 "default tenant: account 'demo', API key 'demo-api-key', named area 'demo-area'; "
-                + "users superadmin/superadmin, admin/admin, agent/agent"
+                + "users superadmin, admin and agent, with the demo passwords the README gives"
             logger.notice("\(message)")
         }
         let scheme = server.scheme

@@ -240,6 +240,44 @@ struct TeamQueueTests {
             for app in apps { try await app.stop() }
         }
     }
+
+    @Test("a request addressed to one agent is pushed to that agent's devices alone")
+    func addressedPushes() async throws {
+        try await TestServer.with(seed: Self.seed) { server in
+            let admin = server.admin("admin-d", "pw").transport
+            var persons: [String: String] = [:]
+            var apps: [AgentClient] = []
+            for (username, device, tokens) in [("agent-s", "south-phone", ("a7", "b8")), ("agent-ne", "north-east-phone", ("c9", "d0"))] {
+                let app = AgentAppTests.agentApp(server, device: device)
+                apps.append(app)
+                try await app.start(username: username, password: "pw")
+                let (apns, voip) = (String(repeating: tokens.0, count: 32), String(repeating: tokens.1, count: 32))
+                try await NotificationAPI(client: app).register(apnsToken: apns, pushKitToken: voip, version: .encrypted)
+                try await app.setAppState(.background)
+                persons[username] = try #require(app.appSession?.person.id)
+            }
+            let visitorApp = visitor(server, device: "addressed-caller")
+            try await visitorApp.start()
+            let conversation = try await visitorApp.startConversation(topic: "for South")
+            // The account-wide request reaches both apps.
+            for username in ["agent-s", "agent-ne"] {
+                _ = try await server.waitForPush([("kind", "INBOUND_REQUEST"), ("conversationId", conversation.id), ("personId", persons[username] ?? "")])
+            }
+            try await server.settlePushes()
+            let before = String(try await server.pushes().map(\.id).max() ?? 0)
+            let south = try #require(persons["agent-s"])
+            let _: WebConversation = try await admin.send(
+                "POST", "/app/rest/v4/conversations/\(conversation.id)/setRecipient", body: WebRecipient(type: "PersonData", id: south))
+            let request = [("kind", "INBOUND_REQUEST"), ("conversationId", conversation.id), ("after", before)]
+            #expect(try await server.waitForPush(request).personId == south)
+            try await server.settlePushes()
+            #expect(try await server.pushes(request + [("personId", persons["agent-ne"] ?? "")]).isEmpty, "North-East is not addressed")
+            // North-East's request from before is revoked: the conversation left its queue.
+            let revoked = [("kind", "REVOKE_INBOUND_REQUEST"), ("conversationId", conversation.id), ("after", before)]
+            #expect(try await server.pushes(revoked + [("personId", persons["agent-ne"] ?? "")]).count == 1)
+            for app in apps { try await app.stop() }
+        }
+    }
 }
 
 /// Who may put a user in which team (in process).

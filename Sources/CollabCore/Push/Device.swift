@@ -52,6 +52,9 @@ public struct Device: Sendable, Codable, Equatable, Identifiable {
     /// Whether any push token is registered.
     public var hasTokens: Bool { apnsToken != nil || pushKitToken != nil || fcmToken != nil }
 
+    /// Whether the device is an agent's app that push tokens reach: one an agent's queue pushes go to.
+    public var isReachableAgentApp: Bool { agent == true && hasTokens }
+
     /// Whether an incoming call rings this device by a VoIP push: a PushKit token, and the app did
     /// not say it cannot ring natively.
     public var ringsNatively: Bool { pushKitToken != nil && nativeInboundCall != false }

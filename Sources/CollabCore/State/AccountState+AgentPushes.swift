@@ -72,14 +72,30 @@ extension AccountState {
         }
     }
 
-    /// Sends `kind` about `conversation` to every agent device whose queue shows it.
+    /// Sends `kind` about `conversation` to every agent device whose queue shows it: a request addressed
+    /// to an agent reads that agent's devices alone; any other reads the account's agent devices, each
+    /// agent's teams worked out once.
     private mutating func tellAgents(_ kind: PushKind, about conversation: Conversation, context: OperationContext, changes: inout ChangeSet) {
+        let recipient = conversation.recipient
+        let candidates =
+            recipient.type == .agent
+            ? devices.rows(Indexes.deviceByPerson, recipient.id).filter(\.isReachableAgentApp)
+            : devices.rows(Indexes.deviceOfAgent, "agent")
+        var teamsOfAgent: [String: Set<String>] = [:]
         var targets: [String: Set<String>] = [:]
-        for device in devices.rows(Indexes.deviceOfAgent, "agent") {
+        for device in candidates {
             let filter = clientSession(on: device)?.namedAreaId.map { Set([$0]) }
-            let teams = conversation.recipient.type == .team ? queueTeams(ofAgent: device.personId) : []
+            var teams: Set<String> = []
+            if recipient.type == .team {
+                if let known = teamsOfAgent[device.personId] {
+                    teams = known
+                } else {
+                    teams = queueTeams(ofAgent: device.personId)
+                    teamsOfAgent[device.personId] = teams
+                }
+            }
             let declined = conversation.declinedBy
-            guard Self.queueShows(conversation.recipient, declinedBy: declined, to: device.personId, filter: filter, teams: teams) else { continue }
+            guard Self.queueShows(recipient, declinedBy: declined, to: device.personId, filter: filter, teams: teams) else { continue }
             targets[device.personId, default: []].insert(device.id)
         }
         for (personId, deviceIds) in targets.sorted(by: { $0.key < $1.key }) {

@@ -321,7 +321,7 @@ enum Indexes {
     static let deviceByPerson = TableIndex<Device>(0) { [$0.personId] }
     static let deviceByToken = TableIndex<Device>(1) { [$0.apnsToken, $0.pushKitToken, $0.fcmToken].compactMap { $0 } }
     /// Agents' devices with push tokens, under one key (inbound requests go to them).
-    static let deviceOfAgent = TableIndex<Device>(2) { $0.agent == true && $0.hasTokens ? ["agent"] : [] }
+    static let deviceOfAgent = TableIndex<Device>(2) { $0.isReachableAgentApp ? ["agent"] : [] }
     static let callByOpenConversation = TableIndex<Call>(0) { $0.state == .ended ? [] : [$0.conversationId] }
     static let coBrowsingByOpenConversation = TableIndex<CoBrowsingSession>(0) { $0.state == .ended ? [] : [$0.conversationId] }
     static let coBrowsingByOpenVisitor = TableIndex<CoBrowsingSession>(1) { $0.state == .ended ? [] : [$0.visitorPersonId] }

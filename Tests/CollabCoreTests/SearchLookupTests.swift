@@ -171,6 +171,15 @@ struct SearchLookupTests {
         #expect(Set(queued) == Set(fixture.conversations.filter { $0.state == .queued }.map(\.id)))
         #expect(queued.count == 8)
         #expect(lookups.candidates(for: try query([SearchFilter(field: participant, op: .allOf([]))])) == nil)
+        // Several keys are joined, unless a walk would beat their largest list: then none is copied.
+        let states = try query([SearchFilter(field: "STATE", op: .isIn([.string("QUEUED"), .string("ACTIVE"), .string("QUEUED")]))])
+        let active = fixture.conversations.filter { $0.state == .active }.count
+        let largest = max(8, active)
+        #expect(active > 0)
+        #expect(lookups.candidates(for: states)?.count == 8 + active)
+        #expect(lookups.candidates(for: states, upTo: 8 + active)?.count == 8 + active)
+        #expect(lookups.candidates(for: states, upTo: largest - 1) == nil, "the largest list alone holds more than a walk would read")
+        #expect(lookups.candidates(for: states, upTo: largest)?.count == 8 + active, "the join may hold more than the cap: the plan weighs it")
     }
 
     @Test("user, person, invitation and call searches answer as scans do")

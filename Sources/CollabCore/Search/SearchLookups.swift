@@ -77,7 +77,7 @@ struct SearchLookups {
         let (field, descending) = query.orderBy.first.map { ($0.field, $0.descending) } ?? ("ID", false)
         let walkable = orderings[field]
         let limit = walkable.map { OrderedPage.candidateLimit(offset: query.offset, limit: query.limit, rows: $0.count) }
-        var pinned = candidates(for: query)
+        var pinned = candidates(for: query, upTo: limit)
         if pinned == nil {
             // A range on another ordered field: the rows within it (the walk applies its own field's range),
             // read only as far as they could beat the walk.
@@ -99,13 +99,19 @@ struct SearchLookups {
 
     /// The ids every match of `query` is among, from the filter whose look-up gives the fewest (or the
     /// ``narrowing(to:)`` set, when smaller); `nil` when neither applies (then the search reads the table).
-    func candidates(for query: SearchQuery) -> Set<String>? {
+    /// - Parameter cap: With a walk to fall back on, the most candidates worth reading: a filter whose
+    ///   keys' lists hold more is passed over without joining them.
+    func candidates(for query: SearchQuery, upTo cap: Int? = nil) -> Set<String>? {
         var best = base
         for filter in query.filters {
             guard let lookup = lookups[filter.field], let keys = filter.op.pinnedKeys else { continue }
-            // One key's list is the index's own set (shared, not copied); several are joined.
-            var ids = keys.count == 1 ? lookup(keys[0]) : Set<String>()
-            if keys.count > 1 { for key in keys { ids.formUnion(lookup(key)) } }
+            // Each key's list is the index's own set (shared, not copied); their join holds at least the
+            // largest, so a wide IN that cannot win costs no copy.
+            let lists = Set(keys).map(lookup)
+            let least = lists.map(\.count).max() ?? 0
+            if let current = best, current.count <= least { continue }
+            if let cap, least > cap { continue }
+            let ids = lists.count == 1 ? lists[0] : lists.reduce(into: Set<String>()) { $0.formUnion($1) }
             if let current = best, current.count <= ids.count { continue }
             best = ids
         }

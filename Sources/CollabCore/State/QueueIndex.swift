@@ -1,3 +1,5 @@
+import HeapModule
+
 /// The queued conversations of an account, per recipient, first queued first, so an agent's queue
 /// page costs what it shows rather than the number of conversations the account holds.
 public struct QueueIndex: Sendable, Equatable {
@@ -65,23 +67,36 @@ public struct QueueIndex: Sendable, Equatable {
     }
 
     /// Up to `limit` positions after `cursor` across `recipients`, in queue order, keeping those
-    /// `include` accepts. Costs about `limit` (plus skipped entries) per line, whatever the queue length.
+    /// `include` accepts. The lines are merged through a heap of their heads: a page costs a look-up per
+    /// line and about `limit` (plus skipped entries) steps of `log(lines)`, whatever the queue length
+    /// and however many named areas have a line.
     func page(
         recipients: [ConversationRecipient], after cursor: Position?, limit: Int, include: (Position) -> Bool
     ) -> [Position] {
-        var merged: [Position] = []
-        for recipient in recipients {
+        guard limit > 0 else { return [] }
+        var readers: [SortedList<Position>.Ascending] = []
+        var heads = Heap<Head>()
+        for recipient in Set(recipients) {
             guard let line = lines[recipient] else { continue }
-            var taken = 0
-            for position in line.ascending(after: cursor) {
-                guard taken < limit else { break }
-                if include(position) {
-                    merged.append(position)
-                    taken += 1
-                }
-            }
+            var reader = line.ascending(after: cursor)
+            guard let first = reader.next() else { continue }
+            heads.insert(Head(position: first, reader: readers.count))
+            readers.append(reader)
         }
-        merged.sort()
-        return Array(merged.prefix(limit))
+        var page: [Position] = []
+        while page.count < limit, let head = heads.popMin() {
+            if include(head.position) { page.append(head.position) }
+            if let next = readers[head.reader].next() { heads.insert(Head(position: next, reader: head.reader)) }
+        }
+        return page
+    }
+
+    /// A line's next position in ``page(recipients:after:limit:include:)``'s merge.
+    private struct Head: Comparable {
+        var position: Position
+        var reader: Int
+
+        static func < (lhs: Head, rhs: Head) -> Bool { lhs.position < rhs.position }
+        static func == (lhs: Head, rhs: Head) -> Bool { lhs.position == rhs.position }
     }
 }

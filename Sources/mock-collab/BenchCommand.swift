@@ -17,7 +17,7 @@ struct BenchCommand: AsyncParsableCommand {
         commandName: "bench", abstract: "Measure throughput (use a release build).", subcommands: [
             BenchPushCommand.self, BenchCoBrowseCommand.self, BenchSinkCommand.self, BenchWSClientsCommand.self, BenchGrowthCommand.self,
             BenchNoisyNeighbourCommand.self,
-            BenchEntitiesCommand.self, BenchConversationSearchCommand.self, BenchStateSearchCommand.self,
+            BenchEntitiesCommand.self, BenchConversationSearchCommand.self, BenchStateSearchCommand.self, BenchQueueCommand.self,
         ]
     )
 }

@@ -62,8 +62,9 @@ extension AccountState {
     }
 
     /// A page of an agent's queue: queued conversations of the account it may take, first queued first,
-    /// after `cursor` (the last entry of the previous page). Costs about `limit` entries per queue line
-    /// the agent sees, however long the queue is.
+    /// after `cursor` (the last entry of the previous page). Costs a look-up per queue line the agent sees
+    /// and about `limit` entries in all (``QueueIndex/page(recipients:after:limit:include:)``), however
+    /// long the queue is and however many named areas have a line.
     /// - Parameters:
     ///   - cursor: Where the previous page ended, with the position of its last entry; `nil` for the first page.
     ///   - limit: The most entries to return.

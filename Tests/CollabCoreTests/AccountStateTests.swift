@@ -263,4 +263,54 @@ struct CollabStateTests {
             changes: &changes)
         #expect(state.sessions.isEmpty, "expired sessions leave through the deadline queue")
     }
+
+    @Test("labels by scope, rules by a label they use, and usage counts come from indexes kept through renames and deletes")
+    func labelAndUsageLookUps() throws {
+        var state = try seeded()
+        let admin = try principal(state, "a-admin")
+        let agent = try principal(state, "a-agent")
+        var changes = ChangeSet()
+        func label(_ name: String) throws -> PersonLabel {
+            try EntityWire.draft(PersonLabel.self, from: Data(#"{"name":"\#(name)","color":"red"}"#.utf8))
+        }
+        let high = try state.createEntity(try label("tier::high"), for: admin, context: context, changes: &changes)
+        _ = try state.createEntity(try label("tier::low"), for: admin, context: context, changes: &changes)
+        var other = try state.createEntity(try label("region::north"), for: admin, context: context, changes: &changes)
+        _ = try state.createEntity(try label("plain"), for: admin, context: context, changes: &changes)
+        #expect(try state.personLabels(scope: "tier", for: agent).compactMap(\.name) == ["tier::high", "tier::low"])
+        other.name = "tier::mid"
+        other = try state.updateEntity(other, for: admin, context: context, changes: &changes)
+        #expect(try state.personLabels(scope: "tier", for: agent).compactMap(\.name) == ["tier::high", "tier::low", "tier::mid"])
+        #expect(try state.personLabels(scope: "region", for: agent).isEmpty, "a renamed label leaves its old scope")
+        _ = try state.deleteEntity(PersonLabel.self, high.id, for: admin, context: context, changes: &changes)
+        #expect(try state.personLabels(scope: "tier", for: agent).compactMap(\.name) == ["tier::low", "tier::mid"])
+
+        func rule(_ json: String) throws -> PersonVisibilityRule {
+            try EntityWire.draft(PersonVisibilityRule.self, from: Data(json.utf8))
+        }
+        var desk = try state.createEntity(
+            try rule(#"{"name":"desk","agentLabelSelection":"DEFINED_LABELS","agentLabelNames":["plain"],"visitorLabelSelection":"ALL"}"#),
+            for: admin, context: context, changes: &changes)
+        _ = try state.createEntity(
+            try rule(#"{"name":"mid","agentLabelSelection":"ALL","visitorLabelSelection":"DEFINED_LABELS","visitorLabelNames":["tier::mid"]}"#),
+            for: admin, context: context, changes: &changes)
+        #expect(try state.personVisibilityRules(usingLabel: "plain", for: admin).compactMap(\.name) == ["desk"])
+        #expect(try state.personVisibilityRules(usingLabel: "tier::mid", for: admin).compactMap(\.name) == ["mid"])
+        desk.agentLabelNames = ["tier::mid"]
+        desk = try state.updateEntity(desk, for: admin, context: context, changes: &changes)
+        #expect(try state.personVisibilityRules(usingLabel: "plain", for: admin).isEmpty)
+        #expect(Set(try state.personVisibilityRules(usingLabel: "tier::mid", for: admin).compactMap(\.name)) == ["desk", "mid"])
+
+        let responseJSON = #"{"title":"t","text":"x","ownerType":"ACCOUNT","ownerId":"\#(state.accountId)"}"#
+        let response = try state.createEntity(
+            try EntityWire.draft(CannedResponse.self, from: Data(responseJSON.utf8)), for: admin, context: context, changes: &changes)
+        for number in 0..<5 {
+            let usage = try EntityWire.draft(
+                CannedResponseUsage.self, from: Data(#"{"cannedResponseId":"\#(response.id)","messageId":"m\#(number % 2)"}"#.utf8))
+            _ = try state.createEntity(usage, for: agent, context: context, changes: &changes)
+        }
+        #expect(try state.countEntities(CannedResponseUsage.self, [], for: agent) == 5)
+        let oneMessage = [SearchFilter(field: "MESSAGE_ID", op: .equals(.string("m0")))]
+        #expect(try state.countEntities(CannedResponseUsage.self, oneMessage, for: agent) == 3)
+    }
 }

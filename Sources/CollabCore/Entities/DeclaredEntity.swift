@@ -159,6 +159,8 @@ public struct EntityRules<Entity: DeclaredEntity>: Sendable {
     public var validate: Check
     /// Whether the caller sees an entity (read, search, readMultiple); others are "not found".
     public var visible: @Sendable (Entity, Principal, borrowing AccountState) -> Bool
+    /// Whether `visible` is the default, which hides nothing (a count may then take the table's own).
+    public let hidesNothing: Bool
     /// Checks that the caller may create, change or delete an entity (its current state for an update
     /// or delete, then the new one for an update).
     public var writable: Check
@@ -180,14 +182,15 @@ public struct EntityRules<Entity: DeclaredEntity>: Sendable {
 
     public init(
         validate: @escaping Check = { _, _, _ throws(CollabError) in },
-        visible: @escaping @Sendable (Entity, Principal, borrowing AccountState) -> Bool = { _, _, _ in true },
+        visible: (@Sendable (Entity, Principal, borrowing AccountState) -> Bool)? = nil,
         writable: @escaping Check = { _, _, _ throws(CollabError) in }, complete: @escaping @Sendable (inout Entity, Principal) -> Void = { _, _ in },
         afterWrite: @escaping AfterWrite = { _, _, _, _, _ in }, deletable: @escaping Check = { _, _, _ throws(CollabError) in },
         merge: @escaping @Sendable (_ draft: Entity, _ current: Entity) -> Entity = { draft, _ in draft },
         prepareCreate: @escaping PrepareCreate = { _, _, _, _, _ in }
     ) {
         self.validate = validate
-        self.visible = visible
+        self.visible = visible ?? { _, _, _ in true }
+        self.hidesNothing = visible == nil
         self.writable = writable
         self.complete = complete
         self.afterWrite = afterWrite

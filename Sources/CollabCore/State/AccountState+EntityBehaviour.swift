@@ -5,22 +5,26 @@ extension AccountState {
     public func personLabels(scope: String, for principal: Principal) throws(CollabError) -> [PersonLabel] {
         _ = try callerAccountId(principal)
         try Limits.check(scope, field: "scope", max: 250, required: true)
-        return declared.table(PersonLabel.self).rows.values.filter { $0.scope == scope }.sorted { ($0.name ?? "") < ($1.name ?? "") }
+        let labels = declared.table(PersonLabel.self)
+        return labels.ids("SCOPE", scope).compactMap { labels[$0] }.sorted { ($0.name ?? "", $0.id) < ($1.name ?? "", $1.id) }
     }
 
     /// The visibility rules that select agents or visitors by the label `name`.
     public func personVisibilityRules(usingLabel name: String, for principal: Principal) throws(CollabError) -> [PersonVisibilityRule] {
         _ = try callerAccountId(principal)
         try Limits.check(name, field: "labelName", max: 250, required: true)
-        return declared.table(PersonVisibilityRule.self).rows.values
-            .filter { ($0.agentLabelNames ?? []).contains(name) || ($0.visitorLabelNames ?? []).contains(name) }
-            .sorted { $0.id < $1.id }
+        let rules = declared.table(PersonVisibilityRule.self)
+        return rules.ids("USED_LABEL_NAME", name).compactMap { rules[$0] }.sorted { $0.id < $1.id }
     }
 
-    /// How many canned-response usages pass `filters`.
+    /// How many entities of a kind (canned-response usages) pass `filters`: without filters, for a kind
+    /// that hides none from its readers, the table's count; else the matches among the candidates an
+    /// index gives, as a search finds them.
     public func countEntities<E: DeclaredEntity>(_ type: E.Type, _ filters: [SearchFilter], for principal: Principal) throws(CollabError) -> Int {
         _ = try callerAccountId(principal)
-        return try declared.table(E.self).count(filters) { E.declaration.rules.visible($0, principal, self) }
+        let table = declared.table(E.self)
+        if filters.isEmpty, E.declaration.rules.hidesNothing { return table.count }
+        return try table.count(filters) { E.declaration.rules.visible($0, principal, self) }
     }
 
     /// The deputies of the user `agentUserId` (an index lookup).

@@ -26,7 +26,7 @@ public struct PersonLabel: DeclaredEntity {
             create: .admin, read: .registeredUser, update: .admin, delete: .admin, search: .registeredUser, readMultiple: .registeredUser,
             getByNames: .registeredUser
         ),
-        fields: [.name("NAME", ordered: true) { $0.name }, .creationTimestamp],
+        fields: [.name("NAME", ordered: true) { $0.name }, .creationTimestamp, .list("SCOPE") { $0.scope.map { [$0] } ?? [] }],
         uniqueName: .name("NAME") { $0.name },
         webhookEvent: "person_label",
         rules: EntityRules(validate: { label, _, _ throws(CollabError) in
@@ -72,6 +72,8 @@ public struct PersonVisibilityRule: DeclaredEntity {
         fields: [
             .enumeration("AGENT_LABEL_SELECTION", .selection) { $0.agentLabelSelection }, .name("NAME", ordered: true) { $0.name },
             .enumeration("VISITOR_LABEL_SELECTION", .selection) { $0.visitorLabelSelection }, .creationTimestamp,
+            // For `getByUsedLabelName`: the label names the rule selects agents or visitors by.
+            .list("USED_LABEL_NAME") { ($0.agentLabelNames ?? []) + ($0.visitorLabelNames ?? []) },
         ],
         uniqueName: .name("NAME") { $0.name },
         webhookEvent: "person_visibility_rule",

@@ -28,7 +28,8 @@ struct InvitationLifecycleTests {
         let admin = Principal.control(of: account.id)
         var conversation = try state.createConversation(
             ConversationInput(contextPersonId: visitor.id), accountId: account.id, context: context, changes: &changes)
-        conversation = try state.acceptConversation(conversation.id, agentPersonId: agent.id, accountId: account.id, context: context, changes: &changes)
+        conversation = try state.acceptConversation(
+            conversation.id, agentPersonId: agent.id, accountId: account.id, context: context, changes: &changes)
 
         // A PIN that will have expired by the end, a valid PIN, a link, an agent invitation; one already revoked.
         let stale = try state.inviteAnonymousVisitor(

@@ -261,7 +261,9 @@ struct TeamQueueTests {
             let conversation = try await visitorApp.startConversation(topic: "for South")
             // The account-wide request reaches both apps.
             for username in ["agent-s", "agent-ne"] {
-                _ = try await server.waitForPush([("kind", "INBOUND_REQUEST"), ("conversationId", conversation.id), ("personId", persons[username] ?? "")])
+                _ = try await server.waitForPush([
+                    ("kind", "INBOUND_REQUEST"), ("conversationId", conversation.id), ("personId", persons[username] ?? ""),
+                ])
             }
             try await server.settlePushes()
             let before = String(try await server.pushes().map(\.id).max() ?? 0)

@@ -111,6 +111,21 @@ struct EntityBehaviourTests {
             #expect(seen.status == 200, "the VIP desk finds it")
             let rules = try await post("personvisibilityrules/getByUsedLabelName", #"{"labelName":"tier::vip"}"#)
             #expect((rules["items"] as? [[String: Any]])?.compactMap { $0["name"] as? String } == ["vip"])
+
+            // A page of conversation histories: a hidden visitor's participations stay, without the person.
+            for _ in 0..<3 {
+                let creation = #"{"$_type":"ConversationCreationData","participants":[{"$_type":"ConversationCreationParticipantData","#
+                    + #""personId":"\#(vipId)","participationType":"CONTEXT_PERSON"}]}"#
+                _ = try await post("conversations/create", creation)
+            }
+            func historyPersons(_ user: String) async throws -> [String?] {
+                let page = try await post("conversationhistory/search", "{}", as: server.admin(user, "pw").transport)
+                let items = page["items"] as? [[String: Any]] ?? []
+                #expect(items.count == 3)
+                return items.flatMap { ($0["participants"] as? [[String: Any]] ?? []).map { ($0["person"] as? [String: Any])?["id"] as? String } }
+            }
+            #expect(try await historyPersons("agent-a") == [vipId, vipId, vipId])
+            #expect(try await historyPersons("agent-b") == [nil, nil, nil], "agent B sees the participations, not the VIP visitor")
         }
     }
 

@@ -66,14 +66,19 @@ extension AccountState {
 
     /// Those of `ids` that name a person `principal` may see (the account's visibility rules applied), by id.
     public func visiblePersons(_ ids: [String], for principal: Principal) -> [String: Person] {
-        let visibility = visibilityRules(for: principal)
+        visiblePersons(ids, under: visibilityRules(for: principal))
+    }
+
+    /// Those of `ids` that name a person `visibility` lets its caller see, by id: for many look-ups of one
+    /// request (a page of conversation histories), the rules worked out once.
+    public func visiblePersons(_ ids: [String], under visibility: PersonVisibility) -> [String: Person] {
         var visible: [String: Person] = [:]
         for id in ids { if let person = persons[id], visibility.allows(person, in: self) { visible[id] = person } }
         return visible
     }
 
     /// The visibility rules that apply to `principal`'s view of persons.
-    func visibilityRules(for principal: Principal) -> PersonVisibility {
+    public func visibilityRules(for principal: Principal) -> PersonVisibility {
         // Admins see every person; so does everyone while the account has no enabled rule.
         guard principal.role.isAgentRole, principal.role < .admin else { return PersonVisibility(rules: []) }
         let rules = declared.table(PersonVisibilityRule.self).rows.values.filter { $0.enabled != false }
@@ -86,11 +91,12 @@ extension AccountState {
 
 /// The visibility rules that select one agent: while the account has an enabled rule, the agent sees a
 /// visitor only when one of the rules that select the agent also selects the visitor.
-struct PersonVisibility {
+public struct PersonVisibility: Sendable {
     var rules: [PersonVisibilityRule]
     var restricted = false
 
-    func allows(_ person: Person, in state: borrowing AccountState) -> Bool {
+    /// Whether the agent these rules select may see `person`.
+    public func allows(_ person: Person, in state: borrowing AccountState) -> Bool {
         guard restricted, person.personType == .visitor else { return true }
         let names = Set(state.labels(of: person).compactMap(\.name))
         return rules.contains { PersonVisibilityRule.selects($0.visitorLabelSelection, names: $0.visitorLabelNames, labels: names) }

@@ -34,8 +34,10 @@ struct BackendBasicsRoutes {
         let history = group.group("conversationhistory")
         history.searchOperation(role: .registeredUser, queryType: "ConversationHistoryQuery", environment: env) {
             state, query, _, context throws(CollabError) in
-            try state.searchConversationHistory(query, for: context.principal)
-                .webResult("ConversationHistoryDataResult", offset: query.offset) { state.webHistory($0, for: context.principal) }
+            // The visibility rules are worked out once for the page, not once per conversation.
+            let visibility = state.visibilityRules(for: context.principal)
+            return try state.searchConversationHistory(query, for: context.principal)
+                .webResult("ConversationHistoryDataResult", offset: query.offset) { state.webHistory($0, under: visibility) }
         }
         history.operation(.post, ":conversationId/exportMessageLog", role: .admin) { request, context in
             let id = try context.pathParameter("conversationId")

@@ -245,9 +245,14 @@ extension AccountState {
     /// A conversation's history as `principal` reads it: the persons the account's visibility rules hide
     /// from it are left out (their participations stay, without the person).
     func webHistory(_ conversation: Conversation, for principal: Principal) -> WebConversationHistory {
+        webHistory(conversation, under: visibilityRules(for: principal))
+    }
+
+    /// A conversation's history as the caller `visibility` was worked out for reads it (once for a page).
+    func webHistory(_ conversation: Conversation, under visibility: PersonVisibility) -> WebConversationHistory {
         var history = WebConversationHistory(id: conversation.id)
         history.recipient = webRecipient(conversation.recipient, accountId: conversation.accountId)
-        let persons = visiblePersons(conversation.participants.map(\.personId) + [conversation.endPersonId].compactMap { $0 }, for: principal)
+        let persons = visiblePersons(conversation.participants.map(\.personId) + [conversation.endPersonId].compactMap { $0 }, under: visibility)
         history.endPerson = conversation.endPersonId.flatMap { persons[$0] }.map { WebPerson($0, expand: Expansion()) }
         history.participants = conversation.participants.map {
             WebParticipantHistory(

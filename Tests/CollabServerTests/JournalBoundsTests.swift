@@ -87,7 +87,10 @@ struct JournalBoundsTests {
         let caughtUp = journal.entries(matching: JournalFilter(accountId: "noisy", after: behind.entries[0].id))
         #expect(!caughtUp.evicted && caughtUp.entries.count == 99)
         #expect(journal.held(accountId: "noisy").count == 100, "the flood keeps its own newest 100")
-        #expect(journal.held(accountId: "quiet") == (3, 3 * RequestJournal.size(of: Self.entry("quiet")), 100, journal.accountMaxBytes))
+        // An account's bounds: its entries' and, apart, its unproven refusals' (a quarter of each).
+        #expect(
+            journal.held(accountId: "quiet")
+                == (3, 3 * RequestJournal.size(of: Self.entry("quiet")), 125, journal.accountMaxBytes + journal.refusalMaxBytes))
         #expect(journal.count == 203, "three rings: quiet's 3, and 100 each of noisy and of the requests that name no account")
 
         // A read for all merges the rings by id: the newest `limit`, oldest first, and pages read on without a gap.
@@ -155,5 +158,28 @@ struct JournalBoundsTests {
         journal.removeAll(accountId: "big7")
         journal.clear()
         #expect(journal.count == 0 && journal.bytes == 0)
+    }
+
+    @Test("a stranger's wrong passwords for an account's user push out only such refusals, never the account's own entries")
+    func unprovenRefusalsKeptApart() async throws {
+        try await InProcessServer.with(seed: queueSeed, journalCapacity: 40) { server in
+            let admin = InProcessServer.basic("admin-d", "pw")
+            for _ in 0..<30 { #expect(try await server.call(.get, "/app/rest/v4/accounts/getCurrentAccount", authorization: admin).status == .ok) }
+            let accountId = try await server.admin("admin-d", "pw").accounts.current().id
+            // 200 guesses naming the account's admin: anyone can send them.
+            let guess = InProcessServer.basic("admin-d", "guess")
+            for index in 0..<200 {
+                let refused = try await server.call(.get, "/app/rest/v4/accounts/getCurrentAccount?guess=\(index)", authorization: guess)
+                #expect(refused.status == .unauthorized)
+            }
+            let page = try await server.control.journal(JournalFilter(accountId: accountId, limit: 1_000))
+            let own = page.entries.filter { $0.status == 200 && $0.path == "/app/rest/v4/accounts/getCurrentAccount" }
+            #expect(own.count >= 30, "every one of the account's own requests is still there")
+            let guesses = page.entries.filter { $0.status == 401 }
+            #expect(guesses.count == 10, "a quarter of the capacity: the newest refusals")
+            #expect(guesses.map(\.query) == (190..<200).map { "guess=\($0)" }, "oldest first, the newest kept")
+            #expect(page.capacity == 50 && page.size <= 50)
+            #expect(page.entries.map(\.id) == page.entries.map(\.id).sorted(), "one read, in id order")
+        }
     }
 }

@@ -40,8 +40,11 @@ struct AuthenticationMiddleware: RouterMiddleware {
             context.authenticationFailure = error
             // The journal files the refusal under the account the credential names, where it names one
             // the server knows (a username, an expired session's or app's token not yet swept), so
-            // `journal?account=` shows who failed to get in. The caller learns nothing of it.
-            if let accountId = authenticator.accountNamed(by: request) { context.credentialNote.identified(accountId: accountId) }
+            // `journal?account=` shows who failed to get in. A username alone proves nothing: such
+            // refusals are kept apart from the account's entries. The caller learns nothing of it.
+            if let named = authenticator.accountNamed(by: request) {
+                context.credentialNote.identified(accountId: named.accountId, unproven: !named.proven)
+            }
         }
         return try await next(request, context)
     }

@@ -80,14 +80,15 @@ struct Authenticator: Sendable {
     }
 
     /// The account a refused request's credentials name, if the directory knows it: a basic username, or
-    /// a session's, app's or (signed) call's token. For the journal only; it authenticates nothing.
-    func accountNamed(by request: Request) -> String? {
+    /// a session's, app's or (signed) call's token; `proven` unless only a username named it (anyone may
+    /// send a known username with a wrong password). For the journal only; it authenticates nothing.
+    func accountNamed(by request: Request) -> (accountId: String, proven: Bool)? {
         let value: String
         if let authorization = request.headers.single(.authorization) {
             guard let header = AuthorizationHeader(authorization) else { return nil }
             if header.scheme == "basic" {
                 guard let (username, _) = header.basic, Limits.fits(username, Limits.nameLength) else { return nil }
-                return environment.accountId(for: .username(username))
+                return environment.accountId(for: .username(username)).map { ($0, false) }
             }
             value = header.credentials
         } else if let query = request.uri.queryParameters["token"] {
@@ -104,10 +105,10 @@ struct Authenticator: Sendable {
                     account: claims.accountId, { state in state.calls[claims.callId].map { CallCredential.isSigned(value, for: $0) } }),
                 signed == true
             else { return nil }
-            return claims.accountId
+            return (claims.accountId, true)
         }
         guard value.count <= 128 else { return nil }
-        return environment.accountId(for: .session(value)) ?? environment.accountId(for: .client(value))
+        return (environment.accountId(for: .session(value)) ?? environment.accountId(for: .client(value))).map { ($0, true) }
     }
 
     /// The started mobile client behind a token, noting its activity (the idle expiry counts from it).

@@ -11,26 +11,36 @@ import Synchronization
 /// account touches that account's entries alone. Bounded four ways, because anonymous callers choose
 /// what goes in: each entry keeps at most ``maxFieldBytes`` of path and of query (cut entries are marked
 /// `truncated`); each ring keeps at most `capacity` entries and at most ``accountMaxBytes`` bytes (a
-/// quarter of `maxBytes`; its own oldest go first); all rings together hold at most `maxBytes` (beyond
+/// quarter of `maxBytes`; its own oldest go first); the refusals filed under an account by a credential
+/// that named it without proving anything (a known username with a wrong password: anyone can send one)
+/// are kept apart, at most a quarter of that count and of those bytes, so a stranger's refusals push out
+/// only such refusals, never the account's own entries; all rings together hold at most `maxBytes` (beyond
 /// it the oldest entries of the largest ring go, found by a ``SharedCeiling`` rather than by visiting
 /// every ring); a read returns the newest `limit` matching entries
 /// that fit in ``maxReadBytes``, oldest first (marked `truncated` when older matches were left out).
 /// Entries hold no bodies, headers or secrets; query parameters that carry secrets (API keys, tokens)
 /// are redacted.
 final class RequestJournal: Sendable {
-    /// One account's entries, ids increasing.
+    /// One account's entries, ids increasing, and apart from them its unproven refusals.
     private struct Ring {
         var entries: Deque<JournalEntry> = []
+        /// Refusals of credentials that named the account without proving it, ids increasing.
+        var refusals: Deque<JournalEntry> = []
+        /// The bytes of both.
         var bytes = 0
+        var refusalBytes = 0
         /// The id of the newest entry pushed out by the bounds: a read after an older id missed entries.
         var lastDropped: Int64 = 0
 
-        /// Drops the oldest entry; returns its size.
-        mutating func dropOldest() -> Int {
-            guard let oldest = entries.popFirst() else { return 0 }
+        var count: Int { entries.count + refusals.count }
+
+        /// Drops the oldest entry (of the refusals, with `refusal`); returns its size.
+        mutating func dropOldest(refusal: Bool = false) -> Int {
+            guard let oldest = refusal ? refusals.popFirst() : entries.popFirst() else { return 0 }
             let size = RequestJournal.size(of: oldest)
             bytes -= size
-            lastDropped = oldest.id
+            if refusal { refusalBytes -= size }
+            lastDropped = max(lastDropped, oldest.id)
             return size
         }
     }
@@ -57,6 +67,10 @@ final class RequestJournal: Sendable {
     let maxBytes: Int
     /// How many bytes one account's entries may take: a quarter of ``maxBytes``.
     let accountMaxBytes: Int
+    /// How many unproven refusals an account keeps, apart from its entries: a quarter of ``capacity``.
+    let refusalCapacity: Int
+    /// How many bytes they may take: a quarter of ``accountMaxBytes``.
+    let refusalMaxBytes: Int
     /// The most of a path, and of a query, one entry keeps (UTF-8 bytes).
     static let maxFieldBytes = 2 * 1024
     /// The most one read returns, as ``size(of:)`` counts it.
@@ -69,6 +83,8 @@ final class RequestJournal: Sendable {
         self.capacity = max(1, capacity)
         self.maxBytes = max(smallest, maxBytes)
         self.accountMaxBytes = max(smallest, self.maxBytes / 4)
+        self.refusalCapacity = max(1, self.capacity / 4)
+        self.refusalMaxBytes = max(smallest, self.accountMaxBytes / 4)
         self.ceiling = SharedCeiling(limit: self.maxBytes, granularity: self.accountMaxBytes / 1024)
     }
 
@@ -90,7 +106,9 @@ final class RequestJournal: Sendable {
     }
 
     /// Records one answered request, cutting its path and query to ``maxFieldBytes``.
-    func record(_ entry: consuming JournalEntry) {
+    /// - Parameter unproven: Whether the entry is a refusal filed under the account its credential named
+    ///   without proving it (a wrong password): it is kept with the account's other such refusals, apart.
+    func record(_ entry: consuming JournalEntry, unproven: Bool = false) {
         var cut = false
         entry.method = Self.prefix(entry.method, bytes: 32, cut: &cut)
         entry.path = Self.prefix(entry.path, bytes: Self.maxFieldBytes, cut: &cut)
@@ -104,10 +122,16 @@ final class RequestJournal: Sendable {
             // The id is taken under the ring's lock, so a ring's ids increase along it.
             entry.id = nextId.wrappingAdd(1, ordering: .relaxed).oldValue
             let before = ring.bytes
-            ring.entries.append(entry)
             ring.bytes += size
             var freed = 0
-            while ring.entries.count > capacity || ring.bytes > accountMaxBytes { freed += ring.dropOldest() }
+            if unproven {
+                ring.refusals.append(entry)
+                ring.refusalBytes += size
+                while ring.refusals.count > refusalCapacity || ring.refusalBytes > refusalMaxBytes { freed += ring.dropOldest(refusal: true) }
+            } else {
+                ring.entries.append(entry)
+                while ring.entries.count > capacity || ring.bytes - ring.refusalBytes > accountMaxBytes { freed += ring.dropOldest() }
+            }
             ceiling.rank(accountRing.accountId, from: before, to: ring.bytes)
             return freed
         }
@@ -117,6 +141,8 @@ final class RequestJournal: Sendable {
             rings.existing(accountId)?.ring.withLock { ring in
                 let before = ring.bytes
                 var freed = 0
+                // Unproven refusals go first.
+                while freed < 64 * 1024, !ring.refusals.isEmpty { freed += ring.dropOldest(refusal: true) }
                 while freed < 64 * 1024, !ring.entries.isEmpty { freed += ring.dropOldest() }
                 ceiling.rank(accountId, from: before, to: ring.bytes)
                 return freed
@@ -141,7 +167,8 @@ final class RequestJournal: Sendable {
         for ring in rings.shards(for: filter.accountId) {
             let (picked, cut, dropped) = ring.ring.withLock { ring in
                 let (picked, cut) = Self.pick(ring.entries, filter: filter, limit: limit)
-                return (picked, cut, filter.after.map { $0 < ring.lastDropped } ?? false)
+                let (refusals, refusalsCut) = Self.pick(ring.refusals, filter: filter, limit: limit)
+                return (picked + refusals, cut || refusalsCut, filter.after.map { $0 < ring.lastDropped } ?? false)
             }
             candidates.append(contentsOf: picked)
             truncated = truncated || cut
@@ -178,11 +205,12 @@ final class RequestJournal: Sendable {
         return (picked, false)
     }
 
-    /// What the journal holds for one account (its entries and bytes, with its bounds), or for all.
+    /// What the journal holds for one account (its entries and unproven refusals, and their bytes, with
+    /// the bounds of both together), or for all.
     func held(accountId: String?) -> (count: Int, bytes: Int, capacity: Int, maxBytes: Int) {
         guard let accountId else { return (count, bytes, capacity, maxBytes) }
-        let (count, bytes) = rings.existing(accountId)?.ring.withLock { ($0.entries.count, $0.bytes) } ?? (0, 0)
-        return (count, bytes, capacity, accountMaxBytes)
+        let (count, bytes) = rings.existing(accountId)?.ring.withLock { ($0.count, $0.bytes) } ?? (0, 0)
+        return (count, bytes, capacity + refusalCapacity, accountMaxBytes + refusalMaxBytes)
     }
 
     /// Forgets every entry.
@@ -207,7 +235,7 @@ final class RequestJournal: Sendable {
     }
 
     /// How many entries are held, in all.
-    var count: Int { rings.shards(for: nil).reduce(0) { sum, ring in sum + ring.ring.withLock { $0.entries.count } } }
+    var count: Int { rings.shards(for: nil).reduce(0) { sum, ring in sum + ring.ring.withLock { $0.count } } }
 
     /// How many bytes the held entries take, in all, as ``size(of:)`` counts them.
     var bytes: Int { ceiling.held }

@@ -74,6 +74,7 @@ final class CredentialNote: Sendable {
         var text: String?
         var accountId: String?
         var userId: String?
+        var unproven = false
     }
 
     private let noted = Mutex(Noted())
@@ -82,6 +83,8 @@ final class CredentialNote: Sendable {
     var text: String? { noted.withLock { $0.text } }
     /// The account (and user) the route found the caller in.
     var caller: (accountId: String?, userId: String?) { noted.withLock { ($0.accountId, $0.userId) } }
+    /// Whether the account was named by a credential that proved nothing (a username with a wrong password).
+    var unproven: Bool { noted.withLock { $0.unproven } }
 
     /// Notes a cookie by its name.
     func cookie(_ name: String) {
@@ -89,11 +92,12 @@ final class CredentialNote: Sendable {
     }
 
     /// Notes the account (and user) a route found the caller in, for a request its middleware let
-    /// through unauthenticated.
-    func identified(accountId: String, userId: String? = nil) {
+    /// through unauthenticated; `unproven` when only a credential that proved nothing named it.
+    func identified(accountId: String, userId: String? = nil, unproven: Bool = false) {
         noted.withLock { noted in
             noted.accountId = accountId
             noted.userId = userId
+            noted.unproven = unproven
         }
     }
 }

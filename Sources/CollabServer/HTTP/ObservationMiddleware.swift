@@ -44,6 +44,6 @@ struct ObservationMiddleware: RouterMiddleware {
         entry.fault = fault?.actionType
         // The connection was closed or reset: whatever the handler returned was never sent.
         if entry.fault == "EMPTY_RESPONSE" || entry.fault == "CONNECTION_RESET" { entry.status = 0 }
-        environment.journal.record(entry)
+        environment.journal.record(entry, unproven: context.principal.accountId == nil && context.credentialNote.unproven)
     }
 }

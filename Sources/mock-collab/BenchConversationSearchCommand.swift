@@ -34,6 +34,8 @@ struct BenchConversationSearchCommand: AsyncParsableCommand {
                     [SearchFilter(field: "CREATION_TIMESTAMP", op: .inRange(from: Int64(middle), to: Int64(middle) + 9))],
                     [SearchOrder(field: "TOPIC")])),
                 ("endedNewest", try page([SearchFilter(field: "STATE", op: .equals(.string("ENDED")))])),
+                // Two states' lists that together hold every conversation: a walk wins, and their join is never made.
+                ("activeOrEndedNewest", try page([SearchFilter(field: "STATE", op: .isIn([.string("ACTIVE"), .string("ENDED")]))])),
                 ("lastEnded", try page([], [SearchOrder(field: "END_TIMESTAMP", descending: true)])),
             ]
             for (name, query) in queries {

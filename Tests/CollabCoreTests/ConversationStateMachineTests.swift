@@ -34,25 +34,11 @@ struct ConversationStateMachineTests {
 
     @Test("operations refuse what the state does not allow")
     func operations() throws {
-        var shards = ShardSet(directory: Directory())
         var changes = ChangeSet()
         let context = OperationContext(now: 10, ids: .system)
-        _ = try shards.apply(
-            seed: Seed(accounts: [
-                .init(
-                    name: "a", namedAreas: [.init(siteId: "s")],
-                    users: [.init(username: "ag", role: .registeredUser), .init(username: "ag2", role: .registeredUser)],
-                    persons: [.init(sourceId: "v")])
-            ]),
-            passwordHashes: [:], context: context, changes: &changes
-        )
-        var state = try #require(shards.state(named: "a"))
-        let account = state.account
-        let agentUser = try #require(state.user(loginName: "ag"))
-        let otherUser = try #require(state.user(loginName: "ag2"))
-        let agent = try #require(state.person(ofUser: agentUser))
-        let other = try #require(state.person(ofUser: otherUser))
-        let visitor = try #require(state.persons.values.first { $0.sourceId == "v" })
+        let desk = try TwoAgentDesk(context: context, changes: &changes)
+        var state = desk.state
+        let (account, agent, other, visitor) = (desk.account, desk.agent, desk.other, desk.visitor)
         var conversation = try state.createConversation(
             ConversationInput(contextPersonId: visitor.id), accountId: account.id, context: context, changes: &changes)
         #expect(conversation.state == .queued)

@@ -7,57 +7,44 @@ import Testing
 struct InvitationLifecycleTests {
     @Test("ending a conversation revokes its open invitations, stores expired ones EXPIRED, and leaves the others")
     func endCloses() throws {
-        var shards = ShardSet(directory: Directory())
         var changes = ChangeSet()
         var context = OperationContext(now: 10, ids: .system)
-        _ = try shards.apply(
-            seed: Seed(accounts: [
-                .init(
-                    name: "a", users: [.init(username: "ag", role: .registeredUser), .init(username: "ag2", role: .registeredUser)],
-                    persons: [.init(sourceId: "v")])
-            ]),
-            passwordHashes: [:], context: context, changes: &changes
-        )
-        var state = try #require(shards.state(named: "a"))
-        let account = state.account
-        let agentUser = try #require(state.user(loginName: "ag"))
-        let otherUser = try #require(state.user(loginName: "ag2"))
-        let agent = try #require(state.person(ofUser: agentUser))
-        let other = try #require(state.person(ofUser: otherUser))
-        let visitor = try #require(state.persons.values.first { $0.sourceId == "v" })
-        let admin = Principal.control(of: account.id)
+        let desk = try TwoAgentDesk(context: context, changes: &changes)
+        var state = desk.state
+        let admin = Principal.control(of: desk.account.id)
         var conversation = try state.createConversation(
-            ConversationInput(contextPersonId: visitor.id), accountId: account.id, context: context, changes: &changes)
+            ConversationInput(contextPersonId: desk.visitor.id), accountId: desk.account.id, context: context, changes: &changes)
         conversation = try state.acceptConversation(
-            conversation.id, agentPersonId: agent.id, accountId: account.id, context: context, changes: &changes)
+            conversation.id, agentPersonId: desk.agent.id, accountId: desk.account.id, context: context, changes: &changes)
 
         // A PIN that will have expired by the end, a valid PIN, a link, an agent invitation; one already revoked.
         let stale = try state.inviteAnonymousVisitor(
-            .pin, conversationId: conversation.id, nickname: nil, creatorPersonId: agent.id, for: admin, context: context, changes: &changes)
+            .pin, conversationId: conversation.id, nickname: nil, creatorPersonId: desk.agent.id, for: admin, context: context, changes: &changes)
         context = OperationContext(now: 10 + Invitation.pinLifetime + 1, ids: .system)
         let pin = try state.inviteAnonymousVisitor(
-            .pin, conversationId: conversation.id, nickname: nil, creatorPersonId: agent.id, for: admin, context: context, changes: &changes)
+            .pin, conversationId: conversation.id, nickname: nil, creatorPersonId: desk.agent.id, for: admin, context: context, changes: &changes)
         let link = try state.inviteAnonymousVisitor(
-            .visitorLink, conversationId: conversation.id, nickname: nil, creatorPersonId: agent.id, for: admin, context: context,
+            .visitorLink, conversationId: conversation.id, nickname: nil, creatorPersonId: desk.agent.id, for: admin, context: context,
             changes: &changes)
         let invited = try state.inviteAgent(
-            .agentInvitation, conversationId: conversation.id, agentPersonId: other.id, comment: nil, joinHidden: false,
-            creatorPersonId: agent.id, for: admin, context: context, changes: &changes)
+            .agentInvitation, conversationId: conversation.id, agentPersonId: desk.other.id, comment: nil, joinHidden: false,
+            creatorPersonId: desk.agent.id, for: admin, context: context, changes: &changes)
         let withdrawn = try state.inviteAnonymousVisitor(
-            .pin, conversationId: conversation.id, nickname: nil, creatorPersonId: agent.id, for: admin, context: context, changes: &changes)
+            .pin, conversationId: conversation.id, nickname: nil, creatorPersonId: desk.agent.id, for: admin, context: context, changes: &changes)
         _ = try state.revokeInvitation(withdrawn.id, for: admin, context: context, changes: &changes)
-        #expect(state.openInvitations(forAgent: other.id, now: context.now).map(\.id) == [invited.id])
+        #expect(state.openInvitations(forAgent: desk.other.id, now: context.now).map(\.id) == [invited.id])
         #expect(state.invitations[stale.id]?.state(at: context.now) == .expired)
 
         changes = ChangeSet()
         _ = try state.endConversation(
-            conversation.id, by: agent.id, reason: .endedByParticipant, comment: nil, accountId: account.id, context: context, changes: &changes)
+            conversation.id, by: desk.agent.id, reason: .endedByParticipant, comment: nil, accountId: desk.account.id, context: context,
+            changes: &changes)
         #expect(state.invitations[pin.id]?.state == .revoked)
         #expect(state.invitations[link.id]?.state == .revoked)
         #expect(state.invitations[invited.id]?.state == .revoked)
         #expect(state.invitations[stale.id]?.state == .expired, "stored as it read, out of the open invitations")
         #expect(state.invitations[withdrawn.id]?.state == .revoked)
-        #expect(state.openInvitations(forAgent: other.id, now: context.now).isEmpty, "the invited agent's list drops it")
+        #expect(state.openInvitations(forAgent: desk.other.id, now: context.now).isEmpty, "the invited agent's list drops it")
         let open = try state.searchInvitations(
             SearchQuery(filters: [SearchFilter(field: "INVITATION_STATE", op: .equals(.string("OPEN")))]), now: context.now, for: admin)
         #expect(open.items.isEmpty)
@@ -71,11 +58,11 @@ struct InvitationLifecycleTests {
             try state.renewPin(stale.id, for: admin, context: context, changes: &changes)
         }
         #expect(throws: CollabError.self, "nor redeemed") {
-            try state.redeemInvitation(token: pin.token, personId: visitor.id, accountId: account.id, context: context, changes: &changes)
+            try state.redeemInvitation(token: pin.token, personId: desk.visitor.id, accountId: desk.account.id, context: context, changes: &changes)
         }
 
         changes = ChangeSet()
-        try state.deleteConversation(conversation.id, accountId: account.id, context: context, changes: &changes)
+        try state.deleteConversation(conversation.id, accountId: desk.account.id, context: context, changes: &changes)
         #expect(state.invitations.isEmpty, "the conversation's invitations go with it")
         let deleted = changes.changes.compactMap { change -> String? in
             guard case .delete(.invitation, let id) = change else { return nil }

@@ -31,6 +31,26 @@ struct TeamQueueTests {
         return Seed(accounts: [account])
     }()
 
+    /// Agents' apps started, registered for encrypted pushes (a push token belongs to one device: each
+    /// app registers its own, from the two hex digits given) and sent to the background; with each
+    /// agent's person id by username.
+    static func backgroundApps(
+        _ server: some ServerUnderTest, _ agents: [(username: String, device: String, tokens: (String, String))]
+    ) async throws -> (persons: [String: String], apps: [AgentClient]) {
+        var persons: [String: String] = [:]
+        var apps: [AgentClient] = []
+        for (username, device, tokens) in agents {
+            let app = AgentAppTests.agentApp(server, device: device)
+            apps.append(app)
+            try await app.start(username: username, password: "pw")
+            let (apns, voip) = (String(repeating: tokens.0, count: 32), String(repeating: tokens.1, count: 32))
+            try await NotificationAPI(client: app).register(apnsToken: apns, pushKitToken: voip, version: .encrypted)
+            try await app.setAppState(.background)
+            persons[username] = try #require(app.appSession?.person.id)
+        }
+        return (persons, apps)
+    }
+
     /// The admin's transport and the three agents, logged in: North-East, the lead of North (its parent), South.
     static func desk(_ server: some ServerUnderTest) async throws -> (HTTPTransport, AgentClient, AgentClient, AgentClient) {
         let admin = server.admin("admin-d", "pw").transport
@@ -202,18 +222,9 @@ struct TeamQueueTests {
     func teamPushes() async throws {
         try await TestServer.with(seed: Self.seed) { server in
             let admin = server.admin("admin-d", "pw").transport
-            var persons: [String: String] = [:]
-            var apps: [AgentClient] = []  // kept running to the end: a stopped app is pushed nothing
-            // A push token belongs to one device: each app registers its own.
-            for (username, device, tokens) in [("agent-s", "south-phone", ("c3", "e5")), ("agent-ne", "north-east-phone", ("d4", "f6"))] {
-                let app = AgentAppTests.agentApp(server, device: device)
-                apps.append(app)
-                try await app.start(username: username, password: "pw")
-                let (apns, voip) = (String(repeating: tokens.0, count: 32), String(repeating: tokens.1, count: 32))
-                try await NotificationAPI(client: app).register(apnsToken: apns, pushKitToken: voip, version: .encrypted)
-                try await app.setAppState(.background)
-                persons[username] = try #require(app.appSession?.person.id)
-            }
+            // Kept running to the end: a stopped app is pushed nothing.
+            let (persons, apps) = try await Self.backgroundApps(
+                server, [("agent-s", "south-phone", ("c3", "e5")), ("agent-ne", "north-east-phone", ("d4", "f6"))])
             let northEast = try await agent(server, "agent-ne")
             let visitorApp = visitor(server, device: "push-caller")
             try await visitorApp.start()
@@ -245,17 +256,8 @@ struct TeamQueueTests {
     func addressedPushes() async throws {
         try await TestServer.with(seed: Self.seed) { server in
             let admin = server.admin("admin-d", "pw").transport
-            var persons: [String: String] = [:]
-            var apps: [AgentClient] = []
-            for (username, device, tokens) in [("agent-s", "south-phone", ("a7", "b8")), ("agent-ne", "north-east-phone", ("c9", "d0"))] {
-                let app = AgentAppTests.agentApp(server, device: device)
-                apps.append(app)
-                try await app.start(username: username, password: "pw")
-                let (apns, voip) = (String(repeating: tokens.0, count: 32), String(repeating: tokens.1, count: 32))
-                try await NotificationAPI(client: app).register(apnsToken: apns, pushKitToken: voip, version: .encrypted)
-                try await app.setAppState(.background)
-                persons[username] = try #require(app.appSession?.person.id)
-            }
+            let (persons, apps) = try await Self.backgroundApps(
+                server, [("agent-s", "south-phone", ("a7", "b8")), ("agent-ne", "north-east-phone", ("c9", "d0"))])
             let visitorApp = visitor(server, device: "addressed-caller")
             try await visitorApp.start()
             let conversation = try await visitorApp.startConversation(topic: "for South")

@@ -51,8 +51,9 @@ struct EntityInspectorRoutes {
             let accountId = try env.inspectedAccount(request, context: context)
             if name == Self.invitations {
                 let now = env.clock.now()
+                // The Web API's planned search: a page in creation order walks it, as `invitations/search` does.
                 let page = try env.read(account: accountId) { state throws(CollabError) in
-                    try SearchSchemas.invitation.run(window.query, over: state.invitations.values, id: \.id)
+                    try state.searchInvitations(window.query, now: now, for: .control(of: accountId))
                 }
                 return JSONBody.response(page.webResult("ConversationInvitationResult", offset: window.offset) { WebInvitation($0, now: now) })
             }

@@ -366,8 +366,13 @@ add("/_mock/v1/pushes/settle", "get", op("Wait until queued pushes are composed"
          "With an account (an admin's is always their own) it waits for that account's pushes only, so another account's backlog does not hold it up." + ADMIN_NOTE))
 add("/_mock/v1/pushes/stream", "get", op("Stream the outbox", "controlStreamPushes", {"200": {"description": "Server-sent events: `push` events with PushView data", "content": {"text/event-stream": {"schema": S}}}, **errs(400, 401, 403, 404)}, C, INSPECTOR,
     params=OUTBOX_FILTER, desc="New and updated outbox entries that match the filter (as for /pushes), as they happen; ends when the server shuts down." + ADMIN_NOTE))
-add("/_mock/v1/devices", "get", op("Registered devices", "controlDevices", {**ok(arr(ref("DeviceView"))), **errs(401, 403, 404)}, C, INSPECTOR,
-    params=[q("account", S, "Account id or name"), q("personId", S, "Person")], desc=ADMIN_NOTE.strip()))
+DEVICE_PAGE = ok(arr(ref("DeviceView")), desc="A page of devices, by record id")
+DEVICE_PAGE["200"]["headers"] = {"Link": {"schema": S, "description": "When more devices follow: `<next page's path and query>; rel=\"next\"` (RFC 8288), the request's filters kept"}}
+add("/_mock/v1/devices", "get", op("Registered devices", "controlDevices", {**DEVICE_PAGE, **errs(400, 401, 403, 404)}, C, INSPECTOR,
+    params=[q("account", S, "Account id or name"), q("personId", S, "Person"),
+            q("limit", {"type": "integer", "minimum": 1, "maximum": 10000}, "At most this many (default 1000)"),
+            q("after", S, "Only devices whose record id comes after this one")],
+    desc="Devices by record id, a page at a time: follow the `Link` header's next page, which costs its own devices however many the server holds." + ADMIN_NOTE))
 add("/_mock/v1/devices/{id}/rotate-key", "post", op("Rotate a device's notification key", "controlRotateKey", {**ok(ref("DeviceView")), **errs(401, 403, 404, 409)}, C, CONTROL,
     params=[p("id", "Device record id")], desc="The previous key stays valid for the key overlap."))
 add("/_mock/v1/accounts/{account}/push-settings", "get", op("An account's push sinks", "controlPushSettings", {**ok(ref("PushSettings")), **errs(401, 403, 404)}, C, CONTROL,

@@ -155,6 +155,50 @@ struct InspectorAccessTests {
             #expect(try await server.control.transport.raw("GET", "/_mock/v1/configuration").status == 400, "the control token names an account")
         }
     }
+
+    @Test("devices are listed in pages by record id: a Link names the next page, with the request's filters; bad limits are 400")
+    func devicePages() async throws {
+        try await InProcessServer.with(seed: twoAccountSeed) { server in
+            // Seven devices in alpha, two in beta, each with its own push token.
+            for (index, key) in (Array(repeating: "alpha-key", count: 7) + ["beta-key", "beta-key"]).enumerated() {
+                let visitor = VisitorClient(
+                    configuration: ClientConfiguration(baseURL: server.baseURL, apiKey: key, deviceId: "paged-\(index)"))
+                try await visitor.start(liveEvents: false)
+                let token = String(repeating: String(format: "%02x", index + 16), count: 32)
+                try await NotificationAPI(client: visitor).register(apnsToken: token, version: .encrypted)
+            }
+            let root = server.transport(.basic(username: "root", password: "root"))
+            func pages(_ query: [(String, String)]) async throws -> [[DeviceView]] {
+                var pages: [[DeviceView]] = []
+                var next: [(String, String)]? = query
+                while let current = next {
+                    let response = try await root.raw("GET", "/_mock/v1/devices", query: current)
+                    #expect(response.status == 200)
+                    pages.append(try JSONDecoder().decode([DeviceView].self, from: response.body))
+                    next = response.headers.first { $0.0.lowercased() == "link" }.map { link in
+                        let target = String(link.1.dropFirst().prefix { $0 != ">" })
+                        return URLComponents(string: target)?.queryItems?.map { ($0.name, $0.value ?? "") } ?? []
+                    }
+                    #expect(pages.count <= 10, "the pages end")
+                    if pages.count > 10 { break }
+                }
+                return pages
+            }
+            let whole: [DeviceView] = try await root.send("GET", "/_mock/v1/devices")
+            #expect(whole.count == 9 && whole.map(\.id) == whole.map(\.id).sorted())
+            let byThree = try await pages([("limit", "3")])
+            #expect(byThree.map(\.count) == [3, 3, 3])
+            #expect(byThree.flatMap { $0 }.map(\.id) == whole.map(\.id), "every device once, in id order, across the accounts")
+            let alphaByTwo = try await pages([("account", "alpha"), ("limit", "2")])
+            #expect(alphaByTwo.map(\.count) == [2, 2, 2, 1], "the next page keeps the account")
+            #expect(alphaByTwo.flatMap { $0 }.count == 7)
+            let after: [DeviceView] = try await root.send("GET", "/_mock/v1/devices", query: [("after", whole[4].id)])
+            #expect(after.map(\.id) == whole.dropFirst(5).map(\.id))
+            for limit in ["0", "10001", "-1", "x"] {
+                #expect(try await root.raw("GET", "/_mock/v1/devices", query: [("limit", limit)]).status == 400, "limit \(limit)")
+            }
+        }
+    }
 }
 
 /// Only the id of an outbox entry (the wait route's answer).

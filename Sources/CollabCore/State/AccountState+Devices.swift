@@ -85,6 +85,12 @@ extension AccountState {
         devices.rows(Indexes.deviceByPerson, personId)
     }
 
+    /// Up to `limit` devices by record id, after `cursor`: a page costs its own devices, however many
+    /// the account holds.
+    public func devices(after cursor: String?, limit: Int) -> [Device] {
+        devices.ids(in: Indexes.deviceById, after: cursor).prefix(limit).compactMap { devices[$0] }
+    }
+
     /// The device record behind a client session.
     public func device(forClient token: String) -> Device? {
         clientSessions[token].flatMap { devices[Device.recordId(personId: $0.personId, deviceId: $0.deviceId)] }

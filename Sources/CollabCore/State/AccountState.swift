@@ -43,7 +43,8 @@ public struct AccountState: Sendable {
         orders: [Indexes.clientById, Indexes.clientByStart]
     )
     public internal(set) var presence = IndexedTable<PresenceRecord>(indexes: [Indexes.presenceByValue])
-    public internal(set) var devices = IndexedTable<Device>(indexes: [Indexes.deviceByPerson, Indexes.deviceByToken, Indexes.deviceOfAgent])
+    public internal(set) var devices = IndexedTable<Device>(
+        indexes: [Indexes.deviceByPerson, Indexes.deviceByToken, Indexes.deviceOfAgent], orders: [Indexes.deviceById])
     public internal(set) var calls = IndexedTable<Call>(
         indexes: [Indexes.callByOpenConversation, Indexes.callByConversation],
         orders: [Indexes.callById, Indexes.callByInitiation, Indexes.callByEnd])
@@ -319,6 +320,8 @@ enum Indexes {
     static let clientByStart = TableOrder<ClientSession>(1, searchId: { $0.clientId }) { $0.createdAt }
     static let presenceByValue = TableIndex<PresenceRecord>(0) { [$0.presence.rawValue] }
     static let deviceByPerson = TableIndex<Device>(0) { [$0.personId] }
+    /// Devices by record id, for the inspector's pages.
+    static let deviceById = TableOrder<Device>.byId(0)
     static let deviceByToken = TableIndex<Device>(1) { [$0.apnsToken, $0.pushKitToken, $0.fcmToken].compactMap { $0 } }
     /// Agents' devices with push tokens, under one key (inbound requests go to them).
     static let deviceOfAgent = TableIndex<Device>(2) { $0.isReachableAgentApp ? ["agent"] : [] }

@@ -87,6 +87,13 @@ public struct IndexedTable<Entity: Sendable>: Sendable {
         OrderedWalk(orderings[order.slot], bounds: bounds, descending: descending, byIdAlone: order.byIdAlone)
     }
 
+    /// The ids after `cursor` (all, without one), ascending, in an order by id alone (``TableOrder/byId(_:searchId:)``),
+    /// read lazily: a page from a cursor costs its own rows.
+    public func ids(in order: TableOrder<Entity>, after cursor: String?) -> some Sequence<String> {
+        precondition(order.byIdAlone, "ids(in:after:) reads an order by id alone")
+        return orderings[order.slot].ascending(after: cursor.map { OrderedRow(key: nil, id: $0) }).lazy.map(\.id)
+    }
+
     /// Whether a row has `id` (without copying the row).
     public func contains(_ id: String) -> Bool { rows.index(forKey: id) != nil }
 

@@ -3,6 +3,7 @@ import CollabStore
 import CollabPush
 import CollabWire
 import Foundation
+import HTTPTypes
 import Hummingbird
 import NIOCore
 import ServiceLifecycle
@@ -152,13 +153,21 @@ struct PushRoutes {
         group.get("devices") { request, context in
             let accountId = try env.inspectedAccountId(request.query("account"), confinedTo: try context.inspectorConfinement())
             let personId = request.query("personId")
-            func list(_ state: borrowing AccountState) -> [DeviceView] {
-                let devices = personId.map { state.devices(ofPerson: $0) } ?? Array(state.devices.values)
-                return devices.sorted { $0.id < $1.id }.map(DeviceView.init)
+            let page = try DevicePage(request)
+            // One more than the page, to know whether another follows.
+            func list(_ state: borrowing AccountState) -> [Device] {
+                guard let personId else { return state.devices(after: page.after, limit: page.limit + 1) }
+                let ofPerson = state.devices(ofPerson: personId).filter { device in page.after.map { device.id > $0 } ?? true }
+                return Array(ofPerson.sorted { $0.id < $1.id }.prefix(page.limit + 1))
             }
-            let devices = try accountId.map { id throws(CollabError) in try env.read(account: id) { list($0) } }
-                ?? env.repository.readEach { list($0) }.flatMap { $0 }
-            return JSONBody.response(devices)
+            let found = try accountId.map { id throws(CollabError) in try env.read(account: id) { list($0) } }
+                ?? env.repository.readEach { list($0) }.flatMap { $0 }.sorted { $0.id < $1.id }
+            let devices = found.prefix(page.limit).map(DeviceView.init)
+            var response = JSONBody.response(devices)
+            if found.count > page.limit, let last = devices.last {
+                response.headers[.link] = page.next(after: last.id, request: request)
+            }
+            return response
         }
         group.operation(.post, "devices/:id/rotate-key", role: .superAdmin) { _, context in
             let id = try context.pathParameter("id")
@@ -254,4 +263,37 @@ extension AccountState {
         }
         return call
     }
+}
+
+/// The page `GET /_mock/v1/devices` answers: `limit` (1 to 10,000, default 1,000) devices by record id,
+/// after the record id `after`. When more follow, the answer's `Link` header names the next page
+/// (`rel="next"`), with the request's other parameters.
+private struct DevicePage {
+    static let defaultLimit = 1_000
+    static let maximumLimit = 10_000
+
+    var limit: Int
+    var after: String?
+
+    init(_ request: Request) throws(CollabError) {
+        limit = try request.integerQuery("limit", atLeast: 1) ?? Self.defaultLimit
+        guard limit <= Self.maximumLimit else { throw .badRequest("limit must be 1 to \(Self.maximumLimit)") }
+        after = request.query("after")
+        if let after { try Limits.check(after, field: "after", max: Limits.nameLength) }
+    }
+
+    /// The `Link` header value of the page after `last`.
+    func next(after last: String, request: Request) -> String {
+        var components = URLComponents()
+        components.path = request.uri.path
+        let kept = request.uri.queryParameters.filter { $0.key != "after" && $0.key != "limit" }
+            .map { URLQueryItem(name: String($0.key), value: String($0.value)) }.sorted { $0.name < $1.name }
+        components.queryItems = kept + [URLQueryItem(name: "after", value: last), URLQueryItem(name: "limit", value: String(limit))]
+        return "<\(components.string ?? request.uri.path)>; rel=\"next\""
+    }
+}
+
+extension HTTPField.Name {
+    /// `Link` (RFC 8288): where a paged listing goes on.
+    fileprivate static let link = Self("Link")!
 }

@@ -135,8 +135,9 @@ public struct OrderedWalk: Sequence, IteratorProtocol {
 
     /// - Parameter byIdAlone: Whether `list` holds rows without values, by id alone (bounds do not apply).
     init(_ list: SortedList<OrderedRow>, bounds: OrderBounds, descending: Bool, byIdAlone: Bool = false) {
+        let bounds = byIdAlone ? .all : bounds
         self.list = list
-        self.bounds = byIdAlone ? .all : bounds
+        self.bounds = bounds
         self.descending = descending
         self.byIdAlone = byIdAlone
         done = bounds.isEmpty

@@ -144,12 +144,13 @@ struct StoredRecordLimitTests {
             let deleted = try await server.call(.delete, "/app/rest/v4/conversations/\(id)/delete", authorization: admin)
             #expect(deleted.status == .noContent, "\(deleted.text)")
             #expect(try server.server.environment.read(account: full) { $0.storedMessageBytes } == 0)
+            #expect(try server.stats(account: full).messages == 0, "the deleted conversation's messages are not counted")
             let fresh = try await Self.conversation(server, visitor).decode(ConversationView.self).id
             #expect(try await send(fresh).status == .created, "the deleted conversation's bytes were freed")
         }
     }
 
-    @Test("the count of message bytes is rebuilt from the store on a restart")
+    @Test("the count of message bytes, and of messages, is rebuilt from the store on a restart")
     func restart() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("stored-limits-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
@@ -163,11 +164,14 @@ struct StoredRecordLimitTests {
                 _ = try await server.call(
                     .post, "/mobile/v1/conversations/\(id)/messages", authorization: visitor, body: SendMessageRequest(text: text))
             }
-            return try server.server.environment.read(account: full) { $0.storedMessageBytes }
+            return try server.server.environment.read(account: full) { ($0.storedMessageBytes, $0.storedMessageCount) }
         }
-        #expect(stored == "hello".utf8.count + "a longer message".utf8.count + "ü".utf8.count + 3 * StoredRecordLimits.messageOverhead)
+        #expect(stored.0 == "hello".utf8.count + "a longer message".utf8.count + "ü".utf8.count + 3 * StoredRecordLimits.messageOverhead)
+        #expect(stored.1 == 3)
         let reloaded = try await InProcessServer.with(storage: storage, seed: Self.seed) { server in
-            try server.server.environment.read(account: try Self.accountId(server, "full")) { $0.storedMessageBytes }
+            let full = try Self.accountId(server, "full")
+            #expect(try server.stats(account: full).messages == 3, "the stats count the reloaded messages")
+            return try server.server.environment.read(account: full) { ($0.storedMessageBytes, $0.storedMessageCount) }
         }
         #expect(reloaded == stored)
     }

@@ -1,5 +1,6 @@
 /// Where the account's messages are stored and dropped, keeping ``AccountState/storedMessageBytes``
-/// (what ``StoredRecordLimits/messageBytesPerAccount`` bounds) in step with them: every write, load,
+/// (what ``StoredRecordLimits/messageBytesPerAccount`` bounds) and ``AccountState/storedMessageCount``
+/// in step with them: every write, load,
 /// replica record and removal of a message goes through here.
 extension AccountState {
     /// Adds a message after its conversation's others (`inSequence`: where its sequence puts it, for
@@ -11,6 +12,7 @@ extension AccountState {
             messages[message.conversationId, default: []].append(message)
         }
         storedMessageBytes += StoredRecordLimits.storedBytes(of: message)
+        storedMessageCount += 1
     }
 
     /// Replaces the stored message with the same id.
@@ -28,6 +30,7 @@ extension AccountState {
     mutating func removeMessages(ofConversation conversationId: String) -> MessageLog {
         let removed = messages.removeValue(forKey: conversationId) ?? []
         for message in removed { storedMessageBytes -= StoredRecordLimits.storedBytes(of: message) }
+        storedMessageCount -= removed.count
         return removed
     }
 }

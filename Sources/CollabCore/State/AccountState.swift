@@ -34,6 +34,8 @@ public struct AccountState: Sendable {
     public internal(set) var messages: [String: MessageLog] = [:]
     /// What the messages count for against ``StoredRecordLimits/messageBytesPerAccount``.
     public internal(set) var storedMessageBytes = 0
+    /// How many messages the account's conversations hold (the control API's stats), kept with the bytes.
+    public internal(set) var storedMessageCount = 0
     /// FILE messages' files by id and per conversation.
     public internal(set) var files = FileIndex()
     public internal(set) var fileUploadInterceptors: [String: FileUploadInterceptor] = [:]

@@ -183,7 +183,7 @@ extension AccountState {
         var stats = StateStats(
             accounts: 1, apiKeys: apiKeys.count, namedAreas: namedAreas.count, users: users.count, persons: persons.count,
             sessions: sessions.count, journalEntries: journalEntries, conversations: conversations.count,
-            messages: messages.values.reduce(0) { $0 + $1.count }, calls: calls.count, devices: devices.count
+            messages: storedMessageCount, calls: calls.count, devices: devices.count
         )
         let declared = self.declared.counts
         stats.declared = declared.isEmpty ? nil : declared

@@ -83,15 +83,10 @@ extension AccountState {
     }
 
     /// Minutes recorded in this account's conversations by recordings that started in `[from, to)`
-    /// (each recording rounded up to whole minutes; running ones do not count yet).
+    /// (each recording rounded up to whole minutes; running ones do not count yet). Read from the
+    /// minutes kept by day (``RecordedMinutesIndex``): the days in the range, not every recording.
     public func recordedMinutes(from: Timestamp?, to: Timestamp?) -> Int64 {
-        conversations.rows(Indexes.conversationWithRecordings, "recorded").reduce(0) { total, conversation in
-            total
-                + (conversation.recordings ?? []).reduce(0) { sum, recording in
-                    let inRange = recording.startTimestamp >= (from ?? .min) && recording.startTimestamp < (to ?? .max)
-                    return sum + (inRange ? recording.recordedMinutes : 0)
-                }
-        }
+        recordedMinutesByDay.minutes(from: from, to: to)
     }
 
     private func checkManualRecording(_ conversation: Conversation) throws(CollabError) -> ConfigurationCascade {

@@ -25,8 +25,8 @@ public struct AccountState: Sendable {
     public internal(set) var jwtSettings: [String: JWTValidationSettings] = [:]
     public internal(set) var conversations = IndexedTable<Conversation>(
         indexes: [
-            Indexes.conversationByParticipant, Indexes.conversationByOpenSource, Indexes.conversationWithRecordings,
-            Indexes.conversationByOpenParticipant, Indexes.conversationByState,
+            Indexes.conversationByParticipant, Indexes.conversationByOpenSource, Indexes.conversationByOpenParticipant,
+            Indexes.conversationByState,
         ],
         orders: [Indexes.conversationById, Indexes.conversationByCreation, Indexes.conversationByEnd]
     )
@@ -71,6 +71,8 @@ public struct AccountState: Sendable {
     public internal(set) var queue = QueueIndex()
     /// Each person's conversations in list order, whole and per state.
     public internal(set) var conversationHistory = ConversationHistoryIndex()
+    /// Finished recordings' minutes by the day they started (`getRecordedMinutes`).
+    public internal(set) var recordedMinutesByDay = RecordedMinutesIndex()
     /// Work that falls due with time (missed calls, key rotation, expiring sessions and idle clients).
     public internal(set) var deadlines = DeadlineQueue()
     /// What the current operation changed in the directory (committed or reverted by the caller).
@@ -203,6 +205,7 @@ public struct AccountState: Sendable {
     mutating func indexConversation(old: Conversation?, new: Conversation?) {
         queue.update(old: old, new: new)
         conversationHistory.update(old: old, new: new)
+        recordedMinutesByDay.update(old: old, new: new)
     }
 
     mutating func storeUser(_ user: User) {
@@ -270,14 +273,12 @@ enum Indexes {
 
     /// The key of ``conversationByOpenSource``: the channel (empty: none) and the source id.
     static func openSourceKey(sourceId: String, channelId: String?) -> String { "\(channelId ?? "")\u{0}\(sourceId)" }
-    /// Conversations with recordings, under one key (recorded minutes).
-    static let conversationWithRecordings = TableIndex<Conversation>(2) { ($0.recordings ?? []).isEmpty ? [] : ["recorded"] }
     /// Conversations that have not ended, by participant (a visitor's open ones are bounded).
-    static let conversationByOpenParticipant = TableIndex<Conversation>(3) { conversation in
+    static let conversationByOpenParticipant = TableIndex<Conversation>(2) { conversation in
         conversation.state == .ended ? [] : participantIds(conversation)
     }
     /// Conversations by state (`STATE` in searches: the open ones are a few among many ended).
-    static let conversationByState = TableIndex<Conversation>(4) { [$0.state.rawValue] }
+    static let conversationByState = TableIndex<Conversation>(3) { [$0.state.rawValue] }
     // The orders searches page through without reading the whole table: by id (a query that names no
     // order), by creation or initiation (the usual newest-first list, and ranges of those times) and, for
     // conversations and calls, by end (the last ended first; open ones have none and come first ascending).

@@ -1,7 +1,6 @@
 /// Where the account's messages are stored and dropped, keeping ``AccountState/storedMessageBytes``
 /// (what ``StoredRecordLimits/messageBytesPerAccount`` bounds) and ``AccountState/storedMessageCount``
-/// in step with them: every write, load,
-/// replica record and removal of a message goes through here.
+/// in step with them: every write, load, replica record and removal of a message goes through here.
 extension AccountState {
     /// Adds a message after its conversation's others (`inSequence`: where its sequence puts it, for
     /// a replica's records that may arrive out of order).

@@ -14,7 +14,8 @@ public struct RecordedMinutesIndex: Sendable, Equatable {
         var entries: [Entry] = []
     }
 
-    static let dayMillis: Int64 = 86_400_000
+    /// A day in milliseconds: the width of the index's buckets.
+    public static let dayMillis: Int64 = 86_400_000
 
     private var days: [Int64: Day] = [:]
     /// The days that hold a recording, ascending.

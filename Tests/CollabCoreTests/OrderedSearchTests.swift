@@ -26,20 +26,10 @@ struct OrderedSearchTests {
     static let byCreation = TableOrder<Row>(1) { $0.created }
     static let byEnd = TableOrder<Row>(2) { $0.ended }
 
-    /// A fixed sequence of pseudo-random numbers, so a failure is seen again on the next run.
-    struct Numbers {
-        var state: UInt64
-
-        mutating func next(below bound: Int) -> Int {
-            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
-            return Int((state >> 33) % UInt64(bound))
-        }
-    }
-
     /// `count` rows with creation times that often tie (a tenth as many instants as rows), end times on
     /// two thirds of them, four tags; then a fifth of them changed and a tenth removed, so the orders
     /// are kept through updates and removals as well as inserts.
-    static func table(_ count: Int, numbers: inout Numbers) -> IndexedTable<Row> {
+    static func table(_ count: Int, numbers: inout SeededNumbers) -> IndexedTable<Row> {
         var table = IndexedTable<Row>(orders: [byId, byCreation, byEnd])
         func row(_ index: Int) -> Row {
             let created = Int64(numbers.next(below: max(count / 10, 1)))
@@ -76,7 +66,7 @@ struct OrderedSearchTests {
 
     @Test("every order, range, tie and page answers as a scan does")
     func sameAsScan() throws {
-        var numbers = Numbers(state: 7)
+        var numbers = SeededNumbers(state: 7)
         let table = Self.table(600, numbers: &numbers)
         let lookups = Self.lookups(table)
         let orders: [[SearchOrder]] = [
@@ -129,7 +119,7 @@ struct OrderedSearchTests {
 
     @Test("a page in a kept order reads about its own rows, however many the table holds")
     func readsAPage() throws {
-        var numbers = Numbers(state: 11)
+        var numbers = SeededNumbers(state: 11)
         let table = Self.table(20_000, numbers: &numbers)
         let lookups = Self.lookups(table)
         func reads(_ query: SearchQuery) throws -> (page: SearchPage<Row>, reads: Int) {
@@ -167,7 +157,7 @@ struct OrderedSearchTests {
 
     @Test("a small candidate list beats a walk, and a large one does not")
     func plans() throws {
-        var numbers = Numbers(state: 3)
+        var numbers = SeededNumbers(state: 3)
         let table = Self.table(2_000, numbers: &numbers)
         let few = Array(table.keys.prefix(5))
         let lookups = Self.lookups(table)
@@ -208,7 +198,7 @@ struct OrderedSearchTests {
 
     @Test("declared entities page through their timestamp, name and id orders as a scan would, hidden ones left out")
     func declaredEntities() throws {
-        var numbers = Numbers(state: 5)
+        var numbers = SeededNumbers(state: 5)
         var table = EntityTable<CannedResponse>()
         let draft = try EntityWire.draft(CannedResponse.self, from: Data(#"{"title":"t","text":"x","ownerType":"ACCOUNT","ownerId":"a"}"#.utf8))
         var ids: [String] = []

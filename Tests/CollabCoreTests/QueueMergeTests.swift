@@ -7,11 +7,8 @@ import Testing
 struct QueueMergeTests {
     @Test("a page across many lines is the sorted lines' first entries after the cursor, the skipped ones left out")
     func mergeMatchesSort() {
-        var state: UInt64 = 42
-        func next(_ bound: Int) -> Int {
-            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
-            return Int((state >> 33) % UInt64(bound))
-        }
+        var numbers = SeededNumbers(state: 42)
+        func next(_ bound: Int) -> Int { numbers.next(below: bound) }
         var index = QueueIndex()
         var all: [(ConversationRecipient, QueueIndex.Position)] = []
         let recipients = (0..<60).map { ConversationRecipient(type: .namedArea, id: "area-\($0)") }

@@ -8,11 +8,8 @@ import Testing
 struct RecordedMinutesTests {
     @Test("any range, day edges included, answers as a sum over every recording")
     func sameAsSum() {
-        var state: UInt64 = 9
-        func next(_ bound: Int64) -> Int64 {
-            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
-            return Int64((state >> 33) % UInt64(bound))
-        }
+        var numbers = SeededNumbers(state: 9)
+        func next(_ bound: Int64) -> Int64 { numbers.next(below: bound) }
         let day = RecordedMinutesIndex.dayMillis
         var index = RecordedMinutesIndex()
         var conversations: [String: Conversation] = [:]

@@ -3,21 +3,11 @@ import Testing
 
 @Suite("Sorted list")
 struct SortedListTests {
-    /// A fixed sequence of pseudo-random numbers, so a failure is seen again on the next run.
-    struct Numbers {
-        var state: UInt64
-
-        mutating func next(below bound: Int) -> Int {
-            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
-            return Int((state >> 33) % UInt64(bound))
-        }
-    }
-
     @Test("inserts and removals anywhere keep the elements in order and distinct, read on from any cursor either way")
     func againstASortedArray() {
         var list = SortedList<Int>()
         var reference: [Int] = []
-        var numbers = Numbers(state: 7)
+        var numbers = SeededNumbers(state: 7)
         // Enough elements for runs to split, then removals for them to merge and go.
         for step in 0..<12_000 {
             let value = numbers.next(below: 5_000)

@@ -42,7 +42,7 @@ extension EntityTable {
         let candidates = plannedCandidates(checks, upTo: limit)
         if let walk, candidates.map({ $0.count > limit ?? 0 }) ?? true {
             return OrderedPage.read(
-                walk, grouped: sorters.count > 1 && first != "ID", offset: query.offset, limit: query.limit,
+                walk, grouped: sorters.count > 1, offset: query.offset, limit: query.limit,
                 row: { rows[$0].flatMap { visible($0) ? $0 : nil } }, matches: { Self.passes($0, checks) }, order: order, id: \.id)
         }
         let matched = matching(checks, candidates: candidates, visible: visible)

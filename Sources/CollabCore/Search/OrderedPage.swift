@@ -16,7 +16,8 @@ enum OrderedPage {
     /// - Parameters:
     ///   - walk: The rows in the order of the query's first sort key, ties by id.
     ///   - grouped: Whether the query has more sort keys: then the rows that tie on the first are put
-    ///     in the full order (`order`, then id) among themselves, and the reading stops at a tie's end.
+    ///     in the full order (`order`, then id) among themselves, and the reading stops at a tie's end
+    ///     (not for a walk by id alone, whose rows never tie).
     ///   - row: The row with an id, or `nil` for one the caller may not see.
     ///   - matches: Whether a row passes every filter.
     ///   - order: Whether one row comes before another by the query's sort keys (`nil`: they tie).
@@ -24,6 +25,8 @@ enum OrderedPage {
         _ walk: OrderedWalk, grouped: Bool, offset: Int, limit: Int, row: (String) -> Entity?, matches: (Entity) -> Bool,
         order: (Entity, Entity) -> Bool?, id: (Entity) -> String
     ) -> SearchPage<Entity> {
+        // Ids never tie: a walk by id needs no grouping, whatever sort keys follow.
+        let grouped = grouped && !walk.byIdAlone
         let (sum, overflow) = offset.addingReportingOverflow(limit)
         let end = overflow ? Int.max : sum
         var matched: [Entity] = []

@@ -91,8 +91,7 @@ struct SearchLookups {
         }
         if let walkable, pinned.map({ $0.count > limit ?? 0 }) ?? true {
             let bounds = field == "ID" ? OrderBounds.all : OrderBounds.of(query.filters, field: field)
-            // Ids never tie: a walk by id needs no grouping, whatever sort keys follow.
-            return .walk(walkable.walk(bounds, descending), grouped: query.orderBy.count > 1 && field != "ID")
+            return .walk(walkable.walk(bounds, descending), grouped: query.orderBy.count > 1)
         }
         return pinned.map { .candidates(Array($0)) } ?? .scan
     }

@@ -121,7 +121,8 @@ public struct OrderedWalk: Sequence, IteratorProtocol {
     private let list: SortedList<OrderedRow>
     private let bounds: OrderBounds
     private let descending: Bool
-    private let byIdAlone: Bool
+    /// Whether the walk is of an order by id alone, whose rows never tie.
+    let byIdAlone: Bool
     /// Ascending walks: the rows from the next one on. Descending walks: the rows of the value being
     /// read, ascending (two or more rows tie on it).
     private var rows: SortedList<OrderedRow>.Ascending

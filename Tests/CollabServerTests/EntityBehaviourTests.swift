@@ -216,4 +216,40 @@ struct EntityBehaviourTests {
             #expect(agentAudit.status == 403, "audit is for admins")
         }
     }
+
+    @Test("audit entries keep no secret: webhook and custom-action signing secrets, API key strings, old ones included")
+    func auditKeepsNoSecret() async throws {
+        try await InProcessServer.with(seed: queueSeed) { server in
+            let admin = server.admin("admin-d", "pw").transport
+            func post(_ path: String, _ json: String) async throws -> [String: Any] {
+                let answer = try await admin.raw("POST", "/app/rest/v4/\(path)", body: Data(json.utf8))
+                #expect(answer.status == 200, "\(path): \(String(decoding: answer.body, as: UTF8.self))")
+                return try #require(try JSONSerialization.jsonObject(with: answer.body) as? [String: Any])
+            }
+            var hook = try await post(
+                "webhookregistrations/create",
+                #"{"name":"signed","endpoint":"http://127.0.0.1:9/in","events":["conversation.created"],"secret":"whsec-first-0001"}"#)
+            hook["secret"] = "whsec-second-0002"
+            _ = try await post("webhookregistrations/update", String(decoding: try JSONSerialization.data(withJSONObject: hook), as: UTF8.self))
+            _ = try await post(
+                "customactions/create",
+                #"{"$_type":"CustomConversationActionData","type":"CONVERSATION","key":"escalate","#
+                    + #""triggerWebhook":{"endpoint":"http://127.0.0.1:9/act","secret":"casec-first-0003"}}"#)
+            var key = try await post("apikeys/create", #"{"name":"Phone app","apiKey":"app-key-0004"}"#)
+            key["apiKey"] = "app-key-0005"
+            _ = try await post("apikeys/update", String(decoding: try JSONSerialization.data(withJSONObject: key), as: UTF8.self))
+
+            let everything = try await admin.raw("POST", "/app/rest/v4/audit/search", body: Data(#"{"limit":100}"#.utf8))
+            #expect(everything.status == 200)
+            let text = String(decoding: everything.body, as: UTF8.self)
+            for secret in ["whsec-first-0001", "whsec-second-0002", "casec-first-0003", "app-key-0004", "app-key-0005"] {
+                #expect(!text.contains(secret), "the audit log holds \(secret)")
+            }
+            let items = try #require((try JSONSerialization.jsonObject(with: everything.body) as? [String: Any])?["items"] as? [[String: Any]])
+            let keyEntries = items.filter { $0["entityId"] as? String == key["id"] as? String }
+            #expect(keyEntries.count == 2 && keyEntries.allSatisfy { $0["entityName"] as? String == "Phone app" }, "named by the key's name")
+            #expect(items.contains { $0["entityType"] as? String == "WebhookRegistration" && ($0["oldState"] as? String)?.contains("signed") == true })
+            #expect(items.contains { ($0["newState"] as? String)?.contains("escalate") == true }, "the rest of a state is kept")
+        }
+    }
 }

@@ -82,7 +82,7 @@ public struct EntityDeclaration<Entity: DeclaredEntity>: Sendable {
     public var maxPerAccount: Int
     /// The rules the vendor gives the entity beyond its shape.
     public var rules: EntityRules<Entity>
-    /// Secrets no API returns: removed from redacted snapshots and audit states, renewed on import.
+    /// Secrets no API returns: removed from redacted snapshots and audit entries, renewed on import.
     public var secrets: EntitySecrets<Entity>?
     /// The `$_type` of one entity (one schema per variant for kinds with several).
     public var wireType: @Sendable (Entity) -> String
@@ -103,6 +103,10 @@ public struct EntityDeclaration<Entity: DeclaredEntity>: Sendable {
     /// entity: the vendor's custom actions are listed to agents, but their webhook's signing secret is
     /// only for the admins who may read them.
     public var shownBelowRead: (@Sendable (Entity) -> Entity)?
+    /// What audit entries leave out of a kind whose Web API objects show its admins a secret that
+    /// ``secrets`` does not name (a webhook's signing secret, an API key's string): an entry would keep
+    /// it after it changed. `nil`: entries leave out the ``secrets`` alone.
+    public var auditView: EntityAuditView<Entity>?
 
     public init(
         typeName: String, path: String, idParameter: String, queryType: String? = nil, resultType: String? = nil, listType: String? = nil,
@@ -110,7 +114,8 @@ public struct EntityDeclaration<Entity: DeclaredEntity>: Sendable {
         naturalKey: (@Sendable (Entity) -> String?)? = nil, webhookEvent: String? = nil, audited: Bool = true, versioned: Bool = true,
         tracksModification: Bool = true, maxPerAccount: Int = 200_000, rules: EntityRules<Entity> = EntityRules(),
         secrets: EntitySecrets<Entity>? = nil, wireType: (@Sendable (Entity) -> String)? = nil, storedOnly: Set<String> = [],
-        expandable: Set<String> = [], legacyKind: EntityKind? = nil, globalKeys: (@Sendable (Entity) -> [Directory.Key])? = nil
+        expandable: Set<String> = [], legacyKind: EntityKind? = nil, globalKeys: (@Sendable (Entity) -> [Directory.Key])? = nil,
+        auditView: EntityAuditView<Entity>? = nil
     ) {
         self.typeName = typeName
         self.path = path
@@ -135,6 +140,7 @@ public struct EntityDeclaration<Entity: DeclaredEntity>: Sendable {
         self.expandable = expandable
         self.legacyKind = legacyKind
         self.globalKeys = globalKeys
+        self.auditView = auditView
     }
 
     /// `entity` as `role` may see it: for a role below the one that reads the kind (its read operation's,
@@ -143,6 +149,18 @@ public struct EntityDeclaration<Entity: DeclaredEntity>: Sendable {
     public func shown(_ entity: Entity, to role: AuthorizationRole) -> Entity {
         guard role < operations.read ?? operations.search ?? .superAdmin, let hide = shownBelowRead ?? secrets?.redact else { return entity }
         return hide(entity)
+    }
+
+    /// `entity` as its audit entries hold it: without its ``secrets`` and what ``auditView`` leaves out.
+    public func audited(_ entity: Entity) -> Entity {
+        let redacted = secrets?.redact(entity) ?? entity
+        return auditView?.redact(redacted) ?? redacted
+    }
+
+    /// The `entityName` of `entity`'s audit entries: ``auditView``'s name, else the ``uniqueName``.
+    public func auditName(_ entity: Entity) -> String? {
+        if let name = auditView?.name { return name(entity) }
+        return uniqueName.flatMap { $0.value(entity).indexKey }
     }
 
     /// The field named `name` (the vendor's `E…SearchFilterField`).
@@ -212,6 +230,19 @@ extension EntityRules {
             // Both sides are entities of the kind, so their fields always decode together.
             return EntityWire.entity(Entity.self, from: .object(merged)) ?? draft
         }
+    }
+}
+
+/// How audit entries show a kind whose Web API objects carry a secret for the admins who read them.
+public struct EntityAuditView<Entity: DeclaredEntity>: Sendable {
+    /// The entity without that secret.
+    public var redact: @Sendable (Entity) -> Entity
+    /// The entries' `entityName`, for a kind whose unique name is the secret; `nil`: the unique name.
+    public var name: (@Sendable (Entity) -> String?)?
+
+    public init(redact: @escaping @Sendable (Entity) -> Entity, name: (@Sendable (Entity) -> String?)? = nil) {
+        self.redact = redact
+        self.name = name
     }
 }
 

@@ -172,13 +172,12 @@ extension AccountState {
             changes.emit(event)
         }
         guard E.declaration.audited else { return }
-        let redact = E.declaration.secrets?.redact ?? { $0 }
+        let declaration = E.declaration
         recordAudit(
             AuditedChange(
-                action: action, entityType: E.declaration.typeName, entityId: entity.id,
-                entityName: E.declaration.uniqueName.flatMap { $0.value(entity).indexKey },
-                oldState: action == .create ? nil : previous.map { EntityWire.json(redact($0)) },
-                newState: action == .delete ? nil : EntityWire.json(redact(entity))
+                action: action, entityType: declaration.typeName, entityId: entity.id, entityName: declaration.auditName(entity),
+                oldState: action == .create ? nil : previous.map { EntityWire.json(declaration.audited($0)) },
+                newState: action == .delete ? nil : EntityWire.json(declaration.audited(entity))
             ),
             by: principal, context: context, changes: &changes
         )

@@ -77,7 +77,17 @@ public struct ApiKey: DeclaredEntity {
         ),
         expandable: ["configuration", "metadata", "text"],
         legacyKind: .apiKey,
-        globalKeys: { [.apiKey($0.key)] }
+        globalKeys: { [.apiKey($0.key)] },
+        // The key string lets an app in: its entries name the key by its name and keep no string, so a
+        // replaced key is gone for good.
+        auditView: EntityAuditView(
+            redact: { key in
+                var kept = key
+                kept.key = ""
+                return kept
+            },
+            name: { $0.name }
+        )
     )
 
     func check() throws(CollabError) {

@@ -38,16 +38,21 @@ public struct CustomAction: DeclaredEntity {
 
     public static let declaration: EntityDeclaration<CustomAction> = {
         var declaration = plainDeclaration
-        declaration.shownBelowRead = { action in
-            // The trigger webhook's secret signs the calls to the customer's backend: admins' only.
-            guard case .object(var webhook)? = action.triggerWebhook, webhook["secret"] != nil else { return action }
-            var shown = action
-            webhook["secret"] = nil
-            shown.triggerWebhook = .object(webhook)
-            return shown
-        }
+        // The trigger webhook's secret signs the calls to the customer's backend: the admins' to read,
+        // not an audit entry's to keep once it changes.
+        declaration.shownBelowRead = withoutWebhookSecret
+        declaration.auditView = EntityAuditView(redact: withoutWebhookSecret)
         return declaration
     }()
+
+    /// The action without its trigger webhook's signing secret.
+    @Sendable private static func withoutWebhookSecret(_ action: CustomAction) -> CustomAction {
+        guard case .object(var webhook)? = action.triggerWebhook, webhook["secret"] != nil else { return action }
+        var shown = action
+        webhook["secret"] = nil
+        shown.triggerWebhook = .object(webhook)
+        return shown
+    }
 
     private static let plainDeclaration = EntityDeclaration<CustomAction>(
         typeName: "CustomActionData", path: "customactions", idParameter: "customActionId", queryType: "CustomActionQuery",

@@ -60,7 +60,13 @@ public struct WebhookRegistration: DeclaredEntity {
                 if registration.secret == nil { registration.secret = context.ids.makeSecret() }
             }
         ),
-        legacyKind: .webhookRegistration
+        legacyKind: .webhookRegistration,
+        // The signing secret is the admins' to read, not an audit entry's to keep once it changes.
+        auditView: EntityAuditView { registration in
+            var kept = registration
+            kept.secret = nil
+            return kept
+        }
     )
 
     /// Whether the registration wants `eventName`.

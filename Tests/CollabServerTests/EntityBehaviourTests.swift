@@ -248,7 +248,8 @@ struct EntityBehaviourTests {
             let items = try #require((try JSONSerialization.jsonObject(with: everything.body) as? [String: Any])?["items"] as? [[String: Any]])
             let keyEntries = items.filter { $0["entityId"] as? String == key["id"] as? String }
             #expect(keyEntries.count == 2 && keyEntries.allSatisfy { $0["entityName"] as? String == "Phone app" }, "named by the key's name")
-            #expect(items.contains { $0["entityType"] as? String == "WebhookRegistration" && ($0["oldState"] as? String)?.contains("signed") == true })
+            let hookUpdate = items.first { $0["entityType"] as? String == "WebhookRegistration" && $0["changeType"] as? String == "UPDATE" }
+            #expect((hookUpdate?["oldState"] as? String)?.contains("signed") == true)
             #expect(items.contains { ($0["newState"] as? String)?.contains("escalate") == true }, "the rest of a state is kept")
         }
     }

@@ -4,7 +4,7 @@ import CollabWire
 
 /// `mock-collab bench state-search`: `visitorstates/search`, `agentstates/search`,
 /// `personpresences/search`, and `persons/search` by last name and by id, with few and with many visitors in one
-/// account. One visitor in a hundred has a started app; the visitors share a thousand last names; 50
+/// account; and `accounts/search` by name, over a directory of as many accounts as there are visitors. One visitor in a hundred has a started app; the visitors share a thousand last names; 50
 /// agents, a fifth of them online. Each search reads the persons of its kind, or those a filter names
 /// through an index, or pages through an order the table keeps, and should cost what it returns
 /// whatever the visitors. The `…Scanned` rows answer the same queries as a scan of the
@@ -29,7 +29,11 @@ struct BenchStateSearchCommand: AsyncParsableCommand {
             let byLastName = try SearchQuery(orderBy: [SearchOrder(field: "LAST_NAME")], limit: 10)
             let byLastNameDescending = try SearchQuery(orderBy: [SearchOrder(field: "LAST_NAME", descending: true)], limit: 10)
             let byIdDescending = try SearchQuery(orderBy: [SearchOrder(field: "ID", descending: true)], limit: 10)
+            let directory = try Self.directory(holding: count)
+            let byName = try SearchQuery(orderBy: [SearchOrder(field: "NAME", descending: true)], limit: 10)
             let timed: [(String, () throws -> Int)] = [
+                ("accountsByName", { try AccountState.searchAccounts(byName, in: directory).items.count }),
+                ("accountsByNameScanned", { try SearchSchemas.account.run(byName, over: directory.accounts, id: \.id).items.count }),
                 ("visitors", { try state.searchVisitorStates(page, for: admin).items.count }),
                 ("visitorsOnline", { try state.searchVisitorStates(onlinePage, for: admin).items.count }),
                 ("agents", { try state.searchAgentStates(page, now: 0, for: admin).items.count }),
@@ -90,5 +94,17 @@ struct BenchStateSearchCommand: AsyncParsableCommand {
             if index % 5 == 0 { try state.setPresence(.online, personId: agent.id, accountId: state.accountId, context: context, changes: &changes) }
         }
         return (state, admin)
+    }
+
+    /// A directory of `count` accounts, whose names do not come in the order they were created.
+    static func directory(holding count: Int) throws -> Directory {
+        let directory = Directory()
+        for index in 0..<count {
+            var changes = ChangeSet()
+            let context = OperationContext(now: 1_000 + Int64(index), ids: .system)
+            let name = "tenant \(UInt64(index) &* 2_654_435_761 % 1_000_003) \(index)"
+            _ = try AccountState.createAccount(AccountInput(name: name), directory: directory, context: context, changes: &changes)
+        }
+        return directory
     }
 }

@@ -396,6 +396,52 @@ struct SearchLookupTests {
         #expect(state.persons.values.filter { $0.lastName?.lowercased() == "smith" }.count == 5)
     }
 
+    @Test("account searches answer as scans do, through renames and removals, and read the directory in their order")
+    func accountOrders() throws {
+        let directory = Directory()
+        let names = ["smith", "Smith-2", "Åberg", "adams", "Zoe", "zoe-2", "b", "B-2", "a"]
+        var accounts: [AccountState] = []
+        for index in 0..<30 {
+            var changes = ChangeSet()
+            let at = OperationContext(now: 5_000 + Int64(index / 3), ids: .system)
+            let input = AccountInput(name: "\(names[index % names.count])-\(index)")
+            accounts.append(try AccountState.createAccount(input, directory: directory, context: at, changes: &changes))
+        }
+        // A rename moves an account in the name and modification orders; a removal takes it out of all.
+        let superAdmin = Principal(accountId: nil, userId: nil, personId: nil, role: .superAdmin, method: .basic)
+        for index in [4, 11, 17] {
+            var changes = ChangeSet()
+            let at = OperationContext(now: 6_000 - Int64(index), ids: .system)
+            let account = accounts[index].account
+            _ = try accounts[index].updateAccount(
+                id: account.id, version: account.version, AccountInput(name: "renamed \(index)"), for: superAdmin, context: at, changes: &changes)
+        }
+        directory.unloadAccount(accounts[8].account.id)
+
+        for field in ["ID", "NAME", "CREATION_TIMESTAMP", "MODIFICATION_TIMESTAMP"] {
+            let queries = [
+                try SearchQuery(orderBy: [SearchOrder(field: field)], limit: 5),
+                try SearchQuery(orderBy: [SearchOrder(field: field, descending: true)], offset: 4, limit: 7),
+                try SearchQuery(orderBy: [SearchOrder(field: field), SearchOrder(field: "NAME", descending: true)], offset: 2, limit: 9),
+                try SearchQuery(
+                    filters: [SearchFilter(field: "CREATION_TIMESTAMP", op: .inRange(from: 5_002, to: 5_006))],
+                    orderBy: [SearchOrder(field: field, descending: true)], limit: 50),
+                try SearchQuery(filters: [SearchFilter(field: "NAME", op: .contains("-2"))], orderBy: [SearchOrder(field: field)], limit: 3),
+            ]
+            for query in queries {
+                let indexed = outcome({ () throws(CollabError) in try AccountState.searchAccounts(query, in: directory) }, id: \.id)
+                let scanned = outcome({ () throws(CollabError) in try SearchSchemas.account.run(query, over: directory.accounts, id: \.id) }, id: \.id)
+                expectSame(indexed, scanned, query)
+            }
+            let lookups = AccountState.accountLookups(directory.accountTable)
+            guard case .walk = lookups.plan(for: try SearchQuery(orderBy: [SearchOrder(field: field, descending: true)], limit: 5)) else {
+                Issue.record("accounts by \(field) read the directory in that order")
+                continue
+            }
+        }
+        #expect(directory.accountCount == 29)
+    }
+
     @Test("names that differ only in case tie and come by id, whatever order a scan reads them in")
     func caseFoldedTies() throws {
         var fixture = try fixture()

@@ -39,9 +39,18 @@ extension AccountState {
         return account
     }
 
-    /// Searches all accounts (a super-admin operation), from the directory.
+    /// Searches all accounts (a super-admin operation), from the directory: a page in an order the
+    /// directory keeps (id, name, creation, modification) reads about its own accounts.
     public static func searchAccounts(_ query: SearchQuery, in directory: Directory) throws(CollabError) -> SearchPage<Account> {
-        try SearchSchemas.account.run(query, over: directory.accounts, id: \.id)
+        let accounts = directory.accountTable
+        return try SearchSchemas.account.run(query, lookups: accountLookups(accounts), row: { accounts[$0] }, all: accounts.values, id: \.id)
+    }
+
+    /// The look-ups and orders of an account search over `accounts`.
+    static func accountLookups(_ accounts: IndexedTable<Account>) -> SearchLookups {
+        SearchLookups().adding("ID", accounts.idLookup)
+            .ordering("ID", count: accounts.count, walk: accounts.walk(Indexes.accountById))
+            .ordering(Indexes.accountOrders, of: accounts)
     }
 
     /// A shard for a new account, with its JWT test-token secret; the account's name is claimed in the

@@ -294,6 +294,12 @@ enum Indexes {
     static let personByFirstName = TableOrder<Person>.byText(3) { $0.firstName }
     static let personByLastName = TableOrder<Person>.byText(4) { $0.lastName }
     static let personByNickname = TableOrder<Person>.byText(5) { $0.nickname }
+    // The directory's account records, in every order an account search sorts by.
+    static let accountById = TableOrder<Account>.byId(0)
+    static let accountOrders = [
+        "CREATION_TIMESTAMP": TableOrder<Account>(1) { $0.creationTimestamp },
+        "MODIFICATION_TIMESTAMP": TableOrder<Account>(2) { $0.modificationTimestamp }, "NAME": TableOrder<Account>.byText(3) { $0.name },
+    ]
     /// The name orders of the user table, by the search field each answers.
     static let userNameOrders = ["USERNAME": userByUsername, "FIRST_NAME": userByFirstName, "LAST_NAME": userByLastName]
     /// The name orders of the person table, by the search field each answers.

@@ -25,7 +25,7 @@ public final class Directory: Sendable {
 
     struct Tables: Sendable {
         var owners: [Key: String] = [:]
-        var accounts: [String: Account] = [:]
+        var accounts = IndexedTable<Account>(orders: [Indexes.accountById] + Indexes.accountOrders.values.sorted { $0.slot < $1.slot })
         var global = GlobalConfiguration()
     }
 
@@ -51,9 +51,15 @@ public final class Directory: Sendable {
         tables.withLock { tables in tables.owners[.accountName(name)].flatMap { tables.accounts[$0] } }
     }
 
-    /// Every account (super-admin searches, full resets).
+    /// Every account (full resets, totals over the server).
     public var accounts: [Account] {
         tables.withLock { Array($0.accounts.values) }
+    }
+
+    /// The account records with their orders, as they are now: a copy (the rows are shared until the
+    /// directory next changes an account), so a search over it holds no lock.
+    var accountTable: IndexedTable<Account> {
+        tables.withLock { $0.accounts }
     }
 
     /// How many accounts there are.

@@ -313,4 +313,22 @@ struct CollabStateTests {
         let oneMessage = [SearchFilter(field: "MESSAGE_ID", op: .equals(.string("m0")))]
         #expect(try state.countEntities(CannedResponseUsage.self, oneMessage, for: agent) == 3)
     }
+
+    @Test("an account holds at most a thousand visibility rules, since an agent's person lists read every enabled one")
+    func visibilityRuleBound() throws {
+        var state = try seeded()
+        let admin = try principal(state, "a-admin")
+        var changes = ChangeSet()
+        for number in 0..<PersonVisibilityRule.maxPerAccount {
+            let rule = try EntityWire.draft(PersonVisibilityRule.self, from: Data(#"{"name":"rule \#(number)","enabled":false}"#.utf8))
+            _ = try state.createEntity(rule, for: admin, context: context, changes: &changes)
+        }
+        let oneMore = try EntityWire.draft(PersonVisibilityRule.self, from: Data(#"{"name":"one more"}"#.utf8))
+        var refused = ChangeSet()
+        #expect(throws: CollabError(.tooManyRequests, "the account holds the most PersonVisibilityRuleData entities it may (1000)")) {
+            try state.createEntity(oneMore, for: admin, context: context, changes: &refused)
+        }
+        #expect(refused.changes.isEmpty && refused.events.isEmpty)
+        #expect(state.declared.table(PersonVisibilityRule.self).count == PersonVisibilityRule.maxPerAccount)
+    }
 }

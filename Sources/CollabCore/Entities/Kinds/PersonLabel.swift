@@ -55,6 +55,9 @@ public struct PersonVisibilityRule: DeclaredEntity {
 
     static let selections = ["ALL", "UNLABELED", "DEFINED_LABELS"]
 
+    /// How many rules an account holds: an agent's request that shows persons reads every enabled one.
+    public static let maxPerAccount = 1_000
+
     /// Whether the selection (`ALL`, `UNLABELED`, `DEFINED_LABELS` with `names`) takes a person with
     /// the label names `labels`.
     static func selects(_ selection: String?, names: [String]?, labels: Set<String>) -> Bool {
@@ -77,6 +80,7 @@ public struct PersonVisibilityRule: DeclaredEntity {
         ],
         uniqueName: .name("NAME") { $0.name },
         webhookEvent: "person_visibility_rule",
+        maxPerAccount: maxPerAccount,
         rules: EntityRules(
             validate: { rule, _, state throws(CollabError) in
                 try Limits.check(rule.name, field: "name", max: 250, required: true)

@@ -374,7 +374,8 @@ add("/_mock/v1/devices", "get", op("Registered devices", "controlDevices", {**DE
             q("after", S, "Only devices whose record id comes after this one")],
     desc="Devices by record id, a page at a time: follow the `Link` header's next page, which costs its own devices however many the server holds." + ADMIN_NOTE))
 add("/_mock/v1/devices/{id}/rotate-key", "post", op("Rotate a device's notification key", "controlRotateKey", {**ok(ref("DeviceView")), **errs(401, 403, 404, 409)}, C, CONTROL,
-    params=[p("id", "Device record id")], desc="The previous key stays valid for the key overlap."))
+    params=[p("id", "Device record id"), q("account", S, "The device's account (id or name); without it every account is looked through")],
+    desc="The previous key stays valid for the key overlap."))
 add("/_mock/v1/accounts/{account}/push-settings", "get", op("An account's push sinks", "controlPushSettings", {**ok(ref("PushSettings")), **errs(401, 403, 404)}, C, CONTROL,
     params=[p("account", "Account id or name")], desc="Private keys are shown as REDACTED."))
 add("/_mock/v1/accounts/{account}/push-settings", "put", op("Set an account's push sinks", "controlSetPushSettings", {**ok(ref("PushSettings")), **errs(400, 401, 403, 404)}, C, CONTROL,
@@ -416,7 +417,9 @@ add("/mobile/v1/cobrowsing/{id}/frames", "post", op("Upload a frame", "mobileUpl
         {"name": "x-private-areas", "in": "header", "schema": S, "description": "JSON array of {x, y, width, height}"}],
     request={"required": True, "content": {"image/jpeg": {"schema": {"type": "string", "format": "binary"}}, "image/png": {"schema": {"type": "string", "format": "binary"}}}},
     desc="The fallback for the WebSocket upload (binary MCF1 messages on /mobile/v1/events, each answered with a FrameAck text message). JPEG or PNG by signature, at most --max-frame-bytes (256 KiB). x-frame-width and x-frame-height default to the size the image's own header declares (PNG IHDR, JPEG start of frame); x-frame-sequence to 0; x-frame-capture-time to the server's time."))
-add("/_mock/v1/cobrowsing/{id}/stats", "get", op("Co-browsing statistics", "controlCoBrowsingStats", {**ok(ref("CoBrowsingStats")), **errs(401, 403, 404)}, C, INSPECTOR, params=[p("id", "Session id")], desc=ADMIN_NOTE.strip()))
+add("/_mock/v1/cobrowsing/{id}/stats", "get", op("Co-browsing statistics", "controlCoBrowsingStats", {**ok(ref("CoBrowsingStats")), **errs(401, 403, 404)}, C, INSPECTOR,
+    params=[p("id", "Session id"), q("account", S, "The session's account (id or name); without it a super admin's request looks through every account")],
+    desc=ADMIN_NOTE.strip()))
 
 # --- files (mobile and agent) ----------------------------------------------------------------
 FERR = {"$ref": "#/components/responses/FileError"}

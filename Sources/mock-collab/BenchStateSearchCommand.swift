@@ -4,8 +4,9 @@ import CollabWire
 
 /// `mock-collab bench state-search`: `visitorstates/search`, `agentstates/search`,
 /// `personpresences/search`, and `persons/search` by last name and by id, with few and with many visitors in one
-/// account; and `accounts/search` by name, over a directory of as many accounts as there are visitors. One visitor in a hundred has a started app; the visitors share a thousand last names; 50
-/// agents, a fifth of them online. Each search reads the persons of its kind, or those a filter names
+/// account; and `accounts/search` by name, over a directory of as many accounts as there are visitors.
+/// One visitor in a hundred has a started app; the visitors share a thousand last names; 50 agents, a
+/// fifth of them online. Each search reads the persons of its kind, or those a filter names
 /// through an index, or pages through an order the table keeps, and should cost what it returns
 /// whatever the visitors. The `…Scanned` rows answer the same queries as a scan of the
 /// table did before. In process, on the account's state (no HTTP): numbers only mean something from a
@@ -13,7 +14,7 @@ import CollabWire
 struct BenchStateSearchCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "state-search",
-        abstract: "Visitor state, agent state, person presence and person-by-name search cost, with few and many visitors in one account."
+        abstract: "Visitor state, agent state, person presence, person-by-name and account search cost, with few and many visitors in one account."
     )
 
     @OptionGroup var options: SearchBenchOptions

@@ -430,7 +430,8 @@ struct SearchLookupTests {
             ]
             for query in queries {
                 let indexed = outcome({ () throws(CollabError) in try AccountState.searchAccounts(query, in: directory) }, id: \.id)
-                let scanned = outcome({ () throws(CollabError) in try SearchSchemas.account.run(query, over: directory.accounts, id: \.id) }, id: \.id)
+                let all = directory.accounts
+                let scanned = outcome({ () throws(CollabError) in try SearchSchemas.account.run(query, over: all, id: \.id) }, id: \.id)
                 expectSame(indexed, scanned, query)
             }
             let lookups = AccountState.accountLookups(directory.accountTable)

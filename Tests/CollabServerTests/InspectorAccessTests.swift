@@ -197,6 +197,16 @@ struct InspectorAccessTests {
             for limit in ["0", "10001", "-1", "x"] {
                 #expect(try await root.raw("GET", "/_mock/v1/devices", query: [("limit", limit)]).status == 400, "limit \(limit)")
             }
+
+            // Key rotation finds the device in the account the request names, without looking through the others.
+            let alphaDevice = try #require(alphaByTwo.first?.first)
+            let rotated = try await root.raw("POST", "/_mock/v1/devices/\(alphaDevice.id)/rotate-key", query: [("account", "alpha")])
+            #expect(rotated.status == 200)
+            #expect(try JSONDecoder().decode(DeviceView.self, from: rotated.body).keyId != alphaDevice.keyId)
+            let elsewhere = try await root.raw("POST", "/_mock/v1/devices/\(alphaDevice.id)/rotate-key", query: [("account", "beta")])
+            #expect(elsewhere.status == 404, "the device is not beta's")
+            #expect(try await root.raw("POST", "/_mock/v1/devices/\(alphaDevice.id)/rotate-key", query: [("account", "gamma")]).status == 404)
+            #expect(try await root.raw("POST", "/_mock/v1/devices/\(alphaDevice.id)/rotate-key").status == 200, "unnamed: any account")
         }
     }
 }

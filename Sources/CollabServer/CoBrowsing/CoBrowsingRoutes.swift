@@ -173,11 +173,10 @@ struct CoBrowsingRoutes {
     /// A session's frame statistics on the control API.
     func registerControl(on control: RouterGroup<CollabRequestContext>) {
         let env = environment
-        control.get("cobrowsing/:id/stats") { _, context in
+        control.get("cobrowsing/:id/stats") { request, context in
             let id = try context.pathParameter("id")
-            let confinement = try context.inspectorConfinement()
-            let accountId = try env.account(
-                holding: { $0.coBrowsingSessions[id] != nil }, confinedTo: confinement, entity: "CoBrowsingSession", id: id)
+            let scope = try env.inspectedAccountId(request.query("account"), confinedTo: try context.inspectorConfinement())
+            let accountId = try env.account(holding: { $0.coBrowsingSessions[id] != nil }, in: scope, entity: "CoBrowsingSession", id: id)
             var stats = env.frames.stats(sessionId: id, accountId: accountId)
             // A session that has not ended reports the rate limit it resolves to now, frames or not;
             // an ended one the limit its last frame saw.

@@ -79,15 +79,16 @@ extension AccountState {
 }
 
 extension CollabEnvironment {
-    /// The account holding an entity named by a bare id: the confinement's (an admin's own account), or
-    /// for super admins whichever account holds it.
+    /// The account holding an entity named by a bare id: `scope` (the account the request names, or an
+    /// admin's own, ``inspectedAccountId(_:confinedTo:)``), else, for a super admin who names none,
+    /// whichever account holds it: a look through every account, which naming the account spares.
     /// - Throws: `notFound` when no account the caller may inspect holds it.
     func account(
-        holding predicate: (borrowing AccountState) -> Bool, confinedTo confinement: String?, entity: String, id: String
+        holding predicate: (borrowing AccountState) -> Bool, in scope: String?, entity: String, id: String
     ) throws(CollabError) -> String {
-        if let confinement {
-            guard try read(account: confinement, { predicate($0) }) else { throw .notFound(entity, id) }
-            return confinement
+        if let scope {
+            guard try read(account: scope, { predicate($0) }) else { throw .notFound(entity, id) }
+            return scope
         }
         guard let accountId = repository.firstAccount(where: predicate) else { throw .notFound(entity, id) }
         return accountId

@@ -169,10 +169,11 @@ struct PushRoutes {
             }
             return response
         }
-        group.operation(.post, "devices/:id/rotate-key", role: .superAdmin) { _, context in
+        group.operation(.post, "devices/:id/rotate-key", role: .superAdmin) { request, context in
             let id = try context.pathParameter("id")
             let overlap = env.configuration.keyOverlap
-            let accountId = try env.account(holding: { $0.devices[id] != nil }, confinedTo: nil, entity: "Device", id: id)
+            let scope = try env.inspectedAccountId(request.query("account"), confinedTo: nil)
+            let accountId = try env.account(holding: { $0.devices[id] != nil }, in: scope, entity: "Device", id: id)
             let device = try await env.write(account: accountId) { state, changes, op throws(CollabError) in
                 try state.rotateKey(deviceRecordId: id, overlap: overlap, context: op, changes: &changes)
             }

@@ -78,7 +78,9 @@ final class FCMSink: Sendable {
         guard response.status == .ok, let token = try? JSONDecoder().decode(TokenResponse.self, from: Data(buffer: body)) else {
             throw CollabError(.unavailable, "the OAuth token endpoint answered \(response.status.code)")
         }
-        cache.withLock { $0[key] = CachedToken(token: token.access_token, expiresAt: now + (token.expires_in ?? 3600) * 1000) }
+        // At most a day, whatever the endpoint says (a huge `expires_in` must not overflow).
+        let lifetime = min(max(token.expires_in ?? 3600, 0), 86_400) * 1000
+        cache.withLock { $0[key] = CachedToken(token: token.access_token, expiresAt: now + lifetime) }
         return token.access_token
     }
 

@@ -64,6 +64,24 @@ struct PushFairnessTests {
         try await receiver.stop()
     }
 
+    @Test("a token endpoint that names an endless lifetime is trusted for a day, and its pushes are delivered")
+    func endlessTokenLifetime() async throws {
+        let receiver = try await FCMReceiver(expiresIn: 10_000_000_000_000_000)
+        let fcm = try Self.fcm("endless", tokenURL: receiver.baseURL + "/token", endpoint: receiver.baseURL)
+        let pipeline = PushPipeline(clock: PushPipelineTests.FixedClock(), settings: .init(maxAttempts: 1), logger: PushPipelineTests.logger())
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { try await pipeline.run() }
+            pipeline.enqueue(try (0..<3).map { try Self.push(account: "endless", index: $0, fcm: fcm) })
+            for index in 0..<3 {
+                let delivered = OutboxFilter(accountId: "endless", deviceId: "endless-device-\(index)", state: .delivered)
+                #expect(await pipeline.outbox.wait(for: delivered, timeout: fairnessPatience) != nil, "push \(index) delivered")
+            }
+            #expect(Set(receiver.all.map(\.token)) == Set((0..<3).map { "fcm:endless-\($0)" }))
+            group.cancelAll()
+        }
+        try await receiver.stop()
+    }
+
     @Test("beyond --push-queue-per-account an account's pushes fail in the outbox with the reason; another account's are queued")
     func fullAccountQueueFailsOnlyItsOwn() async throws {
         let silent = try await SilentEndpoint()

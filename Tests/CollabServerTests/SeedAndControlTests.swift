@@ -420,6 +420,17 @@ struct SeedAndControlTests {
                 "POST", "/_mock/v1/clock", body: Data(#"{"frozen": false, "advanceMillis": 9223372036854775807}"#.utf8))
             #expect(refused.status == 400)
             #expect(try await server.control.clock().frozen, "a refused change leaves the clock as it was, frozen")
+            // Steps within the per-change bound still may not take the clock before 1970.
+            var stepsBack = 0
+            var answer = try await server.control.transport.raw("POST", "/_mock/v1/clock", body: Data(#"{"advanceMillis": -300000000000}"#.utf8))
+            while answer.status == 200, stepsBack < 20 {
+                stepsBack += 1
+                answer = try await server.control.transport.raw("POST", "/_mock/v1/clock", body: Data(#"{"advanceMillis": -300000000000}"#.utf8))
+            }
+            #expect(answer.status == 400 && stepsBack >= 5, "refused once the clock would show a time before 1970, after \(stepsBack) steps")
+            #expect(try await server.control.clock().now == moved.now - Int64(stepsBack) * 300_000_000_000, "the refused step moved nothing")
+            for _ in 0..<stepsBack { _ = try await server.control.changeClock(ClockChange(advanceMillis: 300_000_000_000)) }
+            #expect(try await server.control.clock().now == moved.now)
             let released = try await server.control.changeClock(ClockChange(frozen: false))
             #expect(!released.frozen)
             #expect(released.now >= moved.now, "time resumes from where it stood, it does not jump back")

@@ -149,7 +149,16 @@ struct SnapshotTests {
             account["id"] = "someone-else"
             accounts[0]["account"] = account
             taken["accounts"] = accounts
+            // Clocks that would overflow the server's time arithmetic on every tick, and after a restart.
+            func clocked(_ clock: [String: Any]) throws -> Data {
+                var clocked = try #require(try JSONSerialization.jsonObject(with: snapshot) as? [String: Any])
+                clocked["clock"] = clock
+                return try JSONSerialization.data(withJSONObject: clocked)
+            }
             let cases: [(String, Data, Int, String)] = [
+                ("clock offset", try clocked(["now": 0, "offset": Int64.max, "frozen": false]), 400, "clock"),
+                ("clock offset below", try clocked(["now": 0, "offset": Int64.min, "frozen": false]), 400, "clock"),
+                ("frozen before 1970", try clocked(["now": Int64.min, "offset": 0, "frozen": true]), 400, "clock"),
                 ("newer", try JSONSerialization.data(withJSONObject: newer), 400, "newer than this server"),
                 ("not JSON", Data("{\"version\": 1, ".utf8), 400, "not valid JSON"),
                 ("no accounts", Data(#"{"format":"mock-collab-snapshot","version":1,"scope":"account"}"#.utf8), 400, "accounts"),

@@ -24,7 +24,8 @@ package final class FCMReceiver: Sendable {
 
     package var baseURL: String { "http://127.0.0.1:\(port)" }
 
-    package init() async throws {
+    /// - Parameter expiresIn: The `expires_in` of the access tokens it hands out, in seconds.
+    package init(expiresIn: Int64 = 3600) async throws {
         let router = Router()
         let box = Boxes()
         router.post("token") { request, _ -> Response in
@@ -35,7 +36,7 @@ package final class FCMReceiver: Sendable {
                 return Response(status: .badRequest)
             }
             box.assertions.append(String(assertion.dropFirst("assertion=".count)))
-            let json = #"{"access_token":"fcm-access-token","expires_in":3600,"token_type":"Bearer"}"#
+            let json = #"{"access_token":"fcm-access-token","expires_in":\#(expiresIn),"token_type":"Bearer"}"#
             return Response(status: .ok, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(string: json)))
         }
         router.post("v1/projects/:project/:action") { request, context -> Response in

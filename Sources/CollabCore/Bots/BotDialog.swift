@@ -37,7 +37,8 @@ public struct BotDialog: Sendable, Codable, Equatable, Identifiable {
         self.dialogType = "ONBOARDING"
         self.state = .offered
         self.creationTimestamp = creationTimestamp
-        self.offerExpiresAt = creationTimestamp + 2 * (bot.outboundTimeoutMillis ?? 5000) + 1000
+        let twice = (bot.outboundTimeoutMillis ?? 5000).multiplied(saturating: 2)
+        self.offerExpiresAt = creationTimestamp.adding(saturating: twice).adding(saturating: 1000)
     }
 }
 

@@ -27,15 +27,16 @@ public struct ConversationRecording: Sendable, Codable, Equatable {
     public var bytesPerSecond: Int64 { recordingType == .audio ? 4_000 : 62_500 }
 
     /// The recording's length in milliseconds (up to `now` while it runs).
-    public func duration(at now: Timestamp) -> Int64 { max(0, (endTimestamp ?? now) - startTimestamp) }
+    /// (Saturating, as the size and minutes below: a restored snapshot may hold any times.)
+    public func duration(at now: Timestamp) -> Int64 { max(0, (endTimestamp ?? now).subtracting(saturating: startTimestamp)) }
 
     /// The size a real recording of this length would have.
-    public func totalSize(at now: Timestamp) -> Int64 { duration(at: now) * bytesPerSecond / 1000 }
+    public func totalSize(at now: Timestamp) -> Int64 { duration(at: now).multiplied(saturating: bytesPerSecond) / 1000 }
 
     /// Whole minutes, rounded up: what recorded-minutes totals count.
     public var recordedMinutes: Int64 {
-        guard let endTimestamp else { return 0 }
-        return (max(0, endTimestamp - startTimestamp) + 59_999) / 60_000
+        guard endTimestamp != nil else { return 0 }
+        return duration(at: 0).adding(saturating: 59_999) / 60_000
     }
 
     public var mimeType: String { recordingType == .audio ? "audio/webm" : "video/webm" }

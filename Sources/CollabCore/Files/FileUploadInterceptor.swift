@@ -24,12 +24,35 @@ public struct FileUploadInterceptor: Interceptor, Codable, Equatable, Identifiab
     public var version: Int64
 
     /// Whether the interceptor reviews files of `mimeType`.
+    ///
+    /// An admin's pattern may backtrack without end on some types (`(a+)+`), and the uploader chooses
+    /// the type of a text file: matching stops after about ``matchingBudget`` progress reports of the
+    /// engine (each some thousands of steps, together a few milliseconds), and a pattern that has not
+    /// decided by then reviews the file, as an interceptor in doubt should.
     public func reviews(_ mimeType: String) -> Bool {
         guard status == .active else { return false }
         guard let mimeTypeRegex, !mimeTypeRegex.isEmpty else { return true }
         guard let regex = try? NSRegularExpression(pattern: "^(?:\(mimeTypeRegex))$") else { return false }
-        return regex.firstMatch(in: mimeType, range: NSRange(mimeType.startIndex..., in: mimeType)) != nil
+        var matched = false
+        var reports = 0
+        let range = NSRange(mimeType.startIndex..., in: mimeType)
+        regex.enumerateMatches(in: mimeType, options: [.reportProgress], range: range) { result, _, stop in
+            if result != nil {
+                matched = true
+                stop.pointee = true
+                return
+            }
+            reports += 1
+            if reports >= Self.matchingBudget {
+                matched = true
+                stop.pointee = true
+            }
+        }
+        return matched
     }
+
+    /// How many progress reports of the regular-expression engine a type match may take.
+    static let matchingBudget = 100
 }
 
 /// The editable fields of a file-upload interceptor.
@@ -117,8 +140,9 @@ extension Dictionary where Key == String, Value == FileUploadInterceptor {
 }
 
 extension AccountState {
-    /// The account's active interceptors that review files of `mimeType`, in order.
-    public func fileUploadInterceptors(reviewing mimeType: String) -> [FileUploadInterceptor] {
-        fileUploadInterceptors.reviewing(mimeType)
+    /// The account's active interceptors, in order: which of them review a file's type is for the
+    /// caller to work out (``FileUploadInterceptor/reviews(_:)``), after it let go of the account.
+    public var activeFileUploadInterceptors: [FileUploadInterceptor] {
+        fileUploadInterceptors.inCallOrder.filter { $0.status == .active }
     }
 }

@@ -25,3 +25,24 @@ extension Timestamp {
         }
     }
 }
+
+extension FixedWidthInteger where Self: SignedInteger {
+    /// `self + other`, held at `.max` or `.min` instead of trapping: for sums of stored values that a
+    /// restored snapshot or an upstream answer may set anywhere in the type's range.
+    public func adding(saturating other: Self) -> Self {
+        let (sum, overflow) = addingReportingOverflow(other)
+        return overflow ? (other > 0 ? .max : .min) : sum
+    }
+
+    /// `self - other`, held at `.max` or `.min` instead of trapping.
+    public func subtracting(saturating other: Self) -> Self {
+        let (difference, overflow) = subtractingReportingOverflow(other)
+        return overflow ? (other < 0 ? .max : .min) : difference
+    }
+
+    /// `self * other`, held at `.max` or `.min` instead of trapping.
+    public func multiplied(saturating other: Self) -> Self {
+        let (product, overflow) = multipliedReportingOverflow(by: other)
+        return overflow ? ((self < 0) == (other < 0) ? .max : .min) : product
+    }
+}

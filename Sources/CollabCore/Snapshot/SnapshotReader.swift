@@ -296,6 +296,11 @@ public struct SnapshotReader: Sendable {
         guard let object = headerObject("clock") as? [String: Any], let now = object["now"] as? Int, let offset = object["offset"] as? Int,
             let frozen = object["frozen"] as? Bool
         else { throw .badRequest("the snapshot's 'clock' needs integer 'now' and 'offset' and boolean 'frozen'") }
+        // Checked before anything is replaced; a running clock's instant is held within the bounds when it applies.
+        let bound = ClockSetting.instants.upperBound
+        guard ClockSetting.instants.contains(Timestamp(now)), (-bound...bound).contains(Int64(offset)) else {
+            throw .badRequest("the snapshot's clock must show an instant from 1970 to the end of 9999 (0...\(bound)), offset as far")
+        }
         return Snapshot.Clock(now: Timestamp(now), offset: Int64(offset), frozen: frozen)
     }
 

@@ -93,7 +93,7 @@ extension AccountState {
         var entity = E.declaration.rules.merge(E.declaration.secrets?.keep?(draft, current) ?? draft, current)
         if E.declaration.versioned {
             try Self.checkVersion(draft.version, current: current.version ?? 1, entity: E.declaration.typeName)
-            entity.version = (current.version ?? 1) + 1
+            entity.version = (current.version ?? 1).adding(saturating: 1)
         }
         entity.accountId = current.accountId
         entity.creationTimestamp = current.creationTimestamp

@@ -60,7 +60,7 @@ extension AccountState {
     public func fileMessage(_ fileId: String, conversationId: String) -> ConversationMessage? {
         guard let location = files.byId[fileId], location.conversationId == conversationId, let list = messages[conversationId] else { return nil }
         // Sequences run 1, 2, 3, … without gaps, so the message sits at sequence - 1.
-        let index = location.sequence - 1
+        let index = location.sequence.subtracting(saturating: 1)
         if list.indices.contains(index), list[index].file?.id == fileId { return list[index] }
         return list.first { $0.file?.id == fileId }
     }

@@ -54,15 +54,16 @@ public struct DeadlineQueue: Sendable {
 
     /// When the earliest work falls due, given the intervals.
     public func next(keyRotationInterval: Timestamp, clientIdleTimeout: Timestamp) -> Timestamp? {
-        [fixed.min?.at, keys.min.map { $0.at + keyRotationInterval }, clients.min.map { $0.at + clientIdleTimeout }].compactMap { $0 }.min()
+        let rotation = keys.min.map { $0.at.adding(saturating: keyRotationInterval) }
+        return [fixed.min?.at, rotation, clients.min.map { $0.at.adding(saturating: clientIdleTimeout) }].compactMap { $0 }.min()
     }
 
     /// Takes out the work due at `now`, earliest first within each kind.
     public mutating func takeDue(now: Timestamp, keyRotationInterval: Timestamp, clientIdleTimeout: Timestamp) -> [Work] {
         var due: [Work] = []
         Self.drain(&fixed, until: now, into: &due, scheduled: &scheduled)
-        Self.drain(&keys, until: now - keyRotationInterval, into: &due, scheduled: &scheduled)
-        Self.drain(&clients, until: now - clientIdleTimeout, into: &due, scheduled: &scheduled)
+        Self.drain(&keys, until: now.subtracting(saturating: keyRotationInterval), into: &due, scheduled: &scheduled)
+        Self.drain(&clients, until: now.subtracting(saturating: clientIdleTimeout), into: &due, scheduled: &scheduled)
         return due
     }
 

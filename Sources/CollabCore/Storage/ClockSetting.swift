@@ -16,4 +16,24 @@ public struct ClockSetting: StorableEntity, Equatable {
         self.offset = offset
         self.frozenAt = frozenAt
     }
+
+    /// The instants the clock may show: 1970 to the end of the year 9999 (UTC). A change or a restored
+    /// snapshot that would take the clock outside them is refused, and a stored setting from before
+    /// the bound is held within them, so every sum of the clock and a duration the server keeps fits.
+    public static let instants: ClosedRange<Timestamp> = 0...253_402_300_799_999
+
+    /// The instant the setting shows when the system time is `system`, held within ``instants``.
+    public func instant(system: Timestamp) -> Timestamp {
+        let instant = frozenAt ?? system.adding(saturating: offset)
+        return min(max(instant, Self.instants.lowerBound), Self.instants.upperBound)
+    }
+
+    /// Checks that the setting shows an instant within ``instants`` at system time `system`.
+    /// - Throws: `badRequest` naming the bound.
+    public func check(system: Timestamp) throws(CollabError) {
+        let instant = frozenAt ?? system.adding(saturating: offset)
+        guard Self.instants.contains(instant) else {
+            throw .badRequest("the clock would show \(instant), outside 0...\(Self.instants.upperBound) (1970 to the end of 9999)")
+        }
+    }
 }

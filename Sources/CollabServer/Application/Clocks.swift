@@ -21,7 +21,8 @@ public final class AdjustableClock: CollabClock {
     }
 
     public func now() -> Timestamp {
-        state.withLock { state in state.frozenAt ?? (system() + state.offset) }
+        let system = system()
+        return state.withLock { $0.instant(system: system) }
     }
 
     /// Moves time forward (or back) by `milliseconds`.
@@ -36,9 +37,17 @@ public final class AdjustableClock: CollabClock {
 
     /// The setting freezing or unfreezing and then advancing would leave, without changing the clock (a
     /// change is stored before it applies).
-    public func proposed(frozen: Bool?, advancedBy milliseconds: Int64?) -> ClockSetting {
+    /// - Throws: `badRequest` when the clock would leave ``ClockSetting/instants``.
+    public func proposed(frozen: Bool?, advancedBy milliseconds: Int64?) throws(CollabError) -> ClockSetting {
         let system = system()
-        return state.withLock { Self.setting($0, frozen: frozen, advancedBy: milliseconds, system: system) }
+        let next = state.withLock { Self.setting($0, frozen: frozen, advancedBy: milliseconds, system: system) }
+        try next.check(system: system)
+        return next
+    }
+
+    /// Checks that `setting` would show an instant within ``ClockSetting/instants`` now.
+    public func check(_ setting: ClockSetting) throws(CollabError) {
+        try setting.check(system: system())
     }
 
     private func change(frozen: Bool?, advancedBy milliseconds: Int64?) {
@@ -50,14 +59,18 @@ public final class AdjustableClock: CollabClock {
     /// `milliseconds`.
     private static func setting(_ setting: ClockSetting, frozen: Bool?, advancedBy milliseconds: Int64?, system: Timestamp) -> ClockSetting {
         var next = setting
-        let current = setting.frozenAt ?? (system + setting.offset)
+        let current = setting.instant(system: system)
         if frozen == true {
             next.frozenAt = current
         } else if frozen == false, setting.frozenAt != nil {
             next = ClockSetting(offset: current - system, frozenAt: nil)
         }
         if let milliseconds {
-            if let instant = next.frozenAt { next.frozenAt = instant + milliseconds } else { next.offset += milliseconds }
+            if let instant = next.frozenAt {
+                next.frozenAt = instant.adding(saturating: milliseconds)
+            } else {
+                next.offset = next.offset.adding(saturating: milliseconds)
+            }
         }
         return next
     }

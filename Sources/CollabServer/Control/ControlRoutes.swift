@@ -106,7 +106,7 @@ struct ControlRoutes {
                 guard (-limit...limit).contains(millis) else { throw CollabError.badRequest("advanceMillis is out of range") }
             }
             // Stored first (a restart keeps it; the other replicas of a cluster take the same time), then applied.
-            let next = env.clock.proposed(frozen: change.frozen, advancedBy: change.advanceMillis)
+            let next = try env.clock.proposed(frozen: change.frozen, advancedBy: change.advanceMillis)
             try await env.repository.storeClock(next)
             env.clock.apply(next)
             // What fell due at the new time (missed calls, key rotation) happens before the answer.

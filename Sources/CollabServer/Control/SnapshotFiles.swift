@@ -42,7 +42,7 @@ extension CollabEnvironment {
         try await importSnapshot(DataPieces(data: data))
     }
 
-    static func base64Size(_ bytes: Int64) -> Int { Int((bytes + 2) / 3 * 4) }
+    static func base64Size(_ bytes: Int64) -> Int { Int(max(0, bytes).adding(saturating: 2) / 3 * 4) }
 }
 
 /// A file's bytes as a body of 64 KiB pieces.

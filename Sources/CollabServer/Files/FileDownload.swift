@@ -70,6 +70,12 @@ enum FileDownload {
             body = ResponseBody(
                 byteBuffer: buffer.getSlice(at: buffer.readerIndex + Int(served.lowerBound), length: Int(served.count)) ?? ByteBuffer())
         case .path(let path):
+            // The bytes on disk must be the ones the record describes (a restored snapshot could name a
+            // size its file does not have): reading past their end would fail mid-answer.
+            let stored = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? NSNumber)?.int64Value
+            guard stored == file.size else {
+                throw CollabError(.internalError, "the stored bytes of file \(file.id) do not match its record (\(file.size) bytes)")
+            }
             body = try await FileIO().loadFile(path: path, range: Int(served.lowerBound)...Int(served.upperBound), context: context)
         }
         if let range {

@@ -24,13 +24,14 @@ extension CollabEnvironment {
         with review: FileReview
     ) async throws {
         let accountId = principal.accountId ?? ""
-        // One read for both kinds of interceptor.
-        let (interceptors, uploader, messageInterceptors, messageTimeout) = try read(principal) { state in
+        // One read for both kinds of interceptor; their type patterns run after it, off the account's lock.
+        let (active, uploader, messageInterceptors, messageTimeout) = try read(principal) { state in
             (
-                state.fileUploadInterceptors(reviewing: file.mimeType), state.persons[personId].map { WebPerson($0, expand: Expansion()) },
+                state.activeFileUploadInterceptors, state.persons[personId].map { WebPerson($0, expand: Expansion()) },
                 state.messageInterceptors(reviewing: personId), MessageReview.timeoutMillis(state)
             )
         }
+        let interceptors = active.filter { $0.reviews(file.mimeType) }
         let global = repository.directory.globalConfiguration.fileUploadInterceptors.reviewing(file.mimeType)
         let reviewers = interceptors.map { ($0, FileInterception.Reviewer.account) } + global.map { ($0, FileInterception.Reviewer.global) }
         for (interceptor, reviewer) in reviewers {

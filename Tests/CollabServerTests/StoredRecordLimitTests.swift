@@ -80,6 +80,63 @@ struct StoredRecordLimitTests {
         }
     }
 
+    @Test("users have persons: a user beyond the account's persons bound is a 409 naming the option, and nothing is stored")
+    func usersCountAsPersons() async throws {
+        let seeded = try await InProcessServer.with(seed: Self.seed) { server in
+            try server.stats(account: try Self.accountId(server, "full")).persons
+        }
+        try await InProcessServer.with(seed: Self.seed, configure: { $0.storedRecordLimits.personsPerAccount = seeded + 1 }) { server in
+            let full = try Self.accountId(server, "full")
+            let admin = InProcessServer.basic("admin-f", "pw")
+            let created = try await server.call(.post, "/app/rest/v4/users/create", authorization: admin, body: ["username": "fits"])
+            #expect(created.status == .ok, "\(created.text)")
+            let refused = try await server.call(.post, "/app/rest/v4/users/create", authorization: admin, body: ["username": "one-more"])
+            #expect(refused.status == .conflict && refused.text.contains("--max-persons-per-account"), "\(refused.text)")
+            #expect(try server.stats(account: full).persons == seeded + 1, "nothing stored")
+            let retry = try await server.call(.post, "/app/rest/v4/users/create", authorization: admin, body: ["username": "one-more"])
+            #expect(retry.status == .conflict && !retry.text.contains("already taken"), "the refused name was not claimed: \(retry.text)")
+        }
+    }
+
+    @Test("login sessions: a person's oldest ends once they hold the bound, so logging in again and again does not pile up")
+    func sessionsPerPerson() async throws {
+        let clock = AdjustableClock(frozenAt: 1_900_000_000_000)
+        try await InProcessServer.with(seed: Self.seed, clock: clock) { server in
+            var tokens: [String] = []
+            for _ in 0..<SessionLimits.perPerson {
+                clock.advance(by: 1)
+                let login = try await server.call(.post, "/agent/v1/login", body: AgentLoginRequest(username: "admin-f", password: "pw"))
+                tokens.append("Bearer " + (try login.decode(AgentLoginResponse.self).token))
+            }
+            for token in tokens { #expect(try await server.call(.get, "/agent/v1/me", authorization: token).status == .ok) }
+            clock.advance(by: 1)
+            #expect(try await server.call(.post, "/agent/v1/login", body: AgentLoginRequest(username: "admin-f", password: "pw")).status == .ok)
+            #expect(try await server.call(.get, "/agent/v1/me", authorization: tokens[0]).status == .unauthorized, "the oldest ended")
+            for token in tokens.dropFirst() { #expect(try await server.call(.get, "/agent/v1/me", authorization: token).status == .ok) }
+        }
+    }
+
+    @Test("devices: registering one more than a person keeps forgets the least recently registered")
+    func devicesPerPerson() async throws {
+        let clock = AdjustableClock(frozenAt: 1_900_000_000_000)
+        try await InProcessServer.with(seed: Self.seed, clock: clock) { server in
+            let full = try Self.accountId(server, "full")
+            for index in 0...DeviceLimits.perPerson {
+                clock.advance(by: 1)
+                let start = AgentClientStartRequest(
+                    apiKey: "full-key", username: "admin-f", password: "pw", deviceId: "phone-\(index)", device: .init(os: "iOS"))
+                let started = try await server.call(.post, "/agent/v1/clients", body: start)
+                #expect(started.status == .created, "\(started.text)")
+                let token = "Bearer " + (try started.decode(ClientStartResponse.self).token)
+                let push = PushRegistrationRequest(apnsToken: String(format: "%064x", index + 1), version: "NOT_ENCRYPTED")
+                #expect(try await server.call(.put, "/agent/v1/clients/current/push", authorization: token, body: push).status == .ok)
+            }
+            let devices = try server.server.environment.read(account: full) { state in state.devices.values.map(\.deviceId) }
+            #expect(devices.count == DeviceLimits.perPerson)
+            #expect(!devices.contains("phone-0") && devices.contains("phone-\(DeviceLimits.perPerson)"), "the first registered was forgotten")
+        }
+    }
+
     @Test("conversations: the account's bound and a visitor's open ones; ending or deleting frees a place")
     func conversations() async throws {
         try await InProcessServer.with(

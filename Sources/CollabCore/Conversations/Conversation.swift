@@ -183,6 +183,10 @@ public struct Conversation: Sendable, Codable, Equatable, Identifiable {
         }
         state = next
         stateChanges.append(ConversationStateChange(state: next, timestamp: timestamp))
+        // The first change (CREATED) stays; past the bound the oldest after it go.
+        if stateChanges.count > ConversationLimits.stateChanges {
+            stateChanges.removeSubrange(1...(stateChanges.count - ConversationLimits.stateChanges))
+        }
         if next == .queued { queuedTimestamp = timestamp }
     }
 }

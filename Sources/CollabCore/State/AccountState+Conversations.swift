@@ -60,6 +60,9 @@ public enum ConversationLimits {
     public static let callsPerConversation = 1_000
     /// Co-browsing sessions one conversation may hold, ended ones included (each start stores one).
     public static let coBrowsingSessionsPerConversation = 1_000
+    /// State changes one conversation keeps: its first (CREATED) and its latest (an accept and requeue
+    /// in a loop add two each time).
+    public static let stateChanges = 1_000
 }
 
 extension AccountState {
@@ -285,6 +288,7 @@ extension AccountState {
         // A conversation forwarded to a team keeps its assigned agent in the queue until someone accepts.
         let replaced = endAssignees(of: &conversation, except: agentPersonId, reason: "CONVERSATION_FORWARDED", at: context.now)
         conversation.participants.removeAll { $0.personId == agentPersonId && $0.type != .contextPerson }
+        makeRoomForParticipant(in: &conversation)
         conversation.participants.append(Participation(personId: agentPersonId, type: .assignedAgent, joinedTimestamp: context.now))
         conversation.assigneeJoinTimestamp = context.now
         save(conversation, context: context, changes: &changes)
@@ -369,7 +373,10 @@ extension AccountState {
             conversation.participants[index].state = .ended
             conversation.participants[index].leftTimestamp = context.now
         }
-        conversation.participants.removeAll { $0.personId == personId && $0.type != .contextPerson && $0.type != .assignedAgent }
+        // The new assignee's earlier participations (an ended assignment among them) give way to this one,
+        // so assigning two agents in turn does not grow the list.
+        conversation.participants.removeAll { $0.personId == personId && $0.type != .contextPerson }
+        makeRoomForParticipant(in: &conversation)
         conversation.participants.append(Participation(personId: personId, type: .assignedAgent, joinedTimestamp: context.now))
         conversation.assigneeJoinTimestamp = context.now
         if conversation.state != .active {
@@ -504,6 +511,12 @@ extension AccountState {
             coBrowsingSessions.removeValue(forKey: sessionId)
             changes.delete(.coBrowsingSession, sessionId)
         }
+        // Its bot dialogs, and its place in its participants' unread counts.
+        for dialogId in botDialogs.ids(Indexes.dialogByConversation, id) {
+            botDialogs.removeValue(forKey: dialogId)
+            changes.delete(.botDialog, dialogId)
+        }
+        forgetUnreadCounts(of: removed, changes: &changes)
     }
 
     // MARK: messages
@@ -615,6 +628,20 @@ extension AccountState {
         }
         conversation.participants.append(participation)
         update(conversation, context: context, changes: &changes)
+    }
+
+    /// Makes room for the assigned agent an accept or an assignment adds: at
+    /// ``ConversationLimits/participants``, the earliest ended participations other than the context
+    /// person's go (agents who took the conversation in turn). An assignment is never refused for the
+    /// history it leaves behind.
+    func makeRoomForParticipant(in conversation: inout Conversation) {
+        var excess = conversation.participants.count - ConversationLimits.participants + 1
+        guard excess > 0 else { return }
+        conversation.participants.removeAll { participation in
+            guard excess > 0, participation.state == .ended, participation.type != .contextPerson else { return false }
+            excess -= 1
+            return true
+        }
     }
 
     /// Ends the active assigned agents of `conversation` but `agentPersonId`; who they were.

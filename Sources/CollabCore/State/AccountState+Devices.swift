@@ -46,6 +46,16 @@ extension AccountState {
             device.keys = NotificationKeyRing(
                 current: NotificationKey(id: context.ids.make(length: 12), material: PushEncryption.makeKeyMaterial(), createdAt: context.now))
         }
+        // A person keeps at most ``DeviceLimits/perPerson`` devices: registering one more forgets the one
+        // registered least recently (it gets no more pushes), so new device ids in a loop do not grow the account.
+        let others = devices.rows(Indexes.deviceByPerson, session.personId).filter { $0.id != id }
+        if others.count >= DeviceLimits.perPerson {
+            let oldest = others.sorted { ($0.updatedAt, $0.id) < ($1.updatedAt, $1.id) }
+            for old in oldest.prefix(others.count - DeviceLimits.perPerson + 1) {
+                devices.removeValue(forKey: old.id)
+                changes.delete(.device, old.id)
+            }
+        }
         storeDevice(device)
         changes.put(device)
         return device
@@ -233,4 +243,11 @@ extension AccountState {
 
 extension String {
     var nonEmpty: String? { isEmpty ? nil : self }
+}
+
+/// Bounds on registered devices.
+public enum DeviceLimits {
+    /// Devices one person keeps registered (phones, tablets, reinstalls): registering one more forgets
+    /// the one registered or refreshed least recently.
+    public static let perPerson = 32
 }

@@ -90,6 +90,18 @@ extension AccountState {
         return state.total
     }
 
+    /// Takes a deleted conversation out of its participants' unread counts, so a person's record does
+    /// not keep every conversation it was ever told of.
+    mutating func forgetUnreadCounts(of conversation: Conversation, changes: inout ChangeSet) {
+        for personId in Set(conversation.participants.map(\.personId)).sorted() {
+            guard var person = persons[personId], var state = person.notifications, state.counts.removeValue(forKey: conversation.id) != nil
+            else { continue }
+            person.notifications = state
+            storePerson(person)
+            changes.put(person)
+        }
+    }
+
     /// Clears a person's unread counts (the collaboration UI was opened).
     mutating func clearNotificationCounts(personId: String, changes: inout ChangeSet) {
         guard var person = persons[personId], var state = person.notifications, !state.counts.isEmpty else { return }

@@ -146,11 +146,12 @@ extension AccountState {
 
     private mutating func applyDelete(_ kind: EntityKind, _ id: String, effects: inout ReplicatedEffects) {
         switch kind {
-        case .globalConfiguration, .virtualClock, .account, .jwtSettings, .presence, .pushSettings, .botDialog:
+        case .globalConfiguration, .virtualClock, .account, .jwtSettings, .presence, .pushSettings:
             // Never deleted one by one (they go with their account).
             break
-        // Calls, co-browsing sessions and invitations go with their conversation.
+        // Calls, co-browsing sessions, invitations and bot dialogs go with their conversation.
         case .call: _ = calls.removeValue(forKey: id)
+        case .botDialog: _ = botDialogs.removeValue(forKey: id)
         case .invitation: _ = invitations.removeValue(forKey: id)
         case .coBrowsingSession: _ = coBrowsingSessions.removeValue(forKey: id)
         // A declared kind's write removes the record it had before it joined the layer; the entity

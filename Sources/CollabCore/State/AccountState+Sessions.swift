@@ -8,6 +8,13 @@ extension AccountState {
             id: context.ids.makeSecret(), kind: kind, accountId: accountId, userId: userId, personId: personId, role: role,
             createdAt: context.now, expiresAt: context.now + lifetime
         )
+        // A person holds at most ``SessionLimits/perPerson`` sessions and tokens: one more ends the oldest, so
+        // logging in again and again grows neither the account nor the server's directory of tokens.
+        let held = sessions.rows(Indexes.sessionByPerson, personId)
+        if held.count >= SessionLimits.perPerson {
+            let oldest = held.sorted { ($0.createdAt, $0.id) < ($1.createdAt, $1.id) }
+            for old in oldest.prefix(held.count - SessionLimits.perPerson + 1) { removeSession(old.id, changes: &changes) }
+        }
         sessions[session.id] = session
         // Tokens are random secrets: a clash is impossible in practice, and would only refuse this login.
         try? directory.claim(.session(session.id), for: accountId, log: &directoryLog, conflict: .conflict("token clash"))
@@ -99,4 +106,11 @@ extension AccountState {
 
     /// The account's JWT validation settings.
     public func jwtValidation(accountId: String) -> JWTValidationSettings? { jwtSettings[accountId] }
+}
+
+/// Bounds on login sessions.
+public enum SessionLimits {
+    /// Login sessions and one-time authentication tokens one person holds at once (browsers, tools,
+    /// scripts logging in): one more ends that person's oldest.
+    public static let perPerson = 64
 }

@@ -96,6 +96,8 @@ extension AccountState {
         let username = try Limits.checkName(input.username, field: "username")
         let role = input.authorizationRole ?? .registeredUser
         guard role <= grantor else { throw .forbidden("cannot grant the role \(role.rawValue), which is above your own") }
+        // Every user has a person: users count against the account's persons (--max-persons-per-account).
+        try checkRoomForPerson(limits: context.limits)
         try claimUsername(username)
         let user = User(
             id: context.ids.make(), accountId: accountId, username: username, email: input.email, phone: input.phone,

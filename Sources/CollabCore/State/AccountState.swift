@@ -57,7 +57,7 @@ public struct AccountState: Sendable {
         Indexes.invitationByOpenToken, Indexes.invitationByConversation, Indexes.invitationByOpenAgentTarget, Indexes.invitationByOpenTeamTarget,
         Indexes.invitationByOpenSecondaryTarget, Indexes.invitationByStoredState,
     ], orders: [Indexes.invitationById, Indexes.invitationByCreation])
-    public internal(set) var botDialogs = IndexedTable<BotDialog>(indexes: [Indexes.dialogByOpenConversation])
+    public internal(set) var botDialogs = IndexedTable<BotDialog>(indexes: [Indexes.dialogByOpenConversation, Indexes.dialogByConversation])
     /// The entities of every declared kind (``EntityRegistry``), with their indexes.
     public internal(set) var declared = EntityTables()
 
@@ -359,4 +359,6 @@ enum Indexes {
     static let invitationByStoredState = TableIndex<Invitation>(5) { [$0.state.rawValue] }
     /// Offered and open bot dialogs by conversation.
     static let dialogByOpenConversation = TableIndex<BotDialog>(0) { $0.state == .finished ? [] : [$0.conversationId] }
+    /// Every dialog by its conversation, finished ones too: they go when the conversation is deleted.
+    static let dialogByConversation = TableIndex<BotDialog>(1) { [$0.conversationId] }
 }

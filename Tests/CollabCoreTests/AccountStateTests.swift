@@ -331,4 +331,23 @@ struct CollabStateTests {
         #expect(refused.changes.isEmpty && refused.events.isEmpty)
         #expect(state.declared.table(PersonVisibilityRule.self).count == PersonVisibilityRule.maxPerAccount)
     }
+
+    @Test("an audit entry keeps a state of up to 16 KiB, and a note of the size of a larger one")
+    func auditStateBound() throws {
+        var state = try seeded()
+        let admin = try principal(state, "a-admin")
+        var changes = ChangeSet()
+        func action(_ key: String, translation: String) throws -> CustomAction {
+            let json = #"{"type":"CONVERSATION","key":"\#(key)","translations":{"en":"\#(translation)","de":"\#(translation)"}}"#
+            return try EntityWire.draft(CustomAction.self, from: Data(json.utf8))
+        }
+        _ = try state.createEntity(try action("small", translation: "short"), for: admin, context: context, changes: &changes)
+        let large = try action("large", translation: String(repeating: "v", count: 10_000))
+        let created = try state.createEntity(large, for: admin, context: context, changes: &changes)
+        let entries = state.declared.table(AuditChange.self).rows.values
+        let smallState = try #require(entries.first { $0.entityName == "small" }?.newState)
+        #expect(smallState.contains("short") && smallState.utf8.count < AuditChange.maxStateBytes)
+        let largeState = try #require(entries.first { $0.entityId == created.id }?.newState)
+        #expect(largeState.hasPrefix(#"{"$_omitted":"larger than 16384 bytes","bytes":"#) && largeState.utf8.count < 100, "\(largeState.prefix(120))")
+    }
 }

@@ -30,6 +30,11 @@ public struct AuditChange: DeclaredEntity {
     /// How many entries an account keeps; a new one beyond it removes the oldest.
     public static let retained = 10_000
 
+    /// The largest state an entry keeps, in bytes of JSON: a larger one is replaced by a note of its
+    /// size, so the retained entries of an account hold at most about 320 MiB however large the
+    /// entities they record (a 1 MiB entity updated 10,000 times would otherwise keep 20 GiB).
+    public static let maxStateBytes = 16 * 1024
+
     public static let declaration = EntityDeclaration<AuditChange>(
         typeName: "AuditChange", path: "audit", idParameter: "auditChangeId", seedKey: "auditChanges",
         operations: EntityOperations(search: .admin),
@@ -62,6 +67,9 @@ extension AccountState {
         let user = principal?.userId.flatMap { users[$0] }
         func text(_ state: JSONValue?) -> String? {
             guard let state, let data = try? RecordCoding.encoder.encode(state) else { return nil }
+            guard data.count <= AuditChange.maxStateBytes else {
+                return #"{"$_omitted":"larger than \#(AuditChange.maxStateBytes) bytes","bytes":\#(data.count)}"#
+            }
             return String(decoding: data, as: UTF8.self)
         }
         let entry = AuditChange(

@@ -11,6 +11,7 @@ let package = Package(
     platforms: [.macOS(.v15)],
     dependencies: [
         .package(name: "mock-collab", path: ".."),
+        .package(url: "https://github.com/apple/swift-crypto.git", "3.12.3"..<"5.0.0"),
     ],
     targets: [
         // The MCF1 co-browsing frame header decoder and the checks every frame passes.
@@ -27,6 +28,11 @@ let package = Package(
         .executableTarget(
             name: "FuzzSeed",
             dependencies: [.product(name: "CollabSeed", package: "mock-collab")]
+        ),
+        // The snapshot reader, and what the server does with the accounts it restores.
+        .executableTarget(
+            name: "FuzzSnapshot",
+            dependencies: [.product(name: "CollabSeed", package: "mock-collab"), .product(name: "Crypto", package: "swift-crypto")]
         ),
     ]
 )

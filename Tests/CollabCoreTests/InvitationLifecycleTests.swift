@@ -1,4 +1,4 @@
-import CollabCore
+@testable import CollabCore
 import Testing
 
 /// An invitation lives no longer than its conversation: the end closes the open ones (so no agent's
@@ -69,5 +69,30 @@ struct InvitationLifecycleTests {
             return id
         }
         #expect(Set(deleted) == [stale.id, pin.id, link.id, invited.id, withdrawn.id])
+    }
+
+    @Test("inviting and revoking in a loop keeps a conversation's thousand newest invitations, the open ones always")
+    func closedOnesGiveWay() throws {
+        var changes = ChangeSet()
+        let context = OperationContext(now: 10, ids: .system)
+        let desk = try TwoAgentDesk(context: context, changes: &changes)
+        var state = desk.state
+        let admin = Principal.control(of: desk.account.id)
+        let conversation = try state.createConversation(
+            ConversationInput(contextPersonId: desk.visitor.id), accountId: desk.account.id, context: context, changes: &changes)
+        let open = try state.inviteAnonymousVisitor(
+            .visitorLink, conversationId: conversation.id, nickname: nil, creatorPersonId: nil, for: admin, context: context, changes: &changes)
+        var revoked: [String] = []
+        for round in 0..<(Invitation.maxPerConversation + 20) {
+            let at = OperationContext(now: 20 + Int64(round), ids: .system)
+            let pin = try state.inviteAnonymousVisitor(
+                .pin, conversationId: conversation.id, nickname: nil, creatorPersonId: nil, for: admin, context: at, changes: &changes)
+            _ = try state.revokeInvitation(pin.id, for: admin, context: at, changes: &changes)
+            revoked.append(pin.id)
+        }
+        let kept = state.invitations.ids(Indexes.invitationByConversation, conversation.id)
+        #expect(kept.count == Invitation.maxPerConversation)
+        #expect(kept.contains(open.id), "the open link stays, though it is the oldest")
+        #expect(!kept.contains(revoked[0]) && kept.contains(revoked.last ?? ""), "the oldest revoked ones went")
     }
 }

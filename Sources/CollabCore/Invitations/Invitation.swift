@@ -79,6 +79,9 @@ public struct Invitation: Sendable, Codable, Equatable, Identifiable {
     public static let linkLifetime: Int64 = 7 * 24 * 60 * 60 * 1000
     /// Open invitations one conversation may have.
     public static let maxOpenPerConversation = 50
+    /// Invitations one conversation keeps, closed ones (redeemed, revoked, expired) included: a new one
+    /// beyond removes the oldest closed one.
+    public static let maxPerConversation = 1_000
     /// Secondary targets one invitation may have.
     public static let maxSecondaryTargets = 50
     /// The `invitationChanged` event detail naming the person whose secondary target was canceled.

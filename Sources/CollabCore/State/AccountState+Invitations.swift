@@ -198,9 +198,22 @@ extension AccountState {
         }
     }
 
+    /// Makes room for a new invitation of `conversationId`: at ``Invitation/maxPerConversation`` the
+    /// oldest closed ones go, so inviting and revoking in a loop does not grow the conversation's list.
+    mutating func makeRoomForInvitation(in conversationId: String, now: Timestamp, changes: inout ChangeSet) {
+        let kept = invitations.rows(Indexes.invitationByConversation, conversationId)
+        guard kept.count >= Invitation.maxPerConversation else { return }
+        let closed = kept.filter { $0.state(at: now) != .open }.sorted { ($0.createdTimestamp, $0.id) < ($1.createdTimestamp, $1.id) }
+        for old in closed.prefix(kept.count - Invitation.maxPerConversation + 1) {
+            invitations.removeValue(forKey: old.id)
+            changes.delete(.invitation, old.id)
+        }
+    }
+
     mutating func saveInvitation(
         _ invitation: Invitation, action: String, detail: [String: String] = [:], context: OperationContext, changes: inout ChangeSet
     ) {
+        if invitations[invitation.id] == nil { makeRoomForInvitation(in: invitation.conversationId, now: context.now, changes: &changes) }
         let before = inboundAddressees(invitations[invitation.id], now: context.now)
         let after = inboundAddressees(invitation, now: context.now)
         invitations[invitation.id] = invitation

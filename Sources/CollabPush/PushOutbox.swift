@@ -1,4 +1,4 @@
-import CollabCore
+public import CollabCore
 public import CollabWire
 import DequeModule
 import Synchronization
@@ -62,11 +62,24 @@ public final class PushOutbox: Sendable {
         }
     }
 
-    /// Streams: touched by a push only while there are any.
+    /// Streams by the account whose entries they follow (`nil`: every account's): touched by a push only
+    /// while there are any, and then only the pushing account's and the server-wide ones.
     private struct Subscribers {
-        var streams: [Int: AsyncStream<OutboxEntry>.Continuation] = [:]
+        var streams: [String?: [Int: AsyncStream<OutboxEntry>.Continuation]] = [:]
+        var accountOf: [Int: String?] = [:]
         var nextId = 0
+
+        var count: Int { accountOf.count }
+
+        mutating func remove(_ id: Int) -> AsyncStream<OutboxEntry>.Continuation? {
+            guard let accountId = accountOf.removeValue(forKey: id) else { return nil }
+            defer { if streams[accountId]?.isEmpty == true { streams[accountId] = nil } }
+            return streams[accountId]?.removeValue(forKey: id)
+        }
     }
+
+    /// Streams open at once that follow one account's entries, or every account's.
+    public static let maxStreamsPerAccount = 64
 
     /// The accounts' rings.
     private let accounts = AccountShards(keyed: { AccountOutbox(accountId: $0) })
@@ -124,7 +137,8 @@ public final class PushOutbox: Sendable {
     private func announce(_ entry: OutboxEntry, to waiters: [CheckedContinuation<OutboxEntry?, Never>]) {
         for waiter in waiters + unscoped.take(matching: { $0.matches(entry) }) { waiter.resume(returning: entry) }
         guard streaming.load(ordering: .sequentiallyConsistent) > 0 else { return }
-        for stream in subscribers.withLock({ Array($0.streams.values) }) { stream.yield(entry) }
+        let streams = subscribers.withLock { Array(($0.streams[entry.accountId] ?? [:]).values) + Array(($0.streams[nil] ?? [:]).values) }
+        for stream in streams { stream.yield(entry) }
     }
 
     /// How many rings trimming to ``totalCapacity`` visited since start: one per round, whatever the
@@ -187,24 +201,32 @@ public final class PushOutbox: Sendable {
         accounts.shards(for: nil).compactMap { outbox in outbox.ring.withLock { $0.firstMatch(filter) } }.min { $0.id < $1.id }
     }
 
-    /// A stream of new and updated entries (bounded; a slow reader loses the oldest).
-    public func subscribe(bufferSize: Int = 1_000) -> (id: Int, stream: AsyncStream<OutboxEntry>) {
+    /// A stream of new and updated entries of `accountId` (`nil`: of every account), bounded: a slow
+    /// reader loses the oldest. Another account's pushes never reach it, nor cost it anything.
+    /// - Throws: `tooManyRequests` when ``maxStreamsPerAccount`` streams follow that account already.
+    public func subscribe(accountId: String?, bufferSize: Int = 1_000) throws(CollabError) -> (id: Int, stream: AsyncStream<OutboxEntry>) {
         let (stream, continuation) = AsyncStream.makeStream(of: OutboxEntry.self, bufferingPolicy: .bufferingNewest(bufferSize))
-        let id: Int = subscribers.withLock { subscribers in
+        let id: Int? = subscribers.withLock { subscribers in
+            guard (subscribers.streams[accountId]?.count ?? 0) < Self.maxStreamsPerAccount else { return nil }
             defer { subscribers.nextId += 1 }
-            subscribers.streams[subscribers.nextId] = continuation
+            subscribers.streams[accountId, default: [:]][subscribers.nextId] = continuation
+            subscribers.accountOf[subscribers.nextId] = accountId
             return subscribers.nextId
+        }
+        guard let id else {
+            continuation.finish()
+            throw CollabError(.tooManyRequests, "\(Self.maxStreamsPerAccount) push streams are open for this account already; close one")
         }
         streaming.wrappingAdd(1, ordering: .sequentiallyConsistent)
         return (id, stream)
     }
 
     /// Open streams.
-    public var subscriberCount: Int { subscribers.withLock { $0.streams.count } }
+    public var subscriberCount: Int { subscribers.withLock { $0.count } }
 
     /// Ends a stream.
     public func unsubscribe(_ id: Int) {
-        guard let stream = subscribers.withLock({ $0.streams.removeValue(forKey: id) }) else { return }
+        guard let stream = subscribers.withLock({ $0.remove(id) }) else { return }
         streaming.wrappingSubtract(1, ordering: .sequentiallyConsistent)
         stream.finish()
     }
@@ -212,8 +234,8 @@ public final class PushOutbox: Sendable {
     /// Ends every stream (shutdown).
     public func finishAll() {
         let streams = subscribers.withLock { subscribers in
-            defer { subscribers.streams = [:] }
-            return Array(subscribers.streams.values)
+            defer { subscribers = Subscribers(nextId: subscribers.nextId) }
+            return subscribers.streams.values.flatMap(\.values)
         }
         streaming.wrappingSubtract(streams.count, ordering: .sequentiallyConsistent)
         for stream in streams { stream.finish() }

@@ -89,10 +89,10 @@ struct PushOutboxTests {
     }
 
     @Test("a stream sees new and updated entries; unsubscribing and finishing end streams")
-    func streams() async {
+    func streams() async throws {
         let outbox = PushOutbox()
-        let (id, stream) = outbox.subscribe()
-        let (_, other) = outbox.subscribe()
+        let (id, stream) = try outbox.subscribe(accountId: nil)
+        let (_, other) = try outbox.subscribe(accountId: "acc")
         #expect(outbox.subscriberCount == 2)
         outbox.record(Self.entry())
         outbox.update(id: 1, accountId: "acc") { $0.state = .pending }
@@ -105,6 +105,26 @@ struct PushOutboxTests {
         var count = 0
         for await _ in other { count += 1 }
         #expect(count == 2)
+    }
+
+    @Test("an account's stream sees that account's entries alone; an account holds at most its share of streams")
+    func streamsPerAccount() async throws {
+        let outbox = PushOutbox()
+        let (mine, stream) = try outbox.subscribe(accountId: "acc")
+        outbox.record(Self.entry(account: "other"))
+        outbox.record(Self.entry(account: "acc", person: "mine"))
+        outbox.unsubscribe(mine)
+        var seen: [String] = []
+        for await entry in stream { seen.append(entry.personId) }
+        #expect(seen == ["mine"], "the other account's push never reached it")
+
+        let held = try (0..<PushOutbox.maxStreamsPerAccount).map { _ in try outbox.subscribe(accountId: "busy").id }
+        #expect(throws: CollabError.self) { try outbox.subscribe(accountId: "busy") }
+        #expect(try outbox.subscribe(accountId: "quiet").id >= 0, "another account has its own share")
+        outbox.unsubscribe(held[0])
+        #expect(try outbox.subscribe(accountId: "busy").id >= 0, "closing one frees a place")
+        outbox.finishAll()
+        #expect(outbox.subscriberCount == 0)
     }
 
     @Test("one account's flood never pushes out another's pushes; past four accounts' worth the largest gives up its oldest")

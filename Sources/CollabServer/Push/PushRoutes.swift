@@ -130,7 +130,7 @@ struct PushRoutes {
         group.get("pushes/stream") { request, context in
             try request.refuseUnknownQuery(OutboxFilter.parameters)
             let filter = try OutboxFilter(request, environment: env, confinedTo: try context.inspectorConfinement())
-            let (id, stream) = env.pushes.outbox.subscribe()
+            let (id, stream) = try env.pushes.outbox.subscribe(accountId: filter.accountId)
             let encoder = JSONEncoder()
             let body = ResponseBody { writer in
                 // Server-sent events: one `push` event per new or updated outbox entry. The stream ends

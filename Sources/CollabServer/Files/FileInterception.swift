@@ -72,10 +72,17 @@ final class FileInterception: Service {
         event.conversationId = conversationId
         let clock = self.clock
         return await withTaskGroup(of: Void.self) { timer in
-            // The timeout is a child task: a decision that comes first cancels it.
+            // The timeout is a child task. A decision that comes first cancels it, and its resolve below
+            // then finds the decision and does nothing; the upload's own cancellation (a client gone, a
+            // shutdown) cancels it too, and then it ends the wait, which nothing else would.
             timer.addTask {
-                guard (try? await clock.sleep(for: timeout)) != nil else { return }
-                self.resolve(token, .rejected("the interceptor '\(interceptor.name)' did not decide in time"))
+                let timedOut = (try? await clock.sleep(for: timeout)) != nil
+                self.resolve(
+                    token,
+                    .rejected(
+                        timedOut
+                            ? "the interceptor '\(interceptor.name)' did not decide in time"
+                            : "the upload was cancelled before the interceptor '\(interceptor.name)' decided"))
             }
             defer { timer.cancelAll() }
             if let failure = await send(event, to: interceptor) {

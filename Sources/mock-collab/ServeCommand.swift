@@ -102,6 +102,14 @@ struct ServeCommand: AsyncParsableCommand {
 
     @Option(
         help: """
+            Bytes of JSON one account's declared entities may hold (canned responses, named areas, bots, …; not the audit \
+            log); a create or update beyond it is refused with 409 (MOCK_COLLAB_MAX_ENTITY_BYTES_PER_ACCOUNT).
+            """)
+    var maxEntityBytesPerAccount: Int = EnvironmentDefaults.value(
+        "MOCK_COLLAB_MAX_ENTITY_BYTES_PER_ACCOUNT", StoredRecordLimits().entityBytesPerAccount)
+
+    @Option(
+        help: """
             Conversations one visitor may have open (not ended) at once; a new one beyond it is refused with 409 \
             (MOCK_COLLAB_MAX_OPEN_CONVERSATIONS_PER_VISITOR).
             """)
@@ -185,6 +193,7 @@ struct ServeCommand: AsyncParsableCommand {
         guard maxConversationsPerAccount > 0 else { throw ValidationError("--max-conversations-per-account must be positive") }
         guard maxOpenConversationsPerVisitor > 0 else { throw ValidationError("--max-open-conversations-per-visitor must be positive") }
         guard maxMessageBytesPerAccount >= 64 * 1024 else { throw ValidationError("--max-message-bytes-per-account must be at least 65536") }
+        guard maxEntityBytesPerAccount >= 1 << 20 else { throw ValidationError("--max-entity-bytes-per-account must be at least 1048576") }
         guard journalMaxBytes >= 64 * 1024 else { throw ValidationError("--journal-max-bytes must be at least 65536") }
         guard (4...31).contains(passwordHashCost) else { throw ValidationError("--password-hash-cost must be between 4 and 31") }
         if let version = productVersion ?? EnvironmentDefaults.string("MOCK_COLLAB_PRODUCT_VERSION"), ProductVersion(version) == nil {
@@ -233,7 +242,8 @@ struct ServeCommand: AsyncParsableCommand {
             configuration.maxFrameMemoryPerAccount = maxFrameMemoryPerAccount
             configuration.storedRecordLimits = StoredRecordLimits(
                 personsPerAccount: maxPersonsPerAccount, conversationsPerAccount: maxConversationsPerAccount,
-                messageBytesPerAccount: maxMessageBytesPerAccount, openConversationsPerVisitor: maxOpenConversationsPerVisitor)
+                messageBytesPerAccount: maxMessageBytesPerAccount, openConversationsPerVisitor: maxOpenConversationsPerVisitor,
+                entityBytesPerAccount: maxEntityBytesPerAccount)
         } catch {
             throw ServeStartError(description: (error as? CollabError)?.message ?? "\(error)")
         }

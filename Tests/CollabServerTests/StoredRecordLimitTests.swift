@@ -137,6 +137,32 @@ struct StoredRecordLimitTests {
         }
     }
 
+    @Test("declared entities: a create or update beyond the account's entity bytes is a 409 naming the option; deleting frees bytes")
+    func entityBytes() async throws {
+        try await InProcessServer.with(seed: Self.seed, configure: { $0.storedRecordLimits.entityBytesPerAccount = 120_000 }) { server in
+            let admin = InProcessServer.basic("admin-f", "pw")
+            func response(_ title: String, bytes: Int) -> [String: String] {
+                ["title": title, "text": String(repeating: "x", count: bytes), "ownerType": "ACCOUNT"]
+            }
+            var ids: [String] = []
+            for index in 0..<7 {
+                let created = try await server.call(
+                    .post, "/app/rest/v4/cannedresponses/create", authorization: admin, body: response("r\(index)", bytes: 16_000))
+                #expect(created.status == .ok, "\(created.text)")
+                ids.append(try #require(created.decode(WebEntityID.self).id))
+            }
+            let refused = try await server.call(
+                .post, "/app/rest/v4/cannedresponses/create", authorization: admin, body: response("one more", bytes: 16_000))
+            #expect(refused.status == .conflict && refused.text.contains("--max-entity-bytes-per-account"), "\(refused.text)")
+            let small = try await server.call(.post, "/app/rest/v4/cannedresponses/create", authorization: admin, body: response("small", bytes: 10))
+            #expect(small.status == .ok, "what fits is still taken: \(small.text)")
+            #expect(try await server.call(.delete, "/app/rest/v4/cannedresponses/\(ids[0])/delete", authorization: admin).status == .noContent)
+            let again = try await server.call(
+                .post, "/app/rest/v4/cannedresponses/create", authorization: admin, body: response("one more", bytes: 16_000))
+            #expect(again.status == .ok, "deleting freed its bytes: \(again.text)")
+        }
+    }
+
     @Test("conversations: the account's bound and a visitor's open ones; ending or deleting frees a place")
     func conversations() async throws {
         try await InProcessServer.with(
@@ -232,4 +258,9 @@ struct StoredRecordLimitTests {
         }
         #expect(reloaded == stored)
     }
+}
+
+/// The id of an entity a Web API create answers.
+private struct WebEntityID: Decodable {
+    var id: String?
 }

@@ -107,6 +107,9 @@ public struct EntityDeclaration<Entity: DeclaredEntity>: Sendable {
     /// ``secrets`` does not name (a webhook's signing secret, an API key's string): an entry would keep
     /// it after it changed. `nil`: entries leave out the ``secrets`` alone.
     public var auditView: EntityAuditView<Entity>?
+    /// Whether the kind's entities count against ``StoredRecordLimits/entityBytesPerAccount`` (all but
+    /// the audit log, which keeps its own bound).
+    public var bytesCounted: Bool
 
     public init(
         typeName: String, path: String, idParameter: String, queryType: String? = nil, resultType: String? = nil, listType: String? = nil,
@@ -115,7 +118,7 @@ public struct EntityDeclaration<Entity: DeclaredEntity>: Sendable {
         tracksModification: Bool = true, maxPerAccount: Int = 200_000, rules: EntityRules<Entity> = EntityRules(),
         secrets: EntitySecrets<Entity>? = nil, wireType: (@Sendable (Entity) -> String)? = nil, storedOnly: Set<String> = [],
         expandable: Set<String> = [], legacyKind: EntityKind? = nil, globalKeys: (@Sendable (Entity) -> [Directory.Key])? = nil,
-        auditView: EntityAuditView<Entity>? = nil
+        auditView: EntityAuditView<Entity>? = nil, bytesCounted: Bool = true
     ) {
         self.typeName = typeName
         self.path = path
@@ -141,6 +144,7 @@ public struct EntityDeclaration<Entity: DeclaredEntity>: Sendable {
         self.legacyKind = legacyKind
         self.globalKeys = globalKeys
         self.auditView = auditView
+        self.bytesCounted = bytesCounted
     }
 
     /// `entity` as `role` may see it: for a role below the one that reads the kind (its read operation's,

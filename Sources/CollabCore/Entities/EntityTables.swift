@@ -6,6 +6,10 @@ import Foundation
 /// replication and snapshots reach them through ``EntityRegistry`` by the type name in a record's key.
 public struct EntityTables: Sendable {
     private var tables: [String: any AnyEntityTable] = [:]
+    /// Record id → the bytes of JSON the entity is stored as, for the kinds whose bytes count.
+    private var sizes: [String: Int] = [:]
+    /// What the account's entities count for against ``StoredRecordLimits/entityBytesPerAccount``.
+    public private(set) var storedBytes = 0
 
     public init() {}
 
@@ -50,10 +54,34 @@ public struct EntityTables: Sendable {
         return try load(type, record)
     }
 
-    private mutating func load<E: DeclaredEntity>(_ type: E.Type, _ record: StoredRecord) throws -> String? {
-        let record = try RecordCoding.decode(DeclaredRecord<E>.self, from: record)
+    private mutating func load<E: DeclaredEntity>(_ type: E.Type, _ stored: StoredRecord) throws -> String? {
+        let record = try RecordCoding.decode(DeclaredRecord<E>.self, from: stored)
         modify(E.self) { table in table.put(record.entity) }
+        count(E.self, record.id, bytes: stored.body.count)
         return record.storageAccountId
+    }
+
+    /// Stores `entity`, counting its bytes (`size`: as ``storedSize(of:)`` gives it, when known).
+    mutating func put<E: DeclaredEntity>(_ entity: E, size: Int? = nil) {
+        modify(E.self) { $0.put(entity) }
+        if E.declaration.bytesCounted { count(E.self, DeclaredRecord<E>.recordId(entity.id), bytes: size ?? Self.storedSize(of: entity)) }
+    }
+
+    /// The bytes of JSON `entity` is stored as.
+    static func storedSize<E: DeclaredEntity>(of entity: E) -> Int {
+        (try? RecordCoding.encoder.encode(DeclaredRecord(entity)).count) ?? 0
+    }
+
+    /// What the stored entity `id` of `type` counts for now (0: none, or a kind that does not count).
+    func storedSize<E: DeclaredEntity>(of type: E.Type, id: String) -> Int {
+        sizes[DeclaredRecord<E>.recordId(id)] ?? 0
+    }
+
+    private mutating func count<E: DeclaredEntity>(_ type: E.Type, _ recordId: String, bytes: Int?) {
+        guard E.declaration.bytesCounted else { return }
+        storedBytes -= sizes[recordId] ?? 0
+        sizes[recordId] = bytes
+        storedBytes += bytes ?? 0
     }
 
     /// Removes the entity a record key names (another replica's delete); unknown keys are nothing.
@@ -62,8 +90,10 @@ public struct EntityTables: Sendable {
         remove(type, key.id)
     }
 
-    private mutating func remove<E: DeclaredEntity>(_ type: E.Type, _ id: String) {
+    /// Removes the entity `id` of `type`, and what it counted for.
+    mutating func remove<E: DeclaredEntity>(_ type: E.Type, _ id: String) {
         modify(E.self) { table in table.remove(id) }
+        count(E.self, DeclaredRecord<E>.recordId(id), bytes: nil)
     }
 
     /// Every entity as the store keeps it, by kind then id.

@@ -75,6 +75,7 @@ extension AccountState {
         if E.declaration.versioned { entity.version = 1 }
         E.declaration.rules.complete(&entity, principal)
         try checkWrite(entity, for: principal)
+        try checkRoom(for: entity, context: context)
         E.declaration.rules.prepareCreate(&entity, principal, &self, context, &changes)
         try claimGlobalKeys(of: entity, previous: nil)
         putEntity(entity, action: .create, previous: nil, by: principal, context: context, changes: &changes)
@@ -100,6 +101,7 @@ extension AccountState {
         if E.declaration.tracksModification { entity.modificationTimestamp = context.now }
         E.declaration.rules.complete(&entity, principal)
         try checkWrite(entity, for: principal)
+        try checkRoom(for: entity, context: context)
         try claimGlobalKeys(of: entity, previous: current)
         putEntity(entity, action: .update, previous: current, by: principal, context: context, changes: &changes)
         E.declaration.rules.afterWrite(entity, principal, &self, context, &changes)
@@ -116,6 +118,19 @@ extension AccountState {
         try E.declaration.rules.deletable(current, principal, self)
         removeEntity(current, by: principal, context: context, changes: &changes)
         return current
+    }
+
+    /// Checks that `entity`, in place of the stored one with its id, keeps the account's entities within
+    /// ``StoredRecordLimits/entityBytesPerAccount``.
+    /// - Throws: `conflict` naming the option.
+    private func checkRoom<E: DeclaredEntity>(for entity: E, context: OperationContext) throws(CollabError) {
+        guard E.declaration.bytesCounted else { return }
+        let bytes = declared.storedBytes - declared.storedSize(of: E.self, id: entity.id) + EntityTables.storedSize(of: entity)
+        let limit = context.limits.entityBytesPerAccount
+        guard bytes <= limit else {
+            throw .conflict(
+                "the account's entities hold their maximum of \(limit) bytes (--max-entity-bytes-per-account); deleting entities frees their bytes")
+        }
     }
 
     /// The checks every stored version of an entity passes: the kind's rules and its unique name.
@@ -148,7 +163,7 @@ extension AccountState {
     mutating func putEntity<E: DeclaredEntity>(
         _ entity: E, action: EntityChange.Action, previous: E?, by principal: Principal?, context: OperationContext, changes: inout ChangeSet
     ) {
-        declared.modify(E.self) { $0.put(entity) }
+        declared.put(entity)
         if let legacy = E.declaration.legacyKind { changes.delete(legacy, entity.id) }
         changes.put(DeclaredRecord(entity))
         announce(entity, action: action, previous: previous, by: principal, context: context, changes: &changes)
@@ -156,7 +171,7 @@ extension AccountState {
 
     /// Removes an entity (the layer's deletes, and behaviour written by hand on top of it).
     mutating func removeEntity<E: DeclaredEntity>(_ entity: E, by principal: Principal?, context: OperationContext, changes: inout ChangeSet) {
-        declared.modify(E.self) { $0.remove(entity.id) }
+        declared.remove(E.self, entity.id)
         for key in E.declaration.globalKeys?(entity) ?? [] { directory.release(key, log: &directoryLog) }
         if let legacy = E.declaration.legacyKind { changes.delete(legacy, entity.id) }
         changes.delete(.declared, DeclaredRecord<E>.recordId(entity.id))

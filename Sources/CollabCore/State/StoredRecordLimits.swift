@@ -1,5 +1,5 @@
 /// How much one account may store of what its callers create, anonymous ones included: persons,
-/// conversations and message text. A create beyond a bound is refused with 409 and changes nothing,
+/// conversations, message text and declared entities. A create beyond a bound is refused with 409 and changes nothing,
 /// so one tenant (or anyone holding its app's public API key) can fill only its own share.
 public struct StoredRecordLimits: Sendable, Equatable {
     /// Persons of the account (visitors, agents' persons, bots).
@@ -11,6 +11,9 @@ public struct StoredRecordLimits: Sendable, Equatable {
     public var messageBytesPerAccount: Int
     /// Conversations one visitor may have open (not ended) at once.
     public var openConversationsPerVisitor: Int
+    /// Bytes of JSON the account's declared entities hold (canned responses, named areas, bots, …; the
+    /// audit log has its own bound), each as stored (deleting entities frees their bytes).
+    public var entityBytesPerAccount: Int
 
     /// What a stored message costs besides its text, as the bound counts it.
     public static let messageOverhead = 256
@@ -20,14 +23,16 @@ public struct StoredRecordLimits: Sendable, Equatable {
     ///   - conversationsPerAccount: Default 250,000.
     ///   - messageBytesPerAccount: Default 512 MiB.
     ///   - openConversationsPerVisitor: Default 100.
+    ///   - entityBytesPerAccount: Default 256 MiB.
     public init(
         personsPerAccount: Int = 250_000, conversationsPerAccount: Int = 250_000, messageBytesPerAccount: Int = 512 * 1024 * 1024,
-        openConversationsPerVisitor: Int = 100
+        openConversationsPerVisitor: Int = 100, entityBytesPerAccount: Int = 256 * 1024 * 1024
     ) {
         self.personsPerAccount = personsPerAccount
         self.conversationsPerAccount = conversationsPerAccount
         self.messageBytesPerAccount = messageBytesPerAccount
         self.openConversationsPerVisitor = openConversationsPerVisitor
+        self.entityBytesPerAccount = entityBytesPerAccount
     }
 
     /// What `message` counts for against ``messageBytesPerAccount``.

@@ -60,9 +60,9 @@ public struct ServerConfiguration: Sendable {
     public var keyOverlap: Int64
     /// How many pushes the outbox keeps for each account (four times as many in all).
     public var outboxCapacity: Int
-    /// How much one account may store of persons, conversations and message text
+    /// How much one account may store of persons, conversations, message text and declared entities
     /// (`serve --max-persons-per-account`, `--max-conversations-per-account`, `--max-message-bytes-per-account`,
-    /// `--max-open-conversations-per-visitor`).
+    /// `--max-entity-bytes-per-account`, `--max-open-conversations-per-visitor`).
     public var storedRecordLimits = StoredRecordLimits()
     /// Attempts per push delivery.
     public var pushMaxAttempts: Int

@@ -46,7 +46,7 @@ public struct AuditChange: DeclaredEntity {
             .enumeration("INTERACTION_TYPE") { $0.interactionType }, .id("OWNER_ID") { $0.ownerId },
             .enumeration("OWNER_TYPE") { $0.ownerType }, .name("USERNAME") { $0.userName }, .id("USER_ID") { $0.userId },
         ],
-        audited: false, versioned: false, tracksModification: false
+        audited: false, versioned: false, tracksModification: false, bytesCounted: false
     )
 }
 

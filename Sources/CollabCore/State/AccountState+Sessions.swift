@@ -111,6 +111,7 @@ extension AccountState {
 /// Bounds on login sessions.
 public enum SessionLimits {
     /// Login sessions and one-time authentication tokens one person holds at once (browsers, tools,
-    /// scripts logging in): one more ends that person's oldest.
-    public static let perPerson = 64
+    /// scripts, and `mock-collab load`'s simulated agents, which all log in as one user): one more ends
+    /// that person's oldest.
+    public static let perPerson = 1_000
 }

@@ -9,10 +9,7 @@ struct ConversationHistoryBoundsTests {
     func stateChanges() throws {
         var changes = ChangeSet()
         let context = OperationContext(now: 10, ids: .system)
-        let desk = try TwoAgentDesk(context: context, changes: &changes)
-        var state = desk.state
-        let conversation = try state.createConversation(
-            ConversationInput(contextPersonId: desk.visitor.id), accountId: desk.account.id, context: context, changes: &changes)
+        var (desk, state, conversation) = try TwoAgentDesk.withConversation(context: context, changes: &changes)
         for round in 0..<600 {
             let at = OperationContext(now: 100 + Int64(round), ids: .system)
             let accountId = desk.account.id
@@ -30,10 +27,7 @@ struct ConversationHistoryBoundsTests {
     func assignments() throws {
         var changes = ChangeSet()
         let context = OperationContext(now: 10, ids: .system)
-        let desk = try TwoAgentDesk(context: context, changes: &changes)
-        var state = desk.state
-        let conversation = try state.createConversation(
-            ConversationInput(contextPersonId: desk.visitor.id), accountId: desk.account.id, context: context, changes: &changes)
+        var (desk, state, conversation) = try TwoAgentDesk.withConversation(context: context, changes: &changes)
         for round in 0..<100 {
             let agent = round.isMultiple(of: 2) ? desk.agent : desk.other
             _ = try state.setAssignee(conversation.id, personId: agent.id, accountId: desk.account.id, context: context, changes: &changes)
@@ -63,10 +57,7 @@ struct ConversationHistoryBoundsTests {
     func deletionLeavesNothing() throws {
         var changes = ChangeSet()
         let context = OperationContext(now: 10, ids: .system)
-        let desk = try TwoAgentDesk(context: context, changes: &changes)
-        var state = desk.state
-        let conversation = try state.createConversation(
-            ConversationInput(contextPersonId: desk.visitor.id), accountId: desk.account.id, context: context, changes: &changes)
+        var (desk, state, conversation) = try TwoAgentDesk.withConversation(context: context, changes: &changes)
         let kept = try state.createConversation(
             ConversationInput(contextPersonId: desk.visitor.id), accountId: desk.account.id, context: context, changes: &changes)
         _ = state.countNotification(personId: desk.visitor.id, conversationId: conversation.id, changes: &changes)

@@ -75,11 +75,8 @@ struct InvitationLifecycleTests {
     func closedOnesGiveWay() throws {
         var changes = ChangeSet()
         let context = OperationContext(now: 10, ids: .system)
-        let desk = try TwoAgentDesk(context: context, changes: &changes)
-        var state = desk.state
+        var (desk, state, conversation) = try TwoAgentDesk.withConversation(context: context, changes: &changes)
         let admin = Principal.control(of: desk.account.id)
-        let conversation = try state.createConversation(
-            ConversationInput(contextPersonId: desk.visitor.id), accountId: desk.account.id, context: context, changes: &changes)
         let open = try state.inviteAnonymousVisitor(
             .visitorLink, conversationId: conversation.id, nickname: nil, creatorPersonId: nil, for: admin, context: context, changes: &changes)
         var revoked: [String] = []

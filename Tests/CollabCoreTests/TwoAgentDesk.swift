@@ -31,3 +31,17 @@ struct TwoAgentDesk {
         visitor = try #require(state.persons.values.first { $0.sourceId == "v" })
     }
 }
+
+extension TwoAgentDesk {
+    /// A desk with one conversation of its visitor, queued in the account's queue: the desk, the state
+    /// that holds the conversation, and the conversation.
+    static func withConversation(
+        context: OperationContext, changes: inout ChangeSet
+    ) throws -> (desk: TwoAgentDesk, state: AccountState, conversation: Conversation) {
+        let desk = try TwoAgentDesk(context: context, changes: &changes)
+        var state = desk.state
+        let conversation = try state.createConversation(
+            ConversationInput(contextPersonId: desk.visitor.id), accountId: desk.account.id, context: context, changes: &changes)
+        return (desk, state, conversation)
+    }
+}

@@ -45,11 +45,6 @@ public final class AdjustableClock: CollabClock {
         return next
     }
 
-    /// Checks that `setting` would show an instant within ``ClockSetting/instants`` now.
-    public func check(_ setting: ClockSetting) throws(CollabError) {
-        try setting.check(system: system())
-    }
-
     private func change(frozen: Bool?, advancedBy milliseconds: Int64?) {
         let system = system()
         state.withLock { $0 = Self.setting($0, frozen: frozen, advancedBy: milliseconds, system: system) }

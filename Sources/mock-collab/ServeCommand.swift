@@ -102,8 +102,9 @@ struct ServeCommand: AsyncParsableCommand {
 
     @Option(
         help: """
-            Bytes of JSON one account's declared entities may hold (canned responses, named areas, bots, …; not the audit \
-            log); a create or update beyond it is refused with 409 (MOCK_COLLAB_MAX_ENTITY_BYTES_PER_ACCOUNT).
+            Bytes of JSON one account's declared entities may hold, each counted as stored (canned responses, named areas, \
+            bots, …; not the audit log), at least 1 MiB; a create or update beyond it is refused with 409, and deleting \
+            entities frees their bytes (MOCK_COLLAB_MAX_ENTITY_BYTES_PER_ACCOUNT).
             """)
     var maxEntityBytesPerAccount: Int = EnvironmentDefaults.value(
         "MOCK_COLLAB_MAX_ENTITY_BYTES_PER_ACCOUNT", StoredRecordLimits().entityBytesPerAccount)

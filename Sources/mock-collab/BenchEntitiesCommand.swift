@@ -44,6 +44,20 @@ struct BenchEntitiesCommand: AsyncParsableCommand {
             results["textContainsScanned.\(count).medianMicroseconds"] = try options.median {
                 try state.searchEntities(CannedResponse.self, byText, for: admin).items.count
             }
+            // An update of one response, and one encoding of it as the store keeps it: the entity byte bound
+            // (--max-entity-bytes-per-account) encodes twice per write, to check the room and to count it.
+            var written = state
+            let updated = try state.entity(CannedResponse.self, "cr-\(middle)", for: admin)
+            results["update.\(count).medianMicroseconds"] = try options.median {
+                var draft = try written.entity(CannedResponse.self, "cr-\(middle)", for: admin)
+                draft.text = "answer \(middle) \(draft.version ?? 0)"
+                var changes = ChangeSet()
+                _ = try written.updateEntity(draft, for: admin, context: OperationContext(now: 1, ids: .system), changes: &changes)
+                return 1
+            }
+            results["encodeOnce.\(count).medianMicroseconds"] = try options.median {
+                try RecordCoding.encoder.encode(DeclaredRecord(updated)).count
+            }
             // A first page by title, an order the kind keeps, and by text, one it does not (a scan and a sort).
             for (name, field) in [("titleOrderFirstPage", "TITLE"), ("textOrderFirstPageScanned", "TEXT")] {
                 let query = try SearchQuery(orderBy: [SearchOrder(field: field, descending: true)], limit: 10)

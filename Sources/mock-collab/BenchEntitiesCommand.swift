@@ -45,7 +45,7 @@ struct BenchEntitiesCommand: AsyncParsableCommand {
                 try state.searchEntities(CannedResponse.self, byText, for: admin).items.count
             }
             // An update of one response, and one encoding of it as the store keeps it: the entity byte bound
-            // (--max-entity-bytes-per-account) encodes twice per write, to check the room and to count it.
+            // (--max-entity-bytes-per-account) encodes the entity once more per write, to check the room and count it.
             var written = state
             let updated = try state.entity(CannedResponse.self, "cr-\(middle)", for: admin)
             results["update.\(count).medianMicroseconds"] = try options.median {

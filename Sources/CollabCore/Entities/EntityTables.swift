@@ -61,10 +61,11 @@ public struct EntityTables: Sendable {
         return record.storageAccountId
     }
 
-    /// Stores `entity`, counting its bytes.
-    mutating func put<E: DeclaredEntity>(_ entity: E) {
+    /// Stores `entity`, counting its bytes (`size`: as ``storedSize(of:)`` gave them, when the caller
+    /// already knows them).
+    mutating func put<E: DeclaredEntity>(_ entity: E, size: Int? = nil) {
         modify(E.self) { $0.put(entity) }
-        if E.declaration.bytesCounted { count(E.self, DeclaredRecord<E>.recordId(entity.id), bytes: Self.storedSize(of: entity)) }
+        if E.declaration.bytesCounted { count(E.self, DeclaredRecord<E>.recordId(entity.id), bytes: size ?? Self.storedSize(of: entity)) }
     }
 
     /// The bytes of JSON `entity` is stored as.

@@ -75,10 +75,10 @@ extension AccountState {
         if E.declaration.versioned { entity.version = 1 }
         E.declaration.rules.complete(&entity, principal)
         try checkWrite(entity, for: principal)
-        try checkRoom(for: entity, context: context)
+        let size = try checkRoom(for: entity, context: context)
         E.declaration.rules.prepareCreate(&entity, principal, &self, context, &changes)
         try claimGlobalKeys(of: entity, previous: nil)
-        putEntity(entity, action: .create, previous: nil, by: principal, context: context, changes: &changes)
+        putEntity(entity, action: .create, previous: nil, by: principal, context: context, changes: &changes, size: size)
         E.declaration.rules.afterWrite(entity, principal, &self, context, &changes)
         return entity
     }
@@ -101,9 +101,9 @@ extension AccountState {
         if E.declaration.tracksModification { entity.modificationTimestamp = context.now }
         E.declaration.rules.complete(&entity, principal)
         try checkWrite(entity, for: principal)
-        try checkRoom(for: entity, context: context)
+        let size = try checkRoom(for: entity, context: context)
         try claimGlobalKeys(of: entity, previous: current)
-        putEntity(entity, action: .update, previous: current, by: principal, context: context, changes: &changes)
+        putEntity(entity, action: .update, previous: current, by: principal, context: context, changes: &changes, size: size)
         E.declaration.rules.afterWrite(entity, principal, &self, context, &changes)
         return entity
     }
@@ -122,15 +122,17 @@ extension AccountState {
 
     /// Checks that `entity`, in place of the stored one with its id, keeps the account's entities within
     /// ``StoredRecordLimits/entityBytesPerAccount``.
+    /// - Returns: The entity's size, for ``putEntity`` to count (`nil` for a kind whose bytes do not count).
     /// - Throws: `conflict` naming the option.
-    private func checkRoom<E: DeclaredEntity>(for entity: E, context: OperationContext) throws(CollabError) {
-        guard E.declaration.bytesCounted else { return }
-        let bytes = declared.storedBytes - declared.storedSize(of: E.self, id: entity.id) + EntityTables.storedSize(of: entity)
+    private func checkRoom<E: DeclaredEntity>(for entity: E, context: OperationContext) throws(CollabError) -> Int? {
+        guard E.declaration.bytesCounted else { return nil }
+        let size = EntityTables.storedSize(of: entity)
         let limit = context.limits.entityBytesPerAccount
-        guard bytes <= limit else {
+        guard declared.storedBytes - declared.storedSize(of: E.self, id: entity.id) + size <= limit else {
             throw .conflict(
                 "the account's entities hold their maximum of \(limit) bytes (--max-entity-bytes-per-account); deleting entities frees their bytes")
         }
+        return size
     }
 
     /// The checks every stored version of an entity passes: the kind's rules and its unique name.
@@ -160,10 +162,12 @@ extension AccountState {
 
     /// Stores an entity an operation built (the layer's writes, and behaviour written by hand on top of
     /// it), announcing and auditing the change.
+    /// - Parameter size: The entity's bytes when a check already worked them out (one encoding per write).
     mutating func putEntity<E: DeclaredEntity>(
-        _ entity: E, action: EntityChange.Action, previous: E?, by principal: Principal?, context: OperationContext, changes: inout ChangeSet
+        _ entity: E, action: EntityChange.Action, previous: E?, by principal: Principal?, context: OperationContext, changes: inout ChangeSet,
+        size: Int? = nil
     ) {
-        declared.put(entity)
+        declared.put(entity, size: size)
         if let legacy = E.declaration.legacyKind { changes.delete(legacy, entity.id) }
         changes.put(DeclaredRecord(entity))
         announce(entity, action: action, previous: previous, by: principal, context: context, changes: &changes)

@@ -24,16 +24,20 @@ public struct ClockSetting: StorableEntity, Equatable {
 
     /// The instant the setting shows when the system time is `system`, held within ``instants``.
     public func instant(system: Timestamp) -> Timestamp {
-        let instant = frozenAt ?? system.adding(saturating: offset)
-        return min(max(instant, Self.instants.lowerBound), Self.instants.upperBound)
+        min(max(unboundedInstant(system: system), Self.instants.lowerBound), Self.instants.upperBound)
     }
 
     /// Checks that the setting shows an instant within ``instants`` at system time `system`.
     /// - Throws: `badRequest` naming the bound.
     public func check(system: Timestamp) throws(CollabError) {
-        let instant = frozenAt ?? system.adding(saturating: offset)
+        let instant = unboundedInstant(system: system)
         guard Self.instants.contains(instant) else {
             throw .badRequest("the clock would show \(instant), outside 0...\(Self.instants.upperBound) (1970 to the end of 9999)")
         }
+    }
+
+    /// The frozen instant, or system time moved by the offset.
+    private func unboundedInstant(system: Timestamp) -> Timestamp {
+        frozenAt ?? system.adding(saturating: offset)
     }
 }

@@ -1,4 +1,5 @@
 import CollabCore
+import CollabWire
 import Foundation
 import Testing
 
@@ -101,6 +102,48 @@ struct SnapshotReaderTests {
         let error = #expect(throws: CollabError.self) { _ = try read(Array(document.utf8), pieces: 3) }
         #expect(error?.kind == .badRequest)
         #expect(error?.message.contains(message) == true, "\(error?.message ?? "")")
+    }
+
+    /// Account "a" with `extra` records added, as an account snapshot file.
+    func accountSnapshot(adding extra: (AccountState) -> [StoredRecord]) throws -> [UInt8] {
+        let (state, _) = try accountSnapshot()
+        let records = state.storedEntities.dropFirst().map { StoredRecord(encoding: $0) } + extra(state)
+        let account = Snapshot.AccountData(account: state.account, records: records)
+        return Array(try Snapshot(scope: .account, takenAt: 5, clock: nil, globalConfiguration: nil, accounts: [account]).encoded())
+    }
+
+    static func devices(_ count: Int, of state: AccountState) -> [StoredRecord] {
+        let person = state.persons.values.first { $0.sourceId == "crm-1" }!
+        return (0..<count).map { index in
+            StoredRecord(
+                encoding: Device(
+                    id: "device-\(index)", accountId: state.accountId, personId: person.id, deviceId: "device-\(index)",
+                    device: DeviceInfo(os: "iOS", appId: "com.example.app"), version: .notEncrypted, apnsEnvironment: "sandbox", registeredAt: 0))
+        }
+    }
+
+    @Test("a snapshot holding more than the server lets an account build is refused, naming the account, the owner and the bound")
+    func bounds() throws {
+        let (state, _) = try accountSnapshot()
+        // At a cap it imports; one past it is refused, whatever the order of the records.
+        let atCap = try accountSnapshot { Self.devices(DeviceLimits.perPerson, of: $0) }
+        #expect(try read(atCap, pieces: Int.max).accounts.first?.devices.count == DeviceLimits.perPerson)
+        var owner = ""
+        let pastCap = try accountSnapshot { state in
+            owner = state.persons.values.first { $0.sourceId == "crm-1" }?.id ?? ""
+            return Self.devices(DeviceLimits.perPerson + 1, of: state).reversed()
+        }
+        let devices = #expect(throws: CollabError.self) { _ = try read(pastCap, pieces: 100) }
+        #expect(devices?.kind == .badRequest)
+        #expect(devices?.message == "accounts[0] ('a') has a person \(owner) with devices: 33, more than 32", "\(devices?.message ?? "")")
+
+        // The account's budgets are this server's, named by the option that sets them.
+        var reader = SnapshotReader()
+        _ = try atCap.withUnsafeBytes { try reader.read($0) }
+        let small = OperationContext(now: 1_000, ids: .system, limits: StoredRecordLimits(personsPerAccount: state.persons.count - 1))
+        let persons = #expect(throws: CollabError.self) { _ = try reader.finish(context: small) }
+        #expect(persons?.message.contains("holds persons: \(state.persons.count), more than \(state.persons.count - 1)") == true)
+        #expect(persons?.message.contains("(--max-persons-per-account)") == true)
     }
 
     @Test("keys may be escaped, unknown keys and values are walked over, older versions read without what they lacked")

@@ -210,6 +210,22 @@ struct SnapshotTests {
         }
     }
 
+    @Test("a snapshot holding more than this server lets an account build is a 400 naming the option, and changes nothing")
+    func beyondBudgets() async throws {
+        let snapshot = try await InProcessServer.with(seed: twoAccountSeed) { try await $0.control.exportSnapshot() }
+        // Alpha holds six persons, beta three; this server's own account one.
+        let small = Seed(accounts: [.init(name: "solo", users: [.init(username: "solo", password: "pw", role: .admin)])])
+        try await InProcessServer.with(seed: small, configure: { $0.storedRecordLimits = StoredRecordLimits(personsPerAccount: 3) }) { server in
+            let stats = try await server.entityStats()
+            let response = try await server.control.transport.raw("POST", "/_mock/v1/snapshot", body: snapshot)
+            #expect(response.status == 400)
+            let error = try JSONSerialization.jsonObject(with: response.body) as? [String: Any]
+            let message = error?["errorMessage"] as? String
+            #expect(message?.contains("('alpha') holds persons: 6, more than 3 (--max-persons-per-account)") == true, "\(message ?? "")")
+            #expect(try await server.entityStats() == stats)
+        }
+    }
+
     @Test("FILE messages are in an account snapshot; restored on the same server, their stored bytes still download")
     func fileMessages() async throws {
         try await TestServer.with(seed: fileSeed) { server in

@@ -269,6 +269,7 @@ public struct SnapshotReader: Sendable {
         } else {
             throw .badRequest("the snapshot's 'secrets' must be 'included' or 'redacted'")
         }
+        for (index, state) in states.enumerated() { try state.checkStoredBounds(context.limits, place: "accounts[\(index)]") }
         if scope == .account, states.count != 1 { throw .badRequest("an account snapshot holds exactly one account") }
         let ids = states.map(\.accountId)
         let names = states.map(\.account.name)

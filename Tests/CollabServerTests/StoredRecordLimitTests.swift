@@ -98,6 +98,27 @@ struct StoredRecordLimitTests {
         }
     }
 
+    @Test("dialog bots have persons: a bot beyond the account's persons bound is a 409 naming the option, and nothing is stored")
+    func botsCountAsPersons() async throws {
+        let seeded = try await InProcessServer.with(seed: Self.seed) { server in
+            try server.stats(account: try Self.accountId(server, "full")).persons
+        }
+        try await InProcessServer.with(seed: Self.seed, configure: { $0.storedRecordLimits.personsPerAccount = seeded + 1 }) { server in
+            let full = try Self.accountId(server, "full")
+            let admin = InProcessServer.basic("admin-f", "pw")
+            func bot(_ name: String) -> String {
+                #"{"$_type":"DialogBotData","name":"\#(name)","webhookEndpoint":"https://bots.example/hook","onboardingFilter":"VISITORS"}"#
+            }
+            let created = try await server.call(.post, "/app/rest/v4/bots/create", authorization: admin, body: bot("fits"))
+            #expect(created.status == .ok, "\(created.text)")
+            let refused = try await server.call(.post, "/app/rest/v4/bots/create", authorization: admin, body: bot("one-more"))
+            #expect(refused.status == .conflict && refused.text.contains("--max-persons-per-account"), "\(refused.text)")
+            #expect(try server.stats(account: full).persons == seeded + 1, "no person stored")
+            let named = try await server.call(.get, "/app/rest/v4/bots/getByName?name=one-more", authorization: admin)
+            #expect(named.status == .notFound, "no bot stored: \(named.text)")
+        }
+    }
+
     @Test("login sessions: a person's oldest ends once they hold the bound, so logging in again and again does not pile up")
     func sessionsPerPerson() async throws {
         let clock = AdjustableClock(frozenAt: 1_900_000_000_000)

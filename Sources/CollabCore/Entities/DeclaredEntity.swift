@@ -198,9 +198,12 @@ public struct EntityRules<Entity: DeclaredEntity>: Sendable {
     /// updates, e.g. of fields the Web API shows only when expanded); by default the draft replaces all.
     public var merge: @Sendable (_ draft: Entity, _ current: Entity) -> Entity
     /// What a create adds once the entity passed its checks, before it is stored: ids and secrets the
-    /// layer does not make, entities it depends on (a bot's person).
+    /// layer does not make, entities it depends on (a bot's person). It checks its own room before it
+    /// changes anything. The entity's global keys are claimed after it (it may make the key), so a kind
+    /// with ``EntityDeclaration/globalKeys`` fills only the entity's own fields here.
     public var prepareCreate: PrepareCreate
-    public typealias PrepareCreate = @Sendable (inout Entity, Principal, inout AccountState, OperationContext, inout ChangeSet) -> Void
+    public typealias PrepareCreate = @Sendable (inout Entity, Principal, inout AccountState, OperationContext, inout ChangeSet) throws(CollabError)
+        -> Void
 
     public init(
         validate: @escaping Check = { _, _, _ throws(CollabError) in },
@@ -208,7 +211,7 @@ public struct EntityRules<Entity: DeclaredEntity>: Sendable {
         writable: @escaping Check = { _, _, _ throws(CollabError) in }, complete: @escaping @Sendable (inout Entity, Principal) -> Void = { _, _ in },
         afterWrite: @escaping AfterWrite = { _, _, _, _, _ in }, deletable: @escaping Check = { _, _, _ throws(CollabError) in },
         merge: @escaping @Sendable (_ draft: Entity, _ current: Entity) -> Entity = { draft, _ in draft },
-        prepareCreate: @escaping PrepareCreate = { _, _, _, _, _ in }
+        prepareCreate: @escaping PrepareCreate = { _, _, _, _, _ throws(CollabError) in }
     ) {
         self.validate = validate
         self.visible = visible ?? { _, _, _ in true }

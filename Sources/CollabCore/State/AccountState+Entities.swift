@@ -76,7 +76,7 @@ extension AccountState {
         E.declaration.rules.complete(&entity, principal)
         try checkWrite(entity, for: principal)
         let size = try checkRoom(for: entity, context: context)
-        E.declaration.rules.prepareCreate(&entity, principal, &self, context, &changes)
+        try E.declaration.rules.prepareCreate(&entity, principal, &self, context, &changes)
         try claimGlobalKeys(of: entity, previous: nil)
         putEntity(entity, action: .create, previous: nil, by: principal, context: context, changes: &changes, size: size)
         E.declaration.rules.afterWrite(entity, principal, &self, context, &changes)

@@ -68,7 +68,9 @@ public struct DialogBot: DeclaredEntity {
             validate: { bot, _, _ throws(CollabError) in try bot.check() },
             complete: { bot, _ in bot.fillDefaults() },
             merge: EntityRules.keepingOmitted(replaced: ["name"], kept: ["botPersonId"]),
-            prepareCreate: { bot, _, state, context, changes in state.addPerson(of: &bot, context: context, changes: &changes) }
+            prepareCreate: { bot, _, state, context, changes throws(CollabError) in
+                try state.addPerson(of: &bot, context: context, changes: &changes)
+            }
         ),
         secrets: EntitySecrets(
             redact: { bot in
@@ -127,7 +129,9 @@ extension AccountState {
     public var bots: EntityTable<DialogBot> { declared.table(DialogBot.self) }
 
     /// Creates the `BOT` person a new bot speaks as, and its signing secret when the bot has none.
-    mutating func addPerson(of bot: inout DialogBot, context: OperationContext, changes: inout ChangeSet) {
+    /// - Throws: `conflict` when the account holds its most persons (a bot's person counts like any).
+    mutating func addPerson(of bot: inout DialogBot, context: OperationContext, changes: inout ChangeSet) throws(CollabError) {
+        try checkRoomForPerson(limits: context.limits)
         let person = Person(
             id: context.ids.make(), accountId: accountId, personSource: .virtual, sourceId: "dialog-bot:\(bot.id)", personType: .bot,
             authorizationRole: .webuser, displayName: bot.name ?? "", creationTimestamp: context.now, modificationTimestamp: context.now

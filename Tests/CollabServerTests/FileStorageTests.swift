@@ -128,6 +128,39 @@ struct FileStorageTests {
         }
     }
 
+    @Test("a file whose bytes on disk no longer match its record is a typed 500, whole or ranged, and the server goes on")
+    func truncatedOnDisk() async throws {
+        let directory = try temporaryDirectory()
+        let server = try await TestServer.start(
+            configuration: fileConfiguration(storage: .sqlite(path: directory.appendingPathComponent("state.sqlite").path)))
+        do {
+            let scenario = try await FileScenario.make(server)
+            let file = try #require(try await scenario.app.uploadFile(data: pngBytes(4000), named: "cut.png", in: scenario.conversationId).file)
+            let filesRoot = directory.appendingPathComponent("files")
+            let stored = filesRoot.appendingPathComponent(try #require(storedFiles(filesRoot).first))
+            // What a disk error or a hand edit leaves: fewer bytes than the record names.
+            try Data(pngBytes(4000).prefix(1000)).write(to: stored)
+
+            for range: ClosedRange<Int64>? in [nil, 0...7, 3000...3999] {
+                let error = await #expect(throws: CollabClientError.self) {
+                    try await scenario.agent.downloadFile(file.id, in: scenario.conversationId, range: range)
+                }
+                #expect(error?.status == 500)
+                #expect(error.flatMap(refusalType) == "INTERNAL")
+                #expect(error?.message.contains("do not match its record (4000 bytes)") == true)
+            }
+            // The record and the other routes are untouched.
+            #expect(try await scenario.app.files(in: scenario.conversationId).map(\.file?.id) == [file.id])
+            let upload = try await scenario.app.uploadFile(data: pngBytes(300, seed: 5), named: "ok.png", in: scenario.conversationId)
+            let next = try #require(upload.file)
+            #expect(try await scenario.agent.downloadFile(next.id, in: scenario.conversationId).data == pngBytes(300, seed: 5))
+            try await server.stop()
+        } catch {
+            try? await server.stop()
+            throw error
+        }
+    }
+
     @Test("memory storage keeps files in memory within its quota")
     func memoryQuota() async throws {
         let server = try await TestServer.start(

@@ -198,6 +198,44 @@ struct AgentAppTests {
         }
     }
 
+    @Test("an agent's call credential from its VoIP push acts on that call on the agent API, and on nothing else")
+    func agentCallCredential() async throws {
+        try await InProcessServer.with(seed: queueSeed) { server in
+            let app = Self.agentApp(server, device: "agent-locked")
+            try await app.start(username: "agent-a", password: "pw", liveEvents: false)
+            let notifications = NotificationAPI(client: app)
+            try await notifications.register(apnsToken: apnsToken, pushKitToken: voipToken, version: .encryptedService)
+            try await app.setAppState(.background)
+            let visitorApp = visitor(server, device: "visitor-locked")
+            try await visitorApp.start(liveEvents: false)
+            let conversation = try await visitorApp.startConversation(topic: "call the locked phone")
+            _ = try await app.accept(conversation.id)
+
+            let outgoing = try await CallAPI(notifications: NotificationAPI(client: visitorApp)).startCall(in: conversation.id)
+            let voip = try await server.waitForPush([("kind", "INCOMING_CALL"), ("transport", "APNS_VOIP")])
+            let content = try await notifications.handleRemoteNotification(userInfo: try userInfo(voip))
+            let callId = outgoing.uuid.uuidString
+            let bearer = HTTPTransport(baseURL: server.baseURL, credentials: .bearer(try #require(content.callCredential)))
+
+            let read: CallView = try await bearer.send("GET", "/agent/v1/calls/\(callId)")
+            #expect(read.state == "RINGING")
+            #expect(try await bearer.raw("GET", "/mobile/v1/calls/\(callId)").status == 401, "an agent's credential is for the agent API")
+            // It acts on its call alone: not as the agent elsewhere on the agent API.
+            for (method, path) in [
+                ("GET", "/agent/v1/conversations"), ("GET", "/agent/v1/conversations/\(conversation.id)"),
+                ("POST", "/agent/v1/conversations/\(conversation.id)/end"), ("POST", "/agent/v1/conversations/\(conversation.id)/calls"),
+            ] {
+                #expect(try await bearer.raw(method, path).status == 403, "\(method) \(path)")
+            }
+            let answered: CallView = try await bearer.send("POST", "/agent/v1/calls/\(callId)/answer")
+            #expect(answered.state == "ACTIVE")
+            let ended: CallView = try await bearer.send("POST", "/agent/v1/calls/\(callId)/end")
+            #expect(ended.state == "ENDED")
+            #expect(try await bearer.raw("GET", "/agent/v1/calls/\(callId)").status == 401, "the credential expires with its call")
+            #expect(try await app.conversation(conversation.id).state != "ENDED", "the conversation goes on")
+        }
+    }
+
     @Test("the other devices of a person are told when messages were read on one of them")
     func readMessage() async throws {
         try await InProcessServer.with(seed: queueSeed) { server in

@@ -107,11 +107,11 @@ struct AuthenticationMiddleware: RouterMiddleware {
     ///   API, an agent's on the device API), so the mistake is named.
     private func bearer(_ token: String, context: inout Context) throws(CollabError) -> Bool {
         if accepts.contains(.callCredential), CallCredential.claims(of: token) != nil {
-            guard let (principal, claims) = authenticator.callParty(credential: token) else {
+            guard let (principal, credential) = authenticator.callParty(credential: token) else {
                 throw .unauthorized("the call credential is not valid, or its call is over")
             }
             context.principal = principal
-            context.callCredential = claims
+            context.callCredential = credential
         } else if accepts.contains(.controlToken), authenticator.isControlToken(token) {
             context.principal = .control
         } else if accepts.contains(.session), let principal = authenticator.principal(forSession: token) {

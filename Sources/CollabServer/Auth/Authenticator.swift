@@ -140,14 +140,22 @@ struct Authenticator: Sendable {
         return Principal(accountId: client.accountId, userId: userId, personId: client.personId, role: role, method: .client)
     }
 
-    /// The callee a call's device credential names, while the call is not over.
-    func callParty(credential: String) -> (Principal, CallCredential.Claims)? {
+    /// The callee a call's device credential names, while the call is not over, and the side it is for.
+    /// The principal's role is always WEBUSER, the agent's as well as the visitor's: a credential acts on
+    /// its call's routes alone, which check it themselves (``CheckedCallCredential``), and passes no
+    /// other route's role check.
+    func callParty(credential: String) -> (Principal, CheckedCallCredential)? {
         guard let claims = CallCredential.claims(of: credential), environment.repository.directory.account(claims.accountId) != nil,
-            let valid = try? environment.read(
-                account: claims.accountId, { state in state.calls[claims.callId].map { CallCredential.isValid(credential, for: $0) } }),
-            valid == true, let personId = claims.deviceRecordId.split(separator: ":", maxSplits: 1).first.map(String.init)
+            let personId = claims.deviceRecordId.split(separator: ":", maxSplits: 1).first.map(String.init),
+            let isAgent = try? environment.read(
+                account: claims.accountId,
+                { state -> Bool? in
+                    guard let call = state.calls[claims.callId], CallCredential.isValid(credential, for: call) else { return nil }
+                    return state.persons[personId]?.personType == .agent
+                })
         else { return nil }
-        return (Principal(accountId: claims.accountId, userId: nil, personId: personId, role: .webuser, method: .callCredential), claims)
+        let principal = Principal(accountId: claims.accountId, userId: nil, personId: personId, role: .webuser, method: .callCredential)
+        return (principal, CheckedCallCredential(claims: claims, isAgent: isAgent))
     }
 
     /// The caller behind a login session token. The role is read from the user as stored now (a session

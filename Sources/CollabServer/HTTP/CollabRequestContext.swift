@@ -19,8 +19,9 @@ struct CollabRequestContext: RequestContext, WebSocketRequestContext {
     public var clientToken: String?
     /// The started mobile client behind `clientToken`.
     @Boxed public var client: ClientSession? = nil
-    /// What an incoming call's device credential names, when the caller presented one.
-    @Boxed public var callCredential: CallCredential.Claims? = nil
+    /// What an incoming call's device credential names and whose side it is for, when the caller
+    /// presented one.
+    @Boxed public var callCredential: CheckedCallCredential? = nil
     /// Whether the surface takes the account's token cookie (`jwt.cookie`) where a client starts.
     public var takesAccountCookie = false
     /// Credentials a route checked itself once it knew the account (the account's token cookie at a

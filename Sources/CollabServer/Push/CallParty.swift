@@ -20,6 +20,14 @@ struct CallParty: Sendable {
     }
 }
 
+/// A call's device credential checked against its call: what it names, and whose device it went to,
+/// which decides the API it acts on.
+struct CheckedCallCredential: Sendable {
+    var claims: CallCredential.Claims
+    /// Whether the device is an agent's (the credential acts on `/agent/v1`), else a visitor's (`/mobile/v1`).
+    var isAgent: Bool
+}
+
 extension CollabEnvironment {
     /// The visitor's side of call `id`: a started visitor's app, or the call's device credential.
     func visitorCallParty(_ context: CollabRequestContext, call id: String) throws(CollabError) -> CallParty {
@@ -39,10 +47,10 @@ extension CollabEnvironment {
     /// The party a call credential names; `nil` without one. A credential acts on its own call only,
     /// and on its own side's API: a visitor's device's on `/mobile/v1`, an agent's app's on `/agent/v1`.
     private func credentialParty(_ context: CollabRequestContext, call id: String, agent: Bool) throws(CollabError) -> CallParty? {
-        guard context.principal.method == .callCredential, let claims = context.callCredential, let personId = context.principal.personId else {
-            return nil
-        }
-        guard context.principal.role.isAgentRole == agent else {
+        guard context.principal.method == .callCredential, let credential = context.callCredential, let personId = context.principal.personId
+        else { return nil }
+        let claims = credential.claims
+        guard credential.isAgent == agent else {
             throw .unauthorized(
                 agent
                     ? "a visitor's call credential is for the device API (/mobile/v1)"

@@ -254,6 +254,79 @@ struct StoredRecordLimitTests {
         }
     }
 
+    static func object(_ answer: InProcessServer.Answer) throws -> [String: Any] {
+        try #require(try JSONSerialization.jsonObject(with: Data(answer.text.utf8)) as? [String: Any], "\(answer.text)")
+    }
+
+    /// A CUSTOM channel and a contact of the `full` account: the contact's id, and the post of `text`.
+    static func externalContact(_ server: InProcessServer, text: String) async throws -> (contactId: String, post: ExternalPostCall) {
+        let admin = InProcessServer.basic("admin-f", "pw")
+        let channel = try await server.call(
+            .post, "/app/rest/v4/externalmessengers/create", authorization: admin,
+            body: #"{"type":"CUSTOM","name":"outside","webhookEndpoint":"http://127.0.0.1:9/hook","webhookSecret":"s"}"#)
+        let channelId = try #require(try object(channel)["id"] as? String)
+        let contact = try await server.call(
+            .post, "/app/rest/v4/externalmessengercontacts/create", authorization: admin,
+            body: #"{"externalMessengerChannelId":"\#(channelId)","sourceId":"outside-1","name":"Zed"}"#)
+        let contactId = try #require(try object(contact)["id"] as? String)
+        let body = #"{"senderExternalMessengerContactId":"\#(contactId)","#
+            + #""messageData":{"$_type":"TextPostMessageData","type":"TEXT","text":"\#(text)"}}"#
+        return (contactId, ExternalPostCall(path: "/app/rest/v4/externalmessengers/\(channelId)/sendMessage", body: body))
+    }
+
+    struct ExternalPostCall {
+        var path: String
+        var body: String
+        func send(_ server: InProcessServer) async throws -> InProcessServer.Answer {
+            try await server.call(.post, path, authorization: InProcessServer.basic("admin-f", "pw"), body: body)
+        }
+    }
+
+    /// Whether the contact is linked to a person.
+    static func isLinked(_ server: InProcessServer, _ contactId: String) async throws -> Bool {
+        let read = try await server.call(
+            .get, "/app/rest/v4/externalmessengercontacts/\(contactId)/read", authorization: InProcessServer.basic("admin-f", "pw"))
+        return try object(read)["personId"] != nil
+    }
+
+    @Test("an external messenger's post refused at a bound makes no person, links no contact and opens no conversation")
+    func externalPostAtTheBounds() async throws {
+        let text = String(repeating: "e", count: 500)
+        let cost = text.utf8.count + StoredRecordLimits.messageOverhead
+        // The message's bytes: the person and the conversation would come first.
+        try await InProcessServer.with(seed: Self.seed, configure: { $0.storedRecordLimits.messageBytesPerAccount = cost - 1 }) { server in
+            let full = try Self.accountId(server, "full")
+            let (contactId, post) = try await Self.externalContact(server, text: text)
+            let before = try server.stats(account: full)
+            let refused = try await post.send(server)
+            #expect(refused.status == .conflict && refused.text.contains("--max-message-bytes-per-account"), "\(refused.text)")
+            let after = try server.stats(account: full)
+            #expect(after.persons == before.persons && after.conversations == before.conversations && after.messages == 0)
+            #expect(try await !Self.isLinked(server, contactId), "the contact is not linked to a person that was never stored")
+        }
+        // The account's conversations: the person would come first.
+        let seeded = try await InProcessServer.with(seed: Self.seed) { server in try server.stats(account: try Self.accountId(server, "full")) }
+        try await InProcessServer.with(
+            seed: Self.seed, configure: { $0.storedRecordLimits.conversationsPerAccount = seeded.conversations }
+        ) { server in
+            let full = try Self.accountId(server, "full")
+            let (contactId, post) = try await Self.externalContact(server, text: text)
+            let refused = try await post.send(server)
+            #expect(refused.status == .conflict && refused.text.contains("--max-conversations-per-account"), "\(refused.text)")
+            #expect(try server.stats(account: full).persons == seeded.persons)
+            #expect(try await !Self.isLinked(server, contactId))
+        }
+        // Within the bounds the same post makes all three.
+        try await InProcessServer.with(seed: Self.seed) { server in
+            let full = try Self.accountId(server, "full")
+            let (contactId, post) = try await Self.externalContact(server, text: text)
+            #expect(try await post.send(server).status == .ok)
+            let after = try server.stats(account: full)
+            #expect(after.persons == seeded.persons + 1 && after.conversations == seeded.conversations + 1 && after.messages == 1)
+            #expect(try await Self.isLinked(server, contactId))
+        }
+    }
+
     @Test("the count of message bytes, and of messages, is rebuilt from the store on a restart")
     func restart() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("stored-limits-\(UUID().uuidString)")

@@ -493,6 +493,19 @@ extension AccountState {
         }
     }
 
+    /// Refuses a message beyond its conversation's ``ConversationLimits/messagesPerConversation`` (it
+    /// holds `messagesBefore`), or beyond the account's ``StoredRecordLimits/messageBytesPerAccount``.
+    func checkRoomForMessage(text: String, messagesBefore: Int, limits: StoredRecordLimits) throws(CollabError) {
+        guard messagesBefore < ConversationLimits.messagesPerConversation else {
+            throw .conflict("the conversation holds the maximum of \(ConversationLimits.messagesPerConversation) messages")
+        }
+        guard storedMessageBytes + StoredRecordLimits.storedBytes(text: text) <= limits.messageBytesPerAccount else {
+            throw .conflict(
+                "the account's messages hold their maximum of \(limits.messageBytesPerAccount) bytes"
+                    + " (--max-message-bytes-per-account); deleting conversations frees their messages")
+        }
+    }
+
     mutating func removeConversation(_ id: String, changes: inout ChangeSet) {
         guard let removed = conversations.removeValue(forKey: id) else { return }
         indexConversation(old: removed, new: nil)
@@ -542,14 +555,7 @@ extension AccountState {
         if let clientMessageId, let existing = messages[conversationId]?.message(clientMessageId: clientMessageId, senderPersonId: senderPersonId) {
             return existing
         }
-        guard conversation.messageCount < ConversationLimits.messagesPerConversation else {
-            throw .conflict("the conversation holds the maximum of \(ConversationLimits.messagesPerConversation) messages")
-        }
-        guard storedMessageBytes + StoredRecordLimits.storedBytes(text: text) <= context.limits.messageBytesPerAccount else {
-            throw .conflict(
-                "the account's messages hold their maximum of \(context.limits.messageBytesPerAccount) bytes"
-                    + " (--max-message-bytes-per-account); deleting conversations frees their messages")
-        }
+        try checkRoomForMessage(text: text, messagesBefore: conversation.messageCount, limits: context.limits)
         var message = ConversationMessage(
             id: context.ids.make(), accountId: accountId, conversationId: conversationId, sequence: conversation.messageCount + 1,
             senderPersonId: senderPersonId, text: text, serverTimestamp: context.now, clientMessageId: clientMessageId, isInternal: isInternal

@@ -43,6 +43,7 @@ extension AccountState {
                 throw .badRequest("conversationId names no conversation of this contact on this channel")
             }
         }
+        try checkRoomForContactMessage(post, contact: contact, channelId: channel.id, limits: context.limits)
         let personId = try contactPerson(&contact, by: principal, context: context, changes: &changes)
         let conversationId: String
         if let id = post.conversationId {
@@ -61,13 +62,35 @@ extension AccountState {
         )
     }
 
+    /// Refuses, before the contact's person or conversation is made or linked, what would refuse the
+    /// message once they are: a write that throws must leave the state as it found it. The person is
+    /// new when the contact has none and none has its source id; the conversation is new when the post
+    /// names none and the person has no open one on the channel.
+    private func checkRoomForContactMessage(
+        _ post: ExternalPost, contact: ExternalMessengerContact, channelId: String, limits: StoredRecordLimits
+    ) throws(CollabError) {
+        let linked = contact.personId.flatMap { persons[$0] == nil ? nil : $0 }
+        let personId = linked ?? personIdBySource[PersonSourceKey(source: .virtual, sourceId: Self.contactSourceId(contact))]
+        if personId == nil { try checkRoomForPerson(limits: limits) }
+        let target = post.conversationId.flatMap { conversations[$0] } ?? personId.flatMap { openConversation(of: $0, on: channelId) }
+        if let target, let personId {
+            try checkDialogInputLength(post.text, senderPersonId: personId, conversationId: target.id)
+        } else if post.conversationId == nil {
+            try checkRoomForConversation(visitor: personId, limits: limits)
+        }
+        try checkRoomForMessage(text: post.text, messagesBefore: target?.messageCount ?? 0, limits: limits)
+    }
+
+    /// The source id of a contact's virtual person.
+    private static func contactSourceId(_ contact: ExternalMessengerContact) -> String { "externalmessenger:\(contact.id)" }
+
     /// The contact's person, made (a virtual visitor) and linked on first use.
     private mutating func contactPerson(
         _ contact: inout ExternalMessengerContact, by principal: Principal, context: OperationContext, changes: inout ChangeSet
     ) throws(CollabError) -> String {
         if let personId = contact.personId, persons[personId] != nil { return personId }
         var input = PersonInput()
-        input.sourceId = "externalmessenger:\(contact.id)"
+        input.sourceId = Self.contactSourceId(contact)
         input.displayName = contact.name
         let person = try createOrUpdateVirtualPerson(input, accountId: accountId, context: context, changes: &changes)
         let previous = contact

@@ -327,6 +327,35 @@ struct StoredRecordLimitTests {
         }
     }
 
+    @Test("entity bytes are counted as stored, with what a create fills in (a key, a secret, a bot's person): a restart counts the same")
+    func entityBytesRestart() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("entity-bytes-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let storage = StorageLocation.sqlite(path: directory.appendingPathComponent("state.sqlite").path)
+        let admin = InProcessServer.basic("admin-f", "pw")
+        let creates = [
+            ("apikeys/create", #"{"name":"made here"}"#),
+            ("webhookregistrations/create", #"{"name":"hook","endpoint":"https://hooks.example/in","events":["conversation.created"]}"#),
+            ("bots/create", #"{"$_type":"DialogBotData","name":"bot","webhookEndpoint":"https://bots.example/hook","onboardingFilter":"VISITORS"}"#),
+        ]
+        let counted = try await InProcessServer.with(storage: storage, seed: Self.seed) { server in
+            let full = try Self.accountId(server, "full")
+            let before = try server.server.environment.read(account: full) { $0.declared.storedBytes }
+            for (path, body) in creates {
+                let created = try await server.call(.post, "/app/rest/v4/" + path, authorization: admin, body: body)
+                #expect(created.status == .ok, "\(path): \(created.text)")
+            }
+            let after = try server.server.environment.read(account: full) { $0.declared.storedBytes }
+            #expect(after > before)
+            return after
+        }
+        let reloaded = try await InProcessServer.with(storage: storage, seed: Self.seed) { server in
+            try server.server.environment.read(account: try Self.accountId(server, "full")) { $0.declared.storedBytes }
+        }
+        #expect(reloaded == counted)
+    }
+
     @Test("the count of message bytes, and of messages, is rebuilt from the store on a restart")
     func restart() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("stored-limits-\(UUID().uuidString)")

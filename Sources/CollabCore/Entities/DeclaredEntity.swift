@@ -197,13 +197,16 @@ public struct EntityRules<Entity: DeclaredEntity>: Sendable {
     /// An update's draft with what it leaves out taken from the current entity (the vendor's partial
     /// updates, e.g. of fields the Web API shows only when expanded); by default the draft replaces all.
     public var merge: @Sendable (_ draft: Entity, _ current: Entity) -> Entity
-    /// What a create adds once the entity passed its checks, before it is stored: ids and secrets the
-    /// layer does not make, entities it depends on (a bot's person). It checks its own room before it
-    /// changes anything. The entity's global keys are claimed after it (it may make the key), so a kind
-    /// with ``EntityDeclaration/globalKeys`` fills only the entity's own fields here.
+    /// What a create fills in once the entity passed its checks, before its room is checked and it is
+    /// stored: ids and secrets the layer does not make (an API key's string, the id of a bot's person).
+    /// It changes nothing but the entity, so the room checked after it is the entity's stored size, and
+    /// it checks the room of what ``afterCreate`` adds (a bot's person). The entity's global keys are
+    /// claimed after it (it may make the key).
     public var prepareCreate: PrepareCreate
-    public typealias PrepareCreate = @Sendable (inout Entity, Principal, inout AccountState, OperationContext, inout ChangeSet) throws(CollabError)
-        -> Void
+    public typealias PrepareCreate = @Sendable (inout Entity, Principal, borrowing AccountState, OperationContext) throws(CollabError) -> Void
+    /// What a create adds beside the entity once it is stored (a bot's person), in the same operation:
+    /// ``prepareCreate`` checked its room, so nothing is refused after the state changed.
+    public var afterCreate: AfterWrite
 
     public init(
         validate: @escaping Check = { _, _, _ throws(CollabError) in },
@@ -211,7 +214,7 @@ public struct EntityRules<Entity: DeclaredEntity>: Sendable {
         writable: @escaping Check = { _, _, _ throws(CollabError) in }, complete: @escaping @Sendable (inout Entity, Principal) -> Void = { _, _ in },
         afterWrite: @escaping AfterWrite = { _, _, _, _, _ in }, deletable: @escaping Check = { _, _, _ throws(CollabError) in },
         merge: @escaping @Sendable (_ draft: Entity, _ current: Entity) -> Entity = { draft, _ in draft },
-        prepareCreate: @escaping PrepareCreate = { _, _, _, _, _ throws(CollabError) in }
+        prepareCreate: @escaping PrepareCreate = { _, _, _, _ throws(CollabError) in }, afterCreate: @escaping AfterWrite = { _, _, _, _, _ in }
     ) {
         self.validate = validate
         self.visible = visible ?? { _, _, _ in true }
@@ -222,6 +225,7 @@ public struct EntityRules<Entity: DeclaredEntity>: Sendable {
         self.deletable = deletable
         self.merge = merge
         self.prepareCreate = prepareCreate
+        self.afterCreate = afterCreate
     }
 }
 

@@ -75,10 +75,12 @@ extension AccountState {
         if E.declaration.versioned { entity.version = 1 }
         E.declaration.rules.complete(&entity, principal)
         try checkWrite(entity, for: principal)
+        try E.declaration.rules.prepareCreate(&entity, principal, self, context)
+        // Measured as it is stored (with what prepareCreate filled in), as a restart counts it.
         let size = try checkRoom(for: entity, context: context)
-        try E.declaration.rules.prepareCreate(&entity, principal, &self, context, &changes)
         try claimGlobalKeys(of: entity, previous: nil)
         putEntity(entity, action: .create, previous: nil, by: principal, context: context, changes: &changes, size: size)
+        E.declaration.rules.afterCreate(entity, principal, &self, context, &changes)
         E.declaration.rules.afterWrite(entity, principal, &self, context, &changes)
         return entity
     }

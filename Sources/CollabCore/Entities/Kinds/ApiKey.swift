@@ -71,7 +71,7 @@ public struct ApiKey: DeclaredEntity {
             // Configuration, metadata and text show only when expanded, and the key string is kept when
             // an update leaves it out: an update names only the name and description.
             merge: EntityRules.keepingOmitted(replaced: ["name", "description"]),
-            prepareCreate: { key, _, _, context, _ in
+            prepareCreate: { key, _, _, context in
                 if key.key.isEmpty { key.key = context.ids.makeSecret() }
             }
         ),

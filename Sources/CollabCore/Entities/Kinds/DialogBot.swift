@@ -68,9 +68,10 @@ public struct DialogBot: DeclaredEntity {
             validate: { bot, _, _ throws(CollabError) in try bot.check() },
             complete: { bot, _ in bot.fillDefaults() },
             merge: EntityRules.keepingOmitted(replaced: ["name"], kept: ["botPersonId"]),
-            prepareCreate: { bot, _, state, context, changes throws(CollabError) in
-                try state.addPerson(of: &bot, context: context, changes: &changes)
-            }
+            prepareCreate: { bot, _, state, context throws(CollabError) in
+                try state.prepareBot(&bot, context: context)
+            },
+            afterCreate: { bot, _, state, context, changes in state.addPerson(of: bot, context: context, changes: &changes) }
         ),
         secrets: EntitySecrets(
             redact: { bot in
@@ -128,17 +129,22 @@ extension AccountState {
     /// The account's dialog bots.
     public var bots: EntityTable<DialogBot> { declared.table(DialogBot.self) }
 
-    /// Creates the `BOT` person a new bot speaks as, and its signing secret when the bot has none.
+    /// Names the `BOT` person a new bot speaks as and makes its signing secret when the bot has none.
     /// - Throws: `conflict` when the account holds its most persons (a bot's person counts like any).
-    mutating func addPerson(of bot: inout DialogBot, context: OperationContext, changes: inout ChangeSet) throws(CollabError) {
+    func prepareBot(_ bot: inout DialogBot, context: OperationContext) throws(CollabError) {
         try checkRoomForPerson(limits: context.limits)
+        bot.botPersonId = context.ids.make()
+        if bot.webhookSecret?.isEmpty ?? true { bot.webhookSecret = context.ids.makeSecret() }
+    }
+
+    /// Stores the person ``prepareBot(_:context:)`` named for a new bot.
+    mutating func addPerson(of bot: DialogBot, context: OperationContext, changes: inout ChangeSet) {
+        guard let personId = bot.botPersonId else { return }
         let person = Person(
-            id: context.ids.make(), accountId: accountId, personSource: .virtual, sourceId: "dialog-bot:\(bot.id)", personType: .bot,
+            id: personId, accountId: accountId, personSource: .virtual, sourceId: "dialog-bot:\(bot.id)", personType: .bot,
             authorizationRole: .webuser, displayName: bot.name ?? "", creationTimestamp: context.now, modificationTimestamp: context.now
         )
         storePerson(person)
         changes.put(person)
-        bot.botPersonId = person.id
-        if bot.webhookSecret?.isEmpty ?? true { bot.webhookSecret = context.ids.makeSecret() }
     }
 }

@@ -56,7 +56,7 @@ public struct WebhookRegistration: DeclaredEntity {
             // An update names the registration's name, description, endpoint and events; status and secret
             // left out keep their current value.
             merge: EntityRules.keepingOmitted(replaced: ["name", "description", "endpoint", "events"]),
-            prepareCreate: { registration, _, _, context, _ in
+            prepareCreate: { registration, _, _, context in
                 if registration.secret == nil { registration.secret = context.ids.makeSecret() }
             }
         ),

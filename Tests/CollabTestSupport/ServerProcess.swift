@@ -64,10 +64,21 @@ package final class ServerProcess: Sendable {
             {
                 return value
             }
-            guard process.isRunning else { throw ServerProcessError.exited(stderr.text) }
+            guard process.isRunning else { throw ServerProcessError.exited(await drained(stderr)) }
             guard ContinuousClock.now < deadline else { throw ServerProcessError.timeout }
             try await Task.sleep(for: .milliseconds(20))
         }
+    }
+
+    /// What an exited child wrote to `buffer`: its last bytes arrive through the pipe's handler after
+    /// the exit (on a busy machine, well after), up to the pipe's end, which is waited for (5 s at most:
+    /// a pipe another process still holds open never ends).
+    private static func drained(_ buffer: OutputBuffer) async -> String {
+        let deadline = ContinuousClock.now + .seconds(5)
+        while !buffer.ended, ContinuousClock.now < deadline {
+            try? await Task.sleep(for: .milliseconds(10))
+        }
+        return buffer.text
     }
 
     package var baseURL: String { "http://127.0.0.1:\(port)" }
@@ -78,7 +89,12 @@ package final class ServerProcess: Sendable {
     package func waitForStandardError(_ text: String, timeout: Duration = .seconds(30)) async throws {
         let deadline = ContinuousClock.now + timeout
         while !stderr.text.contains(text) {
-            guard ContinuousClock.now < deadline, process.isRunning else { throw ServerProcessError.exited(stderr.text) }
+            guard process.isRunning else {
+                let written = await Self.drained(stderr)
+                if written.contains(text) { return }
+                throw ServerProcessError.exited(written)
+            }
+            guard ContinuousClock.now < deadline else { throw ServerProcessError.exited(stderr.text) }
             try await Task.sleep(for: .milliseconds(10))
         }
     }

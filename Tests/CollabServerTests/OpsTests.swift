@@ -2,6 +2,7 @@ import CollabClient
 import CollabCore
 import CollabWire
 import Foundation
+import HTTPTypes
 import Testing
 
 @testable import CollabServer
@@ -12,6 +13,22 @@ private func method(of item: Any) -> String? {
 
 @Suite("Operational routes")
 struct OpsTests {
+    @Test("methods a client makes up (HTTP/2 takes any token) are counted as _OTHER, not as a series each")
+    func madeUpMethods() async throws {
+        try await InProcessServer.with { server in
+            let tag = "MADEUP" + UUID().uuidString.replacingOccurrences(of: "-", with: "")
+            for index in 0..<5 {
+                let method = try #require(HTTPRequest.Method("\(tag)\(index)"))
+                let answer = try await server.call(method, "/app/rest/v4/accounts/getCurrentAccount")
+                #expect(answer.status.code >= 400 && answer.status.code < 500, "\(answer.status)")
+            }
+            let text = try await server.call(.get, "/metrics").text
+            #expect(!text.contains(tag), "no label names a made-up method")
+            #expect(text.contains(#"http_request_method="_OTHER""#))
+            #expect(text.contains(#"http_request_method="GET""#), "the methods of HTTP keep their own series")
+        }
+    }
+
     @Test("healthz, readyz, metrics and openapi.json")
     func ops() async throws {
         try await InProcessServer.with { server in

@@ -38,6 +38,17 @@ final class RequestMetrics: Sendable {
         }
     }
 
+    /// The methods named in a label; any other counts as `_OTHER`, as OpenTelemetry's HTTP conventions
+    /// have it. HTTP/2 takes any token as a method, and a series per method made up by a client would
+    /// grow `/metrics` and the registry without bound.
+    static let namedMethods: Set<HTTPRequest.Method> = [.get, .head, .post, .put, .patch, .delete, .options, .connect, .trace]
+    static let otherMethod = HTTPRequest.Method("_OTHER")!
+
+    /// The method as its label names it.
+    static func label(_ method: HTTPRequest.Method) -> HTTPRequest.Method {
+        namedMethods.contains(method) ? method : otherMethod
+    }
+
     private let active = Mutex<[HTTPRequest.Method: Meter]>([:])
     private let series = Mutex<[EndpointKey: Series]>([:])
 
@@ -47,18 +58,19 @@ final class RequestMetrics: Sendable {
     func measure<Context: RequestContext>(
         _ request: Request, context: Context, since start: ContinuousClock.Instant, _ answer: () async throws -> Response
     ) async throws -> Response {
-        let meter = activeMeter(request.method)
+        let method = Self.label(request.method)
+        let meter = activeMeter(method)
         meter.increment()
         defer { meter.decrement() }
         do {
             let response = try await answer()
-            let series = series(EndpointKey(endpoint: context.endpointPath ?? "Unknown", method: request.method, status: response.status))
+            let series = series(EndpointKey(endpoint: context.endpointPath ?? "Unknown", method: method, status: response.status))
             series.requests.increment()
             series.duration.record(duration: ContinuousClock.now - start)
             return response
         } catch {
             let status = (error as? any HTTPResponseError)?.status ?? .internalServerError
-            let series = series(EndpointKey(endpoint: context.endpointPath ?? "NotFound", method: request.method, status: status))
+            let series = series(EndpointKey(endpoint: context.endpointPath ?? "NotFound", method: method, status: status))
             series.requests.increment()
             series.errors.increment()
             throw error

@@ -27,12 +27,12 @@ struct Authenticator: Sendable {
             return principal
         case .unknown:
             // As long as a wrong password takes: the time of a refusal does not tell which usernames exist.
-            await environment.hasher.verifyAgainstDecoy(password)
+            try await environment.hasher.checkAgainstDecoy(password)
             throw invalid
         case .toVerify(let accountId, let hash, let principal):
             found = (accountId, hash, principal)
         }
-        let valid = (try? await environment.hasher.verify(password, against: found.hash)) ?? false
+        let valid = try await environment.hasher.check(password, against: found.hash, account: found.accountId)
         guard valid, let userId = found.principal.userId else { throw invalid }
         // The hash may have changed while bcrypt ran: remember only what the state still holds.
         guard let principal = try? environment.read(account: found.accountId, { state -> Principal? in

@@ -1,4 +1,6 @@
+import CollabCore
 import HummingbirdBcrypt
+import NIOCore
 import NIOPosix
 import Synchronization
 
@@ -7,6 +9,15 @@ import Synchronization
 struct PasswordHasher: Sendable {
     /// Bcrypt work factor.
     var cost: UInt8
+    /// Admits the checks of a caller's password (``check(_:against:account:)``, ``checkAgainstDecoy(_:)``).
+    let gate: PasswordCheckGate
+    /// Lets callers checking the same password against the same hash at once share one check.
+    let shared = SharedPasswordChecks()
+
+    init(cost: UInt8, gate: PasswordCheckGate.Limits = .default(cores: System.coreCount)) {
+        self.cost = cost
+        self.gate = PasswordCheckGate(limits: gate)
+    }
     /// A hash of nothing anyone knows, at ``cost``, made on first use: checking a password against it
     /// costs what checking a real one does.
     private let decoy = Decoy()
@@ -25,15 +36,30 @@ struct PasswordHasher: Sendable {
         return try await NIOThreadPool.singleton.runIfActive { Bcrypt.hash(password, cost: cost) }
     }
 
-    /// Whether `password` matches `hash`.
+    /// Whether `password` matches `hash`, at once: for the operator's own checks (a seed's passwords).
     func verify(_ password: String, against hash: String) async throws -> Bool {
         decoy.checks.add(1, ordering: .relaxed)
         return try await NIOThreadPool.singleton.runIfActive { Bcrypt.verify(password, hash: hash) }
     }
 
+    /// Whether a caller's `password` matches `hash`, a user's of `account`, once the gate admits the check
+    /// (callers asking the same at once share one).
+    /// - Throws: `tooManyRequests` when the account (or the server) has its most checks admitted.
+    func check(_ password: String, against hash: String, account: String) async throws(CollabError) -> Bool {
+        try await shared.outcome(password: password, hash: hash) { () async throws(CollabError) -> Bool in
+            try await gate.run(key: account) { () async -> Bool in (try? await verify(password, against: hash)) ?? false }
+        }
+    }
+
     /// Spends what checking a password costs, for a username that is not there (or has no password), so
-    /// a refusal takes as long whether the username exists or not. Never matches.
-    func verifyAgainstDecoy(_ password: String) async {
+    /// a refusal takes as long whether the username exists or not. Never matches. Admitted by the gate
+    /// under a key of its own, so guesses of unknown usernames hold no account's place.
+    /// - Throws: `tooManyRequests` when such checks (or the server's) are at their most.
+    func checkAgainstDecoy(_ password: String) async throws(CollabError) {
+        try await gate.run(key: PasswordCheckGate.unknownKey) { await spendOnDecoy(password) }
+    }
+
+    private func spendOnDecoy(_ password: String) async {
         let cost = self.cost
         let decoy = self.decoy
         decoy.checks.add(1, ordering: .relaxed)

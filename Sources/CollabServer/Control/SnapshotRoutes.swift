@@ -14,10 +14,11 @@ struct SnapshotRoutes {
 
     func register(on group: RouterGroup<CollabRequestContext>) {
         let env = environment
+        let exports = SnapshotExports()
         group.get("snapshot") { request, context in
             let accountId = try env.inspectedAccountId(request.query("account"), confinedTo: try context.inspectorConfinement())
             let secrets = try SnapshotSecrets.allowed(for: context.principal, asked: request.query("secrets"))
-            let data = try await env.takeSnapshot(accountId: accountId, secrets: secrets).encoded()
+            let data = try await exports.run(accountId: accountId) { try await env.takeSnapshot(accountId: accountId, secrets: secrets).encoded() }
             return Response(status: .ok, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(bytes: data)))
         }
         // Importing changes state, so it stays with super admins and the control token like reset and seed.

@@ -202,12 +202,13 @@ SNAPSHOT_NOTE = (" What it holds depends on the caller (docs/secrets.md): the co
                  " and client tokens, notification keys, signing secrets, push credentials) unless it asks for secrets=redacted; a super admin"
                  " gets them only with secrets=included; everyone else gets a redacted export without them (secrets=included answers 403)."
                  " Treat a full export like a credential.")
-add("/_mock/v1/snapshot", "get", op("Export a snapshot", "controlExportSnapshot", {**ok(ref("Snapshot")), **errs(401, 403, 404, 413)}, C, INSPECTOR,
+add("/_mock/v1/snapshot", "get", op("Export a snapshot", "controlExportSnapshot", {**ok(ref("Snapshot")), **errs(401, 403, 404, 413, 429)}, C, INSPECTOR,
     params=[q("account", S, "Account id or name; without it the whole state (super admins; an admin gets their own account)"),
             q("secrets", {"type": "string", "enum": ["included", "redacted"]}, "Whether credentials are in the export (see the description)")],
     desc="A versioned JSON file of the stored records of every entity (accounts, users, API keys, named areas, persons, devices with their"
          " notification keys, conversations, messages, calls, webhooks, configuration), the contents of the files shared in conversations (base64)"
-         " and the virtual clock. A snapshot larger than the import limit (--max-snapshot-bytes, 64 MiB) is refused with 413." + SNAPSHOT_NOTE + ADMIN_NOTE))
+         " and the virtual clock. A snapshot larger than the import limit (--max-snapshot-bytes, 64 MiB) is refused with 413. One export of an"
+         " account runs at a time and two on the server; another is a 429 with Retry-After." + SNAPSHOT_NOTE + ADMIN_NOTE))
 add("/_mock/v1/snapshot", "post", op("Import a snapshot", "controlImportSnapshot", {**ok(ref("SnapshotImportResult")), **errs(400, 401, 403, 409, 413)}, C, CONTROL,
     request=body(ref("Snapshot"), desc="A file from GET /_mock/v1/snapshot, at most --max-snapshot-bytes (64 MiB), read as it arrives. Older versions are read too; a newer version answers 400."),
     desc="A server snapshot replaces everything, the GLOBAL configuration and the clock (super admins only). An account snapshot replaces that"
@@ -273,7 +274,10 @@ add("/mobile/v1/events", "get", op("Live events (WebSocket)", "mobileEvents", {"
 
 # --- agent ------------------------------------------------------------------------------------
 A = ["agent"]
-add("/agent/v1/login", "post", op("Log in", "agentLogin", {**ok(ref("AgentLoginResponse")), **errs(400, 401, 403, **T)}, A, NONE, request=body(ref("AgentLoginRequest"))))
+add("/agent/v1/login", "post", op("Log in", "agentLogin", {**ok(ref("AgentLoginResponse")), **errs(400, 401, 403, 429, **T)}, A, NONE,
+    request=body(ref("AgentLoginRequest")),
+    desc="A password not yet seen verified is checked with bcrypt: the checks an account (or the usernames no account has) may have waiting are"
+         " bounded, and beyond them the login is a 429 with Retry-After (docs/budgets.md)."))
 add("/agent/v1/clients", "post", op("Start an agent's app", "agentStartClient", {**ok(ref("ClientStartResponse"), "Started", "201"), **errs(400, 401, 404, 413, **T)}, A, NONE,
     request=body(ref("AgentClientStartRequest")),
     params=[{"name": "x-unblu-apikey", "in": "header", "required": False, "schema": S, "description": "The API key, if not in the body"}],

@@ -113,22 +113,35 @@ struct MessageInterceptorTests {
         try await hooks.stop()
     }
 
-    @Test("no answer in time: REJECT refuses the message, CONTINUE lets it through")
+    @Test("no answer in time on the injected clock: REJECT refuses the message, CONTINUE lets it through")
     func timeoutBehavior() async throws {
         let moderation = try await ModerationEndpoint()
-        try await InProcessServer.with(seed: moderationSeed(timeoutMillis: 300)) { server in
+        let clock = ManualClock()
+        try await InProcessServer.with(seed: moderationSeed(timeoutMillis: 300), configure: { $0.uploadClock = clock }) { server in
             let admin = HTTPTransport(baseURL: server.baseURL, credentials: .basic(username: "admin-f", password: "pw"))
             var interceptor: WebMessageInterceptor = try await admin.send(
                 "POST", "/app/rest/v4/messageinterceptors/create",
                 body: WebMessageInterceptor(name: "slowpoke", messageFilter: "ALL", timeoutBehavior: "REJECT", webhookEndpoint: moderation.url)
             )
             let scenario = try await FileScenario.make(server)
-            let error = await #expect(throws: CollabClientError.self) { try await scenario.app.send("a slow one", in: scenario.conversationId) }
+            /// Sends a message and, once the interceptor has it and the message waits on the clock, moves
+            /// the clock by the account's 300 ms: the answer, however long the machine takes.
+            func sendTimedOut(_ send: @escaping @Sendable () async throws -> MessageView) async throws -> Task<MessageView, any Error> {
+                let before = moderation.all.count
+                let sent = Task { try await send() }
+                try await eventually("the interceptor to have the message") { moderation.all.count > before }
+                try await clock.waitForSleepers(1, what: "the message's wait for the interceptor's answer")
+                clock.advance(by: .milliseconds(300))
+                return sent
+            }
+            let (app, agent, conversationId) = (scenario.app, scenario.agent, scenario.conversationId)
+            let refused = try await sendTimedOut { try await app.send("a slow one", in: conversationId) }
+            let error = await #expect(throws: CollabClientError.self) { try await refused.value }
             #expect(error?.status == 403)
             #expect(error?.message.contains("did not answer in time") == true)
             interceptor.timeoutBehavior = "CONTINUE"
             let _: WebMessageInterceptor = try await admin.send("POST", "/app/rest/v4/messageinterceptors/update", body: interceptor)
-            let passed = try await scenario.agent.send("another slow one", in: scenario.conversationId)
+            let passed = try await sendTimedOut { try await agent.send("another slow one", in: conversationId) }.value
             #expect(passed.text == "another slow one")
             // Management: read, search, bad input, another account.
             let id = try #require(interceptor.id)

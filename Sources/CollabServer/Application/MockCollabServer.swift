@@ -59,7 +59,7 @@ public final class MockCollabServer: Service {
         self.webhooks = parts.webhooks
         self.pushes = parts.pushes
         self.interception = interception
-        self.messageInterception = MessageInterception(call: interceptorCall)
+        self.messageInterception = MessageInterception(call: interceptorCall, clock: configuration.uploadClock)
         self.logger = logger
         let relay: [any Service] = parts.relay.map { [$0] } ?? []
         self.services =

@@ -91,9 +91,9 @@ public struct ServerConfiguration: Sendable {
     public var files = FileSettings()
     /// How many fault rules each account's admins, and the operator, may hold.
     public var faultRuleLimits = FaultRuleLimits()
-    /// The clock uploads are timed on: their minimum rate (and a JSON body's), and how long an upload
-    /// waits for a file-upload interceptor's decision. The system's monotonic clock; tests give one they
-    /// move themselves.
+    /// The clock uploads are timed on: their minimum rate (and a JSON body's), how long an upload waits
+    /// for a file-upload interceptor's decision, and how long a message waits for a message
+    /// interceptor's answer. The system's monotonic clock; tests give one they move themselves.
     public var uploadClock: any Clock<Duration> = ContinuousClock()
     /// The clock push and webhook retries wait on: their backoff, and a push service's `Retry-After`.
     /// The system's monotonic clock; tests give one they move themselves.

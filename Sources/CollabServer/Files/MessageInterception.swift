@@ -21,10 +21,17 @@ final class MessageInterception: Sendable {
     }
 
     private let call: InterceptorCall
+    /// The clock an interceptor's time to answer runs on (``ServerConfiguration/uploadClock``).
+    private let clock: any Clock<Duration>
 
-    init(call: InterceptorCall) {
+    init(call: InterceptorCall, clock: any Clock<Duration>) {
         self.call = call
+        self.clock = clock
     }
+
+    /// How much longer than its timeout the HTTP exchange itself may take, on the system's clock: a
+    /// safety net only, for a clock that a test does not move.
+    static let transportGrace = Duration.seconds(30)
 
     /// The MockCollab property (ACCOUNT scope and above) bounding each interceptor's answer, in ms.
     static let timeoutKey = "com.unblu.messageinterceptor.timeoutMillis"
@@ -36,9 +43,24 @@ final class MessageInterception: Sendable {
         request.conversationMessage = message
         let fallback: Decision = interceptor.timeoutBehavior == .continue
             ? .approved : .rejected(reason: "the message interceptor '\(interceptor.name)' did not answer in time", severity: nil)
-        let outcome = await call.post(
-            request, event: "outbound.message_interceptor.new_message", endpoint: interceptor.endpoint, secret: interceptor.secret, timeout: timeout
-        )
+        let call = self.call
+        let clock = self.clock
+        let (body, endpoint, secret) = (request, interceptor.endpoint, interceptor.secret)
+        // The answer races the timeout on the injected clock; the one that ends first cancels the other.
+        let outcome = await withTaskGroup(of: InterceptorCall.Outcome?.self) { race in
+            race.addTask {
+                await call.post(
+                    body, event: "outbound.message_interceptor.new_message", endpoint: endpoint, secret: secret,
+                    timeout: timeout + Self.transportGrace)
+            }
+            race.addTask {
+                try? await clock.sleep(for: timeout)
+                return nil
+            }
+            let first = await race.next() ?? nil
+            race.cancelAll()
+            return first
+        }
         guard case .answered(let status, let answer) = outcome, (200..<300).contains(status),
             let decision = try? JSONDecoder().decode(WebMessageInterceptorDecision.self, from: Data(buffer: answer))
         else { return fallback }

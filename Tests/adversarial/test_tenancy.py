@@ -316,3 +316,30 @@ def test_a_hanging_webhook_endpoint_of_one_tenant_leaves_the_other_tenants_deliv
     finally:
         silent.close()
         receiver.shutdown()
+
+
+def test_one_tenants_password_guessing_leaves_another_tenants_logins():
+    # bcrypt at its default cost, so that checks take long enough to queue.
+    with Server("--password-hash-cost", "10") as server:
+        _with_other_tenant(server)
+        from concurrent.futures import ThreadPoolExecutor
+
+        def guess(number: int) -> tuple[int, str | None]:
+            with server.client(timeout=60) as c:
+                answer = c.get("/app/rest/v4/accounts/getCurrentAccount", auth=("admin", f"guess-{number}"))
+                return answer.status_code, answer.headers.get("retry-after")
+
+        with ThreadPoolExecutor(max_workers=48) as pool:
+            guesses = [pool.submit(guess, n) for n in range(48)]
+            # Another tenant's admin, whose password no check has verified yet, gets in during the flood.
+            started = time.monotonic()
+            with server.client(timeout=60) as c:
+                answer = c.get("/app/rest/v4/accounts/getCurrentAccount", auth=("other-admin", "other-pw"))
+            waited = time.monotonic() - started
+            results = [g.result() for g in guesses]
+        statuses = [status for status, _ in results]
+        assert answer.status_code == 200, f"{answer.status_code} {answer.text}"
+        assert set(statuses) <= {401, 429}, statuses
+        assert 429 in statuses, f"the guessed account's checks are bounded: {statuses}"
+        assert all(retry == "1" for status, retry in results if status == 429), results
+        print(f"    other tenant's login during the flood: {waited:.2f} s; guesses: {statuses.count(401)} x 401, {statuses.count(429)} x 429")

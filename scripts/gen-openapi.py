@@ -276,8 +276,8 @@ add("/mobile/v1/events", "get", op("Live events (WebSocket)", "mobileEvents", {"
 A = ["agent"]
 add("/agent/v1/login", "post", op("Log in", "agentLogin", {**ok(ref("AgentLoginResponse")), **errs(400, 401, 403, 429, **T)}, A, NONE,
     request=body(ref("AgentLoginRequest")),
-    desc="A password not yet seen verified is checked with bcrypt: the checks an account (or the usernames no account has) may have waiting are"
-         " bounded, and beyond them the login is a 429 with Retry-After (docs/budgets.md)."))
+    desc="A password not yet seen verified is checked with bcrypt: the checks an account may have waiting are bounded, and beyond them the"
+         " login is a 429 with Retry-After (docs/budgets.md)."))
 add("/agent/v1/clients", "post", op("Start an agent's app", "agentStartClient", {**ok(ref("ClientStartResponse"), "Started", "201"), **errs(400, 401, 404, 413, **T)}, A, NONE,
     request=body(ref("AgentClientStartRequest")),
     params=[{"name": "x-unblu-apikey", "in": "header", "required": False, "schema": S, "description": "The API key, if not in the body"}],

@@ -1,4 +1,5 @@
 import CollabCore
+import CollabStore
 import CollabWire
 import HTTPTypes
 import Synchronization
@@ -145,6 +146,25 @@ struct PasswordCheckServerTests {
             #expect(statuses == Array(repeating: 200, count: 40), "\(statuses)")
             let checks = server.server.environment.hasher.checkCount - before
             #expect(checks >= 1 && checks <= PasswordCheckGate.Limits.default(cores: 2).admittedPerKey, "\(checks) bcrypt checks")
+        }
+    }
+
+    @Test("a username no account has is counted with one of the accounts, the same one each time, not with a key of its own")
+    func madeUpNames() async throws {
+        try await InProcessServer.with(seed: StoredRecordLimitTests.seed) { server in
+            let authenticator = Authenticator(environment: server.server.environment)
+            let accounts = Set(server.server.environment.repository.accountIds)
+            #expect(accounts.count == 2)
+            var used: Set<String> = []
+            for index in 0..<64 {
+                let account = authenticator.decoyAccount(for: "nobody-\(index)")
+                #expect(accounts.contains(account))
+                #expect(authenticator.decoyAccount(for: "nobody-\(index)") == account, "the same account each time")
+                used.insert(account)
+            }
+            #expect(used == accounts, "made-up names are spread over the accounts")
+            let unknown = try await server.call(.post, "/agent/v1/login", body: AgentLoginRequest(username: "nobody-1", password: "pw"))
+            #expect(unknown.status == .unauthorized, "\(unknown.text)")
         }
     }
 }

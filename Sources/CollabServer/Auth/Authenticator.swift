@@ -27,7 +27,7 @@ struct Authenticator: Sendable {
             return principal
         case .unknown:
             // As long as a wrong password takes: the time of a refusal does not tell which usernames exist.
-            try await environment.hasher.checkAgainstDecoy(password)
+            try await environment.hasher.checkAgainstDecoy(password, account: decoyAccount(for: username))
             throw invalid
         case .toVerify(let accountId, let hash, let principal):
             found = (accountId, hash, principal)
@@ -44,6 +44,19 @@ struct Authenticator: Sendable {
         environment.credentials.remember(
             accountId: found.accountId, username: username, password: password, userId: userId, passwordHash: found.hash)
         return principal
+    }
+
+    /// The account a username no account has is counted with at the password gate: one of the accounts,
+    /// the same one for a username while the accounts stay the same, picked by a hash seeded anew in
+    /// each process. A gate refusal then tells nothing of whether a username exists (a key of its own
+    /// would: guesses of unknown names could fill it and leave known ones admitted), and guesses of
+    /// made-up names hold at most the accounts' shares.
+    func decoyAccount(for username: String) -> String {
+        let accountIds = environment.repository.accountIds.sorted()
+        guard !accountIds.isEmpty else { return PasswordCheckGate.unknownKey }
+        var hasher = Hasher()
+        hasher.combine(username)
+        return accountIds[Int(UInt(bitPattern: hasher.finalize()) % UInt(accountIds.count))]
     }
 
     /// What the state and the credential cache say of a username and password, without bcrypt: the

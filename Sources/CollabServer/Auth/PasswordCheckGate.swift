@@ -3,8 +3,8 @@ import Synchronization
 
 /// Admits password checks (bcrypt, slow on purpose) so that guessing cannot take the machine: at most
 /// ``Limits/running`` run at once, leaving the rest of the thread pool they share to file reads and
-/// writes; the others wait, handed the next free slot in turn by key (an account, or the checks of
-/// usernames no account has), so one account's flood delays another's check by one check at most.
+/// writes; the others wait, handed the next free slot in turn by key (an account, which a username no
+/// account has is counted with too), so one account's flood delays another's check by one check at most.
 /// Checks admitted (running or waiting) are bounded per key and for the server: beyond either, a check
 /// is refused at once with a 429, and only the key at its bound is refused while the server has room.
 final class PasswordCheckGate: Sendable {
@@ -23,7 +23,7 @@ final class PasswordCheckGate: Sendable {
         }
     }
 
-    /// The key of checks for usernames no account has (the decoy's).
+    /// The key of checks for usernames no account has while the server has no account.
     static let unknownKey = ""
 
     private struct State {
@@ -96,8 +96,8 @@ final class PasswordCheckGate: Sendable {
                     "the server's password checks are at their most at once (\(limits.admitted)); retry shortly", retryAfterSeconds: 1)
             }
             guard state.admittedByKey[key, default: 0] < limits.admittedPerKey else {
-                let whose = key == Self.unknownKey ? "checks of usernames no account has are" : "this account's password checks are"
-                throw .tooManyRequests("\(whose) at their most at once (\(limits.admittedPerKey)); retry shortly", retryAfterSeconds: 1)
+                throw .tooManyRequests(
+                    "this account's password checks are at their most at once (\(limits.admittedPerKey)); retry shortly", retryAfterSeconds: 1)
             }
             state.admitted += 1
             state.admittedByKey[key, default: 0] += 1

@@ -53,10 +53,10 @@ struct PasswordHasher: Sendable {
 
     /// Spends what checking a password costs, for a username that is not there (or has no password), so
     /// a refusal takes as long whether the username exists or not. Never matches. Admitted by the gate
-    /// under a key of its own, so guesses of unknown usernames hold no account's place.
-    /// - Throws: `tooManyRequests` when such checks (or the server's) are at their most.
-    func checkAgainstDecoy(_ password: String) async throws(CollabError) {
-        try await gate.run(key: PasswordCheckGate.unknownKey) { await spendOnDecoy(password) }
+    /// as a check of `account`, the one the username is counted with.
+    /// - Throws: `tooManyRequests` when that account's checks (or the server's) are at their most.
+    func checkAgainstDecoy(_ password: String, account: String) async throws(CollabError) {
+        try await gate.run(key: account) { await spendOnDecoy(password) }
     }
 
     private func spendOnDecoy(_ password: String) async {

@@ -65,6 +65,18 @@ public final class Directory: Sendable {
     /// How many accounts there are.
     public var accountCount: Int { tables.withLock { $0.accounts.count } }
 
+    /// One of the accounts' ids, picked by `value`'s hash (seeded anew in each process): the same one
+    /// for a value while the accounts stay the same, values spread over all of them; `nil` without
+    /// accounts. Walks the ids without copying them (accounts are the operator's, a handful).
+    public func accountId(spreading value: some Hashable) -> String? {
+        tables.withLock { tables in
+            let ids = tables.accounts.keys
+            guard !ids.isEmpty else { return nil }
+            let offset = Int(UInt(bitPattern: value.hashValue) % UInt(ids.count))
+            return ids[ids.index(ids.startIndex, offsetBy: offset)]
+        }
+    }
+
     /// The GLOBAL configuration scope.
     public var globalConfiguration: GlobalConfiguration {
         tables.withLock { $0.global }

@@ -47,16 +47,12 @@ struct Authenticator: Sendable {
     }
 
     /// The account a username no account has is counted with at the password gate: one of the accounts,
-    /// the same one for a username while the accounts stay the same, picked by a hash seeded anew in
-    /// each process. A gate refusal then tells nothing of whether a username exists (a key of its own
-    /// would: guesses of unknown names could fill it and leave known ones admitted), and guesses of
-    /// made-up names hold at most the accounts' shares.
+    /// the same one for a username while the accounts stay the same (``Directory/accountId(spreading:)``).
+    /// A gate refusal then tells nothing of whether a username exists (a key of its own would: guesses
+    /// of unknown names could fill it and leave known ones admitted), and guesses of made-up names hold
+    /// at most the accounts' shares.
     func decoyAccount(for username: String) -> String {
-        let accountIds = environment.repository.accountIds.sorted()
-        guard !accountIds.isEmpty else { return PasswordCheckGate.unknownKey }
-        var hasher = Hasher()
-        hasher.combine(username)
-        return accountIds[Int(UInt(bitPattern: hasher.finalize()) % UInt(accountIds.count))]
+        environment.repository.directory.accountId(spreading: username) ?? PasswordCheckGate.unknownKey
     }
 
     /// What the state and the credential cache say of a username and password, without bcrypt: the

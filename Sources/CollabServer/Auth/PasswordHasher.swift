@@ -9,7 +9,7 @@ import Synchronization
 struct PasswordHasher: Sendable {
     /// Bcrypt work factor.
     var cost: UInt8
-    /// Admits the checks of a caller's password (``check(_:against:account:)``, ``checkAgainstDecoy(_:)``).
+    /// Admits the checks of a caller's password (``check(_:against:account:)``, ``checkAgainstDecoy(_:account:)``).
     let gate: PasswordCheckGate
     /// Lets callers checking the same password against the same hash at once share one check.
     let shared = SharedPasswordChecks()

@@ -16,7 +16,7 @@ final class SharedPasswordChecks: Sendable {
     /// The outcome of `check` for `password` against `hash`, shared with every caller that asks for the
     /// same while it runs.
     func outcome(password: String, hash: String, _ check: () async throws(CollabError) -> Bool) async throws(CollabError) -> Bool {
-        let key = SHA256.hash(data: Data((hash + "\u{0}" + password).utf8))
+        let key = Self.key(password: password, hash: hash)
         let leads = running.withLock { running in
             guard running[key] == nil else { return false }
             running[key] = []
@@ -45,8 +45,13 @@ final class SharedPasswordChecks: Sendable {
         return try outcome.get()
     }
 
-    /// Checks under way with callers waiting on them (for tests).
+    /// Callers waiting on the check of `password` against `hash` under way; `nil` when none is (for tests).
     func waiting(password: String, hash: String) -> Int? {
-        running.withLock { $0[SHA256.hash(data: Data((hash + "\u{0}" + password).utf8))]?.count }
+        running.withLock { $0[Self.key(password: password, hash: hash)]?.count }
+    }
+
+    /// What tells a check from another: a digest of the hash and the password.
+    private static func key(password: String, hash: String) -> SHA256Digest {
+        SHA256.hash(data: Data((hash + "\u{0}" + password).utf8))
     }
 }

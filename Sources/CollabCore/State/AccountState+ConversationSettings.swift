@@ -120,8 +120,17 @@ extension AccountState {
             throw .badRequest("personId: person \(personId) has no active participation in the conversation")
         }
         if conversation.participants[index].hidden == hidden { return conversation }
+        if hidden { try Self.checkMayBeHidden(conversation.participants[index].type, person: persons[personId]) }
         conversation.participants[index].hidden = hidden
         return update(conversation, context: context, changes: &changes)
+    }
+
+    /// Only secondary agents and bots may be hidden (the vendor's rule): a visitor always sees the agent
+    /// who serves it and every other visitor who takes part.
+    static func checkMayBeHidden(_ type: ParticipationType, person: Person?) throws(CollabError) {
+        guard type == .secondaryAgent || person?.personType == .bot else {
+            throw .badRequest("hidden: only secondary agents and bots may be hidden, not a \(type.rawValue) participant")
+        }
     }
 
     /// Replaces the conversation's own configuration: the most specific layer of its cascade.

@@ -404,6 +404,7 @@ extension AccountState {
         }
         guard !conversation.isParticipant(personId) else { throw .conflict("person \(personId) already takes part") }
         let type: ParticipationType = person.personType == .agent ? .secondaryAgent : .secondaryVisitor
+        if hidden { try Self.checkMayBeHidden(type, person: person) }
         let participation = Participation(personId: personId, type: type, hidden: hidden, joinedTimestamp: context.now)
         try add(participation, to: &conversation, context: context, changes: &changes)
         return conversation

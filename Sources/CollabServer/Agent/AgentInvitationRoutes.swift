@@ -25,7 +25,9 @@ struct AgentInvitationRoutes {
             let id = try context.pathParameter("id")
             let view = try await env.write(account: agent.accountId) { state, changes, op throws(CollabError) in
                 state.view(
-                    try state.acceptAgentInvitation(id, agentPersonId: agent.personId, accountId: agent.accountId, context: op, changes: &changes))
+                    try state.acceptAgentInvitation(id, agentPersonId: agent.personId, accountId: agent.accountId, context: op, changes: &changes),
+                    for: .agent
+                )
             }
             return JSONBody.response(view)
         }

@@ -90,7 +90,7 @@ struct AgentRoutes {
                 let entries = state.queue(
                     accountId: agent.accountId, agentPersonId: agent.personId, namedAreaIds: filter, after: cursor, limit: limit)
                 return QueueView(
-                    entries: entries.map { QueueView.Entry(position: $0.position, conversation: state.view($0.conversation)) },
+                    entries: entries.map { QueueView.Entry(position: $0.position, conversation: state.view($0.conversation, for: .agent)) },
                     nextCursor: entries.count == limit ? entries.last.map { QueueCursor(after: $0).token } : nil
                 )
             }
@@ -98,7 +98,8 @@ struct AgentRoutes {
         }
         group.get("conversations") { request, context in
             let agent = try env.agent(context)
-            return JSONBody.response(try env.conversationList(request, context: context, personId: agent.personId, accountId: agent.accountId))
+            let list = try env.conversationList(request, context: context, personId: agent.personId, accountId: agent.accountId, for: .agent)
+            return JSONBody.response(list)
         }
         action("accept", on: group) { state, id, agent, op, changes throws(CollabError) in
             try state.acceptConversation(id, agentPersonId: agent.personId, accountId: agent.accountId, context: op, changes: &changes)
@@ -124,7 +125,7 @@ struct AgentRoutes {
             let view = try await env.write(context.principal) { state, changes, op throws(CollabError) in
                 // Change first, then read: `state.view(try body(&state, …))` would copy the whole state.
                 let changed = try body(&state, id, agent, op, &changes)
-                return state.view(changed)
+                return state.view(changed, for: .agent)
             }
             return JSONBody.response(view)
         }

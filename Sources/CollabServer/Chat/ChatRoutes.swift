@@ -15,7 +15,9 @@ struct ChatRoutes: ConversationCallerRoutes {
         group.get("conversations/:id") { _, context in
             let caller = try resolve(context)
             let id = try context.pathParameter("id")
-            let view = try env.read(context.principal) { state throws(CollabError) in state.view(try caller.conversation(id, in: state)) }
+            let view = try env.read(context.principal) { state throws(CollabError) in
+                state.view(try caller.conversation(id, in: state), for: caller.audience)
+            }
             return JSONBody.response(view)
         }
         group.post("conversations/:id/end") { request, context in
@@ -28,7 +30,7 @@ struct ChatRoutes: ConversationCallerRoutes {
                 let ended = try state.endConversation(
                     id, by: caller.personId, reason: reason, comment: body?.comment, accountId: caller.accountId, context: op, changes: &changes
                 )
-                return state.view(ended)
+                return state.view(ended, for: caller.audience)
             }
             return JSONBody.response(view)
         }

@@ -36,6 +36,11 @@ enum ConversationCaller: Sendable {
         return true
     }
 
+    /// Whom the caller's conversation views are made for.
+    var audience: ViewAudience {
+        seesInternal ? .agent : .visitor
+    }
+
     /// Conversation `id` if the caller may use it; any other is not found, as an unknown one.
     func conversation(_ id: String, in state: borrowing AccountState) throws(CollabError) -> Conversation {
         switch self {

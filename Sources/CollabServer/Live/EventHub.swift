@@ -23,6 +23,11 @@ struct EventAudience: Sendable {
     /// The public id of the started app the connection belongs to, for events meant for one client.
     var clientId: String? = nil
 
+    /// The form of conversation views this audience is sent.
+    var viewAudience: ViewAudience {
+        isAgent ? .agent : .visitor
+    }
+
     /// Whether this audience receives `event`.
     func receives(_ event: DomainEvent) -> Bool {
         guard event.accountId == accountId else { return false }
@@ -46,12 +51,22 @@ struct PublishedEvent: Sendable {
     var id: Int64
     var event: DomainEvent
     private let encoded = EncodedOnce()
+    /// The visitors' form, for an event whose conversation has hidden participants (the only events whose
+    /// visitors' form differs).
+    private let encodedForVisitors = EncodedOnce()
 
-    /// The `LiveEvent` JSON text sent to WebSockets: encoded when a connection first needs it (by the
-    /// connection's writer, outside the hub's locks), then shared. An event nobody is connected to
-    /// receive is never encoded.
-    var text: String {
-        encoded.value { String(decoding: (try? EventHub.encoder.encode(LiveEvent(id: id, event: event))) ?? Data(), as: UTF8.self) }
+    /// The `LiveEvent` JSON text sent to `audience`'s WebSockets: encoded when a connection first needs it
+    /// (by the connection's writer, outside the hub's locks), then shared by every connection that sees the
+    /// same form. An event nobody is connected to receive is never encoded.
+    func text(for audience: ViewAudience) -> String {
+        guard audience == .visitor, event.conversation?.participants.contains(where: \.hidden) == true else {
+            return encoded.value { encode(for: .agent) }
+        }
+        return encodedForVisitors.value { encode(for: .visitor) }
+    }
+
+    private func encode(for audience: ViewAudience) -> String {
+        String(decoding: (try? EventHub.encoder.encode(LiveEvent(id: id, event: event, for: audience))) ?? Data(), as: UTF8.self)
     }
 }
 
@@ -95,10 +110,10 @@ final class EventHub: Sendable {
             /// A control message for this connection only (the answer to a client's `sync`), as text.
             case control(String)
 
-            /// The text sent to the WebSocket.
-            var text: String {
+            /// The text sent to a WebSocket of `audience`.
+            func text(for audience: ViewAudience) -> String {
                 switch self {
-                case .event(let event): event.text
+                case .event(let event): event.text(for: audience)
                 case .control(let text): text
                 }
             }

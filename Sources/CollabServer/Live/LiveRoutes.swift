@@ -139,7 +139,7 @@ extension CollabEnvironment {
         try await send(
             LiveEvent(id: 0, type: LiveEvent.hello, timestamp: clock.now(), detail: ["position": String(position), "replayed": String(replay.count)]))
         if gap { try await send(LiveEvent(id: 0, type: LiveEvent.resync, timestamp: clock.now())) }
-        for event in replay { try await outbound.write(.text(event.text)) }
+        for event in replay { try await outbound.write(.text(event.text(for: audience.viewAudience))) }
 
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask {
@@ -152,7 +152,7 @@ extension CollabEnvironment {
                         return
                     }
                     // An event's text was encoded once, when it was published.
-                    try await outbound.write(.text(item.text))
+                    try await outbound.write(.text(item.text(for: audience.viewAudience)))
                     // The client's access token expired or was revoked: it was told, its session is over.
                     if case .event(let published) = item, published.event.kind == .clientError, published.event.clientId == audience.clientId {
                         let code = WebSocketErrorCode(codeNumber: Int(LiveCloseCode.authorizationEnded))

@@ -1,14 +1,25 @@
 import CollabCore
 import CollabWire
 
+/// Who a conversation view is made for. Hidden participants (secondary agents and bots) are the agents'
+/// to see: a visitor's view leaves them out.
+enum ViewAudience: Sendable {
+    case visitor
+    case agent
+}
+
 extension ConversationView {
-    init(_ conversation: Conversation, names: [String: String] = [:]) {
+    init(_ conversation: Conversation, names: [String: String] = [:], for audience: ViewAudience) {
+        let shown = audience == .agent ? conversation.participants : conversation.participants.filter { !$0.hidden }
         self.init(
             id: conversation.id, topic: conversation.topic, state: conversation.state.rawValue,
             recipient: .init(type: conversation.recipient.type.rawValue, id: conversation.recipient.id),
             engagementType: conversation.initialEngagementType.rawValue,
-            participants: conversation.participants.map {
-                .init(personId: $0.personId, type: $0.type.rawValue, state: $0.state.rawValue, displayName: names[$0.personId])
+            participants: shown.map {
+                .init(
+                    personId: $0.personId, type: $0.type.rawValue, state: $0.state.rawValue, displayName: names[$0.personId],
+                    hidden: $0.hidden ? true : nil
+                )
             },
             assigneePersonId: conversation.assigneePersonId, contextPersonId: conversation.contextPersonId, createdAt: conversation.creationTimestamp,
             queuedAt: conversation.queuedTimestamp, endedAt: conversation.endTimestamp, endReason: conversation.endReason?.rawValue,
@@ -44,19 +55,19 @@ extension PersonView {
 }
 
 extension LiveEvent {
-    /// The wire form of a domain event with its id.
-    init(id: Int64, event: DomainEvent) {
+    /// The wire form of a domain event with its id, as `audience` sees it.
+    init(id: Int64, event: DomainEvent, for audience: ViewAudience) {
         self.init(
             id: id, type: event.kind.rawValue, timestamp: event.timestamp,
-            conversation: event.conversation.map { ConversationView($0, names: event.participantNames ?? [:]) },
+            conversation: event.conversation.map { ConversationView($0, names: event.participantNames ?? [:], for: audience) },
             message: event.message.map(MessageView.init), detail: event.detail.isEmpty ? nil : event.detail
         )
     }
 }
 
 extension AccountState {
-    /// A conversation view with participant names.
-    func view(_ conversation: Conversation) -> ConversationView {
-        ConversationView(conversation, names: participantNames(conversation))
+    /// A conversation view with participant names, as `audience` sees it.
+    func view(_ conversation: Conversation, for audience: ViewAudience) -> ConversationView {
+        ConversationView(conversation, names: participantNames(conversation), for: audience)
     }
 }

@@ -25,7 +25,7 @@ struct MobileInvitationRoutes {
                         token: token, personId: session.personId, accountId: accountId,
                         guessBudgetSpent: { redemptions.isBudgetSpent(accountId: accountId, since: $0) }, context: op, changes: &changes
                     )
-                    return state.view(conversation)
+                    return state.view(conversation, for: .visitor)
                 }
             }
             return JSONBody.response(conversation)

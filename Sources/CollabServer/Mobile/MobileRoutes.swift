@@ -40,7 +40,8 @@ struct MobileRoutes {
         }
         group.get("conversations") { request, context in
             let session = try env.client(context)
-            return JSONBody.response(try env.conversationList(request, context: context, personId: session.personId, accountId: session.accountId))
+            let list = try env.conversationList(request, context: context, personId: session.personId, accountId: session.accountId, for: .visitor)
+            return JSONBody.response(list)
         }
         group.post("conversations") { request, context in
             let session = try env.client(context)
@@ -55,7 +56,7 @@ struct MobileRoutes {
                 }
                 let input = ConversationInput(topic: body.topic, recipient: recipient, engagementType: engagement, contextPersonId: session.personId)
                 let changed = try state.createConversation(input, accountId: session.accountId, context: op, changes: &changes)
-                return state.view(changed)
+                return state.view(changed, for: .visitor)
             }
             return JSONBody.response(conversation, status: .created)
         }

@@ -17,11 +17,15 @@ public struct ConversationView: Codable, Sendable, Equatable {
         /// `ACTIVE` or `ENDED` (and the vendor's other participation states).
         public var state: String
         public var displayName: String?
-        public init(personId: String, type: String, state: String, displayName: String? = nil) {
+        /// `true` for a hidden participant (a secondary agent or bot the visitor does not see); absent
+        /// otherwise. Only agents' views list hidden participants.
+        public var hidden: Bool?
+        public init(personId: String, type: String, state: String, displayName: String? = nil, hidden: Bool? = nil) {
             self.personId = personId
             self.type = type
             self.state = state
             self.displayName = displayName
+            self.hidden = hidden
         }
     }
 
@@ -32,6 +36,7 @@ public struct ConversationView: Codable, Sendable, Equatable {
     public var recipient: Recipient
     /// The vendor's `EInitialEngagementType`.
     public var engagementType: String
+    /// Everyone who takes or took part; a visitor's view leaves hidden participants out.
     public var participants: [Participant]
     public var assigneePersonId: String?
     public var contextPersonId: String?

@@ -43,7 +43,7 @@ struct BenchGrowthCommand: AsyncParsableCommand {
     var twoAccounts = false
 
     func run() async throws {
-        try await HTTPClient.forBenchmark { try await run(http: $0) }
+        try await HTTPClient.forBenchmark(connections: concurrency) { try await run(http: $0) }
     }
 
     func validate() throws {

@@ -9,7 +9,7 @@ import Synchronization
 
 /// `mock-collab bench noisy-neighbour`: whether one tenant saturating a shared resource slows or refuses
 /// another. For each resource — upload slots, the file quota, fault rules, live events, co-browsing
-/// frames, database writes, webhook deliveries — a quiet account's requests are measured alone, then while a noisy account
+/// frames, password checks, database writes, webhook deliveries — a quiet account's requests are measured alone, then while a noisy account
 /// saturates that resource, in the same run; the table gives p50 and p99 both ways, their ratios, and
 /// how many of the quiet account's requests failed. Use a release build and a durable (SQLite) server
 /// started with `--control-token` and a small `--file-quota` (see scripts/bench, step 7).
@@ -63,12 +63,16 @@ struct BenchNoisyNeighbourCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        try await HTTPClient.forBenchmark { try await run(http: $0) }
+        // A client each, and room in each for every loop: requests of one account never queue in the
+        // bench behind the other's (a shared pool of 8 connections would measure that queue).
+        try await HTTPClient.forBenchmark(connections: 8) { quiet in
+            try await HTTPClient.forBenchmark(connections: 2 * noise + 8) { noisy in try await run(quiet: quiet, noisy: noisy) }
+        }
     }
 
-    func run(http: HTTPClient) async throws {
+    func run(quiet: HTTPClient, noisy: HTTPClient) async throws {
         FileHandle.standardError.write(Data("seeding the quiet and the noisy account\n".utf8))
-        let tenants = try await NoisyTenants.make(url: url, controlToken: controlToken, http: http)
+        let tenants = try await NoisyTenants.make(url: url, controlToken: controlToken, quietHTTP: quiet, noisyHTTP: noisy)
         let rows = try await BenchWebhookEndpoints.serving { hooks in
             let webhooks = WebhookScenario(
                 hooks: hooks, quiet: try await tenants.quiet.registerWebhook(hooks.quietURL),
@@ -212,6 +216,13 @@ struct BenchNoisyNeighbourCommand: AsyncParsableCommand {
                 resource: "co-browsing frames", quietRequest: "20 KB frame at 4 fps", samples: max(20, samples / 4), pace: .milliseconds(250),
                 quiet: { i in try await t.quiet.frame(sequence: i) },
                 noise: { done in try await Self.loops(width, done) { loop in _ = try await t.noisy.frame(sequence: loop) } }
+            ),
+            // Bcrypt runs on a few threads for the whole server: the noisy account's guesses wait their
+            // account's turn, and beyond its share of admitted checks are refused (429).
+            Scenario(
+                resource: "password checks", quietRequest: "agent login, a wrong password (401)", samples: max(20, samples / 2),
+                quiet: { _ in try await t.quiet.wrongPasswordLogin() },
+                noise: { done in try await Self.loops(width, done) { _ in _ = try await t.noisy.wrongPasswordLogin() } }
             ),
             Scenario(
                 resource: "database writes", quietRequest: "visitor message", samples: samples,

@@ -11,9 +11,10 @@ struct NoisyTenants: Sendable {
     let quiet: BenchTenant
     let noisy: BenchTenant
 
-    static func make(url: String, controlToken: String, http: HTTPClient) async throws -> NoisyTenants {
+    /// Seeds both accounts; each account's requests go through its own client.
+    static func make(url: String, controlToken: String, quietHTTP: HTTPClient, noisyHTTP: HTTPClient) async throws -> NoisyTenants {
         let run = String(UInt32.random(in: 0...UInt32.max), radix: 36)
-        let control = ControlClient(baseURL: url, credentials: .bearer(controlToken), client: http)
+        let control = ControlClient(baseURL: url, credentials: .bearer(controlToken), client: quietHTTP)
         let names = ["quiet-\(run)", "noisy-\(run)"]
         _ = try await control.seed(
             "accounts:\n"
@@ -30,8 +31,8 @@ struct NoisyTenants: Sendable {
                 }.joined()
         )
         return NoisyTenants(
-            quiet: try await BenchTenant.make(name: names[0], url: url, http: http),
-            noisy: try await BenchTenant.make(name: names[1], url: url, http: http)
+            quiet: try await BenchTenant.make(name: names[0], url: url, http: quietHTTP),
+            noisy: try await BenchTenant.make(name: names[1], url: url, http: noisyHTTP)
         )
     }
 }
@@ -43,6 +44,8 @@ final class BenchTenant: Sendable {
     let visitor: HTTPTransport
     let admin: HTTPTransport
     let agent: AgentClient
+    /// The agent's username, for password checks.
+    let agentUsername: String
     let conversation: String
     let coBrowsing: String
     /// The agent's live events, and who waits for which message text.
@@ -50,10 +53,10 @@ final class BenchTenant: Sendable {
     let waiters = Mutex<[String: CheckedContinuation<Bool, Never>]>([:])
 
     private init(
-        url: String, http: HTTPClient, visitor: HTTPTransport, admin: HTTPTransport, agent: AgentClient, conversation: String, coBrowsing: String,
-        events: LiveEventStream
+        url: String, http: HTTPClient, visitor: HTTPTransport, admin: HTTPTransport, agent: AgentClient, agentUsername: String, conversation: String,
+        coBrowsing: String, events: LiveEventStream
     ) {
-        (self.url, self.http, self.visitor, self.admin, self.agent) = (url, http, visitor, admin, agent)
+        (self.url, self.http, self.visitor, self.admin, self.agent, self.agentUsername) = (url, http, visitor, admin, agent, agentUsername)
         (self.conversation, self.coBrowsing, self.events) = (conversation, coBrowsing, events)
     }
 
@@ -75,7 +78,7 @@ final class BenchTenant: Sendable {
         let tenant = BenchTenant(
             url: url, http: http, visitor: HTTPTransport(baseURL: url, credentials: .bearer(started.token), client: http),
             admin: HTTPTransport(baseURL: url, credentials: .basic(username: "\(name)-admin", password: "\(name)-pw"), client: http), agent: agent,
-            conversation: conversation, coBrowsing: session.id, events: events
+            agentUsername: "\(name)-agent", conversation: conversation, coBrowsing: session.id, events: events
         )
         Task { [tenant] in
             for await event in events.events {
@@ -111,6 +114,15 @@ final class BenchTenant: Sendable {
     func message(_ text: String) async throws -> Bool {
         let body = try JSONEncoder().encode(SendMessageRequest(text: text))
         return (200..<300).contains(try await visitor.raw("POST", "/mobile/v1/conversations/\(conversation)/messages", body: body).status)
+    }
+
+    /// The agent logs in with a wrong password, a new one each time so that no check is cached or shared
+    /// with another: `true` when bcrypt checked it (401), `false` when the check was refused (429) or
+    /// anything else came back.
+    func wrongPasswordLogin() async throws -> Bool {
+        let login = AgentLoginRequest(username: agentUsername, password: "wrong-\(UInt64.random(in: 0...UInt64.max))")
+        let anonymous = HTTPTransport(baseURL: url, client: http)
+        return try await anonymous.raw("POST", "/agent/v1/login", body: try JSONEncoder().encode(login)).status == 401
     }
 
     /// The visitor reads the conversation's latest messages.

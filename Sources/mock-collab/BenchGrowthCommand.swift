@@ -47,8 +47,8 @@ struct BenchGrowthCommand: AsyncParsableCommand {
     }
 
     func validate() throws {
-        guard operations > 0, rounds > 0, visitors >= 0 else {
-            throw ValidationError("--operations and --rounds must be positive and --visitors not negative")
+        guard operations > 0, rounds > 0, concurrency > 0, visitors >= 0 else {
+            throw ValidationError("--operations, --rounds and --concurrency must be positive and --visitors not negative")
         }
     }
 

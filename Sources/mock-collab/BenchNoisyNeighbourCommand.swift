@@ -62,6 +62,10 @@ struct BenchNoisyNeighbourCommand: AsyncParsableCommand {
         var noise: @Sendable (NoiseCount) async throws -> Void
     }
 
+    func validate() throws {
+        guard samples > 0, noise > 0 else { throw ValidationError("--samples and --noise must be positive") }
+    }
+
     func run() async throws {
         // A client each, and room in each for every loop: requests of one account never queue in the
         // bench behind the other's (a shared pool of 8 connections would measure that queue).
@@ -110,7 +114,14 @@ struct BenchNoisyNeighbourCommand: AsyncParsableCommand {
             let warmUpEnd = ContinuousClock.now + .seconds(30)
             while done.value < Self.warmUp, ContinuousClock.now < warmUpEnd { try await Task.sleep(for: .milliseconds(50)) }
             FileHandle.standardError.write(Data("\(scenario.resource): beside the noisy one\n".utf8))
-            let beside = try await measure(scenario)
+            let beside: Measurement
+            do {
+                beside = try await measure(scenario)
+            } catch {
+                noise.cancel()
+                _ = await noise.result
+                throw error
+            }
             noise.cancel()
             _ = await noise.result
             rows.append(

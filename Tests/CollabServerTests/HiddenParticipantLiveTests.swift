@@ -4,11 +4,11 @@ import CollabWire
 import Foundation
 import Testing
 
-/// Hidden participants over real sockets: the same `conversation.updated` reaches the visitor's app
-/// without the hidden agent and the assigned agent's desk with it, marked.
+/// Hidden participants over real sockets: a hidden agent's arrival reaches the assigned agent's desk,
+/// marked, and not the visitor's app, whose later events leave it out; shown again, the agent reaches both.
 @Suite("Hidden participants: live events")
 struct HiddenParticipantLiveTests {
-    @Test("a secondary agent added hidden is in the desk's live event and not in the visitor's; shown again, in both")
+    @Test("a hidden agent: the desk is told of its arrival, the visitor is not, and sees later changes without it; shown again, both see it")
     func liveForms() async throws {
         try await TestServer.with(seed: queueSeed) { server in
             let admin = server.admin("admin-d", "pw").transport
@@ -28,9 +28,19 @@ struct HiddenParticipantLiveTests {
                 updated(event) && event.conversation?.participants.contains { $0.personId == agentB } == true
             }
             #expect(atDesk.conversation?.participants.first { $0.personId == agentB }?.hidden == true)
-            let atApp = try await appEvents.wait(for: "the visitor is told of the change", updated)
-            #expect(atApp.conversation?.participants.contains { $0.personId == agentB } == false, "the visitor never sees the hidden agent")
-            #expect(atApp.conversation?.participants.count == 2)
+            // The hidden agent's arrival changes nothing the visitor sees: the app is not told of it.
+            try await appEvents.sync(app.liveConnection)
+            #expect(!appEvents.events.contains { updated($0) }, "the visitor was told of a hidden arrival")
+            #expect(!appEvents.events.contains { $0.conversation?.participants.contains { $0.personId == agentB } == true })
+
+            // A change the visitor sees reaches it without the hidden agent, and the desk with it.
+            _ = try await admin.webAPI("POST", "conversations/\(id)/setTopic", #"{"topic":"renamed"}"#)
+            let renamed: @Sendable (LiveEvent) -> Bool = { updated($0) && $0.conversation?.topic == "renamed" }
+            let renamedAtApp = try await appEvents.wait(for: "the visitor sees the new topic", renamed)
+            #expect(renamedAtApp.conversation?.participants.map(\.personId).contains(agentB) == false)
+            #expect(renamedAtApp.conversation?.participants.count == 2)
+            let renamedAtDesk = try await desk.wait(for: "the desk sees the new topic", renamed)
+            #expect(renamedAtDesk.conversation?.participants.first { $0.personId == agentB }?.hidden == true)
 
             _ = try await admin.webAPI(
                 "POST", "conversations/\(conversation.id)/changeParticipantVisibility", #"{"personId":"\#(agentB)","hidden":false}"#)

@@ -107,10 +107,38 @@ struct HiddenParticipantTests {
             let after = try await server.call(.get, "/agent/v1/conversations/\(id)", authorization: scene.agentA).decode(ConversationView.self)
             #expect(after == before, "a refused change leaves the conversation as it was")
 
+            // A bot may be hidden: the visitor does not see it.
+            let bot = try await server.call(
+                .post, "/app/rest/v4/persons/createOrUpdateBot", authorization: Self.admin, body: #"{"sourceId":"watch-bot","firstName":"Watch"}"#
+            )
+            struct Created: Decodable { var id: String }
+            let botId = try bot.decode(Created.self).id
+            let hiddenBot = try await Self.webAPI(server, id, "addParticipant", #"{"personId":"\#(botId)","hidden":true}"#)
+            #expect(hiddenBot.status == .ok, "\(hiddenBot.text)")
+            let seen = try await server.call(.get, "/mobile/v1/conversations/\(id)", authorization: scene.visitor).decode(ConversationView.self)
+            #expect(seen.participants.map(\.personId) == before.participants.map(\.personId), "the hidden bot is not the visitor's to see")
+
             // Showing someone who is not hidden asks for nothing and is allowed, whoever it is.
             let noChange = try await Self.webAPI(
                 server, id, "changeParticipantVisibility", #"{"personId":"\#(scene.agentAPersonId)","hidden":false}"#)
             #expect(noChange.status == .ok, "\(noChange.text)")
+        }
+    }
+
+    @Test("a hidden agent who ends the conversation is not named to the visitor as the one who ended it")
+    func hiddenEnder() async throws {
+        try await InProcessServer.with(seed: Self.seed) { server in
+            let scene = try await Self.scene(server)
+            let id = scene.conversationId
+            let added = try await Self.webAPI(server, id, "addParticipant", #"{"personId":"\#(scene.agentBPersonId)","hidden":true}"#)
+            #expect(added.status == .ok, "\(added.text)")
+            let ended = try await server.call(
+                .post, "/agent/v1/conversations/\(id)/end", authorization: scene.agentB, body: EndConversationRequest())
+            #expect(try ended.decode(ConversationView.self).endedBy == scene.agentBPersonId, "the agent who ended it is told it did")
+            let mine = try await server.call(.get, "/mobile/v1/conversations/\(id)", authorization: scene.visitor).decode(ConversationView.self)
+            #expect(mine.state == "ENDED" && mine.endedBy == nil)
+            let agents = try await server.call(.get, "/agent/v1/conversations/\(id)", authorization: scene.agentA).decode(ConversationView.self)
+            #expect(agents.endedBy == scene.agentBPersonId)
         }
     }
 
@@ -126,7 +154,10 @@ struct HiddenParticipantTests {
             Participation(personId: "visitor", type: .contextPerson, joinedTimestamp: 1),
             Participation(personId: "agent", type: .assignedAgent, joinedTimestamp: 2), watcher,
         ]
-        var event = DomainEvent(kind: .conversationUpdated, accountId: "acc", timestamp: 4, conversation: conversation, personIds: ["visitor"])
+        var event = DomainEvent(
+            kind: .messageState, accountId: "acc", timestamp: 4, conversation: conversation, personIds: ["visitor"],
+            detail: ["state": "READ", "personId": "watcher"]
+        )
         event.participantNames = ["visitor": "V", "agent": "A", "watcher": "W"]
         let published = PublishedEvent(id: 9, event: event)
         let decoder = JSONDecoder()
@@ -136,6 +167,7 @@ struct HiddenParticipantTests {
         #expect(!published.text(for: .visitor).contains("watcher") && !published.text(for: .visitor).contains("\"W\""))
         #expect(agents.conversation?.participants.map(\.personId) == ["visitor", "agent", "watcher"])
         #expect(agents.conversation?.participants.last?.hidden == true && agents.conversation?.participants.last?.displayName == "W")
+        #expect(visitors.detail == ["state": "READ"] && agents.detail == ["state": "READ", "personId": "watcher"], "nor its detail names the hidden")
 
         var shown = event
         shown.conversation?.participants[2].hidden = false

@@ -126,6 +126,12 @@ public struct Conversation: Sendable, Codable, Equatable, Identifiable {
         self.stateChanges = [ConversationStateChange(state: .created, timestamp: creationTimestamp)]
     }
 
+    /// Whether `personId` takes part hidden (its latest participation is hidden): a visitor is not
+    /// shown it, nor told what it does.
+    public func isHiddenParticipant(_ personId: String) -> Bool {
+        participants.last { $0.personId == personId }?.hidden == true
+    }
+
     /// The assigned agent's person id, if any.
     public var assigneePersonId: String? {
         participants.first { $0.type == .assignedAgent && $0.state != .ended }?.personId

@@ -109,7 +109,8 @@ extension AccountState {
     }
 
     /// `bots/startDialogBotTypingIndicator` / `cancelDialogBotTypingIndicator`: the conversation's
-    /// participants see the bot typing (a live `conversation.typing` event; nothing is stored).
+    /// participants see the bot typing (a live `conversation.typing` event; nothing is stored). A bot that
+    /// takes part hidden types for the agents alone.
     public mutating func setDialogBotTyping(
         token: String, typing: Bool, for principal: Principal, context: OperationContext, changes: inout ChangeSet
     ) throws(CollabError) {
@@ -121,7 +122,8 @@ extension AccountState {
         changes.emit(
             DomainEvent(
                 kind: .typingChanged, accountId: dialog.accountId, timestamp: context.now, conversation: conversation,
-                personIds: Set(conversation.activeParticipantIds), detail: ["personId": dialog.botPersonId, "typing": String(typing)]
+                personIds: Set(conversation.activeParticipantIds), agentsOnly: conversation.isHiddenParticipant(dialog.botPersonId),
+                detail: ["personId": dialog.botPersonId, "typing": String(typing)]
             )
         )
     }

@@ -126,9 +126,9 @@ extension AccountState {
     }
 
     /// Only secondary agents and bots may be hidden (the vendor's rule): a visitor always sees the agent
-    /// who serves it and every other visitor who takes part.
+    /// who serves it, the person the conversation is about and every other visitor who takes part.
     static func checkMayBeHidden(_ type: ParticipationType, person: Person?) throws(CollabError) {
-        guard type == .secondaryAgent || person?.personType == .bot else {
+        guard type == .secondaryAgent || (type == .secondaryVisitor && person?.personType == .bot) else {
             throw .badRequest("hidden: only secondary agents and bots may be hidden, not a \(type.rawValue) participant")
         }
     }

@@ -625,7 +625,8 @@ extension AccountState {
         return conversation
     }
 
-    /// Adds a participant to `conversation`, stores it and tells (`conversation.updated`).
+    /// Adds a participant to `conversation`, stores it and tells (`conversation.updated`): a hidden
+    /// participant's arrival changes nothing a visitor sees, so only agents are told of it.
     /// - Throws: `conflict` when the conversation already has the most participants it may have.
     mutating func add(
         _ participation: Participation, to conversation: inout Conversation, context: OperationContext, changes: inout ChangeSet
@@ -634,7 +635,8 @@ extension AccountState {
             throw .conflict("the conversation has the maximum number of participants")
         }
         conversation.participants.append(participation)
-        update(conversation, context: context, changes: &changes)
+        save(conversation, context: context, changes: &changes)
+        emit(.conversationUpdated, conversation, agentsOnly: participation.hidden, context: context, changes: &changes)
     }
 
     /// Makes room for the assigned agent an accept or an assignment adds: at
@@ -671,12 +673,12 @@ extension AccountState {
 
     func emit(
         _ kind: DomainEvent.Kind, _ conversation: Conversation, queue: Set<ConversationRecipient> = [], extraPersons: Set<String> = [],
-        context: OperationContext, changes: inout ChangeSet
+        agentsOnly: Bool = false, context: OperationContext, changes: inout ChangeSet
     ) {
         changes.emit(
             DomainEvent(
                 kind: kind, accountId: conversation.accountId, timestamp: context.now, conversation: conversation,
-                personIds: Set(conversation.activeParticipantIds).union(extraPersons), queueRecipients: queue
+                personIds: Set(conversation.activeParticipantIds).union(extraPersons), queueRecipients: queue, agentsOnly: agentsOnly
             )
         )
     }

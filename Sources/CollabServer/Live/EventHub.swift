@@ -46,7 +46,8 @@ struct EventAudience: Sendable {
     }
 }
 
-/// A live event with its id and its wire form, encoded once for every subscriber and the replay window.
+/// A live event with its id and its wire forms, each encoded at most once for every subscriber and the
+/// replay window (a visitors' form only where it differs).
 struct PublishedEvent: Sendable {
     var id: Int64
     var event: DomainEvent
@@ -86,7 +87,8 @@ final class EncodedOnce: Sendable {
 
 /// Fans events out to live connections and keeps a bounded replay window for reconnects.
 ///
-/// Each event is mapped and encoded once; the same text goes to every subscriber it concerns, found
+/// Each event is mapped and encoded once per form (agents', and visitors' where a hidden participant
+/// makes it differ); the same text goes to every subscriber of that form it concerns, found
 /// through an index by account and person (agents of an account for queue and presence changes), so
 /// publishing costs the connections an event reaches, not all of them.
 ///

@@ -151,7 +151,7 @@ extension CollabEnvironment {
                         try await outbound.close(WebSocketErrorCode(codeNumber: close.code), reason: close.reason)
                         return
                     }
-                    // An event's text was encoded once, when it was published.
+                    // An event's text is encoded once per form, by the first connection that sends it.
                     try await outbound.write(.text(item.text(for: audience.viewAudience)))
                     // The client's access token expired or was revoked: it was told, its session is over.
                     if case .event(let published) = item, published.event.kind == .clientError, published.event.clientId == audience.clientId {

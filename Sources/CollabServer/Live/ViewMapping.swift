@@ -26,7 +26,7 @@ extension ConversationView {
             // Internal notes are left out for everyone: one view serves a conversation's visitors and
             // agents alike (agents read notes in the messages).
             messageCount: conversation.shownMessageCount, lastMessageAt: conversation.shownLastMessageTimestamp,
-            endedBy: conversation.endPersonId
+            endedBy: conversation.endPersonId.flatMap { audience == .agent || !conversation.isHiddenParticipant($0) ? $0 : nil }
         )
     }
 }
@@ -55,12 +55,17 @@ extension PersonView {
 }
 
 extension LiveEvent {
-    /// The wire form of a domain event with its id, as `audience` sees it.
+    /// The wire form of a domain event with its id, as `audience` sees it: a visitor's names no hidden
+    /// participant, in its conversation or its detail.
     init(id: Int64, event: DomainEvent, for audience: ViewAudience) {
+        var detail = event.detail
+        if audience == .visitor, let personId = detail["personId"], event.conversation?.isHiddenParticipant(personId) == true {
+            detail["personId"] = nil
+        }
         self.init(
             id: id, type: event.kind.rawValue, timestamp: event.timestamp,
             conversation: event.conversation.map { ConversationView($0, names: event.participantNames ?? [:], for: audience) },
-            message: event.message.map(MessageView.init), detail: event.detail.isEmpty ? nil : event.detail
+            message: event.message.map(MessageView.init), detail: detail.isEmpty ? nil : detail
         )
     }
 }

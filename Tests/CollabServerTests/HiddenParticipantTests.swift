@@ -50,6 +50,14 @@ struct HiddenParticipantTests {
 
     static let admin = InProcessServer.basic("admin-h", "pw")
 
+    /// ``scene(_:)`` with agent-b added to the conversation hidden, through the Web API.
+    static func sceneWithHiddenAgent(_ server: InProcessServer) async throws -> Scene {
+        let scene = try await scene(server)
+        let added = try await webAPI(server, scene.conversationId, "addParticipant", #"{"personId":"\#(scene.agentBPersonId)","hidden":true}"#)
+        #expect(added.status == .ok, "\(added.text)")
+        return scene
+    }
+
     static func webAPI(_ server: InProcessServer, _ conversationId: String, _ operation: String, _ body: String) async throws
         -> InProcessServer.Answer
     {
@@ -59,10 +67,8 @@ struct HiddenParticipantTests {
     @Test("a hidden secondary agent is in the agents' views, marked, and in no view of the visitor's until shown again")
     func visitorsViews() async throws {
         try await InProcessServer.with(seed: Self.seed) { server in
-            let scene = try await Self.scene(server)
+            let scene = try await Self.sceneWithHiddenAgent(server)
             let id = scene.conversationId
-            let added = try await Self.webAPI(server, id, "addParticipant", #"{"personId":"\#(scene.agentBPersonId)","hidden":true}"#)
-            #expect(added.status == .ok, "\(added.text)")
 
             let mine = try await server.call(.get, "/mobile/v1/conversations/\(id)", authorization: scene.visitor).decode(ConversationView.self)
             #expect(Set(mine.participants.map(\.personId)) == [scene.visitorPersonId, scene.agentAPersonId])
@@ -128,10 +134,8 @@ struct HiddenParticipantTests {
     @Test("a hidden agent who ends the conversation is not named to the visitor as the one who ended it")
     func hiddenEnder() async throws {
         try await InProcessServer.with(seed: Self.seed) { server in
-            let scene = try await Self.scene(server)
+            let scene = try await Self.sceneWithHiddenAgent(server)
             let id = scene.conversationId
-            let added = try await Self.webAPI(server, id, "addParticipant", #"{"personId":"\#(scene.agentBPersonId)","hidden":true}"#)
-            #expect(added.status == .ok, "\(added.text)")
             let ended = try await server.call(
                 .post, "/agent/v1/conversations/\(id)/end", authorization: scene.agentB, body: EndConversationRequest())
             #expect(try ended.decode(ConversationView.self).endedBy == scene.agentBPersonId, "the agent who ended it is told it did")

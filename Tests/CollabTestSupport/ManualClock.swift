@@ -69,8 +69,10 @@ package final class ManualClock: Clock, Sendable {
     /// How many wait on the clock now.
     package var sleeperCount: Int { state.withLock { $0.sleepers.count } }
 
-    /// Waits until `count` wait on the clock (a barrier: the server has started what sleeps on it).
-    package func waitForSleepers(_ count: Int, what: String, timeout: Duration = .seconds(30)) async throws {
+    /// Waits until `count` wait on the clock (a barrier: the server has started what sleeps on it). It
+    /// returns as soon as they do; the timeout only bounds a failure, and is generous because a loaded
+    /// 2-core CI machine running the suite in parallel has taken over 30 s to reach a delivery's backoff.
+    package func waitForSleepers(_ count: Int, what: String, timeout: Duration = .seconds(120)) async throws {
         let deadline = ContinuousClock.now + timeout
         while sleeperCount < count {
             guard ContinuousClock.now < deadline else { throw ManualClockTimeout(what: what) }

@@ -125,9 +125,10 @@ import Testing
                 ],
                 in: try temporaryDirectory())
             #expect(run.status == 1, "\(run.standardError)\n\(run.standardOutput)")
-            // On a machine too busy for the refusals to arrive within the one-second run, the starts are
-            // cancelled instead: strict still fails, saying so.
-            let reason = run.standardError.contains("--strict: exit 1: 2 operations failed")
+            // On a machine too busy for the refusals to arrive within the one-second run, some or all of the
+            // starts are cancelled instead (a cancelled start is not counted as failed): strict still fails,
+            // saying so.
+            let reason = ["1", "2"].contains { run.standardError.contains("--strict: exit 1: \($0) operations failed (see errors above)") }
                 || run.standardError.contains("--strict: exit 1: no visitor started before the run ended")
             #expect(reason, "\(run.standardError)\n\(run.standardOutput)")
         }

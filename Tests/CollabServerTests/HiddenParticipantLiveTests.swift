@@ -50,4 +50,31 @@ struct HiddenParticipantLiveTests {
             #expect(shown.conversation?.participants.first { $0.personId == agentB }?.hidden == nil)
         }
     }
+
+    @Test("a hidden agent's departure: the desk is told, the visitor's app is not")
+    func hiddenDeparture() async throws {
+        try await TestServer.with(seed: queueSeed) { server in
+            let admin = server.admin("admin-d", "pw").transport
+            let app = visitor(server, device: "departure-phone")
+            try await app.start()
+            let appEvents = EventCollector(app.events)
+            let agentA = try await agent(server, "agent-a")
+            let desk = EventCollector(try await agentA.connectEvents().events)
+            let conversation = try await app.startConversation(topic: "left quietly")
+            _ = try await agentA.accept(conversation.id)
+            let agentB = try await InvitationTargetTests.personId(admin, "agent-b").personId
+            let id = conversation.id
+            _ = try await admin.webAPI("POST", "conversations/\(id)/addParticipant", #"{"personId":"\#(agentB)","hidden":true}"#)
+
+            _ = try await admin.webAPI("POST", "conversations/\(id)/offboardParticipant", #"{"personId":"\#(agentB)"}"#)
+            let left = try await desk.wait(for: "the desk sees the hidden agent leave") { event in
+                event.type == "conversation.updated" && event.conversation?.id == id
+                    && event.conversation?.participants.contains { $0.personId == agentB && $0.state == "ENDED" } == true
+            }
+            #expect(left.conversation?.participants.first { $0.personId == agentB }?.hidden == true)
+            // Neither the arrival nor the departure changed what the visitor sees: the app heard of neither.
+            try await appEvents.sync(app.liveConnection)
+            #expect(!appEvents.events.contains { $0.type == "conversation.updated" && $0.conversation?.id == id })
+        }
+    }
 }

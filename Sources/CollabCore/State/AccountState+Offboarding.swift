@@ -28,7 +28,11 @@ extension AccountState {
             emit(.conversationUnassigned, conversation, extraPersons: [personId], context: context, changes: &changes)
         } else {
             save(conversation, context: context, changes: &changes)
-            emit(.conversationUpdated, conversation, extraPersons: [personId], context: context, changes: &changes)
+            // A hidden participant's departure changes nothing a visitor sees: agents alone are told.
+            emit(
+                .conversationUpdated, conversation, extraPersons: [personId], agentsOnly: conversation.participants[index].hidden,
+                context: context, changes: &changes
+            )
         }
         return conversation
     }

@@ -512,7 +512,7 @@ schemas = {
     "TestTokenRequest": obj({"subject": S, "email": S, "firstName": S, "lastName": S, "lifetimeSeconds": L}, ["subject"]),
     "TestTokenResponse": obj({"token": S, "expiresAt": L}, ["token", "expiresAt"]),
     "TokenRevocationRequest": obj({"token": S}, ["token"]),
-    "TokenRevocationResponse": obj({"endedClients": I, "revokedUntil": L}, ["endedClients", "revokedUntil"]),
+    "TokenRevocationResponse": obj({"endedClients": I, "endedSessions": I, "revokedUntil": L}, ["endedClients", "endedSessions", "revokedUntil"]),
     "ConfigurationCascade": obj({
         "accountId": S, "namedAreaId": S, "apiKeyId": S,
         "layers": arr(obj({"scope": {"type": "string", "enum": ["GLOBAL", "ACCOUNT", "AREA", "APIKEY"]}, "entityId": S, "properties": smap()}, ["scope", "properties"])),

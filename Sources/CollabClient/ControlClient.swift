@@ -55,8 +55,9 @@ public struct ControlClient: Sendable {
         try await transport.send("POST", "/_mock/v1/accounts/\(pathSegment: account)/tokens", body: request)
     }
 
-    /// Revokes an access token of an account: it starts no app any more, and the apps it started end
-    /// now (a `client.error` event, then their live sockets close with 4003).
+    /// Revokes an access token of an account: it starts no app and opens no Web API session any more;
+    /// the apps it started end now (a `client.error` event, then their live sockets close with 4003),
+    /// and so do the Web API sessions a `loginWithSecureToken` with it opened.
     @discardableResult
     public func revokeToken(account: String, _ token: String) async throws(CollabClientError) -> TokenRevocationResponse {
         try await transport.send("POST", "/_mock/v1/accounts/\(pathSegment: account)/tokens/revoke", body: TokenRevocationRequest(token: token))

@@ -94,6 +94,50 @@ struct RuntimeAuthorizationTests {
         }
     }
 
+    @Test("a revoked token ends the Web API sessions it opened, the one-time tokens minted in them and their sessions; it opens no more")
+    func revocationEndsWebSessions() async throws {
+        try await InProcessServer.with(seed: queueSeed) { server in
+            let token = try await server.control.issueToken(account: "desk", TestTokenRequest(subject: "web-visitor")).token
+            let browser = server.anonymous
+            try await browser.authenticator.loginWithSecureToken(token, apiKey: "desk-key")
+            let person = try await browser.authenticator.currentPerson()
+            // Two one-time tokens minted in that session: one opens a second session, one is kept unused.
+            let mint = "/app/rest/v4/authenticator/createAuthenticationTokenForCurrentUser"
+            let redeemed: WebAuthenticationTokenResult = try await browser.transport.send("POST", mint)
+            let unused: WebAuthenticationTokenResult = try await browser.transport.send("POST", mint)
+            let second = server.anonymous
+            try await second.authenticator.authenticate(withToken: try #require(redeemed.token))
+            #expect(try await second.authenticator.currentPerson().id == person.id)
+            // Another token's session stays.
+            let otherToken = try await server.control.issueToken(account: "desk", TestTokenRequest(subject: "web-other")).token
+            let other = server.anonymous
+            try await other.authenticator.loginWithSecureToken(otherToken, apiKey: "desk-key")
+
+            let answer = try await server.control.revokeToken(account: "desk", token)
+            #expect(answer.endedSessions == 3 && answer.endedClients == 0)
+            for client in [browser, second] {
+                await #expect(throws: CollabClientError.self) { try await client.authenticator.currentPerson() }
+            }
+            let unusedToken = try #require(unused.token)
+            do throws(CollabClientError) {
+                try await server.anonymous.authenticator.authenticate(withToken: unusedToken)
+                Issue.record("a one-time token minted in a revoked token's session opened a session")
+            } catch {
+                #expect(error.code == .authorization)
+            }
+            do throws(CollabClientError) {
+                try await server.anonymous.authenticator.loginWithSecureToken(token, apiKey: "desk-key")
+                Issue.record("a revoked token logged in")
+            } catch {
+                #expect(error.code == .authorization && error.message.contains("revoked"))
+            }
+            #expect(try await other.authenticator.currentPerson().sourceId == "web-other")
+            // Revoking again answers as before, with nothing left to end.
+            let again = try await server.control.revokeToken(account: "desk", token)
+            #expect(again.endedSessions == 0 && again.revokedUntil == answer.revokedUntil)
+        }
+    }
+
     @Test("an account's token cookie identifies a visitor's and an agent's app; the journal names the cookie, never its value")
     func customCookie() async throws {
         try await InProcessServer.with(seed: Self.cookieSeed) { server in

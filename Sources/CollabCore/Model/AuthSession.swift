@@ -23,4 +23,7 @@ public struct AuthSession: Sendable, Codable, Equatable, Identifiable {
     /// Whether the impersonation keeps the super admin's role.
     public var keepRole: Bool?
     public var expiresAt: Timestamp
+    /// The SHA-256 (hex) of the access token the session was opened with (`loginWithSecureToken`), kept
+    /// by the one-time tokens it mints and the sessions they open: revoking the token ends them all.
+    public var accessTokenDigest: String?
 }

@@ -47,8 +47,11 @@ public struct AccessTokenStamp: Sendable, Equatable {
 
     /// The stamp of `token`, which expires at `expiresAt`.
     public init(token: String, expiresAt: Timestamp) {
-        self.init(expiresAt: expiresAt, digest: DeviceSecret.hash(token))
+        self.init(expiresAt: expiresAt, digest: Self.digest(of: token))
     }
+
+    /// The digest the server keeps of `token` (SHA-256, hex): what a revocation names.
+    public static func digest(of token: String) -> String { DeviceSecret.hash(token) }
 }
 
 /// Why a client's authorization ended while it ran (the `reason` of its `client.error` event).
@@ -82,9 +85,7 @@ extension AccountState {
         }
         try input.device.validate()
         let areaId = try input.namedArea.map { reference throws(CollabError) in try namedAreaIds([reference], accountId: accountId).first! }
-        if let stamp = input.accessToken, jwtSettings[accountId]?.isRevoked(digest: stamp.digest) == true {
-            throw .unauthorized("the access token was revoked")
-        }
+        if let stamp = input.accessToken { try checkNotRevoked(accessTokenDigest: stamp.digest) }
         if let userId = input.agentUserId {
             return (try startAgentClient(input, userId: userId, areaId: areaId, context: context, changes: &changes), nil)
         }
@@ -179,19 +180,35 @@ extension AccountState {
         return true
     }
 
-    /// Revokes an access token of the account until it expires: it starts no client any more, and the
-    /// clients it started end now.
-    /// - Returns: The tokens of the clients ended (their live sockets close).
+    /// What revoking an access token ended.
+    public struct AccessTokenRevocation: Sendable, Equatable {
+        /// The tokens of the clients (apps) the access token started.
+        public var clients: [String]
+        /// The Web API sessions and one-time tokens that descend from a `loginWithSecureToken` with it.
+        public var sessions: [String]
+    }
+
+    /// Revokes an access token of the account until it expires: it starts no client and opens no
+    /// session any more, and the clients and Web API sessions it started end now.
+    /// - Returns: The clients and sessions ended (their live sockets close).
     public mutating func revokeAccessToken(
         _ stamp: AccessTokenStamp, context: OperationContext, changes: inout ChangeSet
-    ) throws(CollabError) -> [String] {
+    ) throws(CollabError) -> AccessTokenRevocation {
         guard var settings = jwtSettings[accountId] else { throw .notFound("Account", accountId) }
         settings.revoke(digest: stamp.digest, expiresAt: stamp.expiresAt, now: context.now)
         jwtSettings[accountId] = settings
         changes.put(settings)
-        let ended = clientSessions.ids(Indexes.clientByAccessToken, stamp.digest).sorted()
-        for token in ended { _ = endAuthorization(ofClient: token, reason: .revoked, context: context, changes: &changes) }
-        return ended
+        let clients = clientSessions.ids(Indexes.clientByAccessToken, stamp.digest).sorted()
+        for token in clients { _ = endAuthorization(ofClient: token, reason: .revoked, context: context, changes: &changes) }
+        let sessions = self.sessions.ids(Indexes.sessionByAccessToken, stamp.digest).sorted()
+        for token in sessions { removeSession(token, changes: &changes) }
+        return AccessTokenRevocation(clients: clients, sessions: sessions)
+    }
+
+    /// Throws `unauthorized` when the access token with `digest` was revoked: checked under the lock
+    /// the login's write holds, so a revocation that commits first is never missed.
+    public func checkNotRevoked(accessTokenDigest digest: String) throws(CollabError) {
+        if jwtSettings[accountId]?.isRevoked(digest: digest) == true { throw .unauthorized("access token has been revoked") }
     }
 
     /// A live client session by token.

@@ -2,11 +2,11 @@ extension AccountState {
     /// Opens a session (or issues a one-time authentication token) for a person.
     public mutating func openSession(
         kind: AuthSession.Kind, accountId: String, userId: String?, personId: String, role: AuthorizationRole, lifetime: Int64,
-        context: OperationContext, changes: inout ChangeSet
+        accessTokenDigest: String? = nil, context: OperationContext, changes: inout ChangeSet
     ) -> AuthSession {
         let session = AuthSession(
             id: context.ids.makeSecret(), kind: kind, accountId: accountId, userId: userId, personId: personId, role: role,
-            createdAt: context.now, expiresAt: context.now + lifetime
+            createdAt: context.now, expiresAt: context.now + lifetime, accessTokenDigest: accessTokenDigest
         )
         // A person holds at most ``SessionLimits/perPerson`` sessions and tokens: one more ends the oldest, so
         // logging in again and again grows neither the account nor the server's directory of tokens.
@@ -94,7 +94,7 @@ extension AccountState {
         removeSession(token, changes: &changes)
         return openSession(
             kind: .session, accountId: issued.accountId, userId: issued.userId, personId: issued.personId, role: issued.role,
-            lifetime: lifetime, context: context, changes: &changes
+            lifetime: lifetime, accessTokenDigest: issued.accessTokenDigest, context: context, changes: &changes
         )
     }
 

@@ -21,7 +21,8 @@ public struct AccountState: Sendable {
             Indexes.personById, Indexes.personByCreation, Indexes.personByUsername, Indexes.personByFirstName, Indexes.personByLastName,
             Indexes.personByNickname,
         ])
-    public internal(set) var sessions = IndexedTable<AuthSession>(indexes: [Indexes.sessionByUser, Indexes.sessionByPerson])
+    public internal(set) var sessions = IndexedTable<AuthSession>(
+        indexes: [Indexes.sessionByUser, Indexes.sessionByPerson, Indexes.sessionByAccessToken])
     public internal(set) var jwtSettings: [String: JWTValidationSettings] = [:]
     public internal(set) var conversations = IndexedTable<Conversation>(
         indexes: [
@@ -262,6 +263,8 @@ enum Indexes {
     static let sessionByUser = TableIndex<AuthSession>(0) { $0.userId.map { [$0] } ?? [] }
     /// Sessions by person (visitors' sessions have no user).
     static let sessionByPerson = TableIndex<AuthSession>(1) { [$0.personId] }
+    /// Sessions and one-time tokens by the access token they descend from: a revocation ends them.
+    static let sessionByAccessToken = TableIndex<AuthSession>(2) { $0.accessTokenDigest.map { [$0] } ?? [] }
     /// Persons by type (agents, visitors, bots, system): an agent list reads the agents only.
     static let personByType = TableIndex<Person>(0) { [$0.personType.rawValue] }
     static let conversationByParticipant = TableIndex<Conversation>(0) { participantIds($0) }

@@ -104,10 +104,13 @@ struct AccessTokenValidator: Sendable {
     }
 
     /// Validates `token` for the account with `settings`.
-    /// - Throws: `unauthorized` with the reason when the token is malformed, badly signed, expired, or
-    ///   from the wrong issuer or audience.
-    func validate(_ token: String, settings: JWTValidationSettings) async throws(CollabError) -> Identity {
-        guard token.count <= 16 * 1024 else { throw .unauthorized("access token is too long") }
+    /// - Parameter allowingRevoked: Accept a token the account revoked (revoking it again); every
+    ///   login refuses one.
+    /// - Throws: `unauthorized` with the reason when the token is malformed, badly signed, expired,
+    ///   from the wrong issuer or audience, or revoked.
+    func validate(_ token: String, settings: JWTValidationSettings, allowingRevoked: Bool = false) async throws(CollabError) -> Identity {
+        guard token.utf8.count <= 16 * 1024 else { throw .unauthorized("access token is too long") }
+        if !allowingRevoked, settings.isRevoked(digest: AccessTokenStamp.digest(of: token)) { throw .unauthorized("access token has been revoked") }
         let keys = try await keys(for: settings)
         let claims: AccessTokenClaims
         do {

@@ -82,7 +82,7 @@ struct ControlRoutes {
             }
             let expiresAt: Timestamp
             do {
-                expiresAt = try await env.tokens.validate(body.token, settings: settings).expiresAt
+                expiresAt = try await env.tokens.validate(body.token, settings: settings, allowingRevoked: true).expiresAt
             } catch let error as CollabError {
                 // The caller is authorized; the token is what is wrong.
                 throw CollabError.badRequest("token: \(error.message)")
@@ -91,8 +91,9 @@ struct ControlRoutes {
             let ended = try await env.write(account: accountId) { state, changes, op throws(CollabError) in
                 try state.revokeAccessToken(stamp, context: op, changes: &changes)
             }
-            for token in ended { env.events.disconnect(sessionKey: token) }
-            return JSONBody.response(TokenRevocationResponse(endedClients: ended.count, revokedUntil: expiresAt))
+            for token in ended.clients + ended.sessions { env.events.disconnect(sessionKey: token) }
+            return JSONBody.response(
+                TokenRevocationResponse(endedClients: ended.clients.count, endedSessions: ended.sessions.count, revokedUntil: expiresAt))
         }
         group.get("clock") { _, _ in
             JSONBody.response(env.clockState)

@@ -80,10 +80,13 @@ struct AuthenticatorRoutes {
             let principal = context.principal
             guard let personId = principal.personId else { throw CollabError.unauthorized("not logged in") }
             let tokenLifetime = env.configuration.authenticationTokenLifetime
+            let sessionToken = context.sessionToken
             let token = try await env.write(principal) { state, changes, op throws(CollabError) in
-                state.openSession(
+                // A token minted in a session an access token opened descends from that token: its revocation ends both.
+                let digest = sessionToken.flatMap { state.sessions[$0]?.accessTokenDigest }
+                return state.openSession(
                     kind: .authenticationToken, accountId: try ownAccount(nil, principal), userId: principal.userId, personId: personId,
-                    role: principal.role, lifetime: tokenLifetime, context: op, changes: &changes
+                    role: principal.role, lifetime: tokenLifetime, accessTokenDigest: digest, context: op, changes: &changes
                 )
             }
             return JSONBody.response(WebAuthenticationTokenResult(token: token.id))
@@ -143,7 +146,9 @@ extension CollabEnvironment {
     func loginVisitor(accessToken: String, apiKey: String) async throws -> AuthSession {
         let (accountId, identity) = try await validateAccessToken(accessToken, apiKey: apiKey)
         let lifetime = configuration.sessionLifetime
+        let digest = AccessTokenStamp.digest(of: accessToken)
         return try await write(account: accountId) { state, changes, op throws(CollabError) in
+            try state.checkNotRevoked(accessTokenDigest: digest)
             let person = try state.createOrUpdateVirtualPerson(
                 PersonInput(
                     sourceId: identity.subject, personType: .visitor, username: identity.username, firstName: identity.firstName,
@@ -153,7 +158,7 @@ extension CollabEnvironment {
             )
             return state.openSession(
                 kind: .session, accountId: accountId, userId: nil, personId: person.id, role: person.authorizationRole, lifetime: lifetime,
-                context: op, changes: &changes
+                accessTokenDigest: digest, context: op, changes: &changes
             )
         }
     }

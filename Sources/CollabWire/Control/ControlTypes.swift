@@ -170,10 +170,14 @@ public struct TokenRevocationRequest: Codable, Sendable {
 public struct TokenRevocationResponse: Codable, Sendable, Equatable {
     /// How many running apps the token had started, now ended (each was told by a `client.error` event).
     public var endedClients: Int
+    /// How many Web API sessions and one-time tokens descending from a `loginWithSecureToken` with
+    /// the token were ended.
+    public var endedSessions: Int
     /// Until when the token is refused (its expiry; afterwards it is refused as expired).
     public var revokedUntil: Int64
-    public init(endedClients: Int, revokedUntil: Int64) {
+    public init(endedClients: Int, endedSessions: Int = 0, revokedUntil: Int64) {
         self.endedClients = endedClients
+        self.endedSessions = endedSessions
         self.revokedUntil = revokedUntil
     }
 }

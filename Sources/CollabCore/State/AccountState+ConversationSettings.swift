@@ -133,13 +133,31 @@ extension AccountState {
         }
     }
 
+    /// The keys of a conversation's configuration that grant its participants rights the server
+    /// enforces (recording by hand, changing the scheduled time): below ADMIN, `updateConfiguration`
+    /// may not change what they come to, or an agent could grant itself what an admin withheld.
+    public static let permissionKeys: [String] = [
+        RecordingRule.manualKey, ScheduledTimeRule.participantsKey, ScheduledTimeRule.allowedTypesKey,
+    ]
+
     /// Replaces the conversation's own configuration: the most specific layer of its cascade.
+    /// - Parameter mayChangePermissions: Whether the caller may change what a ``permissionKeys`` key
+    ///   comes to (admins); others may send it back as it is, as they read it.
+    /// - Throws: `forbidden` naming the key when a caller who may not would change a permission.
     public mutating func updateConversationConfiguration(
-        _ id: String, configuration: [String: String], accountId: String, context: OperationContext, changes: inout ChangeSet
+        _ id: String, configuration: [String: String], mayChangePermissions: Bool, accountId: String, context: OperationContext,
+        changes: inout ChangeSet
     ) throws(CollabError) -> Conversation {
         try Limits.checkProperties(configuration, field: "configuration")
         var conversation = try ownConversation(id, accountId: accountId)
+        let before = self.configuration(of: conversation)
         conversation.configuration = configuration.isEmpty ? nil : configuration
+        if !mayChangePermissions {
+            let after = self.configuration(of: conversation)
+            for key in Self.permissionKeys where before.value(for: key)?.value != after.value(for: key)?.value {
+                throw .forbidden("\(key): only an ADMIN changes what a conversation's participants may do")
+            }
+        }
         return update(conversation, context: context, changes: &changes)
     }
 

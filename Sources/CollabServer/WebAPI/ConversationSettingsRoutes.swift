@@ -53,7 +53,8 @@ struct ConversationSettingsRoutes {
         conversations.conversationChange("updateConfiguration", role: .registeredUser, [String: String].self, environment: env) {
             state, id, body, principal, op, changes throws(CollabError) in
             try state.updateConversationConfiguration(
-                id, configuration: body, accountId: try ownAccount(nil, principal), context: op, changes: &changes)
+                id, configuration: body, mayChangePermissions: principal.role >= .admin, accountId: try ownAccount(nil, principal),
+                context: op, changes: &changes)
         }
         conversations.conversationChange("updateText", role: .admin, [String: [String: String]].self, environment: env) {
             state, id, body, principal, op, changes throws(CollabError) in

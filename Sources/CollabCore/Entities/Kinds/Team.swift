@@ -31,9 +31,24 @@ public struct Team: DeclaredEntity {
         webhookEvent: "team",
         rules: EntityRules(
             validate: { team, _, state throws(CollabError) in try team.check(in: state) },
+            writable: { team, principal, state throws(CollabError) in try team.checkWritable(by: principal, in: state) },
             deletable: { team, _, state throws(CollabError) in try state.checkTeamRemovable(team.id) }
         )
     )
+
+    /// A team decides whose queue its agents work, so below ADMIN (the vendor lets a SUPERVISOR update
+    /// teams) a caller changes only its own team and the teams below it, and never where a team hangs:
+    /// like moving a user to another team, moving a team is an admin's.
+    func checkWritable(by principal: Principal, in state: borrowing AccountState) throws(CollabError) {
+        guard principal.role < .admin else { return }
+        guard let personId = principal.personId, state.queueTeams(ofAgent: personId).contains(id) else {
+            throw .forbidden("a supervisor changes only its own team and the teams below it")
+        }
+        let stored = state.declared.table(Team.self)[id]?.parentId
+        guard (parentId ?? "").isEmpty ? (stored ?? "").isEmpty : parentId == stored else {
+            throw .forbidden("parentId: only an ADMIN moves a team")
+        }
+    }
 
     func check(in state: borrowing AccountState) throws(CollabError) {
         try Limits.check(name, field: "name", max: 250, required: true)

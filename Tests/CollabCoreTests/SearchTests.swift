@@ -80,6 +80,31 @@ struct SearchTests {
         #expect(throws: CollabError.self, "a page of none would page forever") { try SearchQuery(limit: 0) }
     }
 
+    @Test("a filter compares with texts of at most Limits.textLength bytes, counted in UTF-8")
+    func textBound() throws {
+        let most = String(repeating: "a", count: Limits.textLength)
+        // One letter and combining marks: a single Character, thousands of bytes.
+        let marked = "a" + String(repeating: "\u{0301}", count: Limits.textLength / 2)
+        #expect(marked.count == 1)
+        for op: FilterOperator in [.contains(most), .equals(.string(most)), .anyOf(["x", most])] {
+            _ = try SearchQuery(filters: [SearchFilter(field: "NAME", op: op)])
+        }
+        for op: FilterOperator in [
+            .contains(most + "a"), .contains(marked), .startsWith(marked), .equals(.string(marked)), .notIn([.string("x"), .string(marked)]),
+            .allOf(["x", marked]),
+        ] {
+            #expect(throws: CollabError.self, "\(op)") {
+                try SearchQuery(filters: [SearchFilter(field: "NAME", op: .isNull), SearchFilter(field: "NAME", op: op)])
+            }
+        }
+        do throws(CollabError) {
+            _ = try SearchQuery(filters: [SearchFilter(field: "NAME", op: .contains(marked))])
+            Issue.record("a text of thousands of bytes in one Character was accepted")
+        } catch {
+            #expect(error.message.contains("searchFilters[0]") && error.kind == .badRequest)
+        }
+    }
+
     @Test("a filter's operator must be of its field's family, by type and by $_type")
     func operatorFamilies() throws {
         func refusal(_ filter: SearchFilter) -> String? {

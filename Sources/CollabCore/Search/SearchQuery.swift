@@ -93,6 +93,21 @@ public enum FilterOperator: Sendable, Equatable {
         }
     }
 
+    /// The UTF-8 length of the longest text it compares with (0 for none): bounded, since each row's
+    /// value is compared with it under the account's lock.
+    public var longestText: Int {
+        func length(_ value: FieldValue) -> Int {
+            if case .string(let text) = value { text.utf8.count } else { 0 }
+        }
+        switch self {
+        case .equals(let value), .notEquals(let value): return length(value)
+        case .isIn(let values), .notIn(let values): return values.lazy.map(length).max() ?? 0
+        case .contains(let text), .startsWith(let text): return text.utf8.count
+        case .allOf(let texts), .anyOf(let texts), .allEqual(let texts): return texts.lazy.map(\.utf8.count).max() ?? 0
+        case .isNull, .isNotNull, .greaterThan, .greaterThanOrNull, .lowerThan, .lowerThanOrNull, .inRange, .notInRange: return 0
+        }
+    }
+
     /// Whether a list field's values pass the operator: the `IdListOperator`s compare the lists, and any
     /// other operator holds when it holds for one of the items.
     public func matches(list: [String]) -> Bool {
@@ -156,6 +171,9 @@ public struct SearchQuery: Sendable, Equatable {
         // Each filter runs on every candidate row and each sort key on every comparison: bounded.
         guard filters.count <= Self.maximumFilters else { throw .badRequest("searchFilters has more than \(Self.maximumFilters) entries") }
         guard orderBy.count <= Self.maximumOrders else { throw .badRequest("orderBy has more than \(Self.maximumOrders) entries") }
+        for (index, filter) in filters.enumerated() where filter.op.longestText > Limits.textLength {
+            throw .badRequest("searchFilters[\(index)].operator compares with a text longer than \(Limits.textLength) bytes")
+        }
         self.filters = filters
         self.orderBy = orderBy
         self.offset = offset

@@ -64,4 +64,21 @@ struct StoredExtremesTests {
         #expect(interceptor("image/.*").reviews("image/png") && !interceptor("image/.*").reviews("text/plain"))
         #expect(interceptor("text/(plain|csv)").reviews("text/csv") && !interceptor("text/(plain|csv)").reviews("text/csvx"))
     }
+
+    @Test("a type pattern is validated as it is matched: one that compiles alone but not anchored is a 400; one stored before reviews")
+    func patternValidatedAnchored() throws {
+        func input(_ pattern: String) -> FileUploadInterceptorInput {
+            FileUploadInterceptorInput(name: "n", order: 0, mimeTypeRegex: pattern, endpoint: "https://x.example")
+        }
+        // `\Q` without `\E` quotes the rest, the anchoring group's end too; `(?x)` makes `#` start a comment.
+        for pattern in [#"\Qapplication/pdf"#, "(?x)application/pdf # the PDFs"] {
+            #expect((try? NSRegularExpression(pattern: pattern)) != nil, "compiles alone: \(pattern)")
+            #expect(throws: CollabError.self, "\(pattern)") { try input(pattern).validateOwnFields() }
+        }
+        try input(#"application/(pdf|zip)"#).validateOwnFields()
+        let stored = FileUploadInterceptor(
+            id: "i", accountId: "a", name: "n", order: 0, mimeTypeRegex: #"\Qapplication/pdf"#, status: .active, endpoint: "https://x.example",
+            apiVersion: "V4", secret: "s", creationTimestamp: 0, modificationTimestamp: 0, version: 1)
+        #expect(stored.reviews("application/pdf") && stored.reviews("image/png"), "a pattern that cannot be matched reviews every file")
+    }
 }

@@ -32,7 +32,8 @@ public struct FileUploadInterceptor: Interceptor, Codable, Equatable, Identifiab
     public func reviews(_ mimeType: String) -> Bool {
         guard status == .active else { return false }
         guard let mimeTypeRegex, !mimeTypeRegex.isEmpty else { return true }
-        guard let regex = try? NSRegularExpression(pattern: "^(?:\(mimeTypeRegex))$") else { return false }
+        // Validation compiled this very pattern; one stored before that did not compile is reviewed, as in doubt.
+        guard let regex = try? NSRegularExpression(pattern: Self.anchored(mimeTypeRegex)) else { return true }
         var matched = false
         var reports = 0
         let range = NSRange(mimeType.startIndex..., in: mimeType)
@@ -53,6 +54,11 @@ public struct FileUploadInterceptor: Interceptor, Codable, Equatable, Identifiab
 
     /// How many progress reports of the regular-expression engine a type match may take.
     static let matchingBudget = 100
+
+    /// The pattern a type is matched with: `mimeTypeRegex` against the whole type. Validation compiles
+    /// this, not the admin's text alone (`\Q…` without `\E`, or a trailing `#` comment in `(?x)`,
+    /// compiles alone but swallows the closing group).
+    static func anchored(_ mimeTypeRegex: String) -> String { "^(?:\(mimeTypeRegex))$" }
 }
 
 /// The editable fields of a file-upload interceptor.
@@ -69,7 +75,8 @@ public struct FileUploadInterceptorInput: InterceptorInput {
     public func validateOwnFields() throws(CollabError) {
         guard order != nil else { throw .badRequest("order is required") }
         if let mimeTypeRegex, !mimeTypeRegex.isEmpty {
-            guard mimeTypeRegex.count <= 500, (try? NSRegularExpression(pattern: mimeTypeRegex)) != nil else {
+            guard mimeTypeRegex.utf16.count <= 500, (try? NSRegularExpression(pattern: FileUploadInterceptor.anchored(mimeTypeRegex))) != nil
+            else {
                 throw .badRequest("mimeTypeRegex is not a valid regular expression of at most 500 characters")
             }
         }

@@ -1,4 +1,4 @@
-import CollabWire
+@testable import CollabWire
 import Foundation
 import Testing
 
@@ -41,6 +41,16 @@ struct FrameWireTests {
         var wide = header
         wide.width = 16_385
         #expect(throws: FrameHeader.ValidationError.self) { try wide.validate(image: image, maxImageBytes: 1024) }
+        // Private areas: 0 to 16384 each value (what MCF1's UInt16 carries unchanged); past the frame's edge is allowed.
+        var covered = header
+        covered.privateAreas = [PrivateArea(x: 0, y: 0, width: 100, height: 200), PrivateArea(x: 90, y: 190, width: 16_384, height: 16_384)]
+        #expect(try covered.validate(image: image, maxImageBytes: 1024) == .png)
+        for bad in [PrivateArea(x: -5, y: 0, width: 1, height: 1), PrivateArea(x: 0, y: 0, width: -1, height: 99_999_999)] {
+            covered.privateAreas = [PrivateArea(x: 1, y: 1, width: 1, height: 1), bad]
+            #expect(throws: FrameHeader.ValidationError(description: "private area 1: x, y, width and height must be 0 to 16384")) {
+                try covered.validate(image: image, maxImageBytes: 1024)
+            }
+        }
     }
 
     @Test("the MCF1 header keeps private areas and extreme values, refuses bad session ids and too many areas")

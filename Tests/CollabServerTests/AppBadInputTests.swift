@@ -25,6 +25,9 @@ struct AppBadInputTests {
     }
 
     static let device = #""deviceId":"bad-input-phone","device":{"os":"iOS"}"#
+    /// 300 combining acute accents and the closing quote: after a letter, one Swift `Character` of 300
+    /// more UTF-16 code units than a name may hold.
+    static let marks = String(repeating: "\u{0301}", count: 300) + "\""
     static let cases: [Case] = [
         .init(
             name: "agent app without API key", method: .post, path: "/agent/v1/clients", body: #"{\#(device),"username":"agent-a","password":"pw"}"#,
@@ -54,6 +57,13 @@ struct AppBadInputTests {
         .init(
             name: "visitor app whose device id holds a control character", method: .post, path: "/mobile/v1/clients",
             body: #"{"apiKey":"desk-key","deviceId":"a\u0085b","device":{"os":"iOS"}}"#, status: 400, expect: "BAD_REQUEST"),
+        .init(
+            name: "visitor app whose device id is one letter with 300 combining marks (one Character, 601 bytes)", method: .post,
+            path: "/mobile/v1/clients", body: #"{"apiKey":"desk-key","deviceId":"d\#(marks),"device":{"os":"iOS"}}"#, status: 400,
+            expect: "BAD_REQUEST"),
+        .init(
+            name: "visitor app whose device model is one letter with 300 combining marks", method: .post, path: "/mobile/v1/clients",
+            body: #"{"apiKey":"desk-key","deviceId":"d","device":{"os":"iOS","model":"m\#(marks)}}"#, status: 400, expect: "BAD_REQUEST"),
         .init(
             name: "visitor app with an SDK the server does not pair with", method: .post, path: "/mobile/v1/clients",
             body: #"{"apiKey":"desk-key","deviceId":"d","device":{"os":"iOS","sdkVersion":"2.1"}}"#, status: 400, expect: "UNSUPPORTED_SERVER_VERSION"

@@ -8,7 +8,7 @@ extension AccountState {
 
     /// An offered or open dialog of the caller's account by its token.
     public func botDialog(token: String, for principal: Principal) throws(CollabError) -> BotDialog {
-        guard token.count <= Limits.nameLength, let dialog = botDialogs[token], principal.canAccess(accountId: dialog.accountId) else {
+        guard token.utf8.count <= Limits.nameLength, let dialog = botDialogs[token], principal.canAccess(accountId: dialog.accountId) else {
             throw CollabError(.notFound, "no bot dialog with this dialogToken")
         }
         return dialog

@@ -80,7 +80,7 @@ extension AccountState {
         // A device id becomes part of its device record's id, which a database column stores as text: no
         // control character (PostgreSQL's text refuses NUL).
         let printable = input.deviceId.unicodeScalars.allSatisfy { !$0.properties.isWhitespace && $0.properties.generalCategory != .control }
-        guard !input.deviceId.isEmpty, input.deviceId.count <= Limits.nameLength, printable else {
+        guard !input.deviceId.isEmpty, input.deviceId.utf16.count <= Limits.nameLength, printable else {
             throw .badRequest("deviceId must be 1 to \(Limits.nameLength) characters without spaces or control characters")
         }
         try input.device.validate()
@@ -97,7 +97,7 @@ extension AccountState {
         } else {
             let key = PersonSourceKey(source: .virtual, sourceId: Self.anonymousDevicePrefix + input.deviceId)
             if let hash = personIdBySource[key].flatMap({ persons[$0] })?.deviceSecretHash {
-                guard let presented = input.deviceSecret, presented.count <= 128, DeviceSecret.hash(presented) == hash else {
+                guard let presented = input.deviceSecret, presented.utf8.count <= 128, DeviceSecret.hash(presented) == hash else {
                     throw .unauthorized(
                         "this device id belongs to an installation that holds its device secret: present deviceSecret, or use another device id")
                 }

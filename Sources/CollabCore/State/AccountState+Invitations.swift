@@ -111,7 +111,7 @@ extension AccountState {
     public func redeemableInvitation(
         token: String, accountId: String, guessBudgetSpent: (Timestamp) -> Bool = { _ in false }, now: Timestamp
     ) throws(CollabError) -> Invitation {
-        guard token.count <= Limits.nameLength, let invitation = invitations.rows(Indexes.invitationByOpenToken, token).first,
+        guard token.utf8.count <= Limits.nameLength, let invitation = invitations.rows(Indexes.invitationByOpenToken, token).first,
             invitation.accountId == accountId, invitation.kind == .pin || invitation.kind == .visitorLink, invitation.state(at: now) == .open,
             invitation.kind != .pin || !guessBudgetSpent(invitation.validSince)
         else {

@@ -105,7 +105,7 @@ struct Authenticator: Sendable {
         } else {
             return nil
         }
-        guard value.count <= 4_096 else { return nil }
+        guard value.utf8.count <= 4_096 else { return nil }
         if let claims = CallCredential.claims(of: value) {
             // Anyone can write a credential's claims: only one its call's secret signed names the account,
             // so a stranger cannot fill another account's journal with refusals.
@@ -116,13 +116,13 @@ struct Authenticator: Sendable {
             else { return nil }
             return (claims.accountId, true)
         }
-        guard value.count <= 128 else { return nil }
+        guard value.utf8.count <= 128 else { return nil }
         return (environment.accountId(for: .session(value)) ?? environment.accountId(for: .client(value))).map { ($0, true) }
     }
 
     /// The started mobile client behind a token, noting its activity (the idle expiry counts from it).
     func client(token: String) -> ClientSession? {
-        guard token.count <= 128, let accountId = environment.accountId(for: .client(token)) else { return nil }
+        guard token.utf8.count <= 128, let accountId = environment.accountId(for: .client(token)) else { return nil }
         let now = environment.clock.now()
         let repository = environment.repository
         let touched = try? repository.touch(account: accountId) { state in
@@ -170,7 +170,7 @@ struct Authenticator: Sendable {
     /// The caller behind a login session token. The role is read from the user as stored now (a session
     /// also ends when its user's role changes), never from what the session was opened with.
     func principal(forSession token: String) -> Principal? {
-        guard token.count <= 128, let accountId = environment.accountId(for: .session(token)) else { return nil }
+        guard token.utf8.count <= 128, let accountId = environment.accountId(for: .session(token)) else { return nil }
         let now = environment.clock.now()
         guard let (principal, session) = try? environment.read(account: accountId, { state -> (Principal, AuthSession)? in
             guard let session = state.session(token: token, now: now) else { return nil }

@@ -34,7 +34,7 @@ struct FileInterceptorRoutes {
         for (operation, approve) in [("approveFileUpload", true), ("rejectFileUpload", false)] {
             group.operation(.post, RouterPath(operation), role: .admin) { request, context in
                 let body = try await env.decode(WebFileUploadDecision.self, from: request)
-                guard let token = body.token, !token.isEmpty, token.count <= 200 else { throw CollabError.badRequest("token is required") }
+                guard let token = body.token, !token.isEmpty, token.utf8.count <= 200 else { throw CollabError.badRequest("token is required") }
                 try Limits.checkOptional(body.reason, field: "reason", max: Limits.textLength)
                 let decision: FileInterception.Decision = approve ? .approved : .rejected(body.reason ?? "rejected by an interceptor")
                 guard interception.resolve(token, decision, if: { decides(context.principal, $0) }) else {

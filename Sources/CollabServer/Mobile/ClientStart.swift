@@ -82,7 +82,7 @@ extension CollabEnvironment {
         guard let keyString = presented ?? request.headers[.init("x-unblu-apikey")!], !keyString.isEmpty else {
             throw CollabError(.invalidApiKey, "an API key is required (apiKey or the x-unblu-apikey header)")
         }
-        guard keyString.count <= Limits.nameLength, let accountId = accountId(for: .apiKey(keyString)),
+        guard keyString.utf8.count <= Limits.nameLength, let accountId = accountId(for: .apiKey(keyString)),
             let apiKey = try? read(account: accountId, { $0.apiKey(presented: keyString) })
         else {
             throw CollabError(.invalidApiKey, "unknown API key")

@@ -48,7 +48,7 @@ struct AuthenticatorRoutes {
         }
         group.operation(.get, "authenticateWithToken", role: .anonymousUser) { request, context in
             let token = try request.requireQuery("authenticationToken")
-            guard token.count <= 128, let accountId = env.accountId(for: .session(token)) else {
+            guard token.utf8.count <= 128, let accountId = env.accountId(for: .session(token)) else {
                 throw CollabError.unauthorized("unknown or already used authentication token")
             }
             let session = try await env.write(account: accountId) { state, changes, op throws(CollabError) in
@@ -166,7 +166,7 @@ extension CollabEnvironment {
     /// Validates an access token for the account of `apiKey`.
     /// - Returns: The account and what the token says about its bearer.
     func validateAccessToken(_ accessToken: String, apiKey: String) async throws -> (String, AccessTokenValidator.Identity) {
-        guard apiKey.count <= Limits.nameLength, let accountId = accountId(for: .apiKey(apiKey)),
+        guard apiKey.utf8.count <= Limits.nameLength, let accountId = accountId(for: .apiKey(apiKey)),
             let key = try? read(account: accountId, { $0.apiKey(presented: apiKey) })
         else {
             throw CollabError.unauthorized("invalid API key")

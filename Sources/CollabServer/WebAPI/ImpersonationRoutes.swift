@@ -15,7 +15,7 @@ struct ImpersonationRoutes {
         let env = environment
         group.operation(.post, "switchToAccount", role: .superAdmin) { request, context in
             let body = try await env.decode(WebSwitchToAccountBody.self, from: request)
-            guard let target = body.accountId, !target.isEmpty, target.count <= Limits.nameLength else {
+            guard let target = body.accountId, !target.isEmpty, target.utf8.count <= Limits.nameLength else {
                 throw CollabError.badRequest("accountId is required")
             }
             guard env.repository.directory.account(target) != nil else { throw CollabError.notFound("Account", target) }
@@ -37,7 +37,7 @@ struct ImpersonationRoutes {
                 accountId = current
                 userId = id
                 guard (try? env.read(account: accountId, { $0.users[id] != nil })) == true else { throw CollabError.notFound("User", id) }
-            } else if let username = body.username, !username.isEmpty, username.count <= Limits.nameLength {
+            } else if let username = body.username, !username.isEmpty, username.utf8.count <= Limits.nameLength {
                 guard let owner = env.accountId(for: .username(username)),
                     let id = try? env.read(account: owner, { $0.user(loginName: username)?.id })
                 else { throw CollabError(.notFound, "User '\(username)' not found") }

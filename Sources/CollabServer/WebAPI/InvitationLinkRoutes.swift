@@ -53,7 +53,7 @@ extension CollabEnvironment {
     ///   without one.
     func accountId(apiKey: String?, caller principal: Principal) throws(CollabError) -> String {
         if let apiKey {
-            guard apiKey.count <= Limits.nameLength, let owner = accountId(for: .apiKey(apiKey)) else {
+            guard apiKey.utf8.count <= Limits.nameLength, let owner = accountId(for: .apiKey(apiKey)) else {
                 throw CollabError(.invalidApiKey, "unknown API key")
             }
             return owner

@@ -95,7 +95,7 @@ public struct ApiKey: DeclaredEntity {
         try Limits.checkOptional(description, field: "description", max: Limits.textLength)
         // Empty only in a draft of a new key: the layer generates one.
         if !key.isEmpty {
-            guard key.count <= Limits.nameLength, key.allSatisfy({ $0.isASCII && !$0.isWhitespace }) else {
+            guard key.utf8.count <= Limits.nameLength, key.allSatisfy({ $0.isASCII && !$0.isWhitespace }) else {
                 throw .badRequest("apiKey must be 1 to \(Limits.nameLength) printable ASCII characters without spaces")
             }
         }

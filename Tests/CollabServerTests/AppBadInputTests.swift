@@ -26,7 +26,7 @@ struct AppBadInputTests {
 
     static let device = #""deviceId":"bad-input-phone","device":{"os":"iOS"}"#
     /// 300 combining acute accents and the closing quote: after a letter, one Swift `Character` of 300
-    /// more UTF-16 code units than a name may hold.
+    /// more code points than a name may hold.
     static let marks = String(repeating: "\u{0301}", count: 300) + "\""
     static let cases: [Case] = [
         .init(

@@ -235,7 +235,7 @@ public struct PushSettings: Sendable, Codable, Equatable, Identifiable {
                 guard let keyId = apns.keyId, keyId.count == 10, keyId.allSatisfy({ $0.isLetter || $0.isNumber }) else {
                     throw .badRequest("apns.keyId must be 10 letters or digits")
                 }
-                guard let key = apns.privateKeyPEM, key.contains("PRIVATE KEY"), key.utf16.count < 16 * 1024 else {
+                guard let key = apns.privateKeyPEM, key.contains("PRIVATE KEY"), key.unicodeScalars.count < 16 * 1024 else {
                     throw .badRequest("apns.privateKeyPEM must be a PEM private key")
                 }
             }
@@ -243,7 +243,7 @@ public struct PushSettings: Sendable, Codable, Equatable, Identifiable {
                 guard !certificate.pkcs12.isEmpty, certificate.pkcs12.count < 64 * 1024, Data(base64Encoded: certificate.pkcs12) != nil else {
                     throw .badRequest("apns.certificate.pkcs12 must be a .p12 file in base64, under 48 KiB")
                 }
-                guard certificate.password.utf16.count <= 1024 else { throw .badRequest("apns.certificate.password is too long") }
+                guard certificate.password.unicodeScalars.count <= 1024 else { throw .badRequest("apns.certificate.password is too long") }
             }
             guard ["sandbox", "production", "custom"].contains(apns.environment) else {
                 throw .badRequest("apns.environment must be sandbox, production or custom")
@@ -255,7 +255,7 @@ public struct PushSettings: Sendable, Codable, Equatable, Identifiable {
             }
         }
         if let fcm {
-            guard !fcm.projectId.isEmpty, fcm.projectId.utf16.count <= 100 else { throw .badRequest("fcm.projectId is required") }
+            guard !fcm.projectId.isEmpty, fcm.projectId.unicodeScalars.count <= 100 else { throw .badRequest("fcm.projectId is required") }
             guard fcm.clientEmail.contains("@") else { throw .badRequest("fcm.clientEmail must be the service account's email") }
             guard fcm.privateKeyPEM.contains("PRIVATE KEY"), fcm.privateKeyPEM.count < 16 * 1024 else {
                 throw .badRequest("fcm.privateKeyPEM must be a PEM private key")

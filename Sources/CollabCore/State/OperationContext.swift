@@ -18,9 +18,9 @@ public struct OperationContext: Sendable {
 
 /// Bounds on user-supplied values, so no request can grow the state without limit.
 ///
-/// A text's length is counted in UTF-16 code units, as the vendor's Java server counts a string's
-/// length: never in Swift `Character`s, of which one (a letter and any number of combining marks) can
-/// hold any number of bytes. A bound of `n` is then a bound of `3n` bytes.
+/// A text's length is counted in Unicode code points, as JSON Schema's `maxLength` (and so
+/// `/openapi.json`) counts it: never in Swift `Character`s, of which one (a letter and any number of
+/// combining marks) can hold any number of bytes. A bound of `n` is then a bound of `4n` bytes.
 public enum Limits {
     public static let nameLength = 255
     public static let textLength = 4096
@@ -30,10 +30,10 @@ public enum Limits {
     public static let passwordLength = 1024
     public static let readMultipleCount = 1000
 
-    /// Whether `value` has at most `characters` UTF-16 code units, counted only when its UTF-8 is
-    /// longer (credentials are checked on every request, and most are ASCII).
+    /// Whether `value` has at most `characters` code points, counted only when its UTF-8 is longer
+    /// (credentials are checked on every request, and most are ASCII).
     public static func fits(_ value: String, _ characters: Int) -> Bool {
-        value.utf8.count <= characters || value.utf16.count <= characters
+        value.utf8.count <= characters || value.unicodeScalars.count <= characters
     }
 
     /// Refuses a `readMultiple` body of more than ``readMultipleCount`` ids (or names).
@@ -46,13 +46,13 @@ public enum Limits {
         guard let value, !value.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else {
             throw .badRequest("\(field) is required and must not be empty")
         }
-        guard value.utf16.count <= nameLength else { throw .badRequest("\(field) is longer than \(nameLength) characters") }
+        guard value.unicodeScalars.count <= nameLength else { throw .badRequest("\(field) is longer than \(nameLength) characters") }
         return value
     }
 
     /// Validates an optional short text value.
     public static func checkOptional(_ value: String?, field: String, max: Int = nameLength) throws(CollabError) {
-        if let value, value.utf16.count > max { throw .badRequest("\(field) is longer than \(max) characters") }
+        if let value, value.unicodeScalars.count > max { throw .badRequest("\(field) is longer than \(max) characters") }
     }
 
     /// Validates what every outbound endpoint (webhooks, interceptors, bots) declares: an http(s) URL
@@ -62,14 +62,14 @@ public enum Limits {
         endpoint: String?, endpointField: String, apiVersion: String?, apiVersionField: String, secret: String?, secretField: String
     ) throws(CollabError) {
         guard let endpoint,
-            endpoint.utf16.count <= 2048,
+            endpoint.unicodeScalars.count <= 2048,
             endpoint.hasPrefix("http://") || endpoint.hasPrefix("https://"),
             endpoint.count > "https://".count
         else {
             throw .badRequest("\(endpointField) must be an http:// or https:// URL")
         }
         if let apiVersion, apiVersion != "V4" { throw .badRequest("\(apiVersionField) must be V4") }
-        if let secret { guard !secret.isEmpty, secret.utf16.count <= 1024 else { throw .badRequest("\(secretField) must be 1 to 1024 characters") } }
+        if let secret { guard !secret.isEmpty, secret.unicodeScalars.count <= 1024 else { throw .badRequest("\(secretField) must be 1 to 1024 characters") } }
     }
 
     /// Validates a property map (configuration or metadata).
@@ -77,8 +77,8 @@ public enum Limits {
         guard let properties else { return }
         guard properties.count <= propertyCount else { throw .badRequest("\(field) has more than \(propertyCount) entries") }
         for (key, value) in properties {
-            guard !key.isEmpty, key.utf16.count <= propertyKeyLength else { throw .badRequest("\(field) has an empty or over-long key") }
-            guard value.utf16.count <= propertyValueLength else { throw .badRequest("\(field) value for '\(key)' is too long") }
+            guard !key.isEmpty, key.unicodeScalars.count <= propertyKeyLength else { throw .badRequest("\(field) has an empty or over-long key") }
+            guard value.unicodeScalars.count <= propertyValueLength else { throw .badRequest("\(field) value for '\(key)' is too long") }
         }
     }
 }

@@ -52,11 +52,12 @@ struct GrantedRightsTests {
             body: String(decoding: try JSONEncoder().encode(body), as: UTF8.self))
     }
 
-    @Test("an agent's updateConfiguration may not change what a permission key comes to; sent back as read it may; an admin may")
+    @Test("below ADMIN, updateConfiguration keeps a conversation's permission keys as they are: another value is a 403; as read, a no-op")
     func conversationPermissions() async throws {
         try await InProcessServer.with(seed: Self.seed) { server in
             let start = try await server.startClient(key: "rights-key", device: "phone").decode(ClientStartResponse.self)
-            let id = try await server.call(.post, "/mobile/v1/conversations", authorization: "Bearer " + start.token, body: StartConversationRequest())
+            let visitor = "Bearer " + start.token
+            let id = try await server.call(.post, "/mobile/v1/conversations", authorization: visitor, body: StartConversationRequest())
                 .decode(ConversationView.self).id
             let before = try await Self.configuration(server, id)
 
@@ -67,18 +68,45 @@ struct GrantedRightsTests {
             let rescheduling = try await Self.updateConfiguration(server, id, as: Self.agent, [scheduling: "SECONDARY_AGENT,ASSIGNED_AGENT"])
             #expect(rescheduling.status == .forbidden && rescheduling.text.contains(scheduling), "\(rescheduling.text)")
 
-            // What the agent read, sent back with a key no permission hangs on, is accepted.
+            // The value the conversation works under (the account's), with a key no permission hangs on: accepted,
+            // and the permission is not copied into the conversation's own layer, so the account's later word reaches it.
             var echoed = before
             echoed["com.unblu.conversation.example"] = "on"
+            echoed[Self.manual] = "false"
             #expect(try await Self.updateConfiguration(server, id, as: Self.agent, echoed).status == .ok)
-            #expect(try await Self.configuration(server, id)["com.unblu.conversation.example"] == "on")
+            let echoedBack = try await Self.configuration(server, id)
+            #expect(echoedBack["com.unblu.conversation.example"] == "on" && echoedBack[Self.manual] == nil)
 
-            // An admin grants it on this conversation; the agent cannot take it back off either.
+            // An admin grants it on this conversation; the agent's own layer without it keeps the admin's grant.
             #expect(try await Self.updateConfiguration(server, id, as: Self.admin, [Self.manual: "true"]).status == .ok)
-            let granting = try await Self.configuration(server, id)
-            #expect(granting[Self.manual] == "true")
-            #expect(try await Self.updateConfiguration(server, id, as: Self.agent, [:]).status == .forbidden)
-            #expect(try await Self.configuration(server, id) == granting)
+            #expect(try await Self.configuration(server, id)[Self.manual] == "true")
+            #expect(try await Self.updateConfiguration(server, id, as: Self.agent, ["com.unblu.conversation.other": "x"]).status == .ok)
+            let kept = try await Self.configuration(server, id)
+            #expect(kept[Self.manual] == "true" && kept["com.unblu.conversation.other"] == "x")
+            let withdrawn = try await Self.updateConfiguration(server, id, as: Self.agent, [Self.manual: "false"])
+            #expect(withdrawn.status == .forbidden, "\(withdrawn.text)")
+        }
+    }
+
+    @Test("below ADMIN, conversations/create takes no permission key but the one the conversation would work under; an admin sets one")
+    func createdPermissions() async throws {
+        try await InProcessServer.with(seed: Self.seed) { server in
+            func create(as caller: String, _ manual: String) async throws -> InProcessServer.Answer {
+                try await server.call(
+                    .post, "/app/rest/v4/conversations/create?expand=configuration", authorization: caller,
+                    body: #"{"topic":"t","configuration":{"\#(Self.manual)":"\#(manual)","com.unblu.conversation.example":"on"}}"#)
+            }
+            let refused = try await create(as: Self.agent, "true")
+            #expect(refused.status == .forbidden && refused.text.contains(Self.manual), "\(refused.text)")
+            let asItIs = try await create(as: Self.agent, "false")
+            #expect(asItIs.status == .ok, "\(asItIs.text)")
+            func configuration(_ answer: InProcessServer.Answer) throws -> [String: String]? {
+                (try JSONSerialization.jsonObject(with: Data(answer.body.readableBytesView)) as? [String: Any])?["configuration"] as? [String: String]
+            }
+            #expect(try configuration(asItIs) == ["com.unblu.conversation.example": "on"])
+            let byAdmin = try await create(as: Self.admin, "true")
+            #expect(byAdmin.status == .ok, "\(byAdmin.text)")
+            #expect(try configuration(byAdmin)?[Self.manual] == "true")
         }
     }
 

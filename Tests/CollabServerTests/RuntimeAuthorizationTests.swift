@@ -132,6 +132,11 @@ struct RuntimeAuthorizationTests {
                 #expect(error.code == .authorization && error.message.contains("revoked"))
             }
             #expect(try await other.authenticator.currentPerson().sourceId == "web-other")
+            // Revocation stops logins, not the backend's logout: the token still names the visitor whose sessions end.
+            let logout = try await server.anonymous.transport.raw(
+                "POST", "/app/rest/v4/authenticator/logoutWithSecureToken", query: [("x-unblu-apikey", "desk-key")],
+                body: try JSONEncoder().encode(WebSecureTokenRequest(token: token)))
+            #expect(logout.status == 204, "\(String(decoding: logout.body, as: UTF8.self))")
             // Revoking again answers as before, with nothing left to end.
             let again = try await server.control.revokeToken(account: "desk", token)
             #expect(again.endedSessions == 0 && again.revokedUntil == answer.revokedUntil)

@@ -1,4 +1,4 @@
-@testable import CollabWire
+import CollabWire
 import Foundation
 import Testing
 
@@ -41,13 +41,13 @@ struct FrameWireTests {
         var wide = header
         wide.width = 16_385
         #expect(throws: FrameHeader.ValidationError.self) { try wide.validate(image: image, maxImageBytes: 1024) }
-        // Private areas: 0 to 16384 each value (what MCF1's UInt16 carries unchanged); past the frame's edge is allowed.
+        // Private areas: 0 to 65535 each value (what MCF1's UInt16 carries unchanged); past the frame's edge is allowed.
         var covered = header
-        covered.privateAreas = [PrivateArea(x: 0, y: 0, width: 100, height: 200), PrivateArea(x: 90, y: 190, width: 16_384, height: 16_384)]
+        covered.privateAreas = [PrivateArea(x: 0, y: 0, width: 100, height: 200), PrivateArea(x: 90, y: 190, width: 65_535, height: 65_535)]
         #expect(try covered.validate(image: image, maxImageBytes: 1024) == .png)
-        for bad in [PrivateArea(x: -5, y: 0, width: 1, height: 1), PrivateArea(x: 0, y: 0, width: -1, height: 99_999_999)] {
+        for bad in [PrivateArea(x: -5, y: 0, width: 1, height: 1), PrivateArea(x: 0, y: 0, width: 1, height: 65_536)] {
             covered.privateAreas = [PrivateArea(x: 1, y: 1, width: 1, height: 1), bad]
-            #expect(throws: FrameHeader.ValidationError(description: "private area 1: x, y, width and height must be 0 to 16384")) {
+            #expect(throws: FrameHeader.ValidationError(description: "private area 1: x, y, width and height must be 0 to 65535")) {
                 try covered.validate(image: image, maxImageBytes: 1024)
             }
         }

@@ -229,10 +229,10 @@ public struct PushSettings: Sendable, Codable, Equatable, Identifiable {
     func validate() throws(CollabError) {
         if let apns {
             if apns.teamId != nil || apns.keyId != nil || apns.privateKeyPEM != nil || apns.certificate == nil {
-                guard let teamId = apns.teamId, teamId.count == 10, teamId.allSatisfy({ $0.isLetter || $0.isNumber }) else {
+                guard let teamId = apns.teamId, teamId.utf8.count == 10, teamId.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber) }) else {
                     throw .badRequest("apns.teamId must be 10 letters or digits (or give apns.certificate alone)")
                 }
-                guard let keyId = apns.keyId, keyId.count == 10, keyId.allSatisfy({ $0.isLetter || $0.isNumber }) else {
+                guard let keyId = apns.keyId, keyId.utf8.count == 10, keyId.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber) }) else {
                     throw .badRequest("apns.keyId must be 10 letters or digits")
                 }
                 guard let key = apns.privateKeyPEM, key.contains("PRIVATE KEY"), key.unicodeScalars.count < 16 * 1024 else {
@@ -240,7 +240,7 @@ public struct PushSettings: Sendable, Codable, Equatable, Identifiable {
                 }
             }
             if let certificate = apns.certificate {
-                guard !certificate.pkcs12.isEmpty, certificate.pkcs12.count < 64 * 1024, Data(base64Encoded: certificate.pkcs12) != nil else {
+                guard !certificate.pkcs12.isEmpty, certificate.pkcs12.utf8.count < 64 * 1024, Data(base64Encoded: certificate.pkcs12) != nil else {
                     throw .badRequest("apns.certificate.pkcs12 must be a .p12 file in base64, under 48 KiB")
                 }
                 guard certificate.password.unicodeScalars.count <= 1024 else { throw .badRequest("apns.certificate.password is too long") }
@@ -249,23 +249,26 @@ public struct PushSettings: Sendable, Codable, Equatable, Identifiable {
                 throw .badRequest("apns.environment must be sandbox, production or custom")
             }
             if apns.environment == "custom" {
-                guard let url = apns.customURL, url.hasPrefix("https://") || url.hasPrefix("http://") else {
+                guard let url = apns.customURL, url.hasPrefix("https://") || url.hasPrefix("http://"), url.utf8.count <= 2048 else {
                     throw .badRequest("apns.customURL must be an http(s) URL")
                 }
             }
         }
         if let fcm {
             guard !fcm.projectId.isEmpty, fcm.projectId.unicodeScalars.count <= 100 else { throw .badRequest("fcm.projectId is required") }
-            guard fcm.clientEmail.contains("@") else { throw .badRequest("fcm.clientEmail must be the service account's email") }
-            guard fcm.privateKeyPEM.contains("PRIVATE KEY"), fcm.privateKeyPEM.count < 16 * 1024 else {
+            guard fcm.clientEmail.contains("@"), fcm.clientEmail.unicodeScalars.count <= 254 else {
+                throw .badRequest("fcm.clientEmail must be the service account's email")
+            }
+            guard fcm.privateKeyPEM.contains("PRIVATE KEY"), fcm.privateKeyPEM.unicodeScalars.count < 16 * 1024 else {
                 throw .badRequest("fcm.privateKeyPEM must be a PEM private key")
             }
-            for url in [fcm.tokenURL, fcm.endpoint].compactMap({ $0 }) where !(url.hasPrefix("https://") || url.hasPrefix("http://")) {
+            for url in [fcm.tokenURL, fcm.endpoint].compactMap({ $0 })
+            where !(url.hasPrefix("https://") || url.hasPrefix("http://")) || url.utf8.count > 2048 {
                 throw .badRequest("fcm URLs must be http(s) URLs")
             }
         }
         if let directory = simulatorDirectory {
-            guard !directory.isEmpty, directory.count <= 1024 else { throw .badRequest("simulatorDirectory must be a path") }
+            guard !directory.isEmpty, directory.unicodeScalars.count <= 1024 else { throw .badRequest("simulatorDirectory must be a path") }
         }
     }
 }

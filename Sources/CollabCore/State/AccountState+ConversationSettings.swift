@@ -134,15 +134,33 @@ extension AccountState {
     }
 
     /// The keys of a conversation's configuration that grant its participants rights the server
-    /// enforces (recording by hand, changing the scheduled time): below ADMIN, `updateConfiguration`
-    /// may not change what they come to, or an agent could grant itself what an admin withheld.
+    /// enforces (recording by hand, changing the scheduled time): below ADMIN, a conversation's own
+    /// configuration (`conversations/create`, `updateConfiguration`) keeps them as they are, or an agent
+    /// could grant itself what an admin withheld.
     public static let permissionKeys: [String] = [
         RecordingRule.manualKey, ScheduledTimeRule.participantsKey, ScheduledTimeRule.allowedTypesKey,
     ]
 
+    /// `configuration`, a new own layer for `conversation` from a caller below ADMIN, with the
+    /// ``permissionKeys`` as the conversation's own layer has them now: a key sent back as the
+    /// conversation works under it (as read) changes nothing, and is not copied into the own layer (so
+    /// an admin's later change of the account, area or template still reaches the conversation).
+    /// - Throws: `forbidden` naming the key when one is sent with another value.
+    func keepingPermissions(_ configuration: [String: String], of conversation: Conversation) throws(CollabError) -> [String: String] {
+        let cascade = self.configuration(of: conversation)
+        var kept = configuration
+        for key in Self.permissionKeys {
+            if let sent = configuration[key], sent != cascade.value(for: key)?.value {
+                throw .forbidden("\(key): only an ADMIN changes what a conversation's participants may do")
+            }
+            kept[key] = conversation.configuration?[key]
+        }
+        return kept
+    }
+
     /// Replaces the conversation's own configuration: the most specific layer of its cascade.
-    /// - Parameter mayChangePermissions: Whether the caller may change what a ``permissionKeys`` key
-    ///   comes to (admins); others may send it back as it is, as they read it.
+    /// - Parameter mayChangePermissions: Whether the caller may change the ``permissionKeys`` (admins);
+    ///   for others they stay as they are (``keepingPermissions(_:of:)``).
     /// - Throws: `forbidden` naming the key when a caller who may not would change a permission.
     public mutating func updateConversationConfiguration(
         _ id: String, configuration: [String: String], mayChangePermissions: Bool, accountId: String, context: OperationContext,
@@ -150,14 +168,8 @@ extension AccountState {
     ) throws(CollabError) -> Conversation {
         try Limits.checkProperties(configuration, field: "configuration")
         var conversation = try ownConversation(id, accountId: accountId)
-        let before = self.configuration(of: conversation)
-        conversation.configuration = configuration.isEmpty ? nil : configuration
-        if !mayChangePermissions {
-            let after = self.configuration(of: conversation)
-            for key in Self.permissionKeys where before.value(for: key)?.value != after.value(for: key)?.value {
-                throw .forbidden("\(key): only an ADMIN changes what a conversation's participants may do")
-            }
-        }
+        let own = mayChangePermissions ? configuration : try keepingPermissions(configuration, of: conversation)
+        conversation.configuration = own.isEmpty ? nil : own
         return update(conversation, context: context, changes: &changes)
     }
 

@@ -170,8 +170,10 @@ extension AccountState {
 
     /// Creates a conversation and routes it: into the queue of its recipient, or straight to ACTIVE
     /// when it names an assigned agent.
+    /// - Parameter mayChangePermissions: Whether `input.configuration` may set the conversation's
+    ///   ``permissionKeys`` (an admin's call); otherwise they stay as the conversation would have them.
     public mutating func createConversation(
-        _ input: ConversationInput, accountId: String, context: OperationContext, changes: inout ChangeSet
+        _ input: ConversationInput, mayChangePermissions: Bool = false, accountId: String, context: OperationContext, changes: inout ChangeSet
     ) throws(CollabError) -> Conversation {
         try checkAccount(accountId)
         try Limits.checkOptional(input.topic, field: "topic", max: Limits.textLength)
@@ -225,7 +227,12 @@ extension AccountState {
         // A conversation that inherits keeps only its own values: its template's are read through it
         // (``inheritedTemplate(of:)``), so the template's later changes reach it. Otherwise it gets a copy.
         let copied = conversation.inheritConfigurationAndTexts == true ? nil : template
-        let configuration = (copied?.configuration ?? [:]).merging(input.configuration ?? [:]) { $1 }
+        var sent = input.configuration ?? [:]
+        if !mayChangePermissions, Self.permissionKeys.contains(where: { sent[$0] != nil }) {
+            conversation.configuration = copied?.configuration
+            sent = try keepingPermissions(sent, of: conversation)
+        }
+        let configuration = (copied?.configuration ?? [:]).merging(sent) { $1 }
         let text = (copied?.text ?? [:]).merging(input.text ?? [:]) { $0.merging($1) { $1 } }
         conversation.configuration = configuration.isEmpty ? nil : configuration
         conversation.text = text.isEmpty ? nil : text

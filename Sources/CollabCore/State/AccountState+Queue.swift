@@ -23,7 +23,7 @@ public struct QueueCursor: Sendable, Equatable {
         guard parts.count == 3,
             let queuedAt = Timestamp(parts[0]),
             !parts[1].isEmpty,
-            parts[1].count <= 64,
+            parts[1].utf8.count <= 64,
             let count = Int(parts[2]),
             // A position, never more than an account's conversations: bounded so positions counted on from
             // it cannot overflow.

@@ -69,7 +69,7 @@ public enum Limits {
             throw .badRequest("\(endpointField) must be an http:// or https:// URL")
         }
         if let apiVersion, apiVersion != "V4" { throw .badRequest("\(apiVersionField) must be V4") }
-        if let secret { guard !secret.isEmpty, secret.unicodeScalars.count <= 1024 else { throw .badRequest("\(secretField) must be 1 to 1024 characters") } }
+        if let secret, secret.isEmpty || secret.unicodeScalars.count > 1024 { throw .badRequest("\(secretField) must be 1 to 1024 characters") }
     }
 
     /// Validates a property map (configuration or metadata).

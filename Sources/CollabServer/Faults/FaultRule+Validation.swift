@@ -25,14 +25,14 @@ extension FaultRule {
         rule.id = id
         if let description, description.unicodeScalars.count > 256 { throw .badRequest("description is longer than 256 characters") }
         if let surface = match.surface, !Self.surfaces.contains(surface) { throw .badRequest("match.surface must be WEB_API, MOBILE or AGENT") }
-        if let method = match.method, !(1...16).contains(method.count) || !method.allSatisfy(\.isLetter) {
+        if let method = match.method, !(1...16).contains(method.utf8.count) || !method.allSatisfy({ $0.isASCII && $0.isLetter }) {
             throw .badRequest("match.method must be an HTTP method")
         }
         if let path = match.path, !path.hasPrefix("/") || path.unicodeScalars.count > 512 {
             throw .badRequest("match.path must start with / and be at most 512 characters")
         }
         for (name, value) in [("match.deviceId", match.deviceId), ("match.clientId", match.clientId)] {
-            if let value, !(1...128).contains(value.count) { throw .badRequest("\(name) must be 1 to 128 characters") }
+            if let value, !(1...128).contains(value.unicodeScalars.count) { throw .badRequest("\(name) must be 1 to 128 characters") }
         }
         var accountId = confinement
         if let reference = match.account {
@@ -62,7 +62,9 @@ extension FaultRule {
         case "ERROR":
             if let status = action.status, !(400...599).contains(status) { throw .badRequest("action.status must be 400 to 599") }
             rule.action.status = action.status ?? 503
-            if let message = action.message, message.unicodeScalars.count > 1_024 { throw .badRequest("action.message is longer than 1024 characters") }
+            if let message = action.message, message.unicodeScalars.count > 1_024 {
+                throw .badRequest("action.message is longer than 1024 characters")
+            }
         case "PUSH_FAILURE":
             guard let reason = action.reason, let status = FaultRules.pushFailureStatus[reason] else {
                 throw .badRequest("action.reason must be one of \(FaultRules.pushFailureStatus.keys.sorted().joined(separator: ", "))")

@@ -69,7 +69,8 @@ struct AuthenticatorRoutes {
             // visitor, whose sessions and one-time tokens all end.
             let apiKey = try request.requireQuery("x-unblu-apikey")
             let token = try await secureToken(request)
-            let (accountId, identity) = try await env.validateAccessToken(token, apiKey: apiKey)
+            // Revocation stops logins, not this: a revoked token still names the visitor whose sessions end.
+            let (accountId, identity) = try await env.validateAccessToken(token, apiKey: apiKey, allowingRevoked: true)
             let ended = try await env.write(account: accountId) { state, changes, _ throws(CollabError) in
                 state.closeSessions(ofVirtualPerson: identity.subject, changes: &changes)
             }
@@ -81,9 +82,16 @@ struct AuthenticatorRoutes {
             guard let personId = principal.personId else { throw CollabError.unauthorized("not logged in") }
             let tokenLifetime = env.configuration.authenticationTokenLifetime
             let sessionToken = context.sessionToken
+            // The account the session lives in (a super admin's switched session lives in its home account).
+            let sessionHome = sessionToken.flatMap { env.accountId(for: .session($0)) }
             let token = try await env.write(principal) { state, changes, op throws(CollabError) in
-                // A token minted in a session an access token opened descends from that token: its revocation ends both.
-                let digest = sessionToken.flatMap { state.sessions[$0]?.accessTokenDigest }
+                // A token minted in a session an access token opened descends from that token: its revocation
+                // ends both. Read under the lock: a revocation that committed since authentication ended the session.
+                var digest: String?
+                if let sessionToken, sessionHome == nil || sessionHome == state.accountId {
+                    guard let session = state.sessions[sessionToken] else { throw .unauthorized("the session has ended") }
+                    digest = session.accessTokenDigest
+                }
                 return state.openSession(
                     kind: .authenticationToken, accountId: try ownAccount(nil, principal), userId: principal.userId, personId: personId,
                     role: principal.role, lifetime: tokenLifetime, accessTokenDigest: digest, context: op, changes: &changes
@@ -165,7 +173,9 @@ extension CollabEnvironment {
 
     /// Validates an access token for the account of `apiKey`.
     /// - Returns: The account and what the token says about its bearer.
-    func validateAccessToken(_ accessToken: String, apiKey: String) async throws -> (String, AccessTokenValidator.Identity) {
+    func validateAccessToken(
+        _ accessToken: String, apiKey: String, allowingRevoked: Bool = false
+    ) async throws -> (String, AccessTokenValidator.Identity) {
         guard apiKey.utf8.count <= Limits.nameLength, let accountId = accountId(for: .apiKey(apiKey)),
             let key = try? read(account: accountId, { $0.apiKey(presented: apiKey) })
         else {
@@ -174,7 +184,7 @@ extension CollabEnvironment {
         guard let settings = try read(account: key.accountId, { $0.jwtValidation(accountId: key.accountId) }) else {
             throw CollabError.unauthorized("the account accepts no access tokens")
         }
-        let identity = try await tokens.validate(accessToken, settings: settings)
+        let identity = try await tokens.validate(accessToken, settings: settings, allowingRevoked: allowingRevoked)
         // Anonymous devices' visitors live under this prefix; a token cannot name one of them.
         guard !identity.subject.hasPrefix(AccountState.anonymousDevicePrefix) else {
             throw CollabError.unauthorized(

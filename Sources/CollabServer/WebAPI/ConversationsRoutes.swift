@@ -16,7 +16,8 @@ struct ConversationsRoutes {
             let accountId = try ownAccount(nil, context.principal)
             let input = try body.input(accountId: accountId)
             let conversation = try await env.write(context.principal) { state, changes, op throws(CollabError) in
-                let created = try state.createConversation(input, accountId: accountId, context: op, changes: &changes)
+                let created = try state.createConversation(
+                    input, mayChangePermissions: context.principal.role >= .admin, accountId: accountId, context: op, changes: &changes)
                 return state.webConversation(created, expand: expand)
             }
             return JSONBody.response(conversation)

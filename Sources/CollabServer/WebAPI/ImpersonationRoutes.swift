@@ -37,7 +37,7 @@ struct ImpersonationRoutes {
                 accountId = current
                 userId = id
                 guard (try? env.read(account: accountId, { $0.users[id] != nil })) == true else { throw CollabError.notFound("User", id) }
-            } else if let username = body.username, !username.isEmpty, username.utf8.count <= Limits.nameLength {
+            } else if let username = body.username, !username.isEmpty, Limits.fits(username, Limits.nameLength) {
                 guard let owner = env.accountId(for: .username(username)),
                     let id = try? env.read(account: owner, { $0.user(loginName: username)?.id })
                 else { throw CollabError(.notFound, "User '\(username)' not found") }

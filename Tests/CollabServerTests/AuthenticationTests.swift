@@ -64,7 +64,7 @@ struct AuthenticationTests {
         }
     }
 
-    @Test("the session cookie counts only from the server's own origin: another page on the same host gets 401")
+    @Test("the session cookie counts only from the server's own origin: another page on the same host gets 401, and cannot log in or out")
     func cookieNeedsOwnOrigin() async throws {
         try await TestServer.with { server in
             let client = server.anonymous.transport
@@ -79,6 +79,20 @@ struct AuthenticationTests {
                 for path in ["/agent/v1/me", "/app/rest/v4/authenticator/getCurrentPerson"] {
                     let answer = try await client.raw("GET", path, headers: headers)
                     #expect(answer.status == status, "\(path) from \(origin ?? "no origin"): \(answer.status)")
+                }
+            }
+            // A form on another page posting a login (text/plain, as a form can) is refused and sets no
+            // cookie: it would log the console's user into another account. From the console's own page it works.
+            let form = Data(#"{"username":"agent","password":"agent","x":"="}"#.utf8)
+            for (origin, status) in [("http://127.0.0.1:1", 403), ("null", 403), (own, 200)] {
+                for operation in ["login", "logout"] {
+                    // A fresh client: SameSite=Lax keeps the cookie off another site's form post.
+                    let answer = try await server.anonymous.transport.raw(
+                        "POST", "/app/rest/v4/authenticator/\(operation)", body: operation == "login" ? form : nil, contentType: "text/plain",
+                        headers: [("origin", origin)])
+                    let expected = operation == "logout" && status == 200 ? 204 : status
+                    #expect(answer.status == expected, "\(operation) from \(origin): \(answer.status)")
+                    #expect((answer.header("set-cookie") != nil) == (expected != 403), "\(operation) from \(origin) set a cookie")
                 }
             }
         }

@@ -15,6 +15,7 @@ struct AuthenticatorRoutes {
         let env = environment
         let lifetime = env.configuration.sessionLifetime
         group.operation(.post, "login", role: .anonymousUser) { request, context in
+            try Self.requireOwnOrigin(request, "login")
             let body = try await env.decode(WebLoginBody.self, from: request)
             let user = try await verifiedUser(body.username, body.password)
             let session = try await env.write(account: user.accountId) { state, changes, op throws(CollabError) in
@@ -26,6 +27,7 @@ struct AuthenticatorRoutes {
             return response
         }
         group.operation(.post, "logout", role: .anonymousUser) { request, context in
+            try Self.requireOwnOrigin(request, "logout")
             _ = try await env.decode(WebLogoutBody?.self, fromOptional: request)
             if let token = context.sessionToken, let accountId = env.accountId(for: .session(token)) {
                 try await env.write(account: accountId) { state, changes, _ throws(CollabError) in
@@ -104,6 +106,16 @@ struct AuthenticatorRoutes {
             guard let personId = context.principal.personId else { throw CollabError.unauthorized("not logged in") }
             let person = try env.read(context.principal) { state throws(CollabError) in try state.person(personId, for: context.principal) }
             return JSONBody.response(WebPerson(person, expand: expand))
+        }
+    }
+
+    /// Refuses a browser's cross-origin `login` or `logout`: a form on another site could otherwise log
+    /// the console's user into the site's own account (its session cookie replacing theirs) or out. The
+    /// session cookie is `SameSite=Lax`, which keeps it off such a request but not off its answer.
+    /// Clients that send no `Origin` (curl, the client library, backends) pass.
+    static func requireOwnOrigin(_ request: Request, _ operation: String) throws(CollabError) {
+        guard AuthenticationMiddleware.isSameOrigin(request) else {
+            throw .forbidden("\(operation) is only taken from this server's own pages (Origin: \(request.headers[.origin] ?? ""))")
         }
     }
 

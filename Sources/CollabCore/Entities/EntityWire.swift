@@ -99,7 +99,7 @@ extension Limits {
             if required { throw .badRequest("\(field) is required and must not be empty") }
             return
         }
-        guard value.unicodeScalars.count <= max else { throw .badRequest("\(field) is longer than \(max) characters") }
+        guard Limits.fits(value, max) else { throw .badRequest("\(field) is longer than \(max) characters") }
     }
 
     /// Validates a value of a vendor enum.

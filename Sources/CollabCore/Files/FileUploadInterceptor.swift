@@ -75,7 +75,7 @@ public struct FileUploadInterceptorInput: InterceptorInput {
     public func validateOwnFields() throws(CollabError) {
         guard order != nil else { throw .badRequest("order is required") }
         if let mimeTypeRegex, !mimeTypeRegex.isEmpty {
-            guard mimeTypeRegex.unicodeScalars.count <= 500, (try? NSRegularExpression(pattern: FileUploadInterceptor.anchored(mimeTypeRegex))) != nil
+            guard Limits.fits(mimeTypeRegex, 500), (try? NSRegularExpression(pattern: FileUploadInterceptor.anchored(mimeTypeRegex))) != nil
             else {
                 throw .badRequest("mimeTypeRegex is not a valid regular expression of at most 500 characters")
             }

@@ -87,7 +87,7 @@ extension InterceptorInput {
     /// Checks every field: the shared ones as the vendor's `webhook…` fields, then the kind's own.
     func validate() throws(CollabError) {
         _ = try Limits.checkName(name, field: "name")
-        guard let name, name.unicodeScalars.count <= 250 else { throw .badRequest("name is longer than 250 characters") }
+        guard let name, Limits.fits(name, 250) else { throw .badRequest("name is longer than 250 characters") }
         try Limits.checkOptional(description, field: "description", max: 500)
         try validateOwnFields()
         try Limits.checkOutbound(

@@ -97,7 +97,7 @@ public struct Invitation: Sendable, Codable, Equatable, Identifiable {
     public static func checkEmail(_ email: String?) throws(CollabError) -> String {
         guard let email, !email.isEmpty else { throw .badRequest("email is required") }
         let parts = email.split(separator: "@", omittingEmptySubsequences: false)
-        guard email.unicodeScalars.count <= 254, parts.count == 2, !parts[0].isEmpty, parts[1].contains("."), !parts[1].hasPrefix("."),
+        guard Limits.fits(email, 254), parts.count == 2, !parts[0].isEmpty, parts[1].contains("."), !parts[1].hasPrefix("."),
             !parts[1].hasSuffix("."),
             !email.contains(where: { $0.isWhitespace || $0.isNewline })
         else { throw .badRequest("email is not an email address: '\(email.prefix(64))'") }

@@ -35,7 +35,7 @@ public struct User: Sendable, Codable, Equatable, Identifiable {
     /// - Throws: `badRequest` naming `locale`.
     public static func checkLocale(_ locale: String?) throws(CollabError) -> String {
         guard let locale, !locale.isEmpty else { throw .badRequest("locale is required (a language tag such as en, de-CH or fr)") }
-        guard locale.unicodeScalars.count <= maxLocaleLength else { throw .badRequest("locale is longer than \(maxLocaleLength) characters") }
+        guard Limits.fits(locale, maxLocaleLength) else { throw .badRequest("locale is longer than \(maxLocaleLength) characters") }
         let subtags = locale.split(separator: /[-_]/, omittingEmptySubsequences: false)
         let isASCIIAlphanumeric = { (character: Character) in character.isASCII && (character.isLetter || character.isNumber) }
         guard let language = subtags.first, (2...8).contains(language.count), language.allSatisfy({ $0.isASCII && $0.isLetter }),

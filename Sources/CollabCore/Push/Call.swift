@@ -243,7 +243,7 @@ public struct PushSettings: Sendable, Codable, Equatable, Identifiable {
                 guard !certificate.pkcs12.isEmpty, certificate.pkcs12.utf8.count < 64 * 1024, Data(base64Encoded: certificate.pkcs12) != nil else {
                     throw .badRequest("apns.certificate.pkcs12 must be a .p12 file in base64, under 48 KiB")
                 }
-                guard certificate.password.unicodeScalars.count <= 1024 else { throw .badRequest("apns.certificate.password is too long") }
+                guard Limits.fits(certificate.password, 1024) else { throw .badRequest("apns.certificate.password is too long") }
             }
             guard ["sandbox", "production", "custom"].contains(apns.environment) else {
                 throw .badRequest("apns.environment must be sandbox, production or custom")
@@ -255,8 +255,8 @@ public struct PushSettings: Sendable, Codable, Equatable, Identifiable {
             }
         }
         if let fcm {
-            guard !fcm.projectId.isEmpty, fcm.projectId.unicodeScalars.count <= 100 else { throw .badRequest("fcm.projectId is required") }
-            guard fcm.clientEmail.contains("@"), fcm.clientEmail.unicodeScalars.count <= 254 else {
+            guard !fcm.projectId.isEmpty, Limits.fits(fcm.projectId, 100) else { throw .badRequest("fcm.projectId is required") }
+            guard fcm.clientEmail.contains("@"), Limits.fits(fcm.clientEmail, 254) else {
                 throw .badRequest("fcm.clientEmail must be the service account's email")
             }
             guard fcm.privateKeyPEM.contains("PRIVATE KEY"), fcm.privateKeyPEM.unicodeScalars.count < 16 * 1024 else {
@@ -268,7 +268,7 @@ public struct PushSettings: Sendable, Codable, Equatable, Identifiable {
             }
         }
         if let directory = simulatorDirectory {
-            guard !directory.isEmpty, directory.unicodeScalars.count <= 1024 else { throw .badRequest("simulatorDirectory must be a path") }
+            guard !directory.isEmpty, Limits.fits(directory, 1024) else { throw .badRequest("simulatorDirectory must be a path") }
         }
     }
 }

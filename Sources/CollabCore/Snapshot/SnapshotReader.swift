@@ -339,7 +339,7 @@ public struct SnapshotReader: Sendable {
     private func headerGlobalLicense() throws(CollabError) -> GlobalLicense? {
         guard header["globalLicense"] != nil else { return nil }
         let object = headerObject("globalLicense") as? [String: String]
-        if let licenseId = object?["licenseId"], object?.count == 1, !licenseId.isEmpty, licenseId.unicodeScalars.count <= Limits.nameLength {
+        if let licenseId = object?["licenseId"], object?.count == 1, !licenseId.isEmpty, Limits.fits(licenseId, Limits.nameLength) {
             return .installed(licenseId: licenseId)
         }
         guard object == ["state": "NO_LICENSE"] else {

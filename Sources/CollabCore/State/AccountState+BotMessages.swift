@@ -65,7 +65,7 @@ extension AccountState {
     /// Refuses a counterpart's message longer than its open dialog allows.
     func checkDialogInputLength(_ text: String, senderPersonId: String, conversationId: String) throws(CollabError) {
         guard let dialog = openBotDialog(conversationId: conversationId), dialog.state == .open, dialog.counterpartPersonId == senderPersonId,
-            let limit = dialog.maxChatInputLength, text.unicodeScalars.count > limit
+            let limit = dialog.maxChatInputLength, !Limits.fits(text, limit)
         else { return }
         throw .badRequest("text is longer than the \(limit) characters the bot dialog allows")
     }

@@ -80,7 +80,7 @@ extension AccountState {
         // A device id becomes part of its device record's id, which a database column stores as text: no
         // control character (PostgreSQL's text refuses NUL).
         let printable = input.deviceId.unicodeScalars.allSatisfy { !$0.properties.isWhitespace && $0.properties.generalCategory != .control }
-        guard !input.deviceId.isEmpty, input.deviceId.unicodeScalars.count <= Limits.nameLength, printable else {
+        guard !input.deviceId.isEmpty, Limits.fits(input.deviceId, Limits.nameLength), printable else {
             throw .badRequest("deviceId must be 1 to \(Limits.nameLength) characters without spaces or control characters")
         }
         try input.device.validate()

@@ -201,7 +201,7 @@ extension AccountState {
     static func checkLocale(_ locale: String, field: String) throws(CollabError) -> String {
         let subtags = locale.split(separator: "-", omittingEmptySubsequences: false)
         let valid =
-            locale.unicodeScalars.count <= 35 && !subtags.isEmpty
+            Limits.fits(locale, 35) && !subtags.isEmpty
             && (2...8).contains(subtags[0].count) && subtags[0].allSatisfy { $0.isASCII && $0.isLetter }
             && subtags.dropFirst().allSatisfy { (1...8).contains($0.count) && $0.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber) } }
         guard valid else { throw .badRequest("\(field) must be a BCP 47 language tag such as 'en' or 'de-CH', not '\(locale.prefix(40))'") }

@@ -35,7 +35,7 @@ extension AccountState {
         changes: inout ChangeSet
     ) throws(CollabError) -> Person {
         let sourceId = try Limits.checkName(sourceId, field: "sourceId")
-        guard sourceId.unicodeScalars.count <= PersonNotifications.maxSourceIdLength else {
+        guard Limits.fits(sourceId, PersonNotifications.maxSourceIdLength) else {
             throw .badRequest("sourceId is longer than \(PersonNotifications.maxSourceIdLength) characters")
         }
         try Limits.checkOptional(displayName, field: "displayName")

@@ -31,7 +31,8 @@ public enum Limits {
     public static let readMultipleCount = 1000
 
     /// Whether `value` has at most `characters` code points, counted only when its UTF-8 is longer
-    /// (credentials are checked on every request, and most are ASCII).
+    /// (credentials are checked on every request, and most are ASCII). Every bound on a stored text's
+    /// length goes through this, so the way a length is counted lives in one place.
     public static func fits(_ value: String, _ characters: Int) -> Bool {
         value.utf8.count <= characters || value.unicodeScalars.count <= characters
     }
@@ -46,13 +47,13 @@ public enum Limits {
         guard let value, !value.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else {
             throw .badRequest("\(field) is required and must not be empty")
         }
-        guard value.unicodeScalars.count <= nameLength else { throw .badRequest("\(field) is longer than \(nameLength) characters") }
+        guard Limits.fits(value, nameLength) else { throw .badRequest("\(field) is longer than \(nameLength) characters") }
         return value
     }
 
     /// Validates an optional short text value.
     public static func checkOptional(_ value: String?, field: String, max: Int = nameLength) throws(CollabError) {
-        if let value, value.unicodeScalars.count > max { throw .badRequest("\(field) is longer than \(max) characters") }
+        if let value, !Limits.fits(value, max) { throw .badRequest("\(field) is longer than \(max) characters") }
     }
 
     /// Validates what every outbound endpoint (webhooks, interceptors, bots) declares: an http(s) URL
@@ -62,14 +63,14 @@ public enum Limits {
         endpoint: String?, endpointField: String, apiVersion: String?, apiVersionField: String, secret: String?, secretField: String
     ) throws(CollabError) {
         guard let endpoint,
-            endpoint.unicodeScalars.count <= 2048,
+            Limits.fits(endpoint, 2048),
             endpoint.hasPrefix("http://") || endpoint.hasPrefix("https://"),
             endpoint.count > "https://".count
         else {
             throw .badRequest("\(endpointField) must be an http:// or https:// URL")
         }
         if let apiVersion, apiVersion != "V4" { throw .badRequest("\(apiVersionField) must be V4") }
-        if let secret, secret.isEmpty || secret.unicodeScalars.count > 1024 { throw .badRequest("\(secretField) must be 1 to 1024 characters") }
+        if let secret, secret.isEmpty || !Limits.fits(secret, 1024) { throw .badRequest("\(secretField) must be 1 to 1024 characters") }
     }
 
     /// Validates a property map (configuration or metadata).
@@ -77,8 +78,8 @@ public enum Limits {
         guard let properties else { return }
         guard properties.count <= propertyCount else { throw .badRequest("\(field) has more than \(propertyCount) entries") }
         for (key, value) in properties {
-            guard !key.isEmpty, key.unicodeScalars.count <= propertyKeyLength else { throw .badRequest("\(field) has an empty or over-long key") }
-            guard value.unicodeScalars.count <= propertyValueLength else { throw .badRequest("\(field) value for '\(key)' is too long") }
+            guard !key.isEmpty, Limits.fits(key, propertyKeyLength) else { throw .badRequest("\(field) has an empty or over-long key") }
+            guard Limits.fits(value, propertyValueLength) else { throw .badRequest("\(field) value for '\(key)' is too long") }
         }
     }
 }

@@ -131,7 +131,7 @@ final class CollabEnvironment: Sendable {
     func passwordHashes(for seed: Seed) async throws -> [String: String] {
         try await withThrowingTaskGroup(of: (String, String?).self) { group in
             for (username, password) in seed.passwords {
-                guard password.unicodeScalars.count <= Limits.passwordLength, !password.isEmpty else {
+                guard Limits.fits(password, Limits.passwordLength), !password.isEmpty else {
                     throw CollabError.badRequest("seed: the password of '\(username)' must be 1 to \(Limits.passwordLength) characters")
                 }
                 let existing = passwordHash(ofLoginName: username)

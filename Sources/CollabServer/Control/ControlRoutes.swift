@@ -55,7 +55,7 @@ struct ControlRoutes {
         group.operation(.post, "accounts/:account/tokens", role: .superAdmin) { request, context in
             let accountRef = try context.pathParameter("account")
             let body = try await env.decodeStrictly(TestTokenRequest.self, from: request, what: "token request")
-            guard !body.subject.isEmpty, body.subject.unicodeScalars.count <= Limits.nameLength else {
+            guard !body.subject.isEmpty, Limits.fits(body.subject, Limits.nameLength) else {
                 throw CollabError.badRequest("subject must be 1 to \(Limits.nameLength) characters")
             }
             let lifetimeSeconds = body.lifetimeSeconds ?? 3600

@@ -23,12 +23,12 @@ extension FaultRule {
     func checked(id: String, now: Timestamp, confinement: String?, environment: CollabEnvironment) throws(CollabError) -> FaultRule {
         var rule = self
         rule.id = id
-        if let description, description.unicodeScalars.count > 256 { throw .badRequest("description is longer than 256 characters") }
+        if let description, !Limits.fits(description, 256) { throw .badRequest("description is longer than 256 characters") }
         if let surface = match.surface, !Self.surfaces.contains(surface) { throw .badRequest("match.surface must be WEB_API, MOBILE or AGENT") }
         if let method = match.method, !(1...16).contains(method.utf8.count) || !method.allSatisfy({ $0.isASCII && $0.isLetter }) {
             throw .badRequest("match.method must be an HTTP method")
         }
-        if let path = match.path, !path.hasPrefix("/") || path.unicodeScalars.count > 512 {
+        if let path = match.path, !path.hasPrefix("/") || !Limits.fits(path, 512) {
             throw .badRequest("match.path must start with / and be at most 512 characters")
         }
         for (name, value) in [("match.deviceId", match.deviceId), ("match.clientId", match.clientId)] {
@@ -62,7 +62,7 @@ extension FaultRule {
         case "ERROR":
             if let status = action.status, !(400...599).contains(status) { throw .badRequest("action.status must be 400 to 599") }
             rule.action.status = action.status ?? 503
-            if let message = action.message, message.unicodeScalars.count > 1_024 {
+            if let message = action.message, !Limits.fits(message, 1_024) {
                 throw .badRequest("action.message is longer than 1024 characters")
             }
         case "PUSH_FAILURE":

@@ -118,7 +118,7 @@ extension UserInput {
 /// Validates a new password.
 func checkPassword(_ password: String?) throws(CollabError) -> String {
     guard let password, !password.isEmpty else { throw .badRequest("password is required and must not be empty") }
-    guard password.unicodeScalars.count <= Limits.passwordLength else {
+    guard Limits.fits(password, Limits.passwordLength) else {
         throw .badRequest("password is longer than \(Limits.passwordLength) characters")
     }
     return password

@@ -39,7 +39,7 @@ public struct DeputyRelationship: DeclaredEntity {
         guard let agentUserId, state.users[agentUserId] != nil else { throw .badRequest("agentUserId must name a user of this account") }
         try Limits.check(deputyType, field: "deputyType", oneOf: ["AGENT", "TEAM"], required: true)
         try Limits.check(escalationLevel, field: "escalationLevel", oneOf: Self.levels, required: true)
-        guard let deputyId, !deputyId.isEmpty, deputyId.unicodeScalars.count <= Limits.nameLength else { throw .badRequest("deputyId is required") }
+        guard let deputyId, !deputyId.isEmpty, Limits.fits(deputyId, Limits.nameLength) else { throw .badRequest("deputyId is required") }
         if deputyType == "AGENT" {
             guard state.users[deputyId] != nil else { throw .badRequest("deputyId must name a user of this account") }
             guard deputyId != agentUserId else { throw .badRequest("deputyId must not be the agent itself") }
